@@ -1,0 +1,30 @@
+/** The one error vocabulary of Gleaner (decisions.md "error_category"). */
+export const ERROR_CATEGORIES = [
+  'invalid_request',
+  'ssrf_blocked',
+  'robots_disallowed',
+  'fetch_error',
+  'timeout',
+  'http_error',
+  'rate_limit',
+  'blocked',
+  'content_too_large',
+  'unsupported_content',
+  'no_models',
+  'llm_invalid_key',
+  'llm_rate_limit',
+  'llm_quota_exceeded',
+  'llm_provider_error',
+  'llm_timeout',
+  'llm_truncation',
+  'llm_invalid_output',
+  'budget_exceeded',
+  'cancelled',
+  'internal',
+] as const;
+
+export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
+
+export function isErrorCategory(value: unknown): value is ErrorCategory {
+  return typeof value === 'string' && (ERROR_CATEGORIES as readonly string[]).includes(value);
+}

@@ -1,0 +1,4 @@
+export * from './error-category';
+export * from './problems';
+export * from './app-error';
+export * from './ids';

@@ -1,0 +1,99 @@
+/**
+ * The storage port. Repositories (one per aggregate) are written once against this interface; the
+ * embedded adapter (SQLite through node:sqlite, a file under DATA_DIR) and the cluster adapter
+ * (MongoDB through mongoose) implement it. Documents are plain JSON objects with a string `_id`;
+ * timestamps are stored as RFC 3339 strings so that both backends sort them the same way.
+ *
+ * The filter and update languages are the small subset of MongoDB's that Gleaner needs, and both
+ * adapters implement exactly that subset (the contract suite in test/contract proves it).
+ */
+export type Doc = { _id: string } & Record<string, unknown>;
+
+/** Scalar values allowed in filters. */
+export type Scalar = string | number | boolean | null;
+
+/**
+ * A condition on one top-level field (dotted paths `a.b` are allowed too):
+ * a scalar (equality; `null` matches a missing field or null), or operators.
+ */
+export type FieldCondition =
+  | Scalar
+  | {
+      $eq?: Scalar;
+      $ne?: Scalar;
+      $in?: Scalar[];
+      $nin?: Scalar[];
+      $lt?: string | number;
+      $lte?: string | number;
+      $gt?: string | number;
+      $gte?: string | number;
+      $exists?: boolean;
+    };
+
+/** All conditions must hold (implicit AND). */
+export type Filter = Record<string, FieldCondition>;
+
+export type SortSpec = Record<string, 1 | -1>;
+
+export interface FindOptions {
+  sort?: SortSpec;
+  limit?: number;
+  skip?: number;
+}
+
+/** Update operators. `$set` values may be any JSON value (objects, arrays). */
+export interface Update {
+  $set?: Record<string, unknown>;
+  $unset?: Record<string, true>;
+  $inc?: Record<string, number>;
+  /** Applied only when an upsert inserts. */
+  $setOnInsert?: Record<string, unknown>;
+}
+
+export interface FindOneAndUpdateOptions {
+  upsert?: boolean;
+  /** Which version to return; default 'after'. */
+  returnDocument?: 'before' | 'after';
+  sort?: SortSpec;
+}
+
+export interface IndexSpec {
+  /** Ordered index keys on top-level fields. */
+  fields: Record<string, 1 | -1>;
+  unique?: boolean;
+}
+
+export interface CollectionSpec {
+  name: string;
+  indexes: IndexSpec[];
+}
+
+export interface Collection<T extends Doc = Doc> {
+  readonly name: string;
+  /** Throws DuplicateKeyError (from @app/core) on a unique-index or _id clash. Durable when it resolves. */
+  insertOne(doc: T): Promise<void>;
+  findOne(filter: Filter, options?: { sort?: SortSpec }): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  /** Streams matching documents in batches, never holding the whole result in memory. */
+  iterate(filter: Filter, options?: FindOptions & { batchSize?: number }): AsyncIterable<T>;
+  count(filter: Filter): Promise<number>;
+  /** Atomic read-modify-write of the first matching document. Returns null when nothing matched (and no upsert). */
+  findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null>;
+  /** Returns the number of modified documents. */
+  updateMany(filter: Filter, update: Update): Promise<number>;
+  /** Replaces the whole document with this `_id` (insert if missing). Throws DuplicateKeyError on unique clash. */
+  replaceOne(doc: T): Promise<void>;
+  deleteOne(filter: Filter): Promise<boolean>;
+  deleteMany(filter: Filter): Promise<number>;
+}
+
+export interface DocumentStore {
+  readonly kind: 'sqlite' | 'mongodb';
+  /** Returns the collection, creating it and its indexes on first use (idempotent). */
+  collection<T extends Doc = Doc>(spec: CollectionSpec): Promise<Collection<T>>;
+  /** Throws when the backend is unreachable (used by /ready). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DOCUMENT_STORE = Symbol('DOCUMENT_STORE');
