@@ -1,0 +1,37 @@
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AuthGuard, AuthModule } from '@app/auth';
+import type { AppConfig } from '@app/config';
+import { JobsModule } from '@app/jobs';
+import type { AppLogger, Metrics } from '@app/observability';
+import { PlatformModule, type PlatformPorts } from '@app/platform';
+import { WorkerModule } from '@app/worker';
+import { JobsController } from './controllers/jobs.controller';
+import { KeysController } from './controllers/keys.controller';
+import { OpsController } from './controllers/ops.controller';
+import { TestJobsController } from './controllers/test-jobs.controller';
+import { UsersController } from './controllers/users.controller';
+import { ProblemFilter } from './problem.filter';
+
+@Module({})
+export class ApiModule {
+  static forRoot(config: AppConfig, ports: PlatformPorts, logger: AppLogger, metrics: Metrics): DynamicModule {
+    const controllers: Type[] = [OpsController, KeysController, UsersController, JobsController];
+    if (config.enableTestJobs) controllers.push(TestJobsController);
+    return {
+      module: ApiModule,
+      imports: [
+        PlatformModule.forRoot(config, ports, logger, metrics),
+        AuthModule,
+        JobsModule,
+        // Embedded mode: the crawler side runs in this same process.
+        ...(config.role === 'all' ? [WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })] : []),
+      ],
+      controllers,
+      providers: [
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: ProblemFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,86 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { SwaggerModule } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { UsersService } from '@app/auth';
+import type { AppConfig } from '@app/config';
+import { AppError, newId } from '@app/core';
+import { StrictValidationPipe } from '@app/http';
+import { createLogger, Metrics, PinoNestLogger, type AppLogger } from '@app/observability';
+import { openPorts } from '@app/platform';
+import { ApiModule } from './app.module';
+import { buildOpenApiDocument } from './openapi';
+import { sendProblem } from './problem.filter';
+
+export interface ApiApp {
+  app: NestFastifyApplication;
+  logger: AppLogger;
+  /** The bootstrap key when this start created it (printed once by main). */
+  bootstrap: { secret: string; generated: boolean } | null;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
+}
+
+function isJson(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  return mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
+}
+
+/** Builds the API (and, in embedded mode, the crawler side) as a Nest application on Fastify. */
+export async function createApiApp(config: AppConfig, options: { destination?: NodeJS.WritableStream } = {}): Promise<ApiApp> {
+  const logger = createLogger({ level: config.logLevel, name: `gleaner-${config.role}`, destination: options.destination });
+  const metrics = new Metrics(config.role === 'all' ? 'embedded' : config.role);
+  const ports = await openPorts(config);
+
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${newId()}`;
+    },
+    disableRequestLogging: true,
+    return503OnClosing: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, ports, logger, metrics), adapter, {
+    logger: new PinoNestLogger(logger),
+    bufferLogs: false,
+  });
+  app.useGlobalPipes(new StrictValidationPipe());
+
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    void reply.header('x-request-id', String(request.id));
+    void reply.header('x-api-version', config.version);
+    // JSON-only bodies: refuse anything else before it is parsed (Nest also registers a form parser).
+    if (hasBody(request) && !isJson(request.headers['content-type'])) {
+      throw new AppError('unsupported-media-type', 'Request bodies must be JSON (Content-Type: application/json).');
+    }
+  });
+  fastify.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    const route = request.routeOptions?.url ?? 'unmatched';
+    const status = String(reply.statusCode);
+    const seconds = reply.elapsedTime / 1000;
+    metrics.httpRequests.inc({ method: request.method, route, status });
+    metrics.httpDuration.observe({ method: request.method, route, status }, seconds);
+    if (logger.isLevelEnabled('info')) {
+      logger.info({ request_id: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    }
+  });
+  // Errors raised by Fastify itself (body parsing, 404 of unknown routes) never reach Nest's filter.
+  fastify.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => sendProblem(logger, error, request, reply));
+
+  const document = buildOpenApiDocument(app, config);
+  fastify.get('/api/v1/openapi.json', async () => document);
+  SwaggerModule.setup('docs', app, document, { raw: false, customSiteTitle: 'Gleaner API' });
+
+  await app.init();
+  const bootstrap = await app.get(UsersService).bootstrap();
+  return { app, logger, bootstrap };
+}

@@ -1,0 +1,39 @@
+import { ConfigError, loadConfig, type Role } from '@app/config';
+import { createApiApp } from './create-app';
+
+/** `node main.js` runs embedded (API + crawler); `--role=api` runs the cluster API role. */
+async function main(): Promise<void> {
+  const role: Role = process.argv.includes('--role=api') ? 'api' : 'all';
+  let config;
+  try {
+    config = loadConfig(process.env, role);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const { app, logger, bootstrap } = await createApiApp(config);
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ port: config.port, deployment: config.deployment, role }, 'Gleaner API listening');
+  if (bootstrap) {
+    // Printed once, outside the JSON log, so it can be copied; never logged.
+    const note = bootstrap.generated ? 'generated; store it now, it will not be shown again' : 'from GLEANER_BOOTSTRAP_KEY';
+    process.stdout.write(`\n  Gleaner admin API key (${note}):\n\n    ${bootstrap.secret}\n\n  Try: curl -H "Authorization: Bearer ${bootstrap.secret}" http://localhost:${config.port}/api/v1/jobs\n\n`);
+  }
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'shutting down: no new work, finishing or handing back in-flight jobs');
+    void app
+      .close()
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+void main();

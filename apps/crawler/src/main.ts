@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ConfigError, loadConfig } from '@app/config';
+import { createLogger, Metrics, PinoNestLogger } from '@app/observability';
+import { openPorts } from '@app/platform';
+import { CrawlerModule } from './crawler.module';
+
+/** The cluster crawler role: consumes jobs; serves /health, /ready and /metrics on CRAWLER_PORT. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env, 'crawler');
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel, name: 'gleaner-crawler' });
+  const metrics = new Metrics('crawler');
+  const ports = await openPorts(config);
+  const app = await NestFactory.create<NestFastifyApplication>(CrawlerModule.forRoot(config, ports, logger, metrics), new FastifyAdapter(), {
+    logger: new PinoNestLogger(logger),
+  });
+  await app.listen({ port: config.crawlerPort, host: config.host });
+  logger.info({ port: config.crawlerPort }, 'Gleaner crawler running');
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'shutting down: no new work, finishing or handing back in-flight jobs');
+    void app
+      .close()
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+void main();

@@ -1,0 +1,77 @@
+import { createParamDecorator, Inject, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { AppError } from '@app/core';
+import { RATE_LIMITER, type RateLimiterPort } from '@app/events';
+import { METRICS, Metrics } from '@app/observability';
+import { AuthService } from './auth.service';
+import { describeRequirement, satisfies, type Caller, type Requirement, type Scope } from './caller';
+
+const REQUIREMENT = 'gleaner:requirement';
+const PUBLIC = 'gleaner:public';
+
+/** The route needs this scope (or a full-access key). */
+export const RequiresScope = (scope: Scope) => SetMetadata(REQUIREMENT, { scope } satisfies Requirement);
+/** The route needs a full-access key. */
+export const RequiresFullAccess = () => SetMetadata(REQUIREMENT, { fullAccess: true } satisfies Requirement);
+/** The route needs an admin user's full-access key. */
+export const RequiresAdmin = () => SetMetadata(REQUIREMENT, { admin: true } satisfies Requirement);
+/** No credential needed (health, metrics, docs, problem pages, signed downloads). */
+export const Public = () => SetMetadata(PUBLIC, true);
+
+interface RequestWithCaller {
+  headers: Record<string, string | string[] | undefined>;
+  caller?: Caller;
+}
+
+export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext): Caller => {
+  const request = context.switchToHttp().getRequest<RequestWithCaller>();
+  if (!request.caller) throw new AppError('unauthorized', 'Missing API key.');
+  return request.caller;
+});
+
+/**
+ * Global guard: authenticates the bearer key, applies the per-key rate limit (RateLimit-* headers
+ * on every authenticated response, 429 with Retry-After past it), then checks the route's requirement.
+ * Routes without a requirement and not marked @Public() need a full-access key (safe default).
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+    @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiterPort,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(METRICS) private readonly metrics: Metrics,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
+    const http = context.switchToHttp();
+    const request = http.getRequest<RequestWithCaller>();
+    const reply = http.getResponse<{ header(name: string, value: string | number): unknown }>();
+    const header = request.headers.authorization;
+    const caller = await this.auth.authenticate(Array.isArray(header) ? header[0] : header);
+    request.caller = caller;
+
+    const limit = this.config.rateLimitPerMinute;
+    const decision = await this.rateLimiter.consume(`key:${caller.keyId}`, limit, 60_000);
+    const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
+    reply.header('RateLimit-Limit', limit);
+    reply.header('RateLimit-Remaining', Math.max(0, decision.remaining));
+    reply.header('RateLimit-Reset', resetSeconds);
+    if (!decision.allowed) {
+      this.metrics.rateLimited.inc();
+      throw new AppError('rate-limited', `Rate limit of ${limit} requests per minute exceeded for this API key.`, {
+        retryAfterSeconds: resetSeconds,
+      });
+    }
+
+    const requirement = this.reflector.getAllAndOverride<Requirement>(REQUIREMENT, targets) ?? { fullAccess: true };
+    if (!satisfies(caller, requirement)) {
+      throw new AppError('insufficient-scope', `This endpoint needs ${describeRequirement(requirement)}.`);
+    }
+    return true;
+  }
+}

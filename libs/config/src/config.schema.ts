@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+    .optional()
+    .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1' || v === 'yes'));
+
+const int = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return undefined;
+      try {
+        const parsed = new URL(v);
+        if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+        return v;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `must be a ${protocols.join(' or ')} URL` });
+        return z.NEVER;
+      }
+    });
+
+/** Every environment variable Gleaner reads, with its default. docs/operations.md lists them. */
+export const envSchema = z.object({
+  PORT: int(8080, 1, 65535),
+  HOST: z.string().min(1).optional().default('0.0.0.0'),
+  CRAWLER_PORT: int(8081, 1, 65535),
+  DATA_DIR: z.string().min(1).optional().default('./data'),
+  MONGODB_URI: url(['mongodb:', 'mongodb+srv:']),
+  REDIS_URL: url(['redis:', 'rediss:']),
+  GLEANER_BOOTSTRAP_KEY: z
+    .string()
+    .regex(/^glk_[0-9A-Za-z]{40}$/, 'must look like glk_ followed by 40 letters or digits')
+    .optional(),
+  GLEANER_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  GLEANER_ALLOW_PRIVATE_NETWORKS: bool(false),
+  GLEANER_PUBLIC_URL: url(['http:', 'https:']),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().default('info'),
+  GLEANER_RATE_LIMIT_PER_MINUTE: int(600, 1, 1_000_000),
+  GLEANER_MAX_RUNNING_JOBS_PER_USER: int(20, 1, 10_000),
+  GLEANER_BODY_LIMIT_BYTES: int(1_048_576, 1024, 100 * 1_048_576),
+  GLEANER_WORKER_CONCURRENCY: int(8, 1, 256),
+  GLEANER_QUEUE_STALLED_MS: int(30_000, 500, 600_000),
+  GLEANER_SHUTDOWN_GRACE_MS: int(20_000, 0, 600_000),
+  GLEANER_AUTH_CACHE_MS: int(1_000, 0, 60_000),
+  GLEANER_SSE_HEARTBEAT_MS: int(15_000, 100, 120_000),
+  GLEANER_ENABLE_TEST_JOBS: bool(false),
+});
+
+export type RawEnv = z.infer<typeof envSchema>;

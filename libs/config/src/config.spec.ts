@@ -1,0 +1,60 @@
+import { mkdtempSync, statSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './config';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'gleaner-config-'));
+
+describe('loadConfig', () => {
+  it('defaults to embedded mode on port 8080', () => {
+    const config = loadConfig({ DATA_DIR: tmp() });
+    expect(config.deployment).toBe('embedded');
+    expect(config.port).toBe(8080);
+    expect(config.rateLimitPerMinute).toBe(600);
+    expect(config.allowPrivateNetworks).toBe(false);
+  });
+
+  it('reports every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ DATA_DIR: tmp(), PORT: 'eighty', LOG_LEVEL: 'loud', GLEANER_ALLOW_PRIVATE_NETWORKS: 'maybe', REDIS_URL: 'http://x' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toMatch(/PORT/);
+    expect(problems).toMatch(/LOG_LEVEL/);
+    expect(problems).toMatch(/GLEANER_ALLOW_PRIVATE_NETWORKS/);
+    expect(problems).toMatch(/REDIS_URL/);
+    expect((error as ConfigError).problems.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('picks cluster mode only with both MONGODB_URI and REDIS_URL, and then needs GLEANER_SECRET', () => {
+    expect(() => loadConfig({ MONGODB_URI: 'mongodb://127.0.0.1/x' })).toThrow(/REDIS_URL/);
+    expect(() => loadConfig({ MONGODB_URI: 'mongodb://127.0.0.1/x', REDIS_URL: 'redis://127.0.0.1' })).toThrow(/GLEANER_SECRET/);
+    const config = loadConfig({ MONGODB_URI: 'mongodb://127.0.0.1/x', REDIS_URL: 'redis://127.0.0.1', GLEANER_SECRET: 'x'.repeat(32) }, 'api');
+    expect(config.deployment).toBe('cluster');
+    expect(config.role).toBe('api');
+  });
+
+  it('refuses the api and crawler roles without MONGODB_URI and REDIS_URL', () => {
+    expect(() => loadConfig({ DATA_DIR: tmp() }, 'api')).toThrow(/cluster mode/);
+    expect(() => loadConfig({ DATA_DIR: tmp() }, 'crawler')).toThrow(/cluster mode/);
+  });
+
+  it('generates and keeps a 0600 secret in DATA_DIR when none is given', () => {
+    const dir = tmp();
+    const first = loadConfig({ DATA_DIR: dir });
+    const second = loadConfig({ DATA_DIR: dir });
+    expect(first.secret).toBe(second.secret);
+    expect(first.secret.length).toBeGreaterThanOrEqual(32);
+    expect(statSync(join(dir, 'secret')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, 'secret'), 'utf8').trim()).toBe(first.secret);
+  });
+
+  it('validates the bootstrap key format', () => {
+    expect(() => loadConfig({ DATA_DIR: tmp(), GLEANER_BOOTSTRAP_KEY: 'secret' })).toThrow(/GLEANER_BOOTSTRAP_KEY/);
+    expect(loadConfig({ DATA_DIR: tmp(), GLEANER_BOOTSTRAP_KEY: 'glk_' + 'a'.repeat(40) }).bootstrapKey).toBe('glk_' + 'a'.repeat(40));
+  });
+});

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { envSchema } from './config.schema';
+
+export type Deployment = 'embedded' | 'cluster';
+export type Role = 'all' | 'api' | 'crawler';
+
+/** Typed, validated configuration. The only reader of process.env in Gleaner. */
+export interface AppConfig {
+  deployment: Deployment;
+  role: Role;
+  version: string;
+  port: number;
+  host: string;
+  crawlerPort: number;
+  dataDir: string;
+  mongodbUri?: string;
+  redisUrl?: string;
+  bootstrapKey?: string;
+  secret: string;
+  allowPrivateNetworks: boolean;
+  publicUrl?: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  rateLimitPerMinute: number;
+  maxRunningJobsPerUser: number;
+  bodyLimitBytes: number;
+  workerConcurrency: number;
+  queueStalledMs: number;
+  shutdownGraceMs: number;
+  authCacheMs: number;
+  sseHeartbeatMs: number;
+  enableTestJobs: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+// Read once; the package version is the API version (X-API-Version).
+const VERSION: string = (() => {
+  try {
+    return (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    try {
+      return (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      return '0.0.0';
+    }
+  }
+})();
+
+/**
+ * Validates the environment and returns the configuration, or throws a ConfigError listing every
+ * bad variable at once. `role` comes from the entry point, not from the environment.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, role: Role = 'all'): AppConfig {
+  const parsed = envSchema.safeParse(env);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push(`${issue.path.join('.')}: ${issue.message}`);
+    }
+  }
+  const raw = parsed.success ? parsed.data : undefined;
+  const hasMongo = Boolean(env.MONGODB_URI);
+  const hasRedis = Boolean(env.REDIS_URL);
+  if (hasMongo !== hasRedis) {
+    problems.push(`${hasMongo ? 'REDIS_URL' : 'MONGODB_URI'}: cluster mode needs both MONGODB_URI and REDIS_URL (set both, or neither for embedded mode)`);
+  }
+  const deployment: Deployment = hasMongo && hasRedis ? 'cluster' : 'embedded';
+  if (role !== 'all' && deployment !== 'cluster') {
+    problems.push(`MONGODB_URI, REDIS_URL: the ${role} role runs only in cluster mode; set both (or use \`npm start\` for one embedded process)`);
+  }
+  if (deployment === 'cluster' && !env.GLEANER_SECRET) {
+    problems.push('GLEANER_SECRET: required in cluster mode (every replica must share it), at least 32 characters');
+  }
+  if (problems.length > 0 || !raw) throw new ConfigError(problems);
+
+  const dataDir = resolve(raw.DATA_DIR);
+  const secret = raw.GLEANER_SECRET ?? loadOrCreateSecret(dataDir);
+  return {
+    deployment,
+    role,
+    version: VERSION,
+    port: raw.PORT,
+    host: raw.HOST,
+    crawlerPort: raw.CRAWLER_PORT,
+    dataDir,
+    mongodbUri: raw.MONGODB_URI,
+    redisUrl: raw.REDIS_URL,
+    bootstrapKey: raw.GLEANER_BOOTSTRAP_KEY,
+    secret,
+    allowPrivateNetworks: raw.GLEANER_ALLOW_PRIVATE_NETWORKS,
+    publicUrl: raw.GLEANER_PUBLIC_URL?.replace(/\/+$/, ''),
+    logLevel: raw.LOG_LEVEL,
+    rateLimitPerMinute: raw.GLEANER_RATE_LIMIT_PER_MINUTE,
+    maxRunningJobsPerUser: raw.GLEANER_MAX_RUNNING_JOBS_PER_USER,
+    bodyLimitBytes: raw.GLEANER_BODY_LIMIT_BYTES,
+    workerConcurrency: raw.GLEANER_WORKER_CONCURRENCY,
+    queueStalledMs: raw.GLEANER_QUEUE_STALLED_MS,
+    shutdownGraceMs: raw.GLEANER_SHUTDOWN_GRACE_MS,
+    authCacheMs: raw.GLEANER_AUTH_CACHE_MS,
+    sseHeartbeatMs: raw.GLEANER_SSE_HEARTBEAT_MS,
+    enableTestJobs: raw.GLEANER_ENABLE_TEST_JOBS,
+  };
+}
+
+/** Embedded mode keeps a generated secret in DATA_DIR (mode 0600) so restarts can decrypt what was stored. */
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,2 @@
+export * from './validation.pipe';
+export * from './problem';

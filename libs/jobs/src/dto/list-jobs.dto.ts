@@ -1,0 +1,44 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { JOB_STATUSES, JOB_TYPES } from '../job.types';
+
+export class ListJobsQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'must be an integer' })
+  @Min(0)
+  offset?: number;
+}
+
+export class JobResponse {
+  @ApiProperty({ example: '01JD0000000000000000000000' }) id!: string;
+  @ApiProperty({ enum: [...JOB_TYPES] }) type!: string;
+  @ApiProperty({ enum: [...JOB_STATUSES] }) status!: string;
+  @ApiProperty({ type: String, nullable: true, example: 'https://example.com/' }) url!: string | null;
+  @ApiProperty() capture_debug!: boolean;
+  @ApiProperty({ example: '2026-11-22T05:40:00.123Z' }) created_at!: string;
+  @ApiProperty({ type: String, nullable: true }) started_at!: string | null;
+  @ApiProperty({ type: String, nullable: true }) completed_at!: string | null;
+  @ApiProperty() cost_usd!: number;
+  @ApiProperty() page_count!: number;
+  @ApiProperty() urls_queued!: number;
+  @ApiProperty() failed_count!: number;
+  @ApiProperty() token_usage_input!: number;
+  @ApiProperty() token_usage_output!: number;
+  @ApiProperty({ type: String, nullable: true }) error_category!: string | null;
+  @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
+}
+
+export class JobListResponse {
+  @ApiProperty({ type: [JobResponse] }) jobs!: JobResponse[];
+}

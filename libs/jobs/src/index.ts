@@ -1,0 +1,6 @@
+export * from './job.types';
+export * from './jobs.repository';
+export * from './jobs.service';
+export * from './job-stream.service';
+export * from './jobs.module';
+export * from './dto/list-jobs.dto';

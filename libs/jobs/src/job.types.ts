@@ -1,0 +1,126 @@
+import type { ErrorCategory } from '@app/core';
+
+export const JOB_TYPES = ['extract', 'crawl', 'analyze'] as const;
+/** Public job types, plus `test` which exists only when GLEANER_ENABLE_TEST_JOBS=true. */
+export type JobType = (typeof JOB_TYPES)[number] | 'test';
+
+export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
+
+/** The only allowed moves (decisions.md "Jobs"); terminal states are final. */
+const ALLOWED_MOVES: Record<JobStatus, readonly JobStatus[]> = {
+  pending: ['running', 'failed', 'cancelled'],
+  running: ['completed', 'failed', 'cancelled'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+
+export function canMove(from: JobStatus, to: JobStatus): boolean {
+  return ALLOWED_MOVES[from].includes(to);
+}
+
+/** The statuses a job may be in for a move to `to` to be allowed. */
+export function sourcesOf(to: JobStatus): JobStatus[] {
+  return JOB_STATUSES.filter((from) => canMove(from, to));
+}
+
+export function isTerminal(status: JobStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** A job as stored. Wire views are built by toJobView. */
+export interface JobRecord {
+  _id: string;
+  user_id: string;
+  organization_id: string;
+  type: JobType;
+  status: JobStatus;
+  url: string | null;
+  capture_debug: boolean;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  cost_usd: number;
+  page_count: number;
+  urls_queued: number;
+  failed_count: number;
+  token_usage_input: number;
+  token_usage_output: number;
+  error_category: ErrorCategory | null;
+  error_message: string | null;
+  /** Last event sequence number allocated for this job. */
+  event_seq: number;
+  /** Whether this job holds one of its user's running slots. */
+  holds_slot: boolean;
+  /** Pending because its user already runs the maximum number of jobs; woken when a slot frees. */
+  parked?: boolean;
+  request_id: string | null;
+  /** Type-specific input (validated request), never containing BYOK secrets. */
+  input: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface JobView {
+  id: string;
+  type: JobType;
+  status: JobStatus;
+  url: string | null;
+  capture_debug: boolean;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  cost_usd: number;
+  page_count: number;
+  urls_queued: number;
+  failed_count: number;
+  token_usage_input: number;
+  token_usage_output: number;
+  error_category: ErrorCategory | null;
+  error_message: string | null;
+}
+
+export function toJobView(job: JobRecord): JobView {
+  return {
+    id: job._id,
+    type: job.type,
+    status: job.status,
+    url: job.url,
+    capture_debug: job.capture_debug,
+    created_at: job.created_at,
+    started_at: job.started_at,
+    completed_at: job.completed_at,
+    cost_usd: job.cost_usd,
+    page_count: job.page_count,
+    urls_queued: job.urls_queued,
+    failed_count: job.failed_count,
+    token_usage_input: job.token_usage_input,
+    token_usage_output: job.token_usage_output,
+    error_category: job.error_category,
+    error_message: job.error_message,
+  };
+}
+
+export type JobEventName = 'status' | 'result' | 'error' | 'complete';
+
+export interface JobEventRecord {
+  _id: string;
+  job_id: string;
+  seq: number;
+  event: JobEventName;
+  data: Record<string, unknown>;
+  created_at: string;
+  [key: string]: unknown;
+}
+
+/** The queue contract: one queue for every job type, one message name. */
+export const JOBS_QUEUE = 'jobs';
+export const RUN_JOB = 'run-job';
+export interface RunJobPayload {
+  job_id: string;
+  request_id: string | null;
+}
+export const jobChannel = (jobId: string) => `job:${jobId}`;
+export const jobControlChannel = (jobId: string) => `job-control:${jobId}`;

@@ -1,0 +1,130 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DuplicateKeyError, nowIso } from '@app/core';
+import { DOCUMENT_STORE, type Collection, type DocumentStore, type Filter, type Update } from '@app/storage';
+import { sourcesOf, type JobEventName, type JobEventRecord, type JobRecord, type JobStatus } from './job.types';
+
+export interface Owner {
+  userId: string;
+}
+
+/** The only code that touches jobs, job events and running-slot counters in the store. */
+@Injectable()
+export class JobsRepository implements OnModuleInit {
+  private jobs!: Collection<JobRecord>;
+  private events!: Collection<JobEventRecord>;
+  private slots!: Collection<{ _id: string; running: number }>;
+
+  constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
+
+  async onModuleInit(): Promise<void> {
+    this.jobs = await this.store.collection<JobRecord>({
+      name: 'jobs',
+      indexes: [{ fields: { user_id: 1, created_at: -1 } }, { fields: { status: 1, type: 1 } }],
+    });
+    this.events = await this.store.collection<JobEventRecord>({
+      name: 'job_events',
+      indexes: [{ fields: { job_id: 1, seq: 1 }, unique: true }],
+    });
+    this.slots = await this.store.collection({ name: 'user_slots', indexes: [] });
+  }
+
+  insert(job: JobRecord): Promise<void> {
+    return this.jobs.insertOne(job);
+  }
+
+  findOwn(owner: Owner, jobId: string): Promise<JobRecord | null> {
+    return this.jobs.findOne({ _id: jobId, user_id: owner.userId });
+  }
+
+  /** Worker-side read: the worker acts for the job's owner, whose id is on the job itself. */
+  findForWorker(jobId: string): Promise<JobRecord | null> {
+    return this.jobs.findOne({ _id: jobId });
+  }
+
+  listOwn(owner: Owner, limit: number, offset: number): Promise<JobRecord[]> {
+    return this.jobs.find({ user_id: owner.userId }, { sort: { created_at: -1, _id: -1 }, limit, skip: offset });
+  }
+
+  /**
+   * The one place job status changes: an atomic compare-and-set from any status that may move to
+   * `to`. Returns the job before the move, or null when the move was not allowed (already terminal,
+   * already running, ...).
+   */
+  transition(jobId: string, to: JobStatus, patch: Record<string, unknown> = {}, from?: JobStatus[]): Promise<JobRecord | null> {
+    const allowed = (from ?? sourcesOf(to)).filter((s) => sourcesOf(to).includes(s));
+    return this.jobs.findOneAndUpdate({ _id: jobId, status: { $in: allowed } }, { $set: { ...patch, status: to } }, { returnDocument: 'before' });
+  }
+
+  update(jobId: string, update: Update): Promise<JobRecord | null> {
+    return this.jobs.findOneAndUpdate({ _id: jobId }, update, { returnDocument: 'after' });
+  }
+
+  countByTypeAndStatus(): Promise<Array<{ type: string; status: string; count: number }>> {
+    // Small fixed matrix of indexed counts: cheap enough at scrape time.
+    const types = ['extract', 'crawl', 'analyze', 'test'];
+    const statuses = ['pending', 'running', 'completed', 'failed', 'cancelled'];
+    return Promise.all(
+      types.flatMap((type) => statuses.map(async (status) => ({ type, status, count: await this.jobs.count({ type, status }) }))),
+    );
+  }
+
+  /** Allocates the next event sequence number of a job and stores the event under it. */
+  async appendEvent(jobId: string, event: JobEventName, data: Record<string, unknown>): Promise<JobEventRecord> {
+    const job = await this.jobs.findOneAndUpdate({ _id: jobId }, { $inc: { event_seq: 1 } }, { returnDocument: 'after' });
+    if (!job) throw new Error(`job ${jobId} vanished`);
+    const record: JobEventRecord = {
+      _id: `${jobId}:${String(job.event_seq).padStart(10, '0')}`,
+      job_id: jobId,
+      seq: job.event_seq,
+      event,
+      data,
+      created_at: nowIso(),
+    };
+    await this.events.insertOne(record);
+    return record;
+  }
+
+  eventsAfter(jobId: string, afterSeq: number, limit = 500): Promise<JobEventRecord[]> {
+    return this.events.find({ job_id: jobId, seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
+  }
+
+  /** Takes one of the user's running slots unless `cap` are taken. Atomic on both backends. */
+  async acquireSlot(userId: string, cap: number): Promise<boolean> {
+    try {
+      const slot = await this.slots.findOneAndUpdate(
+        { _id: userId, running: { $lt: cap } },
+        { $inc: { running: 1 } },
+        { upsert: true, returnDocument: 'after' },
+      );
+      return slot !== null;
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) return false; // the counter exists and is at the cap
+      throw error;
+    }
+  }
+
+  async releaseSlot(userId: string): Promise<void> {
+    await this.slots.findOneAndUpdate({ _id: userId, running: { $gt: 0 } }, { $inc: { running: -1 } });
+  }
+
+  park(jobId: string): Promise<JobRecord | null> {
+    return this.jobs.findOneAndUpdate({ _id: jobId, status: 'pending' }, { $set: { parked: true } });
+  }
+
+  /** Un-parks the oldest parked jobs (of one user, or of anyone) so they can be enqueued again. */
+  async unparkOldest(userId: string | null, limit: number): Promise<JobRecord[]> {
+    const filter: Filter = { status: 'pending', parked: true };
+    if (userId) filter.user_id = userId;
+    const candidates = await this.jobs.find(filter, { sort: { created_at: 1 }, limit });
+    const woken: JobRecord[] = [];
+    for (const candidate of candidates) {
+      const job = await this.jobs.findOneAndUpdate({ _id: candidate._id, parked: true }, { $set: { parked: false } });
+      if (job) woken.push(job);
+    }
+    return woken;
+  }
+
+  async runningSlots(userId: string): Promise<number> {
+    return (await this.slots.findOne({ _id: userId }))?.running ?? 0;
+  }
+}

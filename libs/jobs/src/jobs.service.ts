@@ -1,0 +1,216 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { AppError, Errors, newId, nowIso, type ErrorCategory } from '@app/core';
+import { EVENT_BUS, type EventBusPort } from '@app/events';
+import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
+import { QUEUE, type QueuePort } from '@app/queue';
+import type { Caller } from '@app/auth';
+import { JobsRepository } from './jobs.repository';
+import {
+  JOBS_QUEUE,
+  RUN_JOB,
+  isTerminal,
+  jobChannel,
+  jobControlChannel,
+  toJobView,
+  type JobEventName,
+  type JobRecord,
+  type JobStatus,
+  type JobType,
+  type JobView,
+  type RunJobPayload,
+} from './job.types';
+
+export interface CreateJobInput {
+  type: JobType;
+  url: string | null;
+  captureDebug?: boolean;
+  input: Record<string, unknown>;
+  requestId?: string | null;
+}
+
+/**
+ * Job records, their lifecycle and their event log. Every status change goes through
+ * JobsRepository.transition (the single enforcement point) and is followed by a persisted event
+ * and a bus notification, so streams on any replica see it.
+ */
+@Injectable()
+export class JobsService {
+  constructor(
+    private readonly repository: JobsRepository,
+    @Inject(QUEUE) private readonly queue: QueuePort,
+    @Inject(EVENT_BUS) private readonly bus: EventBusPort,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(METRICS) private readonly metrics: Metrics,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {
+    metrics.addCollector(async () => {
+      for (const row of await this.repository.countByTypeAndStatus()) {
+        metrics.jobs.set({ type: row.type, status: row.status }, row.count);
+      }
+      const counts = await this.queue.counts(JOBS_QUEUE);
+      for (const [state, value] of Object.entries(counts)) metrics.queueDepth.set({ queue: JOBS_QUEUE, state }, value);
+    });
+  }
+
+  async create(caller: Caller, input: CreateJobInput): Promise<JobView> {
+    const job: JobRecord = {
+      _id: newId(),
+      user_id: caller.userId,
+      organization_id: caller.organizationId,
+      type: input.type,
+      status: 'pending',
+      url: input.url,
+      capture_debug: input.captureDebug ?? false,
+      created_at: nowIso(),
+      started_at: null,
+      completed_at: null,
+      cost_usd: 0,
+      page_count: 0,
+      urls_queued: 0,
+      failed_count: 0,
+      token_usage_input: 0,
+      token_usage_output: 0,
+      error_category: null,
+      error_message: null,
+      event_seq: 0,
+      holds_slot: false,
+      request_id: input.requestId ?? null,
+      input: input.input,
+    };
+    await this.repository.insert(job);
+    this.metrics.jobTransitions.inc({ type: job.type, status: 'pending' });
+    await this.emit(job._id, 'status', this.statusData(job));
+    const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
+    // The job id doubles as the queue message id: a retried request can never run a job twice.
+    await this.queue.enqueue(JOBS_QUEUE, RUN_JOB, payload, { jobId: job._id, attempts: 5, backoff: { delayMs: 1000, maxDelayMs: 30_000 } });
+    return toJobView(job);
+  }
+
+  async list(caller: Caller, limit: number, offset: number): Promise<{ jobs: JobView[] }> {
+    const jobs = await this.repository.listOwn({ userId: caller.userId }, limit, offset);
+    return { jobs: jobs.map(toJobView) };
+  }
+
+  async get(caller: Caller, jobId: string): Promise<JobView> {
+    return toJobView(await this.getRecord(caller, jobId));
+  }
+
+  async getRecord(caller: Caller, jobId: string): Promise<JobRecord> {
+    const job = await this.repository.findOwn({ userId: caller.userId }, jobId);
+    if (!job) throw Errors.notFound('Job');
+    return job;
+  }
+
+  async cancel(caller: Caller, jobId: string): Promise<JobView> {
+    const job = await this.getRecord(caller, jobId);
+    if (isTerminal(job.status)) throw Errors.conflict(`Job is already ${job.status}; only pending or running jobs can be cancelled.`);
+    const updated = await this.finish(job._id, 'cancelled', { category: 'cancelled', message: 'Cancelled by the caller.' });
+    if (!updated) throw Errors.conflict('Job finished before it could be cancelled.');
+    await this.bus.publish(jobControlChannel(job._id), { type: 'cancel' });
+    return toJobView(updated);
+  }
+
+  /** pending → running. Returns the running job, or null when the job is no longer pending. */
+  async start(jobId: string): Promise<JobRecord | null> {
+    const before = await this.repository.transition(jobId, 'running', { started_at: nowIso(), holds_slot: true }, ['pending']);
+    if (!before) return null;
+    const job = { ...before, status: 'running' as const, holds_slot: true };
+    this.metrics.jobTransitions.inc({ type: job.type, status: 'running' });
+    await this.emit(jobId, 'status', this.statusData(job));
+    return job;
+  }
+
+  /**
+   * Moves a job to a terminal status, releases its running slot, and emits the final status and
+   * `complete` events. Returns the finished job, or null if it had already finished (exactly one
+   * caller wins, so `complete` is emitted exactly once).
+   */
+  async finish(
+    jobId: string,
+    status: Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>,
+    error?: { category: ErrorCategory; message: string },
+  ): Promise<JobRecord | null> {
+    const patch: Record<string, unknown> = { completed_at: nowIso(), holds_slot: false };
+    if (error) {
+      patch.error_category = error.category;
+      patch.error_message = error.message;
+    }
+    const before = await this.repository.transition(jobId, status, patch);
+    if (!before) return null;
+    if (before.holds_slot) {
+      await this.repository.releaseSlot(before.user_id);
+      await this.wakeParked(before.user_id, 1);
+    }
+    const job = { ...before, ...patch, status } as JobRecord;
+    this.metrics.jobTransitions.inc({ type: job.type, status });
+    await this.emit(jobId, 'status', this.statusData(job));
+    await this.emit(jobId, 'complete', this.completeData(job));
+    this.logger.info({ job_id: jobId, request_id: job.request_id, status, error_category: job.error_category }, 'job finished');
+    return job;
+  }
+
+  /** Progress counters (page_count, cost, tokens...) with a status event. */
+  async progress(jobId: string, inc: Partial<Record<'page_count' | 'urls_queued' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd', number>>): Promise<JobRecord | null> {
+    const job = await this.repository.update(jobId, { $inc: inc });
+    if (job) await this.emit(jobId, 'status', this.statusData(job));
+    return job;
+  }
+
+  async emit(jobId: string, event: JobEventName, data: Record<string, unknown>): Promise<void> {
+    const record = await this.repository.appendEvent(jobId, event, data);
+    await this.bus.publish(jobChannel(jobId), { seq: record.seq });
+  }
+
+  /** Parks a pending job whose user is at the running-jobs cap (it is woken when a slot frees). */
+  async park(jobId: string): Promise<void> {
+    await this.repository.park(jobId);
+  }
+
+  /** Re-enqueues parked jobs; a fresh message id each time since the previous message is done. */
+  async wakeParked(userId: string | null, limit: number): Promise<number> {
+    const woken = await this.repository.unparkOldest(userId, limit);
+    for (const job of woken) {
+      const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
+      await this.queue.enqueue(JOBS_QUEUE, RUN_JOB, payload, { jobId: `${job._id}:${newId()}`, attempts: 5, backoff: { delayMs: 1000, maxDelayMs: 30_000 } });
+    }
+    return woken.length;
+  }
+
+  acquireSlot(userId: string): Promise<boolean> {
+    return this.repository.acquireSlot(userId, this.config.maxRunningJobsPerUser);
+  }
+
+  releaseSlot(userId: string): Promise<void> {
+    return this.repository.releaseSlot(userId);
+  }
+
+  statusData(job: JobRecord): Record<string, unknown> {
+    return {
+      job_id: job._id,
+      status: job.status,
+      page_count: job.page_count,
+      urls_queued: job.urls_queued,
+      failed_count: job.failed_count,
+      cost_usd: job.cost_usd,
+    };
+  }
+
+  completeData(job: JobRecord): Record<string, unknown> {
+    return {
+      job_id: job._id,
+      status: job.status,
+      page_count: job.page_count,
+      cost_usd: job.cost_usd,
+      results_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${job._id}/results`,
+      error_category: job.error_category,
+      error_message: job.error_message,
+    };
+  }
+
+  /** Errors raised while running a job become the job's error fields. */
+  static describeFailure(error: unknown): { category: ErrorCategory; message: string } {
+    if (error instanceof AppError) return { category: error.category ?? 'internal', message: error.detail ?? error.message };
+    return { category: 'internal', message: 'Internal error while running the job.' };
+  }
+}

@@ -1,0 +1,22 @@
+import type { LoggerService } from '@nestjs/common';
+import type { AppLogger } from './logger';
+
+/** Routes Nest's own log calls into pino. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: AppLogger) {}
+  log(message: unknown, context?: string): void {
+    this.logger.info({ context }, String(message));
+  }
+  error(message: unknown, trace?: string, context?: string): void {
+    this.logger.error({ context, trace }, String(message));
+  }
+  warn(message: unknown, context?: string): void {
+    this.logger.warn({ context }, String(message));
+  }
+  debug(message: unknown, context?: string): void {
+    this.logger.debug({ context }, String(message));
+  }
+  verbose(message: unknown, context?: string): void {
+    this.logger.trace({ context }, String(message));
+  }
+}

@@ -1,0 +1,73 @@
+import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { EVENT_BUS, LocalEventBus, MemoryRateLimiter, RATE_LIMITER, RedisEventBus, RedisRateLimiter, type EventBusPort, type RateLimiterPort } from '@app/events';
+import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
+import { BullQueueAdapter, QUEUE, StoreQueueAdapter, type QueuePort } from '@app/queue';
+import { DOCUMENT_STORE, MongoDocumentStore, SqliteDocumentStore, type DocumentStore } from '@app/storage';
+import { join } from 'node:path';
+
+export interface PlatformPorts {
+  store: DocumentStore;
+  queue: QueuePort;
+  bus: EventBusPort;
+  rateLimiter: RateLimiterPort;
+}
+
+/**
+ * Chooses the adapters of every port from the configuration: cluster mode (MONGODB_URI and
+ * REDIS_URL) gets MongoDB, Bull, Redis pub/sub and a Redis rate limiter; embedded mode gets
+ * SQLite under DATA_DIR, a store-backed queue, an in-process bus and an in-memory limiter.
+ * Business code only sees the ports.
+ */
+export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
+  if (config.deployment === 'cluster') {
+    const store = await MongoDocumentStore.connect(config.mongodbUri!);
+    const queue = new BullQueueAdapter({ redisUrl: config.redisUrl!, stalledAfterMs: config.queueStalledMs });
+    const bus = new RedisEventBus({ redisUrl: config.redisUrl! });
+    const rateLimiter = new RedisRateLimiter({ redisUrl: config.redisUrl!, keyPrefix: 'gleaner:rl' });
+    return { store, queue, bus, rateLimiter };
+  }
+  const store = SqliteDocumentStore.open({ file: join(config.dataDir, 'gleaner.db') });
+  const queue = new StoreQueueAdapter({ store, leaseMs: config.queueStalledMs });
+  return { store, queue, bus: new LocalEventBus(), rateLimiter: new MemoryRateLimiter() };
+}
+
+class PlatformShutdown implements OnApplicationShutdown {
+  constructor(
+    @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    @Inject(QUEUE) private readonly queue: QueuePort,
+    @Inject(EVENT_BUS) private readonly bus: EventBusPort,
+    @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiterPort,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    // Order matters: the queue may still write to the store while it hands work back.
+    await this.queue.close().catch(() => undefined);
+    await this.bus.close().catch(() => undefined);
+    await this.rateLimiter.close().catch(() => undefined);
+    await this.store.close().catch(() => undefined);
+  }
+}
+
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(config: AppConfig, ports: PlatformPorts, logger: AppLogger, metrics: Metrics): DynamicModule {
+    return {
+      module: PlatformModule,
+      global: true,
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: LOGGER, useValue: logger },
+        { provide: METRICS, useValue: metrics },
+        { provide: Metrics, useValue: metrics },
+        { provide: DOCUMENT_STORE, useValue: ports.store },
+        { provide: QUEUE, useValue: ports.queue },
+        { provide: EVENT_BUS, useValue: ports.bus },
+        { provide: RATE_LIMITER, useValue: ports.rateLimiter },
+        PlatformShutdown,
+      ],
+      exports: [APP_CONFIG, LOGGER, METRICS, Metrics, DOCUMENT_STORE, QUEUE, EVENT_BUS, RATE_LIMITER],
+    };
+  }
+}

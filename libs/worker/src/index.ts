@@ -1,0 +1,4 @@
+export * from './job-handler';
+export * from './job-runner.service';
+export * from './test-job.handler';
+export * from './worker.module';
