@@ -11,7 +11,6 @@ import { createLogger, Metrics, PinoNestLogger, type AppLogger } from '@app/obse
 import { openPorts } from '@app/platform';
 import { ApiModule } from './app.module';
 import { buildOpenApiDocument } from './openapi';
-import { sendProblem } from './problem.filter';
 
 export interface ApiApp {
   app: NestFastifyApplication;
@@ -45,7 +44,6 @@ export async function createApiApp(config: AppConfig, options: { destination?: N
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${newId()}`;
     },
-    disableRequestLogging: true,
     return503OnClosing: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, ports, logger, metrics), adapter, {
@@ -73,8 +71,6 @@ export async function createApiApp(config: AppConfig, options: { destination?: N
       logger.info({ request_id: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
     }
   });
-  // Errors raised by Fastify itself (body parsing, 404 of unknown routes) never reach Nest's filter.
-  fastify.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => sendProblem(logger, error, request, reply));
 
   const document = buildOpenApiDocument(app, config);
   fastify.get('/api/v1/openapi.json', async () => document);

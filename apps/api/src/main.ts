@@ -17,10 +17,14 @@ async function main(): Promise<void> {
   const { app, logger, bootstrap } = await createApiApp(config);
   await app.listen({ port: config.port, host: config.host });
   logger.info({ port: config.port, deployment: config.deployment, role }, 'Gleaner API listening');
-  if (bootstrap) {
+  if (bootstrap?.generated) {
     // Printed once, outside the JSON log, so it can be copied; never logged.
-    const note = bootstrap.generated ? 'generated; store it now, it will not be shown again' : 'from GLEANER_BOOTSTRAP_KEY';
-    process.stdout.write(`\n  Gleaner admin API key (${note}):\n\n    ${bootstrap.secret}\n\n  Try: curl -H "Authorization: Bearer ${bootstrap.secret}" http://localhost:${config.port}/api/v1/jobs\n\n`);
+    process.stdout.write(
+      `\n  Gleaner admin API key (generated; store it now, it will not be shown again):\n\n    ${bootstrap.secret}\n\n` +
+        `  Try: curl -H "Authorization: Bearer ${bootstrap.secret}" http://localhost:${config.port}/api/v1/jobs\n\n`,
+    );
+  } else if (bootstrap) {
+    process.stdout.write(`\n  Gleaner admin API key created from GLEANER_BOOTSTRAP_KEY (${bootstrap.secret.slice(0, 12)}...).\n\n`);
   }
   const stop = (signal: string) => {
     logger.info({ signal }, 'shutting down: no new work, finishing or handing back in-flight jobs');

@@ -1,0 +1,294 @@
+/**
+ * Cluster adapter: MongoDB (or a wire-compatible server) through mongoose. Each store owns a
+ * dedicated connection so several can coexist in one process. Only plain CRUD, findAndModify and
+ * createIndexes are used — no transactions, change streams, TTL indexes or $lookup — so that
+ * FerretDB and mongo-java-server work too.
+ */
+import mongoose, { Schema, type Connection, type Model } from "mongoose";
+import { DuplicateKeyError, newId } from "@app/core";
+import type {
+  Collection,
+  CollectionSpec,
+  Doc,
+  DocumentStore,
+  Filter,
+  FindOneAndUpdateOptions,
+  FindOptions,
+  SortSpec,
+  Update,
+} from "../document-store.port";
+import {
+  validateFilter,
+  validateSort,
+  validateUpdate,
+} from "../filter-validation";
+import { InvalidFilterError } from "../sqlite/sqlite-filter";
+
+const COLLECTION_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export interface MongoDocumentStoreOptions {
+  dbName?: string;
+  serverSelectionTimeoutMS?: number;
+}
+
+export class MongoDocumentStore implements DocumentStore {
+  readonly kind = "mongodb" as const;
+  private readonly collections = new Map<
+    string,
+    Promise<MongoCollection<Doc>>
+  >();
+
+  private constructor(private readonly conn: Connection) {}
+
+  static async connect(
+    uri: string,
+    options: MongoDocumentStoreOptions = {},
+  ): Promise<MongoDocumentStore> {
+    const conn = mongoose.createConnection(uri, {
+      dbName: options.dbName,
+      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+      // Fail fast instead of queueing forever while the server is down (/ready must see it).
+      bufferCommands: false,
+      autoIndex: false,
+      autoCreate: false,
+    });
+    try {
+      await conn.asPromise();
+    } catch (error) {
+      await conn.close().catch(() => undefined);
+      throw error;
+    }
+    return new MongoDocumentStore(conn);
+  }
+
+  collection<T extends Doc = Doc>(
+    spec: CollectionSpec,
+  ): Promise<Collection<T>> {
+    let pending = this.collections.get(spec.name);
+    if (!pending) {
+      pending = this.createCollection(spec);
+      this.collections.set(spec.name, pending);
+      pending.catch(() => this.collections.delete(spec.name));
+    }
+    return pending as unknown as Promise<Collection<T>>;
+  }
+
+  private async createCollection(
+    spec: CollectionSpec,
+  ): Promise<MongoCollection<Doc>> {
+    if (!COLLECTION_RE.test(spec.name))
+      throw new InvalidFilterError(`invalid collection name: ${spec.name}`);
+    const schema = new Schema(
+      { _id: String },
+      {
+        strict: false,
+        strictQuery: false,
+        versionKey: false,
+        _id: false,
+        autoIndex: false,
+        minimize: false,
+      },
+    );
+    for (const index of spec.indexes) {
+      validateSort(index.fields);
+      schema.index(index.fields, { unique: index.unique === true });
+    }
+    const model = this.conn.model<Record<string, unknown>>(
+      spec.name,
+      schema,
+      spec.name,
+    );
+    await model
+      .createCollection()
+      .catch((error: { code?: number; codeName?: string }) => {
+        // 48 NamespaceExists: another process (or an earlier run) created it first.
+        if (error?.code !== 48 && error?.codeName !== "NamespaceExists")
+          throw error;
+      });
+    await model.createIndexes();
+    return new MongoCollection<Doc>(spec.name, model);
+  }
+
+  async ping(): Promise<void> {
+    const db = this.conn.db;
+    if (!db) throw new Error("MongoDB connection is not open");
+    await db.command({ ping: 1 });
+  }
+
+  async close(): Promise<void> {
+    this.collections.clear();
+    await this.conn.close();
+  }
+}
+
+type AnyModel = Model<Record<string, unknown>>;
+
+function isDuplicate(error: unknown): boolean {
+  const e = error as {
+    code?: number;
+    writeErrors?: Array<{ code?: number; err?: { code?: number } }>;
+  };
+  if (e?.code === 11000 || e?.code === 11001) return true;
+  return (e?.writeErrors ?? []).some(
+    (w) => w?.code === 11000 || w?.err?.code === 11000,
+  );
+}
+
+class MongoCollection<T extends Doc> implements Collection<T> {
+  constructor(
+    readonly name: string,
+    private readonly model: AnyModel,
+  ) {}
+
+  async insertOne(doc: T): Promise<void> {
+    assertDoc(doc);
+    // lean insert: no hydration/validation, the document goes to the server as given (copied, as the driver mutates).
+    await this.guard(() => this.model.insertMany([{ ...doc }], { lean: true }));
+  }
+
+  async findOne(
+    filter: Filter,
+    options?: { sort?: SortSpec },
+  ): Promise<T | null> {
+    validateFilter(filter);
+    validateSort(options?.sort);
+    let q = this.model.findOne(filter);
+    if (options?.sort) q = q.sort(options.sort);
+    return (await q.lean().exec()) as T | null;
+  }
+
+  async find(filter: Filter, options?: FindOptions): Promise<T[]> {
+    return (await this.query(filter, options).lean().exec()) as unknown as T[];
+  }
+
+  async *iterate(
+    filter: Filter,
+    options?: FindOptions & { batchSize?: number },
+  ): AsyncIterable<T> {
+    const batchSize = Math.max(1, Math.floor(options?.batchSize ?? 500));
+    const cursor = this.query(filter, options)
+      .lean()
+      .batchSize(batchSize)
+      .cursor();
+    try {
+      for await (const doc of cursor) yield doc as unknown as T;
+    } finally {
+      await cursor.close().catch(() => undefined);
+    }
+  }
+
+  async count(filter: Filter): Promise<number> {
+    validateFilter(filter);
+    return this.model.countDocuments(filter).exec();
+  }
+
+  async findOneAndUpdate(
+    filter: Filter,
+    update: Update,
+    options?: FindOneAndUpdateOptions,
+  ): Promise<T | null> {
+    validateFilter(filter);
+    validateUpdate(update);
+    validateSort(options?.sort);
+    const mongoUpdate = toMongoUpdate(update);
+    if (
+      options?.upsert &&
+      !hasIdEquality(filter) &&
+      update.$setOnInsert?._id === undefined
+    ) {
+      // Without this the server would invent an ObjectId; the port promises string ids.
+      mongoUpdate.$setOnInsert = {
+        ...(mongoUpdate.$setOnInsert ?? {}),
+        _id: newId(),
+      };
+    }
+    return this.guard(
+      async () =>
+        (await this.model
+          .findOneAndUpdate(filter, mongoUpdate, {
+            upsert: options?.upsert === true,
+            returnDocument: options?.returnDocument ?? "after",
+            sort: options?.sort,
+          })
+          .lean()
+          .exec()) as T | null,
+    );
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<number> {
+    validateFilter(filter);
+    validateUpdate(update);
+    const result = await this.guard(() =>
+      this.model.updateMany(filter, toMongoUpdate(update)).exec(),
+    );
+    return result.modifiedCount;
+  }
+
+  async replaceOne(doc: T): Promise<void> {
+    assertDoc(doc);
+    await this.guard(() =>
+      this.model
+        .replaceOne({ _id: doc._id }, { ...doc }, { upsert: true })
+        .exec(),
+    );
+  }
+
+  async deleteOne(filter: Filter): Promise<boolean> {
+    validateFilter(filter);
+    const result = await this.model.deleteOne(filter).exec();
+    return result.deletedCount > 0;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    validateFilter(filter);
+    const result = await this.model.deleteMany(filter).exec();
+    return result.deletedCount;
+  }
+
+  private query(filter: Filter, options?: FindOptions) {
+    validateFilter(filter);
+    validateSort(options?.sort);
+    let q = this.model.find(filter);
+    if (options?.sort) q = q.sort(options.sort);
+    if (options?.skip && options.skip > 0) q = q.skip(Math.floor(options.skip));
+    if (options?.limit && options.limit > 0)
+      q = q.limit(Math.floor(options.limit));
+    return q;
+  }
+
+  private async guard<R>(fn: () => Promise<R>): Promise<R> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (isDuplicate(error)) {
+        const match = /index: (\S+)/.exec((error as Error).message ?? "");
+        throw new DuplicateKeyError(this.name, match?.[1]);
+      }
+      throw error;
+    }
+  }
+}
+
+function assertDoc(doc: Doc): void {
+  if (typeof doc?._id !== "string" || doc._id === "")
+    throw new InvalidFilterError("document needs a string _id");
+}
+
+function hasIdEquality(filter: Filter): boolean {
+  const c = filter._id;
+  return (
+    typeof c === "string" ||
+    (c !== null && typeof c === "object" && typeof c.$eq === "string")
+  );
+}
+
+/** Drops empty operator objects, which MongoDB rejects. */
+function toMongoUpdate(
+  update: Update,
+): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [op, fields] of Object.entries(update)) {
+    if (fields && Object.keys(fields).length > 0) out[op] = { ...fields };
+  }
+  return out;
+}

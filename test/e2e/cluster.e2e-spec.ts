@@ -1,0 +1,127 @@
+/**
+ * The cluster deployment for real: the built apps as separate processes, 2 API replicas and
+ * 2 crawlers on one Redis and one MongoDB-wire server.
+ */
+import { spawnSync } from 'node:child_process';
+import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
+import { http, readSse, waitFor } from './helpers';
+import { API_MAIN, CRAWLER_MAIN, assertBuilt, startProcess, type AppProcess } from './processes';
+
+jest.setTimeout(120_000);
+
+const BOOTSTRAP = 'glk_' + 'C'.repeat(20) + 'l'.repeat(20);
+
+describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler processes)', () => {
+  let env: Record<string, string>;
+  const processes: AppProcess[] = [];
+  let apiA: AppProcess;
+  let apiB: AppProcess;
+  let crawler1: AppProcess;
+
+  beforeAll(async () => {
+    assertBuilt();
+    const db = uniqueDbName('gleaner_cluster');
+    const redisDb = 3;
+    spawnSync('redis-cli', ['-u', `${serverUrl('redis')}/${redisDb}`, 'flushdb']);
+    env = {
+      MONGODB_URI: `${serverUrl('mongodb')}/${db}`,
+      REDIS_URL: `${serverUrl('redis')}/${redisDb}`,
+      GLEANER_SECRET: 'cluster-test-secret-0123456789abcdef',
+      GLEANER_BOOTSTRAP_KEY: BOOTSTRAP,
+      GLEANER_ENABLE_TEST_JOBS: 'true',
+      GLEANER_QUEUE_STALLED_MS: '2000',
+      GLEANER_SHUTDOWN_GRACE_MS: '300',
+      GLEANER_AUTH_CACHE_MS: '1000',
+    };
+    apiA = await startProcess('api-a', API_MAIN, ['--role=api'], env, 'PORT');
+    processes.push(apiA);
+    apiB = await startProcess('api-b', API_MAIN, ['--role=api'], env, 'PORT');
+    processes.push(apiB);
+    crawler1 = await startProcess('crawler-1', CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
+    processes.push(crawler1);
+  });
+
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+  });
+
+  it('uses the cluster adapters and bootstraps exactly one admin key', async () => {
+    const ready = await http(apiA.url, 'GET', '/ready');
+    expect(ready.body).toMatchObject({ status: 'ready', store: 'mongodb', queue: 'bull' });
+    expect((await http(apiB.url, 'GET', '/api/v1/jobs', { key: BOOTSTRAP })).status).toBe(200);
+    const keys = await http(apiB.url, 'GET', '/api/v1/keys', { key: BOOTSTRAP });
+    expect(keys.body.keys).toHaveLength(1);
+  });
+
+  it('rejects on replica B, within 1 s, a key revoked on replica A', async () => {
+    const created = await http(apiA.url, 'POST', '/api/v1/keys', { key: BOOTSTRAP, body: { name: 'replicated' } });
+    expect(created.status).toBe(201);
+    expect((await http(apiB.url, 'GET', '/api/v1/jobs', { key: created.body.key })).status).toBe(200);
+    const revoked = await http(apiA.url, 'DELETE', `/api/v1/keys/${created.body.id}`, { key: BOOTSTRAP });
+    expect(revoked.status).toBe(200);
+    const revokedAt = Date.now();
+    await waitFor(async () => (await http(apiB.url, 'GET', '/api/v1/jobs', { key: created.body.key })).status === 401, 1000, 20);
+    expect(Date.now() - revokedAt).toBeLessThanOrEqual(1000);
+  });
+
+  it('finishes a job enqueued through A on a crawler and streams it from B', async () => {
+    const job = await http(apiA.url, 'POST', '/api/v1/test-jobs', { key: BOOTSTRAP, body: { steps: 3, step_ms: 50 } });
+    expect(job.status).toBe(201);
+    const stream = await readSse(`${apiB.url}/api/v1/jobs/${job.body.id}/stream`, { key: BOOTSTRAP, timeoutMs: 20_000 });
+    expect(stream.ended).toBe(true);
+    const complete = stream.events[stream.events.length - 1];
+    expect(complete).toMatchObject({ event: 'complete', data: { job_id: job.body.id, status: 'completed', page_count: 3 } });
+    expect(stream.events.filter((e) => e.event === 'result')).toHaveLength(3);
+    expect(crawler1.output()).not.toMatch(/"level":"error"/);
+  });
+
+  it('resumes a stream on the other replica with Last-Event-ID', async () => {
+    const job = await http(apiA.url, 'POST', '/api/v1/test-jobs', { key: BOOTSTRAP, body: { steps: 5, step_ms: 80 } });
+    const firstPart = await readSse(`${apiA.url}/api/v1/jobs/${job.body.id}/stream`, { key: BOOTSTRAP, stopAfter: 3 });
+    const rest = await readSse(`${apiB.url}/api/v1/jobs/${job.body.id}/stream`, { key: BOOTSTRAP, lastEventId: firstPart.events[2].id });
+    const ids = [...firstPart.events, ...rest.events].map((e) => e.id);
+    expect(ids).toEqual(ids.map((_id, i) => i + 1));
+    expect(rest.events[rest.events.length - 1].event).toBe('complete');
+  });
+
+  it('serves /health and /metrics on the crawler port', async () => {
+    const health = await http(crawler1.url, 'GET', '/health');
+    expect(health.body).toMatchObject({ status: 'ok', role: 'crawler' });
+    const metrics = await http(crawler1.url, 'GET', '/metrics');
+    expect(metrics.text).toContain('gleaner_job_transitions_total');
+    expect(metrics.text).toContain('role="crawler"');
+  });
+
+  it('hands an in-flight job back on SIGTERM, exits cleanly, and another crawler finishes it', async () => {
+    const job = await http(apiA.url, 'POST', '/api/v1/test-jobs', { key: BOOTSTRAP, body: { steps: 30, step_ms: 100 } });
+    await waitFor(async () => (await http(apiA.url, 'GET', `/api/v1/jobs/${job.body.id}`, { key: BOOTSTRAP })).body.page_count >= 2, 20_000);
+    const crawler2 = await startProcess('crawler-2', CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
+    processes.push(crawler2);
+    const code = await crawler1.stop('SIGTERM');
+    expect(code).toBe(0);
+    expect(crawler1.output()).toContain('handed back');
+    const done = await waitFor(async () => {
+      const j = (await http(apiB.url, 'GET', `/api/v1/jobs/${job.body.id}`, { key: BOOTSTRAP })).body;
+      return j.status === 'completed' ? j : null;
+    }, 60_000);
+    expect(done.page_count).toBe(30);
+    const stream = await readSse(`${apiB.url}/api/v1/jobs/${job.body.id}/stream`, { key: BOOTSTRAP });
+    expect(stream.events.filter((e) => e.event === 'result')).toHaveLength(30);
+    expect(stream.events.filter((e) => e.event === 'complete')).toHaveLength(1);
+  });
+
+  it('refuses to start the cluster roles without MONGODB_URI and REDIS_URL', () => {
+    for (const main of [API_MAIN, CRAWLER_MAIN]) {
+      const result = spawnSync(process.execPath, [main, '--role=api'], { env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 20_000 });
+      expect(result.status).toBe(78);
+      expect(result.stderr).toMatch(/MONGODB_URI, REDIS_URL: the (api|crawler) role runs only in cluster mode/);
+    }
+  });
+
+  it('keeps secrets out of every process log', () => {
+    for (const p of processes) {
+      expect(p.output()).not.toContain(BOOTSTRAP);
+      expect(p.output()).not.toContain(env.GLEANER_SECRET);
+    }
+  });
+});
