@@ -1,0 +1,252 @@
+import Bull from 'bull';
+import { Redis, type RedisOptions } from 'ioredis';
+import { newId } from '@app/core';
+import {
+  HandBackError,
+  type EnqueueOptions,
+  type MessageHandler,
+  type QueueCounts,
+  type QueueMessage,
+  type QueuePort,
+} from '../queue.port';
+import { backoffDelayMs, isHandBack, isPermanent, settleWithin, toError } from '../queue-helpers';
+
+export interface BullQueueAdapterOptions {
+  redisUrl: string;
+  /** Redis key prefix (default 'gleaner'). */
+  prefix?: string;
+  /** Bull lockDuration: a worker that stops renewing its lock this long is considered dead (default 30000). */
+  stalledAfterMs?: number;
+  /** How often the stalled-job check runs (default stalledAfterMs). */
+  stalledCheckMs?: number;
+  /** How many times a job may be recovered from a dead worker before it fails (default 2). */
+  maxStalledCount?: number;
+  /** After aborting handlers on stop, how long to wait for them to hand back (default 5000). */
+  abortGraceMs?: number;
+  /** Completed/failed jobs kept for inspection (default 0 / 1000). */
+  keepCompleted?: number;
+  keepFailed?: number;
+  /** Redis/Bull errors that have no caller to reject (default: ignored). */
+  onError?: (error: Error, queue: string) => void;
+}
+
+const BACKOFF_TYPE = 'gleaner';
+const DEFAULT_ATTEMPTS = 3;
+const DEFAULT_BACKOFF = { delayMs: 1000, maxDelayMs: 60_000 };
+
+/** Marks a handed-back delivery for the backoff strategy (re-queue at once, attempt not counted). */
+class HandedBack extends Error {
+  constructor() {
+    super('handed back');
+    this.name = 'HandedBack';
+  }
+}
+
+interface ActiveHandler {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+interface QueueEntry {
+  queue: Bull.Queue;
+  bclients: Redis[];
+  consuming: boolean;
+}
+
+/** Cluster queue: Bull on Redis. Bull's lock + stalled-job check gives the dead-worker rule. */
+export class BullQueueAdapter implements QueuePort {
+  readonly kind = 'bull' as const;
+  private readonly queues = new Map<string, QueueEntry>();
+  private readonly active = new Set<ActiveHandler>();
+  private readonly prefix: string;
+  private readonly stalledAfterMs: number;
+  private readonly stalledCheckMs: number;
+  private client?: Redis;
+  private subscriber?: Redis;
+  private stopping?: Promise<void>;
+  private aborted = false;
+  private closing?: Promise<void>;
+
+  constructor(private readonly options: BullQueueAdapterOptions) {
+    this.prefix = options.prefix ?? 'gleaner';
+    this.stalledAfterMs = options.stalledAfterMs ?? 30_000;
+    this.stalledCheckMs = options.stalledCheckMs ?? this.stalledAfterMs;
+  }
+
+  async enqueue<P>(queueName: string, name: string, payload: P, options: EnqueueOptions = {}): Promise<string> {
+    const { queue } = this.entry(queueName);
+    const jobId = options.jobId ?? newId();
+    if (options.jobId !== undefined) {
+      // Bull dedupes against every kept job; only waiting/delayed/active ones should block a new run.
+      const existing = await queue.getJob(jobId);
+      if (existing) {
+        const state = await existing.getState();
+        if (state !== 'failed' && state !== 'completed') return jobId;
+        await existing.remove().catch(() => undefined);
+      }
+    }
+    const backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+    const job = await queue.add(name, payload, {
+      jobId,
+      delay: options.delayMs && options.delayMs > 0 ? options.delayMs : undefined,
+      attempts: options.attempts ?? DEFAULT_ATTEMPTS,
+      backoff: { type: BACKOFF_TYPE, options: backoff },
+      removeOnComplete: this.options.keepCompleted ?? true,
+      removeOnFail: this.options.keepFailed ?? 1000,
+    });
+    return String(job.id);
+  }
+
+  async process<P>(queueName: string, concurrency: number, handler: MessageHandler<P>): Promise<void> {
+    if (this.stopping) throw new Error('queue adapter is stopped');
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('concurrency must be a positive integer');
+    const entry = this.entry(queueName);
+    if (entry.consuming) throw new Error(`already consuming queue ${queueName}`);
+    entry.consuming = true;
+    const { queue } = entry;
+    // queue.process resolves only when the queue closes, so it must not be awaited here.
+    queue.process('*', concurrency, (job: Bull.Job<P>) => this.run(queueName, job, handler)).catch((error: unknown) => {
+      if (!this.stopping) this.options.onError?.(toError(error), queueName);
+    });
+    await queue.isReady();
+  }
+
+  async counts(queueName: string): Promise<QueueCounts> {
+    const c = (await this.entry(queueName).queue.getJobCounts()) as Bull.JobCounts & { paused?: number };
+    return { waiting: c.waiting + (c.paused ?? 0), active: c.active, delayed: c.delayed, failed: c.failed };
+  }
+
+  stop(graceMs = 10_000): Promise<void> {
+    this.stopping ??= this.doStop(graceMs);
+    return this.stopping;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.stop(0);
+      await Promise.all([...this.queues.values()].map((e) => this.closeEntry(e, false)));
+      this.queues.clear();
+      await Promise.all([this.client, this.subscriber].map((c) => (c ? quit(c) : undefined)));
+    })();
+    return this.closing;
+  }
+
+  private async doStop(graceMs: number): Promise<void> {
+    const consumers = [...this.queues.entries()].filter(([, e]) => e.consuming);
+    // Local pause: this process takes no new jobs; doNotWaitActive=true just breaks the blocking BRPOPLPUSH.
+    await Promise.all(consumers.map(([, e]) => e.queue.pause(true, true).catch(() => undefined)));
+    await this.waitActive(graceMs);
+    this.aborted = true;
+    for (const handler of this.active) handler.controller.abort(new HandBackError());
+    const settled = await this.waitActive(this.options.abortGraceMs ?? 5000);
+    // A handler that ignores its signal keeps its job locked until the lock expires; then it is stalled.
+    await Promise.all(consumers.map(([, e]) => this.closeEntry(e, !settled)));
+    for (const [name] of consumers) this.queues.delete(name);
+  }
+
+  private async waitActive(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (this.active.size > 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await settleWithin([...this.active].map((a) => a.done), left);
+    }
+    return true;
+  }
+
+  private async closeEntry(entry: QueueEntry, doNotWaitJobs: boolean): Promise<void> {
+    await entry.queue.close(doNotWaitJobs).catch(() => undefined);
+    // With a custom createClient Bull disconnects nothing itself.
+    await Promise.all(entry.bclients.map((c) => quit(c)));
+  }
+
+  private async run<P>(queueName: string, job: Bull.Job<P>, handler: MessageHandler<P>): Promise<void> {
+    const controller = new AbortController();
+    const message: QueueMessage<P> = {
+      id: String(job.id),
+      queue: queueName,
+      name: job.name,
+      payload: job.data,
+      attempt: job.attemptsMade + 1,
+      maxAttempts: job.opts.attempts ?? 1,
+    };
+    let finish!: () => void;
+    const tracked: ActiveHandler = { controller, done: new Promise<void>((r) => (finish = r)) };
+    this.active.add(tracked);
+    try {
+      // A job fetched while stopping goes straight back.
+      if (this.aborted) throw new HandBackError();
+      await handler(message, controller.signal);
+    } catch (raw) {
+      const error = toError(raw);
+      if (isPermanent(error)) {
+        job.discard();
+        throw error;
+      }
+      if (isHandBack(error) || controller.signal.aborted) {
+        // Job.moveToFailed increments attemptsMade before deciding; undo that so the attempt is not used up,
+        // and the backoff strategy returns 0 for HandedBack, which makes Bull re-queue it at once (retryJob).
+        job.attemptsMade -= 1;
+        throw new HandedBack();
+      }
+      throw error;
+    } finally {
+      this.active.delete(tracked);
+      finish();
+    }
+  }
+
+  private entry(queueName: string): QueueEntry {
+    let entry = this.queues.get(queueName);
+    if (entry) return entry;
+    if (this.closing) throw new Error('queue adapter is closed');
+    const bclients: Redis[] = [];
+    const queue = new Bull(queueName, {
+      prefix: this.prefix,
+      createClient: (type) => {
+        if (type === 'client') return (this.client ??= this.connect(false));
+        if (type === 'subscriber') return (this.subscriber ??= this.connect(true));
+        // The blocking client must be per queue (BRPOPLPUSH holds the connection).
+        const bclient = this.connect(true);
+        bclients.push(bclient);
+        return bclient;
+      },
+      settings: {
+        lockDuration: this.stalledAfterMs,
+        stalledInterval: this.stalledCheckMs,
+        maxStalledCount: this.options.maxStalledCount ?? 2,
+        retryProcessDelay: 500,
+        backoffStrategies: {
+          [BACKOFF_TYPE]: (attemptsMade: number, err: Error, options?: { delayMs: number; maxDelayMs?: number }) =>
+            err instanceof HandedBack ? 0 : backoffDelayMs(attemptsMade, options ?? DEFAULT_BACKOFF),
+        },
+      },
+    });
+    queue.on('error', (error: Error) => {
+      if (!this.stopping) this.options.onError?.(error, queueName);
+    });
+    entry = { queue, bclients, consuming: false };
+    this.queues.set(queueName, entry);
+    return entry;
+  }
+
+  private connect(blocking: boolean): Redis {
+    // Bull refuses subscriber/bclient connections with a ready check or a per-request retry limit.
+    const options: RedisOptions = blocking ? { maxRetriesPerRequest: null, enableReadyCheck: false } : {};
+    const client = new Redis(this.options.redisUrl, options);
+    client.on('error', () => undefined); // surfaced through the commands that fail
+    // Every Bull queue adds its own listeners to the shared connections.
+    client.setMaxListeners(0);
+    return client;
+  }
+}
+
+async function quit(client: Redis): Promise<void> {
+  if (client.status === 'end') return;
+  try {
+    await Promise.race([client.quit(), new Promise((r) => setTimeout(r, 500).unref())]);
+  } catch {
+    // already closed
+  }
+  client.disconnect();
+}

@@ -1,0 +1,32 @@
+import { PermanentError, HandBackError } from './queue.port';
+
+/** Port rule: `delayMs * 2^(attempt-1)`, capped at maxDelayMs. `attempt` is the delivery that just failed. */
+export function backoffDelayMs(attempt: number, backoff: { delayMs: number; maxDelayMs?: number }): number {
+  const delay = backoff.delayMs * 2 ** Math.max(0, attempt - 1);
+  return Math.max(0, Math.round(backoff.maxDelayMs === undefined ? delay : Math.min(delay, backoff.maxDelayMs)));
+}
+
+export function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+// By name too, so an error class from a second copy of the module (child bundles, tsx) still counts.
+export function isPermanent(error: unknown): boolean {
+  return error instanceof PermanentError || (error instanceof Error && error.name === 'PermanentError');
+}
+
+export function isHandBack(error: unknown): boolean {
+  return error instanceof HandBackError || (error instanceof Error && error.name === 'HandBackError');
+}
+
+/** Resolves when all promises settle or after `ms`, whichever comes first. */
+export async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(promises),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,18 @@
+import { BullQueueAdapter } from '@app/queue';
+import { describeWith, serverUrl } from '../harness/require-server';
+import { queueContract } from './queue.contract';
+
+describeWith(['redis'], 'QueueContract: BullQueueAdapter', () => {
+  // One key prefix per file run: suites sharing the Redis server never see each other's jobs.
+  const prefix = `gleaner-test-${process.pid}-${Date.now().toString(36)}`;
+  queueContract(() => ({
+    create: async () =>
+      new BullQueueAdapter({ redisUrl: serverUrl('redis')!, prefix, stalledAfterMs: 1000, stalledCheckMs: 500, abortGraceMs: 2000 }),
+    childEnv: () => ({
+      QUEUE_FIXTURE_KIND: 'bull',
+      QUEUE_FIXTURE_REDIS_URL: serverUrl('redis')!,
+      QUEUE_FIXTURE_PREFIX: prefix,
+      QUEUE_FIXTURE_STALLED_MS: '1000',
+    }),
+  }));
+});
