@@ -302,8 +302,8 @@ export function queueContract(setup: () => QueueContractSetup): void {
     children.push(child);
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await waitFor(() => stdout.includes(`took ${id}`) || child.exitCode !== null, 20_000, 'the child to take the message').catch(
       (error: Error) => {
         throw new Error(`${error.message}\nchild stdout: ${stdout}\nchild stderr: ${stderr}`);

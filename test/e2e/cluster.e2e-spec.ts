@@ -94,7 +94,10 @@ describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler proces
 
   it('hands an in-flight job back on SIGTERM, exits cleanly, and another crawler finishes it', async () => {
     const job = await http(apiA.url, 'POST', '/api/v1/test-jobs', { key: BOOTSTRAP, body: { steps: 30, step_ms: 100 } });
-    await waitFor(async () => (await http(apiA.url, 'GET', `/api/v1/jobs/${job.body.id}`, { key: BOOTSTRAP })).body.page_count >= 2, 20_000);
+    await waitFor(
+      async () => (await http(apiA.url, 'GET', `/api/v1/jobs/${job.body.id}`, { key: BOOTSTRAP })).body.page_count >= 2,
+      20_000,
+    );
     const crawler2 = await startProcess('crawler-2', CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
     processes.push(crawler2);
     const code = await crawler1.stop('SIGTERM');
@@ -112,7 +115,11 @@ describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler proces
 
   it('refuses to start the cluster roles without MONGODB_URI and REDIS_URL', () => {
     for (const main of [API_MAIN, CRAWLER_MAIN]) {
-      const result = spawnSync(process.execPath, [main, '--role=api'], { env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 20_000 });
+      const result = spawnSync(process.execPath, [main, '--role=api'], {
+        env: { PATH: process.env.PATH },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
       expect(result.status).toBe(78);
       expect(result.stderr).toMatch(/MONGODB_URI, REDIS_URL: the (api|crawler) role runs only in cluster mode/);
     }

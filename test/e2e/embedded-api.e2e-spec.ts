@@ -121,7 +121,10 @@ describe('embedded API', () => {
     });
 
     it('rejects an expired key with 401', async () => {
-      const created = await call('POST', '/api/v1/keys', { key: admin, body: { name: 'short', expires_at: new Date(Date.now() + 1500).toISOString() } });
+      const created = await call('POST', '/api/v1/keys', {
+        key: admin,
+        body: { name: 'short', expires_at: new Date(Date.now() + 1500).toISOString() },
+      });
       expect(created.status).toBe(201);
       expect((await call('GET', '/api/v1/jobs', { key: created.body.key })).status).toBe(200);
       await new Promise((r) => setTimeout(r, 1700));
@@ -175,7 +178,11 @@ describe('embedded API', () => {
     });
 
     it('rejects a non-JSON body with 415', async () => {
-      const res = await call('POST', '/api/v1/keys', { key: admin, rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const res = await call('POST', '/api/v1/keys', {
+        key: admin,
+        rawBody: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(res.status).toBe(415);
       expect(res.body.type).toBe('/problems/unsupported-media-type');
     });
@@ -190,7 +197,9 @@ describe('embedded API', () => {
       const unknown = await call('POST', '/api/v1/keys', { key: admin, body: { name: 'x', admin: true } });
       expect(unknown.status).toBe(422);
       expect(unknown.body.type).toBe('/problems/validation-error');
-      expect(unknown.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ location: 'body.admin', message: 'unknown field' })]));
+      expect(unknown.body.errors).toEqual(
+        expect.arrayContaining([expect.objectContaining({ location: 'body.admin', message: 'unknown field' })]),
+      );
 
       const wrong = await call('POST', '/api/v1/keys', { key: admin, body: { name: 5, scopes: ['extract', 'root'] } });
       expect(wrong.status).toBe(422);
@@ -253,7 +262,10 @@ describe('embedded API', () => {
     });
 
     it('records a failing job with its error_category', async () => {
-      const job = await call('POST', '/api/v1/test-jobs', { key: admin, body: { steps: 3, step_ms: 5, fail_at: 1, fail_category: 'http_error' } });
+      const job = await call('POST', '/api/v1/test-jobs', {
+        key: admin,
+        body: { steps: 3, step_ms: 5, fail_at: 1, fail_category: 'http_error' },
+      });
       const failed = await waitFor(async () => {
         const j = (await call('GET', `/api/v1/jobs/${job.body.id}`, { key: admin })).body;
         return j.status === 'failed' ? j : null;

@@ -26,7 +26,12 @@ export interface HttpResult {
   text: string;
 }
 
-export async function http(baseUrl: string, method: string, path: string, options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<HttpResult> {
+export async function http(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<HttpResult> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let body: string | undefined;
@@ -70,7 +75,8 @@ export async function readSse(
   let ended = false;
   const response = await fetch(url, { headers, signal: controller.signal });
   try {
-    if (!response.body || response.status !== 200) return { events, comments, ended, status: response.status, contentType: response.headers.get('content-type') };
+    if (!response.body || response.status !== 200)
+      return { events, comments, ended, status: response.status, contentType: response.headers.get('content-type') };
     const decoder = new TextDecoder();
     let buffer = '';
     const reader = response.body.getReader();
@@ -88,11 +94,16 @@ export async function readSse(
         const event: SseEvent = { event: 'message' };
         let hasField = false;
         for (const line of block.split('\n')) {
-          if (line.startsWith(':')) comments.push(line.slice(1).trim());
-          else if (line.startsWith('id: ')) (event.id = Number(line.slice(4)), (hasField = true));
-          else if (line.startsWith('event: ')) (event.event = line.slice(7), (hasField = true));
-          else if (line.startsWith('retry: ')) (event.retry = Number(line.slice(7)), (hasField = true));
-          else if (line.startsWith('data: ')) (event.data = JSON.parse(line.slice(6)), (hasField = true));
+          if (line.startsWith(':')) {
+            comments.push(line.slice(1).trim());
+            continue;
+          }
+          hasField = true;
+          if (line.startsWith('id: ')) event.id = Number(line.slice(4));
+          else if (line.startsWith('event: ')) event.event = line.slice(7);
+          else if (line.startsWith('retry: ')) event.retry = Number(line.slice(7));
+          else if (line.startsWith('data: ')) event.data = JSON.parse(line.slice(6));
+          else hasField = false;
         }
         if (hasField && event.id !== undefined) events.push(event);
         if (options.stopAfter !== undefined && events.length >= options.stopAfter) {

@@ -23,15 +23,21 @@ export interface AppProcess {
 }
 
 /** Runs a built app (`dist/`) as a real child process with its own environment. */
-export async function startProcess(name: string, main: string, args: string[], env: Record<string, string>, portVar: 'PORT' | 'CRAWLER_PORT'): Promise<AppProcess> {
+export async function startProcess(
+  name: string,
+  main: string,
+  args: string[],
+  env: Record<string, string>,
+  portVar: 'PORT' | 'CRAWLER_PORT',
+): Promise<AppProcess> {
   const port = await freePort();
   const chunks: string[] = [];
   const child = spawn(process.execPath, [main, ...args], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env, [portVar]: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (d: Buffer) => chunks.push(d.toString()));
-  child.stderr!.on('data', (d: Buffer) => chunks.push(d.toString()));
+  child.stdout.on('data', (d: Buffer) => chunks.push(d.toString()));
+  child.stderr.on('data', (d: Buffer) => chunks.push(d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   const proc: AppProcess = {
@@ -47,11 +53,15 @@ export async function startProcess(name: string, main: string, args: string[], e
     },
   };
   try {
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}):\n${proc.output()}`);
-      const res = await fetch(`${url}/health`).catch(() => null);
-      return res?.status === 200;
-    }, 30_000, 100);
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}):\n${proc.output()}`);
+        const res = await fetch(`${url}/health`).catch(() => null);
+        return res?.status === 200;
+      },
+      30_000,
+      100,
+    );
   } catch (error) {
     child.kill('SIGKILL');
     throw new Error(`${name} did not become healthy: ${(error as Error).message}\n${proc.output()}`);

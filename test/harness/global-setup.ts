@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { startMongoWire, startRedis, type StartedServer } from './servers';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __gleanerTestServers: StartedServer[] | undefined;
 }
 
@@ -55,8 +54,5 @@ export default async function globalSetup(): Promise<void> {
   }
   globalThis.__gleanerTestServers = started;
   mkdirSync(join(__dirname, '..', '..', '.test-servers'), { recursive: true });
-  writeFileSync(
-    join(__dirname, '..', '..', '.test-servers', 'pids.json'),
-    JSON.stringify(started.map((s) => s.pid)),
-  );
+  writeFileSync(join(__dirname, '..', '..', '.test-servers', 'pids.json'), JSON.stringify(started.map((s) => s.pid)));
 }

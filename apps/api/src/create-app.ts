@@ -68,7 +68,10 @@ export async function createApiApp(config: AppConfig, options: { destination?: N
     metrics.httpRequests.inc({ method: request.method, route, status });
     metrics.httpDuration.observe({ method: request.method, route, status }, seconds);
     if (logger.isLevelEnabled('info')) {
-      logger.info({ request_id: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      logger.info(
+        { request_id: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'request',
+      );
     }
   });
 

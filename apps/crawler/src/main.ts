@@ -21,9 +21,13 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, name: 'gleaner-crawler' });
   const metrics = new Metrics('crawler');
   const ports = await openPorts(config);
-  const app = await NestFactory.create<NestFastifyApplication>(CrawlerModule.forRoot(config, ports, logger, metrics), new FastifyAdapter(), {
-    logger: new PinoNestLogger(logger),
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    CrawlerModule.forRoot(config, ports, logger, metrics),
+    new FastifyAdapter(),
+    {
+      logger: new PinoNestLogger(logger),
+    },
+  );
   await app.listen({ port: config.crawlerPort, host: config.host });
   logger.info({ port: config.crawlerPort }, 'Gleaner crawler running');
   const stop = (signal: string) => {

@@ -53,7 +53,11 @@ export class KeysService {
   }
 
   /** Creates a key for a user (also used by bootstrap and user creation). */
-  async issue(owner: { userId: string; organizationId: string }, input: CreateKeyInput, secret = generateKeySecret()): Promise<CreatedApiKey> {
+  async issue(
+    owner: { userId: string; organizationId: string },
+    input: CreateKeyInput,
+    secret = generateKeySecret(),
+  ): Promise<CreatedApiKey> {
     const record: ApiKeyRecord = {
       _id: newId(),
       user_id: owner.userId,

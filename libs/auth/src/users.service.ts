@@ -49,7 +49,10 @@ export class UsersService {
     if ((await this.repository.countKeys()) > 0) return null;
     if (!(await this.repository.claimBootstrap(nowIso()))) return null;
     const created = await this.createUser('admin', true, this.config.bootstrapKey);
-    this.logger.info({ user_id: created.id, key_id: created.key.id, key_prefix: created.key.key_prefix }, 'bootstrap admin user and key created');
+    this.logger.info(
+      { user_id: created.id, key_id: created.key.id, key_prefix: created.key.key_prefix },
+      'bootstrap admin user and key created',
+    );
     return { secret: created.key.key, generated: !this.config.bootstrapKey };
   }
 }

@@ -33,7 +33,10 @@ describe('loadConfig', () => {
   it('picks cluster mode only with both MONGODB_URI and REDIS_URL, and then needs GLEANER_SECRET', () => {
     expect(() => loadConfig({ MONGODB_URI: 'mongodb://127.0.0.1/x' })).toThrow(/REDIS_URL/);
     expect(() => loadConfig({ MONGODB_URI: 'mongodb://127.0.0.1/x', REDIS_URL: 'redis://127.0.0.1' })).toThrow(/GLEANER_SECRET/);
-    const config = loadConfig({ MONGODB_URI: 'mongodb://127.0.0.1/x', REDIS_URL: 'redis://127.0.0.1', GLEANER_SECRET: 'x'.repeat(32) }, 'api');
+    const config = loadConfig(
+      { MONGODB_URI: 'mongodb://127.0.0.1/x', REDIS_URL: 'redis://127.0.0.1', GLEANER_SECRET: 'x'.repeat(32) },
+      'api',
+    );
     expect(config.deployment).toBe('cluster');
     expect(config.role).toBe('api');
   });

@@ -69,11 +69,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const hasMongo = Boolean(env.MONGODB_URI);
   const hasRedis = Boolean(env.REDIS_URL);
   if (hasMongo !== hasRedis) {
-    problems.push(`${hasMongo ? 'REDIS_URL' : 'MONGODB_URI'}: cluster mode needs both MONGODB_URI and REDIS_URL (set both, or neither for embedded mode)`);
+    problems.push(
+      `${hasMongo ? 'REDIS_URL' : 'MONGODB_URI'}: cluster mode needs both MONGODB_URI and REDIS_URL (set both, or neither for embedded mode)`,
+    );
   }
   const deployment: Deployment = hasMongo && hasRedis ? 'cluster' : 'embedded';
   if (role !== 'all' && deployment !== 'cluster') {
-    problems.push(`MONGODB_URI, REDIS_URL: the ${role} role runs only in cluster mode; set both (or use \`npm start\` for one embedded process)`);
+    problems.push(
+      `MONGODB_URI, REDIS_URL: the ${role} role runs only in cluster mode; set both (or use \`npm start\` for one embedded process)`,
+    );
   }
   if (deployment === 'cluster' && !env.GLEANER_SECRET) {
     problems.push('GLEANER_SECRET: required in cluster mode (every replica must share it), at least 32 characters');

@@ -95,8 +95,7 @@ export const Errors = {
   conflict: (detail: string) => new AppError('conflict', detail),
   unauthorized: (detail: string) => new AppError('unauthorized', detail),
   forbidden: (detail: string) => new AppError('insufficient-scope', detail),
-  internal: (detail: string, cause?: unknown) =>
-    new AppError('internal-error', detail, { category: 'internal', retryable: true, cause }),
+  internal: (detail: string, cause?: unknown) => new AppError('internal-error', detail, { category: 'internal', retryable: true, cause }),
 };
 
 /** Thrown by repositories when a unique constraint is violated. */

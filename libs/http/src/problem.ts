@@ -42,7 +42,10 @@ const STATUS_TO_SLUG: Record<number, ProblemSlug> = {
 /** Fastify's own error codes that reach us before Nest sees the request. */
 const FASTIFY_CODES: Record<string, { slug: ProblemSlug; detail: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { slug: 'payload-too-large', detail: 'The request body is larger than the limit.' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { slug: 'unsupported-media-type', detail: 'Request bodies must be JSON (Content-Type: application/json).' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    slug: 'unsupported-media-type',
+    detail: 'Request bodies must be JSON (Content-Type: application/json).',
+  },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { slug: 'bad-request', detail: 'Content-Length does not match the body.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { slug: 'bad-request', detail: 'The body is empty but Content-Type says JSON.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { slug: 'bad-request', detail: 'The body is not valid JSON.' },

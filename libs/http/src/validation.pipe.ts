@@ -13,7 +13,11 @@ export function flattenValidationErrors(errors: ValidationError[], prefix: strin
     for (const message of Object.values(error.constraints ?? {})) {
       const cleaned = message.replace(new RegExp(`^(each value in )?${error.property} `), '$1');
       const value = error.constraints?.whitelistValidation ? undefined : error.value;
-      out.push({ location: path, message: error.constraints?.whitelistValidation ? 'unknown field' : cleaned, ...(value === undefined ? {} : { value }) });
+      out.push({
+        location: path,
+        message: error.constraints?.whitelistValidation ? 'unknown field' : cleaned,
+        ...(value === undefined ? {} : { value }),
+      });
     }
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, path));
   }

@@ -54,7 +54,13 @@ export class JobStreamService implements BeforeApplicationShutdown {
     await this.jobs.getRecord(caller, jobId);
   }
 
-  async stream(jobId: string, lastEventId: number, request: IncomingMessage, response: ServerResponse, headers: Record<string, string>): Promise<void> {
+  async stream(
+    jobId: string,
+    lastEventId: number,
+    request: IncomingMessage,
+    response: ServerResponse,
+    headers: Record<string, string>,
+  ): Promise<void> {
     response.writeHead(200, {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',

@@ -52,7 +52,11 @@ export class JobsRepository implements OnModuleInit {
    */
   transition(jobId: string, to: JobStatus, patch: Record<string, unknown> = {}, from?: JobStatus[]): Promise<JobRecord | null> {
     const allowed = (from ?? sourcesOf(to)).filter((s) => sourcesOf(to).includes(s));
-    return this.jobs.findOneAndUpdate({ _id: jobId, status: { $in: allowed } }, { $set: { ...patch, status: to } }, { returnDocument: 'before' });
+    return this.jobs.findOneAndUpdate(
+      { _id: jobId, status: { $in: allowed } },
+      { $set: { ...patch, status: to } },
+      { returnDocument: 'before' },
+    );
   }
 
   update(jobId: string, update: Update): Promise<JobRecord | null> {

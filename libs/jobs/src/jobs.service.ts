@@ -151,7 +151,10 @@ export class JobsService {
   }
 
   /** Progress counters (page_count, cost, tokens...) with a status event. */
-  async progress(jobId: string, inc: Partial<Record<'page_count' | 'urls_queued' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd', number>>): Promise<JobRecord | null> {
+  async progress(
+    jobId: string,
+    inc: Partial<Record<'page_count' | 'urls_queued' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd', number>>,
+  ): Promise<JobRecord | null> {
     const job = await this.repository.update(jobId, { $inc: inc });
     if (job) await this.emit(jobId, 'status', this.statusData(job));
     return job;
@@ -172,7 +175,11 @@ export class JobsService {
     const woken = await this.repository.unparkOldest(userId, limit);
     for (const job of woken) {
       const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
-      await this.queue.enqueue(JOBS_QUEUE, RUN_JOB, payload, { jobId: `${job._id}:${newId()}`, attempts: 5, backoff: { delayMs: 1000, maxDelayMs: 30_000 } });
+      await this.queue.enqueue(JOBS_QUEUE, RUN_JOB, payload, {
+        jobId: `${job._id}:${newId()}`,
+        attempts: 5,
+        backoff: { delayMs: 1000, maxDelayMs: 30_000 },
+      });
     }
     return woken.length;
   }

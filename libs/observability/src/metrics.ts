@@ -42,6 +42,8 @@ export class Metrics {
       labelNames: ['type', 'status'],
       registers,
     });
+    // prom-client calls collect() with the gauge as `this`, so keep a handle on the registry owner.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
     this.jobs = new Gauge({
       name: 'gleaner_jobs',

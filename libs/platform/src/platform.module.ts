@@ -1,6 +1,15 @@
 import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { EVENT_BUS, LocalEventBus, MemoryRateLimiter, RATE_LIMITER, RedisEventBus, RedisRateLimiter, type EventBusPort, type RateLimiterPort } from '@app/events';
+import {
+  EVENT_BUS,
+  LocalEventBus,
+  MemoryRateLimiter,
+  RATE_LIMITER,
+  RedisEventBus,
+  RedisRateLimiter,
+  type EventBusPort,
+  type RateLimiterPort,
+} from '@app/events';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { BullQueueAdapter, QUEUE, StoreQueueAdapter, type QueuePort } from '@app/queue';
 import { DOCUMENT_STORE, MongoDocumentStore, SqliteDocumentStore, type DocumentStore } from '@app/storage';

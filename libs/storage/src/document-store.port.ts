@@ -53,7 +53,7 @@ export interface Update {
 export interface FindOneAndUpdateOptions {
   upsert?: boolean;
   /** Which version to return; default 'after'. */
-  returnDocument?: "before" | "after";
+  returnDocument?: 'before' | 'after';
   sort?: SortSpec;
 }
 
@@ -75,17 +75,10 @@ export interface Collection<T extends Doc = Doc> {
   findOne(filter: Filter, options?: { sort?: SortSpec }): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   /** Streams matching documents in batches, never holding the whole result in memory. */
-  iterate(
-    filter: Filter,
-    options?: FindOptions & { batchSize?: number },
-  ): AsyncIterable<T>;
+  iterate(filter: Filter, options?: FindOptions & { batchSize?: number }): AsyncIterable<T>;
   count(filter: Filter): Promise<number>;
   /** Atomic read-modify-write of the first matching document. Returns null when nothing matched (and no upsert). */
-  findOneAndUpdate(
-    filter: Filter,
-    update: Update,
-    options?: FindOneAndUpdateOptions,
-  ): Promise<T | null>;
+  findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null>;
   /** Returns the number of modified documents. */
   updateMany(filter: Filter, update: Update): Promise<number>;
   /** Replaces the whole document with this `_id` (insert if missing). Throws DuplicateKeyError on unique clash. */
@@ -95,7 +88,7 @@ export interface Collection<T extends Doc = Doc> {
 }
 
 export interface DocumentStore {
-  readonly kind: "sqlite" | "mongodb";
+  readonly kind: 'sqlite' | 'mongodb';
   /** Returns the collection, creating it and its indexes on first use (idempotent). */
   collection<T extends Doc = Doc>(spec: CollectionSpec): Promise<Collection<T>>;
   /** Throws when the backend is unreachable (used by /ready). */
@@ -103,4 +96,4 @@ export interface DocumentStore {
   close(): Promise<void>;
 }
 
-export const DOCUMENT_STORE = Symbol("DOCUMENT_STORE");
+export const DOCUMENT_STORE = Symbol('DOCUMENT_STORE');

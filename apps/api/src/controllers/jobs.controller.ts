@@ -50,9 +50,7 @@ export class JobsController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     await this.streams.authorize(caller, id);
-    const headers = Object.fromEntries(
-      Object.entries(reply.getHeaders()).map(([name, value]) => [name, String(value)]),
-    );
+    const headers = Object.fromEntries(Object.entries(reply.getHeaders()).map(([name, value]) => [name, String(value)]));
     reply.hijack();
     const query = request.query as Record<string, string | undefined>;
     await this.streams.stream(id, parseLastEventId(lastEventId ?? query.last_event_id), request.raw, reply.raw, headers);

@@ -1,6 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeyListResponse, CreatedApiKeyResponse, CreateKeyDto, CurrentCaller, KeysService, RequiresFullAccess, SuccessResponse, type Caller } from '@app/auth';
+import {
+  ApiKeyListResponse,
+  CreatedApiKeyResponse,
+  CreateKeyDto,
+  CurrentCaller,
+  KeysService,
+  RequiresFullAccess,
+  SuccessResponse,
+  type Caller,
+} from '@app/auth';
 
 @ApiTags('API keys')
 @ApiBearerAuth()

@@ -105,9 +105,11 @@ export class BullQueueAdapter implements QueuePort {
     entry.consuming = true;
     const { queue } = entry;
     // queue.process resolves only when the queue closes, so it must not be awaited here.
-    queue.process('*', concurrency, (job: Bull.Job<P>) => this.run(queueName, job, handler)).catch((error: unknown) => {
-      if (!this.stopping) this.options.onError?.(toError(error), queueName);
-    });
+    queue
+      .process('*', concurrency, (job: Bull.Job<P>) => this.run(queueName, job, handler))
+      .catch((error: unknown) => {
+        if (!this.stopping) this.options.onError?.(toError(error), queueName);
+      });
     await queue.isReady();
   }
 
@@ -126,7 +128,7 @@ export class BullQueueAdapter implements QueuePort {
       await this.stop(0);
       await Promise.all([...this.queues.values()].map((e) => this.closeEntry(e, false)));
       this.queues.clear();
-      await Promise.all([this.client, this.subscriber].map((c) => (c ? quit(c) : undefined)));
+      await Promise.all([this.client, this.subscriber].map((c) => (c ? quit(c) : Promise.resolve())));
     })();
     return this.closing;
   }
@@ -149,7 +151,10 @@ export class BullQueueAdapter implements QueuePort {
     while (this.active.size > 0) {
       const left = deadline - Date.now();
       if (left <= 0) return false;
-      await settleWithin([...this.active].map((a) => a.done), left);
+      await settleWithin(
+        [...this.active].map((a) => a.done),
+        left,
+      );
     }
     return true;
   }
@@ -180,7 +185,7 @@ export class BullQueueAdapter implements QueuePort {
     } catch (raw) {
       const error = toError(raw);
       if (isPermanent(error)) {
-        job.discard();
+        void job.discard();
         throw error;
       }
       if (isHandBack(error) || controller.signal.aborted) {

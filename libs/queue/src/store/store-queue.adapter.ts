@@ -182,7 +182,10 @@ export class StoreQueueAdapter implements QueuePort {
     while (this.active.size > 0) {
       const left = deadline - Date.now();
       if (left <= 0) return false;
-      await settleWithin([...this.active].map((a) => a.done), left);
+      await settleWithin(
+        [...this.active].map((a) => a.done),
+        left,
+      );
     }
     return true;
   }

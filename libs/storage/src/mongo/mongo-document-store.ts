@@ -4,8 +4,8 @@
  * createIndexes are used — no transactions, change streams, TTL indexes or $lookup — so that
  * FerretDB and mongo-java-server work too.
  */
-import mongoose, { Schema, type Connection, type Model } from "mongoose";
-import { DuplicateKeyError, newId } from "@app/core";
+import mongoose, { Schema, type Connection, type Model } from 'mongoose';
+import { DuplicateKeyError, newId } from '@app/core';
 import type {
   Collection,
   CollectionSpec,
@@ -16,13 +16,9 @@ import type {
   FindOptions,
   SortSpec,
   Update,
-} from "../document-store.port";
-import {
-  validateFilter,
-  validateSort,
-  validateUpdate,
-} from "../filter-validation";
-import { InvalidFilterError } from "../sqlite/sqlite-filter";
+} from '../document-store.port';
+import { validateFilter, validateSort, validateUpdate } from '../filter-validation';
+import { InvalidFilterError } from '../sqlite/sqlite-filter';
 
 const COLLECTION_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -32,18 +28,12 @@ export interface MongoDocumentStoreOptions {
 }
 
 export class MongoDocumentStore implements DocumentStore {
-  readonly kind = "mongodb" as const;
-  private readonly collections = new Map<
-    string,
-    Promise<MongoCollection<Doc>>
-  >();
+  readonly kind = 'mongodb' as const;
+  private readonly collections = new Map<string, Promise<MongoCollection<Doc>>>();
 
   private constructor(private readonly conn: Connection) {}
 
-  static async connect(
-    uri: string,
-    options: MongoDocumentStoreOptions = {},
-  ): Promise<MongoDocumentStore> {
+  static async connect(uri: string, options: MongoDocumentStoreOptions = {}): Promise<MongoDocumentStore> {
     const conn = mongoose.createConnection(uri, {
       dbName: options.dbName,
       serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
@@ -61,9 +51,7 @@ export class MongoDocumentStore implements DocumentStore {
     return new MongoDocumentStore(conn);
   }
 
-  collection<T extends Doc = Doc>(
-    spec: CollectionSpec,
-  ): Promise<Collection<T>> {
+  collection<T extends Doc = Doc>(spec: CollectionSpec): Promise<Collection<T>> {
     let pending = this.collections.get(spec.name);
     if (!pending) {
       pending = this.createCollection(spec);
@@ -73,11 +61,8 @@ export class MongoDocumentStore implements DocumentStore {
     return pending as unknown as Promise<Collection<T>>;
   }
 
-  private async createCollection(
-    spec: CollectionSpec,
-  ): Promise<MongoCollection<Doc>> {
-    if (!COLLECTION_RE.test(spec.name))
-      throw new InvalidFilterError(`invalid collection name: ${spec.name}`);
+  private async createCollection(spec: CollectionSpec): Promise<MongoCollection<Doc>> {
+    if (!COLLECTION_RE.test(spec.name)) throw new InvalidFilterError(`invalid collection name: ${spec.name}`);
     const schema = new Schema(
       { _id: String },
       {
@@ -93,25 +78,18 @@ export class MongoDocumentStore implements DocumentStore {
       validateSort(index.fields);
       schema.index(index.fields, { unique: index.unique === true });
     }
-    const model = this.conn.model<Record<string, unknown>>(
-      spec.name,
-      schema,
-      spec.name,
-    );
-    await model
-      .createCollection()
-      .catch((error: { code?: number; codeName?: string }) => {
-        // 48 NamespaceExists: another process (or an earlier run) created it first.
-        if (error?.code !== 48 && error?.codeName !== "NamespaceExists")
-          throw error;
-      });
+    const model = this.conn.model<Record<string, unknown>>(spec.name, schema, spec.name);
+    await model.createCollection().catch((error: { code?: number; codeName?: string }) => {
+      // 48 NamespaceExists: another process (or an earlier run) created it first.
+      if (error?.code !== 48 && error?.codeName !== 'NamespaceExists') throw error;
+    });
     await model.createIndexes();
     return new MongoCollection<Doc>(spec.name, model);
   }
 
   async ping(): Promise<void> {
     const db = this.conn.db;
-    if (!db) throw new Error("MongoDB connection is not open");
+    if (!db) throw new Error('MongoDB connection is not open');
     await db.command({ ping: 1 });
   }
 
@@ -129,9 +107,7 @@ function isDuplicate(error: unknown): boolean {
     writeErrors?: Array<{ code?: number; err?: { code?: number } }>;
   };
   if (e?.code === 11000 || e?.code === 11001) return true;
-  return (e?.writeErrors ?? []).some(
-    (w) => w?.code === 11000 || w?.err?.code === 11000,
-  );
+  return (e?.writeErrors ?? []).some((w) => w?.code === 11000 || w?.err?.code === 11000);
 }
 
 class MongoCollection<T extends Doc> implements Collection<T> {
@@ -146,10 +122,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     await this.guard(() => this.model.insertMany([{ ...doc }], { lean: true }));
   }
 
-  async findOne(
-    filter: Filter,
-    options?: { sort?: SortSpec },
-  ): Promise<T | null> {
+  async findOne(filter: Filter, options?: { sort?: SortSpec }): Promise<T | null> {
     validateFilter(filter);
     validateSort(options?.sort);
     let q = this.model.findOne(filter);
@@ -161,15 +134,9 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     return (await this.query(filter, options).lean().exec()) as unknown as T[];
   }
 
-  async *iterate(
-    filter: Filter,
-    options?: FindOptions & { batchSize?: number },
-  ): AsyncIterable<T> {
+  async *iterate(filter: Filter, options?: FindOptions & { batchSize?: number }): AsyncIterable<T> {
     const batchSize = Math.max(1, Math.floor(options?.batchSize ?? 500));
-    const cursor = this.query(filter, options)
-      .lean()
-      .batchSize(batchSize)
-      .cursor();
+    const cursor = this.query(filter, options).lean().batchSize(batchSize).cursor();
     try {
       for await (const doc of cursor) yield doc as unknown as T;
     } finally {
@@ -182,20 +149,12 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     return this.model.countDocuments(filter).exec();
   }
 
-  async findOneAndUpdate(
-    filter: Filter,
-    update: Update,
-    options?: FindOneAndUpdateOptions,
-  ): Promise<T | null> {
+  async findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null> {
     validateFilter(filter);
     validateUpdate(update);
     validateSort(options?.sort);
     const mongoUpdate = toMongoUpdate(update);
-    if (
-      options?.upsert &&
-      !hasIdEquality(filter) &&
-      update.$setOnInsert?._id === undefined
-    ) {
+    if (options?.upsert && !hasIdEquality(filter) && update.$setOnInsert?._id === undefined) {
       // Without this the server would invent an ObjectId; the port promises string ids.
       mongoUpdate.$setOnInsert = {
         ...(mongoUpdate.$setOnInsert ?? {}),
@@ -207,7 +166,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
         (await this.model
           .findOneAndUpdate(filter, mongoUpdate, {
             upsert: options?.upsert === true,
-            returnDocument: options?.returnDocument ?? "after",
+            returnDocument: options?.returnDocument ?? 'after',
             sort: options?.sort,
           })
           .lean()
@@ -218,19 +177,13 @@ class MongoCollection<T extends Doc> implements Collection<T> {
   async updateMany(filter: Filter, update: Update): Promise<number> {
     validateFilter(filter);
     validateUpdate(update);
-    const result = await this.guard(() =>
-      this.model.updateMany(filter, toMongoUpdate(update)).exec(),
-    );
+    const result = await this.guard(() => this.model.updateMany(filter, toMongoUpdate(update)).exec());
     return result.modifiedCount;
   }
 
   async replaceOne(doc: T): Promise<void> {
     assertDoc(doc);
-    await this.guard(() =>
-      this.model
-        .replaceOne({ _id: doc._id }, { ...doc }, { upsert: true })
-        .exec(),
-    );
+    await this.guard(() => this.model.replaceOne({ _id: doc._id }, { ...doc }, { upsert: true }).exec());
   }
 
   async deleteOne(filter: Filter): Promise<boolean> {
@@ -251,8 +204,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     let q = this.model.find(filter);
     if (options?.sort) q = q.sort(options.sort);
     if (options?.skip && options.skip > 0) q = q.skip(Math.floor(options.skip));
-    if (options?.limit && options.limit > 0)
-      q = q.limit(Math.floor(options.limit));
+    if (options?.limit && options.limit > 0) q = q.limit(Math.floor(options.limit));
     return q;
   }
 
@@ -261,7 +213,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
       return await fn();
     } catch (error) {
       if (isDuplicate(error)) {
-        const match = /index: (\S+)/.exec((error as Error).message ?? "");
+        const match = /index: (\S+)/.exec((error as Error).message ?? '');
         throw new DuplicateKeyError(this.name, match?.[1]);
       }
       throw error;
@@ -270,22 +222,16 @@ class MongoCollection<T extends Doc> implements Collection<T> {
 }
 
 function assertDoc(doc: Doc): void {
-  if (typeof doc?._id !== "string" || doc._id === "")
-    throw new InvalidFilterError("document needs a string _id");
+  if (typeof doc?._id !== 'string' || doc._id === '') throw new InvalidFilterError('document needs a string _id');
 }
 
 function hasIdEquality(filter: Filter): boolean {
   const c = filter._id;
-  return (
-    typeof c === "string" ||
-    (c !== null && typeof c === "object" && typeof c.$eq === "string")
-  );
+  return typeof c === 'string' || (c !== null && typeof c === 'object' && typeof c.$eq === 'string');
 }
 
 /** Drops empty operator objects, which MongoDB rejects. */
-function toMongoUpdate(
-  update: Update,
-): Record<string, Record<string, unknown>> {
+function toMongoUpdate(update: Update): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const [op, fields] of Object.entries(update)) {
     if (fields && Object.keys(fields).length > 0) out[op] = { ...fields };

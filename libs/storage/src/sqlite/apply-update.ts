@@ -2,13 +2,13 @@
  * The port's update language applied in memory, with MongoDB's semantics, for the embedded adapter
  * (which does read-modify-write inside one SQLite transaction).
  */
-import type { Doc, Filter, Update } from "../document-store.port";
-import { assertFieldName, InvalidFilterError } from "./sqlite-filter";
+import type { Doc, Filter, Update } from '../document-store.port';
+import { assertFieldName, InvalidFilterError } from './sqlite-filter';
 
-const UPDATE_OPS = new Set(["$set", "$unset", "$inc", "$setOnInsert"]);
+const UPDATE_OPS = new Set(['$set', '$unset', '$inc', '$setOnInsert']);
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function clone<T>(v: T): T {
@@ -16,12 +16,8 @@ function clone<T>(v: T): T {
 }
 
 /** Parent object of a dotted path, creating intermediate objects (like MongoDB's $set). */
-function parentOf(
-  doc: Record<string, unknown>,
-  path: string,
-  create: boolean,
-): [Record<string, unknown>, string] | null {
-  const segments = path.split(".");
+function parentOf(doc: Record<string, unknown>, path: string, create: boolean): [Record<string, unknown>, string] | null {
+  const segments = path.split('.');
   let cur: Record<string, unknown> = doc;
   for (const seg of segments.slice(0, -1)) {
     let next = cur[seg];
@@ -32,9 +28,7 @@ function parentOf(
     }
     if (!isPlainObject(next)) {
       if (!create) return null;
-      throw new InvalidFilterError(
-        `cannot create field in non-object at ${path}`,
-      );
+      throw new InvalidFilterError(`cannot create field in non-object at ${path}`);
     }
     cur = next;
   }
@@ -43,21 +37,13 @@ function parentOf(
 
 export function validateUpdate(update: Update): void {
   for (const [op, fields] of Object.entries(update)) {
-    if (!UPDATE_OPS.has(op))
-      throw new InvalidFilterError(
-        `unsupported update operator ${JSON.stringify(op)}`,
-      );
+    if (!UPDATE_OPS.has(op)) throw new InvalidFilterError(`unsupported update operator ${JSON.stringify(op)}`);
     if (fields === undefined) continue;
-    if (!isPlainObject(fields))
-      throw new InvalidFilterError(`${op} needs an object`);
+    if (!isPlainObject(fields)) throw new InvalidFilterError(`${op} needs an object`);
     for (const [field, value] of Object.entries(fields)) {
       assertFieldName(field);
-      if (field === "_id" && op !== "$setOnInsert")
-        throw new InvalidFilterError(`${op} may not change _id`);
-      if (
-        op === "$inc" &&
-        (typeof value !== "number" || !Number.isFinite(value))
-      ) {
+      if (field === '_id' && op !== '$setOnInsert') throw new InvalidFilterError(`${op} may not change _id`);
+      if (op === '$inc' && (typeof value !== 'number' || !Number.isFinite(value))) {
         throw new InvalidFilterError(`$inc needs a finite number for ${field}`);
       }
     }
@@ -65,11 +51,7 @@ export function validateUpdate(update: Update): void {
 }
 
 /** Returns a new document with the update applied (`inserting` enables $setOnInsert). */
-export function applyUpdate<T extends Doc>(
-  doc: T,
-  update: Update,
-  inserting: boolean,
-): T {
+export function applyUpdate<T extends Doc>(doc: T, update: Update, inserting: boolean): T {
   const out = clone(doc) as Record<string, unknown>;
   if (inserting) setAll(out, update.$setOnInsert);
   setAll(out, update.$set);
@@ -77,7 +59,7 @@ export function applyUpdate<T extends Doc>(
     const [parent, key] = parentOf(out, path, true)!;
     const current = parent[key];
     if (current === undefined || current === null) parent[key] = by;
-    else if (typeof current === "number") parent[key] = current + by;
+    else if (typeof current === 'number') parent[key] = current + by;
     else throw new InvalidFilterError(`cannot $inc non-numeric field ${path}`);
   }
   for (const path of Object.keys(update.$unset ?? {})) {
@@ -87,10 +69,7 @@ export function applyUpdate<T extends Doc>(
   return out as T;
 }
 
-function setAll(
-  out: Record<string, unknown>,
-  fields: Record<string, unknown> | undefined,
-): void {
+function setAll(out: Record<string, unknown>, fields: Record<string, unknown> | undefined): void {
   for (const [path, value] of Object.entries(fields ?? {})) {
     if (value === undefined) continue;
     const [parent, key] = parentOf(out, path, true)!;
@@ -103,8 +82,8 @@ export function upsertSeed(filter: Filter): Record<string, unknown> {
   const seed: Record<string, unknown> = {};
   for (const [field, cond] of Object.entries(filter)) {
     let value: unknown;
-    if (cond === null || typeof cond !== "object") value = cond;
-    else if ("$eq" in cond && cond.$eq !== undefined) value = cond.$eq;
+    if (cond === null || typeof cond !== 'object') value = cond;
+    else if ('$eq' in cond && cond.$eq !== undefined) value = cond.$eq;
     else continue;
     if (value === undefined) continue;
     const [parent, key] = parentOf(seed, field, true)!;

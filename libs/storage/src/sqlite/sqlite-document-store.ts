@@ -3,10 +3,10 @@
  * underneath, so each operation (including read-modify-write) is atomic within this process, and
  * `BEGIN IMMEDIATE` makes it atomic against other processes sharing the file as well.
  */
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { DuplicateKeyError, newId } from "@app/core";
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DuplicateKeyError, newId } from '@app/core';
 import type {
   Collection,
   CollectionSpec,
@@ -17,15 +17,9 @@ import type {
   FindOptions,
   SortSpec,
   Update,
-} from "../document-store.port";
-import { applyUpdate, upsertSeed, validateUpdate } from "./apply-update";
-import {
-  fieldExpr,
-  InvalidFilterError,
-  translateFilter,
-  translateSort,
-  type SqlParam,
-} from "./sqlite-filter";
+} from '../document-store.port';
+import { applyUpdate, upsertSeed, validateUpdate } from './apply-update';
+import { fieldExpr, InvalidFilterError, translateFilter, translateSort, type SqlParam } from './sqlite-filter';
 
 const COLLECTION_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const STATEMENT_CACHE_MAX = 512;
@@ -39,7 +33,7 @@ export interface SqliteDocumentStoreOptions {
 }
 
 export class SqliteDocumentStore implements DocumentStore {
-  readonly kind = "sqlite" as const;
+  readonly kind = 'sqlite' as const;
   private readonly statements = new Map<string, StatementSync>();
   private readonly collections = new Map<string, SqliteCollection<Doc>>();
   private closed = false;
@@ -47,16 +41,15 @@ export class SqliteDocumentStore implements DocumentStore {
   private constructor(readonly db: DatabaseSync) {}
 
   static open(options: SqliteDocumentStoreOptions): SqliteDocumentStore {
-    if (options.file !== ":memory:")
-      mkdirSync(dirname(options.file), { recursive: true });
+    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
     const db = new DatabaseSync(options.file);
     const busy = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
     // busy_timeout first: switching to WAL itself needs a lock when another process holds the file.
     db.exec(`PRAGMA busy_timeout=${busy}`);
-    db.exec("PRAGMA journal_mode=WAL");
+    db.exec('PRAGMA journal_mode=WAL');
     // FULL in WAL mode fsyncs the log on every commit: an acknowledged write survives power loss / kill -9.
-    db.exec("PRAGMA synchronous=FULL");
-    db.exec("PRAGMA foreign_keys=OFF");
+    db.exec('PRAGMA synchronous=FULL');
+    db.exec('PRAGMA foreign_keys=OFF');
     return new SqliteDocumentStore(db);
   }
 
@@ -73,51 +66,37 @@ export class SqliteDocumentStore implements DocumentStore {
 
   /** Runs `fn` inside BEGIN IMMEDIATE ... COMMIT, rolling back on any error. */
   transaction<R>(fn: () => R): R {
-    this.db.exec("BEGIN IMMEDIATE");
+    this.db.exec('BEGIN IMMEDIATE');
     try {
       const result = fn();
-      this.db.exec("COMMIT");
+      this.db.exec('COMMIT');
       return result;
     } catch (error) {
-      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
       throw error;
     }
   }
 
-  async collection<T extends Doc = Doc>(
-    spec: CollectionSpec,
-  ): Promise<Collection<T>> {
+  async collection<T extends Doc = Doc>(spec: CollectionSpec): Promise<Collection<T>> {
     this.assertOpen();
     const existing = this.collections.get(spec.name);
     if (existing) return existing as unknown as Collection<T>;
-    if (!COLLECTION_RE.test(spec.name))
-      throw new InvalidFilterError(`invalid collection name: ${spec.name}`);
+    if (!COLLECTION_RE.test(spec.name)) throw new InvalidFilterError(`invalid collection name: ${spec.name}`);
     const table = `"c_${spec.name}"`;
     this.transaction(() => {
-      this.db.exec(
-        `CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`,
-      );
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
       for (const index of spec.indexes) {
         const fields = Object.entries(index.fields);
-        if (fields.length === 0)
-          throw new InvalidFilterError("index needs at least one field");
-        const suffix = `${spec.name}_${fields.map(([f, d]) => `${f.replace(/\./g, "__")}_${d === -1 ? "d" : "a"}`).join("_")}`;
+        if (fields.length === 0) throw new InvalidFilterError('index needs at least one field');
+        const suffix = `${spec.name}_${fields.map(([f, d]) => `${f.replace(/\./g, '__')}_${d === -1 ? 'd' : 'a'}`).join('_')}`;
         // The query index: exactly the json_extract() expressions the filter translator emits.
-        const columns = fields.map(
-          ([f, dir]) => `${fieldExpr(f).value} ${dir === -1 ? "DESC" : "ASC"}`,
-        );
-        this.db.exec(
-          `CREATE INDEX IF NOT EXISTS "ix_${suffix}" ON ${table} (${columns.join(", ")})`,
-        );
+        const columns = fields.map(([f, dir]) => `${fieldExpr(f).value} ${dir === -1 ? 'DESC' : 'ASC'}`);
+        this.db.exec(`CREATE INDEX IF NOT EXISTS "ix_${suffix}" ON ${table} (${columns.join(', ')})`);
         if (index.unique) {
           // Enforcement on each value's canonical JSON text, with missing mapped to 'null': like MongoDB,
           // missing and null collide, and true/1/'1' stay distinct (json_extract would conflate true and 1).
-          const keys = fields.map(([f]) =>
-            f === "_id" ? "id" : `IFNULL(doc -> '$.${f}', 'null')`,
-          );
-          this.db.exec(
-            `CREATE UNIQUE INDEX IF NOT EXISTS "ux_${suffix}" ON ${table} (${keys.join(", ")})`,
-          );
+          const keys = fields.map(([f]) => (f === '_id' ? 'id' : `IFNULL(doc -> '$.${f}', 'null')`));
+          this.db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS "ux_${suffix}" ON ${table} (${keys.join(', ')})`);
         }
       }
     });
@@ -128,7 +107,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async ping(): Promise<void> {
     this.assertOpen();
-    this.stmt("SELECT 1").get();
+    this.stmt('SELECT 1').get();
   }
 
   async close(): Promise<void> {
@@ -140,7 +119,7 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   assertOpen(): void {
-    if (this.closed) throw new Error("SqliteDocumentStore is closed");
+    if (this.closed) throw new Error('SqliteDocumentStore is closed');
   }
 }
 
@@ -151,8 +130,7 @@ function parse<T>(row: unknown): T {
 }
 
 function serialize(doc: Doc): string {
-  if (typeof doc?._id !== "string" || doc._id === "")
-    throw new InvalidFilterError("document needs a string _id");
+  if (typeof doc?._id !== 'string' || doc._id === '') throw new InvalidFilterError('document needs a string _id');
   return JSON.stringify(doc);
 }
 
@@ -167,48 +145,31 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async insertOne(doc: T): Promise<void> {
     const json = serialize(doc);
-    this.write(() =>
-      this.store
-        .stmt(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`)
-        .run(doc._id, json),
-    );
+    this.write(() => this.store.stmt(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`).run(doc._id, json));
   }
 
-  async findOne(
-    filter: Filter,
-    options?: { sort?: SortSpec },
-  ): Promise<T | null> {
+  async findOne(filter: Filter, options?: { sort?: SortSpec }): Promise<T | null> {
     // Hot path (API reads by id): skip filter translation and the statement-cache lookup.
     const id = (filter as { _id?: unknown })._id;
-    if (typeof id === "string" && !options?.sort && onlyKey(filter, "_id")) {
+    if (typeof id === 'string' && !options?.sort && onlyKey(filter, '_id')) {
       this.store.assertOpen();
-      this.byId ??= this.store.stmt(
-        `SELECT doc FROM ${this.table} WHERE id = ?`,
-      );
+      this.byId ??= this.store.stmt(`SELECT doc FROM ${this.table} WHERE id = ?`);
       const hit = this.byId.get(id);
       return hit ? parse<T>(hit) : null;
     }
-    const row = this.select(
-      filter,
-      { sort: options?.sort, limit: 1 },
-      "doc",
-    ).get();
+    const row = this.select(filter, { sort: options?.sort, limit: 1 }, 'doc').get();
     return row ? parse<T>(row) : null;
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<T[]> {
-    return this.select(filter, options ?? {}, "doc")
+    return this.select(filter, options ?? {}, 'doc')
       .all()
       .map((row) => parse<T>(row));
   }
 
-  async *iterate(
-    filter: Filter,
-    options?: FindOptions & { batchSize?: number },
-  ): AsyncIterable<T> {
+  async *iterate(filter: Filter, options?: FindOptions & { batchSize?: number }): AsyncIterable<T> {
     const batchSize = Math.max(1, Math.floor(options?.batchSize ?? 500));
-    let remaining =
-      options?.limit && options.limit > 0 ? options.limit : Infinity;
+    let remaining = options?.limit && options.limit > 0 ? options.limit : Infinity;
     let skip = options?.skip && options.skip > 0 ? Math.floor(options.skip) : 0;
     const where = translateFilter(filter);
     const sort = Object.entries(options?.sort ?? {});
@@ -216,32 +177,22 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       expr: fieldExpr(field).value,
       dir,
     }));
-    const orderBy = [
-      ...keys.map((k) => `${k.expr} ${k.dir === -1 ? "DESC" : "ASC"}`),
-      "rowid ASC",
-    ].join(", ");
-    const keyCols = keys.map((k, i) => `, ${k.expr} AS k${i}`).join("");
+    const orderBy = [...keys.map((k) => `${k.expr} ${k.dir === -1 ? 'DESC' : 'ASC'}`), 'rowid ASC'].join(', ');
+    const keyCols = keys.map((k, i) => `, ${k.expr} AS k${i}`).join('');
     let last: { rowid: number; values: unknown[] } | null = null;
 
     while (remaining > 0) {
       this.store.assertOpen();
       // Keyset pagination over (sort keys..., rowid): each batch is an index-friendly range query,
       // so neither memory nor per-batch cost grows with the collection.
-      const after = last
-        ? keysetAfter(keys, last)
-        : { sql: "1", params: [] as SqlParam[] };
+      const after = last ? keysetAfter(keys, last) : { sql: '1', params: [] as SqlParam[] };
       const limit = Math.min(batchSize, remaining);
       const sql =
         `SELECT rowid AS r, doc${keyCols} FROM ${this.table} WHERE (${where.sql}) AND (${after.sql}) ` +
         `ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
-      const rows = this.store
-        .stmt(sql)
-        .all(
-          ...where.params,
-          ...after.params,
-          BigInt(limit),
-          BigInt(skip),
-        ) as Array<Record<string, unknown>>;
+      const rows = this.store.stmt(sql).all(...where.params, ...after.params, BigInt(limit), BigInt(skip)) as Array<
+        Record<string, unknown>
+      >;
       skip = 0;
       for (const row of rows) yield JSON.parse(row.doc as string) as T;
       if (rows.length < limit) return;
@@ -256,48 +207,30 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async count(filter: Filter): Promise<number> {
     const where = translateFilter(filter);
-    const row = this.store
-      .stmt(`SELECT count(*) AS n FROM ${this.table} WHERE ${where.sql}`)
-      .get(...where.params);
+    const row = this.store.stmt(`SELECT count(*) AS n FROM ${this.table} WHERE ${where.sql}`).get(...where.params);
     return Number((row as { n: number }).n);
   }
 
-  async findOneAndUpdate(
-    filter: Filter,
-    update: Update,
-    options?: FindOneAndUpdateOptions,
-  ): Promise<T | null> {
+  async findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null> {
     validateUpdate(update);
     return this.write(() =>
       this.store.transaction(() => {
-        const row = this.select(
-          filter,
-          { sort: options?.sort, limit: 1 },
-          "id, doc",
-        ).get() as Row | undefined;
+        const row = this.select(filter, { sort: options?.sort, limit: 1 }, 'id, doc').get() as Row | undefined;
         if (row) {
           const before = JSON.parse(row.doc) as T;
           const after = applyUpdate(before, update, false);
           const json = JSON.stringify(after);
-          if (json !== row.doc)
-            this.store
-              .stmt(`UPDATE ${this.table} SET doc = ? WHERE id = ?`)
-              .run(json, row.id);
-          return options?.returnDocument === "before" ? before : after;
+          if (json !== row.doc) this.store.stmt(`UPDATE ${this.table} SET doc = ? WHERE id = ?`).run(json, row.id);
+          return options?.returnDocument === 'before' ? before : after;
         }
         if (!options?.upsert) return null;
         const seed = upsertSeed(filter);
-        const inserted = applyUpdate({ ...seed, _id: "" } as T, update, true);
-        if (typeof inserted._id !== "string" || inserted._id === "") {
-          (inserted as Doc)._id =
-            typeof seed._id === "string" ? seed._id : newId();
+        const inserted = applyUpdate({ ...seed, _id: '' } as T, update, true);
+        if (typeof inserted._id !== 'string' || inserted._id === '') {
+          (inserted as Doc)._id = typeof seed._id === 'string' ? seed._id : newId();
         }
-        this.store
-          .stmt(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`)
-          .run(inserted._id, serialize(reorderId(inserted)));
-        return options?.returnDocument === "before"
-          ? null
-          : reorderId(inserted);
+        this.store.stmt(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`).run(inserted._id, serialize(reorderId(inserted)));
+        return options?.returnDocument === 'before' ? null : reorderId(inserted);
       }),
     );
   }
@@ -306,16 +239,12 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     validateUpdate(update);
     return this.write(() =>
       this.store.transaction(() => {
-        const write = this.store.stmt(
-          `UPDATE ${this.table} SET doc = ? WHERE id = ?`,
-        );
+        const write = this.store.stmt(`UPDATE ${this.table} SET doc = ? WHERE id = ?`);
         let modified = 0;
         // Materialising the matching rows first keeps the UPDATEs from disturbing the running SELECT.
-        const rows = this.select(filter, {}, "id, doc").all() as Row[];
+        const rows = this.select(filter, {}, 'id, doc').all() as Row[];
         for (const row of rows) {
-          const json = JSON.stringify(
-            applyUpdate(JSON.parse(row.doc) as T, update, false),
-          );
+          const json = JSON.stringify(applyUpdate(JSON.parse(row.doc) as T, update, false));
           if (json === row.doc) continue; // MongoDB counts only documents that actually changed
           write.run(json, row.id);
           modified++;
@@ -329,9 +258,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     const json = serialize(doc);
     this.write(() =>
       this.store
-        .stmt(
-          `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`,
-        )
+        .stmt(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET doc = excluded.doc`)
         .run(doc._id, json),
     );
   }
@@ -340,9 +267,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     const where = translateFilter(filter);
     const result = this.write(() =>
       this.store
-        .stmt(
-          `DELETE FROM ${this.table} WHERE rowid = (SELECT rowid FROM ${this.table} WHERE ${where.sql} LIMIT 1)`,
-        )
+        .stmt(`DELETE FROM ${this.table} WHERE rowid = (SELECT rowid FROM ${this.table} WHERE ${where.sql} LIMIT 1)`)
         .run(...where.params),
     );
     return Number(result.changes) > 0;
@@ -350,33 +275,23 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async deleteMany(filter: Filter): Promise<number> {
     const where = translateFilter(filter);
-    const result = this.write(() =>
-      this.store
-        .stmt(`DELETE FROM ${this.table} WHERE ${where.sql}`)
-        .run(...where.params),
-    );
+    const result = this.write(() => this.store.stmt(`DELETE FROM ${this.table} WHERE ${where.sql}`).run(...where.params));
     return Number(result.changes);
   }
 
-  private select(
-    filter: Filter,
-    options: FindOptions,
-    columns: string,
-  ): { get(): unknown; all(): unknown[] } {
+  private select(filter: Filter, options: FindOptions, columns: string): { get(): unknown; all(): unknown[] } {
     this.store.assertOpen();
     const where = translateFilter(filter);
     const orderBy = translateSort(options.sort);
     const params: Array<SqlParam | bigint> = where.params;
     let sql = `SELECT ${columns} FROM ${this.table} WHERE ${where.sql}`;
     if (orderBy) sql += ` ORDER BY ${orderBy}`;
-    const limit =
-      options.limit && options.limit > 0 ? Math.floor(options.limit) : -1;
-    const skip =
-      options.skip && options.skip > 0 ? Math.floor(options.skip) : 0;
-    if (limit === 1 && skip === 0) sql += " LIMIT 1";
+    const limit = options.limit && options.limit > 0 ? Math.floor(options.limit) : -1;
+    const skip = options.skip && options.skip > 0 ? Math.floor(options.skip) : 0;
+    if (limit === 1 && skip === 0) sql += ' LIMIT 1';
     else if (limit !== -1 || skip > 0) {
       // BigInt binds as INTEGER; a bound JS number is a REAL, which makes SQLite's LIMIT noticeably slower.
-      sql += " LIMIT ? OFFSET ?";
+      sql += ' LIMIT ? OFFSET ?';
       params.push(BigInt(limit), BigInt(skip));
     }
     const stmt = this.store.stmt(sql);
@@ -390,16 +305,9 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       return fn();
     } catch (error) {
       const code = (error as { errcode?: number }).errcode;
-      if (
-        code === SQLITE_CONSTRAINT_UNIQUE ||
-        code === SQLITE_CONSTRAINT_PRIMARYKEY
-      ) {
+      if (code === SQLITE_CONSTRAINT_UNIQUE || code === SQLITE_CONSTRAINT_PRIMARYKEY) {
         const match = /index '([^']+)'/.exec((error as Error).message);
-        throw new DuplicateKeyError(
-          this.name,
-          match?.[1] ??
-            (code === SQLITE_CONSTRAINT_PRIMARYKEY ? "_id" : undefined),
-        );
+        throw new DuplicateKeyError(this.name, match?.[1] ?? (code === SQLITE_CONSTRAINT_PRIMARYKEY ? '_id' : undefined));
       }
       throw error;
     }
@@ -439,17 +347,17 @@ function keysetAfter(
         beyond = `${k.expr} > ?`;
         beyondParams.push(v);
       }
-    } else if (v === null) beyond = "0";
+    } else if (v === null) beyond = '0';
     else {
       beyond = `(${k.expr} < ? OR ${k.expr} IS NULL)`;
       beyondParams.push(v);
     }
-    ors.push([...equalPrefix, beyond].join(" AND "));
+    ors.push([...equalPrefix, beyond].join(' AND '));
     params.push(...prefixParams, ...beyondParams);
     equalPrefix.push(`${k.expr} IS ?`);
     prefixParams.push(v);
   });
-  ors.push([...equalPrefix, "rowid > ?"].join(" AND "));
+  ors.push([...equalPrefix, 'rowid > ?'].join(' AND '));
   params.push(...prefixParams, last.rowid);
-  return { sql: ors.map((s) => `(${s})`).join(" OR "), params };
+  return { sql: ors.map((s) => `(${s})`).join(' OR '), params };
 }

@@ -6,12 +6,7 @@
  * bound. json_extract maps JSON true/false to 1/0 and objects to their JSON text, so every typed
  * comparison is guarded with json_type() to keep MongoDB's "types never compare equal" behaviour.
  */
-import type {
-  FieldCondition,
-  Filter,
-  Scalar,
-  SortSpec,
-} from "../document-store.port";
+import type { FieldCondition, Filter, Scalar, SortSpec } from '../document-store.port';
 
 export type SqlParam = string | number | null;
 
@@ -21,42 +16,26 @@ export interface SqlFragment {
 }
 
 const FIELD_RE = /^[A-Za-z_][A-Za-z0-9_.]*$/;
-const OPERATORS = new Set([
-  "$eq",
-  "$ne",
-  "$in",
-  "$nin",
-  "$lt",
-  "$lte",
-  "$gt",
-  "$gte",
-  "$exists",
-]);
+const OPERATORS = new Set(['$eq', '$ne', '$in', '$nin', '$lt', '$lte', '$gt', '$gte', '$exists']);
 
 export class InvalidFilterError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = "InvalidFilterError";
+    this.name = 'InvalidFilterError';
   }
 }
 
 /** Throws unless `field` is a plain (optionally dotted) identifier path. */
 export function assertFieldName(field: string): void {
-  if (
-    typeof field !== "string" ||
-    !FIELD_RE.test(field) ||
-    field.split(".").some((s) => s === "")
-  ) {
-    throw new InvalidFilterError(
-      `invalid field name: ${JSON.stringify(field)}`,
-    );
+  if (typeof field !== 'string' || !FIELD_RE.test(field) || field.split('.').some((s) => s === '')) {
+    throw new InvalidFilterError(`invalid field name: ${JSON.stringify(field)}`);
   }
 }
 
 /** The SQL value expression and JSON type expression of a field. `_id` is the primary-key column. */
 export function fieldExpr(field: string): { value: string; type: string } {
   assertFieldName(field);
-  if (field === "_id") return { value: "id", type: "'text'" };
+  if (field === '_id') return { value: 'id', type: "'text'" };
   const path = `'$.${field}'`;
   return { value: `json_extract(doc,${path})`, type: `json_type(doc,${path})` };
 }
@@ -65,67 +44,54 @@ type Target = { value: string; type: string };
 
 function eq(t: Target, v: Scalar, params: SqlParam[]): string {
   if (v === null) return `${t.value} IS NULL`;
-  if (typeof v === "boolean")
-    return `(${t.value} = ${v ? 1 : 0} AND ${t.type} = '${v ? "true" : "false"}')`;
-  if (typeof v === "number") {
-    if (!Number.isFinite(v))
-      throw new InvalidFilterError("non-finite number in filter");
+  if (typeof v === 'boolean') return `(${t.value} = ${v ? 1 : 0} AND ${t.type} = '${v ? 'true' : 'false'}')`;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new InvalidFilterError('non-finite number in filter');
     params.push(v);
     return `(${t.value} = ? AND ${t.type} IN ('integer','real'))`;
   }
-  if (typeof v === "string") {
+  if (typeof v === 'string') {
     params.push(v);
     return `(${t.value} = ? AND ${t.type} = 'text')`;
   }
-  throw new InvalidFilterError(
-    `unsupported filter value: ${JSON.stringify(v)}`,
-  );
+  throw new InvalidFilterError(`unsupported filter value: ${JSON.stringify(v)}`);
 }
 
 function inList(t: Target, values: Scalar[], params: SqlParam[]): string {
-  if (!Array.isArray(values))
-    throw new InvalidFilterError("$in/$nin needs an array");
-  if (values.length === 0) return "0";
-  const strings = values.filter((v): v is string => typeof v === "string");
-  const numbers = values.filter((v): v is number => typeof v === "number");
+  if (!Array.isArray(values)) throw new InvalidFilterError('$in/$nin needs an array');
+  if (values.length === 0) return '0';
+  const strings = values.filter((v): v is string => typeof v === 'string');
+  const numbers = values.filter((v): v is number => typeof v === 'number');
   const parts: string[] = [];
   // One JSON-array parameter keeps the SQL text (and so the cached statement) independent of list length.
   if (strings.length === 1) parts.push(eq(t, strings[0], params));
   else if (strings.length > 1) {
     params.push(JSON.stringify(strings));
-    parts.push(
-      `(${t.value} IN (SELECT value FROM json_each(?)) AND ${t.type} = 'text')`,
-    );
+    parts.push(`(${t.value} IN (SELECT value FROM json_each(?)) AND ${t.type} = 'text')`);
   }
   if (numbers.length === 1) parts.push(eq(t, numbers[0], params));
   else if (numbers.length > 1) {
-    if (!numbers.every(Number.isFinite))
-      throw new InvalidFilterError("non-finite number in filter");
+    if (!numbers.every(Number.isFinite)) throw new InvalidFilterError('non-finite number in filter');
     params.push(JSON.stringify(numbers));
-    parts.push(
-      `(${t.value} IN (SELECT value FROM json_each(?)) AND ${t.type} IN ('integer','real'))`,
-    );
+    parts.push(`(${t.value} IN (SELECT value FROM json_each(?)) AND ${t.type} IN ('integer','real'))`);
   }
   for (const v of values) {
-    if (v === null || typeof v === "boolean") parts.push(eq(t, v, params));
-    else if (typeof v !== "string" && typeof v !== "number") {
-      throw new InvalidFilterError(
-        `unsupported filter value: ${JSON.stringify(v)}`,
-      );
+    if (v === null || typeof v === 'boolean') parts.push(eq(t, v, params));
+    else if (typeof v !== 'string' && typeof v !== 'number') {
+      throw new InvalidFilterError(`unsupported filter value: ${JSON.stringify(v)}`);
     }
   }
-  return parts.length === 1 ? parts[0] : `(${parts.join(" OR ")})`;
+  return parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
 }
 
 function range(t: Target, op: string, v: unknown, params: SqlParam[]): string {
-  const sqlOp = { $lt: "<", $lte: "<=", $gt: ">", $gte: ">=" }[op]!;
-  if (typeof v === "number") {
-    if (!Number.isFinite(v))
-      throw new InvalidFilterError("non-finite number in filter");
+  const sqlOp = { $lt: '<', $lte: '<=', $gt: '>', $gte: '>=' }[op]!;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new InvalidFilterError('non-finite number in filter');
     params.push(v);
     return `(${t.value} ${sqlOp} ? AND ${t.type} IN ('integer','real'))`;
   }
-  if (typeof v === "string") {
+  if (typeof v === 'string') {
     params.push(v);
     return `(${t.value} ${sqlOp} ? AND ${t.type} = 'text')`;
   }
@@ -137,43 +103,35 @@ function not(sql: string): string {
   return `NOT IFNULL(${sql}, 0)`;
 }
 
-function condition(
-  field: string,
-  cond: FieldCondition,
-  params: SqlParam[],
-): string {
+function condition(field: string, cond: FieldCondition, params: SqlParam[]): string {
   const t = fieldExpr(field);
-  if (cond === null || typeof cond !== "object") return eq(t, cond, params);
-  if (Array.isArray(cond))
-    throw new InvalidFilterError(`array equality is not supported (${field})`);
+  if (cond === null || typeof cond !== 'object') return eq(t, cond, params);
+  if (Array.isArray(cond)) throw new InvalidFilterError(`array equality is not supported (${field})`);
   const parts: string[] = [];
   for (const [op, v] of Object.entries(cond)) {
-    if (!OPERATORS.has(op))
-      throw new InvalidFilterError(
-        `unsupported operator ${JSON.stringify(op)} on ${field}`,
-      );
+    if (!OPERATORS.has(op)) throw new InvalidFilterError(`unsupported operator ${JSON.stringify(op)} on ${field}`);
     if (v === undefined) continue;
     switch (op) {
-      case "$eq":
+      case '$eq':
         parts.push(eq(t, v as Scalar, params));
         break;
-      case "$ne":
+      case '$ne':
         parts.push(not(eq(t, v as Scalar, params)));
         break;
-      case "$in":
+      case '$in':
         parts.push(inList(t, v as Scalar[], params));
         break;
-      case "$nin":
+      case '$nin':
         parts.push(not(inList(t, v as Scalar[], params)));
         break;
-      case "$exists":
+      case '$exists':
         parts.push(v ? `${t.type} IS NOT NULL` : `${t.type} IS NULL`);
         break;
       default:
         parts.push(range(t, op, v, params));
     }
   }
-  return parts.length === 0 ? "1" : parts.join(" AND ");
+  return parts.length === 0 ? '1' : parts.join(' AND ');
 }
 
 /** WHERE clause body (without the keyword) for a filter; `1` when the filter is empty. */
@@ -184,17 +142,16 @@ export function translateFilter(filter: Filter): SqlFragment {
     if (cond === undefined) continue;
     parts.push(condition(field, cond, params));
   }
-  return { sql: parts.length === 0 ? "1" : parts.join(" AND "), params };
+  return { sql: parts.length === 0 ? '1' : parts.join(' AND '), params };
 }
 
 /** ORDER BY body (without the keyword), or '' for none. NULL/missing sort first ascending, as in MongoDB. */
 export function translateSort(sort: SortSpec | undefined): string {
-  if (!sort) return "";
+  if (!sort) return '';
   return Object.entries(sort)
     .map(([field, dir]) => {
-      if (dir !== 1 && dir !== -1)
-        throw new InvalidFilterError(`invalid sort direction for ${field}`);
-      return `${fieldExpr(field).value} ${dir === 1 ? "ASC" : "DESC"}`;
+      if (dir !== 1 && dir !== -1) throw new InvalidFilterError(`invalid sort direction for ${field}`);
+      return `${fieldExpr(field).value} ${dir === 1 ? 'ASC' : 'DESC'}`;
     })
-    .join(", ");
+    .join(', ');
 }
