@@ -16,7 +16,14 @@ import { ProblemFilter } from './problem.filter';
 @Module({})
 export class ApiModule {
   static forRoot(config: AppConfig, ports: PlatformPorts, logger: AppLogger, metrics: Metrics): DynamicModule {
-    const controllers: Type[] = [OpsController, KeysController, UsersController, JobsController];
+    const controllers: Type[] = [
+      OpsController,
+      KeysController,
+      UsersController,
+      JobsController,
+      // resource controllers
+      // llm controllers
+    ];
     if (config.enableTestJobs) controllers.push(TestJobsController);
     return {
       module: ApiModule,
@@ -24,6 +31,8 @@ export class ApiModule {
         PlatformModule.forRoot(config, ports, logger, metrics),
         AuthModule,
         JobsModule,
+        // resource modules
+        // llm modules
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })] : []),
       ],

@@ -11,6 +11,11 @@ export const PROBLEMS = {
     title: 'Insufficient scope',
     description: 'The API key is valid but lacks the scope this endpoint needs (extract, crawl, jobs, or full access).',
   },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    description: 'The resource can be read by this caller but not changed (a public schema of another user, or a platform schema).',
+  },
   'not-found': {
     status: 404,
     title: 'Not found',
