@@ -12,6 +12,14 @@ import { OpsController } from './controllers/ops.controller';
 import { TestJobsController } from './controllers/test-jobs.controller';
 import { UsersController } from './controllers/users.controller';
 import { ProblemFilter } from './problem.filter';
+import { SavedSchemasModule } from '@app/saved-schemas';
+import { SitesModule } from '@app/sites';
+import { WebhooksModule } from '@app/webhooks';
+import { SitesController } from './controllers/sites.controller';
+import { SchemasController } from './controllers/schemas.controller';
+import { WebhooksController } from './controllers/webhooks.controller';
+import { JobWebhooksController } from './controllers/job-webhooks.controller';
+import { UsageController } from './controllers/usage.controller';
 
 @Module({})
 export class ApiModule {
@@ -21,6 +29,11 @@ export class ApiModule {
       KeysController,
       UsersController,
       JobsController,
+      SitesController,
+      SchemasController,
+      WebhooksController,
+      JobWebhooksController,
+      UsageController,
       // resource controllers
       // llm controllers
     ];
@@ -31,6 +44,9 @@ export class ApiModule {
         PlatformModule.forRoot(config, ports, logger, metrics),
         AuthModule,
         JobsModule,
+        SavedSchemasModule,
+        SitesModule,
+        WebhooksModule,
         // resource modules
         // llm modules
         // Embedded mode: the crawler side runs in this same process.

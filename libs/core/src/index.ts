@@ -2,3 +2,4 @@ export * from './error-category';
 export * from './problems';
 export * from './app-error';
 export * from './ids';
+export * from './secret-sealer';

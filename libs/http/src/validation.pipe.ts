@@ -5,6 +5,9 @@ import { AppError, Errors, type FieldError } from '@app/core';
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
+/** Fields whose values are never echoed back in `errors[].value`. */
+const SECRET_FIELD = /secret|api_key|apikey|password|token|^key$|authorization/i;
+
 /** Flattens class-validator's tree into `errors[]` with `location` paths like `body.scopes[0]`. */
 export function flattenValidationErrors(errors: ValidationError[], prefix: string): FieldError[] {
   const out: FieldError[] = [];
@@ -12,7 +15,7 @@ export function flattenValidationErrors(errors: ValidationError[], prefix: strin
     const path = /^\d+$/.test(error.property) ? `${prefix}[${error.property}]` : `${prefix}.${error.property}`;
     for (const message of Object.values(error.constraints ?? {})) {
       const cleaned = message.replace(new RegExp(`^(each value in )?${error.property} `), '$1');
-      const value = error.constraints?.whitelistValidation ? undefined : error.value;
+      const value = error.constraints?.whitelistValidation || SECRET_FIELD.test(error.property) ? undefined : error.value;
       out.push({
         location: path,
         message: error.constraints?.whitelistValidation ? 'unknown field' : cleaned,

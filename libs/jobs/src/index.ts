@@ -4,3 +4,4 @@ export * from './jobs.service';
 export * from './job-stream.service';
 export * from './jobs.module';
 export * from './dto/list-jobs.dto';
+export * from './usage.service';

@@ -45,6 +45,11 @@ export class JobsRepository implements OnModuleInit {
     return this.jobs.find({ user_id: owner.userId }, { sort: { created_at: -1, _id: -1 }, limit, skip: offset });
   }
 
+  /** Streams the owner's jobs created in [from, to) (for usage reports; never all in memory). */
+  iterateOwnCreatedBetween(owner: Owner, from: string, to: string): AsyncIterable<JobRecord> {
+    return this.jobs.iterate({ user_id: owner.userId, created_at: { $gte: from, $lt: to } }, { sort: { created_at: 1 }, batchSize: 1000 });
+  }
+
   /**
    * The one place job status changes: an atomic compare-and-set from any status that may move to
    * `to`. Returns the job before the move, or null when the move was not allowed (already terminal,

@@ -14,6 +14,8 @@ import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { BullQueueAdapter, QUEUE, StoreQueueAdapter, type QueuePort } from '@app/queue';
 import { DOCUMENT_STORE, MongoDocumentStore, SqliteDocumentStore, type DocumentStore } from '@app/storage';
 import { join } from 'node:path';
+import { SECRET_SEALER } from '@app/core';
+import { createSealer } from './sealer.provider';
 
 export interface PlatformPorts {
   store: DocumentStore;
@@ -74,9 +76,10 @@ export class PlatformModule {
         { provide: QUEUE, useValue: ports.queue },
         { provide: EVENT_BUS, useValue: ports.bus },
         { provide: RATE_LIMITER, useValue: ports.rateLimiter },
+        { provide: SECRET_SEALER, useValue: createSealer(config) },
         PlatformShutdown,
       ],
-      exports: [APP_CONFIG, LOGGER, METRICS, Metrics, DOCUMENT_STORE, QUEUE, EVENT_BUS, RATE_LIMITER],
+      exports: [APP_CONFIG, LOGGER, METRICS, Metrics, DOCUMENT_STORE, QUEUE, EVENT_BUS, RATE_LIMITER, SECRET_SEALER],
     };
   }
 }

@@ -71,6 +71,8 @@ export class MongoDocumentStore implements DocumentStore {
         versionKey: false,
         _id: false,
         autoIndex: false,
+        // No `id` virtual: documents may have a field of their own named `id`.
+        id: false,
         minimize: false,
       },
     );

@@ -1,0 +1,78 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsIn, IsObject, IsOptional, IsString, Length, registerDecorator, ValidateNested, type ValidationOptions } from 'class-validator';
+import { checkHttpUrl } from '../url-rules';
+import { AnalysisResultDto } from './analysis-result.dto';
+import { CrawlOptionsDto, FETCH_MODES, type FetchMode } from './crawl-options.dto';
+
+export function IsHttpUrl(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isHttpUrl',
+      target: target.constructor,
+      propertyName,
+      options,
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && checkHttpUrl(value) === null,
+        defaultMessage: (args) => (typeof args?.value === 'string' ? (checkHttpUrl(args.value) ?? 'invalid URL') : 'must be a string'),
+      },
+    });
+}
+
+export class CreateSiteDto {
+  @ApiProperty({ example: 'https://quotes.example/' }) @IsString() @Length(1, 2048) @IsHttpUrl() url!: string;
+  @ApiPropertyOptional({ example: 'Quotes' }) @IsOptional() @IsString() @Length(1, 200) name?: string;
+  @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
+  @ApiPropertyOptional({ example: '01JD0000000000000000000000' }) @IsOptional() @IsString() @Length(1, 64) default_schema_id?: string;
+  @ApiPropertyOptional({ type: CrawlOptionsDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CrawlOptionsDto)
+  crawl_options?: CrawlOptionsDto;
+  @ApiPropertyOptional({ type: AnalysisResultDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AnalysisResultDto)
+  analysis_result?: AnalysisResultDto;
+}
+
+/** PUT /sites/{id}: all optional; `url` is accepted and ignored (the URL of a site never changes). */
+export class UpdateSiteDto {
+  @ApiPropertyOptional({ description: 'Ignored on update.' }) @IsOptional() @IsString() url?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 200) name?: string;
+  @ApiPropertyOptional({ enum: FETCH_MODES }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
+  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() @Length(1, 64) default_schema_id?: string;
+  @ApiPropertyOptional({ type: CrawlOptionsDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CrawlOptionsDto)
+  crawl_options?: CrawlOptionsDto;
+  @ApiPropertyOptional({ type: AnalysisResultDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AnalysisResultDto)
+  analysis_result?: AnalysisResultDto;
+}
+
+export class SiteResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty({ example: 'https://quotes.example/' }) url!: string;
+  @ApiProperty({ example: 'quotes.example' }) domain!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: FETCH_MODES }) fetch_mode!: string;
+  @ApiProperty({ type: String, nullable: true }) default_schema_id!: string | null;
+  @ApiProperty({ type: CrawlOptionsDto }) crawl_options!: CrawlOptionsDto;
+  @ApiProperty({ type: AnalysisResultDto, nullable: true }) analysis_result!: AnalysisResultDto | null;
+  @ApiProperty() organization_id!: string;
+  @ApiProperty() user_id!: string;
+  @ApiProperty() created_at!: string;
+  @ApiProperty() updated_at!: string;
+}
+
+export class SiteListResponse {
+  @ApiProperty({ type: [SiteResponse] }) sites!: SiteResponse[];
+}
