@@ -35,8 +35,8 @@ export function storageContract(name: string, makeStore: () => Promise<DocumentS
 
     it('round-trips fields named like driver internals (id, __v)', async () => {
       const c = await seeded([]);
-      await c.insertOne({ _id: 'u1:hook', id: 'hook', __v: 3, n: 1 } as unknown as Item);
-      await c.replaceOne({ _id: 'u1:other', id: 'other', n: 2 } as unknown as Item);
+      await c.insertOne({ _id: 'u1:hook', id: 'hook', __v: 3, n: 1 });
+      await c.replaceOne({ _id: 'u1:other', id: 'other', n: 2 });
       const all = (await c.find({}, { sort: { n: 1 } })) as unknown as Array<Record<string, unknown>>;
       expect(all.map((d) => d.id)).toEqual(['hook', 'other']);
       expect(all[0].__v).toBe(3);

@@ -3,11 +3,13 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthGuard, AuthModule } from '@app/auth';
 import type { AppConfig } from '@app/config';
 import { JobsModule } from '@app/jobs';
+import { LlmModule } from '@app/llm';
 import type { AppLogger, Metrics } from '@app/observability';
 import { PlatformModule, type PlatformPorts } from '@app/platform';
 import { WorkerModule } from '@app/worker';
 import { JobsController } from './controllers/jobs.controller';
 import { KeysController } from './controllers/keys.controller';
+import { LlmController } from './controllers/llm.controller';
 import { OpsController } from './controllers/ops.controller';
 import { TestJobsController } from './controllers/test-jobs.controller';
 import { UsersController } from './controllers/users.controller';
@@ -35,7 +37,7 @@ export class ApiModule {
       JobWebhooksController,
       UsageController,
       // resource controllers
-      // llm controllers
+      LlmController, // llm controllers
     ];
     if (config.enableTestJobs) controllers.push(TestJobsController);
     return {
@@ -48,7 +50,7 @@ export class ApiModule {
         SitesModule,
         WebhooksModule,
         // resource modules
-        // llm modules
+        LlmModule, // llm modules
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })] : []),
       ],

@@ -49,6 +49,21 @@ export const envSchema = z.object({
     .regex(/^glk_[0-9A-Za-z]{40}$/, 'must look like glk_ followed by 40 letters or digits')
     .optional(),
   GLEANER_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  GLEANER_PREVIOUS_SECRETS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const list = (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      if (list.some((s) => s.length < 32)) {
+        ctx.addIssue({ code: 'custom', message: 'each comma-separated secret must be at least 32 characters' });
+        return z.NEVER;
+      }
+      return list;
+    }),
+  GLEANER_PRICE_TABLE_FILE: z.string().min(1).optional(),
   GLEANER_ALLOW_PRIVATE_NETWORKS: bool(false),
   GLEANER_PUBLIC_URL: url(['http:', 'https:']),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().default('info'),
@@ -61,6 +76,10 @@ export const envSchema = z.object({
   GLEANER_AUTH_CACHE_MS: int(1_000, 0, 60_000),
   GLEANER_SSE_HEARTBEAT_MS: int(15_000, 100, 120_000),
   GLEANER_ENABLE_TEST_JOBS: bool(false),
+  GLEANER_WEBHOOK_TIMEOUT_MS: int(10_000, 100, 120_000),
+  GLEANER_WEBHOOK_MAX_ATTEMPTS: int(5, 1, 50),
+  GLEANER_WEBHOOK_RETRY_BASE_MS: int(5_000, 10, 3_600_000),
+  GLEANER_WEBHOOK_RETRY_MAX_MS: int(3_600_000, 10, 86_400_000),
 });
 
 export type RawEnv = z.infer<typeof envSchema>;

@@ -19,6 +19,10 @@ export interface AppConfig {
   redisUrl?: string;
   bootstrapKey?: string;
   secret: string;
+  /** Earlier values of GLEANER_SECRET, still accepted for decryption during a rotation. */
+  previousSecrets: string[];
+  /** JSON file merged over the shipped price table. */
+  priceTableFile?: string;
   allowPrivateNetworks: boolean;
   publicUrl?: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -31,6 +35,10 @@ export interface AppConfig {
   authCacheMs: number;
   sseHeartbeatMs: number;
   enableTestJobs: boolean;
+  webhookTimeoutMs: number;
+  webhookMaxAttempts: number;
+  webhookRetryBaseMs: number;
+  webhookRetryMaxMs: number;
 }
 
 export class ConfigError extends Error {
@@ -98,6 +106,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: raw.REDIS_URL,
     bootstrapKey: raw.GLEANER_BOOTSTRAP_KEY,
     secret,
+    previousSecrets: raw.GLEANER_PREVIOUS_SECRETS,
+    priceTableFile: raw.GLEANER_PRICE_TABLE_FILE,
     allowPrivateNetworks: raw.GLEANER_ALLOW_PRIVATE_NETWORKS,
     publicUrl: raw.GLEANER_PUBLIC_URL?.replace(/\/+$/, ''),
     logLevel: raw.LOG_LEVEL,
@@ -110,6 +120,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authCacheMs: raw.GLEANER_AUTH_CACHE_MS,
     sseHeartbeatMs: raw.GLEANER_SSE_HEARTBEAT_MS,
     enableTestJobs: raw.GLEANER_ENABLE_TEST_JOBS,
+    webhookTimeoutMs: raw.GLEANER_WEBHOOK_TIMEOUT_MS,
+    webhookMaxAttempts: raw.GLEANER_WEBHOOK_MAX_ATTEMPTS,
+    webhookRetryBaseMs: raw.GLEANER_WEBHOOK_RETRY_BASE_MS,
+    webhookRetryMaxMs: raw.GLEANER_WEBHOOK_RETRY_MAX_MS,
   };
 }
 

@@ -3,3 +3,4 @@ export * from './problems';
 export * from './app-error';
 export * from './ids';
 export * from './secret-sealer';
+export * from './secret-box';

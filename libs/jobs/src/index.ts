@@ -5,3 +5,4 @@ export * from './job-stream.service';
 export * from './jobs.module';
 export * from './dto/list-jobs.dto';
 export * from './usage.service';
+export * from './job-lifecycle-hooks';

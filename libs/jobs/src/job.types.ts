@@ -58,6 +58,8 @@ export interface JobRecord {
   /** Pending because its user already runs the maximum number of jobs; woken when a slot frees. */
   parked?: boolean;
   request_id: string | null;
+  /** Webhook targets of this job (saved webhook references, inline webhooks, webhook_url). */
+  webhook_targets?: Array<Record<string, unknown>>;
   /** Type-specific input (validated request), never containing BYOK secrets. */
   input: Record<string, unknown>;
   [key: string]: unknown;

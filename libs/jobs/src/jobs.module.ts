@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { JobStreamService } from './job-stream.service';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
 import { UsageService } from './usage.service';
 
 @Module({
-  providers: [JobsRepository, JobsService, JobStreamService, UsageService],
-  exports: [JobsRepository, JobsService, JobStreamService, UsageService],
+  providers: [JobLifecycleHooks, JobsRepository, JobsService, JobStreamService, UsageService],
+  exports: [JobLifecycleHooks, JobsRepository, JobsService, JobStreamService, UsageService],
 })
 export class JobsModule {}

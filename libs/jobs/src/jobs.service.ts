@@ -5,6 +5,7 @@ import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { QUEUE, type QueuePort } from '@app/queue';
 import type { Caller } from '@app/auth';
+import { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { JobsRepository } from './jobs.repository';
 import {
   JOBS_QUEUE,
@@ -27,6 +28,8 @@ export interface CreateJobInput {
   captureDebug?: boolean;
   input: Record<string, unknown>;
   requestId?: string | null;
+  /** Webhook targets resolved at request time (see @app/webhooks). */
+  webhookTargets?: Array<Record<string, unknown>>;
 }
 
 /**
@@ -38,6 +41,7 @@ export interface CreateJobInput {
 export class JobsService {
   constructor(
     private readonly repository: JobsRepository,
+    private readonly hooks: JobLifecycleHooks,
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(EVENT_BUS) private readonly bus: EventBusPort,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -77,6 +81,7 @@ export class JobsService {
       holds_slot: false,
       request_id: input.requestId ?? null,
       input: input.input,
+      webhook_targets: input.webhookTargets ?? [],
     };
     await this.repository.insert(job);
     this.metrics.jobTransitions.inc({ type: job.type, status: 'pending' });
@@ -118,6 +123,7 @@ export class JobsService {
     const job = { ...before, status: 'running' as const, holds_slot: true };
     this.metrics.jobTransitions.inc({ type: job.type, status: 'running' });
     await this.emit(jobId, 'status', this.statusData(job));
+    await this.hooks.notify({ type: 'job.started', job, data: { ...toJobView(job) }, occurred_at: nowIso() });
     return job;
   }
 
@@ -146,6 +152,7 @@ export class JobsService {
     this.metrics.jobTransitions.inc({ type: job.type, status });
     await this.emit(jobId, 'status', this.statusData(job));
     await this.emit(jobId, 'complete', this.completeData(job));
+    await this.hooks.notify({ type: `job.${status}`, job, data: { ...toJobView(job) }, occurred_at: nowIso() });
     this.logger.info({ job_id: jobId, request_id: job.request_id, status, error_category: job.error_category }, 'job finished');
     return job;
   }
@@ -158,6 +165,12 @@ export class JobsService {
     const job = await this.repository.update(jobId, { $inc: inc });
     if (job) await this.emit(jobId, 'status', this.statusData(job));
     return job;
+  }
+
+  /** A finished page: the `result` stream event and the `job.page` lifecycle event (webhooks). */
+  async publishResult(job: JobRecord, item: Record<string, unknown>): Promise<void> {
+    await this.emit(job._id, 'result', item);
+    await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso() });
   }
 
   async emit(jobId: string, event: JobEventName, data: Record<string, unknown>): Promise<void> {

@@ -1,5 +1,11 @@
 export * from './webhook-events';
 export * from './dto/webhook.dto';
+export * from './dto/job-webhook.dto';
 export * from './webhooks.repository';
 export * from './webhooks.service';
 export * from './webhooks.module';
+export * from './delivery/job-webhook-target';
+export * from './delivery/signature';
+export * from './delivery/webhook-targets.service';
+export * from './delivery/webhook-dispatcher.service';
+export { retryDelayMs } from './delivery/webhook-pump.service';

@@ -1,6 +1,20 @@
 import { Module } from '@nestjs/common';
+import { JobsModule } from '@app/jobs';
+import { OutboxRepository } from './delivery/outbox.repository';
+import { WebhookDispatcherService } from './delivery/webhook-dispatcher.service';
+import { WebhookPumpService } from './delivery/webhook-pump.service';
+import { WebhookTargetsService } from './delivery/webhook-targets.service';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
-@Module({ providers: [WebhooksRepository, WebhooksService], exports: [WebhooksService, WebhooksRepository] })
+/** Saved webhooks, job targets and the dispatcher (every process that changes jobs needs it). */
+@Module({
+  imports: [JobsModule],
+  providers: [WebhooksRepository, WebhooksService, OutboxRepository, WebhookDispatcherService, WebhookTargetsService],
+  exports: [WebhooksService, WebhooksRepository, OutboxRepository, WebhookDispatcherService, WebhookTargetsService],
+})
 export class WebhooksModule {}
+
+/** The delivery engine: runs where queues are consumed (crawler, embedded). */
+@Module({ imports: [WebhooksModule, JobsModule], providers: [WebhookPumpService] })
+export class WebhookDeliveryModule {}

@@ -31,7 +31,7 @@ export class TestJobHandler implements JobHandler {
       if (input.flaky_at === step && attempt === 1) {
         throw new AppError('internal-error', `test job flaked at step ${step}`, { category: 'internal', retryable: true });
       }
-      await jobs.emit(job._id, 'result', {
+      await jobs.publishResult(job, {
         id: `${job._id}-${step}`,
         url: `${job.url ?? 'test://job'}#${step}`,
         status: 'completed',

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { JobsModule } from '@app/jobs';
+import { WebhookDeliveryModule, WebhooksModule } from '@app/webhooks';
 import { JOB_HANDLERS } from './job-handler';
 import { JobRunnerService } from './job-runner.service';
 import { TestJobHandler } from './test-job.handler';
@@ -10,7 +11,7 @@ export class WorkerModule {
   static forRoot(options: { enableTestJobs: boolean }): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [JobsModule],
+      imports: [JobsModule, WebhooksModule, WebhookDeliveryModule],
       providers: [
         TestJobHandler,
         {

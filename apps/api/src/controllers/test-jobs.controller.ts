@@ -5,8 +5,9 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
 import { JobsService } from '@app/jobs';
+import { JobWebhookFields, WebhookTargetsService } from '@app/webhooks';
 
-export class CreateTestJobDto {
+export class CreateTestJobDto extends JobWebhookFields {
   @Type(() => Number) @IsInt() @Min(0) @Max(10_000) steps!: number;
   @Type(() => Number) @IsInt() @Min(0) @Max(60_000) step_ms!: number;
   @IsOptional() @Type(() => Number) @IsInt() @Min(0) fail_at?: number;
@@ -20,12 +21,22 @@ export class CreateTestJobDto {
 @Controller('api/v1/test-jobs')
 @RequiresScope('jobs')
 export class TestJobsController {
-  constructor(private readonly jobs: JobsService) {}
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly targets: WebhookTargetsService,
+  ) {}
 
   @Post()
   @HttpCode(201)
-  create(@CurrentCaller() caller: Caller, @Body() dto: CreateTestJobDto, @Req() request: FastifyRequest) {
-    const { url, ...input } = dto;
-    return this.jobs.create(caller, { type: 'test', url: url ?? null, input: { ...input }, requestId: String(request.id) });
+  async create(@CurrentCaller() caller: Caller, @Body() dto: CreateTestJobDto, @Req() request: FastifyRequest) {
+    const { url, webhook, webhook_id, webhook_url, ...input } = dto;
+    const webhookTargets = await this.targets.resolve(caller, { webhook, webhook_id, webhook_url });
+    return this.jobs.create(caller, {
+      type: 'test',
+      url: url ?? null,
+      input: { ...input },
+      requestId: String(request.id),
+      webhookTargets: webhookTargets as unknown as Array<Record<string, unknown>>,
+    });
   }
 }

@@ -1,0 +1,112 @@
+import { AppError } from '@app/core';
+import { AddressGuard, createGuardedAgent, pinnedLookup, type Resolver } from './address-guard';
+
+const table: Record<string, string[]> = {
+  'public.example': ['93.184.216.34'],
+  'private.example': ['10.0.0.7'],
+  'mixed.example': ['93.184.216.34', '192.168.0.1'],
+  'v6private.example': ['fd00::1'],
+  'mapped.example': ['::ffff:127.0.0.1'],
+  'alias.test': ['127.0.0.1'],
+};
+const resolver: Resolver = async (host) => {
+  const addrs = table[host];
+  if (!addrs) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  return addrs.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+};
+
+async function category(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (error) {
+    return error instanceof AppError ? error.category : `raw: ${String(error)}`;
+  }
+}
+
+describe('AddressGuard', () => {
+  const guard = new AddressGuard({ resolver, allowHosts: ['alias.test'] });
+
+  it('passes public names and returns their addresses', async () => {
+    await expect(guard.resolvePublic('public.example')).resolves.toEqual([{ address: '93.184.216.34', family: 4 }]);
+  });
+
+  it.each([
+    ['private.example'],
+    ['mixed.example'],
+    ['v6private.example'],
+    ['mapped.example'],
+    ['localhost'],
+    ['LOCALHOST.'],
+    ['foo.localhost'],
+    ['metadata.google.internal'],
+    ['127.0.0.1'],
+    ['[::1]'],
+    ['169.254.169.254'],
+    ['[fd00:ec2::254]'],
+    ['0.0.0.0'],
+  ])('refuses %s', async (host) => {
+    expect(await category(guard.resolvePublic(host))).toBe('ssrf_blocked');
+  });
+
+  it.each([
+    ['http://2130706433/'],
+    ['http://0177.0.0.1/'],
+    ['http://0x7f.1/'],
+    ['http://127.1/'],
+    ['http://[::ffff:127.0.0.1]/'],
+    ['http://[::]/'],
+    ['http://0/'],
+    ['file:///etc/passwd'],
+    ['gopher://public.example/'],
+  ])('refuses the URL %s', async (url) => {
+    expect(await category(guard.checkUrl(url))).toBe('ssrf_blocked');
+  });
+
+  it('lets allowlisted names through even though they resolve to loopback', async () => {
+    await expect(guard.resolvePublic('alias.test')).resolves.toEqual([{ address: '127.0.0.1', family: 4 }]);
+  });
+
+  it('reports DNS failures as fetch_error', async () => {
+    expect(await category(guard.resolvePublic('nowhere.example'))).toBe('fetch_error');
+  });
+
+  it('allowPrivateNetworks lifts the guard', async () => {
+    const open = new AddressGuard({ resolver, allowPrivateNetworks: true });
+    await expect(open.resolvePublic('private.example')).resolves.toHaveLength(1);
+    await expect(open.resolvePublic('127.0.0.1')).resolves.toHaveLength(1);
+  });
+
+  it('allowCidrs opens a specific range only', async () => {
+    const g = new AddressGuard({ resolver, allowCidrs: ['10.0.0.0/24'] });
+    await expect(g.resolvePublic('private.example')).resolves.toHaveLength(1);
+    expect(await category(g.resolvePublic('mixed.example'))).toBe('ssrf_blocked');
+  });
+
+  it('guard.lookup answers node-style, with and without all:true', async () => {
+    const one = await new Promise<[unknown, unknown, unknown]>((resolve) =>
+      guard.lookup('public.example', {}, (e, a, f) => resolve([e, a, f])),
+    );
+    expect(one).toEqual([null, '93.184.216.34', 4]);
+    const all = await new Promise<[unknown, unknown]>((resolve) =>
+      guard.lookup('public.example', { all: true }, (e, a) => resolve([e, a])),
+    );
+    expect(all[1]).toEqual([{ address: '93.184.216.34', family: 4 }]);
+    const refused = await new Promise<unknown>((resolve) => guard.lookup('private.example', {}, (e) => resolve(e)));
+    expect((refused as AppError).category).toBe('ssrf_blocked');
+  });
+
+  it('pinnedLookup only ever answers with the vetted addresses', async () => {
+    const lookup = pinnedLookup([{ address: '93.184.216.34', family: 4 }]);
+    const res = await new Promise<unknown>((resolve) => lookup('whatever.example', { all: true }, (_e, a) => resolve(a)));
+    expect(res).toEqual([{ address: '93.184.216.34', family: 4 }]);
+    const v6 = await new Promise<unknown>((resolve) => lookup('x', { family: 6 }, (e) => resolve(e)));
+    expect((v6 as NodeJS.ErrnoException).code).toBe('ENOTFOUND');
+  });
+
+  it('createGuardedAgent installs the guarded lookup', () => {
+    const agent = createGuardedAgent(guard, 'http:');
+    expect((agent as unknown as { options: { lookup: unknown } }).options.lookup).toBe(guard.lookup);
+    agent.destroy();
+  });
+});

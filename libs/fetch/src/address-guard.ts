@@ -1,0 +1,165 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { classifyIp, parseCidr, type Cidr } from './ip-ranges';
+import { fetchError } from './errors';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to all its addresses; injectable so tests can map names without /etc/hosts. */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export interface AddressGuardOptions {
+  /** GLEANER_ALLOW_PRIVATE_NETWORKS: lifts the guard entirely (development, tests). */
+  allowPrivateNetworks?: boolean;
+  /** Host names that may resolve to forbidden addresses (an operator's intranet host, a test alias). */
+  allowHosts?: readonly string[];
+  /** Address ranges that are allowed although they are in a forbidden range (e.g. "10.20.0.0/16"). */
+  allowCidrs?: readonly string[];
+  /** Defaults to the system resolver (dns.lookup, all addresses). */
+  resolver?: Resolver;
+}
+
+/** Names that must never be fetched whatever they resolve to. */
+const FORBIDDEN_NAMES = new Set(['localhost', 'metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+
+export const systemResolver: Resolver = async (hostname) => {
+  const results = await dnsLookup(hostname, { all: true, verbatim: true });
+  return results.map((r) => ({ address: r.address, family: r.family === 6 ? 6 : 4 }));
+};
+
+/**
+ * SSRF guard: resolves a host once, refuses forbidden addresses, and hands out the vetted
+ * addresses so the connection goes exactly there (no DNS-rebinding window between check and connect).
+ */
+export class AddressGuard {
+  readonly allowPrivateNetworks: boolean;
+  private readonly allowHosts: Set<string>;
+  private readonly allowCidrs: Cidr[];
+  private readonly resolver: Resolver;
+
+  constructor(options: AddressGuardOptions = {}) {
+    this.allowPrivateNetworks = options.allowPrivateNetworks ?? false;
+    this.allowHosts = new Set((options.allowHosts ?? []).map(normaliseHost));
+    this.allowCidrs = (options.allowCidrs ?? []).map((c) => parseCidr(c));
+    this.resolver = options.resolver ?? systemResolver;
+  }
+
+  /** Resolves `hostname` and returns only vetted addresses; throws AppError(ssrf_blocked) otherwise. */
+  async resolvePublic(hostname: string): Promise<ResolvedAddress[]> {
+    const host = normaliseHost(hostname);
+    const privileged = this.allowPrivateNetworks || this.allowHosts.has(host);
+    const literal = isIP(host);
+    if (literal) {
+      this.assertPublicAddress(host, host, privileged);
+      return [{ address: host, family: literal === 6 ? 6 : 4 }];
+    }
+    if (!privileged && (FORBIDDEN_NAMES.has(host) || host.endsWith('.localhost'))) {
+      throw fetchError('ssrf_blocked', `The host ${host} is not allowed.`);
+    }
+    let addresses: ResolvedAddress[];
+    try {
+      addresses = await this.resolver(host);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'EDNS';
+      // NXDOMAIN will not heal on retry; SERVFAIL/timeouts may.
+      const retryable = code !== 'ENOTFOUND';
+      throw fetchError('fetch_error', `DNS lookup of ${host} failed (${code}).`, { retryable, cause: error });
+    }
+    if (addresses.length === 0) throw fetchError('fetch_error', `DNS lookup of ${host} returned no address.`);
+    // One forbidden address taints the name: mixed answers are a classic rebinding trick.
+    for (const a of addresses) this.assertPublicAddress(a.address, host, privileged);
+    return addresses;
+  }
+
+  /** Throws ssrf_blocked when `ip` is in a forbidden range (unless privileged/allowlisted). */
+  assertPublicAddress(ip: string, hostForMessage = ip, privileged = this.allowPrivateNetworks): void {
+    if (privileged) return;
+    const verdict = classifyIp(ip, this.allowCidrs);
+    if (!verdict.allowed) {
+      const via = hostForMessage === ip ? '' : ` (${hostForMessage})`;
+      throw fetchError('ssrf_blocked', `The address ${ip}${via} is not allowed: ${verdict.reason}.`);
+    }
+  }
+
+  /** Checks an absolute URL (scheme and host) and returns its vetted addresses. */
+  async checkUrl(url: string | URL): Promise<ResolvedAddress[]> {
+    const parsed = typeof url === 'string' ? safeUrl(url) : url;
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw fetchError('ssrf_blocked', `The scheme ${parsed.protocol} is not allowed.`);
+    }
+    return this.resolvePublic(parsed.hostname);
+  }
+
+  /**
+   * A Node `lookup` for sockets/agents: resolves through the guard and returns only vetted
+   * addresses. Use it for webhooks and model endpoints (createGuardedAgent). Note that Node skips
+   * `lookup` for IP-literal hosts, so callers must also run checkUrl() for those.
+   */
+  readonly lookup: LookupFunction = (hostname, options, callback) => {
+    this.resolvePublic(hostname).then(
+      (addresses) => deliver(addresses, options, callback),
+      (error: unknown) => callback(error as NodeJS.ErrnoException, '', 4),
+    );
+  };
+}
+
+/** A lookup that answers with already-vetted addresses only (the connect goes where the check looked). */
+export function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => deliver(addresses, options, callback);
+}
+
+function deliver(
+  addresses: readonly ResolvedAddress[],
+  options: { all?: boolean; family?: number | string },
+  callback: (...args: never[]) => void,
+): void {
+  const cb = callback as (err: NodeJS.ErrnoException | null, address: string | ResolvedAddress[], family?: number) => void;
+  const wanted = options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
+  const usable = wanted ? addresses.filter((a) => a.family === wanted) : [...addresses];
+  if (usable.length === 0) {
+    const err = Object.assign(new Error('no vetted address of the requested family'), { code: 'ENOTFOUND' });
+    cb(err, '', 4);
+    return;
+  }
+  if (options.all) cb(null, usable);
+  else cb(null, usable[0].address, usable[0].family);
+}
+
+/** http(s) agent whose every connection goes through the guard (webhooks, model endpoints). */
+export function createGuardedAgent(
+  guard: AddressGuard,
+  protocol: 'http:' | 'https:' = 'https:',
+  options: http.AgentOptions = {},
+): http.Agent {
+  const agentOptions = { keepAlive: true, ...options, lookup: guard.lookup };
+  return protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+}
+
+/** Convenience for one-off checks with default options. */
+export async function resolvePublic(hostname: string, options: AddressGuardOptions = {}): Promise<ResolvedAddress[]> {
+  return new AddressGuard(options).resolvePublic(hostname);
+}
+
+export function assertPublicAddress(ip: string): void {
+  new AddressGuard().assertPublicAddress(ip);
+}
+
+export function normaliseHost(hostname: string): string {
+  let host = hostname.trim().toLowerCase();
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  if (host.endsWith('.')) host = host.slice(0, -1);
+  return host;
+}
+
+function safeUrl(url: string): URL {
+  try {
+    return new URL(url);
+  } catch {
+    throw fetchError('invalid_request', `Not a valid URL: ${url}`);
+  }
+}

@@ -1,0 +1,302 @@
+import type { BrowserContext, Page, Response } from 'playwright';
+import { AppError } from '@app/core';
+import { AddressGuard, normaliseHost } from './address-guard';
+import { detectBotWall } from './bot-wall-detector';
+import { BrowserPool, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool';
+import { kindFromMediaType, mediaType } from './content-type';
+import { fetchError, statusError } from './errors';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_MS, type FetchOptions, type FetchResult } from './fetch-types';
+import { GuardedProxy, REFUSED_HEADER } from './guarded-proxy';
+import { parseRetryAfter } from './retry-after';
+
+export type BlockableResource = 'image' | 'media' | 'font' | 'stylesheet';
+
+export interface DynamicFetcherOptions {
+  guard?: AddressGuard;
+  pool?: BrowserPoolOptions;
+  timeoutMs?: number;
+  /** After domcontentloaded, wait at most this long for network idle, then take what is there. */
+  settleMs?: number;
+  /** How long to wait for a JavaScript challenge page to pass by itself. 0 disables. */
+  challengeWaitMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+  blockResources?: BlockableResource[];
+  userAgent?: string;
+  viewport?: { width: number; height: number };
+}
+
+export interface DynamicFetcherStats extends BrowserPoolStats {
+  openContexts: number;
+  openPages: number;
+  proxyRefused: number;
+}
+
+/** A browser context shared by the fetches of one job (cookies carry over, e.g. a passed challenge). */
+export interface BrowserSession {
+  fetch(url: string, options?: FetchOptions): Promise<FetchResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * Renders pages in headless Chromium from a BrowserPool. Every request of the browser is checked
+ * twice: by a route handler (abort + record, resource blocking) and by the GuardedProxy the
+ * browser is launched with (pins the connection to the vetted address, covers redirects and sockets).
+ */
+export class DynamicFetcher {
+  readonly guard: AddressGuard;
+  private readonly proxy: GuardedProxy;
+  private proxyUrl?: Promise<string>;
+  private readonly poolOptions: BrowserPoolOptions;
+  private poolInstance?: BrowserPool;
+  private readonly timeoutMs: number;
+  private readonly settleMs: number;
+  private readonly challengeWaitMs: number;
+  private readonly maxBytes: number;
+  private readonly maxRedirects: number;
+  private readonly blockResources: Set<string>;
+  private readonly userAgent?: string;
+  private readonly viewport: { width: number; height: number };
+  private openContexts = 0;
+  private openPages = 0;
+
+  constructor(options: DynamicFetcherOptions = {}) {
+    this.guard = options.guard ?? new AddressGuard();
+    this.proxy = new GuardedProxy(this.guard);
+    this.poolOptions = options.pool ?? {};
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.settleMs = options.settleMs ?? 5_000;
+    this.challengeWaitMs = options.challengeWaitMs ?? 8_000;
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+    this.blockResources = new Set(options.blockResources ?? ['image', 'media', 'font']);
+    this.userAgent = options.userAgent;
+    this.viewport = options.viewport ?? { width: 1366, height: 900 };
+  }
+
+  /** One page in a fresh context. */
+  async fetch(url: string, options: FetchOptions = {}): Promise<FetchResult> {
+    const session = await this.openSession(options.signal);
+    try {
+      return await session.fetch(url, options);
+    } finally {
+      await session.close();
+    }
+  }
+
+  /** A fresh context for a group of fetches (one job). Close it when the job ends. */
+  async openSession(signal?: AbortSignal): Promise<BrowserSession> {
+    const pool = await this.getPool();
+    const lease = await pool.acquire(signal);
+    let context: BrowserContext;
+    try {
+      context = await lease.browser.newContext({
+        ignoreHTTPSErrors: true,
+        serviceWorkers: 'block', // service workers' requests bypass route()
+        userAgent: this.userAgent,
+        viewport: this.viewport,
+        javaScriptEnabled: true,
+        acceptDownloads: false,
+      });
+    } catch (error) {
+      await lease.release();
+      throw fetchError('fetch_error', `Could not open a browser context: ${(error as Error).message}`, { retryable: true, cause: error });
+    }
+    this.openContexts++;
+    const blocked: string[] = [];
+    const hostVerdicts = new Map<string, Promise<boolean>>();
+    await context.route('**/*', async (route) => {
+      const request = route.request();
+      if (this.blockResources.has(request.resourceType())) return route.abort('blockedbyclient');
+      let allowed = true;
+      try {
+        const u = new URL(request.url());
+        if (u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'ws:' || u.protocol === 'wss:') {
+          const host = normaliseHost(u.hostname);
+          let verdict = hostVerdicts.get(host);
+          if (!verdict) {
+            verdict = this.guard.resolvePublic(host).then(
+              () => true,
+              (error: unknown) => !(error instanceof AppError && error.category === 'ssrf_blocked'),
+            );
+            hostVerdicts.set(host, verdict);
+          }
+          allowed = await verdict;
+        }
+      } catch {
+        allowed = true; // unparsable URLs are the browser's problem; the proxy still guards the connection
+      }
+      if (!allowed) {
+        blocked.push(request.url());
+        return route.abort('blockedbyclient');
+      }
+      return route.continue();
+    });
+
+    let closed = false;
+    return {
+      fetch: (url, options = {}) => this.render(context, url, options, blocked),
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        this.openContexts--;
+        await context.close().catch(() => undefined);
+        await lease.release();
+      },
+    };
+  }
+
+  stats(): DynamicFetcherStats {
+    const pool = this.poolInstance?.stats() ?? {
+      browsers: 0,
+      retiringBrowsers: 0,
+      activeLeases: 0,
+      waiting: 0,
+      launches: 0,
+      leasesServed: 0,
+    };
+    return { ...pool, openContexts: this.openContexts, openPages: this.openPages, proxyRefused: this.proxy.refused };
+  }
+
+  async close(): Promise<void> {
+    await this.poolInstance?.close();
+    await this.proxy.close();
+  }
+
+  private async getPool(): Promise<BrowserPool> {
+    this.proxyUrl ??= this.proxy.start();
+    const proxyServer = await this.proxyUrl;
+    this.poolInstance ??= new BrowserPool({ ...this.poolOptions, proxyServer });
+    return this.poolInstance;
+  }
+
+  private async render(context: BrowserContext, url: string, options: FetchOptions, blocked: string[]): Promise<FetchResult> {
+    const started = Date.now();
+    const deadline = started + (options.timeoutMs ?? this.timeoutMs);
+    const maxBytes = options.maxBytes ?? this.maxBytes;
+    const target = parseUrl(url);
+    await this.guard.checkUrl(target); // a clear ssrf_blocked before the browser is involved
+    const blockedBefore = blocked.length;
+
+    const page = await context.newPage();
+    this.openPages++;
+    let lastDocument: Response | undefined;
+    page.on('response', (r) => {
+      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastDocument = r;
+    });
+    try {
+      if (options.headers) await page.setExtraHTTPHeaders(options.headers);
+      let response: Response | null;
+      try {
+        response = await page.goto(target.href, { waitUntil: 'domcontentloaded', timeout: Math.max(1, deadline - Date.now()) });
+      } catch (error) {
+        throw this.mapNavigationError(error, target.href, blocked.slice(blockedBefore));
+      }
+      // Bounded settle: network idle or the cap, whichever first; then take what is there.
+      await page
+        .waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(this.settleMs, deadline - Date.now())) })
+        .catch(() => undefined);
+
+      let html = await this.content(page, deadline);
+      let doc = lastDocument ?? response ?? undefined;
+      let wall = detectBotWall(html, doc?.status() ?? 200, doc?.headers() ?? {});
+      // A JavaScript challenge usually passes by itself and navigates to the real page.
+      const challengeDeadline = Math.min(deadline, Date.now() + this.challengeWaitMs);
+      while (wall.blocked && Date.now() < challengeDeadline) {
+        await page.waitForTimeout(250);
+        await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, challengeDeadline - Date.now()) }).catch(() => undefined);
+        html = await this.content(page, deadline);
+        doc = lastDocument ?? doc;
+        wall = detectBotWall(html, doc?.status() ?? 200, doc?.headers() ?? {});
+      }
+      if (wall.blocked && doc?.status() !== undefined && doc.status() < 400) {
+        // A 200 wall after the challenge passed into a new navigation: settle that one too.
+        await page.waitForLoadState('networkidle', { timeout: 1000 }).catch(() => undefined);
+      }
+
+      const headers = doc?.headers() ?? {};
+      const status = doc?.status() ?? 200;
+      if (headers[REFUSED_HEADER]) throw fetchError('ssrf_blocked', headers[REFUSED_HEADER], { url: doc?.url() });
+      if (wall.blocked) throw fetchError('blocked', `Bot wall detected: ${wall.reason}.`, { url: page.url(), status });
+      if (status >= 400) throw statusError(status, page.url(), parseRetryAfter(headers['retry-after']));
+
+      const type = mediaType(headers['content-type']) || 'text/html';
+      if (kindFromMediaType(type) === 'binary')
+        throw fetchError('unsupported_content', `Unsupported content type ${type}.`, { url: page.url(), status });
+      const bytes = Buffer.byteLength(html, 'utf8');
+      if (bytes > maxBytes)
+        throw fetchError('content_too_large', `The rendered page is larger than ${maxBytes} bytes.`, { url: page.url() });
+
+      const redirects = redirectChain(doc);
+      if (redirects.length > this.maxRedirects)
+        throw fetchError('fetch_error', `Too many redirects (more than ${this.maxRedirects}).`, { url, retryable: false });
+      return {
+        url: page.url(),
+        status,
+        headers,
+        contentType: type,
+        charset: 'utf-8', // page.content() is already decoded by the browser
+        html,
+        bytes,
+        redirects,
+        durationMs: Date.now() - started,
+        mode: 'dynamic',
+        blockedRequests: blocked.slice(blockedBefore),
+      };
+    } finally {
+      this.openPages--;
+      await page.close().catch(() => undefined);
+    }
+  }
+
+  /** page.content() fails while a navigation is in flight; retry until it is stable or the deadline. */
+  private async content(page: Page, deadline: number): Promise<string> {
+    for (;;) {
+      try {
+        return await page.content();
+      } catch (error) {
+        if (Date.now() >= deadline)
+          throw fetchError('timeout', 'The page kept navigating until the deadline.', { url: page.url(), cause: error });
+        await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+      }
+    }
+  }
+
+  private mapNavigationError(error: unknown, url: string, blocked: string[]): AppError {
+    if (error instanceof AppError) return error;
+    const message = (error as Error).message ?? String(error);
+    if ((error as Error).name === 'TimeoutError' || /Timeout \d+ms exceeded/.test(message)) {
+      return fetchError('timeout', `Rendering ${url} exceeded its deadline.`, { url });
+    }
+    if (/ERR_BLOCKED_BY_CLIENT/.test(message) && blocked.length > 0) {
+      return fetchError('ssrf_blocked', `The navigation was refused by the address guard (${blocked[0]}).`, { url });
+    }
+    if (/ERR_TUNNEL_CONNECTION_FAILED/.test(message)) {
+      return fetchError('ssrf_blocked', `The address guard refused a connection while loading ${url}.`, { url });
+    }
+    if (/Download is starting|ERR_ABORTED/.test(message)) {
+      return fetchError('unsupported_content', `The browser would download ${url} instead of showing it.`, { url });
+    }
+    if (/ERR_TOO_MANY_REDIRECTS/.test(message)) return fetchError('fetch_error', 'Too many redirects.', { url, retryable: false });
+    const code = /net::(ERR_[A-Z_]+)/.exec(message)?.[1] ?? 'navigation failed';
+    return fetchError('fetch_error', `Loading ${url} failed: ${code}.`, { url, cause: error });
+  }
+}
+
+function redirectChain(response: Response | undefined): string[] {
+  const chain: string[] = [];
+  let request = response?.request().redirectedFrom() ?? null;
+  while (request) {
+    chain.unshift(request.url());
+    request = request.redirectedFrom();
+  }
+  return chain;
+}
+
+function parseUrl(url: string): URL {
+  try {
+    return new URL(url);
+  } catch {
+    throw fetchError('invalid_request', `Not a valid URL: ${url}`);
+  }
+}

@@ -1,0 +1,39 @@
+export type FetchMode = 'static' | 'dynamic' | 'auto';
+export type RenderMode = 'static' | 'dynamic';
+
+/** What every fetcher returns: the final page as decoded text plus how it was obtained. */
+export interface FetchResult {
+  /** Final URL after redirects. */
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  /** Media type without parameters (text/html, application/json, ...). */
+  contentType: string;
+  charset: string;
+  /** The decoded body (HTML for pages; the raw text for JSON/XML/text). */
+  html: string;
+  /** Body size in bytes as received (after decompression). */
+  bytes: number;
+  /** Every URL that answered with a redirect, in order (the first is the requested URL). */
+  redirects: string[];
+  durationMs: number;
+  mode: RenderMode;
+  /** Set by auto mode when it escalated to the browser, with the detector's reason. */
+  escalation?: { from: 'static'; reason: string };
+  /** Browser only: sub-requests the address guard refused. */
+  blockedRequests?: string[];
+}
+
+export interface FetchOptions {
+  /** Deadline for the whole fetch including redirects (static) or navigation + settle (dynamic). */
+  timeoutMs?: number;
+  /** Body size cap; larger bodies fail with content_too_large. */
+  maxBytes?: number;
+  /** Extra request headers (static) / extra HTTP headers (dynamic). */
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_REDIRECTS = 10;

@@ -1,0 +1,98 @@
+import { AddressGuard, type AddressGuardOptions } from './address-guard';
+import { detectBotWall } from './bot-wall-detector';
+import { DynamicFetcher, type DynamicFetcherOptions } from './dynamic-fetcher';
+import { fetchError, statusError } from './errors';
+import type { FetchMode, FetchOptions, FetchResult } from './fetch-types';
+import { InMemoryHostModeMemory, type HostModeMemory } from './host-mode-memory';
+import { detectNeedsJs, type JsDetectorOptions } from './js-detector';
+import { StaticFetcher, type StaticFetcherOptions } from './static-fetcher';
+
+export interface FetcherOptions {
+  guard?: AddressGuard;
+  /** Used when no guard is given. */
+  guardOptions?: AddressGuardOptions;
+  static?: Omit<StaticFetcherOptions, 'guard'>;
+  /** `false` disables the browser: dynamic requests fail, auto never escalates. */
+  dynamic?: Omit<DynamicFetcherOptions, 'guard'> | false;
+  hostMemory?: HostModeMemory;
+  jsDetector?: JsDetectorOptions;
+}
+
+export interface ModeFetchOptions extends FetchOptions {
+  mode?: FetchMode;
+}
+
+/**
+ * The one entry point for page fetching: `static` never launches a browser, `dynamic` always
+ * renders, `auto` fetches statically and escalates to the browser when the page needs JavaScript
+ * or shows a bot wall, remembering per host which mode worked.
+ */
+export class Fetcher {
+  readonly guard: AddressGuard;
+  readonly staticFetcher: StaticFetcher;
+  readonly dynamicFetcher?: DynamicFetcher;
+  readonly hostMemory: HostModeMemory;
+  private readonly jsOptions: JsDetectorOptions;
+
+  constructor(options: FetcherOptions = {}) {
+    this.guard = options.guard ?? new AddressGuard(options.guardOptions);
+    this.staticFetcher = new StaticFetcher({ ...options.static, guard: this.guard });
+    this.dynamicFetcher = options.dynamic === false ? undefined : new DynamicFetcher({ ...options.dynamic, guard: this.guard });
+    this.hostMemory = options.hostMemory ?? new InMemoryHostModeMemory();
+    this.jsOptions = options.jsDetector ?? {};
+  }
+
+  async fetch(url: string, options: ModeFetchOptions = {}): Promise<FetchResult> {
+    const mode = options.mode ?? 'auto';
+    if (mode === 'static') return this.staticFetcher.fetch(url, options);
+    if (mode === 'dynamic') return this.requireBrowser().fetch(url, options);
+    return this.auto(url, options);
+  }
+
+  async close(): Promise<void> {
+    this.staticFetcher.close();
+    await this.dynamicFetcher?.close();
+  }
+
+  private async auto(url: string, options: FetchOptions): Promise<FetchResult> {
+    const host = hostKey(url);
+    if (this.dynamicFetcher && (await this.hostMemory.get(host)) === 'dynamic') {
+      const result = await this.dynamicFetcher.fetch(url, options);
+      return { ...result, escalation: { from: 'static', reason: `host ${host} remembered as needing the browser` } };
+    }
+    const raw = await this.staticFetcher.fetchRaw(url, options);
+    const { kind, retryAfterSeconds, ...result } = raw;
+
+    const wall = kind === 'html' || raw.status >= 400 ? detectBotWall(raw.html, raw.status, raw.headers) : { blocked: false as const };
+    if (wall.blocked) {
+      if (!this.dynamicFetcher) throw fetchError('blocked', `Bot wall detected: ${wall.reason}.`, { url: raw.url, status: raw.status });
+      return this.escalate(url, host, options, `bot wall: ${wall.reason}`);
+    }
+    if (raw.status >= 400) throw statusError(raw.status, raw.url, retryAfterSeconds);
+    if (kind === 'html' && this.dynamicFetcher) {
+      const js = detectNeedsJs(raw.html, this.jsOptions);
+      if (js.needsJs) return this.escalate(url, host, options, js.reason ?? 'needs JavaScript');
+    }
+    await this.hostMemory.set(host, 'static');
+    return result;
+  }
+
+  private async escalate(url: string, host: string, options: FetchOptions, reason: string): Promise<FetchResult> {
+    const result = await this.requireBrowser().fetch(url, options);
+    await this.hostMemory.set(host, 'dynamic');
+    return { ...result, escalation: { from: 'static', reason } };
+  }
+
+  private requireBrowser(): DynamicFetcher {
+    if (!this.dynamicFetcher) throw fetchError('invalid_request', 'Browser rendering is disabled on this server.');
+    return this.dynamicFetcher;
+  }
+}
+
+function hostKey(url: string): string {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    throw fetchError('invalid_request', `Not a valid URL: ${url}`);
+  }
+}

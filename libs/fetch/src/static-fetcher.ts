@@ -1,0 +1,309 @@
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { HeaderGenerator, type HeaderGeneratorOptions } from 'header-generator';
+import { AppError } from '@app/core';
+import { AddressGuard, pinnedLookup, type ResolvedAddress } from './address-guard';
+import { decodeBody } from './charset';
+import { defaultMediaType, kindFromMediaType, mediaType, sniffContent, type ContentKind } from './content-type';
+import { fetchError, statusError } from './errors';
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_MS, type FetchOptions, type FetchResult } from './fetch-types';
+import { parseRetryAfter } from './retry-after';
+
+export interface StaticFetcherOptions {
+  guard?: AddressGuard;
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+  /** Overrides the generated browser User-Agent (e.g. "GleanerBot/1.0" for polite crawling). */
+  userAgent?: string;
+  headerGeneratorOptions?: Partial<HeaderGeneratorOptions>;
+  /** Sockets kept per origin. */
+  maxSocketsPerHost?: number;
+}
+
+/** A response read to the end (or to the cap) before status mapping; auto mode inspects it for bot walls. */
+export interface RawFetchResult extends FetchResult {
+  kind: ContentKind;
+  retryAfterSeconds?: number;
+}
+
+/** How much of an error page (4xx/5xx) is kept: enough for bot-wall detection. */
+const ERROR_BODY_BYTES = 512 * 1024;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+type GotScrapingModule = typeof import('got-scraping');
+let gotModule: Promise<GotScrapingModule> | undefined;
+// got-scraping is ESM-only: load it once with a real dynamic import.
+function loadGot(): Promise<GotScrapingModule> {
+  gotModule ??= import('got-scraping');
+  return gotModule;
+}
+
+/**
+ * Plain HTTP fetch with got-scraping: browser-like headers, manual redirects (every hop through
+ * the address guard, connecting to the vetted address), a streamed body cut at maxBytes.
+ * HTTP/2 and got-scraping's own header generation are off on purpose: both open an extra TLS
+ * connection (ALPN probe) through the system resolver, outside the guard.
+ */
+export class StaticFetcher {
+  readonly guard: AddressGuard;
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+  private readonly maxRedirects: number;
+  private readonly userAgent?: string;
+  private readonly headerGenerator: HeaderGenerator;
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
+
+  constructor(options: StaticFetcherOptions = {}) {
+    this.guard = options.guard ?? new AddressGuard();
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+    this.userAgent = options.userAgent;
+    this.headerGenerator = new HeaderGenerator({
+      browsers: ['chrome', 'firefox', 'edge'],
+      operatingSystems: ['windows', 'macos', 'linux'],
+      devices: ['desktop'],
+      locales: ['en-US', 'en'],
+      ...options.headerGeneratorOptions,
+    });
+    const maxSockets = options.maxSocketsPerHost ?? 64;
+    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets });
+    this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets });
+  }
+
+  /** Fetches a page; any 4xx/5xx, unsupported type or limit breach is thrown as AppError. */
+  async fetch(url: string, options: FetchOptions = {}): Promise<FetchResult> {
+    const raw = await this.fetchRaw(url, options);
+    if (raw.status >= 400) throw statusError(raw.status, raw.url, raw.retryAfterSeconds);
+    const { kind: _kind, retryAfterSeconds: _ra, ...result } = raw;
+    return result;
+  }
+
+  /** Like fetch() but returns 4xx/5xx responses (with up to 512 KiB of body) instead of throwing. */
+  async fetchRaw(url: string, options: FetchOptions = {}): Promise<RawFetchResult> {
+    const started = Date.now();
+    const deadline = started + (options.timeoutMs ?? this.timeoutMs);
+    const maxBytes = options.maxBytes ?? this.maxBytes;
+    const { gotScraping } = await loadGot();
+    const headers = this.requestHeaders(options.headers);
+    const redirects: string[] = [];
+    const seen = new Set<string>();
+    let current = parseUrl(url);
+
+    for (;;) {
+      seen.add(current.href);
+      const addresses = await withDeadline(this.guard.checkUrl(current), deadline, current.href);
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw timeoutError(current.href);
+      const hop = await this.requestOnce(gotScraping, current, addresses, headers, remaining, maxBytes, options.signal);
+      if (hop.redirectTo === undefined) {
+        return { ...hop.result, redirects, durationMs: Date.now() - started };
+      }
+      redirects.push(current.href);
+      const next = resolveRedirect(hop.redirectTo, current);
+      if (seen.has(next.href)) throw fetchError('fetch_error', `Redirect loop at ${next.href}.`, { url, retryable: false });
+      if (redirects.length > this.maxRedirects) {
+        throw fetchError('fetch_error', `Too many redirects (more than ${this.maxRedirects}).`, { url, retryable: false });
+      }
+      current = next;
+    }
+  }
+
+  /** Releases keep-alive sockets. */
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  private requestHeaders(extra: Record<string, string> | undefined): Record<string, string> {
+    const generated = this.headerGenerator.getHeaders({ httpVersion: '1' }) as Record<string, string>;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(generated)) if (k.toLowerCase() !== 'connection') headers[k] = v;
+    // header-generator's pick for a top-level navigation is occasionally 'same-site'; a typed URL is 'none'.
+    for (const k of Object.keys(headers)) {
+      if (k.toLowerCase() === 'sec-fetch-site') headers[k] = 'none';
+      // got decompresses gzip/deflate/br; do not invite zstd.
+      if (k.toLowerCase() === 'accept-encoding') headers[k] = 'gzip, deflate, br';
+    }
+    if (this.userAgent) {
+      for (const k of Object.keys(headers)) if (k.toLowerCase() === 'user-agent') delete headers[k];
+      headers['User-Agent'] = this.userAgent;
+    }
+    // Caller headers win, whatever their case.
+    for (const [k, v] of Object.entries(extra ?? {})) {
+      for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
+      headers[k] = v;
+    }
+    return headers;
+  }
+
+  private async requestOnce(
+    gotScraping: GotScrapingModule['gotScraping'],
+    url: URL,
+    addresses: ResolvedAddress[],
+    headers: Record<string, string>,
+    timeoutMs: number,
+    maxBytes: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ redirectTo?: string; result: Omit<RawFetchResult, 'redirects' | 'durationMs'> }> {
+    const stream = gotScraping.stream(url.href, {
+      followRedirect: false,
+      http2: false,
+      useHeaderGenerator: false,
+      // Host first, as browsers send it (Node would append it last).
+      headers: { Host: url.host, ...headers },
+      dnsLookup: pinnedLookup(addresses),
+      // Plain agents: got-scraping's TransformHeadersAgent adds a Content-Length: 0 to GETs, which browsers never send.
+      agent: { http: this.httpAgent, https: this.httpsAgent },
+      timeout: { request: timeoutMs },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      decompress: true,
+      signal,
+    } as never);
+
+    try {
+      const response = await new Promise<http.IncomingMessage & { url?: string }>((resolve, reject) => {
+        stream.once('response', resolve);
+        stream.once('error', reject);
+      });
+      const status = response.statusCode ?? 0;
+      const flatHeaders = flattenHeaders(response.headers);
+      const location = response.headers.location;
+      if (REDIRECT_STATUSES.has(status) && location) {
+        stream.destroy();
+        return { redirectTo: location, result: undefined as never };
+      }
+      const declaredType = mediaType(flatHeaders['content-type']);
+      const declaredKind = kindFromMediaType(declaredType);
+      const isError = status >= 400;
+      if (!isError && declaredKind === 'binary') {
+        stream.destroy();
+        throw fetchError('unsupported_content', `Unsupported content type ${declaredType}.`, { url: url.href, status });
+      }
+      const limit = isError ? Math.min(maxBytes, ERROR_BODY_BYTES) : maxBytes;
+      const declaredLength = Number(flatHeaders['content-length']);
+      if (!isError && !flatHeaders['content-encoding'] && Number.isFinite(declaredLength) && declaredLength > maxBytes) {
+        stream.destroy();
+        throw tooLarge(url.href, maxBytes);
+      }
+
+      const chunks: Buffer[] = [];
+      let total = 0;
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        total += chunk.length;
+        if (total > limit) {
+          if (isError) {
+            chunks.push(chunk.subarray(0, chunk.length - (total - limit)));
+            total = limit;
+            break;
+          }
+          throw tooLarge(url.href, maxBytes);
+        }
+        chunks.push(chunk);
+      }
+      const body = Buffer.concat(chunks, total);
+      let kind: ContentKind;
+      const sniffed = sniffContent(body.subarray(0, 2048));
+      if (declaredKind === 'unknown' || declaredKind === 'binary') {
+        if (sniffed === 'binary' && !isError)
+          throw fetchError('unsupported_content', 'The body is binary content.', { url: url.href, status });
+        kind = sniffed === 'binary' ? 'text' : sniffed;
+      } else {
+        // A PNG/zip served as text/html is still refused.
+        if (sniffed === 'binary' && body.length > 0 && !isError) {
+          throw fetchError('unsupported_content', `The body is binary although labelled ${declaredType}.`, { url: url.href, status });
+        }
+        kind = declaredKind;
+      }
+      const decoded = decodeBody(body, flatHeaders['content-type']);
+      return {
+        result: {
+          url: url.href,
+          status,
+          headers: flatHeaders,
+          contentType: declaredKind === 'unknown' || declaredKind === 'binary' ? defaultMediaType(kind) : declaredType,
+          charset: decoded.charset,
+          html: decoded.text,
+          bytes: total,
+          mode: 'static',
+          kind,
+          retryAfterSeconds: parseRetryAfter(flatHeaders['retry-after']),
+        },
+      };
+    } catch (error) {
+      throw mapRequestError(error, url.href);
+    } finally {
+      stream.destroy();
+    }
+  }
+}
+
+function parseUrl(url: string): URL {
+  try {
+    return new URL(url);
+  } catch {
+    throw fetchError('invalid_request', `Not a valid URL: ${url}`);
+  }
+}
+
+function resolveRedirect(location: string, base: URL): URL {
+  let next: URL;
+  try {
+    next = new URL(location, base);
+  } catch {
+    throw fetchError('fetch_error', `Invalid redirect location: ${location}`, { retryable: false });
+  }
+  next.hash = '';
+  return next;
+}
+
+function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function tooLarge(url: string, maxBytes: number): AppError {
+  return fetchError('content_too_large', `The page is larger than ${maxBytes} bytes.`, { url });
+}
+
+function timeoutError(url: string): AppError {
+  return fetchError('timeout', `The fetch of ${url} exceeded its deadline.`, { url });
+}
+
+async function withDeadline<T>(promise: Promise<T>, deadline: number, url: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeoutError(url)), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const FETCH_ERROR_CODES =
+  /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|EAI_AGAIN|ENOTFOUND|EPROTO|ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_SSL|HPE_|ERR_STREAM_PREMATURE_CLOSE|ERR_HTTP2)/;
+
+/** Maps got/Node errors onto the error_category vocabulary. */
+export function mapRequestError(error: unknown, url: string): AppError {
+  if (error instanceof AppError) return error;
+  const err = error as NodeJS.ErrnoException & { name?: string; cause?: unknown };
+  const cause = err.cause as NodeJS.ErrnoException | undefined;
+  if (cause instanceof AppError) return cause;
+  const code = err.code ?? cause?.code ?? '';
+  if (err.name === 'TimeoutError' || code === 'ETIMEDOUT') return timeoutError(url);
+  if (err.name === 'AbortError' || code === 'ABORT_ERR' || code === 'ERR_ABORTED') {
+    return new AppError('upstream-failure', 'The fetch was cancelled.', { category: 'cancelled', retryable: false });
+  }
+  const reason = FETCH_ERROR_CODES.test(code) ? code : err.message || String(error);
+  return fetchError('fetch_error', `Fetching ${url} failed: ${reason}.`, {
+    url,
+    cause: error,
+    retryable: !/^(CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ENOTFOUND)/.test(code),
+  });
+}

@@ -1,0 +1,41 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LOGGER, type AppLogger } from '@app/observability';
+import type { JobRecord } from './job.types';
+
+export type JobLifecycleEventType = 'job.started' | 'job.page' | 'job.completed' | 'job.failed' | 'job.cancelled';
+
+export interface JobLifecycleEvent {
+  type: JobLifecycleEventType;
+  job: JobRecord;
+  /** The job resource for job.*, the result item for job.page. */
+  data: Record<string, unknown>;
+  occurred_at: string;
+}
+
+export type JobLifecycleListener = (event: JobLifecycleEvent) => Promise<void>;
+
+/**
+ * Observers of the job lifecycle (webhooks, later metrics): the jobs lib announces, other libs
+ * listen, so jobs never depends on them. Listeners run in order of occurrence and a failing
+ * listener never fails the job.
+ */
+@Injectable()
+export class JobLifecycleHooks {
+  private readonly listeners: JobLifecycleListener[] = [];
+
+  constructor(@Inject(LOGGER) private readonly logger: AppLogger) {}
+
+  register(listener: JobLifecycleListener): void {
+    this.listeners.push(listener);
+  }
+
+  async notify(event: JobLifecycleEvent): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(event);
+      } catch (error) {
+        this.logger.error({ err: error, job_id: event.job._id, event: event.type }, 'job lifecycle listener failed');
+      }
+    }
+  }
+}

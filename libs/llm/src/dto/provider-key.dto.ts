@@ -1,0 +1,52 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
+import { LLM_PROVIDERS, type LlmProvider } from '../providers';
+
+const PROVIDER_MESSAGE = `must be one of ${LLM_PROVIDERS.join(', ')}`;
+
+export class PutProviderKeyDto {
+  @ApiProperty({ enum: LLM_PROVIDERS, example: 'openai' })
+  @IsIn(LLM_PROVIDERS, { message: PROVIDER_MESSAGE })
+  provider!: LlmProvider;
+
+  @ApiProperty({ example: true, description: 'Whether the provider may be used.' })
+  @IsBoolean({ message: 'must be a boolean' })
+  is_enabled!: boolean;
+
+  // Checked by the service, not here: class-validator errors echo the value, and a key must never be echoed.
+  @ApiPropertyOptional({
+    type: String,
+    writeOnly: true,
+    maxLength: 4096,
+    example: 'sk-proj-...',
+    description: 'The provider key, encrypted at rest and never returned. Absent or empty: the stored key is kept.',
+  })
+  @Allow()
+  api_key?: unknown;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: 2048,
+    example: 'http://ollama.internal:11434',
+    description: 'Custom endpoint (http or https, no credentials). Absent: kept; null or empty: reset to the provider default.',
+  })
+  @IsOptional()
+  @IsString({ message: 'must be a string' })
+  base_url?: string | null;
+}
+
+export class ProviderKeyResponse {
+  @ApiProperty({ example: '01JD0000000000000000000000' }) id!: string;
+  @ApiProperty({ enum: LLM_PROVIDERS, example: 'openai' }) provider!: string;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'Custom endpoint; null means the provider default.' })
+  base_url!: string | null;
+  @ApiProperty({ example: true, description: 'Whether a key is stored (the key itself is never returned).' }) has_key!: boolean;
+  @ApiProperty({ example: true }) is_enabled!: boolean;
+  @ApiProperty({ example: '2026-11-22T05:40:00.123Z' }) created_at!: string;
+  @ApiProperty({ example: '2026-11-22T05:40:00.123Z' }) updated_at!: string;
+}
+
+export class ProviderKeyListResponse {
+  @ApiProperty({ type: [ProviderKeyResponse] }) keys!: ProviderKeyResponse[];
+}

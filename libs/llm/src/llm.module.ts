@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import { APP_CONFIG } from '@app/config';
+import type { LlmConfig } from './llm-config';
+import { ChainRepository } from './chain.repository';
+import { LlmChainService } from './chain.service';
+import { LlmCatalogService } from './llm-catalog.service';
+import { loadPriceTable, PriceTable } from './price-table';
+import { ProviderKeysRepository } from './provider-keys.repository';
+import { LlmKeysService } from './provider-keys.service';
+import { SecretBox } from '@app/core';
+
+@Module({
+  providers: [
+    {
+      provide: SecretBox,
+      inject: [APP_CONFIG],
+      useFactory: (config: LlmConfig) => new SecretBox({ current: config.secret, previous: config.previousSecrets }),
+    },
+    { provide: PriceTable, inject: [APP_CONFIG], useFactory: (config: LlmConfig) => loadPriceTable(config.priceTableFile) },
+    ProviderKeysRepository,
+    ChainRepository,
+    LlmKeysService,
+    LlmChainService,
+    LlmCatalogService,
+  ],
+  exports: [SecretBox, PriceTable, LlmKeysService, LlmChainService, LlmCatalogService],
+})
+export class LlmModule {}

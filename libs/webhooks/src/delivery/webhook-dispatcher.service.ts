@@ -1,0 +1,90 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { newId, nowIso } from '@app/core';
+import { JobLifecycleHooks, type JobLifecycleEvent } from '@app/jobs';
+import { QUEUE, type QueuePort } from '@app/queue';
+import { subscribes } from '../webhook-events';
+import { WebhooksRepository } from '../webhooks.repository';
+import type { JobWebhookTarget } from './job-webhook-target';
+import { OutboxRepository } from './outbox.repository';
+
+export const WEBHOOKS_QUEUE = 'webhooks';
+export const PUMP_STREAM = 'pump-stream';
+export interface PumpPayload {
+  stream: string;
+}
+
+/**
+ * Turns job lifecycle events into durable outbox items (one per subscribed target) and wakes the
+ * delivery pump. The item is stored before anything is sent, so a crash never loses an event that
+ * was recorded, and its id is the stable Standard Webhooks message id across retries.
+ */
+@Injectable()
+export class WebhookDispatcherService implements OnModuleInit {
+  constructor(
+    private readonly hooks: JobLifecycleHooks,
+    private readonly outbox: OutboxRepository,
+    private readonly webhooks: WebhooksRepository,
+    @Inject(QUEUE) private readonly queue: QueuePort,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.hooks.register((event) => this.dispatch(event));
+  }
+
+  async dispatch(event: JobLifecycleEvent): Promise<void> {
+    const targets = (event.job.webhook_targets ?? []) as unknown as JobWebhookTarget[];
+    for (const target of targets) {
+      let events = target.events;
+      if (target.kind === 'saved' && target.webhook_id) {
+        const saved = await this.webhooks.findOwn({ userId: event.job.user_id }, target.webhook_id);
+        if (!saved || !saved.is_active) continue; // deleted or muted
+        events = saved.events;
+      }
+      if (!subscribes(events, event.type)) continue;
+      const stream = `${event.job._id}:${target.key}`;
+      const seq = await this.outbox.nextSeq(stream);
+      const messageId = `${stream}:${seq}`;
+      const body = JSON.stringify({
+        id: `evt_${newId()}`,
+        type: event.type,
+        created_at: event.occurred_at,
+        job_id: event.job._id,
+        job_type: event.job.type,
+        data: event.data,
+      });
+      const now = nowIso();
+      await this.outbox.insert({
+        _id: messageId,
+        stream,
+        job_id: event.job._id,
+        user_id: event.job.user_id,
+        target_key: target.key,
+        webhook_id: target.webhook_id,
+        seq,
+        event_type: event.type,
+        body,
+        status: 'pending',
+        attempts: 0,
+        next_at: now,
+        created_at: now,
+      });
+      await this.wake(stream);
+    }
+  }
+
+  /** Enqueues a pump for the stream; a unique message id per wake-up (the pump itself serialises). */
+  async wake(stream: string, delayMs = 0): Promise<void> {
+    await this.queue.enqueue<PumpPayload>(
+      WEBHOOKS_QUEUE,
+      PUMP_STREAM,
+      { stream },
+      { jobId: `pump:${stream}:${newId()}`, delayMs, attempts: 10, backoff: { delayMs: 1000, maxDelayMs: 60_000 } },
+    );
+  }
+
+  get maxAttempts(): number {
+    return this.config.webhookMaxAttempts;
+  }
+}

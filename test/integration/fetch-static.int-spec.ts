@@ -1,0 +1,155 @@
+import { AddressGuard, StaticFetcher } from '@app/fetch';
+import { CHARSET_SAMPLE, quotesForPage, RETRY_AFTER_SECONDS, startFixtureSite, type FixtureSite } from '../fixtures/site';
+import { failure, parseQuotes } from './fetch-helpers';
+
+describe('static fetch against the fixture site', () => {
+  let site: FixtureSite;
+  let fetcher: StaticFetcher;
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+    fetcher = new StaticFetcher({ guard: new AddressGuard({ allowPrivateNetworks: true }), timeoutMs: 5_000 });
+  });
+  afterAll(async () => {
+    fetcher.close();
+    await site.close();
+  });
+
+  it('reads the exact quotes of /page/1/ and /page/2/', async () => {
+    for (const page of [1, 2]) {
+      const res = await fetcher.fetch(`${site.url}/page/${page}/`);
+      expect(res).toMatchObject({ status: 200, contentType: 'text/html', charset: 'utf-8', mode: 'static', redirects: [] });
+      expect(res.bytes).toBe(Buffer.byteLength(res.html));
+      expect(parseQuotes(res.html)).toEqual(quotesForPage(page).map((q) => ({ text: q.text, author: q.author, tags: q.tags })));
+    }
+  });
+
+  it('sends browser-like headers', async () => {
+    const res = await fetcher.fetch(`${site.url}/echo/headers`);
+    const headers = JSON.parse(res.html) as Record<string, string>;
+    expect(headers['user-agent']).toMatch(/Mozilla\/5\.0/);
+    expect(headers.accept).toMatch(/text\/html/);
+    expect(headers['accept-language']).toBeTruthy();
+    expect(headers['sec-fetch-mode']).toBe('navigate');
+    expect(headers['content-length']).toBeUndefined();
+    expect(res.contentType).toBe('application/json');
+  });
+
+  it('sees no quotes on the JavaScript-rendered /js/ page', async () => {
+    const res = await fetcher.fetch(`${site.url}/js/`);
+    expect(parseQuotes(res.html)).toEqual([]);
+  });
+
+  it('follows up to 10 redirects and records them', async () => {
+    const res = await fetcher.fetch(`${site.url}/redirect/chain/10`);
+    expect(res.status).toBe(200);
+    expect(res.redirects).toHaveLength(10);
+    expect(res.redirects[0]).toBe(`${site.url}/redirect/chain/10`);
+    expect(res.url).toBe(`${site.url}/redirect/chain/0`);
+  });
+
+  it('fails on 11 redirects and on loops (fetch_error, not retryable)', async () => {
+    expect(await failure(fetcher.fetch(`${site.url}/redirect/chain/11`))).toMatchObject({
+      category: 'fetch_error',
+      retryable: false,
+      message: expect.stringMatching(/too many redirects/i),
+    });
+    expect(await failure(fetcher.fetch(`${site.url}/redirect/loop`))).toMatchObject({
+      category: 'fetch_error',
+      message: expect.stringMatching(/loop/i),
+    });
+  });
+
+  it('maps 429 and 503+Retry-After to rate_limit with retryAfterSeconds', async () => {
+    expect(await failure(fetcher.fetch(`${site.url}/status/429`))).toMatchObject({
+      category: 'rate_limit',
+      retryable: true,
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+    });
+    const e = await failure(fetcher.fetch(`${site.url}/status/503-retry`));
+    expect(e).toMatchObject({ category: 'rate_limit', retryable: true });
+    expect(e.retryAfterSeconds).toBeGreaterThanOrEqual(115);
+    expect(e.retryAfterSeconds).toBeLessThanOrEqual(121);
+  });
+
+  it('maps other error statuses to http_error with the status', async () => {
+    expect(await failure(fetcher.fetch(`${site.url}/status/500`))).toMatchObject({
+      category: 'http_error',
+      retryable: true,
+      extensions: { status: 500 },
+    });
+    expect(await failure(fetcher.fetch(`${site.url}/status/503`))).toMatchObject({ category: 'http_error', retryable: true });
+    expect(await failure(fetcher.fetch(`${site.url}/status/404`))).toMatchObject({
+      category: 'http_error',
+      retryable: false,
+      extensions: { status: 404 },
+    });
+  });
+
+  it('fetchRaw returns error responses with their body', async () => {
+    const raw = await fetcher.fetchRaw(`${site.url}/botwall`);
+    expect(raw.status).toBe(403);
+    expect(raw.html).toContain('Just a moment');
+  });
+
+  it.each([
+    ['/binary/image.png', /image\/png/],
+    ['/binary/file.zip', /application\/zip/],
+    ['/binary/png-as-html', /binary although labelled text\/html/],
+    ['/binary/untyped', /binary/],
+  ])('refuses %s as unsupported_content', async (path, message) => {
+    expect(await failure(fetcher.fetch(`${site.url}${path}`))).toMatchObject({
+      category: 'unsupported_content',
+      retryable: false,
+      message: expect.stringMatching(message),
+    });
+  });
+
+  it('sniffs an untyped HTML body', async () => {
+    expect(await fetcher.fetch(`${site.url}/text/untyped`)).toMatchObject({ contentType: 'text/html' });
+  });
+
+  it('accepts XML', async () => {
+    const res = await fetcher.fetch(`${site.url}/sitemap.xml`);
+    expect(res.contentType).toBe('application/xml');
+    expect(res.html).toContain('<urlset');
+  });
+
+  it.each([
+    ['latin1', 'header'],
+    ['meta-only', 'meta'],
+    ['http-equiv', 'meta'],
+    ['wrong-header', 'meta'],
+  ])('decodes /charset/%s', async (variant) => {
+    const res = await fetcher.fetch(`${site.url}/charset/${variant}`);
+    expect(res.charset).toBe('windows-1252');
+    expect(res.html).toContain(`<p id="sample">${CHARSET_SAMPLE}</p>`);
+  });
+
+  it.each(['/big', '/big?chunked=1', '/endless'])('cuts %s at the size limit (content_too_large)', async (path) => {
+    const started = Date.now();
+    expect(await failure(fetcher.fetch(`${site.url}${path}`))).toMatchObject({ category: 'content_too_large', retryable: false });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('honours a per-call maxBytes', async () => {
+    expect(await failure(fetcher.fetch(`${site.url}/page/1/`, { maxBytes: 1000 }))).toMatchObject({ category: 'content_too_large' });
+  });
+
+  it.each(['/slow/headers', '/slow/body'])('times out on %s', async (path) => {
+    const started = Date.now();
+    expect(await failure(fetcher.fetch(`${site.url}${path}`, { timeoutMs: 800 }))).toMatchObject({ category: 'timeout', retryable: true });
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('maps connection refused to fetch_error (retryable)', async () => {
+    const closed = await startFixtureSite();
+    const url = closed.url;
+    await closed.close();
+    expect(await failure(fetcher.fetch(`${url}/`))).toMatchObject({ category: 'fetch_error', retryable: true });
+  });
+
+  it('rejects invalid URLs as invalid_request', async () => {
+    expect(await failure(fetcher.fetch('not a url'))).toMatchObject({ category: 'invalid_request' });
+  });
+});
