@@ -38,6 +38,8 @@ export class ApiModule {
       UsageController,
       // resource controllers
       LlmController, // llm controllers
+      // results controllers
+      // extraction controllers
     ];
     if (config.enableTestJobs) controllers.push(TestJobsController);
     return {
@@ -51,6 +53,8 @@ export class ApiModule {
         WebhooksModule,
         // resource modules
         LlmModule, // llm modules
+        // results modules
+        // extraction modules
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })] : []),
       ],

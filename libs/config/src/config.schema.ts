@@ -76,6 +76,44 @@ export const envSchema = z.object({
   GLEANER_AUTH_CACHE_MS: int(1_000, 0, 60_000),
   GLEANER_SSE_HEARTBEAT_MS: int(15_000, 100, 120_000),
   GLEANER_ENABLE_TEST_JOBS: bool(false),
+  GLEANER_DEFAULT_CHAIN: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (!v) return [] as Array<{ provider: string; model: string; max_tokens?: number; temperature?: number }>;
+      try {
+        const parsed: unknown = JSON.parse(v);
+        if (!Array.isArray(parsed) || parsed.some((e) => typeof e !== 'object' || e === null || typeof (e as { provider?: unknown }).provider !== 'string' || typeof (e as { model?: unknown }).model !== 'string')) {
+          throw new Error('shape');
+        }
+        return parsed as Array<{ provider: string; model: string; max_tokens?: number; temperature?: number }>;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of {"provider","model"[,"max_tokens","temperature"]}' });
+        return z.NEVER;
+      }
+    }),
+  GLEANER_OPENAI_API_KEY: z.string().min(1).optional(),
+  GLEANER_OPENAI_BASE_URL: url(['http:', 'https:']),
+  GLEANER_ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  GLEANER_ANTHROPIC_BASE_URL: url(['http:', 'https:']),
+  GLEANER_OPENROUTER_API_KEY: z.string().min(1).optional(),
+  GLEANER_OPENROUTER_BASE_URL: url(['http:', 'https:']),
+  GLEANER_OLLAMA_BASE_URL: url(['http:', 'https:']),
+  GLEANER_LLM_TIMEOUT_MS: int(120_000, 100, 600_000),
+  GLEANER_LLM_RETRIES: int(2, 0, 10),
+  GLEANER_FEE_PERCENT: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return 0;
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0 || n > 1000) {
+        ctx.addIssue({ code: 'custom', message: 'must be a number from 0 to 1000' });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  GLEANER_EXTRACT_WAIT_MS: int(120_000, 1_000, 600_000),
   GLEANER_WEBHOOK_TIMEOUT_MS: int(10_000, 100, 120_000),
   GLEANER_WEBHOOK_MAX_ATTEMPTS: int(5, 1, 50),
   GLEANER_WEBHOOK_RETRY_BASE_MS: int(5_000, 10, 3_600_000),

@@ -35,6 +35,22 @@ export interface AppConfig {
   authCacheMs: number;
   sseHeartbeatMs: number;
   enableTestJobs: boolean;
+  /** Server default chain (GLEANER_DEFAULT_CHAIN), used with server-held keys when a caller has none. */
+  defaultChain: Array<{ provider: string; model: string; max_tokens?: number; temperature?: number }>;
+  /** Server-held provider keys and endpoints (never returned, never logged). */
+  serverProviders: {
+    openai: { apiKey?: string; baseUrl?: string };
+    anthropic: { apiKey?: string; baseUrl?: string };
+    openrouter: { apiKey?: string; baseUrl?: string };
+    ollama: { apiKey?: string; baseUrl?: string };
+  };
+  llmTimeoutMs: number;
+  /** Retries of the same chain entry on transient failures before moving on. */
+  llmRetries: number;
+  /** Operator fee on top of model cost, in percent (cost_usd = llm_cost_usd × (1 + fee/100)). */
+  feePercent: number;
+  /** How long POST /extract and /analyze wait for their job before answering 504. */
+  extractWaitMs: number;
   webhookTimeoutMs: number;
   webhookMaxAttempts: number;
   webhookRetryBaseMs: number;
@@ -120,6 +136,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authCacheMs: raw.GLEANER_AUTH_CACHE_MS,
     sseHeartbeatMs: raw.GLEANER_SSE_HEARTBEAT_MS,
     enableTestJobs: raw.GLEANER_ENABLE_TEST_JOBS,
+    defaultChain: raw.GLEANER_DEFAULT_CHAIN,
+    serverProviders: {
+      openai: { apiKey: raw.GLEANER_OPENAI_API_KEY, baseUrl: raw.GLEANER_OPENAI_BASE_URL },
+      anthropic: { apiKey: raw.GLEANER_ANTHROPIC_API_KEY, baseUrl: raw.GLEANER_ANTHROPIC_BASE_URL },
+      openrouter: { apiKey: raw.GLEANER_OPENROUTER_API_KEY, baseUrl: raw.GLEANER_OPENROUTER_BASE_URL },
+      ollama: { baseUrl: raw.GLEANER_OLLAMA_BASE_URL },
+    },
+    llmTimeoutMs: raw.GLEANER_LLM_TIMEOUT_MS,
+    llmRetries: raw.GLEANER_LLM_RETRIES,
+    feePercent: raw.GLEANER_FEE_PERCENT,
+    extractWaitMs: raw.GLEANER_EXTRACT_WAIT_MS,
     webhookTimeoutMs: raw.GLEANER_WEBHOOK_TIMEOUT_MS,
     webhookMaxAttempts: raw.GLEANER_WEBHOOK_MAX_ATTEMPTS,
     webhookRetryBaseMs: raw.GLEANER_WEBHOOK_RETRY_BASE_MS,
