@@ -30,6 +30,11 @@ export class UsersService {
   }
 
   async list(_caller: Caller): Promise<{ users: UserView[] }> {
+    return this.listAll();
+  }
+
+  /** Every user (operators' CLI; the HTTP route is admin-only). */
+  async listAll(): Promise<{ users: UserView[] }> {
     return { users: (await this.repository.listUsers()).map(toUserView) };
   }
 

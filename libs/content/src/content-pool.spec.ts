@@ -1,0 +1,78 @@
+import { ContentError } from './content-error';
+import { ContentPool } from './content-pool';
+import { TEST_CRASH_MARKER, TEST_HANG_MARKER } from './content.worker';
+
+describe('ContentPool', () => {
+  let pool: ContentPool;
+
+  beforeAll(() => {
+    // The crash/hang hooks are enabled through this pool's worker environment only.
+    pool = new ContentPool({ threads: 2, taskTimeoutMs: 2000, env: { ...process.env, GLEANER_CONTENT_TEST_HOOKS: '1' } });
+  });
+
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  it('converts in parallel with the same output as the synchronous converter', async () => {
+    const inputs = Array.from({ length: 20 }, (_, i) => ({
+      html: `<h1>Page ${i}</h1><p>Body of page ${i} with a <a href="/p/${i}">link</a> inside some running text.</p>`,
+      url: 'https://pool.example/',
+      mode: 'full' as const,
+    }));
+    const results = await Promise.all(inputs.map((input) => pool.convert(input)));
+    results.forEach((result, i) => {
+      expect(result.markdown).toBe(`# Page ${i}\n\nBody of page ${i} with a [link](https://pool.example/p/${i}) inside some running text.`);
+      expect(result.links).toEqual([{ url: `https://pool.example/p/${i}`, text: 'link' }]);
+    });
+    expect(pool.threads).toBe(2);
+  });
+
+  it('fails a task that runs too long with a timeout ContentError and keeps working', async () => {
+    const started = Date.now();
+    const error = await pool.convert({ html: TEST_HANG_MARKER, url: 'https://pool.example/', mode: 'full' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ContentError);
+    expect(error).toMatchObject({ reason: 'timeout', category: 'internal', retryable: true });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const next = await pool.convert({ html: '<p>after timeout</p>', url: 'https://pool.example/', mode: 'main' });
+    expect(next.markdown).toBe('after timeout');
+  });
+
+  it('fails only the task whose worker crashed; the worker is replaced', async () => {
+    const [crashed, healthy] = await Promise.allSettled([
+      pool.convert({ html: TEST_CRASH_MARKER, url: 'https://pool.example/', mode: 'full' }),
+      pool.convert({ html: '<p>neighbour</p>', url: 'https://pool.example/', mode: 'full' }),
+    ]);
+    expect(crashed.status).toBe('rejected');
+    const reason = (crashed as PromiseRejectedResult).reason as ContentError;
+    expect(reason).toBeInstanceOf(ContentError);
+    expect(reason.reason).toBe('worker_crashed');
+    expect(healthy).toMatchObject({ status: 'fulfilled', value: { markdown: 'neighbour' } });
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((i) => pool.convert({ html: `<p>again ${i}</p>`, url: 'https://pool.example/', mode: 'full' })),
+    );
+    expect(results.map((r) => r.markdown)).toEqual(['again 1', 'again 2', 'again 3', 'again 4']);
+  });
+
+  it('rejects invalid input without involving a worker', async () => {
+    await expect(pool.convert({ html: 5 as unknown as string, url: 'x', mode: 'full' })).rejects.toMatchObject({ reason: 'invalid_input' });
+  });
+
+  it('ignores the test hooks when the environment does not enable them', async () => {
+    const plain = new ContentPool({ threads: 1, taskTimeoutMs: 5000, env: { ...process.env, GLEANER_CONTENT_TEST_HOOKS: undefined } });
+    try {
+      const result = await plain.convert({ html: `${TEST_CRASH_MARKER}<p>still fine</p>`, url: 'https://pool.example/', mode: 'full' });
+      expect(result.markdown).toBe('still fine');
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('rejects work after close', async () => {
+    const closing = new ContentPool({ threads: 1 });
+    await closing.close();
+    await expect(closing.convert({ html: '<p>x</p>', url: 'https://pool.example/', mode: 'full' })).rejects.toMatchObject({
+      reason: 'pool_closed',
+    });
+  });
+});

@@ -1,0 +1,104 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import { ContentError } from './content-error';
+import type { ConversionInput, ConversionResult } from './types';
+
+export interface ContentPoolOptions {
+  /** Worker threads (default: available parallelism). */
+  threads?: number;
+  /** Per-task limit; the worker running an overdue task is terminated and replaced. */
+  taskTimeoutMs?: number;
+  /** Tasks waiting for a thread before `convert` rejects (default: unbounded). */
+  maxQueue?: number;
+  /** Environment of the worker threads (default: a copy of this process's environment). */
+  env?: Record<string, string | undefined>;
+}
+
+/** Running from source (jest, tsx): the worker needs the tsx loader; compiled .js does not. */
+const FROM_SOURCE = __filename.endsWith('.ts');
+const WORKER_FILE = join(__dirname, FROM_SOURCE ? 'content.worker.ts' : 'content.worker.js');
+
+/**
+ * Converts HTML off the event loop on a Piscina pool. Failures are typed ContentErrors: a timeout
+ * aborts the task (Piscina terminates and replaces the worker), a crashed worker fails only its
+ * own task, and the host process never sees either.
+ */
+export class ContentPool {
+  private readonly pool: Piscina<ConversionInput, ConversionResult>;
+  private readonly taskTimeoutMs: number;
+  private closed = false;
+
+  constructor(options: ContentPoolOptions = {}) {
+    const threads = Math.max(1, options.threads ?? availableParallelism());
+    this.taskTimeoutMs = options.taskTimeoutMs ?? 30_000;
+    this.pool = new Piscina<ConversionInput, ConversionResult>({
+      filename: WORKER_FILE,
+      minThreads: threads,
+      maxThreads: threads,
+      maxQueue: options.maxQueue ?? Infinity,
+      idleTimeout: 60_000,
+      env: options.env ? cleanEnv(options.env) : undefined,
+      execArgv: FROM_SOURCE ? withTsxLoader(process.execArgv) : undefined,
+    });
+    // Worker errors surface on the task's promise; without a listener an 'error' event would throw.
+    this.pool.on('error', () => undefined);
+  }
+
+  get threads(): number {
+    return this.pool.threads.length;
+  }
+
+  async convert(input: ConversionInput): Promise<ConversionResult> {
+    if (this.closed) throw new ContentError('pool_closed', 'The content pool is closed.');
+    if (typeof input?.html !== 'string' || typeof input.url !== 'string' || (input.mode !== 'full' && input.mode !== 'main')) {
+      throw new ContentError('invalid_input', 'Conversion input needs html and url strings and mode "full" or "main".');
+    }
+    const signal = AbortSignal.timeout(this.taskTimeoutMs);
+    try {
+      return await this.pool.run(input, { signal });
+    } catch (error) {
+      throw this.toContentError(error, signal);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.destroy();
+  }
+
+  private toContentError(error: unknown, signal: AbortSignal): ContentError {
+    if (error instanceof ContentError) return error;
+    if (signal.aborted) {
+      return new ContentError('timeout', `HTML conversion took longer than ${this.taskTimeoutMs} ms.`, error);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    if (this.closed) return new ContentError('pool_closed', 'The content pool closed before the conversion finished.', error);
+    if (/worker .*(exit|terminat)|exited/i.test(message)) {
+      return new ContentError('worker_crashed', `The conversion worker died: ${message}`, error);
+    }
+    return new ContentError('conversion_failed', `HTML conversion failed: ${message}`, error);
+  }
+}
+
+/** The parent's flags plus `--import tsx` exactly once. */
+function withTsxLoader(execArgv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i];
+    if ((arg === '--import' || arg === '--require' || arg === '-r') && /tsx/.test(execArgv[i + 1] ?? '')) {
+      i++;
+      continue;
+    }
+    if (/^--(?:import|require)=.*tsx/.test(arg)) continue;
+    out.push(arg);
+  }
+  return [...out, '--import', 'tsx'];
+}
+
+function cleanEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}

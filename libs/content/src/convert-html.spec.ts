@@ -1,0 +1,224 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { convertHtml } from './convert-html';
+import type { ConversionInput } from './types';
+
+const URL_ = 'https://shop.example/books/item.html';
+
+function md(html: string, extra: Partial<ConversionInput> = {}): string {
+  return convertHtml({ html, url: URL_, mode: 'full', linkUrls: 'all', ...extra }).markdown;
+}
+
+describe('convertHtml (full mode)', () => {
+  it('renders headings, paragraphs and lists compactly', () => {
+    const out = md(
+      '<body><h1>Title</h1><p>First   para\n with  space.</p><ul><li>one</li><li><p>two</p></li></ul><ol start="3"><li>three</li></ol></body>',
+    );
+    expect(out).toBe('# Title\n\nFirst para with space.\n\n- one\n- two\n\n3. three');
+  });
+
+  it('never leaves blank-line runs or trailing whitespace', () => {
+    const out = md('<div><p>a</p><div></div><div>\n\n</div><br><br><br><p>b</p></div>');
+    expect(out).toBe('a\n\nb');
+    expect(out).not.toMatch(/\n\n\n| \n/);
+  });
+
+  it('renders data tables as pipe tables', () => {
+    const out = md(
+      '<table><thead><tr><th>Name</th><th>Price</th></tr></thead><tbody><tr><td>Book</td><td>$5 | cheap</td></tr></tbody></table>',
+    );
+    expect(out).toBe('| Name | Price |\n|---|---|\n| Book | $5 \\| cheap |');
+  });
+
+  it('pads colspan and rowspan so columns stay aligned', () => {
+    const out = md(
+      '<table><tr><th>A</th><th>B</th><th>C</th></tr><tr><td colspan="2">wide</td><td>c1</td></tr><tr><td rowspan="2">tall</td><td>b2</td><td>c2</td></tr><tr><td>b3</td><td>c3</td></tr></table>',
+    );
+    const rows = out.split('\n');
+    expect(rows).toHaveLength(5);
+    for (const row of rows) expect(row.split('|').length).toBe(5);
+    expect(rows[2]).toBe('| wide | | c1 |');
+    expect(rows[4]).toBe('| | b3 | c3 |');
+  });
+
+  it('renders layout tables (nested tables, single column) as blocks', () => {
+    const out = md(
+      '<table><tr><td><table><tr><td>Publisher:</td><td>Acme</td></tr><tr><td>Year:</td><td>2010</td></tr></table></td><td><p>Side</p></td></tr></table>',
+    );
+    expect(out).toContain('| Publisher: | Acme |');
+    expect(out).toContain('Side');
+    expect(md('<table><tr><td>only</td></tr><tr><td>column</td></tr></table>')).toBe('only\n\ncolumn');
+  });
+
+  it('resolves links and images to absolute URLs and drops unsafe ones', () => {
+    const out = md(
+      '<p><a href="../authors/kim">Kim</a> <a href="javascript:alert(1)">js</a> <a href="#top">top</a> <img src="/c.jpg" alt="Cover"> <img src="data:image/png;base64,AAA" alt="Inline"> <img src="/x.gif" alt=""></p>',
+    );
+    expect(out).toContain('[Kim](https://shop.example/authors/kim)');
+    expect(out).toContain('![Cover](https://shop.example/c.jpg)');
+    expect(out).not.toMatch(/javascript:|data:|x\.gif|#top/);
+    expect(out).toContain('js');
+    expect(out).toContain('top');
+  });
+
+  it('honours <base href>', () => {
+    const out = md('<base href="https://cdn.example/base/"><p><a href="page">P</a><img src="i.png" alt="I"></p>');
+    expect(out).toContain('[P](https://cdn.example/base/page)');
+    expect(out).toContain('![I](https://cdn.example/base/i.png)');
+  });
+
+  it('keeps link URLs only in running text under the default "prose" policy', () => {
+    const html =
+      '<ul><li><a href="/a">Home</a></li><li><a href="/b">Books</a></li></ul><p>Read the <a href="/review">full review</a> of this wonderful book before buying it.</p>';
+    const out = convertHtml({ html, url: URL_, mode: 'full' }).markdown;
+    expect(out).toContain('- Home\n- Books');
+    expect(out).toContain('[full review](https://shop.example/review)');
+    expect(convertHtml({ html, url: URL_, mode: 'full', linkUrls: 'none' }).markdown).not.toContain('](');
+  });
+
+  it('removes hidden elements', () => {
+    const out = md(
+      '<p>shown</p><p hidden>h1</p><div aria-hidden="true">h2</div><span style="display: none">h3</span><div style="color:red;visibility:hidden">h4</div><input type="hidden" value="h5"><p style="display:block">visible</p>',
+    );
+    expect(out).toBe('shown\n\nvisible');
+  });
+
+  it('removes scripts, styles, noscript, templates, svg and form controls', () => {
+    const out = md(
+      '<p>text</p><script>var x = "s1";</script><style>.a{}</style><noscript>n1</noscript><template><p>t1</p></template><svg><title>svg1</title><text>s</text></svg><form><label>Qty</label><select><option>o1</option></select><button>b1</button></form>',
+    );
+    expect(out).toBe('text\n\nQty');
+  });
+
+  it('removes navigation, footers, page headers and cookie banners', () => {
+    const out = md(
+      '<header><a href="/">Logo</a></header><nav><a href="/x">Menu</a></nav><div role="navigation">R</div><div id="cookie-banner">We use cookies</div><div class="site-footer">SF</div><main><article><header><h1>Product</h1></header><p>Body</p></article></main><footer>Copyright</footer>',
+    );
+    expect(out).toBe('# Product\n\nBody');
+  });
+
+  it('drops UI action links and share widgets', () => {
+    const out = md(
+      '<p>Price $5</p><a href="/cart?add=1">Add to Cart</a> <a href="https://www.facebook.com/sharer.php?u=x">Facebook</a><div class="social-share">Share</div>',
+    );
+    expect(out).toBe('Price $5');
+  });
+
+  it('extracts metadata, OpenGraph and JSON-LD (skipping invalid blocks)', () => {
+    const html = `<html lang="de"><head><title> My  Page </title><meta name="description" content="Desc">
+      <link rel="canonical" href="/canon"><meta property="og:title" content="OG"><meta property="og:image" content="https://i.example/a.png">
+      <script type="application/ld+json">{"@type":"Product","name":"Book"}</script>
+      <script type="application/ld+json">{ invalid json </script>
+      <script type="application/ld+json"><!-- {"@type":"Organization"} --></script></head><body><p>x</p></body></html>`;
+    const { metadata } = convertHtml({ html, url: URL_, mode: 'full' });
+    expect(metadata).toEqual({
+      title: 'My Page',
+      description: 'Desc',
+      language: 'de',
+      canonicalUrl: 'https://shop.example/canon',
+      openGraph: { 'og:title': 'OG', 'og:image': 'https://i.example/a.png' },
+      jsonLd: [{ '@type': 'Product', name: 'Book' }, { '@type': 'Organization' }],
+    });
+  });
+
+  it('extracts absolute, deduplicated http(s) links without fragments', () => {
+    const html =
+      '<nav><a href="/a#x">A</a></nav><a href="/a">A again</a><a href="https://other.example/b?q=1#frag">B</a><a href="mailto:x@y.z">mail</a><a href="javascript:void 0">js</a><a href="ftp://f.example/">ftp</a><a href="/c"><img alt="C img"></a>';
+    const { links } = convertHtml({ html, url: URL_, mode: 'full' });
+    expect(links).toEqual([
+      { url: 'https://shop.example/a', text: 'A' },
+      { url: 'https://other.example/b?q=1', text: 'B' },
+      { url: 'https://shop.example/c', text: '' },
+    ]);
+  });
+
+  it('is deterministic', () => {
+    const html = '<h1>T</h1><p>Hello <a href="/x">x</a></p><table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>';
+    for (const mode of ['full', 'main'] as const) {
+      const a = convertHtml({ html, url: URL_, mode });
+      const b = convertHtml({ html, url: URL_, mode });
+      expect({ ...a, stats: { ...a.stats, ms: 0 } }).toEqual({ ...b, stats: { ...b.stats, ms: 0 } });
+    }
+  });
+
+  it('survives garbage, unclosed and empty input', () => {
+    expect(md('')).toBe('');
+    expect(convertHtml({ html: '', url: 'not a url', mode: 'main' }).markdown).toBe('');
+    expect(md('<div><p>unclosed <b>bold <i>both</div> tail </table></td>')).toBe('unclosed bold both\n\ntail');
+    expect(md('<<<>>>&&&;<p <a href=>x</a></p>')).toContain('x');
+    expect(md('<td>stray</td><td>cells</td>')).toBe('stray cells');
+    const { markdown, links } = convertHtml({ html: '<a href="/rel">rel</a>', url: '', mode: 'full' });
+    expect(markdown).toBe('rel');
+    expect(links).toEqual([]);
+  });
+
+  it('handles deeply nested markup without overflowing the stack', () => {
+    const depth = 20_000;
+    const html = '<div>'.repeat(depth) + 'deep text' + '</div>'.repeat(depth);
+    expect(md(html)).toBe('deep text');
+    expect(convertHtml({ html, url: URL_, mode: 'main' }).markdown).toContain('deep text');
+  });
+
+  it('converts a huge page quickly and reports sizes', () => {
+    const row = '<tr><td>Item name</td><td>value &amp; more</td></tr>';
+    const html = `<table><tr><th>k</th><th>v</th></tr>${row.repeat(50_000)}</table>`;
+    const result = convertHtml({ html, url: URL_, mode: 'full' });
+    expect(result.stats.htmlBytes).toBe(Buffer.byteLength(html));
+    expect(result.stats.markdownBytes).toBe(Buffer.byteLength(result.markdown));
+    expect(result.markdown.split('\n')).toHaveLength(50_002);
+    expect(result.stats.ms).toBeLessThan(5000);
+  });
+});
+
+describe('convertHtml (main mode)', () => {
+  it('picks the article over navigation, sidebars and comments', () => {
+    const para = (n: number) =>
+      `<p>Paragraph ${n} of the story, with enough words, commas, and detail to count as real content for the scorer.</p>`;
+    const html = `<body><div class="menu"><a href="/1">One</a> <a href="/2">Two</a></div>
+      <div id="content"><div class="article-body">${[1, 2, 3, 4, 5, 6].map(para).join('')}</div></div>
+      <div class="sidebar"><ul><li><a href="/r1">Related story one</a></li><li><a href="/r2">Related story two</a></li></ul></div>
+      <div class="comments"><p>First comment, nice article, thanks for sharing this.</p></div></body>`;
+    const out = convertHtml({ html, url: URL_, mode: 'main' }).markdown;
+    expect(out).toContain('Paragraph 1 of the story');
+    expect(out).toContain('Paragraph 6 of the story');
+    expect(out).not.toMatch(/One|Related story|First comment/);
+  });
+
+  const corpus = resolve(__dirname, '../../../../shared/corpus/articles');
+  const describeCorpus = existsSync(join(corpus, 'ground-truth.json')) ? describe : describe.skip;
+  describeCorpus('on real corpus pages', () => {
+    const truth = existsSync(join(corpus, 'ground-truth.json'))
+      ? (JSON.parse(readFileSync(join(corpus, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody: string; url: string }>)
+      : {};
+    // An ASP.NET page wrapped in <form> (Al Jazeera), a BBC article and a WSJ article.
+    const ids = Object.keys(truth).filter((id) => /^(42aad16bde|70cb2d5bca|042bb7b5fe)/.test(id));
+
+    it.each(ids)('%s: F1 of 4-gram shingles ≥ 0.9', (id) => {
+      const html = gunzipSync(readFileSync(join(corpus, 'html', `${id}.html.gz`))).toString('utf8');
+      const out = convertHtml({ html, url: truth[id].url, mode: 'main', format: 'text' }).markdown;
+      const { precision, recall } = shingleScore(out, truth[id].articleBody);
+      expect((2 * precision * recall) / (precision + recall)).toBeGreaterThanOrEqual(0.9);
+    });
+
+    it('found the three pages', () => expect(ids).toHaveLength(3));
+  });
+});
+
+function shingleScore(prediction: string, truth: string): { precision: number; recall: number } {
+  const shingles = (text: string) => {
+    const tokens = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+    const counts = new Map<string, number>();
+    for (let i = 0; i + 4 <= tokens.length; i++) {
+      const key = tokens.slice(i, i + 4).join(' ');
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    return counts;
+  };
+  const p = shingles(prediction);
+  const t = shingles(truth);
+  let overlap = 0;
+  for (const [key, n] of p) overlap += Math.min(n, t.get(key) ?? 0);
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  return { precision: overlap / Math.max(1, sum(p)), recall: overlap / Math.max(1, sum(t)) };
+}

@@ -1,0 +1,49 @@
+/** `full`: everything a reader sees minus site chrome; `main`: the article body only. */
+export type ConversionMode = 'full' | 'main';
+
+/** `markdown` keeps link/image URLs and block markup; `text` is the same content as plain text. */
+export type OutputFormat = 'markdown' | 'text';
+
+/**
+ * Which links keep their URL in the markdown: `all`; `prose` (default) only links inside running
+ * text, not menus, link lists or link-only blocks (their URLs are still in `links`); `none`.
+ */
+export type LinkUrlPolicy = 'all' | 'prose' | 'none';
+
+export interface ConversionInput {
+  html: string;
+  /** The page URL; relative links resolve against `<base href>` first, then this. */
+  url: string;
+  mode: ConversionMode;
+  format?: OutputFormat;
+  linkUrls?: LinkUrlPolicy;
+}
+
+export interface PageLink {
+  url: string;
+  text: string;
+}
+
+export interface PageMetadata {
+  title?: string;
+  description?: string;
+  language?: string;
+  canonicalUrl?: string;
+  /** `og:*` properties, first value wins. */
+  openGraph: Record<string, string>;
+  /** Parsed `application/ld+json` blocks; invalid JSON is skipped. */
+  jsonLd: unknown[];
+}
+
+export interface ConversionStats {
+  htmlBytes: number;
+  markdownBytes: number;
+  ms: number;
+}
+
+export interface ConversionResult {
+  markdown: string;
+  metadata: PageMetadata;
+  links: PageLink[];
+  stats: ConversionStats;
+}

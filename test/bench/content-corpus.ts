@@ -1,0 +1,125 @@
+/** Loading and scoring the shared ground-truth corpus (../shared/corpus) for the content benchmark. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { decodeHTML } from 'entities';
+
+export const CORPUS_DIR = resolve(__dirname, '../../../shared/corpus');
+
+export interface ArticleCase {
+  id: string;
+  url: string;
+  html: string;
+  truth: string;
+}
+
+export interface SwdeCase {
+  id: string;
+  site: string;
+  url: string;
+  html: string;
+  /** attribute → normalised values */
+  values: Record<string, string[]>;
+}
+
+export const SWDE_ATTRIBUTES = ['title', 'author', 'isbn_13', 'publisher', 'publication_date'] as const;
+
+export function loadArticles(): ArticleCase[] {
+  const truth = JSON.parse(readFileSync(join(CORPUS_DIR, 'articles/ground-truth.json'), 'utf8')) as Record<
+    string,
+    { articleBody: string; url: string }
+  >;
+  return Object.keys(truth)
+    .sort()
+    .map((id) => ({
+      id,
+      url: truth[id].url,
+      truth: truth[id].articleBody,
+      html: gunzipSync(readFileSync(join(CORPUS_DIR, `articles/html/${id}.html.gz`))).toString('utf8'),
+    }));
+}
+
+export function loadSwde(): SwdeCase[] {
+  const cases: SwdeCase[] = [];
+  const pagesDir = join(CORPUS_DIR, 'swde/pages');
+  for (const siteDir of readdirSync(pagesDir).sort()) {
+    const site = siteDir.replace(/^book-/, '');
+    const truth: Record<string, Record<string, string[]>> = {};
+    for (const attribute of SWDE_ATTRIBUTES) {
+      const file = readFileSync(join(CORPUS_DIR, `swde/groundtruth/book/book-${site}-${attribute}.txt`), 'utf8');
+      const lines = file
+        .replace(/^\uFEFF/, '')
+        .split(/\r?\n/)
+        .slice(2);
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        const [pageId, , ...values] = line.split('\t');
+        (truth[pageId] ??= {})[attribute] = values
+          .filter((v) => v !== '<NULL>')
+          .map(normaliseValue)
+          .filter((v) => v !== '');
+      }
+    }
+    for (const file of readdirSync(join(pagesDir, siteDir)).sort()) {
+      const id = file.replace(/\.htm\.gz$/, '');
+      const html = gunzipSync(readFileSync(join(pagesDir, siteDir, file))).toString('utf8');
+      const url = /<base href="([^"]+)"/.exec(html)?.[1] ?? `http://${site}.example/`;
+      cases.push({ id: `${site}/${id}`, site, url, html, values: truth[id] ?? {} });
+    }
+  }
+  return cases;
+}
+
+/** The corpus README's value normalisation: trim, collapse whitespace, strip a leading ": ", decode entities. */
+export function normaliseValue(value: string): string {
+  return collapse(decodeHTML(collapse(value)).replace(/^:\s*/, ''));
+}
+
+export function collapse(text: string): string {
+  return text.replace(/[\s\u00a0]+/g, ' ').trim();
+}
+
+/** Published article scoring: `\w+` tokens (Unicode, as Python's re), lower-cased, 4-gram shingle multisets. */
+export function shingles(text: string): Map<string, number> {
+  const tokens = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const out = new Map<string, number>();
+  // As the published script: texts shorter than 4 tokens form one shorter shingle.
+  for (let i = 0; i < Math.max(1, tokens.length - 3); i++) {
+    const shingle = tokens.slice(i, i + 4);
+    if (shingle.length === 0) continue;
+    const key = shingle.join(' ');
+    out.set(key, (out.get(key) ?? 0) + 1);
+  }
+  return out;
+}
+
+export interface ShingleMatch {
+  tp: number;
+  fp: number;
+  fn: number;
+}
+
+export function shingleMatch(prediction: string, truth: string): ShingleMatch {
+  const p = shingles(prediction);
+  const t = shingles(truth);
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  for (const [key, count] of p) {
+    const truthCount = t.get(key) ?? 0;
+    tp += Math.min(count, truthCount);
+    fp += Math.max(0, count - truthCount);
+  }
+  for (const [key, count] of t) fn += Math.max(0, count - (p.get(key) ?? 0));
+  return { tp, fp, fn };
+}
+
+/** Mean precision over documents with a prediction, mean recall over documents with a truth, F1 of the means. */
+export function scoreArticles(matches: ShingleMatch[]): { precision: number; recall: number; f1: number } {
+  const precisions = matches.filter((m) => m.tp + m.fp > 0).map((m) => (m.fp === 0 && m.fn === 0 ? 1 : m.tp / (m.tp + m.fp)));
+  const recalls = matches.filter((m) => m.tp + m.fn > 0).map((m) => (m.fp === 0 && m.fn === 0 ? 1 : m.tp / (m.tp + m.fn)));
+  const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+  const precision = mean(precisions);
+  const recall = mean(recalls);
+  return { precision, recall, f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall) };
+}
