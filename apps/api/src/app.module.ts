@@ -14,6 +14,8 @@ import { OpsController } from './controllers/ops.controller';
 import { TestJobsController } from './controllers/test-jobs.controller';
 import { UsersController } from './controllers/users.controller';
 import { ProblemFilter } from './problem.filter';
+import { ExtractionModule } from '@app/extraction';
+import { ExtractionController } from './controllers/extraction.controller';
 import { SavedSchemasModule } from '@app/saved-schemas';
 import { SitesModule } from '@app/sites';
 import { WebhooksModule } from '@app/webhooks';
@@ -22,6 +24,9 @@ import { SchemasController } from './controllers/schemas.controller';
 import { WebhooksController } from './controllers/webhooks.controller';
 import { JobWebhooksController } from './controllers/job-webhooks.controller';
 import { UsageController } from './controllers/usage.controller';
+import { ResultsModule } from '@app/results';
+import { ResultsController } from './controllers/results.controller';
+import { DownloadsController } from './controllers/downloads.controller';
 
 @Module({})
 export class ApiModule {
@@ -38,8 +43,9 @@ export class ApiModule {
       UsageController,
       // resource controllers
       LlmController, // llm controllers
-      // results controllers
-      // extraction controllers
+      ResultsController,
+      DownloadsController, // results controllers
+      ExtractionController, // extraction controllers
     ];
     if (config.enableTestJobs) controllers.push(TestJobsController);
     return {
@@ -53,8 +59,8 @@ export class ApiModule {
         WebhooksModule,
         // resource modules
         LlmModule, // llm modules
-        // results modules
-        // extraction modules
+        ResultsModule, // results modules
+        ExtractionModule, // extraction modules
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })] : []),
       ],

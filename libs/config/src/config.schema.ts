@@ -113,6 +113,13 @@ export const envSchema = z.object({
       }
       return n;
     }),
+  GLEANER_FETCH_TIMEOUT_MS: int(30_000, 100, 300_000),
+  GLEANER_FETCH_MAX_BYTES: int(10 * 1_048_576, 1024, 100 * 1_048_576),
+  GLEANER_BROWSER_ENABLED: bool(true),
+  GLEANER_CHROMIUM_PATH: z.string().min(1).optional().default('/usr/bin/chromium'),
+  GLEANER_BROWSER_MAX_BROWSERS: int(2, 1, 32),
+  GLEANER_CONTENT_THREADS: int(2, 1, 64),
+  GLEANER_CONTENT_TIMEOUT_MS: int(10_000, 100, 120_000),
   GLEANER_EXTRACT_WAIT_MS: int(120_000, 1_000, 600_000),
   GLEANER_WEBHOOK_TIMEOUT_MS: int(10_000, 100, 120_000),
   GLEANER_WEBHOOK_MAX_ATTEMPTS: int(5, 1, 50),

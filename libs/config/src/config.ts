@@ -49,6 +49,13 @@ export interface AppConfig {
   llmRetries: number;
   /** Operator fee on top of model cost, in percent (cost_usd = llm_cost_usd × (1 + fee/100)). */
   feePercent: number;
+  fetchTimeoutMs: number;
+  fetchMaxBytes: number;
+  browserEnabled: boolean;
+  chromiumPath: string;
+  browserMaxBrowsers: number;
+  contentThreads: number;
+  contentTimeoutMs: number;
   /** How long POST /extract and /analyze wait for their job before answering 504. */
   extractWaitMs: number;
   webhookTimeoutMs: number;
@@ -147,6 +154,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     llmRetries: raw.GLEANER_LLM_RETRIES,
     feePercent: raw.GLEANER_FEE_PERCENT,
     extractWaitMs: raw.GLEANER_EXTRACT_WAIT_MS,
+    fetchTimeoutMs: raw.GLEANER_FETCH_TIMEOUT_MS,
+    fetchMaxBytes: raw.GLEANER_FETCH_MAX_BYTES,
+    browserEnabled: raw.GLEANER_BROWSER_ENABLED,
+    chromiumPath: raw.GLEANER_CHROMIUM_PATH,
+    browserMaxBrowsers: raw.GLEANER_BROWSER_MAX_BROWSERS,
+    contentThreads: raw.GLEANER_CONTENT_THREADS,
+    contentTimeoutMs: raw.GLEANER_CONTENT_TIMEOUT_MS,
     webhookTimeoutMs: raw.GLEANER_WEBHOOK_TIMEOUT_MS,
     webhookMaxAttempts: raw.GLEANER_WEBHOOK_MAX_ATTEMPTS,
     webhookRetryBaseMs: raw.GLEANER_WEBHOOK_RETRY_BASE_MS,

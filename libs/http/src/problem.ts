@@ -70,7 +70,7 @@ export function toProblem(error: unknown, path: string, requestId: string): Prob
       ...(error.category && error.slug !== 'validation-error' ? { error_category: error.category } : {}),
       ...(error.extensions ?? {}),
     };
-    if (error.slug === 'validation-error') body.error_category = 'invalid_request';
+    if (error.slug === 'validation-error') body.error_category = error.category ?? 'invalid_request';
     if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
     if (spec.status >= 500 && error.slug === 'internal-error') {
       const errorId = `err_${newId()}`;

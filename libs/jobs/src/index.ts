@@ -6,3 +6,4 @@ export * from './jobs.module';
 export * from './dto/list-jobs.dto';
 export * from './usage.service';
 export * from './job-lifecycle-hooks';
+export * from './job-handler';

@@ -82,6 +82,8 @@ export interface JobView {
   token_usage_output: number;
   error_category: ErrorCategory | null;
   error_message: string | null;
+  /** Model attempts of the job (provider, model, outcome, tokens, duration, cost), when it called models. */
+  attempts?: unknown[];
 }
 
 export function toJobView(job: JobRecord): JobView {
@@ -102,6 +104,7 @@ export function toJobView(job: JobRecord): JobView {
     token_usage_output: job.token_usage_output,
     error_category: job.error_category,
     error_message: job.error_message,
+    ...(Array.isArray(job.attempts) ? { attempts: job.attempts as unknown[] } : {}),
   };
 }
 
@@ -123,6 +126,8 @@ export const RUN_JOB = 'run-job';
 export interface RunJobPayload {
   job_id: string;
   request_id: string | null;
+  /** Request-only secrets (a BYOK api_key), sealed under GLEANER_SECRET; never stored on the job. */
+  secrets?: string;
 }
 export const jobChannel = (jobId: string) => `job:${jobId}`;
 export const jobControlChannel = (jobId: string) => `job-control:${jobId}`;

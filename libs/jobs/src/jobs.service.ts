@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError, Errors, newId, nowIso, type ErrorCategory } from '@app/core';
+import { AppError, Errors, newId, nowIso, SECRET_SEALER, type ErrorCategory, type SecretSealer } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { QUEUE, type QueuePort } from '@app/queue';
@@ -30,6 +30,8 @@ export interface CreateJobInput {
   requestId?: string | null;
   /** Webhook targets resolved at request time (see @app/webhooks). */
   webhookTargets?: Array<Record<string, unknown>>;
+  /** Secrets for the worker only (BYOK key): sealed into the queue message, never stored on the job. */
+  secrets?: Record<string, string>;
 }
 
 /**
@@ -47,6 +49,7 @@ export class JobsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(METRICS) private readonly metrics: Metrics,
     @Inject(LOGGER) private readonly logger: AppLogger,
+    @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
   ) {
     metrics.addCollector(async () => {
       for (const row of await this.repository.countByTypeAndStatus()) {
@@ -87,6 +90,7 @@ export class JobsService {
     this.metrics.jobTransitions.inc({ type: job.type, status: 'pending' });
     await this.emit(job._id, 'status', this.statusData(job));
     const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
+    if (input.secrets && Object.keys(input.secrets).length > 0) payload.secrets = this.sealer.seal(JSON.stringify(input.secrets));
     // The job id doubles as the queue message id: a retried request can never run a job twice.
     await this.queue.enqueue(JOBS_QUEUE, RUN_JOB, payload, { jobId: job._id, attempts: 5, backoff: { delayMs: 1000, maxDelayMs: 30_000 } });
     return toJobView(job);
@@ -154,6 +158,55 @@ export class JobsService {
     await this.emit(jobId, 'complete', this.completeData(job));
     await this.hooks.notify({ type: `job.${status}`, job, data: { ...toJobView(job) }, occurred_at: nowIso() });
     this.logger.info({ job_id: jobId, request_id: job.request_id, status, error_category: job.error_category }, 'job finished');
+    return job;
+  }
+
+  /**
+   * Waits until the job is terminal (completed, failed, cancelled) or the time is up; returns the
+   * job as last seen. Subscribes before reading, so a completion between the two is not missed.
+   */
+  async waitForTerminal(jobId: string, timeoutMs: number): Promise<JobRecord | null> {
+    let wake: () => void = () => undefined;
+    const unsubscribe = await this.bus.subscribe(jobChannel(jobId), () => wake());
+    const deadline = Date.now() + timeoutMs;
+    try {
+      for (;;) {
+        const job = await this.repository.findForWorker(jobId);
+        if (!job || isTerminal(job.status)) return job;
+        const left = deadline - Date.now();
+        if (left <= 0) return job;
+        // Woken by the job's events; a slow poll covers a lost notification.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(left, 1000));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      await unsubscribe();
+    }
+  }
+
+  /** Opens the sealed secrets of a queue message (worker side). */
+  openSecrets(sealed: string | undefined): Record<string, string> {
+    if (!sealed) return {};
+    try {
+      return JSON.parse(this.sealer.open(sealed)) as Record<string, string>;
+    } catch {
+      return {};
+    }
+  }
+
+  /** Adds a page's usage to the job (tokens, cost) and sets its extraction facts (model, timings). */
+  async recordUsage(
+    jobId: string,
+    inc: Partial<Record<'page_count' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd' | 'llm_cost_usd', number>>,
+    set: Record<string, unknown> = {},
+  ): Promise<JobRecord | null> {
+    const job = await this.repository.update(jobId, { $inc: inc, ...(Object.keys(set).length ? { $set: set } : {}) });
+    if (job) await this.emit(jobId, 'status', this.statusData(job));
     return job;
   }
 

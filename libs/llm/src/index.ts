@@ -13,3 +13,4 @@ export * from './llm.module';
 export * from './dto/provider-key.dto';
 export * from './dto/catalog.dto';
 export * from './dto/chain.dto';
+export * from './models';

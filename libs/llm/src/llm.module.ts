@@ -8,6 +8,11 @@ import { loadPriceTable, PriceTable } from './price-table';
 import { ProviderKeysRepository } from './provider-keys.repository';
 import { LlmKeysService } from './provider-keys.service';
 import { SecretBox } from '@app/core';
+import { AddressGuard } from '@app/fetch';
+import { LlmMetrics } from './models/llm-metrics';
+import { ModelClient } from './models/model-client';
+import { ModelPlanner } from './models/model-planner';
+import { ModelRouter } from './models/model-router';
 
 @Module({
   providers: [
@@ -22,7 +27,16 @@ import { SecretBox } from '@app/core';
     LlmKeysService,
     LlmChainService,
     LlmCatalogService,
+    {
+      provide: ModelClient,
+      inject: [APP_CONFIG],
+      useFactory: (config: LlmConfig) =>
+        new ModelClient({ guard: new AddressGuard({ allowPrivateNetworks: config.allowPrivateNetworks }), timeoutMs: config.llmTimeoutMs }),
+    },
+    LlmMetrics,
+    ModelPlanner,
+    ModelRouter,
   ],
-  exports: [SecretBox, PriceTable, LlmKeysService, LlmChainService, LlmCatalogService],
+  exports: [SecretBox, PriceTable, LlmKeysService, LlmChainService, LlmCatalogService, ModelClient, ModelPlanner, ModelRouter, LlmMetrics],
 })
 export class LlmModule {}

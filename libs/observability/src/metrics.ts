@@ -94,6 +94,11 @@ export class Metrics {
     return this.sampling;
   }
 
+  /** The registered metric of that name, or a new one: providers instantiated twice share one series. */
+  once<T>(name: string, create: () => T): T {
+    return (this.registry.getSingleMetric(name) as T | undefined) ?? create();
+  }
+
   async render(): Promise<string> {
     return this.registry.metrics();
   }

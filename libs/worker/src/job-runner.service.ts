@@ -80,7 +80,8 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
       if ((msg as { type?: string }).type === 'cancel') controller.abort(new Error('cancelled'));
     });
     try {
-      await handler.run({ job, signal: controller.signal, jobs: this.jobs, attempt: message.attempt });
+      const secrets = this.jobs.openSecrets(message.payload.secrets);
+      await handler.run({ job, signal: controller.signal, jobs: this.jobs, attempt: message.attempt, secrets });
       if (controller.signal.reason instanceof ShutdownSignal) throw new HandBackError();
       if (controller.signal.aborted) return; // cancelled: the API already finished the job
       await this.jobs.finish(jobId, 'completed');

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, isErrorCategory, sleep } from '@app/core';
+import { ResultsService, type RecordResultInput } from '@app/results';
 import type { JobContext, JobHandler } from './job-handler';
 
 export interface TestJobInput {
@@ -9,15 +10,20 @@ export interface TestJobInput {
   fail_category?: string;
   /** Throw a retryable error on the first delivery of this step (proves queue retries resume). */
   flaky_at?: number;
+  /** Step i records results[i] verbatim (`{url?, status?, data, error_category?, error_message?}`) instead of `{step}`. */
+  results?: Array<Record<string, unknown>>;
 }
 
 /**
- * A job type used only by tests (GLEANER_ENABLE_TEST_JOBS=true): it emits one `result` per step,
- * counts pages, honours cancellation and resumes where it stopped after a redelivery.
+ * A job type used only by tests (GLEANER_ENABLE_TEST_JOBS=true): it records one result per step,
+ * counts pages, honours cancellation and resumes where it stopped after a redelivery. With
+ * capture_debug it also records one debug capture per step.
  */
 @Injectable()
 export class TestJobHandler implements JobHandler {
   readonly type = 'test';
+
+  constructor(private readonly results: ResultsService) {}
 
   async run({ job, signal, jobs, attempt }: JobContext): Promise<void> {
     const input = job.input as unknown as TestJobInput;
@@ -31,17 +37,30 @@ export class TestJobHandler implements JobHandler {
       if (input.flaky_at === step && attempt === 1) {
         throw new AppError('internal-error', `test job flaked at step ${step}`, { category: 'internal', retryable: true });
       }
-      await jobs.publishResult(job, {
-        id: `${job._id}-${step}`,
-        url: `${job.url ?? 'test://job'}#${step}`,
-        status: 'completed',
-        data: { step },
-        depth: 0,
-        parent_url: null,
-        token_usage_input: 0,
-        token_usage_output: 0,
+      const url = `${job.url ?? 'test://job'}#${step}`;
+      await this.results.record(job, this.resultOf(input.results?.[step], url, step));
+      await this.results.recordCapture(job, {
+        url,
+        prompt: `Extract step ${step}`,
+        raw_content: `content of ${url}`,
+        schema: { type: 'object', properties: { step: { type: 'integer' } } },
+        hints_applied: { step: String(step) },
+        request: { fetch_mode: 'static', model: 'test-model', provider: 'test' },
+        response: { duration_ms: 0, input_tokens: 0, output_tokens: 0, success: true },
       });
       await jobs.progress(job._id, { page_count: 1 });
     }
+  }
+
+  private resultOf(given: Record<string, unknown> | undefined, url: string, step: number): RecordResultInput {
+    if (!given) return { url, status: 'completed', data: { step } };
+    const failed = given.status === 'failed';
+    return {
+      url: typeof given.url === 'string' ? given.url : url,
+      status: failed ? 'failed' : 'completed',
+      data: given.data ?? null,
+      error_category: failed && isErrorCategory(given.error_category) ? given.error_category : failed ? 'internal' : null,
+      error_message: failed ? String(given.error_message ?? 'test failure') : null,
+    };
   }
 }

@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { AnalyzeJobHandler, ExtractJobHandler, ExtractionWorkerModule } from '@app/extraction';
 import { JobsModule } from '@app/jobs';
+import { ResultsModule } from '@app/results';
 import { WebhookDeliveryModule, WebhooksModule } from '@app/webhooks';
 import { JOB_HANDLERS } from './job-handler';
 import { JobRunnerService } from './job-runner.service';
@@ -11,13 +13,13 @@ export class WorkerModule {
   static forRoot(options: { enableTestJobs: boolean }): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [JobsModule, WebhooksModule, WebhookDeliveryModule],
+      imports: [JobsModule, ResultsModule, WebhooksModule, WebhookDeliveryModule, ExtractionWorkerModule],
       providers: [
         TestJobHandler,
         {
           provide: JOB_HANDLERS,
-          useFactory: (test: TestJobHandler) => (options.enableTestJobs ? [test] : []),
-          inject: [TestJobHandler],
+          useFactory: (test: TestJobHandler, extract: ExtractJobHandler, analyze: AnalyzeJobHandler) => [extract, analyze, ...(options.enableTestJobs ? [test] : [])],
+          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler],
         },
         JobRunnerService,
       ],

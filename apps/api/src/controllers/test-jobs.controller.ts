@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsArray, IsBoolean, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
 import { JobsService } from '@app/jobs';
 import { JobWebhookFields, WebhookTargetsService } from '@app/webhooks';
@@ -14,6 +14,9 @@ export class CreateTestJobDto extends JobWebhookFields {
   @IsOptional() @IsString() fail_category?: string;
   @IsOptional() @Type(() => Number) @IsInt() @Min(0) flaky_at?: number;
   @IsOptional() @IsString() url?: string;
+  /** Step i records results[i] verbatim (see TestJobHandler). */
+  @IsOptional() @IsArray() results?: Record<string, unknown>[];
+  @IsOptional() @IsBoolean() capture_debug?: boolean;
 }
 
 /** Exists only with GLEANER_ENABLE_TEST_JOBS=true: drives the job machinery in tests. */
@@ -29,11 +32,12 @@ export class TestJobsController {
   @Post()
   @HttpCode(201)
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateTestJobDto, @Req() request: FastifyRequest) {
-    const { url, webhook, webhook_id, webhook_url, ...input } = dto;
+    const { url, webhook, webhook_id, webhook_url, capture_debug, ...input } = dto;
     const webhookTargets = await this.targets.resolve(caller, { webhook, webhook_id, webhook_url });
     return this.jobs.create(caller, {
       type: 'test',
       url: url ?? null,
+      captureDebug: capture_debug ?? false,
       input: { ...input },
       requestId: String(request.id),
       webhookTargets: webhookTargets as unknown as Array<Record<string, unknown>>,

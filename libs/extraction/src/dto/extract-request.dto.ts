@@ -1,0 +1,108 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { LlmConfigDto } from '@app/llm';
+import { FETCH_MODES, IsHttpUrl, type FetchMode } from '@app/sites';
+import { JobWebhookFields } from '@app/webhooks';
+
+export class ExtractRequestDto extends JobWebhookFields {
+  @ApiPropertyOptional({ example: 'https://quotes.example/page/1/', description: 'Required unless `site_id` names a saved site.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  @IsHttpUrl()
+  url?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'The structure to extract: shorthand, field list or JSON Schema, as JSON or as a JSON/YAML string. Required unless `schema_id` or the site has a default schema.',
+    example: { quotes: [{ text: 'string', author: 'string', tags: ['string'] }] },
+  })
+  @Allow()
+  schema?: unknown;
+
+  @ApiPropertyOptional({ description: 'A saved schema (yours, public or platform) instead of `schema`.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  schema_id?: string;
+  @ApiPropertyOptional({ description: 'A saved site: its URL, fetch mode, default schema as defaults.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  site_id?: string;
+  @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
+
+  @ApiPropertyOptional({
+    type: LlmConfigDto,
+    description: 'Model override; with `api_key` the call is BYOK for this request only (never stored or logged).',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => LlmConfigDto)
+  llm_config?: LlmConfigDto;
+
+  @ApiPropertyOptional({ default: false, description: 'Record prompts and model metadata (GET /jobs/{id}/debug-capture).' })
+  @IsOptional()
+  @IsBoolean()
+  capture_debug?: boolean;
+
+  @ApiPropertyOptional({ description: 'Cost cap in USD for this job; over it the job fails with budget_exceeded.', example: 0.05 })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(10_000)
+  max_cost_usd?: number;
+}
+
+export class AnalyzeRequestDto {
+  @ApiPropertyOptional({ example: 'https://quotes.example/', description: 'Required unless `site_id` names a saved site.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  @IsHttpUrl()
+  url?: string;
+  @ApiPropertyOptional({ minimum: 0, maximum: 1, default: 0, description: '0 = this page; 1 = also a sample of the pages it links to.' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1)
+  depth?: number;
+  @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
+  @ApiPropertyOptional({ default: true, description: 'Capture prompts and model metadata (default on for analyze).' })
+  @IsOptional()
+  @IsBoolean()
+  debug?: boolean;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 64) site_id?: string;
+  @ApiPropertyOptional({ type: LlmConfigDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => LlmConfigDto)
+  llm_config?: LlmConfigDto;
+}
+
+export class ExtractionMetadataResponse {
+  @ApiProperty({ example: 'gpt-4o-mini' }) model!: string;
+  @ApiProperty({ example: 'openai' }) provider!: string;
+  @ApiProperty() fetch_duration_ms!: number;
+  @ApiProperty() extract_duration_ms!: number;
+}
+
+export class ExtractionUsageResponse {
+  @ApiProperty() input_tokens!: number;
+  @ApiProperty() output_tokens!: number;
+  @ApiProperty() cost_usd!: number;
+  @ApiProperty() llm_cost_usd!: number;
+  @ApiProperty() is_byok!: boolean;
+}
+
+export class ExtractionResponse {
+  @ApiProperty() job_id!: string;
+  @ApiProperty() url!: string;
+  @ApiProperty() fetched_at!: string;
+  @ApiProperty({ description: 'The extracted data, shaped by the schema.' }) data!: unknown;
+  @ApiProperty({ type: ExtractionMetadataResponse }) metadata!: ExtractionMetadataResponse;
+  @ApiProperty({ type: ExtractionUsageResponse }) usage!: ExtractionUsageResponse;
+}

@@ -1,0 +1,91 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Counter, Histogram } from 'prom-client';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { ContentPool, type ConversionMode, type ConversionResult } from '@app/content';
+import { AppError } from '@app/core';
+import { Fetcher, type FetchResult } from '@app/fetch';
+import { METRICS, Metrics } from '@app/observability';
+
+export type FetchMode = 'auto' | 'static' | 'dynamic';
+
+export interface LoadedPage {
+  fetch: FetchResult;
+  content: ConversionResult;
+  fetchedAt: string;
+  fetchDurationMs: number;
+}
+
+/**
+ * Turns a URL into what the model reads: fetch (static / browser / auto, behind the address guard)
+ * then HTML → markdown in the worker-thread pool. One fetcher and one pool per process.
+ */
+@Injectable()
+export class PageLoaderService implements OnModuleDestroy {
+  readonly fetcher: Fetcher;
+  private readonly pool: ContentPool;
+  private readonly pages: Counter<'outcome'>;
+  private readonly fetchDuration: Histogram<'mode'>;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(METRICS) metrics: Metrics,
+  ) {
+    this.fetcher = new Fetcher({
+      guardOptions: { allowPrivateNetworks: config.allowPrivateNetworks },
+      static: { timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes },
+      dynamic: config.browserEnabled
+        ? {
+            timeoutMs: config.fetchTimeoutMs,
+            maxBytes: config.fetchMaxBytes,
+            pool: { executablePath: config.chromiumPath, maxBrowsers: config.browserMaxBrowsers },
+          }
+        : false,
+    });
+    this.pool = new ContentPool({ threads: config.contentThreads, taskTimeoutMs: config.contentTimeoutMs });
+    this.pages = new Counter({
+      name: 'gleaner_pages_total',
+      help: 'Pages loaded (fetched and converted) by outcome.',
+      labelNames: ['outcome'],
+      registers: [metrics.registry],
+    });
+    this.fetchDuration = new Histogram({
+      name: 'gleaner_fetch_duration_seconds',
+      help: 'Page fetch duration by the mode that answered (static, dynamic).',
+      labelNames: ['mode'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [metrics.registry],
+    });
+  }
+
+  async load(url: string, mode: FetchMode, options: { signal?: AbortSignal; conversion?: ConversionMode } = {}): Promise<LoadedPage> {
+    const fetchedAt = new Date().toISOString();
+    let fetched: FetchResult;
+    try {
+      fetched = await this.fetcher.fetch(url, { mode, signal: options.signal });
+    } catch (error) {
+      this.pages.inc({ outcome: error instanceof AppError && error.category ? error.category : 'fetch_error' });
+      throw error;
+    }
+    this.fetchDuration.observe({ mode: fetched.mode }, fetched.durationMs / 1000);
+    const content = await this.convert(fetched, options.conversion ?? 'full');
+    this.pages.inc({ outcome: 'success' });
+    return { fetch: fetched, content, fetchedAt, fetchDurationMs: fetched.durationMs };
+  }
+
+  /** JSON, XML and plain-text bodies go to the model as they are; HTML is converted. */
+  async convert(fetched: FetchResult, mode: ConversionMode): Promise<ConversionResult> {
+    if (!/html|xml\+xhtml/.test(fetched.contentType) && fetched.contentType !== 'application/xhtml+xml') {
+      return {
+        markdown: fetched.html,
+        metadata: { openGraph: {}, jsonLd: [] },
+        links: [],
+        stats: { htmlBytes: fetched.bytes, markdownBytes: fetched.html.length, ms: 0 },
+      };
+    }
+    return this.pool.convert({ html: fetched.html, url: fetched.url, mode });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.allSettled([this.fetcher.close(), this.pool.close()]);
+  }
+}

@@ -1,0 +1,87 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString } from 'class-validator';
+import { RESULT_FORMATS } from '../result-formats';
+
+const BOOLEAN = ['true', 'false'];
+
+export class ResultsQuery {
+  @ApiPropertyOptional({
+    enum: [...RESULT_FORMATS],
+    description: 'Output format; wins over the Accept header. Any other value is a 406.',
+  })
+  @IsOptional()
+  @IsString()
+  format?: string;
+
+  @ApiPropertyOptional({
+    enum: BOOLEAN,
+    default: 'false',
+    description:
+      'true: one array merging every page (array data contributes its elements, a single-array-field object its items, ' +
+      'other objects themselves; duplicates by JSON or by `url` field, keeping the richer, appear once; failed pages skipped).',
+  })
+  @IsOptional()
+  @IsIn(BOOLEAN, { message: 'must be true or false' })
+  merge?: string;
+}
+
+/** The signed parameters of a download link (all of them are covered by `sig`). */
+export class DownloadFileQuery {
+  @ApiPropertyOptional({ enum: [...RESULT_FORMATS], default: 'json' }) @IsOptional() @IsString() format?: string;
+  @ApiPropertyOptional({ enum: BOOLEAN, default: 'false' }) @IsOptional() @IsString() merge?: string;
+  @ApiPropertyOptional({ description: 'Unix time (seconds) after which the link is refused' }) @IsOptional() @IsString() expires?: string;
+  @ApiPropertyOptional({ description: 'base64url HMAC-SHA256 over "job_id|format|merge|expires"' }) @IsOptional() @IsString() sig?: string;
+}
+
+export class DownloadLinkResponse {
+  @ApiProperty({ example: '01JD0000000000000000000000' }) job_id!: string;
+  @ApiProperty({
+    example: 'https://gleaner.example.com/api/v1/downloads/01JD0000000000000000000000?format=json&merge=false&expires=1795000000&sig=...',
+  })
+  download_url!: string;
+  @ApiProperty({ example: '2026-11-22T06:40:00.000Z' }) expires_at!: string;
+}
+
+export class ResultItemResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty() url!: string;
+  @ApiProperty({ enum: ['completed', 'failed'] }) status!: string;
+  @ApiProperty({ description: 'extracted data (any JSON value)' }) data!: unknown;
+  @ApiPropertyOptional({ description: 'failed items only' }) error_category?: string;
+  @ApiPropertyOptional({ description: 'failed items only' }) error_message?: string;
+}
+
+class CaptureRequestResponse {
+  @ApiProperty() content_size!: number;
+  @ApiProperty() fetch_mode!: string;
+  @ApiProperty() model!: string;
+  @ApiProperty() prompt_size!: number;
+  @ApiProperty() provider!: string;
+}
+
+class CaptureResponseResponse {
+  @ApiProperty() duration_ms!: number;
+  @ApiProperty() error!: string;
+  @ApiProperty() input_tokens!: number;
+  @ApiProperty() output_tokens!: number;
+  @ApiProperty() success!: boolean;
+}
+
+export class CaptureItemResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty() job_type!: string;
+  @ApiProperty() url!: string;
+  @ApiProperty() timestamp!: string;
+  @ApiProperty() prompt!: string;
+  @ApiProperty() raw_content!: string;
+  @ApiProperty() schema!: string;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) hints_applied!: Record<string, string>;
+  @ApiProperty({ type: CaptureRequestResponse }) request!: CaptureRequestResponse;
+  @ApiProperty({ type: CaptureResponseResponse }) response!: CaptureResponseResponse;
+}
+
+export class DebugCaptureSetResponse {
+  @ApiProperty() job_id!: string;
+  @ApiProperty() enabled!: boolean;
+  @ApiProperty({ type: [CaptureItemResponse] }) captures!: CaptureItemResponse[];
+}

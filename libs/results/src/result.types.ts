@@ -1,0 +1,152 @@
+import type { ErrorCategory } from '@app/core';
+
+export type ResultStatus = 'completed' | 'failed';
+
+/** One page result as stored in `job_results` (one document per page, `_id` = `<job_id>:<seq padded>`). */
+export interface ResultRecord {
+  _id: string;
+  /** Public id of the result item (a ULID, like every id on the wire). */
+  id: string;
+  job_id: string;
+  user_id: string;
+  /** Per-job sequence number (1, 2, ...): the export order. */
+  seq: number;
+  url: string;
+  status: ResultStatus;
+  data: unknown;
+  error_category: ErrorCategory | null;
+  error_message: string | null;
+  depth: number;
+  parent_url: string | null;
+  token_usage_input: number;
+  token_usage_output: number;
+  fetch_duration_ms: number | null;
+  extract_duration_ms: number | null;
+  llm_model: string | null;
+  llm_provider: string | null;
+  cost_usd: number | null;
+  created_at: string;
+  [key: string]: unknown;
+}
+
+/** What a job handler reports for one page. */
+export interface RecordResultInput {
+  url: string;
+  status: ResultStatus;
+  data: unknown;
+  error_category?: ErrorCategory | null;
+  error_message?: string | null;
+  depth?: number;
+  parent_url?: string | null;
+  token_usage_input?: number;
+  token_usage_output?: number;
+  fetch_duration_ms?: number | null;
+  extract_duration_ms?: number | null;
+  llm_model?: string | null;
+  llm_provider?: string | null;
+  cost_usd?: number | null;
+}
+
+/** The job result item of api.md / decisions.md; `error_*` only on failed items. */
+export interface ResultItem {
+  id: string;
+  url: string;
+  status: ResultStatus;
+  data: unknown;
+  error_category?: ErrorCategory;
+  error_message?: string;
+}
+
+/** The SSE `result` event and the `job.page` webhook payload: the item plus crawl context and tokens. */
+export interface ResultEventItem extends ResultItem {
+  depth: number;
+  parent_url: string | null;
+  token_usage_input: number;
+  token_usage_output: number;
+}
+
+export function toResultItem(record: ResultRecord): ResultItem {
+  const item: ResultItem = { id: record.id, url: record.url, status: record.status, data: record.data };
+  if (record.status === 'failed') {
+    item.error_category = record.error_category ?? 'internal';
+    item.error_message = record.error_message ?? '';
+  }
+  return item;
+}
+
+export function toResultEventItem(record: ResultRecord): ResultEventItem {
+  return {
+    ...toResultItem(record),
+    depth: record.depth,
+    parent_url: record.parent_url,
+    token_usage_input: record.token_usage_input,
+    token_usage_output: record.token_usage_output,
+  };
+}
+
+/** The `request` part of a debug capture (never a key: BYOK and stored keys have no field here). */
+export interface CaptureRequest {
+  content_size: number;
+  fetch_mode: string;
+  model: string;
+  prompt_size: number;
+  provider: string;
+}
+
+export interface CaptureResponse {
+  duration_ms: number;
+  error: string;
+  input_tokens: number;
+  output_tokens: number;
+  success: boolean;
+}
+
+/** What extraction code hands to ResultsService.recordCapture for one model call. */
+export interface RecordCaptureInput {
+  url: string;
+  prompt: string;
+  raw_content: string;
+  /** The normalised schema (a JSON Schema object is serialised to JSON). */
+  schema: string | Record<string, unknown>;
+  hints_applied?: Record<string, string>;
+  request: Partial<CaptureRequest>;
+  response: Partial<CaptureResponse>;
+  /** Defaults to now. */
+  timestamp?: string;
+}
+
+/** One capture on the wire (api.md "Debug capture set"). */
+export interface CaptureView {
+  id: string;
+  job_type: string;
+  url: string;
+  timestamp: string;
+  prompt: string;
+  raw_content: string;
+  schema: string;
+  hints_applied: Record<string, string>;
+  request: CaptureRequest;
+  response: CaptureResponse;
+}
+
+export interface CaptureRecord extends CaptureView {
+  _id: string;
+  job_id: string;
+  user_id: string;
+  [key: string]: unknown;
+}
+
+export function toCaptureView(record: CaptureRecord): CaptureView {
+  return {
+    id: record.id,
+    job_type: record.job_type,
+    url: record.url,
+    timestamp: record.timestamp,
+    prompt: record.prompt,
+    raw_content: record.raw_content,
+    schema: record.schema,
+    hints_applied: record.hints_applied,
+    request: record.request,
+    response: record.response,
+  };
+}

@@ -1,0 +1,69 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DOCUMENT_STORE, type Collection, type DocumentStore, type Filter } from '@app/storage';
+import type { CaptureRecord, ResultRecord } from './result.types';
+
+export interface Owner {
+  userId: string;
+}
+
+/** Rows per store round-trip when exporting: bounds what an export holds in memory at once. */
+export const EXPORT_BATCH_SIZE = 200;
+
+/**
+ * The only code that touches job results, their per-job sequence counters and debug captures.
+ * Reads are scoped by the owner; writes carry the owner taken from the job record.
+ */
+@Injectable()
+export class ResultsRepository implements OnModuleInit {
+  private results!: Collection<ResultRecord>;
+  private counters!: Collection<{ _id: string; seq: number }>;
+  private captures!: Collection<CaptureRecord>;
+
+  constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
+
+  async onModuleInit(): Promise<void> {
+    this.results = await this.store.collection<ResultRecord>({
+      name: 'job_results',
+      indexes: [{ fields: { job_id: 1, seq: 1 }, unique: true }],
+    });
+    this.counters = await this.store.collection({ name: 'job_result_counters', indexes: [] });
+    this.captures = await this.store.collection<CaptureRecord>({
+      name: 'debug_captures',
+      indexes: [{ fields: { job_id: 1, id: 1 } }],
+    });
+  }
+
+  /** Allocates the next result sequence number of a job (atomic on both backends). */
+  async nextSeq(jobId: string): Promise<number> {
+    const counter = await this.counters.findOneAndUpdate({ _id: jobId }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
+    if (!counter) throw new Error(`result counter of job ${jobId} could not be allocated`);
+    return counter.seq;
+  }
+
+  insert(record: ResultRecord): Promise<void> {
+    return this.results.insertOne(record);
+  }
+
+  /**
+   * Streams a job's results in sequence order, in batches (never all in memory). `upToSeq` pins the
+   * set for multi-pass exports of a job that is still running.
+   */
+  iterateOwn(owner: Owner, jobId: string, options: { upToSeq?: number; onlyCompleted?: boolean } = {}): AsyncIterable<ResultRecord> {
+    const filter: Filter = { job_id: jobId, user_id: owner.userId };
+    if (options.upToSeq !== undefined) filter.seq = { $lte: options.upToSeq };
+    if (options.onlyCompleted) filter.status = 'completed';
+    return this.results.iterate(filter, { sort: { seq: 1 }, batchSize: EXPORT_BATCH_SIZE });
+  }
+
+  firstOwn(owner: Owner, jobId: string): Promise<ResultRecord | null> {
+    return this.results.findOne({ job_id: jobId, user_id: owner.userId }, { sort: { seq: 1 } });
+  }
+
+  insertCapture(record: CaptureRecord): Promise<void> {
+    return this.captures.insertOne(record);
+  }
+
+  iterateCaptures(owner: Owner, jobId: string): AsyncIterable<CaptureRecord> {
+    return this.captures.iterate({ job_id: jobId, user_id: owner.userId }, { sort: { id: 1 }, batchSize: 50 });
+  }
+}
