@@ -40,7 +40,7 @@ describeWith(['mongodb', 'redis'], 'extraction, cluster deployment', () => {
     app = await startEmbedded({
       ...ENV,
       MONGODB_URI: `${serverUrl('mongodb')}/${uniqueDbName('gleaner_extraction')}`,
-      REDIS_URL: `${serverUrl('redis')}/7`,
+      REDIS_URL: `${serverUrl('redis')}/8`,
       GLEANER_SECRET: 'extraction-test-secret-0123456789abcd',
       GLEANER_BOOTSTRAP_KEY: 'glk_' + 'E'.repeat(40),
     });

@@ -70,7 +70,7 @@ describeWith(['redis', 'mongodb'], 'webhook retry across kill -9, cluster', () =
 
   it('completes the delivery once on another crawler', async () => {
     const receiver = await startWebhookReceiver();
-    const redisUrl = `${serverUrl('redis')}/6`;
+    const redisUrl = `${serverUrl('redis')}/9`;
     spawnSync('redis-cli', ['-u', redisUrl, 'flushdb']);
     const env = {
       ...BASE_ENV,

@@ -42,6 +42,7 @@ export const envSchema = z.object({
   HOST: z.string().min(1).optional().default('0.0.0.0'),
   CRAWLER_PORT: int(8081, 1, 65535),
   DATA_DIR: z.string().min(1).optional().default('./data'),
+  GLEANER_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).optional().default('normal'),
   MONGODB_URI: url(['mongodb:', 'mongodb+srv:']),
   REDIS_URL: url(['redis:', 'rediss:']),
   GLEANER_BOOTSTRAP_KEY: z

@@ -15,6 +15,8 @@ export interface AppConfig {
   host: string;
   crawlerPort: number;
   dataDir: string;
+  /** Embedded store durability: `full` survives power loss, `normal` survives process crashes (kill -9). */
+  sqliteSynchronous: 'full' | 'normal';
   mongodbUri?: string;
   redisUrl?: string;
   bootstrapKey?: string;
@@ -125,6 +127,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: raw.HOST,
     crawlerPort: raw.CRAWLER_PORT,
     dataDir,
+    sqliteSynchronous: raw.GLEANER_SQLITE_SYNCHRONOUS,
     mongodbUri: raw.MONGODB_URI,
     redisUrl: raw.REDIS_URL,
     bootstrapKey: raw.GLEANER_BOOTSTRAP_KEY,

@@ -75,31 +75,35 @@ export class AnalyzeJobHandler implements JobHandler {
     const linkedPages = input.depth >= 1 ? await this.analyzeLinked(heuristics, input, signal) : [];
 
     const capture = async (call: CallTrace) => {
-      await this.results.recordCapture(job, {
-        url: primary.url,
-        prompt: call.prompt,
-        raw_content: call.content,
-        schema: JSON.stringify(SUGGESTION_SCHEMA),
-        hints_applied: {
-          page_type: heuristics.pageType,
-          recommended_fetch_mode: heuristics.recommendedFetchMode,
-          repeated_elements: String(heuristics.detectedElements.length),
+      await this.results.recordCapture(
+        job,
+        {
+          url: primary.url,
+          prompt: call.prompt,
+          raw_content: call.content,
+          schema: JSON.stringify(SUGGESTION_SCHEMA),
+          hints_applied: {
+            page_type: heuristics.pageType,
+            recommended_fetch_mode: heuristics.recommendedFetchMode,
+            repeated_elements: String(heuristics.detectedElements.length),
+          },
+          request: {
+            content_size: call.contentSize,
+            fetch_mode: primary.mode,
+            model: call.target.model,
+            prompt_size: call.promptSize,
+            provider: call.target.provider,
+          },
+          response: {
+            duration_ms: call.durationMs,
+            error: call.error ?? '',
+            input_tokens: call.inputTokens,
+            output_tokens: call.outputTokens,
+            success: call.success,
+          },
         },
-        request: {
-          content_size: call.contentSize,
-          fetch_mode: primary.mode,
-          model: call.target.model,
-          prompt_size: call.promptSize,
-          provider: call.target.provider,
-        },
-        response: {
-          duration_ms: call.durationMs,
-          error: call.error ?? '',
-          input_tokens: call.inputTokens,
-          output_tokens: call.outputTokens,
-          success: call.success,
-        },
-      });
+        { redact: secrets.llm_api_key ? [secrets.llm_api_key] : [] },
+      );
     };
     const onCall = job.capture_debug ? capture : undefined;
     const spent: ExtractOutput[] = [];

@@ -49,27 +49,31 @@ export class ExtractJobHandler implements JobHandler {
     }
     const started = Date.now();
     const capture = async (call: CallTrace) => {
-      await this.results.recordCapture(job, {
-        url: page.fetch.url,
-        prompt: call.prompt,
-        raw_content: call.content,
-        schema: JSON.stringify(input.schema),
-        hints_applied: {},
-        request: {
-          content_size: call.contentSize,
-          fetch_mode: page.fetch.mode,
-          model: call.target.model,
-          prompt_size: call.promptSize,
-          provider: call.target.provider,
+      await this.results.recordCapture(
+        job,
+        {
+          url: page.fetch.url,
+          prompt: call.prompt,
+          raw_content: call.content,
+          schema: JSON.stringify(input.schema),
+          hints_applied: {},
+          request: {
+            content_size: call.contentSize,
+            fetch_mode: page.fetch.mode,
+            model: call.target.model,
+            prompt_size: call.promptSize,
+            provider: call.target.provider,
+          },
+          response: {
+            duration_ms: call.durationMs,
+            error: call.error ?? '',
+            input_tokens: call.inputTokens,
+            output_tokens: call.outputTokens,
+            success: call.success,
+          },
         },
-        response: {
-          duration_ms: call.durationMs,
-          error: call.error ?? '',
-          input_tokens: call.inputTokens,
-          output_tokens: call.outputTokens,
-          success: call.success,
-        },
-      });
+        { redact: secrets.llm_api_key ? [secrets.llm_api_key] : [] },
+      );
     };
     try {
       const out = await this.extraction.extract({

@@ -38,7 +38,7 @@ export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
     const rateLimiter = new RedisRateLimiter({ redisUrl: config.redisUrl!, keyPrefix: 'gleaner:rl' });
     return { store, queue, bus, rateLimiter };
   }
-  const store = SqliteDocumentStore.open({ file: join(config.dataDir, 'gleaner.db') });
+  const store = SqliteDocumentStore.open({ file: join(config.dataDir, 'gleaner.db'), synchronous: config.sqliteSynchronous });
   const queue = new StoreQueueAdapter({ store, leaseMs: config.queueStalledMs });
   return { store, queue, bus: new LocalEventBus(), rateLimiter: new MemoryRateLimiter() };
 }

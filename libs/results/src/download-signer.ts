@@ -44,7 +44,8 @@ export class DownloadSigner {
       return given.length === expected.length && timingSafeEqual(given, expected);
     });
     if (!valid) throw new AppError('forbidden', 'This download link is invalid: its signature does not match.');
-    if (nowSeconds > params.expires) throw new AppError('forbidden', 'This download link has expired; ask GET /api/v1/jobs/{id}/download for a new one.');
+    if (nowSeconds > params.expires)
+      throw new AppError('forbidden', 'This download link has expired; ask GET /api/v1/jobs/{id}/download for a new one.');
   }
 
   private mac(key: Buffer, params: DownloadParams): Buffer {

@@ -23,7 +23,8 @@ function first(value: string | string[] | undefined): string | undefined {
 export function publicBaseUrl(publicUrl: string | undefined, origin: RequestOrigin, fallbackPort: number): string {
   if (publicUrl) return publicUrl.replace(/\/+$/, '');
   const forwardedProto = first(origin.headers['x-forwarded-proto'])?.toLowerCase();
-  const protocol = forwardedProto === 'http' || forwardedProto === 'https' ? forwardedProto : origin.protocol === 'https' ? 'https' : 'http';
+  const protocol =
+    forwardedProto === 'http' || forwardedProto === 'https' ? forwardedProto : origin.protocol === 'https' ? 'https' : 'http';
   const candidates = [first(origin.headers['x-forwarded-host']), first(origin.headers.host)];
   const host = candidates.find((candidate) => candidate !== undefined && HOST.test(candidate)) ?? `localhost:${fallbackPort}`;
   return `${protocol}://${host}`;

@@ -78,7 +78,13 @@ export function negotiateFormat(accept: string | undefined): ResultFormat {
     let match: { q: number; specificity: number } | null = null;
     for (const range of ranges) {
       const specificity =
-        range.type === type && range.subtype === subtype ? 2 : range.type === type && range.subtype === '*' ? 1 : range.type === '*' ? 0 : -1;
+        range.type === type && range.subtype === subtype
+          ? 2
+          : range.type === type && range.subtype === '*'
+            ? 1
+            : range.type === '*'
+              ? 0
+              : -1;
       if (specificity >= 0 && (!match || specificity > match.specificity)) match = { q: range.q, specificity };
     }
     if (!match || match.q <= 0) return;
@@ -87,7 +93,10 @@ export function negotiateFormat(accept: string | undefined): ResultFormat {
     }
   });
   const chosen = best as { format: ResultFormat } | null;
-  if (!chosen) throw notAcceptable(`None of the accepted media types (${accept}) is available; use application/json, application/x-ndjson or application/yaml.`);
+  if (!chosen)
+    throw notAcceptable(
+      `None of the accepted media types (${accept}) is available; use application/json, application/x-ndjson or application/yaml.`,
+    );
   return chosen.format;
 }
 

@@ -107,7 +107,11 @@ export class ResultsService {
    * Only the fields of api.md's capture are kept; `redact` lists literal values (e.g. the BYOK key
    * of this request) to scrub from every string besides the built-in key patterns.
    */
-  async recordCapture(job: JobRecord, input: RecordCaptureInput, options: { redact?: readonly string[] } = {}): Promise<CaptureView | null> {
+  async recordCapture(
+    job: JobRecord,
+    input: RecordCaptureInput,
+    options: { redact?: readonly string[] } = {},
+  ): Promise<CaptureView | null> {
     if (!job.capture_debug) return null;
     const clean = (text: string | undefined) => redactSecrets(text ?? '', options.redact);
     const schema = typeof input.schema === 'string' ? input.schema : JSON.stringify(input.schema);
@@ -203,7 +207,10 @@ export class ResultsService {
     const expires = /^\d{1,12}$/.test(query.expires ?? '') ? Number(query.expires) : -1;
     const formatOk = format === 'json' || format === 'jsonl' || format === 'yaml';
     // Unknown values cannot have been signed: verify against a canonical form and let the MAC fail.
-    this.signer.verify({ jobId, format: formatOk ? format : 'json', merge: merge === 'true', expires }, formatOk && (merge === 'true' || merge === 'false') && expires >= 0 ? query.sig : '');
+    this.signer.verify(
+      { jobId, format: formatOk ? format : 'json', merge: merge === 'true', expires },
+      formatOk && (merge === 'true' || merge === 'false') && expires >= 0 ? query.sig : '',
+    );
     const job = await this.jobsRepository.findForWorker(jobId);
     if (!job) throw Errors.notFound('Job');
     return this.bodyFor(job, format as ResultFormat, merge === 'true');

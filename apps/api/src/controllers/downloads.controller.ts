@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '@app/auth';
 import { DownloadFileQuery, ResultsService } from '@app/results';
@@ -15,6 +15,7 @@ export class DownloadsController {
   @Public()
   @ApiOperation({ summary: 'Download a results file through a signed link from GET /api/v1/jobs/{id}/download' })
   @ApiProduces(...RESULT_TYPES)
+  @ApiOkResponse({ description: 'The results file (Content-Disposition: attachment), as GET /api/v1/jobs/{id}/results would serve it' })
   async file(@Param('id') id: string, @Query() query: DownloadFileQuery, @Res() reply: FastifyReply): Promise<void> {
     const body = await this.results.openDownload(id, query);
     await stream(this.results, reply, body, { 'content-disposition': `attachment; filename="${body.filename}"` });

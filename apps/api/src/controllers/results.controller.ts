@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
 import {
   DebugCaptureSetResponse,
+  DownloadLinkQuery,
   DownloadLinkResponse,
   ResultItemResponse,
   ResultsQuery,
@@ -14,7 +15,12 @@ import {
 export const RESULT_TYPES = ['application/json', 'application/x-ndjson', 'application/yaml'] as const;
 
 /** Streams a prepared body on the raw response (access and format were checked before: errors are still problem+json). */
-export async function stream(results: ResultsService, reply: FastifyReply, body: BodyStream, extra: Record<string, string> = {}): Promise<void> {
+export async function stream(
+  results: ResultsService,
+  reply: FastifyReply,
+  body: BodyStream,
+  extra: Record<string, string> = {},
+): Promise<void> {
   const headers = Object.fromEntries(Object.entries(reply.getHeaders()).map(([name, value]) => [name, String(value)]));
   reply.hijack();
   await results.send(reply.raw, body, { ...headers, ...extra });
@@ -30,7 +36,8 @@ export class ResultsController {
   @Get(':id/results')
   @ApiOperation({
     summary: "A job's page results as JSON, JSON lines or YAML (streamed; readable while the job runs)",
-    description: '`format` wins over `Accept` (application/json, application/x-ndjson or application/jsonl, application/yaml or text/yaml). 406 otherwise.',
+    description:
+      '`format` wins over `Accept` (application/json, application/x-ndjson or application/jsonl, application/yaml or text/yaml). 406 otherwise.',
   })
   @ApiProduces(...RESULT_TYPES)
   @ApiOkResponse({ type: [ResultItemResponse] })
@@ -51,7 +58,7 @@ export class ResultsController {
     description: '`format` (default json) and `merge` are signed into the link. 409 while the job is pending or running.',
   })
   @ApiOkResponse({ type: DownloadLinkResponse })
-  download(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: ResultsQuery, @Req() request: FastifyRequest) {
+  download(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: DownloadLinkQuery, @Req() request: FastifyRequest) {
     return this.results.downloadLink(caller, id, { format: query.format, merge: query.merge === 'true' }, request);
   }
 

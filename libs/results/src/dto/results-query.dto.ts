@@ -25,6 +25,26 @@ export class ResultsQuery {
   merge?: string;
 }
 
+export class DownloadLinkQuery {
+  @ApiPropertyOptional({
+    enum: [...RESULT_FORMATS],
+    default: 'json',
+    description: 'Format of the file; signed into the link. Any other value is a 406.',
+  })
+  @IsOptional()
+  @IsString()
+  format?: string;
+
+  @ApiPropertyOptional({
+    enum: BOOLEAN,
+    default: 'false',
+    description: 'Merge the pages into one array (see GET /jobs/{id}/results); signed into the link.',
+  })
+  @IsOptional()
+  @IsIn(BOOLEAN, { message: 'must be true or false' })
+  merge?: string;
+}
+
 /** The signed parameters of a download link (all of them are covered by `sig`). */
 export class DownloadFileQuery {
   @ApiPropertyOptional({ enum: [...RESULT_FORMATS], default: 'json' }) @IsOptional() @IsString() format?: string;
