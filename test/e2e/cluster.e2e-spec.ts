@@ -17,6 +17,7 @@ describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler proces
   let apiA: AppProcess;
   let apiB: AppProcess;
   let crawler1: AppProcess;
+  let crawler2: AppProcess;
 
   beforeAll(async () => {
     assertBuilt();
@@ -39,6 +40,8 @@ describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler proces
     processes.push(apiB);
     crawler1 = await startProcess('crawler-1', CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
     processes.push(crawler1);
+    crawler2 = await startProcess('crawler-2', CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
+    processes.push(crawler2);
   });
 
   afterAll(async () => {
@@ -72,7 +75,7 @@ describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler proces
     const complete = stream.events[stream.events.length - 1];
     expect(complete).toMatchObject({ event: 'complete', data: { job_id: job.body.id, status: 'completed', page_count: 3 } });
     expect(stream.events.filter((e) => e.event === 'result')).toHaveLength(3);
-    expect(crawler1.output()).not.toMatch(/"level":"error"/);
+    expect(crawler1.output() + crawler2.output()).not.toMatch(/"level":"error"/);
   });
 
   it('resumes a stream on the other replica with Last-Event-ID', async () => {
@@ -93,13 +96,15 @@ describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler proces
   });
 
   it('hands an in-flight job back on SIGTERM, exits cleanly, and another crawler finishes it', async () => {
+    // Leave crawler-1 alone with the queue so it is the one holding the job, then bring in crawler-3.
+    expect(await crawler2.stop('SIGTERM')).toBe(0);
     const job = await http(apiA.url, 'POST', '/api/v1/test-jobs', { key: BOOTSTRAP, body: { steps: 30, step_ms: 100 } });
     await waitFor(
       async () => (await http(apiA.url, 'GET', `/api/v1/jobs/${job.body.id}`, { key: BOOTSTRAP })).body.page_count >= 2,
       20_000,
     );
-    const crawler2 = await startProcess('crawler-2', CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
-    processes.push(crawler2);
+    const crawler3 = await startProcess('crawler-3', CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
+    processes.push(crawler3);
     const code = await crawler1.stop('SIGTERM');
     expect(code).toBe(0);
     expect(crawler1.output()).toContain('handed back');

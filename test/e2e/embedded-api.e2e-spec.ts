@@ -373,6 +373,49 @@ describe('embedded API', () => {
     });
   });
 
+  it('answers an unexpected error with a 500 whose error id is in the logs, never a stack trace', async () => {
+    const res = await call('GET', '/api/v1/test-jobs/boom', { key: admin });
+    expect(res.status).toBe(500);
+    expect(res.body).toMatchObject({ type: '/problems/internal-error', status: 500, error_category: 'internal' });
+    expect(res.body.error_id).toMatch(/^err_[0-9A-Z]{26}$/);
+    expect(res.text).not.toContain('kaboom');
+    expect(res.text).not.toMatch(/\bat \w+.*\(/);
+    await new Promise((r) => setTimeout(r, 100));
+    const line = env.logs.text.split('\n').find((l) => l.includes(res.body.error_id));
+    expect(line).toBeDefined();
+    expect(line).toContain('kaboom');
+  });
+
+  it('limits each key per minute with 429, Retry-After and RateLimit headers', async () => {
+    const limited = await startEmbedded({ GLEANER_RATE_LIMIT_PER_MINUTE: '3' });
+    try {
+      const statuses: number[] = [];
+      const responses = [];
+      for (let i = 0; i < 4; i++) {
+        const last = await http(limited.baseUrl, 'GET', '/api/v1/jobs', { key: limited.adminKey });
+        responses.push(last);
+        statuses.push(last.status);
+        if (i === 0) {
+          expect(last.headers.get('ratelimit-limit')).toBe('3');
+          expect(last.headers.get('ratelimit-remaining')).toBe('2');
+          expect(Number(last.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+        }
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const last = responses[3];
+      expect(last.body).toMatchObject({ type: '/problems/rate-limited', status: 429 });
+      expect(Number(last.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(last.headers.get('ratelimit-remaining')).toBe('0');
+      // The budget is per key, across every route; unauthenticated operational routes are not limited.
+      const other = await http(limited.baseUrl, 'POST', '/api/v1/users', { key: limited.adminKey, body: { name: 'x' } });
+      expect(other.status).toBe(429);
+      const health = await http(limited.baseUrl, 'GET', '/health');
+      expect(health.status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('never writes an API key secret to the logs', async () => {
     const created = await call('POST', '/api/v1/keys', { key: admin, body: { name: 'logged?' } });
     await call('GET', '/api/v1/jobs', { key: created.body.key });

@@ -262,6 +262,43 @@ export function extractionSuite(getEnv: () => ExtractionEnv, options: { embedded
     expect(res.body.usage.llm_cost_usd).toBeCloseTo(expected, 10);
   });
 
+  it('answers 504 with the job id when the job outlasts the wait, and the job goes on', async () => {
+    const slow = await http(env.app.baseUrl, 'POST', '/api/v1/extract', {
+      key,
+      headers: {},
+      body: {
+        url: `${env.site.url}/page/1/`,
+        schema: QUOTES_SCHEMA,
+        fetch_mode: 'static',
+        llm_config: { provider: 'openai', model: 'slow-4500', api_key: BYOK, base_url: env.models.openaiBaseUrl },
+      },
+    });
+    expect(slow.status).toBe(504);
+    expect(slow.body).toMatchObject({ type: '/problems/upstream-timeout' });
+    expect(slow.body.job_id).toHaveLength(26);
+    let job;
+    for (let i = 0; i < 100; i++) {
+      job = (await call('GET', `/api/v1/jobs/${slow.body.job_id}`)).body;
+      if (job.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(job.status).toBe('completed');
+    const results = (await call('GET', `/api/v1/jobs/${slow.body.job_id}/results`)).body;
+    expect(results[0].data.quotes).toHaveLength(10);
+  });
+
+  it('analyzes one level deep', async () => {
+    await useChain([{ provider: 'openai', model: 'gpt-4o-mini' }], [{ provider: 'openai', base: env.models.openaiBaseUrl }]);
+    const res = await call('POST', '/api/v1/analyze', {
+      body: { url: `${env.site.url}/page/1/`, fetch_mode: 'static', depth: 1, debug: false },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.linked_pages.length).toBeGreaterThan(0);
+    expect(res.body.linked_pages[0].page_type).toBeTruthy();
+    expect((await call('GET', `/api/v1/jobs/${res.body.job_id}/debug-capture`)).body).toMatchObject({ enabled: false, captures: [] });
+    expect((await call('POST', '/api/v1/analyze', { body: { url: `${env.site.url}/`, depth: 2 } })).status).toBe(422);
+  });
+
   it('analyzes a listing page: type, repeated quotes, pagination, suggested schema and sample data', async () => {
     await useChain([{ provider: 'openai', model: 'gpt-4o-mini' }], [{ provider: 'openai', base: env.models.openaiBaseUrl }]);
     const res = await call('POST', '/api/v1/analyze', { body: { url: `${env.site.url}/page/1/`, fetch_mode: 'static' } });

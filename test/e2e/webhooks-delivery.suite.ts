@@ -140,6 +140,16 @@ export function webhookDeliverySuite(getEnv: () => RunningApp): void {
     expect(records[0].error_message).toMatch(/timed out/);
   });
 
+  it('does not follow redirects: a 3xx is a failed attempt', async () => {
+    const jobId = await runJob({ steps: 0, webhook: { url: `${receiver.url}/redirect`, events: ['job.completed'] } });
+    const records = await waitFor(async () => {
+      const d = await deliveriesOf(jobId);
+      return d.length === 3 && d[2].status === 'failed' ? d : null;
+    }, 20_000);
+    expect(records.map((d) => d.status_code)).toEqual([302, 302, 302]);
+    expect(receiver.requests.filter((r) => r.path === '/ok' && r.json.job_id === jobId)).toEqual([]);
+  });
+
   it('gives up after max_attempts when the connection is refused', async () => {
     const closed = await startWebhookReceiver();
     const deadUrl = `${closed.url}/ok`;

@@ -70,7 +70,13 @@ describe('analyzePage on the fixture site', () => {
     const wall = await get(url);
     const h = analyzePage({ html: wall, url, links: [], rendered: { html: await get(`${site.url}/page/1/`) } });
     expect(h.recommendedFetchMode).toBe('dynamic');
-    const h2 = analyzePage({ html: '', url, links: [], staticError: 'bot wall (cloudflare)', rendered: { html: await get(`${site.url}/`) } });
+    const h2 = analyzePage({
+      html: '',
+      url,
+      links: [],
+      staticError: 'bot wall (cloudflare)',
+      rendered: { html: await get(`${site.url}/`) },
+    });
     expect(h2.recommendedFetchMode).toBe('dynamic');
     expect(h2.pageType).toBe('listing');
   });
@@ -86,7 +92,15 @@ describe('analyzePage on the fixture site', () => {
     const url = `${site.url}/`;
     const r = toAnalysisResult(analyzePage({ html: await get(url), url, links: [] }));
     expect(Object.keys(r).sort()).toEqual(
-      ['detected_elements', 'follow_patterns', 'page_type', 'recommended_fetch_mode', 'sample_links', 'site_summary', 'suggested_schema'].sort(),
+      [
+        'detected_elements',
+        'follow_patterns',
+        'page_type',
+        'recommended_fetch_mode',
+        'sample_links',
+        'site_summary',
+        'suggested_schema',
+      ].sort(),
     );
     expect(Object.keys(r.detected_elements[0]).sort()).toEqual(['count', 'description', 'name', 'type']);
     expect(Object.keys(r.follow_patterns[0]).sort()).toEqual(['description', 'pattern', 'sample_urls']);
@@ -119,13 +133,26 @@ describe('analyzePage on real pages and odd input', () => {
   });
 
   it('empty and garbage pages give a complete, harmless result', () => {
-    for (const html of ['', '\ufeff', '<html>', '%PDF-1.4 \u0000\u0001 binary', '<a href="x">'.repeat(3000), '<table><tr><td>'.repeat(2000)]) {
+    for (const html of [
+      '',
+      '\ufeff',
+      '<html>',
+      '%PDF-1.4 \u0000\u0001 binary',
+      '<a href="x">'.repeat(3000),
+      '<table><tr><td>'.repeat(2000),
+    ]) {
       const h = analyzePage({ html, url: 'https://x.example/p', links: [] });
       expect(typeof h.suggestedSchema).toBe('string');
       expect(h.sampleLinks.length).toBeLessThanOrEqual(20);
     }
     const empty = analyzePage({ html: '', url: 'https://x.example/', links: [] });
-    expect(empty).toMatchObject({ pageType: 'other', detectedElements: [], followPatterns: [], sampleLinks: [], recommendedFetchMode: 'auto' });
+    expect(empty).toMatchObject({
+      pageType: 'other',
+      detectedElements: [],
+      followPatterns: [],
+      sampleLinks: [],
+      recommendedFetchMode: 'auto',
+    });
     expect(() => analyzePage({ html: '<p>x</p>', url: 'not a url', links: [{ url: '::', text: '' }] })).not.toThrow();
   });
 

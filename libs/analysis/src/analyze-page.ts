@@ -50,7 +50,11 @@ export function analyzePage(input: AnalyzePageInput): AnalysisHeuristics {
     useRendered ? repeated : undefined,
   );
   const suggestedSchema = suggestSchemaFromStructure({ repeated, pageType: verdict.pageType, metadata, followPatterns, detailFields });
-  const sampleLinks = pickSampleLinks(links, input.url, followGroups.map((g) => g.urls));
+  const sampleLinks = pickSampleLinks(
+    links,
+    input.url,
+    followGroups.map((g) => g.urls),
+  );
   const main = repeated.find((r) => r.type !== 'form');
   const pager = followPatterns.find((p) => p.kind === 'pagination');
   const summary = [

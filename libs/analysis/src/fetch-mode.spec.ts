@@ -21,7 +21,10 @@ describe('recommendFetchMode', () => {
   it('repeated records that exist only after rendering make it dynamic even when text totals are close', () => {
     const filler = `<p>${'Static intro text that is the same in both copies. '.repeat(40)}</p>`;
     const staticHtml = `<html><body>${filler}<div id="list"></div></body></html>`;
-    const items = Array.from({ length: 6 }, (_, i) => `<div class="result"><a href="/r/${i}">Result ${i}</a> <span class="snippet">snippet ${i}</span></div>`).join('');
+    const items = Array.from(
+      { length: 6 },
+      (_, i) => `<div class="result"><a href="/r/${i}">Result ${i}</a> <span class="snippet">snippet ${i}</span></div>`,
+    ).join('');
     const v = recommendFetchMode({ html: staticHtml }, { html: `<html><body>${filler}<div id="list">${items}</div></body></html>` });
     expect(v.mode).toBe('dynamic');
     expect(v.reason).toMatch(/only after rendering/);

@@ -8,10 +8,12 @@ const MAX_ELEMENTS_PER_MEMBER = 400;
 const MAX_FIELDS = 12;
 const MIN_PRESENCE = 0.3;
 // Link texts that name an action, not a value: such links contribute only their URL.
-const GENERIC_LINK_TEXT = /^\(?(read more|more|details|view|view details|see more|continue reading|about|link|here|click here|learn more|›|»|→)\)?$/i;
+const GENERIC_LINK_TEXT =
+  /^\(?(read more|more|details|view|view details|see more|continue reading|about|link|here|click here|learn more|›|»|→)\)?$/i;
 const NUMBER = /^[-+]?\d[\d,.\s]*%?$/;
 const PRICE = /^(?:[$€£¥₹]|usd|eur|gbp)\s?\d[\d,.]*|\d[\d,.]*\s?(?:[$€£¥₹]|usd|eur|gbp|kr|zł)$/i;
-const DATE = /^(\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}|\d{1,2} (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{4})$/i;
+const DATE =
+  /^(\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}|\d{1,2} (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{4})$/i;
 
 interface Observation {
   order: number;
@@ -83,7 +85,12 @@ function hintsFor(selector: string, obs: Observation, presence: number, memberCo
     const out: FieldHint[] = [];
     if (!generic) out.push({ ...common, name: obs.base || 'title', kind: kindOfText(texts), sample: sampleText });
     if (sampleUrl && (distinctUrls >= 2 || memberCount < 2)) {
-      out.push({ ...common, name: generic ? `${linkBase}_url` : `${obs.base || 'title'}_url`.replace(/^title_url$/, 'url'), kind: 'url', sample: sampleUrl });
+      out.push({
+        ...common,
+        name: generic ? `${linkBase}_url` : `${obs.base || 'title'}_url`.replace(/^title_url$/, 'url'),
+        kind: 'url',
+        sample: sampleUrl,
+      });
     }
     return out;
   }

@@ -37,7 +37,11 @@ describe('inferFollowPatterns', () => {
     ]);
     expect(patterns[0]).toMatchObject({ kind: 'pagination', description: 'Pagination (Next →)', sample_urls: [`${BASE}/page/2/`] });
     expect(patterns[1].description).toMatch(/^Author pages \(3 links/);
-    expect(patterns[1].sample_urls).toEqual([`${BASE}/author/Albert-Einstein/`, `${BASE}/author/J-K-Rowling/`, `${BASE}/author/Jane-Austen/`]);
+    expect(patterns[1].sample_urls).toEqual([
+      `${BASE}/author/Albert-Einstein/`,
+      `${BASE}/author/J-K-Rowling/`,
+      `${BASE}/author/Jane-Austen/`,
+    ]);
     expect(patterns[2].description).toMatch(/^Tag pages/);
     expectValid(patterns);
   });
@@ -78,7 +82,10 @@ describe('inferFollowPatterns', () => {
 
   it('generalises root-level long slugs (blog posts)', () => {
     const patterns = inferFollowPatterns(
-      ['my-first-blog-post', 'another-long-post-title', 'third-post-about-things'].map((s) => ({ url: `https://blog.example/${s}/`, text: s })),
+      ['my-first-blog-post', 'another-long-post-title', 'third-post-about-things'].map((s) => ({
+        url: `https://blog.example/${s}/`,
+        text: s,
+      })),
       'https://blog.example/',
     );
     expect(patterns[0].pattern).toBe('^https://blog\\.example/[^/]+/$');
@@ -87,7 +94,15 @@ describe('inferFollowPatterns', () => {
 
   it('copes with empty input, bad URLs and a bad page URL', () => {
     expect(inferFollowPatterns([], 'https://a.example/')).toEqual([]);
-    expect(inferFollowPatterns([{ url: 'http://[bad', text: '' }, { url: 'javascript:void(0)', text: 'x' }], 'https://a.example/')).toEqual([]);
+    expect(
+      inferFollowPatterns(
+        [
+          { url: 'http://[bad', text: '' },
+          { url: 'javascript:void(0)', text: 'x' },
+        ],
+        'https://a.example/',
+      ),
+    ).toEqual([]);
     expect(inferFollowPatterns(links, 'not a url')).toEqual([]);
   });
 

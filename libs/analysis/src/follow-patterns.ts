@@ -6,7 +6,8 @@ const MAX_SAMPLES = 5;
 const MAX_PATTERNS = 10;
 const MAX_LINKS = 5000;
 /** Anchor texts of pagination controls. */
-const PAGER_TEXT = /^(?:[«‹←<]\s*)?(next|prev|previous|older|newer|more|next page|previous page|older posts|newer posts|load more|first|last|suivant|précédent|weiter|zurück|siguiente|anterior|\d{1,4})(?:\s*[»›→>])?$|^[«‹←→›»<>]+$/i;
+const PAGER_TEXT =
+  /^(?:[«‹←<]\s*)?(next|prev|previous|older|newer|more|next page|previous page|older posts|newer posts|load more|first|last|suivant|précédent|weiter|zurück|siguiente|anterior|\d{1,4})(?:\s*[»›→>])?$|^[«‹←→›»<>]+$/i;
 const PAGE_PARAM = /^(page|p|pg|paged|pagenum|page_num|offset|start|from|skip)$/i;
 const PAGE_SEGMENT = /^(page|p|pages|seite|pagina)$/i;
 
@@ -56,7 +57,9 @@ export function inferFollowPatternGroups(links: PageLink[], pageUrl: string): Ar
   for (const bucket of buckets.values()) split(bucket, 0, [], clusters);
   const candidates = clusters.map(toCandidate).filter((c): c is Candidate => c !== undefined);
   const rank = (p: Candidate): number => (p.kind === 'pagination' ? 0 : p.kind === 'detail' ? 1 : 2);
-  candidates.sort((a, b) => rank(a) - rank(b) || b.links.length - a.links.length || (a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : 0));
+  candidates.sort(
+    (a, b) => rank(a) - rank(b) || b.links.length - a.links.length || (a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : 0),
+  );
   const out: Array<{ pattern: FollowPattern; urls: string[] }> = [];
   const seen = new Set<string>();
   // RE2 compilation costs ~0.3 ms a pattern, so only the best candidates are validated.
@@ -67,7 +70,13 @@ export function inferFollowPatternGroups(links: PageLink[], pageUrl: string): Ar
     const samples = c.links.slice(0, MAX_SAMPLES).map((l) => l.url);
     if (!re2MatchesAll(c.pattern, samples)) continue;
     out.push({
-      pattern: { pattern: c.pattern, description: describe(c.cluster, c.kind), sample_urls: samples, kind: c.kind, linkCount: c.links.length },
+      pattern: {
+        pattern: c.pattern,
+        description: describe(c.cluster, c.kind),
+        sample_urls: samples,
+        kind: c.kind,
+        linkCount: c.links.length,
+      },
       urls: c.links.map((l) => l.url),
     });
   }
@@ -204,7 +213,9 @@ function queryPattern(links: ParsedLink[]): string {
 
 function isPagination(cluster: Cluster): boolean {
   const { links, tokens } = cluster;
-  const numericPagePath = tokens.some((t, i) => t.kind === 'num' && i > 0 && tokens[i - 1].kind === 'lit' && PAGE_SEGMENT.test((tokens[i - 1] as { value: string }).value));
+  const numericPagePath = tokens.some(
+    (t, i) => t.kind === 'num' && i > 0 && tokens[i - 1].kind === 'lit' && PAGE_SEGMENT.test((tokens[i - 1] as { value: string }).value),
+  );
   const pageParam = links[0].query.some(([k, v]) => PAGE_PARAM.test(k) && /^\d+$/.test(v ?? ''));
   const pagerText = links.some((l) => PAGER_TEXT.test(l.text));
   // Tag/category pages ("/tag/love/page/1/") carry a page number but their anchors name the tag.

@@ -36,7 +36,11 @@ export function extractMetadata(dom: PageDom): Required<Pick<PageMetadataInput, 
 }
 
 function textOfTitle(el: { children: unknown[] }): string {
-  return el.children.map((c) => (c && typeof c === 'object' && 'data' in c ? String(c.data) : '')).join('').replace(/\s+/g, ' ').trim();
+  return el.children
+    .map((c) => (c && typeof c === 'object' && 'data' in c ? String(c.data) : ''))
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Every `@type` in JSON-LD blocks (following `@graph` and nested objects, bounded). */

@@ -44,7 +44,12 @@ describe('classifyPageType', () => {
   });
 
   it('SWDE book pages are product pages', () => {
-    for (const [site, n] of [['booksamillion', 0], ['booksamillion', 7], ['christianbook', 1], ['christianbook', 5]] as const) {
+    for (const [site, n] of [
+      ['booksamillion', 0],
+      ['booksamillion', 7],
+      ['christianbook', 1],
+      ['christianbook', 5],
+    ] as const) {
       const p = swdePage(site, n);
       expect([site, n, classify(p.html, p.url).pageType]).toEqual([site, n, 'product']);
     }

@@ -4,9 +4,11 @@ import { extractDetailFields } from './detail-fields';
 import { extractMetadata, jsonLdTypes } from './metadata';
 import type { DetailField, DetectedElement, PageMetadataInput, PageType, PageTypeVerdict } from './types';
 
-const ARTICLE_TYPES = /^(Article|NewsArticle|BlogPosting|Report|ScholarlyArticle|TechArticle|AnalysisNewsArticle|OpinionNewsArticle|ReportageNewsArticle|LiveBlogPosting|SocialMediaPosting)$/;
+const ARTICLE_TYPES =
+  /^(Article|NewsArticle|BlogPosting|Report|ScholarlyArticle|TechArticle|AnalysisNewsArticle|OpinionNewsArticle|ReportageNewsArticle|LiveBlogPosting|SocialMediaPosting)$/;
 const LISTING_TYPES = /^(ItemList|CollectionPage|OfferCatalog|DataCatalog)$/;
-const DETAIL_TYPES = /^(Recipe|Event|JobPosting|Person|ProfilePage|Book|Movie|LocalBusiness|Restaurant|Course|SoftwareApplication|Place|Hotel|Organization|VideoObject|Question|QAPage|FAQPage|RealEstateListing|Vehicle|Car)$/;
+const DETAIL_TYPES =
+  /^(Recipe|Event|JobPosting|Person|ProfilePage|Book|Movie|LocalBusiness|Restaurant|Course|SoftwareApplication|Place|Hotel|Organization|VideoObject|Question|QAPage|FAQPage|RealEstateListing|Vehicle|Car)$/;
 /** Long paragraphs: prose, not captions. */
 const PROSE_PARAGRAPH_CHARS = 80;
 const ARTICLE_PROSE_CHARS = 1000;
@@ -72,7 +74,8 @@ export function classifyParsed(
     if (/\/search\b/i.test(path) || ['q', 'query', 'search', 's', 'keyword', 'keywords'].some((k) => query.has(k)))
       vote('search', 2, 'search URL');
     if (/\/(product|products|dp|item|p)\/[^/]+/i.test(path)) vote('product', 1, 'product-like URL');
-    if (/\/(tag|tags|category|categories|collections?|page)\/|[?&](page|p)=\d/i.test(path + parsed.search)) vote('listing', 1, 'listing-like URL');
+    if (/\/(tag|tags|category|categories|collections?|page)\/|[?&](page|p)=\d/i.test(path + parsed.search))
+      vote('listing', 1, 'listing-like URL');
     if (/\/(author|user|users|profile|people|person)\/[^/]+/i.test(path)) vote('detail', 0.5, 'profile-like URL');
     if (/\/(19|20)\d{2}\/\d{1,2}\//.test(path) || /[a-z0-9]+(-[a-z0-9]+){4,}/i.test(path)) vote('article', 1, 'dated or long-slug URL');
   }
@@ -110,11 +113,18 @@ export function classifyParsed(
   const labels = detailFields.filter((f) => f.label !== 'heading').length;
   if (labels >= 2) vote('detail', 1.5, `${labels} label/value pairs`);
   if (labels >= 2 && scores.product > 0) vote('product', 0.5, 'product attributes as label/value pairs');
-  if (detailFields.some((f) => f.label === 'heading') && !main && dom.totalText > 0) vote('detail', 0.5, 'one main heading, no repeated records');
+  if (detailFields.some((f) => f.label === 'heading') && !main && dom.totalText > 0)
+    vote('detail', 0.5, 'one main heading, no repeated records');
 
-  const ranked = (Object.keys(scores) as PageType[]).filter((t) => scores[t] > 0).sort((a, b) => scores[b] - scores[a] || order(a) - order(b));
+  const ranked = (Object.keys(scores) as PageType[])
+    .filter((t) => scores[t] > 0)
+    .sort((a, b) => scores[b] - scores[a] || order(a) - order(b));
   if (ranked.length === 0 || dom.totalText === 0) {
-    return { pageType: 'other', confidence: dom.totalText === 0 ? 0.9 : 0.3, reasons: dom.totalText === 0 ? ['no visible text'] : ['no signal'] };
+    return {
+      pageType: 'other',
+      confidence: dom.totalText === 0 ? 0.9 : 0.3,
+      reasons: dom.totalText === 0 ? ['no visible text'] : ['no signal'],
+    };
   }
   const best = ranked[0];
   const second = ranked[1] ? scores[ranked[1]] : 0;

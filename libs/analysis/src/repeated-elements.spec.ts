@@ -27,7 +27,10 @@ describe('detectRepeatedElements', () => {
   });
 
   it('names table rows, ignores the header row and keeps navigation out', () => {
-    const rows = Array.from({ length: 6 }, (_, i) => `<tr><td>Item ${i}</td><td>${i * 3}.50</td><td><a href="/p/${i}">view</a></td></tr>`).join('');
+    const rows = Array.from(
+      { length: 6 },
+      (_, i) => `<tr><td>Item ${i}</td><td>${i * 3}.50</td><td><a href="/p/${i}">view</a></td></tr>`,
+    ).join('');
     const html = `<html><body><nav><ul>${['Home', 'About', 'Blog', 'Shop'].map((t) => `<li><a href="/${t}">${t}</a></li>`).join('')}</ul></nav>
       <table class="prices"><thead><tr><th>Name</th><th>Price</th><th></th></tr></thead><tbody>${rows}</tbody></table></body></html>`;
     const found = detectRepeatedElements(html, 'https://shop.example/prices');
@@ -46,7 +49,9 @@ describe('detectRepeatedElements', () => {
   it('drops short link-only lists outside the main content (menus)', () => {
     const menu = ['One', 'Two', 'Three', 'Four'].map((t) => `<li><a href="/${t}">${t}</a></li>`).join('');
     const prose = '<p>' + 'Long running prose text that dominates the page. '.repeat(40) + '</p>';
-    expect(detectRepeatedElements(`<html><body><div class="links"><ul>${menu}</ul></div>${prose}</body></html>`, 'https://x.example/')).toEqual([]);
+    expect(
+      detectRepeatedElements(`<html><body><div class="links"><ul>${menu}</ul></div>${prose}</body></html>`, 'https://x.example/'),
+    ).toEqual([]);
   });
 
   it('prefers the records over their layout rows (grid of rows of cards)', () => {

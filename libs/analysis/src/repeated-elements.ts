@@ -223,6 +223,10 @@ function elementName(g: Group, type: ElementType, base: string | undefined): str
 
 function describeFields(count: number, type: ElementType, fields: FieldHint[]): string {
   const label = type.replace('_', ' ');
-  const names = fields.slice(0, 8).map((f) => (f.kind === 'url' && f.name.endsWith('_url') ? `${f.name.slice(0, -4).replace(/_/g, ' ')} link` : f.name.replace(/_/g, ' ')));
+  const names = fields
+    .slice(0, 8)
+    .map((f) =>
+      f.kind === 'url' && f.name.endsWith('_url') ? `${f.name.slice(0, -4).replace(/_/g, ' ')} link` : f.name.replace(/_/g, ' '),
+    );
   return names.length ? `${count} × ${label}: ${names.join(', ')}` : `${count} × ${label}`;
 }

@@ -55,7 +55,11 @@ describe('suggestSchemaFromStructure', () => {
 
   it('product, article and empty fallbacks all parse', () => {
     for (const pageType of ['product', 'article', 'detail', 'listing', 'home', 'search', 'other'] as const) {
-      const yaml = suggestSchemaFromStructure({ repeated: [], pageType, metadata: { jsonLd: [{ '@type': 'Product', sku: '1', brand: 'B' }] } });
+      const yaml = suggestSchemaFromStructure({
+        repeated: [],
+        pageType,
+        metadata: { jsonLd: [{ '@type': 'Product', sku: '1', brand: 'B' }] },
+      });
       expect(() => parseSchema(yaml)).not.toThrow();
     }
     expect(suggestSchemaFromStructure({ repeated: [], pageType: 'product' })).toMatch(/^name: string\nprice: number\n/);

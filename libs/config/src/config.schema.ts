@@ -84,7 +84,16 @@ export const envSchema = z.object({
       if (!v) return [] as Array<{ provider: string; model: string; max_tokens?: number; temperature?: number }>;
       try {
         const parsed: unknown = JSON.parse(v);
-        if (!Array.isArray(parsed) || parsed.some((e) => typeof e !== 'object' || e === null || typeof (e as { provider?: unknown }).provider !== 'string' || typeof (e as { model?: unknown }).model !== 'string')) {
+        if (
+          !Array.isArray(parsed) ||
+          parsed.some(
+            (e) =>
+              typeof e !== 'object' ||
+              e === null ||
+              typeof (e as { provider?: unknown }).provider !== 'string' ||
+              typeof (e as { model?: unknown }).model !== 'string',
+          )
+        ) {
           throw new Error('shape');
         }
         return parsed as Array<{ provider: string; model: string; max_tokens?: number; temperature?: number }>;

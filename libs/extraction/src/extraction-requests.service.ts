@@ -12,7 +12,6 @@ import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request
 import { ExtractionService } from './extraction.service';
 import { jobFailureToProblem } from './failure-mapping';
 import { storeLlmConfig, type AnalyzeJobInput, type ExtractJobInput } from './job-inputs';
-import type { FetchMode } from './page-loader.service';
 
 /** What an extract job leaves on its job record for the synchronous answer. */
 export interface ExtractionFacts {
@@ -47,7 +46,7 @@ export class ExtractionRequestsService {
     const site = dto.site_id ? await this.sites.resolveForUse(caller, dto.site_id, 'body.site_id') : null;
     const url = dto.url ?? site?.url;
     if (!url) throw Errors.validation([{ location: 'body.url', message: 'is required (or give a site_id)' }]);
-    const fetchMode = (dto.fetch_mode ?? site?.fetch_mode ?? 'auto') as FetchMode;
+    const fetchMode = dto.fetch_mode ?? site?.fetch_mode ?? 'auto';
     const { parsed, schemaId } = await this.resolveSchema(caller, dto, site?.default_schema_id ?? null);
     const webhookTargets = await this.targets.resolve(caller, dto);
     await this.extraction.plan(caller.userId, dto.llm_config); // no_models fails here, before a job exists
@@ -103,7 +102,7 @@ export class ExtractionRequestsService {
     const input: AnalyzeJobInput = {
       url,
       depth: dto.depth ?? 0,
-      fetch_mode: (dto.fetch_mode ?? site?.fetch_mode ?? 'auto') as FetchMode,
+      fetch_mode: dto.fetch_mode ?? site?.fetch_mode ?? 'auto',
       site_id: site?._id ?? null,
       llm_config: stored,
     };

@@ -210,7 +210,7 @@ class JsonSchemaConverter {
       }
       return this.convert(branch, branchAt);
     });
-    return branches.every((branch) => branch !== undefined) ? (branches) : undefined;
+    return branches.every((branch) => branch !== undefined) ? branches : undefined;
   }
 
   private convertRef(node: Record<string, unknown>, at: string): JsonSchemaObject | undefined {

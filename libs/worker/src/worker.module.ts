@@ -18,7 +18,11 @@ export class WorkerModule {
         TestJobHandler,
         {
           provide: JOB_HANDLERS,
-          useFactory: (test: TestJobHandler, extract: ExtractJobHandler, analyze: AnalyzeJobHandler) => [extract, analyze, ...(options.enableTestJobs ? [test] : [])],
+          useFactory: (test: TestJobHandler, extract: ExtractJobHandler, analyze: AnalyzeJobHandler) => [
+            extract,
+            analyze,
+            ...(options.enableTestJobs ? [test] : []),
+          ],
           inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler],
         },
         JobRunnerService,

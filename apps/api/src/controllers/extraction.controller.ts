@@ -15,7 +15,8 @@ export class ExtractionController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Extract typed JSON from one page',
-    description: 'Runs as a job on a crawler worker and answers when it completes; 504 with the job id when it takes longer (the job goes on).',
+    description:
+      'Runs as a job on a crawler worker and answers when it completes; 504 with the job id when it takes longer (the job goes on).',
   })
   @ApiOkResponse({ type: ExtractionResponse })
   extract(@CurrentCaller() caller: Caller, @Body() dto: ExtractRequestDto, @Req() request: FastifyRequest) {

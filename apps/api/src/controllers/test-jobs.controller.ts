@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'class-transformer';
@@ -28,6 +28,12 @@ export class TestJobsController {
     private readonly jobs: JobsService,
     private readonly targets: WebhookTargetsService,
   ) {}
+
+  /** Throws an unexpected error: proves 500s carry an error id that is in the logs, and no stack. */
+  @Get('boom')
+  boom(): never {
+    throw new Error('kaboom: internal detail that must not reach the client');
+  }
 
   @Post()
   @HttpCode(201)
