@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, type Role } from '@app/config';
+import { installShutdown } from '@app/platform';
 import { createApiApp } from './create-app';
 
 /** `node main.js` runs embedded (API + crawler); `--role=api` runs the cluster API role. */
@@ -26,18 +27,7 @@ async function main(): Promise<void> {
   } else if (bootstrap) {
     process.stdout.write(`\n  Gleaner admin API key created from GLEANER_BOOTSTRAP_KEY (${bootstrap.secret.slice(0, 12)}...).\n\n`);
   }
-  const stop = (signal: string) => {
-    logger.info({ signal }, 'shutting down: no new work, finishing or handing back in-flight jobs');
-    void app
-      .close()
-      .then(() => process.exit(0))
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  installShutdown(app, logger);
 }
 
 void main();

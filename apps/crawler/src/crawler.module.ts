@@ -1,9 +1,8 @@
 import { Controller, Get, Inject, Module, Res, type DynamicModule } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError } from '@app/core';
 import { METRICS, Metrics, type AppLogger } from '@app/observability';
-import { PlatformModule, type PlatformPorts } from '@app/platform';
+import { checkReadiness, PlatformModule, type PlatformPorts } from '@app/platform';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { QUEUE, type QueuePort } from '@app/queue';
 import { WorkerModule } from '@app/worker';
@@ -25,13 +24,7 @@ class CrawlerOpsController {
 
   @Get('ready')
   async ready() {
-    try {
-      await this.store.ping();
-      await this.queue.counts('jobs');
-    } catch {
-      throw new AppError('service-unavailable', 'The store or the queue is not reachable.', { retryAfterSeconds: 5 });
-    }
-    return { status: 'ready' };
+    return { status: 'ready', ...(await checkReadiness(this.store, this.queue)) };
   }
 
   @Get('metrics')

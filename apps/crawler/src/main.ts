@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigError, loadConfig } from '@app/config';
 import { createLogger, Metrics, PinoNestLogger } from '@app/observability';
-import { openPorts } from '@app/platform';
+import { installShutdown, openPorts } from '@app/platform';
 import { CrawlerModule } from './crawler.module';
 
 /** The cluster crawler role: consumes jobs; serves /health, /ready and /metrics on CRAWLER_PORT. */
@@ -30,18 +30,7 @@ async function main(): Promise<void> {
   );
   await app.listen({ port: config.crawlerPort, host: config.host });
   logger.info({ port: config.crawlerPort }, 'Gleaner crawler running');
-  const stop = (signal: string) => {
-    logger.info({ signal }, 'shutting down: no new work, finishing or handing back in-flight jobs');
-    void app
-      .close()
-      .then(() => process.exit(0))
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      });
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  installShutdown(app, logger);
 }
 
 void main();

@@ -5,7 +5,8 @@ import { detectNeedsJs, type FetchResult } from '@app/fetch';
 import type { JobContext, JobHandler } from '@app/jobs';
 import { ResultsService } from '@app/results';
 import { parseSchema, type JsonSchemaObject } from '@app/schema';
-import { ExtractionFailure, ExtractionService, type CallTrace, type ExtractOutput } from './extraction.service';
+import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
+import { captureRecorder, finalJobError } from './handler-support';
 import { llmConfigFor, type AnalyzeJobInput } from './job-inputs';
 import { PageLoaderService } from './page-loader.service';
 
@@ -26,16 +27,6 @@ const SUGGESTION_SCHEMA: JsonSchemaObject = {
 };
 
 const MAX_LINKED_PAGES = 3;
-
-function final(error: unknown): AppError {
-  if (error instanceof AppError)
-    return new AppError(error.slug, error.message, {
-      detail: error.detail,
-      category: error.category ?? 'internal',
-      retryable: error.category === 'internal',
-    });
-  return new AppError('internal-error', 'Analysis failed unexpectedly.', { category: 'internal', retryable: true, cause: error });
-}
 
 /**
  * Runs an `analyze` job: fetches the page statically and (unless static-only) rendered, reads its
@@ -74,38 +65,21 @@ export class AnalyzeJobHandler implements JobHandler {
     });
     const linkedPages = input.depth >= 1 ? await this.analyzeLinked(heuristics, input, signal) : [];
 
-    const capture = async (call: CallTrace) => {
-      await this.results.recordCapture(
-        job,
-        {
-          url: primary.url,
-          prompt: call.prompt,
-          raw_content: call.content,
-          schema: JSON.stringify(SUGGESTION_SCHEMA),
-          hints_applied: {
-            page_type: heuristics.pageType,
-            recommended_fetch_mode: heuristics.recommendedFetchMode,
-            repeated_elements: String(heuristics.detectedElements.length),
-          },
-          request: {
-            content_size: call.contentSize,
-            fetch_mode: primary.mode,
-            model: call.target.model,
-            prompt_size: call.promptSize,
-            provider: call.target.provider,
-          },
-          response: {
-            duration_ms: call.durationMs,
-            error: call.error ?? '',
-            input_tokens: call.inputTokens,
-            output_tokens: call.outputTokens,
-            success: call.success,
-          },
+    const onCall = captureRecorder(
+      this.results,
+      job,
+      {
+        url: primary.url,
+        fetchMode: primary.mode,
+        schema: JSON.stringify(SUGGESTION_SCHEMA),
+        hints: {
+          page_type: heuristics.pageType,
+          recommended_fetch_mode: heuristics.recommendedFetchMode,
+          repeated_elements: String(heuristics.detectedElements.length),
         },
-        { redact: secrets.llm_api_key ? [secrets.llm_api_key] : [] },
-      );
-    };
-    const onCall = job.capture_debug ? capture : undefined;
+      },
+      secrets,
+    );
     const spent: ExtractOutput[] = [];
     try {
       const suggestion = await this.extraction.extract({
@@ -185,7 +159,7 @@ export class AnalyzeJobHandler implements JobHandler {
           llm_cost_usd: sum(spent, (s) => s.llmCostUsd),
         });
       }
-      throw final(error);
+      throw finalJobError(error, 'Analysis');
     }
   }
 
@@ -210,10 +184,10 @@ export class AnalyzeJobHandler implements JobHandler {
         rendered = await this.loader.fetcher.fetch(input.url, { mode: 'dynamic', signal });
       } catch (error) {
         // No browser (or it failed): the analysis goes on with the static page when there is one.
-        if (!staticPage) throw final(error);
+        if (!staticPage) throw finalJobError(error, 'Analysis');
       }
     }
-    if (!staticPage && !rendered) throw final(failure);
+    if (!staticPage && !rendered) throw finalJobError(failure, 'Analysis');
     return { staticPage, rendered, staticError };
   }
 

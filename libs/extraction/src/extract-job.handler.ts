@@ -2,22 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '@app/core';
 import { ResultsService } from '@app/results';
 import type { JobContext, JobHandler } from '@app/jobs';
-import { ExtractionFailure, ExtractionService, type CallTrace } from './extraction.service';
+import { ExtractionFailure, ExtractionService } from './extraction.service';
+import { captureRecorder, finalJobError } from './handler-support';
 import type { ExtractionFacts } from './extraction-requests.service';
 import { llmConfigFor, type ExtractJobInput } from './job-inputs';
 import { PageLoaderService } from './page-loader.service';
-
-/** Final: an extract job is answered to a waiting caller; retrying the whole job would only delay the answer. */
-function final(error: unknown): AppError {
-  if (error instanceof AppError) {
-    return new AppError(error.slug, error.message, {
-      detail: error.detail,
-      category: error.category ?? 'internal',
-      retryable: error.category === 'internal',
-    });
-  }
-  return new AppError('internal-error', 'Extraction failed unexpectedly.', { category: 'internal', retryable: true, cause: error });
-}
 
 /** Runs an `extract` job: load the page, extract with the model chain, record the result and the usage. */
 @Injectable()
@@ -36,7 +25,7 @@ export class ExtractJobHandler implements JobHandler {
     try {
       page = await this.loader.load(input.url, input.fetch_mode, { signal });
     } catch (error) {
-      const failure = final(error);
+      const failure = finalJobError(error, 'Extraction');
       await this.results.record(job, {
         url: input.url,
         status: 'failed',
@@ -48,33 +37,12 @@ export class ExtractJobHandler implements JobHandler {
       throw failure;
     }
     const started = Date.now();
-    const capture = async (call: CallTrace) => {
-      await this.results.recordCapture(
-        job,
-        {
-          url: page.fetch.url,
-          prompt: call.prompt,
-          raw_content: call.content,
-          schema: JSON.stringify(input.schema),
-          hints_applied: {},
-          request: {
-            content_size: call.contentSize,
-            fetch_mode: page.fetch.mode,
-            model: call.target.model,
-            prompt_size: call.promptSize,
-            provider: call.target.provider,
-          },
-          response: {
-            duration_ms: call.durationMs,
-            error: call.error ?? '',
-            input_tokens: call.inputTokens,
-            output_tokens: call.outputTokens,
-            success: call.success,
-          },
-        },
-        { redact: secrets.llm_api_key ? [secrets.llm_api_key] : [] },
-      );
-    };
+    const onCall = captureRecorder(
+      this.results,
+      job,
+      { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(input.schema) },
+      secrets,
+    );
     try {
       const out = await this.extraction.extract({
         userId: job.user_id,
@@ -83,7 +51,7 @@ export class ExtractJobHandler implements JobHandler {
         schema: input.schema,
         llmConfig: llmConfigFor(input.llm_config, secrets),
         signal,
-        onCall: job.capture_debug ? capture : undefined,
+        onCall,
       });
       const facts: ExtractionFacts = {
         fetched_at: page.fetchedAt,
@@ -147,7 +115,7 @@ export class ExtractJobHandler implements JobHandler {
           { attempts: summary?.attempts ?? [] },
         );
       }
-      throw final(error);
+      throw finalJobError(error, 'Extraction');
     }
   }
 }

@@ -1,1 +1,2 @@
 export * from './platform.module';
+export * from './lifecycle';

@@ -1,11 +1,10 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Caller } from '@app/auth';
 import { AppError, Errors, newId, nowIso } from '@app/core';
 import { parseSchema, type ParsedSchema } from '@app/schema';
 import type { CreateSchemaDto, UpdateSchemaDto } from './dto/schema.dto';
+import { PLATFORM_SCHEMAS_YAML } from './platform-schemas';
 import { SavedSchemasRepository, type SavedSchemaRecord } from './saved-schemas.repository';
 
 export interface SchemaView {
@@ -50,19 +49,7 @@ interface PlatformSchemaData {
 }
 
 function loadPlatformSchemas(): PlatformSchemaData[] {
-  // The data file sits next to the source; the build copies nothing, so read it from src in both layouts.
-  const candidates = [
-    join(__dirname, 'data', 'platform-schemas.yaml'),
-    join(__dirname, '..', '..', '..', '..', 'libs', 'saved-schemas', 'src', 'data', 'platform-schemas.yaml'),
-  ];
-  for (const file of candidates) {
-    try {
-      return parseYaml(readFileSync(file, 'utf8')) as PlatformSchemaData[];
-    } catch {
-      continue;
-    }
-  }
-  throw new Error('platform-schemas.yaml not found');
+  return parseYaml(PLATFORM_SCHEMAS_YAML) as PlatformSchemaData[];
 }
 
 @Injectable()

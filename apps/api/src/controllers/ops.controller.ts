@@ -6,9 +6,9 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { Errors } from '@app/core';
 import { problemPage } from '@app/http';
 import { METRICS, Metrics } from '@app/observability';
+import { checkReadiness } from '@app/platform';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { QUEUE, type QueuePort } from '@app/queue';
-import { AppError } from '@app/core';
 
 /** Unauthenticated operational endpoints (decisions.md "Configuration names and operational endpoints"). */
 @ApiTags('Operations')
@@ -37,13 +37,7 @@ export class OpsController {
   @Get('ready')
   @ApiOkResponse({ description: 'The store and the queue are reachable.' })
   async ready() {
-    try {
-      await this.store.ping();
-      await this.queue.counts('jobs');
-    } catch {
-      throw new AppError('service-unavailable', 'The store or the queue is not reachable.', { retryAfterSeconds: 5 });
-    }
-    return { status: 'ready', store: this.store.kind, queue: this.queue.kind };
+    return { status: 'ready', ...(await checkReadiness(this.store, this.queue)) };
   }
 
   @Get('metrics')
