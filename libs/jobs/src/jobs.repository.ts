@@ -19,7 +19,13 @@ export class JobsRepository implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     this.jobs = await this.store.collection<JobRecord>({
       name: 'jobs',
-      indexes: [{ fields: { user_id: 1, created_at: -1 } }, { fields: { status: 1, type: 1 } }],
+      indexes: [
+        { fields: { user_id: 1, created_at: -1 } },
+        { fields: { status: 1, type: 1 } },
+        // Parked jobs are looked up on every job finish: most jobs have no `parked` field, so this stays tiny.
+        { fields: { parked: 1, user_id: 1, created_at: 1 } },
+        { fields: { parked: 1, created_at: 1 } },
+      ],
     });
     this.events = await this.store.collection<JobEventRecord>({
       name: 'job_events',
@@ -122,12 +128,12 @@ export class JobsRepository implements OnModuleInit {
 
   /** Un-parks the oldest parked jobs (of one user, or of anyone) so they can be enqueued again. */
   async unparkOldest(userId: string | null, limit: number): Promise<JobRecord[]> {
-    const filter: Filter = { status: 'pending', parked: true };
-    if (userId) filter.user_id = userId;
+    const filter: Filter = userId ? { parked: true, user_id: userId, status: 'pending' } : { parked: true, status: 'pending' };
     const candidates = await this.jobs.find(filter, { sort: { created_at: 1 }, limit });
     const woken: JobRecord[] = [];
     for (const candidate of candidates) {
-      const job = await this.jobs.findOneAndUpdate({ _id: candidate._id, parked: true }, { $set: { parked: false } });
+      // Unset rather than false: un-parked jobs leave the parked indexes entirely.
+      const job = await this.jobs.findOneAndUpdate({ _id: candidate._id, parked: true }, { $unset: { parked: true } });
       if (job) woken.push(job);
     }
     return woken;
