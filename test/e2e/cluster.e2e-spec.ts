@@ -93,6 +93,8 @@ describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler proces
     const metrics = await http(crawler1.url, 'GET', '/metrics');
     expect(metrics.text).toContain('gleaner_job_transitions_total');
     expect(metrics.text).toContain('role="crawler"');
+    expect(metrics.text).toMatch(/gleaner_browser_pool_pages\{[^}]*state="browsers"/);
+    expect(metrics.text).toContain('gleaner_webhook_deliveries_total');
   });
 
   it('hands an in-flight job back on SIGTERM, exits cleanly, and another crawler finishes it', async () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { ContentPool, type ConversionMode, type ConversionResult } from '@app/content';
 import { AppError } from '@app/core';
@@ -47,6 +47,22 @@ export class PageLoaderService implements OnModuleDestroy {
       help: 'Pages loaded (fetched and converted) by outcome.',
       labelNames: ['outcome'],
       registers: [metrics.registry],
+    });
+    const fetcher = this.fetcher;
+    // Sampled at scrape time from the pool itself: open pages and contexts, browsers, waiting leases.
+    new Gauge({
+      name: 'gleaner_browser_pool_pages',
+      help: 'Browser pool state: open pages and contexts, live browsers, jobs waiting for a browser.',
+      labelNames: ['state'],
+      registers: [metrics.registry],
+      collect() {
+        const stats = fetcher.dynamicFetcher?.stats();
+        if (!stats) return;
+        this.set({ state: 'open_pages' }, stats.openPages);
+        this.set({ state: 'open_contexts' }, stats.openContexts);
+        this.set({ state: 'browsers' }, stats.browsers);
+        this.set({ state: 'waiting' }, stats.waiting);
+      },
     });
     this.fetchDuration = new Histogram({
       name: 'gleaner_fetch_duration_seconds',
