@@ -27,6 +27,13 @@ async function provokePendingRetry(apiUrl: string, receiver: WebhookReceiver): P
   });
   expect(job.status).toBe(201);
   await waitFor(async () => receiver.requests.some((r) => r.json.job_id === job.body.id && r.answered === 500), 20_000);
+  // The process now holds a pending retry once the failed attempt is recorded as `retrying`.
+  await waitFor(async () => {
+    const records = (await http(apiUrl, 'GET', `/api/v1/jobs/${job.body.id}/webhooks`, { key: KEY })).body.deliveries as Array<{
+      status: string;
+    }>;
+    return records.some((d) => d.status === 'retrying');
+  }, 20_000);
   return job.body.id as string;
 }
 
