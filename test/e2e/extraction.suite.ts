@@ -101,6 +101,13 @@ export function extractionSuite(getEnv: () => ExtractionEnv, options: { embedded
     const job = await call('GET', `/api/v1/jobs/${res.body.job_id}`);
     expect(job.body).toMatchObject({ type: 'extract', status: 'completed', page_count: 1, token_usage_input: res.body.usage.input_tokens });
     expect(job.body.attempts).toEqual([expect.objectContaining({ provider: 'openai', model: 'gpt-4o-mini', outcome: 'success' })]);
+    expect(job.body.extraction).toMatchObject({
+      llm_model: 'gpt-4o-mini',
+      llm_provider: 'openai',
+      is_byok: true,
+      final_url: `${env.site.url}/page/1/`,
+    });
+    expect(job.body.extraction.fetch_duration_ms).toBeGreaterThanOrEqual(0);
     const capture = await call('GET', `/api/v1/jobs/${res.body.job_id}/debug-capture`);
     expect(capture.body.enabled).toBe(true);
     expect(capture.body.captures[0]).toMatchObject({

@@ -84,6 +84,8 @@ export interface JobView {
   error_message: string | null;
   /** Model attempts of the job (provider, model, outcome, tokens, duration, cost), when it called models. */
   attempts?: unknown[];
+  /** Extraction facts of a single-page job: model, provider, timings, model cost, whose key paid. */
+  extraction?: Record<string, unknown>;
 }
 
 export function toJobView(job: JobRecord): JobView {
@@ -105,6 +107,7 @@ export function toJobView(job: JobRecord): JobView {
     error_category: job.error_category,
     error_message: job.error_message,
     ...(Array.isArray(job.attempts) ? { attempts: job.attempts as unknown[] } : {}),
+    ...(job.extraction && typeof job.extraction === 'object' ? { extraction: job.extraction as Record<string, unknown> } : {}),
   };
 }
 

@@ -37,6 +37,20 @@ export class JobResponse {
   @ApiProperty() token_usage_output!: number;
   @ApiProperty({ type: String, nullable: true }) error_category!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
+  @ApiPropertyOptional({
+    description:
+      'Model attempts in order: {provider, model, outcome (success or an error_category), input_tokens, output_tokens, duration_ms, llm_cost_usd, cost_known}.',
+    type: 'array',
+    items: { type: 'object' },
+  })
+  attempts?: unknown[];
+  @ApiPropertyOptional({
+    description:
+      'Single-page jobs: {fetched_at, final_url, llm_model, llm_provider, fetch_duration_ms, extract_duration_ms, llm_cost_usd, is_byok}.',
+    type: 'object',
+    additionalProperties: true,
+  })
+  extraction?: Record<string, unknown>;
 }
 
 export class JobListResponse {
