@@ -30,3 +30,17 @@ export async function settleWithin(promises: Promise<unknown>[], ms: number): Pr
   ]);
   clearTimeout(timer);
 }
+
+/** Waits until every running handler of `active` settled, or `ms` passed; true when none is left. */
+export async function waitForHandlers(active: ReadonlySet<{ done: Promise<unknown> }>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (active.size > 0) {
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    await settleWithin(
+      [...active].map((a) => a.done),
+      left,
+    );
+  }
+  return true;
+}

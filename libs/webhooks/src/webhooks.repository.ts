@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { DOCUMENT_STORE, type Collection, type DocumentStore } from '@app/storage';
+import { DOCUMENT_STORE, type Collection, type CollectionSpec, type DocumentStore } from '@app/storage';
 
 export interface WebhookData {
   id: string;
@@ -42,6 +42,12 @@ export interface DeliveryRecord {
 
 const key = (userId: string, id: string) => `${userId}:${id}`;
 
+/** Delivery attempts: written by the delivery engine, read by the API. */
+export const WEBHOOK_DELIVERIES: CollectionSpec = {
+  name: 'webhook_deliveries',
+  indexes: [{ fields: { job_id: 1, created_at: 1 } }, { fields: { user_id: 1, webhook_id: 1, created_at: -1 } }],
+};
+
 /** The only code that touches saved webhooks and delivery records; scoped by owner. */
 @Injectable()
 export class WebhooksRepository implements OnModuleInit {
@@ -55,10 +61,7 @@ export class WebhooksRepository implements OnModuleInit {
       name: 'webhooks',
       indexes: [{ fields: { user_id: 1, name: 1 }, unique: true }, { fields: { user_id: 1, created_at: -1 } }],
     });
-    this.deliveries = await this.store.collection<DeliveryRecord>({
-      name: 'webhook_deliveries',
-      indexes: [{ fields: { job_id: 1, created_at: 1 } }, { fields: { user_id: 1, webhook_id: 1, created_at: -1 } }],
-    });
+    this.deliveries = await this.store.collection<DeliveryRecord>(WEBHOOK_DELIVERIES);
   }
 
   findOwn(owner: { userId: string }, id: string): Promise<WebhookRecord | null> {

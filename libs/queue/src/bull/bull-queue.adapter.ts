@@ -9,7 +9,7 @@ import {
   type QueueMessage,
   type QueuePort,
 } from '../queue.port';
-import { backoffDelayMs, isHandBack, isPermanent, settleWithin, toError } from '../queue-helpers';
+import { backoffDelayMs, isHandBack, isPermanent, waitForHandlers, toError } from '../queue-helpers';
 
 export interface BullQueueAdapterOptions {
   redisUrl: string;
@@ -146,17 +146,8 @@ export class BullQueueAdapter implements QueuePort {
     for (const [name] of consumers) this.queues.delete(name);
   }
 
-  private async waitActive(ms: number): Promise<boolean> {
-    const deadline = Date.now() + ms;
-    while (this.active.size > 0) {
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      await settleWithin(
-        [...this.active].map((a) => a.done),
-        left,
-      );
-    }
-    return true;
+  private waitActive(ms: number): Promise<boolean> {
+    return waitForHandlers(this.active, ms);
   }
 
   private async closeEntry(entry: QueueEntry, doNotWaitJobs: boolean): Promise<void> {

@@ -9,7 +9,7 @@ import {
   type QueueMessage,
   type QueuePort,
 } from '../queue.port';
-import { backoffDelayMs, isHandBack, isPermanent, settleWithin, toError } from '../queue-helpers';
+import { backoffDelayMs, isHandBack, isPermanent, waitForHandlers, toError } from '../queue-helpers';
 
 export interface StoreQueueAdapterOptions {
   store: DocumentStore;
@@ -177,17 +177,8 @@ export class StoreQueueAdapter implements QueuePort {
     }
   }
 
-  private async waitActive(ms: number): Promise<boolean> {
-    const deadline = Date.now() + ms;
-    while (this.active.size > 0) {
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      await settleWithin(
-        [...this.active].map((a) => a.done),
-        left,
-      );
-    }
-    return true;
+  private waitActive(ms: number): Promise<boolean> {
+    return waitForHandlers(this.active, ms);
   }
 
   private collection(): Promise<Collection<QueueMessageDoc>> {

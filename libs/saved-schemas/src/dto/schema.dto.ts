@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length } from 'class-validator';
 
 export const VISIBILITIES = ['private', 'public'] as const;
@@ -30,20 +30,8 @@ export class CreateSchemaDto {
   tags?: string[];
 }
 
-export class UpdateSchemaDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 200) name?: string;
-  @ApiPropertyOptional({ example: YAML_EXAMPLE }) @IsOptional() @IsString() @Length(1, 262_144) schema_yaml?: string;
-  @ApiPropertyOptional({ enum: VISIBILITIES }) @IsOptional() @IsIn(VISIBILITIES) visibility?: Visibility;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(0, 2000) description?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(0, 100) category?: string;
-  @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(20)
-  @IsString({ each: true })
-  @Length(1, 50, { each: true })
-  tags?: string[];
-}
+/** PUT /schemas/{id}: every field of a new schema, optional. */
+export class UpdateSchemaDto extends PartialType(CreateSchemaDto) {}
 
 export class SchemaResponse {
   @ApiProperty() id!: string;

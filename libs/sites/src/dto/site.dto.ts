@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsOptional, IsString, Length, registerDecorator, ValidateNested, type ValidationOptions } from 'class-validator';
 import { checkHttpUrl } from '../url-rules';
@@ -38,24 +38,9 @@ export class CreateSiteDto {
   analysis_result?: AnalysisResultDto;
 }
 
-/** PUT /sites/{id}: all optional; `url` is accepted and ignored (the URL of a site never changes). */
-export class UpdateSiteDto {
+/** PUT /sites/{id}: every field of a new site, optional; `url` is accepted and ignored (a site's URL never changes). */
+export class UpdateSiteDto extends PartialType(OmitType(CreateSiteDto, ['url'] as const)) {
   @ApiPropertyOptional({ description: 'Ignored on update.' }) @IsOptional() @IsString() url?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 200) name?: string;
-  @ApiPropertyOptional({ enum: FETCH_MODES }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
-  @ApiPropertyOptional({ type: String, nullable: true }) @IsOptional() @IsString() @Length(1, 64) default_schema_id?: string;
-  @ApiPropertyOptional({ type: CrawlOptionsDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CrawlOptionsDto)
-  crawl_options?: CrawlOptionsDto;
-  @ApiPropertyOptional({ type: AnalysisResultDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AnalysisResultDto)
-  analysis_result?: AnalysisResultDto;
 }
 
 export class SiteResponse {

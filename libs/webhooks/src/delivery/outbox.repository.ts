@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DuplicateKeyError } from '@app/core';
 import { DOCUMENT_STORE, type Collection, type DocumentStore } from '@app/storage';
-import type { DeliveryRecord } from '../webhooks.repository';
+import { WEBHOOK_DELIVERIES, type DeliveryRecord } from '../webhooks.repository';
 
 /** One event to deliver to one target of one job; attempts are DeliveryRecords. */
 export interface OutboxItem {
@@ -44,10 +44,7 @@ export class OutboxRepository implements OnModuleInit {
       indexes: [{ fields: { stream: 1, seq: 1 } }, { fields: { status: 1, next_at: 1 } }],
     });
     this.streams = await this.store.collection<StreamRecord>({ name: 'webhook_streams', indexes: [] });
-    this.deliveries = await this.store.collection<DeliveryRecord>({
-      name: 'webhook_deliveries',
-      indexes: [{ fields: { job_id: 1, created_at: 1 } }, { fields: { user_id: 1, webhook_id: 1, created_at: -1 } }],
-    });
+    this.deliveries = await this.store.collection<DeliveryRecord>(WEBHOOK_DELIVERIES);
   }
 
   /** Next sequence number of a stream (atomic). */
