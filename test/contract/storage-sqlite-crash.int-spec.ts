@@ -1,7 +1,9 @@
 /**
  * Durability: a write whose promise resolved must survive `kill -9` at any moment, and the file must
- * never be corrupted. A child process writes in a tight loop and reports each acknowledged write; we
- * SIGKILL it mid-stream three times (at different moments) and check the reopened database each time.
+ * never be corrupted. A child process writes round after round, reports each acknowledged write and
+ * waits for a `go` before the next round; we answer `go` and SIGKILL it at once (so the kill lands
+ * somewhere in that round), three times, and check the reopened database each time. The handshake
+ * bounds what can be under way at the kill to one round, whatever the machine's load.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,7 +25,7 @@ function runAndKill(file: string, tag: string, killAfter: number): Promise<Acked
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file, tag], {
       cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     const acked: Acked = { inserted: [], updated: [], counter: 0 };
     let stderr = '';
@@ -36,9 +38,13 @@ function runAndKill(file: string, tag: string, killAfter: number): Promise<Acked
       if (kind === 'ins') acked.inserted.push(id);
       else if (kind === 'upd') acked.updated.push(id);
       else if (kind === 'ctr') acked.counter = Number(n);
-      if (acked.inserted.length >= killAfter) {
-        killed = true;
-        child.kill('SIGKILL');
+      else if (kind === 'wait') {
+        child.stdin.write('go\n');
+        if (acked.inserted.length >= killAfter) {
+          // The next round has been allowed; kill while it runs (or before it starts).
+          killed = true;
+          child.kill('SIGKILL');
+        }
       }
     });
     child.on('error', reject);
@@ -83,7 +89,8 @@ describe('SqliteDocumentStore crash durability', () => {
       const missing = acked.inserted.filter((id) => !present.has(id));
       expect(missing).toEqual([]);
       expect(await docs.count({ _id: { $in: acked.updated }, updated: true })).toBe(acked.updated.length);
-      // At most one unacknowledged write may have landed after the last acknowledged one.
+      // Only the round allowed by the last `go` can have landed unacknowledged.
+      expect(await docs.findOne({ _id: `${tag}-${acked.inserted.length + 1}` })).toBeNull();
       const counter = await counters.findOne({ _id: tag });
       expect(counter!.n as number).toBeGreaterThanOrEqual(acked.counter);
       expect(counter!.n as number).toBeLessThanOrEqual(acked.counter + 1);

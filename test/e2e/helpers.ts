@@ -67,7 +67,7 @@ export async function readSse(
   options: { key: string; lastEventId?: number; stopAfter?: number; timeoutMs?: number },
 ): Promise<{ events: SseEvent[]; comments: string[]; ended: boolean; status: number; contentType: string | null }> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 15_000);
+  const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 30_000);
   const headers: Record<string, string> = { authorization: `Bearer ${options.key}`, accept: 'text/event-stream' };
   if (options.lastEventId !== undefined) headers['last-event-id'] = String(options.lastEventId);
   const events: SseEvent[] = [];
@@ -120,7 +120,7 @@ export async function readSse(
   return { events, comments, ended, status: response.status, contentType: response.headers.get('content-type') };
 }
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 15_000, intervalMs = 50): Promise<T> {
+export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

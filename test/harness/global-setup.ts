@@ -1,7 +1,7 @@
 /**
  * jest global setup: starts redis-server and the MongoDB-wire server once for the whole run (or
- * uses REDIS_URL / MONGODB_URI when given). A missing server fails the run under CI=true and skips
- * the tests that need it, loudly, elsewhere.
+ * uses REDIS_URL / MONGODB_URI when given). `npm test` installs them first (pretest:
+ * test/harness/install-system-deps.sh); a server that still cannot start fails the run, never skips it.
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,33 +13,21 @@ declare global {
 
 export default async function globalSetup(): Promise<void> {
   const started: StartedServer[] = [];
-  const missing: string[] = [];
-  const ci = process.env.CI === 'true';
 
   if (process.env.REDIS_URL) {
     process.env.TEST_REDIS_URL = process.env.REDIS_URL;
   } else {
-    try {
-      const redis = await startRedis();
-      started.push(redis);
-      process.env.TEST_REDIS_URL = redis.url;
-    } catch (error) {
-      if (ci) throw error;
-      missing.push(`redis: ${(error as Error).message}`);
-    }
+    const redis = await startRedis();
+    started.push(redis);
+    process.env.TEST_REDIS_URL = redis.url;
   }
 
   if (process.env.MONGODB_URI) {
     process.env.TEST_MONGODB_URI = process.env.MONGODB_URI;
   } else {
-    try {
-      const mongo = await startMongoWire();
-      started.push(mongo);
-      process.env.TEST_MONGODB_URI = mongo.url;
-    } catch (error) {
-      if (ci) throw error;
-      missing.push(`mongodb: ${(error as Error).message}`);
-    }
+    const mongo = await startMongoWire();
+    started.push(mongo);
+    process.env.TEST_MONGODB_URI = mongo.url;
   }
 
   // Tests read the servers from the environment; the cluster adapters themselves must not pick up
@@ -47,11 +35,6 @@ export default async function globalSetup(): Promise<void> {
   delete process.env.REDIS_URL;
   delete process.env.MONGODB_URI;
 
-  if (missing.length > 0) {
-    process.env.TEST_SERVERS_MISSING = missing.join('; ');
-    const line = '!'.repeat(100);
-    console.warn(`\n${line}\nSKIPPING tests that need: ${missing.join('; ')}\n(under CI=true this is a failure)\n${line}\n`);
-  }
   globalThis.__gleanerTestServers = started;
   mkdirSync(join(__dirname, '..', '..', '.test-servers'), { recursive: true });
   writeFileSync(join(__dirname, '..', '..', '.test-servers', 'pids.json'), JSON.stringify(started.map((s) => s.pid)));

@@ -5,22 +5,17 @@ import type { Resolver } from '@app/fetch';
 
 export const CHROMIUM = process.env.GLEANER_CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Runs browser suites when Chromium exists; fails under CI=true and skips loudly otherwise. */
+/** Runs browser suites; a missing Chromium fails them (npm test installs it first). */
 export function describeWithChromium(title: string, body: () => void): void {
   if (existsSync(CHROMIUM)) {
     describe(title, body);
     return;
   }
-  if (process.env.CI === 'true') {
-    describe(title, () => {
-      it('needs Chromium', () => {
-        throw new Error(`Chromium not found at ${CHROMIUM}`);
-      });
+  describe(title, () => {
+    it('needs Chromium', () => {
+      throw new Error(`Chromium not found at ${CHROMIUM} (npm test installs it; see test/harness/install-system-deps.sh)`);
     });
-    return;
-  }
-  console.warn(`!!! SKIPPING "${title}": no Chromium at ${CHROMIUM}`);
-  describe.skip(title, body);
+  });
 }
 
 /** Test names: *.test aliases of the fixture site (allowlisted), and names resolving to forbidden addresses. */

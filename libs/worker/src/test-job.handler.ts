@@ -12,6 +12,18 @@ export interface TestJobInput {
   flaky_at?: number;
   /** Step i records results[i] verbatim (`{url?, status?, data, error_category?, error_message?}`) instead of `{step}`. */
   results?: Array<Record<string, unknown>>;
+  /** Before step `hold_at`, wait until `gate_url` answers 200 (tests: work provably in flight, released at will). */
+  hold_at?: number;
+  gate_url?: string;
+}
+
+/** Polls a test gate until it opens (200) or the job is aborted. */
+async function waitForGate(url: string, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    const res = await fetch(url, { signal }).catch(() => null);
+    if (res?.status === 200) return;
+    await sleep(50, signal);
+  }
 }
 
 /**
@@ -28,6 +40,7 @@ export class TestJobHandler implements JobHandler {
   async run({ job, signal, jobs, attempt }: JobContext): Promise<void> {
     const input = job.input as unknown as TestJobInput;
     for (let step = job.page_count; step < input.steps; step++) {
+      if (input.hold_at === step && input.gate_url) await waitForGate(input.gate_url, signal);
       await sleep(input.step_ms, signal);
       if (signal.aborted) return;
       if (input.fail_at === step) {

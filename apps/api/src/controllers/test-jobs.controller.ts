@@ -17,6 +17,8 @@ export class CreateTestJobDto extends JobWebhookFields {
   /** Step i records results[i] verbatim (see TestJobHandler). */
   @IsOptional() @IsArray() results?: Record<string, unknown>[];
   @IsOptional() @IsBoolean() capture_debug?: boolean;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) hold_at?: number;
+  @IsOptional() @IsString() gate_url?: string;
 }
 
 /** Exists only with GLEANER_ENABLE_TEST_JOBS=true: drives the job machinery in tests. */

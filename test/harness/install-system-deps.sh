@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Makes sure the system parts the test suites start for real are on this machine, and reuses them when
+# they are: redis-server, Chromium, a JDK and Maven (to build the MongoDB-wire test server from Maven
+# Central). Run by `npm test` (pretest) and by `.ci/run`. On Debian/Ubuntu as root it installs what is
+# missing with apt-get; anywhere else it stops with the one command to run, so a run is never half green.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+chromium_path="${GLEANER_CHROMIUM_PATH:-/usr/bin/chromium}"
+need=()
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+[ -x "$chromium_path" ] || need+=(chromium)
+command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
+command -v mvn >/dev/null 2>&1 || need+=(maven)
+
+if [ ${#need[@]} -gt 0 ]; then
+  command_line="apt-get update && apt-get install -y ${need[*]}"
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "test dependencies: installing ${need[*]} (apt-get)"
+    if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null); then
+      echo "test dependencies: apt-get failed; run it by hand and retry: $command_line" >&2
+      exit 1
+    fi
+  else
+    echo "The tests need ${need[*]}, which this machine lacks and this script cannot install (it needs root and apt-get)." >&2
+    echo "Install them, then run npm test again:" >&2
+    echo "    sudo sh -c '$command_line'" >&2
+    exit 1
+  fi
+fi
+
+if ! bash test/servers/mongo-wire/build.sh; then
+  echo "test dependencies: building the MongoDB-wire test server failed (it needs Maven Central): bash test/servers/mongo-wire/build.sh" >&2
+  exit 1
+fi
