@@ -1,10 +1,9 @@
-/** Loading and scoring the shared ground-truth corpus (../shared/corpus) for the content benchmark. */
+/** Loading and scoring the ground-truth corpus ($GLEANER_CORPUS_DIR, see corpus-dir.ts) for the content benchmark. */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { decodeHTML } from 'entities';
-
-export const CORPUS_DIR = resolve(__dirname, '../../../shared/corpus');
+import { corpusDir } from './corpus-dir';
 
 export interface ArticleCase {
   id: string;
@@ -24,8 +23,8 @@ export interface SwdeCase {
 
 export const SWDE_ATTRIBUTES = ['title', 'author', 'isbn_13', 'publisher', 'publication_date'] as const;
 
-export function loadArticles(): ArticleCase[] {
-  const truth = JSON.parse(readFileSync(join(CORPUS_DIR, 'articles/ground-truth.json'), 'utf8')) as Record<
+export function loadArticles(dir: string = corpusDir(['articles'])): ArticleCase[] {
+  const truth = JSON.parse(readFileSync(join(dir, 'articles/ground-truth.json'), 'utf8')) as Record<
     string,
     { articleBody: string; url: string }
   >;
@@ -35,18 +34,18 @@ export function loadArticles(): ArticleCase[] {
       id,
       url: truth[id].url,
       truth: truth[id].articleBody,
-      html: gunzipSync(readFileSync(join(CORPUS_DIR, `articles/html/${id}.html.gz`))).toString('utf8'),
+      html: gunzipSync(readFileSync(join(dir, `articles/html/${id}.html.gz`))).toString('utf8'),
     }));
 }
 
-export function loadSwde(): SwdeCase[] {
+export function loadSwde(dir: string = corpusDir(['swde'])): SwdeCase[] {
   const cases: SwdeCase[] = [];
-  const pagesDir = join(CORPUS_DIR, 'swde/pages');
+  const pagesDir = join(dir, 'swde/pages');
   for (const siteDir of readdirSync(pagesDir).sort()) {
     const site = siteDir.replace(/^book-/, '');
     const truth: Record<string, Record<string, string[]>> = {};
     for (const attribute of SWDE_ATTRIBUTES) {
-      const file = readFileSync(join(CORPUS_DIR, `swde/groundtruth/book/book-${site}-${attribute}.txt`), 'utf8');
+      const file = readFileSync(join(dir, `swde/groundtruth/book/book-${site}-${attribute}.txt`), 'utf8');
       const lines = file
         .replace(/^\uFEFF/, '')
         .split(/\r?\n/)

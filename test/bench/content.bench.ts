@@ -1,5 +1,5 @@
 /**
- * Content benchmark on the shared ground-truth corpus (../shared/corpus):
+ * Content benchmark on the ground-truth corpus in $GLEANER_CORPUS_DIR (default and layout: corpus-dir.ts):
  * - `main`: F1 on 181 articles (published scoring) and ms/page;
  * - `full`: value recall on 500 SWDE book pages and cl100k token ratio vs raw HTML;
  * - throughput through a 2-thread ContentPool (full mode, all pages).
@@ -13,7 +13,6 @@ import { getEncoding } from 'js-tiktoken';
 import { convertHtml, ContentPool, type ConversionInput, type LinkUrlPolicy, type OutputFormat } from '../../libs/content/src';
 import {
   collapse,
-  CORPUS_DIR,
   loadArticles,
   loadSwde,
   scoreArticles,
@@ -22,6 +21,7 @@ import {
   type ArticleCase,
   type SwdeCase,
 } from './content-corpus';
+import { corpusDir } from './corpus-dir';
 
 const TARGETS = { fullRecall: 0.995, fullTokenRatio: 0.05, mainF1: 0.94, mainMsPerPage: 10, poolPagesPerSecond: 300 };
 
@@ -105,9 +105,10 @@ async function poolThroughput(inputs: ConversionInput[], threads: number) {
 }
 
 async function main(): Promise<void> {
-  console.log(`corpus: ${CORPUS_DIR}`);
-  const articles = loadArticles();
-  const swde = loadSwde();
+  const corpus = corpusDir(['articles/ground-truth.json', 'articles/html', 'swde/pages', 'swde/groundtruth/book']);
+  console.log(`corpus: ${corpus}`);
+  const articles = loadArticles(corpus);
+  const swde = loadSwde(corpus);
   const enc = getEncoding('cl100k_base');
   const htmlTokens = swde.map((page) => enc.encode(page.html, [], []).length);
 

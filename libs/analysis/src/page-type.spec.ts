@@ -2,7 +2,7 @@ import { authorPage, quotesPage } from '../../../test/fixtures/site/render';
 import { allAuthors, quotesForPage } from '../../../test/fixtures/site/quotes-data';
 import { classifyPageType } from './page-type';
 import { detectRepeatedElements } from './repeated-elements';
-import { articlePages, swdePage } from './test-pages';
+import { articlePages, bookPages } from './test-pages';
 
 const BASE = 'http://127.0.0.1:4000';
 
@@ -43,15 +43,20 @@ describe('classifyPageType', () => {
     expect(types.filter((t) => t === 'article').length).toBeGreaterThanOrEqual(9);
   });
 
-  it('SWDE book pages are product pages', () => {
-    for (const [site, n] of [
-      ['booksamillion', 0],
-      ['booksamillion', 7],
-      ['christianbook', 1],
-      ['christianbook', 5],
-    ] as const) {
-      const p = swdePage(site, n);
-      expect([site, n, classify(p.html, p.url).pageType]).toEqual([site, n, 'product']);
+  it('book product pages of both shop templates are product pages (with and without JSON-LD)', () => {
+    const pages = bookPages();
+    expect(new Set(pages.map((p) => p.site))).toEqual(new Set(['riverbend', 'harborlane']));
+    expect(pages.length).toBeGreaterThanOrEqual(4);
+    for (const p of pages) expect([p.id, classify(p.html, p.url).pageType]).toEqual([p.id, 'product']);
+  });
+
+  it('a book page without JSON-LD is a product page from its shop controls and identifiers', () => {
+    for (const p of bookPages('riverbend')) {
+      expect(p.html).not.toMatch(/ld\+json/);
+      const v = classify(p.html, p.url);
+      expect(v.pageType).toBe('product');
+      expect(v.reasons.join(' ')).toMatch(/shop controls/);
+      expect(v.reasons.join(' ')).toMatch(/product identifiers/);
     }
   });
 
