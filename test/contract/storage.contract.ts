@@ -659,6 +659,57 @@ export function storageContract(name: string, makeStore: () => Promise<DocumentS
       });
     });
 
+    describe('insertMany', () => {
+      it('inserts every document, skipping and reporting _id and unique-index clashes without failing the rest', async () => {
+        const c = await seeded([{ _id: 'x0', k: 'k0' }], [{ fields: { k: 1 }, unique: true }]);
+        const result = await c.insertMany([
+          { _id: 'x1', k: 'k1' },
+          { _id: 'x0', k: 'other' }, // _id clash
+          { _id: 'x2', k: 'k0' }, // unique-index clash
+          { _id: 'x3', k: 'k3' },
+          { _id: 'x4', k: 'k3' }, // clash inside the batch itself
+        ]);
+        expect(result.inserted).toBe(2);
+        expect([...result.duplicates].sort()).toEqual(['x0', 'x2', 'x4']);
+        expect(sortedIds(await c.find({}))).toEqual(['x0', 'x1', 'x3']);
+        expect((await c.findOne({ _id: 'x0' }))?.k).toBe('k0');
+      });
+
+      it('accepts an empty batch and large batches', async () => {
+        const c = await seeded([]);
+        expect(await c.insertMany([])).toEqual({ inserted: 0, duplicates: [] });
+        const docs = Array.from({ length: 1500 }, (_, i) => ({ _id: `b${String(i).padStart(5, '0')}`, i }));
+        expect(await c.insertMany(docs)).toEqual({ inserted: 1500, duplicates: [] });
+        expect(await c.count({})).toBe(1500);
+      });
+    });
+
+    describe('projection (fields)', () => {
+      it('returns _id and the named fields only, with missing or null fields absent', async () => {
+        const c = await seeded([
+          { _id: 'p1', a: 1, b: { deep: [1, 2] }, c: 'big', n: null },
+          { _id: 'p2', a: 2, c: 'big' },
+        ]);
+        const found = await c.find({}, { sort: { a: 1 }, fields: ['a', 'b', 'n'] });
+        expect(found).toEqual([
+          { _id: 'p1', a: 1, b: { deep: [1, 2] } },
+          { _id: 'p2', a: 2 },
+        ]);
+        const streamed: unknown[] = [];
+        for await (const d of c.iterate({ a: { $gte: 1 } }, { sort: { a: -1 }, fields: ['c'], batchSize: 1 })) streamed.push(d);
+        expect(streamed).toEqual([
+          { _id: 'p2', c: 'big' },
+          { _id: 'p1', c: 'big' },
+        ]);
+      });
+
+      it('rejects hostile projection fields', async () => {
+        const c = await seeded([{ _id: 'h1', a: 1 }]);
+        await expect(c.find({}, { fields: ['$where'] })).rejects.toThrow();
+        await expect(c.find({}, { fields: ["a') || ('"] })).rejects.toThrow();
+      });
+    });
+
     describe('isolation between collections', () => {
       it('collections do not share documents', async () => {
         const a = await seeded([{ _id: 'same', from: 'a' }]);

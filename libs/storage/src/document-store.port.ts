@@ -39,6 +39,17 @@ export interface FindOptions {
   sort?: SortSpec;
   limit?: number;
   skip?: number;
+  /**
+   * Projection: return only `_id` and these top-level fields. A field that is missing or null in the
+   * stored document is absent from the result. Saves transfer and parsing on large documents.
+   */
+  fields?: readonly string[];
+}
+
+/** What insertMany did: how many documents were stored, and the `_id`s refused by a unique index or `_id` clash. */
+export interface InsertManyResult {
+  inserted: number;
+  duplicates: string[];
 }
 
 /** Update operators. `$set` values may be any JSON value (objects, arrays). */
@@ -72,6 +83,11 @@ export interface Collection<T extends Doc = Doc> {
   readonly name: string;
   /** Throws DuplicateKeyError (from @app/core) on a unique-index or _id clash. Durable when it resolves. */
   insertOne(doc: T): Promise<void>;
+  /**
+   * Inserts each document independently (unordered): a unique-index or `_id` clash skips that
+   * document and is reported in `duplicates`; any other error rejects. Durable when it resolves.
+   */
+  insertMany(docs: readonly T[]): Promise<InsertManyResult>;
   findOne(filter: Filter, options?: { sort?: SortSpec }): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   /** Streams matching documents in batches, never holding the whole result in memory. */

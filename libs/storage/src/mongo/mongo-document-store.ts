@@ -14,6 +14,7 @@ import type {
   Filter,
   FindOneAndUpdateOptions,
   FindOptions,
+  InsertManyResult,
   SortSpec,
   Update,
 } from '../document-store.port';
@@ -124,6 +125,34 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     await this.guard(() => this.model.insertMany([{ ...doc }], { lean: true }));
   }
 
+  async insertMany(docs: readonly T[]): Promise<InsertManyResult> {
+    if (docs.length === 0) return { inserted: 0, duplicates: [] };
+    docs.forEach(assertDoc);
+    try {
+      await this.model.collection.insertMany(
+        docs.map((d) => ({ ...d }) as never),
+        { ordered: false },
+      );
+      return { inserted: docs.length, duplicates: [] };
+    } catch (error) {
+      const e = error as { writeErrors?: unknown; insertedCount?: number; result?: { insertedCount?: number } };
+      const writeErrors = (Array.isArray(e.writeErrors) ? e.writeErrors : e.writeErrors ? [e.writeErrors] : []) as Array<{
+        code?: number;
+        index?: number;
+        err?: { code?: number; index?: number };
+      }>;
+      if (writeErrors.length === 0) throw error;
+      const duplicates: string[] = [];
+      for (const w of writeErrors) {
+        const code = w.code ?? w.err?.code;
+        if (code !== 11000 && code !== 11001) throw error;
+        const index = w.index ?? w.err?.index;
+        if (typeof index === 'number' && docs[index]) duplicates.push(docs[index]._id);
+      }
+      return { inserted: docs.length - duplicates.length, duplicates };
+    }
+  }
+
   async findOne(filter: Filter, options?: { sort?: SortSpec }): Promise<T | null> {
     validateFilter(filter);
     validateSort(options?.sort);
@@ -133,14 +162,15 @@ class MongoCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<T[]> {
-    return (await this.query(filter, options).lean().exec()) as unknown as T[];
+    const docs = (await this.query(filter, options).lean().exec()) as unknown as T[];
+    return options?.fields ? docs.map((d) => dropNulls(d) as T) : docs;
   }
 
   async *iterate(filter: Filter, options?: FindOptions & { batchSize?: number }): AsyncIterable<T> {
     const batchSize = Math.max(1, Math.floor(options?.batchSize ?? 500));
     const cursor = this.query(filter, options).lean().batchSize(batchSize).cursor();
     try {
-      for await (const doc of cursor) yield doc as unknown as T;
+      for await (const doc of cursor) yield (options?.fields ? dropNulls(doc) : doc) as unknown as T;
     } finally {
       await cursor.close().catch(() => undefined);
     }
@@ -204,6 +234,11 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     validateFilter(filter);
     validateSort(options?.sort);
     let q = this.model.find(filter);
+    if (options?.fields) {
+      for (const f of options.fields)
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f)) throw new InvalidFilterError(`invalid projection field: ${f}`);
+      q = q.select(Object.fromEntries(options.fields.map((f) => [f, 1])));
+    }
     if (options?.sort) q = q.sort(options.sort);
     if (options?.skip && options.skip > 0) q = q.skip(Math.floor(options.skip));
     if (options?.limit && options.limit > 0) q = q.limit(Math.floor(options.limit));
@@ -221,6 +256,13 @@ class MongoCollection<T extends Doc> implements Collection<T> {
       throw error;
     }
   }
+}
+
+/** Projections return absent, never null, for missing or null fields (the port's rule for both adapters). */
+function dropNulls(doc: object): object {
+  const out = doc as Record<string, unknown>;
+  for (const key of Object.keys(out)) if (out[key] === null) delete out[key];
+  return out;
 }
 
 function assertDoc(doc: Doc): void {

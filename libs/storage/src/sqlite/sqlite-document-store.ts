@@ -15,6 +15,7 @@ import type {
   Filter,
   FindOneAndUpdateOptions,
   FindOptions,
+  InsertManyResult,
   SortSpec,
   Update,
 } from '../document-store.port';
@@ -152,6 +153,29 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     this.write(() => this.store.stmt(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`).run(doc._id, json));
   }
 
+  async insertMany(docs: readonly T[]): Promise<InsertManyResult> {
+    const rows = docs.map((doc) => [doc._id, serialize(doc)] as const);
+    const duplicates: string[] = [];
+    let inserted = 0;
+    this.write(() =>
+      this.store.transaction(() => {
+        const insert = this.store.stmt(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`);
+        for (const [id, json] of rows) {
+          try {
+            insert.run(id, json);
+            inserted++;
+          } catch (error) {
+            // A failed statement rolls back only itself; the transaction goes on with the next document.
+            const code = (error as { errcode?: number }).errcode;
+            if (code !== SQLITE_CONSTRAINT_UNIQUE && code !== SQLITE_CONSTRAINT_PRIMARYKEY) throw error;
+            duplicates.push(id);
+          }
+        }
+      }),
+    );
+    return { inserted, duplicates };
+  }
+
   async findOne(filter: Filter, options?: { sort?: SortSpec }): Promise<T | null> {
     // Hot path (API reads by id): skip filter translation and the statement-cache lookup.
     const id = (filter as { _id?: unknown })._id;
@@ -166,9 +190,9 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<T[]> {
-    return this.select(filter, options ?? {}, 'doc')
+    return this.select(filter, options ?? {}, docColumn(options?.fields))
       .all()
-      .map((row) => parse<T>(row));
+      .map((row) => parseProjected<T>(row, options?.fields));
   }
 
   async *iterate(filter: Filter, options?: FindOptions & { batchSize?: number }): AsyncIterable<T> {
@@ -192,13 +216,13 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       const after = last ? keysetAfter(keys, last) : { sql: '1', params: [] as SqlParam[] };
       const limit = Math.min(batchSize, remaining);
       const sql =
-        `SELECT rowid AS r, doc${keyCols} FROM ${this.table} WHERE (${where.sql}) AND (${after.sql}) ` +
+        `SELECT rowid AS r, ${docColumn(options?.fields)}${keyCols} FROM ${this.table} WHERE (${where.sql}) AND (${after.sql}) ` +
         `ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
       const rows = this.store.stmt(sql).all(...where.params, ...after.params, BigInt(limit), BigInt(skip)) as Array<
         Record<string, unknown>
       >;
       skip = 0;
-      for (const row of rows) yield JSON.parse(row.doc as string) as T;
+      for (const row of rows) yield parseProjected<T>(row, options?.fields);
       if (rows.length < limit) return;
       remaining -= rows.length;
       const tail = rows[rows.length - 1];
@@ -316,6 +340,25 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       throw error;
     }
   }
+}
+
+const FIELD_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The `doc` column, or with a projection a JSON object of `_id` and the named top-level fields only. */
+function docColumn(fields: readonly string[] | undefined): string {
+  if (!fields) return 'doc';
+  const parts = ["'_id', id"];
+  for (const field of fields) {
+    if (!FIELD_RE.test(field)) throw new InvalidFilterError(`invalid projection field: ${field}`);
+    if (field !== '_id') parts.push(`'${field}', doc -> '$.${field}'`);
+  }
+  return `json_object(${parts.join(', ')}) AS doc`;
+}
+
+function parseProjected<T>(row: unknown, fields: readonly string[] | undefined): T {
+  const doc = JSON.parse((row as Row).doc) as Record<string, unknown>;
+  if (fields) for (const key of Object.keys(doc)) if (doc[key] === null) delete doc[key];
+  return doc as T;
 }
 
 function onlyKey(obj: object, key: string): boolean {
