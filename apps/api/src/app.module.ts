@@ -15,6 +15,7 @@ import { TestJobsController } from './controllers/test-jobs.controller';
 import { UsersController } from './controllers/users.controller';
 import { ProblemFilter } from './problem.filter';
 import { ExtractionModule } from '@app/extraction';
+import { IntakeModule } from '@app/intake';
 import { ExtractionController } from './controllers/extraction.controller';
 import { SavedSchemasModule } from '@app/saved-schemas';
 import { SitesModule } from '@app/sites';
@@ -60,6 +61,7 @@ export class ApiModule {
         // resource modules
         LlmModule, // llm modules
         ResultsModule, // results modules
+        IntakeModule,
         ExtractionModule, // extraction modules
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })] : []),

@@ -70,8 +70,58 @@ export const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional().default('info'),
   GLEANER_RATE_LIMIT_PER_MINUTE: int(600, 1, 1_000_000),
   GLEANER_MAX_RUNNING_JOBS_PER_USER: int(20, 1, 10_000),
+  GLEANER_MAX_RUNNING_CRAWLS_PER_USER: int(5, 1, 10_000),
   GLEANER_BODY_LIMIT_BYTES: int(1_048_576, 1024, 100 * 1_048_576),
   GLEANER_WORKER_CONCURRENCY: int(8, 1, 256),
+  GLEANER_CRAWL_CONCURRENCY: int(4, 1, 256),
+  GLEANER_PAGE_WORKERS: int(8, 1, 512),
+  GLEANER_CRAWL_LEASE_MS: int(10_000, 1_000, 600_000),
+  GLEANER_HOST_MAX_CONCURRENCY: int(4, 1, 256),
+  GLEANER_HOST_MIN_INTERVAL_MS: int(0, 0, 600_000),
+  GLEANER_CRAWL_DELAY_MAX_MS: int(30_000, 0, 600_000),
+  GLEANER_RATE_LIMIT_BACKOFF_BASE_MS: int(2_000, 10, 600_000),
+  GLEANER_RATE_LIMIT_BACKOFF_MAX_MS: int(300_000, 100, 3_600_000),
+  GLEANER_HOST_MAX_STALL_MS: int(900_000, 1_000, 86_400_000),
+  GLEANER_ROBOTS_USER_AGENT: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'must be a robots.txt product token (letters, digits, - and _)')
+    .optional()
+    .default('GleanerBot'),
+  GLEANER_RESOLVE: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const entries: Array<{ host: string; address: string }> = [];
+      for (const part of (v ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)) {
+        const m = /^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*=([0-9a-f.:]+)$/i.exec(part);
+        if (!m) {
+          ctx.addIssue({ code: 'custom', message: `"${part}" is not name=address (e.g. intranet.example=10.20.0.5 or *.test=127.0.0.1)` });
+          return z.NEVER;
+        }
+        const eq = part.lastIndexOf('=');
+        entries.push({ host: part.slice(0, eq).toLowerCase(), address: part.slice(eq + 1) });
+      }
+      return entries;
+    }),
+  GLEANER_ALLOW_NETWORKS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const list = (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const cidr of list) {
+        if (!/^[0-9a-f.:]+\/\d{1,3}$/i.test(cidr)) {
+          ctx.addIssue({ code: 'custom', message: `"${cidr}" is not a CIDR range (e.g. 10.20.0.0/16)` });
+          return z.NEVER;
+        }
+      }
+      return list;
+    }),
   GLEANER_QUEUE_STALLED_MS: int(30_000, 500, 600_000),
   GLEANER_SHUTDOWN_GRACE_MS: int(20_000, 0, 600_000),
   GLEANER_AUTH_CACHE_MS: int(1_000, 0, 60_000),

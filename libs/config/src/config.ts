@@ -30,8 +30,29 @@ export interface AppConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   rateLimitPerMinute: number;
   maxRunningJobsPerUser: number;
+  /** Crawls have their own per-user cap, so running crawls never keep a user's extractions waiting. */
+  maxRunningCrawlsPerUser: number;
   bodyLimitBytes: number;
   workerConcurrency: number;
+  /** Crawl actors (coordinators) a crawler process runs at once: the crawls queue's own slots. */
+  crawlConcurrency: number;
+  /** Page tasks (fetch, convert, model call) a crawler process runs at once, for any crawl of any replica. */
+  pageWorkers: number;
+  /** A crawl's ownership lease: the owner renews it every third of this; a dead owner's crawl is taken over after it. */
+  crawlLeaseMs: number;
+  /** Politeness, shared by every crawl of every replica (see docs/crawl.md). */
+  hostMaxConcurrency: number;
+  hostMinIntervalMs: number;
+  crawlDelayMaxMs: number;
+  rateLimitBackoffBaseMs: number;
+  rateLimitBackoffMaxMs: number;
+  hostMaxStallMs: number;
+  /** robots.txt product token matched against User-agent groups. */
+  robotsUserAgent: string;
+  /** Static name → address mappings (GLEANER_RESOLVE), checked by the address guard like DNS answers. */
+  resolve: Array<{ host: string; address: string }>;
+  /** Private ranges opened on purpose (GLEANER_ALLOW_NETWORKS), e.g. an intranet. */
+  allowNetworks: string[];
   queueStalledMs: number;
   shutdownGraceMs: number;
   authCacheMs: number;
@@ -139,8 +160,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: raw.LOG_LEVEL,
     rateLimitPerMinute: raw.GLEANER_RATE_LIMIT_PER_MINUTE,
     maxRunningJobsPerUser: raw.GLEANER_MAX_RUNNING_JOBS_PER_USER,
+    maxRunningCrawlsPerUser: raw.GLEANER_MAX_RUNNING_CRAWLS_PER_USER,
     bodyLimitBytes: raw.GLEANER_BODY_LIMIT_BYTES,
     workerConcurrency: raw.GLEANER_WORKER_CONCURRENCY,
+    crawlConcurrency: raw.GLEANER_CRAWL_CONCURRENCY,
+    pageWorkers: raw.GLEANER_PAGE_WORKERS,
+    crawlLeaseMs: raw.GLEANER_CRAWL_LEASE_MS,
+    hostMaxConcurrency: raw.GLEANER_HOST_MAX_CONCURRENCY,
+    hostMinIntervalMs: raw.GLEANER_HOST_MIN_INTERVAL_MS,
+    crawlDelayMaxMs: raw.GLEANER_CRAWL_DELAY_MAX_MS,
+    rateLimitBackoffBaseMs: raw.GLEANER_RATE_LIMIT_BACKOFF_BASE_MS,
+    rateLimitBackoffMaxMs: raw.GLEANER_RATE_LIMIT_BACKOFF_MAX_MS,
+    hostMaxStallMs: raw.GLEANER_HOST_MAX_STALL_MS,
+    robotsUserAgent: raw.GLEANER_ROBOTS_USER_AGENT,
+    resolve: raw.GLEANER_RESOLVE,
+    allowNetworks: raw.GLEANER_ALLOW_NETWORKS,
     queueStalledMs: raw.GLEANER_QUEUE_STALLED_MS,
     shutdownGraceMs: raw.GLEANER_SHUTDOWN_GRACE_MS,
     authCacheMs: raw.GLEANER_AUTH_CACHE_MS,

@@ -223,3 +223,26 @@ function shingleScore(prediction: string, truth: string): { precision: number; r
   const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
   return { precision: overlap / Math.max(1, sum(p)), recall: overlap / Math.max(1, sum(t)) };
 }
+
+describe('convertHtml with a link selector (crawl follow_selector)', () => {
+  const html = `<html><body>
+    <ul class="pager"><li class="next"><a href="/page/2/">Next</a></li><li class="prev"><a href="/page/0/">Prev</a></li></ul>
+    <div class="card"><a href="/item/1#top">One</a><a href="/item/2">Two</a><a href="https://other.example/x">Off</a></div>
+    <a class="card-link" href="/item/1">Again</a><a href="mailto:x@y.z">mail</a></body></html>`;
+
+  it('selects a matched anchor, and the anchors inside a matched element', () => {
+    const out = convertHtml({ html, url: 'https://shop.example/list', mode: 'full', linkSelector: 'li.next, .card, a.card-link' });
+    expect(out.selectedLinks).toEqual([
+      { url: 'https://shop.example/page/2/', text: 'Next' },
+      { url: 'https://shop.example/item/1', text: 'One' },
+      { url: 'https://shop.example/item/2', text: 'Two' },
+      { url: 'https://other.example/x', text: 'Off' },
+    ]);
+    expect(out.links.map((l) => l.url)).toContain('https://shop.example/page/0/');
+  });
+
+  it('has no selectedLinks without a selector, and none when nothing matches', () => {
+    expect(convertHtml({ html, url: 'https://shop.example/', mode: 'full' }).selectedLinks).toBeUndefined();
+    expect(convertHtml({ html, url: 'https://shop.example/', mode: 'full', linkSelector: 'nav a' }).selectedLinks).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { findFirst, parseHtml, type Element } from './dom';
-import { extractLinks } from './link-extractor';
+import { extractLinks, selectLinks } from './link-extractor';
 import { extractMainContent } from './main-content';
 import { MarkdownRenderer } from './markdown-renderer';
 import { extractMetadata } from './metadata-extractor';
@@ -52,6 +52,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
     markdown,
     metadata,
     links,
+    ...(input.linkSelector ? { selectedLinks: selectLinks(document, resolver, input.linkSelector) } : {}),
     stats: {
       htmlBytes: Buffer.byteLength(html, 'utf8'),
       markdownBytes: Buffer.byteLength(markdown, 'utf8'),

@@ -2,3 +2,4 @@ export * from './types';
 export { convertHtml } from './convert-html';
 export { ContentPool, type ContentPoolOptions } from './content-pool';
 export { ContentError, type ContentErrorReason } from './content-error';
+export { checkCssSelector } from './link-extractor';

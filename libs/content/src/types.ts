@@ -17,6 +17,8 @@ export interface ConversionInput {
   mode: ConversionMode;
   format?: OutputFormat;
   linkUrls?: LinkUrlPolicy;
+  /** CSS selector of the links a crawl follows (`follow_selector`): matched anchors, or anchors inside matched elements, land in `selectedLinks`. */
+  linkSelector?: string;
 }
 
 export interface PageLink {
@@ -45,5 +47,7 @@ export interface ConversionResult {
   markdown: string;
   metadata: PageMetadata;
   links: PageLink[];
+  /** Only with `linkSelector`: the links it selects (absolute, fragment removed, first occurrence wins). */
+  selectedLinks?: PageLink[];
   stats: ConversionStats;
 }

@@ -7,8 +7,9 @@ import { ResultsService } from '@app/results';
 import { parseSchema, type JsonSchemaObject } from '@app/schema';
 import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
 import { captureRecorder, finalJobError } from './handler-support';
-import { llmConfigFor, type AnalyzeJobInput } from './job-inputs';
-import { PageLoaderService } from './page-loader.service';
+import { llmConfigFor } from '@app/intake';
+import { PageLoaderService } from '@app/pages';
+import { parseAnalyzeInput, type AnalyzeJobInput } from './job-inputs';
 
 /** What the model is asked on top of the heuristics: a page type, a summary and a schema to extract. */
 const SUGGESTION_SCHEMA: JsonSchemaObject = {
@@ -35,8 +36,9 @@ const MAX_LINKED_PAGES = 3;
  * not parse), and extracts `sample_data` with that schema. Depth 1 looks at a few linked pages.
  */
 @Injectable()
-export class AnalyzeJobHandler implements JobHandler {
+export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
   readonly type = 'analyze';
+  readonly parseInput = parseAnalyzeInput;
 
   constructor(
     private readonly loader: PageLoaderService,
@@ -44,8 +46,7 @@ export class AnalyzeJobHandler implements JobHandler {
     private readonly results: ResultsService,
   ) {}
 
-  async run({ job, signal, jobs, secrets }: JobContext): Promise<void> {
-    const input = job.input as unknown as AnalyzeJobInput;
+  async run({ job, input, signal, jobs, secrets }: JobContext<AnalyzeJobInput>): Promise<void> {
     const llmConfig = llmConfigFor(input.llm_config, secrets);
     const { staticPage, rendered, staticError } = await this.fetchBoth(input, signal);
     const primary = rendered ?? staticPage!;

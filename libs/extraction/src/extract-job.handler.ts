@@ -4,14 +4,16 @@ import { ResultsService } from '@app/results';
 import type { JobContext, JobHandler } from '@app/jobs';
 import { ExtractionFailure, ExtractionService } from './extraction.service';
 import { captureRecorder, finalJobError } from './handler-support';
+import { llmConfigFor } from '@app/intake';
+import { PageLoaderService } from '@app/pages';
 import type { ExtractionFacts } from './extraction-requests.service';
-import { llmConfigFor, type ExtractJobInput } from './job-inputs';
-import { PageLoaderService } from './page-loader.service';
+import { parseExtractInput, type ExtractJobInput } from './job-inputs';
 
 /** Runs an `extract` job: load the page, extract with the model chain, record the result and the usage. */
 @Injectable()
-export class ExtractJobHandler implements JobHandler {
+export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
   readonly type = 'extract';
+  readonly parseInput = parseExtractInput;
 
   constructor(
     private readonly loader: PageLoaderService,
@@ -19,8 +21,7 @@ export class ExtractJobHandler implements JobHandler {
     private readonly results: ResultsService,
   ) {}
 
-  async run({ job, signal, jobs, secrets }: JobContext): Promise<void> {
-    const input = job.input as unknown as ExtractJobInput;
+  async run({ job, input, signal, jobs, secrets }: JobContext<ExtractJobInput>): Promise<void> {
     let page;
     try {
       page = await this.loader.load(input.url, input.fetch_mode, { signal });

@@ -2,16 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Errors } from '@app/core';
+import { JobIntakeService } from '@app/intake';
 import { JobsService, type JobRecord } from '@app/jobs';
 import { ResultsService } from '@app/results';
-import { SavedSchemasService } from '@app/saved-schemas';
-import { parseSchema, type ParsedSchema } from '@app/schema';
-import { SitesService } from '@app/sites';
-import { WebhookTargetsService } from '@app/webhooks';
 import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request.dto';
-import { ExtractionService } from './extraction.service';
 import { jobFailureToProblem } from './failure-mapping';
-import { storeLlmConfig, type AnalyzeJobInput, type ExtractJobInput } from './job-inputs';
+import type { AnalyzeJobInput, ExtractJobInput } from './job-inputs';
 
 /** What an extract job leaves on its job record for the synchronous answer. */
 export interface ExtractionFacts {
@@ -26,48 +22,41 @@ export interface ExtractionFacts {
 }
 
 /**
- * API side of POST /extract and /analyze: resolves saved sites/schemas, validates, fails fast when
- * no model is usable, records the job, waits for a crawler worker to finish it, and answers with
+ * API side of POST /extract and /analyze: job intake (saved sites and schemas, webhooks, the model
+ * check, the sealed BYOK key), then waits for a crawler worker to finish the job and answers with
  * its result (504 with the job id when the wait runs out; the job goes on).
  */
 @Injectable()
 export class ExtractionRequestsService {
   constructor(
+    private readonly intake: JobIntakeService,
     private readonly jobs: JobsService,
     private readonly results: ResultsService,
-    private readonly sites: SitesService,
-    private readonly schemas: SavedSchemasService,
-    private readonly targets: WebhookTargetsService,
-    private readonly extraction: ExtractionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async extract(caller: Caller, dto: ExtractRequestDto, requestId: string) {
-    const site = dto.site_id ? await this.sites.resolveForUse(caller, dto.site_id, 'body.site_id') : null;
-    const url = dto.url ?? site?.url;
-    if (!url) throw Errors.validation([{ location: 'body.url', message: 'is required (or give a site_id)' }]);
+    const site = await this.intake.site(caller, dto.site_id);
+    const url = this.intake.url(dto.url, site);
     const fetchMode = dto.fetch_mode ?? site?.fetch_mode ?? 'auto';
-    const { parsed, schemaId } = await this.resolveSchema(caller, dto, site?.default_schema_id ?? null);
-    const webhookTargets = await this.targets.resolve(caller, dto);
-    await this.extraction.plan(caller.userId, dto.llm_config); // no_models fails here, before a job exists
-    const { stored, secrets } = storeLlmConfig(dto.llm_config);
-    const input: ExtractJobInput = {
-      url,
-      fetch_mode: fetchMode,
-      schema: parsed.jsonSchema,
-      schema_id: schemaId,
-      site_id: site?._id ?? null,
-      llm_config: stored,
-      max_cost_usd: dto.max_cost_usd ?? null,
-    };
-    const job = await this.jobs.create(caller, {
+    const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
+    const job = await this.intake.submit<ExtractJobInput>(caller, {
       type: 'extract',
       url,
+      input: (llmConfig) => ({
+        url,
+        fetch_mode: fetchMode,
+        schema: parsed.jsonSchema,
+        schema_id: schemaId,
+        site_id: site?._id ?? null,
+        llm_config: llmConfig,
+        max_cost_usd: dto.max_cost_usd ?? null,
+      }),
       captureDebug: dto.capture_debug ?? false,
-      input: input as unknown as Record<string, unknown>,
       requestId,
-      webhookTargets: webhookTargets as unknown as Array<Record<string, unknown>>,
-      secrets,
+      webhooks: dto,
+      llmConfig: dto.llm_config,
+      requireModel: true,
     });
     const done = await this.wait(job.id);
     const item = await this.results.first(caller, job.id);
@@ -94,25 +83,22 @@ export class ExtractionRequestsService {
   }
 
   async analyze(caller: Caller, dto: AnalyzeRequestDto, requestId: string) {
-    const site = dto.site_id ? await this.sites.resolveForUse(caller, dto.site_id, 'body.site_id') : null;
-    const url = dto.url ?? site?.url;
-    if (!url) throw Errors.validation([{ location: 'body.url', message: 'is required (or give a site_id)' }]);
-    await this.extraction.plan(caller.userId, dto.llm_config);
-    const { stored, secrets } = storeLlmConfig(dto.llm_config);
-    const input: AnalyzeJobInput = {
-      url,
-      depth: dto.depth ?? 0,
-      fetch_mode: dto.fetch_mode ?? site?.fetch_mode ?? 'auto',
-      site_id: site?._id ?? null,
-      llm_config: stored,
-    };
-    const job = await this.jobs.create(caller, {
+    const site = await this.intake.site(caller, dto.site_id);
+    const url = this.intake.url(dto.url, site);
+    const job = await this.intake.submit<AnalyzeJobInput>(caller, {
       type: 'analyze',
       url,
+      input: (llmConfig) => ({
+        url,
+        depth: dto.depth ?? 0,
+        fetch_mode: dto.fetch_mode ?? site?.fetch_mode ?? 'auto',
+        site_id: site?._id ?? null,
+        llm_config: llmConfig,
+      }),
       captureDebug: dto.debug ?? true,
-      input: input as unknown as Record<string, unknown>,
       requestId,
-      secrets,
+      llmConfig: dto.llm_config,
+      requireModel: true,
     });
     const done = await this.wait(job.id);
     const item = await this.results.first(caller, job.id);
@@ -127,20 +113,6 @@ export class ExtractionRequestsService {
     throw new AppError('upstream-timeout', `The job did not finish within ${Math.round(this.config.extractWaitMs / 1000)} s; it goes on.`, {
       extensions: { job_id: jobId, status_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}` },
     });
-  }
-
-  private async resolveSchema(
-    caller: Caller,
-    dto: ExtractRequestDto,
-    siteDefault: string | null,
-  ): Promise<{ parsed: ParsedSchema; schemaId: string | null }> {
-    if (dto.schema !== undefined && dto.schema !== null) return { parsed: parseSchema(dto.schema, 'body.schema'), schemaId: null };
-    const id = dto.schema_id ?? siteDefault;
-    if (!id)
-      throw Errors.validation([{ location: 'body.schema', message: 'is required (or give a schema_id, or a site with a default schema)' }]);
-    const location = dto.schema_id ? 'body.schema_id' : 'body.site_id';
-    const { parsed } = await this.schemas.resolveForUse(caller, id, location, true);
-    return { parsed, schemaId: id };
   }
 }
 

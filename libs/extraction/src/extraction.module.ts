@@ -1,28 +1,26 @@
 import { Module } from '@nestjs/common';
+import { IntakeModule } from '@app/intake';
 import { JobsModule } from '@app/jobs';
 import { LlmModule } from '@app/llm';
+import { PagesModule } from '@app/pages';
 import { ResultsModule } from '@app/results';
-import { SavedSchemasModule } from '@app/saved-schemas';
-import { SitesModule } from '@app/sites';
-import { WebhooksModule } from '@app/webhooks';
 import { AnalyzeJobHandler } from './analyze-job.handler';
 import { ExtractJobHandler } from './extract-job.handler';
 import { ExtractionRequestsService } from './extraction-requests.service';
 import { ExtractionService } from './extraction.service';
-import { PageLoaderService } from './page-loader.service';
 
-/** API side: validates extract/analyze requests, records the job, waits for it. */
+/** API side: job intake for extract/analyze requests, then waits for the job. */
 @Module({
-  imports: [JobsModule, LlmModule, ResultsModule, SitesModule, SavedSchemasModule, WebhooksModule],
-  providers: [ExtractionService, ExtractionRequestsService],
-  exports: [ExtractionService, ExtractionRequestsService],
+  imports: [IntakeModule, JobsModule, ResultsModule],
+  providers: [ExtractionRequestsService],
+  exports: [ExtractionRequestsService],
 })
 export class ExtractionModule {}
 
-/** Crawler side: loads pages and runs extract/analyze jobs. */
+/** Crawler side: the model extraction step, and the extract/analyze job handlers on the page pipeline. */
 @Module({
-  imports: [JobsModule, LlmModule, ResultsModule],
-  providers: [PageLoaderService, ExtractionService, ExtractJobHandler, AnalyzeJobHandler],
-  exports: [PageLoaderService, ExtractionService, ExtractJobHandler, AnalyzeJobHandler],
+  imports: [JobsModule, LlmModule, ResultsModule, PagesModule],
+  providers: [ExtractionService, ExtractJobHandler, AnalyzeJobHandler],
+  exports: [ExtractionService, ExtractJobHandler, AnalyzeJobHandler, PagesModule],
 })
 export class ExtractionWorkerModule {}

@@ -1,9 +1,8 @@
-import type { LlmConfigInput } from '@app/llm';
+import { z } from 'zod';
+import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/intake';
 import type { JsonSchemaObject } from '@app/schema';
-import type { FetchMode } from './page-loader.service';
 
-/** `llm_config` as stored on a job: never the api_key (that travels sealed in the queue message). */
-export type StoredLlmConfig = Omit<LlmConfigInput, 'api_key'> & { byok_key: boolean };
+export type FetchMode = 'auto' | 'static' | 'dynamic';
 
 export interface ExtractJobInput {
   url: string;
@@ -23,15 +22,36 @@ export interface AnalyzeJobInput {
   llm_config: StoredLlmConfig | null;
 }
 
-/** The request's llm_config for the worker: stored fields + the api_key opened from the queue message. */
-export function llmConfigFor(stored: StoredLlmConfig | null, secrets: Record<string, string>): LlmConfigInput | undefined {
-  if (!stored) return undefined;
-  const { byok_key: _byok, ...rest } = stored;
-  return secrets.llm_api_key ? { ...rest, api_key: secrets.llm_api_key } : rest;
+/** A normalised JSON Schema object as stored on a job (it was validated by the schema lib at intake). */
+export const jsonSchemaObject = z.custom<JsonSchemaObject>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'must be a JSON Schema object',
+);
+
+export const fetchModeSchema = z.enum(['auto', 'static', 'dynamic']);
+
+const extractInputSchema = z.object({
+  url: z.string(),
+  fetch_mode: fetchModeSchema,
+  schema: jsonSchemaObject,
+  schema_id: z.string().nullable(),
+  site_id: z.string().nullable(),
+  llm_config: storedLlmConfigSchema,
+  max_cost_usd: z.number().nullable(),
+});
+
+const analyzeInputSchema = z.object({
+  url: z.string(),
+  depth: z.number().int(),
+  fetch_mode: fetchModeSchema,
+  site_id: z.string().nullable(),
+  llm_config: storedLlmConfigSchema,
+});
+
+export function parseExtractInput(raw: unknown): ExtractJobInput {
+  return extractInputSchema.parse(raw);
 }
 
-export function storeLlmConfig(config: LlmConfigInput | undefined): { stored: StoredLlmConfig | null; secrets: Record<string, string> } {
-  if (!config) return { stored: null, secrets: {} };
-  const { api_key, ...rest } = config;
-  return { stored: { ...rest, byok_key: Boolean(api_key) }, secrets: api_key ? { llm_api_key: api_key } : {} };
+export function parseAnalyzeInput(raw: unknown): AnalyzeJobInput {
+  return analyzeInputSchema.parse(raw);
 }

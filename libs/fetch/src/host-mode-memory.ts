@@ -1,5 +1,8 @@
 import type { RenderMode } from './fetch-types';
 
+/** Injection token: in-process in embedded mode, shared through Redis by every replica in cluster mode. */
+export const HOST_MODE_MEMORY = Symbol('HOST_MODE_MEMORY');
+
 /** Remembers per host which mode produced content, so auto mode skips a doomed static attempt. */
 export interface HostModeMemory {
   get(host: string): Promise<RenderMode | undefined>;

@@ -14,3 +14,4 @@ export * from './bot-wall-detector';
 export * from './host-mode-memory';
 export * from './fetcher';
 export * from './robots';
+export * from './guard-config';

@@ -1,20 +1,41 @@
-import type { JobRecord } from './job.types';
+import type { JobRecord, JobType } from './job.types';
 import type { JobsService } from './jobs.service';
 
-/** What a job type's handler gets: the running job, an abort signal (cancel or shutdown), and the job service. */
-export interface JobContext {
+/** What a job type's handler gets: the running job, its validated input, an abort signal (cancel or shutdown), and the job service. */
+export interface JobContext<I = unknown> {
   job: JobRecord;
+  /** The job's input as validated by the handler's `parseInput` (the store keeps it as untyped JSON). */
+  input: I;
   signal: AbortSignal;
   jobs: JobsService;
   attempt: number;
   /** Request-only secrets from the queue message (e.g. `llm_api_key`), opened for this run. */
   secrets: Record<string, string>;
+  /** The sealed form of `secrets`, to pass on to further queue messages (crawl page work) without opening them again. */
+  sealedSecrets?: string;
 }
 
-export interface JobHandler {
-  readonly type: string;
+export interface JobHandler<I = unknown> {
+  readonly type: JobType;
+  /** Validates a stored input (throws on a malformed one: the job fails as `internal`, never runs half-typed). */
+  parseInput(raw: unknown): I;
   /** Runs the job to its end. Throw an AppError to fail it; return to complete it. */
-  run(context: JobContext): Promise<void>;
+  run(context: JobContext<I>): Promise<void>;
+}
+
+/**
+ * Thrown by a handler whose job is now run by another worker (its ownership lease was taken over):
+ * the runner neither finishes nor retries the job.
+ */
+export class JobYieldedError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'JobYieldedError';
+  }
+}
+
+export function isJobYielded(error: unknown): boolean {
+  return error instanceof JobYieldedError || (error instanceof Error && error.name === 'JobYieldedError');
 }
 
 export const JOB_HANDLERS = Symbol('JOB_HANDLERS');

@@ -10,6 +10,8 @@ export interface JobLifecycleEvent {
   /** The job resource for job.*, the result item for job.page. */
   data: Record<string, unknown>;
   occurred_at: string;
+  /** Set when the event may be announced again after a crash (crawl pages): listeners store it once. */
+  dedupeKey?: string;
 }
 
 export type JobLifecycleListener = (event: JobLifecycleEvent) => Promise<void>;

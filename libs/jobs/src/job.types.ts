@@ -123,9 +123,25 @@ export interface JobEventRecord {
   [key: string]: unknown;
 }
 
-/** The queue contract: one queue for every job type, one message name. */
+/**
+ * The queue contract: crawls have a queue of their own, so a long crawl never occupies the worker
+ * slots single-page jobs (extract, analyze) need; every other job type shares `jobs`. One message name.
+ */
 export const JOBS_QUEUE = 'jobs';
+export const CRAWLS_QUEUE = 'crawls';
 export const RUN_JOB = 'run-job';
+
+/** Job classes: each has its own queue, its own per-process worker slots and its own per-user running cap. */
+export type JobClass = 'single' | 'crawl';
+export function jobClassOf(type: JobType): JobClass {
+  return type === 'crawl' ? 'crawl' : 'single';
+}
+export function queueOf(type: JobType): string {
+  return jobClassOf(type) === 'crawl' ? CRAWLS_QUEUE : JOBS_QUEUE;
+}
+export function typesOfClass(jobClass: JobClass): JobType[] {
+  return jobClass === 'crawl' ? ['crawl'] : ['extract', 'analyze', 'test'];
+}
 export interface RunJobPayload {
   job_id: string;
   request_id: string | null;

@@ -1,7 +1,20 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DuplicateKeyError, nowIso } from '@app/core';
 import { DOCUMENT_STORE, type Collection, type DocumentStore, type Filter, type Update } from '@app/storage';
-import { sourcesOf, type JobEventName, type JobEventRecord, type JobRecord, type JobStatus } from './job.types';
+import {
+  sourcesOf,
+  typesOfClass,
+  type JobClass,
+  type JobEventName,
+  type JobEventRecord,
+  type JobRecord,
+  type JobStatus,
+} from './job.types';
+
+/** Running-slot counter id: the user id for single-page jobs (as before crawls existed), `<user>:crawl` for crawls. */
+function slotId(userId: string, jobClass: JobClass): string {
+  return jobClass === 'crawl' ? `${userId}:crawl` : userId;
+}
 
 export interface Owner {
   userId: string;
@@ -29,7 +42,12 @@ export class JobsRepository implements OnModuleInit {
     });
     this.events = await this.store.collection<JobEventRecord>({
       name: 'job_events',
-      indexes: [{ fields: { job_id: 1, seq: 1 }, unique: true }],
+      indexes: [
+        { fields: { job_id: 1, seq: 1 }, unique: true },
+        // Every event has a dedupe key (its own seq unless the emitter names one): an event re-emitted
+        // after a crash (a crawl page's result) is stored once.
+        { fields: { job_id: 1, dedupe_key: 1 }, unique: true },
+      ],
     });
     this.slots = await this.store.collection({ name: 'user_slots', indexes: [] });
   }
@@ -83,31 +101,58 @@ export class JobsRepository implements OnModuleInit {
     );
   }
 
-  /** Allocates the next event sequence number of a job and stores the event under it. */
-  async appendEvent(jobId: string, event: JobEventName, data: Record<string, unknown>): Promise<JobEventRecord> {
-    const job = await this.jobs.findOneAndUpdate({ _id: jobId }, { $inc: { event_seq: 1 } }, { returnDocument: 'after' });
-    if (!job) throw new Error(`job ${jobId} vanished`);
+  /**
+   * Allocates the next event sequence number of a job and stores the event under it. With
+   * `onlyWhileRunning` the allocation is conditional on the job still running (one atomic step on the
+   * job document, ordered against the terminal transition), and returns null otherwise. With a
+   * `dedupeKey` an event already stored under that key is not stored again (null; the allocated seq
+   * stays a gap, which readers skip).
+   */
+  async appendEvent(
+    jobId: string,
+    event: JobEventName,
+    data: Record<string, unknown>,
+    options: { dedupeKey?: string; onlyWhileRunning?: boolean } = {},
+  ): Promise<JobEventRecord | null> {
+    if (options.dedupeKey && (await this.events.findOne({ job_id: jobId, dedupe_key: options.dedupeKey }))) return null;
+    const filter: Filter = options.onlyWhileRunning ? { _id: jobId, status: 'running' } : { _id: jobId };
+    const job = await this.jobs.findOneAndUpdate(filter, { $inc: { event_seq: 1 } }, { returnDocument: 'after' });
+    if (!job) {
+      if (options.onlyWhileRunning) return null;
+      throw new Error(`job ${jobId} vanished`);
+    }
     const record: JobEventRecord = {
       _id: `${jobId}:${String(job.event_seq).padStart(10, '0')}`,
       job_id: jobId,
       seq: job.event_seq,
       event,
       data,
+      dedupe_key: options.dedupeKey ?? `#${job.event_seq}`,
       created_at: nowIso(),
     };
-    await this.events.insertOne(record);
+    try {
+      await this.events.insertOne(record);
+    } catch (error) {
+      if (error instanceof DuplicateKeyError && options.dedupeKey) return null;
+      throw error;
+    }
     return record;
+  }
+
+  /** Conditional update of a running job (counters of a crawl page): null once the job is terminal. */
+  updateRunning(jobId: string, update: Update): Promise<JobRecord | null> {
+    return this.jobs.findOneAndUpdate({ _id: jobId, status: 'running' }, update, { returnDocument: 'after' });
   }
 
   eventsAfter(jobId: string, afterSeq: number, limit = 500): Promise<JobEventRecord[]> {
     return this.events.find({ job_id: jobId, seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
   }
 
-  /** Takes one of the user's running slots unless `cap` are taken. Atomic on both backends. */
-  async acquireSlot(userId: string, cap: number): Promise<boolean> {
+  /** Takes one of the user's running slots of a job class unless `cap` are taken. Atomic on both backends. */
+  async acquireSlot(userId: string, cap: number, jobClass: JobClass = 'single'): Promise<boolean> {
     try {
       const slot = await this.slots.findOneAndUpdate(
-        { _id: userId, running: { $lt: cap } },
+        { _id: slotId(userId, jobClass), running: { $lt: cap } },
         { $inc: { running: 1 } },
         { upsert: true, returnDocument: 'after' },
       );
@@ -118,17 +163,18 @@ export class JobsRepository implements OnModuleInit {
     }
   }
 
-  async releaseSlot(userId: string): Promise<void> {
-    await this.slots.findOneAndUpdate({ _id: userId, running: { $gt: 0 } }, { $inc: { running: -1 } });
+  async releaseSlot(userId: string, jobClass: JobClass = 'single'): Promise<void> {
+    await this.slots.findOneAndUpdate({ _id: slotId(userId, jobClass), running: { $gt: 0 } }, { $inc: { running: -1 } });
   }
 
   park(jobId: string): Promise<JobRecord | null> {
     return this.jobs.findOneAndUpdate({ _id: jobId, status: 'pending' }, { $set: { parked: true } });
   }
 
-  /** Un-parks the oldest parked jobs (of one user, or of anyone) so they can be enqueued again. */
-  async unparkOldest(userId: string | null, limit: number): Promise<JobRecord[]> {
+  /** Un-parks the oldest parked jobs (of one user, or of anyone; of one class, or of all) so they can be enqueued again. */
+  async unparkOldest(userId: string | null, limit: number, jobClass?: JobClass): Promise<JobRecord[]> {
     const filter: Filter = userId ? { parked: true, user_id: userId, status: 'pending' } : { parked: true, status: 'pending' };
+    if (jobClass) filter.type = { $in: typesOfClass(jobClass) };
     const candidates = await this.jobs.find(filter, { sort: { created_at: 1 }, limit });
     const woken: JobRecord[] = [];
     for (const candidate of candidates) {
@@ -139,7 +185,7 @@ export class JobsRepository implements OnModuleInit {
     return woken;
   }
 
-  async runningSlots(userId: string): Promise<number> {
-    return (await this.slots.findOne({ _id: userId }))?.running ?? 0;
+  async runningSlots(userId: string, jobClass: JobClass = 'single'): Promise<number> {
+    return (await this.slots.findOne({ _id: slotId(userId, jobClass) }))?.running ?? 0;
   }
 }

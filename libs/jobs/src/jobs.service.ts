@@ -8,9 +8,13 @@ import type { Caller } from '@app/auth';
 import { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { JobsRepository } from './jobs.repository';
 import {
+  CRAWLS_QUEUE,
   JOBS_QUEUE,
   RUN_JOB,
   isTerminal,
+  jobClassOf,
+  queueOf,
+  type JobClass,
   jobChannel,
   jobControlChannel,
   toJobView,
@@ -26,7 +30,8 @@ export interface CreateJobInput {
   type: JobType;
   url: string | null;
   captureDebug?: boolean;
-  input: Record<string, unknown>;
+  /** The job type's input (its handler validates it when the job runs). */
+  input: object;
   requestId?: string | null;
   /** Webhook targets resolved at request time (see @app/webhooks). */
   webhookTargets?: Array<Record<string, unknown>>;
@@ -55,8 +60,10 @@ export class JobsService {
       for (const row of await this.repository.countByTypeAndStatus()) {
         metrics.jobs.set({ type: row.type, status: row.status }, row.count);
       }
-      const counts = await this.queue.counts(JOBS_QUEUE);
-      for (const [state, value] of Object.entries(counts)) metrics.queueDepth.set({ queue: JOBS_QUEUE, state }, value);
+      for (const queue of [JOBS_QUEUE, CRAWLS_QUEUE]) {
+        const counts = await this.queue.counts(queue);
+        for (const [state, value] of Object.entries(counts)) metrics.queueDepth.set({ queue, state }, value);
+      }
     });
   }
 
@@ -83,7 +90,8 @@ export class JobsService {
       event_seq: 0,
       holds_slot: false,
       request_id: input.requestId ?? null,
-      input: input.input,
+      // A JSON copy: undefined fields are left out rather than stored (MongoDB would keep them as null).
+      input: JSON.parse(JSON.stringify(input.input)) as Record<string, unknown>,
       webhook_targets: input.webhookTargets ?? [],
     };
     await this.repository.insert(job);
@@ -92,7 +100,11 @@ export class JobsService {
     const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
     if (input.secrets && Object.keys(input.secrets).length > 0) payload.secrets = this.sealer.seal(JSON.stringify(input.secrets));
     // The job id doubles as the queue message id: a retried request can never run a job twice.
-    await this.queue.enqueue(JOBS_QUEUE, RUN_JOB, payload, { jobId: job._id, attempts: 5, backoff: { delayMs: 1000, maxDelayMs: 30_000 } });
+    await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, {
+      jobId: job._id,
+      attempts: 5,
+      backoff: { delayMs: 1000, maxDelayMs: 30_000 },
+    });
     return toJobView(job);
   }
 
@@ -149,8 +161,9 @@ export class JobsService {
     const before = await this.repository.transition(jobId, status, patch);
     if (!before) return null;
     if (before.holds_slot) {
-      await this.repository.releaseSlot(before.user_id);
-      await this.wakeParked(before.user_id, 1);
+      const jobClass = jobClassOf(before.type);
+      await this.repository.releaseSlot(before.user_id, jobClass);
+      await this.wakeParked(before.user_id, 1, jobClass);
     }
     const job = { ...before, ...patch, status } as JobRecord;
     this.metrics.jobTransitions.inc({ type: job.type, status });
@@ -220,15 +233,34 @@ export class JobsService {
     return job;
   }
 
-  /** A finished page: the `result` stream event and the `job.page` lifecycle event (webhooks). */
-  async publishResult(job: JobRecord, item: Record<string, unknown>): Promise<void> {
-    await this.emit(job._id, 'result', item);
-    await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso() });
+  /**
+   * A finished page: the `result` stream event and the `job.page` lifecycle event (webhooks). With
+   * `exactlyOnce` (crawl pages, which may be re-announced after a crash) both carry the dedupe key
+   * and go out only while the job runs, so nothing is announced twice or after a cancel; returns
+   * whether the page was announced now.
+   */
+  async publishResult(job: JobRecord, item: Record<string, unknown>, exactlyOnce?: { dedupeKey: string }): Promise<boolean> {
+    const stored = await this.emit(
+      job._id,
+      'result',
+      item,
+      exactlyOnce ? { dedupeKey: exactlyOnce.dedupeKey, onlyWhileRunning: true } : {},
+    );
+    if (!stored) return false;
+    await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso(), dedupeKey: exactlyOnce?.dedupeKey });
+    return true;
   }
 
-  async emit(jobId: string, event: JobEventName, data: Record<string, unknown>): Promise<void> {
-    const record = await this.repository.appendEvent(jobId, event, data);
+  async emit(
+    jobId: string,
+    event: JobEventName,
+    data: Record<string, unknown>,
+    options: { dedupeKey?: string; onlyWhileRunning?: boolean } = {},
+  ): Promise<boolean> {
+    const record = await this.repository.appendEvent(jobId, event, data, options);
+    if (!record) return false;
     await this.bus.publish(jobChannel(jobId), { seq: record.seq });
+    return true;
   }
 
   /** Parks a pending job whose user is at the running-jobs cap (it is woken when a slot frees). */
@@ -236,12 +268,12 @@ export class JobsService {
     await this.repository.park(jobId);
   }
 
-  /** Re-enqueues parked jobs; a fresh message id each time since the previous message is done. */
-  async wakeParked(userId: string | null, limit: number): Promise<number> {
-    const woken = await this.repository.unparkOldest(userId, limit);
+  /** Re-enqueues parked jobs (of one class, or of every class); a fresh message id each time since the previous message is done. */
+  async wakeParked(userId: string | null, limit: number, jobClass?: JobClass): Promise<number> {
+    const woken = await this.repository.unparkOldest(userId, limit, jobClass);
     for (const job of woken) {
       const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
-      await this.queue.enqueue(JOBS_QUEUE, RUN_JOB, payload, {
+      await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, {
         jobId: `${job._id}:${newId()}`,
         attempts: 5,
         backoff: { delayMs: 1000, maxDelayMs: 30_000 },
@@ -250,12 +282,14 @@ export class JobsService {
     return woken.length;
   }
 
-  acquireSlot(userId: string): Promise<boolean> {
-    return this.repository.acquireSlot(userId, this.config.maxRunningJobsPerUser);
+  /** One of the user's running slots of this job class (crawls have their own cap, so they never starve extractions). */
+  acquireSlot(userId: string, jobClass: JobClass): Promise<boolean> {
+    const cap = jobClass === 'crawl' ? this.config.maxRunningCrawlsPerUser : this.config.maxRunningJobsPerUser;
+    return this.repository.acquireSlot(userId, cap, jobClass);
   }
 
-  releaseSlot(userId: string): Promise<void> {
-    return this.repository.releaseSlot(userId);
+  releaseSlot(userId: string, jobClass: JobClass): Promise<void> {
+    return this.repository.releaseSlot(userId, jobClass);
   }
 
   statusData(job: JobRecord): Record<string, unknown> {

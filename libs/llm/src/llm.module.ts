@@ -8,7 +8,7 @@ import { loadPriceTable, PriceTable } from './price-table';
 import { ProviderKeysRepository } from './provider-keys.repository';
 import { LlmKeysService } from './provider-keys.service';
 import { SecretBox } from '@app/core';
-import { AddressGuard } from '@app/fetch';
+import { guardFromSettings } from '@app/fetch';
 import { LlmMetrics } from './models/llm-metrics';
 import { ModelClient } from './models/model-client';
 import { ModelPlanner } from './models/model-planner';
@@ -30,8 +30,7 @@ import { ModelRouter } from './models/model-router';
     {
       provide: ModelClient,
       inject: [APP_CONFIG],
-      useFactory: (config: LlmConfig) =>
-        new ModelClient({ guard: new AddressGuard({ allowPrivateNetworks: config.allowPrivateNetworks }), timeoutMs: config.llmTimeoutMs }),
+      useFactory: (config: LlmConfig) => new ModelClient({ guard: guardFromSettings(config), timeoutMs: config.llmTimeoutMs }),
     },
     LlmMetrics,
     ModelPlanner,

@@ -10,7 +10,10 @@ import {
   type EventBusPort,
   type RateLimiterPort,
 } from '@app/events';
+import { HOST_MODE_MEMORY, InMemoryHostModeMemory, type HostModeMemory } from '@app/fetch';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
+import { MemoryPoliteness, POLITENESS, RedisHostModeMemory, RedisPoliteness, type PolitenessPort } from '@app/politeness';
+import { Redis } from 'ioredis';
 import { BullQueueAdapter, QUEUE, StoreQueueAdapter, type QueuePort } from '@app/queue';
 import { DOCUMENT_STORE, MongoDocumentStore, SqliteDocumentStore, type DocumentStore } from '@app/storage';
 import { join } from 'node:path';
@@ -22,6 +25,12 @@ export interface PlatformPorts {
   queue: QueuePort;
   bus: EventBusPort;
   rateLimiter: RateLimiterPort;
+  /** Per-host politeness shared by every crawl of every replica. */
+  politeness: PolitenessPort;
+  /** The fetch mode auto chose per host. */
+  hostModes: HostModeMemory;
+  /** Closes what the ports above share (the cluster's politeness connection). */
+  closeShared: () => Promise<void>;
 }
 
 /**
@@ -31,17 +40,36 @@ export interface PlatformPorts {
  * Business code only sees the ports.
  */
 export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
+  const settings = { backoffBaseMs: config.rateLimitBackoffBaseMs, backoffMaxMs: config.rateLimitBackoffMaxMs };
   if (config.deployment === 'cluster') {
     const store = await MongoDocumentStore.connect(config.mongodbUri!);
     const queue = new BullQueueAdapter({ redisUrl: config.redisUrl!, stalledAfterMs: config.queueStalledMs });
     const bus = new RedisEventBus({ redisUrl: config.redisUrl! });
     const rateLimiter = new RedisRateLimiter({ redisUrl: config.redisUrl!, keyPrefix: 'gleaner:rl' });
-    return { store, queue, bus, rateLimiter };
+    const shared = new Redis(config.redisUrl!);
+    shared.on('error', () => undefined); // surfaced by the failing call
+    const politeness = new RedisPoliteness({ client: shared, settings });
+    const closeShared = async () => {
+      if (shared.status === 'end') return;
+      await Promise.race([shared.quit().catch(() => undefined), new Promise((r) => setTimeout(r, 500).unref())]);
+      shared.disconnect();
+    };
+    return { store, queue, bus, rateLimiter, politeness, hostModes: new RedisHostModeMemory(shared), closeShared };
   }
   const store = SqliteDocumentStore.open({ file: join(config.dataDir, 'gleaner.db'), synchronous: config.sqliteSynchronous });
   const queue = new StoreQueueAdapter({ store, leaseMs: config.queueStalledMs });
-  return { store, queue, bus: new LocalEventBus(), rateLimiter: new MemoryRateLimiter() };
+  return {
+    store,
+    queue,
+    bus: new LocalEventBus(),
+    rateLimiter: new MemoryRateLimiter(),
+    politeness: new MemoryPoliteness(settings),
+    hostModes: new InMemoryHostModeMemory(),
+    closeShared: async () => undefined,
+  };
 }
+
+const PLATFORM_SHARED = Symbol('PLATFORM_SHARED');
 
 class PlatformShutdown implements OnApplicationShutdown {
   constructor(
@@ -49,6 +77,8 @@ class PlatformShutdown implements OnApplicationShutdown {
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(EVENT_BUS) private readonly bus: EventBusPort,
     @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiterPort,
+    @Inject(POLITENESS) private readonly politeness: PolitenessPort,
+    @Inject(PLATFORM_SHARED) private readonly shared: { close: () => Promise<void> },
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -56,6 +86,8 @@ class PlatformShutdown implements OnApplicationShutdown {
     await this.queue.close().catch(() => undefined);
     await this.bus.close().catch(() => undefined);
     await this.rateLimiter.close().catch(() => undefined);
+    await this.politeness.close().catch(() => undefined);
+    await this.shared.close().catch(() => undefined);
     await this.store.close().catch(() => undefined);
   }
 }
@@ -76,10 +108,25 @@ export class PlatformModule {
         { provide: QUEUE, useValue: ports.queue },
         { provide: EVENT_BUS, useValue: ports.bus },
         { provide: RATE_LIMITER, useValue: ports.rateLimiter },
+        { provide: POLITENESS, useValue: ports.politeness },
+        { provide: HOST_MODE_MEMORY, useValue: ports.hostModes },
+        { provide: PLATFORM_SHARED, useValue: { close: ports.closeShared } },
         { provide: SECRET_SEALER, useValue: createSealer(config) },
         PlatformShutdown,
       ],
-      exports: [APP_CONFIG, LOGGER, METRICS, Metrics, DOCUMENT_STORE, QUEUE, EVENT_BUS, RATE_LIMITER, SECRET_SEALER],
+      exports: [
+        APP_CONFIG,
+        LOGGER,
+        METRICS,
+        Metrics,
+        DOCUMENT_STORE,
+        QUEUE,
+        EVENT_BUS,
+        RATE_LIMITER,
+        POLITENESS,
+        HOST_MODE_MEMORY,
+        SECRET_SEALER,
+      ],
     };
   }
 }

@@ -25,6 +25,8 @@ export interface ResultRecord {
   llm_model: string | null;
   llm_provider: string | null;
   cost_usd: number | null;
+  /** How the data was made (crawl pages: `{method: 'model' | 'selectors', ...}`). */
+  metadata?: Record<string, unknown>;
   created_at: string;
   [key: string]: unknown;
 }
@@ -45,6 +47,7 @@ export interface RecordResultInput {
   llm_model?: string | null;
   llm_provider?: string | null;
   cost_usd?: number | null;
+  metadata?: Record<string, unknown>;
 }
 
 /** The job result item of api.md / decisions.md; `error_*` only on failed items. */

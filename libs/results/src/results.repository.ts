@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DuplicateKeyError } from '@app/core';
 import { DOCUMENT_STORE, type Collection, type DocumentStore, type Filter } from '@app/storage';
 import type { CaptureRecord, ResultRecord } from './result.types';
 
@@ -42,6 +43,21 @@ export class ResultsRepository implements OnModuleInit {
 
   insert(record: ResultRecord): Promise<void> {
     return this.results.insertOne(record);
+  }
+
+  findById(id: string): Promise<ResultRecord | null> {
+    return this.results.findOne({ _id: id });
+  }
+
+  /** Inserts unless a record with this `_id` exists; returns the existing one in that case, else null. */
+  async insertOnce(record: ResultRecord): Promise<ResultRecord | null> {
+    try {
+      await this.results.insertOne(record);
+      return null;
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) return this.results.findOne({ _id: record._id });
+      throw error;
+    }
   }
 
   /**

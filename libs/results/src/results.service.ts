@@ -73,7 +73,26 @@ export class ResultsService {
    * tokens, cost) stay the handler's business (JobsService.progress).
    */
   async record(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
-    const seq = await this.repository.nextSeq(job._id);
+    const record = this.buildRecord(job, await this.repository.nextSeq(job._id), input);
+    await this.repository.insert(record);
+    await this.jobs.publishResult(job, { ...toResultEventItem(record) });
+    return toResultItem(record);
+  }
+
+  /**
+   * A crawl page's result, stored at most once per page: its `_id` comes from the page key, so a
+   * page redone after a crash finds the first result instead of adding a second. No events here:
+   * the crawl announces the page itself, exactly once. Returns the stored record (the first one).
+   */
+  async storePage(job: JobRecord, pageKey: string, input: RecordResultInput): Promise<ResultRecord> {
+    const id = `${job._id}:p:${pageKey}`;
+    const existing = await this.repository.findById(id);
+    if (existing) return existing;
+    const record = { ...this.buildRecord(job, await this.repository.nextSeq(job._id), input), _id: id };
+    return (await this.repository.insertOnce(record)) ?? record;
+  }
+
+  private buildRecord(job: JobRecord, seq: number, input: RecordResultInput): ResultRecord {
     const failed = input.status === 'failed';
     const record: ResultRecord = {
       _id: `${job._id}:${String(seq).padStart(10, '0')}`,
@@ -95,11 +114,10 @@ export class ResultsService {
       llm_model: input.llm_model ?? null,
       llm_provider: input.llm_provider ?? null,
       cost_usd: input.cost_usd ?? null,
+      ...(input.metadata ? { metadata: input.metadata } : {}),
       created_at: nowIso(),
     };
-    await this.repository.insert(record);
-    await this.jobs.publishResult(job, { ...toResultEventItem(record) });
-    return toResultItem(record);
+    return record;
   }
 
   /**

@@ -2,21 +2,43 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
-import { JOBS_QUEUE, JobsRepository, JobsService, isTerminal, jobControlChannel, type RunJobPayload } from '@app/jobs';
+import {
+  CRAWLS_QUEUE,
+  JOB_TYPES,
+  JOBS_QUEUE,
+  JobsRepository,
+  JobsService,
+  isJobYielded,
+  isTerminal,
+  jobClassOf,
+  jobControlChannel,
+  type JobRecord,
+  type JobType,
+  type RunJobPayload,
+} from '@app/jobs';
 import { LOGGER, type AppLogger } from '@app/observability';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { JOB_HANDLERS, type JobHandler } from './job-handler';
 
 class ShutdownSignal extends Error {}
 
+/** Raised at start-up when this worker would accept a job type it cannot run. */
+export class MissingJobHandlerError extends Error {
+  constructor(types: string[]) {
+    super(`No handler for job type(s) ${types.join(', ')}: this worker refuses to start rather than fail such jobs.`);
+    this.name = 'MissingJobHandlerError';
+  }
+}
+
 /**
- * The crawler side of jobs: consumes the jobs queue, enforces the per-user running cap, runs the
- * handler of the job's type, and records the outcome exactly once. A message redelivered after a
+ * The crawler side of jobs: consumes the jobs queue (single-page jobs) and the crawls queue, each
+ * with its own slots, enforces the per-user running caps, validates the stored input of the job's
+ * type, runs its handler, and records the outcome exactly once. A message redelivered after a
  * worker died resumes a `running` job; one delivered for a finished job is dropped.
  */
 @Injectable()
 export class JobRunnerService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly handlers = new Map<string, JobHandler>();
+  private readonly handlers = new Map<JobType, JobHandler>();
   private readonly shutdown = new AbortController();
   private sweeper?: NodeJS.Timeout;
 
@@ -33,7 +55,12 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.queue.process<RunJobPayload>(JOBS_QUEUE, this.config.workerConcurrency, (message, signal) => this.handle(message, signal));
+    const expected: JobType[] = [...JOB_TYPES, ...(this.config.enableTestJobs ? (['test'] as const) : [])];
+    const missing = expected.filter((type) => !this.handlers.has(type));
+    if (missing.length > 0) throw new MissingJobHandlerError(missing);
+    const handle = (message: QueueMessage<RunJobPayload>, signal: AbortSignal) => this.handle(message, signal);
+    await this.queue.process<RunJobPayload>(JOBS_QUEUE, this.config.workerConcurrency, handle);
+    await this.queue.process<RunJobPayload>(CRAWLS_QUEUE, this.config.crawlConcurrency, handle);
     // Safety net for parked jobs whose wake-up was missed (e.g. a crash between release and wake).
     this.sweeper = setInterval(() => {
       void this.jobs.wakeParked(null, 50).catch((error: unknown) => this.logger.warn({ err: error }, 'parked-job sweep failed'));
@@ -57,18 +84,18 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
       await this.jobs.finish(jobId, 'failed', { category: 'internal', message: `No handler for job type ${job.type} on this worker.` });
       return;
     }
+    let input: unknown;
+    try {
+      input = handler.parseInput(job.input);
+    } catch (error) {
+      log.error({ err: error }, 'stored job input does not match its job type');
+      await this.jobs.finish(jobId, 'failed', { category: 'internal', message: `The stored input of this ${job.type} job is malformed.` });
+      return;
+    }
 
     if (job.status === 'pending') {
-      if (!(await this.jobs.acquireSlot(job.user_id))) {
-        await this.jobs.park(jobId);
-        log.debug('user at running-jobs cap; job parked');
-        return;
-      }
-      const started = await this.jobs.start(jobId);
-      if (!started) {
-        await this.jobs.releaseSlot(job.user_id); // cancelled (or started elsewhere) meanwhile
-        return;
-      }
+      const started = await this.start(job);
+      if (!started) return;
       job = started;
     }
 
@@ -81,7 +108,15 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
     });
     try {
       const secrets = this.jobs.openSecrets(message.payload.secrets);
-      await handler.run({ job, signal: controller.signal, jobs: this.jobs, attempt: message.attempt, secrets });
+      await handler.run({
+        job,
+        input,
+        signal: controller.signal,
+        jobs: this.jobs,
+        attempt: message.attempt,
+        secrets,
+        sealedSecrets: message.payload.secrets,
+      });
       if (controller.signal.reason instanceof ShutdownSignal) throw new HandBackError();
       if (controller.signal.aborted) return; // cancelled: the API already finished the job
       await this.jobs.finish(jobId, 'completed');
@@ -89,6 +124,10 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
       if (error instanceof HandBackError || controller.signal.reason instanceof ShutdownSignal) {
         log.info('job handed back on shutdown');
         throw new HandBackError();
+      }
+      if (isJobYielded(error)) {
+        log.warn({ reason: (error as Error).message }, 'job yielded: another worker owns it now');
+        return;
       }
       if (controller.signal.aborted) return;
       const retryable = error instanceof AppError ? error.retryable : true;
@@ -103,5 +142,18 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
       this.shutdown.signal.removeEventListener('abort', onShutdown);
       await unsubscribe().catch(() => undefined);
     }
+  }
+
+  /** pending → running under the user's running cap of the job's class; null when parked or no longer pending. */
+  private async start(job: JobRecord): Promise<JobRecord | null> {
+    const jobClass = jobClassOf(job.type);
+    if (!(await this.jobs.acquireSlot(job.user_id, jobClass))) {
+      await this.jobs.park(job._id);
+      this.logger.debug({ job_id: job._id }, 'user at running-jobs cap; job parked');
+      return null;
+    }
+    const started = await this.jobs.start(job._id);
+    if (!started) await this.jobs.releaseSlot(job.user_id, jobClass); // cancelled (or started elsewhere) meanwhile
+    return started;
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { z } from 'zod';
 import { AppError, isErrorCategory, sleep } from '@app/core';
 import { ResultsService, type RecordResultInput } from '@app/results';
 import type { JobContext, JobHandler } from './job-handler';
@@ -17,6 +18,17 @@ export interface TestJobInput {
   gate_url?: string;
 }
 
+const testInputSchema = z.object({
+  steps: z.number().int().min(0),
+  step_ms: z.number().int().min(0),
+  fail_at: z.number().int().optional(),
+  fail_category: z.string().optional(),
+  flaky_at: z.number().int().optional(),
+  results: z.array(z.record(z.string(), z.unknown())).optional(),
+  hold_at: z.number().int().optional(),
+  gate_url: z.string().optional(),
+});
+
 /** Polls a test gate until it opens (200) or the job is aborted. */
 async function waitForGate(url: string, signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
@@ -32,13 +44,16 @@ async function waitForGate(url: string, signal: AbortSignal): Promise<void> {
  * capture_debug it also records one debug capture per step.
  */
 @Injectable()
-export class TestJobHandler implements JobHandler {
+export class TestJobHandler implements JobHandler<TestJobInput> {
   readonly type = 'test';
 
   constructor(private readonly results: ResultsService) {}
 
-  async run({ job, signal, jobs, attempt }: JobContext): Promise<void> {
-    const input = job.input as unknown as TestJobInput;
+  parseInput(raw: unknown): TestJobInput {
+    return testInputSchema.parse(raw);
+  }
+
+  async run({ job, input, signal, jobs, attempt }: JobContext<TestJobInput>): Promise<void> {
     for (let step = job.page_count; step < input.steps; step++) {
       if (input.hold_at === step && input.gate_url) await waitForGate(input.gate_url, signal);
       await sleep(input.step_ms, signal);

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { CrawlJobHandler, CrawlWorkerModule } from '@app/crawl';
 import { AnalyzeJobHandler, ExtractJobHandler, ExtractionWorkerModule } from '@app/extraction';
 import { JobsModule } from '@app/jobs';
 import { ResultsModule } from '@app/results';
@@ -13,17 +14,18 @@ export class WorkerModule {
   static forRoot(options: { enableTestJobs: boolean }): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [JobsModule, ResultsModule, WebhooksModule, WebhookDeliveryModule, ExtractionWorkerModule],
+      imports: [JobsModule, ResultsModule, WebhooksModule, WebhookDeliveryModule, ExtractionWorkerModule, CrawlWorkerModule],
       providers: [
         TestJobHandler,
         {
           provide: JOB_HANDLERS,
-          useFactory: (test: TestJobHandler, extract: ExtractJobHandler, analyze: AnalyzeJobHandler) => [
+          useFactory: (test: TestJobHandler, extract: ExtractJobHandler, analyze: AnalyzeJobHandler, crawl: CrawlJobHandler) => [
             extract,
             analyze,
+            crawl,
             ...(options.enableTestJobs ? [test] : []),
           ],
-          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler],
+          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler, CrawlJobHandler],
         },
         JobRunnerService,
       ],

@@ -4,8 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
-import { JobsService } from '@app/jobs';
-import { JobWebhookFields, WebhookTargetsService } from '@app/webhooks';
+import { JobIntakeService } from '@app/intake';
+import { JobWebhookFields } from '@app/webhooks';
 
 export class CreateTestJobDto extends JobWebhookFields {
   @Type(() => Number) @IsInt() @Min(0) @Max(10_000) steps!: number;
@@ -26,10 +26,7 @@ export class CreateTestJobDto extends JobWebhookFields {
 @Controller('api/v1/test-jobs')
 @RequiresScope('jobs')
 export class TestJobsController {
-  constructor(
-    private readonly jobs: JobsService,
-    private readonly targets: WebhookTargetsService,
-  ) {}
+  constructor(private readonly intake: JobIntakeService) {}
 
   /** Throws an unexpected error: proves 500s carry an error id that is in the logs, and no stack. */
   @Get('boom')
@@ -41,14 +38,14 @@ export class TestJobsController {
   @HttpCode(201)
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateTestJobDto, @Req() request: FastifyRequest) {
     const { url, webhook, webhook_id, webhook_url, capture_debug, ...input } = dto;
-    const webhookTargets = await this.targets.resolve(caller, { webhook, webhook_id, webhook_url });
-    return this.jobs.create(caller, {
+    return this.intake.submit(caller, {
       type: 'test',
       url: url ?? null,
+      input: () => input,
       captureDebug: capture_debug ?? false,
-      input: { ...input },
       requestId: String(request.id),
-      webhookTargets: webhookTargets as unknown as Array<Record<string, unknown>>,
+      webhooks: { webhook, webhook_id, webhook_url },
+      requireModel: false,
     });
   }
 }

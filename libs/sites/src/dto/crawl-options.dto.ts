@@ -5,6 +5,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   Length,
@@ -13,6 +14,7 @@ import {
   registerDecorator,
   type ValidationOptions,
 } from 'class-validator';
+import { checkCssSelector } from '@app/content';
 import { checkPattern } from '../url-rules';
 
 export const FETCH_MODES = ['auto', 'static', 'dynamic'] as const;
@@ -32,6 +34,27 @@ export function IsRe2Pattern(options?: ValidationOptions) {
     });
 }
 
+export function IsCssSelector(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isCssSelector',
+      target: target.constructor,
+      propertyName,
+      options: { message: 'must be a valid CSS selector', ...options },
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string') return false;
+          try {
+            checkCssSelector(value);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+      },
+    });
+}
+
 /** Crawl options as saved on a site and accepted by POST /crawl. Absent fields take the defaults. */
 export class CrawlOptionsDto {
   @ApiPropertyOptional({ example: '^https://quotes\\.example/page/\\d+/$', description: 'RE2 regex on absolute URLs of links to follow.' })
@@ -40,10 +63,15 @@ export class CrawlOptionsDto {
   @IsRe2Pattern()
   follow_pattern?: string;
 
-  @ApiPropertyOptional({ example: 'li.next a', description: 'CSS selector of the links to follow.' })
+  @ApiPropertyOptional({
+    example: 'li.next a',
+    description:
+      'CSS selector of the links to follow (a matched link, or the links inside a matched element); other links are not followed.',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 500)
+  @IsCssSelector()
   follow_selector?: string;
 
   @ApiPropertyOptional({ minimum: 0, maximum: CRAWL_CAPS.maxDepth, default: 1 })
@@ -99,6 +127,19 @@ export class CrawlOptionsDto {
   @IsString({ each: true })
   @IsRe2Pattern({ each: true })
   exclude_patterns?: string[];
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: 10_000,
+    description:
+      'Cost cap in USD: at the cap no new page starts; pages in flight finish. The job ends completed, error_category budget_exceeded.',
+    example: 0.5,
+  })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(10_000)
+  max_cost_usd?: number;
 }
 
 export interface CrawlOptions {
@@ -115,9 +156,10 @@ export interface CrawlOptions {
   fetch_mode: FetchMode;
   include_patterns: string[];
   exclude_patterns: string[];
+  max_cost_usd?: number;
 }
 
-export const CRAWL_DEFAULTS: Omit<CrawlOptions, 'follow_pattern' | 'follow_selector'> = {
+export const CRAWL_DEFAULTS: Omit<CrawlOptions, 'follow_pattern' | 'follow_selector' | 'max_cost_usd'> = {
   max_depth: 1,
   max_pages: 10,
   same_domain_only: true,

@@ -13,6 +13,8 @@ export interface OutboxItem {
   target_key: string;
   webhook_id: string | null;
   seq: number;
+  /** Unique per stream: the event's dedupe key (a crawl page) or its own seq. */
+  dedupe_key: string;
   event_type: string;
   body: string;
   status: 'pending' | 'retrying' | 'success' | 'failed';
@@ -41,7 +43,11 @@ export class OutboxRepository implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     this.outbox = await this.store.collection<OutboxItem>({
       name: 'webhook_outbox',
-      indexes: [{ fields: { stream: 1, seq: 1 } }, { fields: { status: 1, next_at: 1 } }],
+      indexes: [
+        { fields: { stream: 1, seq: 1 } },
+        { fields: { status: 1, next_at: 1 } },
+        { fields: { stream: 1, dedupe_key: 1 }, unique: true },
+      ],
     });
     this.streams = await this.store.collection<StreamRecord>({ name: 'webhook_streams', indexes: [] });
     this.deliveries = await this.store.collection<DeliveryRecord>(WEBHOOK_DELIVERIES);
@@ -62,8 +68,19 @@ export class OutboxRepository implements OnModuleInit {
     }
   }
 
-  insert(item: OutboxItem): Promise<void> {
-    return this.outbox.insertOne(item);
+  /** Stores an item; false when the stream already holds its dedupe key (a page announced again after a crash). */
+  async insertOnce(item: OutboxItem): Promise<boolean> {
+    try {
+      await this.outbox.insertOne(item);
+      return true;
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) return false;
+      throw error;
+    }
+  }
+
+  async hasKey(stream: string, dedupeKey: string): Promise<boolean> {
+    return (await this.outbox.findOne({ stream, dedupe_key: dedupeKey })) !== null;
   }
 
   /** The stream's lock (a lease): one pump delivers a stream at a time, so events go out in order. */

@@ -44,6 +44,8 @@ export class WebhookDispatcherService implements OnModuleInit {
       }
       if (!subscribes(events, event.type)) continue;
       const stream = `${event.job._id}:${target.key}`;
+      // A page re-announced after a crash (same dedupe key) is already in the outbox: not again.
+      if (event.dedupeKey && (await this.outbox.hasKey(stream, event.dedupeKey))) continue;
       const seq = await this.outbox.nextSeq(stream);
       const messageId = `${stream}:${seq}`;
       const body = JSON.stringify({
@@ -55,9 +57,10 @@ export class WebhookDispatcherService implements OnModuleInit {
         data: event.data,
       });
       const now = nowIso();
-      await this.outbox.insert({
+      const inserted = await this.outbox.insertOnce({
         _id: messageId,
         stream,
+        dedupe_key: event.dedupeKey ?? `#${seq}`,
         job_id: event.job._id,
         user_id: event.job.user_id,
         target_key: target.key,
@@ -70,7 +73,7 @@ export class WebhookDispatcherService implements OnModuleInit {
         next_at: now,
         created_at: now,
       });
-      await this.wake(stream);
+      if (inserted) await this.wake(stream);
     }
   }
 

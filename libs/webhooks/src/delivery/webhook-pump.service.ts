@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { newId, SECRET_SEALER, type SecretSealer } from '@app/core';
-import { AddressGuard } from '@app/fetch';
+import { guardFromSettings } from '@app/fetch';
 import { JobsRepository } from '@app/jobs';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
@@ -52,7 +52,7 @@ export class WebhookPumpService implements OnApplicationBootstrap, OnApplication
     @Inject(METRICS) metrics: Metrics,
   ) {
     this.lockMs = config.webhookTimeoutMs * 2 + 5000;
-    this.sender = new WebhookSender(new AddressGuard({ allowPrivateNetworks: config.allowPrivateNetworks }), config.webhookTimeoutMs);
+    this.sender = new WebhookSender(guardFromSettings(config), config.webhookTimeoutMs);
     this.deliveries = new Counter({
       name: 'gleaner_webhook_deliveries_total',
       help: 'Webhook delivery attempts by outcome (success, retrying, failed).',

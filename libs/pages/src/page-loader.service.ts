@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { ContentPool, type ConversionMode, type ConversionResult } from '@app/content';
 import { AppError } from '@app/core';
-import { Fetcher, type FetchResult } from '@app/fetch';
+import { Fetcher, guardFromSettings, HOST_MODE_MEMORY, type FetchResult, type HostModeMemory } from '@app/fetch';
 import { METRICS, Metrics } from '@app/observability';
 
 export type FetchMode = 'auto' | 'static' | 'dynamic';
@@ -16,8 +16,9 @@ export interface LoadedPage {
 }
 
 /**
- * Turns a URL into what the model reads: fetch (static / browser / auto, behind the address guard)
- * then HTML → markdown in the worker-thread pool. One fetcher and one pool per process.
+ * The page pipeline shared by single-page jobs and crawls: fetch (static / browser / auto, behind
+ * the address guard, the mode auto chose remembered per host for every replica) then HTML →
+ * markdown in the worker-thread pool. One fetcher (one browser pool) and one content pool per process.
  */
 @Injectable()
 export class PageLoaderService implements OnModuleDestroy {
@@ -29,9 +30,11 @@ export class PageLoaderService implements OnModuleDestroy {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(METRICS) metrics: Metrics,
+    @Inject(HOST_MODE_MEMORY) hostMemory: HostModeMemory,
   ) {
     this.fetcher = new Fetcher({
-      guardOptions: { allowPrivateNetworks: config.allowPrivateNetworks },
+      guard: guardFromSettings(config),
+      hostMemory,
       static: { timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes },
       dynamic: config.browserEnabled
         ? {
@@ -73,7 +76,16 @@ export class PageLoaderService implements OnModuleDestroy {
     });
   }
 
-  async load(url: string, mode: FetchMode, options: { signal?: AbortSignal; conversion?: ConversionMode } = {}): Promise<LoadedPage> {
+  async load(
+    url: string,
+    mode: FetchMode,
+    options: {
+      signal?: AbortSignal;
+      conversion?: ConversionMode;
+      linkSelector?: string;
+      beforeConvert?: (fetched: FetchResult) => void | Promise<void>;
+    } = {},
+  ): Promise<LoadedPage> {
     const fetchedAt = new Date().toISOString();
     let fetched: FetchResult;
     try {
@@ -83,22 +95,24 @@ export class PageLoaderService implements OnModuleDestroy {
       throw error;
     }
     this.fetchDuration.observe({ mode: fetched.mode }, fetched.durationMs / 1000);
-    const content = await this.convert(fetched, options.conversion ?? 'full');
+    await options.beforeConvert?.(fetched);
+    const content = await this.convert(fetched, options.conversion ?? 'full', options.linkSelector);
     this.pages.inc({ outcome: 'success' });
     return { fetch: fetched, content, fetchedAt, fetchDurationMs: fetched.durationMs };
   }
 
-  /** JSON, XML and plain-text bodies go to the model as they are; HTML is converted. */
-  async convert(fetched: FetchResult, mode: ConversionMode): Promise<ConversionResult> {
+  /** JSON, XML and plain-text bodies go to the model as they are; HTML is converted (with the links a `linkSelector` picks). */
+  async convert(fetched: FetchResult, mode: ConversionMode, linkSelector?: string): Promise<ConversionResult> {
     if (!/html|xml\+xhtml/.test(fetched.contentType) && fetched.contentType !== 'application/xhtml+xml') {
       return {
         markdown: fetched.html,
         metadata: { openGraph: {}, jsonLd: [] },
         links: [],
+        ...(linkSelector ? { selectedLinks: [] } : {}),
         stats: { htmlBytes: fetched.bytes, markdownBytes: fetched.html.length, ms: 0 },
       };
     }
-    return this.pool.convert({ html: fetched.html, url: fetched.url, mode });
+    return this.pool.convert({ html: fetched.html, url: fetched.url, mode, ...(linkSelector ? { linkSelector } : {}) });
   }
 
   async onModuleDestroy(): Promise<void> {

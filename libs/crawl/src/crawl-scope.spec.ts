@@ -1,0 +1,59 @@
+import type { ResolvedCrawlOptions } from './crawl-input';
+import { CrawlScope } from './crawl-scope';
+import { canonicalize } from './url-canon';
+
+const base: ResolvedCrawlOptions = {
+  follow_pattern: null,
+  follow_selector: null,
+  max_depth: 2,
+  max_pages: 10,
+  same_domain_only: true,
+  use_sitemap: false,
+  respect_robots: true,
+  extract_from_seed: true,
+  concurrency: 4,
+  delay_ms: 0,
+  fetch_mode: 'auto',
+  include_patterns: [],
+  exclude_patterns: [],
+  max_cost_usd: null,
+};
+const seed = canonicalize('https://www.shop.example/')!;
+
+describe('CrawlScope', () => {
+  it('admits same-domain links (subdomains included) within max_depth', () => {
+    const scope = new CrawlScope(seed, base);
+    expect(scope.decide('/p/1', 1, seed.url)).toMatchObject({ admit: true, target: { url: 'https://www.shop.example/p/1' } });
+    expect(scope.decide('https://blog.shop.example/x', 2)).toMatchObject({ admit: true });
+    expect(scope.decide('/deep', 3, seed.url)).toMatchObject({ admit: false, reason: 'max_depth' });
+  });
+
+  it('filters other domains only with same_domain_only', () => {
+    expect(new CrawlScope(seed, base).decide('https://other.example/', 1)).toMatchObject({ admit: false, reason: 'filtered' });
+    expect(new CrawlScope(seed, { ...base, same_domain_only: false }).decide('https://other.example/', 1)).toMatchObject({ admit: true });
+  });
+
+  it('applies exclude, include and follow patterns (searched, RE2)', () => {
+    const scope = new CrawlScope(seed, {
+      ...base,
+      include_patterns: ['/p/', '/c/'],
+      exclude_patterns: ['\\?sort='],
+      follow_pattern: '/(p|c)/\\d+$',
+    });
+    expect(scope.decide('/p/12', 1, seed.url)).toMatchObject({ admit: true });
+    expect(scope.decide('/p/12?sort=asc', 1, seed.url)).toMatchObject({ admit: false, why: 'matches an exclude_patterns entry' });
+    expect(scope.decide('/about', 1, seed.url)).toMatchObject({ admit: false, why: 'matches no include_patterns entry' });
+    expect(scope.decide('/p/x', 1, seed.url)).toMatchObject({ admit: false, why: 'does not match follow_pattern' });
+  });
+
+  it('runs a pattern that backtracks catastrophically elsewhere, on a long input, to an answer', () => {
+    const scope = new CrawlScope(seed, { ...base, follow_pattern: '^(a+)+$' });
+    expect(scope.decide(`/${'a'.repeat(50_000)}!`, 1, seed.url)).toMatchObject({ admit: false, reason: 'filtered' });
+  });
+
+  it('ignores non-web links', () => {
+    const scope = new CrawlScope(seed, base);
+    expect(scope.decide('mailto:a@b.c', 1)).toBeNull();
+    expect(scope.decide('javascript:void(0)', 1)).toBeNull();
+  });
+});

@@ -1,0 +1,281 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DuplicateKeyError, nowIso } from '@app/core';
+import { DOCUMENT_STORE, type Collection, type DocumentStore, type Filter, type Update } from '@app/storage';
+import type { CrawlEntry, CrawlStateRecord, EntryStatus, OutcomeRecord, PageOutcome } from './crawl.types';
+
+export interface Owner {
+  userId: string;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The only code that touches a crawl's store state: `crawl_state` (ownership, admission),
+ * `crawl_entries` (the map and the frontier) and `crawl_outcomes` (what page workers report).
+ * Every write of the owning actor is conditional on its ownership epoch, so a stale owner's
+ * writes are refused; entry admission is fenced by the unique ticket index.
+ */
+@Injectable()
+export class CrawlRepository implements OnModuleInit {
+  private states!: Collection<CrawlStateRecord>;
+  private entries!: Collection<CrawlEntry>;
+  private outcomes!: Collection<OutcomeRecord>;
+
+  constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
+
+  async onModuleInit(): Promise<void> {
+    this.states = await this.store.collection<CrawlStateRecord>({ name: 'crawl_state', indexes: [] });
+    this.entries = await this.store.collection<CrawlEntry>({
+      name: 'crawl_entries',
+      indexes: [
+        { fields: { job_id: 1, seq: 1 } },
+        { fields: { job_id: 1, status: 1, seq: 1 } },
+        { fields: { job_id: 1, ticket: 1 }, unique: true },
+        { fields: { job_id: 1, event_done: 1, status: 1 } },
+      ],
+    });
+    this.outcomes = await this.store.collection<OutcomeRecord>({ name: 'crawl_outcomes', indexes: [{ fields: { job_id: 1 } }] });
+  }
+
+  // ---- state and ownership ----
+
+  async ensureState(jobId: string, userId: string): Promise<void> {
+    const now = nowIso();
+    try {
+      await this.states.findOneAndUpdate(
+        { _id: jobId },
+        {
+          $setOnInsert: {
+            job_id: jobId,
+            user_id: userId,
+            owner: null,
+            epoch: 0,
+            lease_until: '',
+            admitted: 0,
+            seed_done: false,
+            sitemap_done: false,
+            met_rate_limit: false,
+            budget_stopped: false,
+            errors_by_category: {},
+            skipped_by_reason: {},
+            skipped_recorded: 0,
+            finalized: false,
+            created_at: now,
+            updated_at: now,
+          },
+        },
+        { upsert: true },
+      );
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error; // lost an upsert race: it exists
+    }
+  }
+
+  state(jobId: string): Promise<CrawlStateRecord | null> {
+    return this.states.findOne({ _id: jobId });
+  }
+
+  /**
+   * Takes ownership when the lease is free or expired (or already ours), with a new epoch. Null when
+   * another live owner holds it.
+   */
+  async acquire(jobId: string, worker: string, leaseMs: number, nowMs = Date.now()): Promise<CrawlStateRecord | null> {
+    const update: Update = { $inc: { epoch: 1 }, $set: { owner: worker, lease_until: iso(nowMs + leaseMs), updated_at: iso(nowMs) } };
+    return (
+      (await this.states.findOneAndUpdate({ _id: jobId, lease_until: { $lt: iso(nowMs) } }, update)) ??
+      (await this.states.findOneAndUpdate({ _id: jobId, owner: worker }, update))
+    );
+  }
+
+  /** Extends the lease; false when the epoch moved on (someone took over). */
+  async renew(jobId: string, epoch: number, leaseMs: number, nowMs = Date.now()): Promise<boolean> {
+    const renewed = await this.states.findOneAndUpdate(
+      { _id: jobId, epoch },
+      { $set: { lease_until: iso(nowMs + leaseMs), updated_at: iso(nowMs) } },
+    );
+    return renewed !== null;
+  }
+
+  /** Gives the crawl up at once (shutdown hand-back): the next worker need not wait for the lease to run out. */
+  async release(jobId: string, epoch: number): Promise<void> {
+    await this.states.findOneAndUpdate({ _id: jobId, epoch }, { $set: { lease_until: '', owner: null, updated_at: nowIso() } });
+  }
+
+  /** The next admission ticket (1..max), or null when max_pages are admitted or the epoch is stale. */
+  async takeTicket(jobId: string, epoch: number, max: number): Promise<number | null> {
+    const state = await this.states.findOneAndUpdate({ _id: jobId, epoch, admitted: { $lt: max } }, { $inc: { admitted: 1 } });
+    return state ? state.admitted : null;
+  }
+
+  /** Fenced update of the crawl state (flags, counters): false when the epoch is stale. */
+  async updateState(jobId: string, epoch: number, update: Update): Promise<boolean> {
+    const done = await this.states.findOneAndUpdate(
+      { _id: jobId, epoch },
+      { ...update, $set: { ...(update.$set ?? {}), updated_at: nowIso() } },
+    );
+    return done !== null;
+  }
+
+  /** Marks the crawl finalized once (any owner, or the cleanup of a crawl whose owner died). */
+  async markFinalized(jobId: string): Promise<boolean> {
+    return (
+      (await this.states.findOneAndUpdate({ _id: jobId, finalized: false }, { $set: { finalized: true, updated_at: nowIso() } })) !== null
+    );
+  }
+
+  // ---- entries ----
+
+  /** Inserts new entries; returns the ids that were already there (another spelling of a known URL, a replay). */
+  async insertEntries(entries: CrawlEntry[]): Promise<Set<string>> {
+    if (entries.length === 0) return new Set();
+    const { duplicates } = await this.entries.insertMany(entries);
+    return new Set(duplicates);
+  }
+
+  entry(id: string): Promise<CrawlEntry | null> {
+    return this.entries.findOne({ _id: id });
+  }
+
+  /**
+   * pending → running for this owner. `ticket` admits it (a number); a ticket already taken by
+   * another owner raises 'ticket-taken' (this owner is stale). Null when the entry is no longer pending.
+   */
+  async claim(id: string, epoch: number, set: Partial<CrawlEntry>): Promise<CrawlEntry | 'ticket-taken' | null> {
+    try {
+      return await this.entries.findOneAndUpdate(
+        { _id: id, status: 'pending' },
+        { $set: { ...set, status: 'running', lease_epoch: epoch } },
+      );
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) return 'ticket-taken';
+      throw error;
+    }
+  }
+
+  /** Takeover: every running entry now belongs to this epoch (a stale owner's commits on them fail). */
+  adoptRunning(jobId: string, epoch: number): Promise<number> {
+    return this.entries.updateMany({ job_id: jobId, status: 'running' }, { $set: { lease_epoch: epoch } });
+  }
+
+  /** running → another status (completed, failed, pending again), only for the owner of `epoch`. */
+  settle(
+    id: string,
+    epoch: number,
+    status: EntryStatus,
+    set: Partial<CrawlEntry>,
+    inc?: Record<string, number>,
+  ): Promise<CrawlEntry | null> {
+    return this.entries.findOneAndUpdate(
+      { _id: id, status: 'running', lease_epoch: epoch },
+      { $set: { ...set, status }, ...(inc ? { $inc: inc } : {}) },
+      { returnDocument: 'after' },
+    );
+  }
+
+  /** pending → skipped (a pending entry the crawl will not fetch: duplicate of a redirect target, robots). */
+  skipPending(id: string, set: Partial<CrawlEntry>): Promise<CrawlEntry | null> {
+    return this.entries.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: { ...set, status: 'skipped' } });
+  }
+
+  /** Closes every entry of these statuses (end of a crawl, cancel): returns how many. */
+  closeAll(jobId: string, statuses: EntryStatus[], set: Partial<CrawlEntry>, onlyUnadmitted = false): Promise<number> {
+    const filter: Filter = { job_id: jobId, status: { $in: statuses } };
+    if (onlyUnadmitted) filter.admitted = false;
+    return this.entries.updateMany(filter, { $set: { ...set, status: 'skipped' } });
+  }
+
+  markAnnounced(id: string): Promise<unknown> {
+    return this.entries.findOneAndUpdate({ _id: id }, { $set: { event_done: true } });
+  }
+
+  /** Entries done but not yet announced (a crash between the commit and the events). */
+  unannounced(jobId: string): Promise<CrawlEntry[]> {
+    return this.entries.find({ job_id: jobId, event_done: false, status: { $in: ['completed', 'failed'] } }, { sort: { seq: 1 } });
+  }
+
+  pendingAfter(jobId: string, afterSeq: number, limit: number): Promise<CrawlEntry[]> {
+    return this.entries.find({ job_id: jobId, status: 'pending', seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
+  }
+
+  running(jobId: string): Promise<CrawlEntry[]> {
+    return this.entries.find({ job_id: jobId, status: 'running' }, { sort: { seq: 1 } });
+  }
+
+  /** Keys, statuses and tickets of every entry (takeover: the seen-set and the tickets in use), streamed. */
+  iterateKeys(jobId: string): AsyncIterable<Pick<CrawlEntry, '_id' | 'key' | 'status' | 'ticket' | 'seq'>> {
+    return this.entries.iterate({ job_id: jobId }, { fields: ['key', 'status', 'ticket', 'seq'], batchSize: 2000 });
+  }
+
+  /** Usage of done entries (recounts of the job's counters), streamed. */
+  iterateDone(jobId: string): AsyncIterable<CrawlEntry> {
+    return this.entries.iterate(
+      { job_id: jobId, status: { $in: ['completed', 'failed'] } },
+      {
+        fields: ['status', 'error_category', 'token_usage_input', 'token_usage_output', 'cost_usd', 'result_id', 'rate_limited'],
+        batchSize: 2000,
+      },
+    );
+  }
+
+  countEntries(jobId: string, status?: EntryStatus | EntryStatus[]): Promise<number> {
+    const filter: Filter = { job_id: jobId };
+    if (typeof status === 'string') filter.status = status;
+    else if (status) filter.status = { $in: status };
+    return this.entries.count(filter);
+  }
+
+  countRateLimited(jobId: string): Promise<number> {
+    return this.entries.count({ job_id: jobId, rate_limited: true });
+  }
+
+  /** The crawl map's entries in discovery order, streamed (owner-scoped). */
+  iterateMap(owner: Owner, jobId: string, options: { status?: EntryStatus; skip?: number; limit?: number }): AsyncIterable<CrawlEntry> {
+    const filter: Filter = { job_id: jobId, user_id: owner.userId };
+    if (options.status) filter.status = options.status;
+    return this.entries.iterate(filter, { sort: { seq: 1 }, skip: options.skip, limit: options.limit, batchSize: 500 });
+  }
+
+  // ---- page outcomes ----
+
+  /** Counts a delivery of a page task (a worker that dies mid-page leaves the count up). */
+  async delivered(taskId: string, jobId: string): Promise<OutcomeRecord> {
+    try {
+      const record = await this.outcomes.findOneAndUpdate(
+        { _id: taskId },
+        { $inc: { deliveries: 1 }, $setOnInsert: { job_id: jobId, done: false, outcome: null } },
+        { upsert: true, returnDocument: 'after' },
+      );
+      if (record) return record;
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+    }
+    return this.delivered(taskId, jobId);
+  }
+
+  /** A delivery handed back on shutdown did not crash its worker. */
+  async undeliver(taskId: string): Promise<void> {
+    await this.outcomes.findOneAndUpdate({ _id: taskId, deliveries: { $gt: 0 } }, { $inc: { deliveries: -1 } });
+  }
+
+  /** Records the outcome of a task once (the first worker to finish wins); false if it was already done. */
+  async finishOutcome(taskId: string, outcome: PageOutcome): Promise<boolean> {
+    return (await this.outcomes.findOneAndUpdate({ _id: taskId, done: false }, { $set: { done: true, outcome } })) !== null;
+  }
+
+  doneOutcomes(taskIds: string[]): Promise<OutcomeRecord[]> {
+    if (taskIds.length === 0) return Promise.resolve([]);
+    return this.outcomes.find({ _id: { $in: taskIds }, done: true });
+  }
+
+  outcome(taskId: string): Promise<OutcomeRecord | null> {
+    return this.outcomes.findOne({ _id: taskId });
+  }
+
+  async dropOutcome(taskId: string): Promise<void> {
+    await this.outcomes.deleteOne({ _id: taskId });
+  }
+
+  async dropOutcomes(jobId: string): Promise<void> {
+    await this.outcomes.deleteMany({ job_id: jobId });
+  }
+}

@@ -1,0 +1,171 @@
+import type { ErrorCategory } from '@app/core';
+import type { SkipReason } from './crawl-scope';
+
+export type EntryStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped';
+export type EntryVia = 'seed' | 'link' | 'sitemap' | 'redirect';
+
+/**
+ * One URL of a crawl: the crawl map entry and the frontier item at once (`crawl_entries`,
+ * `_id` = `<job>:<key>`, so a URL exists once per crawl).
+ */
+export interface CrawlEntry {
+  _id: string;
+  job_id: string;
+  user_id: string;
+  key: string;
+  url: string;
+  host: string;
+  depth: number;
+  parent_url: string | null;
+  /** Discovery order within the crawl: the map's order and the frontier's (breadth-first). */
+  seq: number;
+  via: EntryVia;
+  status: EntryStatus;
+  /**
+   * Admission ticket: a number 1..max_pages once admitted (unique per crawl, so max_pages can never be
+   * exceeded, even by an owner that lost its lease), else `~<key>` (also unique, so the index holds).
+   */
+  ticket: number | string;
+  /** Holds a numeric ticket (counts against max_pages). */
+  admitted: boolean;
+  /** Ownership epoch of the actor that claimed it: a stale owner's commit is refused. */
+  lease_epoch: number;
+  /** Dispatch number: the page task id is `<job>:<key>:<dispatch>`, so re-sending it is idempotent. */
+  dispatch: number;
+  retry_count: number;
+  rate_limit_retries: number;
+  /** Not before this time (RFC 3339; '' = now): retry backoff, a host's rate-limit pause. */
+  not_before: string;
+  /** Whether this page is extracted (false only for the seed with extract_from_seed false). */
+  extract: boolean;
+  error_category: ErrorCategory | SkipReason | 'worker_crash' | null;
+  error_message: string | null;
+  error_details: string | null;
+  http_status: number | null;
+  final_url: string | null;
+  /** The page met a 429 or a Retry-After on the way (crawl-map has_rate_limit). */
+  rate_limited: boolean;
+  llm_model: string | null;
+  llm_provider: string | null;
+  method: string | null;
+  fetch_duration_ms: number | null;
+  extract_duration_ms: number | null;
+  token_usage_input: number;
+  token_usage_output: number;
+  cost_usd: number;
+  result_id: string | null;
+  /** The page's result/error was announced (SSE, webhooks); re-announced after a crash while false. */
+  event_done: boolean;
+  discovered_at: string;
+  completed_at: string | null;
+  [key: string]: unknown;
+}
+
+/** Per-crawl state besides the entries (`crawl_state`, `_id` = job id): ownership, admission, ingestion. */
+export interface CrawlStateRecord {
+  _id: string;
+  job_id: string;
+  user_id: string;
+  owner: string | null;
+  epoch: number;
+  /** RFC 3339; '' = free. */
+  lease_until: string;
+  /** Admission tickets handed out (≤ max_pages). */
+  admitted: number;
+  seed_done: boolean;
+  sitemap_done: boolean;
+  met_rate_limit: boolean;
+  /** The crawl stopped admitting pages at its cost cap. */
+  budget_stopped: boolean;
+  /** Failed entries by error_category (kept by the owner, recounted on takeover and at the end). */
+  errors_by_category: Record<string, number>;
+  /** Skipped URLs by reason, including those beyond the recorded-entry cap. */
+  skipped_by_reason: Record<string, number>;
+  /** Skipped entries actually recorded in the map (bounded, see SKIPPED_RECORD_CAP). */
+  skipped_recorded: number;
+  /** Set once leftover entries of a finished (or cancelled) crawl have been closed. */
+  finalized: boolean;
+  created_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+
+/** The queue contract of the page worker pool. */
+export const CRAWL_PAGES_QUEUE = 'crawl-pages';
+export const PAGE_TASK = 'page';
+export const crawlOutcomeChannel = (jobId: string) => `crawl-outcome:${jobId}`;
+
+export interface PageTaskPayload {
+  job_id: string;
+  key: string;
+  url: string;
+  depth: number;
+  dispatch: number;
+  extract: boolean;
+  /** The crawl's request-only secrets (BYOK key), still sealed. */
+  secrets?: string;
+  request_id: string | null;
+}
+
+export function pageTaskId(jobId: string, key: string, dispatch: number): string {
+  return `${jobId}:${key}:${dispatch}`;
+}
+
+export interface PageLink {
+  url: string;
+}
+
+/** What the page worker reports for one dispatch (`crawl_outcomes`, `_id` = the task id). */
+export type PageOutcome =
+  | {
+      kind: 'completed';
+      final_url: string;
+      http_status: number;
+      fetch_mode: string;
+      links: string[];
+      fetch_duration_ms: number;
+      extract_duration_ms: number | null;
+      /** Present when the page was extracted. */
+      result: {
+        data: unknown;
+        llm_model: string;
+        llm_provider: string;
+        token_usage_input: number;
+        token_usage_output: number;
+        cost_usd: number;
+        llm_cost_usd: number;
+      } | null;
+    }
+  | {
+      kind: 'failed';
+      error_category: ErrorCategory | 'worker_crash';
+      error_message: string;
+      error_details: string | null;
+      http_status: number | null;
+      final_url: string | null;
+      retryable: boolean;
+      /** Failed model attempts still cost money. */
+      usage: { token_usage_input: number; token_usage_output: number; cost_usd: number } | null;
+    }
+  | { kind: 'rate_limited'; paused_until: number; limited_since: number; http_status: number; retry_after_ms: number | null }
+  | { kind: 'deferred'; retry_in_ms: number; reason: string }
+  | { kind: 'skipped'; reason: SkipReason; why: string; final_url: string | null }
+  | { kind: 'cancelled' };
+
+export interface OutcomeRecord {
+  _id: string;
+  job_id: string;
+  deliveries: number;
+  done: boolean;
+  outcome: PageOutcome | null;
+  [key: string]: unknown;
+}
+
+/** A page that made its worker die this many times is failed with `worker_crash`. */
+export const MAX_WORKER_CRASHES = 3;
+/** Rate-limited retries of one page before it fails with `rate_limit` (besides the host stall limit). */
+export const MAX_RATE_LIMIT_RETRIES = 10;
+/** Skipped entries recorded per crawl: at least this many, or 10 × max_pages; beyond it they are only counted. */
+export const SKIPPED_RECORD_MIN = 1000;
+/** Links of one page considered for the frontier. */
+export const MAX_LINKS_PER_PAGE = 5000;

@@ -1,0 +1,339 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Counter } from 'prom-client';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { AppError } from '@app/core';
+import { EVENT_BUS, type EventBusPort } from '@app/events';
+import { ExtractionFailure, ExtractionService, captureRecorder } from '@app/extraction';
+import type { FetchResult } from '@app/fetch';
+import { llmConfigFor } from '@app/intake';
+import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
+import type { ModelTarget } from '@app/llm';
+import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
+import { PageLoaderService } from '@app/pages';
+import { POLITENESS, hostOf, type PolitenessPort } from '@app/politeness';
+import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
+import { ResultsService } from '@app/results';
+import { parseCrawlInput, type CrawlJobInput } from './crawl-input';
+import { CrawlRepository } from './crawl.repository';
+import {
+  CRAWL_PAGES_QUEUE,
+  MAX_LINKS_PER_PAGE,
+  MAX_WORKER_CRASHES,
+  crawlOutcomeChannel,
+  pageTaskId,
+  type PageOutcome,
+  type PageTaskPayload,
+} from './crawl.types';
+import { CrawlScope } from './crawl-scope';
+import { canonicalize } from './url-canon';
+import { DomainLabels } from './domain-labels';
+
+/** Stops a page after its fetch, before any model call (a duplicate or off-site redirect target). */
+class StopAfterFetch extends Error {
+  constructor(readonly outcome: PageOutcome) {
+    super('stop after fetch');
+  }
+}
+
+interface JobContextCache {
+  job: JobRecord;
+  input: CrawlJobInput;
+  scope: CrawlScope;
+  plan?: { targets: ModelTarget[]; at: number };
+  at: number;
+}
+
+/** Job records and their parsed input are re-read this often by a page worker (cancellation also comes by bus). */
+const JOB_CACHE_MS = 2000;
+const PLAN_CACHE_MS = 30_000;
+
+/**
+ * The page worker pool: every crawler process consumes page tasks of every crawl (the crawl's owner
+ * dispatches them), so one big crawl gets faster when the crawler service scales. A task is one
+ * page: politeness slot → fetch (address guard on every hop) → HTML → markdown and links → model
+ * extraction → one outcome record, reported to the owner. The worker never writes the frontier.
+ * A page whose worker died MAX_WORKER_CRASHES times is reported as `worker_crash`.
+ */
+@Injectable()
+export class PageWorkerService implements OnApplicationBootstrap {
+  private readonly jobsCache = new Map<string, JobContextCache>();
+  private readonly outcomes: Counter<'outcome'>;
+  private readonly pauses: Counter<'domain'>;
+  private readonly domains = new DomainLabels(20);
+
+  constructor(
+    @Inject(QUEUE) private readonly queue: QueuePort,
+    @Inject(EVENT_BUS) private readonly bus: EventBusPort,
+    @Inject(POLITENESS) private readonly politeness: PolitenessPort,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    @Inject(METRICS) metrics: Metrics,
+    private readonly repository: CrawlRepository,
+    private readonly jobsRepository: JobsRepository,
+    private readonly jobs: JobsService,
+    private readonly loader: PageLoaderService,
+    private readonly extraction: ExtractionService,
+    private readonly results: ResultsService,
+  ) {
+    this.outcomes = metrics.once(
+      'gleaner_crawl_page_tasks_total',
+      () =>
+        new Counter({
+          name: 'gleaner_crawl_page_tasks_total',
+          help: 'Crawl page tasks run by this process, by outcome (completed, failed, rate_limited, deferred, skipped, cancelled).',
+          labelNames: ['outcome'],
+          registers: [metrics.registry],
+        }),
+    );
+    this.pauses = metrics.once(
+      'gleaner_rate_limit_pauses_total',
+      () =>
+        new Counter({
+          name: 'gleaner_rate_limit_pauses_total',
+          help: 'Hosts paused for every worker after a 429 or a 503 with Retry-After, by domain (the first 20 domains seen by this process; the rest count as "other").',
+          labelNames: ['domain'],
+          registers: [metrics.registry],
+        }),
+    );
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queue.process<PageTaskPayload>(CRAWL_PAGES_QUEUE, this.config.pageWorkers, (message, signal) =>
+      this.handle(message, signal),
+    );
+  }
+
+  private async handle(message: QueueMessage<PageTaskPayload>, queueSignal: AbortSignal): Promise<void> {
+    const task = message.payload;
+    const taskId = pageTaskId(task.job_id, task.key, task.dispatch);
+    const marker = await this.repository.delivered(taskId, task.job_id);
+    if (marker.done) return;
+    if (marker.deliveries > MAX_WORKER_CRASHES) {
+      await this.report(task, taskId, {
+        kind: 'failed',
+        error_category: 'worker_crash',
+        error_message: `The page made its worker die ${MAX_WORKER_CRASHES} times; it is not tried again.`,
+        error_details: null,
+        http_status: null,
+        final_url: null,
+        retryable: false,
+        usage: null,
+      });
+      return;
+    }
+    const context = await this.context(task.job_id);
+    if (!context || isTerminal(context.job.status)) {
+      await this.report(task, taskId, { kind: 'cancelled' });
+      return;
+    }
+
+    const controller = new AbortController();
+    const onShutdown = () => controller.abort(new HandBackError());
+    queueSignal.addEventListener('abort', onShutdown, { once: true });
+    const unsubscribe = await this.bus.subscribe(jobControlChannel(task.job_id), (msg) => {
+      if ((msg as { type?: string }).type === 'cancel') controller.abort(new Error('cancelled'));
+    });
+    try {
+      const outcome = await this.run(task, context, controller.signal);
+      if (controller.signal.reason instanceof HandBackError) throw controller.signal.reason;
+      await this.report(task, taskId, controller.signal.aborted ? { kind: 'cancelled' } : outcome);
+    } catch (error) {
+      if (controller.signal.reason instanceof HandBackError || error instanceof HandBackError) {
+        await this.repository.undeliver(taskId); // handed back, not crashed
+        throw new HandBackError();
+      }
+      if (controller.signal.aborted) {
+        await this.report(task, taskId, { kind: 'cancelled' });
+        return;
+      }
+      throw error; // a store failure: the queue delivers the task again
+    } finally {
+      queueSignal.removeEventListener('abort', onShutdown);
+      await unsubscribe().catch(() => undefined);
+    }
+  }
+
+  /** Stores the outcome (first writer wins) and tells the owner. */
+  private async report(task: PageTaskPayload, taskId: string, outcome: PageOutcome): Promise<void> {
+    this.outcomes.inc({ outcome: outcome.kind });
+    if (await this.repository.finishOutcome(taskId, outcome)) {
+      await this.bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId }).catch(() => undefined);
+    }
+  }
+
+  private async run(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal): Promise<PageOutcome> {
+    const { input, job } = context;
+    const options = input.options;
+    const host = hostOf(task.url);
+    const acquired = await this.politeness.acquire(host, {
+      intervalMs: Math.max(options.delay_ms, this.config.hostMinIntervalMs),
+      maxInFlight: this.config.hostMaxConcurrency,
+      leaseMs: this.config.fetchTimeoutMs * 2 + 30_000,
+    });
+    if (!acquired.granted) return { kind: 'deferred', retry_in_ms: acquired.retryInMs, reason: acquired.reason };
+
+    let page;
+    const started = Date.now();
+    try {
+      page = await this.loader.load(task.url, options.fetch_mode, {
+        signal,
+        linkSelector: options.follow_selector ?? undefined,
+        beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
+      });
+    } catch (error) {
+      if (error instanceof StopAfterFetch) return error.outcome;
+      return this.fetchFailure(host, error);
+    } finally {
+      await this.politeness.release(host, acquired.token).catch(() => undefined);
+    }
+    await this.politeness.reportSuccess(host).catch(() => undefined);
+    const fetchMs = page.fetchDurationMs;
+    const links = (page.content.selectedLinks ?? page.content.links).slice(0, MAX_LINKS_PER_PAGE).map((l) => l.url);
+    const base = {
+      final_url: page.fetch.url,
+      http_status: page.fetch.status,
+      fetch_mode: page.fetch.mode,
+      links,
+      fetch_duration_ms: fetchMs,
+    };
+    if (!task.extract) return { kind: 'completed', ...base, extract_duration_ms: null, result: null };
+
+    const extractStarted = Date.now();
+    const secrets = this.jobs.openSecrets(task.secrets);
+    const llmConfig = llmConfigFor(input.llm_config, secrets);
+    try {
+      const targets = await this.plan(context, llmConfig);
+      const out = await this.extraction.extract(
+        {
+          userId: job.user_id,
+          url: page.fetch.url,
+          content: page.content.markdown,
+          schema: input.schema,
+          llmConfig,
+          signal,
+          onCall: captureRecorder(
+            this.results,
+            job,
+            { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(input.schema) },
+            secrets,
+          ),
+        },
+        targets,
+      );
+      return {
+        kind: 'completed',
+        ...base,
+        extract_duration_ms: Date.now() - extractStarted,
+        result: {
+          data: out.data,
+          llm_model: out.target.model,
+          llm_provider: out.target.provider,
+          token_usage_input: out.usage.inputTokens,
+          token_usage_output: out.usage.outputTokens,
+          cost_usd: out.costUsd,
+          llm_cost_usd: out.llmCostUsd,
+        },
+      };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const summary = error instanceof ExtractionFailure ? error.summary : null;
+      const appError = error instanceof AppError ? error : null;
+      if (!appError) this.logger.error({ err: error, job_id: task.job_id, url: task.url }, 'crawl page extraction failed unexpectedly');
+      return {
+        kind: 'failed',
+        error_category: appError?.category ?? 'internal',
+        error_message: appError
+          ? (appError.detail ?? appError.message)
+          : `Extraction failed unexpectedly (started ${extractStarted - started} ms after the fetch).`,
+        error_details: null,
+        http_status: page.fetch.status,
+        final_url: page.fetch.url,
+        retryable: appError ? appError.category === 'internal' : true,
+        usage: summary
+          ? { token_usage_input: summary.usage.inputTokens, token_usage_output: summary.usage.outputTokens, cost_usd: summary.costUsd }
+          : null,
+      };
+    }
+  }
+
+  /**
+   * After the fetch, before any model call: a redirect that left the crawl's domain, or that landed on
+   * a URL this crawl already fetched, ends the page here.
+   */
+  private async checkFinalUrl(task: PageTaskPayload, context: JobContextCache, fetched: FetchResult): Promise<void> {
+    const final = canonicalize(fetched.url);
+    const requested = canonicalize(task.url);
+    if (!final || !requested || final.key === requested.key) return;
+    const outside = context.scope.outsideDomain(final);
+    if (outside)
+      throw new StopAfterFetch({
+        kind: 'skipped',
+        reason: 'filtered',
+        why: `redirected to ${final.url}, ${outside}`,
+        final_url: final.url,
+      });
+    const known = await this.repository.entry(`${task.job_id}:${final.key}`);
+    if (known && (known.status === 'completed' || known.status === 'running' || known.status === 'failed')) {
+      throw new StopAfterFetch({
+        kind: 'skipped',
+        reason: 'duplicate',
+        why: `redirected to ${final.url}, which this crawl fetches on its own`,
+        final_url: final.url,
+      });
+    }
+  }
+
+  private async fetchFailure(host: string, error: unknown): Promise<PageOutcome> {
+    const appError = error instanceof AppError ? error : null;
+    const status = typeof appError?.extensions?.status === 'number' ? appError.extensions.status : null;
+    if (appError?.category === 'rate_limit') {
+      const retryAfterMs = appError.retryAfterSeconds !== undefined ? appError.retryAfterSeconds * 1000 : null;
+      const pause = await this.politeness.reportRateLimit(host, retryAfterMs);
+      if (pause.step > 0) this.pauses.inc({ domain: this.domains.label(host) });
+      return {
+        kind: 'rate_limited',
+        paused_until: pause.pausedUntil,
+        limited_since: pause.limitedSince,
+        http_status: status ?? 429,
+        retry_after_ms: retryAfterMs,
+      };
+    }
+    return {
+      kind: 'failed',
+      error_category: appError?.category ?? 'fetch_error',
+      error_message: appError ? (appError.detail ?? appError.message) : 'The fetch failed.',
+      error_details: appError?.category === 'http_error' && status ? `HTTP ${status}` : null,
+      http_status: status,
+      final_url: typeof appError?.extensions?.url === 'string' ? appError.extensions.url : null,
+      retryable: appError?.retryable ?? true,
+      usage: null,
+    };
+  }
+
+  private async context(jobId: string): Promise<JobContextCache | null> {
+    const cached = this.jobsCache.get(jobId);
+    if (cached && Date.now() - cached.at < JOB_CACHE_MS) return cached;
+    const job = await this.jobsRepository.findForWorker(jobId);
+    if (!job) return null;
+    let input: CrawlJobInput;
+    try {
+      input = parseCrawlInput(job.input);
+    } catch {
+      return null;
+    }
+    const seed = canonicalize(input.url);
+    if (!seed) return null;
+    const fresh: JobContextCache = { job, input, scope: new CrawlScope(seed, input.options), plan: cached?.plan, at: Date.now() };
+    this.jobsCache.set(jobId, fresh);
+    if (this.jobsCache.size > 1000) this.jobsCache.delete(this.jobsCache.keys().next().value as string);
+    return fresh;
+  }
+
+  /** The model plan of a crawl, resolved once per half minute per process (not once per page). */
+  private async plan(context: JobContextCache, llmConfig: Parameters<ExtractionService['plan']>[1]): Promise<ModelTarget[]> {
+    if (context.plan && Date.now() - context.plan.at < PLAN_CACHE_MS) return context.plan.targets;
+    const targets = await this.extraction.plan(context.job.user_id, llmConfig);
+    context.plan = { targets, at: Date.now() };
+    return targets;
+  }
+}

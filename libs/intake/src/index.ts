@@ -1,0 +1,3 @@
+export * from './llm-config-storage';
+export * from './job-intake.service';
+export * from './intake.module';

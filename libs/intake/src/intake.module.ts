@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { JobsModule } from '@app/jobs';
+import { LlmModule } from '@app/llm';
+import { SavedSchemasModule } from '@app/saved-schemas';
+import { SitesModule } from '@app/sites';
+import { WebhooksModule } from '@app/webhooks';
+import { JobIntakeService } from './job-intake.service';
+
+@Module({
+  imports: [JobsModule, LlmModule, SitesModule, SavedSchemasModule, WebhooksModule],
+  providers: [JobIntakeService],
+  exports: [JobIntakeService],
+})
+export class IntakeModule {}

@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import type { Caller } from '@app/auth';
+import { Errors } from '@app/core';
+import { JobsService, type JobType, type JobView } from '@app/jobs';
+import { ModelRouter, type LlmConfigInput, type ModelTarget } from '@app/llm';
+import { SavedSchemasService } from '@app/saved-schemas';
+import { parseSchema, type ParsedSchema } from '@app/schema';
+import { SitesService, type SiteRecord } from '@app/sites';
+import { WebhookTargetsService, type JobWebhookFields } from '@app/webhooks';
+import { storeLlmConfig, type StoredLlmConfig } from './llm-config-storage';
+
+export interface SchemaFields {
+  schema?: unknown;
+  schema_id?: string;
+}
+
+export interface SubmitJob<I> {
+  type: JobType;
+  url: string | null;
+  /** Builds the job input once the stored llm_config is known (it never holds the BYOK key). */
+  input: (llmConfig: StoredLlmConfig | null) => I;
+  captureDebug?: boolean;
+  requestId: string;
+  webhooks?: JobWebhookFields;
+  llmConfig?: LlmConfigInput;
+  /** Fail with `no_models` (422) before any job exists when no model is usable for the caller. */
+  requireModel: boolean;
+}
+
+/**
+ * Job intake, shared by every job-creating request (extract, analyze, crawl, the test controller):
+ * saved sites and schemas as defaults under the request's own fields, webhook targets, the model
+ * plan check, and the BYOK key split off to travel sealed in the queue message, never on the job.
+ */
+@Injectable()
+export class JobIntakeService {
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly sites: SitesService,
+    private readonly schemas: SavedSchemasService,
+    private readonly targets: WebhookTargetsService,
+    private readonly router: ModelRouter,
+  ) {}
+
+  /** The caller's saved site named by `site_id` (422 when it is not theirs), or null without one. */
+  site(caller: Caller, siteId: string | undefined): Promise<SiteRecord | null> {
+    return siteId ? this.sites.resolveForUse(caller, siteId, 'body.site_id') : Promise.resolve(null);
+  }
+
+  /** The request's URL, else the site's; 422 when neither is given. */
+  url(requestUrl: string | undefined, site: SiteRecord | null): string {
+    const url = requestUrl ?? site?.url;
+    if (!url) throw Errors.validation([{ location: 'body.url', message: 'is required (or give a site_id)' }]);
+    return url;
+  }
+
+  /** The schema: given inline, or by `schema_id`, or the site's default schema (422 when none). */
+  async schema(
+    caller: Caller,
+    fields: SchemaFields,
+    siteDefault: string | null,
+  ): Promise<{ parsed: ParsedSchema; schemaId: string | null }> {
+    if (fields.schema !== undefined && fields.schema !== null) return { parsed: parseSchema(fields.schema, 'body.schema'), schemaId: null };
+    const id = fields.schema_id ?? siteDefault;
+    if (!id)
+      throw Errors.validation([{ location: 'body.schema', message: 'is required (or give a schema_id, or a site with a default schema)' }]);
+    const location = fields.schema_id ? 'body.schema_id' : 'body.site_id';
+    const { parsed } = await this.schemas.resolveForUse(caller, id, location, true);
+    return { parsed, schemaId: id };
+  }
+
+  /** The models a job of this caller would use (422 `no_models` when none is usable). */
+  plan(caller: Caller, llmConfig?: LlmConfigInput): Promise<ModelTarget[]> {
+    return this.router.plan({ userId: caller.userId }, llmConfig);
+  }
+
+  async submit<I extends object>(caller: Caller, request: SubmitJob<I>): Promise<JobView> {
+    const webhookTargets = request.webhooks ? await this.targets.resolve(caller, request.webhooks) : [];
+    if (request.requireModel) await this.plan(caller, request.llmConfig); // no_models fails here, before a job exists
+    const { stored, secrets } = storeLlmConfig(request.llmConfig);
+    return this.jobs.create(caller, {
+      type: request.type,
+      url: request.url,
+      captureDebug: request.captureDebug ?? false,
+      input: { ...request.input(stored) },
+      requestId: request.requestId,
+      webhookTargets: webhookTargets.map((target) => ({ ...target })),
+      secrets,
+    });
+  }
+}

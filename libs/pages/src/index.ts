@@ -1,0 +1,2 @@
+export * from './page-loader.service';
+export * from './pages.module';

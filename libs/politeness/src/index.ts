@@ -1,0 +1,4 @@
+export * from './politeness.port';
+export * from './memory-politeness';
+export * from './redis-politeness';
+export * from './redis-host-mode-memory';
