@@ -10,7 +10,8 @@ export interface EventBusContractSetup {
   peer(of: EventBusPort): Promise<EventBusPort>;
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
+/** Deadlines are generous: a busy machine may deliver late, and a met condition returns at once. */
+async function waitFor(condition: () => boolean, timeoutMs = 30_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -45,7 +46,7 @@ export function eventBusContract(setup: () => EventBusContractSetup): void {
     await b.subscribe(ch, (m) => got.push(m));
     const message = { job_id: 'j1', status: 'running', n: 3, nested: { ok: true, list: [1, 'two', null] } };
     await b.publish(ch, message);
-    await waitFor(() => got.length === 1, 3000, 'delivery');
+    await waitFor(() => got.length === 1, 30_000, 'delivery');
     expect(got[0]).toEqual(message);
     expect(got[0]).not.toBe(message);
   });
@@ -76,7 +77,7 @@ export function eventBusContract(setup: () => EventBusContractSetup): void {
     const sends: Promise<void>[] = [];
     for (let i = 0; i < 100; i++) sends.push(b.publish(ch, i));
     await Promise.all(sends);
-    await waitFor(() => got.length === 100, 3000, '100 messages');
+    await waitFor(() => got.length === 100, 30_000, '100 messages');
     expect(got).toEqual([...Array(100).keys()]);
   });
 
@@ -122,7 +123,7 @@ export function eventBusContract(setup: () => EventBusContractSetup): void {
     await two.subscribe(ch, (m) => gotTwo.push(m));
     await one.publish(ch, { from: 'one' });
     await two.publish(ch, { from: 'two' });
-    await waitFor(() => gotOne.length === 2 && gotTwo.length === 2, 3000, 'both replicas');
+    await waitFor(() => gotOne.length === 2 && gotTwo.length === 2, 30_000, 'both replicas');
     expect(gotOne).toEqual([{ from: 'one' }, { from: 'two' }]);
     expect(gotTwo).toEqual([{ from: 'one' }, { from: 'two' }]);
   });

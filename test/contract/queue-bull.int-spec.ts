@@ -6,8 +6,15 @@ describeWith(['redis'], 'QueueContract: BullQueueAdapter', () => {
   // One key prefix per file run: suites sharing the Redis server never see each other's jobs.
   const prefix = `gleaner-test-${process.pid}-${Date.now().toString(36)}`;
   queueContract(() => ({
-    create: async () =>
-      new BullQueueAdapter({ redisUrl: serverUrl('redis')!, prefix, stalledAfterMs: 1000, stalledCheckMs: 500, abortGraceMs: 2000 }),
+    create: async (options) =>
+      new BullQueueAdapter({
+        redisUrl: serverUrl('redis')!,
+        prefix,
+        stalledAfterMs: 1000,
+        stalledCheckMs: 500,
+        abortGraceMs: 2000,
+        retryDelay: options?.retryDelay,
+      }),
     childEnv: () => ({
       QUEUE_FIXTURE_KIND: 'bull',
       QUEUE_FIXTURE_REDIS_URL: serverUrl('redis')!,

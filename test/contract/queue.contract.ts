@@ -1,15 +1,19 @@
 /**
  * The queue contract (libs/queue/src/queue.port.ts), run against every adapter. Each test uses its own
- * queue name, so adapters share one backend per file. Timings are short: adapters are created with a
- * dead-worker threshold of ~1 s.
+ * queue name, so adapters share one backend per file. Adapters are created with a dead-worker
+ * threshold of ~1 s. Nothing here measures time: tests wait for observable conditions (generous
+ * deadlines, for a busy machine) and check durable queue state rather than "nothing happened for N ms".
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { HandBackError, PermanentError, type QueueMessage, type QueuePort } from '@app/queue';
+import { backoffDelayMs, HandBackError, PermanentError, type QueueMessage, type QueuePort, type RetryDelay } from '@app/queue';
 
 export interface QueueContractSetup {
-  /** A new adapter (a new "worker process") on the shared backend, tuned for fast stall detection. */
-  create(): Promise<QueuePort>;
+  /**
+   * A new adapter (a new "worker process") on the shared backend, tuned for fast stall detection;
+   * `retryDelay` is handed to the adapter (it decides the wait before each retry).
+   */
+  create(options?: { retryDelay?: RetryDelay }): Promise<QueuePort>;
   /** Environment for test/fixtures/queue-dying-worker.ts so that it builds the same adapter. */
   childEnv(): Record<string, string>;
 }
@@ -17,7 +21,7 @@ export interface QueueContractSetup {
 const ROOT = join(__dirname, '..', '..');
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'queue-dying-worker.ts');
 
-export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -25,7 +29,14 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
   }
 }
 
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const EMPTY = { waiting: 0, active: 0, delayed: 0, failed: 0 };
+
+/** A promise the test settles when it chooses (a gate a handler blocks on). */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
 
 let queueSeq = 0;
 const queueName = (label: string) => `q-${label}-${process.pid}-${Date.now().toString(36)}-${queueSeq++}`;
@@ -34,11 +45,28 @@ export function queueContract(setup: () => QueueContractSetup): void {
   const open: QueuePort[] = [];
   const children: ChildProcess[] = [];
 
-  async function adapter(): Promise<QueuePort> {
-    const q = await setup().create();
+  async function adapter(options?: { retryDelay?: RetryDelay }): Promise<QueuePort> {
+    const q = await setup().create(options);
     open.push(q);
     return q;
   }
+
+  /** The real retry delays, recorded as the adapter asks for them. */
+  function recordedDelays(): { delays: Array<{ attempt: number; ms: number }>; retryDelay: RetryDelay } {
+    const delays: Array<{ attempt: number; ms: number }> = [];
+    return {
+      delays,
+      retryDelay: (attempt, backoff) => {
+        const ms = backoffDelayMs(attempt, backoff);
+        delays.push({ attempt, ms });
+        return ms;
+      },
+    };
+  }
+
+  /** Once a queue holds nothing (no waiting, delayed, active or failed message), nothing more can be delivered from it. */
+  const drained = (q: QueuePort, name: string) =>
+    waitFor(async () => JSON.stringify(await q.counts(name)) === JSON.stringify(EMPTY), 30_000, `${name} to be empty`);
 
   afterEach(async () => {
     for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -57,16 +85,15 @@ export function queueContract(setup: () => QueueContractSetup): void {
     await q.process<(typeof payloads)[number]>(name, 2, async (m) => {
       seen.push(m);
     });
-    await waitFor(() => seen.length >= 5, 5000, 'five deliveries');
-    await delay(300);
+    await waitFor(() => seen.length >= 5, 30_000, 'five deliveries');
+    // Every message is done and gone: nothing is left that could be delivered a second time.
+    await drained(q, name);
     expect(seen).toHaveLength(5);
     expect(seen.map((m) => m.id).sort()).toEqual([...ids].sort());
     expect(seen.map((m) => m.payload).sort((a, b) => a.n - b.n)).toEqual(payloads);
     for (const m of seen) {
       expect(m).toMatchObject({ queue: name, name: 'run-job', attempt: 1, maxAttempts: 3 });
     }
-    await waitFor(async () => (await q.counts(name)).active === 0, 2000, 'no active');
-    expect(await q.counts(name)).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
   });
 
   it('respects the concurrency limit', async () => {
@@ -76,48 +103,57 @@ export function queueContract(setup: () => QueueContractSetup): void {
     let current = 0;
     let max = 0;
     let done = 0;
+    const held = gate();
     await q.process(name, 3, async () => {
       current += 1;
       max = Math.max(max, current);
-      await delay(120);
+      await held.promise;
       current -= 1;
       done += 1;
     });
-    await waitFor(() => done === 9, 8000, 'nine handlers');
+    // Handlers block until released: three run at once, and the queue itself records that only
+    // three messages were taken (the other six still wait).
+    await waitFor(() => current >= 3, 30_000, 'three handlers running');
+    expect(await q.counts(name)).toEqual({ waiting: 6, active: 3, delayed: 0, failed: 0 });
+    expect(max).toBe(3);
+    held.open();
+    await waitFor(() => done === 9, 30_000, 'nine handlers');
     expect(max).toBe(3);
   });
 
   it('retries a failing message with exponential backoff', async () => {
-    const q = await adapter();
+    const { delays, retryDelay } = recordedDelays();
+    const q = await adapter({ retryDelay });
     const name = queueName('retry');
-    const attempts: { attempt: number; at: number }[] = [];
+    const attempts: number[] = [];
     await q.enqueue(name, 'flaky', { x: 1 }, { attempts: 3, backoff: { delayMs: 200 } });
     await q.process(name, 1, async (m) => {
-      attempts.push({ attempt: m.attempt, at: Date.now() });
+      attempts.push(m.attempt);
       if (m.attempt < 3) throw new Error(`fail ${m.attempt}`);
     });
-    await waitFor(() => attempts.length === 3, 6000, 'three attempts');
-    expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
-    const gap1 = attempts[1].at - attempts[0].at;
-    const gap2 = attempts[2].at - attempts[1].at;
-    expect(gap1).toBeGreaterThanOrEqual(180); // 200 ms
-    expect(gap2).toBeGreaterThanOrEqual(380); // 400 ms
-    expect(gap2).toBeGreaterThan(gap1);
-    await waitFor(async () => (await q.counts(name)).active === 0, 2000, 'settled');
-    expect(await q.counts(name)).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+    await waitFor(() => attempts.length === 3, 30_000, 'three attempts');
+    expect(attempts).toEqual([1, 2, 3]);
+    // The waits the adapter scheduled: 200 ms after the first failure, 400 ms after the second.
+    expect(delays).toEqual([
+      { attempt: 1, ms: 200 },
+      { attempt: 2, ms: 400 },
+    ]);
+    await drained(q, name);
   });
 
   it('caps the backoff at maxDelayMs', async () => {
-    const q = await adapter();
+    const { delays, retryDelay } = recordedDelays();
+    const q = await adapter({ retryDelay });
     const name = queueName('cap');
-    const at: number[] = [];
+    let calls = 0;
     await q.enqueue(name, 'flaky', {}, { attempts: 3, backoff: { delayMs: 300, maxDelayMs: 300 } });
     await q.process(name, 1, async () => {
-      at.push(Date.now());
+      calls += 1;
       throw new Error('always');
     });
-    await waitFor(() => at.length === 3, 5000, 'three attempts');
-    expect(at[2] - at[1]).toBeLessThan(550); // would be 600 uncapped
+    await waitFor(async () => (await q.counts(name)).failed === 1, 30_000, 'failed');
+    expect(calls).toBe(3);
+    expect(delays.map((d) => d.ms)).toEqual([300, 300]); // 600 uncapped
   });
 
   it('gives up after `attempts` and keeps the message as failed', async () => {
@@ -129,10 +165,10 @@ export function queueContract(setup: () => QueueContractSetup): void {
       calls += 1;
       throw new Error('nope');
     });
-    await waitFor(async () => (await q.counts(name)).failed === 1, 5000, 'failed');
-    await delay(300);
-    expect(calls).toBe(2);
+    await waitFor(async () => (await q.counts(name)).failed === 1, 30_000, 'failed');
+    // Failed for good and nothing else left in the queue: no further delivery can follow.
     expect(await q.counts(name)).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 1 });
+    expect(calls).toBe(2);
   });
 
   it('does not retry a PermanentError', async () => {
@@ -144,8 +180,9 @@ export function queueContract(setup: () => QueueContractSetup): void {
       calls += 1;
       throw new PermanentError('invalid input');
     });
-    await waitFor(async () => (await q.counts(name)).failed === 1, 5000, 'failed');
-    await delay(300);
+    await waitFor(async () => (await q.counts(name)).failed === 1, 30_000, 'failed');
+    // Failed for good and nothing else left in the queue: no retry can follow.
+    expect(await q.counts(name)).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 1 });
     expect(calls).toBe(1);
   });
 
@@ -157,17 +194,18 @@ export function queueContract(setup: () => QueueContractSetup): void {
     expect((await q.counts(name)).waiting).toBe(1);
 
     const seen: unknown[] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+    const held = gate();
     await q.process(name, 2, async (m) => {
       seen.push(m.payload);
-      await gate;
+      await held.promise;
     });
-    await waitFor(() => seen.length === 1, 3000, 'delivery');
-    // Active: still a no-op.
+    await waitFor(() => seen.length === 1, 30_000, 'delivery');
+    // Active: still a no-op (the queue holds the one active message and nothing else).
     expect(await q.enqueue(name, 'job', { v: 3 }, { jobId: 'job-1' })).toBe('job-1');
-    release();
-    await delay(300);
+    expect(await q.counts(name)).toEqual({ waiting: 0, active: 1, delayed: 0, failed: 0 });
+    held.open();
+    // Done and gone: no copy is left that could still be delivered.
+    await drained(q, name);
     expect(seen).toEqual([{ v: 1 }]);
   });
 
@@ -181,27 +219,32 @@ export function queueContract(setup: () => QueueContractSetup): void {
       seen.push(m);
       if (fail) throw new Error('first run fails');
     });
-    await waitFor(async () => (await q.counts(name)).failed === 1, 3000, 'failed');
+    await waitFor(async () => (await q.counts(name)).failed === 1, 30_000, 'failed');
     fail = false;
     expect(await q.enqueue(name, 'job', { run: 2 }, { jobId: 'again-1', attempts: 1 })).toBe('again-1');
-    await waitFor(() => seen.length === 2, 3000, 'second run');
+    await waitFor(() => seen.length === 2, 30_000, 'second run');
     expect(seen[1]).toMatchObject({ id: 'again-1', attempt: 1, payload: { run: 2 } });
-    await waitFor(async () => (await q.counts(name)).active === 0, 2000, 'settled');
-    expect(await q.counts(name)).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+    await drained(q, name);
   });
 
   it('does not deliver a delayed message before its delay', async () => {
     const q = await adapter();
     const name = queueName('delay');
-    const enqueuedAt = Date.now();
-    await q.enqueue(name, 'later', {}, { delayMs: 700 });
+    await q.enqueue(name, 'later', { n: 'later' }, { delayMs: 3000 });
     expect(await q.counts(name)).toMatchObject({ waiting: 0, delayed: 1 });
-    let deliveredAt = 0;
-    await q.process(name, 1, async () => {
-      deliveredAt = Date.now();
+    const seen: string[] = [];
+    await q.process<{ n: string }>(name, 1, async (m) => {
+      seen.push(m.payload.n);
     });
-    await waitFor(() => deliveredAt > 0, 4000, 'delayed delivery');
-    expect(deliveredAt - enqueuedAt).toBeGreaterThanOrEqual(680);
+    // Ordering against an explicit event instead of a stopwatch: a message enqueued after the delayed
+    // one, to the same running consumer, is delivered while the delayed one still waits its turn.
+    await q.enqueue(name, 'now', { n: 'now' });
+    await waitFor(() => seen.length >= 1, 30_000, 'the immediate delivery');
+    await waitFor(async () => (await q.counts(name)).active === 0, 30_000, 'the immediate message to settle');
+    expect(seen).toEqual(['now']);
+    expect(await q.counts(name)).toEqual({ waiting: 0, active: 0, delayed: 1, failed: 0 });
+    await waitFor(() => seen.length === 2, 30_000, 'the delayed delivery');
+    expect(seen).toEqual(['now', 'later']);
   });
 
   it('counts waiting, delayed, active and failed messages', async () => {
@@ -212,18 +255,17 @@ export function queueContract(setup: () => QueueContractSetup): void {
     await q.enqueue(name, 'c', {}, { delayMs: 60_000 });
     expect(await q.counts(name)).toEqual({ waiting: 2, active: 0, delayed: 1, failed: 0 });
 
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+    const held = gate();
     let started = 0;
     await q.process(name, 1, async () => {
       started += 1;
-      if (started === 1) await gate;
+      if (started === 1) await held.promise;
       else throw new PermanentError('the second one fails');
     });
-    await waitFor(() => started === 1, 3000, 'first delivery');
+    await waitFor(() => started === 1, 30_000, 'first delivery');
     expect(await q.counts(name)).toEqual({ waiting: 1, active: 1, delayed: 1, failed: 0 });
-    release();
-    await waitFor(async () => (await q.counts(name)).failed === 1, 3000, 'second failed');
+    held.open();
+    await waitFor(async () => (await q.counts(name)).failed === 1, 30_000, 'second failed');
     expect(await q.counts(name)).toEqual({ waiting: 0, active: 0, delayed: 1, failed: 1 });
   });
 
@@ -236,10 +278,9 @@ export function queueContract(setup: () => QueueContractSetup): void {
       attempts.push(m.attempt);
       if (attempts.length === 1) throw new HandBackError();
     });
-    await waitFor(() => attempts.length === 2, 4000, 'redelivery');
+    await waitFor(() => attempts.length === 2, 30_000, 'redelivery');
     expect(attempts).toEqual([1, 1]);
-    await waitFor(async () => (await q.counts(name)).active === 0, 2000, 'settled');
-    expect((await q.counts(name)).failed).toBe(0);
+    await drained(q, name);
   });
 
   it('stop() waits for in-flight handlers within the grace period', async () => {
@@ -248,19 +289,31 @@ export function queueContract(setup: () => QueueContractSetup): void {
     await q.enqueue(name, 'slow', {});
     let started = false;
     let finished = false;
-    await q.process(name, 1, async () => {
+    let abortedWhileRunning = false;
+    const held = gate();
+    await q.process(name, 1, async (_m, signal) => {
       started = true;
-      await delay(400);
+      await held.promise;
+      abortedWhileRunning = signal.aborted;
       finished = true;
     });
-    await waitFor(() => started, 3000, 'start');
-    const t0 = Date.now();
-    await q.stop(3000);
-    expect(finished).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(2500);
-    // It completed, so nothing is left.
+    await waitFor(() => started, 30_000, 'start');
+    // A grace period far beyond the test timeout: stop() can only return in time by noticing that
+    // the handler finished, not by running out its grace.
+    let stopped = false;
+    const stopping = q.stop(600_000).then(() => {
+      stopped = true;
+    });
     const observer = await adapter();
-    expect(await observer.counts(name)).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+    // Still running and still held by its worker: stop() neither returned nor handed it back.
+    expect(await observer.counts(name)).toEqual({ waiting: 0, active: 1, delayed: 0, failed: 0 });
+    expect(stopped).toBe(false);
+    held.open();
+    await stopping;
+    expect(finished).toBe(true);
+    expect(abortedWhileRunning).toBe(false);
+    // It completed, so nothing is left.
+    expect(await observer.counts(name)).toEqual(EMPTY);
   });
 
   it('stop() aborts handlers past the grace period and they hand the message back', async () => {
@@ -275,7 +328,7 @@ export function queueContract(setup: () => QueueContractSetup): void {
       aborted = true;
       throw new HandBackError();
     });
-    await waitFor(() => started, 3000, 'start');
+    await waitFor(() => started, 30_000, 'start');
     await q.stop(100);
     expect(aborted).toBe(true);
 
@@ -285,7 +338,7 @@ export function queueContract(setup: () => QueueContractSetup): void {
     await next.process(name, 1, async (m) => {
       seen.push(m);
     });
-    await waitFor(() => seen.length === 1, 4000, 'redelivery after hand-back');
+    await waitFor(() => seen.length === 1, 30_000, 'redelivery after hand-back');
     expect(seen[0]).toMatchObject({ attempt: 1, payload: { big: true } });
   });
 
@@ -304,7 +357,7 @@ export function queueContract(setup: () => QueueContractSetup): void {
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await waitFor(() => stdout.includes(`took ${id}`) || child.exitCode !== null, 20_000, 'the child to take the message').catch(
+    await waitFor(() => stdout.includes(`took ${id}`) || child.exitCode !== null, 60_000, 'the child to take the message').catch(
       (error: Error) => {
         throw new Error(`${error.message}\nchild stdout: ${stdout}\nchild stderr: ${stderr}`);
       },
@@ -316,15 +369,15 @@ export function queueContract(setup: () => QueueContractSetup): void {
     child.kill('SIGKILL');
     await exited;
 
-    const killedAt = Date.now();
     const seen: QueueMessage[] = [];
     await q.process(name, 1, async (m) => {
       seen.push(m);
     });
-    await waitFor(() => seen.length === 1, 10_000, 'the orphan to be redelivered');
+    // Only the dead-worker rule can hand it over: the child still "holds" it, but renews nothing.
+    await waitFor(() => seen.length === 1, 30_000, 'the orphan to be redelivered');
     expect(seen[0]).toMatchObject({ id, payload: { survive: true } });
-    expect(Date.now() - killedAt).toBeLessThan(8000);
-    await delay(200);
+    // Done and gone: no second copy is left to deliver.
+    await drained(q, name);
     expect(seen).toHaveLength(1);
-  }, 40_000);
+  }, 150_000);
 }

@@ -3,6 +3,8 @@
  * real port, the real SQLite store, queue and worker. Covers auth, scopes, tenant isolation,
  * every validation path, jobs, the SSE stream and the absence of secrets from logs.
  */
+import { JobsRepository } from '@app/jobs';
+import { startGates, type Gates } from '../fixtures/gate';
 import { startEmbedded, type RunningApp } from './embedded-app';
 import { http, readSse, waitFor } from './helpers';
 
@@ -12,12 +14,18 @@ describe('embedded API', () => {
   let env: RunningApp;
   let admin: string;
 
+  let gates: Gates;
+
   beforeAll(async () => {
     env = await startEmbedded({ GLEANER_RATE_LIMIT_PER_MINUTE: '100000', GLEANER_SSE_HEARTBEAT_MS: '300' });
     admin = env.adminKey;
     expect(admin).toMatch(/^glk_[0-9A-Za-z]{40}$/);
+    gates = await startGates();
   });
-  afterAll(async () => env.close());
+  afterAll(async () => {
+    await env.close();
+    await gates?.close();
+  });
 
   const call = (method: string, path: string, options: Parameters<typeof http>[3] = {}) => http(env.baseUrl, method, path, options);
 
@@ -123,12 +131,15 @@ describe('embedded API', () => {
     it('rejects an expired key with 401', async () => {
       const created = await call('POST', '/api/v1/keys', {
         key: admin,
-        body: { name: 'short', expires_at: new Date(Date.now() + 1500).toISOString() },
+        body: { name: 'short', expires_at: new Date(Date.now() + 3000).toISOString() },
       });
       expect(created.status).toBe(201);
       expect((await call('GET', '/api/v1/jobs', { key: created.body.key })).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 1700));
-      const res = await call('GET', '/api/v1/jobs', { key: created.body.key });
+      // The app's clock decides when the key expires: poll until it answers 401 (generous deadline).
+      const res = await waitFor(async () => {
+        const attempt = await call('GET', '/api/v1/jobs', { key: created.body.key });
+        return attempt.status === 200 ? null : attempt;
+      });
       expect(res.status).toBe(401);
       expect(res.body.detail).toMatch(/expired/);
     });
@@ -275,21 +286,34 @@ describe('embedded API', () => {
     });
 
     it('cancels a running job, and refuses to cancel a finished one (409)', async () => {
-      const job = await call('POST', '/api/v1/test-jobs', { key: admin, body: { steps: 1000, step_ms: 20 } });
-      await waitFor(async () => (await call('GET', `/api/v1/jobs/${job.body.id}`, { key: admin })).body.status === 'running');
-      const cancelled = await call('POST', `/api/v1/jobs/${job.body.id}/cancel`, { key: admin });
-      expect(cancelled.status).toBe(200);
-      expect(cancelled.body).toMatchObject({ status: 'cancelled', error_category: 'cancelled' });
-      const again = await call('POST', `/api/v1/jobs/${job.body.id}/cancel`, { key: admin });
-      expect(again.status).toBe(409);
-      expect(again.body.type).toBe('/problems/conflict');
-      // The worker notices and stops: the page count stops growing and the status stays cancelled.
-      await new Promise((r) => setTimeout(r, 200));
-      const pages = (await call('GET', `/api/v1/jobs/${job.body.id}`, { key: admin })).body.page_count;
-      await new Promise((r) => setTimeout(r, 200));
-      const later = (await call('GET', `/api/v1/jobs/${job.body.id}`, { key: admin })).body;
-      expect(later.status).toBe('cancelled');
-      expect(later.page_count).toBe(pages);
+      // One worker slot: a job sent after the cancel runs only once the cancelled job's handler has
+      // returned, which makes "the worker stopped" an observable event.
+      const single = await startEmbedded({ GLEANER_WORKER_CONCURRENCY: '1' });
+      try {
+        const key = single.adminKey;
+        const get = async (id: string) => (await http(single.baseUrl, 'GET', `/api/v1/jobs/${id}`, { key })).body;
+        // Two pages, then the job waits at a closed gate before the third: provably running.
+        const job = await http(single.baseUrl, 'POST', '/api/v1/test-jobs', {
+          key,
+          body: { steps: 1000, step_ms: 0, hold_at: 2, gate_url: gates.urlOf('cancel') },
+        });
+        await waitFor(async () => gates.polls('cancel') > 0);
+        expect(await get(job.body.id)).toMatchObject({ status: 'running', page_count: 2 });
+        const cancelled = await http(single.baseUrl, 'POST', `/api/v1/jobs/${job.body.id}/cancel`, { key });
+        expect(cancelled.status).toBe(200);
+        expect(cancelled.body).toMatchObject({ status: 'cancelled', error_category: 'cancelled' });
+        const again = await http(single.baseUrl, 'POST', `/api/v1/jobs/${job.body.id}/cancel`, { key });
+        expect(again.status).toBe(409);
+        expect(again.body.type).toBe('/problems/conflict');
+        // Let the job go on if it still would: a worker that missed the cancel runs all 1000 steps.
+        gates.open('cancel');
+        const next = await http(single.baseUrl, 'POST', '/api/v1/test-jobs', { key, body: { steps: 1, step_ms: 0 } });
+        await waitFor(async () => (await get(next.body.id)).status === 'completed');
+        // The worker stopped at the cancel: no page after it, and the status stays cancelled.
+        expect(await get(job.body.id)).toMatchObject({ status: 'cancelled', page_count: 2 });
+      } finally {
+        await single.close();
+      }
     });
 
     it('returns 404 for an unknown job id', async () => {
@@ -301,11 +325,19 @@ describe('embedded API', () => {
       const capped = await startEmbedded({ GLEANER_MAX_RUNNING_JOBS_PER_USER: '1' });
       try {
         const key = capped.adminKey;
-        const a = await http(capped.baseUrl, 'POST', '/api/v1/test-jobs', { key, body: { steps: 1, step_ms: 600 } });
+        // `a` takes the user's one slot and holds it at a closed gate until the test opens it.
+        const a = await http(capped.baseUrl, 'POST', '/api/v1/test-jobs', {
+          key,
+          body: { steps: 1, step_ms: 0, hold_at: 0, gate_url: gates.urlOf('cap') },
+        });
+        await waitFor(async () => gates.polls('cap') > 0);
         const b = await http(capped.baseUrl, 'POST', '/api/v1/test-jobs', { key, body: { steps: 1, step_ms: 10 } });
-        await waitFor(async () => (await http(capped.baseUrl, 'GET', `/api/v1/jobs/${a.body.id}`, { key })).body.status === 'running');
-        await new Promise((r) => setTimeout(r, 200));
+        // The worker took `b` up and parked it for the cap (recorded on the job) instead of starting it.
+        const jobs = capped.app.get(JobsRepository);
+        await waitFor(async () => (await jobs.findForWorker(b.body.id))?.parked === true);
         expect((await http(capped.baseUrl, 'GET', `/api/v1/jobs/${b.body.id}`, { key })).body.status).toBe('pending');
+        expect((await http(capped.baseUrl, 'GET', `/api/v1/jobs/${a.body.id}`, { key })).body.status).toBe('running');
+        gates.open('cap');
         const bDone = await waitFor(async () => {
           const j = (await http(capped.baseUrl, 'GET', `/api/v1/jobs/${b.body.id}`, { key })).body;
           return j.status === 'completed' ? j : null;
@@ -356,15 +388,40 @@ describe('embedded API', () => {
     it('replays a finished job and closes at once', async () => {
       const job = await call('POST', '/api/v1/test-jobs', { key: admin, body: { steps: 1, step_ms: 0 } });
       await waitFor(async () => (await call('GET', `/api/v1/jobs/${job.body.id}`, { key: admin })).body.status === 'completed');
-      const replay = await readSse(`${env.baseUrl}/api/v1/jobs/${job.body.id}/stream`, { key: admin, timeoutMs: 3000 });
+      // `ended`: the server closed the stream itself (the reader gives up only after 30 s).
+      const replay = await readSse(`${env.baseUrl}/api/v1/jobs/${job.body.id}/stream`, { key: admin });
       expect(replay.ended).toBe(true);
       expect(replay.events[replay.events.length - 1].event).toBe('complete');
     });
 
     it('sends heartbeat comments while a job is quiet', async () => {
-      const job = await call('POST', '/api/v1/test-jobs', { key: admin, body: { steps: 1, step_ms: 1200 } });
-      const stream = await readSse(`${env.baseUrl}/api/v1/jobs/${job.body.id}/stream`, { key: admin });
-      expect(stream.comments.filter((c) => c === 'heartbeat').length).toBeGreaterThanOrEqual(2);
+      // The job stays quiet at a closed gate until two heartbeats have arrived, then finishes.
+      const job = await call('POST', '/api/v1/test-jobs', {
+        key: admin,
+        body: { steps: 1, step_ms: 0, hold_at: 0, gate_url: gates.urlOf('heartbeat') },
+      });
+      const response = await fetch(`${env.baseUrl}/api/v1/jobs/${job.body.id}/stream`, {
+        headers: { authorization: `Bearer ${admin}`, accept: 'text/event-stream' },
+      });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      const lines = () => text.split('\n');
+      const heartbeats = () => lines().filter((line) => line.startsWith(':') && line.slice(1).trim() === 'heartbeat').length;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+        if (heartbeats() >= 2) gates.open('heartbeat');
+      }
+      expect(heartbeats()).toBeGreaterThanOrEqual(2);
+      // The quiet stretch came before the job's own events: the stream ends with `complete`.
+      expect(
+        lines()
+          .filter((line) => line.startsWith('event: '))
+          .pop(),
+      ).toBe('event: complete');
     });
 
     it('requires the jobs scope and an existing job before streaming', async () => {
@@ -380,9 +437,7 @@ describe('embedded API', () => {
     expect(res.body.error_id).toMatch(/^err_[0-9A-Z]{26}$/);
     expect(res.text).not.toContain('kaboom');
     expect(res.text).not.toMatch(/\bat \w+.*\(/);
-    await new Promise((r) => setTimeout(r, 100));
-    const line = env.logs.text.split('\n').find((l) => l.includes(res.body.error_id));
-    expect(line).toBeDefined();
+    const line = await waitFor(async () => env.logs.text.split('\n').find((l) => l.includes(res.body.error_id)));
     expect(line).toContain('kaboom');
   });
 
@@ -419,8 +474,10 @@ describe('embedded API', () => {
   it('never writes an API key secret to the logs', async () => {
     const created = await call('POST', '/api/v1/keys', { key: admin, body: { name: 'logged?' } });
     await call('GET', '/api/v1/jobs', { key: created.body.key });
-    await call('GET', '/api/v1/jobs', { key: 'glk_' + 'Z'.repeat(40) });
-    await new Promise((r) => setTimeout(r, 100));
+    const last = await call('GET', '/api/v1/jobs', { key: 'glk_' + 'Z'.repeat(40) });
+    // Request lines are logged once each response is done: wait for the last request's line.
+    const requestId = last.headers.get('x-request-id');
+    await waitFor(async () => env.logs.text.includes(`"request_id":"${requestId}"`));
     const logs = env.logs.text;
     expect(logs.length).toBeGreaterThan(1000);
     expect(logs).toContain('"request_id"');

@@ -10,7 +10,7 @@ import { parseSchema } from '@app/schema';
 import type { ModelServer } from '../fixtures/model-server';
 import { quotesForPage, type FixtureSite } from '../fixtures/site';
 import type { RunningApp } from './embedded-app';
-import { http } from './helpers';
+import { http, waitFor } from './helpers';
 
 export const QUOTES_SCHEMA = { quotes: [{ text: 'string', author: 'string', tags: ['string'] }] };
 const BYOK = 'sk-byok-do-not-store-7f3a9c';
@@ -31,7 +31,7 @@ function filesContaining(dir: string, needle: string): string[] {
   return hits;
 }
 
-export function extractionSuite(getEnv: () => ExtractionEnv, options: { embedded: boolean }): void {
+export function extractionSuite(getEnv: () => ExtractionEnv, options: { embedded: boolean; extractWaitMs: number }): void {
   let env: ExtractionEnv;
   let key: string;
   const call = (method: string, path: string, opts: Parameters<typeof http>[3] = {}) =>
@@ -277,18 +277,17 @@ export function extractionSuite(getEnv: () => ExtractionEnv, options: { embedded
         url: `${env.site.url}/page/1/`,
         schema: QUOTES_SCHEMA,
         fetch_mode: 'static',
-        llm_config: { provider: 'openai', model: 'slow-4500', api_key: BYOK, base_url: env.models.openaiBaseUrl },
+        // The model answers only after the whole wait (and a bit): the job cannot be done within it.
+        llm_config: { provider: 'openai', model: `slow-${options.extractWaitMs + 500}`, api_key: BYOK, base_url: env.models.openaiBaseUrl },
       },
     });
     expect(slow.status).toBe(504);
     expect(slow.body).toMatchObject({ type: '/problems/upstream-timeout' });
     expect(slow.body.job_id).toHaveLength(26);
-    let job;
-    for (let i = 0; i < 100; i++) {
-      job = (await call('GET', `/api/v1/jobs/${slow.body.job_id}`)).body;
-      if (job.status === 'completed') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const job = await waitFor(async () => {
+      const current = (await call('GET', `/api/v1/jobs/${slow.body.job_id}`)).body;
+      return ['completed', 'failed', 'cancelled'].includes(current.status) ? current : null;
+    });
     expect(job.status).toBe('completed');
     const results = (await call('GET', `/api/v1/jobs/${slow.body.job_id}/results`)).body;
     expect(results[0].data.quotes).toHaveLength(10);

@@ -3,7 +3,7 @@
  * and failure paths. Run against the embedded and the cluster deployment.
  */
 import type { RunningApp } from './embedded-app';
-import { http } from './helpers';
+import { http, waitFor } from './helpers';
 
 export function resourcesSuite(getEnv: () => RunningApp): void {
   let env: RunningApp;
@@ -321,10 +321,7 @@ export function resourcesSuite(getEnv: () => RunningApp): void {
   describe('usage and job deliveries', () => {
     it('reports jobs, pages and cost per day and per type', async () => {
       const job = await call('POST', '/api/v1/test-jobs', { key: other, body: { steps: 2, step_ms: 1 } });
-      for (let i = 0; i < 100; i++) {
-        if ((await call('GET', `/api/v1/jobs/${job.body.id}`, { key: other })).body.status === 'completed') break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await waitFor(async () => (await call('GET', `/api/v1/jobs/${job.body.id}`, { key: other })).body.status === 'completed');
       const usage = await call('GET', '/api/v1/usage', { key: other });
       expect(usage.status).toBe(200);
       expect(usage.body.total).toMatchObject({ jobs: 1, pages: 2, input_tokens: 0, output_tokens: 0, cost_usd: 0 });

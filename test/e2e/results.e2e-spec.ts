@@ -1,8 +1,9 @@
+import type { ServerResponse } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Caller } from '@app/auth';
 import { JobsRepository, type JobRecord } from '@app/jobs';
-import { EXPORT_BATCH_SIZE, ResultsService } from '@app/results';
+import { EXPORT_BATCH_SIZE, ResultsRepository, ResultsService } from '@app/results';
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 import { startEmbedded, type RunningApp } from './embedded-app';
 import { http, waitFor } from './helpers';
@@ -36,7 +37,31 @@ describe('job results, embedded deployment', () => {
       }
     });
 
+    afterEach(() => jest.restoreAllMocks());
+
+    /** Watches the export from the server side (the app runs in this process): its response, and the rows it read from the store. */
+    function watchExport(): { response?: ServerResponse; pulled: number } {
+      const service = env.app.get(ResultsService);
+      const repository = env.app.get(ResultsRepository);
+      const send = service.send.bind(service);
+      const iterateOwn = repository.iterateOwn.bind(repository);
+      const watch: { response?: ServerResponse; pulled: number } = { pulled: 0 };
+      async function* counting<T>(rows: AsyncIterable<T>): AsyncIterable<T> {
+        for await (const row of rows) {
+          watch.pulled += 1;
+          yield row;
+        }
+      }
+      jest.spyOn(service, 'send').mockImplementation((response, body, headers) => {
+        watch.response = response;
+        return send(response, body, headers);
+      });
+      jest.spyOn(repository, 'iterateOwn').mockImplementation((...args) => counting(iterateOwn(...args)));
+      return watch;
+    }
+
     it(`exports ${COUNT} results (~${(COUNT * PAD) / 1e6} MB) as jsonl without holding them in memory`, async () => {
+      const server = watchExport();
       setFlagsFromString('--expose-gc');
       const gc = runInNewContext('gc') as () => void;
       gc();
@@ -68,10 +93,20 @@ describe('job results, embedded deployment', () => {
           lines++;
         }
         if (!sampled && lines >= 500) {
-          // Stop reading: the server is held back by backpressure. A buffering implementation would
-          // now hold all ~40 MB of results; a streaming one holds about one store batch.
+          // Stop reading until the server is provably held back by backpressure: its response waits
+          // for 'drain' and it read no further row from the store since the previous look. A buffering
+          // implementation would now hold all ~40 MB of results; a streaming one about one store batch.
           sampled = true;
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          let pulledBefore = -1;
+          await waitFor(
+            async () => {
+              const stalled = server.response?.writableNeedDrain === true && server.pulled === pulledBefore;
+              pulledBefore = server.pulled;
+              return stalled;
+            },
+            30_000,
+            100,
+          );
           gc();
           peakGrowth = process.memoryUsage().heapUsed - baseline;
         }
@@ -79,6 +114,7 @@ describe('job results, embedded deployment', () => {
       expect(lines).toBe(COUNT);
       expect(tail).toBe('');
       expect(bytes).toBeGreaterThan(COUNT * PAD);
+      expect(server.pulled).toBe(COUNT);
       // Loose bound: a few store batches (EXPORT_BATCH_SIZE rows of ~8 KB) and write buffers, far below the export's size.
       expect(EXPORT_BATCH_SIZE * PAD).toBeLessThan(4e6);
       expect(peakGrowth).toBeLessThan(16e6);

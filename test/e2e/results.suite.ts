@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import type { Caller } from '@app/auth';
 import { JobsRepository } from '@app/jobs';
 import { ResultsService } from '@app/results';
+import { startGates } from '../fixtures/gate';
 import type { RunningApp } from './embedded-app';
 import { http, readSse, waitFor } from './helpers';
 
@@ -235,7 +236,9 @@ export function resultsSuite(getEnv: () => RunningApp): void {
     });
 
     it('answers a signed absolute link to this API, valid for one hour', async () => {
+      const before = Math.floor(Date.now() / 1000);
       const res = await get(`/api/v1/jobs/${jobId}/download`);
+      const after = Math.floor(Date.now() / 1000);
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['download_url', 'expires_at', 'job_id']);
       expect(res.body.job_id).toBe(jobId);
@@ -243,10 +246,12 @@ export function resultsSuite(getEnv: () => RunningApp): void {
       const url = new URL(res.body.download_url);
       expect(url.searchParams.get('format')).toBe('json');
       expect(url.searchParams.get('sig')).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      const ttl = Date.parse(res.body.expires_at) - Date.now();
-      expect(ttl).toBeGreaterThan(3590_000);
-      expect(ttl).toBeLessThanOrEqual(3600_000);
-      expect(Number(url.searchParams.get('expires')) * 1000).toBe(Date.parse(res.body.expires_at));
+      // One hour from when the server signed it, which happened between `before` and `after` (the
+      // app shares this process's clock): bracketed, so a slow request cannot make it fail.
+      const expires = Number(url.searchParams.get('expires'));
+      expect(expires).toBeGreaterThanOrEqual(before + 3600);
+      expect(expires).toBeLessThanOrEqual(after + 3600);
+      expect(expires * 1000).toBe(Date.parse(res.body.expires_at));
     });
 
     it('serves the results file without a bearer key', async () => {
@@ -336,19 +341,24 @@ export function resultsSuite(getEnv: () => RunningApp): void {
     });
 
     it('answers 409 while the job runs, and results are readable meanwhile', async () => {
-      const created = await call('POST', '/api/v1/test-jobs', { key: admin, body: { steps: 200, step_ms: 50 } });
+      // The job records two pages, then holds before the third at a gate that stays closed: it is
+      // provably running (polling the gate) for as long as the test needs.
+      const gates = await startGates();
+      const created = await call('POST', '/api/v1/test-jobs', {
+        key: admin,
+        body: { steps: 3, step_ms: 0, hold_at: 2, gate_url: gates.urlOf('results-409') },
+      });
       const id = created.body.id as string;
       try {
-        const partial = await waitFor(async () => {
-          const res = await get(`/api/v1/jobs/${id}/results`);
-          return res.body.length >= 2 ? res : null;
-        });
-        expect(partial.body.length).toBeLessThan(200);
+        await waitFor(async () => gates.polls('results-409') > 0);
+        const partial = await get(`/api/v1/jobs/${id}/results`);
+        expect(partial.body).toHaveLength(2);
         const res = await get(`/api/v1/jobs/${id}/download`);
         expect(res.status).toBe(409);
         expect(res.body.type).toBe('/problems/conflict');
       } finally {
         await call('POST', `/api/v1/jobs/${id}/cancel`, { key: admin });
+        await gates.close();
       }
       expect((await get(`/api/v1/jobs/${id}/download`)).status).toBe(200); // cancelled is terminal
     });

@@ -26,25 +26,35 @@ async function provokePendingRetry(apiUrl: string, receiver: WebhookReceiver): P
     body: { steps: 0, step_ms: 0, webhook: { url: `${receiver.url}/toggle`, events: ['job.completed'] } },
   });
   expect(job.status).toBe(201);
-  await waitFor(async () => receiver.requests.some((r) => r.json.job_id === job.body.id && r.answered === 500), 20_000);
+  await waitFor(async () => receiver.requests.some((r) => r.json.job_id === job.body.id && r.answered === 500), 60_000);
   // The process now holds a pending retry once the failed attempt is recorded as `retrying`.
   await waitFor(async () => {
     const records = (await http(apiUrl, 'GET', `/api/v1/jobs/${job.body.id}/webhooks`, { key: KEY })).body.deliveries as Array<{
       status: string;
     }>;
     return records.some((d) => d.status === 'retrying');
-  }, 20_000);
+  }, 60_000);
   return job.body.id as string;
 }
 
 async function expectDeliveredOnce(apiUrl: string, receiver: WebhookReceiver, jobId: string): Promise<void> {
-  await waitFor(async () => receiver.ok('/toggle').some((r) => r.json.job_id === jobId), 30_000, 100);
-  await new Promise((r) => setTimeout(r, 2500)); // would a duplicate follow?
+  // Durable state instead of "wait and see whether a duplicate follows": every attempt is stored as
+  // a delivery record (as `pending`, before its request goes out), and an item is attempted only
+  // while undelivered, by the one pump holding its stream. Once the records show the success and no
+  // attempt in flight, nothing can be sent again.
+  const records = await waitFor(
+    async () => {
+      const deliveries = (await http(apiUrl, 'GET', `/api/v1/jobs/${jobId}/webhooks`, { key: KEY })).body.deliveries as Array<{
+        status: string;
+        attempt_number: number;
+      }>;
+      const settled = deliveries.some((d) => d.status === 'success') && !deliveries.some((d) => d.status === 'pending');
+      return settled ? deliveries : null;
+    },
+    60_000,
+    100,
+  );
   expect(receiver.ok('/toggle').filter((r) => r.json.job_id === jobId)).toHaveLength(1);
-  const records = (await http(apiUrl, 'GET', `/api/v1/jobs/${jobId}/webhooks`, { key: KEY })).body.deliveries as Array<{
-    status: string;
-    attempt_number: number;
-  }>;
   expect(records.filter((d) => d.status === 'success')).toHaveLength(1);
   expect(records[records.length - 1].status).toBe('success');
   expect(records[0]).toMatchObject({ status: 'retrying', attempt_number: 1 });

@@ -12,18 +12,21 @@ import {
   ModelClient,
   ModelRouter,
   ModelRunError,
+  pauseUnlessAborted,
   PriceTable,
+  type AttemptFunction,
   type LlmConfig,
   type ModelCall,
   type ModelPlanner,
   type ModelRequest,
   type ModelTarget,
+  type RetryPause,
   type RetryPolicy,
 } from '@app/llm';
 import { createLogger, Metrics } from '@app/observability';
 import type { JsonSchemaObject } from '@app/schema';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
-import { LogCapture } from '../e2e/helpers';
+import { LogCapture, waitFor } from '../e2e/helpers';
 
 const SCHEMA: JsonSchemaObject = {
   type: 'object',
@@ -76,7 +79,7 @@ describe('ModelRouter (local model server)', () => {
   let metrics: Metrics;
   let logs: LogCapture;
 
-  const makeRouter = (policy: Partial<RetryPolicy> = {}, over: { client?: ModelClient; feePercent?: number } = {}) =>
+  const makeRouter = (policy: Partial<RetryPolicy> = {}, over: { client?: ModelClient; feePercent?: number; pause?: RetryPause } = {}) =>
     new ModelRouter(
       {} as ModelPlanner,
       over.client ?? client,
@@ -85,7 +88,17 @@ describe('ModelRouter (local model server)', () => {
       { llmRetries: 2, feePercent: over.feePercent ?? 10 } as LlmConfig,
       createLogger({ level: 'debug', destination: logs }),
       { baseDelayMs: 5, maxDelayMs: 2_000, ...policy },
+      over.pause,
     );
+  /** A pause that records the wait the router asks for and returns at once. */
+  const recordingPause = () => {
+    const requested: number[] = [];
+    const pause: RetryPause = async (ms) => {
+      requested.push(ms);
+      return true;
+    };
+    return { requested, pause };
+  };
   const openai = (model: string, over: Partial<ModelTarget> = {}): ModelTarget => ({
     provider: 'openai',
     model,
@@ -191,23 +204,34 @@ describe('ModelRouter (local model server)', () => {
     });
 
     it('429 retries after Retry-After (1 s)', async () => {
-      const started = Date.now();
-      const result = await makeRouter({ retries: 1 }).run([openai('fail-429'), anthropic()], parseAttempt);
+      const { requested, pause } = recordingPause();
+      const result = await makeRouter({ retries: 1 }, { pause }).run([openai('fail-429'), anthropic()], parseAttempt);
       expect(result.attempts.map((a) => a.outcome)).toEqual(['llm_rate_limit', 'llm_rate_limit', 'success']);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+      // The backoff alone would be a few ms (baseDelayMs 5): the one pause is the provider's Retry-After.
+      expect(requested).toEqual([1_000]);
     });
 
     it('a Retry-After beyond the cap moves on at once instead of waiting', async () => {
-      const started = Date.now();
-      const result = await makeRouter({ retries: 3, maxDelayMs: 500 }).run([anthropic('fail-429'), openai('gpt-4o-mini')], parseAttempt);
+      const { requested, pause } = recordingPause();
+      const result = await makeRouter({ retries: 3, maxDelayMs: 500 }, { pause }).run(
+        [anthropic('fail-429'), openai('gpt-4o-mini')],
+        parseAttempt,
+      );
       expect(result.attempts.map((a) => a.outcome)).toEqual(['llm_rate_limit', 'success']);
-      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(requested).toEqual([]);
     });
 
     it('llm_timeout: retried, then the next entry', async () => {
-      const result = await makeRouter({ retries: 1 }).run([openai('slow-2000'), anthropic()], parseAttempt, { timeoutMs: 200 });
+      // The run's deadline ends the slow entry's calls (the server would answer in ten minutes); the
+      // healthy entry's call sets a generous deadline of its own, so a busy machine cannot fail it.
+      const attempt: AttemptFunction<unknown> = (target, call) =>
+        parseAttempt(target, target.model.startsWith('slow-') ? call : (request) => call({ ...request, timeoutMs: 30_000 }));
+      const result = await makeRouter({ retries: 1 }).run([openai('slow-600000'), anthropic()], attempt, { timeoutMs: 1_000 });
       expect(result.attempts.map((a) => a.outcome)).toEqual(['llm_timeout', 'llm_timeout', 'success']);
-      expect(result.attempts[0].duration_ms).toBeLessThan(1_500);
+      expect(modelsCalled()).toEqual(['slow-600000', 'slow-600000', 'claude-haiku-4-5']);
+      // Each timed-out call dropped its connection: the server saw both requests go away unanswered.
+      await waitFor(async () => server.requests.slice(0, 2).every((r) => r.aborted));
+      expect(server.requests.slice(0, 2).map((r) => r.status)).toEqual([null, null]);
     });
 
     it('llm_truncation moves to the next entry without retry, and its tokens are billed', async () => {
@@ -278,22 +302,44 @@ describe('ModelRouter (local model server)', () => {
   describe('cancellation', () => {
     it('aborting the run cancels the current call and tries nothing more', async () => {
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 200);
-      const started = Date.now();
-      const error = await runFailure(makeRouter().run([openai('slow-3000'), anthropic()], parseAttempt, { signal: controller.signal }));
+      const running = runFailure(makeRouter().run([openai('slow-600000'), anthropic()], parseAttempt, { signal: controller.signal }));
+      // Abort once the call is provably in flight: the server holds it (for ten minutes).
+      await waitFor(async () => server.requests.length === 1);
+      controller.abort();
+      const error = await running;
       expect(error.category).toBe('cancelled');
-      expect(Date.now() - started).toBeLessThan(2_000);
-      expect(modelsCalled()).toEqual(['slow-3000']);
+      expect(modelsCalled()).toEqual(['slow-600000']);
+      await waitFor(async () => server.requests[0].aborted);
+      expect(server.requests[0].status).toBeNull();
     });
 
     it('aborting during a backoff pause stops the run', async () => {
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 300);
-      const error = await runFailure(
-        makeRouter({ retries: 3 }).run([openai('fail-429'), anthropic()], parseAttempt, { signal: controller.signal }),
+      const requested: number[] = [];
+      let pausing!: () => void;
+      const paused = new Promise<void>((resolve) => (pausing = resolve));
+      // The real pause, minutes long: only the abort can end it within the test timeout.
+      const pause: RetryPause = (ms, signal) => {
+        requested.push(ms);
+        pausing();
+        return pauseUnlessAborted(ms, signal);
+      };
+      const running = runFailure(
+        makeRouter({ retries: 3, baseDelayMs: 600_000, maxDelayMs: 600_000 }, { pause }).run(
+          [openai('fail-429'), anthropic()],
+          parseAttempt,
+          {
+            signal: controller.signal,
+          },
+        ),
       );
+      await paused;
+      controller.abort();
+      const error = await running;
       expect(error.category).toBe('cancelled');
       expect(modelsCalled()).toEqual(['fail-429']);
+      expect(requested).toHaveLength(1);
+      expect(requested[0]).toBeGreaterThanOrEqual(300_000);
     });
   });
 

@@ -2,18 +2,34 @@ import { PassThrough, Readable } from 'node:stream';
 import { readLines } from './jsonl-lines';
 import { OrderedWriter } from './ordered-writer';
 
-const delay = <T>(ms: number, value: T) => new Promise<T>((r) => setTimeout(() => r(value), ms));
+/** A result the test settles when it chooses. */
+function deferred(): { promise: Promise<string>; resolve: (value: string) => void } {
+  let resolve!: (value: string) => void;
+  const promise = new Promise<string>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** One turn of the event loop: every promise reaction already queued has run afterwards. */
+const turn = () => new Promise<void>((r) => setImmediate(r));
 
 describe('OrderedWriter', () => {
   it('writes results in submission order even when they finish out of order', async () => {
     const out = new PassThrough();
     let text = '';
     out.on('data', (d: Buffer) => (text += d.toString()));
-    const writer = new OrderedWriter(out, 3);
-    await writer.submit(delay(30, 'first'));
-    await writer.submit(delay(1, 'second'));
-    await writer.submit(delay(10, 'third'));
-    await writer.submit(delay(1, 'fourth'));
+    const writer = new OrderedWriter(out, 5);
+    const results = ['first', 'second', 'third', 'fourth'].map(() => deferred());
+    for (const result of results) await writer.submit(result.promise);
+    // Settled in the order 2, 4, 3, 1: the last submitted but one finishes first.
+    for (const [i, value] of [
+      [1, 'second'],
+      [3, 'fourth'],
+      [2, 'third'],
+      [0, 'first'],
+    ] as const) {
+      results[i].resolve(value);
+      await turn();
+    }
     await writer.flush();
     expect(text).toBe('first\nsecond\nthird\nfourth\n');
   });
@@ -27,7 +43,8 @@ describe('OrderedWriter', () => {
     await writer.submit(blocked);
     let secondAccepted = false;
     const second = writer.submit(Promise.resolve('b')).then(() => (secondAccepted = true));
-    await delay(20, null);
+    // 'b' is already settled, so an accepting writer would have resolved `second` within this turn.
+    await turn();
     expect(secondAccepted).toBe(false);
     release('a');
     await second;

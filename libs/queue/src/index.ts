@@ -1,4 +1,4 @@
 export * from './queue.port';
-export { backoffDelayMs } from './queue-helpers';
+export { backoffDelayMs, type RetryDelay } from './queue-helpers';
 export { BullQueueAdapter, type BullQueueAdapterOptions } from './bull/bull-queue.adapter';
 export { StoreQueueAdapter, QUEUE_MESSAGES, type StoreQueueAdapterOptions, type QueueMessageDoc } from './store/store-queue.adapter';

@@ -1,5 +1,8 @@
 import { PermanentError, HandBackError } from './queue.port';
 
+/** How long a message waits after failed delivery `attempt` (adapters take one as `retryDelay`; default backoffDelayMs). */
+export type RetryDelay = (attempt: number, backoff: { delayMs: number; maxDelayMs?: number }) => number;
+
 /** Port rule: `delayMs * 2^(attempt-1)`, capped at maxDelayMs. `attempt` is the delivery that just failed. */
 export function backoffDelayMs(attempt: number, backoff: { delayMs: number; maxDelayMs?: number }): number {
   const delay = backoff.delayMs * 2 ** Math.max(0, attempt - 1);

@@ -35,10 +35,10 @@ describe('compileValidator', () => {
   });
 
   it('runs patterns on RE2: a classic ReDoS pattern stays linear', () => {
-    const started = performance.now();
+    // A backtracking engine needs ~2^n steps for ^(a+)+$ against n a's and a mismatch at the end: with
+    // n = 50 000 it would not finish within the test timeout, so getting the answer at all proves RE2.
     const result = compileValidator(jsonSchema)({ title: 'x', code: `${'a'.repeat(50_000)}!` });
     expect(result.errors).toEqual([{ path: '$.code', message: 'must match pattern "^(a+)+$"' }]);
-    expect(performance.now() - started).toBeLessThan(500);
   });
 
   it('keeps different patterns apart (ajv keys patterns by toString)', () => {

@@ -145,13 +145,13 @@ describe('parseSchema: JSON Schema subset', () => {
       ]);
     });
 
-    it('stops an exponential $ref expansion at the field cap, quickly', () => {
+    it('stops an exponential $ref expansion at the field cap', () => {
+      // Fully expanded, l30 has 2^31 fields: an expansion that did not stop at the cap would neither
+      // fit in memory nor finish within the test timeout, so the cap error itself proves the early stop.
       const $defs: Record<string, unknown> = { l0: { type: 'object', properties: { x: { type: 'string' } } } };
       for (let i = 1; i <= 30; i++)
         $defs[`l${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/l${i - 1}` }, b: { $ref: `#/$defs/l${i - 1}` } } };
-      const started = performance.now();
       const errors = schemaErrors(() => parseSchema({ type: 'object', properties: { root: { $ref: '#/$defs/l30' } }, $defs }));
-      expect(performance.now() - started).toBeLessThan(200);
       expect(errors[0].message).toBe('schema has more than 1000 fields');
     });
   });

@@ -231,16 +231,16 @@ describe('parseSchema: roots, names and limits', () => {
     expect(Object.getPrototypeOf(jsonSchema.properties)).toBe(Object.prototype);
   });
 
-  it('rejects a depth bomb (value and text) quickly', () => {
+  it('rejects a depth bomb (value and text)', () => {
+    // Deep enough that unbounded recursion overflows the stack (a RangeError, not this error) and
+    // that work quadratic in the depth would not finish within the test timeout.
     let deep: Record<string, unknown> = { leaf: 'string' };
     for (let i = 0; i < 100_000; i++) deep = { a: deep };
-    const started = performance.now();
     expect(schemaErrors(() => parseSchema(deep))[0].message).toBe('schema is nested deeper than 32 levels');
     const text = `${'{"a":'.repeat(40_000)}"string"${'}'.repeat(40_000)}`;
     expect(schemaErrors(() => parseSchema(text))[0].message).toBe('schema is nested deeper than 32 levels');
     const yaml = `${'['.repeat(120_000)}${']'.repeat(120_000)}`;
     expect(schemaErrors(() => parseSchema(yaml))[0].message).toMatch(/nested deeper than 32 levels/);
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   it('accepts 32 levels and rejects 33', () => {

@@ -15,7 +15,7 @@ describe('parseSchema: schema given as text', () => {
     expect(jsonSchema.properties?.shipping).toEqual(jsonSchema.properties?.billing);
   });
 
-  it('rejects a billion-laughs alias bomb within milliseconds', () => {
+  it('rejects a billion-laughs alias bomb', () => {
     const bomb = [
       'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
       ...'bcdefghi'.split('').map((name, i) => {
@@ -23,9 +23,9 @@ describe('parseSchema: schema given as text', () => {
         return `${name}: &${name} [${Array(9).fill(`*${previous}`).join(',')}]`;
       }),
     ].join('\n');
-    const started = performance.now();
+    // Expanded, the bomb is 9^9 (~387 million) strings: a parser that expanded it before counting
+    // aliases would run out of memory or past the test timeout instead of returning this error.
     const errors = schemaErrors(() => parseSchema(bomb));
-    expect(performance.now() - started).toBeLessThan(200);
     expect(errors).toEqual([{ location: 'body.schema', message: expect.stringContaining('YAML aliases expand too much') }]);
   });
 
@@ -70,9 +70,11 @@ describe('parseSchema: schema given as text', () => {
   it('rejects a huge document before parsing it', () => {
     const huge = `{${Array.from({ length: 20_000 }, (_, i) => `"field_${i}": "string"`).join(',')}}`;
     expect(huge.length).toBeGreaterThan(256 * 1024);
-    const started = performance.now();
-    expect(schemaErrors(() => parseSchema(huge))).toEqual([{ location: 'body.schema', message: 'schema text is larger than 256 KiB' }]);
-    expect(performance.now() - started).toBeLessThan(50);
+    const tooLarge = [{ location: 'body.schema', message: 'schema text is larger than 256 KiB' }];
+    expect(schemaErrors(() => parseSchema(huge))).toEqual(tooLarge);
+    // Not parsed at all: the same text cut short is invalid JSON and YAML, yet the size is the only
+    // error (a parser that ran first would report the syntax error).
+    expect(schemaErrors(() => parseSchema(huge.slice(0, -1)))).toEqual(tooLarge);
   });
 
   it('rejects YAML numbers that are not JSON numbers', () => {

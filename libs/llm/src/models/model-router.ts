@@ -14,6 +14,11 @@ import type { AttemptRecord, LlmConfigInput, ModelCall, ModelRequest, ModelTarge
 
 /** Overrides of the backoff (tests); retries default to GLEANER_LLM_RETRIES. */
 export const MODEL_RETRY_POLICY = Symbol('MODEL_RETRY_POLICY');
+/** Overrides how the router waits between retries (tests); the default is a real timer. */
+export const MODEL_RETRY_PAUSE = Symbol('MODEL_RETRY_PAUSE');
+
+/** Waits `ms` before a retry; resolves false when the signal fired first (the run is cancelled). */
+export type RetryPause = (ms: number, signal?: AbortSignal) => Promise<boolean>;
 
 export interface RunOptions {
   /** Cancels the run (job cancelled): the current call is aborted and no further attempt starts. */
@@ -37,6 +42,7 @@ export type AttemptFunction<T> = (target: ModelTarget, call: ModelCall) => Promi
 @Injectable()
 export class ModelRouter {
   private readonly policy: RetryPolicy;
+  private readonly pause: RetryPause;
 
   constructor(
     private readonly planner: ModelPlanner,
@@ -46,8 +52,10 @@ export class ModelRouter {
     @Inject(APP_CONFIG) private readonly config: LlmConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Optional() @Inject(MODEL_RETRY_POLICY) policy?: Partial<RetryPolicy>,
+    @Optional() @Inject(MODEL_RETRY_PAUSE) pause?: RetryPause,
   ) {
     this.policy = { retries: config.llmRetries, ...DEFAULT_BACKOFF, ...policy };
+    this.pause = pause ?? pauseUnlessAborted;
   }
 
   /** The ordered targets for a caller (see ModelPlanner). Throws no_models (422) when there is none. */
@@ -130,7 +138,7 @@ export class ModelRouter {
         if (action === 'retry') {
           const delay = backoffDelayMs(retry, appError.retryAfterSeconds, this.policy);
           if (delay === null) break;
-          if (!(await pause(delay, options.signal))) throw new ModelRunError(cancelled(), summary(target));
+          if (!(await this.pause(delay, options.signal))) throw new ModelRunError(cancelled(), summary(target));
           continue;
         }
         if (action === 'skip-key') skipped.add(keyIdentity(target));
@@ -174,8 +182,8 @@ export class ModelRouter {
 const keyIdentity = (t: ModelTarget) => `key\n${t.provider}\n${t.source}\n${t.apiKey ?? ''}\n${t.baseUrl ?? ''}`;
 const endpointIdentity = (t: ModelTarget) => `endpoint\n${t.provider}\n${t.baseUrl ?? ''}\n${t.trustedEndpoint === true}`;
 
-/** Waits `ms`; false when the signal fired first. */
-function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
+/** The real RetryPause: waits `ms`; false when the signal fired first. */
+export function pauseUnlessAborted(ms: number, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const done = (result: boolean) => {

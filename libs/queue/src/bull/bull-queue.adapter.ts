@@ -9,7 +9,7 @@ import {
   type QueueMessage,
   type QueuePort,
 } from '../queue.port';
-import { backoffDelayMs, isHandBack, isPermanent, waitForHandlers, toError } from '../queue-helpers';
+import { backoffDelayMs, isHandBack, isPermanent, waitForHandlers, toError, type RetryDelay } from '../queue-helpers';
 
 export interface BullQueueAdapterOptions {
   redisUrl: string;
@@ -28,6 +28,8 @@ export interface BullQueueAdapterOptions {
   keepFailed?: number;
   /** Redis/Bull errors that have no caller to reject (default: ignored). */
   onError?: (error: Error, queue: string) => void;
+  /** The wait before a retry (default: the port rule, backoffDelayMs); tests wrap it to see the waits asked for. */
+  retryDelay?: RetryDelay;
 }
 
 const BACKOFF_TYPE = 'gleaner';
@@ -61,6 +63,7 @@ export class BullQueueAdapter implements QueuePort {
   private readonly prefix: string;
   private readonly stalledAfterMs: number;
   private readonly stalledCheckMs: number;
+  private readonly retryDelay: RetryDelay;
   private client?: Redis;
   private subscriber?: Redis;
   private stopping?: Promise<void>;
@@ -71,6 +74,7 @@ export class BullQueueAdapter implements QueuePort {
     this.prefix = options.prefix ?? 'gleaner';
     this.stalledAfterMs = options.stalledAfterMs ?? 30_000;
     this.stalledCheckMs = options.stalledCheckMs ?? this.stalledAfterMs;
+    this.retryDelay = options.retryDelay ?? backoffDelayMs;
   }
 
   async enqueue<P>(queueName: string, name: string, payload: P, options: EnqueueOptions = {}): Promise<string> {
@@ -214,7 +218,7 @@ export class BullQueueAdapter implements QueuePort {
         retryProcessDelay: 500,
         backoffStrategies: {
           [BACKOFF_TYPE]: (attemptsMade: number, err: Error, options?: { delayMs: number; maxDelayMs?: number }) =>
-            err instanceof HandedBack ? 0 : backoffDelayMs(attemptsMade, options ?? DEFAULT_BACKOFF),
+            err instanceof HandedBack ? 0 : this.retryDelay(attemptsMade, options ?? DEFAULT_BACKOFF),
         },
       },
     });

@@ -9,7 +9,7 @@ import {
   type QueueMessage,
   type QueuePort,
 } from '../queue.port';
-import { backoffDelayMs, isHandBack, isPermanent, waitForHandlers, toError } from '../queue-helpers';
+import { backoffDelayMs, isHandBack, isPermanent, waitForHandlers, toError, type RetryDelay } from '../queue-helpers';
 
 export interface StoreQueueAdapterOptions {
   store: DocumentStore;
@@ -22,6 +22,8 @@ export interface StoreQueueAdapterOptions {
   abortGraceMs?: number;
   /** Store errors that have no caller to reject (default: ignored; the loop retries). */
   onError?: (error: Error, queue: string) => void;
+  /** The wait before a retry (default: the port rule, backoffDelayMs); tests wrap it to see the waits asked for. */
+  retryDelay?: RetryDelay;
 }
 
 type Status = 'waiting' | 'active' | 'failed';
@@ -85,6 +87,7 @@ export class StoreQueueAdapter implements QueuePort {
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly workerId: string;
+  private readonly retryDelay: RetryDelay;
   private readonly waker: EventEmitter;
   private collectionPromise?: Promise<Collection<QueueMessageDoc>>;
   private readonly consumers = new Map<string, Promise<void>>();
@@ -98,6 +101,7 @@ export class StoreQueueAdapter implements QueuePort {
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.workerId = options.workerId ?? newId();
+    this.retryDelay = options.retryDelay ?? backoffDelayMs;
     this.waker = wakerFor(this.store);
   }
 
@@ -315,7 +319,7 @@ export class StoreQueueAdapter implements QueuePort {
     if (isPermanent(failure)) return this.finish(doc, { status: 'failed', error: failure });
     if (isHandBack(failure) || aborted) return this.release(doc, { handBack: true });
     if (doc.attempt >= doc.max_attempts) return this.finish(doc, { status: 'failed', error: failure });
-    const delay = backoffDelayMs(doc.attempt, { delayMs: doc.backoff_ms, maxDelayMs: doc.backoff_max_ms ?? undefined });
+    const delay = this.retryDelay(doc.attempt, { delayMs: doc.backoff_ms, maxDelayMs: doc.backoff_max_ms ?? undefined });
     return this.release(doc, { delayMs: delay, error: failure });
   }
 
