@@ -16,6 +16,8 @@ import { UsersController } from './controllers/users.controller';
 import { ProblemFilter } from './problem.filter';
 import { ExtractionModule } from '@app/extraction';
 import { IntakeModule } from '@app/intake';
+import { CrawlModule } from '@app/crawl';
+import { CrawlController, CrawlMapController } from './controllers/crawl.controller';
 import { ExtractionController } from './controllers/extraction.controller';
 import { SavedSchemasModule } from '@app/saved-schemas';
 import { SitesModule } from '@app/sites';
@@ -47,6 +49,8 @@ export class ApiModule {
       ResultsController,
       DownloadsController, // results controllers
       ExtractionController, // extraction controllers
+      CrawlController,
+      CrawlMapController,
     ];
     if (config.enableTestJobs) controllers.push(TestJobsController);
     return {
@@ -63,6 +67,7 @@ export class ApiModule {
         ResultsModule, // results modules
         IntakeModule,
         ExtractionModule, // extraction modules
+        CrawlModule,
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })] : []),
       ],

@@ -82,6 +82,7 @@ export const envSchema = z.object({
   GLEANER_RATE_LIMIT_BACKOFF_BASE_MS: int(2_000, 10, 600_000),
   GLEANER_RATE_LIMIT_BACKOFF_MAX_MS: int(300_000, 100, 3_600_000),
   GLEANER_HOST_MAX_STALL_MS: int(900_000, 1_000, 86_400_000),
+  GLEANER_ROBOTS_RETRY_MS: int(60_000, 100, 3_600_000),
   GLEANER_ROBOTS_USER_AGENT: z
     .string()
     .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'must be a robots.txt product token (letters, digits, - and _)')

@@ -20,6 +20,8 @@ export const ERROR_CATEGORIES = [
   'llm_invalid_output',
   'budget_exceeded',
   'cancelled',
+  /** A crawl page that made its worker die three times. */
+  'worker_crash',
   'internal',
 ] as const;
 

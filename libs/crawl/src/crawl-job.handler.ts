@@ -1,15 +1,116 @@
-import { Injectable } from '@nestjs/common';
-import { AppError } from '@app/core';
-import type { JobContext, JobHandler } from '@app/jobs';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Configuration, LocalEventManager } from '@crawlee/core';
+import { Counter } from 'prom-client';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { newId, nowIso } from '@app/core';
+import { EVENT_BUS, type EventBusPort } from '@app/events';
+import { JobsRepository, JobsService, type JobContext, type JobHandler, type JobRecord } from '@app/jobs';
+import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
+import { PageLoaderService } from '@app/pages';
+import { POLITENESS, type PolitenessPort } from '@app/politeness';
+import { QUEUE, type QueuePort } from '@app/queue';
+import { ResultsService } from '@app/results';
+import { CrawlActor, type CrawlActorDeps } from './crawl-actor';
 import { parseCrawlInput, type CrawlJobInput } from './crawl-input';
+import { CrawlRepository } from './crawl.repository';
 
-/** Runs a `crawl` job: the crawl actor owns the crawl while this handler runs. */
+/**
+ * Runs a `crawl` job: a crawl actor owns the crawl while this handler runs (see CrawlActor). One
+ * Crawlee event manager serves every crawl of the process (Crawlee would start one per crawler).
+ */
 @Injectable()
-export class CrawlJobHandler implements JobHandler<CrawlJobInput> {
+export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnModuleDestroy {
   readonly type = 'crawl';
   readonly parseInput = parseCrawlInput;
+  /** This process, as an owner of crawls. */
+  readonly workerId = `crawler-${newId()}`;
+  private events?: Promise<LocalEventManager>;
+  private readonly takeovers: Counter;
+  private readonly commits: Counter<'status'>;
 
-  run(_context: JobContext<CrawlJobInput>): Promise<void> {
-    return Promise.reject(new AppError('internal-error', 'crawl engine not wired yet', { category: 'internal', retryable: false }));
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+    @Inject(QUEUE) private readonly queue: QueuePort,
+    @Inject(EVENT_BUS) private readonly bus: EventBusPort,
+    @Inject(POLITENESS) private readonly politeness: PolitenessPort,
+    @Inject(METRICS) metrics: Metrics,
+    private readonly repository: CrawlRepository,
+    private readonly jobsRepository: JobsRepository,
+    private readonly jobs: JobsService,
+    private readonly results: ResultsService,
+    private readonly loader: PageLoaderService,
+  ) {
+    this.takeovers = metrics.once(
+      'gleaner_crawl_takeovers_total',
+      () =>
+        new Counter({
+          name: 'gleaner_crawl_takeovers_total',
+          help: 'Crawls this process took over from another owner (a dead or stalled worker, a shutdown hand-back).',
+          registers: [metrics.registry],
+        }),
+    );
+    this.commits = metrics.once(
+      'gleaner_crawl_pages_total',
+      () =>
+        new Counter({
+          name: 'gleaner_crawl_pages_total',
+          help: 'Crawl pages settled by the crawl owners of this process, by new status (completed, failed, skipped, pending = requeued).',
+          labelNames: ['status'],
+          registers: [metrics.registry],
+        }),
+    );
+  }
+
+  async run(context: JobContext<CrawlJobInput>): Promise<void> {
+    const deps: CrawlActorDeps = {
+      workerId: this.workerId,
+      config: this.config,
+      logger: this.logger,
+      repository: this.repository,
+      jobsRepository: this.jobsRepository,
+      jobs: this.jobs,
+      results: this.results,
+      queue: this.queue,
+      bus: this.bus,
+      politeness: this.politeness,
+      staticFetcher: this.loader.fetcher.staticFetcher,
+      events: await this.eventManager(),
+      metrics: { takeovers: this.takeovers, commits: this.commits },
+    };
+    await new CrawlActor(deps, context).run();
+  }
+
+  /**
+   * A crawl that ended while no owner ran it (cancelled after its owner died): its leftover pending and
+   * running entries are closed, once, when its message comes back.
+   */
+  async onTerminal(job: JobRecord): Promise<void> {
+    const state = await this.repository.state(job._id);
+    if (!state || state.finalized) return;
+    const owned = await this.repository.acquire(job._id, this.workerId, this.config.crawlLeaseMs);
+    if (!owned) return; // a live owner is closing it
+    await this.repository.closeAll(job._id, ['pending', 'running'], {
+      error_category: 'cancelled',
+      error_message: `Not crawled: the crawl ended (${job.status}).`,
+      completed_at: nowIso(),
+      event_done: true,
+    });
+    await this.repository.markFinalized(job._id);
+    await this.repository.dropOutcomes(job._id);
+    await this.repository.release(job._id, owned.epoch + 1);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.events) await (await this.events).close().catch(() => undefined);
+  }
+
+  private eventManager(): Promise<LocalEventManager> {
+    this.events ??= (async () => {
+      const manager = new LocalEventManager(new Configuration({ systemInfoV2: true, persistStorage: false }));
+      await manager.init();
+      return manager;
+    })();
+    return this.events;
   }
 }

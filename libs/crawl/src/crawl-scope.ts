@@ -29,8 +29,11 @@ export class CrawlScope {
     this.exclude = options.exclude_patterns.map((p) => RE2JS.compile(p));
   }
 
-  /** Null when the link is not a web URL at all (mailto:, javascript:, garbage): not recorded. */
-  decide(rawUrl: string, depth: number, base?: string): ScopeDecision | null {
+  /**
+   * Null when the link is not a web URL at all (mailto:, javascript:, garbage): not recorded.
+   * Sitemap URLs (`fromSitemap`) are not links: follow_pattern does not apply to them, the rest does.
+   */
+  decide(rawUrl: string, depth: number, base?: string, fromSitemap = false): ScopeDecision | null {
     const target = canonicalize(rawUrl, base);
     if (!target) return null;
     if (depth > this.options.max_depth) {
@@ -44,7 +47,7 @@ export class CrawlScope {
     if (this.include.length > 0 && !this.include.some((re) => re.matcher(target.url).find())) {
       return { admit: false, target, reason: 'filtered', why: 'matches no include_patterns entry' };
     }
-    if (this.follow && !this.follow.matcher(target.url).find()) {
+    if (this.follow && !fromSitemap && !this.follow.matcher(target.url).find()) {
       return { admit: false, target, reason: 'filtered', why: 'does not match follow_pattern' };
     }
     return { admit: true, target };

@@ -76,14 +76,15 @@ export class CrawlRepository implements OnModuleInit {
   }
 
   /**
-   * Takes ownership when the lease is free or expired (or already ours), with a new epoch. Null when
-   * another live owner holds it.
+   * Takes ownership when the lease is free or expired (or already ours), with a new epoch. Returns the
+   * state as it was before (its `epoch` + 1 is the new owner's epoch, its `owner` the previous one);
+   * null when another live owner holds it.
    */
   async acquire(jobId: string, worker: string, leaseMs: number, nowMs = Date.now()): Promise<CrawlStateRecord | null> {
     const update: Update = { $inc: { epoch: 1 }, $set: { owner: worker, lease_until: iso(nowMs + leaseMs), updated_at: iso(nowMs) } };
     return (
-      (await this.states.findOneAndUpdate({ _id: jobId, lease_until: { $lt: iso(nowMs) } }, update)) ??
-      (await this.states.findOneAndUpdate({ _id: jobId, owner: worker }, update))
+      (await this.states.findOneAndUpdate({ _id: jobId, lease_until: { $lt: iso(nowMs) } }, update, { returnDocument: 'before' })) ??
+      (await this.states.findOneAndUpdate({ _id: jobId, owner: worker }, update, { returnDocument: 'before' }))
     );
   }
 
@@ -175,6 +176,11 @@ export class CrawlRepository implements OnModuleInit {
   /** pending → skipped (a pending entry the crawl will not fetch: duplicate of a redirect target, robots). */
   skipPending(id: string, set: Partial<CrawlEntry>): Promise<CrawlEntry | null> {
     return this.entries.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: { ...set, status: 'skipped' } });
+  }
+
+  /** Changes why a skipped entry was skipped (a URL recorded as too deep, then fetched as a redirect target). */
+  relabelSkipped(id: string, set: Partial<CrawlEntry>): Promise<CrawlEntry | null> {
+    return this.entries.findOneAndUpdate({ _id: id, status: 'skipped' }, { $set: set });
   }
 
   /** Closes every entry of these statuses (end of a crawl, cancel): returns how many. */

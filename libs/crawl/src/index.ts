@@ -5,3 +5,6 @@ export * from './crawl.types';
 export * from './crawl.repository';
 export * from './crawl-job.handler';
 export * from './crawl.module';
+export * from './crawl-requests.service';
+export * from './crawl-map.service';
+export * from './dto/crawl-request.dto';

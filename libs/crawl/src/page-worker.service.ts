@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { ExtractionFailure, ExtractionService, captureRecorder } from '@app/extraction';
-import type { FetchResult } from '@app/fetch';
+import { RedirectStopped, type FetchResult } from '@app/fetch';
 import { llmConfigFor } from '@app/intake';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
 import type { ModelTarget } from '@app/llm';
@@ -44,7 +44,7 @@ interface JobContextCache {
 }
 
 /** Job records and their parsed input are re-read this often by a page worker (cancellation also comes by bus). */
-const JOB_CACHE_MS = 2000;
+const JOB_CACHE_MS = 500;
 const PLAN_CACHE_MS = 30_000;
 
 /**
@@ -179,9 +179,19 @@ export class PageWorkerService implements OnApplicationBootstrap {
         signal,
         linkSelector: options.follow_selector ?? undefined,
         beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
+        beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
       });
     } catch (error) {
       if (error instanceof StopAfterFetch) return error.outcome;
+      if (error instanceof RedirectStopped) {
+        const verdict = await this.redirectVerdict(task, context, error.next);
+        return {
+          kind: 'skipped',
+          reason: verdict?.reason ?? 'filtered',
+          why: `redirected to ${error.next}, ${error.reason}`,
+          final_url: error.next,
+        };
+      }
       return this.fetchFailure(host, error);
     } finally {
       await this.politeness.release(host, acquired.token).catch(() => undefined);
@@ -261,26 +271,37 @@ export class PageWorkerService implements OnApplicationBootstrap {
    * a URL this crawl already fetched, ends the page here.
    */
   private async checkFinalUrl(task: PageTaskPayload, context: JobContextCache, fetched: FetchResult): Promise<void> {
-    const final = canonicalize(fetched.url);
-    const requested = canonicalize(task.url);
-    if (!final || !requested || final.key === requested.key) return;
-    const outside = context.scope.outsideDomain(final);
-    if (outside)
+    const verdict = await this.redirectVerdict(task, context, fetched.url);
+    if (verdict) {
       throw new StopAfterFetch({
         kind: 'skipped',
-        reason: 'filtered',
-        why: `redirected to ${final.url}, ${outside}`,
-        final_url: final.url,
-      });
-    const known = await this.repository.entry(`${task.job_id}:${final.key}`);
-    if (known && (known.status === 'completed' || known.status === 'running' || known.status === 'failed')) {
-      throw new StopAfterFetch({
-        kind: 'skipped',
-        reason: 'duplicate',
-        why: `redirected to ${final.url}, which this crawl fetches on its own`,
-        final_url: final.url,
+        reason: verdict.reason,
+        why: `redirected to ${fetched.url}, ${verdict.why}`,
+        final_url: fetched.url,
       });
     }
+  }
+
+  /**
+   * Whether a redirect target is one this page should not go to: off the crawl's domain
+   * (same_domain_only), or a URL this crawl fetches on its own. Asked before each hop is followed (so
+   * no request goes there) and once more for the final URL (browser rendering follows redirects itself).
+   */
+  private async redirectVerdict(
+    task: PageTaskPayload,
+    context: JobContextCache,
+    next: string,
+  ): Promise<{ reason: 'filtered' | 'duplicate'; why: string } | null> {
+    const target = canonicalize(next);
+    const requested = canonicalize(task.url);
+    if (!target || !requested || target.key === requested.key) return null;
+    const outside = context.scope.outsideDomain(target);
+    if (outside) return { reason: 'filtered', why: outside };
+    const known = await this.repository.entry(`${task.job_id}:${target.key}`);
+    if (known && (known.status === 'completed' || known.status === 'running' || known.status === 'failed')) {
+      return { reason: 'duplicate', why: 'which this crawl fetches on its own' };
+    }
+    return null;
   }
 
   private async fetchFailure(host: string, error: unknown): Promise<PageOutcome> {

@@ -32,6 +32,25 @@ export interface FetchOptions {
   /** Extra request headers (static) / extra HTTP headers (dynamic). */
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Static only: a gzip body (sitemap.xml.gz, served gzipped without Content-Encoding) is decompressed (within maxBytes) and read as text. */
+  acceptGzip?: boolean;
+  /**
+   * Static only: asked before each redirect hop is followed, with the absolute next URL. Returning a
+   * reason stops the fetch there with a `RedirectStopped` error (a crawl's off-site or already-fetched
+   * target), before any request goes to that URL.
+   */
+  beforeRedirect?: (next: string) => Promise<string | null> | string | null;
+}
+
+/** A redirect a caller chose not to follow (see FetchOptions.beforeRedirect). */
+export class RedirectStopped extends Error {
+  constructor(
+    readonly reason: string,
+    readonly next: string,
+  ) {
+    super(`redirect to ${next} not followed: ${reason}`);
+    this.name = 'RedirectStopped';
+  }
 }
 
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;

@@ -50,6 +50,20 @@ export class RobotsCache {
     return rules.robot.isAllowed(url, this.userAgent) ?? true;
   }
 
+  /**
+   * The verdict for a crawl: `allowed`, `disallowed` by the rules, or `unavailable` for now (robots.txt
+   * answered 5xx or 429, or was unreachable: treated as "disallow all" until `retryAt`, per RFC 9309).
+   */
+  async check(url: string): Promise<{ verdict: 'allowed' | 'disallowed' | 'unavailable'; why: string; retryAt?: number }> {
+    const rules = await this.rules(url);
+    if (rules.kind === 'allow-all') return { verdict: 'allowed', why: rules.why };
+    if (rules.kind === 'disallow-all') return { verdict: 'unavailable', why: rules.why, retryAt: rules.until };
+    const allowed = rules.robot.isAllowed(url, this.userAgent) ?? true;
+    return allowed
+      ? { verdict: 'allowed', why: 'robots.txt allows it' }
+      : { verdict: 'disallowed', why: `robots.txt disallows it for ${this.userAgent}` };
+  }
+
   /** Throws AppError(robots_disallowed) when robots.txt forbids the URL. */
   async assertAllowed(url: string): Promise<void> {
     if (!(await this.isAllowed(url))) {

@@ -1,12 +1,20 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { gunzipSync } from 'node:zlib';
 import { HeaderGenerator, type HeaderGeneratorOptions } from 'header-generator';
 import { AppError } from '@app/core';
 import { AddressGuard, pinnedLookup, type ResolvedAddress } from './address-guard';
 import { decodeBody } from './charset';
 import { defaultMediaType, kindFromMediaType, mediaType, sniffContent, type ContentKind } from './content-type';
 import { fetchError, statusError } from './errors';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_MS, type FetchOptions, type FetchResult } from './fetch-types';
+import {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_REDIRECTS,
+  DEFAULT_TIMEOUT_MS,
+  RedirectStopped,
+  type FetchOptions,
+  type FetchResult,
+} from './fetch-types';
 import { parseRetryAfter } from './retry-after';
 
 export interface StaticFetcherOptions {
@@ -97,7 +105,16 @@ export class StaticFetcher {
       const addresses = await withDeadline(this.guard.checkUrl(current), deadline, current.href);
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw timeoutError(current.href);
-      const hop = await this.requestOnce(gotScraping, current, addresses, headers, remaining, maxBytes, options.signal);
+      const hop = await this.requestOnce(
+        gotScraping,
+        current,
+        addresses,
+        headers,
+        remaining,
+        maxBytes,
+        options.signal,
+        options.acceptGzip === true,
+      );
       if (hop.redirectTo === undefined) {
         return { ...hop.result, redirects, durationMs: Date.now() - started };
       }
@@ -107,6 +124,8 @@ export class StaticFetcher {
       if (redirects.length > this.maxRedirects) {
         throw fetchError('fetch_error', `Too many redirects (more than ${this.maxRedirects}).`, { url, retryable: false });
       }
+      const stop = options.beforeRedirect ? await options.beforeRedirect(next.href) : null;
+      if (stop) throw new RedirectStopped(stop, next.href);
       current = next;
     }
   }
@@ -147,6 +166,7 @@ export class StaticFetcher {
     timeoutMs: number,
     maxBytes: number,
     signal: AbortSignal | undefined,
+    acceptGzip = false,
   ): Promise<{ redirectTo?: string; result: Omit<RawFetchResult, 'redirects' | 'durationMs'> }> {
     const stream = gotScraping.stream(url.href, {
       followRedirect: false,
@@ -177,7 +197,8 @@ export class StaticFetcher {
         return { redirectTo: location, result: undefined as never };
       }
       const declaredType = mediaType(flatHeaders['content-type']);
-      const declaredKind = kindFromMediaType(declaredType);
+      const gzipDeclared = acceptGzip && /^application\/(x-)?gzip$/.test(declaredType);
+      const declaredKind = gzipDeclared ? 'unknown' : kindFromMediaType(declaredType);
       const isError = status >= 400;
       if (!isError && declaredKind === 'binary') {
         stream.destroy();
@@ -204,7 +225,16 @@ export class StaticFetcher {
         }
         chunks.push(chunk);
       }
-      const body = Buffer.concat(chunks, total);
+      let body = Buffer.concat(chunks, total);
+      if (acceptGzip && !isError && body.length >= 2 && body[0] === 0x1f && body[1] === 0x8b) {
+        try {
+          body = gunzipSync(body, { maxOutputLength: maxBytes });
+          total = body.length;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(url.href, maxBytes);
+          throw fetchError('fetch_error', `The gzip body of ${url.href} is corrupt.`, { url: url.href, status, retryable: false });
+        }
+      }
       let kind: ContentKind;
       const sniffed = sniffContent(body.subarray(0, 2048));
       if (declaredKind === 'unknown' || declaredKind === 'binary') {

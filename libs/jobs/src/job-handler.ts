@@ -21,6 +21,8 @@ export interface JobHandler<I = unknown> {
   parseInput(raw: unknown): I;
   /** Runs the job to its end. Throw an AppError to fail it; return to complete it. */
   run(context: JobContext<I>): Promise<void>;
+  /** Called when a message arrives for a job that is already terminal (clean-up a dead owner left behind). */
+  onTerminal?(job: JobRecord): Promise<void>;
 }
 
 /**

@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { ContentPool, type ConversionMode, type ConversionResult } from '@app/content';
 import { AppError } from '@app/core';
-import { Fetcher, guardFromSettings, HOST_MODE_MEMORY, type FetchResult, type HostModeMemory } from '@app/fetch';
+import { Fetcher, guardFromSettings, HOST_MODE_MEMORY, type FetchOptions, type FetchResult, type HostModeMemory } from '@app/fetch';
 import { METRICS, Metrics } from '@app/observability';
 
 export type FetchMode = 'auto' | 'static' | 'dynamic';
@@ -83,13 +83,15 @@ export class PageLoaderService implements OnModuleDestroy {
       signal?: AbortSignal;
       conversion?: ConversionMode;
       linkSelector?: string;
+      /** Runs between fetch and conversion; throwing ends the load there. */
       beforeConvert?: (fetched: FetchResult) => void | Promise<void>;
+      beforeRedirect?: FetchOptions['beforeRedirect'];
     } = {},
   ): Promise<LoadedPage> {
     const fetchedAt = new Date().toISOString();
     let fetched: FetchResult;
     try {
-      fetched = await this.fetcher.fetch(url, { mode, signal: options.signal });
+      fetched = await this.fetcher.fetch(url, { mode, signal: options.signal, beforeRedirect: options.beforeRedirect });
     } catch (error) {
       this.pages.inc({ outcome: error instanceof AppError && error.category ? error.category : 'fetch_error' });
       throw error;

@@ -92,6 +92,11 @@ export class ResultsService {
     return (await this.repository.insertOnce(record)) ?? record;
   }
 
+  /** The stored result of a crawl page, or null. */
+  pageRecord(job: JobRecord, pageKey: string): Promise<ResultRecord | null> {
+    return this.repository.findById(`${job._id}:p:${pageKey}`);
+  }
+
   private buildRecord(job: JobRecord, seq: number, input: RecordResultInput): ResultRecord {
     const failed = input.status === 'failed';
     const record: ResultRecord = {

@@ -78,8 +78,12 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
     const jobId = message.payload.job_id;
     const log = this.logger.child({ job_id: jobId, request_id: message.payload.request_id, attempt: message.attempt });
     let job = await this.repository.findForWorker(jobId);
-    if (!job || isTerminal(job.status)) return;
+    if (!job) return;
     const handler = this.handlers.get(job.type);
+    if (isTerminal(job.status)) {
+      await handler?.onTerminal?.(job);
+      return;
+    }
     if (!handler) {
       await this.jobs.finish(jobId, 'failed', { category: 'internal', message: `No handler for job type ${job.type} on this worker.` });
       return;

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import type { Caller } from '@app/auth';
+import { Errors } from '@app/core';
+import { JobsService } from '@app/jobs';
+import type { BodyStream } from '@app/results';
+import { parseCrawlInput } from './crawl-input';
+import { CrawlRepository } from './crawl.repository';
+import type { CrawlEntry, EntryStatus } from './crawl.types';
+import type { CrawlMapQuery } from './dto/crawl-request.dto';
+
+/**
+ * GET /jobs/{id}/crawl-map: the totals and the error summary always cover the whole crawl; the
+ * entries are the whole map streamed from the store (a 100,000-entry map never sits in memory), or
+ * a page of it with limit/offset/status.
+ */
+@Injectable()
+export class CrawlMapService {
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly repository: CrawlRepository,
+  ) {}
+
+  async map(caller: Caller, jobId: string, query: CrawlMapQuery): Promise<BodyStream> {
+    const job = await this.jobs.getRecord(caller, jobId);
+    if (job.type !== 'crawl') throw Errors.notFound('Crawl map');
+    const input = parseCrawlInput(job.input);
+    const state = await this.repository.state(jobId);
+    const count = (status?: EntryStatus) => this.repository.countEntries(jobId, status);
+    const [total, completed, failed, skipped, pending, running, rateLimited] = await Promise.all([
+      count(),
+      count('completed'),
+      count('failed'),
+      count('skipped'),
+      count('pending'),
+      count('running'),
+      this.repository.countRateLimited(jobId),
+    ]);
+    const head = {
+      job_id: jobId,
+      seed_url: input.url,
+      max_depth: input.options.max_depth,
+      total,
+      completed,
+      failed,
+      skipped,
+      pending,
+      running,
+      skipped_by_reason: state?.skipped_by_reason ?? {},
+      error_summary: {
+        by_category: state?.errors_by_category ?? {},
+        has_rate_limit: Boolean(state?.met_rate_limit) || rateLimited > 0,
+        total: failed,
+      },
+    };
+    const paged = query.limit !== undefined || query.offset !== undefined || query.status !== undefined;
+    const entries = this.repository.iterateMap({ userId: job.user_id }, jobId, {
+      status: query.status,
+      skip: query.offset,
+      limit: paged ? (query.limit ?? 100) : undefined,
+    });
+    async function* chunks(): AsyncIterable<string> {
+      const json = JSON.stringify({ ...head, entries: [] });
+      yield json.slice(0, -2); // everything up to the entries array's closing bracket
+      let first = true;
+      for await (const entry of entries) {
+        yield (first ? '' : ',') + JSON.stringify(toEntryView(entry));
+        first = false;
+      }
+      yield ']}\n';
+    }
+    return { contentType: 'application/json', filename: `${jobId}-crawl-map.json`, chunks: chunks() };
+  }
+}
+
+export function toEntryView(entry: CrawlEntry) {
+  return {
+    id: entry.key,
+    url: entry.url,
+    parent_url: entry.parent_url,
+    status: entry.status,
+    depth: entry.depth,
+    llm_model: entry.llm_model,
+    llm_provider: entry.llm_provider,
+    error_category: entry.error_category,
+    error_message: entry.error_message,
+    error_details: entry.error_details,
+    fetch_duration_ms: entry.fetch_duration_ms,
+    extract_duration_ms: entry.extract_duration_ms,
+    token_usage_input: entry.token_usage_input,
+    token_usage_output: entry.token_usage_output,
+    discovered_at: entry.discovered_at,
+    completed_at: entry.completed_at,
+    http_status: entry.http_status,
+    final_url: entry.final_url,
+    method: entry.method,
+    result_id: entry.result_id,
+    rate_limited: entry.rate_limited,
+  };
+}

@@ -1,0 +1,100 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Caller } from '@app/auth';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { Errors } from '@app/core';
+import { JobIntakeService } from '@app/intake';
+import { JobsService, isTerminal, type JobRecord } from '@app/jobs';
+import { ResultsService, publicBaseUrl, type RequestOrigin } from '@app/results';
+import { resolveOptions, siteCrawlOptions, type CrawlJobInput } from './crawl-input';
+import type { CrawlQuery, CrawlRequestDto } from './dto/crawl-request.dto';
+import { canonicalize } from './url-canon';
+
+export interface CrawlAnswer {
+  /** 202 accepted (or the wait ran out), 200 when wait=true saw the crawl end. */
+  status: 200 | 202;
+  location: string;
+  body: {
+    job_id: string;
+    status: string;
+    status_url: string;
+    page_count: number;
+    duration_ms: number;
+    cost_usd: number;
+    token_usage: { input: number; output: number };
+    data: Record<string, unknown>;
+    error_message: string | null;
+  };
+}
+
+/** API side of POST /crawl: job intake, then (with wait=true) waits for the crawl and answers with its merged items. */
+@Injectable()
+export class CrawlRequestsService {
+  constructor(
+    private readonly intake: JobIntakeService,
+    private readonly jobs: JobsService,
+    private readonly results: ResultsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async start(caller: Caller, dto: CrawlRequestDto, query: CrawlQuery, requestId: string, origin: RequestOrigin): Promise<CrawlAnswer> {
+    const site = await this.intake.site(caller, dto.site_id);
+    const seed = canonicalize(this.intake.url(dto.url, site));
+    if (!seed) throw Errors.validation([{ location: 'body.url', message: 'must be an http or https URL', value: dto.url }]);
+    const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
+    if (dto.max_cost_usd !== undefined && dto.options?.max_cost_usd !== undefined && dto.max_cost_usd !== dto.options.max_cost_usd) {
+      throw Errors.validation([
+        { location: 'body.max_cost_usd', message: 'differs from options.max_cost_usd; give one of them', value: dto.max_cost_usd },
+      ]);
+    }
+    const saved = siteCrawlOptions(site?.crawl_options);
+    const options = resolveOptions(
+      { ...dto.options, ...(dto.max_cost_usd !== undefined ? { max_cost_usd: dto.max_cost_usd } : {}) },
+      {
+        ...saved,
+        fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
+      },
+    );
+    const job = await this.intake.submit<CrawlJobInput>(caller, {
+      type: 'crawl',
+      url: seed.url,
+      input: (llmConfig) => ({
+        url: seed.url,
+        schema: parsed.jsonSchema,
+        schema_id: schemaId,
+        site_id: site?._id ?? null,
+        llm_config: llmConfig,
+        options,
+      }),
+      captureDebug: dto.capture_debug ?? false,
+      requestId,
+      webhooks: dto,
+      llmConfig: dto.llm_config,
+      requireModel: true,
+    });
+    const base = publicBaseUrl(this.config.publicUrl, origin, this.config.port);
+    let record = await this.jobs.getRecord(caller, job.id);
+    let data: Record<string, unknown> = {};
+    if (query.wait) {
+      record = (await this.jobs.waitForTerminal(job.id, (query.timeout ?? 120) * 1000)) ?? record;
+      if (isTerminal(record.status)) data = { items: await this.results.merged(caller, job.id) };
+    }
+    const statusUrl = `${base}/api/v1/jobs/${job.id}`;
+    return { status: query.wait && isTerminal(record.status) ? 200 : 202, location: statusUrl, body: crawlResult(record, statusUrl, data) };
+  }
+}
+
+function crawlResult(job: JobRecord, statusUrl: string, data: Record<string, unknown>): CrawlAnswer['body'] {
+  const started = job.started_at ? Date.parse(job.started_at) : null;
+  const ended = job.completed_at ? Date.parse(job.completed_at) : Date.now();
+  return {
+    job_id: job._id,
+    status: job.status,
+    status_url: statusUrl,
+    page_count: job.page_count,
+    duration_ms: started === null ? 0 : Math.max(0, ended - started),
+    cost_usd: Math.round(job.cost_usd * 1e8) / 1e8,
+    token_usage: { input: job.token_usage_input, output: job.token_usage_output },
+    data,
+    error_message: job.error_message,
+  };
+}

@@ -1,0 +1,203 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { LlmConfigDto } from '@app/llm';
+import { CrawlOptionsDto, IsHttpUrl } from '@app/sites';
+import { JobWebhookFields } from '@app/webhooks';
+
+const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+
+export class CrawlRequestDto extends JobWebhookFields {
+  @ApiPropertyOptional({ example: 'https://quotes.example/', description: 'Seed URL. Required unless `site_id` names a saved site.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  @IsHttpUrl()
+  url?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'What to extract from every page: shorthand, field list or JSON Schema, as JSON or as a JSON/YAML string. Required unless `schema_id` or the site has a default schema.',
+    example: { quotes: [{ text: 'string', author: 'string' }] },
+  })
+  @Allow()
+  schema?: unknown;
+
+  @ApiPropertyOptional({ description: 'A saved schema (yours, public or platform) instead of `schema`.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  schema_id?: string;
+
+  @ApiPropertyOptional({
+    description: "A saved site: its URL, fetch mode, default schema and crawl options as defaults under the request's own.",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  site_id?: string;
+
+  @ApiPropertyOptional({ type: CrawlOptionsDto, description: 'Crawl options; absent fields come from the site, then the defaults.' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CrawlOptionsDto)
+  options?: CrawlOptionsDto;
+
+  @ApiPropertyOptional({
+    type: LlmConfigDto,
+    description: 'Model override; with `api_key` BYOK for this crawl only (never stored or logged).',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => LlmConfigDto)
+  llm_config?: LlmConfigDto;
+
+  @ApiPropertyOptional({ default: false, description: 'Record prompts and model metadata of every page (GET /jobs/{id}/debug-capture).' })
+  @IsOptional()
+  @IsBoolean()
+  capture_debug?: boolean;
+
+  @ApiPropertyOptional({
+    description: 'Same as `options.max_cost_usd` (the name /extract uses); giving both with different values is a 422.',
+    minimum: 0,
+    maximum: 10_000,
+  })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(10_000)
+  max_cost_usd?: number;
+}
+
+export class CrawlQuery {
+  @ApiPropertyOptional({
+    default: false,
+    description: 'Block until the crawl ends (at most `timeout` seconds) and answer with its merged items.',
+  })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  wait?: boolean;
+
+  @ApiPropertyOptional({
+    minimum: 10,
+    maximum: 120,
+    default: 120,
+    description: 'Seconds to wait with wait=true; 202 when the crawl outlasts it.',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'must be an integer' })
+  @Min(10)
+  @Max(120)
+  timeout?: number;
+}
+
+export class CrawlTokenUsage {
+  @ApiProperty() input!: number;
+  @ApiProperty() output!: number;
+}
+
+export class CrawlResultResponse {
+  @ApiProperty() job_id!: string;
+  @ApiProperty({ enum: ['pending', 'running', 'completed', 'failed', 'cancelled'] }) status!: string;
+  @ApiProperty({ description: 'Address of the job resource (also the Location header).' }) status_url!: string;
+  @ApiProperty() page_count!: number;
+  @ApiProperty({ description: 'Time the crawl has run (so far).' }) duration_ms!: number;
+  @ApiProperty() cost_usd!: number;
+  @ApiProperty({ type: CrawlTokenUsage }) token_usage!: CrawlTokenUsage;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'With wait=true and a finished crawl: `{items: [...]}`, the merged results (merge=true rules). Otherwise `{}`.',
+  })
+  data!: Record<string, unknown>;
+  @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
+}
+
+export const CRAWL_MAP_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const;
+
+export class CrawlMapQuery {
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 1000,
+    description: 'Page the entries (without limit/offset/status: the whole map, streamed).',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'must be an integer' })
+  @Min(0)
+  offset?: number;
+
+  @ApiPropertyOptional({ enum: CRAWL_MAP_STATUSES })
+  @IsOptional()
+  @IsIn(CRAWL_MAP_STATUSES)
+  status?: (typeof CRAWL_MAP_STATUSES)[number];
+}
+
+export class CrawlMapErrorSummary {
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, description: 'Failed pages by error_category.' })
+  by_category!: Record<string, number>;
+  @ApiProperty({ description: 'Some page met a 429, or a 503 with Retry-After.' }) has_rate_limit!: boolean;
+  @ApiProperty({ description: 'Failed pages.' }) total!: number;
+}
+
+export class CrawlMapEntryResponse {
+  @ApiProperty({ description: 'Stable id of the URL within the crawl.' }) id!: string;
+  @ApiProperty() url!: string;
+  @ApiProperty({ type: String, nullable: true }) parent_url!: string | null;
+  @ApiProperty({ enum: CRAWL_MAP_STATUSES }) status!: string;
+  @ApiProperty() depth!: number;
+  @ApiProperty({ type: String, nullable: true }) llm_model!: string | null;
+  @ApiProperty({ type: String, nullable: true }) llm_provider!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Failed: an error_category. Skipped: why (filtered, max_depth, robots, max_pages, duplicate, budget_exceeded, cancelled).',
+  })
+  error_category!: string | null;
+  @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
+  @ApiProperty({ type: String, nullable: true }) error_details!: string | null;
+  @ApiProperty({ type: Number, nullable: true }) fetch_duration_ms!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) extract_duration_ms!: number | null;
+  @ApiProperty() token_usage_input!: number;
+  @ApiProperty() token_usage_output!: number;
+  @ApiProperty() discovered_at!: string;
+  @ApiProperty({ type: String, nullable: true }) completed_at!: string | null;
+  @ApiProperty({ type: Number, nullable: true }) http_status!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Where redirects led.' }) final_url!: string | null;
+  @ApiProperty({ type: String, nullable: true, enum: ['model', 'selectors', null], description: 'How the data was made.' }) method!:
+    string | null;
+  @ApiProperty({ type: String, nullable: true, description: "The page's result item id." }) result_id!: string | null;
+  @ApiProperty({ description: 'The page met a 429 or a Retry-After on the way.' }) rate_limited!: boolean;
+}
+
+export class CrawlMapResponse {
+  @ApiProperty() job_id!: string;
+  @ApiProperty() seed_url!: string;
+  @ApiProperty() max_depth!: number;
+  @ApiProperty({ description: 'Entries in the map (every status).' }) total!: number;
+  @ApiProperty() completed!: number;
+  @ApiProperty() failed!: number;
+  @ApiProperty() skipped!: number;
+  @ApiProperty() pending!: number;
+  @ApiProperty() running!: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    description: 'URLs not crawled, by reason; includes those beyond the recorded-entry cap, which are counted but not listed.',
+  })
+  skipped_by_reason!: Record<string, number>;
+  @ApiProperty({ type: CrawlMapErrorSummary }) error_summary!: CrawlMapErrorSummary;
+  @ApiProperty({ type: [CrawlMapEntryResponse] }) entries!: CrawlMapEntryResponse[];
+}

@@ -1,0 +1,101 @@
+import { Parser } from 'htmlparser2';
+
+export interface ParsedSitemap {
+  kind: 'index' | 'urlset' | 'unknown';
+  /** `<loc>` values: child sitemaps of an index, page URLs of a urlset. */
+  locations: string[];
+}
+
+/**
+ * Reads a sitemap (sitemaps.org protocol) with a streaming XML parser: `<sitemapindex>` lists child
+ * sitemaps, `<urlset>` lists pages. Namespaces and case are tolerated; anything else yields nothing.
+ */
+export function parseSitemap(xml: string, maxLocations = 100_000): ParsedSitemap {
+  let kind: ParsedSitemap['kind'] = 'unknown';
+  const locations: string[] = [];
+  let inLoc = false;
+  let text = '';
+  const local = (name: string) => name.toLowerCase().replace(/^.*:/, '');
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        const tag = local(name);
+        if (kind === 'unknown' && tag === 'sitemapindex') kind = 'index';
+        else if (kind === 'unknown' && tag === 'urlset') kind = 'urlset';
+        if (tag === 'loc') {
+          inLoc = true;
+          text = '';
+        }
+      },
+      ontext(data) {
+        if (inLoc) text += data;
+      },
+      onclosetag(name) {
+        if (local(name) !== 'loc' || !inLoc) return;
+        inLoc = false;
+        const loc = text.trim();
+        if (loc && locations.length < maxLocations) locations.push(loc);
+      },
+    },
+    { xmlMode: true, decodeEntities: true },
+  );
+  parser.write(xml);
+  parser.end();
+  return { kind, locations };
+}
+
+export interface SitemapSource {
+  /** Fetches a sitemap file as text (gzip decompressed); throws on failure. */
+  fetch(url: string): Promise<string>;
+}
+
+export interface SitemapWalkOptions {
+  /** Sitemap files read at most (indexes included). */
+  maxFiles: number;
+  /** Nesting of indexes followed at most. */
+  maxDepth: number;
+  /** Page URLs yielded at most. */
+  maxUrls: number;
+}
+
+/**
+ * Walks sitemaps breadth-first from the given files (robots.txt `Sitemap:` lines, `/sitemap.xml`),
+ * following sitemap indexes, and yields page URLs in batches with the sitemap they came from. A file
+ * that fails to load is reported through `onError` and skipped. Each file is read once.
+ */
+export async function* walkSitemaps(
+  roots: string[],
+  source: SitemapSource,
+  options: SitemapWalkOptions,
+  onError: (url: string, error: unknown) => void,
+): AsyncIterable<{ sitemap: string; urls: string[] }> {
+  const seen = new Set<string>();
+  let queue = roots.map((url) => ({ url, depth: 0 }));
+  let files = 0;
+  let yielded = 0;
+  while (queue.length > 0 && files < options.maxFiles && yielded < options.maxUrls) {
+    const next: Array<{ url: string; depth: number }> = [];
+    for (const { url, depth } of queue) {
+      if (seen.has(url) || files >= options.maxFiles || yielded >= options.maxUrls) continue;
+      seen.add(url);
+      files++;
+      let parsed: ParsedSitemap;
+      try {
+        parsed = parseSitemap(await source.fetch(url), options.maxUrls - yielded);
+      } catch (error) {
+        onError(url, error);
+        continue;
+      }
+      if (parsed.kind === 'index') {
+        if (depth < options.maxDepth) for (const child of parsed.locations) next.push({ url: child, depth: depth + 1 });
+        continue;
+      }
+      for (let i = 0; i < parsed.locations.length; i += 1000) {
+        const urls = parsed.locations.slice(i, i + 1000);
+        yielded += urls.length;
+        yield { sitemap: url, urls };
+      }
+    }
+    queue = next;
+  }
+}

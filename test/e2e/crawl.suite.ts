@@ -1,0 +1,514 @@
+/**
+ * POST /crawl and the crawl map end to end, on the crawl playground (many sites on loopback names)
+ * with the local model server. Run on both deployments by crawl.e2e-spec.ts.
+ */
+import { createHmac } from 'node:crypto';
+import type { ModelServer } from '../fixtures/model-server';
+import { SHOP_PAGES, SHOP_PRODUCTS, product, type Playground } from '../fixtures/playground/playground';
+import type { WebhookReceiver } from '../fixtures/webhook-receiver';
+import type { RunningApp } from './embedded-app';
+import { http, readSse, waitFor } from './helpers';
+
+export interface CrawlEnv {
+  app: RunningApp;
+  play: Playground;
+  models: ModelServer;
+  receiver: WebhookReceiver;
+}
+
+export const PRODUCT_SCHEMA = { name: 'string', price: 'string', sku: 'string' };
+
+export function crawlSuite(getEnv: () => CrawlEnv): void {
+  let env: CrawlEnv;
+  const call = (method: string, path: string, opts: Parameters<typeof http>[3] = {}) =>
+    http(env.app.baseUrl, method, path, { key: env.app.adminKey, ...opts });
+  const llm = () => ({ provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-crawl-test', base_url: env.models.openaiBaseUrl });
+
+  async function crawl(body: Record<string, unknown>, query = ''): Promise<{ status: number; body: any; headers: Headers }> {
+    const res = await call('POST', `/api/v1/crawl${query}`, { body: { schema: PRODUCT_SCHEMA, llm_config: llm(), ...body } });
+    return res;
+  }
+
+  async function finished(jobId: string): Promise<any> {
+    return waitFor(async () => {
+      const job = (await call('GET', `/api/v1/jobs/${jobId}`)).body;
+      return ['completed', 'failed', 'cancelled'].includes(job.status) ? job : null;
+    }, 120_000);
+  }
+
+  async function map(jobId: string, query = ''): Promise<any> {
+    const res = await call('GET', `/api/v1/jobs/${jobId}/crawl-map${query}`);
+    expect(res.status).toBe(200);
+    return res.body;
+  }
+
+  async function results(jobId: string): Promise<any[]> {
+    return (await call('GET', `/api/v1/jobs/${jobId}/results`)).body;
+  }
+
+  /** Page requests the site received for this crawl's paths (robots.txt and sitemaps excluded). */
+  const pageRequests = (host: string, since: number) =>
+    env.play.requests.filter((r) => r.host === host && r.at >= since && r.path !== '/robots.txt' && !r.path.includes('sitemap'));
+
+  beforeAll(() => {
+    env = getEnv();
+  });
+
+  it('crawls a paged catalog with follow_selector: every page once, one result and one map entry each', async () => {
+    const since = Date.now();
+    const started = await crawl({
+      url: env.play.url('shop.test', '/catalog/page/1'),
+      options: { follow_selector: 'li.next a, a.product', max_depth: 10, max_pages: 100, concurrency: 6 },
+    });
+    expect(started.status).toBe(202);
+    expect(started.headers.get('location')).toBe(started.body.status_url);
+    expect(started.body).toMatchObject({ status: 'pending', page_count: 0, data: {} });
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: SHOP_PAGES + SHOP_PRODUCTS, failed_count: 0, error_category: null });
+    expect(job.token_usage_input).toBeGreaterThan(0);
+    expect(job.cost_usd).toBeGreaterThan(0);
+
+    const items = await results(job.id);
+    expect(items).toHaveLength(SHOP_PAGES + SHOP_PRODUCTS);
+    const products = items.filter((i) => /\/product\/\d+$/.test(i.url));
+    expect(products).toHaveLength(SHOP_PRODUCTS);
+    for (const item of products) {
+      const id = Number(/\/product\/(\d+)$/.exec(item.url)![1]);
+      expect(item.data).toMatchObject({ name: product(id).name, price: product(id).price, sku: product(id).sku });
+    }
+    // Each page fetched exactly once.
+    const fetched = pageRequests('shop.test', since).map((r) => r.path);
+    expect(new Set(fetched).size).toBe(fetched.length);
+    expect(fetched).toHaveLength(SHOP_PAGES + SHOP_PRODUCTS);
+
+    const m = await map(job.id);
+    expect(m).toMatchObject({
+      job_id: job.id,
+      seed_url: env.play.url('shop.test', '/catalog/page/1'),
+      max_depth: 10,
+      completed: 55,
+      failed: 0,
+    });
+    expect(m.entries.filter((e: any) => e.status === 'completed')).toHaveLength(55);
+    const seed = m.entries[0];
+    expect(seed).toMatchObject({ url: env.play.url('shop.test', '/catalog/page/1'), depth: 0, parent_url: null, status: 'completed' });
+    const p1 = m.entries.find((e: any) => e.url === env.play.url('shop.test', '/product/1'));
+    expect(p1).toMatchObject({
+      depth: 1,
+      parent_url: seed.url,
+      llm_provider: 'openai',
+      llm_model: 'gpt-4o-mini',
+      method: 'model',
+      http_status: 200,
+    });
+    expect(p1.fetch_duration_ms).toBeGreaterThanOrEqual(0);
+    expect(p1.token_usage_input).toBeGreaterThan(0);
+    expect(p1.result_id).toBe(items.find((i) => i.url === p1.url).id);
+    // Only the followed links were considered (the menu, prev links and related links are not in the map).
+    expect(m.entries.some((e: any) => e.url.endsWith('/about'))).toBe(false);
+    expect(m.total).toBe(m.entries.length);
+  });
+
+  it('stops at exactly max_pages (concurrency above it), the rest skipped with max_pages', async () => {
+    const since = Date.now();
+    const started = await crawl({
+      url: env.play.url('shop.test', '/catalog/page/1'),
+      options: { follow_selector: 'li.next a, a.product', max_depth: 10, max_pages: 7, concurrency: 12 },
+    });
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: 7 });
+    expect(await results(job.id)).toHaveLength(7);
+    expect(pageRequests('shop.test', since)).toHaveLength(7);
+    const m = await map(job.id);
+    expect(m.completed).toBe(7);
+    expect(m.skipped).toBeGreaterThan(0);
+    expect(m.skipped_by_reason.max_pages).toBeGreaterThan(0);
+    expect(m.entries.filter((e: any) => e.status === 'skipped').every((e: any) => e.error_category === 'max_pages')).toBe(true);
+    expect(m.pending + m.running).toBe(0);
+  });
+
+  it('honours max_depth, follow_pattern, include/exclude patterns and extract_from_seed', async () => {
+    const depth0 = await finished(
+      (await crawl({ url: env.play.url('shop.test', '/catalog/page/1'), options: { max_depth: 0 } })).body.job_id,
+    );
+    expect(depth0.page_count).toBe(1);
+    expect(
+      (await map(depth0.id)).entries.filter((e: any) => e.status === 'skipped').every((e: any) => e.error_category === 'max_depth'),
+    ).toBe(true);
+
+    const patterned = await finished(
+      (
+        await crawl({
+          url: env.play.url('shop.test', '/catalog/page/1'),
+          options: {
+            max_depth: 1,
+            max_pages: 50,
+            follow_pattern: '/product/\\d+$',
+            include_patterns: ['/product/[1-5]$', '/product/1\\d$'],
+            exclude_patterns: ['/product/1[5-9]$'],
+            extract_from_seed: false,
+          },
+        })
+      ).body.job_id,
+    );
+    const urls = (await results(patterned.id))
+      .map((i: any) => i.url.replace(/^.*\/product\//, ''))
+      .sort((a: string, b: string) => Number(a) - Number(b));
+    // Page 1 lists products 1-10: include keeps 1-5 and 10, exclude drops none of them; the seed is not extracted.
+    expect(urls).toEqual(['1', '2', '3', '4', '5', '10']);
+    const m = await map(patterned.id);
+    expect(m.entries[0]).toMatchObject({ depth: 0, status: 'completed', result_id: null });
+    expect(m.entries.find((e: any) => e.url.endsWith('/product/7'))).toMatchObject({ status: 'skipped', error_category: 'filtered' });
+    expect(m.entries.find((e: any) => e.url.endsWith('/catalog/page/2'))).toMatchObject({ status: 'skipped', error_category: 'filtered' });
+  });
+
+  it('keeps to the domain with same_domain_only, leaves it without', async () => {
+    const inside = await finished(
+      (await crawl({ url: env.play.url('shop.test', '/'), options: { max_depth: 1, max_pages: 20 } })).body.job_id,
+    );
+    const insideMap = await map(inside.id);
+    expect(insideMap.entries.find((e: any) => e.url.startsWith('http://other.test'))).toMatchObject({
+      status: 'skipped',
+      error_category: 'filtered',
+    });
+    const outside = await finished(
+      (await crawl({ url: env.play.url('shop.test', '/'), options: { max_depth: 1, max_pages: 20, same_domain_only: false } })).body.job_id,
+    );
+    expect((await map(outside.id)).entries.find((e: any) => e.url.startsWith('http://other.test'))).toMatchObject({ status: 'completed' });
+  });
+
+  it('respects robots.txt (Disallow) unless told not to', async () => {
+    const polite = await finished(
+      (await crawl({ url: env.play.url('shop.test', '/'), options: { max_depth: 1, max_pages: 20 } })).body.job_id,
+    );
+    const entry = (await map(polite.id)).entries.find((e: any) => e.url.endsWith('/private/secret'));
+    expect(entry).toMatchObject({ status: 'skipped', error_category: 'robots' });
+    expect(entry.error_message).toMatch(/robots\.txt disallows/);
+    const rude = await finished(
+      (await crawl({ url: env.play.url('shop.test', '/'), options: { max_depth: 1, max_pages: 20, respect_robots: false } })).body.job_id,
+    );
+    expect((await map(rude.id)).entries.find((e: any) => e.url.endsWith('/private/secret'))).toMatchObject({ status: 'completed' });
+  });
+
+  it('reads the sitemap index (a gzip and a plain sitemap) with use_sitemap, filtering off-site entries', async () => {
+    const job = await finished(
+      (
+        await crawl({
+          url: env.play.url('shop.test', '/about'),
+          options: { use_sitemap: true, max_depth: 1, max_pages: 200, follow_pattern: '^$' },
+        })
+      ).body.job_id,
+    );
+    const m = await map(job.id);
+    const products = m.entries.filter((e: any) => /\/product\/\d+$/.test(e.url));
+    expect(products).toHaveLength(SHOP_PRODUCTS);
+    expect(products.every((e: any) => e.status === 'completed' && e.depth === 1 && /sitemaps\/products-\d\.xml/.test(e.parent_url))).toBe(
+      true,
+    );
+    // Both sitemaps list the same off-site URL: one entry, skipped.
+    expect(m.entries.filter((e: any) => e.url.startsWith('http://other.test'))).toEqual([
+      expect.objectContaining({ status: 'skipped', error_category: 'filtered' }),
+    ]);
+    expect(job.page_count).toBe(SHOP_PRODUCTS + 1);
+  });
+
+  it('fetches a URL once however it is spelled, and once more only never through a redirect to it', async () => {
+    const since = Date.now();
+    const job = await finished(
+      (await crawl({ url: env.play.url('shop.test', '/spellings'), options: { max_depth: 1, max_pages: 20 } })).body.job_id,
+    );
+    const fetched = pageRequests('shop.test', since).map((r) => r.path);
+    expect(fetched.filter((p) => p === '/product/3')).toHaveLength(1);
+    expect(fetched.filter((p) => p === '/product/4')).toHaveLength(1);
+    const items = await results(job.id);
+    expect(items.filter((i: any) => i.url.endsWith('/product/3'))).toHaveLength(1);
+    const m = await map(job.id);
+    expect(m.entries.filter((e: any) => e.url.endsWith('/product/3'))).toHaveLength(1);
+    expect(m.entries.find((e: any) => e.url.endsWith('/redirect/to-3'))).toMatchObject({ status: 'skipped', error_category: 'duplicate' });
+  });
+
+  it('follows redirect chains, fails loops, refuses off-site redirects before any request and forbidden targets always', async () => {
+    const since = Date.now();
+    const job = await finished(
+      (await crawl({ url: env.play.url('shop.test', '/redirects'), options: { max_depth: 1, max_pages: 20 } })).body.job_id,
+    );
+    expect(job.status).toBe('completed');
+    const m = await map(job.id);
+    const byPath = (p: string) => m.entries.find((e: any) => e.url === env.play.url('shop.test', p));
+    expect(byPath('/redirect/a')).toMatchObject({ status: 'completed', final_url: env.play.url('shop.test', '/product/7') });
+    expect(byPath('/product/7')).toMatchObject({ status: 'skipped', error_category: 'duplicate' });
+    expect(byPath('/redirect/loop1')).toMatchObject({
+      status: 'failed',
+      error_category: 'fetch_error',
+      error_message: expect.stringMatching(/loop/),
+    });
+    expect(byPath('/redirect/offsite')).toMatchObject({ status: 'skipped', error_category: 'filtered' });
+    expect(byPath('/redirect/evil')).toMatchObject({ status: 'skipped', error_category: 'filtered' });
+    expect(byPath('/missing')).toMatchObject({ status: 'failed', error_category: 'http_error', http_status: 404 });
+    expect(byPath('/boom')).toMatchObject({ status: 'failed', error_category: 'http_error', http_status: 500 });
+    expect(env.play.requests.filter((r) => r.host === 'other.test' && r.at >= since)).toEqual([]);
+    expect(m.error_summary).toEqual({ by_category: { fetch_error: 1, http_error: 2 }, has_rate_limit: false, total: 3 });
+    const failedItems = (await results(job.id)).filter((i: any) => i.status === 'failed');
+    expect(failedItems.map((i: any) => i.error_category).sort()).toEqual(['fetch_error', 'http_error', 'http_error']);
+
+    // Without same_domain_only the redirect to a private address is followed as far as the address guard: refused.
+    const open = await finished(
+      (await crawl({ url: env.play.url('shop.test', '/redirects'), options: { max_depth: 1, max_pages: 20, same_domain_only: false } }))
+        .body.job_id,
+    );
+    const evil = (await map(open.id)).entries.find((e: any) => e.url === env.play.url('shop.test', '/redirect/evil'));
+    expect(evil).toMatchObject({ status: 'failed', error_category: 'ssrf_blocked' });
+  });
+
+  it('gets out of a link trap (an endless calendar) at max_pages', async () => {
+    const job = await finished(
+      (await crawl({ url: env.play.url('shop.test', '/calendar/2026-01'), options: { max_depth: 10, max_pages: 8, concurrency: 2 } })).body
+        .job_id,
+    );
+    expect(job).toMatchObject({ status: 'completed', page_count: 8 });
+  });
+
+  it('streams status, one result per page and exactly one complete; resumes with Last-Event-ID; signs and sends job.page webhooks', async () => {
+    const secret = 'crawl-webhook-secret';
+    const started = await crawl({
+      url: env.play.url('shop.test', '/catalog/page/1'),
+      options: { follow_selector: 'a.product', max_depth: 1, max_pages: 6 },
+      webhook: { url: `${env.receiver.url}/ok`, secret },
+    });
+    const jobId = started.body.job_id;
+    const first = await readSse(`${env.app.baseUrl}/api/v1/jobs/${jobId}/stream`, { key: env.app.adminKey, stopAfter: 3 });
+    const rest = await readSse(`${env.app.baseUrl}/api/v1/jobs/${jobId}/stream`, {
+      key: env.app.adminKey,
+      lastEventId: first.events[2].id,
+    });
+    const events = [...first.events, ...rest.events];
+    const ids = events.map((e) => e.id!);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(events.filter((e) => e.event === 'complete')).toHaveLength(1);
+    expect(events[events.length - 1]).toMatchObject({ event: 'complete', data: { job_id: jobId, status: 'completed', page_count: 6 } });
+    const pages = events.filter((e) => e.event === 'result');
+    expect(pages).toHaveLength(6);
+    expect(pages[0].data).toMatchObject({ status: 'completed', depth: expect.any(Number), token_usage_input: expect.any(Number) });
+    expect(events.some((e) => e.event === 'status' && e.data.urls_queued > 0)).toBe(true);
+
+    const hooks = await waitFor(async () => {
+      const got = env.receiver.requests.filter((r) => r.json?.job_id === jobId);
+      return got.some((r) => r.json.type === 'job.completed') ? got : null;
+    });
+    expect(hooks.map((r) => r.json.type)).toEqual(['job.started', ...Array(6).fill('job.page'), 'job.completed']);
+    for (const hook of hooks) {
+      const [version, signature] = String(hook.headers['webhook-signature']).split(',');
+      const signed = `${hook.headers['webhook-id']}.${hook.headers['webhook-timestamp']}.${hook.body}`;
+      expect(version).toBe('v1');
+      expect(signature).toBe(createHmac('sha256', secret).update(signed).digest('base64'));
+    }
+    const pageUrls = hooks.filter((h) => h.json.type === 'job.page').map((h) => h.json.data.url);
+    expect(new Set(pageUrls).size).toBe(6);
+  });
+
+  it('cancels: nothing new starts, one cancelled terminal event, no page event after it, the map is closed', async () => {
+    const gate = `cancel-${Date.now()}`;
+    const started = await crawl({
+      url: env.play.url('shop.test', `/gate/${gate}-seed`),
+      options: { max_depth: 1, max_pages: 10, concurrency: 1, extract_from_seed: true },
+    });
+    const jobId = started.body.job_id;
+    await waitFor(async () => env.play.held(`${gate}-seed`) > 0);
+    const cancelled = await call('POST', `/api/v1/jobs/${jobId}/cancel`);
+    expect(cancelled.status).toBe(200);
+    const cancelledAt = Date.now();
+    env.play.openGate(`${gate}-seed`);
+    const job = await finished(jobId);
+    expect(job.status).toBe('cancelled');
+    const m = await waitFor(async () => {
+      const now = await map(jobId);
+      return now.pending + now.running === 0 ? now : null;
+    });
+    expect(m.entries.every((e: any) => e.status !== 'pending' && e.status !== 'running')).toBe(true);
+    const stream = await readSse(`${env.app.baseUrl}/api/v1/jobs/${jobId}/stream`, { key: env.app.adminKey });
+    expect(stream.events.filter((e) => e.event === 'complete')).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ status: 'cancelled' }) }),
+    ]);
+    expect(stream.events.filter((e) => e.event === 'result')).toEqual([]);
+    expect(env.play.requests.filter((r) => r.host === 'shop.test' && r.path.startsWith('/gate/') && r.at > cancelledAt)).toEqual([]);
+    expect((await call('POST', `/api/v1/jobs/${jobId}/cancel`)).status).toBe(409);
+  });
+
+  it('wait=true answers 200 with the merged items when the crawl ends in time, 202 when it does not', async () => {
+    const done = await crawl(
+      { url: env.play.url('shop.test', '/catalog/page/1'), options: { follow_selector: 'a.product', max_depth: 1, max_pages: 3 } },
+      '?wait=true&timeout=60',
+    );
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ status: 'completed', page_count: 3 });
+    expect(done.body.data.items).toHaveLength(3);
+    expect(done.body.duration_ms).toBeGreaterThanOrEqual(0);
+    const gate = `wait-${Date.now()}`;
+    const held = await crawl({ url: env.play.url('shop.test', `/gate/${gate}`), options: { max_depth: 0 } }, '?wait=true&timeout=10');
+    expect(held.status).toBe(202);
+    expect(held.body).toMatchObject({ status: 'running', data: {} });
+    env.play.openGate(gate);
+    expect((await finished(held.body.job_id)).status).toBe('completed');
+  });
+
+  it('stops starting pages at max_cost_usd; pages in flight finish; the job says budget_exceeded', async () => {
+    const job = await finished(
+      (
+        await crawl({
+          url: env.play.url('shop.test', '/catalog/page/1'),
+          options: { follow_selector: 'li.next a, a.product', max_depth: 10, max_pages: 100, concurrency: 1, max_cost_usd: 0.0002 },
+        })
+      ).body.job_id,
+    );
+    expect(job).toMatchObject({ status: 'completed', error_category: 'budget_exceeded' });
+    expect(job.cost_usd).toBeGreaterThanOrEqual(0.0002);
+    expect(job.page_count).toBeLessThan(10);
+    const m = await map(job.id);
+    expect(m.skipped_by_reason.budget_exceeded).toBeGreaterThan(0);
+  });
+
+  it('pauses a host that answers 429 for every request until Retry-After, then completes its pages', async () => {
+    env.play.limit('limited.test', { count: 2, status: 429, retryAfter: 1 });
+    const job = await finished(
+      (await crawl({ url: env.play.url('limited.test', '/'), options: { max_depth: 1, max_pages: 20, concurrency: 4 } })).body.job_id,
+    );
+    env.play.unlimit('limited.test');
+    expect(job).toMatchObject({ status: 'completed', page_count: 7, failed_count: 0 });
+    expect((await map(job.id)).entries[0]).toMatchObject({ status: 'completed', rate_limited: true });
+    const m = await map(job.id);
+    expect(m.error_summary.has_rate_limit).toBe(true);
+    expect(m.entries.some((e: any) => e.rate_limited)).toBe(true);
+    // From the site's side: after each 429, nothing arrived for the Retry-After second.
+    const seen = env.play.requestsTo('limited.test').filter((r) => r.path !== '/robots.txt');
+    for (const limited of seen.filter((r) => r.status === 429)) {
+      const next = seen.find((r) => r.at > limited.at && r.status !== 429);
+      if (next) expect(next.at - limited.at).toBeGreaterThanOrEqual(1000);
+    }
+  });
+
+  it('spaces requests to a host by delay_ms and by robots Crawl-delay', async () => {
+    const delayed = await finished(
+      (
+        await crawl({
+          url: env.play.url('shop.test', '/catalog/page/1'),
+          options: { follow_selector: 'a.product', max_depth: 1, max_pages: 4, delay_ms: 300, concurrency: 4 },
+        })
+      ).body.job_id,
+    );
+    const arrivals = pageRequests('shop.test', Date.parse(delayed.started_at))
+      .filter((r) => Date.parse(delayed.completed_at) >= r.at)
+      .map((r) => r.at);
+    for (let i = 1; i < arrivals.length; i++) expect(arrivals[i] - arrivals[i - 1]).toBeGreaterThanOrEqual(300);
+    const slow = await finished(
+      (await crawl({ url: env.play.url('slow.test', '/'), options: { max_depth: 3, max_pages: 4, concurrency: 4 } })).body.job_id,
+    );
+    expect(slow.page_count).toBe(4);
+    const slowArrivals = env.play
+      .requestsTo('slow.test')
+      .filter((r) => r.path !== '/robots.txt')
+      .map((r) => r.at);
+    for (let i = 1; i < slowArrivals.length; i++) expect(slowArrivals[i] - slowArrivals[i - 1]).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('skips the pages of a host whose Crawl-delay is over the maximum, saying why', async () => {
+    const job = await finished((await crawl({ url: env.play.url('veryslow.test', '/'), options: { max_depth: 1 } })).body.job_id);
+    expect(job).toMatchObject({ status: 'failed', error_category: 'robots_disallowed' });
+    expect((await map(job.id)).entries[0]).toMatchObject({
+      status: 'skipped',
+      error_category: 'robots',
+      error_message: expect.stringMatching(/Crawl-delay of 600 s/),
+    });
+  });
+
+  it('fails a crawl whose seed cannot be fetched, with the seed’s category', async () => {
+    const job = await finished((await crawl({ url: env.play.url('shop.test', '/missing'), options: { max_depth: 1 } })).body.job_id);
+    expect(job).toMatchObject({ status: 'failed', error_category: 'http_error' });
+  });
+
+  it('pages the map with limit, offset and status; whole-crawl totals stay', async () => {
+    const job = await finished(
+      (await crawl({ url: env.play.url('shop.test', '/catalog/page/1'), options: { max_depth: 1, max_pages: 5 } })).body.job_id,
+    );
+    const whole = await map(job.id);
+    const page = await map(job.id, '?limit=3&offset=2');
+    expect(page.entries.map((e: any) => e.id)).toEqual(whole.entries.slice(2, 5).map((e: any) => e.id));
+    expect(page.total).toBe(whole.total);
+    const skipped = await map(job.id, '?status=skipped&limit=1000');
+    expect(skipped.entries.length).toBe(whole.skipped);
+    expect(skipped.entries.every((e: any) => e.status === 'skipped')).toBe(true);
+    for (const bad of ['?limit=0', '?limit=1001', '?offset=-1', '?status=done', '?limit=abc']) {
+      const res = await call('GET', `/api/v1/jobs/${job.id}/crawl-map${bad}`);
+      expect([bad, res.status]).toEqual([bad, 422]);
+    }
+  });
+
+  it('refuses bad crawl requests with problem+json field errors, before any job exists', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ url: 'ftp://x.test/' }, 'body.url'],
+      [{ url: env.play.url('shop.test'), options: { follow_pattern: '(a' } }, 'body.options.follow_pattern'],
+      [{ url: env.play.url('shop.test'), options: { include_patterns: ['(?=x)'] } }, 'body.options.include_patterns'],
+      [{ url: env.play.url('shop.test'), options: { follow_selector: 'a[' } }, 'body.options.follow_selector'],
+      [{ url: env.play.url('shop.test'), options: { max_pages: 100_001 } }, 'body.options.max_pages'],
+      [{ url: env.play.url('shop.test'), options: { max_depth: 11 } }, 'body.options.max_depth'],
+      [{ url: env.play.url('shop.test'), options: { concurrency: 33 } }, 'body.options.concurrency'],
+      [{ url: env.play.url('shop.test'), options: { unknown_option: 1 } }, 'body.options.unknown_option'],
+      [{ url: env.play.url('shop.test'), max_cost_usd: 1, options: { max_cost_usd: 2 } }, 'body.max_cost_usd'],
+      [{ url: env.play.url('shop.test'), schema: undefined }, 'body.schema'],
+    ];
+    const before = (await call('GET', '/api/v1/jobs?limit=100')).body.jobs.length;
+    for (const [body, location] of cases) {
+      const res = await call('POST', '/api/v1/crawl', { body: { schema: PRODUCT_SCHEMA, llm_config: llm(), ...body } });
+      expect([location, res.status, res.headers.get('content-type')]).toEqual([
+        location,
+        422,
+        expect.stringContaining('application/problem+json'),
+      ]);
+      expect(res.body.errors.map((e: any) => e.location)).toContain(location);
+    }
+    for (const query of ['?timeout=5', '?timeout=121', '?wait=maybe']) {
+      const res = await call('POST', `/api/v1/crawl${query}`, {
+        body: { url: env.play.url('shop.test'), schema: PRODUCT_SCHEMA, llm_config: llm() },
+      });
+      expect([query, res.status]).toEqual([query, 422]);
+    }
+    expect((await call('GET', '/api/v1/jobs?limit=100')).body.jobs.length).toBe(before);
+  });
+
+  it('needs the crawl scope, and never shows a crawl (or its map) to another tenant', async () => {
+    const scoped = await call('POST', '/api/v1/keys', { body: { name: 'extract only', scopes: ['extract', 'jobs'] } });
+    const denied = await http(env.app.baseUrl, 'POST', '/api/v1/crawl', {
+      key: scoped.body.key,
+      body: { url: env.play.url('shop.test'), schema: PRODUCT_SCHEMA },
+    });
+    expect(denied.status).toBe(403);
+    const job = await finished((await crawl({ url: env.play.url('shop.test', '/about'), options: { max_depth: 0 } })).body.job_id);
+    const other = (await call('POST', '/api/v1/users', { body: { name: `crawl-tenant-${Date.now()}` } })).body.key.key;
+    expect((await http(env.app.baseUrl, 'GET', `/api/v1/jobs/${job.id}/crawl-map`, { key: other })).status).toBe(404);
+    const extracted = await call('POST', '/api/v1/extract', {
+      body: { url: env.play.url('shop.test', '/about'), schema: PRODUCT_SCHEMA, llm_config: llm() },
+    });
+    expect(extracted.status).toBe(200);
+    expect((await call('GET', `/api/v1/jobs/${extracted.body.job_id}/crawl-map`)).status).toBe(404);
+  });
+
+  it('uses a saved site (url, crawl options, default schema) under the request’s own fields', async () => {
+    const schema = await call('POST', '/api/v1/schemas', {
+      body: { name: `product-${Date.now()}`, schema_yaml: 'name: string\nsku: string\n', visibility: 'private' },
+    });
+    const site = await call('POST', '/api/v1/sites', {
+      body: {
+        url: env.play.url('shop.test', '/catalog/page/2'),
+        default_schema_id: schema.body.id,
+        crawl_options: { follow_selector: 'a.product', max_depth: 1, max_pages: 3 },
+      },
+    });
+    expect(site.status).toBe(201);
+    const started = await call('POST', '/api/v1/crawl', { body: { site_id: site.body.id, llm_config: llm(), options: { max_pages: 2 } } });
+    expect(started.status).toBe(202);
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: 2, url: env.play.url('shop.test', '/catalog/page/2') });
+    const items = await results(job.id);
+    expect(Object.keys(items[1].data).sort()).toEqual(['name', 'sku']);
+  });
+}
