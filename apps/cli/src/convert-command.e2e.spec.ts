@@ -79,18 +79,22 @@ describe('gleaner convert (e2e)', () => {
     });
   });
 
-  it('exits 64 with usage on bad options and lists commands without any', async () => {
+  it('exits 64 with usage on bad options; without a command (or an unknown one) lists the commands, exit 2', async () => {
     const bad = await runCli(['convert', '--mode', 'fancy', '--jsonl'], '');
     expect(bad.code).toBe(64);
     expect(bad.stderr).toContain('--mode must be one of full, main');
     const missing = await runCli(['convert', '--mode', 'full'], '');
     expect(missing.code).toBe(64);
     expect(missing.stderr).toContain('--jsonl is required');
+    const help = await runCli(['help', 'convert'], '');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: gleaner convert --mode full|main --jsonl');
+    // The top level is the API commands' parser: usage errors there exit 2 (see apps/cli/README.md).
     const none = await runCli([], '');
-    expect(none.code).toBe(64);
-    expect(none.stdout).toContain('convert');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('convert');
     const unknown = await runCli(['frobnicate'], '');
-    expect(unknown.code).toBe(64);
-    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
   });
 });

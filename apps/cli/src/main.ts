@@ -1,25 +1,35 @@
 #!/usr/bin/env node
-import { CommandRegistry } from './command-registry';
-import { convertCommand } from './commands/convert-command';
-import { usersCommand } from './commands/users-command';
+import { SignalHub } from './follow/signals';
+import { runCli } from './program';
 
-/** `gleaner <command>`: a small registry so further subcommands plug in without a CLI framework. */
-export function createRegistry(): CommandRegistry {
-  return new CommandRegistry().register(convertCommand).register(usersCommand);
-}
-
+/**
+ * `gleaner <command>`: the API commands (extract, crawl, jobs, results, crawl-map) talk to a
+ * running service over its public HTTP API; `convert` and `users` work locally. See apps/cli/README.md.
+ */
 async function main(): Promise<void> {
-  const code = await createRegistry().run(process.argv.slice(2), {
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr: process.stderr,
-  });
+  const signals = new SignalHub();
+  process.on('SIGINT', () => signals.fire());
+  // A reader that went away (`gleaner jobs list | head -1`) is not an error: stop quietly.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE' && stream !== process.stderr) process.stderr.write(`gleaner: cannot write output: ${error.message}\n`);
+      process.exit(error.code === 'EPIPE' ? (process.exitCode ?? 0) : 1);
+    });
+  }
+  const code = await runCli(
+    process.argv.slice(2),
+    { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+    process.env,
+    signals,
+  );
   process.exitCode = code;
+  // Nothing should be left running; if a library left a handle open, do not hang on it.
+  setTimeout(() => process.exit(code), 1000).unref();
 }
 
 if (require.main === module) {
   main().catch((error: unknown) => {
-    process.stderr.write(`gleaner: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.stderr.write(`gleaner: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   });
 }

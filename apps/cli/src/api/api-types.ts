@@ -1,0 +1,123 @@
+/** The shapes of the service's answers the CLI reads (see GET /api/v1/openapi.json). */
+
+export type JobStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export const TERMINAL_STATUSES: readonly string[] = ['completed', 'failed', 'cancelled'];
+
+export interface JobView {
+  id: string;
+  type: string;
+  status: JobStatus;
+  url: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  cost_usd: number;
+  page_count: number;
+  urls_queued: number;
+  failed_count: number;
+  token_usage_input: number;
+  token_usage_output: number;
+  error_category: string | null;
+  error_message: string | null;
+  [key: string]: unknown;
+}
+
+export interface JobList {
+  jobs: JobView[];
+}
+
+/** POST /crawl (202). */
+export interface CrawlStarted {
+  job_id: string;
+  status: JobStatus;
+  status_url: string;
+  [key: string]: unknown;
+}
+
+/** POST /extract (200). */
+export interface ExtractionAnswer {
+  job_id: string;
+  url: string;
+  fetched_at: string;
+  data: unknown;
+  metadata?: { model?: string; provider?: string; fetch_duration_ms?: number; extract_duration_ms?: number };
+  usage?: { input_tokens?: number; output_tokens?: number; cost_usd?: number; llm_cost_usd?: number; is_byok?: boolean };
+}
+
+/** SSE `status`. */
+export interface StatusEventData {
+  job_id: string;
+  status: JobStatus;
+  page_count: number;
+  urls_queued: number;
+  failed_count: number;
+  cost_usd: number;
+}
+
+/** SSE `result`: a result item plus crawl facts. */
+export interface ResultEventData {
+  id: string;
+  url: string;
+  status: 'completed' | 'failed';
+  data: unknown;
+  error_category?: string;
+  error_message?: string;
+  depth?: number;
+  parent_url?: string | null;
+  token_usage_input?: number;
+  token_usage_output?: number;
+}
+
+/** SSE `complete`. */
+export interface CompleteEventData {
+  job_id: string;
+  status: JobStatus;
+  page_count: number;
+  cost_usd: number;
+  results_url: string;
+  error_category: string | null;
+  error_message: string | null;
+}
+
+export interface CrawlMapEntry {
+  id: string;
+  url: string;
+  parent_url: string | null;
+  status: string;
+  depth: number;
+  error_category: string | null;
+  error_message: string | null;
+  http_status: number | null;
+  token_usage_input: number;
+  token_usage_output: number;
+  fetch_duration_ms: number | null;
+  extract_duration_ms: number | null;
+  rate_limited: boolean;
+  [key: string]: unknown;
+}
+
+export interface CrawlMap {
+  job_id: string;
+  seed_url: string;
+  max_depth: number;
+  total: number;
+  completed: number;
+  failed: number;
+  skipped: number;
+  pending: number;
+  running: number;
+  skipped_by_reason: Record<string, number>;
+  error_summary: { by_category: Record<string, number>; has_rate_limit: boolean; total: number };
+  entries: CrawlMapEntry[];
+}
+
+/** The line written for each result: the item as GET /jobs/{id}/results?format=jsonl has it. */
+export function exportedResultItem(event: ResultEventData): Record<string, unknown> {
+  const item: Record<string, unknown> = { id: event.id, url: event.url, status: event.status, data: event.data };
+  if (event.status === 'failed') {
+    item.error_category = event.error_category ?? 'internal';
+    item.error_message = event.error_message ?? '';
+  }
+  return item;
+}

@@ -1,0 +1,157 @@
+import type { Command } from 'commander';
+import type { CrawlStarted, JobView } from '../api/api-types';
+import type { CliContext } from '../context';
+import { CliUsageError, InterruptedError } from '../errors';
+import { EXIT, type ExitCode } from '../exit-codes';
+import { ResultSink } from '../follow/result-sink';
+import { watchJob } from '../follow/watch';
+import type { CommandKit } from '../program';
+import { collect, intParser, llmConfig, numberParser, type ModelOptions } from '../request-options';
+import { readSchemaOption } from '../schema-input';
+
+interface CrawlOptions extends ModelOptions {
+  schema?: string;
+  schemaId?: string;
+  siteId?: string;
+  maxPages?: number;
+  maxDepth?: number;
+  follow?: string;
+  followSelector?: string;
+  include?: string[];
+  exclude?: string[];
+  concurrency?: number;
+  delayMs?: number;
+  fetchMode?: string;
+  useSitemap?: boolean;
+  ignoreRobots?: boolean;
+  maxCost?: number;
+  output?: string;
+  detach?: boolean;
+  reconnectTimeout?: number;
+}
+
+const HELP_AFTER = `
+Starts a crawl job and follows it: a live progress line on a terminal (plain
+lines otherwise), each page's result as one JSON line (to --output, or stdout),
+then a summary. Ctrl-C asks whether to cancel the crawl or detach from it; a
+dropped connection is resumed where it stopped.
+
+Examples:
+  $ gleaner crawl https://quotes.toscrape.com/ --schema quotes.yaml \\
+      --max-pages 50 --follow '/page/\\d+/$' -o quotes.jsonl
+  $ gleaner crawl https://shop.example/ --schema-id product --include '/p/' \\
+      --exclude '/cart' --concurrency 2 --model openai/gpt-4o-mini --json -o products.jsonl
+  $ JOB=$(gleaner crawl https://blog.example/ --schema post.json --detach)
+  $ gleaner jobs watch "$JOB" -o posts.jsonl`;
+
+export function registerCrawl(program: Command, kit: CommandKit): void {
+  const command = program
+    .command('crawl')
+    .summary('crawl from a seed URL, extracting every page')
+    .description('Starts a crawl (POST /api/v1/crawl) and follows its event stream until it ends.')
+    .argument('[url]', 'the seed URL (optional with --site-id)');
+  kit.addSchemaOptions(command);
+  command
+    .option('--max-pages <n>', 'pages to extract at most (service default 10)', intParser('--max-pages', 1))
+    .option('--max-depth <n>', 'link depth from the seed (service default 1)', intParser('--max-depth', 0))
+    .option('--follow <pattern>', 'follow only links whose absolute URL matches this RE2 pattern')
+    .option('--follow-selector <css>', 'follow only the links matched by this CSS selector')
+    .option('--include <pattern>', 'crawl only URLs matching this RE2 pattern (repeatable)', collect)
+    .option('--exclude <pattern>', 'never crawl URLs matching this RE2 pattern (repeatable)', collect)
+    .option('--concurrency <n>', 'pages fetched at once (service default 4)', intParser('--concurrency', 1))
+    .option('--delay-ms <ms>', 'pause between requests to a host', intParser('--delay-ms', 0))
+    .addOption(kit.fetchModeOption())
+    .option('--use-sitemap', "also start from the site's sitemap.xml")
+    .option('--ignore-robots', 'do not read robots.txt (nor its Crawl-delay); only for sites you may crawl so')
+    .option('--max-cost <usd>', 'cost cap in USD: no new page starts beyond it', numberParser('--max-cost', 0));
+  kit.addModelOptions(command);
+  command
+    .option('-o, --output <file>', 'write result lines (JSON lines) to this file; the summary goes to stdout')
+    .option('--detach', 'print the job id and return at once (follow later with "gleaner jobs watch")')
+    .option(
+      '--reconnect-timeout <seconds>',
+      'give up when the service stays unreachable this long',
+      intParser('--reconnect-timeout', 1),
+      300,
+    )
+    .addHelpText('after', HELP_AFTER)
+    .action(kit.action((ctx, [url], opts: CrawlOptions) => crawl(ctx, url, opts)));
+}
+
+async function crawl(ctx: CliContext, url: string | undefined, opts: CrawlOptions): Promise<ExitCode> {
+  if (!url && !opts.siteId) throw new CliUsageError('a seed URL is required (or --site-id with a saved site)');
+  if (opts.schema && opts.schemaId) throw new CliUsageError('give --schema or --schema-id, not both');
+  if (!opts.schema && !opts.schemaId && !opts.siteId)
+    throw new CliUsageError('--schema (a file or inline JSON/YAML) or --schema-id is required');
+  const options = defined({
+    max_pages: opts.maxPages,
+    max_depth: opts.maxDepth,
+    follow_pattern: opts.follow,
+    follow_selector: opts.followSelector,
+    include_patterns: opts.include,
+    exclude_patterns: opts.exclude,
+    concurrency: opts.concurrency,
+    delay_ms: opts.delayMs,
+    fetch_mode: opts.fetchMode,
+    use_sitemap: opts.useSitemap ? true : undefined,
+    respect_robots: opts.ignoreRobots ? false : undefined,
+    max_cost_usd: opts.maxCost,
+  });
+  const body = defined({
+    url,
+    schema: opts.schema !== undefined ? await readSchemaOption(opts.schema, ctx.io.stdin) : undefined,
+    schema_id: opts.schemaId,
+    site_id: opts.siteId,
+    options: Object.keys(options).length ? options : undefined,
+    llm_config: llmConfig(opts, ctx),
+  });
+  const client = ctx.client();
+  // The file is created before the crawl starts, so a bad path costs nothing.
+  const sink = opts.output && !opts.detach ? ResultSink.toFile(opts.output) : undefined;
+  let started: CrawlStarted;
+  try {
+    started = (await client.json<CrawlStarted>('POST', '/api/v1/crawl', { body })).body;
+  } catch (error) {
+    sink?.close();
+    throw error;
+  }
+
+  if (ctx.signal.aborted) {
+    // Ctrl-C came while the crawl was being created: it exists now, so say which one it is.
+    ctx.io.stderr.write(`Crawl ${started.job_id} started; not following it: gleaner jobs watch ${started.job_id}\n`);
+    throw new InterruptedError('');
+  }
+
+  if (opts.detach) {
+    if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(started)}\n`);
+    else {
+      ctx.io.stdout.write(`${started.job_id}\n`);
+      ctx.info(`Crawl started. Follow it with: ${ctx.err.bold(`gleaner jobs watch ${started.job_id}`)}`);
+    }
+    return EXIT.ok;
+  }
+
+  ctx.info(`${ctx.err.cyan('Crawl')} ${started.job_id} started${url ? ` at ${url}` : ''} ${ctx.err.dim('(Ctrl-C to cancel or detach)')}`);
+  const job: JobView = {
+    id: started.job_id,
+    type: 'crawl',
+    status: started.status,
+    url: url ?? null,
+    created_at: new Date().toISOString(),
+    started_at: null,
+    completed_at: null,
+    cost_usd: 0,
+    page_count: 0,
+    urls_queued: 0,
+    failed_count: 0,
+    token_usage_input: 0,
+    token_usage_output: 0,
+    error_category: null,
+    error_message: null,
+  };
+  return watchJob(ctx, client, job, { sink, maxPages: opts.maxPages, reconnectTimeoutSeconds: opts.reconnectTimeout });
+}
+
+function defined(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined));
+}
