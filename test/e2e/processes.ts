@@ -12,6 +12,17 @@ export function assertBuilt(): void {
   if (!existsSync(API_MAIN) || !existsSync(CRAWLER_MAIN)) throw new Error('dist/ is missing: run `npm run build` (npm test does it first)');
 }
 
+/** A process that died or hung before it answered /health. */
+export class ProcessStartError extends Error {
+  constructor(
+    readonly processName: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProcessStartError';
+  }
+}
+
 export interface AppProcess {
   name: string;
   child: ChildProcess;
@@ -55,7 +66,9 @@ export async function startProcess(
   try {
     await waitFor(
       async () => {
-        if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}):\n${proc.output()}`);
+        if (child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${proc.output()}`);
+        }
         const res = await fetch(`${url}/health`).catch(() => null);
         return res?.status === 200;
       },
@@ -64,7 +77,7 @@ export async function startProcess(
     );
   } catch (error) {
     child.kill('SIGKILL');
-    throw new Error(`${name} did not become healthy: ${(error as Error).message}\n${proc.output()}`);
+    throw new ProcessStartError(name, `${name} did not become healthy: ${(error as Error).message}\n${proc.output()}`);
   }
   return proc;
 }

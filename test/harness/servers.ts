@@ -61,10 +61,11 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
-export async function startRedis(): Promise<StartedServer> {
+/** A redis-server on a free port, or on `port` (a restart of a server a test stopped, on the same address). */
+export async function startRedis(options: { port?: number } = {}): Promise<StartedServer> {
   const binary = which('redis-server');
   if (!binary) throw new Error('redis-server not found (apt-get install -y redis-server)');
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = spawn(
     binary,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'],

@@ -122,6 +122,8 @@ export class CrawlActor implements IRequestManager {
   private unsubscribe?: () => Promise<void>;
   /** Pages in flight under the previous owner, handed to Crawlee first. */
   private readonly adopted: WindowEntry[] = [];
+  /** The crawl's sealed request secrets (BYOK key): from the queue message, or kept with the crawl for later owners. */
+  private sealedSecrets?: string;
 
   constructor(
     private readonly deps: CrawlActorDeps,
@@ -181,22 +183,30 @@ export class CrawlActor implements IRequestManager {
     }
   }
 
-  /** Waits for the lease (a live owner elsewhere keeps it until it stops or its lease runs out). */
+  /**
+   * Takes the crawl's lease. A live owner elsewhere keeps it until it stops or its lease runs out; this
+   * waits a lease or two for that, then yields (the job watchdog sends the crawl again later), so a
+   * crawl slot is never held waiting for a crawl another worker runs.
+   */
   private async takeOwnership(): Promise<boolean> {
     const { repository, config, workerId } = this.deps;
+    const deadline = Date.now() + config.crawlLeaseMs * 2 + 1000;
     for (;;) {
       const state = await repository.acquire(this.jobId, workerId, config.crawlLeaseMs);
       if (state) {
         if (state.epoch > 0 && state.owner !== workerId) this.deps.metrics.takeovers.inc();
         this.epoch = state.epoch + 1;
-        this.leaseValidUntil = Date.now() + config.crawlLeaseMs - 1000;
+        this.leaseValidUntil = this.validUntil(Date.now());
         this.skippedRecorded = state.skipped_recorded;
         this.budgetStopped = state.budget_stopped;
+        this.sealedSecrets = this.context.sealedSecrets ?? state.sealed_secrets;
+        if (this.context.sealedSecrets && !state.sealed_secrets) await repository.keepSecrets(this.jobId, this.context.sealedSecrets);
         this.log.info({ epoch: this.epoch, previous_owner: state.owner }, 'crawl owned');
         return true;
       }
       const job = await this.deps.jobsRepository.findForWorker(this.jobId);
       if (!job || isTerminal(job.status) || this.context.signal.aborted) return false;
+      if (Date.now() > deadline) throw new JobYieldedError('another worker holds the crawl');
       await sleep(Math.min(1000, config.crawlLeaseMs / 4), this.context.signal);
     }
   }
@@ -204,8 +214,9 @@ export class CrawlActor implements IRequestManager {
   private async heartbeat(): Promise<void> {
     if (this.stop) return;
     try {
-      if (await this.deps.repository.renew(this.jobId, this.epoch, this.deps.config.crawlLeaseMs)) {
-        this.leaseValidUntil = Date.now() + this.deps.config.crawlLeaseMs - 1000;
+      const at = Date.now();
+      if (await this.deps.repository.renew(this.jobId, this.epoch, this.deps.config.crawlLeaseMs, at)) {
+        this.leaseValidUntil = this.validUntil(at);
         return;
       }
       this.halt(new StopCrawl('lease-lost'));
@@ -214,6 +225,38 @@ export class CrawlActor implements IRequestManager {
       this.log.warn({ err: error }, 'crawl lease renewal failed');
       if (Date.now() > this.leaseValidUntil) this.halt(new StopCrawl('lease-lost'));
     }
+  }
+
+  /**
+   * Until when this owner trusts its lease without asking the store: the lease it wrote, less a margin
+   * for the clocks of other replicas (which judge the lease by their own).
+   */
+  private validUntil(renewedAt: number): number {
+    const lease = this.deps.config.crawlLeaseMs;
+    return renewedAt + lease - Math.min(1000, lease / 4);
+  }
+
+  /**
+   * Self-fencing before a write: past the trusted lease, the store decides (a fenced renewal). Renewed:
+   * go on; refused: another owner has the crawl, stop. A late heartbeat on a busy machine costs one
+   * renewal here, never the crawl.
+   */
+  private async holdsLease(): Promise<boolean> {
+    if (this.stop?.why === 'lease-lost') return false;
+    if (Date.now() <= this.leaseValidUntil) return true;
+    const at = Date.now();
+    try {
+      if (await this.deps.repository.renew(this.jobId, this.epoch, this.deps.config.crawlLeaseMs, at)) {
+        this.leaseValidUntil = this.validUntil(at);
+        return true;
+      }
+    } catch (error) {
+      // The store is unreachable: the write would fail too; the caller's error path retries it.
+      this.log.warn({ err: error }, 'crawl lease renewal failed');
+      throw error;
+    }
+    this.halt(new StopCrawl('lease-lost'));
+    return false;
   }
 
   private async onAbort(): Promise<void> {
@@ -513,7 +556,7 @@ export class CrawlActor implements IRequestManager {
   // IRequestManager: Crawlee's view of the frontier.
 
   async fetchNextRequest<T extends Record<string, unknown> = Record<string, unknown>>(): Promise<Request<T> | null> {
-    if (this.stop || Date.now() > this.leaseValidUntil) return null;
+    if (this.stop || !(await this.holdsLease())) return null;
     const adopted = this.adopted.shift();
     if (adopted) return this.request(adopted);
     await this.refill();
@@ -786,7 +829,7 @@ export class CrawlActor implements IRequestManager {
       depth: entry.depth,
       dispatch: entry.dispatch,
       extract: entry.extract,
-      secrets: this.context.sealedSecrets,
+      secrets: this.sealedSecrets,
       request_id: this.job.request_id,
     };
     return this.deps.queue.enqueue(CRAWL_PAGES_QUEUE, PAGE_TASK, payload, {
@@ -1047,14 +1090,13 @@ export class CrawlActor implements IRequestManager {
 
   /** The fenced entry write: running (this epoch) → status. A refusal means this owner is stale: it stops. */
   private async settle(entry: WindowEntry, status: CrawlEntry['status'], set: Partial<CrawlEntry>): Promise<CrawlEntry | null> {
+    const leased = await this.holdsLease();
+    // A store error above or below leaves the entry in flight: Crawlee's retry path settles it again.
+    const settled = leased ? await this.deps.repository.settle(entry.id, this.epoch, status, set) : null;
     this.inFlight.delete(entry.id);
     this.bumpHost(entry.host, -1);
     this.wake();
-    if (Date.now() > this.leaseValidUntil) {
-      this.halt(new StopCrawl('lease-lost'));
-      return null;
-    }
-    const settled = await this.deps.repository.settle(entry.id, this.epoch, status, set);
+    if (!leased) return null;
     if (!settled) {
       this.halt(new StopCrawl('lease-lost'));
       return null;
@@ -1155,6 +1197,8 @@ export class CrawlActor implements IRequestManager {
       !this.budgetStopped,
     );
     if (closed > 0) await repository.updateState(this.jobId, this.epoch, { $inc: { [`skipped_by_reason.${reason}`]: closed } });
+    // Pages whose announcement failed after their commit (a store or bus error) are announced now, once.
+    for (const entry of await repository.unannounced(this.jobId)) await this.announce(entry);
     const totals = await this.recount();
     await repository.markFinalized(this.jobId);
     await repository.dropOutcomes(this.jobId);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Configuration, LocalEventManager } from '@crawlee/core';
 import { Counter } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
@@ -19,7 +19,7 @@ import { CrawlRepository } from './crawl.repository';
  * Crawlee event manager serves every crawl of the process (Crawlee would start one per crawler).
  */
 @Injectable()
-export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnModuleDestroy {
+export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplicationShutdown {
   readonly type = 'crawl';
   readonly parseInput = parseCrawlInput;
   /** This process, as an owner of crawls. */
@@ -101,7 +101,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnModuleDestr
     await this.repository.release(job._id, owned.epoch + 1);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  async onApplicationShutdown(): Promise<void> {
     if (this.events) await (await this.events).close().catch(() => undefined);
   }
 

@@ -119,8 +119,17 @@ export class CrawlRepository implements OnModuleInit {
 
   /** Marks the crawl finalized once (any owner, or the cleanup of a crawl whose owner died). */
   async markFinalized(jobId: string): Promise<boolean> {
+    await this.states.findOneAndUpdate({ _id: jobId }, { $unset: { sealed_secrets: true } });
     return (
       (await this.states.findOneAndUpdate({ _id: jobId, finalized: false }, { $set: { finalized: true, updated_at: nowIso() } })) !== null
+    );
+  }
+
+  /** Keeps the crawl's sealed request secrets for later owners (the first owner that has them stores them). */
+  async keepSecrets(jobId: string, sealed: string): Promise<void> {
+    await this.states.findOneAndUpdate(
+      { _id: jobId, finalized: false, sealed_secrets: { $exists: false } },
+      { $set: { sealed_secrets: sealed } },
     );
   }
 

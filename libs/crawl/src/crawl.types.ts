@@ -85,6 +85,11 @@ export interface CrawlStateRecord {
   skipped_recorded: number;
   /** Set once leftover entries of a finished (or cancelled) crawl have been closed. */
   finalized: boolean;
+  /**
+   * The crawl's request-only secrets (a BYOK key), sealed (AES-256-GCM under GLEANER_SECRET), kept only
+   * while the crawl runs so that any owner taking it over can use them; removed when the crawl ends.
+   */
+  sealed_secrets?: string;
   created_at: string;
   updated_at: string;
   [key: string]: unknown;

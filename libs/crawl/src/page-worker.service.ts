@@ -27,6 +27,7 @@ import {
 import { CrawlScope } from './crawl-scope';
 import { canonicalize } from './url-canon';
 import { DomainLabels } from './domain-labels';
+import { ExclusiveGate } from './exclusive-gate';
 
 /** Stops a page after its fetch, before any model call (a duplicate or off-site redirect target). */
 class StopAfterFetch extends Error {
@@ -60,6 +61,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private readonly outcomes: Counter<'outcome'>;
   private readonly pauses: Counter<'domain'>;
   private readonly domains = new DomainLabels(20);
+  private readonly gate = new ExclusiveGate();
 
   constructor(
     @Inject(QUEUE) private readonly queue: QueuePort,
@@ -103,9 +105,22 @@ export class PageWorkerService implements OnApplicationBootstrap {
     );
   }
 
+  /**
+   * A page task. A task whose earlier run never finished (its worker died, perhaps because of this very
+   * page) runs alone in its process, so that only the culprit of a crash reaches the worker_crash count.
+   */
   private async handle(message: QueueMessage<PageTaskPayload>, queueSignal: AbortSignal): Promise<void> {
     const task = message.payload;
     const taskId = pageTaskId(task.job_id, task.key, task.dispatch);
+    const before = await this.repository.outcome(taskId);
+    if (before?.done) return;
+    // A run of this task started before and never finished: its worker died (maybe because of this page).
+    const suspect = (before?.deliveries ?? 0) > 0;
+    await this.gate.run(suspect, () => this.deliver(task, taskId, queueSignal));
+  }
+
+  /** One run of a page task, counted as started (a run its worker does not survive stays counted). */
+  private async deliver(task: PageTaskPayload, taskId: string, queueSignal: AbortSignal): Promise<void> {
     const marker = await this.repository.delivered(taskId, task.job_id);
     if (marker.done) return;
     if (marker.deliveries > MAX_WORKER_CRASHES) {

@@ -185,6 +185,14 @@ export class JobsRepository implements OnModuleInit {
     return woken;
   }
 
+  /** Unfinished, unparked jobs created before `beforeIso` (the watchdog re-sends their queue messages). */
+  unfinishedBefore(beforeIso: string, limit: number): Promise<JobRecord[]> {
+    return this.jobs.find(
+      { status: { $in: ['pending', 'running'] }, parked: { $ne: true }, created_at: { $lt: beforeIso } },
+      { sort: { created_at: 1 }, limit },
+    );
+  }
+
   async runningSlots(userId: string, jobClass: JobClass = 'single'): Promise<number> {
     return (await this.slots.findOne({ _id: slotId(userId, jobClass) }))?.running ?? 0;
   }

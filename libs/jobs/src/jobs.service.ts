@@ -283,6 +283,24 @@ export class JobsService {
   }
 
   /** One of the user's running slots of this job class (crawls have their own cap, so they never starve extractions). */
+  /**
+   * The watchdog: sends the queue message of every unfinished job again, under the job's own id. That is
+   * a no-op while the message waits or runs, and brings a job back whose message was lost (Redis lost
+   * its data) or given up by the queue (its worker died more often than the queue retries).
+   */
+  async resendUnfinished(olderThanMs: number, limit = 500): Promise<number> {
+    const jobs = await this.repository.unfinishedBefore(new Date(Date.now() - olderThanMs).toISOString(), limit);
+    for (const job of jobs) {
+      const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
+      await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, {
+        jobId: job._id,
+        attempts: 5,
+        backoff: { delayMs: 1000, maxDelayMs: 30_000 },
+      });
+    }
+    return jobs.length;
+  }
+
   acquireSlot(userId: string, jobClass: JobClass): Promise<boolean> {
     const cap = jobClass === 'crawl' ? this.config.maxRunningCrawlsPerUser : this.config.maxRunningJobsPerUser;
     return this.repository.acquireSlot(userId, cap, jobClass);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { ContentPool, type ConversionMode, type ConversionResult } from '@app/content';
@@ -21,7 +21,7 @@ export interface LoadedPage {
  * markdown in the worker-thread pool. One fetcher (one browser pool) and one content pool per process.
  */
 @Injectable()
-export class PageLoaderService implements OnModuleDestroy {
+export class PageLoaderService implements OnApplicationShutdown {
   readonly fetcher: Fetcher;
   private readonly pool: ContentPool;
   private readonly pages: Counter<'outcome'>;
@@ -117,7 +117,8 @@ export class PageLoaderService implements OnModuleDestroy {
     return this.pool.convert({ html: fetched.html, url: fetched.url, mode, ...(linkSelector ? { linkSelector } : {}) });
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** After the job runner finished or handed back in-flight pages (beforeApplicationShutdown), which still use the pools. */
+  async onApplicationShutdown(): Promise<void> {
     await Promise.allSettled([this.fetcher.close(), this.pool.close()]);
   }
 }

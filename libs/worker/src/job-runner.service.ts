@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
@@ -22,6 +22,10 @@ import { JOB_HANDLERS, type JobHandler } from './job-handler';
 
 class ShutdownSignal extends Error {}
 
+/** The watchdog re-sends the queue messages of unfinished jobs this often, for jobs at least this old. */
+const WATCHDOG_EVERY_MS = 15_000;
+const WATCHDOG_AGE_MS = 30_000;
+
 /** Raised at start-up when this worker would accept a job type it cannot run. */
 export class MissingJobHandlerError extends Error {
   constructor(types: string[]) {
@@ -37,10 +41,11 @@ export class MissingJobHandlerError extends Error {
  * worker died resumes a `running` job; one delivered for a finished job is dropped.
  */
 @Injectable()
-export class JobRunnerService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly handlers = new Map<JobType, JobHandler>();
   private readonly shutdown = new AbortController();
   private sweeper?: NodeJS.Timeout;
+  private watchdog?: NodeJS.Timeout;
 
   constructor(
     @Inject(QUEUE) private readonly queue: QueuePort,
@@ -66,10 +71,22 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
       void this.jobs.wakeParked(null, 50).catch((error: unknown) => this.logger.warn({ err: error }, 'parked-job sweep failed'));
     }, 5000);
     this.sweeper.unref();
+    this.watchdog = setInterval(() => {
+      void this.jobs
+        .resendUnfinished(WATCHDOG_AGE_MS)
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'job watchdog sweep failed'));
+    }, WATCHDOG_EVERY_MS);
+    this.watchdog.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Shutdown, first of all: running jobs (crawl actors) are told to stop, and every consumer of the
+   * process (jobs, crawls, page tasks, webhooks) gets the grace to finish or hand its work back, while
+   * the pools and clients that work uses are still open (they close in onApplicationShutdown).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
+    clearInterval(this.watchdog);
     this.shutdown.abort(new ShutdownSignal());
     await this.queue.stop(this.config.shutdownGraceMs);
   }

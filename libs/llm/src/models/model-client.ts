@@ -38,8 +38,11 @@ export class ModelClient {
     this.agents.https.destroy();
   }
 
-  /** Nest calls it on shutdown (the client is provided by a factory in LlmModule). */
-  onModuleDestroy(): void {
+  /**
+   * Nest calls it on shutdown (the client is provided by a factory in LlmModule), after the job
+   * runner handed back or finished its in-flight work (which may still call models until then).
+   */
+  onApplicationShutdown(): void {
     this.close();
   }
 

@@ -1,0 +1,332 @@
+/**
+ * The crawl's guarantees under process failure, with the built apps as real processes:
+ * kill -9 of the owner (embedded: restart; cluster: another crawler takes over), kill -9 of a page
+ * worker, SIGTERM hand-back, a Redis restart, a page that kills its worker, and a stalled owner
+ * (SIGSTOP past its lease) whose writes must be refused once another owner took over.
+ *
+ * What is checked each time: the crawl ends once (one `complete` event), every page has exactly one
+ * result and one `result` event, no page completed before the failure is fetched again, a page in
+ * flight at the failure is fetched at most once more, and max_pages holds exactly.
+ */
+import { startModelServer, type ModelServer } from '../fixtures/model-server';
+import { SHOP_PAGES, SHOP_PRODUCTS, startPlayground, type Playground } from '../fixtures/playground/playground';
+import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
+import { startRedis, type StartedServer } from '../harness/servers';
+import { http, readSse, tempDir, waitFor } from './helpers';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { API_MAIN, CRAWLER_MAIN, ProcessStartError, ROOT, assertBuilt, startProcess, type AppProcess } from './processes';
+
+/** Keeps what the processes said (for a failed test: .test-servers/logs/<test>-<process>.log). */
+function keepLogs(test: string, processes: AppProcess[]): void {
+  const dir = join(ROOT, '.test-servers', 'logs');
+  mkdirSync(dir, { recursive: true });
+  for (const p of processes) writeFileSync(join(dir, `${test}-${p.name}.log`), p.output());
+}
+
+/** Starts the embedded app; null when it died on the way up (the poison page can take it down at once). */
+async function tryStart(name: string, env: Record<string, string>): Promise<AppProcess | null> {
+  try {
+    return await startProcess(name, API_MAIN, [], env, 'PORT');
+  } catch (error) {
+    if (error instanceof ProcessStartError) return null;
+    throw error;
+  }
+}
+
+jest.setTimeout(240_000);
+
+const KEY = 'glk_' + 'C'.repeat(20) + 'r'.repeat(20);
+const SCHEMA = { name: 'string', price: 'string', sku: 'string' };
+const ALL_PAGES = SHOP_PAGES + SHOP_PRODUCTS;
+/** /with-poison links /poison and six products: 7 pages with the seed, and the poison one. */
+const POISON_OPTIONS = { follow_selector: null, follow_pattern: '/(poison|product/\\d+)$', max_depth: 1, max_pages: 20, concurrency: 2 };
+
+let play: Playground;
+let models: ModelServer;
+
+beforeAll(async () => {
+  assertBuilt();
+  play = await startPlayground();
+  models = await startModelServer();
+});
+afterAll(async () => {
+  await play?.close();
+  await models?.close();
+});
+
+function baseEnv(): Record<string, string> {
+  return {
+    GLEANER_BOOTSTRAP_KEY: KEY,
+    GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
+    GLEANER_RESOLVE: play.resolve,
+    GLEANER_BROWSER_ENABLED: 'false',
+    GLEANER_RATE_LIMIT_PER_MINUTE: '1000000',
+    GLEANER_QUEUE_STALLED_MS: '2000',
+    GLEANER_CRAWL_LEASE_MS: '2000',
+    GLEANER_SHUTDOWN_GRACE_MS: '10000',
+    GLEANER_LLM_RETRIES: '0',
+    GLEANER_CONTENT_TEST_HOOKS: '1',
+    LOG_LEVEL: 'info',
+  };
+}
+
+const llm = () => ({ provider: 'openai', model: 'slow-150', api_key: 'sk-crash', base_url: models.openaiBaseUrl });
+
+async function startCrawl(api: string, options: Record<string, unknown>, url = play.url('shop.test', '/catalog/page/1')): Promise<string> {
+  const res = await http(api, 'POST', '/api/v1/crawl', {
+    key: KEY,
+    body: {
+      url,
+      schema: SCHEMA,
+      llm_config: llm(),
+      options: { follow_selector: 'li.next a, a.product', max_depth: 10, concurrency: 4, ...options },
+    },
+  });
+  expect(res.status).toBe(202);
+  return res.body.job_id;
+}
+
+const job = async (api: string, id: string) => (await http(api, 'GET', `/api/v1/jobs/${id}`, { key: KEY })).body;
+const terminal = (api: string, id: string) =>
+  waitFor(async () => {
+    const j = await job(api, id).catch(() => null);
+    return j && ['completed', 'failed', 'cancelled'].includes(j.status) ? j : null;
+  }, 180_000);
+
+/** Product and catalog URLs whose results exist now (their pages were completed). */
+async function completedUrls(api: string, id: string): Promise<string[]> {
+  const items = (await http(api, 'GET', `/api/v1/jobs/${id}/results`, { key: KEY })).body as Array<{ url: string; status: string }>;
+  return items.filter((i) => i.status === 'completed').map((i) => i.url);
+}
+
+const fetchesOf = (url: string, since: number) => play.requests.filter((r) => url === play.url(r.host, r.path) && r.at >= since).length;
+const modelCallsFor = (url: string) => models.requests.filter((r) => r.userText.includes(`Page URL: ${url}\n`)).length;
+
+/** The crawl's integrity after a failure: one result and one event per page, one complete, nothing left open. */
+async function expectIntact(api: string, id: string, pages: number, completedBefore: string[], since: number): Promise<void> {
+  const done = await terminal(api, id);
+  const failed = (await http(api, 'GET', `/api/v1/jobs/${id}/crawl-map?status=failed&limit=100`, { key: KEY })).body.entries;
+  expect(failed).toEqual([]);
+  expect(done).toMatchObject({ status: 'completed', page_count: pages, failed_count: 0 });
+  const items = (await http(api, 'GET', `/api/v1/jobs/${id}/results`, { key: KEY })).body as Array<{ url: string }>;
+  const mapped = (await http(api, 'GET', `/api/v1/jobs/${id}/crawl-map?status=completed&limit=1000`, { key: KEY })).body.entries as any[];
+  const resultUrls = new Set(items.map((i) => i.url));
+  expect(mapped.filter((e) => e.result_id && !resultUrls.has(e.final_url ?? e.url))).toEqual([]);
+  expect(items).toHaveLength(pages);
+  expect(new Set(items.map((i) => i.url)).size).toBe(pages);
+  const stream = await readSse(`${api}/api/v1/jobs/${id}/stream`, { key: KEY, timeoutMs: 60_000 });
+  expect(stream.events.filter((e) => e.event === 'complete')).toHaveLength(1);
+  const announced = stream.events.filter((e) => e.event === 'result').map((e) => e.data.url);
+  expect(announced).toHaveLength(pages);
+  expect(new Set(announced).size).toBe(pages);
+  const map = (await http(api, 'GET', `/api/v1/jobs/${id}/crawl-map`, { key: KEY })).body;
+  expect(map.pending + map.running).toBe(0);
+  expect(map.completed).toBe(pages);
+  // Completed before the failure: never fetched again, never extracted again.
+  for (const url of completedBefore) {
+    expect([url, fetchesOf(url, since)]).toEqual([url, 1]);
+    expect([url, modelCallsFor(url)]).toEqual([url, 1]);
+  }
+  // Anything else: at most one redo of a page that was in flight.
+  for (const item of items) expect([item.url, fetchesOf(item.url, since) <= 2]).toEqual([item.url, true]);
+}
+
+describe('crawl under failures, embedded deployment (restart on the same DATA_DIR)', () => {
+  it('finishes after kill -9 mid-crawl: no completed page fetched again, max_pages exact', async () => {
+    const env = { ...baseEnv(), DATA_DIR: tempDir('gleaner-crawl-crash-') };
+    const since = Date.now();
+    models.reset();
+    const first = await startProcess('embedded-1', API_MAIN, [], env, 'PORT');
+    const id = await startCrawl(first.url, { max_pages: 30 });
+    await waitFor(async () => (await job(first.url, id)).page_count >= 8, 60_000);
+    const before = await completedUrls(first.url, id);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await startProcess('embedded-2', API_MAIN, [], env, 'PORT');
+    try {
+      await expectIntact(second.url, id, 30, before, since);
+      expect(play.requests.filter((r) => r.host === 'shop.test' && r.at >= since && r.path !== '/robots.txt').length).toBeLessThanOrEqual(
+        30 + 4,
+      );
+    } finally {
+      keepLogs('embedded-kill', [first, second]);
+      await second.stop('SIGKILL');
+    }
+  });
+
+  it('marks a page that kills its worker three times as failed (worker_crash) and completes the crawl', async () => {
+    const env = { ...baseEnv(), DATA_DIR: tempDir('gleaner-crawl-poison-') };
+    const seen: AppProcess[] = [];
+    let current = await startProcess('embedded-p0', API_MAIN, [], env, 'PORT');
+    seen.push(current);
+    const id = await startCrawl(current.url, POISON_OPTIONS, play.url('shop.test', '/with-poison'));
+    // A supervisor: every time the poison page takes the process down (even on its way up), start it again.
+    let starts = 1;
+    for (;;) {
+      const proc = current;
+      const outcome = await waitFor(async () => {
+        if (proc.child.exitCode !== null || proc.child.signalCode !== null) return 'died' as const;
+        const j = await job(proc.url, id).catch(() => null);
+        return j && ['completed', 'failed', 'cancelled'].includes(j.status) ? ('done' as const) : null;
+      }, 180_000);
+      if (outcome === 'done') break;
+      let next: AppProcess | null = null;
+      while (!next) {
+        expect(starts).toBeLessThanOrEqual(8);
+        next = await tryStart(`embedded-p${starts++}`, env);
+      }
+      current = next;
+      seen.push(current);
+    }
+    try {
+      const done = await job(current.url, id);
+      const failed = (await http(current.url, 'GET', `/api/v1/jobs/${id}/crawl-map?status=failed`, { key: KEY })).body.entries;
+      expect(failed.map((e: any) => [e.url.replace(/^.*:\d+/, ''), e.error_category])).toEqual([['/poison', 'worker_crash']]);
+      expect(done).toMatchObject({ status: 'completed', page_count: 7, failed_count: 1 });
+      const map = (await http(current.url, 'GET', `/api/v1/jobs/${id}/crawl-map`, { key: KEY })).body;
+      expect(map.entries.find((e: any) => e.url.endsWith('/poison'))).toMatchObject({ status: 'failed', error_category: 'worker_crash' });
+      expect(map.error_summary.by_category).toEqual({ worker_crash: 1 });
+    } finally {
+      keepLogs('embedded-poison', seen);
+      await current.stop('SIGKILL');
+    }
+  });
+});
+
+describeWith(['mongodb'], 'crawl under failures, cluster deployment (1 API, 2 crawlers)', () => {
+  let redis: StartedServer;
+  let redisPort: number;
+  let env: Record<string, string>;
+  let api: AppProcess;
+  const crawlers: AppProcess[] = [];
+  let serial = 0;
+
+  const startCrawler = async () => {
+    const crawler = await startProcess(`crawler-${++serial}`, CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
+    crawlers.push(crawler);
+    return crawler;
+  };
+  const alive = () => crawlers.filter((c) => c.child.exitCode === null && c.child.signalCode === null);
+  /** The crawler process that owns a crawl now (it logs "crawl owned" with the job id and its epoch). */
+  const ownerOf = (id: string, minEpoch = 1) =>
+    waitFor(async () => {
+      let best: { crawler: AppProcess; epoch: number } | null = null;
+      for (const crawler of alive()) {
+        for (const line of crawler.output().split('\n')) {
+          if (!line.includes('"crawl owned"') || !line.includes(id)) continue;
+          const epoch = Number(/"epoch":(\d+)/.exec(line)?.[1] ?? 0);
+          if (epoch >= minEpoch && (!best || epoch > best.epoch)) best = { crawler, epoch };
+        }
+      }
+      return best;
+    }, 60_000);
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    redisPort = Number(new URL(redis.url).port);
+    env = {
+      ...baseEnv(),
+      MONGODB_URI: `${serverUrl('mongodb')}/${uniqueDbName('gleaner_crawl_crash')}`,
+      REDIS_URL: redis.url,
+      GLEANER_SECRET: 'crawl-crash-secret-0123456789abcdefgh',
+    };
+    api = await startProcess('api', API_MAIN, ['--role=api'], env, 'PORT');
+    await startCrawler();
+    await startCrawler();
+  });
+
+  afterEach(() => keepLogs(`cluster-${expect.getState().currentTestName?.slice(60, 90).replace(/\W+/g, '-')}`, [api, ...crawlers]));
+
+  afterAll(async () => {
+    await Promise.all([api, ...crawlers].map((p) => p?.stop('SIGKILL')));
+    await redis?.stop();
+  });
+
+  beforeEach(() => {
+    // Keep two live crawlers for every test.
+    return Promise.all(Array.from({ length: Math.max(0, 2 - alive().length) }, () => startCrawler()));
+  });
+
+  it('kill -9 of the owning crawler: the other one takes the crawl over and finishes it', async () => {
+    const since = Date.now();
+    models.reset();
+    const id = await startCrawl(api.url, { max_pages: 40 });
+    const { crawler: owner } = await ownerOf(id);
+    await waitFor(async () => (await job(api.url, id)).page_count >= 8, 60_000);
+    const before = await completedUrls(api.url, id);
+    owner.child.kill('SIGKILL');
+    await owner.exited;
+    const next = await ownerOf(id, 2);
+    expect(next.crawler).not.toBe(owner);
+    await expectIntact(api.url, id, 40, before, since);
+  });
+
+  it('kill -9 of a page worker: its pages are redone by another', async () => {
+    const since = Date.now();
+    models.reset();
+    const id = await startCrawl(api.url, { max_pages: 200, concurrency: 8 });
+    const { crawler: owner } = await ownerOf(id);
+    const worker = alive().find((c) => c !== owner)!;
+    await waitFor(async () => (await job(api.url, id)).page_count >= 6, 60_000);
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    await expectIntact(api.url, id, ALL_PAGES, [], since);
+  });
+
+  it('SIGTERM of the owner: in-flight pages finish or are handed back, exit 0, another crawler resumes', async () => {
+    const since = Date.now();
+    models.reset();
+    const id = await startCrawl(api.url, { max_pages: 200 });
+    const { crawler: owner } = await ownerOf(id);
+    await waitFor(async () => (await job(api.url, id)).page_count >= 6, 60_000);
+    const before = await completedUrls(api.url, id);
+    expect(await owner.stop('SIGTERM')).toBe(0);
+    expect(owner.output()).toMatch(/crawl actor stopping[^\n]*|"reason":"shutdown"/);
+    await expectIntact(api.url, id, ALL_PAGES, before, since);
+  });
+
+  it('a Redis restart mid-crawl: the crawl resumes and finishes', async () => {
+    const since = Date.now();
+    models.reset();
+    const id = await startCrawl(api.url, { max_pages: 200 });
+    await waitFor(async () => (await job(api.url, id)).page_count >= 6, 60_000);
+    const before = await completedUrls(api.url, id);
+    await redis.stop();
+    redis = await startRedis({ port: redisPort });
+    await expectIntact(api.url, id, ALL_PAGES, before, since);
+  });
+
+  it('a page that kills its worker three times is failed (worker_crash); the crawl completes', async () => {
+    const id = await startCrawl(api.url, POISON_OPTIONS, play.url('shop.test', '/with-poison'));
+    // A supervisor: a crawler the poison page took down is replaced.
+    const done = await waitFor(async () => {
+      if (alive().length < 2) await startCrawler();
+      const j = await job(api.url, id);
+      return ['completed', 'failed'].includes(j.status) ? j : null;
+    }, 180_000);
+    expect(done).toMatchObject({ status: 'completed', page_count: 7, failed_count: 1 });
+    const map = (await http(api.url, 'GET', `/api/v1/jobs/${id}/crawl-map`, { key: KEY })).body;
+    expect(map.entries.find((e: any) => e.url.endsWith('/poison'))).toMatchObject({ status: 'failed', error_category: 'worker_crash' });
+    expect(crawlers.filter((c) => c.child.signalCode === 'SIGKILL').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a stalled owner (SIGSTOP past its lease) loses the crawl: its writes are refused, it stops, nothing is duplicated', async () => {
+    const since = Date.now();
+    models.reset();
+    const id = await startCrawl(api.url, { max_pages: 200 });
+    const { crawler: owner } = await ownerOf(id);
+    await waitFor(async () => (await job(api.url, id)).page_count >= 4, 60_000);
+    owner.child.kill('SIGSTOP');
+    try {
+      const next = await ownerOf(id, 2);
+      expect(next.crawler).not.toBe(owner);
+      await waitFor(async () => (await job(api.url, id)).page_count >= 12, 60_000);
+    } finally {
+      owner.child.kill('SIGCONT');
+    }
+    await waitFor(async () => /"reason":"lease-lost"/.test(owner.output()), 60_000);
+    await expectIntact(api.url, id, ALL_PAGES, [], since);
+    expect(owner.child.exitCode).toBeNull(); // the process lives on; only its actor for this crawl stopped
+  });
+});
