@@ -67,6 +67,14 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect(job).toMatchObject({ status: 'completed', page_count: SHOP_PAGES + SHOP_PRODUCTS, failed_count: 0, error_category: null });
     expect(job.token_usage_input).toBeGreaterThan(0);
     expect(job.cost_usd).toBeGreaterThan(0);
+    expect(job.options).toMatchObject({
+      follow_selector: 'li.next a, a.product',
+      max_depth: 10,
+      max_pages: 100,
+      concurrency: 6,
+      delay_ms: 0,
+    });
+    expect(job.urls_queued).toBe(SHOP_PAGES + SHOP_PRODUCTS);
 
     const items = await results(job.id);
     expect(items).toHaveLength(SHOP_PAGES + SHOP_PRODUCTS);
@@ -116,7 +124,7 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
       options: { follow_selector: 'li.next a, a.product', max_depth: 10, max_pages: 7, concurrency: 12 },
     });
     const job = await finished(started.body.job_id);
-    expect(job).toMatchObject({ status: 'completed', page_count: 7 });
+    expect(job).toMatchObject({ status: 'completed', page_count: 7, urls_queued: 7 });
     expect(await results(job.id)).toHaveLength(7);
     expect(pageRequests('shop.test', since)).toHaveLength(7);
     const m = await map(job.id);
@@ -250,6 +258,11 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect(m.error_summary).toEqual({ by_category: { fetch_error: 1, http_error: 2 }, has_rate_limit: false, total: 3 });
     const failedItems = (await results(job.id)).filter((i: any) => i.status === 'failed');
     expect(failedItems.map((i: any) => i.error_category).sort()).toEqual(['fetch_error', 'http_error', 'http_error']);
+    // Each failed page is also an `error` event on the stream (the crawl went on).
+    const stream = await readSse(`${env.app.baseUrl}/api/v1/jobs/${job.id}/stream`, { key: env.app.adminKey });
+    const errors = stream.events.filter((e) => e.event === 'error');
+    expect(errors.map((e) => e.data.error_category).sort()).toEqual(['fetch_error', 'http_error', 'http_error']);
+    expect(errors[0].data).toMatchObject({ job_id: job.id, url: expect.any(String), error_message: expect.any(String) });
 
     // Without same_domain_only the redirect to a private address is followed as far as the address guard: refused.
     const open = await finished(
@@ -326,6 +339,7 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
       return now.pending + now.running === 0 ? now : null;
     });
     expect(m.entries.every((e: any) => e.status !== 'pending' && e.status !== 'running')).toBe(true);
+    expect(m.skipped_by_reason.cancelled).toBe(m.entries.filter((e: any) => e.error_category === 'cancelled').length);
     const stream = await readSse(`${env.app.baseUrl}/api/v1/jobs/${jobId}/stream`, { key: env.app.adminKey });
     expect(stream.events.filter((e) => e.event === 'complete')).toEqual([
       expect.objectContaining({ data: expect.objectContaining({ status: 'cancelled' }) }),

@@ -697,8 +697,18 @@ export class CrawlActor implements IRequestManager {
    * closed as skipped(max_pages) when the crawl ends. Admitted pages still pending (retries, pauses) go on.
    */
   private reachQuota(): void {
+    if (!this.quotaFull) void this.countQueued().catch(() => undefined);
     this.quotaFull = true;
     this.window.removeWhere(needsTicket);
+  }
+
+  /** urls_queued once max_pages is reached: the URLs this crawl will still fetch or has fetched, not those it never will. */
+  private async countQueued(): Promise<void> {
+    const live = await this.deps.repository.countEntries(this.jobId, ['pending', 'running', 'completed', 'failed']);
+    const unadmitted = await this.deps.repository.countUnadmittedPending(this.jobId);
+    const job = await this.deps.jobsRepository.updateRunning(this.jobId, { $set: { urls_queued: live - unadmitted } });
+    if (job) this.job = job;
+    this.scheduleStatus();
   }
 
   private async robotsAllow(entry: WindowEntry): Promise<boolean> {
@@ -764,7 +774,8 @@ export class CrawlActor implements IRequestManager {
     const entry = this.inFlight.get(request.uniqueKey);
     if (!entry) return;
     const outcome = await this.dispatch(entry);
-    this.throwIfStopped();
+    // A shutdown still commits what comes back within its grace; a lost lease or a cancel commits nothing.
+    if (this.stop && this.stop.why !== 'shutdown') throw this.stop;
     switch (outcome.kind) {
       case 'completed':
         return this.commitCompleted(entry, outcome);
@@ -1115,6 +1126,15 @@ export class CrawlActor implements IRequestManager {
   private async announce(entry: CrawlEntry): Promise<void> {
     const record = entry.result_id ? await this.deps.results.pageRecord(this.job, entry.key) : null;
     if (record) await this.deps.jobs.publishResult(this.job, { ...toResultEventItem(record) }, { dedupeKey: `page:${entry.key}` });
+    if (entry.status === 'failed') {
+      // The stream's `error` event for a page problem (the crawl goes on); its result event says it too.
+      await this.deps.jobs.emit(
+        this.jobId,
+        'error',
+        { job_id: this.jobId, url: entry.url, error_category: entry.error_category, error_message: entry.error_message },
+        { dedupeKey: `page-error:${entry.key}`, onlyWhileRunning: true },
+      );
+    }
     await this.deps.repository.markAnnounced(entry._id);
   }
 
@@ -1271,12 +1291,13 @@ export class CrawlActor implements IRequestManager {
   /** A cancelled crawl: nothing pending or running stays open in the map. */
   private async closeCancelled(): Promise<void> {
     const now = nowIso();
-    await this.deps.repository.closeAll(this.jobId, ['pending', 'running'], {
+    const closed = await this.deps.repository.closeAll(this.jobId, ['pending', 'running'], {
       error_category: 'cancelled',
       error_message: 'Not crawled: the crawl was cancelled.',
       completed_at: now,
       event_done: true,
     });
+    if (closed > 0) await this.deps.repository.bumpState(this.jobId, { $inc: { 'skipped_by_reason.cancelled': closed } });
     await this.deps.repository.markFinalized(this.jobId);
     await this.deps.repository.dropOutcomes(this.jobId);
   }

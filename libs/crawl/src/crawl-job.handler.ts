@@ -90,12 +90,13 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
     if (!state || state.finalized) return;
     const owned = await this.repository.acquire(job._id, this.workerId, this.config.crawlLeaseMs);
     if (!owned) return; // a live owner is closing it
-    await this.repository.closeAll(job._id, ['pending', 'running'], {
+    const closed = await this.repository.closeAll(job._id, ['pending', 'running'], {
       error_category: 'cancelled',
       error_message: `Not crawled: the crawl ended (${job.status}).`,
       completed_at: nowIso(),
       event_done: true,
     });
+    if (closed > 0) await this.repository.bumpState(job._id, { $inc: { 'skipped_by_reason.cancelled': closed } });
     await this.repository.markFinalized(job._id);
     await this.repository.dropOutcomes(job._id);
     await this.repository.release(job._id, owned.epoch + 1);

@@ -117,6 +117,11 @@ export class CrawlRepository implements OnModuleInit {
     return done !== null;
   }
 
+  /** Unfenced state update (the clean-up of a crawl that ended; counters only). */
+  async bumpState(jobId: string, update: Update): Promise<void> {
+    await this.states.findOneAndUpdate({ _id: jobId }, update);
+  }
+
   /** Marks the crawl finalized once (any owner, or the cleanup of a crawl whose owner died). */
   async markFinalized(jobId: string): Promise<boolean> {
     await this.states.findOneAndUpdate({ _id: jobId }, { $unset: { sealed_secrets: true } });
@@ -237,6 +242,10 @@ export class CrawlRepository implements OnModuleInit {
     if (typeof status === 'string') filter.status = status;
     else if (status) filter.status = { $in: status };
     return this.entries.count(filter);
+  }
+
+  countUnadmittedPending(jobId: string): Promise<number> {
+    return this.entries.count({ job_id: jobId, status: 'pending', admitted: false });
   }
 
   countRateLimited(jobId: string): Promise<number> {

@@ -86,6 +86,8 @@ export interface JobView {
   attempts?: unknown[];
   /** Extraction facts of a single-page job: model, provider, timings, model cost, whose key paid. */
   extraction?: Record<string, unknown>;
+  /** A crawl's options as it runs them (the request's over the site's over the defaults). */
+  options?: Record<string, unknown>;
 }
 
 export function toJobView(job: JobRecord): JobView {
@@ -108,7 +110,12 @@ export function toJobView(job: JobRecord): JobView {
     error_message: job.error_message,
     ...(Array.isArray(job.attempts) ? { attempts: job.attempts as unknown[] } : {}),
     ...(job.extraction && typeof job.extraction === 'object' ? { extraction: job.extraction as Record<string, unknown> } : {}),
+    ...(job.type === 'crawl' && isRecord(job.input.options) ? { options: job.input.options } : {}),
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export type JobEventName = 'status' | 'result' | 'error' | 'complete';

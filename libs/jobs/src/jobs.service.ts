@@ -318,6 +318,8 @@ export class JobsService {
       urls_queued: job.urls_queued,
       failed_count: job.failed_count,
       cost_usd: job.cost_usd,
+      token_usage_input: job.token_usage_input,
+      token_usage_output: job.token_usage_output,
     };
   }
 

@@ -51,6 +51,13 @@ export class JobResponse {
     additionalProperties: true,
   })
   extraction?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    description:
+      'Crawls: the options the crawl runs with (the request’s over the saved site’s over the defaults): max_pages, max_depth, patterns, concurrency, delay_ms, fetch_mode, max_cost_usd, ...',
+    type: 'object',
+    additionalProperties: true,
+  })
+  options?: Record<string, unknown>;
 }
 
 export class JobListResponse {
