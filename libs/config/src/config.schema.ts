@@ -123,7 +123,9 @@ export const envSchema = z.object({
       }
       return list;
     }),
-  GLEANER_QUEUE_STALLED_MS: int(30_000, 500, 600_000),
+  GLEANER_QUEUE_STALLED_MS: int(10_000, 500, 600_000),
+  /** Unset: a fifth of GLEANER_QUEUE_STALLED_MS. */
+  GLEANER_QUEUE_STALLED_CHECK_MS: int(-1, 100, 600_000),
   GLEANER_SHUTDOWN_GRACE_MS: int(20_000, 0, 600_000),
   GLEANER_AUTH_CACHE_MS: int(1_000, 0, 60_000),
   GLEANER_SSE_HEARTBEAT_MS: int(15_000, 100, 120_000),

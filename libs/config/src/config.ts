@@ -55,7 +55,14 @@ export interface AppConfig {
   resolve: Array<{ host: string; address: string }>;
   /** Private ranges opened on purpose (GLEANER_ALLOW_NETWORKS), e.g. an intranet. */
   allowNetworks: string[];
+  /**
+   * Failover of queue work (jobs, crawl actors, page tasks, webhook deliveries): a worker renews the lock
+   * of each message it runs every quarter of this; a message whose lock ran out goes to another worker
+   * at the next stalled check. A dead worker's work runs again within queueStalledMs + queueStalledCheckMs.
+   */
   queueStalledMs: number;
+  /** How often live workers look for messages whose lock ran out (default a fifth of queueStalledMs). */
+  queueStalledCheckMs: number;
   shutdownGraceMs: number;
   authCacheMs: number;
   sseHeartbeatMs: number;
@@ -179,6 +186,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     resolve: raw.GLEANER_RESOLVE,
     allowNetworks: raw.GLEANER_ALLOW_NETWORKS,
     queueStalledMs: raw.GLEANER_QUEUE_STALLED_MS,
+    queueStalledCheckMs:
+      raw.GLEANER_QUEUE_STALLED_CHECK_MS === -1
+        ? Math.max(100, Math.floor(raw.GLEANER_QUEUE_STALLED_MS / 5))
+        : raw.GLEANER_QUEUE_STALLED_CHECK_MS,
     shutdownGraceMs: raw.GLEANER_SHUTDOWN_GRACE_MS,
     authCacheMs: raw.GLEANER_AUTH_CACHE_MS,
     sseHeartbeatMs: raw.GLEANER_SSE_HEARTBEAT_MS,

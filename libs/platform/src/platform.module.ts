@@ -43,7 +43,11 @@ export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
   const settings = { backoffBaseMs: config.rateLimitBackoffBaseMs, backoffMaxMs: config.rateLimitBackoffMaxMs };
   if (config.deployment === 'cluster') {
     const store = await MongoDocumentStore.connect(config.mongodbUri!);
-    const queue = new BullQueueAdapter({ redisUrl: config.redisUrl!, stalledAfterMs: config.queueStalledMs });
+    const queue = new BullQueueAdapter({
+      redisUrl: config.redisUrl!,
+      stalledAfterMs: config.queueStalledMs,
+      stalledCheckMs: config.queueStalledCheckMs,
+    });
     const bus = new RedisEventBus({ redisUrl: config.redisUrl! });
     const rateLimiter = new RedisRateLimiter({ redisUrl: config.redisUrl!, keyPrefix: 'gleaner:rl' });
     const shared = new Redis(config.redisUrl!);

@@ -15,9 +15,13 @@ export interface BullQueueAdapterOptions {
   redisUrl: string;
   /** Redis key prefix (default 'gleaner'). */
   prefix?: string;
-  /** Bull lockDuration: a worker that stops renewing its lock this long is considered dead (default 30000). */
+  /**
+   * Bull lockDuration: a worker that stops renewing its lock this long is considered dead (default 10000).
+   * Locks are renewed every quarter of it, so a worker tolerates three quarters of it without a renewal
+   * (a blocked event loop, a Redis restart) before its work is taken over.
+   */
   stalledAfterMs?: number;
-  /** How often the stalled-job check runs (default stalledAfterMs). */
+  /** How often the stalled-job check runs (default a fifth of stalledAfterMs). Failover ≤ stalledAfterMs + this. */
   stalledCheckMs?: number;
   /** How many times a job may be recovered from a dead worker before it fails (default 2). */
   maxStalledCount?: number;
@@ -72,8 +76,8 @@ export class BullQueueAdapter implements QueuePort {
 
   constructor(private readonly options: BullQueueAdapterOptions) {
     this.prefix = options.prefix ?? 'gleaner';
-    this.stalledAfterMs = options.stalledAfterMs ?? 30_000;
-    this.stalledCheckMs = options.stalledCheckMs ?? this.stalledAfterMs;
+    this.stalledAfterMs = options.stalledAfterMs ?? 10_000;
+    this.stalledCheckMs = options.stalledCheckMs ?? Math.max(100, Math.floor(this.stalledAfterMs / 5));
     this.retryDelay = options.retryDelay ?? backoffDelayMs;
   }
 
@@ -173,6 +177,10 @@ export class BullQueueAdapter implements QueuePort {
     let finish!: () => void;
     const tracked: ActiveHandler = { controller, done: new Promise<void>((r) => (finish = r)) };
     this.active.add(tracked);
+    // Bull's own lock extender stops for good after one failed renewal (e.g. during a Redis restart), and
+    // the live job would then be taken over as stalled. This one keeps renewing until the handler ends;
+    // it never re-creates a lock another worker holds (the renewal is conditional on this queue's token).
+    const renewer = setInterval(() => void job.extendLock(this.stalledAfterMs).catch(() => undefined), this.lockRenewMs());
     try {
       // A job fetched while stopping goes straight back.
       if (this.aborted) throw new HandBackError();
@@ -191,9 +199,14 @@ export class BullQueueAdapter implements QueuePort {
       }
       throw error;
     } finally {
+      clearInterval(renewer);
       this.active.delete(tracked);
       finish();
     }
+  }
+
+  private lockRenewMs(): number {
+    return Math.max(50, Math.floor(this.stalledAfterMs / 4));
   }
 
   private entry(queueName: string): QueueEntry {
@@ -213,6 +226,7 @@ export class BullQueueAdapter implements QueuePort {
       },
       settings: {
         lockDuration: this.stalledAfterMs,
+        lockRenewTime: this.lockRenewMs(),
         stalledInterval: this.stalledCheckMs,
         maxStalledCount: this.options.maxStalledCount ?? 2,
         retryProcessDelay: 500,
