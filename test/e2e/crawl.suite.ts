@@ -506,6 +506,42 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect((await call('GET', `/api/v1/jobs/${extracted.body.job_id}/crawl-map`)).status).toBe(404);
   });
 
+  it('crawls many hosts at once (names on loopback), each host its own politeness unit', async () => {
+    const since = Date.now();
+    const job = await finished(
+      (
+        await crawl({
+          url: env.play.url('hub.test', '/?hosts=20'),
+          options: { same_domain_only: false, max_depth: 2, max_pages: 200, concurrency: 16 },
+        })
+      ).body.job_id,
+    );
+    expect(job).toMatchObject({ status: 'completed', page_count: 1 + 20 * 4, failed_count: 0 });
+    const hosts = new Set(env.play.requests.filter((r) => r.at >= since && /^h\d+\.test$/.test(r.host)).map((r) => r.host));
+    expect(hosts.size).toBe(20);
+  });
+
+  it('records the model prompts of every page with capture_debug', async () => {
+    const job = await finished(
+      (
+        await crawl({
+          url: env.play.url('shop.test', '/catalog/page/1'),
+          capture_debug: true,
+          options: { follow_selector: 'a.product', max_depth: 1, max_pages: 3 },
+        })
+      ).body.job_id,
+    );
+    const captures = (await call('GET', `/api/v1/jobs/${job.id}/debug-capture`)).body;
+    expect(captures).toMatchObject({ job_id: job.id, enabled: true });
+    expect(captures.captures).toHaveLength(3);
+    expect(captures.captures[0]).toMatchObject({
+      job_type: 'crawl',
+      request: { provider: 'openai', model: 'gpt-4o-mini' },
+      response: { success: true },
+    });
+    expect(JSON.stringify(captures)).not.toContain('sk-crawl-test');
+  });
+
   it('uses a saved site (url, crawl options, default schema) under the request’s own fields', async () => {
     const schema = await call('POST', '/api/v1/schemas', {
       body: { name: `product-${Date.now()}`, schema_yaml: 'name: string\nsku: string\n', visibility: 'private' },
