@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parsePage } from './dom';
+import { learnProgram, hrefTokens, type LearningSample } from './learner';
+import { runProgram } from './program';
+import { BOOK_SCHEMA, book, productPage, productUrl, truth } from './test-fixtures/shop';
+import { disagreeingFields, planFields, type LearnableField } from './values';
+
+const fields = planFields(BOOK_SCHEMA).fields;
+
+function sample(n: number, variant: 'classic' | 'drifted' = 'classic'): LearningSample {
+  const b = book(n);
+  return { page: parsePage(productUrl(b), productPage(b, variant)), output: truth(b) };
+}
+
+describe('learnProgram', () => {
+  it('learns a rule per field from three pages that reproduces the model on 40 further pages', () => {
+    const result = learnProgram(
+      fields,
+      [1, 2, 3].map((n) => sample(n)),
+    );
+    expect(result.failures).toEqual([]);
+    const program = result.program!;
+    expect(program.id).toMatch(/^prg_[0-9a-f]{16}$/);
+    expect(program.rules.map((r) => r.field).sort()).toEqual(fields.map((f) => f.name).sort());
+    for (let n = 4; n < 44; n++) {
+      const s = sample(n);
+      expect({ n, disagree: disagreeingFields(fields, runProgram(program, s.page, fields), s.output) }).toEqual({ n, disagree: [] });
+    }
+  });
+
+  it('declares the transform each field needs: labels, lists, own text, number, date and URL parsing', () => {
+    const program = learnProgram(
+      fields,
+      [1, 2, 3].map((n) => sample(n)),
+    ).program!;
+    const rule = (name: string) => program.rules.find((r) => r.field === name)!;
+    expect(rule('isbn_13').source).toEqual({ kind: 'after-label', label: 'ISBN-13:' });
+    expect(rule('publisher').source).toEqual({ kind: 'after-label', label: 'Publisher:' });
+    expect(rule('published')).toMatchObject({ source: { kind: 'after-label', label: 'Published:' }, parse: 'date' });
+    expect(rule('authors')).toMatchObject({ pick: 'all', source: { kind: 'text' } });
+    expect(rule('price')).toMatchObject({ parse: 'number' });
+    expect(rule('cover')).toMatchObject({ source: { kind: 'attr', name: 'href' }, parse: 'url' });
+    // The <h1> holds "(Hardcover)" in a span: the title is the heading's own text, or the og:title meta.
+    expect(['own-text', 'attr']).toContain(rule('title').source.kind);
+    const page = sample(30).page;
+    expect(runProgram(program, page, fields)).toEqual(truth(book(30)));
+  });
+
+  it('needs the program to fit every learning page, not just the first', () => {
+    // Page 5 has three authors, page 3 two, page 1 one: a rule that reads one author element fits page 1 only.
+    const program = learnProgram(
+      fields,
+      [1, 3, 5].map((n) => sample(n)),
+    ).program!;
+    for (const n of [1, 3, 5]) expect(runProgram(program, sample(n).page, fields).authors).toEqual(book(n).authors);
+  });
+
+  it("fails when no rule gives the model's null on one page and its values on the others", () => {
+    const samples = [1, 2, 3].map((n) => sample(n));
+    samples[1].output = { ...samples[1].output, publisher: null };
+    const result = learnProgram(fields, samples);
+    // The page does show a publisher, so no rule can both read it on pages 1 and 3 and give null on page 2.
+    expect(result.program).toBeUndefined();
+    expect(result.failures).toEqual([
+      { field: 'publisher', reason: expect.stringMatching(/none of \d+ candidate rules reproduces every learning page/) },
+    ]);
+  });
+
+  it('says which field it could not find on the page', () => {
+    const samples = [1, 2, 3].map((n) => sample(n));
+    samples[0].output = { ...samples[0].output, isbn_13: '9780000000000' };
+    expect(learnProgram(fields, samples).failures).toEqual([{ field: 'isbn_13', reason: expect.any(String) }]);
+  });
+
+  it('leaves a field the model never filled without a rule (it extracts as null)', () => {
+    const samples = [1, 2, 3].map((n) => sample(n));
+    for (const s of samples) s.output = { ...s.output, price: null };
+    const program = learnProgram(fields, samples).program!;
+    expect(program.rules.some((r) => r.field === 'price')).toBe(false);
+    expect(runProgram(program, sample(7).page, fields).price).toBeNull();
+  });
+
+  it('learns from the vendored bookshop pages of the analysis specs and applies to the other page of the template', () => {
+    const dir = join(__dirname, '../../analysis/src/test-fixtures');
+    const load = (file: string) => parsePage(`http://fixture.test/${file}`, readFileSync(join(dir, file), 'utf8'));
+    const textFields: LearnableField[] = [{ name: 'isbn_13', kind: 'string', list: false, nullable: true, required: true }];
+    const isbnOf = (file: string) => /ISBN-13[\s\S]{0,40}?(97[89]\d{10})/.exec(readFileSync(join(dir, file), 'utf8'))?.[1];
+    for (const [learnFrom, applyTo] of [
+      ['riverbend-salt-roads.html', 'riverbend-lantern-keepers-daughter.html'],
+      ['harborlane-clockmakers-apprentice.html', 'harborlane-field-guide-quiet-rivers.html'],
+    ]) {
+      const learnIsbn = isbnOf(learnFrom);
+      const applyIsbn = isbnOf(applyTo);
+      expect([learnIsbn, applyIsbn]).toEqual([expect.any(String), expect.any(String)]);
+      const program = learnProgram(textFields, [{ page: load(learnFrom), output: { isbn_13: learnIsbn } }]).program!;
+      expect(runProgram(program, load(applyTo), textFields)).toEqual({ isbn_13: applyIsbn });
+    }
+  });
+
+  it('reads list items held in one element ("A; B; C") with a split step', () => {
+    const html = (names: string[]) =>
+      `<html><body><div class="card"><h1>T</h1><p class="who">Written by ${names.join('; ')}</p></div></body></html>`;
+    const listField: LearnableField[] = [{ name: 'authors', kind: 'string', list: true, nullable: false, required: true }];
+    const data = [
+      ['Ada Quist', 'Bram Vance'],
+      ['Cleo Thorne', 'Dara Sallis', 'Emil Marlow'],
+    ];
+    const program = learnProgram(
+      listField,
+      data.map((names, i) => ({ page: parsePage(`http://x.test/${i}`, html(names)), output: { authors: names } })),
+    ).program!;
+    expect(program.rules[0].steps).toEqual([
+      { op: 'strip-prefix', value: 'Written by ' },
+      { op: 'split', separator: '; ' },
+    ]);
+    expect(runProgram(program, parsePage('http://x.test/9', html(['Fenna Yarrow'])), listField)).toEqual({ authors: ['Fenna Yarrow'] });
+  });
+});
+
+describe('hrefTokens', () => {
+  it('names query keys and the first path segment, never numbers', () => {
+    expect(hrefTokens('/search?author=Ada%20Quist&detailed=1')).toEqual(['author=', 'detailed=', '/search/']);
+    expect(hrefTokens('/123456/x')).toEqual([]);
+    expect(hrefTokens(undefined)).toEqual([]);
+  });
+});

@@ -1,0 +1,298 @@
+import { childElements, isElement, ownTextOf, parentElement, textAfterLabel, textOf, walk, type Element, type LearnedPage } from './dom';
+import {
+  makeProgram,
+  modelScalar,
+  runFieldRule,
+  type ExtractionProgram,
+  type FieldRule,
+  type ValueSource,
+  type ValueStep,
+} from './program';
+import { cssString, selectorsFor } from './selectors';
+import { normText, valuesAgree, type LearnableField } from './values';
+
+/** One page the model has extracted: its DOM and the (schema-valid) output. */
+export interface LearningSample {
+  page: LearnedPage;
+  output: Record<string, unknown>;
+}
+
+export interface LearnFailure {
+  field: string;
+  reason: string;
+}
+
+export interface LearnResult {
+  program?: ExtractionProgram;
+  failures: LearnFailure[];
+  /** Candidate rules evaluated (for the benchmark's overhead figures). */
+  candidates: number;
+}
+
+/** Separators tried when one element holds several values ("Barbour Publishing / 2010 / Paperback", "A; B; C"). */
+const SEPARATORS = [' / ', ' | ', '; ', ', ', ' - ', ' · ', ' and ', ' & '];
+/** Labels are short; prefixes and suffixes stripped from a value's element are too. */
+const MAX_LABEL = 40;
+const MAX_AFFIX = 40;
+/** Cap on target elements per field and anchor page (a title can appear in a dozen places). */
+const MAX_TARGETS = 40;
+const LABEL_TAGS = new Set(['b', 'strong', 'span', 'label', 'em', 'i', 'dt', 'th', 'td', 'div', 'p', 'h4', 'h5', 'h6']);
+const SKIP = new Set(['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'head', 'title', 'html', 'body']);
+
+interface Candidate {
+  rule: FieldRule;
+  score: number;
+}
+
+/**
+ * Learns one rule per field that reproduces the model's value on every sample page, preferring
+ * rules that read a value as it stands (microdata, ids, classes, labels) over positional ones and
+ * over rules that need string steps. A field the model never filled on any sample gets no rule
+ * (always null) — verification and spot checks are what catch it appearing later.
+ */
+export function learnProgram(fields: LearnableField[], samples: LearningSample[]): LearnResult {
+  const rules: FieldRule[] = [];
+  const failures: LearnFailure[] = [];
+  let tried = 0;
+  if (samples.length === 0) return { failures: [{ field: '*', reason: 'no learning pages' }], candidates: 0 };
+  for (const field of fields) {
+    const anchors = samples.filter((s) => hasModelValue(field, s));
+    if (anchors.length === 0) continue;
+    const candidates = new Map<string, Candidate>();
+    for (const anchor of anchors.slice(0, 2))
+      for (const c of candidatesFor(field, anchor)) {
+        const key = JSON.stringify(c.rule);
+        if (!candidates.has(key)) candidates.set(key, c);
+      }
+    const ordered = [...candidates.values()].sort((a, b) => a.score - b.score || a.rule.selector.length - b.rule.selector.length);
+    let chosen: FieldRule | undefined;
+    for (const candidate of ordered) {
+      tried++;
+      if (samples.every((s) => valuesAgree(field, runFieldRule(candidate.rule, s.page, field), s.output[field.name]))) {
+        chosen = candidate.rule;
+        break;
+      }
+    }
+    if (chosen) rules.push(chosen);
+    else
+      failures.push({
+        field: field.name,
+        reason:
+          candidates.size === 0
+            ? 'the value was not found in the page'
+            : `none of ${candidates.size} candidate rules reproduces every learning page`,
+      });
+  }
+  return failures.length > 0 ? { failures, candidates: tried } : { program: makeProgram(rules), failures, candidates: tried };
+}
+
+function hasModelValue(field: LearnableField, sample: LearningSample): boolean {
+  const value = sample.output[field.name];
+  if (field.list) return Array.isArray(value) && value.some((v) => modelScalar(field.kind, v, sample.page.url) !== undefined);
+  return modelScalar(field.kind, value, sample.page.url) !== undefined;
+}
+
+/** Raw texts an element offers, with the source that reads each. */
+function sourcesOf(el: Element): Array<{ source: ValueSource; raw: string; penalty: number }> {
+  const out: Array<{ source: ValueSource; raw: string; penalty: number }> = [];
+  if (!SKIP.has(el.name) || el.name === 'title') {
+    const text = textOf(el);
+    out.push({ source: { kind: 'text' }, raw: text, penalty: 0 });
+    const own = ownTextOf(el);
+    if (own !== '' && own !== text) out.push({ source: { kind: 'own-text' }, raw: own, penalty: 0.4 });
+    for (const child of childElements(el)) {
+      if (!LABEL_TAGS.has(child.name)) continue;
+      const label = textOf(child);
+      if (label === '' || label.length > MAX_LABEL || !cssString(label)) continue;
+      const after = textAfterLabel(el, label);
+      if (after) out.push({ source: { kind: 'after-label', label }, raw: after, penalty: 0.1 });
+    }
+  }
+  for (const name of ['content', 'href', 'src', 'title', 'alt', 'value', 'datetime', 'data-value']) {
+    const value = el.attribs[name];
+    if (value !== undefined && value.trim() !== '') out.push({ source: { kind: 'attr', name }, raw: value, penalty: 0.2 });
+  }
+  return out;
+}
+
+/** String steps that turn `raw` into exactly `target`, or undefined. Several ways may exist; the simplest first. */
+function stepsFor(raw: string, target: string, kind: LearnableField['kind']): ValueStep[][] {
+  const text = normText(raw);
+  const out: ValueStep[][] = [];
+  if (text === target) out.push([]);
+  if (kind === 'string' && text !== target) {
+    const at = text.indexOf(target);
+    if (at >= 0 && text.indexOf(target, at + 1) < 0) {
+      const prefix = text.slice(0, at);
+      const suffix = text.slice(at + target.length);
+      if (prefix.length <= MAX_AFFIX && suffix.length <= MAX_AFFIX) {
+        const steps: ValueStep[] = [];
+        if (prefix) steps.push({ op: 'strip-prefix', value: prefix });
+        if (suffix) steps.push({ op: 'strip-suffix', value: suffix });
+        out.push(steps);
+      }
+    }
+  }
+  for (const separator of SEPARATORS) {
+    if (!text.includes(separator)) continue;
+    const parts = text.split(separator).map(normText);
+    parts.forEach((part, index) => {
+      if (part === target) out.push([{ op: 'split', separator, index: index === parts.length - 1 && index > 0 ? -1 : index }]);
+    });
+  }
+  return out;
+}
+
+function candidatesFor(field: LearnableField, sample: LearningSample): Candidate[] {
+  const value = sample.output[field.name];
+  const url = sample.page.url;
+  const out: Candidate[] = [];
+  if (field.list) {
+    const items = (value as unknown[]).map((v) => modelScalar(field.kind, v, url)).filter((v) => v !== undefined);
+    listCandidates(field, sample, items, out);
+    return out;
+  }
+  const target = modelScalar(field.kind, value, url)!;
+  let targets = 0;
+  const visit = (el: Element) => {
+    if (targets >= MAX_TARGETS) return false;
+    let hit = false;
+    for (const { source, raw, penalty } of sourcesOf(el)) {
+      if (raw.length > 4 * String(target).length + 200) continue;
+      for (const steps of field.kind === 'string' ? stepsFor(raw, String(target), field.kind) : parsedSteps(raw, field, target, url)) {
+        hit = true;
+        for (const { selector, rank } of selectorsForSource(el, source)) {
+          out.push({
+            rule: { field: field.name, selector, pick: 'first', source, steps, parse: field.kind },
+            score: rank + penalty + steps.length * 1.5,
+          });
+        }
+      }
+    }
+    if (hit) targets++;
+    return true;
+  };
+  walk(sample.page.doc, (el) => (el.name === 'script' || el.name === 'style' ? false : visit(el)));
+  return out;
+}
+
+/** Numbers, dates and URLs: the raw text (or a part of it) must parse to the model's value. */
+function parsedSteps(raw: string, field: LearnableField, target: string | number, url: string): ValueStep[][] {
+  const dummy: LearnableField = { ...field, list: false };
+  const out: ValueStep[][] = [];
+  const tryParts = (steps: ValueStep[], text: string) => {
+    if (valuesAgree(dummy, modelScalar(field.kind, text, url), target)) out.push(steps);
+  };
+  tryParts([], raw);
+  if (out.length > 0) return out;
+  const text = normText(raw);
+  for (const separator of SEPARATORS) {
+    if (!text.includes(separator)) continue;
+    const parts = text.split(separator);
+    parts.forEach((part, index) =>
+      tryParts([{ op: 'split', separator, index: index === parts.length - 1 && index > 0 ? -1 : index }], part),
+    );
+  }
+  return out;
+}
+
+/** For label sources the container is found by tag (and the label); otherwise by the element's own selectors. */
+function selectorsForSource(el: Element, source: ValueSource): Array<{ selector: string; rank: number }> {
+  if (source.kind === 'after-label') return [{ selector: el.name, rank: 2 }, ...selectorsFor(el).filter((c) => c.rank < 4)];
+  const out = selectorsFor(el);
+  // A value element right after a label element: `dt:contains("Publisher") + dd`, `th:contains("ISBN") + td`.
+  const previous = previousElement(el);
+  if (previous && !SKIP.has(previous.name)) {
+    const label = textOf(previous);
+    const literal = label.length <= MAX_LABEL ? cssString(label) : undefined;
+    if (literal) out.push({ selector: `${previous.name}:contains(${literal}) + ${el.name}`, rank: 2 });
+  }
+  return out;
+}
+
+function previousElement(el: Element): Element | undefined {
+  let node = el.prev;
+  while (node && !isElement(node)) node = node.prev;
+  return node ?? undefined;
+}
+
+function listCandidates(field: LearnableField, sample: LearningSample, items: Array<string | number>, out: Candidate[]): void {
+  const first = items[0];
+  const wanted = items.map(String);
+  let targets = 0;
+  walk(sample.page.doc, (el) => {
+    if (el.name === 'script' || el.name === 'style' || targets >= MAX_TARGETS) return false;
+    for (const { source, raw, penalty } of sourcesOf(el)) {
+      if (source.kind === 'after-label' && items.length > 1) continue;
+      // One element per item: selectors that pick this element and its like.
+      const itemSteps =
+        field.kind === 'string' ? stepsFor(raw, String(first), field.kind) : parsedSteps(raw, field, first, sample.page.url);
+      for (const steps of itemSteps) {
+        if (steps.some((s) => s.op === 'split')) continue;
+        targets++;
+        for (const { selector, rank } of [...selectorsFor(el, true), ...listSelectors(el)]) {
+          out.push({
+            rule: { field: field.name, selector, pick: 'all', source, steps, parse: field.kind },
+            score: rank + penalty + steps.length * 1.5,
+          });
+        }
+      }
+      // One element holding every item: "A; B; C", "by A and B".
+      if (items.length > 1 && raw.length <= wanted.join(', ').length + MAX_AFFIX * 2) {
+        const text = normText(raw);
+        for (const separator of SEPARATORS) {
+          const at = text.indexOf(wanted[0]);
+          if (at < 0) continue;
+          const end = text.lastIndexOf(wanted[wanted.length - 1]) + wanted[wanted.length - 1].length;
+          if (text.slice(at, end) !== wanted.join(separator)) continue;
+          const steps: ValueStep[] = [];
+          if (at > 0) steps.push({ op: 'strip-prefix', value: text.slice(0, at) });
+          if (end < text.length) steps.push({ op: 'strip-suffix', value: text.slice(end) });
+          steps.push({ op: 'split', separator });
+          targets++;
+          for (const { selector, rank } of selectorsFor(el)) {
+            out.push({
+              rule: { field: field.name, selector, pick: 'first', source, steps, parse: field.kind },
+              score: rank + penalty + steps.length * 1.5,
+            });
+          }
+        }
+      }
+    }
+    return true;
+  });
+}
+
+/**
+ * The item under its nearest distinctive ancestors without positions (`h3.author > a`), and links
+ * told apart by what their address says (`div.byline > a[href*="author="]`).
+ */
+function listSelectors(el: Element): Array<{ selector: string; rank: number }> {
+  const parent = parentElement(el);
+  if (!parent) return [];
+  const parents = selectorsFor(parent).filter((c) => c.rank < 6);
+  const out = parents.map((c) => ({ selector: `${c.selector} > ${el.name}`, rank: c.rank + 0.5 }));
+  for (const token of hrefTokens(el.attribs.href)) {
+    const literal = cssString(token);
+    if (!literal) continue;
+    out.push({ selector: `${el.name}[href*=${literal}]`, rank: 3.5 });
+    for (const c of parents) out.push({ selector: `${c.selector} > ${el.name}[href*=${literal}]`, rank: c.rank + 0.7 });
+  }
+  return out;
+}
+
+/** Parts of a link address that name what it points to: query keys (`author=`) and the first path segment (`/author/`). */
+export function hrefTokens(href: string | undefined): string[] {
+  if (!href) return [];
+  let url: URL;
+  try {
+    url = new URL(href, 'http://relative.invalid/');
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const key of new Set(url.searchParams.keys())) if (/^[A-Za-z_][\w-]{0,30}$/.test(key)) out.push(`${key}=`);
+  const segment = url.pathname.split('/').find((s) => s !== '');
+  if (segment && /^[A-Za-z][\w-]{0,30}$/.test(segment) && !/\d{3,}/.test(segment)) out.push(`/${segment}/`);
+  return out;
+}

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { isRunnableSelector, ownTextOf, select, textAfterLabel, textOf, type Element, type LearnedPage } from './dom';
+import { normText, parseAs, type LearnableField, type ValueKind } from './values';
+
+/** Where a matched element's raw text comes from. */
+export type ValueSource =
+  | { kind: 'text' }
+  | { kind: 'own-text' }
+  | { kind: 'attr'; name: string }
+  /** The text after a child element whose text is exactly `label`, up to the next `<br>` or label. */
+  | { kind: 'after-label'; label: string };
+
+/** Declared string steps, applied in order to the source text. */
+export type ValueStep =
+  | { op: 'strip-prefix'; value: string }
+  | { op: 'strip-suffix'; value: string }
+  /** Scalars take part `index`; lists split the text into items. */
+  | { op: 'split'; separator: string; index?: number };
+
+/** How one schema field is extracted: elements (CSS), raw text from each, steps, then parsing to the field's type. */
+export interface FieldRule {
+  field: string;
+  selector: string;
+  /** `first`: the first matched element that yields a value; `all`: one item per matched element (lists). */
+  pick: 'first' | 'all';
+  source: ValueSource;
+  steps: ValueStep[];
+  parse: ValueKind;
+}
+
+export interface ExtractionProgram {
+  /** `prg_` + a hash of the rules: the same program learned twice has the same id. */
+  id: string;
+  version: 1;
+  rules: FieldRule[];
+}
+
+export function programId(rules: FieldRule[]): string {
+  return `prg_${createHash('sha256').update(JSON.stringify(rules)).digest('hex').slice(0, 16)}`;
+}
+
+export function makeProgram(rules: FieldRule[]): ExtractionProgram {
+  return { id: programId(rules), version: 1, rules };
+}
+
+/** Problems with a program given from outside (stored, or sent through the API); empty when it can run. */
+export function checkProgram(program: ExtractionProgram): string[] {
+  const problems: string[] = [];
+  if (program.version !== 1) problems.push(`unknown program version ${String(program.version)}`);
+  for (const rule of program.rules ?? []) {
+    if (!isRunnableSelector(rule.selector)) problems.push(`${rule.field}: selector "${rule.selector}" is not valid CSS`);
+  }
+  if (programId(program.rules ?? []) !== program.id) problems.push('program id does not match its rules');
+  return problems;
+}
+
+function rawValue(el: Element, source: ValueSource): string | undefined {
+  switch (source.kind) {
+    case 'text':
+      return textOf(el);
+    case 'own-text':
+      return ownTextOf(el);
+    case 'attr':
+      return el.attribs[source.name];
+    case 'after-label':
+      return textAfterLabel(el, source.label);
+  }
+}
+
+/** The string steps; a list split returns several parts. */
+export function applySteps(raw: string, steps: ValueStep[]): string[] {
+  let parts = [normText(raw)];
+  for (const step of steps) {
+    parts = parts.flatMap((part): string[] => {
+      if (step.op === 'strip-prefix') return part.startsWith(step.value) ? [part.slice(step.value.length)] : [];
+      if (step.op === 'strip-suffix') return part.endsWith(step.value) ? [part.slice(0, part.length - step.value.length)] : [];
+      const pieces = part.split(step.separator).map(normText);
+      if (step.index === undefined) return pieces;
+      const piece = pieces.at(step.index);
+      return piece === undefined ? [] : [piece];
+    });
+    parts = parts.map(normText).filter((part) => part !== '');
+  }
+  return parts;
+}
+
+/** Values one element yields under a rule (several only for list splits). */
+export function elementValues(el: Element, rule: Omit<FieldRule, 'field' | 'selector' | 'pick'>, pageUrl: string): Array<string | number> {
+  const raw = rawValue(el, rule.source);
+  if (raw === undefined) return [];
+  const out: Array<string | number> = [];
+  for (const part of applySteps(raw, rule.steps)) {
+    const value = parseAs(rule.parse, part, pageUrl);
+    if (value !== undefined) out.push(value);
+  }
+  return out;
+}
+
+/** Runs one rule: a scalar (or null) for `first`, a list for `all`. */
+export function runRule(rule: FieldRule, page: LearnedPage): string | number | null | Array<string | number> {
+  const matched = select(rule.selector, page.doc);
+  if (rule.pick === 'all') return matched.flatMap((el) => elementValues(el, rule, page.url));
+  for (const el of matched) {
+    const values = elementValues(el, rule, page.url);
+    if (values.length > 0) return values[0];
+  }
+  return null;
+}
+
+/**
+ * Runs a program on a page: every field of the plan gets a value (null or [] when its rule finds
+ * nothing, so a missing required field shows up in schema validation). Lists from a `first` rule
+ * with a split keep all parts.
+ */
+export function runProgram(program: ExtractionProgram, page: LearnedPage, fields: LearnableField[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    const rule = program.rules.find((r) => r.field === field.name);
+    if (!rule) {
+      out[field.name] = field.list ? [] : null;
+      continue;
+    }
+    out[field.name] = runFieldRule(rule, page, field);
+  }
+  return out;
+}
+
+export function runFieldRule(rule: FieldRule, page: LearnedPage, field: LearnableField): unknown {
+  if (!field.list) return runRule(rule, page);
+  if (rule.pick === 'all') return runRule(rule, page);
+  for (const el of select(rule.selector, page.doc)) {
+    const values = elementValues(el, rule, page.url);
+    if (values.length > 0) return values;
+  }
+  return [];
+}
+
+/** Shorthand used by the learner: a value as the model gave it, reduced to what a program can produce. */
+export function modelScalar(kind: ValueKind, value: unknown, pageUrl: string): string | number | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'number') return kind === 'number' || kind === 'integer' ? value : undefined;
+  if (typeof value !== 'string') return undefined;
+  return kind === 'string' ? normText(value) || undefined : parseAs(kind, value, pageUrl);
+}

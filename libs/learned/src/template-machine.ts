@@ -1,0 +1,185 @@
+import type { LearnedConfig } from './config';
+import { learnProgram, type LearnFailure, type LearningSample } from './learner';
+import type { ExtractionProgram } from './program';
+import { disagreeingFields, hasValue, type LearnableField } from './values';
+
+export type TemplatePhase = 'learning' | 'verifying' | 'active';
+
+/** What to do with the next page of a template. */
+export type PagePlan =
+  /** learning: the model extracts; the page becomes a learning sample. */
+  | 'model'
+  /** verifying: the model extracts (its output is the result) and the program runs beside it. */
+  | 'verify'
+  /** active: the program extracts, unless its output fails the guards. */
+  | 'program'
+  /** active: the model extracts as a spot check and the program runs beside it. */
+  | 'spot-check';
+
+export type CheckReason = 'spot-check' | 'schema' | 'empty-field';
+
+export interface RetiredProgram {
+  program: ExtractionProgram;
+  reason: string;
+  pagesExtracted: number;
+}
+
+/** Field-by-field outcome of a page extracted both ways. */
+export interface Comparison {
+  disagreeing: string[];
+  fields: number;
+}
+
+export interface MachineEvent {
+  kind: 'learned' | 'learn-failed' | 'accepted' | 'rejected' | 'retired';
+  programId?: string;
+  detail?: string;
+}
+
+/**
+ * The life of one template's program: learning → verifying → active → (retired) → learning.
+ * Pure bookkeeping over model outputs and program outputs; the caller runs the model and the
+ * program (plan → run → record), so the same machine serves a sequential benchmark and a crawl.
+ */
+export class TemplateMachine {
+  phase: TemplatePhase = 'learning';
+  program?: ExtractionProgram;
+  /** Model-extracted pages of the current learning round (learning + verification pages). */
+  samples: LearningSample[] = [];
+  lastFailures: LearnFailure[] = [];
+  verification = { pages: 0, agreeing: 0 };
+  /** Active phase: pages since activation, and the recent checks (true = disagreed). */
+  active = { pages: 0, programPages: 0, recentChecks: [] as boolean[], checks: 0, disagreeingChecks: 0 };
+  /** Fields that had a value on every sample the current program was learned and verified on. */
+  alwaysFilled = new Set<string>();
+  retired: RetiredProgram[] = [];
+  events: MachineEvent[] = [];
+
+  constructor(
+    readonly templateId: string,
+    private readonly fields: LearnableField[],
+    private readonly config: LearnedConfig,
+  ) {}
+
+  /** Starts from a stored program: it is verified again before it extracts anything. */
+  adopt(program: ExtractionProgram): void {
+    this.program = program;
+    this.phase = 'verifying';
+    this.verification = { pages: 0, agreeing: 0 };
+    this.alwaysFilled = new Set(this.fields.map((f) => f.name));
+  }
+
+  plan(): PagePlan {
+    if (this.phase === 'learning') return 'model';
+    if (this.phase === 'verifying') return 'verify';
+    return (this.active.pages + 1) % this.config.spotCheckEvery === 0 ? 'spot-check' : 'program';
+  }
+
+  /** Learning page: keep the sample; learn once there are enough. */
+  recordLearning(sample: LearningSample): void {
+    this.addSample(sample);
+    if (this.samples.length >= this.config.learnPages) this.learn();
+  }
+
+  /** Verification page: compare; accept after enough agreeing pages, relearn at the first page too many that disagrees. */
+  recordVerification(sample: LearningSample, programOutput: Record<string, unknown>): Comparison {
+    const comparison = this.compare(sample.output, programOutput);
+    this.addSample(sample);
+    this.verification.pages++;
+    if (comparison.disagreeing.length === 0) this.verification.agreeing++;
+    const allowed = Math.floor((1 - this.config.acceptAgreement) * this.config.verifyPages + 1e-9);
+    const failed = this.verification.pages - this.verification.agreeing;
+    if (failed > allowed) {
+      this.events.push({ kind: 'rejected', programId: this.program?.id, detail: `disagreed on ${comparison.disagreeing.join(', ')}` });
+      this.program = undefined;
+      this.phase = 'learning';
+      this.learn();
+    } else if (this.verification.pages >= this.config.verifyPages) {
+      this.phase = 'active';
+      this.active = { pages: 0, programPages: 0, recentChecks: [], checks: 0, disagreeingChecks: 0 };
+      for (const s of this.samples)
+        for (const name of [...this.alwaysFilled]) if (!hasValue(s.output[name])) this.alwaysFilled.delete(name);
+      this.events.push({
+        kind: 'accepted',
+        programId: this.program?.id,
+        detail: `${this.verification.agreeing}/${this.verification.pages} verification pages agree`,
+      });
+    }
+    return comparison;
+  }
+
+  /** Active page extracted by the program alone. */
+  recordProgramPage(): void {
+    this.active.pages++;
+    this.active.programPages++;
+  }
+
+  /**
+   * Active page that also went to the model (spot check or a guard): disagreement on a large share
+   * of the fields retires the program at once, smaller disagreements when they repeat.
+   */
+  recordCheck(sample: LearningSample, programOutput: Record<string, unknown>, reason: CheckReason): Comparison {
+    const comparison = this.compare(sample.output, programOutput);
+    this.active.pages++;
+    this.active.checks++;
+    const disagreed = comparison.disagreeing.length > 0;
+    if (disagreed) this.active.disagreeingChecks++;
+    this.active.recentChecks.push(disagreed);
+    if (this.active.recentChecks.length > this.config.retireWindow) this.active.recentChecks.shift();
+    const share = comparison.disagreeing.length / Math.max(1, comparison.fields);
+    const recent = this.active.recentChecks.filter(Boolean).length;
+    if (disagreed && (share >= this.config.retireFieldShare || recent >= this.config.retireAfter)) {
+      this.retire(
+        `${reason}: ${comparison.disagreeing.join(', ')} disagreed${recent > 1 ? ` (${recent} of the last ${this.active.recentChecks.length} checks)` : ''}`,
+        sample,
+      );
+    }
+    return comparison;
+  }
+
+  /** Guards on a program's output before it is used: which fields that always had a value are now empty. */
+  emptiedFields(programOutput: Record<string, unknown>): string[] {
+    return [...this.alwaysFilled].filter((name) => !hasValue(programOutput[name]));
+  }
+
+  private compare(modelOutput: Record<string, unknown>, programOutput: Record<string, unknown>): Comparison {
+    return { disagreeing: disagreeingFields(this.fields, programOutput, modelOutput), fields: this.fields.length };
+  }
+
+  private addSample(sample: LearningSample): void {
+    this.samples.push(sample);
+    if (this.samples.length > this.config.maxSamples) this.samples.shift();
+  }
+
+  private learn(): void {
+    const result = learnProgram(this.fields, this.samples);
+    if (!result.program) {
+      this.lastFailures = result.failures;
+      this.phase = 'learning';
+      this.events.push({ kind: 'learn-failed', detail: result.failures.map((f) => `${f.field}: ${f.reason}`).join('; ') });
+      return;
+    }
+    this.lastFailures = [];
+    this.program = result.program;
+    this.phase = 'verifying';
+    this.verification = { pages: 0, agreeing: 0 };
+    this.alwaysFilled = new Set(this.fields.filter((f) => this.samples.every((s) => hasValue(s.output[f.name]))).map((f) => f.name));
+    this.events.push({
+      kind: 'learned',
+      programId: result.program.id,
+      detail: `from ${this.samples.length} pages, ${result.candidates} candidate rules tried`,
+    });
+  }
+
+  private retire(reason: string, sample: LearningSample): void {
+    if (this.program) {
+      this.retired.push({ program: this.program, reason, pagesExtracted: this.active.programPages });
+      this.events.push({ kind: 'retired', programId: this.program.id, detail: reason });
+    }
+    this.program = undefined;
+    this.phase = 'learning';
+    // The old samples show the template as it was; the page that disagreed shows it as it is now.
+    this.samples = [];
+    this.recordLearning(sample);
+  }
+}

@@ -1,0 +1,178 @@
+import type { JsonSchemaObject, JsonSchemaType } from '@app/schema';
+import { collapse } from './dom';
+
+/** How a schema property's value is produced from page text. */
+export type ValueKind = 'string' | 'number' | 'integer' | 'date' | 'date-time' | 'url';
+
+/** A top-level schema property a selector program can extract: a scalar, or a list of scalars. */
+export interface LearnableField {
+  name: string;
+  kind: ValueKind;
+  list: boolean;
+  nullable: boolean;
+  required: boolean;
+}
+
+export interface FieldPlan {
+  fields: LearnableField[];
+  /** Properties no program can extract (objects, booleans, mixed types), with the reason. */
+  unsupported: Array<{ field: string; reason: string }>;
+}
+
+function typesOf(schema: JsonSchemaObject): JsonSchemaType[] {
+  if (schema.anyOf) return schema.anyOf.flatMap(typesOf);
+  if (schema.type === undefined) return [];
+  return Array.isArray(schema.type) ? schema.type : [schema.type];
+}
+
+function scalarKind(schema: JsonSchemaObject): ValueKind | string {
+  const types = typesOf(schema).filter((t) => t !== 'null');
+  if (types.length !== 1) return types.length === 0 ? 'no type' : `mixed types (${types.join(', ')})`;
+  const [type] = types;
+  if (type === 'string') {
+    if (schema.format === 'date' || schema.format === 'date-time') return schema.format;
+    if (schema.format === 'uri') return 'url';
+    return 'string';
+  }
+  if (type === 'number' || type === 'integer') return type;
+  return `type ${type}`;
+}
+
+const KINDS = new Set<string>(['string', 'number', 'integer', 'date', 'date-time', 'url']);
+
+/** Splits a (normalised, object-rooted) schema into the fields a program can learn and the rest. */
+export function planFields(schema: JsonSchemaObject): FieldPlan {
+  const fields: LearnableField[] = [];
+  const unsupported: FieldPlan['unsupported'] = [];
+  const required = new Set(schema.required ?? []);
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const types = typesOf(property);
+    const nullable = types.includes('null') || types.length === 0;
+    const isList = types.includes('array');
+    const kind = isList ? scalarKind(property.items ?? {}) : scalarKind(property);
+    if (isList && types.filter((t) => t !== 'null').length > 1) unsupported.push({ field: name, reason: 'mixed types' });
+    else if (!KINDS.has(kind)) unsupported.push({ field: name, reason: isList ? `list items of ${kind}` : kind });
+    else fields.push({ name, kind: kind as ValueKind, list: isList, nullable, required: required.has(name) });
+  }
+  return { fields, unsupported };
+}
+
+/** Text as compared: Unicode NFC, whitespace collapsed. */
+export function normText(text: string): string {
+  return collapse(text.normalize('NFC'));
+}
+
+function isEmpty(value: unknown): boolean {
+  return (
+    value === null ||
+    value === undefined ||
+    (typeof value === 'string' && normText(value) === '') ||
+    (Array.isArray(value) && value.length === 0)
+  );
+}
+
+function scalarAgrees(kind: ValueKind, a: unknown, b: unknown): boolean {
+  if (isEmpty(a) || isEmpty(b)) return isEmpty(a) && isEmpty(b);
+  if (kind === 'number' || kind === 'integer') {
+    const x = typeof a === 'number' ? a : Number(a);
+    const y = typeof b === 'number' ? b : Number(b);
+    return Number.isFinite(x) && Number.isFinite(y) && Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(x), Math.abs(y));
+  }
+  if (typeof a !== 'string' || typeof b !== 'string') return false;
+  if (kind === 'url') return sameUrl(a, b);
+  return normText(a) === normText(b);
+}
+
+function sameUrl(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return normText(a) === normText(b);
+  }
+}
+
+/**
+ * Whether two values of a field agree: text compared after NFC and whitespace collapsing, numbers
+ * numerically, URLs parsed; for lists, the same items in the same order. Null, missing, "" and []
+ * all mean "not on the page" and agree with each other.
+ */
+export function valuesAgree(field: LearnableField, a: unknown, b: unknown): boolean {
+  if (!field.list) return scalarAgrees(field.kind, a, b);
+  if (isEmpty(a) || isEmpty(b)) return isEmpty(a) && isEmpty(b);
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  return a.every((item, i) => scalarAgrees(field.kind, item, b[i]));
+}
+
+/** Field-by-field comparison of two records; returns the names of the fields that disagree. */
+export function disagreeingFields(fields: LearnableField[], a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  return fields.filter((field) => !valuesAgree(field, a[field.name], b[field.name])).map((field) => field.name);
+}
+
+export function hasValue(value: unknown): boolean {
+  return !isEmpty(value);
+}
+
+/** "$1,299.00", "1 299,50 €", "-12.5" → numbers; ambiguous separators resolved by position (as the model-reply coercion). */
+export function parseNumber(raw: string): number | undefined {
+  let text = raw.trim().replace(/[\s\u00a0\u202f]/g, '');
+  text = text.replace(/^[^\d.,+-]+|[^\d.,]+$/g, '');
+  if (!/^[+-]?[\d.,]*\d[\d.,]*$/.test(text)) return undefined;
+  const lastComma = text.lastIndexOf(',');
+  const lastDot = text.lastIndexOf('.');
+  if (lastComma > -1 && lastDot > -1) text = lastComma > lastDot ? text.replace(/\./g, '').replace(',', '.') : text.replace(/,/g, '');
+  else if (lastComma > -1) text = /,\d{3}$/.test(text) ? text.replace(/,/g, '') : text.replace(',', '.');
+  else if ((text.match(/\./g) ?? []).length > 1) text = text.replace(/\./g, '');
+  const n = Number(text);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** A calendar date as YYYY-MM-DD, read in UTC so the day never shifts. */
+export function parseDate(raw: string): string | undefined {
+  const text = raw.trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text;
+  const iso = /^(\d{4}-\d{2}-\d{2})T/.exec(text);
+  if (iso) return iso[1];
+  const dmy = /^(\d{1,2})[./](\d{1,2})[./](\d{4})$/.exec(text);
+  if (dmy) return `${dmy[3]}-${dmy[2].padStart(2, '0')}-${dmy[1].padStart(2, '0')}`;
+  if (!/[a-z]{3}/i.test(text) || !/\d/.test(text)) return undefined;
+  const time = Date.parse(`${text.replace(/(\d)(st|nd|rd|th)\b/g, '$1')} UTC`);
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString().slice(0, 10);
+}
+
+export function parseDateTime(raw: string): string | undefined {
+  const text = raw.trim();
+  if (!/\d{4}/.test(text)) return undefined;
+  const time = Date.parse(/\b(Z|UTC|GMT|[+-]\d{2}:?\d{2})\b/.test(text) ? text : `${text} UTC`);
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+}
+
+export function parseUrl(raw: string, base: string): string | undefined {
+  try {
+    const url = new URL(raw.trim(), base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Raw page text → the field's value kind; undefined when it does not parse. */
+export function parseAs(kind: ValueKind, raw: string, pageUrl: string): string | number | undefined {
+  const text = normText(raw);
+  if (text === '') return undefined;
+  switch (kind) {
+    case 'string':
+      return text;
+    case 'number':
+      return parseNumber(text);
+    case 'integer': {
+      const n = parseNumber(text);
+      return n !== undefined && Number.isInteger(n) ? n : undefined;
+    }
+    case 'date':
+      return parseDate(text);
+    case 'date-time':
+      return parseDateTime(text);
+    case 'url':
+      return parseUrl(text, pageUrl);
+  }
+}
