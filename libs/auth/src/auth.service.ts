@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
-import { METRICS, Metrics } from '@app/observability';
+import { METRICS, Metrics, type AuthFailureReason } from '@app/observability';
 import { AuthRepository } from './auth.repository';
 import type { Caller } from './caller';
 import { hashKeySecret, looksLikeKeySecret } from './key-secret';
@@ -90,7 +90,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     };
   }
 
-  private reject(reason: string, detail: string): AppError {
+  private reject(reason: AuthFailureReason, detail: string): AppError {
     this.metrics.authFailures.inc({ reason });
     return new AppError('unauthorized', detail);
   }

@@ -46,7 +46,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
       () =>
         new Counter({
           name: 'gleaner_crawl_takeovers_total',
-          help: 'Crawls this process took over from another owner (a dead or stalled worker, a shutdown hand-back).',
+          help: 'Crawls this process took over from another owner (a dead or stalled worker, a shutdown hand-back). Unit: crawls.',
           registers: [metrics.registry],
         }),
     );
@@ -55,11 +55,13 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
       () =>
         new Counter({
           name: 'gleaner_crawl_pages_total',
-          help: 'Crawl pages settled by the crawl owners of this process, by new status (completed, failed, skipped, pending = requeued).',
+          help: 'Crawl pages settled by the crawl owners of this process, by new status (completed, failed, skipped, pending = requeued). Unit: pages.',
           labelNames: ['status'],
           registers: [metrics.registry],
         }),
     );
+    // From 0, so a crawl's first failed page shows in rate() and increase().
+    for (const status of ['completed', 'failed', 'skipped', 'pending']) this.commits.inc({ status }, 0);
   }
 
   async run(context: JobContext<CrawlJobInput>): Promise<void> {

@@ -1,3 +1,4 @@
+import { BoundedLabel } from '@app/observability';
 import { siteOf } from './url-canon';
 
 /**
@@ -6,17 +7,13 @@ import { siteOf } from './url-canon';
  * `limit` + 1 series per metric (the per-domain detail is in the crawl map and the logs).
  */
 export class DomainLabels {
-  private readonly named = new Set<string>();
+  private readonly bounded: BoundedLabel;
 
-  constructor(private readonly limit: number) {}
+  constructor(limit: number) {
+    this.bounded = new BoundedLabel(limit);
+  }
 
   label(host: string): string {
-    const domain = siteOf(host);
-    if (this.named.has(domain)) return domain;
-    if (this.named.size < this.limit) {
-      this.named.add(domain);
-      return domain;
-    }
-    return 'other';
+    return this.bounded.label(siteOf(host));
   }
 }

@@ -82,7 +82,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       () =>
         new Counter({
           name: 'gleaner_crawl_page_tasks_total',
-          help: 'Crawl page tasks run by this process, by outcome (completed, failed, rate_limited, deferred, skipped, cancelled).',
+          help: 'Crawl page tasks run by this process, by outcome (completed, failed, rate_limited, deferred, skipped, cancelled). Unit: tasks.',
           labelNames: ['outcome'],
           registers: [metrics.registry],
         }),
@@ -92,11 +92,15 @@ export class PageWorkerService implements OnApplicationBootstrap {
       () =>
         new Counter({
           name: 'gleaner_rate_limit_pauses_total',
-          help: 'Hosts paused for every worker after a 429 or a 503 with Retry-After, by domain (the first 20 domains seen by this process; the rest count as "other").',
+          help: 'Pauses of a host for every worker after it answered 429, or 503 with Retry-After, by registrable domain (the first 20 domains paused by this process keep their name; the rest count as "other"). Unit: pauses.',
           labelNames: ['domain'],
           registers: [metrics.registry],
         }),
     );
+    // From 0, so the first task of each outcome shows in rate() and increase().
+    for (const outcome of ['completed', 'failed', 'rate_limited', 'deferred', 'skipped', 'cancelled'] satisfies PageOutcome['kind'][]) {
+      this.outcomes.inc({ outcome }, 0);
+    }
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -87,7 +87,7 @@ export class ExtractionService {
       () =>
         new Counter({
           name: 'gleaner_extractions_total',
-          help: 'Page extractions by outcome (success, failed) and error_category.',
+          help: 'Extractions of page content by a model, by outcome (success, failed) and error_category (empty on success). Unit: extractions.',
           labelNames: ['outcome', 'error_category'],
           registers: [metrics.registry],
         }),

@@ -1,3 +1,4 @@
+export * from './bounded-label';
 export * from './logger';
 export * from './nest-logger';
 export * from './metrics';

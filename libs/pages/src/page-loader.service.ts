@@ -47,7 +47,7 @@ export class PageLoaderService implements OnApplicationShutdown {
     this.pool = new ContentPool({ threads: config.contentThreads, taskTimeoutMs: config.contentTimeoutMs });
     this.pages = new Counter({
       name: 'gleaner_pages_total',
-      help: 'Pages loaded (fetched and converted) by outcome.',
+      help: 'Pages loaded (fetched and converted to text) for extractions and crawls, by outcome (success or an error_category). Unit: pages.',
       labelNames: ['outcome'],
       registers: [metrics.registry],
     });
@@ -55,7 +55,7 @@ export class PageLoaderService implements OnApplicationShutdown {
     // Sampled at scrape time from the pool itself: open pages and contexts, browsers, waiting leases.
     new Gauge({
       name: 'gleaner_browser_pool_pages',
-      help: 'Browser pool state: open pages and contexts, live browsers, jobs waiting for a browser.',
+      help: 'Browser pool of this process at scrape time, by state: open_pages and open_contexts (pages and contexts), browsers (live browser processes), waiting (loads waiting for a page). Unit: pages, contexts, browsers or loads (per state).',
       labelNames: ['state'],
       registers: [metrics.registry],
       collect() {
@@ -69,7 +69,7 @@ export class PageLoaderService implements OnApplicationShutdown {
     });
     this.fetchDuration = new Histogram({
       name: 'gleaner_fetch_duration_seconds',
-      help: 'Page fetch duration by the mode that answered (static, dynamic).',
+      help: 'Duration of page fetches (request to full body, or to the rendered page), by the mode that answered (static, dynamic). Unit: seconds.',
       labelNames: ['mode'],
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [metrics.registry],

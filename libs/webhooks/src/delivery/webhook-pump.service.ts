@@ -55,13 +55,14 @@ export class WebhookPumpService implements OnApplicationBootstrap, OnApplication
     this.sender = new WebhookSender(guardFromSettings(config), config.webhookTimeoutMs);
     this.deliveries = new Counter({
       name: 'gleaner_webhook_deliveries_total',
-      help: 'Webhook delivery attempts by outcome (success, retrying, failed).',
+      help: 'Webhook delivery attempts, by outcome (success; retrying: failed, another attempt is scheduled; failed: the last attempt failed). Unit: attempts.',
       labelNames: ['outcome'],
       registers: [metrics.registry],
     });
+    for (const outcome of ['success', 'retrying', 'failed']) this.deliveries.inc({ outcome }, 0);
     this.latency = new Histogram({
       name: 'gleaner_webhook_delivery_duration_seconds',
-      help: 'Duration of webhook delivery attempts.',
+      help: "Duration of webhook delivery attempts (request to the receiver's answer or the timeout), by outcome. Unit: seconds.",
       labelNames: ['outcome'],
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [metrics.registry],
