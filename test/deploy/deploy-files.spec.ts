@@ -66,7 +66,7 @@ function metricNames(expr: string): string[] {
   return names;
 }
 
-/** Metrics Gleaner exports (libs/observability/src/metrics.ts plus the ones announced for later issues). */
+/** Metrics Gleaner exports (docs/operations.md, "Metrics"; test/e2e/prometheus.e2e-spec.ts checks the list against live processes). */
 const GLEANER_METRICS: Record<string, 'counter' | 'gauge' | 'histogram'> = {
   gleaner_http_requests_total: 'counter',
   gleaner_http_request_duration_seconds: 'histogram',
@@ -87,6 +87,9 @@ const GLEANER_METRICS: Record<string, 'counter' | 'gauge' | 'histogram'> = {
   gleaner_browser_pool_pages: 'gauge',
   gleaner_webhook_deliveries_total: 'counter',
   gleaner_webhook_delivery_duration_seconds: 'histogram',
+  gleaner_crawl_pages_total: 'counter',
+  gleaner_crawl_page_tasks_total: 'counter',
+  gleaner_crawl_takeovers_total: 'counter',
 };
 
 function knownGleanerMetric(name: string): boolean {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Makes sure the system parts the test suites start for real are on this machine, and reuses them when
-# they are: redis-server, Chromium, a JDK and Maven (to build the MongoDB-wire test server from Maven
-# Central). Run by `npm test` (pretest) and by `.ci/run`. On Debian/Ubuntu as root it installs what is
-# missing with apt-get; anywhere else it stops with the one command to run, so a run is never half green.
+# they are: redis-server, Chromium, Prometheus with promtool (Debian's `prometheus` package; the tests
+# start the binary themselves on a free port, never the service), a JDK and Maven (to build the
+# MongoDB-wire test server from Maven Central). Run by `npm test` (pretest) and by `.ci/run`. On
+# Debian/Ubuntu as root it installs what is missing with apt-get; anywhere else it stops with the one
+# command to run, so a run is never half green.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -12,6 +14,7 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 [ -x "$chromium_path" ] || need+=(chromium)
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
+{ command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; } || need+=(prometheus)
 
 if [ ${#need[@]} -gt 0 ]; then
   command_line="apt-get update && apt-get install -y ${need[*]}"
