@@ -8,6 +8,8 @@ const table: Record<string, string[]> = {
   'v6private.example': ['fd00::1'],
   'mapped.example': ['::ffff:127.0.0.1'],
   'alias.test': ['127.0.0.1'],
+  'imds.intranet.test': ['169.254.169.254'],
+  'imds6.intranet.test': ['fd00:ec2::254'],
 };
 const resolver: Resolver = async (host) => {
   const addrs = table[host];
@@ -75,6 +77,59 @@ describe('AddressGuard', () => {
     const open = new AddressGuard({ resolver, allowPrivateNetworks: true });
     await expect(open.resolvePublic('private.example')).resolves.toHaveLength(1);
     await expect(open.resolvePublic('127.0.0.1')).resolves.toHaveLength(1);
+  });
+
+  describe('cloud metadata endpoints stay closed whatever the configuration allows', () => {
+    // Every verdict comes from the guard before a socket exists: nothing listens there, nothing is sent.
+    const everythingOpen = [
+      ['allowPrivateNetworks', new AddressGuard({ resolver, allowPrivateNetworks: true })],
+      [
+        'allowCidrs covering them',
+        new AddressGuard({ resolver, allowCidrs: ['169.254.0.0/16', 'fd00::/8', '100.64.0.0/10', '0.0.0.0/0'] }),
+      ],
+      [
+        'allowHosts naming them',
+        new AddressGuard({ resolver, allowHosts: ['imds.intranet.test', 'imds6.intranet.test', 'metadata.google.internal'] }),
+      ],
+    ] as const;
+    const targets = [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://169.254.1.1/',
+      'http://[fd00:ec2::254]/latest/meta-data/',
+      'http://100.100.100.200/latest/meta-data/',
+      'http://192.0.0.192/',
+      'http://168.63.129.16/',
+      'http://[fe80::1]/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[::ffff:a9fe:a9fe]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[2002:a9fe:a9fe::1]/',
+      'http://metadata.google.internal/computeMetadata/v1/',
+      'http://METADATA.GOOGLE.INTERNAL./',
+      'http://metadata/',
+      'http://metadata.goog/',
+      'http://instance-data.ec2.internal/',
+      'http://imds.intranet.test/',
+      'http://imds6.intranet.test/',
+    ];
+    for (const [name, open] of everythingOpen) {
+      it.each(targets)(`${name}: refuses %s`, async (url) => {
+        expect(await category(open.checkUrl(url))).toBe('ssrf_blocked');
+      });
+    }
+
+    it('guard.lookup (webhooks, model endpoints) refuses a name resolving to a metadata address', async () => {
+      const open = new AddressGuard({ resolver, allowPrivateNetworks: true });
+      const error = await new Promise<unknown>((resolve) => open.lookup('imds.intranet.test', {}, (e) => resolve(e)));
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).category).toBe('ssrf_blocked');
+    });
+
+    it('private networks are still open with allowPrivateNetworks (only metadata is refused)', async () => {
+      const open = new AddressGuard({ resolver, allowPrivateNetworks: true });
+      await expect(open.resolvePublic('private.example')).resolves.toHaveLength(1);
+      await expect(open.resolvePublic('169.255.0.1')).resolves.toHaveLength(1);
+    });
   });
 
   it('allowCidrs opens a specific range only', async () => {

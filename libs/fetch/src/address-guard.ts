@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { classifyIp, parseCidr, type Cidr } from './ip-ranges';
+import { classifyIp, METADATA_HOST_NAMES, metadataRange, parseCidr, type Cidr } from './ip-ranges';
 import { fetchError } from './errors';
 
 export interface ResolvedAddress {
@@ -24,8 +24,8 @@ export interface AddressGuardOptions {
   resolver?: Resolver;
 }
 
-/** Names that must never be fetched whatever they resolve to. */
-const FORBIDDEN_NAMES = new Set(['localhost', 'metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+/** Names that must never be fetched whatever they resolve to (unless private networks are allowed). */
+const FORBIDDEN_NAMES = new Set(['localhost', ...METADATA_HOST_NAMES]);
 
 export const systemResolver: Resolver = async (hostname) => {
   const results = await dnsLookup(hostname, { all: true, verbatim: true });
@@ -52,6 +52,9 @@ export class AddressGuard {
   /** Resolves `hostname` and returns only vetted addresses; throws AppError(ssrf_blocked) otherwise. */
   async resolvePublic(hostname: string): Promise<ResolvedAddress[]> {
     const host = normaliseHost(hostname);
+    // Metadata services stay closed whatever the configuration allows (docs/security.md).
+    if (METADATA_HOST_NAMES.has(host))
+      throw fetchError('ssrf_blocked', `The host ${host} is a cloud metadata service and is never allowed.`);
     const privileged = this.allowPrivateNetworks || this.allowHosts.has(host);
     const literal = isIP(host);
     if (literal) {
@@ -78,10 +81,12 @@ export class AddressGuard {
 
   /** Throws ssrf_blocked when `ip` is in a forbidden range (unless privileged/allowlisted). */
   assertPublicAddress(ip: string, hostForMessage = ip, privileged = this.allowPrivateNetworks): void {
+    const via = hostForMessage === ip ? '' : ` (${hostForMessage})`;
+    const metadata = metadataRange(ip);
+    if (metadata) throw fetchError('ssrf_blocked', `The address ${ip}${via} is never allowed: ${metadata}.`);
     if (privileged) return;
     const verdict = classifyIp(ip, this.allowCidrs);
     if (!verdict.allowed) {
-      const via = hostForMessage === ip ? '' : ` (${hostForMessage})`;
       throw fetchError('ssrf_blocked', `The address ${ip}${via} is not allowed: ${verdict.reason}.`);
     }
   }

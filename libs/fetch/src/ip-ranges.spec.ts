@@ -12,7 +12,7 @@ describe('classifyIp', () => {
     ['172.31.255.255', /private/],
     ['192.168.1.1', /private/],
     ['100.64.0.1', /carrier-grade/],
-    ['100.100.100.200', /carrier-grade/], // Alibaba metadata
+    ['100.100.100.200', /metadata \(Alibaba/],
     ['100.127.255.255', /carrier-grade/],
     ['169.254.169.254', /link-local/],
     ['169.254.0.1', /link-local/],
@@ -35,7 +35,8 @@ describe('classifyIp', () => {
     ['febf::1', /link-local/],
     ['fc00::1', /unique local/],
     ['fd12:3456:789a::1', /unique local/],
-    ['fd00:ec2::254', /unique local/],
+    ['fd00:ec2::254', /metadata \(AWS IPv6\)/],
+    ['fd00:ec2::253', /unique local/],
     ['fec0::1', /site-local/],
     ['ff02::1', /multicast/],
     ['2001:db8::1', /documentation/],

@@ -111,6 +111,57 @@ const V6_FORBIDDEN: Cidr[] = [
   ['ff00::/8', 'multicast'],
 ].map(([c, n]) => parseCidr(c, n));
 
+/**
+ * Cloud metadata services and the link-local ranges they live in: refused whatever
+ * GLEANER_ALLOW_PRIVATE_NETWORKS, GLEANER_ALLOW_NETWORKS or an allowed host says (docs/security.md).
+ */
+const V4_METADATA: Cidr[] = [
+  ['169.254.0.0/16', 'link-local, cloud metadata (169.254.169.254: AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle)'],
+  ['100.100.100.200/32', 'cloud metadata (Alibaba Cloud)'],
+  ['192.0.0.192/32', 'cloud metadata (Oracle Cloud classic)'],
+  ['168.63.129.16/32', 'cloud platform endpoint (Azure WireServer)'],
+].map(([c, n]) => parseCidr(c, n));
+
+const V6_METADATA: Cidr[] = [
+  ['fd00:ec2::254/128', 'cloud metadata (AWS IPv6)'],
+  ['fe80::/10', 'link-local'],
+].map(([c, n]) => parseCidr(c, n));
+
+/** Host names of metadata services, refused before any lookup whatever the configuration says. */
+export const METADATA_HOST_NAMES: ReadonlySet<string> = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata.azure.com',
+  'metadata.packet.net',
+  'metadata.platformequinix.com',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
+
+/**
+ * The metadata range an address is in (also through an IPv4-mapped, NAT64, 6to4 or IPv4-compatible
+ * form), or null. No setting opens these.
+ */
+export function metadataRange(ip: string): string | null {
+  const v4 = parseIPv4(ip);
+  if (v4 !== undefined) return V4_METADATA.find((c) => cidrContains(c, 4, v4))?.name ?? null;
+  const v6 = parseIPv6(ip);
+  if (v6 === undefined) return null;
+  const direct = V6_METADATA.find((c) => cidrContains(c, 6, v6));
+  if (direct) return direct.name;
+  const low32 = v6 & 0xffffffffn;
+  let inner: { v4: bigint; form: string } | undefined;
+  if (cidrContains(V4_MAPPED, 6, v6)) inner = { v4: low32, form: 'IPv4-mapped' };
+  else if (cidrContains(NAT64, 6, v6)) inner = { v4: low32, form: 'NAT64' };
+  else if (cidrContains(SIX_TO_FOUR, 6, v6)) inner = { v4: (v6 >> 80n) & 0xffffffffn, form: '6to4' };
+  else if (cidrContains(V4_COMPAT, 6, v6) && v6 > 1n) inner = { v4: low32, form: 'IPv4-compatible' };
+  if (!inner) return null;
+  const { v4: embeddedV4, form } = inner;
+  const hit = V4_METADATA.find((c) => cidrContains(c, 4, embeddedV4));
+  return hit ? `${form} ${formatIPv4(embeddedV4)}: ${hit.name}` : null;
+}
+
 const V4_MAPPED = parseCidr('::ffff:0:0/96');
 const V4_COMPAT = parseCidr('::/96');
 const NAT64 = parseCidr('64:ff9b::/96');
@@ -118,6 +169,8 @@ const SIX_TO_FOUR = parseCidr('2002::/16');
 
 /** Classifies one IP literal (v4 or v6, brackets and zone ids tolerated). Non-IPs are forbidden. */
 export function classifyIp(ip: string, extraAllowed: readonly Cidr[] = []): IpVerdict {
+  const metadata = metadataRange(ip);
+  if (metadata) return { allowed: false, reason: metadata };
   const v4 = parseIPv4(ip);
   if (v4 !== undefined) return classifyV4(v4, extraAllowed);
   const v6 = parseIPv6(ip);
