@@ -305,6 +305,27 @@ export function extractionSuite(getEnv: () => ExtractionEnv, options: { embedded
     expect((await call('POST', '/api/v1/analyze', { body: { url: `${env.site.url}/`, depth: 2 } })).status).toBe(422);
   });
 
+  it('analyze answers the heuristic analysis with warnings (200, not 502) when every model reply is out of shape', async () => {
+    // Regression (issue 11): this was a 502 llm_invalid_output although the heuristics were complete.
+    await useChain([{ provider: 'openai', model: 'invalid-json' }], [{ provider: 'openai', base: env.models.openaiBaseUrl }]);
+    const res = await call('POST', '/api/v1/analyze', { body: { url: `${env.site.url}/page/1/`, fetch_mode: 'static', debug: false } });
+    expect(res.status).toBe(200);
+    expect(res.body.page_type).toBe('listing');
+    expect(res.body.detected_elements).toEqual(expect.arrayContaining([expect.objectContaining({ count: 10 })]));
+    expect(() => parseSchema(res.body.suggested_schema)).not.toThrow();
+    expect(res.body.sample_data).toBeNull();
+    expect(res.body.warnings).toEqual([
+      expect.objectContaining({ code: 'model_failed', stage: 'suggestion', error_category: 'llm_invalid_output' }),
+      expect.objectContaining({ code: 'model_skipped', stage: 'sample_data' }),
+    ]);
+    expect(res.body.warnings[0].message).toMatch(/heuristics only/);
+    const job = (await call('GET', `/api/v1/jobs/${res.body.job_id}`)).body;
+    expect(job.status).toBe('completed');
+    expect(job.attempts.map((a: { model: string; outcome: string }) => `${a.model}:${a.outcome}`)).toEqual([
+      'invalid-json:llm_invalid_output',
+    ]);
+  });
+
   it('analyzes a listing page: type, repeated quotes, pagination, suggested schema and sample data', async () => {
     await useChain([{ provider: 'openai', model: 'gpt-4o-mini' }], [{ provider: 'openai', base: env.models.openaiBaseUrl }]);
     const res = await call('POST', '/api/v1/analyze', { body: { url: `${env.site.url}/page/1/`, fetch_mode: 'static' } });
@@ -315,6 +336,7 @@ export function extractionSuite(getEnv: () => ExtractionEnv, options: { embedded
     expect(res.body.follow_patterns.some((p: { pattern: string }) => p.pattern.includes('page'))).toBe(true);
     expect(() => parseSchema(res.body.suggested_schema)).not.toThrow();
     expect(JSON.stringify(res.body.sample_data)).toContain('Albert Einstein');
+    expect(res.body.warnings).toEqual([]);
     const capture = (await call('GET', `/api/v1/jobs/${res.body.job_id}/debug-capture`)).body;
     expect(capture.enabled).toBe(true);
     expect(capture.captures.length).toBeGreaterThanOrEqual(2);

@@ -29,11 +29,21 @@ const SUGGESTION_SCHEMA: JsonSchemaObject = {
 
 const MAX_LINKED_PAGES = 3;
 
+/** Why part of an analysis comes from the heuristics only (the `warnings` of POST /analyze). */
+export interface AnalysisWarning {
+  /** model_failed: every attempt failed or replied out of shape; model_skipped: not asked after that. */
+  code: 'model_failed' | 'model_skipped';
+  stage: 'suggestion' | 'sample_data';
+  error_category: string;
+  message: string;
+}
+
 /**
  * Runs an `analyze` job: fetches the page statically and (unless static-only) rendered, reads its
  * structure with the heuristics (repeated elements, follow patterns, fetch mode), asks the model
  * for a page type, summary and schema (the heuristic schema is the fallback when the model's does
  * not parse), and extracts `sample_data` with that schema. Depth 1 looks at a few linked pages.
+ * When the model fails, the heuristic analysis is the result, with `warnings` saying what failed.
  */
 @Injectable()
 export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
@@ -82,33 +92,67 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       secrets,
     );
     const spent: ExtractOutput[] = [];
+    const warnings: AnalysisWarning[] = [];
+    // The model only refines what the heuristics already found: when it fails (every attempt of the
+    // chain, or replies that never fit), the heuristic analysis is the answer, with a warning.
+    const refine = async <T>(stage: AnalysisWarning['stage'], run: () => Promise<ExtractOutput>): Promise<T | null> => {
+      try {
+        const out = await run();
+        spent.push(out);
+        return out.data as T;
+      } catch (error) {
+        if (!(error instanceof ExtractionFailure) || signal.aborted) throw error;
+        if (error.summary) spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false });
+        warnings.push({
+          code: 'model_failed',
+          stage,
+          error_category: error.category ?? 'internal',
+          message: `${stage === 'suggestion' ? 'The page type, summary and schema' : 'The sample data'} come from the heuristics only: ${error.detail ?? error.message}`,
+        });
+        return null;
+      }
+    };
     try {
-      const suggestion = await this.extraction.extract({
-        userId: job.user_id,
-        url: primary.url,
-        content: content.markdown,
-        schema: SUGGESTION_SCHEMA,
-        llmConfig,
-        signal,
-        onCall,
-        instructions: hintsFor(heuristics),
-      });
-      spent.push(suggestion);
-      const suggested = suggestion.data as { page_type: string; site_summary: string; suggested_schema: string };
-      const schemaText = usableSchema(suggested.suggested_schema) ? suggested.suggested_schema : heuristics.suggestedSchema;
-      const sample = await this.extraction.extract({
-        userId: job.user_id,
-        url: primary.url,
-        content: content.markdown,
-        schema: parseSchema(schemaText, 'suggested_schema').jsonSchema,
-        llmConfig,
-        signal,
-        onCall,
-      });
-      spent.push(sample);
+      const suggested = await refine<{ page_type: string; site_summary: string; suggested_schema: string }>('suggestion', () =>
+        this.extraction.extract({
+          userId: job.user_id,
+          url: primary.url,
+          content: content.markdown,
+          schema: SUGGESTION_SCHEMA,
+          llmConfig,
+          signal,
+          onCall,
+          instructions: hintsFor(heuristics),
+        }),
+      );
+      const schemaText = suggested && usableSchema(suggested.suggested_schema) ? suggested.suggested_schema : heuristics.suggestedSchema;
+      // No second round with a chain that just failed: sample_data stays null then.
+      const sampleData = suggested
+        ? await refine<unknown>('sample_data', () =>
+            this.extraction.extract({
+              userId: job.user_id,
+              url: primary.url,
+              content: content.markdown,
+              schema: parseSchema(schemaText, 'suggested_schema').jsonSchema,
+              llmConfig,
+              signal,
+              onCall,
+            }),
+          )
+        : null;
+      if (!suggested) {
+        warnings.push({
+          code: 'model_skipped',
+          stage: 'sample_data',
+          error_category: warnings[0]?.error_category ?? 'internal',
+          message: 'No sample data: the model failed on the suggestion already.',
+        });
+      }
+      const answered = spent.filter((s) => s.target);
+      const last = answered[answered.length - 1];
       const result = {
-        page_type: suggested.page_type || heuristics.pageType,
-        site_summary: suggested.site_summary || heuristics.siteSummary,
+        page_type: suggested?.page_type || heuristics.pageType,
+        site_summary: suggested?.site_summary || heuristics.siteSummary,
         recommended_fetch_mode: recommendedMode(heuristics, staticPage, rendered),
         suggested_schema: schemaText,
         sample_links: heuristics.sampleLinks,
@@ -123,8 +167,9 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
           description: p.description,
           sample_urls: p.sample_urls,
         })),
-        sample_data: sample.data,
+        sample_data: sampleData ?? null,
         ...(input.depth >= 1 ? { linked_pages: linkedPages } : {}),
+        warnings,
       };
       await this.results.record(job, {
         url: primary.url,
@@ -134,8 +179,8 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
         parent_url: null,
         token_usage_input: sum(spent, (s) => s.usage.inputTokens),
         token_usage_output: sum(spent, (s) => s.usage.outputTokens),
-        llm_model: sample.target.model,
-        llm_provider: sample.target.provider,
+        llm_model: last?.target.model ?? null,
+        llm_provider: last?.target.provider ?? null,
         cost_usd: sum(spent, (s) => s.costUsd),
       });
       await jobs.recordUsage(
@@ -152,13 +197,19 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     } catch (error) {
       if (error instanceof ExtractionFailure && error.summary) {
         spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false });
-        await jobs.recordUsage(job._id, {
-          failed_count: 1,
-          token_usage_input: sum(spent, (s) => s.usage.inputTokens),
-          token_usage_output: sum(spent, (s) => s.usage.outputTokens),
-          cost_usd: sum(spent, (s) => s.costUsd),
-          llm_cost_usd: sum(spent, (s) => s.llmCostUsd),
-        });
+      }
+      if (spent.length > 0) {
+        await jobs.recordUsage(
+          job._id,
+          {
+            failed_count: 1,
+            token_usage_input: sum(spent, (s) => s.usage.inputTokens),
+            token_usage_output: sum(spent, (s) => s.usage.outputTokens),
+            cost_usd: sum(spent, (s) => s.costUsd),
+            llm_cost_usd: sum(spent, (s) => s.llmCostUsd),
+          },
+          { attempts: spent.flatMap((s) => s.attempts) },
+        );
       }
       throw finalJobError(error, 'Analysis');
     }
