@@ -31,28 +31,33 @@ import { ResultsModule } from '@app/results';
 import { ResultsController } from './controllers/results.controller';
 import { DownloadsController } from './controllers/downloads.controller';
 
+/** The API's controllers; the test-jobs controller only with GLEANER_ENABLE_TEST_JOBS (never in production). */
+export function apiControllers(config: AppConfig): Type[] {
+  const controllers: Type[] = [
+    OpsController,
+    KeysController,
+    UsersController,
+    JobsController,
+    SitesController,
+    SchemasController,
+    WebhooksController,
+    JobWebhooksController,
+    UsageController,
+    LlmController,
+    ResultsController,
+    DownloadsController,
+    ExtractionController,
+    CrawlController,
+    CrawlMapController,
+  ];
+  if (config.enableTestJobs) controllers.push(TestJobsController);
+  return controllers;
+}
+
 @Module({})
 export class ApiModule {
   static forRoot(config: AppConfig, ports: PlatformPorts, logger: AppLogger, metrics: Metrics): DynamicModule {
-    const controllers: Type[] = [
-      OpsController,
-      KeysController,
-      UsersController,
-      JobsController,
-      SitesController,
-      SchemasController,
-      WebhooksController,
-      JobWebhooksController,
-      UsageController,
-      // resource controllers
-      LlmController, // llm controllers
-      ResultsController,
-      DownloadsController, // results controllers
-      ExtractionController, // extraction controllers
-      CrawlController,
-      CrawlMapController,
-    ];
-    if (config.enableTestJobs) controllers.push(TestJobsController);
+    const controllers = apiControllers(config);
     return {
       module: ApiModule,
       imports: [

@@ -6,10 +6,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UsersService } from '@app/auth';
 import type { AppConfig } from '@app/config';
 import { AppError, newId } from '@app/core';
-import { StrictValidationPipe } from '@app/http';
+import { parseJsonBody, StrictValidationPipe } from '@app/http';
 import { createLogger, Metrics, PinoNestLogger, type AppLogger } from '@app/observability';
 import { openPorts } from '@app/platform';
-import { ApiModule } from './app.module';
+import { ApiModule, apiControllers } from './app.module';
+import { MethodTable } from './method-table';
 import { buildOpenApiDocument } from './openapi';
 
 export interface ApiApp {
@@ -49,13 +50,37 @@ export async function createApiApp(config: AppConfig, options: { destination?: N
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, ports, logger, metrics), adapter, {
     logger: new PinoNestLogger(logger),
     bufferLogs: false,
+    // Bodies are parsed by the strict JSON parser below only (no Nest json/urlencoded parsers).
+    bodyParser: false,
   });
   app.useGlobalPipes(new StrictValidationPipe());
 
   const fastify = app.getHttpAdapter().getInstance();
+  // Strict JSON bodies (duplicate keys, lone surrogates, nesting and array limits: libs/http json-body.ts).
+  fastify.removeContentTypeParser(['application/json']);
+  const jsonParser = (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+    try {
+      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
+    } catch (error) {
+      done(error as Error);
+    }
+  };
+  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: config.bodyLimitBytes }, jsonParser);
+  fastify.addContentTypeParser(/^application\/[a-z0-9.+-]+\+json$/, { parseAs: 'string', bodyLimit: config.bodyLimitBytes }, jsonParser);
+  // Which methods each path answers: an unsupported method on a known path is a 405 with Allow.
+  const methods = new MethodTable();
+  fastify.addHook('onRoute', (route: { method: string | string[]; url: string }) => methods.add(route.method, route.url));
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('x-request-id', String(request.id));
     void reply.header('x-api-version', config.version);
+    if (!request.routeOptions?.url) {
+      const allowed = methods.allowed(request.url.split('?')[0]);
+      if (allowed.length > 0) {
+        throw new AppError('method-not-allowed', `${request.method} is not allowed on this path; it answers ${allowed.join(', ')}.`, {
+          headers: { allow: allowed.join(', ') },
+        });
+      }
+    }
     // JSON-only bodies: refuse anything else before it is parsed (Nest also registers a form parser).
     if (hasBody(request) && !isJson(request.headers['content-type'])) {
       throw new AppError('unsupported-media-type', 'Request bodies must be JSON (Content-Type: application/json).');
@@ -75,7 +100,7 @@ export async function createApiApp(config: AppConfig, options: { destination?: N
     }
   });
 
-  const document = buildOpenApiDocument(app, config);
+  const document = buildOpenApiDocument(app, config, apiControllers(config));
   fastify.get('/api/v1/openapi.json', async () => document);
   SwaggerModule.setup('docs', app, document, { raw: false, customSiteTitle: 'Gleaner API' });
 

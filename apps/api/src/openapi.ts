@@ -1,9 +1,13 @@
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, Type } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import type { AppConfig } from '@app/config';
+import { applyValidationToDocument } from './openapi-constraints';
 
-/** The OpenAPI 3.1 document, generated from the controllers and DTOs. */
-export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
+/**
+ * The OpenAPI 3.1 document, generated from the controllers and DTOs, then made exact from the same
+ * validation metadata the validation pipe runs on (openapi-constraints.ts).
+ */
+export function buildOpenApiDocument(app: INestApplication, config: AppConfig, controllers: Type[]): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
     .setTitle('Gleaner API')
@@ -13,5 +17,5 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     )
     .setVersion(config.version)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'glk_...' });
-  return SwaggerModule.createDocument(app, builder.build());
+  return applyValidationToDocument(SwaggerModule.createDocument(app, builder.build()), controllers);
 }

@@ -18,6 +18,8 @@ export interface AppErrorOptions {
   retryAfterSeconds?: number;
   /** Extra problem+json members (snake_case). */
   extensions?: Record<string, unknown>;
+  /** Extra response headers (e.g. `Allow` on a 405). */
+  headers?: Record<string, string>;
   cause?: unknown;
 }
 
@@ -33,6 +35,7 @@ export class AppError extends Error {
   readonly retryable: boolean;
   readonly retryAfterSeconds?: number;
   readonly extensions?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
 
   constructor(slug: ProblemSlug, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -44,6 +47,7 @@ export class AppError extends Error {
     this.retryable = options.retryable ?? false;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.extensions = options.extensions;
+    this.headers = options.headers;
   }
 
   toJSON(): SerializedAppError {
@@ -57,6 +61,7 @@ export class AppError extends Error {
       retryable: this.retryable,
       retry_after_seconds: this.retryAfterSeconds,
       extensions: this.extensions,
+      headers: this.headers,
     };
   }
 
@@ -68,6 +73,7 @@ export class AppError extends Error {
       retryable: value.retryable,
       retryAfterSeconds: value.retry_after_seconds,
       extensions: value.extensions,
+      headers: value.headers,
     });
   }
 
@@ -86,6 +92,7 @@ export interface SerializedAppError {
   retryable: boolean;
   retry_after_seconds?: number;
   extensions?: Record<string, unknown>;
+  headers?: Record<string, string>;
 }
 
 export const Errors = {

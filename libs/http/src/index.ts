@@ -1,2 +1,5 @@
 export * from './validation.pipe';
 export * from './problem';
+export * from './dto-rules';
+export * from './json-body';
+export * from './dto-metadata';

@@ -72,6 +72,7 @@ export function toProblem(error: unknown, path: string, requestId: string): Prob
     };
     if (error.slug === 'validation-error') body.error_category = error.category ?? 'invalid_request';
     if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+    for (const [name, value] of Object.entries(error.headers ?? {})) headers[name.toLowerCase()] = value;
     if (spec.status >= 500 && error.slug === 'internal-error') {
       const errorId = `err_${newId()}`;
       body.error_id = errorId;

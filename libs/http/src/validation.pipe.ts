@@ -2,11 +2,48 @@ import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/c
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import { AppError, Errors, type FieldError } from '@app/core';
+import { describeDto, type DtoClass } from './dto-metadata';
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
 /** Fields whose values are never echoed back in `errors[].value`. */
 const SECRET_FIELD = /secret|api_key|apikey|password|token|^key$|authorization/i;
+
+/**
+ * The detail of a 422 whose errors break a rule the OpenAPI document states (type, length, enum,
+ * pattern, format, unknown field, null): a request the document calls valid never gets it. Checks the
+ * document cannot state (a regex that must compile, a saved schema that must exist, ...) keep the
+ * generic detail.
+ */
+export const SCHEMA_MISMATCH_DETAIL = 'The request does not match the API schema; errors[] points at each difference.';
+
+/** Rules openapi-constraints.ts writes into the document (everything else is a semantic check). */
+export const DOCUMENTED_RULES: ReadonlySet<string> = new Set([
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isIn',
+  'isEnum',
+  'isLength',
+  'minLength',
+  'maxLength',
+  'min',
+  'max',
+  'arrayMaxSize',
+  'arrayMinSize',
+  'isArray',
+  'isObject',
+  'matches',
+  'isRfc3339',
+  'isDateOrDateTime',
+  'isHttpUrl',
+  'isDefined',
+  'whitelistValidation',
+  'nestedValidation',
+  'unknownValue',
+  'notNull',
+]);
 
 /** Flattens class-validator's tree into `errors[]` with `location` paths like `body.scopes[0]`. */
 export function flattenValidationErrors(errors: ValidationError[], prefix: string): FieldError[] {
@@ -14,7 +51,7 @@ export function flattenValidationErrors(errors: ValidationError[], prefix: strin
   for (const error of errors) {
     const path = /^\d+$/.test(error.property) ? `${prefix}[${error.property}]` : `${prefix}.${error.property}`;
     for (const message of Object.values(error.constraints ?? {})) {
-      const cleaned = message.replace(new RegExp(`^(each value in )?${error.property} `), '$1');
+      const cleaned = message.replace(new RegExp(`^(each value in )?${escapeRegExp(error.property)} `), '$1');
       const value = error.constraints?.whitelistValidation || SECRET_FIELD.test(error.property) ? undefined : error.value;
       out.push({
         location: path,
@@ -27,6 +64,66 @@ export function flattenValidationErrors(errors: ValidationError[], prefix: strin
   return out;
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function brokenRules(errors: ValidationError[], into: Set<string> = new Set()): Set<string> {
+  for (const error of errors) {
+    for (const name of Object.keys(error.constraints ?? {})) into.add(name);
+    if (error.children?.length) brokenRules(error.children, into);
+  }
+  return into;
+}
+
+/**
+ * What class-transformer would hide from class-validator, checked on the raw value: undeclared keys
+ * (`__proto__`, `constructor`, ... would be dropped silently, change an object's prototype, or pass
+ * as inherited members), and `null` for optional properties that are not declared nullable (absent is the way to
+ * leave them out; null would slip past IsOptional into the code).
+ */
+function checkRaw(raw: unknown, cls: DtoClass, path: string, out: FieldError[], depth = 0): void {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || depth > 16) return;
+  const properties = describeDto(cls);
+  for (const [key, value] of Object.entries(raw)) {
+    const where = `${path}.${key}`;
+    const property = properties.get(key);
+    if (!property) {
+      // Every undeclared key, also those class-transformer would drop or treat specially (`__proto__`,
+      // `constructor`, ...), which forbidNonWhitelisted then never sees.
+      out.push({ location: where, message: 'unknown field' });
+      continue;
+    }
+    if (property.freeForm) continue;
+    if (value === null && property.optional && !property.nullable) {
+      out.push({ location: where, message: 'must not be null (leave the field out instead)' });
+      continue;
+    }
+    if (property.nested) {
+      if (Array.isArray(value)) value.forEach((item, i) => checkRaw(item, property.nested!, `${where}[${i}]`, out, depth + 1));
+      else checkRaw(value, property.nested, where, out, depth + 1);
+    }
+  }
+}
+
+/** Free-form properties (only @Allow) keep the parsed JSON value exactly, not class-transformer's copy. */
+function restoreFreeForm(instance: object, raw: unknown, cls: DtoClass, depth = 0): void {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || depth > 16) return;
+  const target = instance as Record<string, unknown>;
+  const source = raw as Record<string, unknown>;
+  for (const property of describeDto(cls).values()) {
+    if (!Object.prototype.hasOwnProperty.call(source, property.name)) continue;
+    const value = source[property.name];
+    if (property.freeForm) target[property.name] = value;
+    else if (property.nested && target[property.name] && typeof target[property.name] === 'object') {
+      const nested = target[property.name];
+      if (Array.isArray(value) && Array.isArray(nested)) {
+        value.forEach((item, i) => nested[i] && restoreFreeForm(nested[i] as object, item, property.nested!, depth + 1));
+      } else if (!Array.isArray(nested)) restoreFreeForm(nested as object, value, property.nested, depth + 1);
+    }
+  }
+}
+
 /** Strict DTO validation: unknown fields are rejected, types are not silently coerced in bodies. */
 @Injectable()
 export class StrictValidationPipe implements PipeTransform {
@@ -35,17 +132,25 @@ export class StrictValidationPipe implements PipeTransform {
     if (!metatype || [String, Number, Boolean, Array, Object].includes(metatype as never)) return value;
     const location = LOCATION[metadata.type] ?? 'body';
     if (metadata.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
-      throw Errors.validation([{ location: 'body', message: 'must be a JSON object' }]);
+      throw Errors.validation([{ location: 'body', message: 'must be a JSON object' }], SCHEMA_MISMATCH_DETAIL);
     }
-    const instance = plainToInstance(metatype as new () => object, value ?? {});
+    const raw = value ?? {};
+    const early: FieldError[] = [];
+    checkRaw(raw, metatype as DtoClass, location, early);
+    const instance = plainToInstance(metatype as new () => object, raw);
+    restoreFreeForm(instance, raw, metatype as DtoClass);
     const errors = await validate(instance, {
       whitelist: true,
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,
       validationError: { target: false, value: true },
     });
-    if (errors.length > 0) throw Errors.validation(flattenValidationErrors(errors, location));
-    return instance;
+    if (early.length === 0 && errors.length === 0) return instance;
+    const flat = flattenValidationErrors(errors, location);
+    const early_locations = new Set(early.map((e) => e.location));
+    const all = [...early, ...flat.filter((e) => !early_locations.has(e.location))];
+    const documented = early.length > 0 || [...brokenRules(errors)].some((rule) => DOCUMENTED_RULES.has(rule));
+    throw Errors.validation(all, documented ? SCHEMA_MISMATCH_DETAIL : undefined);
   }
 }
 

@@ -58,7 +58,7 @@ export class UsageService {
   }
 
   private parse(value: string, location: string): Date {
-    const time = Date.parse(value);
+    const time = Date.parse(value.toUpperCase());
     if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time))
       throw Errors.validation([{ location, message: 'must be an RFC 3339 timestamp or a date (YYYY-MM-DD)', value }]);
     return new Date(time);

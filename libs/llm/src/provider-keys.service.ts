@@ -5,6 +5,7 @@ import { LOGGER, type AppLogger } from '@app/observability';
 import { baseUrlProblem, isSafeToEcho } from './base-url';
 import { ProviderKeysRepository, type ProviderKeyChanges, type ProviderKeyRecord } from './provider-keys.repository';
 import type { LlmProvider } from './providers';
+import { PROVIDER_API_KEY_PATTERN } from './dto/provider-key.dto';
 import { SecretBox, type SealedSecret } from '@app/core';
 
 /** api.md "LLM provider key record": the key itself is never part of it. */
@@ -168,12 +169,12 @@ export class LlmKeysService implements OnApplicationBootstrap, BeforeApplication
       errors.push({ location: 'body.api_key', message: 'must be a string' });
       return undefined;
     }
-    const key = value.trim();
-    if (key === '') return undefined;
-    if (key.length > API_KEY_MAX_LENGTH)
+    // The same rule the OpenAPI document states (PROVIDER_API_KEY_PATTERN, maxLength), on the value as sent.
+    if (value.length > API_KEY_MAX_LENGTH)
       errors.push({ location: 'body.api_key', message: `must be at most ${API_KEY_MAX_LENGTH} characters` });
-    else if (!/^[\x21-\x7e]+$/.test(key)) errors.push({ location: 'body.api_key', message: 'must be printable ASCII without spaces' });
-    else return key;
+    else if (!PROVIDER_API_KEY_PATTERN.test(value))
+      errors.push({ location: 'body.api_key', message: 'must be printable ASCII without spaces' });
+    else return value.trim() || undefined;
     return undefined;
   }
 

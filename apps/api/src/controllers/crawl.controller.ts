@@ -13,6 +13,7 @@ import {
 } from '@app/crawl';
 import { ResultsService } from '@app/results';
 import { stream } from './results.controller';
+import { ApiProblems } from '../openapi-constraints';
 
 @ApiTags('Crawl')
 @ApiBearerAuth()
@@ -22,6 +23,7 @@ export class CrawlController {
   constructor(private readonly crawls: CrawlRequestsService) {}
 
   @Post('crawl')
+  @ApiProblems(409, 502, 504)
   @ApiOperation({
     summary: 'Crawl from a seed URL, extracting every page',
     description:
@@ -53,6 +55,7 @@ export class CrawlMapController {
   ) {}
 
   @Get(':id/crawl-map')
+  @ApiProblems(409)
   @ApiOperation({
     summary: "A crawl's map: every URL it met, with status, depth, parent, timings, tokens and errors",
     description:

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '@app/auth';
 import { DownloadFileQuery, ResultsService } from '@app/results';
 import { RESULT_TYPES, stream } from './results.controller';
+import { ApiProblems } from '../openapi-constraints';
 
 /** Signed download links: no bearer key, the signature is the credential (403 when tampered or expired). */
 @ApiTags('Jobs')
@@ -13,6 +14,7 @@ export class DownloadsController {
 
   @Get(':id')
   @Public()
+  @ApiProblems(403, 404, 406, 409, 422)
   @ApiOperation({ summary: 'Download a results file through a signed link from GET /api/v1/jobs/{id}/download' })
   @ApiProduces(...RESULT_TYPES)
   @ApiOkResponse({ description: 'The results file (Content-Disposition: attachment), as GET /api/v1/jobs/{id}/results would serve it' })

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import type { FastifyRequest } from 'fastify';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
 import { AnalyzeRequestDto, ExtractionRequestsService, ExtractionResponse, ExtractRequestDto } from '@app/extraction';
+import { ApiProblems } from '../openapi-constraints';
 
 @ApiTags('Extraction')
 @ApiBearerAuth()
@@ -12,6 +13,7 @@ export class ExtractionController {
   constructor(private readonly requests: ExtractionRequestsService) {}
 
   @Post('extract')
+  @ApiProblems(409, 502, 504)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Extract typed JSON from one page',
@@ -24,6 +26,7 @@ export class ExtractionController {
   }
 
   @Post('analyze')
+  @ApiProblems(409, 502, 504)
   @HttpCode(200)
   @ApiOperation({ summary: 'Analyze a page: type, repeated elements, follow patterns, fetch mode, suggested schema and sample data' })
   analyze(@CurrentCaller() caller: Caller, @Body() dto: AnalyzeRequestDto, @Req() request: FastifyRequest) {

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
 import { JobListResponse, JobResponse, JobStreamService, JobsService, ListJobsQuery, parseLastEventId } from '@app/jobs';
+import { ApiProblems } from '../openapi-constraints';
 
 @ApiTags('Jobs')
 @ApiBearerAuth()
@@ -29,6 +30,7 @@ export class JobsController {
   }
 
   @Post(':id/cancel')
+  @ApiProblems(409)
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a pending or running job (409 when it already finished)' })
   @ApiOkResponse({ type: JobResponse })

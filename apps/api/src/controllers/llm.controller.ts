@@ -14,6 +14,7 @@ import {
   PutChainDto,
   PutProviderKeyDto,
 } from '@app/llm';
+import { ApiProblems } from '../openapi-constraints';
 
 @ApiTags('LLM')
 @ApiBearerAuth()
@@ -71,6 +72,7 @@ export class LlmController {
   }
 
   @Put('chain')
+  @ApiProblems(409)
   @HttpCode(200)
   @ApiOperation({ summary: 'Replace your fallback chain (positions follow the given order, from 0)' })
   @ApiOkResponse({ type: ChainResponse })

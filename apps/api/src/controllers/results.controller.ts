@@ -11,6 +11,7 @@ import {
   ResultsService,
   type BodyStream,
 } from '@app/results';
+import { ApiProblems } from '../openapi-constraints';
 
 export const RESULT_TYPES = ['application/json', 'application/x-ndjson', 'application/yaml'] as const;
 
@@ -34,6 +35,7 @@ export class ResultsController {
   constructor(private readonly results: ResultsService) {}
 
   @Get(':id/results')
+  @ApiProblems(406)
   @ApiOperation({
     summary: "A job's page results as JSON, JSON lines or YAML (streamed; readable while the job runs)",
     description:
@@ -53,6 +55,7 @@ export class ResultsController {
   }
 
   @Get(':id/download')
+  @ApiProblems(406, 409)
   @ApiOperation({
     summary: 'A signed link (valid 1 hour, no bearer key needed) to download the results file of a finished job',
     description: '`format` (default json) and `merge` are signed into the link. 409 while the job is pending or running.',

@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, RequiresFullAccess, SuccessResponse, type Caller } from '@app/auth';
-import { WebhookBodyDto, WebhookListResponse, WebhookResponse, WebhooksService } from '@app/webhooks';
+import { CLIENT_WEBHOOK_ID, WebhookBodyDto, WebhookListResponse, WebhookResponse, WebhooksService } from '@app/webhooks';
+import { ApiProblems } from '../openapi-constraints';
 
 @ApiTags('Webhooks')
 @ApiBearerAuth()
@@ -13,6 +14,7 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(201)
+  @ApiProblems(409)
   @ApiOperation({ summary: 'Create a webhook with a server-assigned id' })
   @ApiCreatedResponse({ type: WebhookResponse })
   create(@CurrentCaller() caller: Caller, @Body() dto: WebhookBodyDto) {
@@ -20,6 +22,8 @@ export class WebhooksController {
   }
 
   @Put(':id')
+  @ApiProblems(409)
+  @ApiParam({ name: 'id', schema: { type: 'string', pattern: CLIENT_WEBHOOK_ID.source } })
   @ApiOperation({ summary: 'Create (201) or replace (200) the webhook with this id (1-64 letters, digits, - or _)' })
   @ApiOkResponse({ type: WebhookResponse })
   @ApiCreatedResponse({ type: WebhookResponse })

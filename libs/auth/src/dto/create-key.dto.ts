@@ -1,11 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsPrintable, IsRfc3339 } from '@app/http';
 import { SCOPES, type Scope } from '../caller';
 
 export class CreateKeyDto {
   @ApiProperty({ example: 'ci pipeline', minLength: 1, maxLength: 200 })
   @IsString()
   @Length(1, 200)
+  @IsPrintable()
   name!: string;
 
   @ApiPropertyOptional({ enum: SCOPES, isArray: true, example: ['extract', 'jobs'], description: 'Empty or absent: a full-access key.' })
@@ -17,7 +19,7 @@ export class CreateKeyDto {
 
   @ApiPropertyOptional({ example: '2027-01-01T00:00:00Z', description: 'RFC 3339; must be in the future.' })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'must be an RFC 3339 timestamp' })
+  @IsRfc3339()
   expires_at?: string;
 }
 
@@ -25,6 +27,7 @@ export class CreateUserDto {
   @ApiProperty({ example: 'acme', minLength: 1, maxLength: 200 })
   @IsString()
   @Length(1, 200)
+  @IsPrintable()
   name!: string;
 }
 

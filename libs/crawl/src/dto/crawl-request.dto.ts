@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto, IsHttpUrl } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
@@ -88,7 +89,7 @@ export class CrawlQuery {
     description: 'Seconds to wait with wait=true; 202 when the crawl outlasts it.',
   })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt({ message: 'must be an integer' })
   @Min(10)
   @Max(120)
@@ -126,17 +127,18 @@ export class CrawlMapQuery {
     description: 'Page the entries (without limit/offset/status: the whole map, streamed).',
   })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt({ message: 'must be an integer' })
   @Min(1)
   @Max(1000)
   limit?: number;
 
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000, default: 0 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt({ message: 'must be an integer' })
   @Min(0)
+  @Max(1_000_000)
   offset?: number;
 
   @ApiPropertyOptional({ enum: CRAWL_MAP_STATUSES })

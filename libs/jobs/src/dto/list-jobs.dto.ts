@@ -1,22 +1,26 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { QueryInteger } from '@app/http';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { JOB_STATUSES, JOB_TYPES } from '../job.types';
+
+/** Paging further than this is refused (422), not handed to the store. */
+export const MAX_OFFSET = 1_000_000;
 
 export class ListJobsQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt({ message: 'must be an integer' })
   @Min(1)
   @Max(100)
   limit?: number;
 
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @ApiPropertyOptional({ minimum: 0, maximum: MAX_OFFSET, default: 0 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryInteger()
   @IsInt({ message: 'must be an integer' })
   @Min(0)
+  @Max(MAX_OFFSET)
   offset?: number;
 }
 

@@ -2,6 +2,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
 import { LLM_PROVIDERS, type LlmProvider } from '../providers';
 
+/** A provider key: printable ASCII without spaces, optionally padded with blanks (trimmed before it is stored). */
+export const PROVIDER_API_KEY_PATTERN = /^[ \t\r\n]*[\x21-\x7e]*[ \t\r\n]*$/;
+
 const PROVIDER_MESSAGE = `must be one of ${LLM_PROVIDERS.join(', ')}`;
 
 export class PutProviderKeyDto {
@@ -16,10 +19,12 @@ export class PutProviderKeyDto {
   // Checked by the service, not here: class-validator errors echo the value, and a key must never be echoed.
   @ApiPropertyOptional({
     type: String,
+    nullable: true,
     writeOnly: true,
     maxLength: 4096,
+    pattern: PROVIDER_API_KEY_PATTERN.source,
     example: 'sk-proj-...',
-    description: 'The provider key, encrypted at rest and never returned. Absent or empty: the stored key is kept.',
+    description: 'The provider key (printable ASCII), encrypted at rest and never returned. Absent, null or empty: the stored key is kept.',
   })
   @Allow()
   api_key?: unknown;

@@ -46,6 +46,7 @@ export class ModelPlanner {
     throw noModelsError(
       'No usable model: send llm_config with an api_key, store a provider key (PUT /api/v1/llm/keys) and a chain ' +
         '(PUT /api/v1/llm/chain), or ask the operator to configure a server default chain (GLEANER_DEFAULT_CHAIN).',
+      'body.llm_config',
     );
   }
 

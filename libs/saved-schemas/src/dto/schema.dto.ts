@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsPrintable } from '@app/http';
 
 export const VISIBILITIES = ['private', 'public'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
@@ -7,7 +8,7 @@ export type Visibility = (typeof VISIBILITIES)[number];
 const YAML_EXAMPLE = 'title: string\nprice: number\ntags: [string]\n';
 
 export class CreateSchemaDto {
-  @ApiProperty({ example: 'Book page' }) @IsString() @Length(1, 200) name!: string;
+  @ApiProperty({ example: 'Book page' }) @IsString() @Length(1, 200) @IsPrintable() name!: string;
   @ApiProperty({
     example: YAML_EXAMPLE,
     description: 'The schema in the schema language (shorthand, field list or JSON Schema; YAML or JSON).',
@@ -15,18 +16,19 @@ export class CreateSchemaDto {
   @IsString()
   @Length(1, 262_144)
   schema_yaml!: string;
-  @ApiProperty({ enum: VISIBILITIES, default: 'private', description: 'Required by api.md; `private` is assumed when absent.' })
+  @ApiPropertyOptional({ enum: VISIBILITIES, default: 'private', description: '`private` when absent.' })
   @IsOptional()
   @IsIn(VISIBILITIES)
   visibility?: Visibility;
   @ApiPropertyOptional() @IsOptional() @IsString() @Length(0, 2000) description?: string;
-  @ApiPropertyOptional({ example: 'books' }) @IsOptional() @IsString() @Length(0, 100) category?: string;
+  @ApiPropertyOptional({ example: 'books' }) @IsOptional() @IsString() @Length(0, 100) @IsPrintable() category?: string;
   @ApiPropertyOptional({ type: [String], example: ['books'] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(20)
   @IsString({ each: true })
   @Length(1, 50, { each: true })
+  @IsPrintable({ each: true })
   tags?: string[];
 }
 

@@ -10,6 +10,7 @@ import {
   IsString,
   Length,
   Max,
+  MaxLength,
   Min,
   registerDecorator,
   type ValidationOptions,
@@ -60,6 +61,7 @@ export class CrawlOptionsDto {
   @ApiPropertyOptional({ example: '^https://quotes\\.example/page/\\d+/$', description: 'RE2 regex on absolute URLs of links to follow.' })
   @IsOptional()
   @IsString()
+  @MaxLength(1000)
   @IsRe2Pattern()
   follow_pattern?: string;
 
@@ -117,6 +119,7 @@ export class CrawlOptionsDto {
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
+  @MaxLength(1000, { each: true })
   @IsRe2Pattern({ each: true })
   include_patterns?: string[];
 
@@ -125,6 +128,7 @@ export class CrawlOptionsDto {
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
+  @MaxLength(1000, { each: true })
   @IsRe2Pattern({ each: true })
   exclude_patterns?: string[];
 

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsOptional, IsString, Length, registerDecorator, ValidateNested, type ValidationOptions } from 'class-validator';
+import { HTTP_URL_PATTERN, IsPrintable } from '@app/http';
 import { checkHttpUrl } from '../url-rules';
 import { AnalysisResultDto } from './analysis-result.dto';
 import { CrawlOptionsDto, FETCH_MODES, type FetchMode } from './crawl-options.dto';
@@ -13,15 +14,19 @@ export function IsHttpUrl(options?: ValidationOptions) {
       propertyName,
       options,
       validator: {
-        validate: (value: unknown) => typeof value === 'string' && checkHttpUrl(value) === null,
-        defaultMessage: (args) => (typeof args?.value === 'string' ? (checkHttpUrl(args.value) ?? 'invalid URL') : 'must be a string'),
+        validate: (value: unknown) => typeof value === 'string' && HTTP_URL_PATTERN.test(value) && checkHttpUrl(value) === null,
+        defaultMessage: (args) =>
+          typeof args?.value === 'string'
+            ? (checkHttpUrl(args.value) ??
+              'must be an absolute http(s) URL: a host name, IPv4 or [IPv6] address, an optional port, then RFC 3986 characters (percent-encode the rest)')
+            : 'must be a string',
       },
     });
 }
 
 export class CreateSiteDto {
   @ApiProperty({ example: 'https://quotes.example/' }) @IsString() @Length(1, 2048) @IsHttpUrl() url!: string;
-  @ApiPropertyOptional({ example: 'Quotes' }) @IsOptional() @IsString() @Length(1, 200) name?: string;
+  @ApiPropertyOptional({ example: 'Quotes' }) @IsOptional() @IsString() @Length(1, 200) @IsPrintable() name?: string;
   @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
   @ApiPropertyOptional({ example: '01JD0000000000000000000000' }) @IsOptional() @IsString() @Length(1, 64) default_schema_id?: string;
   @ApiPropertyOptional({ type: CrawlOptionsDto })

@@ -14,6 +14,7 @@ import {
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
+import { IsPrintable } from '@app/http';
 import { IsHttpUrl } from '@app/sites';
 import { HEADER_NAME, isForbiddenHeader, WEBHOOK_EVENTS } from '../webhook-events';
 
@@ -38,14 +39,14 @@ export class WebhookHeaderDto {
   @ApiProperty({ example: 'data' })
   @IsString()
   @MaxLength(4096)
-  @Matches(/^[^\r\n\0]*$/, { message: 'must not contain line breaks' })
+  @Matches(/^[^\r\n\x00]*$/, { message: 'must not contain line breaks' })
   value!: string;
 }
 
 const EVENT_VALUES = [...WEBHOOK_EVENTS, '*'];
 
 export class WebhookBodyDto {
-  @ApiProperty({ example: 'orders-sink', minLength: 1, maxLength: 64 }) @IsString() @Length(1, 64) name!: string;
+  @ApiProperty({ example: 'orders-sink', minLength: 1, maxLength: 64 }) @IsString() @Length(1, 64) @IsPrintable() name!: string;
   @ApiProperty({ example: 'https://hooks.example/gleaner' }) @IsString() @Length(1, 2048) @IsHttpUrl() url!: string;
   @ApiProperty() @IsBoolean() is_active!: boolean;
   @ApiPropertyOptional({

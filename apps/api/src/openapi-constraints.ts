@@ -1,0 +1,295 @@
+import { SetMetadata, type Type } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { PROBLEMS } from '@app/core';
+import { describeDto, HTTP_URL_PATTERN, isDto, type DtoClass, type PropertyDescription, type PropertyRule } from '@app/http';
+
+/**
+ * Makes the OpenAPI document state exactly what the validation accepts. @nestjs/swagger documents
+ * what the @ApiProperty decorators say; the validation is what the class-validator decorators say.
+ * This post-processor rewrites every request schema (bodies, nested DTOs, query parameters) from the
+ * class-validator metadata the validation pipe runs on (libs/http describeDto): types, integer vs
+ * number, lengths, ranges, enums, patterns, formats, item limits, required, nullability and
+ * `additionalProperties: false`. And it lists on every operation each status it can answer, with the
+ * problem+json schema. test/e2e/hardening.e2e-spec.ts proves every DTO rule appears in the document.
+ */
+
+type Schema = Record<string, any>;
+
+const PROBLEM_MEDIA = 'application/problem+json';
+const PROBLEMS_KEY = 'gleaner:problems';
+
+/** Statuses an operation answers besides the common ones (e.g. 409 on cancel, 406 on results). */
+export const ApiProblems = (...statuses: number[]) => SetMetadata(PROBLEMS_KEY, statuses);
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed request: invalid JSON, duplicate keys, lone surrogates, nesting or array limits exceeded.',
+  401: 'No API key, or an unknown, expired or revoked one.',
+  403: 'The key lacks the scope this operation needs (or the resource is read-only for this caller).',
+  404: 'No such resource for this caller (resources of other users are reported as not found).',
+  406: 'The requested format is not supported.',
+  409: 'Conflicts with the current state of the resource.',
+  413: 'The request body is larger than the limit.',
+  415: 'The request body is not JSON.',
+  422: 'Invalid fields; `errors[]` points at each of them.',
+  429: 'Too many requests for this API key; retry after `Retry-After` seconds.',
+  500: 'Unexpected error; the `error_id` is in the server logs.',
+  502: 'The target site or the language model failed; see `error_category`.',
+  503: 'Not ready or shutting down; retry after `Retry-After` seconds.',
+  504: 'The job did not finish in time; it goes on (`job_id`, `status_url`).',
+};
+
+const PROBLEM_SCHEMA: Schema = {
+  type: 'object',
+  description: 'RFC 9457 problem details. `type` is `/problems/<slug>`, described at `GET /problems/<slug>`.',
+  required: ['type', 'title', 'status', 'detail', 'instance'],
+  properties: {
+    type: { type: 'string', example: '/problems/validation-error' },
+    title: { type: 'string' },
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    detail: { type: 'string' },
+    instance: { type: 'string', description: '`<path>#<request id>`' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['location', 'message'],
+        properties: { location: { type: 'string', example: 'body.name' }, message: { type: 'string' }, value: {} },
+      },
+    },
+    error_category: { type: 'string' },
+    error_id: { type: 'string' },
+    job_id: { type: 'string' },
+    status_url: { type: 'string' },
+  },
+};
+
+/** Constraint names written into the document; the pipe calls a 422 over them a schema mismatch. */
+function applyRule(schema: Schema, rule: PropertyRule): void {
+  const [a, b] = rule.constraints as [any, any];
+  switch (rule.name) {
+    case 'isString':
+      schema.type = 'string';
+      break;
+    case 'isInt':
+      schema.type = 'integer';
+      break;
+    case 'isNumber':
+      schema.type = 'number';
+      break;
+    case 'isBoolean':
+      schema.type = 'boolean';
+      break;
+    case 'isArray':
+      schema.type = 'array';
+      break;
+    case 'isObject':
+      schema.type = 'object';
+      break;
+    case 'isIn':
+      schema.enum = [...(a as unknown[])];
+      break;
+    case 'isLength':
+      if (typeof a === 'number' && a > 0) schema.minLength = a;
+      else delete schema.minLength;
+      if (typeof b === 'number') schema.maxLength = b;
+      break;
+    case 'minLength':
+      schema.minLength = a;
+      break;
+    case 'maxLength':
+      schema.maxLength = a;
+      break;
+    case 'min':
+      schema.minimum = a;
+      break;
+    case 'max':
+      schema.maximum = a;
+      break;
+    case 'arrayMaxSize':
+      schema.maxItems = a;
+      break;
+    case 'arrayMinSize':
+      schema.minItems = a;
+      break;
+    case 'matches': {
+      const source = a instanceof RegExp ? a.source : String(a);
+      if (!schema.pattern) schema.pattern = source;
+      else if (schema.pattern !== source) schema.allOf = [...(schema.allOf ?? []), { pattern: source }];
+      break;
+    }
+    case 'isRfc3339':
+      schema.type = 'string';
+      schema.format = 'date-time';
+      break;
+    case 'isDateOrDateTime':
+      schema.type = 'string';
+      schema.anyOf = [{ format: 'date' }, { format: 'date-time' }];
+      break;
+    case 'isHttpUrl':
+      schema.type = 'string';
+      if (schema.pattern && schema.pattern !== HTTP_URL_PATTERN.source) {
+        schema.allOf = [...(schema.allOf ?? []), { pattern: HTTP_URL_PATTERN.source }];
+      } else schema.pattern = HTTP_URL_PATTERN.source;
+      break;
+    default:
+      // A semantic check (a regex that must compile, a CSS selector, ...): described, not a schema keyword.
+      break;
+  }
+}
+
+const DROP_ON_REWRITE = ['anyOf', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum', 'format', 'minItems', 'maxItems'];
+
+function propertySchema(original: Schema | undefined, property: PropertyDescription, doc: OpenAPIObject, seen: Set<DtoClass>): Schema {
+  const base: Schema = { ...(original ?? {}) };
+  if (property.freeForm) {
+    // Any JSON value (or, when @ApiProperty names a type, that one; the service checks it).
+    return base;
+  }
+  const refSchema = base.$ref ? base : base.allOf?.find((s: Schema) => s.$ref);
+  if (property.nested) {
+    constrainComponent(doc, property.nested, seen);
+    const ref = { $ref: `#/components/schemas/${property.nested.name}` };
+    const isArray = property.rules.some((r) => r.name === 'isArray');
+    const out: Schema = { description: base.description };
+    if (isArray) {
+      out.type = 'array';
+      out.items = ref;
+      for (const rule of property.rules.filter((r) => !r.each && r.name !== 'isArray')) applyRule(out, rule);
+    } else {
+      out.allOf = [ref];
+    }
+    if (out.description === undefined) delete out.description;
+    return out;
+  }
+  if (refSchema) return base;
+  for (const key of DROP_ON_REWRITE) delete base[key];
+  delete base.items;
+  delete base.allOf;
+  const items: Schema = {};
+  for (const rule of property.rules) applyRule(rule.each ? items : base, rule);
+  if (property.rules.some((r) => r.each) || base.type === 'array') {
+    base.type = 'array';
+    base.items = items;
+  }
+  if (original?.enum && !base.enum && base.type === 'string' && !property.rules.some((r) => r.name === 'isIn')) {
+    // Documented set whose other values the service answers itself (e.g. 406 for an unknown format).
+    base.enum = original.enum;
+  }
+  if (base.type === undefined && original?.type) base.type = original.type;
+  if (property.optional && property.nullable && typeof base.type === 'string') base.type = [base.type, 'null'];
+  if (base.example !== undefined && !exampleFits(base.example, base)) delete base.example;
+  return base;
+}
+
+function exampleFits(example: unknown, schema: Schema): boolean {
+  if (typeof example === 'string') {
+    if (schema.maxLength !== undefined && example.length > schema.maxLength) return false;
+    if (schema.minLength !== undefined && example.length < schema.minLength) return false;
+    if (schema.pattern && !new RegExp(schema.pattern).test(example)) return false;
+  }
+  return true;
+}
+
+/** Rewrites the component of a DTO class (and the DTOs nested in it) from its validation metadata. */
+function constrainComponent(doc: OpenAPIObject, cls: DtoClass, seen: Set<DtoClass>): void {
+  const schemas = (doc.components!.schemas ??= {}) as Record<string, Schema>;
+  const key = cls.name;
+  if (seen.has(cls)) return;
+  seen.add(cls);
+  const original: Schema = schemas[key] ?? { type: 'object', properties: {} };
+  const out: Schema = { type: 'object', properties: {} as Record<string, Schema>, additionalProperties: false };
+  if (original.description) out.description = original.description;
+  const required: string[] = [];
+  for (const property of describeDto(cls).values()) {
+    out.properties[property.name] = propertySchema(original.properties?.[property.name], property, doc, seen);
+    if (!property.optional) required.push(property.name);
+  }
+  if (required.length) out.required = required;
+  schemas[key] = out;
+}
+
+function queryParameters(doc: OpenAPIObject, operation: Schema, cls: DtoClass, seen: Set<DtoClass>): void {
+  const given = new Map<string, Schema>(
+    (operation.parameters ?? []).filter((p: Schema) => p.in === 'query').map((p: Schema) => [p.name as string, p]),
+  );
+  const others = (operation.parameters ?? []).filter((p: Schema) => p.in !== 'query');
+  const query: Schema[] = [];
+  for (const property of describeDto(cls).values()) {
+    const param = given.get(property.name) ?? { name: property.name, in: 'query' };
+    const schema = propertySchema(param.schema, property, doc, seen);
+    query.push({ ...param, required: !property.optional, schema });
+  }
+  operation.parameters = [...others, ...query];
+}
+
+function argumentClasses(controller: Type, method: string): { body?: DtoClass; query?: DtoClass } {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<string, { index: number }>;
+  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, method) ?? []) as unknown[];
+  const out: { body?: DtoClass; query?: DtoClass } = {};
+  for (const [key, arg] of Object.entries(args)) {
+    const kind = Number(key.split(':')[0]);
+    const cls = types[arg.index];
+    if (!isDto(cls)) continue;
+    if (kind === (RouteParamtypes.BODY as number)) out.body = cls;
+    if (kind === (RouteParamtypes.QUERY as number)) out.query = cls;
+  }
+  return out;
+}
+
+/** The statuses every operation can answer, from what it takes and whether it needs a key. */
+function statusesOf(operation: Schema, extra: number[], hasBody: boolean, hasQuery: boolean): number[] {
+  const statuses = new Set<number>([500, 503, ...extra]);
+  const secured = Array.isArray(operation.security) && operation.security.length > 0;
+  if (secured) [401, 403, 429].forEach((s) => statuses.add(s));
+  const hasPath = (operation.parameters ?? []).some((p: Schema) => p.in === 'path');
+  if (hasPath) statuses.add(404);
+  if (hasPath || hasQuery || hasBody) statuses.add(422);
+  if (hasQuery || hasBody) statuses.add(400);
+  if (hasBody) [400, 413, 415].forEach((s) => statuses.add(s));
+  return [...statuses].sort((x, y) => x - y);
+}
+
+/** Applies the validation metadata and the problem responses to the generated document (in place). */
+export function applyValidationToDocument(doc: OpenAPIObject, controllers: Type[]): OpenAPIObject {
+  const byName = new Map(controllers.map((c) => [c.name, c]));
+  const schemas = (doc.components!.schemas ??= {}) as Record<string, Schema>;
+  schemas.Problem = PROBLEM_SCHEMA;
+  const seen = new Set<DtoClass>();
+  for (const item of Object.values(doc.paths) as Schema[]) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!['get', 'put', 'post', 'delete', 'patch'].includes(method)) continue;
+      const [controllerName, handler] = String(operation.operationId ?? '').split('_');
+      const controller = byName.get(controllerName);
+      const { body, query } = controller ? argumentClasses(controller, handler) : {};
+      if (body) {
+        constrainComponent(doc, body, seen);
+        operation.requestBody = {
+          required: true,
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${body.name}` } } },
+        };
+      }
+      if (query) queryParameters(doc, operation, query, seen);
+      for (const param of (operation.parameters ?? []) as Schema[]) {
+        if (param.in === 'path') param.schema = { ...(param.schema ?? {}), type: 'string', minLength: 1 };
+      }
+      const extra = controller ? ((Reflect.getMetadata(PROBLEMS_KEY, controller.prototype[handler]) ?? []) as number[]) : [];
+      const responses = (operation.responses ??= {}) as Record<string, Schema>;
+      for (const [status, response] of Object.entries(responses)) {
+        if (!response.description) response.description = Number(status) < 300 ? 'OK' : (DESCRIPTIONS[Number(status)] ?? '');
+      }
+      for (const status of statusesOf(operation, extra, Boolean(body), Boolean(query))) {
+        responses[String(status)] = {
+          description: DESCRIPTIONS[status] ?? PROBLEMS_DESCRIPTION(status),
+          content: { [PROBLEM_MEDIA]: { schema: { $ref: '#/components/schemas/Problem' } } },
+        };
+      }
+    }
+  }
+  return doc;
+}
+
+function PROBLEMS_DESCRIPTION(status: number): string {
+  return Object.values(PROBLEMS).find((p) => p.status === status)?.description ?? 'Problem';
+}
