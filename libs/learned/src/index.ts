@@ -4,5 +4,17 @@ export { fingerprint, similarity, templateId, TemplateRegistry, type TemplateFin
 export { learnProgram, type LearningSample, type LearnFailure, type LearnResult } from './learner';
 export { checkProgram, makeProgram, runProgram, type ExtractionProgram, type FieldRule, type ValueSource, type ValueStep } from './program';
 export { LearnedSession, hostOf, type ExtractionMethod, type LearnedResult, type ModelCall, type TemplateSummary } from './session';
-export { TemplateMachine, type CheckReason, type PagePlan, type TemplatePhase } from './template-machine';
+export { TemplateMachine, type CheckReason, type PagePlan, type TemplatePhase, type TemplateSnapshot } from './template-machine';
 export { disagreeingFields, planFields, valuesAgree, type FieldPlan, type LearnableField, type ValueKind } from './values';
+export { MemoryTemplateStates, type TemplateCounts, type TemplateStates } from './template-states';
+export {
+  LEARNED_TEMPLATES,
+  LearnedTemplatesReader,
+  StoreTemplateStates,
+  learnedTemplateId,
+  learnedTemplates,
+  schemaKey,
+  toLearnedTemplateView,
+  type LearnedTemplateRecord,
+  type LearnedTemplateView,
+} from './store-template-states';

@@ -15,6 +15,8 @@ import { normText, valuesAgree, type LearnableField } from './values';
 export interface LearningSample {
   page: LearnedPage;
   output: Record<string, unknown>;
+  /** The page's HTML, kept when the sample has to be stored (relearning in another process). */
+  html?: string;
 }
 
 export interface LearnFailure {

@@ -42,7 +42,7 @@ describe('LearnedSession', () => {
       expect({ n: r.n, disagree: disagreeingFields(fields, r.data, truth(book(r.n))) }).toEqual({ n: r.n, disagree: [] });
     }
     expect(calls).toHaveLength(3 + 5 + 4);
-    const [summary] = session.templates();
+    const [summary] = await session.templates();
     expect(summary).toMatchObject({
       host: 'shop.fixture.test',
       phase: 'active',
@@ -57,8 +57,8 @@ describe('LearnedSession', () => {
     const { model } = perfectModel();
     const session = new LearnedSession(BOOK_SCHEMA, model);
     const results = await crawl(session, range(1, 81), (n) => (n > 30 ? 'drifted' : 'classic'));
-    const [summary] = session.templates();
-    expect(session.templates()).toHaveLength(1); // class names and order are not part of the fingerprint
+    const [summary] = await session.templates();
+    expect(await session.templates()).toHaveLength(1); // class names and order are not part of the fingerprint
     expect(summary.retired).toHaveLength(1);
     expect(summary.retired[0].reason).toMatch(/^(empty-field|schema|spot-check): .* disagreed/);
     const firstDrifted = results.findIndex((r) => r.n > 30);
@@ -105,7 +105,7 @@ describe('LearnedSession', () => {
     });
     const results: LearnedResult[] = [];
     for (const p of pages) results.push(await session.extract(p.url, p.html));
-    const machine = session.machine(results[0].templateId)!;
+    const machine = await session.machine(results[0].templateId);
     const kinds = machine.events.map((e) => e.kind);
     // The first program reads og:title (microdata and meta rank first); page 6 rejects it, and the program
     // relearned from all six pages reads the heading instead.
@@ -129,16 +129,16 @@ describe('LearnedSession', () => {
     expect(listing).toMatchObject({ method: 'model', role: 'learning' });
     const otherHost = await session.extract('http://mirror.fixture.test/books/book-20', productPage(book(20)));
     expect(otherHost).toMatchObject({ method: 'model', role: 'learning' });
-    expect(new Set(session.templates().map((t) => t.templateId)).size).toBe(3);
+    expect(new Set((await session.templates()).map((t) => t.templateId)).size).toBe(3);
   });
 
   it('re-verifies a stored program before using it', async () => {
     const { calls, model } = perfectModel();
     const first = new LearnedSession(BOOK_SCHEMA, model);
     await crawl(first, range(1, 12));
-    const learned = first.templates()[0];
+    const [learned] = await first.templates();
     const later = new LearnedSession(BOOK_SCHEMA, model);
-    later.adopt('shop.fixture.test', learned.templateId, { url: productUrl(book(1)), html: productPage(book(1)) }, learned.program!);
+    await later.adopt('shop.fixture.test', learned.templateId, { url: productUrl(book(1)), html: productPage(book(1)) }, learned.program!);
     calls.length = 0;
     const results = await crawl(later, range(100, 110));
     expect(results.map((r) => r.role)).toEqual([...Array(5).fill('verification'), ...Array(5).fill('program')]);
@@ -182,10 +182,10 @@ describe('LearnedSession', () => {
         parse: f.kind,
       })),
     );
-    session.adopt('shop.fixture.test', 'tpl_stored', { url: productUrl(book(1)), html: productPage(book(1)) }, bogus);
+    await session.adopt('shop.fixture.test', 'tpl_stored', { url: productUrl(book(1)), html: productPage(book(1)) }, bogus);
     const results = await crawl(session, range(1, 4));
     expect(results[0]).toMatchObject({ role: 'verification', method: 'model' });
-    expect(session.machine('tpl_stored')!.events[0]).toMatchObject({ kind: 'rejected', programId: bogus.id });
+    expect((await session.machine('tpl_stored')).events[0]).toMatchObject({ kind: 'rejected', programId: bogus.id });
     expect(results.every((r) => r.method === 'model')).toBe(true);
   });
 });

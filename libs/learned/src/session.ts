@@ -1,10 +1,11 @@
 import { compileValidator, type JsonSchemaObject, type SchemaValidator } from '@app/schema';
 import { resolveLearnedConfig, type LearnedConfig } from './config';
 import { parsePage, type LearnedPage } from './dom';
-import { fingerprint, TemplateRegistry } from './fingerprint';
+import { fingerprint } from './fingerprint';
 import { runProgram, type ExtractionProgram } from './program';
 import { TemplateMachine, type CheckReason, type PagePlan, type TemplatePhase } from './template-machine';
-import { planFields, type FieldPlan } from './values';
+import { MemoryTemplateStates, type TemplateStates } from './template-states';
+import { planFields, type FieldPlan, type LearnableField } from './values';
 
 /** How a page's result was made. */
 export type ExtractionMethod = 'model' | 'selectors';
@@ -41,25 +42,26 @@ export interface TemplateSummary {
 /**
  * Learned extraction for a stream of pages with one schema (a crawl): groups pages by template,
  * and per template lets the model extract until a program has been learned and verified, then
- * extracts with the program, with spot checks and guards. Pages of one template are taken one at
- * a time (the caller serialises per template; different templates may run concurrently).
+ * extracts with the program, with spot checks and guards. The template states live in memory by
+ * default, or in the document store (`StoreTemplateStates`) where page workers of several processes
+ * share them: each page plans on the state it reads and records its outcome on the newest state.
  */
 export class LearnedSession {
   readonly config: LearnedConfig;
   readonly plan: FieldPlan;
   private readonly validate: SchemaValidator;
-  private readonly registry: TemplateRegistry;
-  private readonly machines = new Map<string, { machine: TemplateMachine; host: string; pages: number; modelCalls: number }>();
+  readonly states: TemplateStates;
 
   constructor(
     schema: JsonSchemaObject,
     private readonly model: ModelCall,
     config: Partial<LearnedConfig> = {},
+    states?: (fields: LearnableField[], config: LearnedConfig) => TemplateStates,
   ) {
     this.config = resolveLearnedConfig(config);
     this.plan = planFields(schema);
     this.validate = compileValidator(schema);
-    this.registry = new TemplateRegistry(this.config.templateSimilarity);
+    this.states = states ? states(this.plan.fields, this.config) : new MemoryTemplateStates(this.plan.fields, this.config);
   }
 
   /** Whether programs can be learned for this schema at all (every property a scalar or a list of scalars). */
@@ -68,49 +70,56 @@ export class LearnedSession {
   }
 
   /** A stored program for a known template (same host): it is verified again before it extracts. */
-  adopt(host: string, templateId: string, founding: { url: string; html: string }, program: ExtractionProgram): void {
+  async adopt(host: string, templateId: string, founding: { url: string; html: string }, program: ExtractionProgram): Promise<void> {
     const print = fingerprint(parsePage(founding.url, founding.html).doc);
-    this.registry.add({ id: templateId, host, fingerprint: print });
-    this.entry(templateId, host).machine.adopt(program);
+    await this.states.adopt({ id: templateId, host, fingerprint: print }, program);
   }
 
   async extract(url: string, html: string): Promise<LearnedResult> {
     const page = parsePage(url, html);
-    const host = hostOf(url);
-    const { template } = this.registry.match(host, fingerprint(page.doc));
-    const entry = this.entry(template.id, host);
-    entry.pages++;
-    if (!this.learnable) return this.modelOnly(entry, url, html, template.id);
-    const machine = entry.machine;
+    const template = await this.states.match(hostOf(url), fingerprint(page.doc));
+    const templateId = template.id;
+    if (!this.learnable) {
+      const output = await this.model({ url, html });
+      await this.states.update(templateId, { pages: 1, modelCalls: 1 }, () => undefined);
+      return { data: output, method: 'model', templateId, modelCalls: 1, role: 'unlearnable' };
+    }
+    const machine = await this.states.read(templateId);
     const plan: PagePlan = machine.plan();
-    if (plan === 'model') {
-      const output = await this.callModel(entry, url, html);
-      machine.recordLearning({ page, output });
-      return { data: output, method: 'model', templateId: template.id, modelCalls: 1, role: 'learning' };
+    const program = machine.program;
+    let programOutput: Record<string, unknown> | undefined;
+    let reason: CheckReason | undefined;
+    if (plan !== 'model' && program) {
+      programOutput = runProgram(program, page, this.plan.fields);
+      if (plan === 'spot-check') reason = 'spot-check';
+      else if (plan === 'program') reason = this.guard(machine, programOutput);
     }
-    const program = machine.program!;
-    const programOutput = runProgram(program, page, this.plan.fields);
-    if (plan === 'verify') {
-      const output = await this.callModel(entry, url, html);
-      const { disagreeing } = machine.recordVerification({ page, output }, programOutput);
-      return {
-        data: output,
-        method: 'model',
-        programId: program.id,
-        templateId: template.id,
-        modelCalls: 1,
-        role: 'verification',
-        disagreeing,
-      };
+    if (plan === 'program' && program && !reason) {
+      await this.states.update(templateId, { pages: 1 }, (current) => {
+        if (current.phase === 'active') current.recordProgramPage();
+      });
+      return { data: programOutput!, method: 'selectors', programId: program.id, templateId, modelCalls: 0, role: 'program' };
     }
-    const reason = plan === 'spot-check' ? 'spot-check' : this.guard(machine, programOutput);
-    if (reason) {
-      const output = await this.callModel(entry, url, html);
-      const { disagreeing } = machine.recordCheck({ page, output }, programOutput, reason);
-      return { data: output, method: 'model', programId: program.id, templateId: template.id, modelCalls: 1, role: reason, disagreeing };
-    }
-    machine.recordProgramPage();
-    return { data: programOutput, method: 'selectors', programId: program.id, templateId: template.id, modelCalls: 0, role: 'program' };
+    const output = await this.model({ url, html });
+    const sample = { page, output, html };
+    // Recorded on the newest state: another page may have moved the template on meanwhile.
+    const recorded = await this.states.update(templateId, { pages: 1, modelCalls: 1 }, (current) => {
+      if (current.phase === 'learning' || !current.program) {
+        current.recordLearning(sample);
+        return { role: 'learning' as const, programId: undefined, disagreeing: undefined };
+      }
+      const currentOutput =
+        current.program.id === program?.id && programOutput ? programOutput : runProgram(current.program, page, this.plan.fields);
+      const programId = current.program.id;
+      if (current.phase === 'verifying') {
+        const { disagreeing } = current.recordVerification(sample, currentOutput);
+        return { role: 'verification' as const, programId, disagreeing };
+      }
+      const checkReason = reason ?? 'spot-check';
+      const { disagreeing } = current.recordCheck(sample, currentOutput, checkReason);
+      return { role: checkReason, programId, disagreeing };
+    });
+    return { data: output, method: 'model', templateId, modelCalls: 1, ...recorded };
   }
 
   /** Why a program's output must not be used as it is: it fails the schema, or a field that always had a value is empty. */
@@ -119,37 +128,18 @@ export class LearnedSession {
     return machine.emptiedFields(output).length > 0 ? 'empty-field' : undefined;
   }
 
-  private async modelOnly(entry: { modelCalls: number }, url: string, html: string, templateId: string): Promise<LearnedResult> {
-    const output = await this.callModel(entry, url, html);
-    return { data: output, method: 'model', templateId, modelCalls: 1, role: 'unlearnable' };
+  async machine(templateId: string): Promise<TemplateMachine> {
+    return this.states.read(templateId);
   }
 
-  private async callModel(entry: { modelCalls: number }, url: string, html: string): Promise<Record<string, unknown>> {
-    entry.modelCalls++;
-    return this.model({ url, html });
-  }
-
-  private entry(templateId: string, host: string) {
-    let entry = this.machines.get(templateId);
-    if (!entry) {
-      entry = { machine: new TemplateMachine(templateId, this.plan.fields, this.config), host, pages: 0, modelCalls: 0 };
-      this.machines.set(templateId, entry);
-    }
-    return entry;
-  }
-
-  machine(templateId: string): TemplateMachine | undefined {
-    return this.machines.get(templateId)?.machine;
-  }
-
-  templates(): TemplateSummary[] {
-    return [...this.machines.values()].map(({ machine, host, pages, modelCalls }) => ({
-      templateId: machine.templateId,
-      host,
+  async templates(): Promise<TemplateSummary[]> {
+    return (await this.states.list()).map(({ template, machine, counts }) => ({
+      templateId: template.id,
+      host: template.host,
       phase: machine.phase,
       program: machine.program,
-      pages,
-      modelCalls,
+      pages: counts.pages,
+      modelCalls: counts.modelCalls,
       programPages: machine.active.programPages + machine.retired.reduce((n, r) => n + r.pagesExtracted, 0),
       retired: machine.retired.map((r) => ({ programId: r.program.id, reason: r.reason, pagesExtracted: r.pagesExtracted })),
       lastFailures: machine.lastFailures,

@@ -1,4 +1,5 @@
 import type { LearnedConfig } from './config';
+import { parsePage } from './dom';
 import { learnProgram, type LearnFailure, type LearningSample } from './learner';
 import type { ExtractionProgram } from './program';
 import { disagreeingFields, hasValue, type LearnableField } from './values';
@@ -36,6 +37,20 @@ export interface MachineEvent {
   detail?: string;
 }
 
+/** A machine's whole state as plain JSON (what the store keeps per template). */
+export interface TemplateSnapshot {
+  phase: TemplatePhase;
+  program: ExtractionProgram | null;
+  samples: Array<{ url: string; html: string; output: Record<string, unknown> }>;
+  last_failures: LearnFailure[];
+  verification: { pages: number; agreeing: number };
+  active: { pages: number; programPages: number; recentChecks: boolean[]; checks: number; disagreeingChecks: number };
+  always_filled: string[];
+  retired: RetiredProgram[];
+  /** The latest events (at most 50). */
+  events: MachineEvent[];
+}
+
 /**
  * The life of one template's program: learning → verifying → active → (retired) → learning.
  * Pure bookkeeping over model outputs and program outputs; the caller runs the model and the
@@ -60,6 +75,44 @@ export class TemplateMachine {
     private readonly fields: LearnableField[],
     private readonly config: LearnedConfig,
   ) {}
+
+  snapshot(): TemplateSnapshot {
+    return {
+      phase: this.phase,
+      program: this.program ?? null,
+      samples: this.samples.filter((s) => s.html !== undefined).map((s) => ({ url: s.page.url, html: s.html!, output: s.output })),
+      last_failures: this.lastFailures,
+      verification: { ...this.verification },
+      active: { ...this.active, recentChecks: [...this.active.recentChecks] },
+      always_filled: [...this.alwaysFilled],
+      retired: this.retired,
+      events: this.events.slice(-50),
+    };
+  }
+
+  static restore(templateId: string, fields: LearnableField[], config: LearnedConfig, state: TemplateSnapshot): TemplateMachine {
+    const machine = new TemplateMachine(templateId, fields, config);
+    machine.phase = state.phase;
+    machine.program = state.program ?? undefined;
+    // Parsed only when a learner needs them (most pages of a template never do).
+    machine.samples = state.samples.map((s) => {
+      let page: LearningSample['page'] | undefined;
+      return {
+        get page() {
+          return (page ??= parsePage(s.url, s.html));
+        },
+        output: s.output,
+        html: s.html,
+      };
+    });
+    machine.lastFailures = state.last_failures;
+    machine.verification = { ...state.verification };
+    machine.active = { ...state.active, recentChecks: [...state.active.recentChecks] };
+    machine.alwaysFilled = new Set(state.always_filled);
+    machine.retired = [...state.retired];
+    machine.events = [...state.events];
+    return machine;
+  }
 
   /** Starts from a stored program: it is verified again before it extracts anything. */
   adopt(program: ExtractionProgram): void {
@@ -96,9 +149,11 @@ export class TemplateMachine {
       this.learn();
     } else if (this.verification.pages >= this.config.verifyPages) {
       this.phase = 'active';
+      // Samples only serve learning; a retirement starts a new round from the page that disagreed.
+      const accepted = this.samples;
+      this.samples = [];
       this.active = { pages: 0, programPages: 0, recentChecks: [], checks: 0, disagreeingChecks: 0 };
-      for (const s of this.samples)
-        for (const name of [...this.alwaysFilled]) if (!hasValue(s.output[name])) this.alwaysFilled.delete(name);
+      for (const s of accepted) for (const name of [...this.alwaysFilled]) if (!hasValue(s.output[name])) this.alwaysFilled.delete(name);
       this.events.push({
         kind: 'accepted',
         programId: this.program?.id,

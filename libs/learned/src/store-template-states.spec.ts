@@ -1,0 +1,111 @@
+import { SqliteDocumentStore } from '@app/storage';
+import { LearnedSession, type LearnedResult } from './session';
+import {
+  LearnedTemplatesReader,
+  StoreTemplateStates,
+  learnedTemplates,
+  schemaKey,
+  type LearnedTemplateRecord,
+} from './store-template-states';
+import type { Collection } from '@app/storage';
+import { BOOK_SCHEMA, book, productPage, productUrl, truth } from './test-fixtures/shop';
+import { disagreeingFields, planFields } from './values';
+
+const fields = planFields(BOOK_SCHEMA).fields;
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+
+describe('StoreTemplateStates (SQLite document store)', () => {
+  let store: SqliteDocumentStore;
+  let collection: Collection<LearnedTemplateRecord>;
+  let modelCalls: number;
+
+  beforeEach(async () => {
+    store = SqliteDocumentStore.open({ file: ':memory:' });
+    collection = await learnedTemplates(store);
+    modelCalls = 0;
+  });
+  afterEach(async () => store.close());
+
+  const model = async ({ url }: { url: string }) => {
+    modelCalls++;
+    return truth(book(Number(/book-(\d+)$/.exec(url)![1])));
+  };
+  const session = (sessionId: string, userId = 'usr_1') =>
+    new LearnedSession(
+      BOOK_SCHEMA,
+      model,
+      {},
+      (f, config) => new StoreTemplateStates(collection, { userId, schemaKey: schemaKey(BOOK_SCHEMA), sessionId }, f, config),
+    );
+  const crawl = async (s: LearnedSession, numbers: number[]) => {
+    const out: Array<LearnedResult & { n: number }> = [];
+    for (const n of numbers) out.push({ n, ...(await s.extract(productUrl(book(n)), productPage(book(n)))) });
+    return out;
+  };
+
+  it('keeps the whole life of a template in the store: learning, verification, program pages and spot checks', async () => {
+    const results = await crawl(session('crawl_1'), range(1, 60));
+    expect(results.filter((r) => r.role === 'learning')).toHaveLength(3);
+    expect(results.filter((r) => r.role === 'verification')).toHaveLength(5);
+    expect(results.filter((r) => r.role === 'spot-check')).toHaveLength(2);
+    expect(results.filter((r) => r.method === 'selectors')).toHaveLength(49);
+    for (const r of results) expect(disagreeingFields(fields, r.data, truth(book(r.n)))).toEqual([]);
+    const [view] = await new LearnedTemplatesReader(collection).list('usr_1');
+    expect(view).toMatchObject({
+      host: 'shop.fixture.test',
+      phase: 'active',
+      pages: 59,
+      model_calls: 10,
+      fields: fields.map((f) => f.name),
+      retired: [],
+    });
+    expect(view.program!.id).toBe(results.at(-1)!.programId);
+    expect(view.id).toMatch(/^lt_[0-9a-f]{24}$/);
+    // An active template keeps no page HTML.
+    const doc = await collection.findOne({ _id: view.id });
+    expect(doc!.state.samples).toEqual([]);
+  });
+
+  it('lets two sessions (two page workers, four pages in flight each) share a template without losing an outcome', async () => {
+    const workers = [session('crawl_1'), session('crawl_1')];
+    const queue = range(1, 121);
+    const results = new Map<number, LearnedResult>();
+    const lane = async (worker: LearnedSession) => {
+      for (let n = queue.shift(); n !== undefined; n = queue.shift())
+        results.set(n, await worker.extract(productUrl(book(n)), productPage(book(n))));
+    };
+    await Promise.all(workers.flatMap((w) => [lane(w), lane(w), lane(w), lane(w)]));
+    const views = await new LearnedTemplatesReader(collection).list('usr_1');
+    expect(views).toHaveLength(1);
+    expect(views[0]).toMatchObject({ pages: 120, model_calls: modelCalls, phase: 'active' });
+    expect([...results.values()].filter((r) => r.modelCalls === 1)).toHaveLength(modelCalls);
+    for (const [n, r] of results) expect(disagreeingFields(fields, r.data, truth(book(n)))).toEqual([]);
+    expect([...results.values()].filter((r) => r.method === 'selectors').length).toBeGreaterThan(80);
+  });
+
+  it('has a later crawl verify a stored program again before it extracts, then use it', async () => {
+    await crawl(session('crawl_1'), range(1, 20));
+    modelCalls = 0;
+    const results = await crawl(session('crawl_2'), range(100, 110));
+    expect(results.map((r) => r.role)).toEqual([...Array(5).fill('verification'), ...Array(5).fill('program')]);
+    expect(modelCalls).toBe(5);
+  });
+
+  it('keeps users and schemas apart, and lists, shows and deletes templates', async () => {
+    await crawl(session('crawl_1'), range(1, 12));
+    await crawl(session('crawl_x', 'usr_2'), range(1, 4));
+    const reader = new LearnedTemplatesReader(collection);
+    const [mine] = await reader.list('usr_1');
+    expect(await reader.list('usr_1', 'SHOP.fixture.test')).toHaveLength(1);
+    expect(await reader.list('usr_1', 'other.test')).toEqual([]);
+    expect(await reader.get('usr_2', mine.id)).toBeNull();
+    expect(await reader.get('usr_1', mine.id)).toEqual(mine);
+    expect((await reader.list('usr_2'))[0]).toMatchObject({ phase: 'verifying', pages: 3 });
+    expect(await reader.delete('usr_2', mine.id)).toBe(false);
+    expect(await reader.delete('usr_1', mine.id)).toBe(true);
+    expect(await reader.get('usr_1', mine.id)).toBeNull();
+    // The next page of the template starts a new learning round.
+    const [next] = await crawl(session('crawl_3'), [50]);
+    expect(next).toMatchObject({ role: 'learning', method: 'model' });
+  });
+});
