@@ -127,10 +127,15 @@ async function crawl(
       result = await session.extract(page.url, page.html);
       cpuMs += performance.now() - started;
       if (result.modelCalls !== modelCalls - callsBefore) throw new Error('model call accounting is off');
-      if (retiredAt === undefined && driftAt !== undefined && index >= driftAt && session.templates().some((t) => t.retired.length > 0))
+      if (
+        retiredAt === undefined &&
+        driftAt !== undefined &&
+        index >= driftAt &&
+        (await session.templates()).some((t) => t.retired.length > 0)
+      )
         retiredAt = index;
       if (result.method === 'selectors') {
-        const machine = session.machine(result.templateId)!;
+        const machine = await session.machine(result.templateId);
         const accepted = machine.events.some((e) => e.kind === 'accepted' && e.programId === result.programId);
         if (!accepted) unverified++;
       }
@@ -146,7 +151,7 @@ async function crawl(
       }
     }
   }
-  const templates = session.templates();
+  const templates = await session.templates();
   return {
     corpus,
     site,
