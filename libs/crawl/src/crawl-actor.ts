@@ -900,7 +900,11 @@ export class CrawlActor implements IRequestManager {
         llm_model: outcome.result.llm_model,
         llm_provider: outcome.result.llm_provider,
         cost_usd: outcome.result.cost_usd,
-        metadata: { method: 'model' },
+        metadata: {
+          method: outcome.result.method ?? 'model',
+          ...(outcome.result.program_id ? { program_id: outcome.result.program_id } : {}),
+          ...(outcome.result.template_id ? { template_id: outcome.result.template_id } : {}),
+        },
       });
       resultId = record.id;
     }
@@ -911,7 +915,7 @@ export class CrawlActor implements IRequestManager {
       extract_duration_ms: outcome.extract_duration_ms,
       llm_model: outcome.result?.llm_model ?? null,
       llm_provider: outcome.result?.llm_provider ?? null,
-      method: outcome.result ? 'model' : null,
+      method: outcome.result ? (outcome.result.method ?? 'model') : null,
       token_usage_input: outcome.result?.token_usage_input ?? 0,
       token_usage_output: outcome.result?.token_usage_output ?? 0,
       cost_usd: outcome.result?.cost_usd ?? 0,

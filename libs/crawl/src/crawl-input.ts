@@ -29,6 +29,8 @@ export interface CrawlJobInput {
   site_id: string | null;
   llm_config: StoredLlmConfig | null;
   options: ResolvedCrawlOptions;
+  /** `model`: a model call per page; `auto`: learned selector programs per template (docs/learned-extraction.md). */
+  extraction_mode: 'model' | 'auto';
 }
 
 const optionsSchema = z.object({
@@ -55,6 +57,8 @@ const crawlInputSchema = z.object({
   site_id: z.string().nullable(),
   llm_config: storedLlmConfigSchema,
   options: optionsSchema,
+  // Jobs queued before the option existed extract with the model.
+  extraction_mode: z.enum(['model', 'auto']).default('model'),
 });
 
 export function parseCrawlInput(raw: unknown): CrawlJobInput {

@@ -64,6 +64,7 @@ export class CrawlRequestsService {
         site_id: site?._id ?? null,
         llm_config: llmConfig,
         options,
+        extraction_mode: dto.extraction_mode ?? 'model',
       }),
       captureDebug: dto.capture_debug ?? false,
       requestId,

@@ -133,8 +133,12 @@ export type PageOutcome =
       /** Present when the page was extracted. */
       result: {
         data: unknown;
-        llm_model: string;
-        llm_provider: string;
+        /** `selectors`: a learned program extracted the page without a model call (extraction_mode auto). */
+        method?: 'model' | 'selectors';
+        program_id?: string | null;
+        template_id?: string | null;
+        llm_model: string | null;
+        llm_provider: string | null;
         token_usage_input: number;
         token_usage_output: number;
         cost_usd: number;

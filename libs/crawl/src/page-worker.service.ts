@@ -7,12 +7,14 @@ import { ExtractionFailure, ExtractionService, captureRecorder } from '@app/extr
 import { RedirectStopped, type FetchResult } from '@app/fetch';
 import { llmConfigFor } from '@app/intake';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
+import { LearnedSession, StoreTemplateStates, learnedTemplates, schemaKey } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { PageLoaderService } from '@app/pages';
 import { POLITENESS, hostOf, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { ResultsService } from '@app/results';
+import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { parseCrawlInput, type CrawlJobInput } from './crawl-input';
 import { CrawlRepository } from './crawl.repository';
 import {
@@ -76,6 +78,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly loader: PageLoaderService,
     private readonly extraction: ExtractionService,
     private readonly results: ResultsService,
+    @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
   ) {
     this.outcomes = metrics.once(
       'gleaner_crawl_page_tasks_total',
@@ -232,23 +235,29 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const llmConfig = llmConfigFor(input.llm_config, secrets);
     try {
       const targets = await this.plan(context, llmConfig);
-      const out = await this.extraction.extract(
-        {
-          userId: job.user_id,
-          url: page.fetch.url,
-          content: page.content.markdown,
-          schema: input.schema,
-          llmConfig,
-          signal,
-          onCall: captureRecorder(
-            this.results,
-            job,
-            { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(input.schema) },
-            secrets,
-          ),
-        },
-        targets,
-      );
+      const callModel = () =>
+        this.extraction.extract(
+          {
+            userId: job.user_id,
+            url: page.fetch.url,
+            content: page.content.markdown,
+            schema: input.schema,
+            llmConfig,
+            signal,
+            onCall: captureRecorder(
+              this.results,
+              job,
+              { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(input.schema) },
+              secrets,
+            ),
+          },
+          targets,
+        );
+      if (input.extraction_mode === 'auto') {
+        const result = await this.extractLearned(context, page.fetch.url, page.fetch.html, callModel);
+        return { kind: 'completed', ...base, extract_duration_ms: Date.now() - extractStarted, result };
+      }
+      const out = await callModel();
       return {
         kind: 'completed',
         ...base,
@@ -283,6 +292,45 @@ export class PageWorkerService implements OnApplicationBootstrap {
           : null,
       };
     }
+  }
+
+  /**
+   * extraction_mode auto: the page goes through the crawl's learned extraction (templates and
+   * programs in the store, shared by every page worker); the model is called only when the
+   * template's state asks for it (docs/learned-extraction.md).
+   */
+  private async extractLearned(
+    context: JobContextCache,
+    url: string,
+    html: string,
+    callModel: () => ReturnType<ExtractionService['extract']>,
+  ): Promise<NonNullable<Extract<PageOutcome, { kind: 'completed' }>['result']>> {
+    const { input, job } = context;
+    const templates = await learnedTemplates(this.store);
+    let modelOut: Awaited<ReturnType<ExtractionService['extract']>> | undefined;
+    const session = new LearnedSession(
+      input.schema,
+      async () => {
+        modelOut = await callModel();
+        return modelOut.data as Record<string, unknown>;
+      },
+      {},
+      (fields, config) =>
+        new StoreTemplateStates(templates, { userId: job.user_id, schemaKey: schemaKey(input.schema), sessionId: job._id }, fields, config),
+    );
+    const learned = await session.extract(url, html);
+    return {
+      data: learned.data,
+      method: learned.method,
+      program_id: learned.programId ?? null,
+      template_id: learned.templateId,
+      llm_model: modelOut?.target.model ?? null,
+      llm_provider: modelOut?.target.provider ?? null,
+      token_usage_input: modelOut?.usage.inputTokens ?? 0,
+      token_usage_output: modelOut?.usage.outputTokens ?? 0,
+      cost_usd: modelOut?.costUsd ?? 0,
+      llm_cost_usd: modelOut?.llmCostUsd ?? 0,
+    };
   }
 
   /**

@@ -55,6 +55,16 @@ export class CrawlRequestDto extends JobWebhookFields {
   @Type(() => LlmConfigDto)
   llm_config?: LlmConfigDto;
 
+  @ApiPropertyOptional({
+    enum: ['model', 'auto'],
+    default: 'model',
+    description:
+      '`model`: a model call per page. `auto`: per template of the site, the model extracts the first pages, a selector program is learned from them and verified, then it extracts the rest with spot checks (docs/learned-extraction.md). Each result says how it was made (`metadata.method`).',
+  })
+  @IsOptional()
+  @IsIn(['model', 'auto'], { message: 'must be one of: model, auto' })
+  extraction_mode?: 'model' | 'auto';
+
   @ApiPropertyOptional({ default: false, description: 'Record prompts and model metadata of every page (GET /jobs/{id}/debug-capture).' })
   @IsOptional()
   @IsBoolean()
