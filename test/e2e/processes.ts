@@ -72,7 +72,8 @@ export async function startProcess(
         const res = await fetch(`${url}/health`).catch(() => null);
         return res?.status === 200;
       },
-      30_000,
+      // Generous: a start-up on a machine busy with other work can take tens of seconds.
+      90_000,
       100,
     );
   } catch (error) {
