@@ -8,10 +8,40 @@ import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
 import { jobChannel, type JobEventRecord } from './job.types';
 
+/**
+ * A sequence number is allocated (on the job) before its event is stored, so concurrent writers can
+ * store seq n+1 before seq n. A gap younger than this is waited for rather than skipped: a reader
+ * that sent n+1 would never send n. Older gaps are final (an event deduplicated after its seq was
+ * allocated leaves one).
+ */
+export const SEQ_GAP_GRACE_MS = 10_000;
+
+/**
+ * The events that may be sent now, in order, after `lastSent`: stops before an event that follows a
+ * gap (a missing seq) unless the gap is older than `graceMs` (judged by the later event's creation).
+ */
+export function sendableEvents<E extends { seq: number; created_at: string }>(
+  events: E[],
+  lastSent: number,
+  now = Date.now(),
+  graceMs = SEQ_GAP_GRACE_MS,
+): { events: E[]; waiting: boolean } {
+  const out: E[] = [];
+  let previous = lastSent;
+  for (const event of events) {
+    if (event.seq !== previous + 1 && now - Date.parse(event.created_at) < graceMs) return { events: out, waiting: true };
+    out.push(event);
+    previous = event.seq;
+  }
+  return { events: out, waiting: false };
+}
+
 /** Reconnection delay advertised to EventSource clients. */
 export const SSE_RETRY_MS = 3000;
 /** Safety net: re-read the event log this often even without a bus notification. */
 const POLL_MS = 2000;
+/** While an out-of-order event is awaited, the log is read again this often. */
+const GAP_RETRY_MS = 100;
 
 export function formatSseEvent(event: JobEventRecord, retryMs?: number): string {
   const lines = [`id: ${event.seq}`, `event: ${event.event}`];
@@ -76,6 +106,7 @@ export class JobStreamService implements BeforeApplicationShutdown {
     let closed = false;
     let pumping = false;
     let again = false;
+    let gapTimer: NodeJS.Timeout | undefined;
 
     const heartbeat = setInterval(() => {
       if (!closed) response.write(': heartbeat\n\n');
@@ -89,6 +120,7 @@ export class JobStreamService implements BeforeApplicationShutdown {
       this.open.delete(close);
       clearInterval(heartbeat);
       clearInterval(poll);
+      clearTimeout(gapTimer);
       this.metrics.sseClients.dec();
       void unsubscribe().catch(() => undefined);
       if (!response.writableEnded) response.end();
@@ -108,7 +140,10 @@ export class JobStreamService implements BeforeApplicationShutdown {
       try {
         do {
           again = false;
-          const events = await this.repository.eventsAfter(jobId, lastSent);
+          const fetched = await this.repository.eventsAfter(jobId, lastSent);
+          const { events, waiting } = sendableEvents(fetched, lastSent);
+          // An event stored out of order is still being written: look again shortly.
+          if (waiting) gapTimer ??= setTimeout(() => ((gapTimer = undefined), void pump()), GAP_RETRY_MS);
           for (const event of events) {
             if (closed) return;
             response.write(formatSseEvent(event, first ? SSE_RETRY_MS : undefined));
@@ -119,7 +154,7 @@ export class JobStreamService implements BeforeApplicationShutdown {
               return;
             }
           }
-          if (events.length === 500) again = true;
+          if (!waiting && events.length === 500) again = true;
         } while (again && !closed);
       } catch {
         close();
