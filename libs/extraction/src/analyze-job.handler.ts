@@ -236,7 +236,8 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
         rendered = await this.loader.fetcher.fetch(input.url, { mode: 'dynamic', signal });
       } catch (error) {
         // No browser (or it failed): the analysis goes on with the static page when there is one.
-        if (!staticPage) throw finalJobError(error, 'Analysis');
+        // Without either, the static failure (when there was one) is the reason worth reporting.
+        if (!staticPage) throw finalJobError(failure ?? error, 'Analysis');
       }
     }
     if (!staticPage && !rendered) throw finalJobError(failure, 'Analysis');
