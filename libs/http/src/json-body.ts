@@ -1,6 +1,6 @@
 import { AppError, type FieldError } from '@app/core';
 
-/** Limits every JSON request body is held to (documented in docs/operations.md, "Request bodies"). */
+/** Limits every JSON request body is held to (documented in docs/api.md, "Request bodies"). */
 export const JSON_BODY_LIMITS = {
   /** Objects and arrays nested deeper than this are refused. */
   maxDepth: 32,

@@ -1,0 +1,43 @@
+"""Schemathesis hooks for the CI fuzz step (test/fuzz/run.ts; docs/api.md, "Fuzzing").
+
+One custom check replaces the built-in `positive_data_acceptance`: a schema-valid request may be
+refused with 422 only for a rule the OpenAPI document cannot state (a referenced site or schema
+that does not exist, an expiry in the past, a CSS selector that does not parse, a schema text that
+is not a schema, a duplicate chain entry, `from` after `to`). The API tells the two apart: a 422 for a
+rule the document states (type, length, enum, pattern, format, unknown field) carries
+SCHEMA_MISMATCH_DETAIL (libs/http/src/validation.pipe.ts), and such a 422 on a schema-valid request
+is still a finding, as is any other refusal the built-in check reports.
+"""
+
+import json
+
+import schemathesis
+from schemathesis.openapi.checks import RejectedPositiveData
+from schemathesis.specs.openapi.checks import _openapi_positive_data_acceptance
+
+SCHEMA_MISMATCH_DETAIL = "The request does not match the API schema; errors[] points at each difference."
+
+
+def _is_semantic_rejection(response) -> bool:
+    if response.status_code != 422:
+        return False
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        return False
+    return (
+        isinstance(body, dict)
+        and body.get("type") == "/problems/validation-error"
+        and body.get("detail") != SCHEMA_MISMATCH_DETAIL
+    )
+
+
+@schemathesis.check
+def positive_data_acceptance_beyond_schema(ctx, response, case):
+    """Schema-valid data is accepted, or refused (422) only for a rule the document cannot state."""
+    try:
+        return _openapi_positive_data_acceptance(ctx, response, case)
+    except RejectedPositiveData:
+        if _is_semantic_rejection(response):
+            return None
+        raise
