@@ -117,6 +117,43 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect(m.total).toBe(m.entries.length);
   });
 
+  it('extraction_mode auto: learns a selector program per template, then extracts products without a model call, every value right', async () => {
+    const started = await crawl({
+      url: env.play.url('shop.test', '/catalog/page/1'),
+      options: { follow_selector: 'li.next a, a.product', max_depth: 10, max_pages: 100, concurrency: 6 },
+      extraction_mode: 'auto',
+    });
+    expect(started.status).toBe(202);
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: SHOP_PAGES + SHOP_PRODUCTS, failed_count: 0 });
+    const items = await results(job.id);
+    const products = items.filter((i) => /\/product\/\d+$/.test(i.url));
+    expect(products).toHaveLength(SHOP_PRODUCTS);
+    for (const item of products) {
+      const id = Number(/\/product\/(\d+)$/.exec(item.url)![1]);
+      expect({ id, data: item.data }).toEqual({ id, data: { name: product(id).name, price: product(id).price, sku: product(id).sku } });
+    }
+    // How each page was made is on its crawl map entry (the stored result keeps the program and template ids too).
+    const m = await map(job.id);
+    const productEntries = m.entries.filter((e: any) => /\/product\/\d+$/.test(e.url));
+    expect(productEntries).toHaveLength(SHOP_PRODUCTS);
+    const bySelectors = productEntries.filter((e: any) => e.method === 'selectors');
+    const byModel = productEntries.filter((e: any) => e.method === 'model');
+    expect(bySelectors.length + byModel.length).toBe(SHOP_PRODUCTS);
+    // 3 learning + 5 verification pages, the pages in flight while the template was still learning, spot checks.
+    expect(bySelectors.length).toBeGreaterThanOrEqual(20);
+    for (const entry of bySelectors) {
+      expect(entry).toMatchObject({ status: 'completed', llm_model: null, llm_provider: null, token_usage_input: 0 });
+    }
+    for (const entry of byModel) expect(entry).toMatchObject({ llm_model: 'gpt-4o-mini' });
+    expect(job.token_usage_input).toBeGreaterThan(0);
+
+    const bad = await crawl({ url: env.play.url('shop.test', '/catalog/page/1'), extraction_mode: 'learned' });
+    expect(bad.status).toBe(422);
+    expect(bad.headers.get('content-type')).toContain('application/problem+json');
+    expect(JSON.stringify(bad.body)).toContain('extraction_mode');
+  });
+
   it('stops at exactly max_pages (concurrency above it), the rest skipped with max_pages', async () => {
     const since = Date.now();
     const started = await crawl({
