@@ -157,6 +157,13 @@ describe('hardening from outside (embedded)', () => {
       ).toEqual(expect.arrayContaining(allowed));
     });
 
+    it('router-level refusals are problem+json too: a 101-character id is a 404, malformed percent-encoding a 400', async () => {
+      expectProblem(await call('GET', `/api/v1/webhooks/${'a'.repeat(101)}`), 404);
+      expectProblem(await call('GET', `/api/v1/webhooks/${'a'.repeat(100)}`), 404);
+      expectProblem(await call('GET', '/api/v1/webhooks/%ED%A0%80'), 400);
+      expectProblem(await call('GET', '/api/v1/jobs/%C0'), 400);
+    });
+
     it('an unknown path is still a 404', async () => {
       expectProblem(await call('DELETE', '/api/v1/no-such-thing'), 404);
     });

@@ -12,6 +12,7 @@ import { openPorts } from '@app/platform';
 import { ApiModule, apiControllers } from './app.module';
 import { MethodTable } from './method-table';
 import { buildOpenApiDocument } from './openapi';
+import { sendProblem } from './problem.filter';
 
 export interface ApiApp {
   app: NestFastifyApplication;
@@ -46,6 +47,16 @@ export async function createApiApp(config: AppConfig, options: { destination?: N
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${newId()}`;
     },
     return503OnClosing: true,
+    // Router-level refusals leave as problem+json too: malformed percent-encoding in the path is a 400;
+    // a path segment longer than any id (Fastify's 100-character limit) names nothing, so a 404.
+    frameworkErrors: (error: { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
+      const problem =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new AppError('not-found', 'No resource has an id this long.')
+          : new AppError('bad-request', 'The path is not valid (malformed percent-encoding).');
+      void reply.header('x-request-id', String(request.id));
+      sendProblem(logger, problem, request, reply);
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, ports, logger, metrics), adapter, {
     logger: new PinoNestLogger(logger),

@@ -24,7 +24,7 @@ const PROBLEMS_KEY = 'gleaner:problems';
 export const ApiProblems = (...statuses: number[]) => SetMetadata(PROBLEMS_KEY, statuses);
 
 const DESCRIPTIONS: Record<number, string> = {
-  400: 'Malformed request: invalid JSON, duplicate keys, lone surrogates, nesting or array limits exceeded.',
+  400: 'Malformed request: invalid JSON, duplicate keys, lone surrogates, nesting or array limits exceeded, a malformed path.',
   401: 'No API key, or an unknown, expired or revoked one.',
   403: 'The key lacks the scope this operation needs (or the resource is read-only for this caller).',
   404: 'No such resource for this caller (resources of other users are reported as not found).',
@@ -244,7 +244,8 @@ function statusesOf(operation: Schema, extra: number[], hasBody: boolean, hasQue
   const secured = Array.isArray(operation.security) && operation.security.length > 0;
   if (secured) [401, 403, 429].forEach((s) => statuses.add(s));
   const hasPath = (operation.parameters ?? []).some((p: Schema) => p.in === 'path');
-  if (hasPath) statuses.add(404);
+  // 400: a path whose percent-encoding is not UTF-8; 404 also for a segment over 100 characters.
+  if (hasPath) [400, 404].forEach((s) => statuses.add(s));
   if (hasPath || hasQuery || hasBody) statuses.add(422);
   if (hasQuery || hasBody) statuses.add(400);
   if (hasBody) [400, 413, 415].forEach((s) => statuses.add(s));
