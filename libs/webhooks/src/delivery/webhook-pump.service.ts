@@ -37,7 +37,11 @@ export class WebhookPumpService implements OnApplicationBootstrap, OnApplication
   private readonly deliveries: Counter<'outcome'>;
   private readonly latency: Histogram<'outcome'>;
   private sweeper?: NodeJS.Timeout;
-  /** A stream's lease: long enough for one attempt, renewed before each; a dead holder's lease soon expires. */
+  /**
+   * A stream's lease: GLEANER_QUEUE_STALLED_MS, renewed before each attempt and every third of it while
+   * held (also during a slow attempt), so a dead holder's stream is delivered again as soon as its queue
+   * work is (docs/operations.md, Failover).
+   */
   private readonly lockMs: number;
 
   constructor(
@@ -51,7 +55,7 @@ export class WebhookPumpService implements OnApplicationBootstrap, OnApplication
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Inject(METRICS) metrics: Metrics,
   ) {
-    this.lockMs = config.webhookTimeoutMs * 2 + 5000;
+    this.lockMs = Math.max(1000, config.queueStalledMs);
     this.sender = new WebhookSender(guardFromSettings(config), config.webhookTimeoutMs);
     this.deliveries = new Counter({
       name: 'gleaner_webhook_deliveries_total',
@@ -101,9 +105,11 @@ export class WebhookPumpService implements OnApplicationBootstrap, OnApplication
         return;
       }
       let waitMs: number | null = null;
+      const lease = this.keepLease(stream);
       try {
         waitMs = await this.drain(stream);
       } finally {
+        await lease.stop();
         await this.outbox.unlock(stream);
       }
       if (waitMs !== null) {
@@ -113,6 +119,23 @@ export class WebhookPumpService implements OnApplicationBootstrap, OnApplication
       // Re-check after unlocking: an event recorded while we held the lease must not wait for a sweep.
       if (!(await this.outbox.head(stream))) return;
     }
+  }
+
+  /** Renews a held stream lease every third of it until stopped (a renewal in flight is awaited, so it never outlives the unlock). */
+  private keepLease(stream: string): { stop(): Promise<void> } {
+    let pending: Promise<void> = Promise.resolve();
+    const timer = setInterval(
+      () => {
+        pending = this.outbox.renew(stream, new Date(Date.now() + this.lockMs).toISOString()).catch(() => undefined);
+      },
+      Math.max(100, Math.floor(this.lockMs / 3)),
+    );
+    return {
+      stop: async () => {
+        clearInterval(timer);
+        await pending;
+      },
+    };
   }
 
   /** Delivers due items in order; returns ms until the head's next attempt, or null when empty. */
