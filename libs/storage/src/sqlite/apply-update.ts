@@ -50,9 +50,13 @@ export function validateUpdate(update: Update): void {
   }
 }
 
-/** Returns a new document with the update applied (`inserting` enables $setOnInsert). */
-export function applyUpdate<T extends Doc>(doc: T, update: Update, inserting: boolean): T {
-  const out = clone(doc) as Record<string, unknown>;
+/**
+ * Returns a new document with the update applied (`inserting` enables $setOnInsert). With `inPlace`
+ * the given document itself is changed and returned: for a document the caller just parsed and owns
+ * (values taken from the update are still copied, so the result never shares objects with it).
+ */
+export function applyUpdate<T extends Doc>(doc: T, update: Update, inserting: boolean, inPlace = false): T {
+  const out = (inPlace ? doc : clone(doc)) as Record<string, unknown>;
   if (inserting) setAll(out, update.$setOnInsert);
   setAll(out, update.$set);
   for (const [path, by] of Object.entries(update.$inc ?? {})) {
