@@ -148,6 +148,9 @@ export async function size(ctx: BenchContext): Promise<Record<string, unknown>> 
     const peakAfterRef = Math.max(...afterRef.map((s) => s.rss_mb));
     const growthEnd = atRef ? round(((rssAtEnd - atRef.rss_mb) / atRef.rss_mb) * 100) : NaN;
     const growthPeak = atRef ? round(((peakAfterRef - atRef.rss_mb) / atRef.rss_mb) * 100) : NaN;
+    // The issue's own reference point, page 10,000, whenever the crawl goes past it (also in a shorter run).
+    const at10k = samples.find((s) => s.pages >= 10_000);
+    const growthFrom10k = at10k && view.page_count > 10_000 ? round(((rssAtEnd - at10k.rss_mb) / at10k.rss_mb) * 100) : null;
 
     ctx.log('size: crawl-map reads after the crawl');
     const after: MapRead[] = [];
@@ -186,7 +189,7 @@ export async function size(ctx: BenchContext): Promise<Record<string, unknown>> 
         at_end: round(rssAtEnd),
         kernel_peak_vmhwm: round(hwm),
       },
-      rss_growth_pct: { reference_to_end: growthEnd, reference_to_peak: growthPeak },
+      rss_growth_pct: { reference_to_end: growthEnd, reference_to_peak: growthPeak, page_10000_to_end: growthFrom10k },
       rss_curve: curve,
       crawl_map: {
         reads_during_crawl: reads,
