@@ -133,6 +133,25 @@ describe('hardening from outside (embedded)', () => {
       );
     });
 
+    it.each([
+      ['{"chain":[[],[]]}', 'body.chain[0]'],
+      ['{"chain":[1]}', 'body.chain[0]'],
+      ['{"chain":["openai"]}', 'body.chain[0]'],
+      ['{"chain":[{"provider":"openai","model":"m"},[]]}', 'body.chain[1]'],
+    ])('PUT /llm/chain %s is a 422, not a 500 (found by the fuzzer)', async (raw, location) => {
+      const res = await call('PUT', '/api/v1/llm/chain', { rawBody: raw, headers: { 'content-type': 'application/json' } });
+      expectProblem(res, 422, location);
+      expect((await call('GET', '/api/v1/llm/chain')).body.chain).toEqual([]);
+    });
+
+    it('a nested object given as an array is a 422', async () => {
+      expectProblem(
+        await call('PUT', '/api/v1/sites/nested-array', { body: { url: 'https://site.example/', crawl_options: [] } }),
+        422,
+        'body.crawl_options',
+      );
+    });
+
     it('null for an optional field that is not nullable is a 422 (absent is the way to leave it out)', async () => {
       expectProblem(await call('POST', '/api/v1/keys', { body: { name: 'k', expires_at: null } }), 422, 'body.expires_at');
     });

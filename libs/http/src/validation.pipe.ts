@@ -100,8 +100,15 @@ function checkRaw(raw: unknown, cls: DtoClass, path: string, out: FieldError[], 
       continue;
     }
     if (property.nested) {
-      if (Array.isArray(value)) value.forEach((item, i) => checkRaw(item, property.nested!, `${where}[${i}]`, out, depth + 1));
-      else checkRaw(value, property.nested, where, out, depth + 1);
+      // class-validator's ValidateNested walks into arrays of arrays and passes them ([[], []] for a
+      // list of objects was accepted): every nested value must be an object.
+      const list = property.rules.some((r) => r.name === 'isArray') && Array.isArray(value);
+      const items: Array<[unknown, string]> = list ? (value as unknown[]).map((item, i) => [item, `${where}[${i}]`]) : [[value, where]];
+      for (const [item, at] of items) {
+        if (Array.isArray(item) || (item !== null && item !== undefined && typeof item !== 'object')) {
+          out.push({ location: at, message: 'must be an object' });
+        } else checkRaw(item, property.nested, at, out, depth + 1);
+      }
     }
   }
 }
