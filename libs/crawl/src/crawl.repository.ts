@@ -32,6 +32,8 @@ export class CrawlRepository implements OnModuleInit {
         { fields: { job_id: 1, status: 1, seq: 1 } },
         { fields: { job_id: 1, ticket: 1 }, unique: true },
         { fields: { job_id: 1, event_done: 1, status: 1 } },
+        // The crawl map's has_rate_limit count, without scanning a big crawl's entries.
+        { fields: { job_id: 1, rate_limited: 1 } },
       ],
     });
     this.outcomes = await this.store.collection<OutcomeRecord>({ name: 'crawl_outcomes', indexes: [{ fields: { job_id: 1 } }] });
