@@ -96,6 +96,7 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
       max_depth: 10,
       completed: 55,
       failed: 0,
+      extracted_by_method: { model: 55, selectors: 0 },
     });
     expect(m.entries.filter((e: any) => e.status === 'completed')).toHaveLength(55);
     const seed = m.entries[0];
@@ -140,6 +141,8 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     const bySelectors = productEntries.filter((e: any) => e.method === 'selectors');
     const byModel = productEntries.filter((e: any) => e.method === 'model');
     expect(bySelectors.length + byModel.length).toBe(SHOP_PRODUCTS);
+    const allBySelectors = m.entries.filter((e: any) => e.method === 'selectors').length;
+    expect(m.extracted_by_method).toEqual({ model: SHOP_PAGES + SHOP_PRODUCTS - allBySelectors, selectors: allBySelectors });
     // 3 learning + 5 verification pages, the pages in flight while the template was still learning, spot checks.
     expect(bySelectors.length).toBeGreaterThanOrEqual(20);
     for (const entry of bySelectors) {

@@ -26,7 +26,7 @@ export class CrawlMapService {
     const input = parseCrawlInput(job.input);
     const state = await this.repository.state(jobId);
     const count = (status?: EntryStatus) => this.repository.countEntries(jobId, status);
-    const [total, completed, failed, skipped, pending, running, rateLimited] = await Promise.all([
+    const [total, completed, failed, skipped, pending, running, rateLimited, byModel, bySelectors] = await Promise.all([
       count(),
       count('completed'),
       count('failed'),
@@ -34,6 +34,8 @@ export class CrawlMapService {
       count('pending'),
       count('running'),
       this.repository.countRateLimited(jobId),
+      this.repository.countByMethod(jobId, 'model'),
+      this.repository.countByMethod(jobId, 'selectors'),
     ]);
     const head = {
       job_id: jobId,
@@ -46,6 +48,8 @@ export class CrawlMapService {
       pending,
       running,
       skipped_by_reason: state?.skipped_by_reason ?? {},
+      // Each page extracted by `model` cost one model call; `selectors` pages none (extraction_mode auto).
+      extracted_by_method: { model: byModel, selectors: bySelectors },
       error_summary: {
         by_category: state?.errors_by_category ?? {},
         has_rate_limit: Boolean(state?.met_rate_limit) || rateLimited > 0,

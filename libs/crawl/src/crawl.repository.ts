@@ -246,6 +246,11 @@ export class CrawlRepository implements OnModuleInit {
     return this.entries.count(filter);
   }
 
+  /** Completed pages extracted by `method` (`model`, or `selectors` under extraction_mode auto). */
+  countByMethod(jobId: string, method: 'model' | 'selectors'): Promise<number> {
+    return this.entries.count({ job_id: jobId, status: 'completed', method });
+  }
+
   countUnadmittedPending(jobId: string): Promise<number> {
     return this.entries.count({ job_id: jobId, status: 'pending', admitted: false });
   }

@@ -194,6 +194,11 @@ export class CrawlMapEntryResponse {
   @ApiProperty({ description: 'The page met a 429 or a Retry-After on the way.' }) rate_limited!: boolean;
 }
 
+export class CrawlMapMethodCounts {
+  @ApiProperty() model!: number;
+  @ApiProperty() selectors!: number;
+}
+
 export class CrawlMapResponse {
   @ApiProperty() job_id!: string;
   @ApiProperty() seed_url!: string;
@@ -210,6 +215,11 @@ export class CrawlMapResponse {
     description: 'URLs not crawled, by reason; includes those beyond the recorded-entry cap, which are counted but not listed.',
   })
   skipped_by_reason!: Record<string, number>;
+  @ApiProperty({
+    type: CrawlMapMethodCounts,
+    description: 'Completed pages by how they were extracted (`selectors`: a learned program, no model call).',
+  })
+  extracted_by_method!: CrawlMapMethodCounts;
   @ApiProperty({ type: CrawlMapErrorSummary }) error_summary!: CrawlMapErrorSummary;
   @ApiProperty({ type: [CrawlMapEntryResponse] }) entries!: CrawlMapEntryResponse[];
 }
