@@ -23,7 +23,7 @@ import {
 } from './result.types';
 import { ResultsRepository, type Owner } from './results.repository';
 
-/** Download links live this long (decisions.md: expiry 1 hour). */
+/** Download links live this long (docs/api.md "Results and downloads": expiry 1 hour). */
 export const DOWNLOAD_TTL_SECONDS = 3600;
 /** Bytes gathered before one socket write (fewer, larger writes; still bounded). */
 const WRITE_CHUNK_BYTES = 64 * 1024;
@@ -53,6 +53,9 @@ export interface DownloadLink {
  * and to webhooks, exported as JSON / JSON lines / YAML (optionally merged) by streaming from the
  * store, and downloadable through signed links. Also the debug captures of jobs with capture_debug.
  */
+/** Job types with one result per run: the page they were sent for. */
+const SINGLE_RESULT_TYPES = new Set<string>(['extract', 'analyze']);
+
 @Injectable()
 export class ResultsService {
   private readonly signer: DownloadSigner;
@@ -73,10 +76,33 @@ export class ResultsService {
    * tokens, cost) stay the handler's business (JobsService.progress).
    */
   async record(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
+    if (SINGLE_RESULT_TYPES.has(job.type)) return this.recordSingle(job, input);
+    return this.append(job, input);
+  }
+
+  private async append(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
     const record = this.buildRecord(job, await this.repository.nextSeq(job._id), input);
     await this.repository.insert(record);
     await this.jobs.publishResult(job, { ...toResultEventItem(record) });
     return toResultItem(record);
+  }
+
+  /**
+   * The completed result of a one-page job (extract, analyze), stored and announced at most once: a run
+   * redone after its crawler died between storing the result and finishing the job finds the first
+   * result (and its event) instead of adding a second. Failed results are kept as before (a retried
+   * attempt after an internal error adds its own).
+   */
+  private async recordSingle(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
+    if (input.status === 'failed') return this.append(job, input);
+    const id = `${job._id}:p:single`;
+    let stored = await this.repository.findById(id);
+    if (!stored) {
+      const record = { ...this.buildRecord(job, await this.repository.nextSeq(job._id), input), _id: id };
+      stored = (await this.repository.insertOnce(record)) ?? record;
+    }
+    await this.jobs.publishResult(job, { ...toResultEventItem(stored) }, { dedupeKey: `result:${id}` });
+    return toResultItem(stored);
   }
 
   /**
@@ -127,7 +153,7 @@ export class ResultsService {
 
   /**
    * Stores one debug capture when the job has capture_debug (otherwise does nothing and returns null).
-   * Only the fields of api.md's capture are kept; `redact` lists literal values (e.g. the BYOK key
+   * Only the fields of docs/api.md "Debug capture fields" are kept; `redact` lists literal values (e.g. the BYOK key
    * of this request) to scrub from every string besides the built-in key patterns.
    */
   async recordCapture(
