@@ -3,7 +3,7 @@
  * same generated tree: `/` is node 0, `/n/<i>` is node i, node i links to its ten children
  * 10i+1 … 10i+10 (below the host's size) plus a "Home" link (a duplicate every crawler must drop).
  * Pages carry ~`bytes` of text, like an article. Extras:
- * - `hub.test/?from=A&to=B` links to the roots of `h<A>.test` … `h<B>.test` (multi-host crawls);
+ * - `hub.test/?from=A&to=B` links to the roots of `h<A>.test` … `h<B>.test` (multi-host crawls; a bare `/` links nowhere);
  * - per-host size and response delay (`delayMs`, for pages that take ~100 ms to answer);
  * - per-host 429 windows (`Retry-After`), for the politeness benchmark;
  * - a log of answered page requests per host (arrival times), to count pages/s from the site's side.
@@ -111,8 +111,10 @@ export async function startBenchSite(): Promise<BenchSite> {
       return send(429, page('Too many requests', '<p>Slow down.</p>'), { 'retry-after': String(limit.retryAfterS) });
     }
     if (host === 'hub.test') {
+      // Only an explicit range links anywhere: every page's "Home" link leads back to a bare hub.test/,
+      // which must not pull hosts of another range into a crawl.
       const from = Number(url.searchParams.get('from') ?? 1);
-      const to = Number(url.searchParams.get('to') ?? url.searchParams.get('hosts') ?? 10);
+      const to = Number(url.searchParams.get('to') ?? url.searchParams.get('hosts') ?? 0);
       const links = Array.from(
         { length: Math.max(0, to - from + 1) },
         (_, i) => `<a href="http://h${from + i}.test:${port}/">h${from + i}</a>`,
