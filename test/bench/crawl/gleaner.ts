@@ -74,7 +74,13 @@ export interface Embedded extends AppHandle {
 
 export async function startEmbeddedApp(env: Record<string, string>, nodeArgs: string[] = []): Promise<Embedded> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gleaner-bench-crawl-'));
-  const app = await startApp('embedded', API_MAIN, [], { ...env, DATA_DIR: dataDir }, 'PORT', nodeArgs);
+  let app: AppHandle;
+  try {
+    app = await startApp('embedded', API_MAIN, [], { ...env, DATA_DIR: dataDir }, 'PORT', nodeArgs);
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true }); // an app that never came up leaves no data behind
+    throw error;
+  }
   return {
     ...app,
     dataDir,
