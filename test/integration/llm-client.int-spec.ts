@@ -181,7 +181,7 @@ describe('ModelClient (local model server)', () => {
       ['anthropic', 'fail-429', 'llm_rate_limit'],
       ['anthropic', 'quota', 'llm_quota_exceeded'],
       ['anthropic', 'fail-500', 'llm_provider_error'],
-      // 529 overloaded: decisions.md puts "overloaded" under llm_rate_limit.
+      // 529 overloaded: docs/api.md "error_category" puts "overloaded" under llm_rate_limit.
       ['anthropic', 'fail-503', 'llm_rate_limit'],
     ])('%s %s → %s', async (protocol, model, category) => {
       const t = protocol === 'anthropic' ? anthropic({ model }) : target({ model });

@@ -84,7 +84,7 @@ export function analyzePage(input: AnalyzePageInput): AnalysisHeuristics {
   };
 }
 
-/** The api.md analysis result fields (snake_case, extra debugging fields dropped). */
+/** The docs/api.md "Analysis result fields" (snake_case, extra debugging fields dropped). */
 export function toAnalysisResult(h: AnalysisHeuristics): AnalysisResultFields {
   return {
     page_type: h.pageType,

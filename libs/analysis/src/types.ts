@@ -1,4 +1,4 @@
-/** Kinds of repeated structure the analyser reports (api.md `detected_elements[].type`). */
+/** Kinds of repeated structure the analyser reports (docs/api.md "Analysis result fields", `detected_elements[].type`). */
 export type ElementType = 'list_item' | 'card' | 'table_row' | 'link_list' | 'article' | 'form';
 
 /** What a field of a repeated element holds; maps onto schema-language types when suggesting a schema. */
@@ -101,7 +101,7 @@ export interface AnalysisHeuristics {
   ms: number;
 }
 
-/** The api.md "Analysis result object" subset the heuristics fill. */
+/** The docs/api.md "Analysis result fields" subset the heuristics fill. */
 export interface AnalysisResultFields {
   page_type: string;
   site_summary: string;

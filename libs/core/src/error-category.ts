@@ -1,4 +1,4 @@
-/** The one error vocabulary of Gleaner (decisions.md "error_category"). */
+/** The one error vocabulary of Gleaner (docs/api.md "error_category"). */
 export const ERROR_CATEGORIES = [
   'invalid_request',
   'ssrf_blocked',

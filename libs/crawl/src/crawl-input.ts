@@ -3,7 +3,7 @@ import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/intake';
 import type { JsonSchemaObject } from '@app/schema';
 import { CRAWL_DEFAULTS, type CrawlOptions } from '@app/sites';
 
-/** A crawl's options with every default applied (decisions.md "Crawl options"), as stored on the job. */
+/** A crawl's options with every default applied (docs/api.md "Crawl options"), as stored on the job. */
 export interface ResolvedCrawlOptions {
   follow_pattern: string | null;
   follow_selector: string | null;

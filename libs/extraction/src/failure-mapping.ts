@@ -1,6 +1,6 @@
 import { AppError, type ErrorCategory, type ProblemSlug } from '@app/core';
 
-/** How a failed extract/analyze job answers its waiting caller (decisions.md "HTTP status codes"). */
+/** How a failed extract/analyze job answers its waiting caller (docs/api.md "HTTP status codes of failed extract/analyze"). */
 const SLUG_BY_CATEGORY: Partial<Record<ErrorCategory, ProblemSlug>> = {
   invalid_request: 'validation-error',
   ssrf_blocked: 'validation-error',

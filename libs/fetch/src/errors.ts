@@ -21,7 +21,7 @@ const RETRYABLE: Partial<Record<ErrorCategory, boolean>> = {
   unsupported_content: false,
 };
 
-/** Every fetch failure is an AppError carrying one error_category (decisions.md). */
+/** Every fetch failure is an AppError carrying one error_category (docs/api.md "error_category"). */
 export function fetchError(category: ErrorCategory, message: string, options: FetchErrorOptions = {}): AppError {
   const extensions: Record<string, unknown> = {};
   if (options.status !== undefined) extensions.status = options.status;

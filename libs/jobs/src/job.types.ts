@@ -9,7 +9,7 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
 
-/** The only allowed moves (decisions.md "Jobs"); terminal states are final. */
+/** The only allowed moves (docs/api.md "Jobs"); terminal states are final. */
 const ALLOWED_MOVES: Record<JobStatus, readonly JobStatus[]> = {
   pending: ['running', 'failed', 'cancelled'],
   running: ['completed', 'failed', 'cancelled'],

@@ -8,7 +8,7 @@ import type { LlmProvider } from './providers';
 import { PROVIDER_API_KEY_PATTERN } from './dto/provider-key.dto';
 import { SecretBox, type SealedSecret } from '@app/core';
 
-/** api.md "LLM provider key record": the key itself is never part of it. */
+/** docs/api.md "LLM provider key record": the key itself is never part of it. */
 export interface ProviderKeyView {
   id: string;
   provider: LlmProvider;

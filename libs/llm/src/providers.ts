@@ -1,4 +1,4 @@
-/** The model providers a caller can configure (api.md "LLM provider key record"). */
+/** The model providers a caller can configure (docs/api.md "LLM provider key record"). */
 export const LLM_PROVIDERS = ['openrouter', 'anthropic', 'openai', 'ollama'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The merge rules of decisions.md "Results, download", as pure functions:
+ * The merge rules of docs/api.md "Results and downloads", as pure functions:
  * - a page whose `data` is an array contributes its elements;
  * - an object that is a wrapper of items contributes those items: exactly one of its top-level fields
  *   is an array and every element of that array is an object (`{"products": [{...}, {...}]}`); an empty

@@ -50,7 +50,7 @@ export interface RecordResultInput {
   metadata?: Record<string, unknown>;
 }
 
-/** The job result item of api.md / decisions.md; `error_*` only on failed items. */
+/** The job result item of docs/api.md "Results and downloads"; `error_*` only on failed items. */
 export interface ResultItem {
   id: string;
   url: string;
@@ -118,7 +118,7 @@ export interface RecordCaptureInput {
   timestamp?: string;
 }
 
-/** One capture on the wire (api.md "Debug capture set"). */
+/** One capture on the wire (docs/api.md "Debug capture fields"). */
 export interface CaptureView {
   id: string;
   job_type: string;

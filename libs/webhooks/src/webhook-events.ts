@@ -1,4 +1,4 @@
-/** Webhook event types (decisions.md "Webhooks"). `*` subscribes to all. */
+/** Webhook event types (docs/api.md "Webhooks"). `*` subscribes to all. */
 export const WEBHOOK_EVENTS = ['job.started', 'job.page', 'job.completed', 'job.failed', 'job.cancelled'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

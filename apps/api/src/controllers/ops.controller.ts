@@ -10,7 +10,7 @@ import { checkReadiness } from '@app/platform';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { QUEUE, type QueuePort } from '@app/queue';
 
-/** Unauthenticated operational endpoints (decisions.md "Configuration names and operational endpoints"). */
+/** Unauthenticated operational endpoints (docs/operations.md "Health and metrics"). */
 @ApiTags('Operations')
 @Controller()
 @Public()

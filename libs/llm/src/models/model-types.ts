@@ -97,7 +97,7 @@ export interface RunResult<T> extends RunSummary {
 /** The call handed to an attempt: one model call on the attempt's target. */
 export type ModelCall = (request: ModelRequest) => Promise<ModelReply>;
 
-/** `llm_config` of extract/crawl/analyze requests (decisions.md "Extraction input"). */
+/** `llm_config` of extract/crawl/analyze requests (docs/api.md "Extraction input"). */
 export interface LlmConfigInput {
   provider: ProviderName;
   model: string;

@@ -16,7 +16,7 @@ export class FollowPatternDto {
   @ApiProperty({ type: [String] }) @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) sample_urls!: string[];
 }
 
-/** The analysis result object of api.md, as saved on a site. */
+/** The analysis result object of docs/api.md "Analysis result fields", as saved on a site. */
 export class AnalysisResultDto {
   @ApiPropertyOptional({ example: 'listing' }) @IsOptional() @IsString() @Length(0, 200) page_type?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @Length(0, 10_000) site_summary?: string;

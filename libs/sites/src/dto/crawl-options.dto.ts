@@ -21,7 +21,7 @@ import { checkPattern } from '../url-rules';
 export const FETCH_MODES = ['auto', 'static', 'dynamic'] as const;
 export type FetchMode = (typeof FETCH_MODES)[number];
 
-/** Server-side caps (decisions.md "Crawl options"); over a cap is a 422. */
+/** Server-side caps (docs/api.md "Crawl options"); over a cap is a 422. */
 export const CRAWL_CAPS = { maxDepth: 10, maxPages: 100_000, concurrency: 32 } as const;
 
 export function IsRe2Pattern(options?: ValidationOptions) {
