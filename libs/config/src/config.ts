@@ -145,6 +145,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (deployment === 'cluster' && !env.GLEANER_SECRET) {
     problems.push('GLEANER_SECRET: required in cluster mode (every replica must share it), at least 32 characters');
   }
+  if (env.NODE_ENV === 'production') {
+    // Test-only switches (a `test` job type with its controller, content-worker crash hooks) never run in production.
+    if (raw?.GLEANER_ENABLE_TEST_JOBS) problems.push('GLEANER_ENABLE_TEST_JOBS: a test-only switch, refused when NODE_ENV=production');
+    if (env.GLEANER_CONTENT_TEST_HOOKS && env.GLEANER_CONTENT_TEST_HOOKS !== '0')
+      problems.push('GLEANER_CONTENT_TEST_HOOKS: a test-only switch, refused when NODE_ENV=production');
+  }
   if (problems.length > 0 || !raw) throw new ConfigError(problems);
 
   const dataDir = resolve(raw.DATA_DIR);
