@@ -131,7 +131,22 @@ async function expectIntact(
   const items = (await http(api, 'GET', `/api/v1/jobs/${id}/results`, { key: KEY })).body as Array<{ url: string }>;
   const mapped = (await http(api, 'GET', `/api/v1/jobs/${id}/crawl-map?status=completed&limit=1000`, { key: KEY })).body.entries as any[];
   const resultUrls = new Set(items.map((i) => i.url));
-  expect(mapped.filter((e) => e.result_id && !resultUrls.has(e.final_url ?? e.url))).toEqual([]);
+  const unlisted = mapped.filter((e) => e.result_id && !resultUrls.has(e.final_url ?? e.url));
+  if (unlisted.length > 0) {
+    // Diagnose: a result stored late (listed now), or never listed, and what the list held.
+    const again = (await http(api, 'GET', `/api/v1/jobs/${id}/results`, { key: KEY })).body as Array<{ url: string; id: string }>;
+    console.log(
+      'UNLISTED',
+      JSON.stringify({
+        unlisted,
+        first: items.length,
+        again: again.length,
+        now: again.filter((i) => unlisted.some((u) => u.result_id === i.id || (u.final_url ?? u.url) === i.url)),
+        dupes: items.length - new Set(items.map((i) => i.url)).size,
+      }),
+    );
+  }
+  expect(unlisted).toEqual([]);
   expect(items).toHaveLength(pages);
   expect(new Set(items.map((i) => i.url)).size).toBe(pages);
   const stream = await readSse(`${api}/api/v1/jobs/${id}/stream`, { key: KEY, timeoutMs: 60_000 });

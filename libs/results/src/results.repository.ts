@@ -49,14 +49,17 @@ export class ResultsRepository implements OnModuleInit {
     return this.results.findOne({ _id: id });
   }
 
-  /** Inserts unless a record with this `_id` exists; returns the existing one in that case, else null. */
-  async insertOnce(record: ResultRecord): Promise<ResultRecord | null> {
+  /**
+   * Inserts unless a record with this `_id` exists: `inserted`, or the existing record, or `seq-taken`
+   * when the collision was on the other unique key (job_id, seq): the caller takes a new seq and tries again.
+   */
+  async insertOnce(record: ResultRecord): Promise<'inserted' | 'seq-taken' | ResultRecord> {
     try {
       await this.results.insertOne(record);
-      return null;
+      return 'inserted';
     } catch (error) {
-      if (error instanceof DuplicateKeyError) return this.results.findOne({ _id: record._id });
-      throw error;
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      return (await this.results.findOne({ _id: record._id })) ?? 'seq-taken';
     }
   }
 

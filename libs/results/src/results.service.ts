@@ -96,11 +96,7 @@ export class ResultsService {
   private async recordSingle(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
     if (input.status === 'failed') return this.append(job, input);
     const id = `${job._id}:p:single`;
-    let stored = await this.repository.findById(id);
-    if (!stored) {
-      const record = { ...this.buildRecord(job, await this.repository.nextSeq(job._id), input), _id: id };
-      stored = (await this.repository.insertOnce(record)) ?? record;
-    }
+    const stored = await this.storeOnce(job, id, input);
     await this.jobs.publishResult(job, { ...toResultEventItem(stored) }, { dedupeKey: `result:${id}` });
     return toResultItem(stored);
   }
@@ -111,11 +107,25 @@ export class ResultsService {
    * the crawl announces the page itself, exactly once. Returns the stored record (the first one).
    */
   async storePage(job: JobRecord, pageKey: string, input: RecordResultInput): Promise<ResultRecord> {
-    const id = `${job._id}:p:${pageKey}`;
-    const existing = await this.repository.findById(id);
-    if (existing) return existing;
-    const record = { ...this.buildRecord(job, await this.repository.nextSeq(job._id), input), _id: id };
-    return (await this.repository.insertOnce(record)) ?? record;
+    return this.storeOnce(job, `${job._id}:p:${pageKey}`, input);
+  }
+
+  /**
+   * The record with this `_id`: the one already stored, or a new one under the job's next seq. A seq
+   * another writer also got (a store whose counter is not atomic under concurrency, such as the test
+   * stand-in) is never taken for "already stored": a new seq is drawn instead, so a page is never
+   * reported stored without being stored.
+   */
+  private async storeOnce(job: JobRecord, id: string, input: RecordResultInput): Promise<ResultRecord> {
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.repository.findById(id);
+      if (existing) return existing;
+      const record = { ...this.buildRecord(job, await this.repository.nextSeq(job._id), input), _id: id };
+      const outcome = await this.repository.insertOnce(record);
+      if (outcome === 'inserted') return record;
+      if (outcome !== 'seq-taken') return outcome;
+      if (attempt >= 20) throw new Error(`no free result seq for ${id} after ${attempt} attempts`);
+    }
   }
 
   /** The stored result of a crawl page, or null. */
