@@ -1,0 +1,49 @@
+import { loadConfig } from '@app/config';
+import type { JobRecord, JobsRepository, JobsService } from '@app/jobs';
+import type { AppLogger } from '@app/observability';
+import { SqliteDocumentStore } from '@app/storage';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ResultRecord } from './result.types';
+import { ResultsRepository } from './results.repository';
+import { ResultsService } from './results.service';
+
+/**
+ * storePage on a real (SQLite) store: a page's result is stored once, and a result seq that another
+ * writer already holds (the counter of a store that is not atomic under concurrency can hand one out
+ * twice) is never mistaken for "this page is already stored".
+ */
+describe('ResultsService.storePage', () => {
+  let store: SqliteDocumentStore;
+  let repository: ResultsRepository;
+  let service: ResultsService;
+  const job = { _id: 'job-1', user_id: 'user-1', type: 'crawl', capture_debug: false } as unknown as JobRecord;
+  const page = (url: string) => ({ url, status: 'completed' as const, data: { name: url }, depth: 1, parent_url: null });
+
+  beforeEach(async () => {
+    store = SqliteDocumentStore.open({ file: ':memory:' });
+    repository = new ResultsRepository(store);
+    await repository.onModuleInit();
+    const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gleaner-results-')) });
+    service = new ResultsService(repository, {} as JobsService, {} as JobsRepository, config, {} as AppLogger);
+  });
+  afterEach(() => store.close());
+
+  it('stores a page once: a second store of the same page returns the first record', async () => {
+    const first = await service.storePage(job, 'k1', page('https://a.example/1'));
+    const again = await service.storePage(job, 'k1', page('https://a.example/1-redone'));
+    expect(again).toMatchObject({ _id: first._id, id: first.id, url: 'https://a.example/1', seq: 1 });
+    expect(await repository.findById(first._id)).toMatchObject({ id: first.id });
+  });
+
+  it('draws a new seq when the one it got is already taken, and really stores the page', async () => {
+    // Another writer holds seq 1 and 2 while the counter still stands at 0 (what a non-atomic counter allows).
+    for (const seq of [1, 2]) {
+      await repository.insert({ _id: `other-${seq}`, id: `other-${seq}`, job_id: job._id, user_id: job.user_id, seq } as ResultRecord);
+    }
+    const stored = await service.storePage(job, 'k2', page('https://a.example/2'));
+    expect(stored.seq).toBe(3);
+    expect(await repository.findById(stored._id)).toMatchObject({ id: stored.id, url: 'https://a.example/2', seq: 3 });
+  });
+});
