@@ -116,7 +116,19 @@ describeWith(['mongodb'], 'failover with default settings (cluster: 1 API, crawl
     const id = res.body.job_id as string;
     expect(await job(id)).toMatchObject({ status: 'completed', page_count: 1 });
     expect(callsFor('/product/11')).toHaveLength(1);
-    const runners = processes.filter((p) => p.name.startsWith('crawler') && p.output().includes(id));
-    expect(runners.map((p) => p.name)).toHaveLength(1);
+    // Logs are written asynchronously: wait until the runner's "job finished" line is out, then check
+    // that no other crawler ever logged the job.
+    const runners = () => processes.filter((p) => p.name.startsWith('crawler') && p.output().includes(id));
+    await waitFor(
+      async () =>
+        runners().some((p) =>
+          p
+            .output()
+            .split('\n')
+            .some((l) => l.includes(id) && l.includes('"job finished"')),
+        ),
+      30_000,
+    );
+    expect(runners().map((p) => p.name)).toHaveLength(1);
   });
 });
