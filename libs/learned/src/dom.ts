@@ -1,6 +1,7 @@
 import { compile, selectAll } from 'css-select';
 import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Document, Element, Text } from 'domhandler';
+import { walk } from '@app/analysis';
 
 export type { AnyNode, Document, Element };
 
@@ -94,18 +95,8 @@ export function trimPunctuation(text: string): string {
   return text.replace(/^[\s:|\-–—,;·•]+/, '').replace(/[\s|\-–—,;·•]+$/, '');
 }
 
-/** Depth-first pre-order visit of descendant elements; returning false skips the subtree. */
-export function walk(root: AnyNode, visit: (el: Element) => boolean | void): void {
-  const stack: AnyNode[] = [];
-  const rootChildren = (root as { children?: AnyNode[] }).children ?? [];
-  for (let i = rootChildren.length - 1; i >= 0; i--) stack.push(rootChildren[i]);
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (!isElement(node)) continue;
-    if (visit(node) === false) continue;
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
-  }
-}
+/** Depth-first pre-order visit of descendant elements (the analysis lib's walk); returning false skips the subtree. */
+export { walk };
 
 /** The body element, or the document when there is none. */
 export function bodyOf(doc: Document): Element | Document {
