@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { ModelServer } from '../fixtures/model-server';
 import { SHOP_PAGES, SHOP_PRODUCTS, product, type Playground } from '../fixtures/playground/playground';
 import type { WebhookReceiver } from '../fixtures/webhook-receiver';
+import { CrawlRepository, canonicalize } from '@app/crawl';
 import type { RunningApp } from './embedded-app';
 import { http, readSse, waitFor } from './helpers';
 
@@ -387,6 +388,47 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect(stream.events.filter((e) => e.event === 'result')).toEqual([]);
     expect(env.play.requests.filter((r) => r.host === 'shop.test' && r.path.startsWith('/gate/') && r.at > cancelledAt)).toEqual([]);
     expect((await call('POST', `/api/v1/jobs/${jobId}/cancel`)).status).toBe(409);
+  });
+
+  it('crawls a pending entry an earlier owner stored behind its position (a stale owner’s last children) instead of closing it unfetched', async () => {
+    const gate = `stale-${Date.now()}`;
+    const started = await crawl({
+      url: env.play.url('shop.test', `/gate/${gate}`),
+      options: { max_depth: 1, max_pages: 10, concurrency: 1 },
+    });
+    const jobId = started.body.job_id;
+    // The seed is in flight, so the owner has read the store past it.
+    await waitFor(async () => env.play.held(gate) > 0);
+    const repository = env.app.app.get(CrawlRepository);
+    const [seed, ...others] = await repository.running(jobId);
+    expect([seed, others]).toMatchObject([{ status: 'running', seq: 1 }, []]);
+    // What a stale owner's last insert looks like: a child under a sequence number the owner already passed.
+    const child = canonicalize(env.play.url('shop.test', '/product/3'))!;
+    const duplicates = await repository.insertEntries([
+      {
+        ...seed,
+        _id: `${jobId}:${child.key}`,
+        key: child.key,
+        url: child.url,
+        host: child.host,
+        depth: 1,
+        parent_url: seed.url,
+        seq: 1,
+        via: 'link',
+        status: 'pending',
+        ticket: `~${child.key}`,
+        admitted: false,
+        lease_epoch: 0,
+        dispatch: 0,
+      },
+    ]);
+    expect([...duplicates]).toEqual([]);
+    env.play.openGate(gate);
+    const job = await finished(jobId);
+    expect(job).toMatchObject({ status: 'completed', page_count: 2, failed_count: 0 });
+    const entry = (await map(jobId)).entries.find((e: any) => e.url === child.url);
+    expect(entry).toMatchObject({ status: 'completed' });
+    expect((await results(jobId)).map((r) => r.url).sort()).toEqual([child.url, env.play.url('shop.test', `/gate/${gate}`)].sort());
   });
 
   it('wait=true answers 200 with the merged items when the crawl ends in time, 202 when it does not', async () => {

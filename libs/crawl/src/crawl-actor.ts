@@ -586,7 +586,34 @@ export class CrawlActor implements IRequestManager {
     if (this.stop || this.budgetStopped) return true;
     if (this.window.size > 0) return false;
     await this.refill();
-    return this.window.size === 0;
+    if (this.window.size > 0) return false;
+    return !(await this.sweepPending());
+  }
+
+  /**
+   * The last look before the crawl ends: pending entries anywhere in the store, not only past the
+   * window's position. A stale owner (stopped past its lease, then resumed) can store the children of
+   * its last page before its fenced write refuses it, under sequence numbers this owner had already
+   * passed; without this look they would be closed as never crawled. True when it found work.
+   */
+  private async sweepPending(): Promise<boolean> {
+    const found = await this.deps.repository.pendingAnywhere(this.jobId, this.quotaFull, WINDOW_BATCH);
+    const now = Date.now();
+    let added = 0;
+    for (const entry of found) {
+      if (this.inFlight.has(entry._id)) continue;
+      const w = toWindowEntry(entry);
+      if (this.quotaFull && needsTicket(w)) continue;
+      this.seen.add(entry.key);
+      this.window.add(w, now);
+      added++;
+    }
+    if (added > 0) {
+      this.log.info({ entries: added }, 'pending entries found behind the window (stored by an earlier owner): crawling them');
+      this.storeExhausted = false;
+      this.loadedUpTo = 0;
+    }
+    return added > 0;
   }
 
   async handledCount(): Promise<number> {
@@ -884,6 +911,8 @@ export class CrawlActor implements IRequestManager {
       const clash = await this.claimRedirectTarget(entry, final);
       if (clash) return this.commitSkipped(entry, 'duplicate', clash, final.url);
     }
+    // Self-fencing before the unfenced writes (children, result): a stale owner stops here (see sweepPending).
+    if (!(await this.holdsLease())) return;
     await this.addChildren(entry, outcome.links, outcome.final_url);
     let resultId: string | null = null;
     if (outcome.result) {

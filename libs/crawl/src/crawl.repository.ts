@@ -219,6 +219,17 @@ export class CrawlRepository implements OnModuleInit {
     return this.entries.find({ job_id: jobId, status: 'pending', seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
   }
 
+  /**
+   * Pending entries wherever they sit in discovery order (the last look before a crawl ends);
+   * `admittedOnly` once max_pages is reached (the others will never be fetched).
+   */
+  pendingAnywhere(jobId: string, admittedOnly: boolean, limit: number): Promise<CrawlEntry[]> {
+    return this.entries.find(
+      { job_id: jobId, status: 'pending', ...(admittedOnly ? { admitted: true } : {}) },
+      { sort: { seq: 1 }, limit },
+    );
+  }
+
   running(jobId: string): Promise<CrawlEntry[]> {
     return this.entries.find({ job_id: jobId, status: 'running' }, { sort: { seq: 1 } });
   }

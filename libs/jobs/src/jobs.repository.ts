@@ -116,27 +116,33 @@ export class JobsRepository implements OnModuleInit {
   ): Promise<JobEventRecord | null> {
     if (options.dedupeKey && (await this.events.findOne({ job_id: jobId, dedupe_key: options.dedupeKey }))) return null;
     const filter: Filter = options.onlyWhileRunning ? { _id: jobId, status: 'running' } : { _id: jobId };
-    const job = await this.jobs.findOneAndUpdate(filter, { $inc: { event_seq: 1 } }, { returnDocument: 'after' });
-    if (!job) {
-      if (options.onlyWhileRunning) return null;
-      throw new Error(`job ${jobId} vanished`);
+    for (let attempt = 1; ; attempt++) {
+      const job = await this.jobs.findOneAndUpdate(filter, { $inc: { event_seq: 1 } }, { returnDocument: 'after' });
+      if (!job) {
+        if (options.onlyWhileRunning) return null;
+        throw new Error(`job ${jobId} vanished`);
+      }
+      const record: JobEventRecord = {
+        _id: `${jobId}:${String(job.event_seq).padStart(10, '0')}`,
+        job_id: jobId,
+        seq: job.event_seq,
+        event,
+        data,
+        dedupe_key: options.dedupeKey ?? `#${job.event_seq}`,
+        created_at: nowIso(),
+      };
+      try {
+        await this.events.insertOne(record);
+        return record;
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+        // Stored under this key by another writer meanwhile: already announced.
+        if (options.dedupeKey && (await this.events.findOne({ job_id: jobId, dedupe_key: options.dedupeKey }))) return null;
+        // Otherwise the seq was handed out twice (a store whose counter is not atomic under concurrency,
+        // such as the test stand-in): never take that for "already stored"; draw another (a gap stays).
+        if (attempt >= 20) throw new Error(`no free event seq for job ${jobId} after ${attempt} attempts`);
+      }
     }
-    const record: JobEventRecord = {
-      _id: `${jobId}:${String(job.event_seq).padStart(10, '0')}`,
-      job_id: jobId,
-      seq: job.event_seq,
-      event,
-      data,
-      dedupe_key: options.dedupeKey ?? `#${job.event_seq}`,
-      created_at: nowIso(),
-    };
-    try {
-      await this.events.insertOne(record);
-    } catch (error) {
-      if (error instanceof DuplicateKeyError && options.dedupeKey) return null;
-      throw error;
-    }
-    return record;
   }
 
   /** Conditional update of a running job (counters of a crawl page): null once the job is terminal. */
