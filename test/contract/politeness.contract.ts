@@ -72,6 +72,29 @@ export function politenessContract(setup: () => PolitenessContractSetup): void {
       await setup().passTime(400);
       expect((await a.acquire(h, short)).granted).toBe(true);
     });
+
+    it('keeps a renewed slot past its first lease (from another replica too), and frees it one lease after the renewals stop', async () => {
+      const a = await port();
+      const b = await peerOf(a);
+      const h = host('renew');
+      // Leases long against the steps between calls (a loaded machine), so only the lease rules decide.
+      const slot = { ...FREE, maxInFlight: 1, leaseMs: 4000 };
+      const held = await a.acquire(h, slot);
+      if (!held.granted) throw new Error('the first slot was refused');
+      await setup().passTime(2500);
+      expect(await a.renew(h, held.token, 4000)).toBe(true);
+      await setup().passTime(2500);
+      // Past the first lease, within the renewed one.
+      expect(await b.acquire(h, slot)).toMatchObject({ granted: false, reason: 'busy' });
+      // The renewal's lease counts from now (here a short one): the slot frees one such lease later.
+      expect(await b.renew(h, held.token, 300)).toBe(true);
+      await setup().passTime(400);
+      const next = await b.acquire(h, slot);
+      expect(next.granted).toBe(true);
+      // A slot that ran out (or was released) is not revived by a late renewal.
+      expect(await a.renew(h, held.token, 4000)).toBe(false);
+      expect((await a.hostState(h)).inFlight).toBe(1);
+    });
   });
 
   describe('spacing (delay_ms, Crawl-delay)', () => {

@@ -47,6 +47,8 @@ export interface AppConfig {
   rateLimitBackoffBaseMs: number;
   rateLimitBackoffMaxMs: number;
   hostMaxStallMs: number;
+  /** A host slot's lease, renewed every third of it while its request runs: a dead worker's slot frees within it. */
+  hostSlotLeaseMs: number;
   /** A robots.txt that answered 5xx/429 or was unreachable counts as "disallow all" this long, then is read again (3 times at most). */
   robotsRetryMs: number;
   /** robots.txt product token matched against User-agent groups. */
@@ -187,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitBackoffBaseMs: raw.GLEANER_RATE_LIMIT_BACKOFF_BASE_MS,
     rateLimitBackoffMaxMs: raw.GLEANER_RATE_LIMIT_BACKOFF_MAX_MS,
     hostMaxStallMs: raw.GLEANER_HOST_MAX_STALL_MS,
+    hostSlotLeaseMs: raw.GLEANER_HOST_SLOT_LEASE_MS,
     robotsRetryMs: raw.GLEANER_ROBOTS_RETRY_MS,
     robotsUserAgent: raw.GLEANER_ROBOTS_USER_AGENT,
     resolve: raw.GLEANER_RESOLVE,

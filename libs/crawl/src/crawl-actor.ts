@@ -14,7 +14,7 @@ import type { EventBusPort } from '@app/events';
 import { RobotsCache, type StaticFetcher } from '@app/fetch';
 import { JobYieldedError, isTerminal, type JobContext, type JobRecord, type JobsRepository, type JobsService } from '@app/jobs';
 import type { AppLogger } from '@app/observability';
-import { hostOf, type PolitenessPort } from '@app/politeness';
+import { hostOf, keepSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, type QueuePort } from '@app/queue';
 import { toResultEventItem, type ResultsService } from '@app/results';
 import type { CrawlJobInput } from './crawl-input';
@@ -1177,15 +1177,17 @@ export class CrawlActor implements IRequestManager {
     const policy = {
       intervalMs: Math.max(this.input.options.delay_ms, this.deps.config.hostMinIntervalMs),
       maxInFlight: this.deps.config.hostMaxConcurrency,
-      leaseMs: this.deps.config.fetchTimeoutMs * 2 + 30_000,
+      leaseMs: this.deps.config.hostSlotLeaseMs,
     };
     for (;;) {
       this.throwIfStopped();
       const slot = await this.deps.politeness.acquire(host, policy);
       if (slot.granted) {
+        const stopKeeping = keepSlot(this.deps.politeness, host, slot.token, this.deps.config.hostSlotLeaseMs);
         try {
           return await fn();
         } finally {
+          stopKeeping();
           await this.deps.politeness.release(host, slot.token).catch(() => undefined);
         }
       }

@@ -11,7 +11,7 @@ import { LearnedSession, StoreTemplateStates, learnedTemplates, schemaKey } from
 import type { ModelTarget } from '@app/llm';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { PageLoaderService } from '@app/pages';
-import { POLITENESS, hostOf, type PolitenessPort } from '@app/politeness';
+import { POLITENESS, hostOf, keepSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { ResultsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
@@ -190,9 +190,10 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const acquired = await this.politeness.acquire(host, {
       intervalMs: Math.max(options.delay_ms, this.config.hostMinIntervalMs),
       maxInFlight: this.config.hostMaxConcurrency,
-      leaseMs: this.config.fetchTimeoutMs * 2 + 30_000,
+      leaseMs: this.config.hostSlotLeaseMs,
     });
     if (!acquired.granted) return { kind: 'deferred', retry_in_ms: acquired.retryInMs, reason: acquired.reason };
+    const stopKeeping = keepSlot(this.politeness, host, acquired.token, this.config.hostSlotLeaseMs);
 
     let page;
     const started = Date.now();
@@ -216,6 +217,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       }
       return this.fetchFailure(host, error);
     } finally {
+      stopKeeping();
       await this.politeness.release(host, acquired.token).catch(() => undefined);
     }
     await this.politeness.reportSuccess(host).catch(() => undefined);

@@ -33,7 +33,14 @@ describe('JobsRepository.appendEvent', () => {
     // Another writer holds seq 1 and 2 while the job's counter still stands at 0 (what a non-atomic counter allows).
     const events = await store.collection<{ _id: string } & Record<string, unknown>>({ name: 'job_events', indexes: [] });
     for (const seq of [1, 2]) {
-      await events.insertOne({ _id: `${jobId}:${String(seq).padStart(10, '0')}`, job_id: jobId, seq, event: 'status', data: {}, dedupe_key: `#${seq}` });
+      await events.insertOne({
+        _id: `${jobId}:${String(seq).padStart(10, '0')}`,
+        job_id: jobId,
+        seq,
+        event: 'status',
+        data: {},
+        dedupe_key: `#${seq}`,
+      });
     }
     const stored = await repository.appendEvent(jobId, 'result', { url: 'b' }, { dedupeKey: 'page:b', onlyWhileRunning: true });
     expect(stored).toMatchObject({ seq: 3, dedupe_key: 'page:b' });

@@ -45,6 +45,15 @@ export class MemoryPoliteness implements PolitenessPort {
     return Promise.resolve({ granted: true, token });
   }
 
+  renew(host: string, token: string, leaseMs: number): Promise<boolean> {
+    const h = this.host(host);
+    const now = this.now();
+    this.prune(h, now);
+    const held = h.tokens.get(token);
+    if (held) held.expires = now + leaseMs;
+    return Promise.resolve(held !== undefined);
+  }
+
   release(host: string, token: string): Promise<void> {
     const h = this.host(host);
     const held = h.tokens.get(token);

@@ -59,6 +59,12 @@ export interface PolitenessPort {
   readonly kind: 'redis' | 'memory';
   /** Starts a request to `host` if the rules allow it now; never waits (a refused caller serves another host). */
   acquire(host: string, policy: HostRequestPolicy): Promise<Acquisition>;
+  /**
+   * Extends a granted slot's lease to `leaseMs` from now (the holder is alive and still fetching).
+   * False when the slot is gone (its lease ran out, or it was released): the holder goes on, but the
+   * host may already serve another request.
+   */
+  renew(host: string, token: string, leaseMs: number): Promise<boolean>;
   /** Ends a request started by acquire: frees its slot and starts the host's spacing clock. */
   release(host: string, token: string): Promise<void>;
   /** Without reserving anything: how long until a request with this policy could start (0: now). */
@@ -78,6 +84,17 @@ export interface PolitenessPort {
 }
 
 export const POLITENESS = Symbol('POLITENESS');
+
+/**
+ * A slot held while a request runs: its lease is short and renewed while the holder lives, so the
+ * slot of a worker that died mid-request frees within one lease (docs/crawl.md, "Politeness"), not
+ * after the longest possible request. Returns the function that stops the renewal (call it before release).
+ */
+export function keepSlot(port: PolitenessPort, host: string, token: string, leaseMs: number): () => void {
+  const timer = setInterval(() => void port.renew(host, token, leaseMs).catch(() => undefined), Math.max(50, Math.floor(leaseMs / 3)));
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 /** What a busy host (all slots taken) asks a caller to wait before trying again. */
 export const BUSY_RETRY_MS = 50;

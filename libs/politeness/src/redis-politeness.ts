@@ -74,6 +74,15 @@ local wait, reason = check(tonumber(ARGV[1]), tonumber(ARGV[2]))
 return wait
 `;
 
+// ARGV: token, lease_ms, ttl
+const RENEW = `${PRELUDE}
+prune()
+if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[2], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+touch(tonumber(ARGV[3]))
+return 1
+`;
+
 // ARGV: token, ttl
 const RELEASE = `${PRELUDE}
 local spacing = redis.call('HGET', KEYS[3], ARGV[1])
@@ -129,10 +138,11 @@ prune()
 return {num('paused_until'), num('next_at'), num('crawl_delay'), redis.call('ZCARD', KEYS[2]), num('step'), num('limited_since'), now}
 `;
 
-type Script = 'acquire' | 'readyIn' | 'release' | 'rateLimited' | 'success' | 'crawlDelay' | 'state';
+type Script = 'acquire' | 'readyIn' | 'renew' | 'release' | 'rateLimited' | 'success' | 'crawlDelay' | 'state';
 const SCRIPTS: Record<Script, string> = {
   acquire: ACQUIRE,
   readyIn: READY_IN,
+  renew: RENEW,
   release: RELEASE,
   rateLimited: RATE_LIMITED,
   success: SUCCESS,
@@ -176,6 +186,10 @@ export class RedisPoliteness implements PolitenessPort {
     )) as [number, number, string];
     if (granted === 1) return { granted: true, token };
     return { granted: false, retryInMs: Number(wait), reason: reason as 'paused' | 'interval' | 'busy' };
+  }
+
+  async renew(host: string, token: string, leaseMs: number): Promise<boolean> {
+    return Number(await this.run('renew', host, token, Math.max(1, Math.floor(leaseMs)), TTL_MS)) === 1;
   }
 
   async release(host: string, token: string): Promise<void> {
