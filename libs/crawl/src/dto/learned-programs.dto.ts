@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { QueryInteger } from '@app/http';
 import { MAX_OFFSET } from '@app/jobs';
 
@@ -29,7 +29,7 @@ export class ListLearnedProgramsQuery {
   })
   @IsOptional()
   @IsString()
-  @Length(1, 300)
+  @MaxLength(300) // at least one character: the pattern
   @Matches(HOST_PATTERN, { message: 'must be a host name (no spaces or control characters)' })
   host?: string;
 }
