@@ -86,8 +86,9 @@ describe('gleaner crawl', () => {
     expect(lines).toHaveLength(6);
     expect(new Set(lines.map((l) => l.url)).size).toBe(6);
     for (const line of lines) {
-      expect(Object.keys(line)).toEqual(['id', 'url', 'status', 'data']);
+      expect(Object.keys(line)).toEqual(['id', 'url', 'status', 'data', 'metadata']);
       expect(line.status).toBe('completed');
+      expect(line.metadata).toEqual({ method: 'model' });
       expect(line.data.quotes.length).toBeGreaterThan(0);
     }
     expect(sorted(fileText)).toEqual(sorted(await resultsJsonl(service, jobId)));

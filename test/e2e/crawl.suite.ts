@@ -51,6 +51,9 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
   const pageRequests = (host: string, since: number) =>
     env.play.requests.filter((r) => r.host === host && r.at >= since && r.path !== '/robots.txt' && !r.path.includes('sitemap'));
 
+  /** The extraction_mode auto crawl (its learned programs are the subject of the test after it). */
+  let autoCrawl: { jobId: string; selectorItems: any[] } | undefined;
+
   beforeAll(() => {
     env = getEnv();
   });
@@ -152,10 +155,107 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     for (const entry of byModel) expect(entry).toMatchObject({ llm_model: 'gpt-4o-mini' });
     expect(job.token_usage_input).toBeGreaterThan(0);
 
+    // Each result item says how it was made, as its map entry does; selector-made ones name the program and template.
+    const entryByResult = new Map<string, any>(m.entries.filter((e: any) => e.result_id).map((e: any) => [e.result_id, e]));
+    for (const item of items) expect([item.url, item.metadata.method]).toEqual([item.url, entryByResult.get(item.id).method]);
+    const selectorItems = items.filter((i) => i.metadata.method === 'selectors');
+    expect(selectorItems).toHaveLength(allBySelectors);
+    for (const item of selectorItems) {
+      expect(item.metadata).toEqual({
+        method: 'selectors',
+        program_id: expect.stringMatching(/^prg_[0-9a-f]{16}$/),
+        template_id: expect.stringMatching(/^tpl_[0-9a-f]{16}$/),
+      });
+    }
+    for (const item of items.filter((i) => i.metadata.method === 'model')) expect(item.metadata.template_id).toMatch(/^tpl_/);
+    autoCrawl = { jobId: job.id, selectorItems };
+
+    // The job counts pages by method and model calls exactly like the map (no page failed: model calls = model pages).
+    expect(job.pages_by_method).toEqual(m.extracted_by_method);
+    expect(job.model_calls).toBe(m.extracted_by_method.model);
+    expect(job.pages_by_method.model + job.pages_by_method.selectors).toBe(job.page_count);
+    const listed = (await call('GET', '/api/v1/jobs?limit=100')).body.jobs.find((j: any) => j.id === job.id);
+    expect(listed).toMatchObject({ pages_by_method: m.extracted_by_method, model_calls: m.extracted_by_method.model });
+    const stream = await readSse(`${env.app.baseUrl}/api/v1/jobs/${job.id}/stream`, { key: env.app.adminKey });
+    const lastStatus = stream.events.filter((e) => e.event === 'status').pop()!;
+    expect(lastStatus.data).toMatchObject({ pages_by_method: m.extracted_by_method, model_calls: m.extracted_by_method.model });
+
     const bad = await crawl({ url: env.play.url('shop.test', '/catalog/page/1'), extraction_mode: 'learned' });
     expect(bad.status).toBe(422);
     expect(bad.headers.get('content-type')).toContain('application/problem+json');
     expect(JSON.stringify(bad.body)).toContain('extraction_mode');
+  });
+
+  it("learned programs: the auto crawl's templates are listed (by host, paged), shown and deleted; other tenants see none", async () => {
+    expect(autoCrawl).toBeDefined(); // made by the extraction_mode auto test above
+    const host = new URL(env.play.url('shop.test', '/')).host;
+    const list = await call('GET', `/api/v1/learned-programs?host=${encodeURIComponent(host.toUpperCase())}`);
+    expect(list.status).toBe(200);
+    const programs: any[] = list.body.learned_programs;
+    // The product template learned the program that extracted the selector-made pages.
+    const { program_id, template_id } = autoCrawl!.selectorItems[0].metadata;
+    const product = programs.find((p) => p.template_id === template_id);
+    expect(product).toMatchObject({
+      id: expect.stringMatching(/^lt_[0-9a-f]{24}$/),
+      host,
+      phase: 'active',
+      fields: ['name', 'price', 'sku'],
+      program: { id: program_id, version: 1 },
+      retired: [],
+    });
+    expect(product.program.rules.map((r: any) => r.field).sort()).toEqual(['name', 'price', 'sku']);
+    expect(product.pages).toBeGreaterThanOrEqual(SHOP_PRODUCTS);
+    expect(product.model_calls).toBeLessThan(product.pages);
+    expect(product.verification.agreeing).toBeGreaterThan(0);
+    expect(JSON.stringify(list.body)).not.toContain('<html'); // never page HTML
+    for (const p of programs) expect(p.host).toBe(host);
+    expect((await call('GET', '/api/v1/learned-programs?host=other.test')).body).toEqual({ learned_programs: [] });
+    // Paged like /jobs: newest first, limit/offset.
+    const all = (await call('GET', '/api/v1/learned-programs?limit=100')).body.learned_programs;
+    expect(all.length).toBeGreaterThanOrEqual(programs.length);
+    const first = (await call('GET', '/api/v1/learned-programs?limit=1')).body.learned_programs;
+    const second = (await call('GET', '/api/v1/learned-programs?limit=1&offset=1')).body.learned_programs;
+    expect([...first, ...second].map((p: any) => p.id)).toEqual(all.slice(0, 2).map((p: any) => p.id));
+    for (const query of ['?limit=0', '?limit=101', '?offset=-1', '?limit=1.5', '?host=', '?host=a%20b', '?hots=x']) {
+      const res = await call('GET', `/api/v1/learned-programs${query}`);
+      expect([query, res.status, res.headers.get('content-type')]).toEqual([
+        query,
+        422,
+        expect.stringContaining('application/problem+json'),
+      ]);
+    }
+
+    const one = await call('GET', `/api/v1/learned-programs/${product.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(all.find((p: any) => p.id === product.id));
+
+    // Another tenant neither sees nor deletes it; a key without the crawl scope is refused.
+    const other = (await call('POST', '/api/v1/users', { body: { name: `learned-tenant-${Date.now()}` } })).body.key.key;
+    const asOther = (method: string, path: string) => http(env.app.baseUrl, method, path, { key: other });
+    expect((await asOther('GET', '/api/v1/learned-programs')).body).toEqual({ learned_programs: [] });
+    for (const method of ['GET', 'DELETE']) {
+      const res = await asOther(method, `/api/v1/learned-programs/${product.id}`);
+      expect([method, res.status, res.body.type]).toEqual([method, 404, '/problems/not-found']);
+    }
+    const jobsOnly = (await call('POST', '/api/v1/keys', { body: { name: 'jobs only', scopes: ['jobs'] } })).body.key;
+    expect((await http(env.app.baseUrl, 'GET', '/api/v1/learned-programs', { key: jobsOnly })).status).toBe(403);
+    expect((await http(env.app.baseUrl, 'DELETE', `/api/v1/learned-programs/${product.id}`, { key: jobsOnly })).status).toBe(403);
+    expect((await call('GET', `/api/v1/learned-programs/${product.id}`)).status).toBe(200);
+
+    const deleted = await call('DELETE', `/api/v1/learned-programs/${product.id}`);
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe('');
+    for (const method of ['GET', 'DELETE']) {
+      const res = await call(method, `/api/v1/learned-programs/${product.id}`);
+      expect([method, res.status, res.headers.get('content-type')]).toEqual([
+        method,
+        404,
+        expect.stringContaining('application/problem+json'),
+      ]);
+    }
+    const after = (await call('GET', `/api/v1/learned-programs?host=${encodeURIComponent(host)}`)).body.learned_programs;
+    expect(after.map((p: any) => p.id)).toEqual(programs.filter((p) => p.id !== product.id).map((p) => p.id));
+    expect((await call('GET', '/api/v1/learned-programs/lt_000000000000000000000000')).status).toBe(404);
   });
 
   it('stops at exactly max_pages (concurrency above it), the rest skipped with max_pages', async () => {
@@ -344,7 +444,11 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     const pages = events.filter((e) => e.event === 'result');
     expect(pages).toHaveLength(6);
     expect(pages[0].data).toMatchObject({ status: 'completed', depth: expect.any(Number), token_usage_input: expect.any(Number) });
+    for (const page of pages) expect(page.data.metadata).toEqual({ method: 'model' });
     expect(events.some((e) => e.event === 'status' && e.data.urls_queued > 0)).toBe(true);
+    // The status events count pages by method (a crawl in extraction_mode model: every page a model call).
+    const lastStatus = events.filter((e) => e.event === 'status').pop()!;
+    expect(lastStatus.data).toMatchObject({ pages_by_method: { model: 6, selectors: 0 }, model_calls: 6 });
 
     const hooks = await waitFor(async () => {
       const got = env.receiver.requests.filter((r) => r.json?.job_id === jobId);
@@ -359,6 +463,7 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     }
     const pageUrls = hooks.filter((h) => h.json.type === 'job.page').map((h) => h.json.data.url);
     expect(new Set(pageUrls).size).toBe(6);
+    for (const hook of hooks.filter((h) => h.json.type === 'job.page')) expect(hook.json.data.metadata).toEqual({ method: 'model' });
   });
 
   it('cancels: nothing new starts, one cancelled terminal event, no page event after it, the map is closed', async () => {
@@ -520,6 +625,19 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
   it('fails a crawl whose seed cannot be fetched, with the seed’s category', async () => {
     const job = await finished((await crawl({ url: env.play.url('shop.test', '/missing'), options: { max_depth: 1 } })).body.job_id);
     expect(job).toMatchObject({ status: 'failed', error_category: 'http_error' });
+  });
+
+  it('counts a page whose model call failed as a model call, not as a page by method', async () => {
+    const started = await crawl({
+      url: env.play.url('shop.test', '/catalog/page/1'),
+      llm_config: { ...llm(), model: 'invalid-json' },
+      options: { follow_selector: 'a.product', max_depth: 1, max_pages: 3, extract_from_seed: false },
+    });
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: 0, pages_by_method: { model: 0, selectors: 0 } });
+    expect(job.failed_count).toBeGreaterThan(0);
+    expect(job.model_calls).toBe(job.failed_count);
+    expect((await map(job.id)).error_summary.by_category).toEqual({ llm_invalid_output: job.failed_count });
   });
 
   it('pages the map with limit, offset and status; whole-crawl totals stay', async () => {

@@ -116,6 +116,8 @@ export function extractionSuite(getEnv: () => ExtractionEnv, options: { embedded
       response: { success: true },
     });
     expect(capture.body.captures[0].raw_content).toContain('Albert Einstein');
+    const items = (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`)).body;
+    expect(items).toEqual([expect.objectContaining({ status: 'completed', metadata: { method: 'model' } })]);
     for (const text of [job.text, capture.text, env.app.logs.text, (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`)).text]) {
       expect(text).not.toContain(BYOK);
     }
@@ -340,5 +342,9 @@ export function extractionSuite(getEnv: () => ExtractionEnv, options: { embedded
     const capture = (await call('GET', `/api/v1/jobs/${res.body.job_id}/debug-capture`)).body;
     expect(capture.enabled).toBe(true);
     expect(capture.captures.length).toBeGreaterThanOrEqual(2);
+    // The job's result item says the analysis made it (heuristics refined by the model).
+    const items = (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`)).body;
+    expect(items).toHaveLength(1);
+    expect(items[0].metadata).toEqual({ method: 'analysis' });
   });
 }

@@ -42,7 +42,13 @@ export function resultsSuite(getEnv: () => RunningApp): void {
 
     beforeAll(async () => {
       jobId = await runJob({ steps: 3, step_ms: 0, url: 'https://shop.example/list' });
-      expected = [0, 1, 2].map((step) => ({ url: `https://shop.example/list#${step}`, status: 'completed', data: { step } }));
+      expected = [0, 1, 2].map((step) => ({
+        url: `https://shop.example/list#${step}`,
+        status: 'completed',
+        data: { step },
+        // Stored without metadata (not a crawl page): made by a model call, as every extract result.
+        metadata: { method: 'model' },
+      }));
     });
 
     it('answers a bare JSON array of result items by default', async () => {
@@ -52,7 +58,7 @@ export function resultsSuite(getEnv: () => RunningApp): void {
       expect(res.headers.get('x-request-id')).toBeTruthy();
       expect(res.headers.get('vary')).toMatch(/accept/i);
       expect(res.body).toEqual(expected.map((item) => ({ ...item, id: expect.stringMatching(ULID) })));
-      expect(Object.keys(res.body[0]).sort()).toEqual(['data', 'id', 'status', 'url']);
+      expect(Object.keys(res.body[0])).toEqual(['id', 'url', 'status', 'data', 'metadata']);
       expect(new Set(res.body.map((item: { id: string }) => item.id)).size).toBe(3);
     });
 
@@ -156,7 +162,8 @@ export function resultsSuite(getEnv: () => RunningApp): void {
     const pages: Array<Record<string, unknown>> = [
       { data: [{ name: 'a' }, { name: 'b' }] }, // array: its elements
       { data: { products: [{ name: 'c' }, { name: 'a' }] } }, // single array field of objects: its items ('a' is a duplicate)
-      { data: { title: 'plain', tags: ['x', 'y'] } }, // a record with a list of scalars: itself
+      // a record with a list of scalars: itself (stored with metadata, as a crawl page made by a learned program)
+      { data: { title: 'plain', tags: ['x', 'y'] }, metadata: { method: 'selectors', program_id: 'prg_1', template_id: 'tpl_1' } },
       { data: { name: 'b' } }, // same JSON as an earlier item
       { data: { url: 'https://x.example/1', name: 'p1', price: null } }, // poorer than page 6
       { data: { items: [{ url: 'https://x.example/1', name: 'p1', price: 5 }] } }, // richer: wins, written here
@@ -195,8 +202,11 @@ export function resultsSuite(getEnv: () => RunningApp): void {
         data: { name: 'failed' },
         error_category: 'http_error',
         error_message: 'HTTP 500',
+        metadata: { method: null }, // no data was made
       });
       expect(res.body[0]).not.toHaveProperty('error_category');
+      expect(res.body[0].metadata).toEqual({ method: 'model' });
+      expect(res.body[2].metadata).toEqual({ method: 'selectors', program_id: 'prg_1', template_id: 'tpl_1' });
     });
 
     it('merges pages into one array by the merge rules', async () => {

@@ -12,7 +12,7 @@ import { http, waitFor, type HttpResult } from './helpers';
 
 jest.setTimeout(120_000);
 
-type Resource = 'job' | 'crawl' | 'site' | 'schema' | 'webhook' | 'key' | 'providerKey';
+type Resource = 'job' | 'crawl' | 'site' | 'schema' | 'webhook' | 'key' | 'providerKey' | 'learnedProgram';
 
 /** Path parameters that do not name a tenant's resource, each with the reason. */
 const NON_TENANT: Record<string, string> = {
@@ -37,6 +37,7 @@ const RESOURCE_BY_PREFIX: Array<[string, Resource]> = [
   ['/api/v1/webhooks/{id}', 'webhook'],
   ['/api/v1/keys/{id}', 'key'],
   ['/api/v1/llm/keys/{id}', 'providerKey'],
+  ['/api/v1/learned-programs/{id}', 'learnedProgram'],
 ];
 
 /** A valid body for the operations that take one (so a 404 cannot hide behind a 422). */
@@ -91,6 +92,7 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
       webhook: (await as(keyA, 'GET', `/api/v1/webhooks/${ids.webhook}`)).body,
       keys: (await as(keyA, 'GET', '/api/v1/keys')).body,
       providerKeys: (await as(keyA, 'GET', '/api/v1/llm/keys')).body,
+      learnedPrograms: (await as(keyA, 'GET', '/api/v1/learned-programs')).body,
     };
   }
 
@@ -157,11 +159,13 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
         schema: { name: 'string' },
         llm_config: llm,
         options: { follow_selector: 'a.product', max_depth: 1, max_pages: 2 },
+        extraction_mode: 'auto', // its pages found learned templates (GET/DELETE /learned-programs/{id})
       },
     });
     expect(crawl.status).toBe(202);
     ids.crawl = crawl.body.job_id;
     await waitFor(async () => (await as(keyA, 'GET', `/api/v1/jobs/${ids.crawl}`)).body.status === 'completed', 60_000);
+    ids.learnedProgram = (await as(keyA, 'GET', '/api/v1/learned-programs')).body.learned_programs[0].id;
     // The delivery of A's webhook for the extract job is recorded.
     await waitFor(async () => (await as(keyA, 'GET', `/api/v1/jobs/${ids.job}/webhooks`)).body.deliveries.length > 0, 30_000);
 

@@ -30,6 +30,7 @@ import { UsageController } from './controllers/usage.controller';
 import { ResultsModule } from '@app/results';
 import { ResultsController } from './controllers/results.controller';
 import { DownloadsController } from './controllers/downloads.controller';
+import { LearnedProgramsController } from './controllers/learned-programs.controller';
 
 /** The API's controllers; the test-jobs controller only with GLEANER_ENABLE_TEST_JOBS (never in production). */
 export function apiControllers(config: AppConfig): Type[] {
@@ -49,6 +50,7 @@ export function apiControllers(config: AppConfig): Type[] {
     ExtractionController,
     CrawlController,
     CrawlMapController,
+    LearnedProgramsController,
   ];
   if (config.enableTestJobs) controllers.push(TestJobsController);
   return controllers;

@@ -953,8 +953,11 @@ export class CrawlActor implements IRequestManager {
     });
     if (!settled) return;
     if (outcome.result) {
+      const method = outcome.result.method ?? 'model';
       await this.bumpJob({
         page_count: 1,
+        [`pages_by_method.${method}`]: 1,
+        model_calls: method === 'model' ? 1 : 0,
         token_usage_input: outcome.result.token_usage_input,
         token_usage_output: outcome.result.token_usage_output,
         cost_usd: outcome.result.cost_usd,
@@ -996,6 +999,7 @@ export class CrawlActor implements IRequestManager {
     await this.deps.repository.updateState(this.jobId, this.epoch, { $inc: { [`errors_by_category.${category}`]: 1 } });
     await this.bumpJob({
       failed_count: 1,
+      model_calls: isModelFailure(category) ? 1 : 0,
       token_usage_input: outcome.usage?.token_usage_input ?? 0,
       token_usage_output: outcome.usage?.token_usage_output ?? 0,
       cost_usd: outcome.usage?.cost_usd ?? 0,
@@ -1294,15 +1298,21 @@ export class CrawlActor implements IRequestManager {
     let tokensIn = 0;
     let tokensOut = 0;
     let cost = 0;
+    const byMethod = { model: 0, selectors: 0 };
+    let modelCalls = 0;
     const errors: Record<string, number> = {};
     for await (const e of repository.iterateDone(this.jobId)) {
       fetched++;
       tokensIn += e.token_usage_input ?? 0;
       tokensOut += e.token_usage_output ?? 0;
       cost += e.cost_usd ?? 0;
-      if (e.status === 'completed' && e.result_id) completed++;
+      if (e.status === 'completed' && e.result_id) {
+        completed++;
+        byMethod[e.method === 'selectors' ? 'selectors' : 'model']++;
+      }
       if (e.status === 'failed') {
         failed++;
+        if (isModelFailure(e.error_category)) modelCalls++;
         const category = String(e.error_category ?? 'internal');
         errors[category] = (errors[category] ?? 0) + 1;
       }
@@ -1312,6 +1322,8 @@ export class CrawlActor implements IRequestManager {
     const job = await this.deps.jobsRepository.updateRunning(this.jobId, {
       $set: {
         page_count: completed,
+        pages_by_method: byMethod,
+        model_calls: byMethod.model + modelCalls,
         failed_count: failed,
         token_usage_input: tokensIn,
         token_usage_output: tokensOut,
@@ -1336,6 +1348,11 @@ export class CrawlActor implements IRequestManager {
     await this.deps.repository.markFinalized(this.jobId);
     await this.deps.repository.dropOutcomes(this.jobId);
   }
+}
+
+/** A failed page whose model call failed (it counts as a model call: docs/api.md "Jobs"). */
+function isModelFailure(category: string | null | undefined): boolean {
+  return typeof category === 'string' && category.startsWith('llm_');
 }
 
 interface Candidate {

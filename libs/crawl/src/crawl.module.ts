@@ -8,6 +8,7 @@ import { CrawlJobHandler } from './crawl-job.handler';
 import { CrawlMapService } from './crawl-map.service';
 import { CrawlRequestsService } from './crawl-requests.service';
 import { CrawlRepository } from './crawl.repository';
+import { LearnedProgramsService } from './learned-programs.service';
 import { PageWorkerService } from './page-worker.service';
 
 /** Crawler side: the crawl actor (job handler) and the page worker pool. */
@@ -18,10 +19,10 @@ import { PageWorkerService } from './page-worker.service';
 })
 export class CrawlWorkerModule {}
 
-/** API side: POST /crawl intake and the crawl map. */
+/** API side: POST /crawl intake, the crawl map and the learned programs. */
 @Module({
   imports: [IntakeModule, JobsModule, ResultsModule],
-  providers: [CrawlRepository, CrawlRequestsService, CrawlMapService],
-  exports: [CrawlRequestsService, CrawlMapService],
+  providers: [CrawlRepository, CrawlRequestsService, CrawlMapService, LearnedProgramsService],
+  exports: [CrawlRequestsService, CrawlMapService, LearnedProgramsService],
 })
 export class CrawlModule {}

@@ -244,7 +244,7 @@ export class CrawlRepository implements OnModuleInit {
     return this.entries.iterate(
       { job_id: jobId, status: { $in: ['completed', 'failed'] } },
       {
-        fields: ['status', 'error_category', 'token_usage_input', 'token_usage_output', 'cost_usd', 'result_id', 'rate_limited'],
+        fields: ['status', 'error_category', 'token_usage_input', 'token_usage_output', 'cost_usd', 'result_id', 'rate_limited', 'method'],
         batchSize: 2000,
       },
     );

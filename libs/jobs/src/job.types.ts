@@ -62,6 +62,10 @@ export interface JobRecord {
   webhook_targets?: Array<Record<string, unknown>>;
   /** Type-specific input (validated request), never containing BYOK secrets. */
   input: Record<string, unknown>;
+  /** Crawls: extracted pages by method (`model`, `selectors`), bumped per page and recounted at the end. */
+  pages_by_method?: { model?: number; selectors?: number };
+  /** Crawls: pages sent to the model (see crawlCounters). */
+  model_calls?: number;
   [key: string]: unknown;
 }
 
@@ -88,6 +92,23 @@ export interface JobView {
   extraction?: Record<string, unknown>;
   /** A crawl's options as it runs them (the request's over the site's over the defaults). */
   options?: Record<string, unknown>;
+  /** Crawls: extracted pages by method (docs/learned-extraction.md). */
+  pages_by_method?: { model: number; selectors: number };
+  /** Crawls: pages sent to the model. */
+  model_calls?: number;
+}
+
+/**
+ * A crawl's per-method counters (docs/api.md "Jobs"): `pages_by_method` splits `page_count` into pages
+ * extracted by a model call and by a learned program (extraction_mode auto); `model_calls` counts the
+ * pages sent to the model: every page extracted by `model` (learning, verification and check pages
+ * included) plus every page whose model call failed (an `llm_*` error_category). A crawl stored before
+ * these counters existed extracted every page with the model, so it shows `page_count` for both.
+ */
+export function crawlCounters(job: JobRecord): { pages_by_method: { model: number; selectors: number }; model_calls: number } {
+  const byMethod = job.pages_by_method;
+  const model = byMethod ? (byMethod.model ?? 0) : job.page_count;
+  return { pages_by_method: { model, selectors: byMethod?.selectors ?? 0 }, model_calls: job.model_calls ?? model };
 }
 
 export function toJobView(job: JobRecord): JobView {
@@ -111,6 +132,7 @@ export function toJobView(job: JobRecord): JobView {
     ...(Array.isArray(job.attempts) ? { attempts: job.attempts as unknown[] } : {}),
     ...(job.extraction && typeof job.extraction === 'object' ? { extraction: job.extraction as Record<string, unknown> } : {}),
     ...(job.type === 'crawl' && isRecord(job.input.options) ? { options: job.input.options } : {}),
+    ...(job.type === 'crawl' ? crawlCounters(job) : {}),
   };
 }
 

@@ -18,6 +18,7 @@ import {
   jobChannel,
   jobControlChannel,
   toJobView,
+  crawlCounters,
   type JobEventName,
   type JobRecord,
   type JobStatus,
@@ -320,6 +321,7 @@ export class JobsService {
       cost_usd: job.cost_usd,
       token_usage_input: job.token_usage_input,
       token_usage_output: job.token_usage_output,
+      ...(job.type === 'crawl' ? crawlCounters(job) : {}),
     };
   }
 

@@ -104,8 +104,11 @@ describe('StoreTemplateStates (SQLite document store)', () => {
     expect(await reader.delete('usr_2', mine.id)).toBe(false);
     expect(await reader.delete('usr_1', mine.id)).toBe(true);
     expect(await reader.get('usr_1', mine.id)).toBeNull();
-    // The next page of the template starts a new learning round.
-    const [next] = await crawl(session('crawl_3'), [50]);
-    expect(next).toMatchObject({ role: 'learning', method: 'model' });
+    // The next page of the template starts a new learning round, which is stored and goes on to a program again.
+    const again = await crawl(session('crawl_3'), range(50, 62));
+    expect(again[0]).toMatchObject({ role: 'learning', method: 'model' });
+    expect(again.map((r) => r.role)).toEqual([...Array(3).fill('learning'), ...Array(5).fill('verification'), ...Array(4).fill('program')]);
+    const relearned = await reader.list('usr_1');
+    expect(relearned).toEqual([expect.objectContaining({ host: mine.host, phase: 'active', pages: 12 })]);
   });
 });

@@ -33,6 +33,7 @@ export const LEARNED_TEMPLATES = {
   indexes: [
     { fields: { user_id: 1, schema_key: 1, host: 1 } as Record<string, 1 | -1> },
     { fields: { user_id: 1, host: 1, updated_at: -1 } as Record<string, 1 | -1> },
+    { fields: { user_id: 1, created_at: -1 } as Record<string, 1 | -1> },
   ],
 };
 
@@ -270,13 +271,19 @@ export function toLearnedTemplateView(doc: LearnedTemplateRecord): LearnedTempla
 
 /** The API side: a user's learned templates (optionally of one host), one by id, deletion. */
 export class LearnedTemplatesReader {
-  constructor(private readonly templates: Collection<LearnedTemplateRecord>) {}
+  constructor(
+    private readonly templates: Collection<LearnedTemplateRecord>,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
-  async list(userId: string, host?: string): Promise<LearnedTemplateView[]> {
+  /** Newest first (a stable order for paging while crawls update the templates); `page` as the API's limit/offset. */
+  async list(userId: string, host?: string, page: { limit?: number; offset?: number } = {}): Promise<LearnedTemplateView[]> {
     const docs = await this.templates.find(
       host ? { kind: 'template', user_id: userId, host: host.toLowerCase() } : { kind: 'template', user_id: userId },
       {
-        sort: { updated_at: -1 },
+        sort: { created_at: -1, _id: -1 },
+        ...(page.limit !== undefined ? { limit: page.limit } : {}),
+        ...(page.offset ? { skip: page.offset } : {}),
         fields: ['host', 'template_id', 'schema_key', 'fields', 'state', 'pages', 'model_calls', 'created_at', 'updated_at', 'user_id'],
       },
     );
@@ -288,8 +295,31 @@ export class LearnedTemplatesReader {
     return doc ? toLearnedTemplateView(doc) : null;
   }
 
-  /** Deletes a learned template; the next page of its template starts learning again. */
+  /**
+   * Deletes a learned template and takes it out of its host's registry, so the next page of the
+   * template founds it again and a new learning round is stored (a template left in the registry
+   * without its document would match pages whose outcomes have nowhere to go: learning forever).
+   */
   async delete(userId: string, id: string): Promise<boolean> {
-    return this.templates.deleteOne({ _id: id, user_id: userId, kind: 'template' });
+    const doc = await this.templates.findOne({ _id: id, user_id: userId, kind: 'template' });
+    if (!doc) return false;
+    const deleted = await this.templates.deleteOne({ _id: id, user_id: userId, kind: 'template' });
+    const registryId = learnedTemplateId(userId, doc.schema_key, `host:${doc.host}`);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const registry = (await this.templates.findOne({ _id: registryId })) as unknown as HostRegistryRecord | null;
+      if (!registry || !registry.templates.some((t) => t.template_id === doc.template_id)) break;
+      const saved = await this.templates.findOneAndUpdate(
+        { _id: registryId, version: registry.version },
+        {
+          $set: {
+            templates: registry.templates.filter((t) => t.template_id !== doc.template_id),
+            version: registry.version + 1,
+            updated_at: this.now().toISOString(),
+          },
+        },
+      );
+      if (saved) break;
+    }
+    return deleted;
   }
 }

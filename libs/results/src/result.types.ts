@@ -50,6 +50,19 @@ export interface RecordResultInput {
   metadata?: Record<string, unknown>;
 }
 
+/**
+ * How an item's data was made (docs/api.md "Results and downloads"): `model` (a model call),
+ * `selectors` (a learned program, no model call), `analysis` (POST /analyze: heuristics refined by a
+ * model), `null` on failed items (no data was made). `program_id`/`template_id` as stored by crawls in
+ * extraction_mode auto.
+ */
+export interface ResultMetadata {
+  method: 'model' | 'selectors' | 'analysis' | null;
+  program_id?: string;
+  template_id?: string;
+  [key: string]: unknown;
+}
+
 /** The job result item of docs/api.md "Results and downloads"; `error_*` only on failed items. */
 export interface ResultItem {
   id: string;
@@ -58,6 +71,7 @@ export interface ResultItem {
   data: unknown;
   error_category?: ErrorCategory;
   error_message?: string;
+  metadata: ResultMetadata;
 }
 
 /** The SSE `result` event and the `job.page` webhook payload: the item plus crawl context and tokens. */
@@ -68,18 +82,32 @@ export interface ResultEventItem extends ResultItem {
   token_usage_output: number;
 }
 
-export function toResultItem(record: ResultRecord): ResultItem {
-  const item: ResultItem = { id: record.id, url: record.url, status: record.status, data: record.data };
+/**
+ * The item's metadata: what the record stores (crawl pages), else what the job type makes — records
+ * of extract jobs and crawl pages stored before metadata existed were all made by a model call, an
+ * analyze job's by the analysis. A failed item has no data, so no method.
+ */
+export function resultMetadata(record: ResultRecord, jobType?: string): ResultMetadata {
+  if (record.status === 'failed') return { method: null };
+  const stored = record.metadata;
+  if (stored && typeof stored.method === 'string') return stored as ResultMetadata;
+  return { method: jobType === 'analyze' ? 'analysis' : 'model' };
+}
+
+/** `jobType` picks the default metadata of records stored without it (see resultMetadata). */
+export function toResultItem(record: ResultRecord, jobType?: string): ResultItem {
+  const item = { id: record.id, url: record.url, status: record.status, data: record.data } as ResultItem;
   if (record.status === 'failed') {
     item.error_category = record.error_category ?? 'internal';
     item.error_message = record.error_message ?? '';
   }
+  item.metadata = resultMetadata(record, jobType);
   return item;
 }
 
-export function toResultEventItem(record: ResultRecord): ResultEventItem {
+export function toResultEventItem(record: ResultRecord, jobType?: string): ResultEventItem {
   return {
-    ...toResultItem(record),
+    ...toResultItem(record, jobType),
     depth: record.depth,
     parent_url: record.parent_url,
     token_usage_input: record.token_usage_input,

@@ -83,8 +83,8 @@ export class ResultsService {
   private async append(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
     const record = this.buildRecord(job, await this.repository.nextSeq(job._id), input);
     await this.repository.insert(record);
-    await this.jobs.publishResult(job, { ...toResultEventItem(record) });
-    return toResultItem(record);
+    await this.jobs.publishResult(job, { ...toResultEventItem(record, job.type) });
+    return toResultItem(record, job.type);
   }
 
   /**
@@ -97,8 +97,8 @@ export class ResultsService {
     if (input.status === 'failed') return this.append(job, input);
     const id = `${job._id}:p:single`;
     const stored = await this.storeOnce(job, id, input);
-    await this.jobs.publishResult(job, { ...toResultEventItem(stored) }, { dedupeKey: `result:${id}` });
-    return toResultItem(stored);
+    await this.jobs.publishResult(job, { ...toResultEventItem(stored, job.type) }, { dedupeKey: `result:${id}` });
+    return toResultItem(stored, job.type);
   }
 
   /**
@@ -219,7 +219,7 @@ export class ResultsService {
   async first(caller: Caller, jobId: string): Promise<ResultItem | null> {
     const job = await this.jobs.getRecord(caller, jobId);
     const record = await this.repository.firstOwn({ userId: job.user_id }, job._id);
-    return record ? toResultItem(record) : null;
+    return record ? toResultItem(record, job.type) : null;
   }
 
   /**
@@ -322,7 +322,7 @@ export class ResultsService {
 
   private bodyFor(job: JobRecord, format: ResultFormat, merge: boolean): BodyStream {
     const owner: Owner = { userId: job.user_id };
-    const items = merge ? this.mergedItems(owner, job._id) : this.pageItems(owner, job._id);
+    const items = merge ? this.mergedItems(owner, job._id) : this.pageItems(owner, job._id, job.type);
     return {
       contentType: FORMAT_CONTENT_TYPES[format],
       filename: `${job._id}${merge ? '-merged' : ''}.${FORMAT_EXTENSIONS[format]}`,
@@ -330,8 +330,8 @@ export class ResultsService {
     };
   }
 
-  private async *pageItems(owner: Owner, jobId: string): AsyncIterable<ResultItem> {
-    for await (const record of this.repository.iterateOwn(owner, jobId)) yield toResultItem(record);
+  private async *pageItems(owner: Owner, jobId: string, jobType: string): AsyncIterable<ResultItem> {
+    for await (const record of this.repository.iterateOwn(owner, jobId)) yield toResultItem(record, jobType);
   }
 
   /**

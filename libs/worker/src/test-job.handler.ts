@@ -11,7 +11,7 @@ export interface TestJobInput {
   fail_category?: string;
   /** Throw a retryable error on the first delivery of this step (proves queue retries resume). */
   flaky_at?: number;
-  /** Step i records results[i] verbatim (`{url?, status?, data, error_category?, error_message?}`) instead of `{step}`. */
+  /** Step i records results[i] verbatim (`{url?, status?, data, error_category?, error_message?, metadata?}`) instead of `{step}`. */
   results?: Array<Record<string, unknown>>;
   /** Before step `hold_at`, wait until `gate_url` answers 200 (tests: work provably in flight, released at will). */
   hold_at?: number;
@@ -89,6 +89,11 @@ export class TestJobHandler implements JobHandler<TestJobInput> {
       data: given.data ?? null,
       error_category: failed && isErrorCategory(given.error_category) ? given.error_category : failed ? 'internal' : null,
       error_message: failed ? String(given.error_message ?? 'test failure') : null,
+      ...(isRecord(given.metadata) ? { metadata: given.metadata } : {}),
     };
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

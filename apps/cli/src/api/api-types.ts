@@ -63,6 +63,8 @@ export interface ResultEventData {
   data: unknown;
   error_category?: string;
   error_message?: string;
+  /** How the data was made ({method, program_id?, template_id?}); absent from servers older than it. */
+  metadata?: Record<string, unknown>;
   depth?: number;
   parent_url?: string | null;
   token_usage_input?: number;
@@ -119,5 +121,6 @@ export function exportedResultItem(event: ResultEventData): Record<string, unkno
     item.error_category = event.error_category ?? 'internal';
     item.error_message = event.error_message ?? '';
   }
+  if (event.metadata !== undefined) item.metadata = event.metadata;
   return item;
 }

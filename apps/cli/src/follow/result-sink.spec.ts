@@ -12,6 +12,7 @@ describe('ResultSink', () => {
       url: 'https://a.example/',
       status: 'completed' as const,
       data: { x: 1 },
+      metadata: { method: 'selectors', program_id: 'prg_1', template_id: 'tpl_1' },
       depth: 0,
       parent_url: null,
       token_usage_input: 5,
@@ -24,6 +25,7 @@ describe('ResultSink', () => {
       data: null,
       error_category: 'fetch_error',
       error_message: 'HTTP 500',
+      metadata: { method: null },
       depth: 1,
     };
     expect(sink.write(ok)).toBe(true);
@@ -32,8 +34,10 @@ describe('ResultSink', () => {
     sink.close();
     expect(sink.written).toBe(2);
     expect(readFileSync(path, 'utf8')).toBe(
-      '{"id":"r1","url":"https://a.example/","status":"completed","data":{"x":1}}\n' +
-        '{"id":"r2","url":"https://a.example/b","status":"failed","data":null,"error_category":"fetch_error","error_message":"HTTP 500"}\n',
+      '{"id":"r1","url":"https://a.example/","status":"completed","data":{"x":1},' +
+        '"metadata":{"method":"selectors","program_id":"prg_1","template_id":"tpl_1"}}\n' +
+        '{"id":"r2","url":"https://a.example/b","status":"failed","data":null,"error_category":"fetch_error","error_message":"HTTP 500",' +
+        '"metadata":{"method":null}}\n',
     );
   });
 

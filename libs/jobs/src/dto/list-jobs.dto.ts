@@ -24,6 +24,11 @@ export class ListJobsQuery {
   offset?: number;
 }
 
+export class PagesByMethodResponse {
+  @ApiProperty({ type: 'integer', minimum: 0 }) model!: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) selectors!: number;
+}
+
 export class JobResponse {
   @ApiProperty({ example: '01JD0000000000000000000000' }) id!: string;
   @ApiProperty({ enum: [...JOB_TYPES] }) type!: string;
@@ -62,6 +67,21 @@ export class JobResponse {
     additionalProperties: true,
   })
   options?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    type: PagesByMethodResponse,
+    description:
+      'Crawls only: `page_count` split by how each page was extracted: `model` (a model call) or `selectors` (a learned program, ' +
+      'no model call; extraction_mode auto).',
+  })
+  pages_by_method?: PagesByMethodResponse;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Crawls only: pages sent to the model: every page extracted by `model` (learning, verification and spot-check pages included) ' +
+      'plus every page whose model call failed (an `llm_*` error_category).',
+  })
+  model_calls?: number;
 }
 
 export class JobListResponse {

@@ -62,6 +62,28 @@ export class DownloadLinkResponse {
   @ApiProperty({ example: '2026-11-22T06:40:00.000Z' }) expires_at!: string;
 }
 
+export class ResultMetadataResponse {
+  @ApiProperty({
+    type: String,
+    enum: ['model', 'selectors', 'analysis'],
+    nullable: true,
+    description:
+      'How `data` was made: `model` (a model call; extract jobs, and crawl pages in extraction_mode model or the ' +
+      'learning, verification and check pages of auto), `selectors` (a learned program, no model call), `analysis` ' +
+      '(POST /analyze: heuristics refined by a model); null on failed items (no data was made).',
+  })
+  method!: string | null;
+  @ApiPropertyOptional({
+    description:
+      'extraction_mode auto: the learned program that extracted the page (`selectors`), or that was compared with the model on it ' +
+      '(verification and check pages, `model`).',
+    example: 'prg_0123456789abcdef',
+  })
+  program_id?: string;
+  @ApiPropertyOptional({ description: 'extraction_mode auto: the template the page belongs to.', example: 'tpl_0123456789abcdef' })
+  template_id?: string;
+}
+
 export class ResultItemResponse {
   @ApiProperty() id!: string;
   @ApiProperty() url!: string;
@@ -69,6 +91,8 @@ export class ResultItemResponse {
   @ApiProperty({ description: 'extracted data (any JSON value)' }) data!: unknown;
   @ApiPropertyOptional({ description: 'failed items only' }) error_category?: string;
   @ApiPropertyOptional({ description: 'failed items only' }) error_message?: string;
+  @ApiProperty({ type: ResultMetadataResponse, description: 'How the data was made; on every item.' })
+  metadata!: ResultMetadataResponse;
 }
 
 class CaptureRequestResponse {

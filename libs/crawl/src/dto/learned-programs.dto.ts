@@ -1,0 +1,112 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { QueryInteger } from '@app/http';
+import { MAX_OFFSET } from '@app/jobs';
+
+/** A host as the learned templates store it (`host[:port]`, lower-cased on lookup): no spaces, no control characters. */
+const HOST_PATTERN = /^[^\u0000-\u0020\u007f-\u009f]+$/;
+
+export class ListLearnedProgramsQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @IsOptional()
+  @QueryInteger()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: MAX_OFFSET, default: 0 })
+  @IsOptional()
+  @QueryInteger()
+  @IsInt({ message: 'must be an integer' })
+  @Min(0)
+  @Max(MAX_OFFSET)
+  offset?: number;
+
+  @ApiPropertyOptional({
+    description: 'Only the templates of this host (`host[:port]` of the pages, case-insensitive), e.g. `shop.example` or `127.0.0.1:8080`.',
+    example: 'shop.example',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(300) // at least one character: the pattern
+  @Matches(HOST_PATTERN, { message: 'must be a host name (no spaces or control characters)' })
+  host?: string;
+}
+
+export class LearnedProgramRuleResponse {
+  @ApiProperty({ description: 'The schema field this rule fills.' }) field!: string;
+  @ApiProperty({ description: 'CSS selector.', example: 'h1.title' }) selector!: string;
+  @ApiProperty({ enum: ['first', 'all'] }) pick!: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Where the value is read: `{kind: text | own-text}`, `{kind: attr, name}` or `{kind: after-label, label}`.',
+  })
+  source!: Record<string, unknown>;
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'String steps in order: `{op: strip-prefix | strip-suffix, value}` or `{op: split, separator, index?}`.',
+  })
+  steps!: Array<Record<string, unknown>>;
+  @ApiProperty({ enum: ['string', 'number', 'integer', 'date', 'date-time', 'url'] }) parse!: string;
+}
+
+export class LearnedProgramCodeResponse {
+  @ApiProperty({ example: 'prg_0123456789abcdef', description: '`prg_` + a hash of the rules.' }) id!: string;
+  @ApiProperty({ type: 'integer', example: 1 }) version!: number;
+  @ApiProperty({ type: [LearnedProgramRuleResponse] }) rules!: LearnedProgramRuleResponse[];
+}
+
+class LearnedVerificationResponse {
+  @ApiProperty({ type: 'integer', description: 'Verification pages of the current round.' }) pages!: number;
+  @ApiProperty({ type: 'integer', description: 'Of those, pages on which the program agreed with the model.' }) agreeing!: number;
+}
+
+class LearnedChecksResponse {
+  @ApiProperty({ type: 'integer', description: 'Checks (spot checks and guards) since the program was accepted.' }) total!: number;
+  @ApiProperty({ type: 'integer' }) disagreeing!: number;
+}
+
+class LearnedRetiredResponse {
+  @ApiProperty() program_id!: string;
+  @ApiProperty() reason!: string;
+  @ApiProperty({ type: 'integer' }) pages_extracted!: number;
+}
+
+class LearnedFailureResponse {
+  @ApiProperty() field!: string;
+  @ApiProperty() reason!: string;
+}
+
+export class LearnedProgramResponse {
+  @ApiProperty({ example: 'lt_0123456789abcdef01234567', description: 'The id of this learned template and its program.' }) id!: string;
+  @ApiProperty({ example: 'shop.example' }) host!: string;
+  @ApiProperty({ example: 'tpl_0123456789abcdef', description: 'The template id result metadata carries (`metadata.template_id`).' })
+  template_id!: string;
+  @ApiProperty({ description: 'Hash of the extraction schema the program extracts (programs are per schema).' }) schema_key!: string;
+  @ApiProperty({ type: [String], description: "The schema's fields." }) fields!: string[];
+  @ApiProperty({
+    enum: ['learning', 'verifying', 'active'],
+    description:
+      '`learning`: the model extracts and pages are kept as samples; `verifying`: the model extracts and the program is compared with it; `active`: the program extracts (with spot checks).',
+  })
+  phase!: string;
+  @ApiProperty({ type: LearnedProgramCodeResponse, nullable: true, description: 'The current program (null while none was learned).' })
+  program!: LearnedProgramCodeResponse | null;
+  @ApiProperty({ type: 'integer', description: 'Pages of this template, every crawl.' }) pages!: number;
+  @ApiProperty({ type: 'integer', description: 'Of those, pages sent to the model.' }) model_calls!: number;
+  @ApiProperty({ type: LearnedVerificationResponse }) verification!: LearnedVerificationResponse;
+  @ApiProperty({ type: LearnedChecksResponse }) checks!: LearnedChecksResponse;
+  @ApiProperty({ type: [LearnedRetiredResponse], description: 'Programs retired by the checks, with the reason.' })
+  retired!: LearnedRetiredResponse[];
+  @ApiProperty({ type: [LearnedFailureResponse], description: 'Why the last learning attempt found no rule for a field.' })
+  last_failures!: LearnedFailureResponse[];
+  @ApiProperty({ example: '2026-11-22T05:40:00.123Z' }) created_at!: string;
+  @ApiProperty({ example: '2026-11-22T05:41:00.456Z' }) updated_at!: string;
+}
+
+export class LearnedProgramListResponse {
+  @ApiProperty({ type: [LearnedProgramResponse] }) learned_programs!: LearnedProgramResponse[];
+}
