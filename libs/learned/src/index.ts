@@ -12,7 +12,14 @@ export {
   type ModelCall,
   type TemplateSummary,
 } from './session';
-export { TemplateMachine, type CheckReason, type ConsumerTrust, type PagePlan, type TemplatePhase, type TemplateSnapshot } from './template-machine';
+export {
+  TemplateMachine,
+  type CheckReason,
+  type ConsumerTrust,
+  type PagePlan,
+  type TemplatePhase,
+  type TemplateSnapshot,
+} from './template-machine';
 export { disagreeingFields, planFields, valuesAgree, type FieldPlan, type LearnableField, type ValueKind } from './values';
 export { MemoryTemplateStates, type TemplateCounts, type TemplateStates } from './template-states';
 export {

@@ -148,7 +148,7 @@ describe('LearnedSession', () => {
     expect(calls).toHaveLength(5);
   });
 
-  it('lets a consumer use an active program only after it agreed on the consumer\'s own pages, a disagreement starting the count again', async () => {
+  it("lets a consumer use an active program only after it agreed on the consumer's own pages, a disagreement starting the count again", async () => {
     const { calls, model } = perfectModel();
     let wrongOn = -1;
     const shared = new MemoryTemplateStates(fields, resolveLearnedConfig());
@@ -175,7 +175,7 @@ describe('LearnedSession', () => {
     expect(machine.phase).toBe('active');
   });
 
-  it('counts a consumer\'s verification pages towards its trust when its pages learn and verify the program themselves', async () => {
+  it("counts a consumer's verification pages towards its trust when its pages learn and verify the program themselves", async () => {
     const { calls, model } = perfectModel();
     const extracts = new LearnedSession(BOOK_SCHEMA, model, {}, undefined, { consumer: 'extracts' });
     const results = await crawl(extracts, range(1, 11));

@@ -93,7 +93,7 @@ describe('StoreTemplateStates (SQLite document store)', () => {
     expect(modelCalls).toBe(5);
   });
 
-  it('has extracts re-verify a crawl\'s program on their own pages without setting it back for the crawl or marking the session', async () => {
+  it("has extracts re-verify a crawl's program on their own pages without setting it back for the crawl or marking the session", async () => {
     await crawl(session('crawl_1'), range(1, 20));
     modelCalls = 0;
     const extracts = consumerSession(collection, { userId: 'usr_1', schema: BOOK_SCHEMA, consumer: EXTRACTS_CONSUMER }, model);

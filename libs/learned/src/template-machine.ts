@@ -221,7 +221,10 @@ export class TemplateMachine {
   trusts(consumer: string): boolean {
     const entry = this.trust[consumer];
     return (
-      this.phase === 'active' && this.program !== undefined && entry?.programId === this.program.id && entry.agreeing >= this.config.verifyPages
+      this.phase === 'active' &&
+      this.program !== undefined &&
+      entry?.programId === this.program.id &&
+      entry.agreeing >= this.config.verifyPages
     );
   }
 
