@@ -167,5 +167,14 @@ export function extractLearnedSuite(getEnv: () => ExtractLearnedEnv): void {
       expect(JSON.stringify(rejected.body.errors)).toContain('extraction_mode');
     }
     expect(modelCallsWith('sk-learned-bad')).toBe(0);
+
+    // The document states the same option as the crawl's (only the description says what it does for the endpoint).
+    const schemas = (await call('GET', '/api/v1/openapi.json')).body.components.schemas;
+    const { description: extractText, ...extractMode } = schemas.ExtractRequestDto.properties.extraction_mode;
+    const { description: crawlText, ...crawlMode } = schemas.CrawlRequestDto.properties.extraction_mode;
+    expect(extractMode).toEqual(crawlMode);
+    expect(extractMode).toMatchObject({ enum: ['model', 'auto'], default: 'model' });
+    expect([typeof extractText, typeof crawlText]).toEqual(['string', 'string']);
+    expect(schemas.ExtractionMetadataResponse.required).toEqual(expect.arrayContaining(['model', 'provider', 'method']));
   });
 }
