@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { extractionModeSchema, type ExtractionMode } from '@app/extraction';
 import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/intake';
 import type { JsonSchemaObject } from '@app/schema';
 import { CRAWL_DEFAULTS, type CrawlOptions } from '@app/sites';
@@ -30,7 +31,7 @@ export interface CrawlJobInput {
   llm_config: StoredLlmConfig | null;
   options: ResolvedCrawlOptions;
   /** `model`: a model call per page; `auto`: learned selector programs per template (docs/learned-extraction.md). */
-  extraction_mode: 'model' | 'auto';
+  extraction_mode: ExtractionMode;
 }
 
 const optionsSchema = z.object({
@@ -57,8 +58,7 @@ const crawlInputSchema = z.object({
   site_id: z.string().nullable(),
   llm_config: storedLlmConfigSchema,
   options: optionsSchema,
-  // Jobs queued before the option existed extract with the model.
-  extraction_mode: z.enum(['model', 'auto']).default('model'),
+  extraction_mode: extractionModeSchema,
 });
 
 export function parseCrawlInput(raw: unknown): CrawlJobInput {

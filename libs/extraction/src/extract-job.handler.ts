@@ -1,15 +1,20 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '@app/core';
 import { ResultsService } from '@app/results';
 import type { JobContext, JobHandler } from '@app/jobs';
-import { ExtractionFailure, ExtractionService } from './extraction.service';
+import { EXTRACTS_CONSUMER, consumerSession, learnedTemplates, type LearnedResult, type ModelCall } from '@app/learned';
+import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
+import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
 import { captureRecorder, finalJobError } from './handler-support';
 import { llmConfigFor } from '@app/intake';
 import { PageLoaderService } from '@app/pages';
-import type { ExtractionFacts } from './extraction-requests.service';
+import type { ExtractionFacts, ExtractionMade } from './extraction-requests.service';
 import { parseExtractInput, type ExtractJobInput } from './job-inputs';
 
-/** Runs an `extract` job: load the page, extract with the model chain, record the result and the usage. */
+/**
+ * Runs an `extract` job: load the page, extract with the model chain (or, with extraction_mode auto,
+ * a learned program of the page's template), record the result and the usage.
+ */
 @Injectable()
 export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
   readonly type = 'extract';
@@ -19,6 +24,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     private readonly loader: PageLoaderService,
     private readonly extraction: ExtractionService,
     private readonly results: ResultsService,
+    @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
   ) {}
 
   async run({ job, input, signal, jobs, secrets }: JobContext<ExtractJobInput>): Promise<void> {
@@ -44,8 +50,8 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
       { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(input.schema) },
       secrets,
     );
-    try {
-      const out = await this.extraction.extract({
+    const callModel = () =>
+      this.extraction.extract({
         userId: job.user_id,
         url: page.fetch.url,
         content: page.content.markdown,
@@ -54,43 +60,67 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
         signal,
         onCall,
       });
+    try {
+      // The model's outcome when it was called: a page extracted by a learned program has none (no tokens, no cost).
+      let out: ExtractOutput | undefined;
+      let data: unknown;
+      let made: ExtractionMade;
+      if (input.extraction_mode === 'auto') {
+        const learned = await this.extractLearned(job.user_id, input, page.fetch.url, page.fetch.html, async () => {
+          out = await callModel();
+          return out.data as Record<string, unknown>;
+        });
+        data = learned.data;
+        made = {
+          method: learned.method,
+          ...(learned.programId ? { program_id: learned.programId } : {}),
+          template_id: learned.templateId,
+        };
+      } else {
+        out = await callModel();
+        data = out.data;
+        made = { method: 'model' };
+      }
+      const costUsd = out?.costUsd ?? 0;
       const facts: ExtractionFacts = {
         fetched_at: page.fetchedAt,
         final_url: page.fetch.url,
-        llm_model: out.target.model,
-        llm_provider: out.target.provider,
+        llm_model: out?.target.model ?? null,
+        llm_provider: out?.target.provider ?? null,
         fetch_duration_ms: page.fetchDurationMs,
         extract_duration_ms: Date.now() - started,
-        llm_cost_usd: out.llmCostUsd,
-        is_byok: out.isByok,
+        llm_cost_usd: out?.llmCostUsd ?? 0,
+        is_byok: out?.isByok ?? false,
+        ...made,
       };
       await this.results.record(job, {
         url: page.fetch.url,
         status: 'completed',
-        data: out.data,
+        data,
         depth: 0,
         parent_url: null,
-        token_usage_input: out.usage.inputTokens,
-        token_usage_output: out.usage.outputTokens,
+        token_usage_input: out?.usage.inputTokens ?? 0,
+        token_usage_output: out?.usage.outputTokens ?? 0,
         fetch_duration_ms: facts.fetch_duration_ms,
         extract_duration_ms: facts.extract_duration_ms,
         llm_model: facts.llm_model,
         llm_provider: facts.llm_provider,
-        cost_usd: out.costUsd,
+        cost_usd: costUsd,
+        metadata: { ...made },
       });
       await jobs.recordUsage(
         job._id,
         {
           page_count: 1,
-          token_usage_input: out.usage.inputTokens,
-          token_usage_output: out.usage.outputTokens,
-          cost_usd: out.costUsd,
-          llm_cost_usd: out.llmCostUsd,
+          token_usage_input: out?.usage.inputTokens ?? 0,
+          token_usage_output: out?.usage.outputTokens ?? 0,
+          cost_usd: costUsd,
+          llm_cost_usd: out?.llmCostUsd ?? 0,
         },
-        { extraction: facts, attempts: out.attempts },
+        { extraction: facts, attempts: out?.attempts ?? [] },
       );
-      if (input.max_cost_usd !== null && out.costUsd > input.max_cost_usd) {
-        throw new AppError('validation-error', `The job cost ${out.costUsd.toFixed(6)} USD, over its cap of ${input.max_cost_usd} USD.`, {
+      if (input.max_cost_usd !== null && costUsd > input.max_cost_usd) {
+        throw new AppError('validation-error', `The job cost ${costUsd.toFixed(6)} USD, over its cap of ${input.max_cost_usd} USD.`, {
           category: 'budget_exceeded',
         });
       }
@@ -118,5 +148,26 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
       }
       throw finalJobError(error, 'Extraction');
     }
+  }
+
+  /**
+   * extraction_mode auto: the page goes through the user's learned templates of its site for this
+   * schema (shared with the user's crawls) as the extracts consumer: the model is called only when
+   * the template's state asks for it, or until the program has agreed with the model on enough of
+   * the user's extracts (docs/learned-extraction.md "Extracts").
+   */
+  private async extractLearned(
+    userId: string,
+    input: ExtractJobInput,
+    url: string,
+    html: string,
+    model: ModelCall,
+  ): Promise<LearnedResult> {
+    const session = consumerSession(
+      await learnedTemplates(this.store),
+      { userId, schema: input.schema, consumer: EXTRACTS_CONSUMER },
+      model,
+    );
+    return session.extract(url, html);
   }
 }

@@ -9,12 +9,22 @@ import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request
 import { jobFailureToProblem } from './failure-mapping';
 import type { AnalyzeJobInput, ExtractJobInput } from './job-inputs';
 
+/** How an extract's data was made (also the stored result's `metadata`). */
+export interface ExtractionMade {
+  method: 'model' | 'selectors';
+  /** The learned program that extracted the page, or that was compared with the model on it. */
+  program_id?: string;
+  /** The page's template of the site (extraction_mode auto). */
+  template_id?: string;
+}
+
 /** What an extract job leaves on its job record for the synchronous answer. */
-export interface ExtractionFacts {
+export interface ExtractionFacts extends ExtractionMade {
   fetched_at: string;
   final_url: string;
-  llm_model: string;
-  llm_provider: string;
+  /** `null` when a learned program extracted the page (no model call). */
+  llm_model: string | null;
+  llm_provider: string | null;
   fetch_duration_ms: number;
   extract_duration_ms: number;
   llm_cost_usd: number;
@@ -51,6 +61,7 @@ export class ExtractionRequestsService {
         site_id: site?._id ?? null,
         llm_config: llmConfig,
         max_cost_usd: dto.max_cost_usd ?? null,
+        extraction_mode: dto.extraction_mode ?? 'model',
       }),
       captureDebug: dto.capture_debug ?? false,
       requestId,
@@ -71,6 +82,10 @@ export class ExtractionRequestsService {
         provider: facts.llm_provider ?? null,
         fetch_duration_ms: facts.fetch_duration_ms ?? 0,
         extract_duration_ms: facts.extract_duration_ms ?? 0,
+        // Jobs finished before extraction_mode existed were all made by the model.
+        method: facts.method ?? 'model',
+        ...(facts.program_id ? { program_id: facts.program_id } : {}),
+        ...(facts.template_id ? { template_id: facts.template_id } : {}),
       },
       usage: {
         input_tokens: done.token_usage_input,

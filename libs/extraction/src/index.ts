@@ -3,6 +3,7 @@ export * from './coerce';
 export * from './prompt';
 export * from './token-budget';
 export * from './job-inputs';
+export * from './extraction-mode';
 export * from './failure-mapping';
 export * from './extraction.service';
 export * from './extraction-requests.service';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/intake';
 import type { JsonSchemaObject } from '@app/schema';
+import { extractionModeSchema, type ExtractionMode } from './extraction-mode';
 
 export type FetchMode = 'auto' | 'static' | 'dynamic';
 
@@ -12,6 +13,8 @@ export interface ExtractJobInput {
   site_id: string | null;
   llm_config: StoredLlmConfig | null;
   max_cost_usd: number | null;
+  /** `auto`: the page goes through the user's learned programs for its site and schema (docs/learned-extraction.md "Extracts"). */
+  extraction_mode: ExtractionMode;
 }
 
 export interface AnalyzeJobInput {
@@ -38,6 +41,7 @@ const extractInputSchema = z.object({
   site_id: z.string().nullable(),
   llm_config: storedLlmConfigSchema,
   max_cost_usd: z.number().nullable(),
+  extraction_mode: extractionModeSchema,
 });
 
 const analyzeInputSchema = z.object({

@@ -1,6 +1,8 @@
 import { LearnedSession, type LearnedResult } from './session';
 import { BOOK_SCHEMA, book, listingPage, productPage, productUrl, SHOP, truth } from './test-fixtures/shop';
+import { resolveLearnedConfig } from './config';
 import { makeProgram } from './program';
+import { MemoryTemplateStates } from './template-states';
 import { disagreeingFields, planFields } from './values';
 
 const fields = planFields(BOOK_SCHEMA).fields;
@@ -144,6 +146,41 @@ describe('LearnedSession', () => {
     expect(results.map((r) => r.role)).toEqual([...Array(5).fill('verification'), ...Array(5).fill('program')]);
     expect(results[0].templateId).toBe(learned.templateId);
     expect(calls).toHaveLength(5);
+  });
+
+  it("lets a consumer use an active program only after it agreed on the consumer's own pages, a disagreement starting the count again", async () => {
+    const { calls, model } = perfectModel();
+    let wrongOn = -1;
+    const shared = new MemoryTemplateStates(fields, resolveLearnedConfig());
+    const answer = async (page: { url: string; html: string }) => {
+      const out = await model(page);
+      return page.url.endsWith(`book-${wrongOn}`) ? { ...out, publisher: 'Somebody Else' } : out;
+    };
+    const crawlSession = new LearnedSession(BOOK_SCHEMA, answer, {}, () => shared);
+    const extracts = new LearnedSession(BOOK_SCHEMA, answer, {}, () => shared, { consumer: 'extracts' });
+    await crawl(crawlSession, range(1, 12)); // 3 learning, 5 verification, 3 program pages
+    calls.length = 0;
+    wrongOn = 102;
+    const first = await crawl(extracts, range(100, 110));
+    // One field of five disagrees on book 102: not enough to retire the program, but the count starts again.
+    expect(first.map((r) => r.role)).toEqual([...Array(8).fill('reverification'), 'program', 'program']);
+    expect(first[2].disagreeing).toEqual(['publisher']);
+    expect(first.filter((r) => r.method === 'selectors').every((r) => r.modelCalls === 0 && r.programId)).toBe(true);
+    expect(calls).toHaveLength(8);
+    // The crawl was not set back: its next pages are still program pages.
+    const after = await crawl(crawlSession, range(200, 203));
+    expect(after.map((r) => r.role)).toEqual(['program', 'program', 'program']);
+    const machine = await crawlSession.machine(first[0].templateId);
+    expect(machine.trust.extracts).toEqual({ programId: machine.program!.id, agreeing: 5 });
+    expect(machine.phase).toBe('active');
+  });
+
+  it("counts a consumer's verification pages towards its trust when its pages learn and verify the program themselves", async () => {
+    const { calls, model } = perfectModel();
+    const extracts = new LearnedSession(BOOK_SCHEMA, model, {}, undefined, { consumer: 'extracts' });
+    const results = await crawl(extracts, range(1, 11));
+    expect(results.map((r) => r.role)).toEqual([...Array(3).fill('learning'), ...Array(5).fill('verification'), 'program', 'program']);
+    expect(calls).toHaveLength(8);
   });
 
   it('extracts every page with the model when the schema has fields no program can extract', async () => {

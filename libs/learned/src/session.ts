@@ -39,6 +39,17 @@ export interface TemplateSummary {
   lastFailures: Array<{ field: string; reason: string }>;
 }
 
+export interface LearnedSessionOptions {
+  /**
+   * A consumer that re-verifies programs for itself: an active program extracts its pages only
+   * after it agreed with the model on `verifyPages` of the consumer's own pages in a row; until then
+   * each of its pages goes to the model too (role `reverification`, a check of the program). The
+   * template's shared state is left as it is for everyone else. Used by single-page extracts
+   * (docs/learned-extraction.md "Extracts"); a crawl re-verifies through its session instead.
+   */
+  consumer?: string;
+}
+
 /**
  * Learned extraction for a stream of pages with one schema (a crawl): groups pages by template,
  * and per template lets the model extract until a program has been learned and verified, then
@@ -57,6 +68,7 @@ export class LearnedSession {
     private readonly model: ModelCall,
     config: Partial<LearnedConfig> = {},
     states?: (fields: LearnableField[], config: LearnedConfig) => TemplateStates,
+    private readonly options: LearnedSessionOptions = {},
   ) {
     this.config = resolveLearnedConfig(config);
     this.plan = planFields(schema);
@@ -89,10 +101,12 @@ export class LearnedSession {
     const program = machine.program;
     let programOutput: Record<string, unknown> | undefined;
     let reason: CheckReason | undefined;
+    const consumer = this.options.consumer;
     if (plan !== 'model' && program) {
       programOutput = runProgram(program, page, this.plan.fields);
       if (plan === 'spot-check') reason = 'spot-check';
       else if (plan === 'program') reason = this.guard(machine, programOutput);
+      if (plan === 'program' && !reason && consumer !== undefined && !machine.trusts(consumer)) reason = 'reverification';
     }
     if (plan === 'program' && program && !reason) {
       await this.states.update(templateId, { pages: 1 }, (current) => {
@@ -113,10 +127,12 @@ export class LearnedSession {
       const programId = current.program.id;
       if (current.phase === 'verifying') {
         const { disagreeing } = current.recordVerification(sample, currentOutput);
+        if (consumer !== undefined) current.recordTrust(consumer, programId, disagreeing.length === 0);
         return { role: 'verification' as const, programId, disagreeing };
       }
       const checkReason = reason ?? 'spot-check';
       const { disagreeing } = current.recordCheck(sample, currentOutput, checkReason);
+      if (consumer !== undefined) current.recordTrust(consumer, programId, disagreeing.length === 0);
       return { role: checkReason, programId, disagreeing };
     });
     return { data: output, method: 'model', templateId, modelCalls: 1, ...recorded };

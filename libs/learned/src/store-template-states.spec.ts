@@ -1,7 +1,9 @@
 import { SqliteDocumentStore } from '@app/storage';
 import { LearnedSession, type LearnedResult } from './session';
 import {
+  EXTRACTS_CONSUMER,
   LearnedTemplatesReader,
+  consumerSession,
   StoreTemplateStates,
   learnedTemplates,
   schemaKey,
@@ -89,6 +91,31 @@ describe('StoreTemplateStates (SQLite document store)', () => {
     const results = await crawl(session('crawl_2'), range(100, 110));
     expect(results.map((r) => r.role)).toEqual([...Array(5).fill('verification'), ...Array(5).fill('program')]);
     expect(modelCalls).toBe(5);
+  });
+
+  it("has extracts re-verify a crawl's program on their own pages without setting it back for the crawl or marking the session", async () => {
+    await crawl(session('crawl_1'), range(1, 20));
+    modelCalls = 0;
+    const extracts = consumerSession(collection, { userId: 'usr_1', schema: BOOK_SCHEMA, consumer: EXTRACTS_CONSUMER }, model);
+    // One extract at a time, each in a session of its own (as extract jobs are).
+    const results: LearnedResult[] = [];
+    for (const n of range(100, 107)) {
+      const single = consumerSession(collection, { userId: 'usr_1', schema: BOOK_SCHEMA, consumer: EXTRACTS_CONSUMER }, model);
+      results.push(await single.extract(productUrl(book(n)), productPage(book(n))));
+    }
+    expect(results.map((r) => r.role)).toEqual([...Array(5).fill('reverification'), 'program', 'program']);
+    expect(results[6]).toMatchObject({ method: 'selectors', modelCalls: 0 });
+    expect(modelCalls).toBe(5);
+    const [doc] = await collection.find({ kind: 'template' });
+    expect(doc.session_id).toBe('crawl_1');
+    expect(doc.state.phase).toBe('active');
+    expect(doc.state.trust).toEqual({ extracts: { programId: doc.state.program!.id, agreeing: 5 } });
+    // The crawl that learned it goes on with the program; a new crawl still verifies it for itself.
+    expect((await crawl(session('crawl_1'), [300]))[0].role).toBe('program');
+    expect((await crawl(session('crawl_2'), [301]))[0].role).toBe('verification');
+    // Extracts keep their trust through that verification (same program), and use it again once it is accepted.
+    await crawl(session('crawl_2'), range(302, 306));
+    expect((await extracts.extract(productUrl(book(400)), productPage(book(400)))).role).toBe('program');
   });
 
   it('keeps users and schemas apart, and lists, shows and deletes templates', async () => {

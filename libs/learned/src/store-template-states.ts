@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { DuplicateKeyError } from '@app/core';
+import type { JsonSchemaObject } from '@app/schema';
 import type { Collection, Doc, DocumentStore } from '@app/storage';
 import type { LearnedConfig } from './config';
 import { TemplateRegistry, type TemplateRef } from './fingerprint';
 import type { ExtractionProgram } from './program';
+import { LearnedSession, type ModelCall } from './session';
 import { TemplateMachine, type TemplatePhase, type TemplateSnapshot } from './template-machine';
 import type { TemplateCounts, TemplateStates } from './template-states';
 import type { LearnableField } from './values';
@@ -19,7 +21,10 @@ export interface LearnedTemplateRecord extends Doc {
   fingerprint: string[];
   fields: string[];
   state: TemplateSnapshot;
-  /** Which session (crawl) last used the state: a new session re-verifies an active program first. */
+  /**
+   * Which session (crawl) last used the state: a new session re-verifies an active program first.
+   * Consumers without a session (extracts) leave it as it is; `''` on a template they founded.
+   */
   session_id: string;
   version: number;
   pages: number;
@@ -79,7 +84,12 @@ const MAX_ATTEMPTS = 500;
 export class StoreTemplateStates implements TemplateStates {
   constructor(
     private readonly templates: Collection<LearnedTemplateRecord>,
-    private readonly scope: { userId: string; schemaKey: string; sessionId: string },
+    /**
+     * `sessionId`: the crawl. `null` for a consumer that re-verifies through its own trust count
+     * (`LearnedSession` option `consumer`): it never resets an active program to verifying for
+     * everyone, and does not mark the state as its session's.
+     */
+    private readonly scope: { userId: string; schemaKey: string; sessionId: string | null },
     private readonly fields: LearnableField[],
     private readonly config: LearnedConfig,
     private readonly now: () => Date = () => new Date(),
@@ -165,7 +175,7 @@ export class StoreTemplateStates implements TemplateStates {
         {
           $set: {
             state: machine.snapshot(),
-            session_id: this.scope.sessionId,
+            ...(this.scope.sessionId !== null ? { session_id: this.scope.sessionId } : {}),
             version: doc.version + 1,
             updated_at: this.now().toISOString(),
           },
@@ -207,7 +217,7 @@ export class StoreTemplateStates implements TemplateStates {
         fingerprint: template.fingerprint.features,
         fields: this.fields.map((f) => f.name),
         state: machine.snapshot(),
-        session_id: this.scope.sessionId,
+        session_id: this.scope.sessionId ?? '',
         version: 0,
         pages: 0,
         model_calls: 0,
@@ -225,9 +235,36 @@ export class StoreTemplateStates implements TemplateStates {
 
   private machineOf(doc: LearnedTemplateRecord): TemplateMachine {
     const machine = TemplateMachine.restore(doc.template_id, this.fields, this.config, doc.state);
-    if (doc.session_id !== this.scope.sessionId && machine.phase === 'active' && machine.program) machine.adopt(machine.program);
+    if (this.scope.sessionId !== null && doc.session_id !== this.scope.sessionId && machine.phase === 'active' && machine.program) {
+      machine.adopt(machine.program);
+    }
     return machine;
   }
+}
+
+/** The consumer name of a user's single-page extracts (docs/learned-extraction.md "Extracts"). */
+export const EXTRACTS_CONSUMER = 'extracts';
+
+/**
+ * Learned extraction for a single-page consumer (`POST /extract`): the stored templates of the user
+ * and schema, shared with the user's crawls. An active program extracts the consumer's pages only
+ * after it agreed with the model on `verifyPages` of them; the consumer's pages never reset the
+ * template for a crawl that uses it (docs/learned-extraction.md "Extracts").
+ */
+export function consumerSession(
+  templates: Collection<LearnedTemplateRecord>,
+  scope: { userId: string; schema: JsonSchemaObject; consumer: string },
+  model: ModelCall,
+  config: Partial<LearnedConfig> = {},
+): LearnedSession {
+  return new LearnedSession(
+    scope.schema,
+    model,
+    config,
+    (fields, resolved) =>
+      new StoreTemplateStates(templates, { userId: scope.userId, schemaKey: schemaKey(scope.schema), sessionId: null }, fields, resolved),
+    { consumer: scope.consumer },
+  );
 }
 
 /** What the API shows of a learned template (no page HTML). */

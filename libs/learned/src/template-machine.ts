@@ -17,7 +17,12 @@ export type PagePlan =
   /** active: the model extracts as a spot check and the program runs beside it. */
   | 'spot-check';
 
-export type CheckReason = 'spot-check' | 'schema' | 'empty-field';
+/**
+ * Why a page of an active template went to the model: a spot check, a guard (`schema`,
+ * `empty-field`), or `reverification`: the page's consumer has not yet seen the program agree with
+ * the model on its own pages (see `trusts`).
+ */
+export type CheckReason = 'spot-check' | 'schema' | 'empty-field' | 'reverification';
 
 export interface RetiredProgram {
   program: ExtractionProgram;
@@ -49,7 +54,19 @@ export interface TemplateSnapshot {
   retired: RetiredProgram[];
   /** The latest events (at most 50). */
   events: MachineEvent[];
+  /** Per consumer (see `TemplateMachine.trust`); absent in states stored before consumers existed. */
+  trust?: Record<string, ConsumerTrust>;
 }
+
+/** How far one consumer of a template has seen a program agree with the model on its own pages. */
+export interface ConsumerTrust {
+  programId: string;
+  /** Agreeing pages in a row (a disagreement starts the count again). */
+  agreeing: number;
+}
+
+/** At most this many consumers are remembered per template (the oldest entry goes first). */
+const MAX_CONSUMERS = 20;
 
 /**
  * The life of one template's program: learning → verifying → active → (retired) → learning.
@@ -69,6 +86,12 @@ export class TemplateMachine {
   alwaysFilled = new Set<string>();
   retired: RetiredProgram[] = [];
   events: MachineEvent[] = [];
+  /**
+   * Consumers that re-verify a program for themselves without resetting it for everyone else (the
+   * extracts of a user: docs/learned-extraction.md "Extracts"): per consumer, the program its pages
+   * were compared with and how many of them agreed in a row.
+   */
+  trust: Record<string, ConsumerTrust> = {};
 
   constructor(
     readonly templateId: string,
@@ -87,6 +110,7 @@ export class TemplateMachine {
       always_filled: [...this.alwaysFilled],
       retired: this.retired,
       events: this.events.slice(-50),
+      trust: { ...this.trust },
     };
   }
 
@@ -111,6 +135,7 @@ export class TemplateMachine {
     machine.alwaysFilled = new Set(state.always_filled);
     machine.retired = [...state.retired];
     machine.events = [...state.events];
+    machine.trust = { ...(state.trust ?? {}) };
     return machine;
   }
 
@@ -190,6 +215,26 @@ export class TemplateMachine {
       );
     }
     return comparison;
+  }
+
+  /** Whether a consumer may let the active program extract: it agreed with the model on `verifyPages` of the consumer's pages in a row. */
+  trusts(consumer: string): boolean {
+    const entry = this.trust[consumer];
+    return (
+      this.phase === 'active' &&
+      this.program !== undefined &&
+      entry?.programId === this.program.id &&
+      entry.agreeing >= this.config.verifyPages
+    );
+  }
+
+  /** A consumer's page extracted both ways by `programId` and the model; a disagreement starts its count again. */
+  recordTrust(consumer: string, programId: string, agreed: boolean): void {
+    const entry = this.trust[consumer]?.programId === programId ? this.trust[consumer] : { programId, agreeing: 0 };
+    delete this.trust[consumer];
+    this.trust[consumer] = { programId, agreeing: agreed ? entry.agreeing + 1 : 0 };
+    const names = Object.keys(this.trust);
+    for (const name of names.slice(0, Math.max(0, names.length - MAX_CONSUMERS))) delete this.trust[name];
   }
 
   /** Guards on a program's output before it is used: which fields that always had a value are now empty. */

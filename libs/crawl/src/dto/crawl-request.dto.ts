@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto, IsHttpUrl } from '@app/sites';
@@ -55,15 +56,10 @@ export class CrawlRequestDto extends JobWebhookFields {
   @Type(() => LlmConfigDto)
   llm_config?: LlmConfigDto;
 
-  @ApiPropertyOptional({
-    enum: ['model', 'auto'],
-    default: 'model',
-    description:
-      '`model`: a model call per page. `auto`: per template of the site, the model extracts the first pages, a selector program is learned from them and verified, then it extracts the rest with spot checks (docs/learned-extraction.md). Each result says how it was made (`metadata.method`).',
-  })
-  @IsOptional()
-  @IsIn(['model', 'auto'], { message: 'must be one of: model, auto' })
-  extraction_mode?: 'model' | 'auto';
+  @ExtractionModeProperty(
+    '`model`: a model call per page. `auto`: per template of the site, the model extracts the first pages, a selector program is learned from them and verified, then it extracts the rest with spot checks (docs/learned-extraction.md). Each result says how it was made (`metadata.method`).',
+  )
+  extraction_mode?: ExtractionMode;
 
   @ApiPropertyOptional({ default: false, description: 'Record prompts and model metadata of every page (GET /jobs/{id}/debug-capture).' })
   @IsOptional()

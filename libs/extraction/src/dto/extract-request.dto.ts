@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { LlmConfigDto } from '@app/llm';
+import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
 import { FETCH_MODES, IsHttpUrl, type FetchMode } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
 
@@ -48,6 +49,11 @@ export class ExtractRequestDto extends JobWebhookFields {
   @IsBoolean()
   capture_debug?: boolean;
 
+  @ExtractionModeProperty(
+    "`model`: the model extracts the page. `auto`: when the page's template of the site has a selector program learned for the same schema (by your crawls or extracts, docs/learned-extraction.md), the program extracts it without a model call once it has agreed with the model on `verifyPages` of your extracts; until then, and for spot checks and pages the program fails on, the model extracts (and the page helps learn and verify). `metadata.method` says which.",
+  )
+  extraction_mode?: ExtractionMode;
+
   @ApiPropertyOptional({ description: 'Cost cap in USD for this job; over it the job fails with budget_exceeded.', example: 0.05 })
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
@@ -84,10 +90,24 @@ export class AnalyzeRequestDto {
 }
 
 export class ExtractionMetadataResponse {
-  @ApiProperty({ example: 'gpt-4o-mini' }) model!: string;
-  @ApiProperty({ example: 'openai' }) provider!: string;
+  @ApiProperty({ example: 'gpt-4o-mini', type: 'string', nullable: true, description: '`null` when `method` is `selectors`.' })
+  model!: string | null;
+  @ApiProperty({ example: 'openai', type: 'string', nullable: true, description: '`null` when `method` is `selectors`.' })
+  provider!: string | null;
   @ApiProperty() fetch_duration_ms!: number;
   @ApiProperty() extract_duration_ms!: number;
+  @ApiProperty({
+    enum: ['model', 'selectors'],
+    description: '`selectors`: a learned program extracted the page without a model call (`extraction_mode: auto`).',
+  })
+  method!: 'model' | 'selectors';
+  @ApiPropertyOptional({
+    description:
+      'The learned program that extracted the page (`selectors`), or that was compared with the model on it (a verification or check page).',
+  })
+  program_id?: string;
+  @ApiPropertyOptional({ description: "The page's template of the site (`extraction_mode: auto`)." })
+  template_id?: string;
 }
 
 export class ExtractionUsageResponse {
