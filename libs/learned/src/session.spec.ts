@@ -55,6 +55,49 @@ describe('LearnedSession', () => {
     });
   });
 
+  it('spot-checks one page in 25 also when pages are in flight together: each takes its place in the count on the newest state', async () => {
+    const { calls, model } = perfectModel();
+    const inFlight = 6;
+    let atModel = 0;
+    let done = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const release = () => {
+      if (atModel + done === inFlight) open();
+    };
+    let gated = false;
+    const session = new LearnedSession(BOOK_SCHEMA, async (page) => {
+      if (gated) {
+        atModel++;
+        release();
+        await gate; // the model answers only once every page in flight has planned (and the others finished)
+      }
+      return model(page);
+    });
+    // 3 learning + 5 verification pages, then 24 program pages: the next page is the 25th active one, a spot check.
+    const before = await crawl(session, range(1, 33));
+    expect(before.filter((r) => r.role === 'spot-check')).toHaveLength(0);
+    gated = true;
+    const batch = await Promise.all(
+      range(33, 33 + inFlight).map(async (n) => {
+        const result = await session.extract(productUrl(book(n)), productPage(book(n)));
+        done++;
+        release();
+        return result;
+      }),
+    );
+    gated = false;
+    // Every page read the same count (24 active pages); the first to take its place is the 25th, the spot check.
+    expect(batch.map((r) => r.role).sort()).toEqual([...Array(inFlight - 1).fill('program'), 'spot-check']);
+    expect(atModel).toBe(1);
+    // The claimed page counted once: the next spot check is the 50th active page (page 58), not one later or earlier.
+    const after = await crawl(session, range(33 + inFlight, 70));
+    expect(after.filter((r) => r.role === 'spot-check').map((r) => r.n)).toEqual([58]);
+    expect(calls).toHaveLength(3 + 5 + 2);
+    for (const r of [...before, ...batch.map((b, i) => ({ ...b, n: 33 + i })), ...after])
+      expect({ n: r.n, disagree: disagreeingFields(fields, r.data, truth(book(r.n))) }).toEqual({ n: r.n, disagree: [] });
+  });
+
   it('retires the program when the template drifts, without handing out a wrong value, and learns the new template', async () => {
     const { model } = perfectModel();
     const session = new LearnedSession(BOOK_SCHEMA, model);

@@ -101,23 +101,30 @@ export class LearnedSession {
     const program = machine.program;
     let programOutput: Record<string, unknown> | undefined;
     let reason: CheckReason | undefined;
+    let counted = false;
     const consumer = this.options.consumer;
     if (plan !== 'model' && program) {
       programOutput = runProgram(program, page, this.plan.fields);
-      if (plan === 'spot-check') reason = 'spot-check';
-      else if (plan === 'program') reason = this.guard(machine, programOutput);
+      if (plan !== 'verify') reason = this.guard(machine, programOutput);
       if (plan === 'program' && !reason && consumer !== undefined && !machine.trusts(consumer)) reason = 'reverification';
     }
     if (plan === 'program' && program && !reason) {
-      await this.states.update(templateId, { pages: 1 }, (current) => {
-        if (current.phase === 'active') current.recordProgramPage();
-      });
-      return { data: programOutput!, method: 'selectors', programId: program.id, templateId, modelCalls: 0, role: 'program' };
+      // An active page takes its place in the count on the newest state, and only then is it known
+      // whether it is a spot check: pages in flight together read the same count, so deciding on the
+      // count read would make every page read while a check waits for the model a check too (and let
+      // a count that moved on between two reads skip a check). One write, as a program page needs anyway.
+      const taken = await this.states.update(templateId, { pages: 1 }, (current) => current.takeActivePage(program.id));
+      // The program was replaced or retired meanwhile: it was accepted when the page read it, so its
+      // output stands, as for any page that read the state just before another page's outcome.
+      if (taken !== 'spot-check')
+        return { data: programOutput!, method: 'selectors', programId: program.id, templateId, modelCalls: 0, role: 'program' };
+      reason = 'spot-check';
+      counted = true;
     }
     const output = await this.model({ url, html });
     const sample = { page, output, html };
     // Recorded on the newest state: another page may have moved the template on meanwhile.
-    const recorded = await this.states.update(templateId, { pages: 1, modelCalls: 1 }, (current) => {
+    const recorded = await this.states.update(templateId, { pages: counted ? 0 : 1, modelCalls: 1 }, (current) => {
       if (current.phase === 'learning' || !current.program) {
         current.recordLearning(sample);
         return { role: 'learning' as const, programId: undefined, disagreeing: undefined };
@@ -131,7 +138,8 @@ export class LearnedSession {
         return { role: 'verification' as const, programId, disagreeing };
       }
       const checkReason = reason ?? 'spot-check';
-      const { disagreeing } = current.recordCheck(sample, currentOutput, checkReason);
+      // A spot check took its place in the count already, unless the program changed meanwhile (a new count).
+      const { disagreeing } = current.recordCheck(sample, currentOutput, checkReason, counted && current.program.id === program?.id);
       if (consumer !== undefined) current.recordTrust(consumer, programId, disagreeing.length === 0);
       return { role: checkReason, programId, disagreeing };
     });

@@ -85,6 +85,48 @@ describe('StoreTemplateStates (SQLite document store)', () => {
     expect([...results.values()].filter((r) => r.method === 'selectors').length).toBeGreaterThan(80);
   });
 
+  it('gives pages in flight on two workers their places in the stored count: one spot check in 25, the others by the program', async () => {
+    const first = session('crawl_1');
+    // 3 learning + 5 verification + 24 program pages: the 25th active page is a spot check.
+    await crawl(first, range(1, 33));
+    const callsBefore = modelCalls;
+    let atModel = 0;
+    let done = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const release = () => {
+      if (atModel + done === 6) open();
+    };
+    const gated = (sessionId: string) =>
+      new LearnedSession(
+        BOOK_SCHEMA,
+        async (page) => {
+          atModel++;
+          release();
+          await gate; // answers once every page in flight has planned
+          return model(page);
+        },
+        {},
+        (f, config) => new StoreTemplateStates(collection, { userId: 'usr_1', schemaKey: schemaKey(BOOK_SCHEMA), sessionId }, f, config),
+      );
+    const workers = [gated('crawl_1'), gated('crawl_1')];
+    const batch = await Promise.all(
+      range(33, 39).map(async (n, i) => {
+        const result = await workers[i % 2].extract(productUrl(book(n)), productPage(book(n)));
+        done++;
+        release();
+        return result;
+      }),
+    );
+    expect(batch.map((r) => r.role).sort()).toEqual([...Array(5).fill('program'), 'spot-check']);
+    expect(modelCalls - callsBefore).toBe(1);
+    // Counted once: the next spot check is the 50th active page (page 58).
+    const after = await crawl(first, range(39, 70));
+    expect(after.filter((r) => r.role === 'spot-check').map((r) => r.n)).toEqual([58]);
+    const [view] = await new LearnedTemplatesReader(collection).list('usr_1');
+    expect(view).toMatchObject({ pages: 69, model_calls: 3 + 5 + 2, checks: { total: 2, disagreeing: 0 } });
+  });
+
   it('has a later crawl verify a stored program again before it extracts, then use it', async () => {
     await crawl(session('crawl_1'), range(1, 20));
     modelCalls = 0;

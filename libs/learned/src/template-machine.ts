@@ -12,10 +12,12 @@ export type PagePlan =
   | 'model'
   /** verifying: the model extracts (its output is the result) and the program runs beside it. */
   | 'verify'
-  /** active: the program extracts, unless its output fails the guards. */
-  | 'program'
-  /** active: the model extracts as a spot check and the program runs beside it. */
-  | 'spot-check';
+  /**
+   * active: unless its output fails the guards, the page takes its place in the count
+   * (`takeActivePage`): the program extracts it, or, every `spotCheckEvery`-th page, the model
+   * extracts it as a spot check and the program runs beside it.
+   */
+  | 'program';
 
 /**
  * Why a page of an active template went to the model: a spot check, a guard (`schema`,
@@ -150,7 +152,7 @@ export class TemplateMachine {
   plan(): PagePlan {
     if (this.phase === 'learning') return 'model';
     if (this.phase === 'verifying') return 'verify';
-    return (this.active.pages + 1) % this.config.spotCheckEvery === 0 ? 'spot-check' : 'program';
+    return 'program';
   }
 
   /** Learning page: keep the sample; learn once there are enough. */
@@ -188,19 +190,28 @@ export class TemplateMachine {
     return comparison;
   }
 
-  /** Active page extracted by the program alone. */
-  recordProgramPage(): void {
+  /**
+   * An active page the program can extract takes its place in the count, on the newest state: every
+   * `spotCheckEvery`-th page is a spot check (the model extracts it too; it is counted here, not again
+   * when its check is recorded), the others are program pages. Null when the program is no longer
+   * the active one (retired or replaced since the page read the state): nothing is counted.
+   */
+  takeActivePage(programId: string): 'program' | 'spot-check' | null {
+    if (this.phase !== 'active' || this.program?.id !== programId) return null;
     this.active.pages++;
+    if (this.active.pages % this.config.spotCheckEvery === 0) return 'spot-check';
     this.active.programPages++;
+    return 'program';
   }
 
   /**
    * Active page that also went to the model (spot check or a guard): disagreement on a large share
-   * of the fields retires the program at once, smaller disagreements when they repeat.
+   * of the fields retires the program at once, smaller disagreements when they repeat. `counted`: the
+   * page already took its place in the count (a spot check, `takeActivePage`).
    */
-  recordCheck(sample: LearningSample, programOutput: Record<string, unknown>, reason: CheckReason): Comparison {
+  recordCheck(sample: LearningSample, programOutput: Record<string, unknown>, reason: CheckReason, counted = false): Comparison {
     const comparison = this.compare(sample.output, programOutput);
-    this.active.pages++;
+    if (!counted) this.active.pages++;
     this.active.checks++;
     const disagreed = comparison.disagreeing.length > 0;
     if (disagreed) this.active.disagreeingChecks++;
