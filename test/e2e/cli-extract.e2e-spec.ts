@@ -52,6 +52,31 @@ describe('gleaner extract', () => {
     expect(models.requests.some((r) => r.apiKey === 'sk-cli-test' && r.model === 'gpt-4o-mini')).toBe(true);
   });
 
+  it('sends --extraction-mode: an auto extract answers with the template it learns from', async () => {
+    const run = await runCli(
+      [
+        'extract',
+        `${site.url}/page/2/`,
+        '--schema',
+        QUOTES_SCHEMA,
+        '--model',
+        'openai/gpt-4o-mini',
+        '--fetch-mode',
+        'static',
+        '--extraction-mode',
+        'auto',
+        '--json',
+      ],
+      env,
+    );
+    expect(run.stderr).not.toMatch(STACK_TRACE);
+    expect(run.code).toBe(0);
+    const answer = JSON.parse(run.stdout);
+    // The first page of a template goes to the model; only an auto extract has a template at all.
+    expect(answer.metadata).toMatchObject({ method: 'model', template_id: expect.stringMatching(/^tpl_/) });
+    expect(answer.data.quotes).toHaveLength(10);
+  });
+
   it('reads a YAML schema file, writes --output, and with --json the whole answer', async () => {
     const dir = tempDir('gleaner-cli-extract-');
     const schemaFile = join(dir, 'quotes.yaml');
@@ -153,6 +178,7 @@ describe('error paths', () => {
       [['extract', `${site.url}/`, '--schema', QUOTES_SCHEMA, '--model', 'gpt-4o-mini'], /--model must be provider\/model/],
       [['crawl', `${site.url}/`, '--schema', QUOTES_SCHEMA, '--max-pages', 'lots'], /--max-pages must be a whole number/],
       [['crawl', `${site.url}/`, '--schema', QUOTES_SCHEMA, '--fetch-mode', 'psychic'], /Allowed choices are auto, static, dynamic/],
+      [['extract', `${site.url}/`, '--schema', QUOTES_SCHEMA, '--extraction-mode', 'magic'], /Allowed choices are model, auto/],
       [['results', 'JOB', '--format', 'csv'], /--format must be one of json, jsonl, yaml/],
       [['jobs', 'get'], /missing required argument 'job'/],
       [['frobnicate'], /unknown command 'frobnicate'/],

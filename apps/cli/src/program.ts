@@ -9,7 +9,7 @@ import { CliContext, cliVersion, DEFAULT_URL, type ApiIo, type GlobalOptions } f
 import { ApiError, CliError, describeProblem, InterruptedError } from './errors';
 import { EXIT, type ExitCode } from './exit-codes';
 import { SignalHub } from './follow/signals';
-import { FETCH_MODES } from './request-options';
+import { EXTRACTION_MODES, FETCH_MODES } from './request-options';
 import { colorsFor } from './util/colors';
 import { loadCommander } from './util/esm';
 
@@ -19,6 +19,7 @@ export interface CommandKit {
   addSchemaOptions(command: Command): void;
   addModelOptions(command: Command): void;
   fetchModeOption(): Option;
+  extractionModeOption(): Option;
 }
 
 interface LocalCommand {
@@ -142,6 +143,11 @@ async function buildProgram(
         .option('--model-key <key>', 'provider key for this request only (env GLEANER_MODEL_API_KEY)')
         .option('--model-base-url <url>', 'provider endpoint (env GLEANER_MODEL_BASE_URL)'),
     fetchModeOption: () => new Option('--fetch-mode <mode>', 'how pages are fetched (service default auto)').choices(FETCH_MODES),
+    extractionModeOption: () =>
+      new Option(
+        '--extraction-mode <mode>',
+        'model: a model call per page (default); auto: verified learned selectors where a template allows',
+      ).choices(EXTRACTION_MODES),
   };
 
   registerExtract(program, kit);

@@ -9,6 +9,7 @@ export interface ModelOptions {
 }
 
 export const FETCH_MODES = ['auto', 'static', 'dynamic'] as const;
+export const EXTRACTION_MODES = ['model', 'auto'] as const;
 
 /**
  * `--model provider/model` (the model may itself contain slashes: openrouter/anthropic/claude-3.5-haiku)

@@ -22,6 +22,7 @@ interface CrawlOptions extends ModelOptions {
   concurrency?: number;
   delayMs?: number;
   fetchMode?: string;
+  extractionMode?: string;
   useSitemap?: boolean;
   ignoreRobots?: boolean;
   maxCost?: number;
@@ -61,6 +62,7 @@ export function registerCrawl(program: Command, kit: CommandKit): void {
     .option('--concurrency <n>', 'pages fetched at once (service default 4)', intParser('--concurrency', 1))
     .option('--delay-ms <ms>', 'pause between requests to a host', intParser('--delay-ms', 0))
     .addOption(kit.fetchModeOption())
+    .addOption(kit.extractionModeOption())
     .option('--use-sitemap', "also start from the site's sitemap.xml")
     .option('--ignore-robots', 'do not read robots.txt (nor its Crawl-delay); only for sites you may crawl so')
     .option('--max-cost <usd>', 'cost cap in USD: no new page starts beyond it', numberParser('--max-cost', 0));
@@ -102,6 +104,7 @@ async function crawl(ctx: CliContext, url: string | undefined, opts: CrawlOption
     schema: opts.schema !== undefined ? await readSchemaOption(opts.schema, ctx.io.stdin) : undefined,
     schema_id: opts.schemaId,
     site_id: opts.siteId,
+    extraction_mode: opts.extractionMode,
     options: Object.keys(options).length ? options : undefined,
     llm_config: llmConfig(opts, ctx),
   });

@@ -17,6 +17,7 @@ interface ExtractOptions extends ModelOptions {
   schemaId?: string;
   siteId?: string;
   fetchMode?: string;
+  extractionMode?: string;
   maxCost?: number;
   output?: string;
 }
@@ -41,6 +42,7 @@ export function registerExtract(program: Command, kit: CommandKit): void {
   kit.addSchemaOptions(command);
   command
     .addOption(kit.fetchModeOption())
+    .addOption(kit.extractionModeOption())
     .option('--max-cost <usd>', 'cost cap in USD for this job', numberParser('--max-cost', 0))
     .option('-o, --output <file>', 'write the JSON to this file instead of stdout');
   kit.addModelOptions(command);
@@ -58,6 +60,7 @@ async function extract(ctx: CliContext, url: string | undefined, opts: ExtractOp
     schema_id: opts.schemaId,
     site_id: opts.siteId,
     fetch_mode: opts.fetchMode,
+    extraction_mode: opts.extractionMode,
     llm_config: llmConfig(opts, ctx),
     max_cost_usd: opts.maxCost,
   };
