@@ -20,7 +20,7 @@ import type { JsonSchemaObject } from '../../libs/schema/src';
 import { LearnedSession, planFields, valuesAgree, type LearnedResult } from '../../libs/learned/src';
 import { loadArticles, loadSwde } from './content-corpus';
 import { corpusDir } from './corpus-dir';
-import { ARTICLE_SCHEMA, BOOK_SCHEMA, bookTruth, drift, round } from './learned/corpus';
+import { ARTICLE_SCHEMA, BOOK_SCHEMA, bookTruth, drift, round, type Run } from './learned/corpus';
 
 const TARGETS = { autoCallsPerPage: 0.1, autoAgreement: 0.98, driftAgreement: 0.98 };
 
@@ -28,16 +28,6 @@ interface Page {
   url: string;
   html: string;
   truth: Record<string, unknown>;
-}
-
-interface Run {
-  corpus: string;
-  site: string;
-  mode: 'model' | 'auto';
-  pages: number;
-  model_calls_per_page: number;
-  agreement: number;
-  [key: string]: unknown;
 }
 
 async function crawl(

@@ -42,7 +42,7 @@ import { loadArticles, loadSwde } from './content-corpus';
 import { corpusDir } from './corpus-dir';
 import { API_MAIN, ROOT, baseEnv, call, startCrawl, startEmbeddedApp, waitJob, type Embedded } from './crawl/gleaner';
 import { killAll } from './crawl/procs';
-import { ARTICLE_SCHEMA, BOOK_SCHEMA, agreement, bookTruth, drift, fieldCount, round, type BenchPage } from './learned/corpus';
+import { ARTICLE_SCHEMA, BOOK_SCHEMA, agreement, bookTruth, drift, fieldCount, round, type BenchPage, type Run } from './learned/corpus';
 import { startBenchSite, type BenchSite, type SiteSpec } from './learned/site';
 
 const TARGETS = {
@@ -55,16 +55,6 @@ const TARGETS = {
 /** A realistic crawl: a few pages in flight at once, so a template's first pages are extracted while it is still learning. */
 const CONCURRENCY = Number(process.env.BENCH_LEARNED_CONCURRENCY ?? 6);
 const MODEL = 'gpt-4o-mini';
-
-interface Run {
-  corpus: string;
-  site: string;
-  mode: 'model' | 'auto';
-  pages: number;
-  model_calls_per_page: number;
-  agreement: number;
-  [key: string]: unknown;
-}
 
 interface MapEntry {
   url: string;

@@ -8,6 +8,17 @@ import type { JsonSchemaObject } from '../../../libs/schema/src';
 import { planFields, valuesAgree } from '../../../libs/learned/src';
 import type { SwdeCase } from '../content-corpus';
 
+/** One run of bench-results/learned.json (the shape; extra fields welcome). */
+export interface Run {
+  corpus: string;
+  site: string;
+  mode: 'model' | 'auto';
+  pages: number;
+  model_calls_per_page: number;
+  agreement: number;
+  [key: string]: unknown;
+}
+
 export const BOOK_SCHEMA: JsonSchemaObject = {
   type: 'object',
   properties: {

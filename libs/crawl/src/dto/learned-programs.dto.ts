@@ -1,28 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { QueryInteger } from '@app/http';
-import { MAX_OFFSET } from '@app/jobs';
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { PageQuery } from '@app/jobs';
 
 /** A host as the learned templates store it (`host[:port]`, lower-cased on lookup): no spaces, no control characters. */
 const HOST_PATTERN = /^[^\u0000-\u0020\u007f-\u009f]+$/;
 
-export class ListLearnedProgramsQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @QueryInteger()
-  @IsInt({ message: 'must be an integer' })
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ minimum: 0, maximum: MAX_OFFSET, default: 0 })
-  @IsOptional()
-  @QueryInteger()
-  @IsInt({ message: 'must be an integer' })
-  @Min(0)
-  @Max(MAX_OFFSET)
-  offset?: number;
-
+export class ListLearnedProgramsQuery extends PageQuery {
   @ApiPropertyOptional({
     description: 'Only the templates of this host (`host[:port]` of the pages, case-insensitive), e.g. `shop.example` or `127.0.0.1:8080`.',
     example: 'shop.example',

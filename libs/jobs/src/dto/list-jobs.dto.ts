@@ -6,7 +6,8 @@ import { JOB_STATUSES, JOB_TYPES } from '../job.types';
 /** Paging further than this is refused (422), not handed to the store. */
 export const MAX_OFFSET = 1_000_000;
 
-export class ListJobsQuery {
+/** `limit` and `offset` of every paged list of the API (jobs, learned programs). */
+export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
   @QueryInteger()
@@ -23,6 +24,8 @@ export class ListJobsQuery {
   @Max(MAX_OFFSET)
   offset?: number;
 }
+
+export class ListJobsQuery extends PageQuery {}
 
 export class PagesByMethodResponse {
   @ApiProperty({ type: 'integer', minimum: 0 }) model!: number;
