@@ -68,6 +68,16 @@ describe('ModelClient (local model server)', () => {
   beforeEach(() => server.reset());
 
   describe('openai protocol', () => {
+    it('reuses an SDK client per endpoint and key, and never sends one caller’s key for another', async () => {
+      const other = 'sk-proj-OtherCallerKey0123456789abcdefXYZ';
+      for (const apiKey of [OPENAI_KEY, other, OPENAI_KEY, other]) await client.complete(target({ apiKey }), request());
+      expect(server.requests.map((r) => r.apiKey)).toEqual([OPENAI_KEY, other, OPENAI_KEY, other]);
+      // Another endpoint with the same key: its own client, its own address.
+      await client.complete(target({ baseUrl: server.openaiBaseUrl.replace('127.0.0.1', 'localhost') }), request());
+      expect(server.requests).toHaveLength(5);
+      expect(server.requests[4].apiKey).toBe(OPENAI_KEY);
+    });
+
     it('sends strict json_schema structured output, max_completion_tokens and temperature, with the key as Bearer', async () => {
       const reply = await client.complete(target(), request());
       expect(server.requests).toHaveLength(1);

@@ -16,7 +16,7 @@ import { JobYieldedError, isTerminal, type JobContext, type JobRecord, type Jobs
 import type { AppLogger } from '@app/observability';
 import { hostOf, keepSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, type QueuePort } from '@app/queue';
-import { toResultEventItem, type ResultsService } from '@app/results';
+import { toResultEventItem, type ResultRecord, type ResultsService } from '@app/results';
 import type { CrawlJobInput } from './crawl-input';
 import { CrawlScope, type SkipReason } from './crawl-scope';
 import type { CrawlRepository } from './crawl.repository';
@@ -124,6 +124,17 @@ export class CrawlActor implements IRequestManager {
   private readonly adopted: WindowEntry[] = [];
   /** The crawl's sealed request secrets (BYOK key): from the queue message, or kept with the crawl for later owners. */
   private sealedSecrets?: string;
+  /** Ids of adopted entries not yet dispatched again: their outcome may already be in the store. */
+  private readonly adoptedIds = new Set<string>();
+  /** Ids of pages an earlier owner may have announced (adopted ones), until they settle. */
+  private readonly mayBeAnnounced = new Set<string>();
+  /** Job counter increments not yet written (one write per STATUS_EVERY_MS instead of one per page). */
+  private pendingInc: Record<string, number> = {};
+  /** Increments being written now (counted by the budget check until the write returns). */
+  private flushingInc: Record<string, number> = {};
+  private flushing: Promise<void> | null = null;
+  /** Set when the counters are recounted for good (the end): pending increments are dropped. */
+  private countersFinal = false;
 
   constructor(
     private readonly deps: CrawlActorDeps,
@@ -336,7 +347,7 @@ export class CrawlActor implements IRequestManager {
     for (let t = 1; t <= admitted; t++) if (!used.has(t)) this.freeTickets.push(t);
     if (admitted >= this.input.options.max_pages && this.freeTickets.length === 0) this.reachQuota();
     for (const entry of await repository.running(this.jobId)) this.adopt(entry);
-    for (const entry of await repository.unannounced(this.jobId)) await this.announce(entry);
+    for (const entry of await repository.unannounced(this.jobId)) await this.announceStored(entry);
     if (state && state.epoch > 0) await this.recount();
   }
 
@@ -346,6 +357,8 @@ export class CrawlActor implements IRequestManager {
     this.inFlight.set(w.id, w);
     this.bumpHost(w.host, 1);
     this.adopted.push(w);
+    this.adoptedIds.add(w.id);
+    this.mayBeAnnounced.add(w.id);
   }
 
   // ------------------------------------------------------------------ ingestion
@@ -446,10 +459,7 @@ export class CrawlActor implements IRequestManager {
     this.skippedRecorded += recorded;
     if (Object.keys(inc).length > 0) await this.deps.repository.updateState(this.jobId, this.epoch, { $inc: inc });
     const added = fresh.filter((w) => !duplicates.has(w.id));
-    if (added.length > 0) {
-      await this.deps.jobsRepository.updateRunning(this.jobId, { $inc: { urls_queued: added.length } });
-      this.scheduleStatus();
-    }
+    if (added.length > 0) this.bumpJob({ urls_queued: added.length });
     // New entries join the window directly when nothing older waits in the store; otherwise the refill finds them.
     if (this.storeExhausted && this.window.size < WINDOW_LOW + WINDOW_BATCH) {
       for (const w of added) this.window.add(w, Date.now());
@@ -731,6 +741,9 @@ export class CrawlActor implements IRequestManager {
 
   /** urls_queued once max_pages is reached: the URLs this crawl will still fetch or has fetched, not those it never will. */
   private async countQueued(): Promise<void> {
+    // A recount from the store: increments of urls_queued not yet written are in it already.
+    await this.settleFlush();
+    delete this.pendingInc.urls_queued;
     const live = await this.deps.repository.countEntries(this.jobId, ['pending', 'running', 'completed', 'failed']);
     const unadmitted = await this.deps.repository.countUnadmittedPending(this.jobId);
     const job = await this.deps.jobsRepository.updateRunning(this.jobId, { $set: { urls_queued: live - unadmitted } });
@@ -847,11 +860,14 @@ export class CrawlActor implements IRequestManager {
   /** Sends the page task (idempotent per dispatch number) and waits for its outcome. */
   private dispatch(entry: WindowEntry): Promise<PageOutcome> {
     const taskId = pageTaskId(this.jobId, entry.key, entry.dispatch);
+    // Only a task adopted from the previous owner can have its outcome stored already; a new
+    // dispatch number is a task no worker has seen, whose outcome comes by bus (or the poll).
+    const mayBeDone = this.adoptedIds.delete(entry.id);
     return new Promise<PageOutcome>((resolve, reject) => {
       const now = Date.now();
       this.waiters.set(taskId, { taskId, entry, since: now, lastSent: now, resolve, reject });
       void this.send(entry)
-        .then(() => this.collect([taskId]))
+        .then(() => (mayBeDone ? this.collect([taskId]) : undefined))
         .catch((error: unknown) => {
           // The next redispatch sweep sends it again; the wait goes on.
           this.log.warn({ err: error, url: entry.url }, 'page task could not be enqueued');
@@ -902,8 +918,9 @@ export class CrawlActor implements IRequestManager {
 
   /**
    * Commit order for a page (each step idempotent, so a crash between any two is safe): children,
-   * then the result (keyed by the page), then the entry (fenced by the epoch), then the job's
-   * counters, then the announcement (SSE `result`, webhook `job.page`, each stored once).
+   * then the result (keyed by the page), then the announcement (SSE `result`, webhook `job.page`,
+   * each stored once by its dedupe key, so a page redone after a crash announces nothing new), then
+   * the entry, marked announced in the same fenced write, then the job's counters (coalesced).
    */
   private async commitCompleted(entry: WindowEntry, outcome: Extract<PageOutcome, { kind: 'completed' }>): Promise<void> {
     const final = canonicalize(outcome.final_url);
@@ -914,9 +931,9 @@ export class CrawlActor implements IRequestManager {
     // Self-fencing before the unfenced writes (children, result): a stale owner stops here (see sweepPending).
     if (!(await this.holdsLease())) return;
     await this.addChildren(entry, outcome.links, outcome.final_url);
-    let resultId: string | null = null;
+    let record: ResultRecord | null = null;
     if (outcome.result) {
-      const record = await this.deps.results.storePage(this.job, entry.key, {
+      record = await this.deps.results.storePage(this.job, entry.key, {
         url: outcome.final_url,
         status: 'completed',
         data: outcome.result.data,
@@ -935,8 +952,12 @@ export class CrawlActor implements IRequestManager {
           ...(outcome.result.template_id ? { template_id: outcome.result.template_id } : {}),
         },
       });
-      resultId = record.id;
     }
+    await this.announce(
+      { key: entry.key, url: entry.url, status: 'completed', error_category: null, error_message: null },
+      record,
+      this.firstAnnouncement(entry),
+    );
     const settled = await this.settle(entry, 'completed', {
       final_url: outcome.final_url,
       http_status: outcome.http_status,
@@ -948,13 +969,14 @@ export class CrawlActor implements IRequestManager {
       token_usage_input: outcome.result?.token_usage_input ?? 0,
       token_usage_output: outcome.result?.token_usage_output ?? 0,
       cost_usd: outcome.result?.cost_usd ?? 0,
-      result_id: resultId,
+      result_id: record?.id ?? null,
+      event_done: true,
       completed_at: nowIso(),
     });
     if (!settled) return;
     if (outcome.result) {
       const method = outcome.result.method ?? 'model';
-      await this.bumpJob({
+      this.bumpJob({
         page_count: 1,
         [`pages_by_method.${method}`]: 1,
         model_calls: method === 'model' ? 1 : 0,
@@ -963,12 +985,13 @@ export class CrawlActor implements IRequestManager {
         cost_usd: outcome.result.cost_usd,
       });
     }
-    await this.announce(settled);
     await this.checkBudget();
   }
 
   private async commitFailed(entry: WindowEntry, outcome: Extract<PageOutcome, { kind: 'failed' }>): Promise<void> {
     const category = outcome.error_category;
+    // Self-fencing before the unfenced writes (result, announcement), as for a completed page.
+    if (!(await this.holdsLease())) return;
     const record = entry.extract
       ? await this.deps.results.storePage(this.job, entry.key, {
           url: outcome.final_url ?? entry.url,
@@ -983,6 +1006,11 @@ export class CrawlActor implements IRequestManager {
           cost_usd: outcome.usage?.cost_usd ?? 0,
         })
       : null;
+    await this.announce(
+      { key: entry.key, url: entry.url, status: 'failed', error_category: category, error_message: outcome.error_message },
+      record,
+      this.firstAnnouncement(entry),
+    );
     const settled = await this.settle(entry, 'failed', {
       error_category: category,
       error_message: outcome.error_message,
@@ -993,18 +1021,18 @@ export class CrawlActor implements IRequestManager {
       token_usage_output: outcome.usage?.token_usage_output ?? 0,
       cost_usd: outcome.usage?.cost_usd ?? 0,
       result_id: record?.id ?? null,
+      event_done: true,
       completed_at: nowIso(),
     });
     if (!settled) return;
     await this.deps.repository.updateState(this.jobId, this.epoch, { $inc: { [`errors_by_category.${category}`]: 1 } });
-    await this.bumpJob({
+    this.bumpJob({
       failed_count: 1,
       model_calls: isModelFailure(category) ? 1 : 0,
       token_usage_input: outcome.usage?.token_usage_input ?? 0,
       token_usage_output: outcome.usage?.token_usage_output ?? 0,
       cost_usd: outcome.usage?.cost_usd ?? 0,
     });
-    await this.announce(settled);
     await this.checkBudget();
   }
 
@@ -1145,6 +1173,7 @@ export class CrawlActor implements IRequestManager {
     this.bumpHost(entry.host, -1);
     this.wake();
     if (!leased) return null;
+    if (settled && status !== 'pending') this.mayBeAnnounced.delete(entry.id);
     if (!settled) {
       this.halt(new StopCrawl('lease-lost'));
       return null;
@@ -1153,26 +1182,93 @@ export class CrawlActor implements IRequestManager {
     return settled;
   }
 
-  private async bumpJob(inc: Record<string, number>): Promise<void> {
-    const job = await this.deps.jobsRepository.updateRunning(this.jobId, { $inc: inc });
-    if (job) this.job = job;
+  /**
+   * Adds to the job's counters. They are written together every STATUS_EVERY_MS (with the status
+   * event), not once per page: a crash loses at most the unwritten part, and every takeover and the
+   * end of the crawl recount them exactly from the entries.
+   */
+  private bumpJob(inc: Record<string, number>): void {
+    for (const [field, n] of Object.entries(inc)) if (n !== 0) this.pendingInc[field] = (this.pendingInc[field] ?? 0) + n;
     this.scheduleStatus();
   }
 
-  /** The page's `result` SSE event and `job.page` webhook, once (dedupe key), and never after a cancel. */
-  private async announce(entry: CrawlEntry): Promise<void> {
+  /** Writes the pending counter increments (one write at a time; a failed write keeps them for the next). */
+  private async flushCounters(): Promise<void> {
+    await this.settleFlush();
+    if (this.countersFinal || Object.keys(this.pendingInc).length === 0) return;
+    const inc = this.pendingInc;
+    this.pendingInc = {};
+    this.flushingInc = inc;
+    this.flushing = (async () => {
+      try {
+        const job = await this.deps.jobsRepository.updateRunning(this.jobId, { $inc: inc });
+        if (job) this.job = job;
+      } catch (error) {
+        for (const [field, n] of Object.entries(inc)) this.pendingInc[field] = (this.pendingInc[field] ?? 0) + n;
+        throw error;
+      } finally {
+        this.flushingInc = {};
+        this.flushing = null;
+      }
+    })();
+    await this.flushing;
+  }
+
+  /** Waits for a counter write in progress, whatever its result. */
+  private async settleFlush(): Promise<void> {
+    while (this.flushing) await this.flushing.catch(() => undefined);
+  }
+
+  /** Before the final recount: no increment is written after it (it would count a page twice). */
+  private async freezeCounters(): Promise<void> {
+    this.countersFinal = true;
+    await this.settleFlush();
+    this.pendingInc = {};
+  }
+
+  /** The crawl's cost so far, counting the increments not yet written. */
+  private costSoFar(): number {
+    return this.job.cost_usd + (this.pendingInc.cost_usd ?? 0) + (this.flushingInc.cost_usd ?? 0);
+  }
+
+  /** Announces a page stored done by an earlier run whose announcement did not happen (a crash between the two). */
+  private async announceStored(entry: CrawlEntry): Promise<void> {
     const record = entry.result_id ? await this.deps.results.pageRecord(this.job, entry.key) : null;
-    if (record) await this.deps.jobs.publishResult(this.job, { ...toResultEventItem(record) }, { dedupeKey: `page:${entry.key}` });
+    await this.announce(entry, record, false);
+    await this.deps.repository.markAnnounced(entry._id);
+  }
+
+  /**
+   * Whether this owner knows of no earlier announcement of the page: not adopted from an earlier
+   * owner, and not announced already by an attempt of this one (it stays marked until it settles).
+   */
+  private firstAnnouncement(entry: WindowEntry): boolean {
+    if (this.mayBeAnnounced.has(entry.id)) return false;
+    this.mayBeAnnounced.add(entry.id);
+    return true;
+  }
+
+  /**
+   * The page's `result` SSE event and `job.page` webhook, once (dedupe key), and never after a cancel.
+   * `firstTime` spares the lookup of an earlier announcement (a repeat is still refused by the key).
+   */
+  private async announce(
+    entry: Pick<CrawlEntry, 'key' | 'url' | 'status' | 'error_category' | 'error_message'>,
+    record: ResultRecord | null,
+    firstTime: boolean,
+  ): Promise<void> {
+    if (record) {
+      await this.deps.jobs.publishResult(this.job, { ...toResultEventItem(record) }, { dedupeKey: `page:${entry.key}`, firstTime });
+    }
     if (entry.status === 'failed') {
       // The stream's `error` event for a page problem (the crawl goes on); its result event says it too.
       await this.deps.jobs.emit(
         this.jobId,
         'error',
         { job_id: this.jobId, url: entry.url, error_category: entry.error_category, error_message: entry.error_message },
-        { dedupeKey: `page-error:${entry.key}`, onlyWhileRunning: true },
+        { dedupeKey: `page-error:${entry.key}`, onlyWhileRunning: true, firstTime },
       );
     }
-    await this.deps.repository.markAnnounced(entry._id);
   }
 
   /** A request of the actor itself (robots.txt is read by the fetch lib's cache; sitemaps here) waits for the host's politeness slot. */
@@ -1201,10 +1297,10 @@ export class CrawlActor implements IRequestManager {
 
   private async checkBudget(): Promise<void> {
     const cap = this.input.options.max_cost_usd;
-    if (cap === null || this.budgetStopped || this.job.cost_usd < cap) return;
+    if (cap === null || this.budgetStopped || this.costSoFar() < cap) return;
     this.budgetStopped = true;
     await this.deps.repository.updateState(this.jobId, this.epoch, { $set: { budget_stopped: true } });
-    this.log.info({ cost_usd: this.job.cost_usd, max_cost_usd: cap }, 'crawl reached its cost cap: no new page starts');
+    this.log.info({ cost_usd: this.costSoFar(), max_cost_usd: cap }, 'crawl reached its cost cap: no new page starts');
     this.wake();
   }
 
@@ -1212,8 +1308,12 @@ export class CrawlActor implements IRequestManager {
     if (this.statusTimer) return;
     this.statusTimer = setTimeout(() => {
       this.statusTimer = undefined;
-      void this.deps.jobsRepository
-        .findForWorker(this.jobId)
+      void this.flushCounters()
+        .catch((error: unknown) => {
+          this.log.warn({ err: error }, 'crawl counters could not be written; kept for the next write');
+          this.scheduleStatus();
+        })
+        .then(() => this.deps.jobsRepository.findForWorker(this.jobId))
         .then((job) =>
           job && job.status === 'running'
             ? this.deps.jobs.emit(this.jobId, 'status', this.deps.jobs.statusData(job), { onlyWhileRunning: true })
@@ -1257,7 +1357,8 @@ export class CrawlActor implements IRequestManager {
     );
     if (closed > 0) await repository.updateState(this.jobId, this.epoch, { $inc: { [`skipped_by_reason.${reason}`]: closed } });
     // Pages whose announcement failed after their commit (a store or bus error) are announced now, once.
-    for (const entry of await repository.unannounced(this.jobId)) await this.announce(entry);
+    for (const entry of await repository.unannounced(this.jobId)) await this.announceStored(entry);
+    await this.freezeCounters();
     const totals = await this.recount();
     await repository.markFinalized(this.jobId);
     await repository.dropOutcomes(this.jobId);
@@ -1289,8 +1390,11 @@ export class CrawlActor implements IRequestManager {
     this.log.info({ pages: totals.completed, failed: totals.failed }, 'crawl finished');
   }
 
-  /** Recounts the job's counters and the error summary from the entries (exact, whatever happened before). */
-  private async recount(): Promise<{ completed: number; failed: number; pagesFetched: number }> {
+  /**
+   * Recounts the job's counters and the error summary from the entries (exact, whatever happened
+   * before). `ended`: the job is already terminal (a cancel), so its record is written whatever its status.
+   */
+  private async recount(ended = false): Promise<{ completed: number; failed: number; pagesFetched: number }> {
     const { repository } = this.deps;
     let completed = 0;
     let failed = 0;
@@ -1319,7 +1423,7 @@ export class CrawlActor implements IRequestManager {
     }
     const queued = await repository.countEntries(this.jobId, ['pending', 'running', 'completed', 'failed']);
     await repository.updateState(this.jobId, this.epoch, { $set: { errors_by_category: errors } });
-    const job = await this.deps.jobsRepository.updateRunning(this.jobId, {
+    const counters = {
       $set: {
         page_count: completed,
         pages_by_method: byMethod,
@@ -1330,7 +1434,10 @@ export class CrawlActor implements IRequestManager {
         cost_usd: Math.round(cost * 1e8) / 1e8,
         urls_queued: queued,
       },
-    });
+    };
+    const job = ended
+      ? await this.deps.jobsRepository.update(this.jobId, counters)
+      : await this.deps.jobsRepository.updateRunning(this.jobId, counters);
     if (job) this.job = job;
     return { completed, failed, pagesFetched: fetched };
   }
@@ -1345,6 +1452,9 @@ export class CrawlActor implements IRequestManager {
       event_done: true,
     });
     if (closed > 0) await this.deps.repository.bumpState(this.jobId, { $inc: { 'skipped_by_reason.cancelled': closed } });
+    // The counters of the pages done before the cancel, exact (increments not yet written are in it).
+    await this.freezeCounters();
+    await this.recount(true);
     await this.deps.repository.markFinalized(this.jobId);
     await this.deps.repository.dropOutcomes(this.jobId);
   }

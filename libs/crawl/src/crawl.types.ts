@@ -96,7 +96,7 @@ export interface CrawlStateRecord {
 }
 
 /** The queue contract of the page worker pool. */
-export const CRAWL_PAGES_QUEUE = 'crawl-pages';
+export { CRAWL_PAGES_QUEUE } from '@app/queue';
 export const PAGE_TASK = 'page';
 export const crawlOutcomeChannel = (jobId: string) => `crawl-outcome:${jobId}`;
 

@@ -53,4 +53,27 @@ describe('JobsRepository.appendEvent', () => {
       [4, 'status'],
     ]);
   });
+
+  it('with firstTime skips the lookup, yet a repeat is still stored once (its drawn seq stays a gap)', async () => {
+    const first = await repository.appendEvent(
+      jobId,
+      'result',
+      { url: 'c' },
+      { dedupeKey: 'page:c', onlyWhileRunning: true, firstTime: true },
+    );
+    const repeat = await repository.appendEvent(
+      jobId,
+      'result',
+      { url: 'c' },
+      { dedupeKey: 'page:c', onlyWhileRunning: true, firstTime: true },
+    );
+    const next = await repository.appendEvent(jobId, 'status', { n: 1 });
+    expect(first).toMatchObject({ seq: 1 });
+    expect(repeat).toBeNull();
+    expect(next).toMatchObject({ seq: 3 });
+    expect((await repository.eventsAfter(jobId, 0)).map((e) => [e.seq, e.dedupe_key])).toEqual([
+      [1, 'page:c'],
+      [3, '#3'],
+    ]);
+  });
 });

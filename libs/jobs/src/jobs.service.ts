@@ -238,14 +238,19 @@ export class JobsService {
    * A finished page: the `result` stream event and the `job.page` lifecycle event (webhooks). With
    * `exactlyOnce` (crawl pages, which may be re-announced after a crash) both carry the dedupe key
    * and go out only while the job runs, so nothing is announced twice or after a cancel; returns
-   * whether the page was announced now.
+   * whether the page was announced now. `firstTime`: the caller knows of no earlier announcement (the
+   * store's unique dedupe key still refuses a second one; it then leaves a seq gap).
    */
-  async publishResult(job: JobRecord, item: Record<string, unknown>, exactlyOnce?: { dedupeKey: string }): Promise<boolean> {
+  async publishResult(
+    job: JobRecord,
+    item: Record<string, unknown>,
+    exactlyOnce?: { dedupeKey: string; firstTime?: boolean },
+  ): Promise<boolean> {
     const stored = await this.emit(
       job._id,
       'result',
       item,
-      exactlyOnce ? { dedupeKey: exactlyOnce.dedupeKey, onlyWhileRunning: true } : {},
+      exactlyOnce ? { dedupeKey: exactlyOnce.dedupeKey, onlyWhileRunning: true, firstTime: exactlyOnce.firstTime } : {},
     );
     if (!stored) return false;
     await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso(), dedupeKey: exactlyOnce?.dedupeKey });
@@ -256,7 +261,7 @@ export class JobsService {
     jobId: string,
     event: JobEventName,
     data: Record<string, unknown>,
-    options: { dedupeKey?: string; onlyWhileRunning?: boolean } = {},
+    options: { dedupeKey?: string; onlyWhileRunning?: boolean; firstTime?: boolean } = {},
   ): Promise<boolean> {
     const record = await this.repository.appendEvent(jobId, event, data, options);
     if (!record) return false;

@@ -14,7 +14,15 @@ import { HOST_MODE_MEMORY, InMemoryHostModeMemory, type HostModeMemory } from '@
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { MemoryPoliteness, POLITENESS, RedisHostModeMemory, RedisPoliteness, type PolitenessPort } from '@app/politeness';
 import { Redis } from 'ioredis';
-import { BullQueueAdapter, QUEUE, StoreQueueAdapter, type QueuePort } from '@app/queue';
+import {
+  BullQueueAdapter,
+  CRAWL_PAGES_QUEUE,
+  MemoryQueueAdapter,
+  QUEUE,
+  RoutedQueueAdapter,
+  StoreQueueAdapter,
+  type QueuePort,
+} from '@app/queue';
 import { DOCUMENT_STORE, MongoDocumentStore, SqliteDocumentStore, type DocumentStore } from '@app/storage';
 import { join } from 'node:path';
 import { SECRET_SEALER } from '@app/core';
@@ -61,7 +69,11 @@ export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
     return { store, queue, bus, rateLimiter, politeness, hostModes: new RedisHostModeMemory(shared), closeShared };
   }
   const store = SqliteDocumentStore.open({ file: join(config.dataDir, 'gleaner.db'), synchronous: config.sqliteSynchronous });
-  const queue = new StoreQueueAdapter({ store, leaseMs: config.queueStalledMs });
+  // Crawl page tasks stay in the process: nothing outlives it, and after a restart the crawl actor
+  // re-sends the task of every page it finds running (docs/crawl.md "Embedded page tasks").
+  const queue = new RoutedQueueAdapter(new StoreQueueAdapter({ store, leaseMs: config.queueStalledMs }), {
+    [CRAWL_PAGES_QUEUE]: new MemoryQueueAdapter(),
+  });
   return {
     store,
     queue,

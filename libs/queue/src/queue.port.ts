@@ -74,3 +74,10 @@ export class HandBackError extends Error {
 }
 
 export const QUEUE = Symbol('QUEUE');
+
+/**
+ * The crawl page tasks' queue. Named here because the platform routes it: in the embedded deployment
+ * it is in-process (MemoryQueueAdapter), as the crawl actor re-sends the task of every entry it finds
+ * running after a restart; in a cluster it is a Bull queue like the others.
+ */
+export const CRAWL_PAGES_QUEUE = 'crawl-pages';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import { toOpenAiStrictSchema } from '@app/schema';
 import { ModelCallError } from './model-errors';
@@ -64,19 +65,41 @@ export function openAiBody(target: ModelTarget, request: ModelRequest): OpenAI.C
   return body;
 }
 
-/** One chat completion with the openai SDK (openai, openrouter, ollama). */
-export async function callOpenAiCompatible(call: ProtocolCall): Promise<ProtocolReply> {
+/**
+ * SDK clients by endpoint, key, timeout and fetch: building one costs more than a local model call
+ * (a crawl makes one call per page with the same few). Few and short-lived, so a caller's key is not
+ * kept in memory long after its calls: at most CLIENTS_KEPT, each dropped CLIENT_TTL_MS after it was built.
+ */
+const CLIENTS_KEPT = 32;
+const CLIENT_TTL_MS = 60_000;
+const clients = new Map<string, { client: OpenAI; fetch: ProtocolCall['fetch']; until: number }>();
+
+function openAiClient(call: ProtocolCall): OpenAI {
+  const apiKey = call.target.apiKey ?? 'ollama'; // Ollama ignores the key, but the SDK insists on one.
+  const timeout = call.timeoutMs + 1_000;
+  const key = `${call.endpoint}\n${timeout}\n${createHash('sha256').update(apiKey).digest('base64')}`;
+  const now = Date.now();
+  const kept = clients.get(key);
+  if (kept && kept.fetch === call.fetch && kept.until > now) return kept.client;
   const client = new OpenAI({
-    // Ollama ignores the key, but the SDK insists on one.
-    apiKey: call.target.apiKey ?? 'ollama',
+    apiKey,
     baseURL: call.endpoint,
     organization: null,
     project: null,
     maxRetries: 0,
-    timeout: call.timeoutMs + 1_000,
+    timeout,
     fetch: call.fetch,
     logLevel: 'off',
   });
+  clients.delete(key);
+  for (const [k, v] of clients) if (v.until <= now || clients.size >= CLIENTS_KEPT) clients.delete(k);
+  clients.set(key, { client, fetch: call.fetch, until: now + CLIENT_TTL_MS });
+  return client;
+}
+
+/** One chat completion with the openai SDK (openai, openrouter, ollama). */
+export async function callOpenAiCompatible(call: ProtocolCall): Promise<ProtocolReply> {
+  const client = openAiClient(call);
   const completion = (await client.chat.completions.create(openAiBody(call.target, call.request), {
     signal: call.signal,
     maxRetries: 0,
