@@ -1,4 +1,4 @@
-import { PermanentError, HandBackError } from './queue.port';
+import { PermanentError, HandBackError, type MessageHandler, type QueueMessage } from './queue.port';
 
 /** How long a message waits after failed delivery `attempt` (adapters take one as `retryDelay`; default backoffDelayMs). */
 export type RetryDelay = (attempt: number, backoff: { delayMs: number; maxDelayMs?: number }) => number;
@@ -46,4 +46,49 @@ export async function waitForHandlers(active: ReadonlySet<{ done: Promise<unknow
     );
   }
   return true;
+}
+
+/** A running delivery, as an adapter tracks it: close() aborts `controller` and waits for `done`. */
+export interface Delivery {
+  controller: AbortController;
+  done: Promise<void>;
+  /** Keeps the delivery's lease alive while the handler runs (cleared when it ends, or by close() giving up). */
+  keepAlive?: NodeJS.Timeout;
+}
+
+/**
+ * One delivery, the same in every adapter: tracked in `active` until it is settled, handed back at once when the
+ * adapter is already closing, the handler's failure (undefined on success) and whether the delivery was aborted
+ * passed to `settle`. The keep-alive stops before `settle`; what `settle` throws, `runDelivery` throws.
+ */
+export async function runDelivery<P>(
+  active: Set<Delivery>,
+  delivery: {
+    message: QueueMessage<P>;
+    handler: MessageHandler<P>;
+    closing: boolean;
+    keepAlive?: (controller: AbortController) => NodeJS.Timeout;
+    settle: (failure: Error | undefined, aborted: boolean) => void | Promise<void>;
+  },
+): Promise<void> {
+  const controller = new AbortController();
+  let finish!: () => void;
+  const tracked: Delivery = { controller, done: new Promise<void>((r) => (finish = r)) };
+  tracked.keepAlive = delivery.keepAlive?.(controller);
+  active.add(tracked);
+  try {
+    let failure: Error | undefined;
+    try {
+      if (delivery.closing) throw new HandBackError();
+      await delivery.handler(delivery.message, controller.signal);
+    } catch (raw) {
+      failure = toError(raw);
+    }
+    clearInterval(tracked.keepAlive);
+    await delivery.settle(failure, controller.signal.aborted);
+  } finally {
+    clearInterval(tracked.keepAlive);
+    active.delete(tracked);
+    finish();
+  }
 }

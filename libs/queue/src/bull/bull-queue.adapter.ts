@@ -9,7 +9,16 @@ import {
   type QueueMessage,
   type QueuePort,
 } from '../queue.port';
-import { backoffDelayMs, isHandBack, isPermanent, waitForHandlers, toError, type RetryDelay } from '../queue-helpers';
+import {
+  backoffDelayMs,
+  isHandBack,
+  isPermanent,
+  runDelivery,
+  toError,
+  waitForHandlers,
+  type Delivery,
+  type RetryDelay,
+} from '../queue-helpers';
 
 export interface BullQueueAdapterOptions {
   redisUrl: string;
@@ -48,11 +57,6 @@ class HandedBack extends Error {
   }
 }
 
-interface ActiveHandler {
-  controller: AbortController;
-  done: Promise<void>;
-}
-
 interface QueueEntry {
   queue: Bull.Queue;
   bclients: Redis[];
@@ -63,7 +67,7 @@ interface QueueEntry {
 export class BullQueueAdapter implements QueuePort {
   readonly kind = 'bull' as const;
   private readonly queues = new Map<string, QueueEntry>();
-  private readonly active = new Set<ActiveHandler>();
+  private readonly active = new Set<Delivery>();
   private readonly prefix: string;
   private readonly stalledAfterMs: number;
   private readonly stalledCheckMs: number;
@@ -164,8 +168,7 @@ export class BullQueueAdapter implements QueuePort {
     await Promise.all(entry.bclients.map((c) => quit(c)));
   }
 
-  private async run<P>(queueName: string, job: Bull.Job<P>, handler: MessageHandler<P>): Promise<void> {
-    const controller = new AbortController();
+  private run<P>(queueName: string, job: Bull.Job<P>, handler: MessageHandler<P>): Promise<void> {
     const message: QueueMessage<P> = {
       id: String(job.id),
       queue: queueName,
@@ -174,35 +177,30 @@ export class BullQueueAdapter implements QueuePort {
       attempt: job.attemptsMade + 1,
       maxAttempts: job.opts.attempts ?? 1,
     };
-    let finish!: () => void;
-    const tracked: ActiveHandler = { controller, done: new Promise<void>((r) => (finish = r)) };
-    this.active.add(tracked);
-    // Bull's own lock extender stops for good after one failed renewal (e.g. during a Redis restart), and
-    // the live job would then be taken over as stalled. This one keeps renewing until the handler ends;
-    // it never re-creates a lock another worker holds (the renewal is conditional on this queue's token).
-    const renewer = setInterval(() => void job.extendLock(this.stalledAfterMs).catch(() => undefined), this.lockRenewMs());
-    try {
+    return runDelivery(this.active, {
+      message,
+      handler,
       // A job fetched while stopping goes straight back.
-      if (this.aborted) throw new HandBackError();
-      await handler(message, controller.signal);
-    } catch (raw) {
-      const error = toError(raw);
-      if (isPermanent(error)) {
-        void job.discard();
-        throw error;
-      }
-      if (isHandBack(error) || controller.signal.aborted) {
-        // Job.moveToFailed increments attemptsMade before deciding; undo that so the attempt is not used up,
-        // and the backoff strategy returns 0 for HandedBack, which makes Bull re-queue it at once (retryJob).
-        job.attemptsMade -= 1;
-        throw new HandedBack();
-      }
-      throw error;
-    } finally {
-      clearInterval(renewer);
-      this.active.delete(tracked);
-      finish();
-    }
+      closing: this.aborted,
+      // Bull's own lock extender stops for good after one failed renewal (e.g. during a Redis restart), and
+      // the live job would then be taken over as stalled. This one keeps renewing until the handler ends;
+      // it never re-creates a lock another worker holds (the renewal is conditional on this queue's token).
+      keepAlive: () => setInterval(() => void job.extendLock(this.stalledAfterMs).catch(() => undefined), this.lockRenewMs()),
+      settle: (failure, aborted) => {
+        if (!failure) return;
+        if (isPermanent(failure)) {
+          void job.discard();
+          throw failure;
+        }
+        if (isHandBack(failure) || aborted) {
+          // Job.moveToFailed increments attemptsMade before deciding; undo that so the attempt is not used up,
+          // and the backoff strategy returns 0 for HandedBack, which makes Bull re-queue it at once (retryJob).
+          job.attemptsMade -= 1;
+          throw new HandedBack();
+        }
+        throw failure;
+      },
+    });
   }
 
   private lockRenewMs(): number {

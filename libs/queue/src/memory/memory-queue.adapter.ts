@@ -7,7 +7,7 @@ import {
   type QueueMessage,
   type QueuePort,
 } from '../queue.port';
-import { backoffDelayMs, isHandBack, isPermanent, toError, waitForHandlers, type RetryDelay } from '../queue-helpers';
+import { backoffDelayMs, isHandBack, isPermanent, runDelivery, waitForHandlers, type Delivery, type RetryDelay } from '../queue-helpers';
 
 export interface MemoryQueueAdapterOptions {
   /** Adapters created on one broker share its messages (consumers of one process). Default: a broker of its own. */
@@ -74,11 +74,6 @@ export class MemoryQueueBroker {
   }
 }
 
-interface ActiveHandler {
-  controller: AbortController;
-  done: Promise<void>;
-}
-
 /**
  * An in-process queue: the port's semantics (at-least-once within the process, retries with backoff,
  * attempts, PermanentError, hand-back, deterministic ids dedupe, stop with a grace) without any
@@ -91,7 +86,7 @@ export class MemoryQueueAdapter implements QueuePort {
   private readonly broker: MemoryQueueBroker;
   private readonly retryDelay: RetryDelay;
   private readonly consumers = new Map<string, Promise<void>>();
-  private readonly active = new Set<ActiveHandler>();
+  private readonly active = new Set<Delivery>();
   private readonly stopSignal = new AbortController();
   private stopping?: Promise<void>;
   private aborted = false;
@@ -198,11 +193,7 @@ export class MemoryQueueAdapter implements QueuePort {
     }
   }
 
-  private async deliver(held: Held, handler: MessageHandler): Promise<void> {
-    const controller = new AbortController();
-    let finish!: () => void;
-    const tracked: ActiveHandler = { controller, done: new Promise<void>((r) => (finish = r)) };
-    this.active.add(tracked);
+  private deliver(held: Held, handler: MessageHandler): Promise<void> {
     const message: QueueMessage = {
       id: held.id,
       queue: held.queue,
@@ -211,19 +202,12 @@ export class MemoryQueueAdapter implements QueuePort {
       attempt: held.attempt,
       maxAttempts: held.maxAttempts,
     };
-    try {
-      let failure: Error | undefined;
-      try {
-        if (this.aborted) throw new HandBackError();
-        await handler(message, controller.signal);
-      } catch (raw) {
-        failure = toError(raw);
-      }
-      this.settle(held, failure, controller.signal.aborted);
-    } finally {
-      this.active.delete(tracked);
-      finish();
-    }
+    return runDelivery(this.active, {
+      message,
+      handler,
+      closing: this.aborted,
+      settle: (failure, aborted) => this.settle(held, failure, aborted),
+    });
   }
 
   private settle(held: Held, failure: Error | undefined, aborted: boolean): void {

@@ -9,7 +9,16 @@ import {
   type QueueMessage,
   type QueuePort,
 } from '../queue.port';
-import { backoffDelayMs, isHandBack, isPermanent, waitForHandlers, toError, type RetryDelay } from '../queue-helpers';
+import {
+  backoffDelayMs,
+  isHandBack,
+  isPermanent,
+  runDelivery,
+  waitForHandlers,
+  toError,
+  type Delivery,
+  type RetryDelay,
+} from '../queue-helpers';
 
 export interface StoreQueueAdapterOptions {
   store: DocumentStore;
@@ -71,12 +80,6 @@ function wakerFor(store: DocumentStore): EventEmitter {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-interface ActiveHandler {
-  controller: AbortController;
-  done: Promise<void>;
-  renewTimer: NodeJS.Timeout;
-}
-
 /**
  * Embedded queue persisted in the document store. A claim is an atomic findOneAndUpdate that takes a
  * lease; a lease that is not renewed (dead worker) makes the message claimable again.
@@ -91,7 +94,7 @@ export class StoreQueueAdapter implements QueuePort {
   private readonly waker: EventEmitter;
   private collectionPromise?: Promise<Collection<QueueMessageDoc>>;
   private readonly consumers = new Map<string, Promise<void>>();
-  private readonly active = new Set<ActiveHandler>();
+  private readonly active = new Set<Delivery>();
   private readonly stopSignal = new AbortController();
   private stopping?: Promise<void>;
   private aborted = false;
@@ -177,7 +180,7 @@ export class StoreQueueAdapter implements QueuePort {
     for (const handler of this.active) handler.controller.abort(new HandBackError());
     if (!(await this.waitActive(this.options.abortGraceMs ?? 5000))) {
       // Stop renewing: the leases run out and another worker takes the messages over.
-      for (const handler of this.active) clearInterval(handler.renewTimer);
+      for (const handler of this.active) clearInterval(handler.keepAlive);
     }
   }
 
@@ -276,12 +279,7 @@ export class StoreQueueAdapter implements QueuePort {
     return due;
   }
 
-  private async deliver(doc: QueueMessageDoc, handler: MessageHandler): Promise<void> {
-    const controller = new AbortController();
-    let finish!: () => void;
-    const renewTimer = setInterval(() => void this.renew(doc, controller), Math.max(50, Math.floor(this.leaseMs / 3)));
-    const tracked: ActiveHandler = { controller, renewTimer, done: new Promise<void>((r) => (finish = r)) };
-    this.active.add(tracked);
+  private deliver(doc: QueueMessageDoc, handler: MessageHandler): Promise<void> {
     const message: QueueMessage = {
       id: doc._id,
       queue: doc.queue,
@@ -290,24 +288,17 @@ export class StoreQueueAdapter implements QueuePort {
       attempt: doc.attempt,
       maxAttempts: doc.max_attempts,
     };
-    try {
-      let failure: Error | undefined;
-      try {
-        if (this.aborted) throw new HandBackError();
-        await handler(message, controller.signal);
-      } catch (raw) {
-        failure = toError(raw);
-      }
-      clearInterval(renewTimer);
-      await this.settle(doc, failure, controller.signal.aborted).catch((error: unknown) =>
-        // The lease runs out and the message is delivered again: at-least-once still holds.
-        this.options.onError?.(toError(error), doc.queue),
-      );
-    } finally {
-      clearInterval(renewTimer);
-      this.active.delete(tracked);
-      finish();
-    }
+    return runDelivery(this.active, {
+      message,
+      handler,
+      closing: this.aborted,
+      keepAlive: (controller) => setInterval(() => void this.renew(doc, controller), Math.max(50, Math.floor(this.leaseMs / 3))),
+      settle: (failure, aborted) =>
+        this.settle(doc, failure, aborted).catch((error: unknown) =>
+          // The lease runs out and the message is delivered again: at-least-once still holds.
+          this.options.onError?.(toError(error), doc.queue),
+        ),
+    });
   }
 
   private async settle(doc: QueueMessageDoc, failure: Error | undefined, aborted: boolean): Promise<void> {
