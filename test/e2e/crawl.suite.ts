@@ -706,7 +706,7 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect((await call('GET', `/api/v1/jobs/${extracted.body.job_id}/crawl-map`)).status).toBe(404);
   });
 
-  it('crawls many hosts at once (names on loopback), each host its own politeness unit', async () => {
+  it('crawls many hosts at once (names on loopback), each host its own politeness unit, with one owner throughout', async () => {
     const since = Date.now();
     const job = await finished(
       (
@@ -719,6 +719,25 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect(job).toMatchObject({ status: 'completed', page_count: 1 + 20 * 4, failed_count: 0 });
     const hosts = new Set(env.play.requests.filter((r) => r.at >= since && /^h\d+\.test$/.test(r.host)).map((r) => r.host));
     expect(hosts.size).toBe(20);
+    // Concurrent admissions never cost the owner its lease (epoch 1: no takeover, on either store).
+    expect(await env.app.app.get(CrawlRepository).state(job.id)).toMatchObject({ epoch: 1 });
+  });
+
+  it('admits exactly max_pages when it spans several blocks of admission tickets', async () => {
+    const job = await finished(
+      (
+        await crawl({
+          url: env.play.url('hub.test', '/?hosts=20'),
+          options: { same_domain_only: false, max_depth: 2, max_pages: 37, concurrency: 16 },
+        })
+      ).body.job_id,
+    );
+    expect(job).toMatchObject({ status: 'completed', page_count: 37, urls_queued: 37 });
+    expect(await results(job.id)).toHaveLength(37);
+    const m = await map(job.id);
+    expect(m.completed).toBe(37);
+    expect(m.skipped_by_reason.max_pages).toBeGreaterThan(0);
+    expect(await env.app.app.get(CrawlRepository).state(job.id)).toMatchObject({ epoch: 1, admitted: 37 });
   });
 
   it('records the model prompts of every page with capture_debug', async () => {

@@ -62,6 +62,8 @@ const REDISPATCH_AFTER_MS = 15_000;
 /** Status events of a crawl are coalesced to one per this interval. */
 const STATUS_EVERY_MS = 250;
 const MAX_ROBOTS_DEFERRALS = 3;
+/** Admission tickets (max_pages) are reserved in the store this many at a time (unused ones are reused at a takeover). */
+const TICKET_BLOCK = 16;
 const MAX_REQUEST_RETRIES = 2;
 
 class StopCrawl extends Error {
@@ -101,7 +103,12 @@ export class CrawlActor implements IRequestManager {
   private readonly hostSpacing = new Map<string, number>();
   private readonly hostTooSlow = new Map<string, string>();
   private readonly waiters = new Map<string, Waiter>();
+  /** Reserved admission tickets no entry holds (handed out last-in first-out). */
   private readonly freeTickets: number[] = [];
+  /** The crawl state's `admitted` counter as this owner, its only writer, has moved it: tickets 1..this are reserved. */
+  private ticketsReserved = 0;
+  /** The reservation in progress: one at a time, so concurrent admissions never reserve past max_pages together. */
+  private reserving?: Promise<boolean>;
   private readonly robots: RobotsCache;
   private readonly robotsChecked = new Set<string>();
   private readonly log: AppLogger;
@@ -343,8 +350,9 @@ export class CrawlActor implements IRequestManager {
     this.nextSeq = maxSeq + 1;
     const state = await repository.state(this.jobId);
     const admitted = state?.admitted ?? 0;
-    // Tickets handed out whose entry never got them (an owner died between the two writes) are reused.
-    for (let t = 1; t <= admitted; t++) if (!used.has(t)) this.freeTickets.push(t);
+    // Tickets reserved that no entry holds (reserved in a block, or an owner died between the two writes) are reused.
+    for (let t = admitted; t >= 1; t--) if (!used.has(t)) this.freeTickets.push(t);
+    this.ticketsReserved = admitted;
     if (admitted >= this.input.options.max_pages && this.freeTickets.length === 0) this.reachQuota();
     for (const entry of await repository.running(this.jobId)) this.adopt(entry);
     for (const entry of await repository.unannounced(this.jobId)) await this.announceStored(entry);
@@ -696,9 +704,7 @@ export class CrawlActor implements IRequestManager {
   private async start(entry: WindowEntry): Promise<WindowEntry | null> {
     if (this.input.options.respect_robots && !(await this.robotsAllow(entry))) return null;
     if (entry.extract && entry.ticket === null) {
-      const ticket =
-        this.freeTickets.pop() ??
-        (this.quotaFull ? null : await this.deps.repository.takeTicket(this.jobId, this.epoch, this.input.options.max_pages));
+      const ticket = await this.nextTicket();
       if (ticket === null) {
         if (!(await this.deps.repository.renew(this.jobId, this.epoch, this.deps.config.crawlLeaseMs))) {
           this.halt(new StopCrawl('lease-lost'));
@@ -728,7 +734,42 @@ export class CrawlActor implements IRequestManager {
     return entry;
   }
 
-  /** robots.txt verdict; the first look at a host also applies its Crawl-delay. False when the entry did not go on. */
+  /** A free admission ticket, reserving more when none is left; null when max_pages are reserved (or the epoch is stale). */
+  private async nextTicket(): Promise<number | null> {
+    for (;;) {
+      const free = this.freeTickets.pop();
+      if (free !== undefined) return free;
+      if (this.quotaFull) return null;
+      this.reserving ??= this.reserveTickets().finally(() => (this.reserving = undefined));
+      if (!(await this.reserving)) return this.freeTickets.pop() ?? null;
+    }
+  }
+
+  /**
+   * Reserves the next block of tickets in the store (fenced by the epoch); this owner numbers them
+   * itself, being the counter's only writer. False when none could be reserved.
+   */
+  private async reserveTickets(): Promise<boolean> {
+    const { repository } = this.deps;
+    const max = this.input.options.max_pages;
+    const count = Math.min(TICKET_BLOCK, max - this.ticketsReserved);
+    if (count > 0 && (await repository.reserveTickets(this.jobId, this.epoch, count, max))) {
+      this.addTickets(count);
+      return true;
+    }
+    // Refused: max_pages reached, a stale epoch, or the counter ahead of this owner's count (a reservation
+    // applied whose answer was lost). The numbers in between are reserved and unused: they are handed out.
+    const state = await repository.state(this.jobId);
+    if (!state || state.epoch !== this.epoch || state.admitted <= this.ticketsReserved) return false;
+    this.addTickets(Math.min(state.admitted, max) - this.ticketsReserved);
+    return this.freeTickets.length > 0;
+  }
+
+  private addTickets(count: number): void {
+    for (let t = this.ticketsReserved + count; t > this.ticketsReserved; t--) this.freeTickets.push(t);
+    this.ticketsReserved += count;
+  }
+
   /**
    * max_pages admitted: entries without a ticket leave the window (and are not loaded again); they are
    * closed as skipped(max_pages) when the crawl ends. Admitted pages still pending (retries, pauses) go on.
@@ -751,6 +792,7 @@ export class CrawlActor implements IRequestManager {
     this.scheduleStatus();
   }
 
+  /** robots.txt verdict; the first look at a host also applies its Crawl-delay. False when the entry did not go on. */
   private async robotsAllow(entry: WindowEntry): Promise<boolean> {
     const origin = new URL(entry.url).origin;
     if (!this.robotsChecked.has(origin)) {

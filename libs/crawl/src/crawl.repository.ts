@@ -104,10 +104,19 @@ export class CrawlRepository implements OnModuleInit {
     await this.states.findOneAndUpdate({ _id: jobId, epoch }, { $set: { lease_until: '', owner: null, updated_at: nowIso() } });
   }
 
-  /** The next admission ticket (1..max), or null when max_pages are admitted or the epoch is stale. */
-  async takeTicket(jobId: string, epoch: number, max: number): Promise<number | null> {
-    const state = await this.states.findOneAndUpdate({ _id: jobId, epoch, admitted: { $lt: max } }, { $inc: { admitted: 1 } });
-    return state ? state.admitted : null;
+  /**
+   * Reserves `count` more admission tickets (max_pages): true when the counter moved, false when fewer than
+   * `count` are left or the epoch is stale. Which numbers they are, the owner knows: it is the counter's only
+   * writer (fenced by its epoch). The post-image is not used for that: a store may return one post-image to
+   * two concurrent increments (the MongoDB-wire test server does), while the increments stay atomic.
+   */
+  async reserveTickets(jobId: string, epoch: number, count: number, max: number): Promise<boolean> {
+    const state = await this.states.findOneAndUpdate(
+      { _id: jobId, epoch, admitted: { $lte: max - count } },
+      { $inc: { admitted: count } },
+      { returnDocument: 'before' },
+    );
+    return state !== null;
   }
 
   /** Fenced update of the crawl state (flags, counters): false when the epoch is stale. */
