@@ -32,6 +32,35 @@ interface ScaleRun {
   other_cpu_s: Record<string, number>;
   /** Total CPU seconds / wall seconds: how many of the 2 cores the run kept busy. */
   cores_busy: number;
+  /**
+   * Per second since the start: page requests the site answered (fetches of pages, robots.txt left out) and
+   * pages the job counters showed completed. Where a ramp-up or a tail spends its time.
+   */
+  timeline: { answered_per_s: number[]; completed_per_s: number[] };
+}
+
+/** Counts of `times` (ms since epoch) per second since `from`, over `seconds` seconds. */
+function perSecond(times: number[], from: number, seconds: number): number[] {
+  const counts = new Array<number>(Math.ceil(seconds)).fill(0);
+  for (const t of times) {
+    const i = Math.floor((t - from) / 1000);
+    if (i >= 0 && i < counts.length) counts[i]++;
+  }
+  return counts;
+}
+
+/** Progress samples (time, pages so far) as pages completed per second since `from`. */
+function progressPerSecond(samples: Array<{ t: number; pages: number }>, from: number, seconds: number): number[] {
+  const counts = new Array<number>(Math.ceil(seconds)).fill(0);
+  let last = 0;
+  for (const s of samples) {
+    const i = Math.min(counts.length - 1, Math.max(0, Math.floor((s.t - from) / 1000)));
+    if (s.pages > last) {
+      counts[i] += s.pages - last;
+      last = s.pages;
+    }
+  }
+  return counts;
 }
 
 async function clusterRun(
@@ -60,6 +89,7 @@ async function clusterRun(
       };
       const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, procCpuSeconds(pid) ?? 0]));
       const bench0 = process.cpuUsage();
+      ctx.site.clearLog();
       const seeds =
         scenario === 'a'
           ? Array.from({ length: 8 }, (_, i) => ctx.site.url('hub.test', `/?from=${i * 25 + 1}&to=${i * 25 + 25}`))
@@ -142,6 +172,10 @@ async function clusterRun(
         processes,
         other_cpu_s: { api: cpu.api, redis: cpu.redis, mongo_wire: cpu.mongo_wire, bench_site_and_model: benchCpu },
         cores_busy: round(allCpu / seconds, 2),
+        timeline: {
+          answered_per_s: perSecond([...ctx.site.answered.values()].flat(), started, seconds),
+          completed_per_s: progressPerSecond(progress, started, seconds),
+        },
       };
     } finally {
       await cluster.close();
@@ -174,7 +208,10 @@ export async function scaleOut(ctx: BenchContext): Promise<Record<string, unknow
       order: '1, 2, 1, 2, … crawler processes; medians',
     },
   };
-  for (const scenario of ['a', 'b'] as const) {
+  const only = process.env.BENCH_CRAWL_SCALE_ONLY;
+  if (only !== undefined && only !== 'a' && only !== 'b') throw new Error(`BENCH_CRAWL_SCALE_ONLY must be a or b, not ${only}`);
+  const scenarios: Array<'a' | 'b'> = only === 'a' || only === 'b' ? [only] : ['a', 'b'];
+  for (const scenario of scenarios) {
     const runs: ScaleRun[] = [];
     for (let i = 0; i < repeats * 2; i++) {
       const crawlers = i % 2 === 0 ? 1 : 2;
