@@ -723,6 +723,22 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect(await env.app.app.get(CrawlRepository).state(job.id)).toMatchObject({ epoch: 1 });
   });
 
+  it('reads the robots.txt of newly found hosts ahead of admission, not one concurrency slot at a time', async () => {
+    const from = Date.now() % 1_000_000_000; // fresh host names: gates stay open once opened
+    const hosts = Array.from({ length: 6 }, (_, i) => `rh${from + i + 1}.test`);
+    const started = await crawl({
+      url: env.play.url('hub.test', `/?hosts=6&prefix=rh&from=${from}`),
+      options: { same_domain_only: false, max_depth: 1, max_pages: 50, concurrency: 1 },
+    });
+    // Every robots.txt is held until opened. Read on admission (one at a time here), only one would be waiting.
+    const held = () => hosts.reduce((n, host) => n + env.play.held(`robots-${host}`), 0);
+    await waitFor(async () => held() === hosts.length, 30_000);
+    for (const host of hosts) env.play.openGate(`robots-${host}`);
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: 1 + hosts.length, failed_count: 0 });
+    for (const host of hosts) expect([host, env.play.requestsTo(host, '/robots.txt').length]).toEqual([host, 1]);
+  });
+
   it('admits exactly max_pages when it spans several blocks of admission tickets', async () => {
     const job = await finished(
       (

@@ -64,6 +64,8 @@ const STATUS_EVERY_MS = 250;
 const MAX_ROBOTS_DEFERRALS = 3;
 /** Admission tickets (max_pages) are reserved in the store this many at a time (unused ones are reused at a takeover). */
 const TICKET_BLOCK = 16;
+/** robots.txt files fetched ahead of admission at once, at least (or the crawl's concurrency when higher). */
+const ROBOTS_AHEAD_MIN = 8;
 const MAX_REQUEST_RETRIES = 2;
 
 class StopCrawl extends Error {
@@ -111,6 +113,10 @@ export class CrawlActor implements IRequestManager {
   private reserving?: Promise<boolean>;
   private readonly robots: RobotsCache;
   private readonly robotsChecked = new Set<string>();
+  /** Hosts whose robots.txt was asked for ahead of admission; the origins still to ask, and how many are being read. */
+  private readonly robotsAhead = new Set<string>();
+  private readonly robotsAheadQueue: string[] = [];
+  private robotsAheadRunning = 0;
   private readonly log: AppLogger;
   private epoch = 0;
   private leaseValidUntil = 0;
@@ -470,7 +476,10 @@ export class CrawlActor implements IRequestManager {
     if (added.length > 0) this.bumpJob({ urls_queued: added.length });
     // New entries join the window directly when nothing older waits in the store; otherwise the refill finds them.
     if (this.storeExhausted && this.window.size < WINDOW_LOW + WINDOW_BATCH) {
-      for (const w of added) this.window.add(w, Date.now());
+      for (const w of added) {
+        this.window.add(w, Date.now());
+        this.readRobotsAhead(w);
+      }
       this.loadedUpTo = Math.max(this.loadedUpTo, ...added.map((w) => w.seq));
     } else if (added.length > 0) {
       this.storeExhausted = false;
@@ -537,7 +546,10 @@ export class CrawlActor implements IRequestManager {
       this.loadedUpTo = Math.max(this.loadedUpTo, entry.seq);
       const w = toWindowEntry(entry);
       if (this.quotaFull && needsTicket(w)) continue;
-      if (!this.inFlight.has(entry._id)) this.window.add(w, now);
+      if (!this.inFlight.has(entry._id)) {
+        this.window.add(w, now);
+        this.readRobotsAhead(w);
+      }
     }
     if (batch.length < WINDOW_BATCH) this.storeExhausted = true;
   }
@@ -624,6 +636,7 @@ export class CrawlActor implements IRequestManager {
       if (this.quotaFull && needsTicket(w)) continue;
       this.seen.add(entry.key);
       this.window.add(w, now);
+      this.readRobotsAhead(w);
       added++;
     }
     if (added > 0) {
@@ -790,6 +803,37 @@ export class CrawlActor implements IRequestManager {
     const job = await this.deps.jobsRepository.updateRunning(this.jobId, { $set: { urls_queued: live - unadmitted } });
     if (job) this.job = job;
     this.scheduleStatus();
+  }
+
+  /**
+   * Asks for the robots.txt of a host new to the window, a few at a time, so that admitting its first
+   * page does not wait for it (a crawl that finds 200 new hosts would otherwise spend a concurrency slot
+   * on each robots.txt in turn). The cache shares one read per origin: admission awaits the same one.
+   */
+  private readRobotsAhead(entry: WindowEntry): void {
+    const { respect_robots, max_pages } = this.input.options;
+    // Never more hosts than the crawl may fetch pages, and none once max_pages is reached.
+    if (!respect_robots || this.quotaFull || this.robotsAhead.has(entry.host) || this.robotsAhead.size >= max_pages) return;
+    this.robotsAhead.add(entry.host);
+    this.robotsAheadQueue.push(entry.url);
+    this.pumpRobotsAhead();
+  }
+
+  private pumpRobotsAhead(): void {
+    const limit = Math.max(ROBOTS_AHEAD_MIN, this.input.options.concurrency);
+    if (this.quotaFull || this.stop) this.robotsAheadQueue.length = 0;
+    while (this.robotsAheadRunning < limit && this.robotsAheadQueue.length > 0) {
+      const url = this.robotsAheadQueue.shift()!;
+      this.robotsAheadRunning++;
+      void this.robots
+        .check(url)
+        // A failure is the admission's to handle (it asks again and gets the same answer).
+        .catch(() => undefined)
+        .finally(() => {
+          this.robotsAheadRunning--;
+          this.pumpRobotsAhead();
+        });
+    }
   }
 
   /** robots.txt verdict; the first look at a host also applies its Crawl-delay. False when the entry did not go on. */
