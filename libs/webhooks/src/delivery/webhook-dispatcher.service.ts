@@ -46,8 +46,6 @@ export class WebhookDispatcherService implements OnModuleInit {
       const stream = `${event.job._id}:${target.key}`;
       // A page re-announced after a crash (same dedupe key) is already in the outbox: not again.
       if (event.dedupeKey && (await this.outbox.hasKey(stream, event.dedupeKey))) continue;
-      const seq = await this.outbox.nextSeq(stream);
-      const messageId = `${stream}:${seq}`;
       const body = JSON.stringify({
         id: `evt_${newId()}`,
         type: event.type,
@@ -56,24 +54,35 @@ export class WebhookDispatcherService implements OnModuleInit {
         job_type: event.job.type,
         data: event.data,
       });
-      const now = nowIso();
-      const inserted = await this.outbox.insertOnce({
-        _id: messageId,
-        stream,
-        dedupe_key: event.dedupeKey ?? `#${seq}`,
-        job_id: event.job._id,
-        user_id: event.job.user_id,
-        target_key: target.key,
-        webhook_id: target.webhook_id,
-        seq,
-        event_type: event.type,
-        body,
-        status: 'pending',
-        attempts: 0,
-        next_at: now,
-        created_at: now,
-      });
-      if (inserted) await this.wake(stream);
+      for (let attempt = 1; ; attempt++) {
+        const seq = await this.outbox.nextSeq(stream);
+        const now = nowIso();
+        const inserted = await this.outbox.insertOnce({
+          _id: `${stream}:${seq}`,
+          stream,
+          dedupe_key: event.dedupeKey ?? `#${seq}`,
+          job_id: event.job._id,
+          user_id: event.job.user_id,
+          target_key: target.key,
+          webhook_id: target.webhook_id,
+          seq,
+          event_type: event.type,
+          body,
+          status: 'pending',
+          attempts: 0,
+          next_at: now,
+          created_at: now,
+        });
+        if (inserted) {
+          await this.wake(stream);
+          break;
+        }
+        // Refused: stored under its dedupe key by another writer meanwhile (already announced), or the seq
+        // was handed out twice (a store whose counter is not exact under concurrency, such as the test
+        // stand-in): never take the second for the first; draw another seq (a gap stays).
+        if (event.dedupeKey && (await this.outbox.hasKey(stream, event.dedupeKey))) break;
+        if (attempt >= 20) throw new Error(`no free webhook seq for stream ${stream} after ${attempt} attempts`);
+      }
     }
   }
 
