@@ -30,6 +30,8 @@ export class CrawlRepository implements OnModuleInit {
       indexes: [
         { fields: { job_id: 1, seq: 1 } },
         { fields: { job_id: 1, status: 1, seq: 1 } },
+        // The crawl map's per-method counts of completed pages, without reading every completed entry.
+        { fields: { job_id: 1, status: 1, method: 1 } },
         { fields: { job_id: 1, ticket: 1 }, unique: true },
         { fields: { job_id: 1, event_done: 1, status: 1 } },
         // The crawl map's has_rate_limit count, without scanning a big crawl's entries.
