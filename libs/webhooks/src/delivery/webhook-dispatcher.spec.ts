@@ -54,7 +54,7 @@ describe('WebhookDispatcherService.dispatch', () => {
   });
   afterEach(async () => {
     await queue.close();
-    store.close();
+    await store.close();
   });
 
   it('stores a page once per dedupe key', async () => {
