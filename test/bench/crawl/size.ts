@@ -21,6 +21,13 @@ interface MapRead {
   status: number;
 }
 
+/** V8 heap in use (MB), from the app's own /metrics (prom-client's default nodejs_heap_size_used_bytes). */
+async function heapUsedMb(app: Embedded): Promise<number> {
+  const text = await (await fetch(`${app.url}/metrics`)).text();
+  const m = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\d+(?:\.\d+)?)/m.exec(text);
+  return m ? round(Number(m[1]) / 1024 / 1024) : NaN;
+}
+
 async function timedRead(app: Embedded, id: string, query: string, atPages: number): Promise<MapRead> {
   const started = performance.now();
   const res = await call(app.url, 'GET', `/api/v1/jobs/${id}/crawl-map?${query}`);
@@ -105,7 +112,7 @@ export async function size(ctx: BenchContext): Promise<Record<string, unknown>> 
       options: { max_depth: 10, max_pages: pages, concurrency, fetch_mode: 'static' },
       llm_config: llmConfig(ctx.models.openaiBaseUrl),
     });
-    const samples: Array<{ t_s: number; pages: number; rss_mb: number }> = [];
+    const samples: Array<{ t_s: number; pages: number; rss_mb: number; heap_used_mb: number }> = [];
     const reads: MapRead[] = [];
     let nextRead = Math.min(reference, pages);
     let lastLog = 0;
@@ -122,6 +129,7 @@ export async function size(ctx: BenchContext): Promise<Record<string, unknown>> 
             t_s: round((now - started) / 1000),
             pages: v.page_count,
             rss_mb: round(procStatusMb(app.proc.pid, 'VmRSS') ?? NaN),
+            heap_used_mb: await heapUsedMb(app).catch(() => NaN),
           });
         }
         if (v.page_count >= nextRead && v.status === 'running') {
@@ -140,7 +148,12 @@ export async function size(ctx: BenchContext): Promise<Record<string, unknown>> 
     if (view.status !== 'completed') throw new Error(`the crawl ended ${view.status}: ${view.error_message}`);
     await sleep(1000);
     const rssAtEnd = procStatusMb(app.proc.pid, 'VmRSS') ?? NaN;
-    samples.push({ t_s: round((Date.now() - started) / 1000), pages: view.page_count, rss_mb: round(rssAtEnd) });
+    samples.push({
+      t_s: round((Date.now() - started) / 1000),
+      pages: view.page_count,
+      rss_mb: round(rssAtEnd),
+      heap_used_mb: await heapUsedMb(app).catch(() => NaN),
+    });
     const hwm = procStatusMb(app.proc.pid, 'VmHWM') ?? NaN;
 
     const atRef = samples.find((s) => s.pages >= reference);
@@ -151,6 +164,16 @@ export async function size(ctx: BenchContext): Promise<Record<string, unknown>> 
     // The issue's own reference point, page 10,000, whenever the crawl goes past it (also in a shorter run).
     const at10k = samples.find((s) => s.pages >= 10_000);
     const growthFrom10k = at10k && view.page_count > 10_000 ? round(((rssAtEnd - at10k.rss_mb) / at10k.rss_mb) * 100) : null;
+
+    // The live heap: the lowest heap-in-use (just after a major GC) over a tenth of the crawl, right after
+    // the reference page and at the end. RSS also follows how far V8 lets the heap grow between collections.
+    const floor = (from: number, to: number) => {
+      const values = samples.filter((s) => s.pages >= from && s.pages <= to && Number.isFinite(s.heap_used_mb)).map((s) => s.heap_used_mb);
+      return values.length > 0 ? Math.min(...values) : NaN;
+    };
+    const tenth = Math.max(1, Math.floor(view.page_count / 10));
+    const heapFloorRef = floor(reference, reference + tenth);
+    const heapFloorEnd = floor(view.page_count - tenth, view.page_count);
 
     ctx.log('size: crawl-map reads after the crawl');
     const after: MapRead[] = [];
@@ -174,7 +197,7 @@ export async function size(ctx: BenchContext): Promise<Record<string, unknown>> 
         pages_requested: pages,
         full_size_pages: 100_000,
         reference_page: reference,
-        rss: 'VmRSS of the app process from /proc, every second, keyed by the page count GET /jobs/{id} showed then',
+        rss: 'VmRSS of the app process from /proc and the V8 heap in use from its /metrics, every second, keyed by the page count GET /jobs/{id} showed then',
         reads:
           'GET /jobs/{id}/crawl-map?limit=100&offset=… (start, middle, end, and status=completed) during the crawl and 3× after it; then the whole map streamed',
       },
@@ -190,6 +213,12 @@ export async function size(ctx: BenchContext): Promise<Record<string, unknown>> 
         kernel_peak_vmhwm: round(hwm),
       },
       rss_growth_pct: { reference_to_end: growthEnd, reference_to_peak: growthPeak, page_10000_to_end: growthFrom10k },
+      live_heap_mb: {
+        note: 'lowest V8 heap in use (after a major GC) over a tenth of the crawl: after the reference page, and at the end',
+        after_reference: heapFloorRef,
+        at_end: heapFloorEnd,
+        growth_pct: round(((heapFloorEnd - heapFloorRef) / heapFloorRef) * 100),
+      },
       rss_curve: curve,
       crawl_map: {
         reads_during_crawl: reads,
