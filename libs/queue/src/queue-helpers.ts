@@ -92,3 +92,21 @@ export async function runDelivery<P>(
     finish();
   }
 }
+
+/**
+ * Stopping an adapter's deliveries: waits `graceMs` for them to finish, then marks the adapter aborting
+ * (`onAbort`: deliveries fetched from then on are handed back), aborts the running ones (hand-back) and
+ * waits `abortGraceMs`. Those still running after that stop their keep-alive: their leases run out and
+ * another worker takes the messages over.
+ */
+export async function drainDeliveries(
+  active: ReadonlySet<Delivery>,
+  graceMs: number,
+  abortGraceMs: number,
+  onAbort: () => void,
+): Promise<void> {
+  await waitForHandlers(active, graceMs);
+  onAbort();
+  for (const delivery of active) delivery.controller.abort(new HandBackError());
+  if (!(await waitForHandlers(active, abortGraceMs))) for (const delivery of active) clearInterval(delivery.keepAlive);
+}

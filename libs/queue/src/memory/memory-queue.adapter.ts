@@ -1,13 +1,6 @@
 import { newId } from '@app/core';
-import {
-  HandBackError,
-  type EnqueueOptions,
-  type MessageHandler,
-  type QueueCounts,
-  type QueueMessage,
-  type QueuePort,
-} from '../queue.port';
-import { backoffDelayMs, isHandBack, isPermanent, runDelivery, waitForHandlers, type Delivery, type RetryDelay } from '../queue-helpers';
+import { type EnqueueOptions, type MessageHandler, type QueueCounts, type QueueMessage, type QueuePort } from '../queue.port';
+import { backoffDelayMs, drainDeliveries, isHandBack, isPermanent, runDelivery, type Delivery, type RetryDelay } from '../queue-helpers';
 
 export interface MemoryQueueAdapterOptions {
   /** Adapters created on one broker share its messages (consumers of one process). Default: a broker of its own. */
@@ -145,10 +138,7 @@ export class MemoryQueueAdapter implements QueuePort {
   private async doStop(graceMs: number): Promise<void> {
     this.stopSignal.abort();
     await Promise.allSettled(this.consumers.values());
-    await waitForHandlers(this.active, graceMs);
-    this.aborted = true;
-    for (const handler of this.active) handler.controller.abort(new HandBackError());
-    await waitForHandlers(this.active, this.options.abortGraceMs ?? 5000);
+    await drainDeliveries(this.active, graceMs, this.options.abortGraceMs ?? 5000, () => (this.aborted = true));
   }
 
   private async consume(queue: string, concurrency: number, handler: MessageHandler): Promise<void> {

@@ -1,20 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { AppError, DuplicateKeyError, newId } from '@app/core';
 import type { Collection, CollectionSpec, Doc, DocumentStore } from '@app/storage';
-import {
-  HandBackError,
-  type EnqueueOptions,
-  type MessageHandler,
-  type QueueCounts,
-  type QueueMessage,
-  type QueuePort,
-} from '../queue.port';
+import { type EnqueueOptions, type MessageHandler, type QueueCounts, type QueueMessage, type QueuePort } from '../queue.port';
 import {
   backoffDelayMs,
   isHandBack,
   isPermanent,
   runDelivery,
-  waitForHandlers,
+  drainDeliveries,
   toError,
   type Delivery,
   type RetryDelay,
@@ -175,17 +168,7 @@ export class StoreQueueAdapter implements QueuePort {
   private async doStop(graceMs: number): Promise<void> {
     this.stopSignal.abort();
     await Promise.allSettled(this.consumers.values());
-    await this.waitActive(graceMs);
-    this.aborted = true;
-    for (const handler of this.active) handler.controller.abort(new HandBackError());
-    if (!(await this.waitActive(this.options.abortGraceMs ?? 5000))) {
-      // Stop renewing: the leases run out and another worker takes the messages over.
-      for (const handler of this.active) clearInterval(handler.keepAlive);
-    }
-  }
-
-  private waitActive(ms: number): Promise<boolean> {
-    return waitForHandlers(this.active, ms);
+    await drainDeliveries(this.active, graceMs, this.options.abortGraceMs ?? 5000, () => (this.aborted = true));
   }
 
   private collection(): Promise<Collection<QueueMessageDoc>> {
