@@ -739,6 +739,25 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     for (const host of hosts) expect([host, env.play.requestsTo(host, '/robots.txt').length]).toEqual([host, 1]);
   });
 
+  it('reads robots.txt ahead for no more hosts than max_pages', async () => {
+    const from = (Date.now() % 1_000_000_000) + 1_000_000_000; // fresh host names, apart from the test above
+    const hosts = Array.from({ length: 6 }, (_, i) => `rh${from + i + 1}.test`);
+    const started = await crawl({
+      url: env.play.url('hub.test', `/?hosts=6&prefix=rh&from=${from}`),
+      options: { same_domain_only: false, max_depth: 1, max_pages: 3, concurrency: 1 },
+    });
+    // max_pages 3: the hub and two hosts. Only their robots.txt is read ahead; the other hosts' is not.
+    await waitFor(async () => env.play.held(`robots-${hosts[0]}`) + env.play.held(`robots-${hosts[1]}`) === 2, 30_000);
+    // Admission itself may still look at one more host before it finds max_pages reached.
+    for (const host of hosts) env.play.openGate(`robots-${host}`);
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: 3 });
+    const robots = hosts.map((host) => env.play.requestsTo(host, '/robots.txt').length);
+    expect(robots.slice(0, 2)).toEqual([1, 1]);
+    expect(robots[2]).toBeLessThanOrEqual(1);
+    expect(robots.slice(3)).toEqual([0, 0, 0]);
+  });
+
   it('admits exactly max_pages when it spans several blocks of admission tickets', async () => {
     const job = await finished(
       (

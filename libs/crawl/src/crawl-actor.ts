@@ -760,22 +760,16 @@ export class CrawlActor implements IRequestManager {
 
   /**
    * Reserves the next block of tickets in the store (fenced by the epoch); this owner numbers them
-   * itself, being the counter's only writer. False when none could be reserved.
+   * itself, being the counter's only writer. False when none is left (max_pages) or the epoch is stale.
+   * A reservation whose answer was lost leaves its tickets unused until a takeover reuses them: a
+   * crawl may then admit fewer than max_pages, never more.
    */
   private async reserveTickets(): Promise<boolean> {
-    const { repository } = this.deps;
     const max = this.input.options.max_pages;
     const count = Math.min(TICKET_BLOCK, max - this.ticketsReserved);
-    if (count > 0 && (await repository.reserveTickets(this.jobId, this.epoch, count, max))) {
-      this.addTickets(count);
-      return true;
-    }
-    // Refused: max_pages reached, a stale epoch, or the counter ahead of this owner's count (a reservation
-    // applied whose answer was lost). The numbers in between are reserved and unused: they are handed out.
-    const state = await repository.state(this.jobId);
-    if (!state || state.epoch !== this.epoch || state.admitted <= this.ticketsReserved) return false;
-    this.addTickets(Math.min(state.admitted, max) - this.ticketsReserved);
-    return this.freeTickets.length > 0;
+    if (count <= 0 || !(await this.deps.repository.reserveTickets(this.jobId, this.epoch, count, max))) return false;
+    this.addTickets(count);
+    return true;
   }
 
   private addTickets(count: number): void {
