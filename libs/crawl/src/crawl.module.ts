@@ -8,7 +8,6 @@ import { CrawlJobHandler } from './crawl-job.handler';
 import { CrawlMapService } from './crawl-map.service';
 import { CrawlRequestsService } from './crawl-requests.service';
 import { CrawlRepository } from './crawl.repository';
-import { LearnedProgramsService } from './learned-programs.service';
 import { PageWorkerService } from './page-worker.service';
 
 /** Crawler side: the crawl actor (job handler) and the page worker pool. */
@@ -19,10 +18,10 @@ import { PageWorkerService } from './page-worker.service';
 })
 export class CrawlWorkerModule {}
 
-/** API side: POST /crawl intake, the crawl map and the learned programs. */
+/** API side: POST /crawl intake and the crawl map. */
 @Module({
   imports: [IntakeModule, JobsModule, ResultsModule],
-  providers: [CrawlRepository, CrawlRequestsService, CrawlMapService, LearnedProgramsService],
-  exports: [CrawlRequestsService, CrawlMapService, LearnedProgramsService],
+  providers: [CrawlRepository, CrawlRequestsService, CrawlMapService],
+  exports: [CrawlRequestsService, CrawlMapService],
 })
 export class CrawlModule {}

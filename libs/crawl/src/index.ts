@@ -8,5 +8,3 @@ export * from './crawl.module';
 export * from './crawl-requests.service';
 export * from './crawl-map.service';
 export * from './dto/crawl-request.dto';
-export * from './learned-programs.service';
-export * from './dto/learned-programs.dto';
