@@ -6,6 +6,7 @@ import {
   type IRequestManager,
   type RequestProvider,
 } from '@crawlee/basic';
+import { totalmem } from 'node:os';
 import { Log, LogLevel, type EventManager } from '@crawlee/core';
 import { CRAWLEE_MAX_RETRIES, routeOutcome } from '../page-retry-policy';
 import type { Admission } from './admission';
@@ -18,6 +19,13 @@ import type { InFlightPages } from './in-flight';
 import type { JobCounters } from './job-counters';
 import type { PageCommitter } from './page-committer';
 import type { PageDispatcher } from './page-dispatcher';
+
+/**
+ * Crawlee's memory signal measures the machine (a child process, ~150 ms) each time a crawler starts,
+ * unless it is given the memory budget: it is given Crawlee's default share (a quarter of the memory),
+ * read once per process. The owner pins its pool's concurrency (min = max), so the signal decides nothing.
+ */
+const CRAWLEE_MEMORY_MBYTES = Math.max(256, Math.floor((totalmem() / 2 ** 20) * 0.25));
 
 export interface BridgeParts {
   lease: Pick<CrawlLease, 'holds'>;
@@ -77,7 +85,13 @@ export class CrawleeBridge implements IRequestManager {
         requestHandler: (ctx: BasicCrawlingContext) => this.handle(ctx.request),
         failedRequestHandler: (ctx: BasicCrawlingContext, error: Error) => this.giveUp(ctx.request, error),
       },
-      new Configuration({ persistStorage: false, purgeOnStart: false, eventManager: this.options.events, systemInfoV2: true }),
+      new Configuration({
+        persistStorage: false,
+        purgeOnStart: false,
+        eventManager: this.options.events,
+        systemInfoV2: true,
+        memoryMbytes: CRAWLEE_MEMORY_MBYTES,
+      }),
     );
     await this.crawler.run();
   }
