@@ -5,3 +5,4 @@ export * from './ids';
 export * from './secret-sealer';
 export * from './secret-box';
 export * from './money';
+export * from './store-unavailable';

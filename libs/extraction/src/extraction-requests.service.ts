@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError, Errors, roundUsd } from '@app/core';
+import { AppError, Errors, isStoreUnavailable, roundUsd, StoreUnavailableError } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { JobsService, type JobRecord } from '@app/jobs';
 import { ResultsService } from '@app/results';
@@ -69,8 +69,10 @@ export class ExtractionRequestsService {
       llmConfig: dto.llm_config,
       requireModel: true,
     });
-    const done = await this.wait(job.id);
-    const item = await this.results.first(caller, job.id);
+    const { done, item } = await this.afterIntake(job.id, async () => {
+      const done = await this.wait(job.id);
+      return { done, item: await this.results.first(caller, job.id) };
+    });
     const facts = (done.extraction ?? {}) as Partial<ExtractionFacts>;
     return {
       job_id: done._id,
@@ -115,9 +117,21 @@ export class ExtractionRequestsService {
       llmConfig: dto.llm_config,
       requireModel: true,
     });
-    const done = await this.wait(job.id);
-    const item = await this.results.first(caller, job.id);
+    const { done, item } = await this.afterIntake(job.id, async () => {
+      const done = await this.wait(job.id);
+      return { done, item: await this.results.first(caller, job.id) };
+    });
     return { job_id: done._id, ...((item?.data as Record<string, unknown> | undefined) ?? {}) };
+  }
+
+  /** Once intake stored the job, a store outage that outlasts the wait answers 503 with the job id: the job goes on. */
+  private async afterIntake<R>(jobId: string, answer: () => Promise<R>): Promise<R> {
+    try {
+      return await answer();
+    } catch (error) {
+      if (!isStoreUnavailable(error)) throw error;
+      throw new StoreUnavailableError(error, { job_id: jobId, status_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}` });
+    }
   }
 
   private async wait(jobId: string): Promise<JobRecord> {

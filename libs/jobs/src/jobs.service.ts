@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError, Errors, newId, nowIso, SECRET_SEALER, type ErrorCategory, type SecretSealer } from '@app/core';
+import { AppError, Errors, isStoreUnavailable, newId, nowIso, SECRET_SEALER, type ErrorCategory, type SecretSealer } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { QUEUE, type QueuePort } from '@app/queue';
@@ -185,10 +185,16 @@ export class JobsService {
     const deadline = Date.now() + timeoutMs;
     try {
       for (;;) {
-        const job = await this.repository.findForWorker(jobId);
-        if (!job || isTerminal(job.status)) return job;
+        let job: JobRecord | null | undefined;
+        try {
+          job = await this.repository.findForWorker(jobId);
+        } catch (error) {
+          // A store outage shorter than the wait is ridden out; a longer one reaches the caller.
+          if (!isStoreUnavailable(error) || Date.now() >= deadline) throw error;
+        }
+        if (job === null || (job && isTerminal(job.status))) return job;
         const left = deadline - Date.now();
-        if (left <= 0) return job;
+        if (left <= 0 && job !== undefined) return job;
         // Woken by the job's events; a slow poll covers a lost notification.
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.min(left, 1000));

@@ -1,5 +1,5 @@
 export * from './queue.port';
-export { backoffDelayMs, type RetryDelay } from './queue-helpers';
+export { backoffDelayMs, OUTAGE_RETRY_MS, type RetryDelay } from './queue-helpers';
 export { BullQueueAdapter, type BullQueueAdapterOptions } from './bull/bull-queue.adapter';
 export { StoreQueueAdapter, QUEUE_MESSAGES, type StoreQueueAdapterOptions, type QueueMessageDoc } from './store/store-queue.adapter';
 export { MemoryQueueAdapter, MemoryQueueBroker, type MemoryQueueAdapterOptions } from './memory/memory-queue.adapter';
