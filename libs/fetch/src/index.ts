@@ -7,6 +7,8 @@ export * from './content-type';
 export * from './retry-after';
 export * from './static-fetcher';
 export * from './browser-pool';
+export * from './browser-owner';
+export * from './memory-admission';
 export * from './guarded-proxy';
 export * from './dynamic-fetcher';
 export * from './js-detector';

@@ -3,8 +3,17 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { ContentPool, type ConversionMode, type ConversionResult } from '@app/content';
 import { AppError } from '@app/core';
-import { Fetcher, guardFromSettings, HOST_MODE_MEMORY, type FetchOptions, type FetchResult, type HostModeMemory } from '@app/fetch';
-import { METRICS, Metrics } from '@app/observability';
+import {
+  Fetcher,
+  guardFromSettings,
+  HOST_MODE_MEMORY,
+  MemoryAdmission,
+  reapOrphanedBrowsers,
+  type FetchOptions,
+  type FetchResult,
+  type HostModeMemory,
+} from '@app/fetch';
+import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 
 export type FetchMode = 'auto' | 'static' | 'dynamic';
 
@@ -31,6 +40,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(METRICS) metrics: Metrics,
     @Inject(HOST_MODE_MEMORY) hostMemory: HostModeMemory,
+    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {
     this.fetcher = new Fetcher({
       guard: guardFromSettings(config),
@@ -40,7 +50,12 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
         ? {
             timeoutMs: config.fetchTimeoutMs,
             maxBytes: config.fetchMaxBytes,
-            pool: { executablePath: config.chromiumPath, maxBrowsers: config.browserMaxBrowsers },
+            pool: {
+              executablePath: config.chromiumPath,
+              maxBrowsers: config.browserMaxBrowsers,
+              pageHeapMb: config.browserPageHeapMb,
+              admission: new MemoryAdmission({ share: config.browserMemoryPercent / 100 }),
+            },
           }
         : false,
     });
@@ -121,6 +136,11 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
   /** The HTTP client loads in the background at start, not on the first page (it takes ~200 ms). */
   onApplicationBootstrap(): void {
     void this.fetcher.staticFetcher.warmUp().catch(() => undefined);
+    // Browsers a predecessor left (killed with -9, OOM-killed) on this machine: their owner is gone.
+    if (this.config.browserEnabled) {
+      const reaped = reapOrphanedBrowsers();
+      if (reaped.length > 0) this.logger.warn({ browsers: reaped.length }, 'killed browsers a dead predecessor left');
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
