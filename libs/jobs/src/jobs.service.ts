@@ -6,6 +6,7 @@ import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { QUEUE, type QueuePort } from '@app/queue';
 import type { Caller } from '@app/auth';
 import { JobLifecycleHooks } from './job-lifecycle-hooks';
+import { pastStoreOutage } from './store-retry';
 import { JobsRepository } from './jobs.repository';
 import {
   CRAWLS_QUEUE,
@@ -140,7 +141,7 @@ export class JobsService {
     const job = { ...before, status: 'running' as const, holds_slot: true };
     this.metrics.jobTransitions.inc({ type: job.type, status: 'running' });
     await this.emit(jobId, 'status', this.statusData(job));
-    await this.hooks.notify({ type: 'job.started', job, data: { ...toJobView(job) }, occurred_at: nowIso() });
+    await this.hooks.notify({ type: 'job.started', job, data: { ...toJobView(job) }, occurred_at: nowIso(), dedupeKey: 'job.started' });
     return job;
   }
 
@@ -161,16 +162,19 @@ export class JobsService {
     }
     const before = await this.repository.transition(jobId, status, patch);
     if (!before) return null;
+    // The job is finished in the store: what follows must happen even across a store outage, or the
+    // stream's `complete` and the terminal webhook would be lost (nothing redoes a finished job).
+    const outage = () => this.logger.warn({ job_id: jobId, status }, 'finishing the job waits for the store');
     if (before.holds_slot) {
       const jobClass = jobClassOf(before.type);
-      await this.repository.releaseSlot(before.user_id, jobClass);
-      await this.wakeParked(before.user_id, 1, jobClass);
+      await pastStoreOutage(() => this.repository.releaseSlot(before.user_id, jobClass), outage);
+      await pastStoreOutage(() => this.wakeParked(before.user_id, 1, jobClass), outage);
     }
     const job = { ...before, ...patch, status } as JobRecord;
     this.metrics.jobTransitions.inc({ type: job.type, status });
-    await this.emit(jobId, 'status', this.statusData(job));
-    await this.emit(jobId, 'complete', this.completeData(job));
-    await this.hooks.notify({ type: `job.${status}`, job, data: { ...toJobView(job) }, occurred_at: nowIso() });
+    await pastStoreOutage(() => this.emit(jobId, 'status', this.statusData(job)), outage);
+    await pastStoreOutage(() => this.emit(jobId, 'complete', this.completeData(job), { dedupeKey: 'complete' }), outage);
+    await this.hooks.notify({ type: `job.${status}`, job, data: { ...toJobView(job) }, occurred_at: nowIso(), dedupeKey: 'job.finished' });
     this.logger.info({ job_id: jobId, request_id: job.request_id, status, error_category: job.error_category }, 'job finished');
     return job;
   }
