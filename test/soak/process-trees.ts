@@ -11,6 +11,8 @@ export interface ProcInfo {
   /** Start time (clock ticks since boot): with the pid, it names one process for good. */
   start: number;
   rssBytes: number;
+  /** Proportional set size: shared pages split between the processes sharing them (RSS counts them in each). */
+  pssBytes: number;
 }
 
 export interface BrowserTree {
@@ -18,6 +20,15 @@ export interface BrowserTree {
   owner: string;
   processes: ProcInfo[];
   rssBytes: number;
+  pssBytes: number;
+}
+
+function pssOf(pid: number): number {
+  try {
+    return Number(/^Pss:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
 }
 
 export function readProc(pid: number): ProcInfo | null {
@@ -27,7 +38,7 @@ export function readProc(pid: number): ProcInfo | null {
     if (fields[0] === 'Z') return null; // a zombie holds no memory and is gone as far as work goes
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const rssKb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
-    return { pid, ppid: Number(fields[1]), start: Number(fields[19]), rssBytes: rssKb * 1024 };
+    return { pid, ppid: Number(fields[1]), start: Number(fields[19]), rssBytes: rssKb * 1024, pssBytes: 0 };
   } catch {
     return null;
   }
@@ -61,7 +72,14 @@ export function browserTrees(ownerPid: number | null): BrowserTree[] {
       members.push(p);
       queue.push(...(children.get(p.pid) ?? []));
     }
-    trees.push({ root: pid, owner, processes: members, rssBytes: members.reduce((n, p) => n + p.rssBytes, 0) });
+    for (const m of members) m.pssBytes = pssOf(m.pid);
+    trees.push({
+      root: pid,
+      owner,
+      processes: members,
+      rssBytes: members.reduce((n, p) => n + p.rssBytes, 0),
+      pssBytes: members.reduce((n, p) => n + p.pssBytes, 0),
+    });
   }
   return trees;
 }

@@ -63,6 +63,10 @@ interface Entry {
   active: number;
   served: number;
   retired: boolean;
+  /** Being closed: no new leases, still counted. */
+  closing: boolean;
+  /** The browser's main process, once launched (Linux). */
+  pid?: number;
   closed: boolean;
 }
 
@@ -172,6 +176,7 @@ export class BrowserPool {
       active: 0,
       served: 0,
       retired: false,
+      closing: false,
       closed: false,
     };
     entry.browser = (async () => {
@@ -191,7 +196,14 @@ export class BrowserPool {
         proxy: this.options.proxyServer ? { server: this.options.proxyServer } : undefined,
       };
       const browser = await chromium.launch(launchOptions);
-      browser.on('disconnected', () => this.drop(entry));
+      entry.pid = this.findPid(entry);
+      // Closed by us: closeEntry drops it once the process is gone. Otherwise it crashed or was killed: clear
+      // what is left of its tree before its slot is given to a new browser.
+      browser.on('disconnected', () => {
+        if (entry.closing) return;
+        this.killGroup(entry);
+        this.drop(entry);
+      });
       return browser;
     })();
     entry.browser.catch(() => undefined); // failures surface to the acquirer
@@ -212,9 +224,11 @@ export class BrowserPool {
     this.waiters.shift()?.();
   }
 
+  /** Closes a browser; it keeps counting against maxBrowsers until its process is gone (closed, or killed). */
   private async closeEntry(entry: Entry): Promise<void> {
-    if (entry.closed) return;
-    this.drop(entry);
+    if (entry.closed || entry.closing) return;
+    entry.closing = true;
+    entry.retired = true;
     let timer: NodeJS.Timeout | undefined;
     const closed = (async () => {
       try {
@@ -227,28 +241,34 @@ export class BrowserPool {
     const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.options.closeTimeoutMs)));
     const inTime = await Promise.race([closed, timedOut]);
     clearTimeout(timer);
-    if (!inTime) this.kill(entry);
+    if (!inTime) this.killed++;
+    // Also after a clean close: the tree's last processes may still be on their way out.
+    this.killGroup(entry);
+    this.drop(entry);
   }
 
-  /** A browser that would not close (a wedged process): SIGKILL its process group, found by its marks. */
-  private kill(entry: Entry): void {
+  /** The browser's main process (its process group leader), found by its marks. */
+  private findPid(entry: Entry): number | undefined {
     const id = `${BROWSER_SWITCH}=${this.serial}.${entry.id}`;
     for (const { pid, owner } of markedBrowsers()) {
       if (owner !== this.mark) continue;
-      let args: string[] = [];
       try {
-        args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(id)) return pid;
       } catch {
-        continue;
+        // gone meanwhile
       }
-      if (!args.includes(id)) continue;
-      this.killed++;
-      for (const target of [-pid, pid]) {
-        try {
-          process.kill(target, 'SIGKILL');
-        } catch {
-          // gone already
-        }
+    }
+    return undefined;
+  }
+
+  /** SIGKILL the browser's process group (Playwright starts each browser as a group leader). */
+  private killGroup(entry: Entry): void {
+    if (entry.pid === undefined) return;
+    for (const target of [-entry.pid, entry.pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // gone already
       }
     }
   }
