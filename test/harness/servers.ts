@@ -101,7 +101,7 @@ export interface MongoWireOptions {
 
 /**
  * Where the suites' store keeps its data: in memory unless GLEANER_TEST_MONGO_STORE=file (then in a file
- * under .test-servers/). Memory is the default because it is faster (see test/servers/mongo-wire/README.md).
+ * under .test-servers/). Memory is the default because it is faster (test/servers/mongo-wire/README.md).
  */
 export function testMongoWireOptions(): MongoWireOptions {
   const mode = process.env.GLEANER_TEST_MONGO_STORE ?? 'memory';
