@@ -17,6 +17,7 @@ import { ProblemFilter } from './problem.filter';
 import { ExtractionModule } from '@app/extraction';
 import { IntakeModule } from '@app/intake';
 import { CrawlModule } from '@app/crawl';
+import { BatchController } from './controllers/batch.controller';
 import { CrawlController, CrawlMapController } from './controllers/crawl.controller';
 import { ExtractionController } from './controllers/extraction.controller';
 import { SavedSchemasModule } from '@app/saved-schemas';
@@ -50,6 +51,7 @@ export function apiControllers(config: AppConfig): Type[] {
     ExtractionController,
     CrawlController,
     CrawlMapController,
+    BatchController,
     LearnedProgramsController,
   ];
   if (config.enableTestJobs) controllers.push(TestJobsController);

@@ -20,6 +20,22 @@ type Schema = Record<string, any>;
 const PROBLEM_MEDIA = 'application/problem+json';
 const PROBLEMS_KEY = 'gleaner:problems';
 
+const LIST_BODY_KEY = 'gleaner:list-body';
+
+/** The operation also takes a URL list body (text/plain, application/x-ndjson; libs/http url-list-body.ts). */
+export const ApiListBody = () => SetMetadata(LIST_BODY_KEY, true);
+
+const LIST_BODY_CONTENT: Schema = {
+  'text/plain': {
+    schema: { type: 'string', description: 'One URL per line; blank lines and lines starting with `#` are skipped.' },
+    example: 'https://shop.example/p/1\nhttps://shop.example/p/2\n',
+  },
+  'application/x-ndjson': {
+    schema: { type: 'string', description: 'One JSON value per line: a URL string, or `{"url": "..."}`.' },
+    example: '"https://shop.example/p/1"\n{"url": "https://shop.example/p/2"}\n',
+  },
+};
+
 /** Statuses an operation answers besides the common ones (e.g. 409 on cancel, 406 on results). */
 export const ApiProblems = (...statuses: number[]) => SetMetadata(PROBLEMS_KEY, statuses);
 
@@ -270,6 +286,8 @@ export function applyValidationToDocument(doc: OpenAPIObject, controllers: Type[
           required: true,
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${body.name}` } } },
         };
+        if (controller && Reflect.getMetadata(LIST_BODY_KEY, controller.prototype[handler]))
+          Object.assign(operation.requestBody.content, LIST_BODY_CONTENT);
       }
       if (query) queryParameters(doc, operation, query, seen);
       for (const param of (operation.parameters ?? []) as Schema[]) {

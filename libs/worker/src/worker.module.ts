@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { CrawlJobHandler, CrawlWorkerModule } from '@app/crawl';
+import { BatchJobHandler, CrawlJobHandler, CrawlWorkerModule } from '@app/crawl';
 import { AnalyzeJobHandler, ExtractJobHandler, ExtractionWorkerModule } from '@app/extraction';
 import { JobsModule } from '@app/jobs';
 import { ResultsModule } from '@app/results';
@@ -19,13 +19,14 @@ export class WorkerModule {
         TestJobHandler,
         {
           provide: JOB_HANDLERS,
-          useFactory: (test: TestJobHandler, extract: ExtractJobHandler, analyze: AnalyzeJobHandler, crawl: CrawlJobHandler) => [
-            extract,
-            analyze,
-            crawl,
-            ...(options.enableTestJobs ? [test] : []),
-          ],
-          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler, CrawlJobHandler],
+          useFactory: (
+            test: TestJobHandler,
+            extract: ExtractJobHandler,
+            analyze: AnalyzeJobHandler,
+            crawl: CrawlJobHandler,
+            batch: BatchJobHandler,
+          ) => [extract, analyze, crawl, batch, ...(options.enableTestJobs ? [test] : [])],
+          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler, CrawlJobHandler, BatchJobHandler],
         },
         JobRunnerService,
       ],

@@ -4,12 +4,13 @@ import { JobsModule } from '@app/jobs';
 import { ResultsModule } from '@app/results';
 import { CrawlRepository } from '../crawl.repository';
 import { CrawlMapService } from './crawl-map.service';
+import { BatchRequestsService } from './batch-requests.service';
 import { CrawlRequestsService } from './crawl-requests.service';
 
-/** API side: POST /crawl intake and the crawl map. */
+/** API side: POST /crawl and POST /batch/extract intake, and the crawl map. */
 @Module({
   imports: [IntakeModule, JobsModule, ResultsModule],
-  providers: [CrawlRepository, CrawlRequestsService, CrawlMapService],
-  exports: [CrawlRequestsService, CrawlMapService],
+  providers: [CrawlRepository, CrawlRequestsService, BatchRequestsService, CrawlMapService],
+  exports: [CrawlRequestsService, BatchRequestsService, CrawlMapService],
 })
 export class CrawlModule {}
