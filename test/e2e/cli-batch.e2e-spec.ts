@@ -1,5 +1,5 @@
 /**
- * `gleaner batch` against the built service: a URL file into --output (the lines the API's export has),
+ * `gleaner batch` and `gleaner map` against the built service: a URL file into --output (the lines the API's export has),
  * stdin with `-`, duplicates reported, the live progress line, and a list the service refuses.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -83,5 +83,21 @@ describe('gleaner batch', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('body.urls[1]');
     expect(bad.stderr).not.toMatch(STACK_TRACE);
+  });
+});
+
+describe('gleaner map', () => {
+  it("prints the site's URLs one per line (--json: the whole answer)", async () => {
+    const run = await runCli(['map', `${site.url}/`, '--no-sitemap', '--limit', '5'], env);
+    expect(run.stderr).not.toMatch(STACK_TRACE);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toBe(`${site.url}/`);
+    expect(run.stderr).toMatch(/^5 URLs/m);
+    const json = await runCli(['map', `${site.url}/`, '--no-sitemap', '--search', 'page', '--json'], env);
+    const answer = JSON.parse(json.stdout);
+    expect(answer).toMatchObject({ complete: true, url: `${site.url}/` });
+    expect(answer.urls[0].url).toContain('page');
   });
 });

@@ -37,4 +37,31 @@ describe('OpenAPI document', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.paths['/api/v1/keys'].post.security).toEqual([{ bearer: [] }]);
   });
+
+  it('states the batch and map operations exactly: bodies, media types and every status', async () => {
+    const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+    const batch = doc.paths['/api/v1/batch/extract'].post;
+    expect(Object.keys(batch.requestBody.content).sort()).toEqual(['application/json', 'application/x-ndjson', 'text/plain']);
+    expect(Object.keys(batch.responses).sort()).toEqual(['202', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
+    expect(batch.parameters.map((p: any) => p.name).sort()).toEqual(['extraction_mode', 'schema_id', 'site_id', 'webhook_id']);
+    const request = doc.components.schemas.BatchRequestDto;
+    expect(request.required).toEqual(['urls']);
+    expect(request.properties.urls).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      maxItems: 10000,
+      items: { type: 'string', maxLength: 2048 },
+    });
+    expect(Object.keys(doc.components.schemas.BatchOptionsDto.properties).sort()).toEqual([
+      'concurrency',
+      'delay_ms',
+      'fetch_mode',
+      'max_cost_usd',
+      'respect_robots',
+    ]);
+    const map = doc.paths['/api/v1/map'].post;
+    expect(Object.keys(map.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '422', '429', '500', '502', '503']);
+    expect(Object.keys(map.responses['200'].content).sort()).toEqual(['application/json', 'application/x-ndjson']);
+    expect(doc.components.schemas.MapRequestDto.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100000 });
+  });
 });

@@ -18,6 +18,7 @@ import { ExtractionModule } from '@app/extraction';
 import { IntakeModule } from '@app/intake';
 import { CrawlModule } from '@app/crawl';
 import { BatchController } from './controllers/batch.controller';
+import { MapController } from './controllers/map.controller';
 import { CrawlController, CrawlMapController } from './controllers/crawl.controller';
 import { ExtractionController } from './controllers/extraction.controller';
 import { SavedSchemasModule } from '@app/saved-schemas';
@@ -52,6 +53,7 @@ export function apiControllers(config: AppConfig): Type[] {
     CrawlController,
     CrawlMapController,
     BatchController,
+    MapController,
     LearnedProgramsController,
   ];
   if (config.enableTestJobs) controllers.push(TestJobsController);

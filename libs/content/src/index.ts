@@ -3,3 +3,4 @@ export { convertHtml } from './convert-html';
 export { ContentPool, type ContentPoolOptions } from './content-pool';
 export { ContentError, type ContentErrorReason } from './content-error';
 export { checkCssSelector } from './link-extractor';
+export { pageLinks } from './page-links';

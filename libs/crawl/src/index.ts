@@ -9,3 +9,5 @@ export { CrawlMapQuery, CrawlMapResponse, CrawlQuery, CrawlRequestDto, CrawlResu
 export { CrawlWorkerModule } from './crawl-worker.module';
 export { CrawlJobHandler } from './owner/crawl-job.handler';
 export { BatchJobHandler } from './owner/batch-job.handler';
+export { MapService } from './map/map.service';
+export { MapRequestDto, MapResponse, MapUrl } from './map/dto/map-request.dto';
