@@ -43,7 +43,24 @@ describe('OpenAPI document', () => {
     const batch = doc.paths['/api/v1/batch/extract'].post;
     expect(Object.keys(batch.requestBody.content).sort()).toEqual(['application/json', 'application/x-ndjson', 'text/plain']);
     expect(Object.keys(batch.responses).sort()).toEqual(['202', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
-    expect(batch.parameters.map((p: any) => p.name).sort()).toEqual(['extraction_mode', 'schema_id', 'site_id', 'webhook_id']);
+    expect(batch.parameters.map((p: any) => p.name).sort()).toEqual([
+      'Idempotency-Key',
+      'extraction_mode',
+      'schema_id',
+      'site_id',
+      'webhook_id',
+    ]);
+    // Every job-creating POST takes Idempotency-Key and says it may answer 409 and 422 for it.
+    for (const path of ['/api/v1/extract', '/api/v1/analyze', '/api/v1/crawl', '/api/v1/batch/extract']) {
+      const op = doc.paths[path].post;
+      expect(op.parameters.find((p: any) => p.name === 'Idempotency-Key')).toMatchObject({
+        in: 'header',
+        required: false,
+        schema: { maxLength: 255 },
+      });
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['409', '422']));
+    }
+    expect(doc.paths['/api/v1/map'].post.parameters ?? []).toEqual([]);
     const request = doc.components.schemas.BatchRequestDto;
     expect(request.required).toEqual(['urls']);
     expect(request.properties.urls).toMatchObject({

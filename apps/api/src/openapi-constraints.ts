@@ -3,6 +3,7 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { PROBLEMS } from '@app/core';
+import { IDEMPOTENT_KEY } from './idempotency.interceptor';
 import { describeDto, HTTP_URL_PATTERN, isDto, type DtoClass, type PropertyDescription, type PropertyRule } from '@app/http';
 
 /**
@@ -293,7 +294,9 @@ export function applyValidationToDocument(doc: OpenAPIObject, controllers: Type[
       for (const param of (operation.parameters ?? []) as Schema[]) {
         if (param.in === 'path') param.schema = { ...(param.schema ?? {}), type: 'string', minLength: 1 };
       }
-      const extra = controller ? ((Reflect.getMetadata(PROBLEMS_KEY, controller.prototype[handler]) ?? []) as number[]) : [];
+      const extra = controller ? [...((Reflect.getMetadata(PROBLEMS_KEY, controller.prototype[handler]) ?? []) as number[])] : [];
+      // Idempotency-Key: the same key with another request is a 422, a key still being answered a 409.
+      if (controller && Reflect.getMetadata(IDEMPOTENT_KEY, controller.prototype[handler])) extra.push(409, 422);
       const responses = (operation.responses ??= {}) as Record<string, Schema>;
       for (const [status, response] of Object.entries(responses)) {
         if (!response.description) response.description = Number(status) < 300 ? 'OK' : (DESCRIPTIONS[Number(status)] ?? '');

@@ -3,6 +3,7 @@ import { ApiAcceptedResponse, ApiBearerAuth, ApiOperation, ApiTags } from '@nest
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
 import { BatchListQuery, BatchRequestDto, BatchRequestsService, BatchResponse } from '@app/crawl';
+import { Idempotent } from '../idempotency.interceptor';
 import { ApiListBody, ApiProblems } from '../openapi-constraints';
 
 /** The path that also takes URL list bodies (text/plain, application/x-ndjson): create-app.ts lets them through here only. */
@@ -16,6 +17,7 @@ export class BatchController {
   constructor(private readonly batches: BatchRequestsService) {}
 
   @Post('batch/extract')
+  @Idempotent()
   @HttpCode(202)
   @ApiListBody()
   @ApiProblems(409)
