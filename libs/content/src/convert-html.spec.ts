@@ -279,3 +279,13 @@ describe('convertHtml with further forms (scrape formats text and html)', () => 
     expect(plain.text).toBeUndefined();
   });
 });
+
+describe('nested lists', () => {
+  it('keep their depth as two spaces per level, in ordered and unordered lists', () => {
+    const html = `<body><ul><li>One<ul><li>Two<ol><li>Three</li><li>Four</li></ol></li></ul></li><li>Five</li></ul>
+      <table><tr><td><ul><li>a<ul><li>b</li></ul></li></ul></td></tr></table></body>`;
+    const md = convertHtml({ html, url: 'https://x.example/', mode: 'full' }).markdown;
+    expect(md).toContain('- One\n  - Two\n    1. Three\n    2. Four\n- Five');
+    expect(md).not.toContain('\u0002');
+  });
+});
