@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
+import { roundUsd } from '@app/core';
 import { JobIntakeService, splitFetchControl } from '@app/intake';
 import { ResultsService } from '@app/results';
 import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request.dto';
@@ -87,8 +88,8 @@ export class ExtractionRequestsService {
       usage: {
         input_tokens: done.token_usage_input,
         output_tokens: done.token_usage_output,
-        cost_usd: round(done.cost_usd),
-        llm_cost_usd: round(facts.llm_cost_usd ?? 0),
+        cost_usd: roundUsd(done.cost_usd),
+        llm_cost_usd: roundUsd(facts.llm_cost_usd ?? 0),
         is_byok: facts.is_byok ?? false,
       },
     };
@@ -116,8 +117,4 @@ export class ExtractionRequestsService {
     const item = await this.results.first(caller, job.id);
     return { job_id: done._id, ...((item?.data as Record<string, unknown> | undefined) ?? {}) };
   }
-}
-
-function round(n: number): number {
-  return Math.round(n * 1e8) / 1e8;
 }

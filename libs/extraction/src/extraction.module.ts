@@ -8,12 +8,13 @@ import { AnalyzeJobHandler } from './analyze-job.handler';
 import { ExtractJobHandler } from './extract-job.handler';
 import { ExtractionRequestsService } from './extraction-requests.service';
 import { ExtractionService } from './extraction.service';
+import { LearnedProgramsService } from './learned-programs.service';
 
-/** API side: job intake for extract/analyze requests, then waits for the job. */
+/** API side: job intake for extract/analyze requests (then waits for the job), and the learned programs they and crawls use. */
 @Module({
   imports: [IntakeModule, JobsModule, ResultsModule],
-  providers: [ExtractionRequestsService],
-  exports: [ExtractionRequestsService],
+  providers: [ExtractionRequestsService, LearnedProgramsService],
+  exports: [ExtractionRequestsService, LearnedProgramsService],
 })
 export class ExtractionModule {}
 

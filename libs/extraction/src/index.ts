@@ -11,3 +11,5 @@ export * from './analyze-job.handler';
 export * from './extraction.module';
 export * from './dto/extract-request.dto';
 export * from './handler-support';
+export * from './learned-programs.service';
+export * from './dto/learned-programs.dto';

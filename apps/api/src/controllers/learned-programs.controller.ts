@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
-import { LearnedProgramListResponse, LearnedProgramResponse, LearnedProgramsService, ListLearnedProgramsQuery } from '@app/crawl';
+import { LearnedProgramListResponse, LearnedProgramResponse, LearnedProgramsService, ListLearnedProgramsQuery } from '@app/extraction';
 
 /**
  * The learned templates and programs of extraction_mode auto (docs/learned-extraction.md "Managing
