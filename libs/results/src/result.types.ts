@@ -53,11 +53,11 @@ export interface RecordResultInput {
 /**
  * How an item's data was made (docs/api.md "Results and downloads"): `model` (a model call),
  * `selectors` (a learned program, no model call), `analysis` (POST /analyze: heuristics refined by a
- * model), `null` on failed items (no data was made). `program_id`/`template_id` as stored by crawls in
+ * model), `scrape` (the page's formats, no model call), `null` on failed items (no data was made). `program_id`/`template_id` as stored by crawls in
  * extraction_mode auto.
  */
 export interface ResultMetadata {
-  method: 'model' | 'selectors' | 'analysis' | null;
+  method: 'model' | 'selectors' | 'analysis' | 'scrape' | null;
   program_id?: string;
   template_id?: string;
   [key: string]: unknown;
