@@ -176,9 +176,10 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
   }
 
   /** After the job runner finished or handed back in-flight pages (beforeApplicationShutdown), which still use the pools. */
-  /** The HTTP client loads in the background at start, not on the first page (it takes ~200 ms). */
+  /** The HTTP client and the converter threads warm up in the background at start, not on the first page (~300 ms together). */
   onApplicationBootstrap(): void {
     void this.fetcher.staticFetcher.warmUp().catch(() => undefined);
+    void this.pool.warmUp().catch(() => undefined);
   }
 
   async onApplicationShutdown(): Promise<void> {
