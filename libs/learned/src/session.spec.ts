@@ -160,6 +160,57 @@ describe('LearnedSession', () => {
     expect(machine.program!.rules.find((r) => r.field === 'title')).toMatchObject({ source: { kind: 'own-text' } });
     expect(machine.events[0].programId).not.toBe(machine.events[2].programId);
     for (const [i, r] of results.entries()) expect(disagreeingFields(fields, r.data, truth(book(pages[i].n)))).toEqual([]);
+    // Why, as the API shows it: the field, the page, both values and the program that was rejected.
+    expect(machine.disagreements).toEqual({
+      by_field: { title: 1 },
+      recent: [
+        {
+          url: pages[5].url,
+          field: 'title',
+          role: 'verification',
+          program_id: machine.events[0].programId,
+          program: 'Gullwing Books',
+          model: book(6).title,
+        },
+      ],
+    });
+  });
+
+  it('counts disagreements per field on checks and keeps the latest values, cut to a bounded size', async () => {
+    const long = `${'A very long publisher name '.repeat(20)}`.trim();
+    let wrong = new Set<number>();
+    const model = async ({ url }: { url: string }) => {
+      const n = Number(/book-(\d+)$/.exec(url)![1]);
+      const out = truth(book(n));
+      return wrong.has(n) ? { ...out, publisher: long, authors: Array.from({ length: 12 }, (_, i) => `Writer ${i}`) } : out;
+    };
+    const session = new LearnedSession(BOOK_SCHEMA, model, { spotCheckEvery: 2, retireAfter: 10, retireWindow: 10 });
+    await crawl(session, range(1, 9)); // learned and accepted
+    // Active from page 9: every second page is a spot check (10, 12, 14, …); two of them disagree on two of seven fields.
+    wrong = new Set([10, 14]);
+    await crawl(session, range(9, 17));
+    const [summary] = await session.templates();
+    expect(summary.retired).toEqual([]);
+    const machine = await session.machine(summary.templateId);
+    expect(machine.active).toMatchObject({ checks: 4, disagreeingChecks: 2, byField: { publisher: 2, authors: 2 } });
+    expect(machine.disagreements.by_field).toEqual({ publisher: 2, authors: 2 });
+    expect(machine.disagreements.recent.map((d) => [d.url, d.field, d.role])).toEqual([
+      [productUrl(book(10)), 'authors', 'spot-check'],
+      [productUrl(book(10)), 'publisher', 'spot-check'],
+      [productUrl(book(14)), 'authors', 'spot-check'],
+      [productUrl(book(14)), 'publisher', 'spot-check'],
+    ]);
+    const [authors, publisher] = machine.disagreements.recent;
+    expect(publisher.program).toBe(book(10).publisher);
+    expect(publisher.model).toBe(`${long.slice(0, 200)}…`);
+    expect(authors.model).toEqual([...Array.from({ length: 10 }, (_, i) => `Writer ${i}`), '… 2 more']);
+    expect(authors.program).toEqual(book(10).authors);
+    // Only the latest ten are kept.
+    wrong = new Set([18, 20, 22, 24]);
+    await crawl(session, range(17, 25));
+    expect(machine.disagreements.recent).toHaveLength(10);
+    expect(machine.disagreements.recent.at(-1)).toMatchObject({ url: productUrl(book(24)), field: 'publisher' });
+    expect(machine.disagreements.by_field).toEqual({ publisher: 6, authors: 6 });
   });
 
   it('gives pages of another template (or another host) their own template, and never a program they were not verified on', async () => {

@@ -60,6 +60,8 @@ describe('StoreTemplateStates (SQLite document store)', () => {
       model_calls: 10,
       fields: fields.map((f) => f.name),
       retired: [],
+      checks: { total: 2, disagreeing: 0, by_field: {} },
+      disagreements: { by_field: {}, recent: [] },
     });
     expect(view.program!.id).toBe(results.at(-1)!.programId);
     expect(view.id).toMatch(/^lt_[0-9a-f]{24}$/);
@@ -158,6 +160,43 @@ describe('StoreTemplateStates (SQLite document store)', () => {
     // Extracts keep their trust through that verification (same program), and use it again once it is accepted.
     await crawl(session('crawl_2'), range(302, 306));
     expect((await extracts.extract(productUrl(book(400)), productPage(book(400)))).role).toBe('program');
+  });
+
+  it('shows per-field disagreements of a stored template, and none for a state stored before they were counted', async () => {
+    const wrongOn = new Set([33]);
+    const answer = async ({ url }: { url: string }) => {
+      const n = Number(/book-(\d+)$/.exec(url)![1]);
+      return wrongOn.has(n) ? { ...truth(book(n)), publisher: 'Somebody Else' } : truth(book(n));
+    };
+    const s = new LearnedSession(
+      BOOK_SCHEMA,
+      answer,
+      {},
+      (f, config) => new StoreTemplateStates(collection, { userId: 'usr_1', schemaKey: schemaKey(BOOK_SCHEMA), sessionId: 'c' }, f, config),
+    );
+    // 3 learning and 5 verification pages, then page 33 is the first spot check (the 25th active page).
+    await crawl(s, range(1, 40));
+    const reader = new LearnedTemplatesReader(collection);
+    const [view] = await reader.list('usr_1');
+    expect(view.checks).toEqual({ total: 1, disagreeing: 1, by_field: { publisher: 1 } });
+    expect(view.disagreements.by_field).toEqual({ publisher: 1 });
+    expect(view.disagreements.recent).toEqual([
+      {
+        url: productUrl(book(33)),
+        field: 'publisher',
+        role: 'spot-check',
+        program_id: view.program!.id,
+        program: book(33).publisher,
+        model: 'Somebody Else',
+      },
+    ]);
+    const doc = (await collection.findOne({ _id: view.id }))!;
+    const legacy = { ...doc.state, active: { ...doc.state.active, byField: undefined }, disagreements: undefined };
+    await collection.findOneAndUpdate({ _id: view.id }, { $set: { state: legacy } });
+    expect(await reader.get('usr_1', view.id)).toMatchObject({
+      checks: { total: 1, disagreeing: 1, by_field: {} },
+      disagreements: { by_field: {}, recent: [] },
+    });
   });
 
   it('keeps users and schemas apart, and lists, shows and deletes templates', async () => {

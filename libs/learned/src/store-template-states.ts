@@ -6,7 +6,7 @@ import type { LearnedConfig } from './config';
 import { TemplateRegistry, type TemplateRef } from './fingerprint';
 import type { ExtractionProgram } from './program';
 import { LearnedSession, type ModelCall } from './session';
-import { TemplateMachine, type TemplatePhase, type TemplateSnapshot } from './template-machine';
+import { TemplateMachine, type DisagreementLog, type TemplatePhase, type TemplateSnapshot } from './template-machine';
 import type { TemplateCounts, TemplateStates } from './template-states';
 import type { LearnableField } from './values';
 
@@ -279,7 +279,10 @@ export interface LearnedTemplateView {
   pages: number;
   model_calls: number;
   verification: { pages: number; agreeing: number };
-  checks: { total: number; disagreeing: number };
+  /** Checks of the current program since it was accepted; `by_field`: on how many each field disagreed. */
+  checks: { total: number; disagreeing: number; by_field: Record<string, number> };
+  /** Every comparison since the template was founded (verification pages and checks): disagreements per field, and the latest values. */
+  disagreements: DisagreementLog;
   retired: Array<{ program_id: string; reason: string; pages_extracted: number }>;
   last_failures: Array<{ field: string; reason: string }>;
   created_at: string;
@@ -298,7 +301,8 @@ export function toLearnedTemplateView(doc: LearnedTemplateRecord): LearnedTempla
     pages: doc.pages,
     model_calls: doc.model_calls,
     verification: doc.state.verification,
-    checks: { total: doc.state.active.checks, disagreeing: doc.state.active.disagreeingChecks },
+    checks: { total: doc.state.active.checks, disagreeing: doc.state.active.disagreeingChecks, by_field: doc.state.active.byField ?? {} },
+    disagreements: doc.state.disagreements ?? { by_field: {}, recent: [] },
     retired: doc.state.retired.map((r) => ({ program_id: r.program.id, reason: r.reason, pages_extracted: r.pagesExtracted })),
     last_failures: doc.state.last_failures,
     created_at: doc.created_at,

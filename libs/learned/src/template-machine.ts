@@ -38,6 +38,39 @@ export interface Comparison {
   fields: number;
 }
 
+/** One field on which program and model disagreed on a page (values clipped: see `clipValue`). */
+export interface Disagreement {
+  url: string;
+  field: string;
+  /** The page's role: a verification page, or why an active page went to the model. */
+  role: 'verification' | CheckReason;
+  program_id: string | null;
+  program: unknown;
+  model: unknown;
+}
+
+/** Per-field disagreement counts since the template was founded, and the latest disagreeing values. */
+export interface DisagreementLog {
+  by_field: Record<string, number>;
+  /** The latest disagreeing fields, oldest first (at most `RECENT_DISAGREEMENTS`). */
+  recent: Disagreement[];
+}
+
+/** Disagreeing values kept per template: enough to see a pattern (an editor listed as author), not a log. */
+export const RECENT_DISAGREEMENTS = 10;
+const CLIP_CHARS = 200;
+const CLIP_ITEMS = 10;
+
+/** A value as the disagreement log keeps it: long texts and lists cut, so one page cannot bloat the template's state. */
+export function clipValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > CLIP_CHARS ? `${value.slice(0, CLIP_CHARS)}…` : value;
+  if (Array.isArray(value)) {
+    const items = value.slice(0, CLIP_ITEMS).map(clipValue);
+    return value.length > CLIP_ITEMS ? [...items, `… ${value.length - CLIP_ITEMS} more`] : items;
+  }
+  return value === undefined ? null : value;
+}
+
 export interface MachineEvent {
   kind: 'learned' | 'learn-failed' | 'accepted' | 'rejected' | 'retired';
   programId?: string;
@@ -51,7 +84,17 @@ export interface TemplateSnapshot {
   samples: Array<{ url: string; html: string; output: Record<string, unknown> }>;
   last_failures: LearnFailure[];
   verification: { pages: number; agreeing: number };
-  active: { pages: number; programPages: number; recentChecks: boolean[]; checks: number; disagreeingChecks: number };
+  active: {
+    pages: number;
+    programPages: number;
+    recentChecks: boolean[];
+    checks: number;
+    disagreeingChecks: number;
+    /** Per field: checks of the current program on which it disagreed (absent in states stored before it existed). */
+    byField?: Record<string, number>;
+  };
+  /** Absent in states stored before it existed. */
+  disagreements?: DisagreementLog;
   always_filled: string[];
   retired: RetiredProgram[];
   /** The latest events (at most 50). */
@@ -65,6 +108,10 @@ export interface ConsumerTrust {
   programId: string;
   /** Agreeing pages in a row (a disagreement starts the count again). */
   agreeing: number;
+}
+
+function newActive(): Required<TemplateSnapshot['active']> {
+  return { pages: 0, programPages: 0, recentChecks: [], checks: 0, disagreeingChecks: 0, byField: {} };
 }
 
 /** At most this many consumers are remembered per template (the oldest entry goes first). */
@@ -83,7 +130,8 @@ export class TemplateMachine {
   lastFailures: LearnFailure[] = [];
   verification = { pages: 0, agreeing: 0 };
   /** Active phase: pages since activation, and the recent checks (true = disagreed). */
-  active = { pages: 0, programPages: 0, recentChecks: [] as boolean[], checks: 0, disagreeingChecks: 0 };
+  active = newActive();
+  disagreements: DisagreementLog = { by_field: {}, recent: [] };
   /** Fields that had a value on every sample the current program was learned and verified on. */
   alwaysFilled = new Set<string>();
   retired: RetiredProgram[] = [];
@@ -108,7 +156,8 @@ export class TemplateMachine {
       samples: this.samples.filter((s) => s.html !== undefined).map((s) => ({ url: s.page.url, html: s.html!, output: s.output })),
       last_failures: this.lastFailures,
       verification: { ...this.verification },
-      active: { ...this.active, recentChecks: [...this.active.recentChecks] },
+      active: { ...this.active, recentChecks: [...this.active.recentChecks], byField: { ...this.active.byField } },
+      disagreements: { by_field: { ...this.disagreements.by_field }, recent: [...this.disagreements.recent] },
       always_filled: [...this.alwaysFilled],
       retired: this.retired,
       events: this.events.slice(-50),
@@ -133,7 +182,11 @@ export class TemplateMachine {
     });
     machine.lastFailures = state.last_failures;
     machine.verification = { ...state.verification };
-    machine.active = { ...state.active, recentChecks: [...state.active.recentChecks] };
+    machine.active = { ...state.active, recentChecks: [...state.active.recentChecks], byField: { ...(state.active.byField ?? {}) } };
+    machine.disagreements = {
+      by_field: { ...(state.disagreements?.by_field ?? {}) },
+      recent: [...(state.disagreements?.recent ?? [])],
+    };
     machine.alwaysFilled = new Set(state.always_filled);
     machine.retired = [...state.retired];
     machine.events = [...state.events];
@@ -164,6 +217,7 @@ export class TemplateMachine {
   /** Verification page: compare; accept after enough agreeing pages, relearn at the first page too many that disagrees. */
   recordVerification(sample: LearningSample, programOutput: Record<string, unknown>): Comparison {
     const comparison = this.compare(sample.output, programOutput);
+    this.logDisagreements(sample, programOutput, comparison, 'verification');
     this.addSample(sample);
     this.verification.pages++;
     if (comparison.disagreeing.length === 0) this.verification.agreeing++;
@@ -179,7 +233,7 @@ export class TemplateMachine {
       // Samples only serve learning; a retirement starts a new round from the page that disagreed.
       const accepted = this.samples;
       this.samples = [];
-      this.active = { pages: 0, programPages: 0, recentChecks: [], checks: 0, disagreeingChecks: 0 };
+      this.active = newActive();
       for (const s of accepted) for (const name of [...this.alwaysFilled]) if (!hasValue(s.output[name])) this.alwaysFilled.delete(name);
       this.events.push({
         kind: 'accepted',
@@ -211,10 +265,12 @@ export class TemplateMachine {
    */
   recordCheck(sample: LearningSample, programOutput: Record<string, unknown>, reason: CheckReason, counted = false): Comparison {
     const comparison = this.compare(sample.output, programOutput);
+    this.logDisagreements(sample, programOutput, comparison, reason);
     if (!counted) this.active.pages++;
     this.active.checks++;
     const disagreed = comparison.disagreeing.length > 0;
     if (disagreed) this.active.disagreeingChecks++;
+    for (const name of comparison.disagreeing) this.active.byField[name] = (this.active.byField[name] ?? 0) + 1;
     this.active.recentChecks.push(disagreed);
     if (this.active.recentChecks.length > this.config.retireWindow) this.active.recentChecks.shift();
     const share = comparison.disagreeing.length / Math.max(1, comparison.fields);
@@ -255,6 +311,27 @@ export class TemplateMachine {
 
   private compare(modelOutput: Record<string, unknown>, programOutput: Record<string, unknown>): Comparison {
     return { disagreeing: disagreeingFields(this.fields, programOutput, modelOutput), fields: this.fields.length };
+  }
+
+  /** Why a program was rejected or retired, as an operator sees it (`GET /learned-programs`): which fields, which values, on which page. */
+  private logDisagreements(
+    sample: LearningSample,
+    programOutput: Record<string, unknown>,
+    comparison: Comparison,
+    role: Disagreement['role'],
+  ): void {
+    for (const field of comparison.disagreeing) {
+      this.disagreements.by_field[field] = (this.disagreements.by_field[field] ?? 0) + 1;
+      this.disagreements.recent.push({
+        url: sample.page.url,
+        field,
+        role,
+        program_id: this.program?.id ?? null,
+        program: clipValue(programOutput[field]),
+        model: clipValue(sample.output[field]),
+      });
+    }
+    this.disagreements.recent.splice(0, Math.max(0, this.disagreements.recent.length - RECENT_DISAGREEMENTS));
   }
 
   private addSample(sample: LearningSample): void {

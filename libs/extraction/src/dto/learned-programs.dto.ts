@@ -47,9 +47,34 @@ class LearnedVerificationResponse {
   @ApiProperty({ type: 'integer', description: 'Of those, pages on which the program agreed with the model.' }) agreeing!: number;
 }
 
+const FIELD_COUNTS = { type: 'object', additionalProperties: { type: 'integer' }, example: { author: 2 } } as const;
+
 class LearnedChecksResponse {
   @ApiProperty({ type: 'integer', description: 'Checks (spot checks and guards) since the program was accepted.' }) total!: number;
-  @ApiProperty({ type: 'integer' }) disagreeing!: number;
+  @ApiProperty({ type: 'integer', description: 'Of those, checks on which at least one field disagreed.' }) disagreeing!: number;
+  @ApiProperty({ ...FIELD_COUNTS, description: 'Per field: the checks on which it disagreed (fields that never did are left out).' })
+  by_field!: Record<string, number>;
+}
+
+class LearnedDisagreementResponse {
+  @ApiProperty({ description: 'The page.' }) url!: string;
+  @ApiProperty() field!: string;
+  @ApiProperty({
+    enum: ['verification', 'spot-check', 'schema', 'empty-field', 'reverification'],
+    description: 'What the page was: a verification page, a spot check, a guard (`schema`, `empty-field`), or a re-verification.',
+  })
+  role!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'The program compared with the model.' }) program_id!: string | null;
+  @ApiProperty({ description: "The program's value (any JSON value; texts over 200 characters and lists over 10 items are cut)." })
+  program!: unknown;
+  @ApiProperty({ description: "The model's value, cut the same way." }) model!: unknown;
+}
+
+class LearnedDisagreementsResponse {
+  @ApiProperty({ ...FIELD_COUNTS, description: 'Per field: pages (verification pages and checks, every program) on which it disagreed.' })
+  by_field!: Record<string, number>;
+  @ApiProperty({ type: [LearnedDisagreementResponse], description: 'The latest disagreeing fields (at most 10), oldest first.' })
+  recent!: LearnedDisagreementResponse[];
 }
 
 class LearnedRetiredResponse {
@@ -82,6 +107,12 @@ export class LearnedProgramResponse {
   @ApiProperty({ type: 'integer', description: 'Of those, pages sent to the model.' }) model_calls!: number;
   @ApiProperty({ type: LearnedVerificationResponse }) verification!: LearnedVerificationResponse;
   @ApiProperty({ type: LearnedChecksResponse }) checks!: LearnedChecksResponse;
+  @ApiProperty({
+    type: LearnedDisagreementsResponse,
+    description:
+      'Why programs were rejected or retired: the fields that disagreed with the model since the template was founded, and the latest values.',
+  })
+  disagreements!: LearnedDisagreementsResponse;
   @ApiProperty({ type: [LearnedRetiredResponse], description: 'Programs retired by the checks, with the reason.' })
   retired!: LearnedRetiredResponse[];
   @ApiProperty({ type: [LearnedFailureResponse], description: 'Why the last learning attempt found no rule for a field.' })
