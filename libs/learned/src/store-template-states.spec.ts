@@ -1,17 +1,12 @@
 import { SqliteDocumentStore } from '@app/storage';
 import { LearnedSession, type LearnedResult } from './session';
-import {
-  EXTRACTS_CONSUMER,
-  LearnedTemplatesReader,
-  consumerSession,
-  StoreTemplateStates,
-  learnedTemplates,
-  schemaKey,
-  type LearnedTemplateRecord,
-} from './store-template-states';
+import { StoreTemplateStates, learnedTemplates, schemaKey, type LearnedTemplateRecord } from './store-template-states';
+import { LearnedTemplatesReader } from './learned-templates-view';
+import { EXTRACTS_CONSUMER, consumerSession } from './sessions';
 import type { Collection } from '@app/storage';
 import { BOOK_SCHEMA, book, productPage, productUrl, truth } from './test-fixtures/shop';
 import { disagreeingFields, planFields } from './values';
+import { ruleKey } from './field-state';
 
 const fields = planFields(BOOK_SCHEMA).fields;
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
@@ -153,7 +148,9 @@ describe('StoreTemplateStates (SQLite document store)', () => {
     const [doc] = await collection.find({ kind: 'template' });
     expect(doc.session_id).toBe('crawl_1');
     expect(doc.state.phase).toBe('active');
-    expect(doc.state.trust).toEqual({ extracts: { programId: doc.state.program!.id, agreeing: 5 } });
+    expect(doc.state.trust).toEqual({
+      extracts: Object.fromEntries(fields.map((f) => [f.name, { rule: ruleKey(doc.state.fields![f.name].rule), agreeing: 5 }])),
+    });
     // The crawl that learned it goes on with the program; a new crawl still verifies it for itself.
     expect((await crawl(session('crawl_1'), [300]))[0].role).toBe('program');
     expect((await crawl(session('crawl_2'), [301]))[0].role).toBe('verification');
@@ -186,6 +183,7 @@ describe('StoreTemplateStates (SQLite document store)', () => {
         field: 'publisher',
         role: 'spot-check',
         program_id: view.program!.id,
+        rule_id: view.field_states.find((f) => f.field === 'publisher')!.rule_id,
         program: book(33).publisher,
         model: 'Somebody Else',
       },
