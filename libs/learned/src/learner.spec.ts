@@ -67,6 +67,19 @@ describe('learnProgram', () => {
     ]);
   });
 
+  it('takes the best rule that misses one page when allowed one outlier and at least three pages agree; never two', () => {
+    const samples = [1, 2, 3, 4].map((n) => sample(n));
+    samples[1].output = { ...samples[1].output, publisher: 'Somebody Else' }; // a value page 2 does not show
+    const publisher = fields.find((f) => f.name === 'publisher')!;
+    expect(learnRule(publisher, samples)).toMatchObject({ failure: expect.stringMatching(/none of \d+ candidate rules/) });
+    const tolerant = learnRule(publisher, samples, 1);
+    expect(tolerant).toMatchObject({ rule: { source: { kind: 'after-label', label: 'Publisher:' } }, missed: 1 });
+    // Three pages are too few to tell an outlier from a rule that is wrong: one must still fit them all.
+    expect(learnRule(publisher, samples.slice(0, 3), 1).failure).toBeDefined();
+    samples[2].output = { ...samples[2].output, publisher: 'Another One' };
+    expect(learnRule(publisher, samples, 1).failure).toBeDefined();
+  });
+
   it('says which field it could not find on the page', () => {
     const samples = [1, 2, 3].map((n) => sample(n));
     samples[0].output = { ...samples[0].output, isbn_13: '9780000000000' };

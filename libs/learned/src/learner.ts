@@ -54,6 +54,8 @@ const SEPARATORS = [' / ', ' | ', '; ', ', ', ' - ', ' · ', ' and ', ' & '];
 /** Labels are short; prefixes and suffixes stripped from a value's element are too. */
 const MAX_LABEL = 40;
 const MAX_AFFIX = 40;
+/** Samples a rule must reproduce when it is allowed to miss one. */
+const MIN_AGREEING = 3;
 /** Cap on target elements per field and anchor page (a title can appear in a dozen places). */
 const MAX_TARGETS = 40;
 const LABEL_TAGS = new Set(['b', 'strong', 'span', 'label', 'em', 'i', 'dt', 'th', 'td', 'div', 'p', 'h4', 'h5', 'h6']);
@@ -70,6 +72,8 @@ export interface RuleResult {
   failure?: string;
   /** Candidate rules evaluated. */
   candidates: number;
+  /** Samples the rule does not reproduce (only with `outliers`). */
+  missed?: number;
 }
 
 /**
@@ -77,8 +81,13 @@ export interface RuleResult {
  * the field, preferring rules that read a value as it stands (microdata, ids, classes, labels) over positional
  * ones and over rules that need string steps. A field the model never filled on any sample gets the rule `null`
  * (always empty): verification and spot checks are what catch it appearing later.
+ *
+ * `outliers` (0 or 1): when no rule reproduces every sample, the best rule that misses at most that many of them
+ * (with at least three samples agreeing) is taken instead, so one page whose model answer no rule can give (a value
+ * the page does not show as such) does not keep the field learning until that page leaves the samples. Verification
+ * still has to pass on the pages that follow.
  */
-export function learnRule(field: LearnableField, samples: LearningSample[]): RuleResult {
+export function learnRule(field: LearnableField, samples: LearningSample[], outliers = 0): RuleResult {
   const relevant = samples.filter((s) => covers(s, field.name));
   if (relevant.length === 0) return { failure: 'no learning pages', candidates: 0 };
   const anchors = relevant.filter((s) => hasModelValue(field, s));
@@ -90,12 +99,20 @@ export function learnRule(field: LearnableField, samples: LearningSample[]): Rul
       if (!candidates.has(key)) candidates.set(key, c);
     }
   const ordered = [...candidates.values()].sort((a, b) => a.score - b.score || a.rule.selector.length - b.rule.selector.length);
+  const allowed = relevant.length - outliers >= MIN_AGREEING ? outliers : 0;
   let tried = 0;
+  let nearMiss: { rule: FieldRule; missed: number } | undefined;
   for (const candidate of ordered) {
     tried++;
-    if (relevant.every((s) => valuesAgree(field, runFieldRule(candidate.rule, s.page, field), s.output[field.name])))
-      return { rule: candidate.rule, candidates: tried };
+    let missed = 0;
+    for (const s of relevant) {
+      if (valuesAgree(field, runFieldRule(candidate.rule, s.page, field), s.output[field.name])) continue;
+      if (++missed > allowed) break;
+    }
+    if (missed === 0) return { rule: candidate.rule, candidates: tried };
+    if (missed <= allowed && !nearMiss) nearMiss = { rule: candidate.rule, missed };
   }
+  if (nearMiss) return { rule: nearMiss.rule, candidates: tried, missed: nearMiss.missed };
   return {
     failure:
       candidates.size === 0

@@ -107,4 +107,18 @@ describe('LearnedSession, field by field', () => {
     for (const r of results)
       expect({ n: r.n, disagree: disagreeingFields(fields, r.data, truth(book(r.n))) }).toEqual({ n: r.n, disagree: [] });
   });
+
+  it('does not let one page whose answer no rule can give keep a field learning: with a fourth page it is left out', async () => {
+    const { model } = perfectModel((n, answer) => (n === 2 ? { ...answer, publisher: 'Somebody Else' } : answer));
+    const session = new LearnedSession(BOOK_SCHEMA, model);
+    const results = await crawl(session, range(1, 12));
+    const [summary] = await session.templates();
+    const machine = await session.machine(summary.templateId);
+    const publisher = machine.events.filter((e) => e.field === 'publisher');
+    expect(publisher.map((e) => e.kind)).toEqual(['learn-failed', 'learned', 'accepted']);
+    expect(publisher[1].detail).toMatch(/from 4 pages \(1 not reproduced\)/);
+    // Learned on page 4, verified on pages 5-9: from page 10 on the program fills every field.
+    expect(results.slice(9).map((r) => r.method)).toEqual(['selectors', 'selectors']);
+    expect(machine.phase).toBe('active');
+  });
 });

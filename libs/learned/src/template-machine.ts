@@ -286,7 +286,8 @@ export class TemplateMachine {
     const state = this.fieldStates[field.name];
     const seen = this.samples.filter((s) => covers(s, field.name));
     if (seen.length < this.config.learnPages) return;
-    const result = learnRule(field, seen);
+    // With more samples than a round needs, one of them may be a page no rule can reproduce (learnRule `outliers`).
+    const result = learnRule(field, seen, seen.length > this.config.learnPages ? 1 : 0);
     if (result.rule === undefined) {
       state.failure = result.failure;
       this.pushEvent({ kind: 'learn-failed', field: field.name, detail: `${field.name}: ${result.failure}` });
@@ -298,7 +299,7 @@ export class TemplateMachine {
       kind: 'learned',
       field: field.name,
       programId: ruleKey(result.rule),
-      detail: `${field.name}: from ${seen.length} pages, ${result.candidates} candidate rules tried`,
+      detail: `${field.name}: from ${seen.length} pages${result.missed ? ` (${result.missed} not reproduced)` : ''}, ${result.candidates} candidate rules tried`,
     });
   }
 
