@@ -1,14 +1,21 @@
 /**
- * One in-process crawl of bench:learned:core: pages handed to a `LearnedSession` over the stored template states
- * (SQLite in memory, as the embedded deployment keeps them), in a given order and with a given number of pages in
- * flight. The model is a perfect model (each page answered with its ground truth). With more than one page in
- * flight, each model answer waits a seeded number of event-loop turns, so pages finish out of order as in a crawl,
- * and the same seed gives the same interleaving every time.
+ * One in-process crawl of bench:learned:core: pages handed to a crawl's `LearnedSession` (`crawlSession`: the
+ * crawl is a consumer of the stored templates, SQLite in memory as the embedded deployment keeps them), in a given
+ * order and with a given number of pages in flight. The model is a perfect model (each page answered with its ground
+ * truth, restricted to the fields asked). With more than one page in flight, each model answer waits a seeded number
+ * of event-loop turns, so pages finish out of order as in a crawl, and the same seed gives the same interleaving.
+ *
+ * Each model call is sized as the product would send it (the extraction prompt over the page's markdown, or over
+ * the excerpt of a partial call, and the answer), in the model server's tokens (characters / 4): a partial call
+ * counts its tokens against the page's full call.
  */
 import { setImmediate as tick } from 'node:timers/promises';
-import { LearnedSession, StoreTemplateStates, schemaKey, type LearnedResult, type LearnedTemplateRecord } from '../../../libs/learned/src';
+import { convertHtml } from '../../../libs/content/src';
+import { buildExtractionPrompt } from '../../../libs/extraction/src/prompt';
+import { crawlSession, type LearnedResult, type LearnedTemplateRecord, type ModelRequest } from '../../../libs/learned/src';
 import type { JsonSchemaObject } from '../../../libs/schema/src';
 import type { Collection } from '../../../libs/storage/src';
+import { countTokens } from '../../fixtures/model-server';
 import { agreement, drift, round } from './corpus';
 import { seeded } from './split';
 
@@ -41,29 +48,49 @@ export interface PageOutcome {
   role: string;
   programId?: string;
   modelCalls: number;
+  call?: 'full' | 'partial';
+  modelFields?: string[];
+  /** The call's tokens against the page's full call (1 for a full call). */
+  weight: number;
   wrong: string[];
+}
+
+const markdown = new Map<string, string>();
+
+/** Tokens of a model call as the model server counts them: system and user prompt, schema, and the answer. */
+export function callTokens(request: Pick<ModelRequest, 'url' | 'html' | 'schema'> & { excerpt?: string }, answer: unknown): number {
+  let content = request.excerpt;
+  if (content === undefined) {
+    const key = `${request.url}\n${request.html.length}`;
+    if (!markdown.has(key)) markdown.set(key, convertHtml({ html: request.html, url: request.url, mode: 'full' }).markdown);
+    content = markdown.get(key)!;
+  }
+  const prompt = buildExtractionPrompt({
+    url: request.url,
+    schema: request.schema,
+    content,
+    truncated: false,
+    excerpt: request.excerpt !== undefined,
+  });
+  return countTokens(`${prompt.system}\n${prompt.user}${JSON.stringify(request.schema)}`) + countTokens(JSON.stringify(answer));
 }
 
 export async function coreCrawl(run: CoreCrawl): Promise<PageOutcome[]> {
   const truthByUrl = new Map(run.pages.map((p) => [p.url, p.truth]));
   const delay = seeded(run.seed + 7);
   let calls = 0;
-  const session = new LearnedSession(
-    run.schema,
-    async ({ url }) => {
-      calls++;
-      if (run.concurrency > 1) for (let n = Math.floor(delay() * 20); n > 0; n--) await tick();
-      return structuredClone(truthByUrl.get(url)!);
-    },
-    {},
-    (fields, config) =>
-      new StoreTemplateStates(
-        run.collection,
-        { userId: 'usr_bench', schemaKey: schemaKey(run.schema), sessionId: run.crawlId },
-        fields,
-        config,
-      ),
-  );
+  const weights = new Map<string, number>();
+  const session = crawlSession(run.collection, { userId: 'usr_bench', schema: run.schema, crawlId: run.crawlId }, async (request) => {
+    calls++;
+    if (run.concurrency > 1) for (let n = Math.floor(delay() * 20); n > 0; n--) await tick();
+    const truth = truthByUrl.get(request.url)!;
+    const answer = Object.fromEntries(request.fields.map((f) => [f, structuredClone(truth[f] ?? null)]));
+    if (request.kind === 'partial') {
+      const full = callTokens({ url: request.url, html: request.html, schema: run.schema }, truth);
+      weights.set(request.url, callTokens(request, answer) / full);
+    }
+    return answer;
+  });
   const outcomes: PageOutcome[] = [];
   let next = 0;
   const lane = async () => {
@@ -71,7 +98,7 @@ export async function coreCrawl(run: CoreCrawl): Promise<PageOutcome[]> {
       const index = next++;
       const page = run.pages[index];
       const drifted = run.driftAfter !== undefined && index >= run.driftAfter;
-      const result: LearnedResult = await session.extract(page.url, drifted ? drift(page.html) : page.html);
+      const result: LearnedResult = await session.extractPage(page.url, drifted ? drift(page.html) : page.html);
       outcomes.push({
         id: page.id,
         order: index + 1,
@@ -80,6 +107,9 @@ export async function coreCrawl(run: CoreCrawl): Promise<PageOutcome[]> {
         role: result.role,
         programId: result.programId,
         modelCalls: result.modelCalls,
+        call: result.call,
+        modelFields: result.modelFields,
+        weight: result.call === 'partial' ? weights.get(page.url)! : result.modelCalls,
         wrong: agreement(run.schema, result.data, page.truth).wrong,
       });
     }
@@ -95,6 +125,7 @@ export async function acceptedPrograms(collection: Collection<LearnedTemplateRec
   const accepted = new Set<string>();
   for (const d of await collection.find({ kind: 'template' })) {
     if (d.state.phase === 'active' && d.state.program) accepted.add(d.state.program.id);
+    for (const p of d.state.programs ?? []) accepted.add(p.id);
     for (const r of d.state.retired) accepted.add(r.program.id);
     for (const e of d.state.events) if (e.kind === 'accepted' && e.programId) accepted.add(e.programId);
   }
@@ -103,7 +134,7 @@ export async function acceptedPrograms(collection: Collection<LearnedTemplateRec
 
 export interface PartNumbers {
   pages: number;
-  model_calls: number;
+  model_calls: { full: number; partial: number; weighted: number };
   model_calls_per_page: number;
   agreement: number;
   pages_by_method: Record<string, number>;
@@ -115,47 +146,22 @@ export interface PartNumbers {
 export function partNumbers(outcomes: PageOutcome[], fields: number, accepted: Set<string>): PartNumbers {
   const count = (key: (o: PageOutcome) => string) =>
     outcomes.reduce<Record<string, number>>((acc, o) => ((acc[key(o)] = (acc[key(o)] ?? 0) + 1), acc), {});
-  const calls = outcomes.reduce((n, o) => n + o.modelCalls, 0);
+  const weighted = outcomes.reduce((n, o) => n + o.weight, 0);
   const wrong: Record<string, number> = {};
   for (const o of outcomes) for (const f of o.wrong) wrong[f] = (wrong[f] ?? 0) + 1;
   const wrongTotal = Object.values(wrong).reduce((a, b) => a + b, 0);
   return {
     pages: outcomes.length,
-    model_calls: calls,
-    model_calls_per_page: round(calls / Math.max(1, outcomes.length)),
+    model_calls: {
+      full: outcomes.filter((o) => o.call === 'full').length,
+      partial: outcomes.filter((o) => o.call === 'partial').length,
+      weighted: round(weighted, 3),
+    },
+    model_calls_per_page: round(weighted / Math.max(1, outcomes.length)),
     agreement: round(1 - wrongTotal / Math.max(1, outcomes.length * fields)),
     pages_by_method: count((o) => o.method),
     pages_by_role: count((o) => o.role),
     pages_by_unverified_program: outcomes.filter((o) => o.method === 'selectors' && (!o.programId || !accepted.has(o.programId))).length,
     wrong_fields: wrong,
-  };
-}
-
-/**
- * Programs accepted before the change: those that extracted a page served before it. (A page served before the
- * change may still be in flight when a program learned on drifted pages is accepted, and be checked against it.)
- */
-export function oldPrograms(outcomes: PageOutcome[], accepted: Set<string>): Set<string> {
-  return new Set(
-    outcomes.filter((o) => !o.drifted && o.method === 'selectors' && o.programId && accepted.has(o.programId)).map((o) => o.programId!),
-  );
-}
-
-/**
- * Drift: the programs accepted before the change, whether they were retired, and how many drifted pages (in
- * arrival order) went through one of them (extracted by it, or checked against it) up to the last one.
- */
-export function driftNumbers(outcomes: PageOutcome[], driftAfter: number, retiredIds: Set<string>, accepted: Set<string>) {
-  const old = oldPrograms(outcomes, accepted);
-  const through = outcomes.filter((o) => o.drifted && o.programId && old.has(o.programId));
-  const retired = [...old].filter((id) => retiredIds.has(id));
-  const last = through.length > 0 ? Math.max(...through.map((o) => o.order)) : null;
-  return {
-    drift_after_pages: driftAfter,
-    old_programs_retired: retired.length,
-    drifted_pages_through_old_program: through.length,
-    drifted_pages_by_old_program: through.filter((o) => o.method === 'selectors').length,
-    wrong_fields_from_old_program_after_drift: through.filter((o) => o.method === 'selectors').reduce((n, o) => n + o.wrong.length, 0),
-    pages_until_retired: retired.length > 0 && last !== null ? last - driftAfter : null,
   };
 }
