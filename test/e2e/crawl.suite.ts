@@ -6,7 +6,8 @@ import { createHmac } from 'node:crypto';
 import type { ModelServer } from '../fixtures/model-server';
 import { SHOP_PAGES, SHOP_PRODUCTS, product, type Playground } from '../fixtures/playground/playground';
 import type { WebhookReceiver } from '../fixtures/webhook-receiver';
-import { CrawlRepository, canonicalize } from '@app/crawl';
+import { CrawlRepository } from '../../libs/crawl/src/crawl.repository';
+import { canonicalize } from '../../libs/crawl/src/url-canon';
 import type { RunningApp } from './embedded-app';
 import { http, readSse, waitFor } from './helpers';
 

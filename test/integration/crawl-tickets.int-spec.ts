@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CrawlRepository } from '@app/crawl';
+import { CrawlRepository } from '../../libs/crawl/src/crawl.repository';
 import { MongoDocumentStore, SqliteDocumentStore, type DocumentStore } from '@app/storage';
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 

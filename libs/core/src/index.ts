@@ -4,3 +4,4 @@ export * from './app-error';
 export * from './ids';
 export * from './secret-sealer';
 export * from './secret-box';
+export * from './money';

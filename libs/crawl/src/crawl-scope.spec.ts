@@ -1,8 +1,8 @@
-import type { ResolvedCrawlOptions } from './crawl-input';
+import type { CrawlOptions } from '@app/sites';
 import { CrawlScope } from './crawl-scope';
 import { canonicalize } from './url-canon';
 
-const base: ResolvedCrawlOptions = {
+const base: CrawlOptions = {
   follow_pattern: null,
   follow_selector: null,
   max_depth: 2,

@@ -1,11 +1,12 @@
 import { RE2JS } from 're2js';
-import type { ResolvedCrawlOptions } from './crawl-input';
+import type { CrawlOptions } from '@app/sites';
 import { canonicalize, siteOf, type CanonicalUrl } from './url-canon';
 
-/** Why a discovered URL is not crawled (crawl-map `skipped` entries carry it as their error_category). */
-export type SkipReason = 'filtered' | 'max_depth' | 'robots' | 'max_pages' | 'cancelled' | 'duplicate' | 'budget_exceeded';
+/** What the scope rules out (a `skipped` entry's error_category; the other skip reasons are decided elsewhere). */
+export type ScopeReason = 'filtered' | 'max_depth';
 
-export type ScopeDecision = { admit: true; target: CanonicalUrl } | { admit: false; target: CanonicalUrl; reason: SkipReason; why: string };
+export type ScopeDecision =
+  { admit: true; target: CanonicalUrl } | { admit: false; target: CanonicalUrl; reason: ScopeReason; why: string };
 
 /**
  * Which discovered links a crawl follows: depth, same registrable domain, `exclude_patterns`,
@@ -21,7 +22,7 @@ export class CrawlScope {
 
   constructor(
     seed: CanonicalUrl,
-    private readonly options: ResolvedCrawlOptions,
+    private readonly options: CrawlOptions,
   ) {
     this.site = siteOf(seed.host);
     this.follow = options.follow_pattern ? RE2JS.compile(options.follow_pattern) : null;

@@ -1,7 +1,14 @@
 import type { ErrorCategory } from '@app/core';
-import type { SkipReason } from './crawl-scope';
 
-export type EntryStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped';
+/** A crawl-map entry's status (the map's `status` filter takes the same values). */
+export const ENTRY_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const;
+export type EntryStatus = (typeof ENTRY_STATUSES)[number];
+
+/**
+ * Why a URL is not crawled, or a page not kept (a `skipped` entry's error_category). The scope decides
+ * `filtered` and `max_depth`; robots.txt `robots`; the owner the rest.
+ */
+export type SkipReason = 'filtered' | 'max_depth' | 'robots' | 'max_pages' | 'cancelled' | 'duplicate' | 'budget_exceeded';
 export type EntryVia = 'seed' | 'link' | 'sitemap' | 'redirect';
 
 /**
@@ -81,7 +88,7 @@ export interface CrawlStateRecord {
   errors_by_category: Record<string, number>;
   /** Skipped URLs by reason, including those beyond the recorded-entry cap. */
   skipped_by_reason: Record<string, number>;
-  /** Skipped entries actually recorded in the map (bounded, see SKIPPED_RECORD_CAP). */
+  /** Skipped entries actually recorded in the map (bounded, see SKIPPED_RECORD_MIN). */
   skipped_recorded: number;
   /** Set once leftover entries of a finished (or cancelled) crawl have been closed. */
   finalized: boolean;
@@ -170,10 +177,6 @@ export interface OutcomeRecord {
   [key: string]: unknown;
 }
 
-/** A page that made its worker die this many times is failed with `worker_crash`. */
-export const MAX_WORKER_CRASHES = 3;
-/** Rate-limited retries of one page before it fails with `rate_limit` (besides the host stall limit). */
-export const MAX_RATE_LIMIT_RETRIES = 10;
 /** Skipped entries recorded per crawl: at least this many, or 10 × max_pages; beyond it they are only counted. */
 export const SKIPPED_RECORD_MIN = 1000;
 /** Links of one page considered for the frontier. */

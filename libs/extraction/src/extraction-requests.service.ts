@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError, Errors } from '@app/core';
+import { AppError, Errors, roundUsd } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { JobsService, type JobRecord } from '@app/jobs';
 import { ResultsService } from '@app/results';
@@ -96,8 +96,8 @@ export class ExtractionRequestsService {
       usage: {
         input_tokens: done.token_usage_input,
         output_tokens: done.token_usage_output,
-        cost_usd: round(done.cost_usd),
-        llm_cost_usd: round(facts.llm_cost_usd ?? 0),
+        cost_usd: roundUsd(done.cost_usd),
+        llm_cost_usd: roundUsd(facts.llm_cost_usd ?? 0),
         is_byok: facts.is_byok ?? false,
       },
     };
@@ -135,8 +135,4 @@ export class ExtractionRequestsService {
       extensions: { job_id: jobId, status_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}` },
     });
   }
-}
-
-function round(n: number): number {
-  return Math.round(n * 1e8) / 1e8;
 }

@@ -4,7 +4,7 @@ import { fetchError } from './errors';
 import type { StaticFetcher } from './static-fetcher';
 
 export interface RobotsCacheOptions {
-  fetcher: StaticFetcher;
+  fetcher: Pick<StaticFetcher, 'fetchRaw'>;
   /** Product token matched against User-agent groups, and sent when fetching robots.txt. */
   userAgent?: string;
   timeoutMs?: number;
@@ -27,7 +27,7 @@ type Rules =
  */
 export class RobotsCache {
   private readonly entries = new Map<string, Promise<Rules>>();
-  private readonly fetcher: StaticFetcher;
+  private readonly fetcher: Pick<StaticFetcher, 'fetchRaw'>;
   readonly userAgent: string;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { ContentPool, type ConversionMode, type ConversionResult } from '@app/content';
@@ -21,7 +21,7 @@ export interface LoadedPage {
  * markdown in the worker-thread pool. One fetcher (one browser pool) and one content pool per process.
  */
 @Injectable()
-export class PageLoaderService implements OnApplicationShutdown {
+export class PageLoaderService implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly fetcher: Fetcher;
   private readonly pool: ContentPool;
   private readonly pages: Counter<'outcome'>;
@@ -118,6 +118,11 @@ export class PageLoaderService implements OnApplicationShutdown {
   }
 
   /** After the job runner finished or handed back in-flight pages (beforeApplicationShutdown), which still use the pools. */
+  /** The HTTP client loads in the background at start, not on the first page (it takes ~200 ms). */
+  onApplicationBootstrap(): void {
+    void this.fetcher.staticFetcher.warmUp().catch(() => undefined);
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await Promise.allSettled([this.fetcher.close(), this.pool.close()]);
   }

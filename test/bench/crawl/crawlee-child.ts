@@ -27,10 +27,11 @@ async function main(): Promise<void> {
     },
     new Configuration({ persistStorage: false }),
   );
+  const startedAt = Date.now();
   const started = performance.now();
   await crawler.run([seed]);
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`${JSON.stringify({ pages, failed, seconds })}\n`);
+  process.stdout.write(`${JSON.stringify({ pages, failed, seconds, started_at: startedAt })}\n`);
   process.stdin.resume();
   process.stdin.on('end', () => process.exit(0));
 }

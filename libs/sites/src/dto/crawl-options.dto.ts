@@ -1,4 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
+import { plainToInstance } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -13,6 +14,7 @@ import {
   MaxLength,
   Min,
   registerDecorator,
+  validateSync,
   type ValidationOptions,
 } from 'class-validator';
 import { checkCssSelector } from '@app/content';
@@ -23,6 +25,24 @@ export type FetchMode = (typeof FETCH_MODES)[number];
 
 /** Server-side caps (docs/api.md "Crawl options"); over a cap is a 422. */
 export const CRAWL_CAPS = { maxDepth: 10, maxPages: 100_000, concurrency: 32 } as const;
+
+/** What an absent crawl option means (the document shows each as its `default`). */
+export const CRAWL_OPTION_DEFAULTS = {
+  follow_pattern: null,
+  follow_selector: null,
+  max_depth: 1,
+  max_pages: 10,
+  same_domain_only: true,
+  use_sitemap: false,
+  respect_robots: true,
+  extract_from_seed: true,
+  concurrency: 4,
+  delay_ms: 0,
+  fetch_mode: 'auto',
+  include_patterns: [],
+  exclude_patterns: [],
+  max_cost_usd: null,
+} as const satisfies Record<keyof CrawlOptionsDto, unknown>;
 
 export function IsRe2Pattern(options?: ValidationOptions) {
   return (target: object, propertyName: string) =>
@@ -56,7 +76,11 @@ export function IsCssSelector(options?: ValidationOptions) {
     });
 }
 
-/** Crawl options as saved on a site and accepted by POST /crawl. Absent fields take the defaults. */
+/**
+ * Crawl options as saved on a site and accepted by POST /crawl: the one definition of every option, its
+ * rules and its default (docs/api.md "One source"). Absent fields take the defaults. The resolved form a
+ * crawl runs with (CrawlOptions) and the reading of stored options derive from it.
+ */
 export class CrawlOptionsDto {
   @ApiPropertyOptional({ example: '^https://quotes\\.example/page/\\d+/$', description: 'RE2 regex on absolute URLs of links to follow.' })
   @IsOptional()
@@ -76,40 +100,40 @@ export class CrawlOptionsDto {
   @IsCssSelector()
   follow_selector?: string;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: CRAWL_CAPS.maxDepth, default: 1 })
+  @ApiPropertyOptional({ minimum: 0, maximum: CRAWL_CAPS.maxDepth, default: CRAWL_OPTION_DEFAULTS.max_depth })
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(CRAWL_CAPS.maxDepth)
   max_depth?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: CRAWL_CAPS.maxPages, default: 10 })
+  @ApiPropertyOptional({ minimum: 1, maximum: CRAWL_CAPS.maxPages, default: CRAWL_OPTION_DEFAULTS.max_pages })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(CRAWL_CAPS.maxPages)
   max_pages?: number;
 
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() same_domain_only?: boolean;
-  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() use_sitemap?: boolean;
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() respect_robots?: boolean;
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() extract_from_seed?: boolean;
+  @ApiPropertyOptional({ default: CRAWL_OPTION_DEFAULTS.same_domain_only }) @IsOptional() @IsBoolean() same_domain_only?: boolean;
+  @ApiPropertyOptional({ default: CRAWL_OPTION_DEFAULTS.use_sitemap }) @IsOptional() @IsBoolean() use_sitemap?: boolean;
+  @ApiPropertyOptional({ default: CRAWL_OPTION_DEFAULTS.respect_robots }) @IsOptional() @IsBoolean() respect_robots?: boolean;
+  @ApiPropertyOptional({ default: CRAWL_OPTION_DEFAULTS.extract_from_seed }) @IsOptional() @IsBoolean() extract_from_seed?: boolean;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: CRAWL_CAPS.concurrency, default: 4 })
+  @ApiPropertyOptional({ minimum: 1, maximum: CRAWL_CAPS.concurrency, default: CRAWL_OPTION_DEFAULTS.concurrency })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(CRAWL_CAPS.concurrency)
   concurrency?: number;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 60_000, default: 0 })
+  @ApiPropertyOptional({ minimum: 0, maximum: 60_000, default: CRAWL_OPTION_DEFAULTS.delay_ms })
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(60_000)
   delay_ms?: number;
 
-  @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' })
+  @ApiPropertyOptional({ enum: FETCH_MODES, default: CRAWL_OPTION_DEFAULTS.fetch_mode })
   @IsOptional()
   @IsIn(FETCH_MODES)
   fetch_mode?: FetchMode;
@@ -146,42 +170,54 @@ export class CrawlOptionsDto {
   max_cost_usd?: number;
 }
 
-export interface CrawlOptions {
-  follow_pattern?: string;
-  follow_selector?: string;
-  max_depth: number;
-  max_pages: number;
-  same_domain_only: boolean;
-  use_sitemap: boolean;
-  respect_robots: boolean;
-  extract_from_seed: boolean;
-  concurrency: number;
-  delay_ms: number;
-  fetch_mode: FetchMode;
-  include_patterns: string[];
-  exclude_patterns: string[];
-  max_cost_usd?: number;
-}
-
-export const CRAWL_DEFAULTS: Omit<CrawlOptions, 'follow_pattern' | 'follow_selector' | 'max_cost_usd'> = {
-  max_depth: 1,
-  max_pages: 10,
-  same_domain_only: true,
-  use_sitemap: false,
-  respect_robots: true,
-  extract_from_seed: true,
-  concurrency: 4,
-  delay_ms: 0,
-  fetch_mode: 'auto',
-  include_patterns: [],
-  exclude_patterns: [],
+/** The options a crawl runs with: every option present, `null` where an optional one is absent. */
+export type CrawlOptions = {
+  -readonly [K in keyof CrawlOptionsDto]-?: K extends NullableOption
+    ? NonNullable<CrawlOptionsDto[K]> | null
+    : NonNullable<CrawlOptionsDto[K]>;
 };
 
-/** Request fields over saved (site) options over defaults. */
-export function resolveCrawlOptions(...layers: Array<Partial<CrawlOptions> | undefined>): CrawlOptions {
-  const merged: Record<string, unknown> = { ...CRAWL_DEFAULTS };
-  for (const layer of layers) {
-    for (const [key, value] of Object.entries(layer ?? {})) if (value !== undefined) merged[key] = value;
-  }
-  return merged as unknown as CrawlOptions;
+/** Options whose absence is `null` (no pattern, no selector, no cost cap) rather than a default value. */
+type NullableOption = 'follow_pattern' | 'follow_selector' | 'max_cost_usd';
+
+/** A layer of options (a request's, a site's): any option may be absent or null. */
+export type CrawlOptionsLayer = { [K in keyof CrawlOptionsDto]?: CrawlOptionsDto[K] | null };
+
+/** Request options over a site's saved options over the defaults; absent (or null) fields fall through. */
+export function resolveCrawlOptions(...layers: Array<CrawlOptionsLayer | undefined>): CrawlOptions {
+  const first = <T>(values: T[]): NonNullable<T> | null => values.find((v): v is NonNullable<T> => v !== undefined && v !== null) ?? null;
+  const of = <K extends keyof CrawlOptionsDto>(key: K) => first(layers.map((layer) => layer?.[key]));
+  const d = CRAWL_OPTION_DEFAULTS;
+  return {
+    follow_pattern: of('follow_pattern'),
+    follow_selector: of('follow_selector'),
+    max_depth: of('max_depth') ?? d.max_depth,
+    max_pages: of('max_pages') ?? d.max_pages,
+    same_domain_only: of('same_domain_only') ?? d.same_domain_only,
+    use_sitemap: of('use_sitemap') ?? d.use_sitemap,
+    respect_robots: of('respect_robots') ?? d.respect_robots,
+    extract_from_seed: of('extract_from_seed') ?? d.extract_from_seed,
+    concurrency: of('concurrency') ?? d.concurrency,
+    delay_ms: of('delay_ms') ?? d.delay_ms,
+    fetch_mode: of('fetch_mode') ?? d.fetch_mode,
+    include_patterns: of('include_patterns') ?? [...d.include_patterns],
+    exclude_patterns: of('exclude_patterns') ?? [...d.exclude_patterns],
+    max_cost_usd: of('max_cost_usd'),
+  };
+}
+
+/**
+ * The options of `raw` that pass the DTO's own rules (stored options: a site's, a job's). A field that
+ * fails them is left out (it takes the default when resolved); `null` is absent.
+ */
+export function validCrawlOptions(raw: unknown): Partial<CrawlOptionsDto> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+  const present = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null && value !== undefined));
+  const dto = plainToInstance(CrawlOptionsDto, present);
+  const bad = new Set(validateSync(dto, { whitelist: true }).map((error) => error.property));
+  const valid: Record<string, unknown> = {};
+  // The instance declares every option (as undefined when absent): only those given count.
+  for (const [key, value] of Object.entries(dto))
+    if (value !== undefined && !bad.has(key) && key in CRAWL_OPTION_DEFAULTS) valid[key] = value;
+  return valid;
 }

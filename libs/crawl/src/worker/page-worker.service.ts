@@ -11,23 +11,24 @@ import { LearnedSession, StoreTemplateStates, learnedTemplates, schemaKey } from
 import type { ModelTarget } from '@app/llm';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { PageLoaderService } from '@app/pages';
-import { POLITENESS, hostOf, keepSlot, type PolitenessPort } from '@app/politeness';
+import { POLITENESS, hostOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { ResultsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
-import { parseCrawlInput, type CrawlJobInput } from './crawl-input';
-import { CrawlRepository } from './crawl.repository';
+import { crawlHostPolicy } from '../crawl-host-policy';
+import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { CrawlScope } from '../crawl-scope';
+import { CrawlRepository } from '../crawl.repository';
 import {
   CRAWL_PAGES_QUEUE,
   MAX_LINKS_PER_PAGE,
-  MAX_WORKER_CRASHES,
   crawlOutcomeChannel,
   pageTaskId,
   type PageOutcome,
   type PageTaskPayload,
-} from './crawl.types';
-import { CrawlScope } from './crawl-scope';
-import { canonicalize } from './url-canon';
+} from '../crawl.types';
+import { PAGE_RETRY_LIMITS, isRetryableFailure } from '../page-retry-policy';
+import { canonicalize } from '../url-canon';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
 
@@ -130,11 +131,11 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private async deliver(task: PageTaskPayload, taskId: string, queueSignal: AbortSignal): Promise<void> {
     const marker = await this.repository.delivered(taskId, task.job_id);
     if (marker.done) return;
-    if (marker.deliveries > MAX_WORKER_CRASHES) {
+    if (marker.deliveries > PAGE_RETRY_LIMITS.workerCrashes) {
       await this.report(task, taskId, {
         kind: 'failed',
         error_category: 'worker_crash',
-        error_message: `The page made its worker die ${MAX_WORKER_CRASHES} times; it is not tried again.`,
+        error_message: `The page made its worker die ${PAGE_RETRY_LIMITS.workerCrashes} times; it is not tried again.`,
         error_details: null,
         http_status: null,
         final_url: null,
@@ -187,39 +188,27 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const { input, job } = context;
     const options = input.options;
     const host = hostOf(task.url);
-    const acquired = await this.politeness.acquire(host, {
-      intervalMs: Math.max(options.delay_ms, this.config.hostMinIntervalMs),
-      maxInFlight: this.config.hostMaxConcurrency,
-      leaseMs: this.config.hostSlotLeaseMs,
-    });
-    if (!acquired.granted) return { kind: 'deferred', retry_in_ms: acquired.retryInMs, reason: acquired.reason };
-    const stopKeeping = keepSlot(this.politeness, host, acquired.token, this.config.hostSlotLeaseMs);
-
-    let page;
     const started = Date.now();
-    try {
-      page = await this.loader.load(task.url, options.fetch_mode, {
-        signal,
-        linkSelector: options.follow_selector ?? undefined,
-        beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
-        beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
-      });
-    } catch (error) {
-      if (error instanceof StopAfterFetch) return error.outcome;
-      if (error instanceof RedirectStopped) {
-        const verdict = await this.redirectVerdict(task, context, error.next);
+    // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
+    // other worker slips a request in between.
+    const loaded = await withHostSlot(this.politeness, host, crawlHostPolicy(options.delay_ms, this.config), async () => {
+      try {
         return {
-          kind: 'skipped',
-          reason: verdict?.reason ?? 'filtered',
-          why: `redirected to ${error.next}, ${error.reason}`,
-          final_url: error.next,
+          ok: true as const,
+          page: await this.loader.load(task.url, options.fetch_mode, {
+            signal,
+            linkSelector: options.follow_selector ?? undefined,
+            beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
+            beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
+          }),
         };
+      } catch (error) {
+        return { ok: false as const, failure: await this.loadFailure(task, context, host, error) };
       }
-      return this.fetchFailure(host, error);
-    } finally {
-      stopKeeping();
-      await this.politeness.release(host, acquired.token).catch(() => undefined);
-    }
+    });
+    if (!loaded.ran) return { kind: 'deferred', retry_in_ms: loaded.retryInMs, reason: loaded.reason };
+    if (!loaded.value.ok) return loaded.value.failure;
+    const page = loaded.value.page;
     await this.politeness.reportSuccess(host).catch(() => undefined);
     const fetchMs = page.fetchDurationMs;
     const links = (page.content.selectedLinks ?? page.content.links).slice(0, MAX_LINKS_PER_PAGE).map((l) => l.url);
@@ -288,7 +277,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
         error_details: null,
         http_status: page.fetch.status,
         final_url: page.fetch.url,
-        retryable: appError ? appError.category === 'internal' : true,
+        retryable: isRetryableFailure('extract', error),
         usage: summary
           ? { token_usage_input: summary.usage.inputTokens, token_usage_output: summary.usage.outputTokens, cost_usd: summary.costUsd }
           : null,
@@ -373,6 +362,21 @@ export class PageWorkerService implements OnApplicationBootstrap {
     return null;
   }
 
+  /** The outcome of a page whose load did not give a page: stopped after the fetch, a redirect refused, or a failure. */
+  private async loadFailure(task: PageTaskPayload, context: JobContextCache, host: string, error: unknown): Promise<PageOutcome> {
+    if (error instanceof StopAfterFetch) return error.outcome;
+    if (error instanceof RedirectStopped) {
+      const verdict = await this.redirectVerdict(task, context, error.next);
+      return {
+        kind: 'skipped',
+        reason: verdict?.reason ?? 'filtered',
+        why: `redirected to ${error.next}, ${error.reason}`,
+        final_url: error.next,
+      };
+    }
+    return this.fetchFailure(host, error);
+  }
+
   private async fetchFailure(host: string, error: unknown): Promise<PageOutcome> {
     const appError = error instanceof AppError ? error : null;
     const status = typeof appError?.extensions?.status === 'number' ? appError.extensions.status : null;
@@ -395,7 +399,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       error_details: appError?.category === 'http_error' && status ? `HTTP ${status}` : null,
       http_status: status,
       final_url: typeof appError?.extensions?.url === 'string' ? appError.extensions.url : null,
-      retryable: appError?.retryable ?? true,
+      retryable: isRetryableFailure('fetch', error),
       usage: null,
     };
   }

@@ -1,5 +1,5 @@
 import { BoundedLabel } from '@app/observability';
-import { siteOf } from './url-canon';
+import { siteOf } from '../url-canon';
 
 /**
  * Bounded metric labels for domains: the first `limit` registrable domains a process sees keep their

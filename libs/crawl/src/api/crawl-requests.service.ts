@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { Errors } from '@app/core';
+import { Errors, roundUsd } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { JobsService, isTerminal, type JobRecord } from '@app/jobs';
 import { ResultsService, publicBaseUrl, type RequestOrigin } from '@app/results';
-import { resolveOptions, siteCrawlOptions, type CrawlJobInput } from './crawl-input';
+import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
+import type { CrawlJobInput } from '../crawl-input';
 import type { CrawlQuery, CrawlRequestDto } from './dto/crawl-request.dto';
-import { canonicalize } from './url-canon';
+import { canonicalize } from '../url-canon';
 
 export interface CrawlAnswer {
   /** 202 accepted (or the wait ran out), 200 when wait=true saw the crawl end. */
@@ -46,8 +47,9 @@ export class CrawlRequestsService {
         { location: 'body.max_cost_usd', message: 'differs from options.max_cost_usd; give one of them', value: dto.max_cost_usd },
       ]);
     }
-    const saved = siteCrawlOptions(site?.crawl_options);
-    const options = resolveOptions(
+    // A saved site's options were validated when saved; anything unreadable now is ignored.
+    const saved = validCrawlOptions(site?.crawl_options);
+    const options = resolveCrawlOptions(
       { ...dto.options, ...(dto.max_cost_usd !== undefined ? { max_cost_usd: dto.max_cost_usd } : {}) },
       {
         ...saved,
@@ -93,7 +95,7 @@ function crawlResult(job: JobRecord, statusUrl: string, data: Record<string, unk
     status_url: statusUrl,
     page_count: job.page_count,
     duration_ms: started === null ? 0 : Math.max(0, ended - started),
-    cost_usd: Math.round(job.cost_usd * 1e8) / 1e8,
+    cost_usd: roundUsd(job.cost_usd),
     token_usage: { input: job.token_usage_input, output: job.token_usage_output },
     data,
     error_message: job.error_message,

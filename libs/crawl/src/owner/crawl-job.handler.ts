@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Configuration, LocalEventManager } from '@crawlee/core';
 import { Counter } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { newId, nowIso } from '@app/core';
+import { newId } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { JobsRepository, JobsService, type JobContext, type JobHandler, type JobRecord } from '@app/jobs';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
@@ -10,9 +10,10 @@ import { PageLoaderService } from '@app/pages';
 import { POLITENESS, type PolitenessPort } from '@app/politeness';
 import { QUEUE, type QueuePort } from '@app/queue';
 import { ResultsService } from '@app/results';
+import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { CrawlRepository } from '../crawl.repository';
 import { CrawlActor, type CrawlActorDeps } from './crawl-actor';
-import { parseCrawlInput, type CrawlJobInput } from './crawl-input';
-import { CrawlRepository } from './crawl.repository';
+import { closeLeftovers } from './crawl-closer';
 
 /**
  * Runs a `crawl` job: a crawl actor owns the crawl while this handler runs (see CrawlActor). One
@@ -92,15 +93,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
     if (!state || state.finalized) return;
     const owned = await this.repository.acquire(job._id, this.workerId, this.config.crawlLeaseMs);
     if (!owned) return; // a live owner is closing it
-    const closed = await this.repository.closeAll(job._id, ['pending', 'running'], {
-      error_category: 'cancelled',
-      error_message: `Not crawled: the crawl ended (${job.status}).`,
-      completed_at: nowIso(),
-      event_done: true,
-    });
-    if (closed > 0) await this.repository.bumpState(job._id, { $inc: { 'skipped_by_reason.cancelled': closed } });
-    await this.repository.markFinalized(job._id);
-    await this.repository.dropOutcomes(job._id);
+    await closeLeftovers(this.repository, job._id, `the crawl ended (${job.status})`);
     await this.repository.release(job._id, owned.epoch + 1);
   }
 

@@ -6,6 +6,7 @@ import { QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto, IsHttpUrl } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
+import { ENTRY_STATUSES } from '../../crawl.types';
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
@@ -124,8 +125,6 @@ export class CrawlResultResponse {
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
 }
 
-export const CRAWL_MAP_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const;
-
 export class CrawlMapQuery {
   @ApiPropertyOptional({
     minimum: 1,
@@ -147,10 +146,10 @@ export class CrawlMapQuery {
   @Max(1_000_000)
   offset?: number;
 
-  @ApiPropertyOptional({ enum: CRAWL_MAP_STATUSES })
+  @ApiPropertyOptional({ enum: ENTRY_STATUSES })
   @IsOptional()
-  @IsIn(CRAWL_MAP_STATUSES)
-  status?: (typeof CRAWL_MAP_STATUSES)[number];
+  @IsIn(ENTRY_STATUSES)
+  status?: (typeof ENTRY_STATUSES)[number];
 }
 
 export class CrawlMapErrorSummary {
@@ -164,7 +163,7 @@ export class CrawlMapEntryResponse {
   @ApiProperty({ description: 'Stable id of the URL within the crawl.' }) id!: string;
   @ApiProperty() url!: string;
   @ApiProperty({ type: String, nullable: true }) parent_url!: string | null;
-  @ApiProperty({ enum: CRAWL_MAP_STATUSES }) status!: string;
+  @ApiProperty({ enum: ENTRY_STATUSES }) status!: string;
   @ApiProperty() depth!: number;
   @ApiProperty({ type: String, nullable: true }) llm_model!: string | null;
   @ApiProperty({ type: String, nullable: true }) llm_provider!: string | null;

@@ -1,4 +1,4 @@
-import type { PageOutcome } from './crawl.types';
+import type { PageOutcome } from '../crawl.types';
 
 /** A frontier item in the owner's memory (the store holds every entry; this window holds the next few thousand). */
 export interface WindowEntry {
@@ -20,6 +20,16 @@ export interface WindowEntry {
   notBefore: number;
   /** The last retryable failure (reported if the retries run out). */
   lastFailure?: Extract<PageOutcome, { kind: 'failed' }>;
+  /**
+   * The page was in flight under an earlier owner, and this owner has not dispatched it since: its task's
+   * outcome may be in the store already (a new dispatch number is a task no worker has seen).
+   */
+  outcomeMayBeStored?: boolean;
+  /**
+   * An announcement of the page (SSE `result`, webhook `job.page`) may have happened already: an earlier
+   * owner's or an earlier attempt's. Then the announcement looks its dedupe key up first.
+   */
+  mayBeAnnounced?: boolean;
 }
 
 /**

@@ -3,9 +3,9 @@ import type { Caller } from '@app/auth';
 import { Errors } from '@app/core';
 import { JobsService } from '@app/jobs';
 import type { BodyStream } from '@app/results';
-import { parseCrawlInput } from './crawl-input';
-import { CrawlRepository } from './crawl.repository';
-import type { CrawlEntry, EntryStatus } from './crawl.types';
+import { parseCrawlInput } from '../crawl-input';
+import { CrawlRepository } from '../crawl.repository';
+import type { CrawlEntry, EntryStatus } from '../crawl.types';
 import type { CrawlMapQuery } from './dto/crawl-request.dto';
 
 /**

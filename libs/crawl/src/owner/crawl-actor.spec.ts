@@ -1,0 +1,270 @@
+/**
+ * The crawl owner as a whole, without the app: the actor and all its parts over the embedded store, the
+ * in-process queue, bus and politeness, Crawlee's real BasicCrawler, and a page worker played by the test
+ * (it answers each page task from a little site map). The end-to-end suites run the same through the apps.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Configuration, LocalEventManager } from '@crawlee/core';
+import { loadConfig } from '@app/config';
+import { LocalEventBus } from '@app/events';
+import { JobYieldedError } from '@app/jobs';
+import { createLogger } from '@app/observability';
+import { MemoryPoliteness } from '@app/politeness';
+import { HandBackError, MemoryQueueAdapter } from '@app/queue';
+import type { ResultRecord } from '@app/results';
+import { LEASE_MS, WORKER, ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
+import {
+  CRAWL_PAGES_QUEUE,
+  crawlOutcomeChannel,
+  pageTaskId,
+  type CrawlEntry,
+  type PageOutcome,
+  type PageTaskPayload,
+} from '../crawl.types';
+import { CrawlActor, type CrawlActorDeps } from './crawl-actor';
+
+/** The test's site: path → the links on the page. Pages not listed answer 404. */
+type Site = Record<string, string[]>;
+
+describe('CrawlActor (the owner without the app)', () => {
+  let f: OwnerFixture;
+  let dir: string;
+  let events: LocalEventManager;
+  let queue: MemoryQueueAdapter;
+  let bus: LocalEventBus;
+  let announced: string[];
+  let tasks: PageTaskPayload[];
+  /** When set, page tasks wait for it before answering. */
+  let gate: Promise<void> | null;
+  let openGate: () => void;
+
+  /** Page tasks wait from now on until openGate() (afterEach opens it, so no handler is left waiting). */
+  function holdPages(): void {
+    gate = new Promise((resolve) => (openGate = resolve));
+  }
+
+  beforeAll(async () => {
+    events = new LocalEventManager(new Configuration({ systemInfoV2: true, persistStorage: false }));
+    await events.init();
+  });
+  afterAll(() => events.close());
+
+  async function setUp(site: Site, options: Parameters<typeof ownerFixture>[0] = {}) {
+    f = await ownerFixture({ respect_robots: false, concurrency: 4, ...options });
+    dir = mkdtempSync(join(tmpdir(), 'gleaner-actor-'));
+    queue = new MemoryQueueAdapter();
+    bus = new LocalEventBus();
+    announced = [];
+    tasks = [];
+    gate = null;
+    openGate = () => undefined;
+    await queue.process<PageTaskPayload>(CRAWL_PAGES_QUEUE, 8, async (message) => {
+      const task = message.payload;
+      tasks.push(task);
+      await gate;
+      const taskId = pageTaskId(task.job_id, task.key, task.dispatch);
+      await f.repository.delivered(taskId, task.job_id);
+      if (await f.repository.finishOutcome(taskId, answer(site, task)))
+        await bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId });
+    });
+  }
+  afterEach(async () => {
+    openGate();
+    await queue.close();
+    await bus.close();
+    await f.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function answer(site: Site, task: PageTaskPayload): PageOutcome {
+    const path = new URL(task.url).pathname;
+    const links = site[path];
+    if (!links) {
+      return {
+        kind: 'failed',
+        error_category: 'http_error',
+        error_message: 'HTTP 404',
+        error_details: 'HTTP 404',
+        http_status: 404,
+        final_url: task.url,
+        retryable: false,
+        usage: null,
+      };
+    }
+    return {
+      kind: 'completed',
+      final_url: task.url,
+      http_status: 200,
+      fetch_mode: 'static',
+      links,
+      fetch_duration_ms: 1,
+      extract_duration_ms: task.extract ? 1 : null,
+      result: task.extract
+        ? {
+            data: { title: path },
+            llm_model: 'm',
+            llm_provider: 'openai',
+            token_usage_input: 3,
+            token_usage_output: 1,
+            cost_usd: 0.001,
+            llm_cost_usd: 0.001,
+          }
+        : null,
+    };
+  }
+
+  function actor(signal = f.abort.signal, workerId = WORKER): CrawlActor {
+    const config = loadConfig({ DATA_DIR: dir, GLEANER_CRAWL_LEASE_MS: String(LEASE_MS), GLEANER_SHUTDOWN_GRACE_MS: '1000' });
+    let n = 0;
+    const records = new Map<string, ResultRecord>();
+    const deps: CrawlActorDeps = {
+      workerId,
+      config,
+      logger: createLogger({ level: 'silent' }),
+      repository: f.repository,
+      jobsRepository: f.jobs,
+      jobs: {
+        publishResult: async (_job, item) => {
+          announced.push(String(item.url));
+          return true;
+        },
+        emit: async () => true,
+        statusData: () => ({}),
+      },
+      results: {
+        storePage: async (job, key, input) => {
+          const record = { _id: `${job._id}:p:${key}`, id: `res_${++n}`, ...input } as unknown as ResultRecord;
+          records.set(key, record);
+          return record;
+        },
+        // A record an earlier owner stored: its entry says where it came from.
+        pageRecord: async (job, key) => {
+          const entry = await f.repository.entry(`${job._id}:${key}`);
+          return records.get(key) ?? (entry ? ({ id: entry.result_id, url: entry.url } as unknown as ResultRecord) : null);
+        },
+      },
+      queue,
+      bus,
+      politeness: new MemoryPoliteness({ backoffBaseMs: 100, backoffMaxMs: 1000 }),
+      staticFetcher: {
+        fetch: () => Promise.reject(new Error('no sitemap in these tests')),
+        fetchRaw: () => Promise.reject(new Error('no robots.txt in these tests')),
+      },
+      events,
+      metrics: { takeovers: { inc: () => undefined }, commits: { inc: () => undefined } },
+    };
+    return new CrawlActor(deps, { input: f.run.input, job: f.run.job, signal });
+  }
+
+  async function map(): Promise<Array<[string, string, string | null]>> {
+    const out: Array<[string, string, string | null]> = [];
+    for await (const e of f.repository.iterateMap({ userId: 'user_spec' }, f.run.jobId, {})) {
+      out.push([new URL(e.url).pathname, e.status, e.error_category ?? null]);
+    }
+    return out;
+  }
+
+  it('crawls a site to the end: every page once, each announced once, counters exact', async () => {
+    await setUp({ '/': ['/a', '/b', '/a'], '/a': ['/b', '/c', 'http://elsewhere.example/x'], '/b': ['/'], '/c': ['/missing'] });
+    await actor().run();
+    expect(await map()).toEqual([
+      ['/', 'completed', null],
+      ['/a', 'completed', null],
+      ['/b', 'completed', null],
+      ['/c', 'completed', null],
+      ['/x', 'skipped', 'filtered'],
+      ['/missing', 'failed', 'http_error'],
+    ]);
+    expect(announced.sort()).toEqual([
+      'http://shop.test/',
+      'http://shop.test/a',
+      'http://shop.test/b',
+      'http://shop.test/c',
+      'http://shop.test/missing',
+    ]);
+    expect(tasks).toHaveLength(5);
+    expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({ page_count: 4, failed_count: 1, urls_queued: 5, cost_usd: 0.004 });
+    expect(await f.repository.state(f.run.jobId)).toMatchObject({ finalized: true, errors_by_category: { http_error: 1 } });
+  });
+
+  it('admits exactly max_pages pages, across ticket blocks, and closes the rest as skipped', async () => {
+    const site: Site = { '/': Array.from({ length: 40 }, (_, i) => `/p/${i}`) };
+    for (let i = 0; i < 40; i++) site[`/p/${i}`] = [];
+    await setUp(site, { max_pages: 21, concurrency: 8 });
+    await actor().run();
+    const entries = await map();
+    expect(entries.filter(([, status]) => status === 'completed')).toHaveLength(21);
+    expect(entries.filter(([, status, why]) => status === 'skipped' && why === 'max_pages')).toHaveLength(20);
+    expect((await f.repository.state(f.run.jobId))?.admitted).toBe(21);
+    expect(tasks).toHaveLength(21);
+  });
+
+  it('takes over from a dead owner: adopts its page in flight (using the outcome it left) and announces its leftovers once', async () => {
+    await setUp({ '/': ['/a'], '/a': [] });
+    // The dead owner (epoch 1) had admitted the seed (done, not yet announced) and /a (in flight, its outcome stored).
+    await f.pending('/', {
+      status: 'completed',
+      result_id: 'res_old',
+      ticket: 1,
+      admitted: true,
+      depth: 0,
+      parent_url: null,
+      event_done: false,
+    });
+    const a = await f.pending('/a', { status: 'running', ticket: 2, admitted: true, lease_epoch: 1 });
+    await f.repository.updateState(f.run.jobId, 1, { $set: { admitted: 2, seed_done: true } });
+    const taskId = pageTaskId(f.run.jobId, a.key, 0);
+    await f.repository.delivered(taskId, f.run.jobId);
+    await f.repository.finishOutcome(taskId, answer({ '/a': [] }, { url: a.url, extract: true } as PageTaskPayload));
+    await f.repository.release(f.run.jobId, 1);
+    await actor(f.abort.signal, 'worker-next').run();
+    expect(tasks.map((t) => t.url)).toEqual(['http://shop.test/a']); // re-sent under the same id, not run again
+    expect(await map()).toEqual([
+      ['/', 'completed', null],
+      ['/a', 'completed', null],
+    ]);
+    expect(announced.sort()).toEqual(['http://shop.test/', 'http://shop.test/a']);
+    expect((await f.repository.state(f.run.jobId))?.epoch).toBe(2);
+  });
+
+  it('loses its lease mid-crawl to another owner: it stops at its next heartbeat, writing nothing more', async () => {
+    await setUp({ '/': ['/a'], '/a': [] });
+    holdPages();
+    const running = actor().run();
+    while (tasks.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // Another replica took the crawl (this owner looked dead to it) while the seed is in flight.
+    await f.repository.acquire(f.run.jobId, 'worker-other', LEASE_MS, Date.now() + 2 * LEASE_MS);
+    await expect(running).rejects.toBeInstanceOf(JobYieldedError);
+    openGate(); // the page's outcome arrives late: nobody commits it
+    const seed = (await f.repository.entry(`${f.run.jobId}:${f.run.seed.key}`)) as CrawlEntry;
+    expect(seed).toMatchObject({ status: 'running', event_done: false });
+    expect(announced).toEqual([]);
+  });
+
+  it('a cancel stops admission and closes everything left open as cancelled', async () => {
+    await setUp({ '/': ['/a', '/b'], '/a': [], '/b': [] });
+    holdPages(); // pages do not come back
+    const abort = new AbortController();
+    const running = actor(abort.signal).run();
+    while (tasks.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await f.jobs.transition(f.run.jobId, 'cancelled');
+    abort.abort();
+    await running;
+    expect(await map()).toEqual([['/', 'skipped', 'cancelled']]);
+    expect((await f.repository.state(f.run.jobId))?.finalized).toBe(true);
+  });
+
+  it('a shutdown hands the crawl back at once for another owner', async () => {
+    await setUp({ '/': [] });
+    holdPages();
+    const abort = new AbortController();
+    const running = actor(abort.signal).run();
+    while (tasks.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    abort.abort();
+    await expect(running).rejects.toBeInstanceOf(HandBackError);
+    expect(await f.repository.acquire(f.run.jobId, 'worker-next', LEASE_MS)).not.toBeNull();
+    expect((await f.repository.entry(`${f.run.jobId}:${f.run.seed.key}`))?.status).toBe('running');
+  });
+});

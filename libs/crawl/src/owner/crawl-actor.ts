@@ -1,0 +1,243 @@
+import type { EventManager } from '@crawlee/core';
+import type { AppConfig } from '@app/config';
+import { AppError } from '@app/core';
+import type { EventBusPort } from '@app/events';
+import { RobotsCache, type StaticFetcher } from '@app/fetch';
+import { JobYieldedError, isTerminal, type JobContext, type JobsRepository, type JobsService } from '@app/jobs';
+import type { AppLogger } from '@app/observability';
+import type { PolitenessPort } from '@app/politeness';
+import { HandBackError, type QueuePort } from '@app/queue';
+import type { ResultsService } from '@app/results';
+import type { CrawlJobInput } from '../crawl-input';
+import type { CrawlRepository } from '../crawl.repository';
+import { canonicalize } from '../url-canon';
+import { Admission } from './admission';
+import { CrawlCloser } from './crawl-closer';
+import { CrawlLease } from './crawl-lease';
+import { CrawlRun, StopCrawl } from './crawl-run';
+import { CrawleeBridge } from './crawlee-bridge';
+import { Frontier } from './frontier';
+import { HostSchedule } from './host-schedule';
+import { InFlightPages } from './in-flight';
+import { JobCounters } from './job-counters';
+import { PageAnnouncer } from './page-announcer';
+import { PageCommitter, type CommitMetrics } from './page-committer';
+import { PageDispatcher } from './page-dispatcher';
+import { RobotsGate } from './robots-gate';
+import { Seeding } from './seeding';
+import { TicketBook } from './ticket-book';
+
+/** What one crawl's owner uses of the process: the ports, narrowed to what the parts call. */
+export interface CrawlActorDeps {
+  workerId: string;
+  config: AppConfig;
+  logger: AppLogger;
+  repository: CrawlRepository;
+  jobsRepository: Pick<JobsRepository, 'findForWorker' | 'update' | 'updateRunning'>;
+  jobs: Pick<JobsService, 'publishResult' | 'emit' | 'statusData'>;
+  results: Pick<ResultsService, 'storePage' | 'pageRecord'>;
+  queue: Pick<QueuePort, 'enqueue'>;
+  bus: Pick<EventBusPort, 'subscribe'>;
+  politeness: PolitenessPort;
+  /** robots.txt and sitemaps (the address guard applies). */
+  staticFetcher: Pick<StaticFetcher, 'fetch' | 'fetchRaw'>;
+  /** One Crawlee event manager for every crawl of the process. */
+  events: EventManager;
+  metrics: CommitMetrics & { takeovers: { inc(): void } };
+}
+
+export type CrawlContext = Pick<JobContext<CrawlJobInput>, 'input' | 'job' | 'signal' | 'sealedSecrets'>;
+
+/**
+ * The crawl actor: while it holds the crawl's lease (one owner at a time, fenced by an epoch), it owns the
+ * crawl: admission, dedupe, depth, limits, order and completion. It builds the crawl's parts, each the
+ * only owner of its state and the only place of its rule (docs/crawl.md names the file of each), and
+ * runs the crawl's life: own → recover → seed → crawl → finish. The page work runs on the page worker
+ * pool of every replica.
+ */
+export class CrawlActor {
+  private readonly crawlRun: CrawlRun;
+  private readonly lease: CrawlLease;
+  private readonly tickets: TicketBook;
+  private readonly counters: JobCounters;
+  private readonly frontier: Frontier;
+  private readonly admission: Admission;
+  private readonly dispatcher: PageDispatcher;
+  private readonly announcer: PageAnnouncer;
+  private readonly seeding: Seeding;
+  private readonly closer: CrawlCloser;
+  private readonly bridge: CrawleeBridge;
+  private graceTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly deps: CrawlActorDeps,
+    private readonly context: CrawlContext,
+  ) {
+    const { config, repository } = deps;
+    const input = context.input;
+    const seed = canonicalize(input.url);
+    if (!seed) throw new AppError('validation-error', `The seed URL ${input.url} is not an http(s) URL.`, { category: 'invalid_request' });
+    const log = deps.logger.child({ job_id: context.job._id, request_id: context.job.request_id });
+    const run = (this.crawlRun = new CrawlRun(input, seed, context.job, log, context.signal));
+
+    this.lease = new CrawlLease(run, repository, {
+      workerId: deps.workerId,
+      leaseMs: config.crawlLeaseMs,
+      jobEnded: async () => {
+        const job = await deps.jobsRepository.findForWorker(run.jobId);
+        return !job || isTerminal(job.status);
+      },
+      onTakeover: () => deps.metrics.takeovers.inc(),
+    });
+    const hosts = new HostSchedule({
+      delayMs: input.options.delay_ms,
+      minIntervalMs: config.hostMinIntervalMs,
+      maxConcurrency: config.hostMaxConcurrency,
+    });
+    this.tickets = new TicketBook(input.options.max_pages, (count, max) => repository.reserveTickets(run.jobId, run.epoch, count, max));
+    this.counters = new JobCounters(run, deps.jobsRepository, deps.jobs, repository);
+    const robotsCache = new RobotsCache({
+      fetcher: deps.staticFetcher,
+      userAgent: config.robotsUserAgent,
+      errorTtlMs: config.robotsRetryMs,
+    });
+    const robots = new RobotsGate(run, robotsCache, deps.politeness, hosts, {
+      crawlDelayMaxMs: config.crawlDelayMaxMs,
+      robotsRetryMs: config.robotsRetryMs,
+      admissionClosed: () => this.tickets.full,
+    });
+    const inFlight = new InFlightPages(hosts);
+    this.frontier = new Frontier(run, repository, inFlight, {
+      admissionClosed: () => this.tickets.full,
+      onWindowEntry: (entry) => robots.readAhead(entry),
+      onQueued: (count) => this.counters.add({ urls_queued: count }),
+    });
+    this.admission = new Admission(run, repository, this.lease, this.tickets, robots, this.frontier, inFlight, this.counters);
+    this.dispatcher = new PageDispatcher(run, repository, deps.queue, deps.bus);
+    this.announcer = new PageAnnouncer(run, deps.jobs, deps.results, repository);
+    const committer = new PageCommitter(
+      run,
+      repository,
+      deps.results,
+      this.announcer,
+      this.lease,
+      this.frontier,
+      this.tickets,
+      inFlight,
+      hosts,
+      this.counters,
+      deps.metrics,
+    );
+    this.seeding = new Seeding(run, repository, this.frontier, robots, deps.staticFetcher, deps.politeness, config);
+    this.closer = new CrawlCloser(run, repository, deps.jobsRepository, this.counters, this.announcer);
+    this.bridge = new CrawleeBridge(
+      run,
+      {
+        lease: this.lease,
+        frontier: this.frontier,
+        admission: this.admission,
+        hosts,
+        inFlight,
+        counters: this.counters,
+        dispatcher: this.dispatcher,
+        committer,
+      },
+      { events: deps.events, hostMaxStallMs: config.hostMaxStallMs },
+    );
+    run.onHalt((stop) => this.onHalt(stop));
+  }
+
+  /** The crawl's whole life while this process owns it. */
+  async run(): Promise<void> {
+    await this.deps.repository.ensureState(this.crawlRun.jobId, this.crawlRun.job.user_id);
+    const before = await this.lease.acquire();
+    if (!before) return;
+    const stopWatching = this.watchAbort();
+    await this.dispatcher.open();
+    try {
+      if (this.crawlRun.signal.aborted) await this.haltOnAbort();
+      this.crawlRun.sealedSecrets = this.context.sealedSecrets ?? before.sealed_secrets;
+      if (this.context.sealedSecrets && !before.sealed_secrets)
+        await this.deps.repository.keepSecrets(this.crawlRun.jobId, this.context.sealedSecrets);
+      this.crawlRun.throwIfStopped();
+      await this.recover(before.skipped_recorded, before.budget_stopped, before.epoch > 0);
+      await this.seeding.ingest();
+      await this.frontier.refill();
+      await this.bridge.crawl();
+      this.crawlRun.throwIfStopped();
+      await this.closer.finish();
+    } catch (error) {
+      await this.afterStop(error);
+    } finally {
+      stopWatching();
+      clearTimeout(this.graceTimer);
+      this.lease.stopHeartbeat();
+      this.counters.close();
+      this.bridge.close();
+      await this.dispatcher.close(this.crawlRun.stop ?? new StopCrawl('shutdown'));
+    }
+  }
+
+  /**
+   * Rebuilds the owner's memory from the store (docs/crawl.md "Takeover"): every known URL (the seen-set),
+   * the admission tickets in use, the pages in flight (adopted: their tasks are awaited again, re-sent
+   * under the same id), the pages done but not yet announced (announced now, exactly once), and, after a
+   * takeover, the job's counters recounted.
+   */
+  private async recover(skippedRecorded: number, budgetStopped: boolean, takenOver: boolean): Promise<void> {
+    const { repository } = this.deps;
+    const jobId = this.crawlRun.jobId;
+    await repository.adoptRunning(jobId, this.crawlRun.epoch);
+    const ticketsInUse = await this.frontier.restore(skippedRecorded);
+    const state = await repository.state(jobId);
+    this.admission.restoreTickets(state?.admitted ?? 0, ticketsInUse);
+    this.counters.restore(budgetStopped);
+    for (const entry of await repository.running(jobId)) this.admission.adopt(entry);
+    await this.announcer.announceLeftovers();
+    if (takenOver) await this.counters.recount();
+  }
+
+  /** Halts the run when the queue aborts it; returns the function that stops watching. */
+  private watchAbort(): () => void {
+    const signal = this.crawlRun.signal;
+    const onAbort = () => void this.haltOnAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
+  }
+
+  /** The queue's abort: a cancel (the job says so) or a shutdown. */
+  private async haltOnAbort(): Promise<void> {
+    const job = await this.deps.jobsRepository.findForWorker(this.crawlRun.jobId).catch(() => null);
+    this.crawlRun.halt(job && job.status === 'cancelled' ? 'cancelled' : 'shutdown');
+  }
+
+  /**
+   * A halt stops admission at once. A lost lease or a cancel also ends the waits for outcomes now (nothing
+   * more of this owner may be written); a shutdown gives the pages in flight the grace period to finish,
+   * and leaves the rest to the next owner.
+   */
+  private onHalt(stop: StopCrawl): void {
+    if (stop.why !== 'shutdown') {
+      this.dispatcher.rejectAll(stop);
+      this.bridge.wake();
+      this.bridge.abort();
+      return;
+    }
+    this.bridge.wake();
+    this.graceTimer = setTimeout(() => {
+      this.dispatcher.rejectAll(stop);
+      this.bridge.abort();
+    }, this.deps.config.shutdownGraceMs);
+    this.graceTimer.unref();
+  }
+
+  private async afterStop(error: unknown): Promise<void> {
+    const stop = error instanceof StopCrawl ? error : this.crawlRun.stop;
+    if (!stop) throw error;
+    if (stop.why === 'lease-lost') throw new JobYieldedError('the crawl lease was taken over by another worker');
+    if (stop.why === 'cancelled') return this.closer.cancelled();
+    // Shutdown: give the crawl up at once, so another worker resumes it without waiting for the lease.
+    await this.lease.release().catch(() => undefined);
+    throw new HandBackError();
+  }
+}

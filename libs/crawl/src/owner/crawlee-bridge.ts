@@ -1,0 +1,231 @@
+import {
+  BasicCrawler,
+  Configuration,
+  Request,
+  type BasicCrawlingContext,
+  type IRequestManager,
+  type RequestProvider,
+} from '@crawlee/basic';
+import { totalmem } from 'node:os';
+import { Log, LogLevel, type EventManager } from '@crawlee/core';
+import { CRAWLEE_MAX_RETRIES, routeOutcome } from '../page-retry-policy';
+import type { Admission } from './admission';
+import type { CrawlLease } from './crawl-lease';
+import { StopCrawl, type CrawlRun } from './crawl-run';
+import type { Frontier } from './frontier';
+import type { WindowEntry } from './frontier-window';
+import type { HostSchedule } from './host-schedule';
+import type { InFlightPages } from './in-flight';
+import type { JobCounters } from './job-counters';
+import type { PageCommitter } from './page-committer';
+import type { PageDispatcher } from './page-dispatcher';
+
+/**
+ * Crawlee's memory signal measures the machine (a child process, ~150 ms) each time a crawler starts,
+ * unless it is given the memory budget: it is given Crawlee's default share (a quarter of the memory),
+ * read once per process. The owner pins its pool's concurrency (min = max), so the signal decides nothing.
+ */
+const CRAWLEE_MEMORY_MBYTES = Math.max(256, Math.floor((totalmem() / 2 ** 20) * 0.25));
+
+export interface BridgeParts {
+  lease: Pick<CrawlLease, 'holds'>;
+  frontier: Frontier;
+  admission: Admission;
+  hosts: HostSchedule;
+  inFlight: InFlightPages;
+  counters: Pick<JobCounters, 'budgetStopped'>;
+  dispatcher: Pick<PageDispatcher, 'dispatch'>;
+  committer: Pick<PageCommitter, 'apply' | 'retryLater' | 'giveUp'>;
+}
+
+/**
+ * Crawlee drives the crawl (docs/crawl.md "Roles"): a BasicCrawler per crawl, with its own in-memory
+ * Configuration (no storage directory, no purge) and this bridge as its request manager, so Crawlee's
+ * autoscaled pool, retries and timeouts run the crawl while every URL and every outcome is in the store
+ * before it is acted on. The page path, in Crawlee's terms:
+ * - fetchNextRequest: an adopted page, else the frontier's next startable entry, admitted;
+ * - the request handler: dispatch the page task, route its outcome, commit it;
+ * - reclaimRequest (a retryable failure): back to the frontier after a backoff;
+ * - the failed-request handler (attempts ran out): the page fails.
+ * It never blocks: while every remaining entry belongs to a host that cannot start now it answers null
+ * (and isEmpty true), so the pool idles instead of holding a slot, and a timer wakes it when the earliest
+ * delayed entry comes due or a paused host resumes.
+ */
+export class CrawleeBridge implements IRequestManager {
+  private crawler?: BasicCrawler;
+  private handled = 0;
+  private wakeTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly run: CrawlRun,
+    private readonly parts: BridgeParts,
+    private readonly options: { events: EventManager; hostMaxStallMs: number },
+  ) {
+    run.attachWaker(() => this.wake());
+  }
+
+  /** Runs the crawl until the frontier is finished or the owner stops. */
+  async crawl(): Promise<void> {
+    const concurrency = this.run.options.concurrency;
+    this.crawler = new BasicCrawler(
+      {
+        // The bridge is the crawl's request manager (IRequestManager). Crawlee 3.18's option validation
+        // rejects the `requestManager` option it documents, so it is passed where Crawlee accepts any
+        // object with the manager's methods (checked at run time by duck typing): `requestQueue`.
+        requestQueue: this as unknown as RequestProvider,
+        minConcurrency: concurrency,
+        maxConcurrency: concurrency,
+        maxRequestRetries: CRAWLEE_MAX_RETRIES,
+        useSessionPool: false,
+        // The page task has its own deadlines (fetch, render, every model call); this only catches a hang.
+        requestHandlerTimeoutSecs: 3600,
+        statusMessageLoggingInterval: 24 * 3600,
+        log: new Log({ level: LogLevel.OFF }),
+        autoscaledPoolOptions: { maybeRunIntervalSecs: 0.05, loggingIntervalSecs: null },
+        requestHandler: (ctx: BasicCrawlingContext) => this.handle(ctx.request),
+        failedRequestHandler: (ctx: BasicCrawlingContext, error: Error) => this.giveUp(ctx.request, error),
+      },
+      new Configuration({
+        persistStorage: false,
+        purgeOnStart: false,
+        eventManager: this.options.events,
+        systemInfoV2: true,
+        memoryMbytes: CRAWLEE_MEMORY_MBYTES,
+      }),
+    );
+    await this.crawler.run();
+  }
+
+  /** Tells the pool there may be work now (an outcome came back, a delay ran out). */
+  wake(): void {
+    void this.crawler?.autoscaledPool?.notify();
+  }
+
+  /** Stops the pool now: the pages in flight are abandoned (a lost lease, a cancel, the end of a shutdown's grace). */
+  abort(): void {
+    void this.crawler?.autoscaledPool?.abort();
+  }
+
+  close(): void {
+    clearTimeout(this.wakeTimer);
+  }
+
+  // ---- IRequestManager: Crawlee's view of the frontier
+
+  async fetchNextRequest<T extends Record<string, unknown> = Record<string, unknown>>(): Promise<Request<T> | null> {
+    const { admission, frontier, hosts, counters, lease } = this.parts;
+    if (this.run.stop || !(await lease.holds())) return null;
+    const adopted = admission.takeAdopted();
+    if (adopted) return toRequest(adopted);
+    await frontier.refill();
+    for (let tries = 1; ; tries++) {
+      if (this.run.stop || counters.budgetStopped) return null;
+      const now = Date.now();
+      const entry = frontier.next(now, (host) => hosts.canStart(host, now));
+      if (!entry) {
+        this.scheduleWake();
+        return null;
+      }
+      const admitted = await admission.admit(entry);
+      if (admitted) return toRequest(admitted);
+      // Entries skipped one after another (robots, duplicates): let timers and I/O run in between.
+      if (tries % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const { admission, frontier, hosts, counters } = this.parts;
+    if (this.run.stop) return true;
+    if (admission.hasAdopted) return false;
+    if (counters.budgetStopped) return true;
+    const now = Date.now();
+    return !frontier.hasStartable(now, (host) => hosts.canStart(host, now));
+  }
+
+  async isFinished(): Promise<boolean> {
+    const { admission, frontier, inFlight, counters } = this.parts;
+    if (inFlight.size > 0 || admission.hasAdopted) return false;
+    if (this.run.stop || counters.budgetStopped) return true;
+    if (frontier.size > 0) return false;
+    await frontier.refill();
+    if (frontier.size > 0) return false;
+    return !(await frontier.sweep());
+  }
+
+  async handledCount(): Promise<number> {
+    return this.handled;
+  }
+
+  getTotalCount(): number {
+    return this.handled + this.parts.inFlight.size + this.parts.frontier.size;
+  }
+
+  getPendingCount(): number {
+    return this.parts.frontier.size;
+  }
+
+  async markRequestHandled(): Promise<null> {
+    this.handled++;
+    return null;
+  }
+
+  /** Crawlee retries a page that failed with a retryable error. */
+  async reclaimRequest(request: Request): Promise<null> {
+    const entry = this.parts.inFlight.get(request.uniqueKey);
+    if (!entry || this.run.stop) return null;
+    await this.parts.committer.retryLater(entry, request.retryCount);
+    return null;
+  }
+
+  async addRequest(): Promise<never> {
+    throw new Error('the crawl frontier takes new URLs from page outcomes only');
+  }
+
+  async addRequestsBatched(): Promise<never> {
+    throw new Error('the crawl frontier takes new URLs from page outcomes only');
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Request> {
+    // Not used by BasicCrawler; the frontier is consumed through fetchNextRequest.
+  }
+
+  // ---- the page path
+
+  private async handle(request: Request): Promise<void> {
+    const entry = this.parts.inFlight.get(request.uniqueKey);
+    if (!entry) return;
+    const outcome = await this.parts.dispatcher.dispatch(entry);
+    // A shutdown still commits what comes back within its grace; a lost lease or a cancel commits nothing.
+    const stop = this.run.stop;
+    if (stop && stop.why !== 'shutdown') throw stop;
+    const route = routeOutcome(
+      outcome,
+      { retryCount: request.retryCount, rateLimitRetries: entry.rateLimitRetries },
+      Date.now(),
+      this.options.hostMaxStallMs,
+    );
+    await this.parts.committer.apply(entry, route, outcome);
+  }
+
+  private async giveUp(request: Request, error: Error): Promise<void> {
+    const entry = this.parts.inFlight.get(request.uniqueKey);
+    if (!entry || error instanceof StopCrawl || this.run.stop) return;
+    await this.parts.committer.giveUp(entry, error, request.retryCount + 1);
+  }
+
+  /** Wakes the pool when the earliest delayed entry comes due or a paused host resumes. */
+  private scheduleWake(): void {
+    const now = Date.now();
+    const due = [this.parts.frontier.nextDueAt(), this.parts.hosts.nextResumeAt(now)].filter((t): t is number => t !== null);
+    if (due.length === 0) return;
+    clearTimeout(this.wakeTimer);
+    this.wakeTimer = setTimeout(() => this.wake(), Math.max(5, Math.min(...due) - now));
+    this.wakeTimer.unref();
+  }
+}
+
+function toRequest(entry: WindowEntry): Request {
+  const request = new Request({ url: entry.url, uniqueKey: entry.id, userData: { depth: entry.depth } });
+  request.retryCount = entry.retryCount;
+  return request;
+}

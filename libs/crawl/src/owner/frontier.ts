@@ -1,0 +1,310 @@
+import { nowIso } from '@app/core';
+import type { CrawlRepository } from '../crawl.repository';
+import { CrawlScope } from '../crawl-scope';
+import { SKIPPED_RECORD_MIN, type CrawlEntry, type EntryVia, type SkipReason } from '../crawl.types';
+import type { CanonicalUrl } from '../url-canon';
+import { needsTicket, newEntry, toWindowEntry, type Candidate, type SkippedCandidate } from './crawl-entry';
+import type { CrawlRun } from './crawl-run';
+import { FrontierWindow, type WindowEntry } from './frontier-window';
+import type { InFlightPages } from './in-flight';
+
+/** The window is refilled from the store below this many entries, up to WINDOW_BATCH more. */
+export const WINDOW_LOW = 1000;
+export const WINDOW_BATCH = 2000;
+
+export type FrontierStore = Pick<
+  CrawlRepository,
+  'insertEntries' | 'updateState' | 'pendingAfter' | 'pendingAnywhere' | 'iterateKeys' | 'skipPending'
+>;
+
+export interface FrontierLinks {
+  /** Whether admission has stopped for good (max_pages reached): unadmitted URLs are then skipped, not queued. */
+  admissionClosed: () => boolean;
+  /** A host's URL entered the window (its robots.txt may be read ahead). */
+  onWindowEntry: (entry: WindowEntry) => void;
+  /** New URLs were queued (the job's `urls_queued`). */
+  onQueued: (count: number) => void;
+}
+
+/**
+ * Which URLs the crawl knows and which come next (docs/crawl.md "Which URLs are crawled"). Every URL is
+ * a stored entry before it is acted on; the frontier keeps the seen-set (one entry per URL, whatever its
+ * status), hands out discovery numbers (`seq`, the map's order), records the URLs it rules out as
+ * `skipped` (up to a cap, counted beyond it), and holds a window of the pending ones in memory: per-host
+ * queues served round-robin, refilled from the store in discovery order when it runs low, so a
+ * 100,000-URL crawl does not live in one process's memory. It writes only pending entries and entries
+ * skipped before admission; running entries are the committer's.
+ */
+export class Frontier {
+  readonly scope: CrawlScope;
+  private readonly window = new FrontierWindow();
+  private readonly seen = new Set<string>();
+  private nextSeq = 1;
+  /** The window holds (or held) every pending entry up to this seq; the refill reads past it. */
+  private loadedUpTo = 0;
+  /** No pending entry in the store past loadedUpTo: new entries may join the window directly. */
+  private storeExhausted = false;
+  private skippedRecorded = 0;
+
+  constructor(
+    private readonly run: CrawlRun,
+    private readonly store: FrontierStore,
+    private readonly inFlight: Pick<InFlightPages, 'has'>,
+    private readonly links: FrontierLinks,
+  ) {
+    this.scope = new CrawlScope(run.seed, run.options);
+  }
+
+  /**
+   * Takeover: rebuilds the seen-set and the next discovery number from the store. Returns the admission
+   * tickets the entries hold.
+   */
+  async restore(skippedRecorded: number): Promise<Set<number>> {
+    this.skippedRecorded = skippedRecorded;
+    const tickets = new Set<number>();
+    let maxSeq = 0;
+    for await (const e of this.store.iterateKeys(this.run.jobId)) {
+      this.seen.add(e.key);
+      if (typeof e.ticket === 'number') tickets.add(e.ticket);
+      if (e.seq > maxSeq) maxSeq = e.seq;
+    }
+    this.nextSeq = maxSeq + 1;
+    return tickets;
+  }
+
+  knows(key: string): boolean {
+    return this.seen.has(key);
+  }
+
+  /** The links of a fetched page (depth + 1), through the scope; known ones are ignored. */
+  async offerLinks(parent: WindowEntry, links: string[], base: string): Promise<void> {
+    const depth = parent.depth + 1;
+    await this.offerDecided(
+      links.map((link) => ({ raw: link, base })),
+      depth,
+      parent.url,
+      'link',
+      false,
+    );
+  }
+
+  /** URLs from a sitemap (depth 1; follow_pattern does not apply to them). */
+  async offerSitemapUrls(urls: string[], sitemap: string): Promise<void> {
+    await this.offerDecided(
+      urls.map((raw) => ({ raw })),
+      1,
+      sitemap,
+      'sitemap',
+      true,
+    );
+  }
+
+  /** The seed (depth 0), unless the crawl knows it already. */
+  async offerSeed(): Promise<void> {
+    if (this.seen.has(this.run.seed.key)) return;
+    await this.add([{ target: this.run.seed, depth: 0, parentUrl: null, via: 'seed', extract: this.run.options.extract_from_seed }], []);
+  }
+
+  /**
+   * Stores newly discovered URLs (admitted ones pending, the others as skipped entries up to the
+   * recorded-skip cap, counted beyond it) and marks them seen. Discovery order is the `seq`.
+   */
+  async add(admitted: Candidate[], skipped: SkippedCandidate[]): Promise<void> {
+    const now = nowIso();
+    const docs: CrawlEntry[] = [];
+    const fresh: WindowEntry[] = [];
+    const skipCounts: Record<string, number> = {};
+    let recorded = 0;
+    const skipCap = Math.max(SKIPPED_RECORD_MIN, this.run.options.max_pages * 10);
+    const toSkip = [...skipped];
+    for (const c of admitted) {
+      if (this.seen.has(c.target.key)) continue;
+      if (this.links.admissionClosed() && c.extract) {
+        toSkip.push({ ...c, reason: 'max_pages', why: `max_pages (${this.run.options.max_pages}) reached` });
+        continue;
+      }
+      this.seen.add(c.target.key);
+      const doc = this.entry(c.target, c.depth, c.parentUrl, c.via, now, { extract: c.extract });
+      docs.push(doc);
+      fresh.push(toWindowEntry(doc));
+    }
+    for (const s of toSkip) {
+      if (this.seen.has(s.target.key)) continue;
+      this.seen.add(s.target.key);
+      skipCounts[s.reason] = (skipCounts[s.reason] ?? 0) + 1;
+      if (this.skippedRecorded + recorded >= skipCap) continue;
+      recorded++;
+      docs.push(
+        this.entry(s.target, s.depth, s.parentUrl, 'link', now, {
+          status: 'skipped',
+          error_category: s.reason,
+          error_message: `Not crawled: ${s.why}.`,
+          completed_at: now,
+          event_done: true,
+        }),
+      );
+    }
+    if (docs.length === 0) return;
+    const duplicates = await this.store.insertEntries(docs);
+    const inc: Record<string, number> = {};
+    for (const [reason, n] of Object.entries(skipCounts)) inc[`skipped_by_reason.${reason}`] = n;
+    if (recorded > 0) inc.skipped_recorded = recorded;
+    this.skippedRecorded += recorded;
+    if (Object.keys(inc).length > 0) await this.store.updateState(this.run.jobId, this.run.epoch, { $inc: inc });
+    const added = fresh.filter((w) => !duplicates.has(w.id));
+    if (added.length > 0) this.links.onQueued(added.length);
+    // New entries join the window directly when nothing older waits in the store; otherwise the refill finds them.
+    if (this.storeExhausted && this.window.size < WINDOW_LOW + WINDOW_BATCH) {
+      const at = Date.now();
+      for (const w of added) this.toWindow(w, at);
+      for (const w of added) this.loadedUpTo = Math.max(this.loadedUpTo, w.seq);
+    } else if (added.length > 0) {
+      this.storeExhausted = false;
+    }
+    this.run.wake();
+  }
+
+  /**
+   * Records a URL fetched as the redirect target of another page, which the crawl had not seen: skipped
+   * (`duplicate`), so it is never fetched on its own. Returns false when the crawl has an entry for it
+   * already (then the caller looks at that entry).
+   */
+  async recordRedirectTarget(target: CanonicalUrl, from: WindowEntry): Promise<boolean> {
+    if (this.seen.has(target.key)) return false;
+    this.seen.add(target.key);
+    const now = nowIso();
+    const entry = this.entry(target, from.depth, from.url, 'redirect', now, {
+      status: 'skipped',
+      error_category: 'duplicate',
+      error_message: `Fetched as the redirect target of ${from.url}.`,
+      completed_at: now,
+      event_done: true,
+    });
+    // An entry this owner never saw (an earlier owner's late write) is found by its id.
+    const duplicates = await this.store.insertEntries([entry]);
+    return !duplicates.has(entry._id);
+  }
+
+  /** A pending entry the crawl will not fetch after all (robots.txt): skipped, with why, and counted. */
+  async skipPending(entry: WindowEntry, reason: SkipReason, why: string): Promise<void> {
+    await this.store.skipPending(entry.id, {
+      error_category: reason,
+      error_message: `Not crawled: ${why}.`,
+      completed_at: nowIso(),
+      event_done: true,
+    });
+    await this.store.updateState(this.run.jobId, this.run.epoch, { $inc: { [`skipped_by_reason.${reason}`]: 1 } });
+  }
+
+  /** Loads the next pending entries (discovery order) into the window when it runs low. */
+  async refill(): Promise<void> {
+    if (this.storeExhausted || this.window.size >= WINDOW_LOW) return;
+    const batch = await this.store.pendingAfter(this.run.jobId, this.loadedUpTo, WINDOW_BATCH);
+    const at = Date.now();
+    for (const entry of batch) {
+      this.loadedUpTo = Math.max(this.loadedUpTo, entry.seq);
+      const w = toWindowEntry(entry);
+      if (this.links.admissionClosed() && needsTicket(w)) continue;
+      if (!this.inFlight.has(entry._id)) this.toWindow(w, at);
+    }
+    if (batch.length < WINDOW_BATCH) this.storeExhausted = true;
+  }
+
+  /**
+   * The last look before the crawl ends: pending entries anywhere in the store, not only past the window's
+   * position. A stale owner (stopped past its lease, then resumed) can store the children of its last page
+   * before its fenced write refuses it, under sequence numbers this owner had already passed; without this
+   * look they would be closed as never crawled. True when it found work.
+   */
+  async sweep(): Promise<boolean> {
+    const closed = this.links.admissionClosed();
+    const found = await this.store.pendingAnywhere(this.run.jobId, closed, WINDOW_BATCH);
+    const at = Date.now();
+    let added = 0;
+    for (const entry of found) {
+      if (this.inFlight.has(entry._id)) continue;
+      const w = toWindowEntry(entry);
+      if (closed && needsTicket(w)) continue;
+      this.seen.add(entry.key);
+      this.toWindow(w, at);
+      added++;
+    }
+    if (added > 0) {
+      this.run.log.info({ entries: added }, 'pending entries found behind the window (stored by an earlier owner): crawling them');
+      this.rescan();
+    }
+    return added > 0;
+  }
+
+  /** The next entry to start, round-robin over the hosts `canStart` accepts; null when none can start now. */
+  next(now: number, canStart: (host: string) => boolean): WindowEntry | null {
+    return this.window.next(now, canStart);
+  }
+
+  hasStartable(now: number, canStart: (host: string) => boolean): boolean {
+    return this.window.hasStartable(now, canStart);
+  }
+
+  /** Back to the window (a retry, a paused host, robots.txt unreadable for now), not before its notBefore. */
+  putBack(entry: WindowEntry): void {
+    this.window.add(entry, Date.now());
+    this.run.wake();
+  }
+
+  remove(id: string): void {
+    this.window.removeWhere((w) => w.id === id);
+  }
+
+  /** Admission closed (max_pages): entries without a ticket leave the window (and are not loaded again). */
+  dropUnadmitted(): void {
+    this.window.removeWhere(needsTicket);
+  }
+
+  /** Reads the store from the start again at the next refill (admission reopened, or entries found behind). */
+  rescan(): void {
+    this.storeExhausted = false;
+    this.loadedUpTo = 0;
+  }
+
+  /** Entries held in memory. */
+  get size(): number {
+    return this.window.size;
+  }
+
+  /** The earliest time a delayed entry comes due (ms since epoch), or null. */
+  nextDueAt(): number | null {
+    return this.window.nextDueAt();
+  }
+
+  private async offerDecided(
+    urls: Array<{ raw: string; base?: string }>,
+    depth: number,
+    parentUrl: string,
+    via: EntryVia,
+    fromSitemap: boolean,
+  ): Promise<void> {
+    const admitted: Candidate[] = [];
+    const skipped: SkippedCandidate[] = [];
+    for (const { raw, base } of urls) {
+      const decision = this.scope.decide(raw, depth, base, fromSitemap);
+      if (!decision || this.seen.has(decision.target.key)) continue;
+      if (decision.admit) admitted.push({ target: decision.target, depth, parentUrl, via, extract: true });
+      else skipped.push({ target: decision.target, depth, parentUrl, reason: decision.reason, why: decision.why });
+    }
+    await this.add(admitted, skipped);
+  }
+
+  private toWindow(entry: WindowEntry, at: number): void {
+    this.window.add(entry, at);
+    this.links.onWindowEntry(entry);
+  }
+
+  private entry(target: CanonicalUrl, depth: number, parentUrl: string | null, via: EntryVia, now: string, extra: Partial<CrawlEntry>) {
+    return newEntry(
+      { jobId: this.run.jobId, userId: this.run.job.user_id },
+      target,
+      { depth, parentUrl, via, seq: this.nextSeq++, now },
+      extra,
+    );
+  }
+}

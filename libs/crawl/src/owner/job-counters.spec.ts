@@ -1,0 +1,125 @@
+import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
+import { JobCounters, isModelFailure } from './job-counters';
+
+describe('JobCounters', () => {
+  let f: OwnerFixture;
+  let statusEvents: Array<Record<string, unknown>>;
+  let statusWaiters: Array<() => void>;
+  let counters: JobCounters;
+  let failWrites: number;
+
+  async function setUp(options: Parameters<typeof ownerFixture>[0] = {}) {
+    f = await ownerFixture(options);
+    statusEvents = [];
+    statusWaiters = [];
+    failWrites = 0;
+    const jobs = {
+      findForWorker: (id: string) => f.jobs.findForWorker(id),
+      update: (id: string, u: Parameters<typeof f.jobs.update>[1]) => f.jobs.update(id, u),
+      updateRunning: (id: string, u: Parameters<typeof f.jobs.update>[1]) =>
+        failWrites-- > 0 ? Promise.reject(new Error('store down')) : f.jobs.updateRunning(id, u),
+    };
+    counters = new JobCounters(
+      f.run,
+      jobs,
+      {
+        emit: async (_id, _type, data) => {
+          statusEvents.push(data);
+          for (const resolve of statusWaiters.splice(0)) resolve();
+          return true;
+        },
+        statusData: (job) => ({ pages: job.page_count }),
+      },
+      f.repository,
+    );
+  }
+  afterEach(() => {
+    counters.close();
+    return f.close();
+  });
+
+  /** Resolves at the next status event (the coalesced write happened before it). */
+  const nextStatus = () => new Promise<void>((resolve) => statusWaiters.push(resolve));
+
+  it('writes increments together, with one status event, not one write per page', async () => {
+    await setUp();
+    const status = nextStatus();
+    counters.add({ page_count: 1, cost_usd: 0.01 });
+    counters.add({ page_count: 1, cost_usd: 0.02, token_usage_input: 0 });
+    expect((await f.jobs.findForWorker(f.run.jobId))?.page_count).toBe(0);
+    await status;
+    expect(statusEvents).toEqual([{ pages: 2 }]);
+    expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({ page_count: 2, cost_usd: 0.03 });
+  });
+
+  it('keeps increments whose write failed for the next write', async () => {
+    await setUp();
+    failWrites = 1;
+    counters.add({ page_count: 1 });
+    await expect(counters.flush()).rejects.toThrow('store down');
+    counters.add({ page_count: 2 });
+    await counters.flush();
+    expect((await f.jobs.findForWorker(f.run.jobId))?.page_count).toBe(3);
+  });
+
+  it('counts unwritten cost against the cap, and stops admission at the cap, in memory and in the state', async () => {
+    await setUp({ max_cost_usd: 0.05 });
+    counters.add({ cost_usd: 0.03 });
+    await counters.checkBudget();
+    expect(counters.budgetStopped).toBe(false);
+    counters.add({ cost_usd: 0.02 });
+    await counters.checkBudget();
+    expect(counters.budgetStopped).toBe(true);
+    expect((await f.repository.state(f.run.jobId))?.budget_stopped).toBe(true);
+    expect(f.wakes()).toBeGreaterThan(0);
+  });
+
+  it('recounts exactly from the entries, and writes nothing more once frozen', async () => {
+    await setUp();
+    await f.pending('/a', { status: 'completed', result_id: 'r1', method: 'selectors', cost_usd: 0.1, token_usage_input: 5 });
+    await f.pending('/b', { status: 'failed', error_category: 'llm_timeout', cost_usd: 0.2 });
+    await f.pending('/c', { status: 'failed', error_category: 'http_error' });
+    await f.pending('/d');
+    counters.add({ page_count: 99 }); // a stale increment, dropped by the freeze
+    await counters.freeze();
+    const totals = await counters.recount();
+    expect(totals).toEqual({ completed: 1, failed: 2, pagesFetched: 3 });
+    await counters.flush();
+    expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({
+      page_count: 1,
+      failed_count: 2,
+      model_calls: 1,
+      pages_by_method: { model: 0, selectors: 1 },
+      cost_usd: 0.3,
+      urls_queued: 4,
+      token_usage_input: 5,
+    });
+    expect((await f.repository.state(f.run.jobId))?.errors_by_category).toEqual({ llm_timeout: 1, http_error: 1 });
+  });
+
+  it('recounts urls_queued without the URLs it will never fetch (max_pages reached)', async () => {
+    await setUp();
+    await f.pending('/admitted', { admitted: true, ticket: 1 });
+    await f.pending('/never');
+    await f.pending('/done', { status: 'completed', admitted: true, ticket: 2 });
+    counters.add({ urls_queued: 50 });
+    await counters.recountQueued();
+    expect((await f.jobs.findForWorker(f.run.jobId))?.urls_queued).toBe(2);
+  });
+
+  it('a cancel recount writes the terminal job; the running-only write would not', async () => {
+    await setUp();
+    await f.pending('/a', { status: 'completed', result_id: 'r1' });
+    await f.jobs.transition(f.run.jobId, 'cancelled');
+    await counters.recount();
+    expect((await f.jobs.findForWorker(f.run.jobId))?.page_count).toBe(0);
+    await counters.recount(true);
+    expect((await f.jobs.findForWorker(f.run.jobId))?.page_count).toBe(1);
+  });
+
+  it('counts a failed model call as a model call', () => {
+    expect(isModelFailure('llm_invalid_output')).toBe(true);
+    expect(isModelFailure('http_error')).toBe(false);
+    expect(isModelFailure(null)).toBe(false);
+  });
+});

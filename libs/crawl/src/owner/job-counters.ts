@@ -1,0 +1,204 @@
+import { roundUsd } from '@app/core';
+import type { JobsRepository, JobsService } from '@app/jobs';
+import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlRun } from './crawl-run';
+
+/** Counter writes (and the `status` event) of a crawl are coalesced to one per this interval. */
+export const STATUS_EVERY_MS = 250;
+
+export type CountersJobs = Pick<JobsRepository, 'updateRunning' | 'update' | 'findForWorker'>;
+export type CountersEvents = Pick<JobsService, 'emit' | 'statusData'>;
+export type CountersStore = Pick<CrawlRepository, 'updateState' | 'iterateDone' | 'countEntries' | 'countUnadmittedPending'>;
+
+export interface CrawlTotals {
+  completed: number;
+  failed: number;
+  /** Pages fetched (completed or failed). */
+  pagesFetched: number;
+}
+
+/**
+ * The job's counters (pages, failures, tokens, cost, URLs queued) and the crawl's cost cap
+ * (docs/crawl.md "Job counters"). Increments are written together every STATUS_EVERY_MS, with the
+ * `status` event, not once per page: a crash loses at most the unwritten part, and every takeover, the
+ * end of the crawl and a cancel recount them exactly from the entries. The cost cap counts the unwritten
+ * part too. After the final recount (freeze) nothing more is written: it would count a page twice.
+ */
+export class JobCounters {
+  /** Increments not yet written. */
+  private pending: Record<string, number> = {};
+  /** Increments being written now (counted by the cost cap until the write returns). */
+  private flushingInc: Record<string, number> = {};
+  private flushing: Promise<void> | null = null;
+  private frozen = false;
+  private statusTimer?: NodeJS.Timeout;
+  private capReached = false;
+
+  constructor(
+    private readonly run: CrawlRun,
+    private readonly jobs: CountersJobs,
+    private readonly events: CountersEvents,
+    private readonly store: CountersStore,
+  ) {}
+
+  /** Takeover: whether an earlier owner stopped the crawl at its cost cap. */
+  restore(budgetStopped: boolean): void {
+    this.capReached = budgetStopped;
+  }
+
+  /** The crawl reached its cost cap: no new page starts. */
+  get budgetStopped(): boolean {
+    return this.capReached;
+  }
+
+  /** Adds to the job's counters (written with the next status event). */
+  add(inc: Record<string, number>): void {
+    for (const [field, n] of Object.entries(inc)) if (n !== 0) this.pending[field] = (this.pending[field] ?? 0) + n;
+    this.scheduleStatus();
+  }
+
+  /** The crawl's cost so far, the increments not yet written included. */
+  costSoFar(): number {
+    return this.run.job.cost_usd + (this.pending.cost_usd ?? 0) + (this.flushingInc.cost_usd ?? 0);
+  }
+
+  /** At the cost cap (`max_cost_usd`): stops admission for good, in memory and in the crawl state. */
+  async checkBudget(): Promise<void> {
+    const cap = this.run.options.max_cost_usd;
+    if (cap === null || this.capReached || this.costSoFar() < cap) return;
+    this.capReached = true;
+    await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { budget_stopped: true } });
+    this.run.log.info({ cost_usd: this.costSoFar(), max_cost_usd: cap }, 'crawl reached its cost cap: no new page starts');
+    this.run.wake();
+  }
+
+  /** Writes the pending increments (one write at a time; a failed write keeps them for the next). */
+  async flush(): Promise<void> {
+    await this.settleFlush();
+    if (this.frozen || Object.keys(this.pending).length === 0) return;
+    const inc = this.pending;
+    this.pending = {};
+    this.flushingInc = inc;
+    this.flushing = (async () => {
+      try {
+        const job = await this.jobs.updateRunning(this.run.jobId, { $inc: inc });
+        if (job) this.run.job = job;
+      } catch (error) {
+        for (const [field, n] of Object.entries(inc)) this.pending[field] = (this.pending[field] ?? 0) + n;
+        throw error;
+      } finally {
+        this.flushingInc = {};
+        this.flushing = null;
+      }
+    })();
+    await this.flushing;
+  }
+
+  /**
+   * `urls_queued` once max_pages is reached: the URLs this crawl will still fetch or has fetched, not those
+   * it never will. A recount from the store (increments of urls_queued not yet written are in it already).
+   */
+  async recountQueued(): Promise<void> {
+    await this.settleFlush();
+    delete this.pending.urls_queued;
+    const live = await this.store.countEntries(this.run.jobId, ['pending', 'running', 'completed', 'failed']);
+    const unadmitted = await this.store.countUnadmittedPending(this.run.jobId);
+    const job = await this.jobs.updateRunning(this.run.jobId, { $set: { urls_queued: live - unadmitted } });
+    if (job) this.run.job = job;
+    this.scheduleStatus();
+  }
+
+  /** Before the final recount: no increment is written after it. */
+  async freeze(): Promise<void> {
+    this.frozen = true;
+    await this.settleFlush();
+    this.pending = {};
+  }
+
+  /**
+   * Recounts the job's counters and the error summary from the entries: exact, whatever happened before.
+   * `ended`: the job is terminal already (a cancel), so its record is written whatever its status.
+   */
+  async recount(ended = false): Promise<CrawlTotals> {
+    let completed = 0;
+    let failed = 0;
+    let fetched = 0;
+    let tokensIn = 0;
+    let tokensOut = 0;
+    let cost = 0;
+    const byMethod = { model: 0, selectors: 0 };
+    let modelCalls = 0;
+    const errors: Record<string, number> = {};
+    for await (const e of this.store.iterateDone(this.run.jobId)) {
+      fetched++;
+      tokensIn += e.token_usage_input ?? 0;
+      tokensOut += e.token_usage_output ?? 0;
+      cost += e.cost_usd ?? 0;
+      if (e.status === 'completed' && e.result_id) {
+        completed++;
+        byMethod[e.method === 'selectors' ? 'selectors' : 'model']++;
+      }
+      if (e.status === 'failed') {
+        failed++;
+        if (isModelFailure(e.error_category)) modelCalls++;
+        const category = String(e.error_category ?? 'internal');
+        errors[category] = (errors[category] ?? 0) + 1;
+      }
+    }
+    const queued = await this.store.countEntries(this.run.jobId, ['pending', 'running', 'completed', 'failed']);
+    await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { errors_by_category: errors } });
+    const counters = {
+      $set: {
+        page_count: completed,
+        pages_by_method: byMethod,
+        model_calls: byMethod.model + modelCalls,
+        failed_count: failed,
+        token_usage_input: tokensIn,
+        token_usage_output: tokensOut,
+        cost_usd: roundUsd(cost),
+        urls_queued: queued,
+      },
+    };
+    const job = ended ? await this.jobs.update(this.run.jobId, counters) : await this.jobs.updateRunning(this.run.jobId, counters);
+    if (job) this.run.job = job;
+    return { completed, failed, pagesFetched: fetched };
+  }
+
+  /** Stops the status timer (the owner stops). */
+  close(): void {
+    clearTimeout(this.statusTimer);
+    this.statusTimer = undefined;
+  }
+
+  /** Waits for a counter write in progress, whatever its result. */
+  private async settleFlush(): Promise<void> {
+    while (this.flushing) await this.flushing.catch(() => undefined);
+  }
+
+  /** The next counter write and status event, at most STATUS_EVERY_MS from now. */
+  private scheduleStatus(): void {
+    if (this.statusTimer) return;
+    this.statusTimer = setTimeout(() => {
+      this.statusTimer = undefined;
+      void this.flush()
+        .catch((error: unknown) => {
+          this.run.log.warn({ err: error }, 'crawl counters could not be written; kept for the next write');
+          this.scheduleStatus();
+        })
+        .then(() => this.emitStatus())
+        .catch((error: unknown) => this.run.log.warn({ err: error }, 'crawl status event could not be sent'));
+    }, STATUS_EVERY_MS);
+    this.statusTimer.unref();
+  }
+
+  private async emitStatus(): Promise<void> {
+    const job = await this.jobs.findForWorker(this.run.jobId);
+    if (job && job.status === 'running')
+      await this.events.emit(this.run.jobId, 'status', this.events.statusData(job), { onlyWhileRunning: true });
+  }
+}
+
+/** A failed page whose model call failed: it counts as a model call (docs/api.md "Jobs"). */
+export function isModelFailure(category: string | null | undefined): boolean {
+  return typeof category === 'string' && category.startsWith('llm_');
+}

@@ -1,0 +1,60 @@
+import type { JobsService } from '@app/jobs';
+import { toResultEventItem, type ResultRecord, type ResultsService } from '@app/results';
+import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlEntry } from '../crawl.types';
+import type { CrawlRun } from './crawl-run';
+import type { WindowEntry } from './frontier-window';
+
+export type AnnouncedPage = Pick<CrawlEntry, 'key' | 'url' | 'status' | 'error_category' | 'error_message'>;
+
+/**
+ * A page's announcement: its SSE `result` event and `job.page` webhook (and the stream's `error` event for
+ * a failed page), each stored once under a dedupe key, so a page redone after a crash announces nothing
+ * new (docs/crawl.md "Exactly once, across crashes"), and never after a cancel.
+ */
+export class PageAnnouncer {
+  constructor(
+    private readonly run: CrawlRun,
+    private readonly events: Pick<JobsService, 'publishResult' | 'emit'>,
+    private readonly results: Pick<ResultsService, 'pageRecord'>,
+    private readonly store: Pick<CrawlRepository, 'markAnnounced' | 'unannounced'>,
+  ) {}
+
+  /**
+   * Announces the page. `firstTime` (no earlier announcement is possible) spares the lookup of the dedupe
+   * key; a repeat is still refused by the key.
+   */
+  async announce(page: AnnouncedPage, record: ResultRecord | null, firstTime: boolean): Promise<void> {
+    if (record) {
+      await this.events.publishResult(this.run.job, { ...toResultEventItem(record) }, { dedupeKey: `page:${page.key}`, firstTime });
+    }
+    if (page.status === 'failed') {
+      // The stream's `error` event for a page problem (the crawl goes on); its result event says it too.
+      await this.events.emit(
+        this.run.jobId,
+        'error',
+        { job_id: this.run.jobId, url: page.url, error_category: page.error_category, error_message: page.error_message },
+        { dedupeKey: `page-error:${page.key}`, onlyWhileRunning: true, firstTime },
+      );
+    }
+  }
+
+  /**
+   * Whether this owner knows of no earlier announcement of the page: not adopted from an earlier owner,
+   * and not announced already by an attempt of this one (the entry stays marked until it is dropped).
+   */
+  firstAnnouncement(entry: WindowEntry): boolean {
+    if (entry.mayBeAnnounced) return false;
+    entry.mayBeAnnounced = true;
+    return true;
+  }
+
+  /** Announces, once, every page stored done whose announcement did not happen (a crash between the two). */
+  async announceLeftovers(): Promise<void> {
+    for (const entry of await this.store.unannounced(this.run.jobId)) {
+      const record = entry.result_id ? await this.results.pageRecord(this.run.job, entry.key) : null;
+      await this.announce(entry, record, false);
+      await this.store.markAnnounced(entry._id);
+    }
+  }
+}

@@ -1,0 +1,262 @@
+import type { ResultRecord } from '@app/results';
+import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
+import type { CrawlEntry, PageOutcome } from '../crawl.types';
+import { routeOutcome } from '../page-retry-policy';
+import { canonicalize } from '../url-canon';
+import { entryId } from './crawl-entry';
+import { StopCrawl } from './crawl-run';
+import { Frontier } from './frontier';
+import type { WindowEntry } from './frontier-window';
+import { HostSchedule } from './host-schedule';
+import { InFlightPages } from './in-flight';
+import { PageAnnouncer } from './page-announcer';
+import { PageCommitter, RetryPage } from './page-committer';
+import { TicketBook } from './ticket-book';
+
+type Completed = Extract<PageOutcome, { kind: 'completed' }>;
+
+describe('PageCommitter', () => {
+  let f: OwnerFixture;
+  let steps: string[];
+  let announcements: Array<{ kind: string; firstTime?: boolean }>;
+  let added: Array<Record<string, number>>;
+  let leaseHeld: boolean;
+  let settleFails: number;
+  let hosts: HostSchedule;
+  let inFlight: InFlightPages;
+  let tickets: TicketBook;
+  let frontier: Frontier;
+  let committer: PageCommitter;
+
+  beforeEach(async () => {
+    f = await ownerFixture({ max_pages: 2 });
+    steps = [];
+    announcements = [];
+    added = [];
+    leaseHeld = true;
+    settleFails = 0;
+    hosts = new HostSchedule({ delayMs: 0, minIntervalMs: 0, maxConcurrency: 4 });
+    inFlight = new InFlightPages(hosts);
+    tickets = new TicketBook(2, (count, max) => f.repository.reserveTickets(f.run.jobId, f.run.epoch, count, max));
+    frontier = new Frontier(f.run, f.repository, inFlight, {
+      admissionClosed: () => tickets.full,
+      onWindowEntry: () => undefined,
+      onQueued: () => undefined,
+    });
+    await frontier.restore(0);
+    const repository = f.repository;
+    const store = {
+      settle: (...args: Parameters<typeof repository.settle>) => {
+        if (settleFails-- > 0) return Promise.reject(new Error('store down'));
+        steps.push('settle');
+        return repository.settle(...args);
+      },
+      updateState: repository.updateState.bind(repository),
+      entry: repository.entry.bind(repository),
+      relabelSkipped: repository.relabelSkipped.bind(repository),
+      skipPending: repository.skipPending.bind(repository),
+    };
+    const events = {
+      publishResult: async (_job: unknown, _item: unknown, once?: { firstTime?: boolean }) => {
+        steps.push('announce');
+        announcements.push({ kind: 'result', firstTime: once?.firstTime });
+        return true;
+      },
+      emit: async (_id: string, type: string, _data: unknown, options?: { firstTime?: boolean }) => {
+        announcements.push({ kind: type, firstTime: options?.firstTime });
+        return true;
+      },
+    };
+    let n = 0;
+    const results = {
+      storePage: async (_job: unknown, key: string, input: { status: string; url: string }) => {
+        const children = (await f.repository.countEntries(f.run.jobId)) - 1;
+        steps.push(`result(children stored: ${children})`);
+        return { _id: key, id: `res_${++n}`, status: input.status, url: input.url } as unknown as ResultRecord;
+      },
+    };
+    const announcer = new PageAnnouncer(f.run, events, { pageRecord: async () => null }, f.repository);
+    committer = new PageCommitter(
+      f.run,
+      store,
+      results,
+      announcer,
+      { holds: async () => leaseHeld },
+      frontier,
+      tickets,
+      inFlight,
+      hosts,
+      { add: (inc) => void added.push(inc), checkBudget: async () => undefined },
+      { commits: { inc: () => undefined } },
+    );
+  });
+  afterEach(() => f.close());
+
+  /** A page admitted with the next ticket and claimed by this owner. */
+  async function running(path: string): Promise<WindowEntry> {
+    const entry = await f.pending(path);
+    entry.ticket = await tickets.take();
+    await f.repository.claim(entry.id, f.run.epoch, { ticket: entry.ticket ?? `~${entry.key}`, admitted: entry.ticket !== null });
+    inFlight.add(entry);
+    return entry;
+  }
+  const completed = (url: string, links: string[] = []): Completed => ({
+    kind: 'completed',
+    final_url: url,
+    http_status: 200,
+    fetch_mode: 'static',
+    links,
+    fetch_duration_ms: 5,
+    extract_duration_ms: 7,
+    result: {
+      data: { title: 'x' },
+      llm_model: 'm',
+      llm_provider: 'openai',
+      token_usage_input: 10,
+      token_usage_output: 2,
+      cost_usd: 0.001,
+      llm_cost_usd: 0.001,
+    },
+  });
+  const apply = (entry: WindowEntry, outcome: PageOutcome, retryCount = 0) =>
+    committer.apply(entry, routeOutcome(outcome, { retryCount, rateLimitRetries: entry.rateLimitRetries }, Date.now(), 60_000), outcome);
+  const stored = (id: string) => f.repository.entry(id) as Promise<CrawlEntry>;
+
+  it('commits in order: children, result, announcement, then the fenced entry write and the counters', async () => {
+    const page = await running('/a');
+    await apply(page, completed(page.url, ['/a/1', '/a/2']));
+    expect(steps).toEqual(['result(children stored: 2)', 'announce', 'settle']);
+    expect(announcements).toEqual([{ kind: 'result', firstTime: true }]);
+    expect(await stored(page.id)).toMatchObject({
+      status: 'completed',
+      event_done: true,
+      result_id: 'res_1',
+      method: 'model',
+      cost_usd: 0.001,
+    });
+    expect(added).toEqual([expect.objectContaining({ page_count: 1, 'pages_by_method.model': 1, model_calls: 1, cost_usd: 0.001 })]);
+    expect(inFlight.size).toBe(0);
+  });
+
+  it('a stale owner (lease not held) writes nothing: no children, no result, no announcement', async () => {
+    const page = await running('/a');
+    leaseHeld = false;
+    await apply(page, completed(page.url, ['/a/1']));
+    expect(steps).toEqual([]);
+    expect(await f.repository.countEntries(f.run.jobId)).toBe(1);
+    expect((await stored(page.id)).status).toBe('running');
+  });
+
+  it('an entry write refused by the store (another epoch took it over) halts the owner and counts nothing', async () => {
+    const page = await running('/a');
+    await f.takeOver();
+    await f.repository.adoptRunning(f.run.jobId, f.run.epoch + 1);
+    await apply(page, completed(page.url));
+    expect(f.halts).toEqual(['lease-lost']);
+    expect(added).toEqual([]);
+    expect((await stored(page.id)).status).toBe('running');
+  });
+
+  it('a store error at the entry write leaves the page in flight for Crawlee to retry', async () => {
+    const page = await running('/a');
+    settleFails = 1;
+    await expect(apply(page, completed(page.url))).rejects.toThrow('store down');
+    expect(inFlight.has(page.id)).toBe(true);
+    // The retry announces again, looking the dedupe key up this time.
+    await apply(page, completed(page.url));
+    expect(announcements.map((a) => a.firstTime)).toEqual([true, false]);
+  });
+
+  it('a failed page keeps a failed result, its error event and the error summary', async () => {
+    const page = await running('/a');
+    await apply(page, {
+      kind: 'failed',
+      error_category: 'http_error',
+      error_message: 'HTTP 404',
+      error_details: 'HTTP 404',
+      http_status: 404,
+      final_url: page.url,
+      retryable: false,
+      usage: null,
+    });
+    expect(announcements.map((a) => a.kind)).toEqual(['result', 'error']);
+    expect(await stored(page.id)).toMatchObject({ status: 'failed', error_category: 'http_error', http_status: 404 });
+    expect((await f.repository.state(f.run.jobId))?.errors_by_category).toEqual({ http_error: 1 });
+    expect(added).toEqual([expect.objectContaining({ failed_count: 1, model_calls: 0 })]);
+  });
+
+  it('a redirect onto a page the crawl fetches itself is skipped (duplicate) and gives its ticket back', async () => {
+    const other = await running('/b');
+    const page = await running('/a');
+    await frontier.restore(0); // the frontier knows every stored entry
+    expect(tickets.freeCount).toBe(0);
+    tickets.close(); // every ticket out: the skip reopens admission
+    await apply(page, completed(other.url));
+    expect(await stored(page.id)).toMatchObject({ status: 'skipped', error_category: 'duplicate', admitted: false });
+    expect(tickets.full).toBe(false);
+    expect(tickets.freeCount).toBe(1);
+    expect((await f.repository.state(f.run.jobId))?.skipped_by_reason).toEqual({ duplicate: 1 });
+    expect(announcements).toEqual([]);
+  });
+
+  it('a redirect onto a known pending page closes that page as fetched here, and keeps this one', async () => {
+    const target = await f.pending('/target');
+    await frontier.restore(0); // the frontier knows the target
+    const page = await running('/a');
+    await apply(page, completed(target.url));
+    expect(await stored(target.id)).toMatchObject({ status: 'skipped', error_category: 'duplicate' });
+    expect((await stored(page.id)).status).toBe('completed');
+  });
+
+  it('a redirect onto a URL the crawl never saw records it as fetched here', async () => {
+    const page = await running('/a');
+    await apply(page, completed('http://shop.test/elsewhere'));
+    const id = entryId(f.run.jobId, canonicalize('http://shop.test/elsewhere')!.key);
+    expect(await stored(id)).toMatchObject({ status: 'skipped', error_category: 'duplicate', via: 'redirect' });
+    expect((await stored(page.id)).status).toBe('completed');
+  });
+
+  it('a rate-limited page pauses its host and goes back pending under a new dispatch number', async () => {
+    const page = await running('/a');
+    const until = Date.now() + 60_000;
+    await apply(page, { kind: 'rate_limited', paused_until: until, limited_since: Date.now(), http_status: 429, retry_after_ms: null });
+    expect(hosts.canStart(page.host, Date.now())).toBe(false);
+    expect(await stored(page.id)).toMatchObject({ status: 'pending', dispatch: 1, rate_limit_retries: 1, rate_limited: true });
+    expect((await f.repository.state(f.run.jobId))?.met_rate_limit).toBe(true);
+    expect(frontier.nextDueAt()).toBe(until);
+  });
+
+  it('a retryable failure is thrown for Crawlee, then requeued with a backoff; attempts run out into a failure', async () => {
+    const page = await running('/a');
+    const failure: PageOutcome = {
+      kind: 'failed',
+      error_category: 'timeout',
+      error_message: 'timed out',
+      error_details: null,
+      http_status: null,
+      final_url: null,
+      retryable: true,
+      usage: null,
+    };
+    await expect(apply(page, failure)).rejects.toBeInstanceOf(RetryPage);
+    await committer.retryLater(page, 1);
+    expect(await stored(page.id)).toMatchObject({ status: 'pending', dispatch: 1, retry_count: 1 });
+    await f.repository.claim(page.id, f.run.epoch, {});
+    inFlight.add(page);
+    await committer.giveUp(page, new RetryPage(failure), 3);
+    expect(await stored(page.id)).toMatchObject({ status: 'failed', error_category: 'timeout', error_details: 'gave up after 3 attempts' });
+  });
+
+  it('a cancelled outcome halts the owner', async () => {
+    const page = await running('/a');
+    await expect(apply(page, { kind: 'cancelled' })).rejects.toBeInstanceOf(StopCrawl);
+    expect(f.halts).toEqual(['cancelled']);
+  });
+
+  it('an adopted page, which an earlier owner may have announced, looks the dedupe key up', async () => {
+    const page = await running('/a');
+    page.mayBeAnnounced = true;
+    await apply(page, completed(page.url));
+    expect(announcements).toEqual([{ kind: 'result', firstTime: false }]);
+  });
+});

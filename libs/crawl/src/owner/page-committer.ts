@@ -1,0 +1,293 @@
+import { nowIso } from '@app/core';
+import type { ResultRecord, ResultsService } from '@app/results';
+import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlEntry, PageOutcome, SkipReason } from '../crawl.types';
+import { exhaustedFailure, retryDelayMs, type PageRoute } from '../page-retry-policy';
+import { canonicalize, type CanonicalUrl } from '../url-canon';
+import { entryId, unadmittedTicket } from './crawl-entry';
+import type { CrawlLease } from './crawl-lease';
+import type { CrawlRun } from './crawl-run';
+import type { Frontier } from './frontier';
+import type { WindowEntry } from './frontier-window';
+import type { HostSchedule } from './host-schedule';
+import type { InFlightPages } from './in-flight';
+import { isModelFailure, type JobCounters } from './job-counters';
+import type { PageAnnouncer } from './page-announcer';
+import type { TicketBook } from './ticket-book';
+
+type Completed = Extract<PageOutcome, { kind: 'completed' }>;
+type Failed = Extract<PageOutcome, { kind: 'failed' }>;
+
+export type CommitStore = Pick<CrawlRepository, 'settle' | 'updateState' | 'entry' | 'relabelSkipped' | 'skipPending'>;
+
+export interface CommitMetrics {
+  commits: { inc(labels: { status: string }): void };
+}
+
+/**
+ * Commits a page's outcome (docs/crawl.md "Commit order for a page"). Each step is idempotent, so a crash
+ * between any two is safe: the children (new frontier entries), then the result (keyed by the page), then
+ * the announcement (stored once by its dedupe key), then the entry, marked announced in the same fenced
+ * write, then the job's counters (coalesced). The entry write is fenced by the owner's epoch: a refusal
+ * means this owner is stale, and it stops. Before its unfenced writes (children, result) the owner checks
+ * its lease (self-fencing), so a stale owner stops there.
+ */
+export class PageCommitter {
+  constructor(
+    private readonly run: CrawlRun,
+    private readonly store: CommitStore,
+    private readonly results: Pick<ResultsService, 'storePage'>,
+    private readonly announcer: PageAnnouncer,
+    private readonly lease: Pick<CrawlLease, 'holds'>,
+    private readonly frontier: Pick<Frontier, 'offerLinks' | 'recordRedirectTarget' | 'remove' | 'putBack' | 'rescan'>,
+    private readonly tickets: Pick<TicketBook, 'giveBack'>,
+    private readonly inFlight: InFlightPages,
+    private readonly hosts: Pick<HostSchedule, 'pause'>,
+    private readonly counters: Pick<JobCounters, 'add' | 'checkBudget'>,
+    private readonly metrics: CommitMetrics,
+  ) {}
+
+  /** Carries out a route (page-retry-policy.ts). A `retry` is thrown, for Crawlee to reclaim the page. */
+  async apply(entry: WindowEntry, route: PageRoute, outcome: PageOutcome): Promise<void> {
+    if (outcome.kind === 'rate_limited') await this.noteRateLimit(entry, outcome.paused_until);
+    switch (route.kind) {
+      case 'complete':
+        return this.completed(entry, route.outcome);
+      case 'fail':
+        return this.failed(entry, route.outcome);
+      case 'retry':
+        entry.lastFailure = route.failure;
+        throw new RetryPage(route.failure);
+      case 'requeue':
+        if (route.rateLimited) entry.rateLimitRetries++;
+        return this.requeue(entry, { notBefore: route.notBefore, rateLimited: route.rateLimited });
+      case 'skip':
+        return this.skipped(entry, route.outcome.reason, route.outcome.why, route.outcome.final_url);
+      case 'cancel':
+        this.run.halt('cancelled');
+        this.run.throwIfStopped();
+    }
+  }
+
+  /** Crawlee retries a page that failed with a retryable error: back to the frontier after a backoff. */
+  async retryLater(entry: WindowEntry, retryCount: number): Promise<void> {
+    await this.requeue(entry, { notBefore: Date.now() + retryDelayMs(retryCount), retryCount });
+  }
+
+  /** The page's attempts ran out (or it failed in a way Crawlee could not retry): it fails. */
+  async giveUp(entry: WindowEntry, error: unknown, attempts: number): Promise<void> {
+    await this.failed(entry, exhaustedFailure(entry.lastFailure, error, attempts));
+  }
+
+  private async completed(entry: WindowEntry, outcome: Completed): Promise<void> {
+    const final = canonicalize(outcome.final_url);
+    if (final && final.key !== entry.key) {
+      const clash = await this.claimRedirectTarget(entry, final);
+      if (clash) return this.skipped(entry, 'duplicate', clash, final.url);
+    }
+    // Self-fencing before the unfenced writes (children, result): a stale owner stops here (see Frontier.sweep).
+    if (!(await this.lease.holds())) return;
+    await this.frontier.offerLinks(entry, outcome.links, outcome.final_url);
+    const result = outcome.result;
+    let record: ResultRecord | null = null;
+    if (result) {
+      record = await this.results.storePage(this.run.job, entry.key, {
+        url: outcome.final_url,
+        status: 'completed',
+        data: result.data,
+        depth: entry.depth,
+        parent_url: entry.parentUrl,
+        token_usage_input: result.token_usage_input,
+        token_usage_output: result.token_usage_output,
+        fetch_duration_ms: outcome.fetch_duration_ms,
+        extract_duration_ms: outcome.extract_duration_ms,
+        llm_model: result.llm_model,
+        llm_provider: result.llm_provider,
+        cost_usd: result.cost_usd,
+        metadata: {
+          method: result.method ?? 'model',
+          ...(result.program_id ? { program_id: result.program_id } : {}),
+          ...(result.template_id ? { template_id: result.template_id } : {}),
+        },
+      });
+    }
+    await this.announcer.announce(
+      { key: entry.key, url: entry.url, status: 'completed', error_category: null, error_message: null },
+      record,
+      this.announcer.firstAnnouncement(entry),
+    );
+    const settled = await this.settle(entry, 'completed', {
+      final_url: outcome.final_url,
+      http_status: outcome.http_status,
+      fetch_duration_ms: outcome.fetch_duration_ms,
+      extract_duration_ms: outcome.extract_duration_ms,
+      llm_model: result?.llm_model ?? null,
+      llm_provider: result?.llm_provider ?? null,
+      method: result ? (result.method ?? 'model') : null,
+      token_usage_input: result?.token_usage_input ?? 0,
+      token_usage_output: result?.token_usage_output ?? 0,
+      cost_usd: result?.cost_usd ?? 0,
+      result_id: record?.id ?? null,
+      event_done: true,
+      completed_at: nowIso(),
+    });
+    if (!settled) return;
+    if (result) {
+      const method = result.method ?? 'model';
+      this.counters.add({
+        page_count: 1,
+        [`pages_by_method.${method}`]: 1,
+        model_calls: method === 'model' ? 1 : 0,
+        token_usage_input: result.token_usage_input,
+        token_usage_output: result.token_usage_output,
+        cost_usd: result.cost_usd,
+      });
+    }
+    await this.counters.checkBudget();
+  }
+
+  private async failed(entry: WindowEntry, outcome: Failed): Promise<void> {
+    const category = outcome.error_category;
+    // Self-fencing before the unfenced writes (result, announcement), as for a completed page.
+    if (!(await this.lease.holds())) return;
+    const usage = outcome.usage;
+    const record = entry.extract
+      ? await this.results.storePage(this.run.job, entry.key, {
+          url: outcome.final_url ?? entry.url,
+          status: 'failed',
+          data: null,
+          error_category: category,
+          error_message: outcome.error_message,
+          depth: entry.depth,
+          parent_url: entry.parentUrl,
+          token_usage_input: usage?.token_usage_input ?? 0,
+          token_usage_output: usage?.token_usage_output ?? 0,
+          cost_usd: usage?.cost_usd ?? 0,
+        })
+      : null;
+    await this.announcer.announce(
+      { key: entry.key, url: entry.url, status: 'failed', error_category: category, error_message: outcome.error_message },
+      record,
+      this.announcer.firstAnnouncement(entry),
+    );
+    const settled = await this.settle(entry, 'failed', {
+      error_category: category,
+      error_message: outcome.error_message,
+      error_details: outcome.error_details,
+      http_status: outcome.http_status,
+      final_url: outcome.final_url,
+      token_usage_input: usage?.token_usage_input ?? 0,
+      token_usage_output: usage?.token_usage_output ?? 0,
+      cost_usd: usage?.cost_usd ?? 0,
+      result_id: record?.id ?? null,
+      event_done: true,
+      completed_at: nowIso(),
+    });
+    if (!settled) return;
+    await this.store.updateState(this.run.jobId, this.run.epoch, { $inc: { [`errors_by_category.${category}`]: 1 } });
+    this.counters.add({
+      failed_count: 1,
+      model_calls: isModelFailure(category) ? 1 : 0,
+      token_usage_input: usage?.token_usage_input ?? 0,
+      token_usage_output: usage?.token_usage_output ?? 0,
+      cost_usd: usage?.cost_usd ?? 0,
+    });
+    await this.counters.checkBudget();
+  }
+
+  /** A page the crawl does not keep after all (redirected off-site, or onto a page fetched on its own). Its ticket is given back. */
+  private async skipped(entry: WindowEntry, reason: SkipReason, why: string, finalUrl: string | null): Promise<void> {
+    const ticket = entry.ticket;
+    const settled = await this.settle(entry, 'skipped', {
+      error_category: reason,
+      error_message: `Not kept: ${why}.`,
+      final_url: finalUrl,
+      ticket: unadmittedTicket(entry.key),
+      admitted: false,
+      event_done: true,
+      completed_at: nowIso(),
+    });
+    if (!settled) return;
+    // One more page may be admitted after all: a full book reopens, and the unadmitted entries come back from the store.
+    if (ticket !== null && this.tickets.giveBack(ticket)) this.frontier.rescan();
+    await this.store.updateState(this.run.jobId, this.run.epoch, { $inc: { [`skipped_by_reason.${reason}`]: 1 } });
+  }
+
+  /**
+   * A redirect landed on `final`. If this crawl already has that URL done or running, this page is a
+   * duplicate (returns why); if it is only known, the known entry is closed, as this page fetched it.
+   */
+  private async claimRedirectTarget(entry: WindowEntry, final: CanonicalUrl): Promise<string | null> {
+    if (await this.frontier.recordRedirectTarget(final, entry)) return null;
+    const id = entryId(this.run.jobId, final.key);
+    const known = await this.store.entry(id);
+    if (!known) return null;
+    const fetchedHere = `Fetched as the redirect target of ${entry.url}.`;
+    if (known.status === 'skipped') {
+      // Recorded as not to crawl (too deep, filtered), yet fetched through this redirect: say so.
+      if (known.error_category !== 'duplicate')
+        await this.store.relabelSkipped(id, { error_category: 'duplicate', error_message: fetchedHere });
+      return null;
+    }
+    if (known.status === 'pending' && !this.inFlight.has(id)) {
+      const closed = await this.store.skipPending(id, {
+        error_category: 'duplicate',
+        error_message: fetchedHere,
+        completed_at: nowIso(),
+        event_done: true,
+      });
+      if (closed) {
+        this.frontier.remove(id);
+        if (typeof closed.ticket === 'number' && this.tickets.giveBack(closed.ticket)) this.frontier.rescan();
+        return null;
+      }
+    }
+    return `redirected to ${final.url}, which this crawl fetches on its own`;
+  }
+
+  /** The host is paused for this crawl's admission too (the page worker paused it for every replica). */
+  private async noteRateLimit(entry: WindowEntry, pausedUntil: number): Promise<void> {
+    this.hosts.pause(entry.host, pausedUntil);
+    await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { met_rate_limit: true } });
+  }
+
+  /** Back to the frontier (and pending in the store) under a new dispatch number, not before `notBefore`. */
+  private async requeue(entry: WindowEntry, how: { notBefore: number; retryCount?: number; rateLimited?: boolean }): Promise<void> {
+    entry.dispatch++;
+    entry.notBefore = how.notBefore;
+    if (how.retryCount !== undefined) entry.retryCount = how.retryCount;
+    const settled = await this.settle(entry, 'pending', {
+      dispatch: entry.dispatch,
+      not_before: new Date(how.notBefore).toISOString(),
+      retry_count: entry.retryCount,
+      rate_limit_retries: entry.rateLimitRetries,
+      ...(how.rateLimited ? { rate_limited: true } : {}),
+    });
+    if (settled) this.frontier.putBack(entry);
+  }
+
+  /**
+   * The fenced entry write: running (this epoch) → status. A refusal means this owner is stale: it stops.
+   * A store error leaves the entry in flight: Crawlee's retry path settles it again.
+   */
+  private async settle(entry: WindowEntry, status: CrawlEntry['status'], set: Partial<CrawlEntry>): Promise<CrawlEntry | null> {
+    const leased = await this.lease.holds();
+    const settled = leased ? await this.store.settle(entry.id, this.run.epoch, status, set) : null;
+    this.inFlight.remove(entry);
+    this.run.wake();
+    if (!leased) return null;
+    if (!settled) {
+      this.run.halt('lease-lost');
+      return null;
+    }
+    this.metrics.commits.inc({ status });
+    return settled;
+  }
+}
+
+/** A retryable failure, thrown so that Crawlee retries the page (it calls the bridge's reclaimRequest). */
+export class RetryPage extends Error {
+  constructor(readonly failure: Failed) {
+    super(failure.error_message);
+  }
+}

@@ -1,0 +1,106 @@
+import { LocalEventBus } from '@app/events';
+import { MemoryQueueAdapter, type QueuePort } from '@app/queue';
+import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
+import { CRAWL_PAGES_QUEUE, crawlOutcomeChannel, pageTaskId, type PageOutcome, type PageTaskPayload } from '../crawl.types';
+import { StopCrawl } from './crawl-run';
+import { PageDispatcher, REDISPATCH_AFTER_MS } from './page-dispatcher';
+
+const skipped: PageOutcome = { kind: 'skipped', reason: 'duplicate', why: 'known', final_url: null };
+
+describe('PageDispatcher', () => {
+  let f: OwnerFixture;
+  let bus: LocalEventBus;
+  let queue: MemoryQueueAdapter;
+  let sent: string[];
+  let enqueueFails: number;
+  let dispatcher: PageDispatcher;
+
+  beforeEach(async () => {
+    f = await ownerFixture();
+    bus = new LocalEventBus();
+    queue = new MemoryQueueAdapter();
+    sent = [];
+    enqueueFails = 0;
+    const recording: Pick<QueuePort, 'enqueue'> = {
+      enqueue: (name, type, payload, options) => {
+        if (enqueueFails-- > 0) return Promise.reject(new Error('redis down'));
+        sent.push(options!.jobId!);
+        return queue.enqueue(name, type, payload, options);
+      },
+    };
+    f.run.sealedSecrets = 'sealed-key';
+    dispatcher = new PageDispatcher(f.run, f.repository, recording, bus);
+    await dispatcher.open();
+  });
+  afterEach(async () => {
+    await dispatcher.close(new StopCrawl('shutdown'));
+    await queue.close();
+    await bus.close();
+    await f.close();
+  });
+
+  /** A page worker: stores the outcome of every task it gets, and tells the owner by bus unless `quiet`. */
+  async function worker(outcome: PageOutcome, quiet = false) {
+    const seen: PageTaskPayload[] = [];
+    await queue.process<PageTaskPayload>(CRAWL_PAGES_QUEUE, 2, async (message) => {
+      seen.push(message.payload);
+      const taskId = pageTaskId(message.payload.job_id, message.payload.key, message.payload.dispatch);
+      await f.repository.delivered(taskId, message.payload.job_id);
+      await f.repository.finishOutcome(taskId, outcome);
+      if (!quiet) await bus.publish(crawlOutcomeChannel(message.payload.job_id), { task: taskId });
+    });
+    return seen;
+  }
+
+  it('sends the page task under its dispatch number and resolves with the outcome the bus announces', async () => {
+    const seen = await worker(skipped);
+    const entry = await f.pending('/a');
+    entry.dispatch = 2;
+    await expect(dispatcher.dispatch(entry)).resolves.toEqual(skipped);
+    expect(sent).toEqual([pageTaskId(f.run.jobId, entry.key, 2)]);
+    expect(seen).toEqual([expect.objectContaining({ url: entry.url, dispatch: 2, extract: true, secrets: 'sealed-key' })]);
+    expect(dispatcher.waiting).toBe(0);
+  });
+
+  it('finds an outcome the bus never announced by looking in the store', async () => {
+    const entry = await f.pending('/a');
+    const outcome = dispatcher.dispatch(entry);
+    // A worker stored the outcome, and its bus message was lost.
+    const taskId = pageTaskId(f.run.jobId, entry.key, 0);
+    await f.repository.delivered(taskId, f.run.jobId);
+    await f.repository.finishOutcome(taskId, skipped);
+    await dispatcher.collect([taskId]);
+    await expect(outcome).resolves.toEqual(skipped);
+  });
+
+  it('an adopted page whose outcome is stored already resolves without a worker', async () => {
+    const entry = await f.pending('/a');
+    const taskId = pageTaskId(f.run.jobId, entry.key, 0);
+    await f.repository.delivered(taskId, f.run.jobId);
+    await f.repository.finishOutcome(taskId, skipped);
+    entry.outcomeMayBeStored = true;
+    await expect(dispatcher.dispatch(entry)).resolves.toEqual(skipped);
+    expect(entry.outcomeMayBeStored).toBe(false);
+  });
+
+  it('re-sends a task not finished in time, and one whose enqueue failed, under the same id', async () => {
+    enqueueFails = 1;
+    const entry = await f.pending('/a');
+    void dispatcher.dispatch(entry).catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual([]);
+    await dispatcher.redispatchStale(Date.now() + REDISPATCH_AFTER_MS);
+    await dispatcher.redispatchStale(Date.now() + 2 * REDISPATCH_AFTER_MS + 1);
+    const id = pageTaskId(f.run.jobId, entry.key, 0);
+    expect(sent).toEqual([id, id]);
+  });
+
+  it('ends every wait when the owner stops', async () => {
+    const entry = await f.pending('/a');
+    const waiting = dispatcher.dispatch(entry);
+    const stop = new StopCrawl('lease-lost');
+    dispatcher.rejectAll(stop);
+    await expect(waiting).rejects.toBe(stop);
+    expect(dispatcher.waiting).toBe(0);
+  });
+});

@@ -1,0 +1,133 @@
+import type { EventBusPort } from '@app/events';
+import type { QueuePort } from '@app/queue';
+import type { CrawlRepository } from '../crawl.repository';
+import { CRAWL_PAGES_QUEUE, PAGE_TASK, crawlOutcomeChannel, pageTaskId, type PageOutcome, type PageTaskPayload } from '../crawl.types';
+import { PAGE_RETRY_LIMITS } from '../page-retry-policy';
+import type { CrawlRun, StopCrawl } from './crawl-run';
+import type { WindowEntry } from './frontier-window';
+
+/** An outcome not heard of by bus is looked up in the store this often. */
+export const OUTCOME_POLL_MS = 1000;
+/** A page task not finished after this long is sent again (idempotent: same task id), e.g. after a Redis restart lost it. */
+export const REDISPATCH_AFTER_MS = 15_000;
+
+export type DispatchStore = Pick<CrawlRepository, 'doneOutcomes'>;
+
+interface Waiter {
+  entry: WindowEntry;
+  lastSent: number;
+  resolve: (outcome: PageOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Sends page tasks to the page worker pool and waits for their outcomes (docs/crawl.md "Roles",
+ * "Embedded page tasks"). A task's id is `<job>:<key>:<dispatch>`, so sending it again is idempotent:
+ * a task not finished after REDISPATCH_AFTER_MS is sent again (a Redis restart may have lost it). An
+ * outcome is announced on the bus and kept in the store; a waiter not woken by the bus finds it by a poll.
+ */
+export class PageDispatcher {
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private unsubscribe?: () => Promise<void>;
+
+  constructor(
+    private readonly run: CrawlRun,
+    private readonly store: DispatchStore,
+    private readonly queue: Pick<QueuePort, 'enqueue'>,
+    private readonly bus: Pick<EventBusPort, 'subscribe'>,
+  ) {}
+
+  /** Listens for outcomes (bus and poll) and starts the re-send sweep. */
+  async open(): Promise<void> {
+    this.unsubscribe = await this.bus.subscribe(crawlOutcomeChannel(this.run.jobId), (msg) => {
+      const task = (msg as { task?: string }).task;
+      if (task && this.waiters.has(task)) void this.collect([task]).catch((error: unknown) => this.warn(error));
+    });
+    this.every(OUTCOME_POLL_MS, () => this.collect([...this.waiters.keys()]));
+    this.every(REDISPATCH_AFTER_MS / 3, () => this.redispatchStale());
+  }
+
+  /** Sends the page's task and resolves with its outcome (rejected by rejectAll when the owner stops). */
+  dispatch(entry: WindowEntry): Promise<PageOutcome> {
+    const taskId = pageTaskId(this.run.jobId, entry.key, entry.dispatch);
+    // Only a task adopted from the previous owner can have its outcome stored already; a new dispatch
+    // number is a task no worker has seen, whose outcome comes by bus (or the poll).
+    const mayBeDone = entry.outcomeMayBeStored === true;
+    entry.outcomeMayBeStored = false;
+    return new Promise<PageOutcome>((resolve, reject) => {
+      this.waiters.set(taskId, { entry, lastSent: Date.now(), resolve, reject });
+      void this.send(entry)
+        .then(() => (mayBeDone ? this.collect([taskId]) : undefined))
+        .catch((error: unknown) => {
+          // The next re-send sweep sends it again; the wait goes on.
+          this.run.log.warn({ err: error, url: entry.url }, 'page task could not be enqueued');
+        });
+    });
+  }
+
+  /** Ends every wait now (the owner stopped: nothing more of it may be written). */
+  rejectAll(stop: StopCrawl): void {
+    for (const waiter of this.waiters.values()) waiter.reject(stop);
+    this.waiters.clear();
+  }
+
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
+  async close(stop: StopCrawl): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers.length = 0;
+    await this.unsubscribe?.().catch(() => undefined);
+    this.rejectAll(stop);
+  }
+
+  /** Resolves the waiters whose outcome is in the store. */
+  async collect(taskIds: string[]): Promise<void> {
+    if (taskIds.length === 0) return;
+    for (const record of await this.store.doneOutcomes(taskIds)) {
+      const waiter = this.waiters.get(record._id);
+      if (!waiter || !record.outcome) continue;
+      this.waiters.delete(record._id);
+      waiter.resolve(record.outcome);
+    }
+  }
+
+  /** Sends again every task not finished after REDISPATCH_AFTER_MS (`now` for tests). */
+  async redispatchStale(now = Date.now()): Promise<void> {
+    for (const waiter of this.waiters.values()) {
+      if (now - waiter.lastSent < REDISPATCH_AFTER_MS) continue;
+      waiter.lastSent = now;
+      await this.send(waiter.entry).catch((error: unknown) => this.warn(error));
+    }
+  }
+
+  private send(entry: WindowEntry): Promise<string> {
+    const payload: PageTaskPayload = {
+      job_id: this.run.jobId,
+      key: entry.key,
+      url: entry.url,
+      depth: entry.depth,
+      dispatch: entry.dispatch,
+      extract: entry.extract,
+      secrets: this.run.sealedSecrets,
+      request_id: this.run.job.request_id,
+    };
+    return this.queue.enqueue(CRAWL_PAGES_QUEUE, PAGE_TASK, payload, {
+      jobId: pageTaskId(this.run.jobId, entry.key, entry.dispatch),
+      attempts: PAGE_RETRY_LIMITS.taskDeliveries,
+      backoff: { delayMs: 500, maxDelayMs: 10_000 },
+    });
+  }
+
+  private every(ms: number, fn: () => Promise<void>): void {
+    const timer = setInterval(() => void fn().catch((error: unknown) => this.warn(error)), ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  private warn(error: unknown): void {
+    this.run.log.warn({ err: error }, 'crawl page dispatch timer failed');
+  }
+}

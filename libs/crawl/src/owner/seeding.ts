@@ -1,0 +1,77 @@
+import type { AppConfig } from '@app/config';
+import type { StaticFetcher } from '@app/fetch';
+import { hostOf, whenHostFree, type PolitenessPort } from '@app/politeness';
+import { crawlHostPolicy } from '../crawl-host-policy';
+import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlRun } from './crawl-run';
+import type { Frontier } from './frontier';
+import type { RobotsGate } from './robots-gate';
+import { walkSitemaps } from './sitemaps';
+
+/** Sitemap files read per crawl, and how deep sitemap indexes are followed. */
+const SITEMAP_LIMITS = { maxFiles: 100, maxDepth: 3 } as const;
+const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
+
+export type SeedingStore = Pick<CrawlRepository, 'state' | 'updateState'>;
+
+export type SeedingConfig = Pick<AppConfig, 'hostMinIntervalMs' | 'hostMaxConcurrency' | 'hostSlotLeaseMs'>;
+
+/**
+ * The crawl's first URLs, once per crawl whoever owns it (flags in the crawl state): the seed, then with
+ * `use_sitemap` the sitemaps of the seed's origin (docs/crawl.md "Which URLs are crawled", Sitemaps):
+ * `Sitemap:` lines of robots.txt, and `/sitemap.xml`; indexes followed, gzip read; their URLs enter at
+ * depth 1 and pass the same scope. Sitemap files are fetched under the host's politeness slot, as pages are.
+ */
+export class Seeding {
+  constructor(
+    private readonly run: CrawlRun,
+    private readonly store: SeedingStore,
+    private readonly frontier: Pick<Frontier, 'offerSeed' | 'offerSitemapUrls'>,
+    private readonly robots: Pick<RobotsGate, 'sitemaps'>,
+    private readonly fetcher: Pick<StaticFetcher, 'fetch'>,
+    private readonly politeness: PolitenessPort,
+    private readonly config: SeedingConfig,
+  ) {}
+
+  async ingest(): Promise<void> {
+    const state = await this.store.state(this.run.jobId);
+    if (!state?.seed_done) {
+      await this.frontier.offerSeed();
+      await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { seed_done: true } });
+    }
+    if (this.run.options.use_sitemap && !state?.sitemap_done) {
+      await this.ingestSitemaps();
+      await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { sitemap_done: true } });
+    }
+  }
+
+  private async ingestSitemaps(): Promise<void> {
+    const seedUrl = this.run.seed.url;
+    const roots = new Set<string>();
+    try {
+      for (const s of await this.robots.sitemaps(seedUrl)) roots.add(s);
+    } catch {
+      // robots.txt unreachable: /sitemap.xml alone
+    }
+    roots.add(`${new URL(seedUrl).origin}/sitemap.xml`);
+    const source = { fetch: (url: string) => this.fetchPolitely(url) };
+    const maxUrls = Math.max(50_000, this.run.options.max_pages * 10);
+    const onSkip = (url: string, error: unknown) =>
+      this.run.log.info({ sitemap: url, err: error instanceof Error ? error.message : String(error) }, 'sitemap skipped');
+    for await (const batch of walkSitemaps([...roots], source, { ...SITEMAP_LIMITS, maxUrls }, onSkip)) {
+      this.run.throwIfStopped();
+      await this.frontier.offerSitemapUrls(batch.urls, batch.sitemap);
+    }
+  }
+
+  private async fetchPolitely(url: string): Promise<string> {
+    const page = await whenHostFree(
+      this.politeness,
+      hostOf(url),
+      crawlHostPolicy(this.run.options.delay_ms, this.config),
+      () => this.fetcher.fetch(url, { acceptGzip: true, maxBytes: SITEMAP_MAX_BYTES, signal: this.run.signal }),
+      { signal: this.run.signal, beforeTry: () => this.run.throwIfStopped() },
+    );
+    return page.html;
+  }
+}

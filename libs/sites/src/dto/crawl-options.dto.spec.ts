@@ -1,0 +1,44 @@
+import { getMetadataStorage } from 'class-validator';
+import { CRAWL_OPTION_DEFAULTS, CrawlOptionsDto, resolveCrawlOptions, validCrawlOptions } from './crawl-options.dto';
+
+describe('crawl options: one definition', () => {
+  it('resolves request over site over defaults; absent and null fall through', () => {
+    const options = resolveCrawlOptions(
+      { max_pages: 50, follow_pattern: null },
+      { max_pages: 5, max_depth: 4, follow_pattern: '/p/' },
+      undefined,
+    );
+    expect(options).toEqual({
+      ...CRAWL_OPTION_DEFAULTS,
+      max_pages: 50,
+      max_depth: 4,
+      follow_pattern: '/p/',
+      include_patterns: [],
+      exclude_patterns: [],
+    });
+    // Defaults are copies: a crawl's arrays are its own.
+    resolveCrawlOptions().include_patterns.push('x');
+    expect(resolveCrawlOptions().include_patterns).toEqual([]);
+  });
+
+  it('has a default for every option the DTO declares, and nothing else', () => {
+    const declared = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(CrawlOptionsDto, '', true, false)
+        .map((m) => m.propertyName),
+    );
+    expect(new Set(Object.keys(CRAWL_OPTION_DEFAULTS))).toEqual(declared);
+  });
+
+  it('keeps the stored options that pass the DTO rules, and only those', () => {
+    expect(
+      validCrawlOptions({ max_pages: 20, concurrency: 99, fetch_mode: 'teleport', follow_pattern: null, bogus: 1, delay_ms: 10 }),
+    ).toEqual({
+      max_pages: 20,
+      delay_ms: 10,
+    });
+    expect(validCrawlOptions('nonsense')).toEqual({});
+    expect(validCrawlOptions(null)).toEqual({});
+    expect(validCrawlOptions({ follow_pattern: '(a' })).toEqual({}); // not a valid RE2 pattern
+  });
+});

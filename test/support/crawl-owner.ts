@@ -1,0 +1,146 @@
+/**
+ * A crawl owner's surroundings for the fast specs of its parts (libs/crawl/src/owner/*.spec.ts): the
+ * embedded store (SQLite in a temporary directory) with the real crawl and jobs repositories, a running
+ * crawl job, and a CrawlRun that holds the crawl's lease at epoch 1. No app, no queue, no network.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newId, nowIso } from '@app/core';
+import { JobsRepository, type JobRecord } from '@app/jobs';
+import { createLogger } from '@app/observability';
+import { SqliteDocumentStore } from '@app/storage';
+import type { CrawlOptions } from '@app/sites';
+import type { CrawlJobInput } from '../../libs/crawl/src/crawl-input';
+import { CrawlRepository } from '../../libs/crawl/src/crawl.repository';
+import type { CrawlEntry } from '../../libs/crawl/src/crawl.types';
+import { newEntry, toWindowEntry } from '../../libs/crawl/src/owner/crawl-entry';
+import { CrawlRun } from '../../libs/crawl/src/owner/crawl-run';
+import type { WindowEntry } from '../../libs/crawl/src/owner/frontier-window';
+import { canonicalize, type CanonicalUrl } from '../../libs/crawl/src/url-canon';
+
+export const WORKER = 'worker-spec';
+export const LEASE_MS = 10_000;
+
+export const DEFAULT_OPTIONS: CrawlOptions = {
+  follow_pattern: null,
+  follow_selector: null,
+  max_depth: 3,
+  max_pages: 100,
+  same_domain_only: true,
+  use_sitemap: false,
+  respect_robots: true,
+  extract_from_seed: true,
+  concurrency: 4,
+  delay_ms: 0,
+  fetch_mode: 'static',
+  include_patterns: [],
+  exclude_patterns: [],
+  max_cost_usd: null,
+};
+
+export interface OwnerFixture {
+  store: SqliteDocumentStore;
+  repository: CrawlRepository;
+  jobs: JobsRepository;
+  run: CrawlRun;
+  abort: AbortController;
+  /** Halts the run received (in order). */
+  halts: string[];
+  /** Times the run's pool was woken. */
+  wakes: () => number;
+  /** A stored pending entry for `path` on the seed's host (or `url`), and its window view. */
+  pending(urlOrPath: string, extra?: Partial<CrawlEntry>): Promise<WindowEntry>;
+  /** Another worker takes the crawl over (epoch + 1): this run's writes are stale from now on. */
+  takeOver(): Promise<void>;
+  close(): Promise<void>;
+}
+
+let seq = 0;
+
+export async function ownerFixture(options: Partial<CrawlOptions> = {}, seedUrl = 'http://shop.test/'): Promise<OwnerFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'gleaner-owner-'));
+  const store = SqliteDocumentStore.open({ file: join(dir, 'store.db') });
+  const repository = new CrawlRepository(store);
+  await repository.onModuleInit();
+  const jobs = new JobsRepository(store);
+  await jobs.onModuleInit();
+  const seed = canonicalize(seedUrl)!;
+  const input: CrawlJobInput = {
+    url: seed.url,
+    schema: { type: 'object', properties: { title: { type: 'string' } } },
+    schema_id: null,
+    site_id: null,
+    llm_config: null,
+    options: { ...DEFAULT_OPTIONS, ...options },
+    extraction_mode: 'model',
+  };
+  const job = crawlJob(input);
+  await jobs.insert(job);
+  await repository.ensureState(job._id, job.user_id);
+  const abort = new AbortController();
+  const run = new CrawlRun(input, seed, job, createLogger({ level: 'silent' }), abort.signal);
+  const halts: string[] = [];
+  run.onHalt((stop) => halts.push(stop.why));
+  let wakes = 0;
+  run.attachWaker(() => wakes++);
+  const before = await repository.acquire(job._id, WORKER, LEASE_MS);
+  run.epoch = before!.epoch + 1;
+
+  return {
+    store,
+    repository,
+    jobs,
+    run,
+    abort,
+    halts,
+    wakes: () => wakes,
+    async pending(urlOrPath, extra = {}) {
+      const target = canonicalize(urlOrPath, seed.url) as CanonicalUrl;
+      const entry = newEntry(
+        { jobId: job._id, userId: job.user_id },
+        target,
+        { depth: 1, parentUrl: seed.url, via: 'link', seq: ++seq, now: nowIso() },
+        extra,
+      );
+      await repository.insertEntries([entry]);
+      return toWindowEntry(entry);
+    },
+    async takeOver() {
+      await repository.acquire(job._id, 'worker-other', LEASE_MS, Date.now() + 2 * LEASE_MS);
+    },
+    async close() {
+      abort.abort();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function crawlJob(input: CrawlJobInput): JobRecord {
+  const now = nowIso();
+  return {
+    _id: `job_${newId()}`,
+    user_id: 'user_spec',
+    organization_id: 'org_spec',
+    type: 'crawl',
+    status: 'running',
+    url: input.url,
+    capture_debug: false,
+    created_at: now,
+    started_at: now,
+    completed_at: null,
+    cost_usd: 0,
+    page_count: 0,
+    urls_queued: 0,
+    failed_count: 0,
+    token_usage_input: 0,
+    token_usage_output: 0,
+    error_category: null,
+    error_message: null,
+    event_seq: 0,
+    holds_slot: true,
+    request_id: null,
+    input: { ...input },
+  };
+}
