@@ -250,16 +250,19 @@ function check(run: Run, runs: Run[]): { run: string; ok: boolean; detail: strin
     };
   }
   if (run.corpus === 'swde-book-drift') {
-    const retired = (run.old_programs_retired as number) > 0;
-    const until = run.pages_until_retired as number | null;
-    // No retirement needed when the change touched nothing the old program reads.
-    const stillRight = (run.drifted_pages_the_change_broke_for_old_program as number) === 0;
-    const retiredInTime = retired ? until !== null && until <= TARGETS.drift_retired_within_pages : stillRight;
-    const ok = complete && unverified === 0 && run.agreement >= TARGETS.drift_agreement && retiredInTime;
+    // Every rule the change broke stopped filling fields within the spot-check interval, and none is still in use.
+    const until = run.pages_until_retired as number;
+    const stale = run.broken_rules_still_in_use as string[];
+    const ok =
+      complete &&
+      unverified === 0 &&
+      run.agreement >= TARGETS.drift_agreement &&
+      until <= TARGETS.drift_retired_within_pages &&
+      stale.length === 0;
     return {
       run: name,
       ok,
-      detail: `${retired ? `retired ${until} pages after the change (≤ ${TARGETS.drift_retired_within_pages})` : stillRight ? 'no retirement needed: the change touched nothing the program reads' : 'NOT retired though the change broke what it reads'}; agreement ${pct(run.agreement)} (≥ ${pct(TARGETS.drift_agreement)}); calls/page ${run.model_calls_per_page}`,
+      detail: `broken rules ${JSON.stringify(run.broken_fields)}: the last drifted page one of them filled came ${until} pages after the change (≤ ${TARGETS.drift_retired_within_pages}); still in use ${JSON.stringify(stale)}; agreement ${pct(run.agreement)} (≥ ${pct(TARGETS.drift_agreement)}); calls/page ${run.model_calls_per_page}`,
     };
   }
   if (run.part !== 'heldout')

@@ -166,7 +166,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
       { userId, schema: input.schema, consumer: EXTRACTS_CONSUMER },
       model,
     );
-    return session.extractPage(url, html);
+    return session.extract(url, html);
   }
 }
 

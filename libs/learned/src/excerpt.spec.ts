@@ -34,7 +34,8 @@ describe('excerptOf', () => {
     const excerpt = excerptOf(rules, page)!;
     expect(excerpt.split('\n…\n')).toEqual([
       'og:title: Salt Roads',
-      'Salt Roads By: Ada Quist, Bram Vance ISBN-13: 9781916042131 Publisher: Tidewater Press',
+      // The block as the content converter renders pages for the model: markdown.
+      ['# Salt Roads', 'By: Ada Quist , Bram Vance', 'ISBN-13: 9781916042131', 'Publisher: Tidewater Press'].join('\n\n'),
     ]);
     expect(excerpt).not.toContain('word1');
   });

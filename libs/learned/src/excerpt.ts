@@ -1,3 +1,5 @@
+import { convertHtml } from '@app/content';
+import { getOuterHTML } from 'domutils';
 import { parentElement, textOf, type Element, type LearnedPage } from './dom';
 import { elementValues, matchedElements, type FieldRule } from './program';
 
@@ -23,7 +25,8 @@ export function locate(rule: FieldRule, page: LearnedPage): Element[] {
 /**
  * The page's text around the values the rules found (docs/learned-extraction.md "Partial calls"): for each value,
  * the smallest enclosing block with some context (at least `MIN_BLOCK` characters where the page has them, at most
- * `MAX_BLOCK`); a value from a `<head>` element (a meta tag) as a line `name: value`. Undefined when a rule found
+ * `MAX_BLOCK`) as markdown, the way a full call shows the whole page; a value from a `<head>` element (a meta
+ * tag) as a line `name: value`. Undefined when a rule found
  * nothing, when a value's own element is too long to cut, or when the excerpt would be long: then the model gets the
  * whole page.
  */
@@ -46,8 +49,13 @@ export function excerptOf(rules: FieldRule[], page: LearnedPage): string | undef
     }
   }
   const outer = blocks.filter((b) => !blocks.some((other) => other !== b && contains(other, b)));
-  const text = [...new Set(lines), ...outer.map((b) => textOf(b))].join('\n…\n');
+  const text = [...new Set(lines), ...outer.map((b) => markdownOf(b, page.url))].join('\n…\n');
   return text.length <= MAX_EXCERPT ? text : undefined;
+}
+
+/** A block as the content converter renders a page for the model (headings, lists, links kept). */
+function markdownOf(block: Element, url: string): string {
+  return convertHtml({ html: `<body>${getOuterHTML(block)}</body>`, url, mode: 'full' }).markdown.trim();
 }
 
 function blockOf(el: Element): Element | undefined {

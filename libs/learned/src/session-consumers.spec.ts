@@ -12,7 +12,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from }, (_
 
 async function crawl(session: LearnedSession, numbers: number[], html: (n: number) => string = (n) => productPage(book(n))) {
   const results: Array<LearnedResult & { n: number }> = [];
-  for (const n of numbers) results.push({ n, ...(await session.extractPage(productUrl(book(n)), html(n))) });
+  for (const n of numbers) results.push({ n, ...(await session.extract(productUrl(book(n)), html(n))) });
   return results;
 }
 
@@ -92,8 +92,8 @@ describe('LearnedSession consumers', () => {
     // The two crawls take turns page by page.
     const turns: Array<LearnedResult & { crawl: string }> = [];
     for (const n of range(100, 112)) {
-      turns.push({ crawl: 'a', ...(await a.extractPage(productUrl(book(n)), productPage(book(n)))) });
-      turns.push({ crawl: 'b', ...(await b.extractPage(productUrl(book(n + 500)), productPage(book(n + 500)))) });
+      turns.push({ crawl: 'a', ...(await a.extract(productUrl(book(n)), productPage(book(n)))) });
+      turns.push({ crawl: 'b', ...(await b.extract(productUrl(book(n + 500)), productPage(book(n + 500)))) });
     }
     const of = (crawl: string) => turns.filter((t) => t.crawl === crawl).map((t) => t.role);
     expect(of('a').every((role) => role === 'program' || role === 'spot-check')).toBe(true);

@@ -8,7 +8,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from }, (_
 
 async function crawl(session: LearnedSession, numbers: number[], html: (n: number) => string = (n) => productPage(book(n))) {
   const results: Array<LearnedResult & { n: number }> = [];
-  for (const n of numbers) results.push({ n, ...(await session.extractPage(productUrl(book(n)), html(n))) });
+  for (const n of numbers) results.push({ n, ...(await session.extract(productUrl(book(n)), html(n))) });
   return results;
 }
 

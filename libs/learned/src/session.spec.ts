@@ -10,7 +10,7 @@ const fields = planFields(BOOK_SCHEMA).fields;
 
 async function crawl(session: LearnedSession, numbers: number[], variant: (n: number) => 'classic' | 'drifted' = () => 'classic') {
   const results: Array<LearnedResult & { n: number }> = [];
-  for (const n of numbers) results.push({ n, ...(await session.extractPage(productUrl(book(n)), productPage(book(n), variant(n)))) });
+  for (const n of numbers) results.push({ n, ...(await session.extract(productUrl(book(n)), productPage(book(n), variant(n)))) });
   return results;
 }
 
@@ -71,7 +71,7 @@ describe('LearnedSession', () => {
     gated = true;
     const batch = await Promise.all(
       range(33, 33 + inFlight).map(async (n) => {
-        const result = await session.extractPage(productUrl(book(n)), productPage(book(n)));
+        const result = await session.extract(productUrl(book(n)), productPage(book(n)));
         done++;
         release();
         return result;
@@ -129,7 +129,7 @@ describe('LearnedSession', () => {
     const html = productPage(b)
       .replace(/<h1[\s\S]*?<\/h1>/, '')
       .replace(/<meta property="og:title"[^>]*>/, '');
-    const result = await session.extractPage(productUrl(b), html);
+    const result = await session.extract(productUrl(b), html);
     expect(result).toMatchObject({ method: 'mixed', role: 'schema', modelCalls: 1, call: 'partial', modelFields: ['title'] });
     expect(calls.length).toBe(before + 1);
     expect(requests.at(-1)).toMatchObject({
@@ -140,20 +140,6 @@ describe('LearnedSession', () => {
     expect(requests.at(-1)!.excerpt).toBeUndefined(); // the rule found nothing: the model reads the whole page
     expect(result.data).toEqual(truth(b));
     expect(Object.keys(result.data)).toEqual(fields.map((f) => f.name));
-  });
-
-  it('extracts whole pages through extract(): a page the guards send to the model is a full call, never mixed', async () => {
-    const { requests, model } = perfectModel();
-    const session = new LearnedSession(BOOK_SCHEMA, model);
-    await crawl(session, range(1, 10));
-    const b = book(50);
-    const html = productPage(b)
-      .replace(/<h1[\s\S]*?<\/h1>/, '')
-      .replace(/<meta property="og:title"[^>]*>/, '');
-    const result = await session.extract(productUrl(b), html);
-    expect(result).toMatchObject({ method: 'model', role: 'schema', modelCalls: 1, call: 'full', data: truth(b) });
-    expect(requests.at(-1)).toMatchObject({ kind: 'full', fields: fields.map((f) => f.name), schema: BOOK_SCHEMA });
-    expect(await session.extract(productUrl(book(51)), productPage(book(51)))).toMatchObject({ method: 'selectors', modelCalls: 0 });
   });
 
   it("goes back to learning when a field's verification page disagrees, and relearns that field from every page seen", async () => {
@@ -173,7 +159,7 @@ describe('LearnedSession', () => {
       };
     });
     const results: LearnedResult[] = [];
-    for (const p of pages) results.push(await session.extractPage(p.url, p.html));
+    for (const p of pages) results.push(await session.extract(p.url, p.html));
     const machine = await session.machine(results[0].templateId);
     const title = machine.events.filter((e) => e.field === 'title');
     // The first title rule reads og:title (microdata and meta rank first); page 6 rejects it, and the rule
@@ -251,9 +237,9 @@ describe('LearnedSession', () => {
         : model(page),
     );
     await crawl(session, range(1, 12));
-    const listing = await session.extractPage(`${SHOP}/fiction?page=1`, listingPage(1));
+    const listing = await session.extract(`${SHOP}/fiction?page=1`, listingPage(1));
     expect(listing).toMatchObject({ method: 'model', role: 'learning' });
-    const otherHost = await session.extractPage('http://mirror.fixture.test/books/book-20', productPage(book(20)));
+    const otherHost = await session.extract('http://mirror.fixture.test/books/book-20', productPage(book(20)));
     expect(otherHost).toMatchObject({ method: 'model', role: 'learning' });
     expect(new Set((await session.templates()).map((t) => t.templateId)).size).toBe(3);
   });
@@ -335,7 +321,7 @@ describe('LearnedSession', () => {
     const machine = await session.machine(before.templateId);
     const samples = machine.samples.length;
     failing = true;
-    await expect(session.extractPage(productUrl(book(3)), productPage(book(3)))).rejects.toThrow('model down');
+    await expect(session.extract(productUrl(book(3)), productPage(book(3)))).rejects.toThrow('model down');
     const [after] = await session.templates();
     expect(after).toEqual(before);
     expect(machine.samples).toHaveLength(samples);

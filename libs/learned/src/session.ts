@@ -106,17 +106,8 @@ export class LearnedSession {
     await this.states.adopt({ id: templateId, host, fingerprint: print }, program);
   }
 
-  /**
-   * The page extracted as a whole, as crawls did before rules were per field: when any field needs the model, the
-   * model extracts the whole page (`model`), otherwise the program (`selectors`); never `mixed`. For the crawl's
-   * page worker until it moves to `crawlSession` and `extractPage`.
-   */
-  async extract(url: string, html: string): Promise<LearnedResult & { method: 'model' | 'selectors' }> {
-    return (await this.extractPage(url, html, true)) as LearnedResult & { method: 'model' | 'selectors' };
-  }
-
   /** The page, each field by its rule or by the model (a partial call when the rules fill the other fields). */
-  async extractPage(url: string, html: string, wholePages = false): Promise<LearnedResult> {
+  async extract(url: string, html: string): Promise<LearnedResult> {
     const page = parsePage(url, html);
     const template = await this.states.match(hostOf(url), fingerprint(page.doc));
     const templateId = template.id;
@@ -130,14 +121,6 @@ export class LearnedSession {
     const machine = await this.states.read(templateId);
     const run = ruleRunner(page);
     const { reasons, programData } = this.planPage(machine, run);
-    if (wholePages && Object.keys(reasons).length > 0) {
-      // The other rules are checked on the page too, for the same reason (a guard's, or a spot check's).
-      const reason = Object.values(reasons).find(isCheckReason) ?? 'spot-check';
-      for (const name of Object.keys(programData)) {
-        reasons[name] = reason;
-        delete programData[name];
-      }
-    }
     const programFields = Object.keys(programData);
     let spotCheck = false;
     if (programFields.length > 0) {
@@ -257,10 +240,6 @@ function ruleRunner(page: LearnedPage): RuleRunner {
     if (!cache.has(key)) cache.set(key, runFieldRule(rule, page, field));
     return cache.get(key);
   };
-}
-
-function isCheckReason(role: FieldRole): role is CheckReason {
-  return role !== 'learning' && role !== 'verification';
 }
 
 function pick(record: Record<string, unknown>, names: string[]): Record<string, unknown> {

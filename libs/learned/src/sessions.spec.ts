@@ -29,7 +29,7 @@ describe('crawl and extract consumers over the stored templates (SQLite document
   it('runs two crawls of one template at once, four pages in flight each, without either sending the other back to verification', async () => {
     const { model } = perfectModel();
     const first = crawlOf('crawl_1', model);
-    for (const n of range(1, 12)) await first.extractPage(...pageOf(n)); // learned, verified, in use
+    for (const n of range(1, 12)) await first.extract(...pageOf(n)); // learned, verified, in use
     const second = crawlOf('crawl_2', model);
     const results = new Map<string, Array<LearnedResult & { n: number }>>([
       ['crawl_1', []],
@@ -40,7 +40,7 @@ describe('crawl and extract consumers over the stored templates (SQLite document
       const session = crawlId === 'crawl_1' ? first : second;
       const lane = async () => {
         for (let n = queue.shift(); n !== undefined; n = queue.shift())
-          results.get(crawlId)!.push({ n, ...(await session.extractPage(...pageOf(n))) });
+          results.get(crawlId)!.push({ n, ...(await session.extract(...pageOf(n))) });
       };
       return [lane(), lane(), lane(), lane()];
     };
@@ -58,27 +58,26 @@ describe('crawl and extract consumers over the stored templates (SQLite document
     const [doc] = await collection.find({ kind: 'template' });
     expect(doc.state.phase).toBe('active');
     expect(Object.keys(doc.state.trust ?? {}).sort()).toEqual([crawlConsumer('crawl_1'), crawlConsumer('crawl_2')]);
-    expect(doc.session_id).toBe(''); // consumers never mark a template as a session's
   });
 
   it("has a later crawl re-verify from excerpts (partial calls), while the user's extracts keep their own trust", async () => {
     const { requests, model } = perfectModel();
-    for (const n of range(1, 12)) await crawlOf('crawl_1', model).extractPage(...pageOf(n));
+    for (const n of range(1, 12)) await crawlOf('crawl_1', model).extract(...pageOf(n));
     const extracts = consumerSession(collection, { userId: 'usr_1', schema: BOOK_SCHEMA, consumer: EXTRACTS_CONSUMER }, model);
-    for (const n of range(20, 25)) await extracts.extractPage(...pageOf(n));
+    for (const n of range(20, 25)) await extracts.extract(...pageOf(n));
     requests.length = 0;
     const later = crawlOf('crawl_2', model);
     const results: LearnedResult[] = [];
-    for (const n of range(100, 108)) results.push(await later.extractPage(...pageOf(n)));
+    for (const n of range(100, 108)) results.push(await later.extract(...pageOf(n)));
     expect(results.map((r) => r.role)).toEqual([...Array(5).fill('reverification'), 'program', 'program', 'program']);
     expect(requests.map((q) => q.kind)).toEqual(Array(5).fill('partial'));
     expect(requests.every((q) => q.excerpt !== undefined && q.fields.length === fields.length)).toBe(true);
-    expect((await extracts.extractPage(...pageOf(200))).role).toBe('program');
+    expect((await extracts.extract(...pageOf(200))).role).toBe('program');
   });
 
   it('restores a state stored when templates had one program: its fields take its phase and rules; trust kept per program is dropped', async () => {
     const { model } = perfectModel();
-    for (const n of range(1, 12)) await crawlOf('crawl_1', model).extractPage(...pageOf(n));
+    for (const n of range(1, 12)) await crawlOf('crawl_1', model).extract(...pageOf(n));
     const [doc] = await collection.find({ kind: 'template' });
     const program = makeProgram(fields.map((f) => doc.state.fields![f.name].rule!));
     const legacy: TemplateSnapshot = {
@@ -102,7 +101,7 @@ describe('crawl and extract consumers over the stored templates (SQLite document
     // The crawl's trust was per program: it re-verifies the rules (5 pages), then uses them.
     const results: LearnedResult[] = [];
     const again = crawlOf('crawl_1', model);
-    for (const n of range(30, 37)) results.push(await again.extractPage(...pageOf(n)));
+    for (const n of range(30, 37)) results.push(await again.extract(...pageOf(n)));
     expect(results.map((r) => r.role)).toEqual([...Array(5).fill('reverification'), 'program', 'program']);
     const [restored] = await collection.find({ kind: 'template' });
     expect(restored.state.version).toBe(2);
@@ -113,7 +112,7 @@ describe('crawl and extract consumers over the stored templates (SQLite document
     const { model } = perfectModel();
     const html = (n: number) => (n >= 20 ? productPage(book(n)).replace('<b>Publisher:</b>', '<b>Imprint:</b>') : productPage(book(n)));
     const crawl = crawlOf('crawl_1', model);
-    for (const n of range(1, 23)) await crawl.extractPage(productUrl(book(n)), html(n)); // retired on page 21, two learning pages since
+    for (const n of range(1, 23)) await crawl.extract(productUrl(book(n)), html(n)); // retired on page 21, two learning pages since
     const [view] = await new LearnedTemplatesReader(collection).list('usr_1');
     expect(view.phase).toBe('learning'); // the publisher learns again
     expect(view.retired).toEqual([

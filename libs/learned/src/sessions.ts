@@ -29,7 +29,7 @@ export function consumerSession(
     model,
     config,
     (fields, resolved) =>
-      new StoreTemplateStates(templates, { userId: scope.userId, schemaKey: schemaKey(scope.schema), sessionId: null }, fields, resolved),
+      new StoreTemplateStates(templates, { userId: scope.userId, schemaKey: schemaKey(scope.schema) }, fields, resolved),
     { consumer: scope.consumer },
   );
 }

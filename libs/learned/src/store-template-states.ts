@@ -21,11 +21,10 @@ export interface LearnedTemplateRecord extends Doc {
   fields: string[];
   state: TemplateSnapshot;
   /**
-   * Which legacy session (a crawl without a consumer) last used the state: a new one re-verifies the active rules
-   * first. Consumers (crawls and extracts, docs/learned-extraction.md "Consumers") leave it as it is; `''` on a
-   * template they founded.
+   * Which crawl last used the state, in the days when a new crawl set an active program back to verifying for
+   * everyone: no longer read or written (consumers keep their own trust, docs/learned-extraction.md "Consumers").
    */
-  session_id: string;
+  session_id?: string;
   version: number;
   pages: number;
   model_calls: number;
@@ -84,12 +83,7 @@ export const MAX_ATTEMPTS = 500;
 export class StoreTemplateStates implements TemplateStates {
   constructor(
     private readonly templates: Collection<LearnedTemplateRecord>,
-    /**
-     * `sessionId`: a legacy session (a crawl without a consumer), whose first read of a template another session
-     * used sets its active rules back to verifying for everyone. `null` for consumers (`LearnedSession` option
-     * `consumer`), which re-verify through their own trust and never set a template back.
-     */
-    private readonly scope: { userId: string; schemaKey: string; sessionId: string | null },
+    private readonly scope: { userId: string; schemaKey: string },
     private readonly fields: LearnableField[],
     private readonly config: LearnedConfig,
     private readonly now: () => Date = () => new Date(),
@@ -175,7 +169,6 @@ export class StoreTemplateStates implements TemplateStates {
         {
           $set: {
             state: snapshotOf(machine),
-            ...(this.scope.sessionId !== null ? { session_id: this.scope.sessionId } : {}),
             version: doc.version + 1,
             updated_at: this.now().toISOString(),
           },
@@ -217,7 +210,6 @@ export class StoreTemplateStates implements TemplateStates {
         fingerprint: template.fingerprint.features,
         fields: this.fields.map((f) => f.name),
         state: snapshotOf(machine),
-        session_id: this.scope.sessionId ?? '',
         version: 0,
         pages: 0,
         model_calls: 0,
@@ -234,8 +226,6 @@ export class StoreTemplateStates implements TemplateStates {
   }
 
   private machineOf(doc: LearnedTemplateRecord): TemplateMachine {
-    const machine = restoreMachine(doc.template_id, this.fields, this.config, doc.state);
-    if (this.scope.sessionId !== null && doc.session_id !== this.scope.sessionId) machine.reverifyActive();
-    return machine;
+    return restoreMachine(doc.template_id, this.fields, this.config, doc.state);
   }
 }

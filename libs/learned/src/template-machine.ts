@@ -129,14 +129,6 @@ export class TemplateMachine {
     for (const f of this.fields) startVerifying(this.fieldStates[f.name], program.rules.find((r) => r.field === f.name) ?? null);
   }
 
-  /** A later crawl of a legacy session (no consumer): every active rule is verified again before it extracts. */
-  reverifyActive(): void {
-    for (const f of this.fields) {
-      const state = this.fieldStates[f.name];
-      if (state.phase === 'active') startVerifying(state, state.rule ?? null);
-    }
-  }
-
   /** Whether a consumer may let the field's active rule extract: it agreed with the model on `verifyPages` of the consumer's pages in a row. */
   trusts(consumer: string, field: string): boolean {
     const state = this.fieldStates[field];

@@ -98,7 +98,7 @@ export async function coreCrawl(run: CoreCrawl): Promise<PageOutcome[]> {
       const index = next++;
       const page = run.pages[index];
       const drifted = run.driftAfter !== undefined && index >= run.driftAfter;
-      const result: LearnedResult = await session.extractPage(page.url, drifted ? drift(page.html) : page.html);
+      const result: LearnedResult = await session.extract(page.url, drifted ? drift(page.html) : page.html);
       outcomes.push({
         id: page.id,
         order: index + 1,

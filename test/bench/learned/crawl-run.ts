@@ -6,20 +6,13 @@
  * them (programs, retired ones and why, per-field disagreements) plus, from the store, whether any page was
  * extracted by a program that was never accepted.
  */
-import {
-  disagreeingFields,
-  parsePage,
-  planFields,
-  runProgram,
-  type ExtractionProgram,
-  type LearnedTemplateRecord,
-  type LearnedTemplateView,
-} from '../../../libs/learned/src';
+import { type ExtractionProgram, type LearnedTemplateRecord, type LearnedTemplateView } from '../../../libs/learned/src';
 import type { JsonSchemaObject } from '../../../libs/schema/src';
 import type { Collection } from '../../../libs/storage/src';
 import { countTokens, pageUrlOf, type ModelServer, type RecordedRequest } from '../../fixtures/model-server';
 import { call, startCrawl, waitJob, type Embedded } from '../crawl/gleaner';
-import { agreement, drift, fieldCount, round, type BenchPage, type Run } from './corpus';
+import { agreement, fieldCount, round, type BenchPage, type Run } from './corpus';
+import { driftCheck } from './drift-check';
 import type { BenchSite } from './site';
 
 const MODEL = 'gpt-4o-mini';
@@ -57,6 +50,7 @@ interface PerPage {
   drifted: boolean;
   method: string;
   programId?: string;
+  modelFields?: string[];
   wrong: string[];
 }
 
@@ -108,7 +102,7 @@ export async function crawlRun(bench: Bench, run: CrawlSpec): Promise<Run> {
     url: string;
     status: string;
     data: unknown;
-    metadata?: { method?: string; program_id?: string; template_id?: string };
+    metadata?: { method?: string; program_id?: string; template_id?: string; model_fields?: string[] };
   }>;
   const map = (await call(app.url, 'GET', `/api/v1/jobs/${jobId}/crawl-map`)).body as {
     entries: Array<{ url: string; method: string | null; extract_duration_ms: number | null }>;
@@ -183,6 +177,7 @@ export async function crawlRun(bench: Bench, run: CrawlSpec): Promise<Run> {
       drifted: servedAs?.drifted ?? false,
       method,
       programId: item.metadata?.program_id,
+      modelFields: item.metadata?.model_fields,
       wrong: score.wrong,
     });
   }
@@ -206,6 +201,8 @@ export async function crawlRun(bench: Bench, run: CrawlSpec): Promise<Run> {
     crawl_map_extracted_by_method: map.extracted_by_method ?? null,
     job_pages_by_method: jobView.pages_by_method ?? null,
     job_model_calls: jobView.model_calls ?? null,
+    job_model_calls_by_kind: jobView.model_calls_by_kind ?? null,
+    job_tokens_by_call_kind: jobView.tokens_by_call_kind ?? null,
     wrong_fields: wrongByField,
     pages_without_result: missing,
     crawl_seconds: round(wallS, 1),
@@ -230,6 +227,7 @@ async function learnedSide(bench: Bench, run: CrawlSpec, perPage: PerPage[]): Pr
   const accepted = new Set<string>();
   for (const d of docs) {
     if (d.state.phase === 'active' && d.state.program) accepted.add(d.state.program.id);
+    for (const p of d.state.programs ?? []) accepted.add(p.id);
     for (const r of d.state.retired) accepted.add(r.program.id);
     for (const e of d.state.events) if (e.kind === 'accepted' && e.programId) accepted.add(e.programId);
   }
@@ -252,45 +250,18 @@ async function learnedSide(bench: Bench, run: CrawlSpec, perPage: PerPage[]): Pr
     last_learning_failures: views.flatMap((v) => v.last_failures.map((f) => `${f.field}: ${f.reason}`)).slice(0, 10),
   };
   if (run.part !== 'heldout') out.recent_disagreements = views.flatMap((v) => v.disagreements.recent);
-  if (run.driftAfter !== undefined) Object.assign(out, driftSide(bench, run, perPage, docs, accepted));
+  if (run.driftAfter !== undefined) Object.assign(out, driftSide(bench, run, perPage, docs));
   return out;
 }
 
-function driftSide(bench: Bench, run: CrawlSpec, perPage: PerPage[], docs: LearnedTemplateRecord[], accepted: Set<string>) {
-  const driftAfter = run.driftAfter!;
-  const drifted = perPage.filter((p) => p.drifted);
-  const retiredIds = new Set(docs.flatMap((d) => d.state.retired.map((r) => r.program.id)));
-  // Programs accepted before the change: those that extracted a page served before it.
-  const old = new Set(
-    perPage.filter((p) => !p.drifted && p.method === 'selectors' && p.programId && accepted.has(p.programId)).map((p) => p.programId!),
-  );
-  const through = drifted.filter((p) => p.programId && old.has(p.programId));
-  const retiredOld = [...old].filter((id) => retiredIds.has(id));
-  const last = through.length > 0 ? Math.max(...through.map((p) => p.order)) : null;
+function driftSide(bench: Bench, run: CrawlSpec, perPage: PerPage[], docs: LearnedTemplateRecord[]) {
   const programs = new Map<string, ExtractionProgram>();
   for (const d of docs) {
-    if (d.state.program) programs.set(d.state.program.id, d.state.program);
+    for (const p of d.state.programs ?? []) programs.set(p.id, p);
     for (const r of d.state.retired) programs.set(r.program.id, r.program);
+    if (d.state.program) programs.set(d.state.program.id, d.state.program);
   }
-  // Whether the change touched what the old program reads: its output on each drifted page, against the page before the change.
-  const fields = planFields(run.schema).fields;
   const byPath = new Map(run.pages.map((p) => [p.path, p]));
-  const broke = through.filter((p) => {
-    const program = programs.get(p.programId!);
-    if (!program) return true;
-    const url = bench.site.url(run.host, p.path);
-    const page = byPath.get(p.path)!;
-    const before = runProgram(program, parsePage(url, page.html), fields);
-    const after = runProgram(program, parsePage(url, drift(page.html)), fields);
-    return disagreeingFields(fields, after, before).length > 0;
-  }).length;
-  return {
-    drift_after_pages: driftAfter,
-    old_programs_retired: retiredOld.length,
-    drifted_pages_through_old_program: through.length,
-    drifted_pages_by_old_program: through.filter((p) => p.method === 'selectors').length,
-    pages_until_retired: retiredOld.length > 0 && last !== null ? last - driftAfter : null,
-    drifted_pages_the_change_broke_for_old_program: broke,
-    wrong_fields_from_old_program_after_drift: through.filter((p) => p.method === 'selectors').reduce((n, p) => n + p.wrong.length, 0),
-  };
+  const pages = perPage.map((p) => ({ ...p, url: bench.site.url(run.host, p.path), html: byPath.get(p.path)!.html }));
+  return driftCheck(run.schema, pages, run.driftAfter!, programs, docs[0]?.state.program ?? null);
 }
