@@ -57,13 +57,25 @@ async function withStore<T>(fn: (store: SqliteDocumentStore) => Promise<T>): Pro
 }
 
 /** The development crawl, then (unless only `dev` runs) the held-out crawl on the same store. */
-async function splitRuns(site: string, shape: Shape, pages: Record<Part, CorePage[]>, order: Order, driftAfter?: Record<Part, number>) {
+/**
+ * The crawls of one host: the development part, then the held-out part (a new crawl) on the same store. `driftAfter`
+ * per part: that crawl's pages are drifted from this arrival index on; `parts` limits the crawls (the development
+ * drift run has no held-out crawl; the held-out drift run starts from a development crawl without drift).
+ */
+async function splitRuns(
+  site: string,
+  shape: Shape,
+  pages: Record<Part, CorePage[]>,
+  order: Order,
+  driftAfter?: Partial<Record<Part, number>>,
+  parts: Part[] = PARTS,
+) {
   const schema = bookSchema(shape);
   const fields = planFields(schema).fields.length;
   return withStore(async (store) => {
     const collection = await store.collection<LearnedTemplateRecord>(LEARNED_TEMPLATES);
     const runs: Run[] = [];
-    for (const part of PARTS) {
+    for (const part of parts) {
       const outcomes = await coreCrawl({
         collection,
         crawlId: `crawl_${part}`,
@@ -76,7 +88,7 @@ async function splitRuns(site: string, shape: Shape, pages: Record<Part, CorePag
       const docs = await collection.find({ kind: 'template' });
       const accepted = await acceptedPrograms(collection);
       const run: Run = {
-        corpus: driftAfter ? 'swde-book-drift' : 'swde-book',
+        corpus: driftAfter ? (driftAfter[part] !== undefined ? 'swde-book-drift' : 'swde-book-drift-base') : 'swde-book',
         site,
         shape,
         part,
@@ -179,8 +191,10 @@ async function main(): Promise<void> {
       const split = { dev: pages('dev'), heldout: pages('heldout') };
       for (const order of orders) runs.push(...(await splitRuns(site, shape, split, order)));
       if (shape === 'list')
-        for (const order of orders)
-          runs.push(...(await splitRuns(site, shape, split, order, { dev: Math.floor(DEV_PAGES / 2), heldout: 50 })));
+        for (const order of orders) {
+          runs.push(...(await splitRuns(site, shape, split, order, { dev: Math.floor(DEV_PAGES / 2) }, ['dev'])));
+          if (PARTS.includes('heldout')) runs.push(...(await splitRuns(site, shape, split, order, { heldout: 50 })));
+        }
     }
     console.log(`${site} done`);
   }
