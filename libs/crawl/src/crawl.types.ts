@@ -125,10 +125,6 @@ export function pageTaskId(jobId: string, key: string, dispatch: number): string
   return `${jobId}:${key}:${dispatch}`;
 }
 
-export interface PageLink {
-  url: string;
-}
-
 /** What the page worker reports for one dispatch (`crawl_outcomes`, `_id` = the task id). */
 export type PageOutcome =
   | {

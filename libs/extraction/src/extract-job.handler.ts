@@ -6,7 +6,7 @@ import { EXTRACTS_CONSUMER, consumerSession, learnedTemplates, type LearnedResul
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
 import { captureRecorder, finalJobError } from './handler-support';
-import { llmConfigFor } from '@app/intake';
+import { fetchControlFor, llmConfigFor } from '@app/intake';
 import { PageLoaderService } from '@app/pages';
 import type { ExtractionFacts, ExtractionMade } from './extraction-requests.service';
 import { parseExtractInput, type ExtractJobInput } from './job-inputs';
@@ -30,7 +30,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
   async run({ job, input, signal, jobs, secrets }: JobContext<ExtractJobInput>): Promise<void> {
     let page;
     try {
-      page = await this.loader.load(input.url, input.fetch_mode, { signal });
+      page = await this.loader.load(input.url, input.fetch_mode, { signal, control: fetchControlFor(input.fetch_control, secrets) });
     } catch (error) {
       const failure = finalJobError(error, 'Extraction');
       await this.results.record(job, {

@@ -1,6 +1,6 @@
 import type { ErrorCategory } from '@app/core';
 
-export const JOB_TYPES = ['extract', 'crawl', 'analyze'] as const;
+export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape'] as const;
 /** Public job types, plus `test` which exists only when GLEANER_ENABLE_TEST_JOBS=true. */
 export type JobType = (typeof JOB_TYPES)[number] | 'test';
 
@@ -210,7 +210,7 @@ export function queueOf(type: JobType): string {
   return jobClassOf(type) === 'crawl' ? CRAWLS_QUEUE : JOBS_QUEUE;
 }
 export function typesOfClass(jobClass: JobClass): JobType[] {
-  return jobClass === 'crawl' ? ['crawl'] : ['extract', 'analyze', 'test'];
+  return jobClass === 'crawl' ? ['crawl'] : ['extract', 'analyze', 'scrape', 'test'];
 }
 export interface RunJobPayload {
   job_id: string;

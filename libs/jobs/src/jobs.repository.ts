@@ -94,7 +94,7 @@ export class JobsRepository implements OnModuleInit {
 
   countByTypeAndStatus(): Promise<Array<{ type: string; status: string; count: number }>> {
     // Small fixed matrix of indexed counts: cheap enough at scrape time.
-    const types = ['extract', 'crawl', 'analyze', 'test'];
+    const types = ['extract', 'crawl', 'analyze', 'scrape', 'test'];
     const statuses = ['pending', 'running', 'completed', 'failed', 'cancelled'];
     return Promise.all(
       types.flatMap((type) => statuses.map(async (status) => ({ type, status, count: await this.jobs.count({ type, status }) }))),

@@ -54,11 +54,11 @@ export interface RecordResultInput {
  * How an item's data was made (docs/api.md "Results and downloads"): `model` (a model call),
  * `selectors` (a learned program, no model call), `mixed` (the program filled some fields, a partial
  * model call the others: `model_fields`), `analysis` (POST /analyze: heuristics refined by a model),
- * `null` on failed items (no data was made). `program_id`/`template_id`/`model_call` as stored by
- * extraction_mode auto.
+ * `scrape` (the page's formats, no model call), `null` on failed items (no data was made).
+ * `program_id`/`template_id`/`model_call` as stored by extraction_mode auto.
  */
 export interface ResultMetadata {
-  method: 'model' | 'selectors' | 'mixed' | 'analysis' | null;
+  method: 'model' | 'selectors' | 'mixed' | 'analysis' | 'scrape' | null;
   program_id?: string;
   template_id?: string;
   /** `mixed`: the fields the model filled. */

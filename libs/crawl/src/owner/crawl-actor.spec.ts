@@ -36,6 +36,9 @@ describe('CrawlActor (the owner without the app)', () => {
   let bus: LocalEventBus;
   let announced: string[];
   let tasks: PageTaskPayload[];
+  /** Sitemap files by URL (absent: 404), and a gate they wait at when set. */
+  let sitemaps: Record<string, string>;
+  let sitemapGate: Promise<void> | null;
   /** When set, page tasks wait for it before answering. */
   let gate: Promise<void> | null;
   let openGate: () => void;
@@ -60,6 +63,8 @@ describe('CrawlActor (the owner without the app)', () => {
     tasks = [];
     gate = null;
     openGate = () => undefined;
+    sitemaps = {};
+    sitemapGate = null;
     await queue.process<PageTaskPayload>(CRAWL_PAGES_QUEUE, 8, async (message) => {
       const task = message.payload;
       tasks.push(task);
@@ -149,7 +154,23 @@ describe('CrawlActor (the owner without the app)', () => {
       bus,
       politeness: new MemoryPoliteness({ backoffBaseMs: 100, backoffMaxMs: 1000 }),
       staticFetcher: {
-        fetch: () => Promise.reject(new Error('no sitemap in these tests')),
+        fetch: async (url) => {
+          await sitemapGate;
+          const xml = sitemaps[url];
+          if (xml === undefined) throw new Error(`no sitemap at ${url}`);
+          return {
+            url,
+            status: 200,
+            headers: {},
+            contentType: 'application/xml',
+            charset: 'utf-8',
+            html: xml,
+            bytes: xml.length,
+            redirects: [],
+            durationMs: 1,
+            mode: 'static',
+          };
+        },
         fetchRaw: () => Promise.reject(new Error('no robots.txt in these tests')),
       },
       events,
@@ -227,6 +248,25 @@ describe('CrawlActor (the owner without the app)', () => {
     ]);
     expect(announced.sort()).toEqual(['http://shop.test/', 'http://shop.test/a']);
     expect((await f.repository.state(f.run.jobId))?.epoch).toBe(2);
+  });
+
+  it('reads the sitemaps while it crawls: the seed does not wait for them, the crawl ends after them', async () => {
+    await setUp({ '/': [], '/from-sitemap': [] }, { use_sitemap: true });
+    sitemaps['http://shop.test/sitemap.xml'] =
+      '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://shop.test/from-sitemap</loc></url></urlset>';
+    let readSitemap!: () => void;
+    sitemapGate = new Promise((resolve) => (readSitemap = resolve));
+    const running = actor().run();
+    // The seed is fetched and committed while the sitemap is still being read.
+    while (!announced.includes('http://shop.test/')) await new Promise((resolve) => setImmediate(resolve));
+    expect(tasks.map((t) => t.url)).toEqual(['http://shop.test/']);
+    readSitemap();
+    await running;
+    expect(await map()).toEqual([
+      ['/', 'completed', null],
+      ['/from-sitemap', 'completed', null],
+    ]);
+    expect((await f.repository.state(f.run.jobId))?.sitemap_done).toBe(true);
   });
 
   it('loses its lease mid-crawl to another owner: it stops at its next heartbeat, writing nothing more', async () => {

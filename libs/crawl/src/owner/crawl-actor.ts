@@ -141,6 +141,7 @@ export class CrawlActor {
         counters: this.counters,
         dispatcher: this.dispatcher,
         committer,
+        seeding: this.seeding,
       },
       { events: deps.events, hostMaxStallMs: config.hostMaxStallMs },
     );
@@ -165,6 +166,7 @@ export class CrawlActor {
       await this.frontier.refill();
       await this.bridge.crawl();
       this.crawlRun.throwIfStopped();
+      await this.seeding.settled();
       await this.closer.finish();
     } catch (error) {
       await this.afterStop(error);

@@ -19,6 +19,7 @@ import type { InFlightPages } from './in-flight';
 import type { JobCounters } from './job-counters';
 import type { PageCommitter } from './page-committer';
 import type { PageDispatcher } from './page-dispatcher';
+import type { Seeding } from './seeding';
 
 /**
  * Crawlee's memory signal measures the machine (a child process, ~150 ms) each time a crawler starts,
@@ -36,6 +37,7 @@ export interface BridgeParts {
   counters: Pick<JobCounters, 'budgetStopped'>;
   dispatcher: Pick<PageDispatcher, 'dispatch'>;
   committer: Pick<PageCommitter, 'apply' | 'retryLater' | 'giveUp'>;
+  seeding: Pick<Seeding, 'busy'>;
 }
 
 /**
@@ -143,10 +145,10 @@ export class CrawleeBridge implements IRequestManager {
   }
 
   async isFinished(): Promise<boolean> {
-    const { admission, frontier, inFlight, counters } = this.parts;
+    const { admission, frontier, inFlight, counters, seeding } = this.parts;
     if (inFlight.size > 0 || admission.hasAdopted) return false;
     if (this.run.stop || counters.budgetStopped) return true;
-    if (frontier.size > 0) return false;
+    if (frontier.size > 0 || seeding.busy) return false;
     await frontier.refill();
     if (frontier.size > 0) return false;
     return !(await frontier.sweep());

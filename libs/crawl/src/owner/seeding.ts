@@ -20,9 +20,15 @@ export type SeedingConfig = Pick<AppConfig, 'hostMinIntervalMs' | 'hostMaxConcur
  * The crawl's first URLs, once per crawl whoever owns it (flags in the crawl state): the seed, then with
  * `use_sitemap` the sitemaps of the seed's origin (docs/crawl.md "Which URLs are crawled", Sitemaps):
  * `Sitemap:` lines of robots.txt, and `/sitemap.xml`; indexes followed, gzip read; their URLs enter at
- * depth 1 and pass the same scope. Sitemap files are fetched under the host's politeness slot, as pages are.
+ * depth 1 and pass the same scope. Sitemap files are fetched under the host's politeness slot, as pages
+ * are. The sitemaps are read while the crawl runs (the seed does not wait for them); the crawl is not
+ * finished while they may still bring URLs.
  */
 export class Seeding {
+  private sitemaps: Promise<void> | null = null;
+  private reading = false;
+  private failure: { error: unknown } | null = null;
+
   constructor(
     private readonly run: CrawlRun,
     private readonly store: SeedingStore,
@@ -33,6 +39,7 @@ export class Seeding {
     private readonly config: SeedingConfig,
   ) {}
 
+  /** Stores the seed (once per crawl), and starts reading the sitemaps (once per crawl) without waiting for them. */
   async ingest(): Promise<void> {
     const state = await this.store.state(this.run.jobId);
     if (!state?.seed_done) {
@@ -40,9 +47,31 @@ export class Seeding {
       await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { seed_done: true } });
     }
     if (this.run.options.use_sitemap && !state?.sitemap_done) {
-      await this.ingestSitemaps();
-      await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { sitemap_done: true } });
+      this.reading = true;
+      this.sitemaps = this.ingestSitemaps()
+        .then(() => this.store.updateState(this.run.jobId, this.run.epoch, { $set: { sitemap_done: true } }))
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            this.failure = { error };
+          },
+        )
+        .finally(() => {
+          this.reading = false;
+          this.run.wake();
+        });
     }
+  }
+
+  /** Sitemaps are being read: more URLs may come. */
+  get busy(): boolean {
+    return this.reading;
+  }
+
+  /** Waits for the sitemaps; their failure (a store error, a stop) is the crawl's. */
+  async settled(): Promise<void> {
+    await this.sitemaps;
+    if (this.failure) throw this.failure.error;
   }
 
   private async ingestSitemaps(): Promise<void> {

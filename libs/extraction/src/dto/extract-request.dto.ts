@@ -4,9 +4,9 @@ import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString
 import { LlmConfigDto } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
 import { FETCH_MODES, IsHttpUrl, type FetchMode } from '@app/sites';
-import { JobWebhookFields } from '@app/webhooks';
+import { JobFetchFields } from '@app/intake';
 
-export class ExtractRequestDto extends JobWebhookFields {
+export class ExtractRequestDto extends JobFetchFields {
   @ApiPropertyOptional({ example: 'https://quotes.example/page/1/', description: 'Required unless `site_id` names a saved site.' })
   @IsOptional()
   @IsString()
