@@ -121,4 +121,22 @@ describe('LearnedSession, field by field', () => {
     expect(results.slice(9).map((r) => r.method)).toEqual(['selectors', 'selectors']);
     expect(machine.phase).toBe('active');
   });
+
+  it('retires at once every rule that disagrees on a page where at least half the fields disagree (retireFieldShare)', async () => {
+    let wrongOn = -1;
+    const { model } = perfectModel((n, answer) =>
+      n === wrongOn ? { ...answer, title: 'X', authors: ['Y'], publisher: 'Z', isbn_13: '9780000000000' } : answer,
+    );
+    const session = new LearnedSession(BOOK_SCHEMA, model, { spotCheckEvery: 5 });
+    await crawl(session, range(1, 13)); // active from page 9: pages 9-12 by the program
+    wrongOn = 13; // the 5th active page: a spot check
+    const [check] = await crawl(session, [13]);
+    expect(check).toMatchObject({ role: 'spot-check', disagreeing: ['title', 'authors', 'publisher', 'isbn_13'] });
+    const [summary] = await session.templates();
+    // Four of seven fields disagree on one check: no second check is waited for.
+    expect(summary.retired.map((r) => r.field)).toEqual(['title', 'authors', 'publisher', 'isbn_13']);
+    for (const r of summary.retired) expect(r.reason).toMatch(/^spot-check: \w+ disagreed$/);
+    const machine = await session.machine(summary.templateId);
+    expect(fields.filter((f) => machine.field(f.name).phase === 'active').map((f) => f.name)).toEqual(['published', 'price', 'cover']);
+  });
 });
