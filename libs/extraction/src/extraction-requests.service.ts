@@ -8,11 +8,15 @@ import type { AnalyzeJobInput, ExtractJobInput } from './job-inputs';
 
 /** How an extract's data was made (also the stored result's `metadata`). */
 export interface ExtractionMade {
-  method: 'model' | 'selectors';
-  /** The learned program that extracted the page, or that was compared with the model on it. */
+  method: 'model' | 'selectors' | 'mixed';
+  /** The learned program that extracted the page (or some of its fields), or that was compared with the model on it. */
   program_id?: string;
   /** The page's template of the site (extraction_mode auto). */
   template_id?: string;
+  /** `mixed`: the fields the model filled. */
+  model_fields?: string[];
+  /** extraction_mode auto, when the model was called: a `full` call (the whole page, every field) or a `partial` one. */
+  model_call?: 'full' | 'partial';
 }
 
 /** What an extract job leaves on its job record for the synchronous answer. */
@@ -84,6 +88,8 @@ export class ExtractionRequestsService {
         method: facts.method ?? 'model',
         ...(facts.program_id ? { program_id: facts.program_id } : {}),
         ...(facts.template_id ? { template_id: facts.template_id } : {}),
+        ...(facts.model_fields ? { model_fields: facts.model_fields } : {}),
+        ...(facts.model_call ? { model_call: facts.model_call } : {}),
       },
       usage: {
         input_tokens: done.token_usage_input,
