@@ -34,6 +34,8 @@ import { ResultsModule } from '@app/results';
 import { ResultsController } from './controllers/results.controller';
 import { DownloadsController } from './controllers/downloads.controller';
 import { LearnedProgramsController } from './controllers/learned-programs.controller';
+import { ScrapeModule } from '@app/scrape';
+import { ScrapeController } from './controllers/scrape.controller';
 
 /** The API's controllers; the test-jobs controller only with GLEANER_ENABLE_TEST_JOBS (never in production). */
 export function apiControllers(config: AppConfig): Type[] {
@@ -51,6 +53,7 @@ export function apiControllers(config: AppConfig): Type[] {
     ResultsController,
     DownloadsController,
     ExtractionController,
+    ScrapeController,
     CrawlController,
     CrawlMapController,
     BatchController,
@@ -79,6 +82,7 @@ export class ApiModule {
         ResultsModule, // results modules
         IntakeModule,
         ExtractionModule, // extraction modules
+        ScrapeModule,
         CrawlModule,
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })] : []),

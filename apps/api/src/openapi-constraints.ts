@@ -4,7 +4,16 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { PROBLEMS } from '@app/core';
 import { IDEMPOTENT_KEY } from './idempotency.interceptor';
-import { describeDto, HTTP_URL_PATTERN, isDto, type DtoClass, type PropertyDescription, type PropertyRule } from '@app/http';
+import {
+  describeDto,
+  HTTP_URL_PATTERN,
+  isDto,
+  STRING_MAP_RULE,
+  type DtoClass,
+  type PropertyDescription,
+  type PropertyRule,
+  type StringMapRule,
+} from '@app/http';
 
 /**
  * Makes the OpenAPI document state exactly what the validation accepts. @nestjs/swagger documents
@@ -140,6 +149,14 @@ function applyRule(schema: Schema, rule: PropertyRule): void {
       schema.type = 'string';
       schema.format = 'date-time';
       break;
+    case STRING_MAP_RULE: {
+      const map = a as StringMapRule;
+      schema.type = 'object';
+      schema.maxProperties = map.maxEntries;
+      schema.propertyNames = { pattern: map.keyPattern.source };
+      schema.additionalProperties = { type: 'string', maxLength: map.maxValueLength, pattern: map.valuePattern.source };
+      break;
+    }
     case 'isDateOrDateTime':
       schema.type = 'string';
       schema.anyOf = [{ format: 'date' }, { format: 'date-time' }];
@@ -156,7 +173,21 @@ function applyRule(schema: Schema, rule: PropertyRule): void {
   }
 }
 
-const DROP_ON_REWRITE = ['anyOf', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'enum', 'format', 'minItems', 'maxItems'];
+const DROP_ON_REWRITE = [
+  'anyOf',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'enum',
+  'format',
+  'minItems',
+  'maxItems',
+  'maxProperties',
+  'propertyNames',
+  'additionalProperties',
+];
 
 function propertySchema(original: Schema | undefined, property: PropertyDescription, doc: OpenAPIObject, seen: Set<DtoClass>): Schema {
   const base: Schema = { ...(original ?? {}) };

@@ -94,6 +94,8 @@ export interface AppConfig {
   browserMaxBrowsers: number;
   contentThreads: number;
   contentTimeoutMs: number;
+  /** A PDF with more pages fails with content_too_large (docs/scrape.md "PDFs"). */
+  pdfMaxPages: number;
   /** How long POST /extract and /analyze wait for their job before answering 504. */
   extractWaitMs: number;
   webhookTimeoutMs: number;
@@ -227,6 +229,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     browserMaxBrowsers: raw.GLEANER_BROWSER_MAX_BROWSERS,
     contentThreads: raw.GLEANER_CONTENT_THREADS,
     contentTimeoutMs: raw.GLEANER_CONTENT_TIMEOUT_MS,
+    pdfMaxPages: raw.GLEANER_PDF_MAX_PAGES,
     webhookTimeoutMs: raw.GLEANER_WEBHOOK_TIMEOUT_MS,
     webhookMaxAttempts: raw.GLEANER_WEBHOOK_MAX_ATTEMPTS,
     webhookRetryBaseMs: raw.GLEANER_WEBHOOK_RETRY_BASE_MS,

@@ -4,3 +4,5 @@ export { ContentPool, type ContentPoolOptions } from './content-pool';
 export { ContentError, type ContentErrorReason } from './content-error';
 export { checkCssSelector } from './link-extractor';
 export { pageLinks } from './page-links';
+export { pdfToText, type PdfTextItem } from './pdf/pdf-layout';
+export { convertPdf, type PdfTaskResult } from './pdf/convert-pdf';

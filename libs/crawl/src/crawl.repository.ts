@@ -297,7 +297,17 @@ export class CrawlRepository implements OnModuleInit {
     return this.entries.iterate(
       { job_id: jobId, status: { $in: ['completed', 'failed'] } },
       {
-        fields: ['status', 'error_category', 'token_usage_input', 'token_usage_output', 'cost_usd', 'result_id', 'rate_limited', 'method'],
+        fields: [
+          'status',
+          'error_category',
+          'token_usage_input',
+          'token_usage_output',
+          'cost_usd',
+          'result_id',
+          'rate_limited',
+          'method',
+          'model_call',
+        ],
         batchSize: 2000,
       },
     );
@@ -310,8 +320,8 @@ export class CrawlRepository implements OnModuleInit {
     return this.entries.count(filter);
   }
 
-  /** Completed pages extracted by `method` (`model`, or `selectors` under extraction_mode auto). */
-  countByMethod(jobId: string, method: 'model' | 'selectors'): Promise<number> {
+  /** Completed pages extracted by `method` (`model`, or `selectors` and `mixed` under extraction_mode auto). */
+  countByMethod(jobId: string, method: 'model' | 'selectors' | 'mixed'): Promise<number> {
     return this.entries.count({ job_id: jobId, status: 'completed', method });
   }
 

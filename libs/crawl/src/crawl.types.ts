@@ -58,6 +58,8 @@ export interface CrawlEntry {
   llm_model: string | null;
   llm_provider: string | null;
   method: string | null;
+  /** extraction_mode auto: the page's model call, `full` or `partial` (null without one; absent on entries stored before). */
+  model_call?: 'full' | 'partial' | null;
   fetch_duration_ms: number | null;
   extract_duration_ms: number | null;
   token_usage_input: number;
@@ -128,10 +130,6 @@ export function pageTaskId(jobId: string, key: string, dispatch: number): string
   return `${jobId}:${key}:${dispatch}`;
 }
 
-export interface PageLink {
-  url: string;
-}
-
 /** What the page worker reports for one dispatch (`crawl_outcomes`, `_id` = the task id). */
 export type PageOutcome =
   | {
@@ -145,10 +143,17 @@ export type PageOutcome =
       /** Present when the page was extracted. */
       result: {
         data: unknown;
-        /** `selectors`: a learned program extracted the page without a model call (extraction_mode auto). */
-        method?: 'model' | 'selectors';
+        /**
+         * `selectors`: a learned program extracted the page without a model call; `mixed`: the program filled some
+         * fields and a partial model call the others (extraction_mode auto).
+         */
+        method?: 'model' | 'selectors' | 'mixed';
         program_id?: string | null;
         template_id?: string | null;
+        /** `mixed`: the fields the model filled. */
+        model_fields?: string[] | null;
+        /** extraction_mode auto: the model call's kind, when there was one. */
+        model_call?: 'full' | 'partial' | null;
         llm_model: string | null;
         llm_provider: string | null;
         token_usage_input: number;

@@ -4,3 +4,4 @@ export * from './dto-rules';
 export * from './json-body';
 export * from './dto-metadata';
 export * from './url-list-body';
+export * from './map-rules';

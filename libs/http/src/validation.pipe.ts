@@ -3,12 +3,13 @@ import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import { AppError, Errors, type FieldError } from '@app/core';
 import { describeDto, type DtoClass } from './dto-metadata';
+import { STRING_MAP_RULE } from './map-rules';
 import { UrlListBody } from './url-list-body';
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
 /** Fields whose values are never echoed back in `errors[].value`. */
-const SECRET_FIELD = /secret|api_key|apikey|password|token|^key$|authorization/i;
+const SECRET_FIELD = /secret|api_key|apikey|password|token|^key$|authorization|^headers$|^cookies$/i;
 
 /**
  * The detail of a 422 whose errors break a rule the OpenAPI document states (type, length, enum,
@@ -39,6 +40,7 @@ export const DOCUMENTED_RULES: ReadonlySet<string> = new Set([
   'isRfc3339',
   'isDateOrDateTime',
   'isHttpUrl',
+  STRING_MAP_RULE,
   'isDefined',
   'whitelistValidation',
   'nestedValidation',
@@ -114,7 +116,11 @@ function checkRaw(raw: unknown, cls: DtoClass, path: string, out: FieldError[], 
   }
 }
 
-/** Free-form properties (only @Allow) keep the parsed JSON value exactly, not class-transformer's copy. */
+/**
+ * Free-form properties (only @Allow) keep the parsed JSON value exactly, not class-transformer's copy;
+ * string maps (headers, cookies) too, as own keys only (class-transformer drops `__proto__` silently,
+ * and a key must be refused, not lost).
+ */
 function restoreFreeForm(instance: object, raw: unknown, cls: DtoClass, depth = 0): void {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || depth > 16) return;
   const target = instance as Record<string, unknown>;
@@ -123,7 +129,14 @@ function restoreFreeForm(instance: object, raw: unknown, cls: DtoClass, depth = 
     if (!Object.prototype.hasOwnProperty.call(source, property.name)) continue;
     const value = source[property.name];
     if (property.freeForm) target[property.name] = value;
-    else if (property.nested && target[property.name] && typeof target[property.name] === 'object') {
+    else if (
+      property.rules.some((r) => r.name === STRING_MAP_RULE) &&
+      value !== null &&
+      typeof value === 'object' &&
+      !Array.isArray(value)
+    ) {
+      target[property.name] = Object.fromEntries(Object.entries(value));
+    } else if (property.nested && target[property.name] && typeof target[property.name] === 'object') {
       const nested = target[property.name];
       if (Array.isArray(value) && Array.isArray(nested)) {
         value.forEach((item, i) => nested[i] && restoreFreeForm(nested[i] as object, item, property.nested!, depth + 1));

@@ -42,6 +42,38 @@ export const SSE_RETRY_MS = 3000;
 const POLL_MS = 2000;
 /** While an out-of-order event is awaited, the log is read again this often. */
 const GAP_RETRY_MS = 100;
+/**
+ * A stream reads the log at most once per this interval while events keep coming (a crawl announces
+ * a hundred pages a second; one read each cost the embedded store a query per page per watcher). The
+ * first event after a quiet spell is read at once.
+ */
+export const SSE_READ_EVERY_MS = 25;
+
+/**
+ * Wakes `read` now, or at the end of the current interval when it ran less than `everyMs` ago; wake-ups
+ * in between are one. Returns the wake function and a cancel for the pending one.
+ */
+export function coalescedWake(read: () => void, everyMs: number, now: () => number = Date.now): { wake: () => void; cancel: () => void } {
+  let last = -Infinity;
+  let timer: NodeJS.Timeout | undefined;
+  const run = () => {
+    timer = undefined;
+    last = now();
+    read();
+  };
+  return {
+    wake() {
+      if (timer) return;
+      const wait = last + everyMs - now();
+      if (wait <= 0) run();
+      else timer = setTimeout(run, wait);
+    },
+    cancel() {
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
 
 export function formatSseEvent(event: JobEventRecord, retryMs?: number): string {
   const lines = [`id: ${event.seq}`, `event: ${event.event}`];
@@ -112,7 +144,8 @@ export class JobStreamService implements BeforeApplicationShutdown {
       if (!closed) response.write(': heartbeat\n\n');
     }, this.config.sseHeartbeatMs);
     const poll = setInterval(() => void pump(), POLL_MS);
-    const unsubscribe = await this.bus.subscribe(jobChannel(jobId), () => void pump());
+    const notified = coalescedWake(() => void pump(), SSE_READ_EVERY_MS);
+    const unsubscribe = await this.bus.subscribe(jobChannel(jobId), () => notified.wake());
 
     const close = () => {
       if (closed) return;
@@ -121,6 +154,7 @@ export class JobStreamService implements BeforeApplicationShutdown {
       clearInterval(heartbeat);
       clearInterval(poll);
       clearTimeout(gapTimer);
+      notified.cancel();
       this.metrics.sseClients.dec();
       void unsubscribe().catch(() => undefined);
       if (!response.writableEnded) response.end();

@@ -1,4 +1,4 @@
-import { SEQ_GAP_GRACE_MS, sendableEvents } from './job-stream.service';
+import { SEQ_GAP_GRACE_MS, coalescedWake, sendableEvents } from './job-stream.service';
 
 const at = (ms: number) => new Date(ms).toISOString();
 const NOW = Date.parse('2026-11-24T03:00:00.000Z');
@@ -23,5 +23,49 @@ describe('sendableEvents (SSE order across concurrent writers)', () => {
   it('a reconnect with Last-Event-ID starts at the next seq, not at a gap', () => {
     expect(sendableEvents([ev(11)], 10, NOW).events).toEqual([ev(11)]);
     expect(sendableEvents([], 10, NOW)).toEqual({ events: [], waiting: false });
+  });
+});
+
+describe('coalescedWake (one log read per interval while events keep coming)', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('reads at once after a quiet spell, then at most once per interval for a burst', () => {
+    let now = 1000;
+    const reads: number[] = [];
+    const { wake } = coalescedWake(
+      () => reads.push(now),
+      25,
+      () => now,
+    );
+    wake();
+    expect(reads).toEqual([1000]);
+    for (let i = 0; i < 50; i++) {
+      now += 1;
+      wake();
+    }
+    expect(reads).toEqual([1000]);
+    now = 1025;
+    jest.advanceTimersByTime(25);
+    expect(reads).toEqual([1000, 1025]);
+    now = 2000;
+    wake();
+    expect(reads).toEqual([1000, 1025, 2000]);
+  });
+
+  it('cancel() drops the pending read (the stream closed)', () => {
+    let now = 0;
+    let reads = 0;
+    const { wake, cancel } = coalescedWake(
+      () => reads++,
+      25,
+      () => now,
+    );
+    wake();
+    now = 1;
+    wake();
+    cancel();
+    jest.advanceTimersByTime(100);
+    expect(reads).toBe(1);
   });
 });

@@ -3,6 +3,7 @@ import { BatchJobHandler, CrawlJobHandler, CrawlWorkerModule } from '@app/crawl'
 import { AnalyzeJobHandler, ExtractJobHandler, ExtractionWorkerModule } from '@app/extraction';
 import { JobsModule } from '@app/jobs';
 import { ResultsModule } from '@app/results';
+import { ScrapeJobHandler, ScrapeWorkerModule } from '@app/scrape';
 import { WebhookDeliveryModule, WebhooksModule } from '@app/webhooks';
 import { JOB_HANDLERS } from './job-handler';
 import { JobRunnerService } from './job-runner.service';
@@ -14,7 +15,15 @@ export class WorkerModule {
   static forRoot(options: { enableTestJobs: boolean }): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [JobsModule, ResultsModule, WebhooksModule, WebhookDeliveryModule, ExtractionWorkerModule, CrawlWorkerModule],
+      imports: [
+        JobsModule,
+        ResultsModule,
+        WebhooksModule,
+        WebhookDeliveryModule,
+        ExtractionWorkerModule,
+        ScrapeWorkerModule,
+        CrawlWorkerModule,
+      ],
       providers: [
         TestJobHandler,
         {
@@ -23,10 +32,11 @@ export class WorkerModule {
             test: TestJobHandler,
             extract: ExtractJobHandler,
             analyze: AnalyzeJobHandler,
+            scrape: ScrapeJobHandler,
             crawl: CrawlJobHandler,
             batch: BatchJobHandler,
-          ) => [extract, analyze, crawl, batch, ...(options.enableTestJobs ? [test] : [])],
-          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler, CrawlJobHandler, BatchJobHandler],
+          ) => [extract, analyze, scrape, crawl, batch, ...(options.enableTestJobs ? [test] : [])],
+          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler, ScrapeJobHandler, CrawlJobHandler, BatchJobHandler],
         },
         JobRunnerService,
       ],

@@ -43,6 +43,12 @@ export class ApiClient {
     return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
   }
 
+  /** A GET of binary content (a screenshot); resolves to the body's bytes. */
+  async bytes(path: string, signal?: AbortSignal): Promise<Buffer> {
+    const response = await this.send('GET', path, { signal });
+    return Buffer.from(await response.arrayBuffer());
+  }
+
   /** Any request; resolves to the 2xx response with its body unread (for streaming). */
   async send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
     const headers = this.headers(options.headers);

@@ -63,6 +63,7 @@ export function newEntry(
     llm_model: null,
     llm_provider: null,
     method: null,
+    model_call: null,
     fetch_duration_ms: null,
     extract_duration_ms: null,
     token_usage_input: 0,
