@@ -69,7 +69,7 @@ export function batchSuite(getEnv: () => BatchEnv): void {
     const job = await finished(started.body.job_id);
     expect(job).toMatchObject({ type: 'batch', status: 'completed', page_count: 4, failed_count: 2, urls_queued: 6 });
     expect(job.options).toMatchObject({ max_depth: 0, max_pages: 6, concurrency: 3, same_domain_only: false, use_sitemap: false });
-    expect(job.pages_by_method).toEqual({ model: 4, selectors: 0 });
+    expect(job.pages_by_method).toEqual({ model: 4, selectors: 0, mixed: 0 });
 
     const items = (await call('GET', `/api/v1/jobs/${job.id}/results`)).body as any[];
     expect(items).toHaveLength(6);
