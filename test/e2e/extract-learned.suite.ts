@@ -95,12 +95,21 @@ export function extractLearnedSuite(getEnv: () => ExtractLearnedEnv): void {
       const res = await extract({ url: productUrl(id), extraction_mode: 'auto', llm_config: llm(apiKey) });
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual(expected(id));
-      expect(res.body.metadata).toMatchObject({ method: 'model', program_id: programId, template_id: templateId, model: 'gpt-4o-mini' });
+      // Re-verification reads the page's text around what the rules found: a partial call.
+      expect(res.body.metadata).toMatchObject({
+        method: 'model',
+        model_call: 'partial',
+        program_id: programId,
+        template_id: templateId,
+        model: 'gpt-4o-mini',
+      });
       expect(res.body.usage.input_tokens).toBeGreaterThan(0);
       expect(modelCallsWith(apiKey)).toBe(1);
       const state = (await productTemplate()).state;
       expect(state.program!.id).toBe(programId);
-      expect(state.trust!.extracts).toEqual({ programId, agreeing: i + 1 });
+      expect(Object.values(state.trust!.extracts)).toEqual(
+        Array(3).fill({ rule: expect.stringMatching(/^[0-9a-f]{16}$/), agreeing: i + 1 }),
+      );
     }
 
     // Then the program extracts, unless the page is due for a spot check (one active page in 25 goes to the model).
@@ -143,8 +152,10 @@ export function extractLearnedSuite(getEnv: () => ExtractLearnedEnv): void {
       cost_usd: 0,
       llm_model: null,
     });
-    // Extracts never set the template back for crawls: the crawl that learned it is still its session.
-    expect((await productTemplate()).session_id).toBe(job.id);
+    // Extracts never set the template back for crawls: the crawl that learned it keeps its trust, the rules stay active.
+    const after = (await productTemplate()).state;
+    expect(after.phase).toBe('active');
+    expect(after.trust![`crawl:${job.id}`]).toEqual(learned.state.trust![`crawl:${job.id}`]);
   });
 
   it('extraction_mode model (the default) is unchanged, and a bad extraction_mode is a 422 problem', async () => {

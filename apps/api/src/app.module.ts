@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { AuthGuard, AuthModule } from '@app/auth';
 import type { AppConfig } from '@app/config';
 import { JobsModule } from '@app/jobs';
@@ -13,10 +13,13 @@ import { LlmController } from './controllers/llm.controller';
 import { OpsController } from './controllers/ops.controller';
 import { TestJobsController } from './controllers/test-jobs.controller';
 import { UsersController } from './controllers/users.controller';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { ProblemFilter } from './problem.filter';
 import { ExtractionModule } from '@app/extraction';
 import { IntakeModule } from '@app/intake';
 import { CrawlModule } from '@app/crawl';
+import { BatchController } from './controllers/batch.controller';
+import { MapController } from './controllers/map.controller';
 import { CrawlController, CrawlMapController } from './controllers/crawl.controller';
 import { ExtractionController } from './controllers/extraction.controller';
 import { SavedSchemasModule } from '@app/saved-schemas';
@@ -31,6 +34,8 @@ import { ResultsModule } from '@app/results';
 import { ResultsController } from './controllers/results.controller';
 import { DownloadsController } from './controllers/downloads.controller';
 import { LearnedProgramsController } from './controllers/learned-programs.controller';
+import { ScrapeModule } from '@app/scrape';
+import { ScrapeController } from './controllers/scrape.controller';
 
 /** The API's controllers; the test-jobs controller only with GLEANER_ENABLE_TEST_JOBS (never in production). */
 export function apiControllers(config: AppConfig): Type[] {
@@ -48,8 +53,11 @@ export function apiControllers(config: AppConfig): Type[] {
     ResultsController,
     DownloadsController,
     ExtractionController,
+    ScrapeController,
     CrawlController,
     CrawlMapController,
+    BatchController,
+    MapController,
     LearnedProgramsController,
   ];
   if (config.enableTestJobs) controllers.push(TestJobsController);
@@ -74,6 +82,7 @@ export class ApiModule {
         ResultsModule, // results modules
         IntakeModule,
         ExtractionModule, // extraction modules
+        ScrapeModule,
         CrawlModule,
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })] : []),
@@ -82,6 +91,7 @@ export class ApiModule {
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
   }

@@ -45,7 +45,8 @@ export class ApiError extends CliError {
   ) {
     super(problem.title ?? `HTTP ${status}`);
     this.name = 'ApiError';
-    this.exitCode = exitCodeForStatus(status);
+    // A 502 naming a job is that job's page failing (the site, the model): the job failed, not the service.
+    this.exitCode = status === 502 && typeof problem.job_id === 'string' ? EXIT.failed : exitCodeForStatus(status);
   }
 }
 
@@ -89,7 +90,8 @@ export function exitCodeForStatus(status: number): ExitCode {
 /** The human text of a problem: `Title (status): detail`, then one line per field error. */
 export function describeProblem(problem: Problem, status: number): string[] {
   const title = problem.title ?? `HTTP ${status}`;
-  const lines = [`${title} (${status})${problem.detail ? `: ${problem.detail}` : ''}`];
+  const category = problem.error_category ? ` [${problem.error_category}]` : '';
+  const lines = [`${title} (${status})${problem.detail ? `: ${problem.detail}` : ''}${category}`];
   for (const error of problem.errors ?? []) {
     const value = error.value === undefined ? '' : ` (value: ${truncate(JSON.stringify(error.value), 60)})`;
     lines.push(`  ${error.location ?? '?'}: ${error.message ?? 'invalid'}${value}`);

@@ -1,10 +1,13 @@
 import type { Command, CommanderError, Option } from 'commander';
 import { CommandRegistry } from './command-registry';
 import type { CliCommand, CliIo } from './command';
+import { registerBatch } from './commands/batch-command';
+import { registerMap } from './commands/map-command';
 import { registerCrawl } from './commands/crawl-command';
 import { registerExtract } from './commands/extract-command';
 import { registerJobs } from './commands/jobs-command';
 import { registerResults } from './commands/results-command';
+import { registerScrape } from './commands/scrape-command';
 import { CliContext, cliVersion, DEFAULT_URL, type ApiIo, type GlobalOptions } from './context';
 import { ApiError, CliError, describeProblem, InterruptedError } from './errors';
 import { EXIT, type ExitCode } from './exit-codes';
@@ -20,6 +23,8 @@ export interface CommandKit {
   addModelOptions(command: Command): void;
   fetchModeOption(): Option;
   extractionModeOption(): Option;
+  /** `--flag <value>` restricted to `choices`, with a default. */
+  choiceOption(flags: string, description: string, choices: readonly string[], defaultValue: string): Option;
 }
 
 interface LocalCommand {
@@ -67,6 +72,7 @@ Exit codes:
 
 Examples:
   $ export GLEANER_URL=http://localhost:8080 GLEANER_API_KEY=glk_…
+  $ gleaner scrape https://quotes.toscrape.com/ > quotes.md
   $ gleaner extract https://quotes.toscrape.com/ --schema quotes.yaml
   $ gleaner crawl https://quotes.toscrape.com/ --schema quotes.yaml \\
       --max-pages 20 --follow '/page/\\d+/$' -o quotes.jsonl
@@ -107,7 +113,7 @@ async function buildProgram(
   const { Command, Option } = await loadCommander();
   const errColors = colorsFor(io.stderr, env, true);
   const program = new Command('gleaner')
-    .description('Drive a Gleaner service from the terminal: extract, crawl, follow jobs, fetch results.')
+    .description('Drive a Gleaner service from the terminal: scrape, extract, crawl, follow jobs, fetch results.')
     .version(cliVersion(), '-V, --version')
     .option('--url <url>', `the service (env GLEANER_URL, default ${DEFAULT_URL})`)
     .option('--key <key>', 'API key (env GLEANER_API_KEY)')
@@ -143,6 +149,7 @@ async function buildProgram(
         .option('--model-key <key>', 'provider key for this request only (env GLEANER_MODEL_API_KEY)')
         .option('--model-base-url <url>', 'provider endpoint (env GLEANER_MODEL_BASE_URL)'),
     fetchModeOption: () => new Option('--fetch-mode <mode>', 'how pages are fetched (service default auto)').choices(FETCH_MODES),
+    choiceOption: (flags, description, choices, defaultValue) => new Option(flags, description).choices(choices).default(defaultValue),
     extractionModeOption: () =>
       new Option(
         '--extraction-mode <mode>',
@@ -150,8 +157,11 @@ async function buildProgram(
       ).choices(EXTRACTION_MODES),
   };
 
+  registerScrape(program, kit);
   registerExtract(program, kit);
   registerCrawl(program, kit);
+  registerBatch(program, kit);
+  registerMap(program, kit);
   registerJobs(program, kit);
   registerResults(program, kit);
 

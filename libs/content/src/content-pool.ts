@@ -1,8 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
+import { AppError } from '@app/core';
 import { ContentError } from './content-error';
-import type { ConversionInput, ConversionResult } from './types';
+import type { PdfTaskResult } from './pdf/convert-pdf';
+import type { ConversionInput, ConversionResult, PdfConversionInput } from './types';
 
 export interface ContentPoolOptions {
   /** Worker threads (default: available parallelism). */
@@ -25,14 +27,14 @@ const WORKER_FILE = join(__dirname, FROM_SOURCE ? 'content.worker.ts' : 'content
  * own task, and the host process never sees either.
  */
 export class ContentPool {
-  private readonly pool: Piscina<ConversionInput, ConversionResult>;
+  private readonly pool: Piscina<ConversionInput | PdfConversionInput, ConversionResult | PdfTaskResult>;
   private readonly taskTimeoutMs: number;
   private closed = false;
 
   constructor(options: ContentPoolOptions = {}) {
     const threads = Math.max(1, options.threads ?? availableParallelism());
     this.taskTimeoutMs = options.taskTimeoutMs ?? 30_000;
-    this.pool = new Piscina<ConversionInput, ConversionResult>({
+    this.pool = new Piscina<ConversionInput | PdfConversionInput, ConversionResult | PdfTaskResult>({
       filename: WORKER_FILE,
       minThreads: threads,
       maxThreads: threads,
@@ -49,6 +51,16 @@ export class ContentPool {
     return this.pool.threads.length;
   }
 
+  /**
+   * One small conversion on every thread, so the first page of the process does not pay the converter's
+   * first use on a cold thread (~100 ms on the development machine).
+   */
+  async warmUp(): Promise<void> {
+    const html =
+      '<html><head><title>warm-up</title></head><body><main><h1>Warm-up</h1><p>Text, a <a href="/x">link</a>.</p><ul><li>one</li></ul><table><tr><td>1</td></tr></table></main></body></html>';
+    await Promise.all(Array.from({ length: this.threads }, () => this.convert({ html, url: 'http://warm-up.invalid/', mode: 'main' })));
+  }
+
   async convert(input: ConversionInput): Promise<ConversionResult> {
     if (this.closed) throw new ContentError('pool_closed', 'The content pool is closed.');
     if (typeof input?.html !== 'string' || typeof input.url !== 'string' || (input.mode !== 'full' && input.mode !== 'main')) {
@@ -56,10 +68,29 @@ export class ContentPool {
     }
     const signal = AbortSignal.timeout(this.taskTimeoutMs);
     try {
-      return await this.pool.run(input, { signal });
+      return (await this.pool.run(input, { signal })) as ConversionResult;
     } catch (error) {
       throw this.toContentError(error, signal);
     }
+  }
+
+  /**
+   * A PDF → markdown and text, on the same threads and timeout. An encrypted, unreadable or too long
+   * PDF is an AppError with its category (document_encrypted, document_invalid, content_too_large).
+   */
+  async convertPdf(input: PdfConversionInput): Promise<ConversionResult> {
+    if (this.closed) throw new ContentError('pool_closed', 'The content pool is closed.');
+    const signal = AbortSignal.timeout(this.taskTimeoutMs);
+    let outcome: PdfTaskResult;
+    try {
+      outcome = (await this.pool.run(input, { signal, name: 'convertPdfTask' })) as PdfTaskResult;
+    } catch (error) {
+      throw this.toContentError(error, signal);
+    }
+    if ('failure' in outcome) {
+      throw new AppError('upstream-failure', outcome.failure.message, { category: outcome.failure.category, retryable: false });
+    }
+    return outcome.result;
   }
 
   async close(): Promise<void> {

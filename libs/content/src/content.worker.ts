@@ -1,5 +1,6 @@
 import { convertHtml } from './convert-html';
-import type { ConversionInput, ConversionResult } from './types';
+import { convertPdf, type PdfTaskResult } from './pdf/convert-pdf';
+import type { ConversionInput, ConversionResult, PdfConversionInput } from './types';
 
 /**
  * Test hooks (crash / hang a worker) are honoured only when the test sets this variable; worker
@@ -18,4 +19,9 @@ export default function convertTask(input: ConversionInput): ConversionResult {
     if (input.html.startsWith(TEST_KILL_PROCESS_MARKER)) process.kill(process.pid, 'SIGKILL');
   }
   return convertHtml(input);
+}
+
+/** The `convertPdf` task of the pool (Piscina's `name`): failures come back as data, not thrown. */
+export function convertPdfTask(input: PdfConversionInput): Promise<PdfTaskResult> {
+  return convertPdf(input);
 }

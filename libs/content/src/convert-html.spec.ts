@@ -247,3 +247,45 @@ describe('convertHtml with a link selector (crawl follow_selector)', () => {
     expect(convertHtml({ html, url: 'https://shop.example/', mode: 'full', linkSelector: 'nav a' }).selectedLinks).toEqual([]);
   });
 });
+
+describe('convertHtml with further forms (scrape formats text and html)', () => {
+  const html = `<html><head><title>T</title><script>var x = 1</script></head><body>
+    <nav><a href="/">Home</a> <a href="/a">A</a> <a href="/b">B</a></nav>
+    <main><article><h1 class="big" style="color:red">Title</h1>
+    <p onclick="evil()">Read <a href="guide" data-x="1">the guide</a> <span>now</span>. This paragraph is long enough to be the main content of the page, with commas, and words.</p>
+    <p>Another paragraph, to make the article the obvious main content, with more commas, words and sentences here.</p>
+    <img src="/d.png" alt="Diagram"><div hidden>secret</div><!-- note --><a href="javascript:alert(1)">js</a></article></main>
+    <footer>Footer text</footer></body></html>`;
+  const url = 'https://docs.example/page';
+
+  it('gives the same content as text (no markdown marks) and as cleaned HTML (absolute URLs, reader attributes only)', () => {
+    const out = convertHtml({ html, url, mode: 'main', also: { text: true, html: true } });
+    expect(out.markdown).toContain('# Title');
+    expect(out.text).toContain('Title');
+    expect(out.text).not.toContain('#');
+    expect(out.text).toContain('Read the guide now.');
+    expect(out.html).toContain('<h1>Title</h1>');
+    expect(out.html).toContain('<a href="https://docs.example/guide">the guide</a> now.');
+    expect(out.html).toContain('<img src="https://docs.example/d.png" alt="Diagram">');
+    expect(out.html).not.toMatch(/secret|onclick|style=|class=|data-x|<!--|<script|Footer|Home|javascript:/);
+  });
+
+  it('full mode keeps the page minus chrome; without `also` there is neither text nor html', () => {
+    const full = convertHtml({ html, url, mode: 'full', also: { html: true } });
+    expect(full.html).toContain('<h1>Title</h1>');
+    expect(full.text).toBeUndefined();
+    const plain = convertHtml({ html, url, mode: 'full' });
+    expect(plain.html).toBeUndefined();
+    expect(plain.text).toBeUndefined();
+  });
+});
+
+describe('nested lists', () => {
+  it('keep their depth as two spaces per level, in ordered and unordered lists', () => {
+    const html = `<body><ul><li>One<ul><li>Two<ol><li>Three</li><li>Four</li></ol></li></ul></li><li>Five</li></ul>
+      <table><tr><td><ul><li>a<ul><li>b</li></ul></li></ul></td></tr></table></body>`;
+    const md = convertHtml({ html, url: 'https://x.example/', mode: 'full' }).markdown;
+    expect(md).toContain('- One\n  - Two\n    1. Three\n    2. Four\n- Five');
+    expect(md).not.toContain('\u0002');
+  });
+});

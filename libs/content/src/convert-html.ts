@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { findFirst, parseHtml, type Element } from './dom';
+import { cleanHtml } from './clean-html';
+import { findFirst, parseHtml, type AnyNode, type Element } from './dom';
 import { extractLinks, selectLinks } from './link-extractor';
 import { extractMainContent } from './main-content';
 import { MarkdownRenderer } from './markdown-renderer';
@@ -7,7 +8,7 @@ import { extractMetadata } from './metadata-extractor';
 import { isSiteChrome } from './site-chrome';
 import { UrlResolver } from './url-resolver';
 import { isHidden, NON_CONTENT_TAGS } from './visibility';
-import type { ConversionInput, ConversionResult } from './types';
+import type { ConversionInput, ConversionResult, OutputFormat } from './types';
 
 /** Never rendered in any mode: non-text elements and hidden ones. */
 export function isInvisible(el: Element): boolean {
@@ -32,24 +33,29 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   const format = input.format ?? 'markdown';
   const linkUrls = input.linkUrls ?? 'prose';
 
-  let markdown: string;
+  let roots: AnyNode[];
+  let skip: (el: Element) => boolean;
+  let dropActionLinks: boolean;
   if (input.mode === 'main') {
-    const { roots, removed } = extractMainContent(document, isInvisible);
-    const renderer = new MarkdownRenderer({
-      resolver,
-      format,
-      linkUrls,
-      dropActionLinks: false,
-      skip: (el) => removed.has(el) || isInvisible(el),
-    });
-    markdown = renderer.renderAll(roots);
+    const main = extractMainContent(document, isInvisible);
+    roots = main.roots;
+    skip = (el) => main.removed.has(el) || isInvisible(el);
+    dropActionLinks = false;
   } else {
-    const root = findFirst(document, 'body') ?? document;
-    markdown = new MarkdownRenderer({ resolver, format, linkUrls, dropActionLinks: true, skip: isFullModeSkipped }).render(root);
+    roots = [findFirst(document, 'body') ?? document];
+    skip = isFullModeSkipped;
+    dropActionLinks = true;
   }
+  const render = (as: OutputFormat) => {
+    const renderer = new MarkdownRenderer({ resolver, format: as, linkUrls, dropActionLinks, skip });
+    return input.mode === 'main' ? renderer.renderAll(roots) : renderer.render(roots[0]);
+  };
+  const markdown = render(format);
 
   return {
     markdown,
+    ...(input.also?.text ? { text: format === 'text' ? markdown : render('text') } : {}),
+    ...(input.also?.html ? { html: cleanHtml(roots, resolver, skip) } : {}),
     metadata,
     links,
     ...(input.linkSelector ? { selectedLinks: selectLinks(document, resolver, input.linkSelector) } : {}),

@@ -69,6 +69,11 @@ const ALT_PATTERN = /\u0001([^\u0001]*)\u0001/g;
 /** Sentinel that protects <pre> content from whitespace collapsing until the final pass. */
 const PRE_MARK = '\u0000';
 
+/** One level of list nesting, kept through line trimming and written as two spaces by the final pass. */
+const INDENT_MARK = '\u0002';
+const LEADING_INDENT = /^[\u0002\s]*/;
+const INDENT_MARK_ANYWHERE = /\u0002/g;
+
 /**
  * DOM → compact markdown. Elements return strings; blocks are wrapped in blank lines and the final
  * pass trims lines, collapses spaces and squeezes blank-line runs, so nested blocks need no
@@ -98,7 +103,7 @@ export class MarkdownRenderer {
   /** Renders a node's content as one line (table cells, link text, headings). */
   inline(node: AnyNode, depth: number): string {
     return this.children(node, depth)
-      .replace(/\s*\n\s*/g, ' ')
+      .replace(/\s*\n[\s\u0002]*/g, ' ')
       .trim();
   }
 
@@ -178,7 +183,8 @@ export class MarkdownRenderer {
           .replace(/\s*\n\s*\n\s*/g, '\n');
         if (body === '') continue;
         const marker = ordered ? `${index++}. ` : '- ';
-        out += `\n${marker}${body}`;
+        // Lines after the first (nested lists, further paragraphs) belong to this item: one level deeper.
+        out += `\n${marker}${body.replace(/\n/g, `\n${INDENT_MARK}`)}`;
       } else {
         out += this.node(child, depth);
       }
@@ -259,13 +265,15 @@ export class MarkdownRenderer {
     const out: string[] = [];
     let blank = true;
     for (const line of lines) {
-      const trimmed = line.replace(/ {2,}/g, ' ').trim();
+      const lead = LEADING_INDENT.exec(line)![0];
+      const depth = lead.split(INDENT_MARK).length - 1;
+      const trimmed = line.slice(lead.length).replace(INDENT_MARK_ANYWHERE, '').replace(/ {2,}/g, ' ').trim();
       if (trimmed === '') {
         if (!blank) out.push('');
         blank = true;
         continue;
       }
-      out.push(trimmed);
+      out.push(depth > 0 ? '  '.repeat(depth) + trimmed : trimmed);
       blank = false;
     }
     while (out.length > 0 && out[out.length - 1] === '') out.pop();
@@ -282,7 +290,7 @@ function spaced(content: string): string {
 }
 
 function collapse(text: string): string {
-  return text.replace(/[\s\u00a0\u0000\u0001]+/g, ' ');
+  return text.replace(/[\s\u00a0\u0000\u0001\u0002]+/g, ' ');
 }
 
 /** Parentheses and spaces would end a markdown link destination early. */

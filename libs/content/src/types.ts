@@ -19,6 +19,27 @@ export interface ConversionInput {
   linkUrls?: LinkUrlPolicy;
   /** CSS selector of the links a crawl follows (`follow_selector`): matched anchors, or anchors inside matched elements, land in `selectedLinks`. */
   linkSelector?: string;
+  /** Further forms of the same content (scrape formats): `text` (plain text) and `html` (cleaned HTML). */
+  also?: { text?: boolean; html?: boolean };
+}
+
+/** A PDF to convert (docs/scrape.md "PDFs"). */
+export interface PdfConversionInput {
+  pdf: Uint8Array;
+  url: string;
+  /** More pages than this fail with content_too_large. */
+  maxPages: number;
+}
+
+/** What a PDF's own metadata says (its info dictionary). */
+export interface DocumentInfo {
+  pages: number;
+  author?: string;
+  creator?: string;
+  producer?: string;
+  keywords?: string;
+  createdAt?: string;
+  modifiedAt?: string;
 }
 
 export interface PageLink {
@@ -35,6 +56,8 @@ export interface PageMetadata {
   openGraph: Record<string, string>;
   /** Parsed `application/ld+json` blocks; invalid JSON is skipped. */
   jsonLd: unknown[];
+  /** PDFs: the document's info. */
+  document?: DocumentInfo;
 }
 
 export interface ConversionStats {
@@ -45,6 +68,10 @@ export interface ConversionStats {
 
 export interface ConversionResult {
   markdown: string;
+  /** With `also.text`: the same content as plain text. */
+  text?: string;
+  /** With `also.html`: the same content as cleaned HTML (not for PDFs). */
+  html?: string;
   metadata: PageMetadata;
   links: PageLink[];
   /** Only with `linkSelector`: the links it selects (absolute, fragment removed, first occurrence wins). */

@@ -10,6 +10,10 @@ export const ERROR_CATEGORIES = [
   'blocked',
   'content_too_large',
   'unsupported_content',
+  /** A PDF that needs a password. */
+  'document_encrypted',
+  /** A PDF (or other document) that cannot be parsed. */
+  'document_invalid',
   'no_models',
   'llm_invalid_key',
   'llm_rate_limit',

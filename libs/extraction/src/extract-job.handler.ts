@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '@app/core';
 import { ResultsService } from '@app/results';
 import type { JobContext, JobHandler } from '@app/jobs';
-import { EXTRACTS_CONSUMER, consumerSession, learnedTemplates, type LearnedResult, type ModelCall } from '@app/learned';
+import { EXTRACTS_CONSUMER, consumerSession, learnedTemplates, type LearnedResult, type ModelCall, type ModelRequest } from '@app/learned';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
 import { captureRecorder, finalJobError } from './handler-support';
-import { llmConfigFor } from '@app/intake';
+import { fetchControlFor, llmConfigFor } from '@app/intake';
 import { PageLoaderService } from '@app/pages';
 import type { ExtractionFacts, ExtractionMade } from './extraction-requests.service';
 import { parseExtractInput, type ExtractJobInput } from './job-inputs';
@@ -33,7 +33,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     if (job.page_count > 0) return;
     let page;
     try {
-      page = await this.loader.load(input.url, input.fetch_mode, { signal });
+      page = await this.loader.load(input.url, input.fetch_mode, { signal, control: fetchControlFor(input.fetch_control, secrets) });
     } catch (error) {
       const failure = finalJobError(error, 'Extraction');
       await this.results.record(job, {
@@ -53,15 +53,17 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
       { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(input.schema) },
       secrets,
     );
-    const callModel = () =>
+    // A learned partial call asks for some fields only, or sends the page's text around their values (an excerpt).
+    const callModel = (request?: ModelRequest) =>
       this.extraction.extract({
         userId: job.user_id,
         url: page.fetch.url,
-        content: page.content.markdown,
-        schema: input.schema,
+        content: request?.excerpt ?? page.content.markdown,
+        schema: request?.schema ?? input.schema,
         llmConfig: llmConfigFor(input.llm_config, secrets),
         signal,
         onCall,
+        ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
       });
     try {
       // The model's outcome when it was called: a page extracted by a learned program has none (no tokens, no cost).
@@ -69,16 +71,12 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
       let data: unknown;
       let made: ExtractionMade;
       if (input.extraction_mode === 'auto') {
-        const learned = await this.extractLearned(job.user_id, input, page.fetch.url, page.fetch.html, async () => {
-          out = await callModel();
+        const learned = await this.extractLearned(job.user_id, input, page.fetch.url, page.fetch.html, async (request) => {
+          out = await callModel(request);
           return out.data as Record<string, unknown>;
         });
         data = learned.data;
-        made = {
-          method: learned.method,
-          ...(learned.programId ? { program_id: learned.programId } : {}),
-          template_id: learned.templateId,
-        };
+        made = madeBy(learned);
       } else {
         out = await callModel();
         data = out.data;
@@ -173,4 +171,15 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     );
     return session.extract(url, html);
   }
+}
+
+/** The result's `metadata` for a learned extract (docs/api.md "Results and downloads"). */
+export function madeBy(learned: LearnedResult): ExtractionMade {
+  return {
+    method: learned.method,
+    ...(learned.programId ? { program_id: learned.programId } : {}),
+    template_id: learned.templateId,
+    ...(learned.modelFields ? { model_fields: learned.modelFields } : {}),
+    ...(learned.call ? { model_call: learned.call } : {}),
+  };
 }

@@ -1,21 +1,22 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
-import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError, Errors, isStoreUnavailable, roundUsd, StoreUnavailableError } from '@app/core';
-import { JobIntakeService } from '@app/intake';
-import { JobsService, type JobRecord } from '@app/jobs';
+import { roundUsd } from '@app/core';
+import { JobIntakeService, splitFetchControl } from '@app/intake';
 import { ResultsService } from '@app/results';
 import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request.dto';
-import { jobFailureToProblem } from './failure-mapping';
 import type { AnalyzeJobInput, ExtractJobInput } from './job-inputs';
 
 /** How an extract's data was made (also the stored result's `metadata`). */
 export interface ExtractionMade {
-  method: 'model' | 'selectors';
-  /** The learned program that extracted the page, or that was compared with the model on it. */
+  method: 'model' | 'selectors' | 'mixed';
+  /** The learned program that extracted the page (or some of its fields), or that was compared with the model on it. */
   program_id?: string;
   /** The page's template of the site (extraction_mode auto). */
   template_id?: string;
+  /** `mixed`: the fields the model filled. */
+  model_fields?: string[];
+  /** extraction_mode auto, when the model was called: a `full` call (the whole page, every field) or a `partial` one. */
+  model_call?: 'full' | 'partial';
 }
 
 /** What an extract job leaves on its job record for the synchronous answer. */
@@ -40,15 +41,14 @@ export interface ExtractionFacts extends ExtractionMade {
 export class ExtractionRequestsService {
   constructor(
     private readonly intake: JobIntakeService,
-    private readonly jobs: JobsService,
     private readonly results: ResultsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async extract(caller: Caller, dto: ExtractRequestDto, requestId: string) {
     const site = await this.intake.site(caller, dto.site_id);
     const url = this.intake.url(dto.url, site);
     const fetchMode = dto.fetch_mode ?? site?.fetch_mode ?? 'auto';
+    const control = splitFetchControl(dto, fetchMode);
     const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
     const job = await this.intake.submit<ExtractJobInput>(caller, {
       type: 'extract',
@@ -62,17 +62,17 @@ export class ExtractionRequestsService {
         llm_config: llmConfig,
         max_cost_usd: dto.max_cost_usd ?? null,
         extraction_mode: dto.extraction_mode ?? 'model',
+        fetch_control: control.stored,
       }),
       captureDebug: dto.capture_debug ?? false,
       requestId,
       webhooks: dto,
       llmConfig: dto.llm_config,
       requireModel: true,
+      secrets: control.secrets,
     });
-    const { done, item } = await this.afterIntake(job.id, async () => {
-      const done = await this.wait(job.id);
-      return { done, item: await this.results.first(caller, job.id) };
-    });
+    const done = await this.intake.awaitJob(job.id);
+    const item = await this.results.first(caller, job.id);
     const facts = (done.extraction ?? {}) as Partial<ExtractionFacts>;
     return {
       job_id: done._id,
@@ -88,6 +88,8 @@ export class ExtractionRequestsService {
         method: facts.method ?? 'model',
         ...(facts.program_id ? { program_id: facts.program_id } : {}),
         ...(facts.template_id ? { template_id: facts.template_id } : {}),
+        ...(facts.model_fields ? { model_fields: facts.model_fields } : {}),
+        ...(facts.model_call ? { model_call: facts.model_call } : {}),
       },
       usage: {
         input_tokens: done.token_usage_input,
@@ -117,30 +119,8 @@ export class ExtractionRequestsService {
       llmConfig: dto.llm_config,
       requireModel: true,
     });
-    const { done, item } = await this.afterIntake(job.id, async () => {
-      const done = await this.wait(job.id);
-      return { done, item: await this.results.first(caller, job.id) };
-    });
+    const done = await this.intake.awaitJob(job.id);
+    const item = await this.results.first(caller, job.id);
     return { job_id: done._id, ...((item?.data as Record<string, unknown> | undefined) ?? {}) };
-  }
-
-  /** Once intake stored the job, a store outage that outlasts the wait answers 503 with the job id: the job goes on. */
-  private async afterIntake<R>(jobId: string, answer: () => Promise<R>): Promise<R> {
-    try {
-      return await answer();
-    } catch (error) {
-      if (!isStoreUnavailable(error)) throw error;
-      throw new StoreUnavailableError(error, { job_id: jobId, status_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}` });
-    }
-  }
-
-  private async wait(jobId: string): Promise<JobRecord> {
-    const job = await this.jobs.waitForTerminal(jobId, this.config.extractWaitMs);
-    if (!job) throw Errors.internal('The job vanished.');
-    if (job.status === 'completed') return job;
-    if (job.status === 'failed' || job.status === 'cancelled') throw jobFailureToProblem(job._id, job.error_category, job.error_message);
-    throw new AppError('upstream-timeout', `The job did not finish within ${Math.round(this.config.extractWaitMs / 1000)} s; it goes on.`, {
-      extensions: { job_id: jobId, status_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}` },
-    });
   }
 }

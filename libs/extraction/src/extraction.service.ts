@@ -31,6 +31,8 @@ export interface ExtractInput {
   /** Called once per model call with what was sent and how it went (debug captures). */
   onCall?: (call: CallTrace) => Promise<void>;
   instructions?: string;
+  /** `content` is an excerpt of the page (learned extraction's partial calls), not the whole page. */
+  excerpt?: boolean;
 }
 
 export interface CallTrace {
@@ -118,6 +120,7 @@ export class ExtractionService {
               truncated: fitted.truncated,
               validationErrors: errors,
               instructions: input.instructions,
+              excerpt: input.excerpt,
             });
             const started = Date.now();
             let reply;

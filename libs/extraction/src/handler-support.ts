@@ -1,5 +1,6 @@
 import { AppError, isStoreUnavailable } from '@app/core';
 import type { JobRecord } from '@app/jobs';
+import { fetchSecretValues } from '@app/intake';
 import type { ResultsService } from '@app/results';
 import type { CallTrace } from './extraction.service';
 
@@ -28,7 +29,7 @@ export function captureRecorder(
   secrets: Record<string, string>,
 ): ((call: CallTrace) => Promise<void>) | undefined {
   if (!job.capture_debug) return undefined;
-  const redact = secrets.llm_api_key ? [secrets.llm_api_key] : [];
+  const redact = [...(secrets.llm_api_key ? [secrets.llm_api_key] : []), ...fetchSecretValues(secrets)];
   return async (call) => {
     await results.recordCapture(
       job,

@@ -4,7 +4,6 @@ export * from './prompt';
 export * from './token-budget';
 export * from './job-inputs';
 export * from './extraction-mode';
-export * from './failure-mapping';
 export * from './extraction.service';
 export * from './extraction-requests.service';
 export * from './extract-job.handler';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/intake';
+import { storedFetchControlSchema, storedLlmConfigSchema, type StoredFetchControl, type StoredLlmConfig } from '@app/intake';
 import type { JsonSchemaObject } from '@app/schema';
 import { extractionModeSchema, type ExtractionMode } from './extraction-mode';
 
@@ -15,6 +15,8 @@ export interface ExtractJobInput {
   max_cost_usd: number | null;
   /** `auto`: the page goes through the user's learned programs for its site and schema (docs/learned-extraction.md "Extracts"). */
   extraction_mode: ExtractionMode;
+  /** User-Agent and wait_for of the request (its headers and cookies travel sealed); null without them and on older jobs. */
+  fetch_control: StoredFetchControl | null;
 }
 
 export interface AnalyzeJobInput {
@@ -42,6 +44,7 @@ const extractInputSchema = z.object({
   llm_config: storedLlmConfigSchema,
   max_cost_usd: z.number().nullable(),
   extraction_mode: extractionModeSchema,
+  fetch_control: storedFetchControlSchema,
 });
 
 const analyzeInputSchema = z.object({

@@ -1,5 +1,19 @@
-/** Which bodies Gleaner reads: HTML/XHTML, text, JSON and XML. Everything else is unsupported_content. */
-export type ContentKind = 'html' | 'xml' | 'json' | 'text';
+/**
+ * Which bodies Gleaner reads: HTML/XHTML, text, JSON and XML, and PDF where the caller accepts it
+ * (page loads; docs/scrape.md "PDFs"). Everything else is unsupported_content.
+ */
+export type ContentKind = 'html' | 'xml' | 'json' | 'text' | 'pdf';
+
+const PDF_TYPES = new Set(['application/pdf', 'application/x-pdf', 'application/acrobat', 'applications/vnd.pdf', 'text/pdf']);
+
+export function isPdfMediaType(type: string): boolean {
+  return PDF_TYPES.has(type);
+}
+
+/** `%PDF-` within the first 1024 bytes (where readers look for the header). */
+export function hasPdfSignature(head: Uint8Array): boolean {
+  return Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 1024)).includes('%PDF-', 0, 'latin1');
+}
 
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
@@ -56,5 +70,5 @@ export function sniffContent(head: Uint8Array): ContentKind | 'binary' {
 }
 
 export function defaultMediaType(kind: ContentKind): string {
-  return { html: 'text/html', xml: 'application/xml', json: 'application/json', text: 'text/plain' }[kind];
+  return { html: 'text/html', xml: 'application/xml', json: 'application/json', text: 'text/plain', pdf: 'application/pdf' }[kind];
 }

@@ -1,12 +1,15 @@
 import type { BrowserContext, Page, Response } from 'playwright';
 import { AppError } from '@app/core';
-import { AddressGuard, normaliseHost } from './address-guard';
+import { AddressGuard } from './address-guard';
 import { detectBotWall } from './bot-wall-detector';
 import { BrowserPool, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool';
-import { kindFromMediaType, mediaType } from './content-type';
+import { takeScreenshot, waitForInPage } from './browser-page-steps';
+import { SessionRouter, type NavigationState } from './browser-routing';
+import { isPdfMediaType, kindFromMediaType, mediaType } from './content-type';
 import { fetchError, statusError } from './errors';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_MS, type FetchOptions, type FetchResult } from './fetch-types';
 import { GuardedProxy, REFUSED_HEADER } from './guarded-proxy';
+import { scopeHostOf, type ScopedRequestData } from './request-control';
 import { parseRetryAfter } from './retry-after';
 
 export type BlockableResource = 'image' | 'media' | 'font' | 'stylesheet';
@@ -36,6 +39,24 @@ export interface DynamicFetcherStats extends BrowserPoolStats {
 export interface BrowserSession {
   fetch(url: string, options?: FetchOptions): Promise<FetchResult>;
   close(): Promise<void>;
+}
+
+/** What a session is opened with: the caller's fetch control, which holds for every page of the session. */
+export interface BrowserSessionOptions {
+  /** Replaces the browser's User-Agent. */
+  userAgent?: string;
+  /** Headers and cookies for one host (its `host`, else the first fetched URL's host). */
+  scoped?: ScopedRequestData;
+  /** Loads images and fonts too (a screenshot should look like the page). */
+  loadAllResources?: boolean;
+}
+
+/** The browser would download the document (a PDF): the caller may read it over plain HTTP instead. */
+export class BrowserDownload extends Error {
+  constructor(readonly url: string) {
+    super(`The browser would download ${url} instead of showing it.`);
+    this.name = 'BrowserDownload';
+  }
 }
 
 /**
@@ -76,7 +97,11 @@ export class DynamicFetcher {
 
   /** One page in a fresh context. */
   async fetch(url: string, options: FetchOptions = {}): Promise<FetchResult> {
-    const session = await this.openSession(options.signal);
+    const session = await this.openSession(options.signal, {
+      userAgent: options.userAgent,
+      scoped: options.scoped && { ...options.scoped, host: scopeHostOf(options.scoped, url) },
+      loadAllResources: options.screenshot !== undefined,
+    });
     try {
       return await session.fetch(url, options);
     } finally {
@@ -85,7 +110,7 @@ export class DynamicFetcher {
   }
 
   /** A fresh context for a group of fetches (one job). Close it when the job ends. */
-  async openSession(signal?: AbortSignal): Promise<BrowserSession> {
+  async openSession(signal?: AbortSignal, options: BrowserSessionOptions = {}): Promise<BrowserSession> {
     const pool = await this.getPool();
     const lease = await pool.acquire(signal);
     let context: BrowserContext;
@@ -93,7 +118,7 @@ export class DynamicFetcher {
       context = await lease.browser.newContext({
         ignoreHTTPSErrors: true,
         serviceWorkers: 'block', // service workers' requests bypass route()
-        userAgent: this.userAgent,
+        userAgent: options.userAgent ?? this.userAgent,
         viewport: this.viewport,
         javaScriptEnabled: true,
         acceptDownloads: false,
@@ -103,47 +128,36 @@ export class DynamicFetcher {
       throw fetchError('fetch_error', `Could not open a browser context: ${(error as Error).message}`, { retryable: true, cause: error });
     }
     this.openContexts++;
-    const blocked: string[] = [];
-    const hostVerdicts = new Map<string, Promise<boolean>>();
-    await context.route('**/*', async (route) => {
-      const request = route.request();
-      if (this.blockResources.has(request.resourceType())) return route.abort('blockedbyclient');
-      let allowed = true;
-      try {
-        const u = new URL(request.url());
-        if (u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'ws:' || u.protocol === 'wss:') {
-          const host = normaliseHost(u.hostname);
-          let verdict = hostVerdicts.get(host);
-          if (!verdict) {
-            verdict = this.guard.resolvePublic(host).then(
-              () => true,
-              (error: unknown) => !(error instanceof AppError && error.category === 'ssrf_blocked'),
-            );
-            hostVerdicts.set(host, verdict);
-          }
-          allowed = await verdict;
-        }
-      } catch {
-        allowed = true; // unparsable URLs are the browser's problem; the proxy still guards the connection
-      }
-      if (!allowed) {
-        blocked.push(request.url());
-        return route.abort('blockedbyclient');
-      }
-      return route.continue();
-    });
-
+    const scopeHost = options.scoped?.host;
+    const router = new SessionRouter(
+      this.guard,
+      options.loadAllResources ? new Set(['media']) : this.blockResources,
+      options.scoped,
+      scopeHost,
+    );
     let closed = false;
-    return {
-      fetch: (url, options = {}) => this.render(context, url, options, blocked),
-      close: async () => {
-        if (closed) return;
-        closed = true;
-        this.openContexts--;
-        await context.close().catch(() => undefined);
-        await lease.release();
-      },
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      this.openContexts--;
+      await context.close().catch(() => undefined);
+      await lease.release();
     };
+    try {
+      await router.install(context);
+      const cookies = Object.entries(options.scoped?.cookies ?? {});
+      if (scopeHost !== undefined && cookies.length > 0) {
+        // Host-only cookies of the scope host: the browser sends them to that host and nowhere else.
+        await context.addCookies(cookies.map(([name, value]) => ({ name, value, url: `http://${scopeHost}/` })));
+      }
+    } catch (error) {
+      await close();
+      throw fetchError('fetch_error', `Could not prepare the browser context: ${(error as Error).message}`, {
+        retryable: true,
+        cause: error,
+      });
+    }
+    return { fetch: (url, fetchOptions = {}) => this.render(context, url, fetchOptions, router), close };
   }
 
   stats(): DynamicFetcherStats {
@@ -173,16 +187,16 @@ export class DynamicFetcher {
     return this.poolInstance;
   }
 
-  private async render(context: BrowserContext, url: string, options: FetchOptions, blocked: string[]): Promise<FetchResult> {
+  private async render(context: BrowserContext, url: string, options: FetchOptions, router: SessionRouter): Promise<FetchResult> {
     const started = Date.now();
     const deadline = started + (options.timeoutMs ?? this.timeoutMs);
     const maxBytes = options.maxBytes ?? this.maxBytes;
-    const target = parseUrl(url);
-    await this.guard.checkUrl(target); // a clear ssrf_blocked before the browser is involved
+    const blocked = router.blocked;
     const blockedBefore = blocked.length;
 
     const page = await context.newPage();
     this.openPages++;
+    const navigation = router.track(page, deadline);
     let crashed = false;
     page.on('crash', () => (crashed = true));
     let lastDocument: Response | undefined;
@@ -191,13 +205,12 @@ export class DynamicFetcher {
     });
     try {
       if (options.headers) await page.setExtraHTTPHeaders(options.headers);
-      let response: Response | null;
-      try {
-        response = await page.goto(target.href, { waitUntil: 'domcontentloaded', timeout: Math.max(1, deadline - Date.now()) });
-      } catch (error) {
-        if (crashed) throw tabCrashed(target.href);
-        throw this.mapNavigationError(error, target.href, blocked.slice(blockedBefore));
-      }
+      const { response, redirects: followed } = await this.navigate(page, url, navigation, deadline, options, blocked, blockedBefore).catch(
+        (error: unknown) => {
+          throw crashed ? tabCrashed(url) : error;
+        },
+      );
+      if (options.waitFor) await waitForInPage(page, options.waitFor, deadline);
       // Bounded settle: network idle or the cap, whichever first; then take what is there.
       await page
         .waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(this.settleMs, deadline - Date.now())) })
@@ -227,15 +240,18 @@ export class DynamicFetcher {
       if (status >= 400) throw statusError(status, page.url(), parseRetryAfter(headers['retry-after']));
 
       const type = mediaType(headers['content-type']) || 'text/html';
+      // Chromium shows a PDF in its viewer (or downloads it): its bytes are read over plain HTTP instead.
+      if (options.acceptPdf && isPdfMediaType(type)) throw new BrowserDownload(page.url());
       if (kindFromMediaType(type) === 'binary')
         throw fetchError('unsupported_content', `Unsupported content type ${type}.`, { url: page.url(), status });
       const bytes = Buffer.byteLength(html, 'utf8');
       if (bytes > maxBytes)
         throw fetchError('content_too_large', `The rendered page is larger than ${maxBytes} bytes.`, { url: page.url() });
 
-      const redirects = redirectChain(doc);
+      const redirects = [...followed, ...redirectChain(doc)];
       if (redirects.length > this.maxRedirects)
         throw fetchError('fetch_error', `Too many redirects (more than ${this.maxRedirects}).`, { url, retryable: false });
+      const screenshot = options.screenshot ? await takeScreenshot(page, options.screenshot, this.viewport.width, deadline) : undefined;
       return {
         url: page.url(),
         status,
@@ -248,10 +264,48 @@ export class DynamicFetcher {
         durationMs: Date.now() - started,
         mode: 'dynamic',
         blockedRequests: blocked.slice(blockedBefore),
+        ...(screenshot ? { screenshot } : {}),
       };
     } finally {
       this.openPages--;
       await page.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Navigates to the URL, following the main-frame redirects the session router hands back (those of
+   * requests that carried the caller's scoped headers) as new navigations, each checked by the guard.
+   */
+  private async navigate(
+    page: Page,
+    url: string,
+    navigation: NavigationState,
+    deadline: number,
+    options: FetchOptions,
+    blocked: string[],
+    blockedBefore: number,
+  ): Promise<{ response: Response | null; redirects: string[] }> {
+    const redirects: string[] = [];
+    let target = parseUrl(url);
+    for (;;) {
+      await this.guard.checkUrl(target); // a clear ssrf_blocked before the browser is involved
+      navigation.redirectTo = undefined;
+      try {
+        const response = await page.goto(target.href, { waitUntil: 'domcontentloaded', timeout: Math.max(1, deadline - Date.now()) });
+        return { response, redirects };
+      } catch (error) {
+        if (navigation.redirectTo === undefined) {
+          if (options.acceptPdf && isDownload(error)) throw new BrowserDownload(target.href);
+          throw this.mapNavigationError(error, target.href, blocked.slice(blockedBefore));
+        }
+      }
+      redirects.push(target.href);
+      const next = new URL(navigation.redirectTo);
+      next.hash = '';
+      if (redirects.includes(next.href)) throw fetchError('fetch_error', `Redirect loop at ${next.href}.`, { url, retryable: false });
+      if (redirects.length > this.maxRedirects)
+        throw fetchError('fetch_error', `Too many redirects (more than ${this.maxRedirects}).`, { url, retryable: false });
+      target = next;
     }
   }
 
@@ -317,6 +371,10 @@ async function beforeDeadline<T>(work: Promise<T>, deadline: number, url: string
   } finally {
     clearTimeout(timer);
   }
+}
+
+function isDownload(error: unknown): boolean {
+  return /Download is starting/.test((error as Error)?.message ?? '');
 }
 
 function redirectChain(response: Response | undefined): string[] {

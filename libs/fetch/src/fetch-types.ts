@@ -1,3 +1,5 @@
+import type { ScopedRequestData, ScreenshotKind, WaitFor } from './request-control';
+
 export type FetchMode = 'static' | 'dynamic' | 'auto';
 export type RenderMode = 'static' | 'dynamic';
 
@@ -10,8 +12,10 @@ export interface FetchResult {
   /** Media type without parameters (text/html, application/json, ...). */
   contentType: string;
   charset: string;
-  /** The decoded body (HTML for pages; the raw text for JSON/XML/text). */
+  /** The decoded body (HTML for pages; the raw text for JSON/XML/text; '' for a PDF). */
   html: string;
+  /** The body's bytes, for documents that are not text (`application/pdf`, with `acceptPdf`). */
+  body?: Buffer;
   /** Body size in bytes as received (after decompression). */
   bytes: number;
   /** Every URL that answered with a redirect, in order (the first is the requested URL). */
@@ -22,6 +26,8 @@ export interface FetchResult {
   escalation?: { from: 'static'; reason: string };
   /** Browser only: sub-requests the address guard refused. */
   blockedRequests?: string[];
+  /** Browser only, when asked for (`screenshot`): a PNG of the page as rendered. */
+  screenshot?: Buffer;
 }
 
 export interface FetchOptions {
@@ -29,8 +35,18 @@ export interface FetchOptions {
   timeoutMs?: number;
   /** Body size cap; larger bodies fail with content_too_large. */
   maxBytes?: number;
-  /** Extra request headers (static) / extra HTTP headers (dynamic). */
+  /** Extra request headers of Gleaner's own (robots.txt's User-Agent), sent on every hop. */
   headers?: Record<string, string>;
+  /** The caller's headers and cookies: sent only to their host, never across a redirect to another (request-control.ts). */
+  scoped?: ScopedRequestData;
+  /** Replaces the generated User-Agent on every request of the fetch. */
+  userAgent?: string;
+  /** Browser only: what to wait for before the page is read (auto mode then renders). */
+  waitFor?: WaitFor;
+  /** Browser only: take a PNG screenshot (auto mode then renders). */
+  screenshot?: ScreenshotKind;
+  /** Read `application/pdf` bodies (as `body` bytes) instead of failing with unsupported_content. */
+  acceptPdf?: boolean;
   signal?: AbortSignal;
   /** Static only: a gzip body (sitemap.xml.gz, served gzipped without Content-Encoding) is decompressed (within maxBytes) and read as text. */
   acceptGzip?: boolean;

@@ -1,6 +1,6 @@
 import { AddressGuard, type AddressGuardOptions } from './address-guard';
 import { detectBotWall } from './bot-wall-detector';
-import { DynamicFetcher, type DynamicFetcherOptions } from './dynamic-fetcher';
+import { BrowserDownload, DynamicFetcher, type DynamicFetcherOptions } from './dynamic-fetcher';
 import { fetchError, statusError } from './errors';
 import type { FetchMode, FetchOptions, FetchResult } from './fetch-types';
 import { InMemoryHostModeMemory, type HostModeMemory } from './host-mode-memory';
@@ -45,8 +45,17 @@ export class Fetcher {
   async fetch(url: string, options: ModeFetchOptions = {}): Promise<FetchResult> {
     const mode = options.mode ?? 'auto';
     if (mode === 'static') return this.staticFetcher.fetch(url, options);
-    if (mode === 'dynamic') return this.requireBrowser().fetch(url, options);
-    return this.auto(url, options);
+    try {
+      // What only a browser can do (wait for something, take a screenshot) makes auto render.
+      if (mode === 'dynamic' || options.waitFor !== undefined || options.screenshot !== undefined) {
+        return await this.requireBrowser().fetch(url, options);
+      }
+      return await this.auto(url, options);
+    } catch (error) {
+      // A PDF that the browser would only download is read over plain HTTP (same control, same guard).
+      if (error instanceof BrowserDownload) return this.staticFetcher.fetch(url, options);
+      throw error;
+    }
   }
 
   async close(): Promise<void> {

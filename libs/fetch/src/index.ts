@@ -2,6 +2,7 @@ export * from './address-guard';
 export * from './ip-ranges';
 export * from './errors';
 export * from './fetch-types';
+export * from './request-control';
 export * from './charset';
 export * from './content-type';
 export * from './retry-after';

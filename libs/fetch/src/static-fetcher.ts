@@ -5,7 +5,15 @@ import { HeaderGenerator, type HeaderGeneratorOptions } from 'header-generator';
 import { AppError } from '@app/core';
 import { AddressGuard, pinnedLookup, type ResolvedAddress } from './address-guard';
 import { decodeBody } from './charset';
-import { defaultMediaType, kindFromMediaType, mediaType, sniffContent, type ContentKind } from './content-type';
+import {
+  defaultMediaType,
+  hasPdfSignature,
+  isPdfMediaType,
+  kindFromMediaType,
+  mediaType,
+  sniffContent,
+  type ContentKind,
+} from './content-type';
 import { fetchError, statusError } from './errors';
 import {
   DEFAULT_MAX_BYTES,
@@ -15,6 +23,7 @@ import {
   type FetchOptions,
   type FetchResult,
 } from './fetch-types';
+import { cookieHeader, inScope, scopeHostOf, type ScopedRequestData } from './request-control';
 import { parseRetryAfter } from './retry-after';
 
 export interface StaticFetcherOptions {
@@ -87,7 +96,7 @@ export class StaticFetcher {
    */
   async warmUp(): Promise<void> {
     await loadGot();
-    this.requestHeaders(undefined);
+    this.requestHeaders(undefined, undefined);
   }
 
   /** Fetches a page; any 4xx/5xx, unsupported type or limit breach is thrown as AppError. */
@@ -104,7 +113,8 @@ export class StaticFetcher {
     const deadline = started + (options.timeoutMs ?? this.timeoutMs);
     const maxBytes = options.maxBytes ?? this.maxBytes;
     const { gotScraping } = await loadGot();
-    const headers = this.requestHeaders(options.headers);
+    const headers = this.requestHeaders(options.headers, options.userAgent);
+    const scopeHost = scopeHostOf(options.scoped, url);
     const redirects: string[] = [];
     const seen = new Set<string>();
     let current = parseUrl(url);
@@ -114,16 +124,16 @@ export class StaticFetcher {
       const addresses = await withDeadline(this.guard.checkUrl(current), deadline, current.href);
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw timeoutError(current.href);
-      const hop = await this.requestOnce(
-        gotScraping,
-        current,
-        addresses,
-        headers,
-        remaining,
+      // The caller's headers and cookies go to their host only: a hop to another host goes without them.
+      const hopHeaders = scopeHost !== undefined && inScope(current, scopeHost) ? withScoped(headers, options.scoped!) : headers;
+      const hop = await this.requestOnce(gotScraping, current, addresses, {
+        headers: hopHeaders,
+        timeoutMs: remaining,
         maxBytes,
-        options.signal,
-        options.acceptGzip === true,
-      );
+        signal: options.signal,
+        acceptGzip: options.acceptGzip === true,
+        acceptPdf: options.acceptPdf === true,
+      });
       if (hop.redirectTo === undefined) {
         return { ...hop.result, redirects, durationMs: Date.now() - started };
       }
@@ -145,7 +155,7 @@ export class StaticFetcher {
     this.httpsAgent.destroy();
   }
 
-  private requestHeaders(extra: Record<string, string> | undefined): Record<string, string> {
+  private requestHeaders(extra: Record<string, string> | undefined, userAgent: string | undefined): Record<string, string> {
     const generated = this.headerGenerator.getHeaders({ httpVersion: '1' }) as Record<string, string>;
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(generated)) if (k.toLowerCase() !== 'connection') headers[k] = v;
@@ -155,15 +165,10 @@ export class StaticFetcher {
       // got decompresses gzip/deflate/br; do not invite zstd.
       if (k.toLowerCase() === 'accept-encoding') headers[k] = 'gzip, deflate, br';
     }
-    if (this.userAgent) {
-      for (const k of Object.keys(headers)) if (k.toLowerCase() === 'user-agent') delete headers[k];
-      headers['User-Agent'] = this.userAgent;
-    }
+    const agent = userAgent ?? this.userAgent;
+    if (agent) setHeader(headers, 'User-Agent', agent);
     // Caller headers win, whatever their case.
-    for (const [k, v] of Object.entries(extra ?? {})) {
-      for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
-      headers[k] = v;
-    }
+    for (const [k, v] of Object.entries(extra ?? {})) setHeader(headers, k, v);
     return headers;
   }
 
@@ -171,12 +176,9 @@ export class StaticFetcher {
     gotScraping: GotScrapingModule['gotScraping'],
     url: URL,
     addresses: ResolvedAddress[],
-    headers: Record<string, string>,
-    timeoutMs: number,
-    maxBytes: number,
-    signal: AbortSignal | undefined,
-    acceptGzip = false,
+    hop: HopOptions,
   ): Promise<{ redirectTo?: string; result: Omit<RawFetchResult, 'redirects' | 'durationMs'> }> {
+    const { headers, timeoutMs, maxBytes, signal, acceptGzip, acceptPdf } = hop;
     const stream = gotScraping.stream(url.href, {
       followRedirect: false,
       http2: false,
@@ -207,7 +209,8 @@ export class StaticFetcher {
       }
       const declaredType = mediaType(flatHeaders['content-type']);
       const gzipDeclared = acceptGzip && /^application\/(x-)?gzip$/.test(declaredType);
-      const declaredKind = gzipDeclared ? 'unknown' : kindFromMediaType(declaredType);
+      const pdfDeclared = acceptPdf && isPdfMediaType(declaredType);
+      const declaredKind = gzipDeclared || pdfDeclared ? 'unknown' : kindFromMediaType(declaredType);
       const isError = status >= 400;
       if (!isError && declaredKind === 'binary') {
         stream.destroy();
@@ -244,6 +247,12 @@ export class StaticFetcher {
           throw fetchError('fetch_error', `The gzip body of ${url.href} is corrupt.`, { url: url.href, status, retryable: false });
         }
       }
+      // A PDF, declared or not (servers label them octet-stream, or even text/html), is kept as bytes.
+      if (acceptPdf && !isError && hasPdfSignature(body.subarray(0, 1024))) {
+        return { result: pdfResult(url, status, flatHeaders, body) };
+      }
+      if (pdfDeclared && !isError)
+        throw fetchError('unsupported_content', 'The body is labelled a PDF but is not one.', { url: url.href, status });
       let kind: ContentKind;
       const sniffed = sniffContent(body.subarray(0, 2048));
       if (declaredKind === 'unknown' || declaredKind === 'binary') {
@@ -278,6 +287,50 @@ export class StaticFetcher {
       stream.destroy();
     }
   }
+}
+
+interface HopOptions {
+  headers: Record<string, string>;
+  timeoutMs: number;
+  maxBytes: number;
+  signal: AbortSignal | undefined;
+  acceptGzip: boolean;
+  acceptPdf: boolean;
+}
+
+/** Sets a header, replacing one of the same name in any case. */
+function setHeader(headers: Record<string, string>, name: string, value: string): void {
+  for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+  headers[name] = value;
+}
+
+/** The hop's headers plus the caller's scoped headers and cookies (these win over generated ones). */
+function withScoped(headers: Record<string, string>, scoped: ScopedRequestData): Record<string, string> {
+  const out = { ...headers };
+  for (const [name, value] of Object.entries(scoped.headers)) setHeader(out, name, value);
+  if (Object.keys(scoped.cookies).length > 0) setHeader(out, 'Cookie', cookieHeader(scoped.cookies));
+  return out;
+}
+
+function pdfResult(
+  url: URL,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer,
+): Omit<RawFetchResult, 'redirects' | 'durationMs'> {
+  return {
+    url: url.href,
+    status,
+    headers,
+    contentType: 'application/pdf',
+    charset: 'binary',
+    html: '',
+    body,
+    bytes: body.length,
+    mode: 'static',
+    kind: 'pdf',
+    retryAfterSeconds: parseRetryAfter(headers['retry-after']),
+  };
 }
 
 function parseUrl(url: string): URL {

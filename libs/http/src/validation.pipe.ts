@@ -3,11 +3,13 @@ import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import { AppError, Errors, type FieldError } from '@app/core';
 import { describeDto, type DtoClass } from './dto-metadata';
+import { STRING_MAP_RULE } from './map-rules';
+import { UrlListBody } from './url-list-body';
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
 /** Fields whose values are never echoed back in `errors[].value`. */
-const SECRET_FIELD = /secret|api_key|apikey|password|token|^key$|authorization/i;
+const SECRET_FIELD = /secret|api_key|apikey|password|token|^key$|authorization|^headers$|^cookies$/i;
 
 /**
  * The detail of a 422 whose errors break a rule the OpenAPI document states (type, length, enum,
@@ -38,6 +40,7 @@ export const DOCUMENTED_RULES: ReadonlySet<string> = new Set([
   'isRfc3339',
   'isDateOrDateTime',
   'isHttpUrl',
+  STRING_MAP_RULE,
   'isDefined',
   'whitelistValidation',
   'nestedValidation',
@@ -113,7 +116,11 @@ function checkRaw(raw: unknown, cls: DtoClass, path: string, out: FieldError[], 
   }
 }
 
-/** Free-form properties (only @Allow) keep the parsed JSON value exactly, not class-transformer's copy. */
+/**
+ * Free-form properties (only @Allow) keep the parsed JSON value exactly, not class-transformer's copy;
+ * string maps (headers, cookies) too, as own keys only (class-transformer drops `__proto__` silently,
+ * and a key must be refused, not lost).
+ */
 function restoreFreeForm(instance: object, raw: unknown, cls: DtoClass, depth = 0): void {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || depth > 16) return;
   const target = instance as Record<string, unknown>;
@@ -122,7 +129,14 @@ function restoreFreeForm(instance: object, raw: unknown, cls: DtoClass, depth = 
     if (!Object.prototype.hasOwnProperty.call(source, property.name)) continue;
     const value = source[property.name];
     if (property.freeForm) target[property.name] = value;
-    else if (property.nested && target[property.name] && typeof target[property.name] === 'object') {
+    else if (
+      property.rules.some((r) => r.name === STRING_MAP_RULE) &&
+      value !== null &&
+      typeof value === 'object' &&
+      !Array.isArray(value)
+    ) {
+      target[property.name] = Object.fromEntries(Object.entries(value));
+    } else if (property.nested && target[property.name] && typeof target[property.name] === 'object') {
       const nested = target[property.name];
       if (Array.isArray(value) && Array.isArray(nested)) {
         value.forEach((item, i) => nested[i] && restoreFreeForm(nested[i] as object, item, property.nested!, depth + 1));
@@ -137,6 +151,8 @@ export class StrictValidationPipe implements PipeTransform {
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const metatype = metadata.metatype;
     if (!metatype || [String, Number, Boolean, Array, Object].includes(metatype as never)) return value;
+    // A URL list read from a text/plain or ndjson body (url-list-body.ts): its handler checks each URL.
+    if (value instanceof UrlListBody) return value;
     const location = LOCATION[metadata.type] ?? 'body';
     if (metadata.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw Errors.validation([{ location: 'body', message: 'must be a JSON object' }], SCHEMA_MISMATCH_DETAIL);

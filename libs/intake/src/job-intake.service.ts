@@ -1,12 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
-import { Errors } from '@app/core';
-import { JobsService, type JobType, type JobView } from '@app/jobs';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { AppError, Errors, isStoreUnavailable, StoreUnavailableError } from '@app/core';
+import { JobsService, type JobRecord, type JobType, type JobView } from '@app/jobs';
 import { ModelRouter, type LlmConfigInput, type ModelTarget } from '@app/llm';
 import { SavedSchemasService } from '@app/saved-schemas';
 import { parseSchema, type ParsedSchema } from '@app/schema';
 import { SitesService, type SiteRecord } from '@app/sites';
 import { WebhookTargetsService, type JobWebhookFields } from '@app/webhooks';
+import { jobFailureToProblem } from './failure-mapping';
 import { storeLlmConfig, type StoredLlmConfig } from './llm-config-storage';
 
 export interface SchemaFields {
@@ -25,6 +27,10 @@ export interface SubmitJob<I> {
   llmConfig?: LlmConfigInput;
   /** Fail with `no_models` (422) before any job exists when no model is usable for the caller. */
   requireModel: boolean;
+  /** Runs once every check passed, right before the job is recorded and queued (a batch stores its URL list). */
+  beforeCreate?: () => Promise<void>;
+  /** Further request-only secrets (the caller's fetch headers and cookies) to travel sealed with the queue message. */
+  secrets?: Record<string, string>;
 }
 
 /**
@@ -40,6 +46,7 @@ export class JobIntakeService {
     private readonly schemas: SavedSchemasService,
     private readonly targets: WebhookTargetsService,
     private readonly router: ModelRouter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** The caller's saved site named by `site_id` (422 when it is not theirs), or null without one. */
@@ -78,6 +85,7 @@ export class JobIntakeService {
     const webhookTargets = request.webhooks ? await this.targets.resolve(caller, request.webhooks) : [];
     if (request.requireModel) await this.plan(caller, request.llmConfig); // no_models fails here, before a job exists
     const { stored, secrets } = storeLlmConfig(request.llmConfig);
+    await request.beforeCreate?.();
     return this.jobs.create(caller, {
       type: request.type,
       url: request.url,
@@ -85,7 +93,30 @@ export class JobIntakeService {
       input: { ...request.input(stored) },
       requestId: request.requestId,
       webhookTargets: webhookTargets.map((target) => ({ ...target })),
-      secrets,
+      secrets: { ...secrets, ...(request.secrets ?? {}) },
+    });
+  }
+
+  /**
+   * The synchronous answer of a single-page job (extract, analyze, scrape): waits for it to finish
+   * (GLEANER_EXTRACT_WAIT_MS). A failed or cancelled job is its problem (docs/api.md "HTTP status codes
+   * of failed extract/analyze"); a job still running is a 504 with its id (it goes on), and a store outage
+   * longer than the wait a 503 with its id.
+   */
+  async awaitJob(jobId: string): Promise<JobRecord> {
+    let job: JobRecord | null;
+    try {
+      job = await this.jobs.waitForTerminal(jobId, this.config.extractWaitMs);
+    } catch (error) {
+      // A store outage that outlasts the wait: the job was accepted and goes on, so the 503 says which it is.
+      if (!isStoreUnavailable(error)) throw error;
+      throw new StoreUnavailableError(error, { job_id: jobId, status_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}` });
+    }
+    if (!job) throw Errors.internal('The job vanished.');
+    if (job.status === 'completed') return job;
+    if (job.status === 'failed' || job.status === 'cancelled') throw jobFailureToProblem(job._id, job.error_category, job.error_message);
+    throw new AppError('upstream-timeout', `The job did not finish within ${Math.round(this.config.extractWaitMs / 1000)} s; it goes on.`, {
+      extensions: { job_id: jobId, status_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}` },
     });
   }
 }

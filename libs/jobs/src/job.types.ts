@@ -1,6 +1,6 @@
 import type { ErrorCategory } from '@app/core';
 
-export const JOB_TYPES = ['extract', 'crawl', 'analyze'] as const;
+export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape', 'batch'] as const;
 /** Public job types, plus `test` which exists only when GLEANER_ENABLE_TEST_JOBS=true. */
 export type JobType = (typeof JOB_TYPES)[number] | 'test';
 
@@ -62,10 +62,14 @@ export interface JobRecord {
   webhook_targets?: Array<Record<string, unknown>>;
   /** Type-specific input (validated request), never containing BYOK secrets. */
   input: Record<string, unknown>;
-  /** Crawls: extracted pages by method (`model`, `selectors`), bumped per page and recounted at the end. */
-  pages_by_method?: { model?: number; selectors?: number };
+  /** Crawls: extracted pages by method (`model`, `selectors`, `mixed`), bumped per page and recounted at the end. */
+  pages_by_method?: { model?: number; selectors?: number; mixed?: number };
   /** Crawls: pages sent to the model (see crawlCounters). */
   model_calls?: number;
+  /** Crawls: completed pages' model calls by kind (`full`, `partial`; see crawlCounters). */
+  model_calls_by_kind?: { full?: number; partial?: number };
+  /** Crawls: those calls' tokens by kind. */
+  tokens_by_call_kind?: { full?: { input?: number; output?: number }; partial?: { input?: number; output?: number } };
   [key: string]: unknown;
 }
 
@@ -93,22 +97,59 @@ export interface JobView {
   /** A crawl's options as it runs them (the request's over the site's over the defaults). */
   options?: Record<string, unknown>;
   /** Crawls: extracted pages by method (docs/learned-extraction.md). */
-  pages_by_method?: { model: number; selectors: number };
+  pages_by_method?: PagesByMethod;
   /** Crawls: pages sent to the model. */
   model_calls?: number;
+  /** Crawls: the model calls of completed pages, full and partial, and their tokens. */
+  model_calls_by_kind?: { full: number; partial: number };
+  tokens_by_call_kind?: TokensByCallKind;
+}
+
+export interface PagesByMethod {
+  model: number;
+  selectors: number;
+  mixed: number;
+}
+
+export interface TokensByCallKind {
+  full: { input: number; output: number };
+  partial: { input: number; output: number };
+}
+
+export interface CrawlCounters {
+  pages_by_method: PagesByMethod;
+  model_calls: number;
+  model_calls_by_kind: { full: number; partial: number };
+  tokens_by_call_kind: TokensByCallKind;
 }
 
 /**
  * A crawl's per-method counters (docs/api.md "Jobs"): `pages_by_method` splits `page_count` into pages
- * extracted by a model call and by a learned program (extraction_mode auto); `model_calls` counts the
- * pages sent to the model: every page extracted by `model` (learning, verification and check pages
- * included) plus every page whose model call failed (an `llm_*` error_category). A crawl stored before
- * these counters existed extracted every page with the model, so it shows `page_count` for both.
+ * extracted by a model call, by a learned program, and by both (`mixed`: the program filled some fields and a
+ * partial model call the others; extraction_mode auto); `model_calls` counts the pages sent to the model: every
+ * page extracted by `model` or `mixed` (learning, verification and check pages included) plus every page whose
+ * model call failed (an `llm_*` error_category). `model_calls_by_kind` splits the completed pages' calls into
+ * `full` (the whole page, every field) and `partial` ones, with their tokens in `tokens_by_call_kind`. A crawl
+ * stored before these counters existed made a full model call for every page, so it shows `page_count` as model
+ * pages and full calls, and its token totals as the full calls' tokens.
  */
-export function crawlCounters(job: JobRecord): { pages_by_method: { model: number; selectors: number }; model_calls: number } {
+export function crawlCounters(job: JobRecord): CrawlCounters {
   const byMethod = job.pages_by_method;
   const model = byMethod ? (byMethod.model ?? 0) : job.page_count;
-  return { pages_by_method: { model, selectors: byMethod?.selectors ?? 0 }, model_calls: job.model_calls ?? model };
+  const mixed = byMethod?.mixed ?? 0;
+  const kinds = job.model_calls_by_kind;
+  const tokens = job.tokens_by_call_kind;
+  return {
+    pages_by_method: { model, selectors: byMethod?.selectors ?? 0, mixed },
+    model_calls: job.model_calls ?? model,
+    model_calls_by_kind: kinds ? { full: kinds.full ?? 0, partial: kinds.partial ?? 0 } : { full: model, partial: 0 },
+    tokens_by_call_kind: tokens
+      ? {
+          full: { input: tokens.full?.input ?? 0, output: tokens.full?.output ?? 0 },
+          partial: { input: tokens.partial?.input ?? 0, output: tokens.partial?.output ?? 0 },
+        }
+      : { full: { input: job.token_usage_input, output: job.token_usage_output }, partial: { input: 0, output: 0 } },
+  };
 }
 
 export function toJobView(job: JobRecord): JobView {
@@ -131,8 +172,8 @@ export function toJobView(job: JobRecord): JobView {
     error_message: job.error_message,
     ...(Array.isArray(job.attempts) ? { attempts: job.attempts as unknown[] } : {}),
     ...(job.extraction && typeof job.extraction === 'object' ? { extraction: job.extraction as Record<string, unknown> } : {}),
-    ...(job.type === 'crawl' && isRecord(job.input.options) ? { options: job.input.options } : {}),
-    ...(job.type === 'crawl' ? crawlCounters(job) : {}),
+    ...(onCrawlEngine(job.type) && isRecord(job.input.options) ? { options: job.input.options } : {}),
+    ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
   };
 }
 
@@ -162,14 +203,19 @@ export const RUN_JOB = 'run-job';
 
 /** Job classes: each has its own queue, its own per-process worker slots and its own per-user running cap. */
 export type JobClass = 'single' | 'crawl';
+/** Job types the crawl engine runs (a crawl from a seed, a batch from a URL list): the crawl class, the crawl counters. */
+export const CRAWL_ENGINE_TYPES: readonly JobType[] = ['crawl', 'batch'];
+export function onCrawlEngine(type: JobType): boolean {
+  return CRAWL_ENGINE_TYPES.includes(type);
+}
 export function jobClassOf(type: JobType): JobClass {
-  return type === 'crawl' ? 'crawl' : 'single';
+  return onCrawlEngine(type) ? 'crawl' : 'single';
 }
 export function queueOf(type: JobType): string {
   return jobClassOf(type) === 'crawl' ? CRAWLS_QUEUE : JOBS_QUEUE;
 }
 export function typesOfClass(jobClass: JobClass): JobType[] {
-  return jobClass === 'crawl' ? ['crawl'] : ['extract', 'analyze', 'test'];
+  return jobClass === 'crawl' ? [...CRAWL_ENGINE_TYPES] : ['extract', 'analyze', 'scrape', 'test'];
 }
 export interface RunJobPayload {
   job_id: string;

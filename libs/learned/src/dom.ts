@@ -70,6 +70,19 @@ export function ownTextOf(el: Element): string {
 }
 
 /**
+ * The element's text before its first child element (`By:` in `<div>By: <a>…</a>, <a>…</a></div>`): what tells
+ * an author line from an `Edited By:` line when both have the same markup.
+ */
+export function leadingText(el: Element): string {
+  let out = '';
+  for (const child of el.children) {
+    if (isElement(child)) break;
+    if ((child.type as string) === 'text') out += (child as Text).data;
+  }
+  return collapse(out);
+}
+
+/**
  * The text that follows a label child (`<b>ISBN-13:</b> 978…<br>`, `<strong>Publisher</strong>: X`)
  * up to the next `<br>` or the next element of the label's tag; leading `:`/dashes removed.
  * Undefined when no child element's text is exactly `label`.

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePage } from './dom';
-import { learnProgram, hrefTokens, type LearningSample } from './learner';
-import { runProgram } from './program';
+import { learnProgram, learnRule, hrefTokens, type LearningSample } from './learner';
+import { runFieldRule, runProgram } from './program';
 import { BOOK_SCHEMA, book, productPage, productUrl, truth } from './test-fixtures/shop';
 import { disagreeingFields, planFields, type LearnableField } from './values';
 
@@ -67,6 +67,19 @@ describe('learnProgram', () => {
     ]);
   });
 
+  it('takes the best rule that misses one page when allowed one outlier and at least three pages agree; never two', () => {
+    const samples = [1, 2, 3, 4].map((n) => sample(n));
+    samples[1].output = { ...samples[1].output, publisher: 'Somebody Else' }; // a value page 2 does not show
+    const publisher = fields.find((f) => f.name === 'publisher')!;
+    expect(learnRule(publisher, samples)).toMatchObject({ failure: expect.stringMatching(/none of \d+ candidate rules/) });
+    const tolerant = learnRule(publisher, samples, 1);
+    expect(tolerant).toMatchObject({ rule: { source: { kind: 'after-label', label: 'Publisher:' } }, missed: 1 });
+    // Three pages are too few to tell an outlier from a rule that is wrong: one must still fit them all.
+    expect(learnRule(publisher, samples.slice(0, 3), 1).failure).toBeDefined();
+    samples[2].output = { ...samples[2].output, publisher: 'Another One' };
+    expect(learnRule(publisher, samples, 1).failure).toBeDefined();
+  });
+
   it('says which field it could not find on the page', () => {
     const samples = [1, 2, 3].map((n) => sample(n));
     samples[0].output = { ...samples[0].output, isbn_13: '9780000000000' };
@@ -123,5 +136,75 @@ describe('hrefTokens', () => {
     expect(hrefTokens('/search?author=Ada%20Quist&detailed=1')).toEqual(['author=', 'detailed=', '/search/']);
     expect(hrefTokens('/123456/x')).toEqual([]);
     expect(hrefTokens(undefined)).toEqual([]);
+  });
+});
+
+describe('learnRule: authors told from editors by the label of their line', () => {
+  // Pages of one template: an author line `By:`, on some pages an editor line or an illustrator line before or
+  // after it with the same markup (the model reads the authors of the `By:` line only).
+  const page = (n: number, lines: Array<[string, string[]]>) =>
+    parsePage(
+      `http://shop.fixture.test/books/${n}`,
+      `<html><body><div id="details"><h1>Book ${n}</h1>${lines
+        .map(
+          ([label, names]) =>
+            `<div class="contributor">${label} ${names.map((a) => `<a href="/search?author=${a}">${a}</a>`).join(', ')}</div>`,
+        )
+        .join('\n')}<div class="more">More in <a href="/series/${n}">Series ${n}</a></div></div></body></html>`,
+    );
+  const pages: Array<{ n: number; lines: Array<[string, string[]]>; authors: string[] }> = [
+    { n: 1, lines: [['By:', ['Ada Quist']]], authors: ['Ada Quist'] },
+    { n: 2, lines: [['By:', ['Bram Vance', 'Cleo Thorne']]], authors: ['Bram Vance', 'Cleo Thorne'] },
+    { n: 3, lines: [['By:', ['Dara Wexley']]], authors: ['Dara Wexley'] },
+    {
+      n: 4,
+      lines: [
+        ['Edited By:', ['Emil Sallis']],
+        ['By:', ['Fenna Marlow', 'Goran Yarrow']],
+      ],
+      authors: ['Fenna Marlow', 'Goran Yarrow'],
+    },
+    {
+      n: 5,
+      lines: [
+        ['By:', ['Hild Penhallow']],
+        ['Illustrated By:', ['Ines Underhay']],
+      ],
+      authors: ['Hild Penhallow'],
+    },
+  ];
+  const list: LearnableField = { name: 'author', kind: 'string', list: true, nullable: true, required: true };
+  const first: LearnableField = { name: 'author', kind: 'string', list: false, nullable: true, required: true };
+
+  it('learns the `By:` line from pages that have only it, and the rule holds on pages with editors and illustrators', () => {
+    const samples = pages.slice(0, 3).map((p) => ({ page: page(p.n, p.lines), output: { author: p.authors } }));
+    const { rule } = learnRule(list, samples);
+    expect(rule).toMatchObject({ selector: 'div.contributor > a', pick: 'all', parentLabel: 'By:' });
+    for (const p of pages) expect(runFieldRule(rule!, page(p.n, p.lines), list)).toEqual(p.authors);
+  });
+
+  it('learns the first author as a string field the same way', () => {
+    const samples = pages.slice(0, 3).map((p) => ({ page: page(p.n, p.lines), output: { author: p.authors[0] } }));
+    const { rule } = learnRule(first, samples);
+    expect(rule).toMatchObject({ pick: 'first', parentLabel: 'By:' });
+    for (const p of pages) expect(runFieldRule(rule!, page(p.n, p.lines), first)).toBe(p.authors[0]);
+  });
+
+  it('drops the label when the pages do not share it', () => {
+    const samples = [
+      { page: page(1, [['By:', ['Ada Quist']]]), output: { author: ['Ada Quist'] } },
+      { page: page(2, [['Written by', ['Bram Vance']]]), output: { author: ['Bram Vance'] } },
+    ];
+    const { rule } = learnRule(list, samples);
+    expect(rule).toBeDefined();
+    expect(rule!.parentLabel).toBeUndefined();
+  });
+
+  it('answers "always empty" (null) for a field the model never filled, and fails without pages that answer for the field', () => {
+    const samples = pages.slice(0, 3).map((p) => ({ page: page(p.n, p.lines), output: { author: [] } }));
+    expect(learnRule(list, samples)).toEqual({ rule: null, candidates: 0 });
+    // A partial call for another field says nothing about this one.
+    const others = pages.slice(0, 3).map((p) => ({ page: page(p.n, p.lines), output: { title: 'x' }, fields: ['title'] }));
+    expect(learnRule(list, others)).toEqual({ failure: 'no learning pages', candidates: 0 });
   });
 });

@@ -1,4 +1,15 @@
-import { childElements, isElement, ownTextOf, parentElement, textAfterLabel, textOf, walk, type Element, type LearnedPage } from './dom';
+import {
+  childElements,
+  isElement,
+  leadingText,
+  ownTextOf,
+  parentElement,
+  textAfterLabel,
+  textOf,
+  walk,
+  type Element,
+  type LearnedPage,
+} from './dom';
 import {
   makeProgram,
   modelScalar,
@@ -17,6 +28,13 @@ export interface LearningSample {
   output: Record<string, unknown>;
   /** The page's HTML, kept when the sample has to be stored (relearning in another process). */
   html?: string;
+  /** The fields the model was asked for (a partial call); absent: every field. */
+  fields?: string[];
+}
+
+/** Whether the sample holds the model's answer for the field. */
+export function covers(sample: LearningSample, field: string): boolean {
+  return sample.fields === undefined || sample.fields.includes(field);
 }
 
 export interface LearnFailure {
@@ -36,6 +54,8 @@ const SEPARATORS = [' / ', ' | ', '; ', ', ', ' - ', ' · ', ' and ', ' & '];
 /** Labels are short; prefixes and suffixes stripped from a value's element are too. */
 const MAX_LABEL = 40;
 const MAX_AFFIX = 40;
+/** Samples a rule must reproduce when it is allowed to miss one. */
+const MIN_AGREEING = 3;
 /** Cap on target elements per field and anchor page (a title can appear in a dozen places). */
 const MAX_TARGETS = 40;
 const LABEL_TAGS = new Set(['b', 'strong', 'span', 'label', 'em', 'i', 'dt', 'th', 'td', 'div', 'p', 'h4', 'h5', 'h6']);
@@ -46,44 +66,73 @@ interface Candidate {
   score: number;
 }
 
+/** One field's rule learned from samples: `null` when the model left the field empty on every sample (the rule "always empty"). */
+export interface RuleResult {
+  rule?: FieldRule | null;
+  failure?: string;
+  /** Candidate rules evaluated. */
+  candidates: number;
+  /** Samples the rule does not reproduce (only with `outliers`). */
+  missed?: number;
+}
+
 /**
- * Learns one rule per field that reproduces the model's value on every sample page, preferring
- * rules that read a value as it stands (microdata, ids, classes, labels) over positional ones and
- * over rules that need string steps. A field the model never filled on any sample gets no rule
- * (always null) — verification and spot checks are what catch it appearing later.
+ * Learns a rule for one field that reproduces the model's value on every sample page that the model answered for
+ * the field, preferring rules that read a value as it stands (microdata, ids, classes, labels) over positional
+ * ones and over rules that need string steps. A field the model never filled on any sample gets the rule `null`
+ * (always empty): verification and spot checks are what catch it appearing later.
+ *
+ * `outliers` (0 or 1): when no rule reproduces every sample, the best rule that misses at most that many of them
+ * (with at least three samples agreeing) is taken instead, so one page whose model answer no rule can give (a value
+ * the page does not show as such) does not keep the field learning until that page leaves the samples. Verification
+ * still has to pass on the pages that follow.
  */
+export function learnRule(field: LearnableField, samples: LearningSample[], outliers = 0): RuleResult {
+  const relevant = samples.filter((s) => covers(s, field.name));
+  if (relevant.length === 0) return { failure: 'no learning pages', candidates: 0 };
+  const anchors = relevant.filter((s) => hasModelValue(field, s));
+  if (anchors.length === 0) return { rule: null, candidates: 0 };
+  const candidates = new Map<string, Candidate>();
+  for (const anchor of anchors.slice(0, 2))
+    for (const c of candidatesFor(field, anchor)) {
+      const key = JSON.stringify(c.rule);
+      if (!candidates.has(key)) candidates.set(key, c);
+    }
+  const ordered = [...candidates.values()].sort((a, b) => a.score - b.score || a.rule.selector.length - b.rule.selector.length);
+  const allowed = relevant.length - outliers >= MIN_AGREEING ? outliers : 0;
+  let tried = 0;
+  let nearMiss: { rule: FieldRule; missed: number } | undefined;
+  for (const candidate of ordered) {
+    tried++;
+    let missed = 0;
+    for (const s of relevant) {
+      if (valuesAgree(field, runFieldRule(candidate.rule, s.page, field), s.output[field.name])) continue;
+      if (++missed > allowed) break;
+    }
+    if (missed === 0) return { rule: candidate.rule, candidates: tried };
+    if (missed <= allowed && !nearMiss) nearMiss = { rule: candidate.rule, missed };
+  }
+  if (nearMiss) return { rule: nearMiss.rule, candidates: tried, missed: nearMiss.missed };
+  return {
+    failure:
+      candidates.size === 0
+        ? 'the value was not found in the page'
+        : `none of ${candidates.size} candidate rules reproduces every learning page`,
+    candidates: tried,
+  };
+}
+
+/** A rule per field (`learnRule`); a program only when every field has one. */
 export function learnProgram(fields: LearnableField[], samples: LearningSample[]): LearnResult {
   const rules: FieldRule[] = [];
   const failures: LearnFailure[] = [];
   let tried = 0;
   if (samples.length === 0) return { failures: [{ field: '*', reason: 'no learning pages' }], candidates: 0 };
   for (const field of fields) {
-    const anchors = samples.filter((s) => hasModelValue(field, s));
-    if (anchors.length === 0) continue;
-    const candidates = new Map<string, Candidate>();
-    for (const anchor of anchors.slice(0, 2))
-      for (const c of candidatesFor(field, anchor)) {
-        const key = JSON.stringify(c.rule);
-        if (!candidates.has(key)) candidates.set(key, c);
-      }
-    const ordered = [...candidates.values()].sort((a, b) => a.score - b.score || a.rule.selector.length - b.rule.selector.length);
-    let chosen: FieldRule | undefined;
-    for (const candidate of ordered) {
-      tried++;
-      if (samples.every((s) => valuesAgree(field, runFieldRule(candidate.rule, s.page, field), s.output[field.name]))) {
-        chosen = candidate.rule;
-        break;
-      }
-    }
-    if (chosen) rules.push(chosen);
-    else
-      failures.push({
-        field: field.name,
-        reason:
-          candidates.size === 0
-            ? 'the value was not found in the page'
-            : `none of ${candidates.size} candidate rules reproduces every learning page`,
-      });
+    const result = learnRule(field, samples);
+    tried += result.candidates;
+    if (result.rule) rules.push(result.rule);
+    else if (result.failure) failures.push({ field: field.name, reason: result.failure });
   }
   return failures.length > 0 ? { failures, candidates: tried } : { program: makeProgram(rules), failures, candidates: tried };
 }
@@ -163,12 +212,13 @@ function candidatesFor(field: LearnableField, sample: LearningSample): Candidate
       if (raw.length > 4 * String(target).length + 200) continue;
       for (const steps of field.kind === 'string' ? stepsFor(raw, String(target), field.kind) : parsedSteps(raw, field, target, url)) {
         hit = true;
-        for (const { selector, rank } of selectorsForSource(el, source)) {
-          out.push({
-            rule: { field: field.name, selector, pick: 'first', source, steps, parse: field.kind },
-            score: rank + penalty + steps.length * 1.5,
-          });
-        }
+        for (const { selector, rank } of selectorsForSource(el, source))
+          pushLabelled(
+            out,
+            el,
+            { field: field.name, selector, pick: 'first', source, steps, parse: field.kind },
+            rank + penalty + steps.length * 1.5,
+          );
       }
     }
     if (hit) targets++;
@@ -232,12 +282,13 @@ function listCandidates(field: LearnableField, sample: LearningSample, items: Ar
       for (const steps of itemSteps) {
         if (steps.some((s) => s.op === 'split')) continue;
         targets++;
-        for (const { selector, rank } of [...selectorsFor(el, true), ...listSelectors(el)]) {
-          out.push({
-            rule: { field: field.name, selector, pick: 'all', source, steps, parse: field.kind },
-            score: rank + penalty + steps.length * 1.5,
-          });
-        }
+        for (const { selector, rank } of [...selectorsFor(el, true), ...listSelectors(el)])
+          pushLabelled(
+            out,
+            el,
+            { field: field.name, selector, pick: 'all', source, steps, parse: field.kind },
+            rank + penalty + steps.length * 1.5,
+          );
       }
       // One element holding every item: "A; B; C", "by A and B".
       if (items.length > 1 && raw.length <= wanted.join(', ').length + MAX_AFFIX * 2) {
@@ -263,6 +314,23 @@ function listCandidates(field: LearnableField, sample: LearningSample, items: Ar
     }
     return true;
   });
+}
+
+/** Labels a rule's parent may carry: short, and written into the markup rather than page data (no long digit runs). */
+const MAX_PARENT_LABEL = 40;
+/** A label narrows a rule that fits anyway: preferred over the same rule without it (an `Edited By:` line may come later). */
+const LABEL_BONUS = 0.3;
+
+/**
+ * A candidate rule, and when the element's parent starts with a label (`By:` before the author links) the same
+ * rule kept to parents with that label.
+ */
+function pushLabelled(out: Candidate[], el: Element, rule: FieldRule, score: number): void {
+  out.push({ rule, score });
+  const parent = parentElement(el);
+  const label = parent ? leadingText(parent) : '';
+  if (label === '' || label.length > MAX_PARENT_LABEL || /\d{3,}/.test(label)) return;
+  out.push({ rule: { ...rule, parentLabel: label }, score: score - LABEL_BONUS });
 }
 
 /**

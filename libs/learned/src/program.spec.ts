@@ -99,5 +99,23 @@ describe('checkProgram', () => {
       'title: selector "h1[" is not valid CSS',
       'program id does not match its rules',
     ]);
+    const labelled = makeProgram([rule({ field: 'author', selector: 'a', parentLabel: '' })]);
+    expect(checkProgram(labelled)).toEqual(['author: parentLabel must be a text of 1 to 60 characters']);
+    expect(checkProgram(makeProgram([rule({ field: 'author', selector: 'a', parentLabel: 'By:' })]))).toEqual([]);
+  });
+
+  it('keeps a rule with a parent label to the elements whose parent starts with that text', () => {
+    const labelled = parsePage(
+      'http://shop.fixture.test/books/2',
+      `<html><body><div class="c">Edited By: <a>Emil Sallis</a></div><div class="c">By: <a>Fenna Marlow</a>, <a>Goran Yarrow</a></div></body></html>`,
+    );
+    const authors = field('authors', 'string', true);
+    const by = rule({ field: 'authors', selector: 'div.c > a', pick: 'all', parentLabel: 'By:' });
+    expect(runProgram(makeProgram([by]), labelled, [authors])).toEqual({ authors: ['Fenna Marlow', 'Goran Yarrow'] });
+    expect(runProgram(makeProgram([{ ...by, pick: 'first' }]), labelled, [field('authors', 'string')])).toEqual({
+      authors: 'Fenna Marlow',
+    });
+    expect(runProgram(makeProgram([{ ...by, parentLabel: undefined }]), labelled, [authors]).authors).toHaveLength(3);
+    expect(runProgram(makeProgram([{ ...by, parentLabel: 'Illustrated By:' }]), labelled, [authors])).toEqual({ authors: [] });
   });
 });

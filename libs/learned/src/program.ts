@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { isRunnableSelector, ownTextOf, select, textAfterLabel, textOf, type Element, type LearnedPage } from './dom';
+import {
+  isRunnableSelector,
+  leadingText,
+  ownTextOf,
+  parentElement,
+  select,
+  textAfterLabel,
+  textOf,
+  type Element,
+  type LearnedPage,
+} from './dom';
 import { normText, parseAs, type LearnableField, type ValueKind } from './values';
 
 /** Where a matched element's raw text comes from. */
@@ -23,6 +33,11 @@ export interface FieldRule {
   selector: string;
   /** `first`: the first matched element that yields a value; `all`: one item per matched element (lists). */
   pick: 'first' | 'all';
+  /**
+   * Only matched elements whose parent's text before its first child element is exactly this (`By:`): the authors
+   * of `<div class="author">By: <a>…</a></div>`, not the editors of `<div class="author">Edited By: <a>…</a></div>`.
+   */
+  parentLabel?: string;
   source: ValueSource;
   steps: ValueStep[];
   parse: ValueKind;
@@ -49,6 +64,8 @@ export function checkProgram(program: ExtractionProgram): string[] {
   if (program.version !== 1) problems.push(`unknown program version ${String(program.version)}`);
   for (const rule of program.rules ?? []) {
     if (!isRunnableSelector(rule.selector)) problems.push(`${rule.field}: selector "${rule.selector}" is not valid CSS`);
+    if (rule.parentLabel !== undefined && (typeof rule.parentLabel !== 'string' || rule.parentLabel === '' || rule.parentLabel.length > 60))
+      problems.push(`${rule.field}: parentLabel must be a text of 1 to 60 characters`);
   }
   if (programId(program.rules ?? []) !== program.id) problems.push('program id does not match its rules');
   return problems;
@@ -96,9 +113,19 @@ export function elementValues(el: Element, rule: Omit<FieldRule, 'field' | 'sele
   return out;
 }
 
+/** The elements a rule reads, in document order: its selector's matches, kept to its parent label when it has one. */
+export function matchedElements(rule: Pick<FieldRule, 'selector' | 'parentLabel'>, page: LearnedPage): Element[] {
+  const matched = select(rule.selector, page.doc);
+  if (rule.parentLabel === undefined) return matched;
+  return matched.filter((el) => {
+    const parent = parentElement(el);
+    return parent !== undefined && leadingText(parent) === rule.parentLabel;
+  });
+}
+
 /** Runs one rule: a scalar (or null) for `first`, a list for `all`. */
 export function runRule(rule: FieldRule, page: LearnedPage): string | number | null | Array<string | number> {
-  const matched = select(rule.selector, page.doc);
+  const matched = matchedElements(rule, page);
   if (rule.pick === 'all') return matched.flatMap((el) => elementValues(el, rule, page.url));
   for (const el of matched) {
     const values = elementValues(el, rule, page.url);
@@ -128,7 +155,7 @@ export function runProgram(program: ExtractionProgram, page: LearnedPage, fields
 export function runFieldRule(rule: FieldRule, page: LearnedPage, field: LearnableField): unknown {
   if (!field.list) return runRule(rule, page);
   if (rule.pick === 'all') return runRule(rule, page);
-  for (const el of select(rule.selector, page.doc)) {
+  for (const el of matchedElements(rule, page)) {
     const values = elementValues(el, rule, page.url);
     if (values.length > 0) return values;
   }

@@ -1,22 +1,12 @@
 import { LearnedSession, type LearnedResult } from './session';
 import { BOOK_SCHEMA, book, listingPage, productPage, productUrl, SHOP, truth } from './test-fixtures/shop';
-import { resolveLearnedConfig } from './config';
-import { makeProgram } from './program';
-import { MemoryTemplateStates } from './template-states';
+import { perfectModel } from './test-fixtures/model';
+import { ruleKey } from './field-state';
+import { parsePage } from './dom';
+import { makeProgram, runProgram } from './program';
 import { disagreeingFields, planFields } from './values';
 
 const fields = planFields(BOOK_SCHEMA).fields;
-
-/** A perfect model over the shop: it answers each product page with that book's values. */
-function perfectModel() {
-  const calls: string[] = [];
-  const model = async ({ url }: { url: string }) => {
-    calls.push(url);
-    const n = Number(/book-(\d+)$/.exec(url)?.[1]);
-    return truth(book(n));
-  };
-  return { calls, model };
-}
 
 async function crawl(session: LearnedSession, numbers: number[], variant: (n: number) => 'classic' | 'drifted' = () => 'classic') {
   const results: Array<LearnedResult & { n: number }> = [];
@@ -40,6 +30,7 @@ describe('LearnedSession', () => {
     for (const r of results) {
       expect(r.method).toBe(r.role === 'program' ? 'selectors' : 'model');
       expect(r.modelCalls).toBe(r.role === 'program' ? 0 : 1);
+      if (r.modelCalls === 1) expect(r.call).toBe('full');
       if (r.method === 'selectors') expect(r.programId).toMatch(/^prg_/);
       expect({ n: r.n, disagree: disagreeingFields(fields, r.data, truth(book(r.n))) }).toEqual({ n: r.n, disagree: [] });
     }
@@ -98,27 +89,38 @@ describe('LearnedSession', () => {
       expect({ n: r.n, disagree: disagreeingFields(fields, r.data, truth(book(r.n))) }).toEqual({ n: r.n, disagree: [] });
   });
 
-  it('retires the program when the template drifts, without handing out a wrong value, and learns the new template', async () => {
-    const { model } = perfectModel();
+  it('retires the rules a drift breaks within two pages, without handing out a wrong value; the other fields go on by the program', async () => {
+    const { requests, model } = perfectModel();
     const session = new LearnedSession(BOOK_SCHEMA, model);
     const results = await crawl(session, range(1, 81), (n) => (n > 30 ? 'drifted' : 'classic'));
-    const [summary] = await session.templates();
     expect(await session.templates()).toHaveLength(1); // class names and order are not part of the fingerprint
-    expect(summary.retired).toHaveLength(1);
-    expect(summary.retired[0].reason).toMatch(/^(empty-field|schema|spot-check): .* disagreed/);
+    const [summary] = await session.templates();
+    // The fields whose accepted rules read something the drift changed.
+    const before = summary.retired[0].programId;
+    const old = (await session.machine(summary.templateId)).programs.find((p) => p.id === before)!;
+    const drifted = parsePage(productUrl(book(31)), productPage(book(31), 'drifted'));
+    const broken = disagreeingFields(fields, runProgram(old, drifted, fields), truth(book(31)));
+    expect(broken.length).toBeGreaterThan(0);
+    expect(broken.length).toBeLessThan(fields.length);
+    expect(summary.retired.map((r) => r.field).sort()).toEqual([...broken].sort());
+    for (const r of summary.retired) expect(r.reason).toMatch(/^empty-field: \w+ disagreed \(2 of the last 2 checks\)$/);
+    // The first drifted page is caught by a guard (fields that were always there come back empty): only those go to the model.
     const firstDrifted = results.findIndex((r) => r.n > 30);
-    // The first drifted page is caught by a guard (a field that was always there comes back empty).
-    const firstCheck = results.slice(firstDrifted).find((r) => r.role !== 'program')!;
-    expect(results.indexOf(firstCheck)).toBe(firstDrifted);
+    expect(results[firstDrifted]).toMatchObject({ method: 'mixed', call: 'partial', role: 'empty-field' });
+    expect([...results[firstDrifted].modelFields!].sort()).toEqual([...broken].sort());
     for (const r of results)
       expect({ n: r.n, disagree: disagreeingFields(fields, r.data, truth(book(r.n))) }).toEqual({ n: r.n, disagree: [] });
+    // While the broken fields learn again, every other call is partial: the model is asked for the broken fields only.
+    const afterDrift = requests.filter((q) => Number(/book-(\d+)$/.exec(q.url)![1]) > 30);
+    for (const q of afterDrift.filter((q) => q.kind === 'partial')) expect(q.fields.every((f) => broken.includes(f))).toBe(true);
+    expect(afterDrift.filter((q) => q.kind === 'full').length).toBeLessThanOrEqual(2); // spot checks only
     expect(summary.phase).toBe('active');
-    expect(summary.program!.id).not.toBe(summary.retired[0].programId);
+    expect(summary.program!.id).not.toBe(before);
     expect(results.at(-1)!.method).toBe('selectors');
   });
 
-  it('sends a page whose program output fails the schema to the model at once', async () => {
-    const { calls, model } = perfectModel();
+  it('asks the model for just the field whose value fails its schema, and keeps the program for the others', async () => {
+    const { calls, requests, model } = perfectModel();
     const session = new LearnedSession(BOOK_SCHEMA, model);
     await crawl(session, range(1, 10));
     const before = calls.length;
@@ -128,13 +130,21 @@ describe('LearnedSession', () => {
       .replace(/<h1[\s\S]*?<\/h1>/, '')
       .replace(/<meta property="og:title"[^>]*>/, '');
     const result = await session.extract(productUrl(b), html);
-    expect(result).toMatchObject({ method: 'model', role: 'schema', modelCalls: 1 });
+    expect(result).toMatchObject({ method: 'mixed', role: 'schema', modelCalls: 1, call: 'partial', modelFields: ['title'] });
     expect(calls.length).toBe(before + 1);
+    expect(requests.at(-1)).toMatchObject({
+      kind: 'partial',
+      fields: ['title'],
+      schema: { properties: { title: { type: 'string' } }, required: ['title'] },
+    });
+    expect(requests.at(-1)!.excerpt).toBeUndefined(); // the rule found nothing: the model reads the whole page
+    expect(result.data).toEqual(truth(b));
+    expect(Object.keys(result.data)).toEqual(fields.map((f) => f.name));
   });
 
-  it('goes back to learning when a verification page disagrees, and relearns from every page seen', async () => {
+  it("goes back to learning when a field's verification page disagrees, and relearns that field from every page seen", async () => {
     // Page 6's og:title meta holds the shop name instead of the title.
-    const model = async ({ url }: { url: string }) => truth(book(Number(/book-(\d+)$/.exec(url)![1])));
+    const { requests, model } = perfectModel();
     const session = new LearnedSession(BOOK_SCHEMA, model);
     const pages = range(1, 30).map((n) => {
       const b = book(n);
@@ -151,15 +161,72 @@ describe('LearnedSession', () => {
     const results: LearnedResult[] = [];
     for (const p of pages) results.push(await session.extract(p.url, p.html));
     const machine = await session.machine(results[0].templateId);
-    const kinds = machine.events.map((e) => e.kind);
-    // The first program reads og:title (microdata and meta rank first); page 6 rejects it, and the program
+    const title = machine.events.filter((e) => e.field === 'title');
+    // The first title rule reads og:title (microdata and meta rank first); page 6 rejects it, and the rule
     // relearned from all six pages reads the heading instead.
-    expect(kinds).toEqual(['learned', 'rejected', 'learned', 'accepted']);
+    expect(title.map((e) => e.kind)).toEqual(['learned', 'rejected', 'learned', 'accepted']);
+    expect(title[0].programId).not.toBe(title[2].programId);
     expect(results[5]).toMatchObject({ role: 'verification', disagreeing: ['title'] });
-    expect(machine.program!.id).toBe(machine.events[2].programId);
-    expect(machine.program!.rules.find((r) => r.field === 'title')).toMatchObject({ source: { kind: 'own-text' } });
-    expect(machine.events[0].programId).not.toBe(machine.events[2].programId);
+    expect(machine.field('title').rule).toMatchObject({ source: { kind: 'own-text' } });
+    expect(ruleKey(machine.field('title').rule)).toBe(title[2].programId);
+    // The other fields were accepted after their five verification pages (page 8); the title is verified on pages 7-11,
+    // the model asked for it alone on the pages between.
+    for (const other of fields.filter((f) => f.name !== 'title'))
+      expect(machine.events.filter((e) => e.field === other.name).map((e) => e.kind)).toEqual(['learned', 'accepted']);
+    expect(results.slice(8, 11).map((r) => [r.method, r.call, r.modelFields])).toEqual(Array(3).fill(['mixed', 'partial', ['title']]));
+    expect(requests.slice(8, 11).every((q) => q.excerpt === undefined)).toBe(true); // a rule being verified sees the whole page
+    expect(results[11].method).toBe('selectors');
     for (const [i, r] of results.entries()) expect(disagreeingFields(fields, r.data, truth(book(pages[i].n)))).toEqual([]);
+    // Why, as the API shows it: the field, the page, both values and the rule that was rejected (no program was in use yet).
+    expect(machine.disagreements).toEqual({
+      by_field: { title: 1 },
+      recent: [
+        {
+          url: pages[5].url,
+          field: 'title',
+          role: 'verification',
+          program_id: null,
+          rule_id: title[0].programId,
+          program: 'Gullwing Books',
+          model: book(6).title,
+        },
+      ],
+    });
+  });
+
+  it('counts disagreements per field on checks and keeps the latest values, cut to a bounded size', async () => {
+    const long = `${'A very long publisher name '.repeat(20)}`.trim();
+    let wrong = new Set<number>();
+    const { model } = perfectModel((n, out) =>
+      wrong.has(n) ? { ...out, publisher: long, authors: Array.from({ length: 12 }, (_, i) => `Writer ${i}`) } : out,
+    );
+    const session = new LearnedSession(BOOK_SCHEMA, model, { spotCheckEvery: 2, retireAfter: 10, retireWindow: 10 });
+    await crawl(session, range(1, 9)); // learned and accepted
+    // Active from page 9: every second page is a spot check (10, 12, 14, …); two of them disagree on two of seven fields.
+    wrong = new Set([10, 14]);
+    await crawl(session, range(9, 17));
+    const [summary] = await session.templates();
+    expect(summary.retired).toEqual([]);
+    const machine = await session.machine(summary.templateId);
+    expect(machine.active).toMatchObject({ checks: 4, disagreeingChecks: 2, byField: { publisher: 2, authors: 2 } });
+    expect(machine.disagreements.by_field).toEqual({ publisher: 2, authors: 2 });
+    expect(machine.disagreements.recent.map((d) => [d.url, d.field, d.role])).toEqual([
+      [productUrl(book(10)), 'authors', 'spot-check'],
+      [productUrl(book(10)), 'publisher', 'spot-check'],
+      [productUrl(book(14)), 'authors', 'spot-check'],
+      [productUrl(book(14)), 'publisher', 'spot-check'],
+    ]);
+    const [authors, publisher] = machine.disagreements.recent;
+    expect(publisher.program).toBe(book(10).publisher);
+    expect(publisher.model).toBe(`${long.slice(0, 200)}…`);
+    expect(authors.model).toEqual([...Array.from({ length: 10 }, (_, i) => `Writer ${i}`), '… 2 more']);
+    expect(authors.program).toEqual(book(10).authors);
+    // Only the latest ten are kept.
+    wrong = new Set([18, 20, 22, 24]);
+    await crawl(session, range(17, 25));
+    expect(machine.disagreements.recent).toHaveLength(10);
+    expect(machine.disagreements.recent.at(-1)).toMatchObject({ url: productUrl(book(24)), field: 'publisher' });
+    expect(machine.disagreements.by_field).toEqual({ publisher: 6, authors: 6 });
   });
 
   it('gives pages of another template (or another host) their own template, and never a program they were not verified on', async () => {
@@ -191,41 +258,6 @@ describe('LearnedSession', () => {
     expect(calls).toHaveLength(5);
   });
 
-  it("lets a consumer use an active program only after it agreed on the consumer's own pages, a disagreement starting the count again", async () => {
-    const { calls, model } = perfectModel();
-    let wrongOn = -1;
-    const shared = new MemoryTemplateStates(fields, resolveLearnedConfig());
-    const answer = async (page: { url: string; html: string }) => {
-      const out = await model(page);
-      return page.url.endsWith(`book-${wrongOn}`) ? { ...out, publisher: 'Somebody Else' } : out;
-    };
-    const crawlSession = new LearnedSession(BOOK_SCHEMA, answer, {}, () => shared);
-    const extracts = new LearnedSession(BOOK_SCHEMA, answer, {}, () => shared, { consumer: 'extracts' });
-    await crawl(crawlSession, range(1, 12)); // 3 learning, 5 verification, 3 program pages
-    calls.length = 0;
-    wrongOn = 102;
-    const first = await crawl(extracts, range(100, 110));
-    // One field of five disagrees on book 102: not enough to retire the program, but the count starts again.
-    expect(first.map((r) => r.role)).toEqual([...Array(8).fill('reverification'), 'program', 'program']);
-    expect(first[2].disagreeing).toEqual(['publisher']);
-    expect(first.filter((r) => r.method === 'selectors').every((r) => r.modelCalls === 0 && r.programId)).toBe(true);
-    expect(calls).toHaveLength(8);
-    // The crawl was not set back: its next pages are still program pages.
-    const after = await crawl(crawlSession, range(200, 203));
-    expect(after.map((r) => r.role)).toEqual(['program', 'program', 'program']);
-    const machine = await crawlSession.machine(first[0].templateId);
-    expect(machine.trust.extracts).toEqual({ programId: machine.program!.id, agreeing: 5 });
-    expect(machine.phase).toBe('active');
-  });
-
-  it("counts a consumer's verification pages towards its trust when its pages learn and verify the program themselves", async () => {
-    const { calls, model } = perfectModel();
-    const extracts = new LearnedSession(BOOK_SCHEMA, model, {}, undefined, { consumer: 'extracts' });
-    const results = await crawl(extracts, range(1, 11));
-    expect(results.map((r) => r.role)).toEqual([...Array(3).fill('learning'), ...Array(5).fill('verification'), 'program', 'program']);
-    expect(calls).toHaveLength(8);
-  });
-
   it('extracts every page with the model when the schema has fields no program can extract', async () => {
     const schema = {
       ...BOOK_SCHEMA,
@@ -241,11 +273,14 @@ describe('LearnedSession', () => {
       required: [...BOOK_SCHEMA.required, 'offer'],
     };
     const { calls, model } = perfectModel();
-    const session = new LearnedSession(schema, async (page) => ({ ...(await model(page)), offer: { price: 1 } }));
+    const session = new LearnedSession(schema, async (request) => ({
+      ...(await model({ ...request, fields: fields.map((f) => f.name) })),
+      offer: { price: 1 },
+    }));
     expect(session.learnable).toBe(false);
     expect(session.plan.unsupported).toEqual([{ field: 'offer', reason: 'type object' }]);
     const results = await crawl(session, range(1, 15));
-    expect(results.every((r) => r.method === 'model' && r.role === 'unlearnable')).toBe(true);
+    expect(results.every((r) => r.method === 'model' && r.role === 'unlearnable' && r.call === 'full')).toBe(true);
     expect(calls).toHaveLength(14);
   });
 
@@ -265,7 +300,31 @@ describe('LearnedSession', () => {
     await session.adopt('shop.fixture.test', 'tpl_stored', { url: productUrl(book(1)), html: productPage(book(1)) }, bogus);
     const results = await crawl(session, range(1, 4));
     expect(results[0]).toMatchObject({ role: 'verification', method: 'model' });
-    expect((await session.machine('tpl_stored')).events[0]).toMatchObject({ kind: 'rejected', programId: bogus.id });
+    const machine = await session.machine('tpl_stored');
+    // Every field's bogus rule is rejected on the first page, and the fields learn from the pages seen.
+    expect(machine.events.filter((e) => e.kind === 'rejected').map((e) => [e.field, e.programId])).toEqual(
+      bogus.rules.map((r) => [r.field, ruleKey(r)]),
+    );
     expect(results.every((r) => r.method === 'model')).toBe(true);
+    expect(machine.program).toBeUndefined();
+  });
+
+  it('records nothing when the model call fails: the page fails and the template is as it was', async () => {
+    const { model } = perfectModel();
+    let failing = false;
+    const session = new LearnedSession(BOOK_SCHEMA, async (request) => {
+      if (failing) throw new Error('model down');
+      return model(request);
+    });
+    await crawl(session, range(1, 3));
+    const [before] = await session.templates();
+    const machine = await session.machine(before.templateId);
+    const samples = machine.samples.length;
+    failing = true;
+    await expect(session.extract(productUrl(book(3)), productPage(book(3)))).rejects.toThrow('model down');
+    const [after] = await session.templates();
+    expect(after).toEqual(before);
+    expect(machine.samples).toHaveLength(samples);
+    expect(machine.phase).toBe('learning');
   });
 });

@@ -1,17 +1,13 @@
 import { SqliteDocumentStore } from '@app/storage';
 import { LearnedSession, type LearnedResult } from './session';
-import {
-  EXTRACTS_CONSUMER,
-  LearnedTemplatesReader,
-  consumerSession,
-  StoreTemplateStates,
-  learnedTemplates,
-  schemaKey,
-  type LearnedTemplateRecord,
-} from './store-template-states';
+import { StoreTemplateStates, learnedTemplates, schemaKey, type LearnedTemplateRecord } from './store-template-states';
+import { LearnedTemplatesReader } from './learned-templates-view';
+import { EXTRACTS_CONSUMER, consumerSession, crawlConsumer, crawlSession } from './sessions';
+import type { ModelRequest } from './session';
 import type { Collection } from '@app/storage';
 import { BOOK_SCHEMA, book, productPage, productUrl, truth } from './test-fixtures/shop';
 import { disagreeingFields, planFields } from './values';
+import { ruleKey } from './field-state';
 
 const fields = planFields(BOOK_SCHEMA).fields;
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
@@ -28,17 +24,12 @@ describe('StoreTemplateStates (SQLite document store)', () => {
   });
   afterEach(async () => store.close());
 
-  const model = async ({ url }: { url: string }) => {
+  const model = async (request: ModelRequest) => {
     modelCalls++;
-    return truth(book(Number(/book-(\d+)$/.exec(url)![1])));
+    const answer = truth(book(Number(/book-(\d+)$/.exec(request.url)![1])));
+    return Object.fromEntries(request.fields.map((f) => [f, answer[f]]));
   };
-  const session = (sessionId: string, userId = 'usr_1') =>
-    new LearnedSession(
-      BOOK_SCHEMA,
-      model,
-      {},
-      (f, config) => new StoreTemplateStates(collection, { userId, schemaKey: schemaKey(BOOK_SCHEMA), sessionId }, f, config),
-    );
+  const session = (crawlId: string, userId = 'usr_1') => crawlSession(collection, { userId, schema: BOOK_SCHEMA, crawlId }, model);
   const crawl = async (s: LearnedSession, numbers: number[]) => {
     const out: Array<LearnedResult & { n: number }> = [];
     for (const n of numbers) out.push({ n, ...(await s.extract(productUrl(book(n)), productPage(book(n)))) });
@@ -60,6 +51,8 @@ describe('StoreTemplateStates (SQLite document store)', () => {
       model_calls: 10,
       fields: fields.map((f) => f.name),
       retired: [],
+      checks: { total: 2, disagreeing: 0, by_field: {} },
+      disagreements: { by_field: {}, recent: [] },
     });
     expect(view.program!.id).toBe(results.at(-1)!.programId);
     expect(view.id).toMatch(/^lt_[0-9a-f]{24}$/);
@@ -97,7 +90,7 @@ describe('StoreTemplateStates (SQLite document store)', () => {
     const release = () => {
       if (atModel + done === 6) open();
     };
-    const gated = (sessionId: string) =>
+    const gated = (crawlId: string) =>
       new LearnedSession(
         BOOK_SCHEMA,
         async (page) => {
@@ -107,7 +100,8 @@ describe('StoreTemplateStates (SQLite document store)', () => {
           return model(page);
         },
         {},
-        (f, config) => new StoreTemplateStates(collection, { userId: 'usr_1', schemaKey: schemaKey(BOOK_SCHEMA), sessionId }, f, config),
+        (f, config) => new StoreTemplateStates(collection, { userId: 'usr_1', schemaKey: schemaKey(BOOK_SCHEMA) }, f, config),
+        { consumer: crawlConsumer(crawlId) },
       );
     const workers = [gated('crawl_1'), gated('crawl_1')];
     const batch = await Promise.all(
@@ -127,12 +121,15 @@ describe('StoreTemplateStates (SQLite document store)', () => {
     expect(view).toMatchObject({ pages: 69, model_calls: 3 + 5 + 2, checks: { total: 2, disagreeing: 0 } });
   });
 
-  it('has a later crawl verify a stored program again before it extracts, then use it', async () => {
+  it('has a later crawl re-verify the stored rules for itself before it extracts with them, then use them', async () => {
     await crawl(session('crawl_1'), range(1, 20));
     modelCalls = 0;
     const results = await crawl(session('crawl_2'), range(100, 110));
-    expect(results.map((r) => r.role)).toEqual([...Array(5).fill('verification'), ...Array(5).fill('program')]);
+    expect(results.map((r) => r.role)).toEqual([...Array(5).fill('reverification'), ...Array(5).fill('program')]);
+    expect(results.slice(0, 5).every((r) => r.call === 'partial')).toBe(true); // read from excerpts
     expect(modelCalls).toBe(5);
+    // The first crawl was not set back meanwhile.
+    expect((await crawl(session('crawl_1'), [300]))[0].role).toBe('program');
   });
 
   it("has extracts re-verify a crawl's program on their own pages without setting it back for the crawl or marking the session", async () => {
@@ -149,15 +146,51 @@ describe('StoreTemplateStates (SQLite document store)', () => {
     expect(results[6]).toMatchObject({ method: 'selectors', modelCalls: 0 });
     expect(modelCalls).toBe(5);
     const [doc] = await collection.find({ kind: 'template' });
-    expect(doc.session_id).toBe('crawl_1');
     expect(doc.state.phase).toBe('active');
-    expect(doc.state.trust).toEqual({ extracts: { programId: doc.state.program!.id, agreeing: 5 } });
-    // The crawl that learned it goes on with the program; a new crawl still verifies it for itself.
+    expect(doc.state.trust!.extracts).toEqual(
+      Object.fromEntries(fields.map((f) => [f.name, { rule: ruleKey(doc.state.fields![f.name].rule), agreeing: 5 }])),
+    );
+    // The crawl that learned it goes on with the program; a new crawl still re-verifies it for itself.
     expect((await crawl(session('crawl_1'), [300]))[0].role).toBe('program');
-    expect((await crawl(session('crawl_2'), [301]))[0].role).toBe('verification');
-    // Extracts keep their trust through that verification (same program), and use it again once it is accepted.
+    expect((await crawl(session('crawl_2'), [301]))[0].role).toBe('reverification');
+    // The extracts' trust is theirs: untouched by the new crawl's re-verification.
     await crawl(session('crawl_2'), range(302, 306));
     expect((await extracts.extract(productUrl(book(400)), productPage(book(400)))).role).toBe('program');
+  });
+
+  it('shows per-field disagreements of a stored template, and none for a state stored before they were counted', async () => {
+    const wrongOn = new Set([33]);
+    const answer = async (request: ModelRequest) => {
+      const n = Number(/book-(\d+)$/.exec(request.url)![1]);
+      const out = wrongOn.has(n) ? { ...truth(book(n)), publisher: 'Somebody Else' } : truth(book(n));
+      return Object.fromEntries(request.fields.map((f) => [f, out[f]]));
+    };
+    const s = crawlSession(collection, { userId: 'usr_1', schema: BOOK_SCHEMA, crawlId: 'c' }, answer);
+    // 3 learning and 5 verification pages, then page 33 is the first spot check (the 25th active page).
+    await crawl(s, range(1, 40));
+    const reader = new LearnedTemplatesReader(collection);
+    const [view] = await reader.list('usr_1');
+    // The spot check's disagreement starts the crawl's count for the publisher again: pages 34-38 re-verify it.
+    expect(view.checks).toEqual({ total: 6, disagreeing: 1, by_field: { publisher: 1 } });
+    expect(view.disagreements.by_field).toEqual({ publisher: 1 });
+    expect(view.disagreements.recent).toEqual([
+      {
+        url: productUrl(book(33)),
+        field: 'publisher',
+        role: 'spot-check',
+        program_id: view.program!.id,
+        rule_id: view.field_states.find((f) => f.field === 'publisher')!.rule_id,
+        program: book(33).publisher,
+        model: 'Somebody Else',
+      },
+    ]);
+    const doc = (await collection.findOne({ _id: view.id }))!;
+    const legacy = { ...doc.state, active: { ...doc.state.active, byField: undefined }, disagreements: undefined };
+    await collection.findOneAndUpdate({ _id: view.id }, { $set: { state: legacy } });
+    expect(await reader.get('usr_1', view.id)).toMatchObject({
+      checks: { total: 6, disagreeing: 1, by_field: {} },
+      disagreements: { by_field: {}, recent: [] },
+    });
   });
 
   it('keeps users and schemas apart, and lists, shows and deletes templates', async () => {

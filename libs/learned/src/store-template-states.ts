@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import { DuplicateKeyError } from '@app/core';
-import type { JsonSchemaObject } from '@app/schema';
 import type { Collection, Doc, DocumentStore } from '@app/storage';
 import type { LearnedConfig } from './config';
 import { TemplateRegistry, type TemplateRef } from './fingerprint';
 import type { ExtractionProgram } from './program';
-import { LearnedSession, type ModelCall } from './session';
-import { TemplateMachine, type TemplatePhase, type TemplateSnapshot } from './template-machine';
+import { TemplateMachine } from './template-machine';
+import { restoreMachine, snapshotOf, type TemplateSnapshot } from './template-snapshot';
 import type { TemplateCounts, TemplateStates } from './template-states';
 import type { LearnableField } from './values';
 
@@ -22,10 +21,10 @@ export interface LearnedTemplateRecord extends Doc {
   fields: string[];
   state: TemplateSnapshot;
   /**
-   * Which session (crawl) last used the state: a new session re-verifies an active program first.
-   * Consumers without a session (extracts) leave it as it is; `''` on a template they founded.
+   * Which crawl last used the state, in the days when a new crawl set an active program back to verifying for
+   * everyone: no longer read or written (consumers keep their own trust, docs/learned-extraction.md "Consumers").
    */
-  session_id: string;
+  session_id?: string;
   version: number;
   pages: number;
   model_calls: number;
@@ -55,7 +54,7 @@ export async function learnedTemplates(store: DocumentStore): Promise<Collection
 }
 
 /** The templates of one host for one user and schema, in the order they were founded. */
-interface HostRegistryRecord extends Doc {
+export interface HostRegistryRecord extends Doc {
   kind: 'host';
   user_id: string;
   schema_key: string;
@@ -73,7 +72,7 @@ const MAX_TEMPLATES_PER_HOST = 200;
  * outcome was recorded meanwhile, so with W pages of a template in flight an outcome waits at most
  * about W rounds; this bound only stops a runaway loop.
  */
-const MAX_ATTEMPTS = 500;
+export const MAX_ATTEMPTS = 500;
 
 /**
  * Template states in the document store, shared by every page worker of every process: reads
@@ -84,12 +83,7 @@ const MAX_ATTEMPTS = 500;
 export class StoreTemplateStates implements TemplateStates {
   constructor(
     private readonly templates: Collection<LearnedTemplateRecord>,
-    /**
-     * `sessionId`: the crawl. `null` for a consumer that re-verifies through its own trust count
-     * (`LearnedSession` option `consumer`): it never resets an active program to verifying for
-     * everyone, and does not mark the state as its session's.
-     */
-    private readonly scope: { userId: string; schemaKey: string; sessionId: string | null },
+    private readonly scope: { userId: string; schemaKey: string },
     private readonly fields: LearnableField[],
     private readonly config: LearnedConfig,
     private readonly now: () => Date = () => new Date(),
@@ -174,8 +168,7 @@ export class StoreTemplateStates implements TemplateStates {
         { _id: doc._id, version: doc.version },
         {
           $set: {
-            state: machine.snapshot(),
-            ...(this.scope.sessionId !== null ? { session_id: this.scope.sessionId } : {}),
+            state: snapshotOf(machine),
             version: doc.version + 1,
             updated_at: this.now().toISOString(),
           },
@@ -216,8 +209,7 @@ export class StoreTemplateStates implements TemplateStates {
         template_id: template.id,
         fingerprint: template.fingerprint.features,
         fields: this.fields.map((f) => f.name),
-        state: machine.snapshot(),
-        session_id: this.scope.sessionId ?? '',
+        state: snapshotOf(machine),
         version: 0,
         pages: 0,
         model_calls: 0,
@@ -234,129 +226,6 @@ export class StoreTemplateStates implements TemplateStates {
   }
 
   private machineOf(doc: LearnedTemplateRecord): TemplateMachine {
-    const machine = TemplateMachine.restore(doc.template_id, this.fields, this.config, doc.state);
-    if (this.scope.sessionId !== null && doc.session_id !== this.scope.sessionId && machine.phase === 'active' && machine.program) {
-      machine.adopt(machine.program);
-    }
-    return machine;
-  }
-}
-
-/** The consumer name of a user's single-page extracts (docs/learned-extraction.md "Extracts"). */
-export const EXTRACTS_CONSUMER = 'extracts';
-
-/**
- * Learned extraction for a single-page consumer (`POST /extract`): the stored templates of the user
- * and schema, shared with the user's crawls. An active program extracts the consumer's pages only
- * after it agreed with the model on `verifyPages` of them; the consumer's pages never reset the
- * template for a crawl that uses it (docs/learned-extraction.md "Extracts").
- */
-export function consumerSession(
-  templates: Collection<LearnedTemplateRecord>,
-  scope: { userId: string; schema: JsonSchemaObject; consumer: string },
-  model: ModelCall,
-  config: Partial<LearnedConfig> = {},
-): LearnedSession {
-  return new LearnedSession(
-    scope.schema,
-    model,
-    config,
-    (fields, resolved) =>
-      new StoreTemplateStates(templates, { userId: scope.userId, schemaKey: schemaKey(scope.schema), sessionId: null }, fields, resolved),
-    { consumer: scope.consumer },
-  );
-}
-
-/** What the API shows of a learned template (no page HTML). */
-export interface LearnedTemplateView {
-  id: string;
-  host: string;
-  template_id: string;
-  schema_key: string;
-  fields: string[];
-  phase: TemplatePhase;
-  program: ExtractionProgram | null;
-  pages: number;
-  model_calls: number;
-  verification: { pages: number; agreeing: number };
-  checks: { total: number; disagreeing: number };
-  retired: Array<{ program_id: string; reason: string; pages_extracted: number }>;
-  last_failures: Array<{ field: string; reason: string }>;
-  created_at: string;
-  updated_at: string;
-}
-
-export function toLearnedTemplateView(doc: LearnedTemplateRecord): LearnedTemplateView {
-  return {
-    id: doc._id,
-    host: doc.host,
-    template_id: doc.template_id,
-    schema_key: doc.schema_key,
-    fields: doc.fields,
-    phase: doc.state.phase,
-    program: doc.state.program,
-    pages: doc.pages,
-    model_calls: doc.model_calls,
-    verification: doc.state.verification,
-    checks: { total: doc.state.active.checks, disagreeing: doc.state.active.disagreeingChecks },
-    retired: doc.state.retired.map((r) => ({ program_id: r.program.id, reason: r.reason, pages_extracted: r.pagesExtracted })),
-    last_failures: doc.state.last_failures,
-    created_at: doc.created_at,
-    updated_at: doc.updated_at,
-  };
-}
-
-/** The API side: a user's learned templates (optionally of one host), one by id, deletion. */
-export class LearnedTemplatesReader {
-  constructor(
-    private readonly templates: Collection<LearnedTemplateRecord>,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
-
-  /** Newest first (a stable order for paging while crawls update the templates); `page` as the API's limit/offset. */
-  async list(userId: string, host?: string, page: { limit?: number; offset?: number } = {}): Promise<LearnedTemplateView[]> {
-    const docs = await this.templates.find(
-      host ? { kind: 'template', user_id: userId, host: host.toLowerCase() } : { kind: 'template', user_id: userId },
-      {
-        sort: { created_at: -1, _id: -1 },
-        ...(page.limit !== undefined ? { limit: page.limit } : {}),
-        ...(page.offset ? { skip: page.offset } : {}),
-        fields: ['host', 'template_id', 'schema_key', 'fields', 'state', 'pages', 'model_calls', 'created_at', 'updated_at', 'user_id'],
-      },
-    );
-    return docs.map(toLearnedTemplateView);
-  }
-
-  async get(userId: string, id: string): Promise<LearnedTemplateView | null> {
-    const doc = await this.templates.findOne({ _id: id, user_id: userId, kind: 'template' });
-    return doc ? toLearnedTemplateView(doc) : null;
-  }
-
-  /**
-   * Deletes a learned template and takes it out of its host's registry, so the next page of the
-   * template founds it again and a new learning round is stored (a template left in the registry
-   * without its document would match pages whose outcomes have nowhere to go: learning forever).
-   */
-  async delete(userId: string, id: string): Promise<boolean> {
-    const doc = await this.templates.findOne({ _id: id, user_id: userId, kind: 'template' });
-    if (!doc) return false;
-    const deleted = await this.templates.deleteOne({ _id: id, user_id: userId, kind: 'template' });
-    const registryId = learnedTemplateId(userId, doc.schema_key, `host:${doc.host}`);
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const registry = (await this.templates.findOne({ _id: registryId })) as unknown as HostRegistryRecord | null;
-      if (!registry || !registry.templates.some((t) => t.template_id === doc.template_id)) break;
-      const saved = await this.templates.findOneAndUpdate(
-        { _id: registryId, version: registry.version },
-        {
-          $set: {
-            templates: registry.templates.filter((t) => t.template_id !== doc.template_id),
-            version: registry.version + 1,
-            updated_at: this.now().toISOString(),
-          },
-        },
-      );
-      if (saved) break;
-    }
-    return deleted;
+    return restoreMachine(doc.template_id, this.fields, this.config, doc.state);
   }
 }

@@ -1,260 +1,271 @@
 import type { LearnedConfig } from './config';
-import { parsePage } from './dom';
-import { learnProgram, type LearnFailure, type LearningSample } from './learner';
-import type { ExtractionProgram } from './program';
-import { disagreeingFields, hasValue, type LearnableField } from './values';
+import { logDisagreement, emptyLog, type CheckReason, type DisagreementLog } from './disagreement-log';
+import {
+  activate,
+  backToLearning,
+  checkField,
+  newFieldState,
+  ruleKey,
+  startVerifying,
+  verifyField,
+  type FieldPhase,
+  type FieldState,
+} from './field-state';
+import { covers, learnRule, type LearnFailure, type LearningSample } from './learner';
+import { makeProgram, type ExtractionProgram, type FieldRule } from './program';
+import { hasValue, valuesAgree, type LearnableField } from './values';
 
-export type TemplatePhase = 'learning' | 'verifying' | 'active';
+export type { CheckReason };
 
-/** What to do with the next page of a template. */
-export type PagePlan =
-  /** learning: the model extracts; the page becomes a learning sample. */
-  | 'model'
-  /** verifying: the model extracts (its output is the result) and the program runs beside it. */
-  | 'verify'
-  /**
-   * active: unless its output fails the guards, the page takes its place in the count
-   * (`takeActivePage`): the program extracts it, or, every `spotCheckEvery`-th page, the model
-   * extracts it as a spot check and the program runs beside it.
-   */
-  | 'program';
+/** A template's phase: that of its least advanced field (`active`: the program extracts every field). */
+export type TemplatePhase = FieldPhase;
 
-/**
- * Why a page of an active template went to the model: a spot check, a guard (`schema`,
- * `empty-field`), or `reverification`: the page's consumer has not yet seen the program agree with
- * the model on its own pages (see `trusts`).
- */
-export type CheckReason = 'spot-check' | 'schema' | 'empty-field' | 'reverification';
+/** Why a field of a page went to the model. */
+export type FieldRole = 'learning' | 'verification' | CheckReason;
 
 export interface RetiredProgram {
+  /** The program (the accepted rules of every active field) when the field's rule was retired. */
   program: ExtractionProgram;
+  /** The field whose rule was retired (absent in states stored before rules were per field: the whole program). */
+  field?: string;
   reason: string;
   pagesExtracted: number;
 }
 
-/** Field-by-field outcome of a page extracted both ways. */
-export interface Comparison {
-  disagreeing: string[];
-  fields: number;
-}
-
 export interface MachineEvent {
   kind: 'learned' | 'learn-failed' | 'accepted' | 'rejected' | 'retired';
+  field?: string;
+  /** `accepted`: the program the acceptance made; `retired`: the program the field's rule was retired from; `learned`, `rejected`: the rule's key. */
   programId?: string;
   detail?: string;
 }
 
-/** A machine's whole state as plain JSON (what the store keeps per template). */
-export interface TemplateSnapshot {
-  phase: TemplatePhase;
-  program: ExtractionProgram | null;
-  samples: Array<{ url: string; html: string; output: Record<string, unknown> }>;
-  last_failures: LearnFailure[];
-  verification: { pages: number; agreeing: number };
-  active: { pages: number; programPages: number; recentChecks: boolean[]; checks: number; disagreeingChecks: number };
-  always_filled: string[];
-  retired: RetiredProgram[];
-  /** The latest events (at most 50). */
-  events: MachineEvent[];
-  /** Per consumer (see `TemplateMachine.trust`); absent in states stored before consumers existed. */
-  trust?: Record<string, ConsumerTrust>;
-}
-
-/** How far one consumer of a template has seen a program agree with the model on its own pages. */
-export interface ConsumerTrust {
-  programId: string;
-  /** Agreeing pages in a row (a disagreement starts the count again). */
+/** How far one consumer has seen a field's rule agree with the model on its own pages, in a row. */
+export interface FieldTrust {
+  rule: string;
   agreeing: number;
 }
 
 /** At most this many consumers are remembered per template (the oldest entry goes first). */
 const MAX_CONSUMERS = 20;
+/** Programs remembered per template, newest last: what a result's `program_id` refers to. */
+const MAX_PROGRAMS = 20;
+const MAX_EVENTS = 50;
+
+/** What a page that went to the model brings to its template's state. */
+export interface PageRecord {
+  /** The model's answer: `output` holds the fields of `sample.fields` (absent: every field, a full call). */
+  sample: LearningSample;
+  /** Per asked field, why it was asked, as planned on the state the page read. */
+  reasons: Record<string, FieldRole>;
+  consumer?: string;
+  /** The rule's value on the page (the session runs each rule once per page). */
+  run: (rule: FieldRule | null | undefined, field: LearnableField) => unknown;
+}
+
+export interface PageOutcome {
+  /** What the page was, as recorded on the newest state (a learning page recorded after its field's rule was learned verifies it). */
+  role: FieldRole;
+  disagreeing: string[];
+  programId?: string;
+}
 
 /**
- * The life of one template's program: learning → verifying → active → (retired) → learning.
- * Pure bookkeeping over model outputs and program outputs; the caller runs the model and the
- * program (plan → run → record), so the same machine serves a sequential benchmark and a crawl.
+ * The life of one template's rules, each field on its own: learning → verifying → active → (retired) → learning.
+ * Pure bookkeeping over model outputs and rule outputs; the caller runs the model and the rules (plan → run →
+ * record), so the same machine serves a sequential benchmark and a crawl (docs/learned-extraction.md).
  */
 export class TemplateMachine {
-  phase: TemplatePhase = 'learning';
-  program?: ExtractionProgram;
-  /** Model-extracted pages of the current learning round (learning + verification pages). */
+  fieldStates: Record<string, FieldState>;
+  /** Model-answered pages kept for learning while any field learns or verifies (oldest dropped at `maxSamples`). */
   samples: LearningSample[] = [];
-  lastFailures: LearnFailure[] = [];
+  /** Pages on which at least one field was verified; agreeing: every verified field agreed. */
   verification = { pages: 0, agreeing: 0 };
-  /** Active phase: pages since activation, and the recent checks (true = disagreed). */
-  active = { pages: 0, programPages: 0, recentChecks: [] as boolean[], checks: 0, disagreeingChecks: 0 };
-  /** Fields that had a value on every sample the current program was learned and verified on. */
-  alwaysFilled = new Set<string>();
+  /** Pages that used the program (the spot-check count), and checks since every field was last accepted. */
+  active = { pages: 0, programPages: 0, checks: 0, disagreeingChecks: 0, byField: {} as Record<string, number> };
+  disagreements: DisagreementLog = emptyLog();
   retired: RetiredProgram[] = [];
   events: MachineEvent[] = [];
-  /**
-   * Consumers that re-verify a program for themselves without resetting it for everyone else (the
-   * extracts of a user: docs/learned-extraction.md "Extracts"): per consumer, the program its pages
-   * were compared with and how many of them agreed in a row.
-   */
-  trust: Record<string, ConsumerTrust> = {};
+  /** Per consumer and field (docs/learned-extraction.md "Consumers"). */
+  trust: Record<string, Record<string, FieldTrust>> = {};
+  /** Programs this template has used, newest last. */
+  programs: ExtractionProgram[] = [];
+  /** Acceptances of this page, named with the program they make once every field's change is applied. */
+  private readonly accepted: MachineEvent[] = [];
 
   constructor(
     readonly templateId: string,
-    private readonly fields: LearnableField[],
-    private readonly config: LearnedConfig,
-  ) {}
-
-  snapshot(): TemplateSnapshot {
-    return {
-      phase: this.phase,
-      program: this.program ?? null,
-      samples: this.samples.filter((s) => s.html !== undefined).map((s) => ({ url: s.page.url, html: s.html!, output: s.output })),
-      last_failures: this.lastFailures,
-      verification: { ...this.verification },
-      active: { ...this.active, recentChecks: [...this.active.recentChecks] },
-      always_filled: [...this.alwaysFilled],
-      retired: this.retired,
-      events: this.events.slice(-50),
-      trust: { ...this.trust },
-    };
+    readonly fields: LearnableField[],
+    readonly config: LearnedConfig,
+  ) {
+    this.fieldStates = Object.fromEntries(fields.map((f) => [f.name, newFieldState()]));
   }
 
-  static restore(templateId: string, fields: LearnableField[], config: LearnedConfig, state: TemplateSnapshot): TemplateMachine {
-    const machine = new TemplateMachine(templateId, fields, config);
-    machine.phase = state.phase;
-    machine.program = state.program ?? undefined;
-    // Parsed only when a learner needs them (most pages of a template never do).
-    machine.samples = state.samples.map((s) => {
-      let page: LearningSample['page'] | undefined;
-      return {
-        get page() {
-          return (page ??= parsePage(s.url, s.html));
-        },
-        output: s.output,
-        html: s.html,
-      };
+  get phase(): TemplatePhase {
+    const phases = this.fields.map((f) => this.fieldStates[f.name].phase);
+    return phases.includes('learning') ? 'learning' : phases.includes('verifying') ? 'verifying' : 'active';
+  }
+
+  /** The accepted rules of every active field; undefined while no field is active. */
+  get program(): ExtractionProgram | undefined {
+    const active = this.fields.filter((f) => this.fieldStates[f.name].phase === 'active');
+    if (active.length === 0) return undefined;
+    return makeProgram(active.flatMap((f) => (this.fieldStates[f.name].rule ? [this.fieldStates[f.name].rule!] : [])));
+  }
+
+  get lastFailures(): LearnFailure[] {
+    return this.fields.flatMap((f) => {
+      const state = this.fieldStates[f.name];
+      return state.phase === 'learning' && state.failure ? [{ field: f.name, reason: state.failure }] : [];
     });
-    machine.lastFailures = state.last_failures;
-    machine.verification = { ...state.verification };
-    machine.active = { ...state.active, recentChecks: [...state.active.recentChecks] };
-    machine.alwaysFilled = new Set(state.always_filled);
-    machine.retired = [...state.retired];
-    machine.events = [...state.events];
-    machine.trust = { ...(state.trust ?? {}) };
-    return machine;
   }
 
-  /** Starts from a stored program: it is verified again before it extracts anything. */
+  field(name: string): FieldState {
+    return this.fieldStates[name];
+  }
+
+  /** Starts from a stored program: every field verifies its rule again before it extracts anything. */
   adopt(program: ExtractionProgram): void {
-    this.program = program;
-    this.phase = 'verifying';
-    this.verification = { pages: 0, agreeing: 0 };
-    this.alwaysFilled = new Set(this.fields.map((f) => f.name));
+    for (const f of this.fields) startVerifying(this.fieldStates[f.name], program.rules.find((r) => r.field === f.name) ?? null);
   }
 
-  plan(): PagePlan {
-    if (this.phase === 'learning') return 'model';
-    if (this.phase === 'verifying') return 'verify';
-    return 'program';
+  /** Whether a consumer may let the field's active rule extract: it agreed with the model on `verifyPages` of the consumer's pages in a row. */
+  trusts(consumer: string, field: string): boolean {
+    const state = this.fieldStates[field];
+    const entry = this.trust[consumer]?.[field];
+    return state.phase === 'active' && entry?.rule === ruleKey(state.rule) && entry.agreeing >= this.config.verifyPages;
   }
 
-  /** Learning page: keep the sample; learn once there are enough. */
-  recordLearning(sample: LearningSample): void {
-    this.addSample(sample);
-    if (this.samples.length >= this.config.learnPages) this.learn();
-  }
-
-  /** Verification page: compare; accept after enough agreeing pages, relearn at the first page too many that disagrees. */
-  recordVerification(sample: LearningSample, programOutput: Record<string, unknown>): Comparison {
-    const comparison = this.compare(sample.output, programOutput);
-    this.addSample(sample);
-    this.verification.pages++;
-    if (comparison.disagreeing.length === 0) this.verification.agreeing++;
-    const allowed = Math.floor((1 - this.config.acceptAgreement) * this.config.verifyPages + 1e-9);
-    const failed = this.verification.pages - this.verification.agreeing;
-    if (failed > allowed) {
-      this.events.push({ kind: 'rejected', programId: this.program?.id, detail: `disagreed on ${comparison.disagreeing.join(', ')}` });
-      this.program = undefined;
-      this.phase = 'learning';
-      this.learn();
-    } else if (this.verification.pages >= this.config.verifyPages) {
-      this.phase = 'active';
-      // Samples only serve learning; a retirement starts a new round from the page that disagreed.
-      const accepted = this.samples;
-      this.samples = [];
-      this.active = { pages: 0, programPages: 0, recentChecks: [], checks: 0, disagreeingChecks: 0 };
-      for (const s of accepted) for (const name of [...this.alwaysFilled]) if (!hasValue(s.output[name])) this.alwaysFilled.delete(name);
-      this.events.push({
-        kind: 'accepted',
-        programId: this.program?.id,
-        detail: `${this.verification.agreeing}/${this.verification.pages} verification pages agree`,
-      });
-    }
-    return comparison;
+  /** Guard on an active rule's value: empty where the field always had one. */
+  emptied(field: string, value: unknown): boolean {
+    return this.fieldStates[field].always_filled && !hasValue(value);
   }
 
   /**
-   * An active page the program can extract takes its place in the count, on the newest state: every
-   * `spotCheckEvery`-th page is a spot check (the model extracts it too; it is counted here, not again
-   * when its check is recorded), the others are program pages. Null when the program is no longer
-   * the active one (retired or replaced since the page read the state): nothing is counted.
+   * A page whose fields `programFields` the program fills takes its place in the count, on the newest state: every
+   * `spotCheckEvery`-th such page is a spot check (the model extracts the whole page and every rule is compared).
    */
-  takeActivePage(programId: string): 'program' | 'spot-check' | null {
-    if (this.phase !== 'active' || this.program?.id !== programId) return null;
+  takeActivePage(programFields: string[]): 'program' | 'spot-check' {
     this.active.pages++;
     if (this.active.pages % this.config.spotCheckEvery === 0) return 'spot-check';
     this.active.programPages++;
+    for (const name of programFields) if (this.fieldStates[name].phase === 'active') this.fieldStates[name].pages_extracted++;
     return 'program';
   }
 
-  /**
-   * Active page that also went to the model (spot check or a guard): disagreement on a large share
-   * of the fields retires the program at once, smaller disagreements when they repeat. `counted`: the
-   * page already took its place in the count (a spot check, `takeActivePage`).
-   */
-  recordCheck(sample: LearningSample, programOutput: Record<string, unknown>, reason: CheckReason, counted = false): Comparison {
-    const comparison = this.compare(sample.output, programOutput);
-    if (!counted) this.active.pages++;
-    this.active.checks++;
-    const disagreed = comparison.disagreeing.length > 0;
-    if (disagreed) this.active.disagreeingChecks++;
-    this.active.recentChecks.push(disagreed);
-    if (this.active.recentChecks.length > this.config.retireWindow) this.active.recentChecks.shift();
-    const share = comparison.disagreeing.length / Math.max(1, comparison.fields);
-    const recent = this.active.recentChecks.filter(Boolean).length;
-    if (disagreed && (share >= this.config.retireFieldShare || recent >= this.config.retireAfter)) {
-      this.retire(
-        `${reason}: ${comparison.disagreeing.join(', ')} disagreed${recent > 1 ? ` (${recent} of the last ${this.active.recentChecks.length} checks)` : ''}`,
-        sample,
-      );
+  /** A page that went to the model, recorded on the newest state field by field. */
+  recordPage(record: PageRecord): PageOutcome {
+    const { sample, consumer } = record;
+    const asked = this.fields.filter((f) => covers(sample, f.name));
+    const programId = this.program?.id;
+    const disagreeing: string[] = [];
+    const verified: Array<{ field: LearnableField; agreed: boolean }> = [];
+    const checked: Array<{ field: LearnableField; agreed: boolean; reason: CheckReason }> = [];
+    const roles: FieldRole[] = [];
+    for (const field of asked) {
+      const state = this.fieldStates[field.name];
+      if (state.phase === 'learning') {
+        roles.push('learning');
+        continue;
+      }
+      const planned = record.reasons[field.name];
+      const role: 'verification' | CheckReason = state.phase === 'verifying' ? 'verification' : isCheck(planned) ? planned : 'spot-check';
+      roles.push(role);
+      const programValue = record.run(state.rule, field);
+      const agreed = valuesAgree(field, programValue, sample.output[field.name]);
+      if (!agreed) {
+        disagreeing.push(field.name);
+        logDisagreement(this.disagreements, {
+          url: sample.page.url,
+          field: field.name,
+          role,
+          program_id: programId ?? null,
+          rule_id: ruleKey(state.rule),
+          program: programValue,
+          model: sample.output[field.name],
+        });
+      }
+      if (consumer !== undefined) this.recordTrust(consumer, field.name, ruleKey(state.rule), agreed);
+      if (state.phase === 'verifying') verified.push({ field, agreed });
+      else checked.push({ field, agreed, reason: role as CheckReason });
     }
-    return comparison;
+    if (verified.length > 0) {
+      this.verification.pages++;
+      if (verified.every((v) => v.agreed)) this.verification.agreeing++;
+    }
+    if (checked.length > 0) {
+      this.active.checks++;
+      if (checked.some((c) => !c.agreed)) this.active.disagreeingChecks++;
+      for (const c of checked) if (!c.agreed) this.active.byField[c.field.name] = (this.active.byField[c.field.name] ?? 0) + 1;
+    }
+    const before = { program: this.program, phase: this.phase };
+    this.applyChecks(checked, sample);
+    // Samples serve learning and verification only (a retired field learns again from this page on).
+    if (asked.some((f) => this.fieldStates[f.name].phase !== 'active')) this.addSample(sample);
+    this.applyVerifications(verified);
+    for (const field of asked) if (this.fieldStates[field.name].phase === 'learning') this.learn(field);
+    this.afterChange(before);
+    return { role: strongest(roles), disagreeing, programId };
   }
 
-  /** Whether a consumer may let the active program extract: it agreed with the model on `verifyPages` of the consumer's pages in a row. */
-  trusts(consumer: string): boolean {
-    const entry = this.trust[consumer];
-    return (
-      this.phase === 'active' &&
-      this.program !== undefined &&
-      entry?.programId === this.program.id &&
-      entry.agreeing >= this.config.verifyPages
-    );
+  /** Checks of active rules: a rule is retired when it disagrees often (`retireAfter` of its last `retireWindow` checks) or together with enough other fields. */
+  private applyChecks(checked: Array<{ field: LearnableField; agreed: boolean; reason: CheckReason }>, sample: LearningSample): void {
+    const share = checked.filter((c) => !c.agreed).length / Math.max(1, this.fields.length);
+    for (const { field, agreed, reason } of checked) {
+      const state = this.fieldStates[field.name];
+      const recent = checkField(state, !agreed, this.config);
+      // An always-filled field the model confirms absent is optional: an empty value is the rule's valid outcome.
+      if (agreed && reason === 'empty-field' && !hasValue(sample.output[field.name])) state.always_filled = false;
+      if (agreed || (recent < this.config.retireAfter && share < this.config.retireFieldShare)) continue;
+      const many = recent > 1 ? ` (${recent} of the last ${state.checks.recent.length} checks)` : '';
+      this.retire(field.name, `${reason}: ${field.name} disagreed${many}`);
+    }
   }
 
-  /** A consumer's page extracted both ways by `programId` and the model; a disagreement starts its count again. */
-  recordTrust(consumer: string, programId: string, agreed: boolean): void {
-    const entry = this.trust[consumer]?.programId === programId ? this.trust[consumer] : { programId, agreeing: 0 };
+  private applyVerifications(verified: Array<{ field: LearnableField; agreed: boolean }>): void {
+    for (const { field, agreed } of verified) {
+      const state = this.fieldStates[field.name];
+      const verdict = verifyField(state, agreed, this.config);
+      if (verdict === 'rejected') {
+        this.pushEvent({ kind: 'rejected', field: field.name, programId: ruleKey(state.rule), detail: `${field.name} disagreed` });
+        backToLearning(state);
+      } else if (verdict === 'accepted') {
+        const seen = this.samples.filter((s) => covers(s, field.name));
+        activate(state, seen.length > 0 && seen.every((s) => hasValue(s.output[field.name])));
+        this.accepted.push({
+          kind: 'accepted',
+          field: field.name,
+          detail: `${field.name}: ${state.verification.agreeing}/${state.verification.pages} verification pages agree`,
+        });
+      }
+    }
+  }
+
+  /** The program changed: remember it, name it in the latest events; once every field is active, drop the samples and count checks afresh. */
+  private afterChange(before: { program: ExtractionProgram | undefined; phase: TemplatePhase }): void {
+    const after = this.program;
+    if (after && after.id !== before.program?.id) {
+      if (!this.programs.some((p) => p.id === after.id)) this.programs.push(after);
+      this.programs.splice(0, Math.max(0, this.programs.length - MAX_PROGRAMS));
+    }
+    // Acceptances name the program they made (none when the template has no active field left).
+    for (const e of this.accepted.splice(0)) this.pushEvent({ ...e, ...(after ? { programId: after.id } : {}) });
+    if (this.phase === 'active' && before.phase !== 'active') {
+      this.samples = [];
+      this.active.checks = 0;
+      this.active.disagreeingChecks = 0;
+      this.active.byField = {};
+    }
+  }
+
+  recordTrust(consumer: string, field: string, rule: string, agreed: boolean): void {
+    const entry = this.trust[consumer] ?? {};
+    const previous = entry[field]?.rule === rule ? entry[field].agreeing : 0;
+    entry[field] = { rule, agreeing: agreed ? previous + 1 : 0 };
     delete this.trust[consumer];
-    this.trust[consumer] = { programId, agreeing: agreed ? entry.agreeing + 1 : 0 };
+    this.trust[consumer] = entry;
     const names = Object.keys(this.trust);
     for (const name of names.slice(0, Math.max(0, names.length - MAX_CONSUMERS))) delete this.trust[name];
-  }
-
-  /** Guards on a program's output before it is used: which fields that always had a value are now empty. */
-  emptiedFields(programOutput: Record<string, unknown>): string[] {
-    return [...this.alwaysFilled].filter((name) => !hasValue(programOutput[name]));
-  }
-
-  private compare(modelOutput: Record<string, unknown>, programOutput: Record<string, unknown>): Comparison {
-    return { disagreeing: disagreeingFields(this.fields, programOutput, modelOutput), fields: this.fields.length };
   }
 
   private addSample(sample: LearningSample): void {
@@ -262,35 +273,53 @@ export class TemplateMachine {
     if (this.samples.length > this.config.maxSamples) this.samples.shift();
   }
 
-  private learn(): void {
-    const result = learnProgram(this.fields, this.samples);
-    if (!result.program) {
-      this.lastFailures = result.failures;
-      this.phase = 'learning';
-      this.events.push({ kind: 'learn-failed', detail: result.failures.map((f) => `${f.field}: ${f.reason}`).join('; ') });
+  /** With `learnPages` samples of the field, the learner looks for a rule that reproduces every one of them. */
+  private learn(field: LearnableField): void {
+    const state = this.fieldStates[field.name];
+    const seen = this.samples.filter((s) => covers(s, field.name));
+    if (seen.length < this.config.learnPages) return;
+    // With more samples than a round needs, one of them may be a page no rule can reproduce (learnRule `outliers`).
+    const result = learnRule(field, seen, seen.length > this.config.learnPages ? 1 : 0);
+    if (result.rule === undefined) {
+      state.failure = result.failure;
+      this.pushEvent({ kind: 'learn-failed', field: field.name, detail: `${field.name}: ${result.failure}` });
       return;
     }
-    this.lastFailures = [];
-    this.program = result.program;
-    this.phase = 'verifying';
-    this.verification = { pages: 0, agreeing: 0 };
-    this.alwaysFilled = new Set(this.fields.filter((f) => this.samples.every((s) => hasValue(s.output[f.name]))).map((f) => f.name));
-    this.events.push({
+    if (!this.fields.some((f) => this.fieldStates[f.name].phase === 'verifying')) this.verification = { pages: 0, agreeing: 0 };
+    startVerifying(state, result.rule);
+    this.pushEvent({
       kind: 'learned',
-      programId: result.program.id,
-      detail: `from ${this.samples.length} pages, ${result.candidates} candidate rules tried`,
+      field: field.name,
+      programId: ruleKey(result.rule),
+      detail: `${field.name}: from ${seen.length} pages${result.missed ? ` (${result.missed} not reproduced)` : ''}, ${result.candidates} candidate rules tried`,
     });
   }
 
-  private retire(reason: string, sample: LearningSample): void {
-    if (this.program) {
-      this.retired.push({ program: this.program, reason, pagesExtracted: this.active.programPages });
-      this.events.push({ kind: 'retired', programId: this.program.id, detail: reason });
-    }
-    this.program = undefined;
-    this.phase = 'learning';
-    // The old samples show the template as it was; the page that disagreed shows it as it is now.
-    this.samples = [];
-    this.recordLearning(sample);
+  /** The field's rule is retired; the old samples show the template as it was, so they no longer teach the field. */
+  private retire(name: string, reason: string): void {
+    const state = this.fieldStates[name];
+    const program = this.program;
+    if (program) this.retired.push({ program, field: name, reason, pagesExtracted: state.pages_extracted });
+    this.pushEvent({ kind: 'retired', field: name, ...(program ? { programId: program.id } : {}), detail: reason });
+    backToLearning(state);
+    const all = this.fields.map((f) => f.name);
+    for (const s of this.samples) s.fields = (s.fields ?? all).filter((f) => f !== name);
+    this.samples = this.samples.filter((s) => s.fields!.length > 0);
   }
+
+  private pushEvent(event: MachineEvent): void {
+    this.events.push(event);
+    this.events.splice(0, Math.max(0, this.events.length - MAX_EVENTS));
+  }
+}
+
+const STRENGTH: FieldRole[] = ['spot-check', 'learning', 'verification', 'reverification', 'schema', 'empty-field'];
+
+/** The page's role: its strongest field role (a spot check over learning over verification over the guards). */
+function strongest(roles: FieldRole[]): FieldRole {
+  return STRENGTH.find((r) => roles.includes(r)) ?? 'spot-check';
+}
+
+function isCheck(role: FieldRole | undefined): role is CheckReason {
+  return role === 'spot-check' || role === 'schema' || role === 'empty-field' || role === 'reverification';
 }

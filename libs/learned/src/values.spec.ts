@@ -1,5 +1,5 @@
 import { resolveLearnedConfig, checkLearnedConfig, DEFAULT_LEARNED_CONFIG } from './config';
-import { parseDate, parseNumber, planFields, valuesAgree, type LearnableField } from './values';
+import { parseDate, parseNumber, partialSchema, planFields, valuesAgree, type LearnableField } from './values';
 
 const f = (kind: LearnableField['kind'], list = false): LearnableField => ({ name: 'x', kind, list, nullable: true, required: false });
 
@@ -87,5 +87,27 @@ describe('learned extraction settings', () => {
     expect(() => resolveLearnedConfig({ verifyPages: -1 })).toThrow(
       'invalid learned extraction settings: verifyPages: must be between 1 and 200',
     );
+  });
+});
+
+describe('partialSchema', () => {
+  it('keeps the asked fields, their required flags and the rest of the schema as it is', () => {
+    const schema = {
+      type: 'object' as const,
+      properties: {
+        title: { type: 'string' as const },
+        author: { type: ['string', 'null'] as Array<'string' | 'null'> },
+        isbn: { type: 'string' as const },
+      },
+      required: ['title', 'author', 'isbn'],
+      additionalProperties: false as const,
+    };
+    expect(partialSchema(schema, ['author', 'isbn'])).toEqual({
+      type: 'object',
+      properties: { author: { type: ['string', 'null'] }, isbn: { type: 'string' } },
+      required: ['author', 'isbn'],
+      additionalProperties: false,
+    });
+    expect(partialSchema(schema, ['nothing'])).toMatchObject({ properties: {}, required: [] });
   });
 });

@@ -176,3 +176,10 @@ export function parseAs(kind: ValueKind, raw: string, pageUrl: string): string |
       return parseUrl(text, pageUrl);
   }
 }
+
+/** The schema of some of its top-level fields (a partial model call): their properties, and which of them are required. */
+export function partialSchema(schema: JsonSchemaObject, names: string[]): JsonSchemaObject {
+  const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([name]) => names.includes(name)));
+  const required = (schema.required ?? []).filter((name) => names.includes(name));
+  return { ...schema, properties, required };
+}

@@ -21,6 +21,12 @@ export const REDACT_PATHS = [
   '*.token',
   'password',
   '*.password',
+  'cookies',
+  '*.cookies',
+  'fetch_headers',
+  '*.fetch_headers',
+  'fetch_cookies',
+  '*.fetch_cookies',
 ];
 
 export type AppLogger = Logger;

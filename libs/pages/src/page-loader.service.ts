@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { ContentPool, type ConversionMode, type ConversionResult } from '@app/content';
+import { ContentPool, type ConversionInput, type ConversionMode, type ConversionResult } from '@app/content';
 import { AppError } from '@app/core';
 import {
   Fetcher,
@@ -12,10 +12,36 @@ import {
   type FetchOptions,
   type FetchResult,
   type HostModeMemory,
+  type ScopedRequestData,
+  type ScreenshotKind,
+  type WaitFor,
 } from '@app/fetch';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 
 export type FetchMode = 'auto' | 'static' | 'dynamic';
+
+/** The caller's fetch control for one page (docs/scrape.md "Fetch control"). */
+export interface PageFetchControl {
+  scoped?: ScopedRequestData;
+  userAgent?: string;
+  waitFor?: WaitFor;
+  /** Deadline of the fetch, instead of GLEANER_FETCH_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
+export interface LoadOptions {
+  signal?: AbortSignal;
+  conversion?: ConversionMode;
+  linkSelector?: string;
+  /** Runs between fetch and conversion; throwing ends the load there. */
+  beforeConvert?: (fetched: FetchResult) => void | Promise<void>;
+  beforeRedirect?: FetchOptions['beforeRedirect'];
+  control?: PageFetchControl;
+  /** A PNG of the rendered page (the fetch then uses the browser). */
+  screenshot?: ScreenshotKind;
+  /** Plain text and cleaned HTML besides the markdown. */
+  also?: ConversionInput['also'];
+}
 
 export interface LoadedPage {
   fetch: FetchResult;
@@ -91,51 +117,77 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     });
   }
 
-  async load(
-    url: string,
-    mode: FetchMode,
-    options: {
-      signal?: AbortSignal;
-      conversion?: ConversionMode;
-      linkSelector?: string;
-      /** Runs between fetch and conversion; throwing ends the load there. */
-      beforeConvert?: (fetched: FetchResult) => void | Promise<void>;
-      beforeRedirect?: FetchOptions['beforeRedirect'];
-    } = {},
-  ): Promise<LoadedPage> {
+  async load(url: string, mode: FetchMode, options: LoadOptions = {}): Promise<LoadedPage> {
     const fetchedAt = new Date().toISOString();
+    const control = options.control ?? {};
     let fetched: FetchResult;
     try {
-      fetched = await this.fetcher.fetch(url, { mode, signal: options.signal, beforeRedirect: options.beforeRedirect });
+      fetched = await this.fetcher.fetch(url, {
+        mode,
+        signal: options.signal,
+        beforeRedirect: options.beforeRedirect,
+        acceptPdf: true,
+        scoped: control.scoped,
+        userAgent: control.userAgent,
+        waitFor: control.waitFor,
+        timeoutMs: control.timeoutMs,
+        screenshot: options.screenshot,
+      });
     } catch (error) {
       this.pages.inc({ outcome: error instanceof AppError && error.category ? error.category : 'fetch_error' });
       throw error;
     }
     this.fetchDuration.observe({ mode: fetched.mode }, fetched.durationMs / 1000);
     await options.beforeConvert?.(fetched);
-    const content = await this.convert(fetched, options.conversion ?? 'full', options.linkSelector);
+    let content: ConversionResult;
+    try {
+      content = await this.convert(fetched, options.conversion ?? 'full', options.linkSelector, options.also);
+    } catch (error) {
+      if (error instanceof AppError && error.category && error.category !== 'internal') this.pages.inc({ outcome: error.category });
+      throw error;
+    }
     this.pages.inc({ outcome: 'success' });
     return { fetch: fetched, content, fetchedAt, fetchDurationMs: fetched.durationMs };
   }
 
-  /** JSON, XML and plain-text bodies go to the model as they are; HTML is converted (with the links a `linkSelector` picks). */
-  async convert(fetched: FetchResult, mode: ConversionMode, linkSelector?: string): Promise<ConversionResult> {
+  /**
+   * HTML is converted (with the links a `linkSelector` picks), a PDF's text laid out as markdown
+   * (docs/scrape.md "PDFs"); JSON, XML and plain-text bodies go to the model as they are.
+   */
+  async convert(
+    fetched: FetchResult,
+    mode: ConversionMode,
+    linkSelector?: string,
+    also?: ConversionInput['also'],
+  ): Promise<ConversionResult> {
+    if (fetched.contentType === 'application/pdf' && fetched.body) {
+      const pdf = await this.pool.convertPdf({ pdf: fetched.body, url: fetched.url, maxPages: this.config.pdfMaxPages });
+      return linkSelector ? { ...pdf, selectedLinks: [] } : pdf;
+    }
     if (!/html|xml\+xhtml/.test(fetched.contentType) && fetched.contentType !== 'application/xhtml+xml') {
       return {
         markdown: fetched.html,
+        ...(also?.text ? { text: fetched.html } : {}),
         metadata: { openGraph: {}, jsonLd: [] },
         links: [],
         ...(linkSelector ? { selectedLinks: [] } : {}),
         stats: { htmlBytes: fetched.bytes, markdownBytes: fetched.html.length, ms: 0 },
       };
     }
-    return this.pool.convert({ html: fetched.html, url: fetched.url, mode, ...(linkSelector ? { linkSelector } : {}) });
+    return this.pool.convert({
+      html: fetched.html,
+      url: fetched.url,
+      mode,
+      ...(linkSelector ? { linkSelector } : {}),
+      ...(also ? { also } : {}),
+    });
   }
 
   /** After the job runner finished or handed back in-flight pages (beforeApplicationShutdown), which still use the pools. */
-  /** The HTTP client loads in the background at start, not on the first page (it takes ~200 ms). */
+  /** The HTTP client and the converter threads warm up in the background at start, not on the first page (~300 ms together). */
   onApplicationBootstrap(): void {
     void this.fetcher.staticFetcher.warmUp().catch(() => undefined);
+    void this.pool.warmUp().catch(() => undefined);
     // Browsers a predecessor left (killed with -9, OOM-killed) on this machine: their owner is gone.
     if (this.config.browserEnabled) {
       const reaped = reapOrphanedBrowsers();

@@ -14,6 +14,14 @@ export interface DownloadParams {
   expires: number;
 }
 
+function resultsPayload(params: DownloadParams): string {
+  return `${params.jobId}|${params.format}|${params.merge ? 'true' : 'false'}|${params.expires}`;
+}
+
+function screenshotPayload(id: string, expires: number): string {
+  return `screenshot|${id}|${expires}`;
+}
+
 function deriveKey(secret: string): Buffer {
   return Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), HKDF_SALT, HKDF_INFO, 32));
 }
@@ -33,23 +41,40 @@ export class DownloadSigner {
   }
 
   sign(params: DownloadParams): string {
-    return this.mac(this.current, params).toString('base64url');
+    return this.mac(this.current, resultsPayload(params)).toString('base64url');
   }
 
   /** Throws a 403 (`forbidden`) when the signature does not match or the link expired. */
   verify(params: DownloadParams, sig: string | undefined, nowSeconds = Math.floor(Date.now() / 1000)): void {
+    this.check(resultsPayload(params), params.expires, sig, 'ask GET /api/v1/jobs/{id}/download for a new one', nowSeconds);
+  }
+
+  /** A screenshot link: `screenshot|<id>|expires` (a job id is a ULID, so it never collides with a results payload). */
+  signScreenshot(id: string, expires: number): string {
+    return this.mac(this.current, screenshotPayload(id, expires)).toString('base64url');
+  }
+
+  verifyScreenshot(id: string, expires: number, sig: string | undefined, nowSeconds = Math.floor(Date.now() / 1000)): void {
+    this.check(
+      screenshotPayload(id, expires),
+      expires,
+      sig,
+      'fetch it with your key at GET /api/v1/jobs/{id}/screenshots/{screenshot_id}',
+      nowSeconds,
+    );
+  }
+
+  private check(payload: string, expires: number, sig: string | undefined, renew: string, nowSeconds: number): void {
     const given = Buffer.from(sig ?? '', 'base64url');
     const valid = this.keys.some((key) => {
-      const expected = this.mac(key, params);
+      const expected = this.mac(key, payload);
       return given.length === expected.length && timingSafeEqual(given, expected);
     });
     if (!valid) throw new AppError('forbidden', 'This download link is invalid: its signature does not match.');
-    if (nowSeconds > params.expires)
-      throw new AppError('forbidden', 'This download link has expired; ask GET /api/v1/jobs/{id}/download for a new one.');
+    if (nowSeconds > expires) throw new AppError('forbidden', `This download link has expired; ${renew}.`);
   }
 
-  private mac(key: Buffer, params: DownloadParams): Buffer {
-    const payload = `${params.jobId}|${params.format}|${params.merge ? 'true' : 'false'}|${params.expires}`;
+  private mac(key: Buffer, payload: string): Buffer {
     return createHmac('sha256', key).update(payload, 'utf8').digest();
   }
 }

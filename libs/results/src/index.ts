@@ -8,3 +8,5 @@ export * from './results.repository';
 export * from './results.service';
 export * from './results.module';
 export * from './dto/results-query.dto';
+export * from './screenshots.repository';
+export * from './screenshots.service';

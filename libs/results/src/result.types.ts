@@ -25,7 +25,7 @@ export interface ResultRecord {
   llm_model: string | null;
   llm_provider: string | null;
   cost_usd: number | null;
-  /** How the data was made (crawl pages: `{method: 'model' | 'selectors', ...}`). */
+  /** How the data was made (crawl pages: `{method: 'model' | 'selectors' | 'mixed', ...}`). */
   metadata?: Record<string, unknown>;
   created_at: string;
   [key: string]: unknown;
@@ -52,14 +52,19 @@ export interface RecordResultInput {
 
 /**
  * How an item's data was made (docs/api.md "Results and downloads"): `model` (a model call),
- * `selectors` (a learned program, no model call), `analysis` (POST /analyze: heuristics refined by a
- * model), `null` on failed items (no data was made). `program_id`/`template_id` as stored by crawls in
- * extraction_mode auto.
+ * `selectors` (a learned program, no model call), `mixed` (the program filled some fields, a partial
+ * model call the others: `model_fields`), `analysis` (POST /analyze: heuristics refined by a model),
+ * `scrape` (the page's formats, no model call), `null` on failed items (no data was made).
+ * `program_id`/`template_id`/`model_call` as stored by extraction_mode auto.
  */
 export interface ResultMetadata {
-  method: 'model' | 'selectors' | 'analysis' | null;
+  method: 'model' | 'selectors' | 'mixed' | 'analysis' | 'scrape' | null;
   program_id?: string;
   template_id?: string;
+  /** `mixed`: the fields the model filled. */
+  model_fields?: string[];
+  /** extraction_mode auto: the page's model call, `full` (the whole page, every field) or `partial`. */
+  model_call?: 'full' | 'partial';
   [key: string]: unknown;
 }
 

@@ -54,7 +54,7 @@ export interface DownloadLink {
  * store, and downloadable through signed links. Also the debug captures of jobs with capture_debug.
  */
 /** Job types with one result per run: the page they were sent for. */
-const SINGLE_RESULT_TYPES = new Set<string>(['extract', 'analyze']);
+const SINGLE_RESULT_TYPES = new Set<string>(['extract', 'analyze', 'scrape']);
 
 @Injectable()
 export class ResultsService {

@@ -1,8 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { CrawlJobHandler, CrawlWorkerModule } from '@app/crawl';
+import { BatchJobHandler, CrawlJobHandler, CrawlWorkerModule } from '@app/crawl';
 import { AnalyzeJobHandler, ExtractJobHandler, ExtractionWorkerModule } from '@app/extraction';
 import { JobsModule } from '@app/jobs';
 import { ResultsModule } from '@app/results';
+import { ScrapeJobHandler, ScrapeWorkerModule } from '@app/scrape';
 import { WebhookDeliveryModule, WebhooksModule } from '@app/webhooks';
 import { JOB_HANDLERS } from './job-handler';
 import { JobRunnerService } from './job-runner.service';
@@ -14,18 +15,28 @@ export class WorkerModule {
   static forRoot(options: { enableTestJobs: boolean }): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [JobsModule, ResultsModule, WebhooksModule, WebhookDeliveryModule, ExtractionWorkerModule, CrawlWorkerModule],
+      imports: [
+        JobsModule,
+        ResultsModule,
+        WebhooksModule,
+        WebhookDeliveryModule,
+        ExtractionWorkerModule,
+        ScrapeWorkerModule,
+        CrawlWorkerModule,
+      ],
       providers: [
         TestJobHandler,
         {
           provide: JOB_HANDLERS,
-          useFactory: (test: TestJobHandler, extract: ExtractJobHandler, analyze: AnalyzeJobHandler, crawl: CrawlJobHandler) => [
-            extract,
-            analyze,
-            crawl,
-            ...(options.enableTestJobs ? [test] : []),
-          ],
-          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler, CrawlJobHandler],
+          useFactory: (
+            test: TestJobHandler,
+            extract: ExtractJobHandler,
+            analyze: AnalyzeJobHandler,
+            scrape: ScrapeJobHandler,
+            crawl: CrawlJobHandler,
+            batch: BatchJobHandler,
+          ) => [extract, analyze, scrape, crawl, batch, ...(options.enableTestJobs ? [test] : [])],
+          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler, ScrapeJobHandler, CrawlJobHandler, BatchJobHandler],
         },
         JobRunnerService,
       ],

@@ -1,7 +1,8 @@
 /**
  * The fixture site of the learned-extraction benchmark: every benchmark site on one loopback port,
  * told apart by the Host header (GLEANER_RESOLVE maps `*.test` to 127.0.0.1). Each site has an index
- * page linking every page (`a.bench-page`), so a crawl from `/` reaches them all. A site with
+ * page linking every page (`a.bench-page`), so a crawl from `/` reaches them all, and an index per part
+ * (`/dev/`, `/heldout/`: learned/split.ts) linking that part's pages. A site with
  * `driftAfter` changes its template once that many of its pages were served: every page served from
  * then on is the drifted copy (renamed classes, reordered blocks), whatever the crawl's order.
  */
@@ -12,6 +13,8 @@ import { drift, type BenchPage } from './corpus';
 export interface SiteSpec {
   host: string;
   pages: BenchPage[];
+  /** Index pages of parts of the site: `/<name>/` links the pages of these paths. */
+  parts?: Record<string, string[]>;
   /** Serve the drifted template from the (driftAfter + 1)-th distinct page on. */
   driftAfter?: number;
 }
@@ -40,8 +43,8 @@ export async function startBenchSite(specs: SiteSpec[]): Promise<BenchSite> {
   const served = new Map<string, Map<string, Served>>();
   const drifted = new Map<string, string>();
 
-  function index(spec: SiteSpec): string {
-    const links = spec.pages.map((p, i) => `<li><a class="bench-page" href="${p.path}">Page ${i + 1}</a></li>`).join('\n');
+  function index(spec: SiteSpec, paths: string[]): string {
+    const links = paths.map((p, i) => `<li><a class="bench-page" href="${p}">Page ${i + 1}</a></li>`).join('\n');
     return `<!doctype html><html><head><meta charset="utf-8"><title>${spec.host}</title></head><body><h1>${spec.host}</h1><ul>\n${links}\n</ul></body></html>`;
   }
 
@@ -56,7 +59,16 @@ export async function startBenchSite(specs: SiteSpec[]): Promise<BenchSite> {
     const site = sites.get(host);
     if (!site) return send(404, 'unknown host', 'text/plain');
     if (path === '/robots.txt') return send(200, 'User-agent: *\nAllow: /\n', 'text/plain');
-    if (path === '/') return send(200, index(site.spec));
+    if (path === '/')
+      return send(
+        200,
+        index(
+          site.spec,
+          site.spec.pages.map((p) => p.path),
+        ),
+      );
+    const part = /^\/([\w-]+)\/$/.exec(path)?.[1];
+    if (part && site.spec.parts?.[part]) return send(200, index(site.spec, site.spec.parts[part]));
     const page = site.byPath.get(path);
     if (!page) return send(404, '<html><body><p>No such page.</p></body></html>');
     let log = served.get(host);

@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '@app/auth';
-import { DownloadFileQuery, ResultsService } from '@app/results';
+import { DownloadFileQuery, ResultsService, ScreenshotFileQuery, ScreenshotsService } from '@app/results';
 import { RESULT_TYPES, stream } from './results.controller';
 import { ApiProblems } from '../openapi-constraints';
 
@@ -10,7 +10,21 @@ import { ApiProblems } from '../openapi-constraints';
 @ApiTags('Jobs')
 @Controller('api/v1/downloads')
 export class DownloadsController {
-  constructor(private readonly results: ResultsService) {}
+  constructor(
+    private readonly results: ResultsService,
+    private readonly screenshots: ScreenshotsService,
+  ) {}
+
+  @Get('screenshots/:id')
+  @Public()
+  @ApiProblems(403, 404)
+  @ApiOperation({ summary: "Download a scrape page's screenshot through the signed link of its answer (`metadata.screenshot_url`)" })
+  @ApiProduces('image/png')
+  @ApiOkResponse({ description: 'The PNG', schema: { type: 'string', format: 'binary' } })
+  async screenshot(@Param('id') id: string, @Query() query: ScreenshotFileQuery, @Res() reply: FastifyReply): Promise<void> {
+    const png = await this.screenshots.readSigned(id, query);
+    await reply.header('content-type', 'image/png').header('cache-control', 'private, no-store').send(png);
+  }
 
   @Get(':id')
   @Public()

@@ -9,6 +9,7 @@ import {
   ResultItemResponse,
   ResultsQuery,
   ResultsService,
+  ScreenshotsService,
   type BodyStream,
 } from '@app/results';
 import { ApiProblems } from '../openapi-constraints';
@@ -32,7 +33,10 @@ export async function stream(
 @Controller('api/v1/jobs')
 @RequiresScope('jobs')
 export class ResultsController {
-  constructor(private readonly results: ResultsService) {}
+  constructor(
+    private readonly results: ResultsService,
+    private readonly screenshots: ScreenshotsService,
+  ) {}
 
   @Get(':id/results')
   @ApiProblems(406)
@@ -70,5 +74,19 @@ export class ResultsController {
   @ApiOkResponse({ type: DebugCaptureSetResponse })
   async debugCapture(@CurrentCaller() caller: Caller, @Param('id') id: string, @Res() reply: FastifyReply): Promise<void> {
     await stream(this.results, reply, await this.results.debugCaptures(caller, id));
+  }
+
+  @Get(':id/screenshots/:screenshotId')
+  @ApiOperation({ summary: "A scrape page's screenshot (the path in its `data.screenshot`)" })
+  @ApiProduces('image/png')
+  @ApiOkResponse({ description: 'The PNG', schema: { type: 'string', format: 'binary' } })
+  async screenshot(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Param('screenshotId') screenshotId: string,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const png = await this.screenshots.read(caller, id, screenshotId);
+    await reply.header('content-type', 'image/png').header('cache-control', 'private, no-store').send(png);
   }
 }

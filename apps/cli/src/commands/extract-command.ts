@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ApiClient } from '../api/api-client';
-import type { ExtractionAnswer, JobView } from '../api/api-types';
+import type { ExtractionAnswer } from '../api/api-types';
 import type { CliContext } from '../context';
 import { ApiError, CliFailure, CliUsageError } from '../errors';
 import { EXIT, type ExitCode } from '../exit-codes';
-import { JobFollower } from '../follow/job-follower';
-import { NoProgress } from '../follow/progress';
+import { awaitJobEnd } from '../follow/await-job';
 import type { CommandKit } from '../program';
 import { llmConfig, numberParser, type ModelOptions } from '../request-options';
 import { readSchemaOption } from '../schema-input';
@@ -102,29 +101,11 @@ async function extract(ctx: CliContext, url: string | undefined, opts: ExtractOp
 
 /** The job outlived the service's wait: follow its stream to the end, then read its result. */
 async function finishLate(ctx: CliContext, client: ApiClient, jobId: string): Promise<ExtractionAnswer> {
-  const id = encodeURIComponent(jobId);
-  const job = (await client.json<JobView>('GET', `/api/v1/jobs/${id}`)).body;
-  const follower = new JobFollower({
-    client,
-    job,
-    sink: null,
-    display: new NoProgress(ctx.io.stderr),
-    prompt: null,
-    signals: ctx.signals,
-    colors: ctx.err,
-    reconnectTimeoutMs: 300_000,
-    signal: ctx.signal,
-  });
-  const outcome = await follower.run();
-  if (outcome.kind !== 'complete') throw new CliFailure(`detached; the job goes on: gleaner jobs watch ${jobId}`);
-  const done = (await client.json<JobView>('GET', `/api/v1/jobs/${id}`)).body;
-  if (done.status !== 'completed') {
-    throw new JobFailedError(
-      `extraction ${done.status}: ${[done.error_category, done.error_message].filter(Boolean).join(': ') || 'no reason given'}`,
-    );
-  }
+  const done = await awaitJobEnd(ctx, client, jobId, 'extraction');
   const items = (
-    await client.json<Array<{ url: string; data: unknown }>>('GET', `/api/v1/jobs/${id}/results`, { query: { format: 'json' } })
+    await client.json<Array<{ url: string; data: unknown }>>('GET', `/api/v1/jobs/${encodeURIComponent(jobId)}/results`, {
+      query: { format: 'json' },
+    })
   ).body;
   const extraction = (done.extraction ?? {}) as Record<string, unknown>;
   return {
@@ -141,6 +122,3 @@ async function finishLate(ctx: CliContext, client: ApiClient, jobId: string): Pr
     usage: { input_tokens: done.token_usage_input, output_tokens: done.token_usage_output, cost_usd: done.cost_usd },
   };
 }
-
-/** A followed job ended failed or cancelled (exit 1). */
-export class JobFailedError extends CliFailure {}

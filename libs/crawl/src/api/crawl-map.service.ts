@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { Errors } from '@app/core';
-import { JobsService } from '@app/jobs';
+import { JobsService, onCrawlEngine } from '@app/jobs';
 import type { BodyStream } from '@app/results';
 import { parseCrawlInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
@@ -22,11 +22,11 @@ export class CrawlMapService {
 
   async map(caller: Caller, jobId: string, query: CrawlMapQuery): Promise<BodyStream> {
     const job = await this.jobs.getRecord(caller, jobId);
-    if (job.type !== 'crawl') throw Errors.notFound('Crawl map');
+    if (!onCrawlEngine(job.type)) throw Errors.notFound('Crawl map');
     const input = parseCrawlInput(job.input);
     const state = await this.repository.state(jobId);
     const count = (status?: EntryStatus) => this.repository.countEntries(jobId, status);
-    const [total, completed, failed, skipped, pending, running, rateLimited, byModel, bySelectors] = await Promise.all([
+    const [total, completed, failed, skipped, pending, running, rateLimited, byModel, bySelectors, byMixed] = await Promise.all([
       count(),
       count('completed'),
       count('failed'),
@@ -36,6 +36,7 @@ export class CrawlMapService {
       this.repository.countRateLimited(jobId),
       this.repository.countByMethod(jobId, 'model'),
       this.repository.countByMethod(jobId, 'selectors'),
+      this.repository.countByMethod(jobId, 'mixed'),
     ]);
     const head = {
       job_id: jobId,
@@ -48,8 +49,8 @@ export class CrawlMapService {
       pending,
       running,
       skipped_by_reason: state?.skipped_by_reason ?? {},
-      // Each page extracted by `model` cost one model call; `selectors` pages none (extraction_mode auto).
-      extracted_by_method: { model: byModel, selectors: bySelectors },
+      // Each page extracted by `model` or `mixed` cost one model call (`mixed`: a partial one); `selectors` pages none.
+      extracted_by_method: { model: byModel, selectors: bySelectors, mixed: byMixed },
       error_summary: {
         by_category: state?.errors_by_category ?? {},
         has_rate_limit: Boolean(state?.met_rate_limit) || rateLimited > 0,
@@ -97,7 +98,10 @@ export function toEntryView(entry: CrawlEntry) {
     http_status: entry.http_status,
     final_url: entry.final_url,
     method: entry.method,
+    model_call: entry.model_call ?? (entry.method === 'model' ? 'full' : null),
     result_id: entry.result_id,
     rate_limited: entry.rate_limited,
+    via: entry.via,
+    list_index: entry.list_index ?? null,
   };
 }

@@ -9,6 +9,8 @@ export interface Candidate {
   parentUrl: string | null;
   via: EntryVia;
   extract: boolean;
+  /** A batch's URL: its index in the (deduplicated) list. */
+  listIndex?: number;
 }
 
 /** A URL the frontier records as not crawled, and why. */
@@ -61,6 +63,7 @@ export function newEntry(
     llm_model: null,
     llm_provider: null,
     method: null,
+    model_call: null,
     fetch_duration_ms: null,
     extract_duration_ms: null,
     token_usage_input: 0,

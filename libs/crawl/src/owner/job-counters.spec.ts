@@ -89,12 +89,52 @@ describe('JobCounters', () => {
       page_count: 1,
       failed_count: 2,
       model_calls: 1,
-      pages_by_method: { model: 0, selectors: 1 },
+      pages_by_method: { model: 0, selectors: 1, mixed: 0 },
       cost_usd: 0.3,
       urls_queued: 4,
       token_usage_input: 5,
     });
     expect((await f.repository.state(f.run.jobId))?.errors_by_category).toEqual({ llm_timeout: 1, http_error: 1 });
+  });
+
+  it('recounts pages by method and model calls by kind with their tokens (entries stored before calls had kinds were full calls)', async () => {
+    await setUp();
+    await f.pending('/model', {
+      status: 'completed',
+      result_id: 'r1',
+      method: 'model',
+      model_call: 'full',
+      token_usage_input: 100,
+      token_usage_output: 20,
+    });
+    await f.pending('/excerpt', {
+      status: 'completed',
+      result_id: 'r2',
+      method: 'model',
+      model_call: 'partial',
+      token_usage_input: 30,
+      token_usage_output: 10,
+    });
+    await f.pending('/mixed', {
+      status: 'completed',
+      result_id: 'r3',
+      method: 'mixed',
+      model_call: 'partial',
+      token_usage_input: 40,
+      token_usage_output: 5,
+    });
+    await f.pending('/program', { status: 'completed', result_id: 'r4', method: 'selectors', model_call: null });
+    await f.pending('/legacy', { status: 'completed', result_id: 'r5', method: 'model', token_usage_input: 90, token_usage_output: 15 });
+    await f.pending('/failed', { status: 'failed', error_category: 'llm_timeout' });
+    await counters.freeze();
+    await counters.recount();
+    expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({
+      page_count: 5,
+      pages_by_method: { model: 3, selectors: 1, mixed: 1 },
+      model_calls: 5,
+      model_calls_by_kind: { full: 2, partial: 2 },
+      tokens_by_call_kind: { full: { input: 190, output: 35 }, partial: { input: 70, output: 15 } },
+    });
   });
 
   it('recounts urls_queued without the URLs it will never fetch (max_pages reached)', async () => {

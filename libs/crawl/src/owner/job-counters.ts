@@ -2,6 +2,7 @@ import { roundUsd } from '@app/core';
 import type { JobsRepository, JobsService } from '@app/jobs';
 import type { CrawlRepository } from '../crawl.repository';
 import type { CrawlRun } from './crawl-run';
+import { callKind } from './call-kind';
 
 /** Counter writes (and the `status` event) of a crawl are coalesced to one per this interval. */
 export const STATUS_EVERY_MS = 250;
@@ -126,7 +127,9 @@ export class JobCounters {
     let tokensIn = 0;
     let tokensOut = 0;
     let cost = 0;
-    const byMethod = { model: 0, selectors: 0 };
+    const byMethod = { model: 0, selectors: 0, mixed: 0 };
+    const byKind = { full: 0, partial: 0 };
+    const tokensByKind = { full: { input: 0, output: 0 }, partial: { input: 0, output: 0 } };
     let modelCalls = 0;
     const errors: Record<string, number> = {};
     for await (const e of this.store.iterateDone(this.run.jobId)) {
@@ -136,7 +139,13 @@ export class JobCounters {
       cost += e.cost_usd ?? 0;
       if (e.status === 'completed' && e.result_id) {
         completed++;
-        byMethod[e.method === 'selectors' ? 'selectors' : 'model']++;
+        byMethod[e.method === 'selectors' || e.method === 'mixed' ? e.method : 'model']++;
+        const kind = callKind({ method: e.method, model_call: e.model_call });
+        if (kind) {
+          byKind[kind]++;
+          tokensByKind[kind].input += e.token_usage_input ?? 0;
+          tokensByKind[kind].output += e.token_usage_output ?? 0;
+        }
       }
       if (e.status === 'failed') {
         failed++;
@@ -151,7 +160,9 @@ export class JobCounters {
       $set: {
         page_count: completed,
         pages_by_method: byMethod,
-        model_calls: byMethod.model + modelCalls,
+        model_calls: byKind.full + byKind.partial + modelCalls,
+        model_calls_by_kind: byKind,
+        tokens_by_call_kind: tokensByKind,
         failed_count: failed,
         token_usage_input: tokensIn,
         token_usage_output: tokensOut,

@@ -20,6 +20,7 @@ describe('PageCommitter', () => {
   let steps: string[];
   let announcements: Array<{ kind: string; firstTime?: boolean }>;
   let added: Array<Record<string, number>>;
+  let metadata: Array<Record<string, unknown> | undefined>;
   let leaseHeld: boolean;
   let settleFails: number;
   let hosts: HostSchedule;
@@ -33,6 +34,7 @@ describe('PageCommitter', () => {
     steps = [];
     announcements = [];
     added = [];
+    metadata = [];
     leaseHeld = true;
     settleFails = 0;
     hosts = new HostSchedule({ delayMs: 0, minIntervalMs: 0, maxConcurrency: 4 });
@@ -69,7 +71,8 @@ describe('PageCommitter', () => {
     };
     let n = 0;
     const results = {
-      storePage: async (_job: unknown, key: string, input: { status: string; url: string }) => {
+      storePage: async (_job: unknown, key: string, input: { status: string; url: string; metadata?: Record<string, unknown> }) => {
+        metadata.push(input.metadata);
         const children = (await f.repository.countEntries(f.run.jobId)) - 1;
         steps.push(`result(children stored: ${children})`);
         return { _id: key, id: `res_${++n}`, status: input.status, url: input.url } as unknown as ResultRecord;
@@ -134,8 +137,67 @@ describe('PageCommitter', () => {
       method: 'model',
       cost_usd: 0.001,
     });
-    expect(added).toEqual([expect.objectContaining({ page_count: 1, 'pages_by_method.model': 1, model_calls: 1, cost_usd: 0.001 })]);
+    expect(added).toEqual([
+      expect.objectContaining({
+        page_count: 1,
+        'pages_by_method.model': 1,
+        model_calls: 1,
+        'model_calls_by_kind.full': 1,
+        cost_usd: 0.001,
+      }),
+    ]);
     expect(inFlight.size).toBe(0);
+  });
+
+  it('counts a mixed page (program and a partial model call) and a selectors page by method, call kind and tokens', async () => {
+    const mixed = await running('/m');
+    const base = completed(mixed.url);
+    await apply(mixed, {
+      ...base,
+      result: {
+        ...base.result!,
+        method: 'mixed',
+        program_id: 'prg_1',
+        template_id: 'tpl_1',
+        model_fields: ['author'],
+        model_call: 'partial',
+      },
+    });
+    expect(metadata.at(-1)).toEqual({
+      method: 'mixed',
+      program_id: 'prg_1',
+      template_id: 'tpl_1',
+      model_fields: ['author'],
+      model_call: 'partial',
+    });
+    expect(await stored(mixed.id)).toMatchObject({ method: 'mixed', model_call: 'partial' });
+    expect(added.at(-1)).toEqual(
+      expect.objectContaining({
+        'pages_by_method.mixed': 1,
+        model_calls: 1,
+        'model_calls_by_kind.partial': 1,
+        'tokens_by_call_kind.partial.input': 10,
+        'tokens_by_call_kind.partial.output': 2,
+      }),
+    );
+    const program = await running('/s');
+    await apply(program, {
+      ...completed(program.url),
+      result: {
+        ...base.result!,
+        method: 'selectors',
+        program_id: 'prg_1',
+        template_id: 'tpl_1',
+        model_call: null,
+        token_usage_input: 0,
+        token_usage_output: 0,
+        cost_usd: 0,
+      },
+    });
+    expect(await stored(program.id)).toMatchObject({ method: 'selectors', model_call: null });
+    const counted = added.at(-1)!;
+    expect(counted).toMatchObject({ 'pages_by_method.selectors': 1, model_calls: 0 });
+    expect(Object.keys(counted).filter((k) => k.includes('by_kind') || k.includes('by_call_kind'))).toEqual([]);
   });
 
   it('a stale owner (lease not held) writes nothing: no children, no result, no announcement', async () => {

@@ -14,6 +14,7 @@ import type { InFlightPages } from './in-flight';
 import { isModelFailure, type JobCounters } from './job-counters';
 import type { PageAnnouncer } from './page-announcer';
 import type { TicketBook } from './ticket-book';
+import { callKind } from './call-kind';
 
 type Completed = Extract<PageOutcome, { kind: 'completed' }>;
 type Failed = Extract<PageOutcome, { kind: 'failed' }>;
@@ -108,6 +109,8 @@ export class PageCommitter {
           method: result.method ?? 'model',
           ...(result.program_id ? { program_id: result.program_id } : {}),
           ...(result.template_id ? { template_id: result.template_id } : {}),
+          ...(result.model_fields ? { model_fields: result.model_fields } : {}),
+          ...(result.model_call ? { model_call: result.model_call } : {}),
         },
       });
     }
@@ -124,6 +127,7 @@ export class PageCommitter {
       llm_model: result?.llm_model ?? null,
       llm_provider: result?.llm_provider ?? null,
       method: result ? (result.method ?? 'model') : null,
+      model_call: result ? callKind(result) : null,
       token_usage_input: result?.token_usage_input ?? 0,
       token_usage_output: result?.token_usage_output ?? 0,
       cost_usd: result?.cost_usd ?? 0,
@@ -134,10 +138,18 @@ export class PageCommitter {
     if (!settled) return;
     if (result) {
       const method = result.method ?? 'model';
+      const kind = callKind(result);
       this.counters.add({
         page_count: 1,
         [`pages_by_method.${method}`]: 1,
-        model_calls: method === 'model' ? 1 : 0,
+        model_calls: kind ? 1 : 0,
+        ...(kind
+          ? {
+              [`model_calls_by_kind.${kind}`]: 1,
+              [`tokens_by_call_kind.${kind}.input`]: result.token_usage_input,
+              [`tokens_by_call_kind.${kind}.output`]: result.token_usage_output,
+            }
+          : {}),
         token_usage_input: result.token_usage_input,
         token_usage_output: result.token_usage_output,
         cost_usd: result.cost_usd,

@@ -7,7 +7,7 @@ import { ExtractionFailure, ExtractionService, captureRecorder } from '@app/extr
 import { RedirectStopped, type FetchResult } from '@app/fetch';
 import { llmConfigFor } from '@app/intake';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
-import { LearnedSession, StoreTemplateStates, learnedTemplates, schemaKey } from '@app/learned';
+import { crawlSession, learnedTemplates, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { PageLoaderService } from '@app/pages';
@@ -211,7 +211,8 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const page = loaded.value.page;
     await this.politeness.reportSuccess(host).catch(() => undefined);
     const fetchMs = page.fetchDurationMs;
-    const links = (page.content.selectedLinks ?? page.content.links).slice(0, MAX_LINKS_PER_PAGE).map((l) => l.url);
+    // A batch follows no links: none are reported.
+    const links = input.source ? [] : (page.content.selectedLinks ?? page.content.links).slice(0, MAX_LINKS_PER_PAGE).map((l) => l.url);
     const base = {
       final_url: page.fetch.url,
       http_status: page.fetch.status,
@@ -226,13 +227,15 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const llmConfig = llmConfigFor(input.llm_config, secrets);
     try {
       const targets = await this.plan(context, llmConfig);
-      const callModel = () =>
+      // A learned partial call asks for some fields only, or sends the page's text around their values (an excerpt).
+      const callModel = (request?: ModelRequest) =>
         this.extraction.extract(
           {
             userId: job.user_id,
             url: page.fetch.url,
-            content: page.content.markdown,
-            schema: input.schema,
+            content: request?.excerpt ?? page.content.markdown,
+            schema: request?.schema ?? input.schema,
+            ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
             llmConfig,
             signal,
             onCall: captureRecorder(
@@ -288,34 +291,31 @@ export class PageWorkerService implements OnApplicationBootstrap {
 
   /**
    * extraction_mode auto: the page goes through the crawl's learned extraction (templates and
-   * programs in the store, shared by every page worker); the model is called only when the
-   * template's state asks for it (docs/learned-extraction.md).
+   * rules in the store, shared by every page worker; the crawl is a consumer of them, so another
+   * crawl of the same templates is never sent back to verification); the model is called only for
+   * the fields the template's state asks for (docs/learned-extraction.md).
    */
   private async extractLearned(
     context: JobContextCache,
     url: string,
     html: string,
-    callModel: () => ReturnType<ExtractionService['extract']>,
+    callModel: (request: ModelRequest) => ReturnType<ExtractionService['extract']>,
   ): Promise<NonNullable<Extract<PageOutcome, { kind: 'completed' }>['result']>> {
     const { input, job } = context;
     const templates = await learnedTemplates(this.store);
     let modelOut: Awaited<ReturnType<ExtractionService['extract']>> | undefined;
-    const session = new LearnedSession(
-      input.schema,
-      async () => {
-        modelOut = await callModel();
-        return modelOut.data as Record<string, unknown>;
-      },
-      {},
-      (fields, config) =>
-        new StoreTemplateStates(templates, { userId: job.user_id, schemaKey: schemaKey(input.schema), sessionId: job._id }, fields, config),
-    );
+    const session = crawlSession(templates, { userId: job.user_id, schema: input.schema, crawlId: job._id }, async (request) => {
+      modelOut = await callModel(request);
+      return modelOut.data as Record<string, unknown>;
+    });
     const learned = await session.extract(url, html);
     return {
       data: learned.data,
       method: learned.method,
       program_id: learned.programId ?? null,
       template_id: learned.templateId,
+      model_fields: learned.modelFields ?? null,
+      model_call: learned.call ?? null,
       llm_model: modelOut?.target.model ?? null,
       llm_provider: modelOut?.target.provider ?? null,
       token_usage_input: modelOut?.usage.inputTokens ?? 0,

@@ -4,9 +4,9 @@ import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString
 import { LlmConfigDto } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
 import { FETCH_MODES, IsHttpUrl, type FetchMode } from '@app/sites';
-import { JobWebhookFields } from '@app/webhooks';
+import { JobFetchFields } from '@app/intake';
 
-export class ExtractRequestDto extends JobWebhookFields {
+export class ExtractRequestDto extends JobFetchFields {
   @ApiPropertyOptional({ example: 'https://quotes.example/page/1/', description: 'Required unless `site_id` names a saved site.' })
   @IsOptional()
   @IsString()
@@ -97,10 +97,12 @@ export class ExtractionMetadataResponse {
   @ApiProperty() fetch_duration_ms!: number;
   @ApiProperty() extract_duration_ms!: number;
   @ApiProperty({
-    enum: ['model', 'selectors'],
-    description: '`selectors`: a learned program extracted the page without a model call (`extraction_mode: auto`).',
+    enum: ['model', 'selectors', 'mixed'],
+    description:
+      '`selectors`: a learned program extracted the page without a model call (`extraction_mode: auto`); `mixed`: the program ' +
+      'filled some fields and a partial model call the others (`model_fields`).',
   })
-  method!: 'model' | 'selectors';
+  method!: 'model' | 'selectors' | 'mixed';
   @ApiPropertyOptional({
     description:
       'The learned program that extracted the page (`selectors`), or that was compared with the model on it (a verification or check page).',
@@ -108,6 +110,15 @@ export class ExtractionMetadataResponse {
   program_id?: string;
   @ApiPropertyOptional({ description: "The page's template of the site (`extraction_mode: auto`)." })
   template_id?: string;
+  @ApiPropertyOptional({ type: [String], description: '`mixed`: the fields the model filled.', example: ['author'] })
+  model_fields?: string[];
+  @ApiPropertyOptional({
+    enum: ['full', 'partial'],
+    description:
+      '`extraction_mode: auto`, when the model was called: `full` (the whole page, every field) or `partial` (some fields, or the ' +
+      "page's text around where the program found their values); `usage` is that call's.",
+  })
+  model_call?: 'full' | 'partial';
 }
 
 export class ExtractionUsageResponse {

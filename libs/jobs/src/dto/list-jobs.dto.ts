@@ -30,6 +30,23 @@ export class ListJobsQuery extends PageQuery {}
 export class PagesByMethodResponse {
   @ApiProperty({ type: 'integer', minimum: 0 }) model!: number;
   @ApiProperty({ type: 'integer', minimum: 0 }) selectors!: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) mixed!: number;
+}
+
+export class ModelCallsByKindResponse {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Calls with the whole page for every field.' }) full!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: "Calls for some fields, or with the page's text around their values." })
+  partial!: number;
+}
+
+export class CallTokensResponse {
+  @ApiProperty({ type: 'integer', minimum: 0 }) input!: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) output!: number;
+}
+
+export class TokensByCallKindResponse {
+  @ApiProperty({ type: CallTokensResponse }) full!: CallTokensResponse;
+  @ApiProperty({ type: CallTokensResponse }) partial!: CallTokensResponse;
 }
 
 export class JobResponse {
@@ -73,18 +90,26 @@ export class JobResponse {
   @ApiPropertyOptional({
     type: PagesByMethodResponse,
     description:
-      'Crawls only: `page_count` split by how each page was extracted: `model` (a model call) or `selectors` (a learned program, ' +
-      'no model call; extraction_mode auto).',
+      'Crawls only: `page_count` split by how each page was extracted: `model` (a model call), `selectors` (a learned program, ' +
+      'no model call; extraction_mode auto) or `mixed` (the program filled some fields and a partial model call the others).',
   })
   pages_by_method?: PagesByMethodResponse;
   @ApiPropertyOptional({
     type: 'integer',
     minimum: 0,
     description:
-      'Crawls only: pages sent to the model: every page extracted by `model` (learning, verification and spot-check pages included) ' +
-      'plus every page whose model call failed (an `llm_*` error_category).',
+      'Crawls only: pages sent to the model: every page extracted by `model` or `mixed` (learning, verification and check pages ' +
+      'included) plus every page whose model call failed (an `llm_*` error_category).',
   })
   model_calls?: number;
+  @ApiPropertyOptional({
+    type: ModelCallsByKindResponse,
+    description:
+      "Crawls only: the completed pages' model calls, `full` (the whole page, every field) and `partial` (extraction_mode auto).",
+  })
+  model_calls_by_kind?: ModelCallsByKindResponse;
+  @ApiPropertyOptional({ type: TokensByCallKindResponse, description: 'Crawls only: the tokens of those calls, by kind.' })
+  tokens_by_call_kind?: TokensByCallKindResponse;
 }
 
 export class JobListResponse {

@@ -1,5 +1,6 @@
 import { AppError } from '@app/core';
 import { AddressGuard } from '@app/fetch';
+import { warmUpModelSdks } from './sdk-warm-up';
 import { callAnthropic } from './anthropic-protocol';
 import { createGuardedFetch, createModelAgents, type FetchFunction } from './guarded-fetch';
 import { endpointOf } from './model-endpoints';
@@ -30,6 +31,11 @@ export class ModelClient {
     this.guardedFetch = createGuardedFetch(options.guard, agents);
     // Still pinned to the addresses it resolved; only the private-range rule is lifted.
     this.trustedFetch = createGuardedFetch(new AddressGuard({ allowPrivateNetworks: true }), agents);
+  }
+
+  /** The provider SDKs run once in the background at start (warmUpModelSdks: nothing leaves the process). */
+  onApplicationBootstrap(): void {
+    void warmUpModelSdks().catch(() => undefined);
   }
 
   /** Closes idle keep-alive connections. */

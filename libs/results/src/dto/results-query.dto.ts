@@ -53,6 +53,15 @@ export class DownloadFileQuery {
   @ApiPropertyOptional({ description: 'base64url HMAC-SHA256 over "job_id|format|merge|expires"' }) @IsOptional() @IsString() sig?: string;
 }
 
+/** The signed parameters of a screenshot link. */
+export class ScreenshotFileQuery {
+  @ApiPropertyOptional({ description: 'Unix time (seconds) after which the link is refused' }) @IsOptional() @IsString() expires?: string;
+  @ApiPropertyOptional({ description: 'base64url HMAC-SHA256 over "screenshot|screenshot_id|expires"' })
+  @IsOptional()
+  @IsString()
+  sig?: string;
+}
+
 export class DownloadLinkResponse {
   @ApiProperty({ example: '01JD0000000000000000000000' }) job_id!: string;
   @ApiProperty({
@@ -65,12 +74,15 @@ export class DownloadLinkResponse {
 export class ResultMetadataResponse {
   @ApiProperty({
     type: String,
-    enum: ['model', 'selectors', 'analysis'],
+    enum: ['model', 'selectors', 'mixed', 'analysis', 'scrape'],
     nullable: true,
     description:
       'How `data` was made: `model` (a model call; extract jobs, and crawl pages in extraction_mode model or the ' +
-      'learning, verification and check pages of auto), `selectors` (a learned program, no model call), `analysis` ' +
-      '(POST /analyze: heuristics refined by a model); null on failed items (no data was made).',
+      'learning, verification and check pages of auto), `selectors` (a learned program, no model call), `mixed` ' +
+      '(extraction_mode auto: the learned program filled some fields and a partial model call the others, named in ' +
+      '`model_fields`), `analysis` (POST /analyze: heuristics refined by a model), `scrape` (the page in the requested ' +
+      'formats, no model call; with fetched_at, fetch_mode, status_code, content_type, fetch_duration_ms, ' +
+      'convert_duration_ms and screenshot_id); null on failed items (no data was made).',
   })
   method!: string | null;
   @ApiPropertyOptional({
@@ -82,6 +94,19 @@ export class ResultMetadataResponse {
   program_id?: string;
   @ApiPropertyOptional({ description: 'extraction_mode auto: the template the page belongs to.', example: 'tpl_0123456789abcdef' })
   template_id?: string;
+  @ApiPropertyOptional({
+    type: [String],
+    description: '`mixed`: the fields the model filled (the program filled the others).',
+    example: ['author'],
+  })
+  model_fields?: string[];
+  @ApiPropertyOptional({
+    enum: ['full', 'partial'],
+    description:
+      'extraction_mode auto, when the model was called: `full` (the whole page for every field) or `partial` (some fields, or the ' +
+      "page's text around where the program found their values); the item's tokens are that call's.",
+  })
+  model_call?: string;
 }
 
 export class ResultItemResponse {

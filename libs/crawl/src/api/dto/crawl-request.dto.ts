@@ -6,7 +6,7 @@ import { QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto, IsHttpUrl } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
-import { ENTRY_STATUSES } from '../../crawl.types';
+import { ENTRY_STATUSES, ENTRY_VIAS } from '../../crawl.types';
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
@@ -183,15 +183,35 @@ export class CrawlMapEntryResponse {
   @ApiProperty({ type: String, nullable: true }) completed_at!: string | null;
   @ApiProperty({ type: Number, nullable: true }) http_status!: number | null;
   @ApiProperty({ type: String, nullable: true, description: 'Where redirects led.' }) final_url!: string | null;
-  @ApiProperty({ type: String, nullable: true, enum: ['model', 'selectors', null], description: 'How the data was made.' }) method!:
-    string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['model', 'selectors', 'mixed', null],
+    description: 'How the data was made (`mixed`: a learned program filled some fields, a partial model call the others).',
+  })
+  method!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['full', 'partial', null],
+    description: "The page's model call: `full` (the whole page, every field) or `partial` (extraction_mode auto); null without one.",
+  })
+  model_call!: string | null;
   @ApiProperty({ type: String, nullable: true, description: "The page's result item id." }) result_id!: string | null;
   @ApiProperty({ description: 'The page met a 429 or a Retry-After on the way.' }) rate_limited!: boolean;
+  @ApiProperty({
+    enum: ENTRY_VIAS,
+    description: "How the URL came: the seed, a link, a sitemap, a redirect, or a batch's list.",
+  })
+  via!: string;
+  @ApiProperty({ type: 'integer', nullable: true, description: "A batch's URL: its index in the deduplicated list." })
+  list_index!: number | null;
 }
 
 export class CrawlMapMethodCounts {
   @ApiProperty() model!: number;
   @ApiProperty() selectors!: number;
+  @ApiProperty() mixed!: number;
 }
 
 export class CrawlMapResponse {
@@ -212,7 +232,8 @@ export class CrawlMapResponse {
   skipped_by_reason!: Record<string, number>;
   @ApiProperty({
     type: CrawlMapMethodCounts,
-    description: 'Completed pages by how they were extracted (`selectors`: a learned program, no model call).',
+    description:
+      'Completed pages by how they were extracted (`selectors`: a learned program, no model call; `mixed`: the program and a partial model call).',
   })
   extracted_by_method!: CrawlMapMethodCounts;
   @ApiProperty({ type: CrawlMapErrorSummary }) error_summary!: CrawlMapErrorSummary;

@@ -1,0 +1,128 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { JobFetchFields } from '@app/intake';
+import { FETCH_MODES, IsHttpUrl, type FetchMode } from '@app/sites';
+import { SCRAPE_FORMATS, type ScrapeFormat } from '../scrape-formats';
+
+/** The longest fetch deadline a request may ask for (`timeout_ms`). */
+export const MAX_SCRAPE_TIMEOUT_MS = 120_000;
+
+export class ScrapeRequestDto extends JobFetchFields {
+  @ApiProperty({ example: 'https://docs.example/guide' })
+  @IsString()
+  @Length(1, 2048)
+  @IsHttpUrl()
+  url!: string;
+
+  @ApiPropertyOptional({
+    enum: SCRAPE_FORMATS,
+    isArray: true,
+    default: ['markdown'],
+    example: ['markdown', 'links', 'page_info'],
+    description:
+      "What to return (a value given twice counts once). `markdown` and `text`: the content; `html`: the same content as cleaned HTML; `raw_html`: the body as fetched (or as the browser rendered it); `links`: every http(s) link, absolute and deduplicated, with its anchor text; `page_info`: title, description, language, canonical URL, Open Graph, JSON-LD, status and content type (and a PDF's own info); `screenshot`: a PNG taken by the browser (the fetch then renders; a 422 with `fetch_mode: static`).",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(SCRAPE_FORMATS.length * 2)
+  @IsIn(SCRAPE_FORMATS, { each: true, message: `each value must be one of ${SCRAPE_FORMATS.join(', ')}` })
+  formats?: ScrapeFormat[];
+
+  @ApiPropertyOptional({
+    default: true,
+    description: '`true`: the main content only (the article, the product); `false`: the whole page minus site chrome (menus, footers).',
+  })
+  @IsOptional()
+  @IsBoolean()
+  only_main_content?: boolean;
+
+  @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
+
+  @ApiPropertyOptional({
+    minimum: 1000,
+    maximum: MAX_SCRAPE_TIMEOUT_MS,
+    description:
+      "Deadline of the page's fetch in milliseconds (redirects, rendering and wait_for included); default GLEANER_FETCH_TIMEOUT_MS.",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  @Max(MAX_SCRAPE_TIMEOUT_MS)
+  timeout_ms?: number;
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'With `screenshot`: the whole page (up to 10,000 px high) instead of the 1366×900 viewport.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  full_page_screenshot?: boolean;
+}
+
+export class ScrapeLinkResponse {
+  @ApiProperty({ example: 'https://docs.example/guide/intro' }) url!: string;
+  @ApiProperty({ example: 'introduction', description: 'The anchor text (an image link: its alt text; a PDF link: empty).' }) text!: string;
+}
+
+export class DocumentInfoResponse {
+  @ApiProperty({ type: 'integer', minimum: 0 }) pages!: number;
+  @ApiProperty({ type: String, nullable: true }) author!: string | null;
+  @ApiProperty({ type: String, nullable: true }) creator!: string | null;
+  @ApiProperty({ type: String, nullable: true }) producer!: string | null;
+  @ApiProperty({ type: String, nullable: true }) keywords!: string | null;
+  @ApiProperty({ type: String, nullable: true }) created_at!: string | null;
+  @ApiProperty({ type: String, nullable: true }) modified_at!: string | null;
+}
+
+export class PageInfoResponse {
+  @ApiProperty({ type: String, nullable: true }) title!: string | null;
+  @ApiProperty({ type: String, nullable: true }) description!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'en' }) language!: string | null;
+  @ApiProperty({ type: String, nullable: true }) canonical_url!: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, description: '`og:*` properties, the first value of each.' })
+  open_graph!: Record<string, string>;
+  @ApiProperty({ type: 'array', items: {}, description: 'The parsed `application/ld+json` blocks (invalid JSON is left out).' })
+  json_ld!: unknown[];
+  @ApiProperty({ type: 'integer' }) status_code!: number;
+  @ApiProperty({ example: 'text/html' }) content_type!: string;
+  @ApiProperty({ type: DocumentInfoResponse, nullable: true, description: "A PDF's own info; null for other pages." })
+  document!: DocumentInfoResponse | null;
+}
+
+export class ScrapeDataResponse {
+  @ApiPropertyOptional() markdown?: string;
+  @ApiPropertyOptional() text?: string;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'null for a page that is not HTML (a PDF).' }) html?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'null for a PDF.' }) raw_html?: string | null;
+  @ApiPropertyOptional({ type: [ScrapeLinkResponse] }) links?: ScrapeLinkResponse[];
+  @ApiPropertyOptional({ type: PageInfoResponse }) page_info?: PageInfoResponse;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '/api/v1/jobs/01JD0000000000000000000000/screenshots/01JD0000000000000000000000-1',
+    description:
+      'The path to read the PNG with your key (`jobs` scope); null when none was taken (a PDF). `metadata.screenshot_url` is a link without a key.',
+  })
+  screenshot?: string | null;
+}
+
+export class ScrapeMetadataResponse {
+  @ApiProperty({ enum: ['scrape'] }) method!: 'scrape';
+  @ApiProperty({ enum: ['static', 'dynamic'], description: 'How the page was fetched (what `auto` chose).' }) fetch_mode!: string;
+  @ApiProperty({ type: 'integer' }) status_code!: number;
+  @ApiProperty({ example: 'text/html' }) content_type!: string;
+  @ApiProperty() fetch_duration_ms!: number;
+  @ApiProperty() convert_duration_ms!: number;
+  @ApiPropertyOptional() screenshot_id?: string;
+  @ApiPropertyOptional({ description: 'A link to the PNG that needs no key, valid 1 hour.' }) screenshot_url?: string;
+  @ApiPropertyOptional() screenshot_expires_at?: string;
+}
+
+export class ScrapeResponse {
+  @ApiProperty() job_id!: string;
+  @ApiProperty({ description: 'The final URL, after redirects.' }) url!: string;
+  @ApiProperty() fetched_at!: string;
+  @ApiProperty({ type: ScrapeDataResponse, description: 'The requested formats, nothing else.' }) data!: ScrapeDataResponse;
+  @ApiProperty({ type: ScrapeMetadataResponse }) metadata!: ScrapeMetadataResponse;
+}

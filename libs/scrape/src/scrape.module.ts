@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { IntakeModule } from '@app/intake';
+import { JobsModule } from '@app/jobs';
+import { PagesModule } from '@app/pages';
+import { ResultsModule } from '@app/results';
+import { ScrapeJobHandler } from './scrape-job.handler';
+import { ScrapeRequestsService } from './scrape-requests.service';
+
+/** API side: job intake for scrape requests, then waits for the job. */
+@Module({
+  imports: [IntakeModule, ResultsModule],
+  providers: [ScrapeRequestsService],
+  exports: [ScrapeRequestsService],
+})
+export class ScrapeModule {}
+
+/** Crawler side: the scrape job handler on the page pipeline. */
+@Module({
+  imports: [JobsModule, ResultsModule, PagesModule],
+  providers: [ScrapeJobHandler],
+  exports: [ScrapeJobHandler],
+})
+export class ScrapeWorkerModule {}
