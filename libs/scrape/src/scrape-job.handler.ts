@@ -36,6 +36,9 @@ export class ScrapeJobHandler implements JobHandler<ScrapeJobInput> {
   ) {}
 
   async run({ job, input, signal, jobs, secrets }: JobContext<ScrapeJobInput>): Promise<void> {
+    // Recorded by an earlier delivery that did not get to finish the job (a crash or a store outage in
+    // between): only the finish is left (see ExtractJobHandler).
+    if (job.page_count > 0) return;
     const formats = new Set(input.formats);
     let url = input.url;
     try {
