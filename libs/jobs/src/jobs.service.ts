@@ -181,6 +181,24 @@ export class JobsService {
   }
 
   /**
+   * The follow-ups of `finish` again, for a job found finished by a delivery of its queue message: the run that
+   * finished it may have met a store outage (or died) after the transition and before its `complete` event and
+   * terminal webhook were stored. Both carry dedupe keys, so a job whose follow-ups went out gets nothing twice.
+   */
+  async announceFinished(job: JobRecord): Promise<void> {
+    if (job.status !== 'completed' && job.status !== 'failed' && job.status !== 'cancelled') return;
+    const stored = await this.emit(job._id, 'complete', this.completeData(job), { dedupeKey: 'complete' });
+    if (stored) this.logger.warn({ job_id: job._id, status: job.status }, 'finished job: its complete event was missing and is stored now');
+    await this.hooks.notify({
+      type: `job.${job.status}`,
+      job,
+      data: { ...toJobView(job) },
+      occurred_at: nowIso(),
+      dedupeKey: 'job.finished',
+    });
+  }
+
+  /**
    * Waits until the job is terminal (completed, failed, cancelled) or the time is up; returns the
    * job as last seen. Subscribes before reading, so a completion between the two is not missed.
    */
@@ -263,7 +281,13 @@ export class JobsService {
       item,
       exactlyOnce ? { dedupeKey: exactlyOnce.dedupeKey, onlyWhileRunning: true, firstTime: exactlyOnce.firstTime } : {},
     );
-    if (!stored) return false;
+    if (!stored) {
+      // Stored already: perhaps by a run that met a store outage (or died) before its webhooks were stored.
+      // Announcing again is safe, the listeners store an event once per dedupe key.
+      if (exactlyOnce && (await this.repository.hasEvent(job._id, exactlyOnce.dedupeKey)))
+        await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso(), dedupeKey: exactlyOnce.dedupeKey });
+      return false;
+    }
     await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso(), dedupeKey: exactlyOnce?.dedupeKey });
     return true;
   }

@@ -98,6 +98,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     if (!job) return;
     const handler = this.handlers.get(job.type);
     if (isTerminal(job.status)) {
+      await this.jobs.announceFinished(job);
       await handler?.onTerminal?.(job);
       return;
     }
