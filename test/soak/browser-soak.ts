@@ -1,7 +1,7 @@
 /**
  * The browser fleet over hours (`npm run soak:browser`, 20 minutes; BROWSER_SOAK_MINUTES for another length):
  * the embedded deployment (built app, one process: "the crawler") crawls the JavaScript-only site of
- * test/soak/js-site.ts through Chromium at concurrency 8 — rendered pages, pages that hang (the network, or the
+ * test/soak/js-site.ts, one crawl of 150 pages after the other, through Chromium at concurrency 8 — rendered pages, pages that hang (the network, or the
  * tab's script), pages that crash their tab, pages that never let the network go idle — and every 10 s the soak
  * records the Chromium process trees of the crawler's pool (each browser's tree counted once, its processes
  * counted), its open contexts and pages, the resident memory of the crawler and of the trees, and pages/s.
@@ -32,6 +32,11 @@ const CONCURRENCY = 8;
 const MAX_BROWSERS = 2;
 const FETCH_TIMEOUT_MS = 15_000;
 const PAGE_HEAP_MB = 128;
+/**
+ * The long run is a series of crawls of this many pages, one after the other (each from a fresh part of the
+ * site): a crawler's memory holds each crawl's state while it runs, so growth across crawls is what leaks.
+ */
+const CRAWL_PAGES = Number(process.env.BROWSER_SOAK_CRAWL_PAGES ?? 150);
 /** A hung page may outlive the fetch timeout by this much before it counts as waiting forever (a busy machine). */
 const SLACK_MS = 30_000;
 const KEY = 'glk_' + 'B'.repeat(20) + 'r'.repeat(20);
@@ -82,9 +87,9 @@ async function poolGauges(app: AppProcess): Promise<Record<string, number>> {
   }
 }
 
-function startCrawl(app: AppProcess, site: JsSite, models: ModelServer, maxPages: number): Promise<{ job_id: string }> {
+function startCrawl(app: AppProcess, site: JsSite, models: ModelServer, maxPages: number, seed = '/'): Promise<{ job_id: string }> {
   return call(app, 'POST', '/api/v1/crawl', {
-    url: site.url('/'),
+    url: site.url(seed),
     schema: { name: 'string', price: 'string' },
     llm_config: { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-browser-soak', base_url: models.openaiBaseUrl },
     options: { max_depth: 10, max_pages: maxPages, concurrency: CONCURRENCY, fetch_mode: 'dynamic' },
@@ -153,7 +158,16 @@ async function main(): Promise<void> {
 
   // ------------------------------------------------------------ the long crawl
   const served = { ...site.served };
-  const job = await startCrawl(crawler, site, models, 100_000);
+  const crawls: string[] = [];
+  const entries: any[] = [];
+  let finishedPages = 0;
+  const nextCrawl = async () => {
+    // Seeds n = 20k + 1 are rendered pages; each crawl starts in its own subtree.
+    const job = await startCrawl(crawler, site, models, CRAWL_PAGES, `/p/${20 * crawls.length + 1}`);
+    crawls.push(job.job_id);
+    return job.job_id;
+  };
+  let crawlId = await nextCrawl();
   const started = Date.now();
   const endAt = started + MINUTES * 60_000;
   const samples: Sample[] = [];
@@ -166,8 +180,15 @@ async function main(): Promise<void> {
     const current = browserTrees(crawler.child.pid!);
     for (const t of current) for (const p of t.processes) seen.set(`${p.pid}.${p.start}`, p);
     const gauges = await poolGauges(crawler);
-    const status = await call(crawler, 'GET', `/api/v1/jobs/${job.job_id}`).catch(() => null);
-    const done = status ? Number(status.page_count ?? 0) + Number(status.failed_count ?? 0) : lastDone;
+    const status = await call(crawler, 'GET', `/api/v1/jobs/${crawlId}`).catch(() => null);
+    const ofCurrent = status ? Number(status.page_count ?? 0) + Number(status.failed_count ?? 0) : 0;
+    const done = finishedPages + ofCurrent;
+    if (status && ['completed', 'failed', 'cancelled'].includes(status.status)) {
+      if (status.status !== 'completed') fail(`crawl ${crawlId} ended ${status.status}: ${status.error_message ?? ''}`);
+      entries.push(...(await crawlEntries(crawler, crawlId)));
+      finishedPages += ofCurrent;
+      crawlId = await nextCrawl();
+    }
     const sample: Sample = {
       t_s: Math.round((now - started) / 1000),
       trees: current.length,
@@ -192,9 +213,9 @@ async function main(): Promise<void> {
 
   // Before the stop: the map of every page so far (its hang and crash pages must have ended, and ended right).
   for (const t of browserTrees(crawler.child.pid!)) for (const p of t.processes) seen.set(`${p.pid}.${p.start}`, p);
-  const map = await call(crawler, 'GET', `/api/v1/jobs/${job.job_id}/crawl-map?limit=1000`).catch(() => null);
-  await call(crawler, 'POST', `/api/v1/jobs/${job.job_id}/cancel`).catch(() => undefined);
-  const entries = await crawlEntries(crawler, job.job_id);
+  const map = await call(crawler, 'GET', `/api/v1/jobs/${crawlId}/crawl-map?limit=1000`).catch(() => null);
+  await call(crawler, 'POST', `/api/v1/jobs/${crawlId}/cancel`).catch(() => undefined);
+  entries.push(...(await crawlEntries(crawler, crawlId)));
   const stopCode = await crawler.stop('SIGTERM');
   const leftAfterStop = stillRunning(seen.values());
   log(`crawler stopped (exit ${stopCode}); ${leftAfterStop.length} of ${seen.size} browser processes seen still running`);
@@ -276,6 +297,7 @@ async function main(): Promise<void> {
       open_contexts_max: Math.max(0, ...samples.map((s) => s.open_contexts ?? 0)),
     },
     pages_by_kind: outcomes,
+    crawls: { finished: crawls.length - 1, pages_each: CRAWL_PAGES },
     crawl_map_at_stop: map
       ? { total: map.total, completed: map.completed, failed: map.failed, running: map.running, pending: map.pending }
       : null,
