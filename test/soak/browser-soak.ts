@@ -13,8 +13,8 @@
  * Verdict (targets of docs/operations.md "Browser fleet"): trees never more than the pool's browsers; none
  * left after the crawler stops (SIGTERM) nor after the restart that follows a kill -9; RSS of the crawler and
  * of the trees grows at most 10 % from minute 5 (or half the run, if shorter) to the end (medians of the
- * samples in the minute around each); every hanging page ends at the fetch timeout as a failed item
- * (`timeout`), every crashing page as a failed item that says so, and no tab outlives its page (the site sees
+ * samples over 4 minutes, about one crawl, from minute 5 and up to the end); every hanging page ends at the
+ * fetch timeout as a failed item (`timeout`), every crashing page as a failed item that says so, and no tab outlives its page (the site sees
  * the hung requests closed and the endless pages' requests stop). Writes bench-results/soak-browser.json.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -246,12 +246,14 @@ async function main(): Promise<void> {
   if (pingSpan > FETCH_TIMEOUT_MS + SLACK_MS) fail(`an endless page kept requesting for ${pingSpan} ms (its tab outlived the page)`);
 
   // ------------------------------------------------------------ memory growth
+  // Within a crawl the crawler's memory rises with the crawl's state and drops when it ends (a saw-tooth with
+  // the crawl's period, a few minutes): each side is the median over a window that spans about one crawl.
   const baseMinute = Math.min(5, MINUTES / 2);
-  const around = (minute: number) => samples.filter((s) => Math.abs(s.t_s - minute * 60) <= 30);
-  const last = samples.filter((s) => s.t_s >= MINUTES * 60 - 60);
+  const windowMinutes = Math.min(4, MINUTES / 5);
+  const within = (from: number, to: number) => samples.filter((s) => s.t_s >= from * 60 && s.t_s <= to * 60);
   const growth = (pick: (s: Sample) => number) => {
-    const base = median(around(baseMinute).map(pick));
-    const end = median(last.map(pick));
+    const base = median(within(baseMinute, baseMinute + windowMinutes).map(pick));
+    const end = median(within(MINUTES - windowMinutes, MINUTES).map(pick));
     return { base_mb: base, end_mb: end, growth: base && end !== null ? Math.round((end / base - 1) * 1000) / 1000 : null };
   };
   const crawlerGrowth = growth((s) => s.crawler_rss_mb);
@@ -290,7 +292,13 @@ async function main(): Promise<void> {
       processes_seen: seen.size,
       left_after_stop: leftAfterStop.length,
     },
-    rss: { base_minute: baseMinute, crawler: crawlerGrowth, browser_trees: browserGrowth, browser_trees_pss: browserPssGrowth },
+    rss: {
+      base_minute: baseMinute,
+      window_minutes: windowMinutes,
+      crawler: crawlerGrowth,
+      browser_trees: browserGrowth,
+      browser_trees_pss: browserPssGrowth,
+    },
     throughput: {
       pages,
       pages_per_s: Math.round((pages / (MINUTES * 60)) * 100) / 100,
