@@ -3,6 +3,7 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { PROBLEMS } from '@app/core';
+import { BASE_URL_SCHEMA } from '@app/llm';
 import { IDEMPOTENT_KEY } from './idempotency.interceptor';
 import {
   describeDto,
@@ -166,6 +167,12 @@ function applyRule(schema: Schema, rule: PropertyRule): void {
       if (schema.pattern && schema.pattern !== HTTP_URL_PATTERN.source) {
         schema.allOf = [...(schema.allOf ?? []), { pattern: HTTP_URL_PATTERN.source }];
       } else schema.pattern = HTTP_URL_PATTERN.source;
+      break;
+    case 'isModelBaseUrl':
+      // llm_config.base_url: the URL pattern without a fragment (libs/llm base-url.ts checks exactly this).
+      schema.type = 'string';
+      schema.maxLength = BASE_URL_SCHEMA.maxLength;
+      schema.pattern = BASE_URL_SCHEMA.pattern;
       break;
     default:
       // A semantic check (a regex that must compile, a CSS selector, ...): described, not a schema keyword.

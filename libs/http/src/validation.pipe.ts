@@ -8,8 +8,8 @@ import { UrlListBody } from './url-list-body';
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
-/** Fields whose values are never echoed back in `errors[].value`. */
-const SECRET_FIELD = /secret|api_key|apikey|password|token|^key$|authorization|^headers$|^cookies$/i;
+/** Fields whose values are never echoed back in `errors[].value` (a base_url may hold credentials). */
+const SECRET_FIELD = /secret|api_key|apikey|password|token|^key$|authorization|^headers$|^cookies$|^base_url$/i;
 
 /**
  * The detail of a 422 whose errors break a rule the OpenAPI document states (type, length, enum,
@@ -40,6 +40,8 @@ export const DOCUMENTED_RULES: ReadonlySet<string> = new Set([
   'isRfc3339',
   'isDateOrDateTime',
   'isHttpUrl',
+  // llm_config.base_url (libs/llm base-url.ts): the URL pattern without a fragment.
+  'isModelBaseUrl',
   STRING_MAP_RULE,
   'isDefined',
   'whitelistValidation',
