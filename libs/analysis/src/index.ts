@@ -4,7 +4,6 @@ export type {
   DetailField,
   DetectedElement,
   ElementType,
-  FetchMode,
   FetchModeVerdict,
   FieldHint,
   FieldKind,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Errors, type FieldError } from '@app/core';
-import { COOKIE_VALUE_PATTERN, parseCookieHeader, TOKEN_PATTERN, type ScopedRequestData, type WaitFor } from '@app/fetch';
+import { COOKIE_VALUE_PATTERN, parseCookieHeader, TOKEN_PATTERN, type FetchMode, type ScopedRequestData, type WaitFor } from '@app/fetch';
 
 /** The request fields of fetch control (docs/scrape.md "Fetch control"), as validated by JobFetchFields. */
 export interface FetchControlFields {
@@ -38,7 +38,7 @@ const COOKIES_SECRET = 'fetch_cookies';
  */
 export function splitFetchControl(
   fields: FetchControlFields,
-  fetchMode: 'auto' | 'static' | 'dynamic',
+  fetchMode: FetchMode,
 ): { stored: StoredFetchControl | null; secrets: Record<string, string> } {
   const problems: FieldError[] = [];
   const headers: Record<string, string> = {};

@@ -7,6 +7,7 @@ import {
   Fetcher,
   guardFromSettings,
   HOST_MODE_MEMORY,
+  type FetchMode,
   type FetchOptions,
   type FetchResult,
   type HostModeMemory,
@@ -15,8 +16,6 @@ import {
   type WaitFor,
 } from '@app/fetch';
 import { METRICS, Metrics } from '@app/observability';
-
-export type FetchMode = 'auto' | 'static' | 'dynamic';
 
 /** The caller's fetch control for one page (docs/scrape.md "Fetch control"). */
 export interface PageFetchControl {

@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsOptional, IsString, Length, registerDecorator, ValidateNested, type ValidationOptions } from 'class-validator';
+import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { HTTP_URL_PATTERN, IsPrintable } from '@app/http';
 import { checkHttpUrl } from '../url-rules';
 import { AnalysisResultDto } from './analysis-result.dto';
-import { CrawlOptionsDto, FETCH_MODES, type FetchMode } from './crawl-options.dto';
+import { CrawlOptionsDto } from './crawl-options.dto';
 
 export function IsHttpUrl(options?: ValidationOptions) {
   return (target: object, propertyName: string) =>
