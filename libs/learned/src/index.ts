@@ -8,7 +8,6 @@ export { learnProgram, learnRule, type LearningSample, type LearnFailure, type L
 export { checkProgram, makeProgram, runProgram, type ExtractionProgram, type FieldRule, type ValueSource, type ValueStep } from './program';
 export {
   LearnedSession,
-  hostOf,
   type ExtractionMethod,
   type LearnedResult,
   type LearnedSessionOptions,
