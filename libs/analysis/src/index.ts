@@ -26,5 +26,3 @@ export {
 } from './fetch-mode';
 export { suggestSchemaFromStructure, type SchemaSuggestionInput } from './schema-suggestion';
 export { analyzePage, toAnalysisResult, type AnalyzePageInput } from './analyze-page';
-/** Depth-first element walk over a parsed DOM (also used by the learned-extraction lib). */
-export { walk } from './dom';
