@@ -1,20 +1,12 @@
-import { ConfigError, loadConfig, type Role } from '@app/config';
+import { EXIT_CONFIG, loadConfigOrReport, type Role } from '@app/config';
 import { installShutdown } from '@app/platform';
 import { createApiApp } from './create-app';
 
 /** `node main.js` runs embedded (API + crawler); `--role=api` runs the cluster API role. */
 async function main(): Promise<void> {
   const role: Role = process.argv.includes('--role=api') ? 'api' : 'all';
-  let config;
-  try {
-    config = loadConfig(process.env, role);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(78);
-    }
-    throw error;
-  }
+  const config = loadConfigOrReport(process.env, role, process.stderr);
+  if (!config) process.exit(EXIT_CONFIG);
   const { app, logger, bootstrap } = await createApiApp(config);
   await app.listen({ port: config.port, host: config.host });
   logger.info({ port: config.port, deployment: config.deployment, role }, 'Gleaner API listening');

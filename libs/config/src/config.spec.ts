@@ -1,7 +1,7 @@
 import { mkdtempSync, statSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, loadConfigOrReport } from './config';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gleaner-config-'));
 
@@ -69,5 +69,35 @@ describe('loadConfig', () => {
   it('validates the bootstrap key format', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), GLEANER_BOOTSTRAP_KEY: 'secret' })).toThrow(/GLEANER_BOOTSTRAP_KEY/);
     expect(loadConfig({ DATA_DIR: tmp(), GLEANER_BOOTSTRAP_KEY: 'glk_' + 'a'.repeat(40) }).bootstrapKey).toBe('glk_' + 'a'.repeat(40));
+  });
+});
+
+describe('loadConfigOrReport', () => {
+  it('answers the configuration and writes nothing when it is valid', () => {
+    const written: string[] = [];
+    const config = loadConfigOrReport({ DATA_DIR: tmp() }, 'all', { write: (text: string) => written.push(text) });
+    expect(config?.deployment).toBe('embedded');
+    expect(written).toEqual([]);
+  });
+
+  it('writes every problem of a bad configuration and answers undefined', () => {
+    const written: string[] = [];
+    const config = loadConfigOrReport({ DATA_DIR: tmp(), PORT: 'eighty', LOG_LEVEL: 'loud' }, 'all', {
+      write: (text: string) => written.push(text),
+    });
+    expect(config).toBeUndefined();
+    expect(written.join('')).toMatch(/Invalid configuration:[\s\S]*PORT[\s\S]*LOG_LEVEL/);
+  });
+
+  it('lets any other error through', () => {
+    const env = new Proxy(
+      {},
+      {
+        get() {
+          throw new RangeError('environment unreadable');
+        },
+      },
+    );
+    expect(() => loadConfigOrReport(env, 'all', { write: () => undefined })).toThrow('environment unreadable');
   });
 });

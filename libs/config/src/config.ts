@@ -249,3 +249,24 @@ function loadOrCreateSecret(dataDir: string): string {
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** How a server process exits on a bad configuration (sysexits EX_CONFIG). */
+export const EXIT_CONFIG = 78;
+
+/**
+ * loadConfig for an entry point: a bad configuration is written to `stderr` (every problem at once)
+ * and answers undefined, so the caller only decides how to stop; any other error propagates.
+ */
+export function loadConfigOrReport(
+  env: Record<string, string | undefined>,
+  role: Role,
+  stderr: { write(text: string): unknown },
+): AppConfig | undefined {
+  try {
+    return loadConfig(env, role);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    stderr.write(`${error.message}\n`);
+    return undefined;
+  }
+}

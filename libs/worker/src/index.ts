@@ -1,4 +1,3 @@
-export * from './job-handler';
 export * from './job-runner.service';
 export * from './test-job.handler';
 export * from './worker.module';

@@ -4,21 +4,23 @@ import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import {
   CRAWLS_QUEUE,
+  JOB_HANDLERS,
   JOB_TYPES,
   JOBS_QUEUE,
   JobsRepository,
+  TEST_JOB_TYPE,
   JobsService,
   isJobYielded,
   isTerminal,
   jobClassOf,
   jobControlChannel,
+  type JobHandler,
   type JobRecord,
   type JobType,
   type RunJobPayload,
 } from '@app/jobs';
 import { LOGGER, type AppLogger } from '@app/observability';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
-import { JOB_HANDLERS, type JobHandler } from './job-handler';
 
 class ShutdownSignal extends Error {}
 
@@ -60,7 +62,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const expected: JobType[] = [...JOB_TYPES, ...(this.config.enableTestJobs ? (['test'] as const) : [])];
+    const expected: JobType[] = [...JOB_TYPES, ...(this.config.enableTestJobs ? [TEST_JOB_TYPE] : [])];
     const missing = expected.filter((type) => !this.handlers.has(type));
     if (missing.length > 0) throw new MissingJobHandlerError(missing);
     const handle = (message: QueueMessage<RunJobPayload>, signal: AbortSignal) => this.handle(message, signal);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { AppError, isErrorCategory, sleep } from '@app/core';
 import { ResultsService, type RecordResultInput } from '@app/results';
-import type { JobContext, JobHandler } from './job-handler';
+import { TEST_JOB_TYPE, type JobContext, type JobHandler } from '@app/jobs';
 
 export interface TestJobInput {
   steps: number;
@@ -45,7 +45,7 @@ async function waitForGate(url: string, signal: AbortSignal): Promise<void> {
  */
 @Injectable()
 export class TestJobHandler implements JobHandler<TestJobInput> {
-  readonly type = 'test';
+  readonly type = TEST_JOB_TYPE;
 
   constructor(private readonly results: ResultsService) {}
 

@@ -1,11 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { BatchJobHandler, CrawlJobHandler, CrawlWorkerModule } from '@app/crawl';
 import { AnalyzeJobHandler, ExtractJobHandler, ExtractionWorkerModule } from '@app/extraction';
-import { JobsModule } from '@app/jobs';
+import { JOB_HANDLERS, JobsModule } from '@app/jobs';
 import { ResultsModule } from '@app/results';
 import { ScrapeJobHandler, ScrapeWorkerModule } from '@app/scrape';
 import { WebhookDeliveryModule, WebhooksModule } from '@app/webhooks';
-import { JOB_HANDLERS } from './job-handler';
 import { JobRunnerService } from './job-runner.service';
 import { TestJobHandler } from './test-job.handler';
 

@@ -4,7 +4,7 @@ import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString
 import { LlmConfigDto } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
 import { FETCH_MODES, type FetchMode } from '@app/fetch';
-import { IsHttpUrl } from '@app/sites';
+import { IsHttpUrl } from '@app/http';
 import { JobFetchFields } from '@app/intake';
 
 export class ExtractRequestDto extends JobFetchFields {
