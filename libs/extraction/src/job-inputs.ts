@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { FETCH_MODES, type FetchMode } from '@app/fetch';
-import { storedFetchControlSchema, storedLlmConfigSchema, type StoredFetchControl, type StoredLlmConfig } from '@app/intake';
+import { FETCH_MODES, storedFetchControlSchema, type FetchMode, type StoredFetchControl } from '@app/fetch';
+import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/llm';
 import type { JsonSchemaObject } from '@app/schema';
 import { extractionModeSchema, type ExtractionMode } from './extraction-mode';
 

@@ -16,3 +16,4 @@ export * from './host-mode-memory';
 export * from './fetcher';
 export * from './robots';
 export * from './guard-config';
+export * from './stored-fetch-control';

@@ -4,6 +4,7 @@ export * from './price-table';
 export * from './base-url';
 export * from './chain-plan';
 export * from './llm-config';
+export * from './stored-llm-config';
 export * from './provider-keys.repository';
 export * from './chain.repository';
 export * from './provider-keys.service';

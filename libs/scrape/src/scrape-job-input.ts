@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { FETCH_MODES, type FetchMode } from '@app/fetch';
-import { storedFetchControlSchema, type StoredFetchControl } from '@app/intake';
+import { FETCH_MODES, storedFetchControlSchema, type FetchMode, type StoredFetchControl } from '@app/fetch';
 import { SCRAPE_FORMATS, type ScrapeFormat } from './scrape-formats';
 
 export interface ScrapeJobInput {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { finalJobError } from '@app/extraction';
-import type { RenderMode } from '@app/fetch';
-import { fetchControlFor } from '@app/intake';
+import { fetchControlFor, type RenderMode } from '@app/fetch';
 import type { JobContext, JobHandler } from '@app/jobs';
 import { PageLoaderService, type LoadedPage } from '@app/pages';
 import { ResultsService, ScreenshotsService } from '@app/results';

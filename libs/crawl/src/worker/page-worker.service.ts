@@ -5,7 +5,7 @@ import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { ExtractionFailure, ExtractionService, captureRecorder } from '@app/extraction';
 import { RedirectStopped, type FetchResult } from '@app/fetch';
-import { llmConfigFor } from '@app/intake';
+import { llmConfigFor } from '@app/llm';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
 import { crawlSession, learnedTemplates, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
