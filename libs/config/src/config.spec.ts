@@ -56,16 +56,6 @@ describe('loadConfig', () => {
     expect(readFileSync(join(dir, 'secret'), 'utf8').trim()).toBe(first.secret);
   });
 
-  it('refuses the test-only switches when NODE_ENV=production, and allows them otherwise', () => {
-    const production = { DATA_DIR: tmp(), NODE_ENV: 'production' };
-    expect(() => loadConfig({ ...production, GLEANER_ENABLE_TEST_JOBS: 'true' })).toThrow(
-      /GLEANER_ENABLE_TEST_JOBS: a test-only switch, refused when NODE_ENV=production/,
-    );
-    expect(() => loadConfig({ ...production, GLEANER_CONTENT_TEST_HOOKS: '1' })).toThrow(/GLEANER_CONTENT_TEST_HOOKS: a test-only switch/);
-    expect(loadConfig({ ...production, GLEANER_ENABLE_TEST_JOBS: 'false' }).enableTestJobs).toBe(false);
-    expect(loadConfig({ DATA_DIR: tmp(), GLEANER_ENABLE_TEST_JOBS: 'true' }).enableTestJobs).toBe(true);
-  });
-
   it('validates the bootstrap key format', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), GLEANER_BOOTSTRAP_KEY: 'secret' })).toThrow(/GLEANER_BOOTSTRAP_KEY/);
     expect(loadConfig({ DATA_DIR: tmp(), GLEANER_BOOTSTRAP_KEY: 'glk_' + 'a'.repeat(40) }).bootstrapKey).toBe('glk_' + 'a'.repeat(40));

@@ -2,7 +2,7 @@ import type { ErrorCategory } from '@app/core';
 
 /** The public job types. */
 export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape', 'batch'] as const;
-/** A job type that exists only when GLEANER_ENABLE_TEST_JOBS=true (its handler is mounted by the test harness). */
+/** A job type for tests only: its handler and controller are mounted by the test app (test/test-app), never by a production build. */
 export const TEST_JOB_TYPE = 'test' as const;
 /** Every type a job record may have. */
 export const ALL_JOB_TYPES = [...JOB_TYPES, TEST_JOB_TYPE] as const;

@@ -1,6 +1,6 @@
 import { LearnedSession, type LearnedResult } from './session';
-import { BOOK_SCHEMA, book, listingPage, productPage, productUrl, SHOP, truth } from './test-fixtures/shop';
-import { perfectModel } from './test-fixtures/model';
+import { BOOK_SCHEMA, book, listingPage, productPage, productUrl, SHOP, truth } from '../../../test/fixtures/learned-shop';
+import { perfectModel } from '../../../test/fixtures/learned-model';
 import { ruleKey } from './field-state';
 import { parsePage } from './dom';
 import { makeProgram, runProgram } from './program';

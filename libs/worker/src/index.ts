@@ -1,3 +1,3 @@
+export * from './app-extensions';
 export * from './job-runner.service';
-export * from './test-job.handler';
 export * from './worker.module';

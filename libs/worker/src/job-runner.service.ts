@@ -8,7 +8,6 @@ import {
   JOB_TYPES,
   JOBS_QUEUE,
   JobsRepository,
-  TEST_JOB_TYPE,
   JobsService,
   isJobYielded,
   isTerminal,
@@ -62,8 +61,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const expected: JobType[] = [...JOB_TYPES, ...(this.config.enableTestJobs ? [TEST_JOB_TYPE] : [])];
-    const missing = expected.filter((type) => !this.handlers.has(type));
+    const missing = JOB_TYPES.filter((type) => !this.handlers.has(type));
     if (missing.length > 0) throw new MissingJobHandlerError(missing);
     const handle = (message: QueueMessage<RunJobPayload>, signal: AbortSignal) => this.handle(message, signal);
     await this.queue.process<RunJobPayload>(JOBS_QUEUE, this.config.workerConcurrency, handle);

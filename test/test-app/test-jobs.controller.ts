@@ -22,7 +22,7 @@ export class CreateTestJobDto extends JobWebhookFields {
   @IsOptional() @IsString() gate_url?: string;
 }
 
-/** Exists only with GLEANER_ENABLE_TEST_JOBS=true: drives the job machinery in tests. */
+/** Mounted only by the test apps (test/test-app): drives the job machinery in tests. */
 @ApiExcludeController()
 @Controller('api/v1/test-jobs')
 @RequiresScope('jobs')
