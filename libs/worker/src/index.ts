@@ -1,3 +1,2 @@
-export * from './app-extensions';
-export * from './job-runner.service';
-export * from './worker.module';
+export type { AppExtensions } from './app-extensions';
+export { WorkerModule } from './worker.module';
