@@ -9,8 +9,7 @@ import { STRING_MAP_RULE, type StringMapRule } from './map-rules';
  * missing here is a rule neither states.
  */
 
-// JSON Schema is open-ended: keywords are read and written by name.
-
+/** JSON Schema is open-ended: keywords are read and written by name. */
 export type JsonSchema = Record<string, any>;
 
 /** Writes one rule as schema keywords. Rules without a keyword (a regex that must compile, a CSS selector, ...) are semantic checks. */
