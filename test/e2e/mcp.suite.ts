@@ -333,4 +333,58 @@ export function mcpSuite(kind: McpTransportKind, getEnv: () => McpEnv): void {
       await counted.close();
     }
   });
+
+  if (kind === 'http') {
+    it('refuses at the HTTP level with problem+json: no key, another method, a missing Accept, a body that is not MCP', async () => {
+      const post = (body: unknown, headers: Record<string, string> = {}) =>
+        fetch(`${env.app.baseUrl}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${env.app.adminKey}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...headers,
+          },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        });
+      const problem = async (res: Response) => [res.status, res.headers.get('content-type'), ((await res.json()) as any).type];
+      const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+      expect(await problem(await post(list, { authorization: '' }))).toEqual([
+        401,
+        expect.stringContaining('problem+json'),
+        '/problems/unauthorized',
+      ]);
+      const get = await fetch(`${env.app.baseUrl}/mcp`, { headers: { authorization: `Bearer ${env.app.adminKey}` } });
+      expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
+      expect(await problem(await post(list, { accept: 'application/json' }))).toEqual([
+        406,
+        expect.stringContaining('problem+json'),
+        '/problems/not-acceptable',
+      ]);
+      expect(await problem(await post({ hello: 'world' }))).toEqual([
+        422,
+        expect.stringContaining('problem+json'),
+        '/problems/validation-error',
+      ]);
+      expect(await problem(await post(list, { 'mcp-protocol-version': '1999-01-01' }))).toEqual([
+        400,
+        expect.stringContaining('problem+json'),
+        '/problems/bad-request',
+      ]);
+      expect(await problem(await post('{"jsonrpc": "2.0",'))).toEqual([
+        400,
+        expect.stringContaining('problem+json'),
+        '/problems/bad-request',
+      ]);
+      expect(await problem(await post('x', { 'content-type': 'text/plain' }))).toEqual([
+        415,
+        expect.stringContaining('problem+json'),
+        '/problems/unsupported-media-type',
+      ]);
+      // A tools/list over plain HTTP: an SSE answer carrying the JSON-RPC result.
+      const listed = await post(list);
+      expect([listed.status, listed.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/event-stream')]);
+      expect(await listed.text()).toContain('"name":"job_results"');
+    });
+  }
 }

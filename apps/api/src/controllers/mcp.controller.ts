@@ -1,18 +1,31 @@
+import { Readable } from 'node:stream';
 import { Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CountsOwnRequests, CurrentCaller, KeyRateLimit, RequiresKey, type Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { createMcpServer, TOOLS } from '@app/mcp';
-import { ApiProblems } from '../openapi-constraints';
 import { InjectRestPort } from '../mcp-inject-port';
+import { sdkRefusal } from '../mcp-http-refusal';
+import { ApiProblems } from '../openapi-constraints';
 
-/** A tool call the REST route it makes counts against the rate limit; every other message counts here. */
+/** A tool call is counted by the REST route it makes; every other message counts here. */
 function isToolCall(message: unknown): boolean {
   const m = message as { method?: unknown; params?: { name?: unknown } } | null;
   return m?.method === 'tools/call' && TOOLS.some((tool) => tool.name === m.params?.name);
+}
+
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  // The body is parsed already (the strict JSON parser); the transport takes it as parsedBody.
+  headers.delete('content-length');
+  headers.delete('transfer-encoding');
+  return new Request(`http://localhost${request.url}`, { method: request.method, headers });
 }
 
 @ApiTags('MCP')
@@ -29,30 +42,51 @@ export class McpController {
 
   @Post('mcp')
   @HttpCode(200)
-  @ApiProblems(400, 406, 413, 415)
+  @ApiProblems(400, 406, 413, 415, 422)
   @ApiOperation({
     summary: 'Model Context Protocol (streamable HTTP, stateless): the tools of docs/mcp.md',
     description:
-      'One JSON-RPC message per POST (Accept: application/json, text/event-stream); answered as an SSE stream (progress notifications, then the result) or 202 for a notification. ' +
-      'Any valid key may connect; each tool needs the scope of the REST route it calls, whose rate limit, tenant isolation and validation it shares (a refusal is a tool error carrying the problem). ' +
-      'Sessions are not kept (GET and DELETE: 405). Protocol errors are JSON-RPC errors from the MCP SDK.',
+      'One JSON-RPC message per POST (Accept: application/json, text/event-stream): answered as an SSE stream (progress notifications, then the result), or 202 for a notification. ' +
+      'Any valid key may connect; each tool needs the scope of the REST route it calls, whose rate limit, tenant isolation and validation it shares (a refused call is a tool error carrying the problem). ' +
+      'No sessions (GET and DELETE: 405). A body that is not a JSON-RPC message is a 422, a missing Accept a 406, an unsupported MCP-Protocol-Version a 400.',
   })
-  @ApiBody({ description: 'A JSON-RPC 2.0 message (MCP).', schema: { type: 'object' } })
+  @ApiBody({ description: 'A JSON-RPC 2.0 message (MCP).', schema: { type: 'object', additionalProperties: true } })
+  @ApiProduces('text/event-stream', 'application/json')
   @ApiOkResponse({ description: 'The JSON-RPC answer, as an SSE stream (`text/event-stream`) or JSON.' })
+  @ApiAcceptedResponse({ description: 'A notification or a response from the client: accepted, nothing to answer.' })
   async mcp(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!isToolCall(request.body)) await this.rateLimit.consume(caller, reply);
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     const rest = new InjectRestPort(fastify, request.headers.authorization, String(request.id));
     const server = createMcpServer({ rest, version: this.config.version });
     // Stateless: a server and a transport per request, so any replica answers any message.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-    reply.hijack();
-    reply.raw.on('close', () => {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const close = () => {
       void transport.close();
       void server.close();
-    });
+    };
     await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    const response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
+    if (response.status >= 400) {
+      close();
+      throw await sdkRefusal(response);
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = String(value);
+    response.headers.forEach((value, name) => (headers[name] = value));
+    reply.hijack();
+    reply.raw.writeHead(response.status, headers);
+    if (!response.body) {
+      reply.raw.end();
+      close();
+      return;
+    }
+    const body = Readable.fromWeb(response.body);
+    // The client went away, or the answer is complete: end this request's server either way.
+    reply.raw.once('close', () => {
+      body.destroy();
+      close();
+    });
+    body.pipe(reply.raw);
   }
 }
