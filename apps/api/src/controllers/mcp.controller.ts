@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CountsOwnRequests, CurrentCaller, KeyRateLimit, RequiresKey, type Caller } from '@app/auth';
@@ -9,6 +9,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { createMcpServer, TOOLS } from '@app/mcp';
 import { InjectRestPort } from '../mcp-inject-port';
 import { sdkRefusal } from '../mcp-http-refusal';
+import { MCP_ACCEPT_SCHEMA, MCP_MESSAGE_SCHEMA } from '../mcp-message.schema';
 import { ApiProblems } from '../openapi-constraints';
 
 /** A tool call is counted by the REST route it makes; every other message counts here. */
@@ -50,7 +51,8 @@ export class McpController {
       'Any valid key may connect; each tool needs the scope of the REST route it calls, whose rate limit, tenant isolation and validation it shares (a refused call is a tool error carrying the problem). ' +
       'No sessions (GET and DELETE: 405). A body that is not a JSON-RPC message is a 422, a missing Accept a 406, an unsupported MCP-Protocol-Version a 400.',
   })
-  @ApiBody({ description: 'A JSON-RPC 2.0 message (MCP).', schema: { type: 'object', additionalProperties: true } })
+  @ApiBody({ schema: MCP_MESSAGE_SCHEMA })
+  @ApiHeader({ name: 'accept', required: true, description: 'Both `application/json` and `text/event-stream`.', schema: MCP_ACCEPT_SCHEMA })
   @ApiProduces('text/event-stream', 'application/json')
   @ApiOkResponse({ description: 'The JSON-RPC answer, as an SSE stream (`text/event-stream`) or JSON.' })
   @ApiAcceptedResponse({ description: 'A notification or a response from the client: accepted, nothing to answer.' })
