@@ -36,6 +36,7 @@ import { DownloadsController } from './controllers/downloads.controller';
 import { LearnedProgramsController } from './controllers/learned-programs.controller';
 import { ScrapeModule } from '@app/scrape';
 import { ScrapeController } from './controllers/scrape.controller';
+import { McpController } from './controllers/mcp.controller';
 
 /** The API's controllers; the test-jobs controller only with GLEANER_ENABLE_TEST_JOBS (never in production). */
 export function apiControllers(config: AppConfig): Type[] {
@@ -59,6 +60,7 @@ export function apiControllers(config: AppConfig): Type[] {
     BatchController,
     MapController,
     LearnedProgramsController,
+    McpController,
   ];
   if (config.enableTestJobs) controllers.push(TestJobsController);
   return controllers;
