@@ -35,6 +35,7 @@ import { DownloadsController } from './controllers/downloads.controller';
 import { LearnedProgramsController } from './controllers/learned-programs.controller';
 import { ScrapeModule } from '@app/scrape';
 import { ScrapeController } from './controllers/scrape.controller';
+import { McpController } from './controllers/mcp.controller';
 
 /** The API's controllers. */
 export function apiControllers(): Type[] {
@@ -58,6 +59,7 @@ export function apiControllers(): Type[] {
     BatchController,
     MapController,
     LearnedProgramsController,
+    McpController,
   ];
 }
 

@@ -1,7 +1,17 @@
 export type { Caller } from './caller';
 export { KeysService } from './keys.service';
 export { UsersService } from './users.service';
-export { AuthGuard, CurrentCaller, Public, RequiresAdmin, RequiresFullAccess, RequiresScope } from './auth.guard';
+export {
+  AuthGuard,
+  CountsOwnRequests,
+  CurrentCaller,
+  KeyRateLimit,
+  Public,
+  RequiresAdmin,
+  RequiresFullAccess,
+  RequiresKey,
+  RequiresScope,
+} from './auth.guard';
 export { AuthModule } from './auth.module';
 export {
   ApiKeyListResponse,

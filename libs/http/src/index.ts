@@ -1,8 +1,9 @@
-export { StrictValidationPipe } from './validation.pipe';
+export { SCHEMA_MISMATCH_DETAIL, StrictValidationPipe } from './validation.pipe';
 export { problemPage, toProblem } from './problem';
 export { HTTP_URL_PATTERN, IsDateOrDateTime, IsHttpUrl, IsPrintable, IsRfc3339, QueryInteger } from './dto-rules';
 export { JSON_BODY_LIMITS, parseJsonBody } from './json-body';
 export { describeDto, isDto, type DtoClass, type PropertyDescription, type PropertyRule } from './dto-metadata';
+export { dtoJsonSchema, dtoObjectSchema, propertyJsonSchema, type JsonSchema } from './dto-json-schema';
 export {
   readUrlListBody,
   URL_LIST_MAX_LINE_BYTES,
