@@ -24,6 +24,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { API_MAIN, CRAWLER_MAIN, ROOT, assertBuilt, startProcess, type AppProcess } from '../e2e/processes';
+import { buildTestApp } from '../test-app/build';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startPlayground, type Playground } from '../fixtures/playground/playground';
 import { freePort, startMongoWire, startRedis, type StartedServer } from '../harness/servers';
@@ -245,6 +246,8 @@ async function benchDeployment(deployment: Deployment, play: Playground, models:
 }
 
 async function main(): Promise<void> {
+  // processes.ts checks the test app too (these runs use the production entry points only); compiling it takes milliseconds.
+  buildTestApp();
   assertBuilt();
   if (CPU_PROF) mkdirSync(CPU_PROF, { recursive: true });
   const play = await startPlayground();

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { API_MAIN, ROOT, assertBuilt, startProcess, type AppProcess } from '../e2e/processes';
+import { buildTestApp } from '../test-app/build';
 import { browserTrees, readProc, stillRunning, type ProcInfo } from './process-trees';
 import { kindOf, startJsSite, type JsSite, type PageKind } from './js-site';
 
@@ -101,6 +102,8 @@ function startCrawl(app: AppProcess, site: JsSite, models: ModelServer, maxPages
 }
 
 async function main(): Promise<void> {
+  // processes.ts checks the test app too (these runs use the production entry points only); compiling it takes milliseconds.
+  buildTestApp();
   assertBuilt();
   const t0 = Date.now();
   const work = mkdtempSync(join(tmpdir(), 'gleaner-browser-soak-'));

@@ -34,6 +34,7 @@ import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startPlayground, type Playground } from '../fixtures/playground/playground';
 import { freePort, startMongoWire, which, type StartedServer } from '../harness/servers';
 import { API_MAIN, CRAWLER_MAIN, ROOT, assertBuilt, type AppProcess } from '../e2e/processes';
+import { buildTestApp } from '../test-app/build';
 import { startFlakyReceiver, type FlakyReceiver } from './flaky-receiver';
 import { mulberry32, percentile, type Rng } from './soak-util';
 
@@ -487,6 +488,8 @@ interface Accepted {
 }
 
 async function main(): Promise<void> {
+  // processes.ts checks the test app too (these runs use the production entry points only); compiling it takes milliseconds.
+  buildTestApp();
   assertBuilt();
   const t0 = Date.now();
   const work = mkdtempSync(join(tmpdir(), 'gleaner-soak-'));
