@@ -13,7 +13,7 @@ import { startGates, type Gates } from '../fixtures/gate';
 import { describeWith, serverUrl } from '../harness/require-server';
 import { startMongoWire, type StartedServer } from '../harness/servers';
 import { http, readSse, waitFor } from './helpers';
-import { API_MAIN, CRAWLER_MAIN, assertBuilt, startProcess, type AppProcess } from './processes';
+import { TEST_API_MAIN, TEST_CRAWLER_MAIN, assertBuilt, startProcess, type AppProcess } from './processes';
 
 jest.setTimeout(180_000);
 
@@ -38,13 +38,14 @@ describeWith(['redis'], 'the store goes down (cluster: 1 API, 1 crawler, the sto
       REDIS_URL: `${serverUrl('redis')}/${redisDb}`,
       GLEANER_SECRET: 'outage-test-secret-0123456789abcdefgh',
       GLEANER_BOOTSTRAP_KEY: BOOTSTRAP,
-      GLEANER_ENABLE_TEST_JOBS: 'true',
+      // The test job's gate is on this machine: its requests pass the address guard.
+      GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
       // Every request reads its key from the store: the outage is met by the key lookup too.
       GLEANER_AUTH_CACHE_MS: '0',
     };
-    api = await startProcess('api', API_MAIN, ['--role=api'], env, 'PORT');
+    api = await startProcess('api', TEST_API_MAIN, ['--role=api'], env, 'PORT');
     processes.push(api);
-    processes.push(await startProcess('crawler', CRAWLER_MAIN, [], env, 'CRAWLER_PORT'));
+    processes.push(await startProcess('crawler', TEST_CRAWLER_MAIN, [], env, 'CRAWLER_PORT'));
   });
 
   afterAll(async () => {
