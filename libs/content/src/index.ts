@@ -5,3 +5,4 @@ export { ContentError, type ContentErrorReason } from './content-error';
 export { checkCssSelector } from './link-extractor';
 export { pdfToText, type PdfTextItem } from './pdf/pdf-layout';
 export { convertPdf, type PdfTaskResult } from './pdf/convert-pdf';
+export { ATTRIBUTE_LIMITS } from './attribute-values';

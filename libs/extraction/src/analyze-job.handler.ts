@@ -102,7 +102,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
         return out.data as T;
       } catch (error) {
         if (!(error instanceof ExtractionFailure) || signal.aborted) throw error;
-        if (error.summary) spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false });
+        if (error.summary) spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false, content: '' });
         warnings.push({
           code: 'model_failed',
           stage,
@@ -196,7 +196,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       );
     } catch (error) {
       if (error instanceof ExtractionFailure && error.summary) {
-        spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false });
+        spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false, content: '' });
       }
       if (spent.length > 0) {
         await jobs.recordUsage(

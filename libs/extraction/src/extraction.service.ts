@@ -52,6 +52,8 @@ export interface ExtractOutput extends RunSummary {
   data: unknown;
   target: ModelTarget;
   contentTruncated: boolean;
+  /** The content the answering model was given (the page or excerpt, cut to its context): what its values are grounded on. */
+  content: string;
 }
 
 /** Failure of a whole extraction, with what the failed attempts cost (they were billed). */
@@ -104,6 +106,8 @@ export class ExtractionService {
     const targets = plan ?? (await this.plan(input.userId, input.llmConfig));
     const validate = compileValidator(input.schema);
     let truncatedAny = false;
+    // The content of the call whose answer is returned (the last target's: an earlier one that failed was cut to its own context).
+    let sent = input.content;
     try {
       const result = await this.router.run(
         targets,
@@ -163,7 +167,10 @@ export class ExtractionService {
                 verdict.valid ? null : verdict.errors.map((e) => `${e.path}: ${e.message}`).join('; '),
               ),
             );
-            if (verdict.valid) return data;
+            if (verdict.valid) {
+              sent = fitted.text;
+              return data;
+            }
             errors = verdict.errors.slice(0, 20).map((e) => `${e.path}: ${e.message}`);
           }
           throw new AppError('upstream-failure', `The model's reply did not match the schema: ${errors!.slice(0, 3).join('; ')}`, {
@@ -173,7 +180,7 @@ export class ExtractionService {
         { signal: input.signal },
       );
       this.outcomes.inc({ outcome: 'success', error_category: '' });
-      return { ...summaryOf(result), data: result.value, target: result.target, contentTruncated: truncatedAny };
+      return { ...summaryOf(result), data: result.value, target: result.target, contentTruncated: truncatedAny, content: sent };
     } catch (error) {
       const appError =
         error instanceof AppError ? error : new AppError('internal-error', 'Extraction failed.', { category: 'internal', cause: error });

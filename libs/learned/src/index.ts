@@ -10,6 +10,8 @@ export {
   LearnedSession,
   hostOf,
   type ExtractionMethod,
+  type ExtractPageOptions,
+  type GroundingCheck,
   type LearnedResult,
   type LearnedSessionOptions,
   type ModelCall,
