@@ -5,6 +5,7 @@ export * from './token-budget';
 export * from './job-inputs';
 export * from './extraction-mode';
 export * from './extraction.service';
+export * from './grounding.service';
 export * from './extraction-requests.service';
 export * from './extract-job.handler';
 export * from './analyze-job.handler';
