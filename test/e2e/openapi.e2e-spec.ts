@@ -37,4 +37,48 @@ describe('OpenAPI document', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.paths['/api/v1/keys'].post.security).toEqual([{ bearer: [] }]);
   });
+
+  it('states the batch and map operations exactly: bodies, media types and every status', async () => {
+    const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+    const batch = doc.paths['/api/v1/batch/extract'].post;
+    expect(Object.keys(batch.requestBody.content).sort()).toEqual(['application/json', 'application/x-ndjson', 'text/plain']);
+    expect(Object.keys(batch.responses).sort()).toEqual(['202', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
+    expect(batch.parameters.map((p: any) => p.name).sort()).toEqual([
+      'Idempotency-Key',
+      'extraction_mode',
+      'schema_id',
+      'site_id',
+      'webhook_id',
+    ]);
+    // Every job-creating POST takes Idempotency-Key and says it may answer 409 and 422 for it.
+    for (const path of ['/api/v1/extract', '/api/v1/analyze', '/api/v1/crawl', '/api/v1/batch/extract']) {
+      const op = doc.paths[path].post;
+      expect(op.parameters.find((p: any) => p.name === 'Idempotency-Key')).toMatchObject({
+        in: 'header',
+        required: false,
+        schema: { maxLength: 255 },
+      });
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['409', '422']));
+    }
+    expect(doc.paths['/api/v1/map'].post.parameters ?? []).toEqual([]);
+    const request = doc.components.schemas.BatchRequestDto;
+    expect(request.required).toEqual(['urls']);
+    expect(request.properties.urls).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      maxItems: 10000,
+      items: { type: 'string', maxLength: 2048 },
+    });
+    expect(Object.keys(doc.components.schemas.BatchOptionsDto.properties).sort()).toEqual([
+      'concurrency',
+      'delay_ms',
+      'fetch_mode',
+      'max_cost_usd',
+      'respect_robots',
+    ]);
+    const map = doc.paths['/api/v1/map'].post;
+    expect(Object.keys(map.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '422', '429', '500', '502', '503']);
+    expect(Object.keys(map.responses['200'].content).sort()).toEqual(['application/json', 'application/x-ndjson']);
+    expect(doc.components.schemas.MapRequestDto.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100000 });
+  });
 });

@@ -43,7 +43,11 @@ export interface OwnerFixture {
 
 let seq = 0;
 
-export async function ownerFixture(options: Partial<CrawlOptions> = {}, seedUrl = 'http://shop.test/'): Promise<OwnerFixture> {
+export async function ownerFixture(
+  options: Partial<CrawlOptions> = {},
+  seedUrl = 'http://shop.test/',
+  extra: Partial<CrawlJobInput> = {},
+): Promise<OwnerFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'gleaner-owner-'));
   const store = SqliteDocumentStore.open({ file: join(dir, 'store.db') });
   const repository = new CrawlRepository(store);
@@ -59,6 +63,7 @@ export async function ownerFixture(options: Partial<CrawlOptions> = {}, seedUrl 
     llm_config: null,
     options: { ...DEFAULT_OPTIONS, ...options },
     extraction_mode: 'model',
+    ...extra,
   };
   const job = crawlJob(input);
   await jobs.insert(job);
@@ -108,7 +113,7 @@ function crawlJob(input: CrawlJobInput): JobRecord {
     _id: `job_${newId()}`,
     user_id: 'user_spec',
     organization_id: 'org_spec',
-    type: 'crawl',
+    type: input.source ? 'batch' : 'crawl',
     status: 'running',
     url: input.url,
     capture_debug: false,

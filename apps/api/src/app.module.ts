@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { AuthGuard, AuthModule } from '@app/auth';
 import type { AppConfig } from '@app/config';
 import { JobsModule } from '@app/jobs';
@@ -13,10 +13,13 @@ import { LlmController } from './controllers/llm.controller';
 import { OpsController } from './controllers/ops.controller';
 import { TestJobsController } from './controllers/test-jobs.controller';
 import { UsersController } from './controllers/users.controller';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { ProblemFilter } from './problem.filter';
 import { ExtractionModule } from '@app/extraction';
 import { IntakeModule } from '@app/intake';
 import { CrawlModule } from '@app/crawl';
+import { BatchController } from './controllers/batch.controller';
+import { MapController } from './controllers/map.controller';
 import { CrawlController, CrawlMapController } from './controllers/crawl.controller';
 import { ExtractionController } from './controllers/extraction.controller';
 import { SavedSchemasModule } from '@app/saved-schemas';
@@ -53,6 +56,8 @@ export function apiControllers(config: AppConfig): Type[] {
     ScrapeController,
     CrawlController,
     CrawlMapController,
+    BatchController,
+    MapController,
     LearnedProgramsController,
   ];
   if (config.enableTestJobs) controllers.push(TestJobsController);
@@ -86,6 +91,7 @@ export class ApiModule {
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
   }

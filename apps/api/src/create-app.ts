@@ -6,10 +6,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UsersService } from '@app/auth';
 import type { AppConfig } from '@app/config';
 import { AppError, newId } from '@app/core';
-import { parseJsonBody, StrictValidationPipe } from '@app/http';
+import {
+  parseJsonBody,
+  readUrlListBody,
+  StrictValidationPipe,
+  URL_LIST_MEDIA_TYPES,
+  URL_LIST_MAX_LINE_BYTES,
+  type UrlListMediaType,
+} from '@app/http';
 import { createLogger, Metrics, PinoNestLogger, type AppLogger } from '@app/observability';
 import { openPorts } from '@app/platform';
 import { ApiModule, apiControllers } from './app.module';
+import { URL_LIST_ROUTES } from './controllers/batch.controller';
 import { MethodTable } from './method-table';
 import { buildOpenApiDocument } from './openapi';
 import { sendProblem } from './problem.filter';
@@ -28,10 +36,17 @@ function hasBody(request: FastifyRequest): boolean {
   return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
 }
 
+function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
 function isJson(contentType: string | undefined): boolean {
-  if (!contentType) return false;
-  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  const mediaType = mediaTypeOf(contentType);
   return mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
+}
+
+function isUrlList(contentType: string | undefined): boolean {
+  return (URL_LIST_MEDIA_TYPES as readonly string[]).includes(mediaTypeOf(contentType));
 }
 
 /** Builds the API (and, in embedded mode, the crawler side) as a Nest application on Fastify. */
@@ -78,6 +93,20 @@ export async function createApiApp(config: AppConfig, options: { destination?: N
   };
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: config.bodyLimitBytes }, jsonParser);
   fastify.addContentTypeParser(/^application\/[a-z0-9.+-]+\+json$/, { parseAs: 'string', bodyLimit: config.bodyLimitBytes }, jsonParser);
+  // URL list bodies (POST /batch/extract only, see the hook below): read as they stream, outside the JSON body limit.
+  fastify.removeContentTypeParser(['text/plain']);
+  const listLimits = { maxUrls: config.batchMaxUrls, maxBytes: config.batchMaxUrls * (URL_LIST_MAX_LINE_BYTES / 4) + 1_048_576 };
+  fastify.addContentTypeParser(
+    [...URL_LIST_MEDIA_TYPES],
+    { bodyLimit: listLimits.maxBytes },
+    (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, value?: unknown) => void) => {
+      readUrlListBody(payload as AsyncIterable<Buffer>, mediaTypeOf(request.headers['content-type']) as UrlListMediaType, listLimits).then(
+        (body) => done(null, body),
+        (error: Error) => done(error),
+      );
+    },
+  );
+  const listRoutes = new Set(URL_LIST_ROUTES);
   // Which methods each path answers: an unsupported method on a known path is a 405 with Allow.
   const methods = new MethodTable();
   fastify.addHook('onRoute', (route: { method: string | string[]; url: string }) => methods.add(route.method, route.url));
@@ -92,9 +121,17 @@ export async function createApiApp(config: AppConfig, options: { destination?: N
         });
       }
     }
-    // JSON-only bodies: refuse anything else before it is parsed (Nest also registers a form parser).
-    if (hasBody(request) && !isJson(request.headers['content-type'])) {
-      throw new AppError('unsupported-media-type', 'Request bodies must be JSON (Content-Type: application/json).');
+    // JSON-only bodies: refuse anything else before it is parsed (Nest also registers a form parser); URL lists where a route takes them.
+    const contentType = request.headers['content-type'];
+    if (hasBody(request) && !isJson(contentType)) {
+      const takesLists = request.method === 'POST' && listRoutes.has(request.routeOptions?.url ?? '');
+      if (!takesLists) throw new AppError('unsupported-media-type', 'Request bodies must be JSON (Content-Type: application/json).');
+      if (!isUrlList(contentType)) {
+        throw new AppError(
+          'unsupported-media-type',
+          'This operation takes JSON (application/json) or a URL list (text/plain, application/x-ndjson).',
+        );
+      }
     }
   });
   fastify.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {

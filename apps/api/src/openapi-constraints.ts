@@ -3,6 +3,7 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { PROBLEMS } from '@app/core';
+import { IDEMPOTENT_KEY } from './idempotency.interceptor';
 import {
   describeDto,
   HTTP_URL_PATTERN,
@@ -28,6 +29,22 @@ type Schema = Record<string, any>;
 
 const PROBLEM_MEDIA = 'application/problem+json';
 const PROBLEMS_KEY = 'gleaner:problems';
+
+const LIST_BODY_KEY = 'gleaner:list-body';
+
+/** The operation also takes a URL list body (text/plain, application/x-ndjson; libs/http url-list-body.ts). */
+export const ApiListBody = () => SetMetadata(LIST_BODY_KEY, true);
+
+const LIST_BODY_CONTENT: Schema = {
+  'text/plain': {
+    schema: { type: 'string', description: 'One URL per line; blank lines and lines starting with `#` are skipped.' },
+    example: 'https://shop.example/p/1\nhttps://shop.example/p/2\n',
+  },
+  'application/x-ndjson': {
+    schema: { type: 'string', description: 'One JSON value per line: a URL string, or `{"url": "..."}`.' },
+    example: '"https://shop.example/p/1"\n{"url": "https://shop.example/p/2"}\n',
+  },
+};
 
 /** Statuses an operation answers besides the common ones (e.g. 409 on cancel, 406 on results). */
 export const ApiProblems = (...statuses: number[]) => SetMetadata(PROBLEMS_KEY, statuses);
@@ -301,12 +318,16 @@ export function applyValidationToDocument(doc: OpenAPIObject, controllers: Type[
           required: true,
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${body.name}` } } },
         };
+        if (controller && Reflect.getMetadata(LIST_BODY_KEY, controller.prototype[handler]))
+          Object.assign(operation.requestBody.content, LIST_BODY_CONTENT);
       }
       if (query) queryParameters(doc, operation, query, seen);
       for (const param of (operation.parameters ?? []) as Schema[]) {
         if (param.in === 'path') param.schema = { ...(param.schema ?? {}), type: 'string', minLength: 1 };
       }
-      const extra = controller ? ((Reflect.getMetadata(PROBLEMS_KEY, controller.prototype[handler]) ?? []) as number[]) : [];
+      const extra = controller ? [...((Reflect.getMetadata(PROBLEMS_KEY, controller.prototype[handler]) ?? []) as number[])] : [];
+      // Idempotency-Key: the same key with another request is a 422, a key still being answered a 409.
+      if (controller && Reflect.getMetadata(IDEMPOTENT_KEY, controller.prototype[handler])) extra.push(409, 422);
       const responses = (operation.responses ??= {}) as Record<string, Schema>;
       for (const [status, response] of Object.entries(responses)) {
         if (!response.description) response.description = Number(status) < 300 ? 'OK' : (DESCRIPTIONS[Number(status)] ?? '');

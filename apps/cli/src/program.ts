@@ -1,6 +1,8 @@
 import type { Command, CommanderError, Option } from 'commander';
 import { CommandRegistry } from './command-registry';
 import type { CliCommand, CliIo } from './command';
+import { registerBatch } from './commands/batch-command';
+import { registerMap } from './commands/map-command';
 import { registerCrawl } from './commands/crawl-command';
 import { registerExtract } from './commands/extract-command';
 import { registerJobs } from './commands/jobs-command';
@@ -158,6 +160,8 @@ async function buildProgram(
   registerScrape(program, kit);
   registerExtract(program, kit);
   registerCrawl(program, kit);
+  registerBatch(program, kit);
+  registerMap(program, kit);
   registerJobs(program, kit);
   registerResults(program, kit);
 

@@ -68,7 +68,7 @@ function looksLikePath(value: string): boolean {
   return /\.(json|ya?ml)$/i.test(value) || value.includes('/');
 }
 
-async function readAll(stream: Readable): Promise<string> {
+export async function readAll(stream: Readable): Promise<string> {
   let text = '';
   for await (const chunk of stream) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
   return text;

@@ -33,6 +33,10 @@ export interface AppConfig {
   /** Crawls have their own per-user cap, so running crawls never keep a user's extractions waiting. */
   maxRunningCrawlsPerUser: number;
   bodyLimitBytes: number;
+  /** URLs in one streamed batch list body (text/plain, ndjson), outside the JSON body limit; at most the crawl's max_pages cap. */
+  batchMaxUrls: number;
+  /** POST /map answers within this (what it found by then, `complete: false`). */
+  mapTimeBudgetMs: number;
   workerConcurrency: number;
   /** Crawl actors (coordinators) a crawler process runs at once: the crawls queue's own slots. */
   crawlConcurrency: number;
@@ -181,6 +185,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxRunningJobsPerUser: raw.GLEANER_MAX_RUNNING_JOBS_PER_USER,
     maxRunningCrawlsPerUser: raw.GLEANER_MAX_RUNNING_CRAWLS_PER_USER,
     bodyLimitBytes: raw.GLEANER_BODY_LIMIT_BYTES,
+    batchMaxUrls: raw.GLEANER_BATCH_MAX_URLS,
+    mapTimeBudgetMs: raw.GLEANER_MAP_TIME_BUDGET_MS,
     workerConcurrency: raw.GLEANER_WORKER_CONCURRENCY,
     crawlConcurrency: raw.GLEANER_CRAWL_CONCURRENCY,
     pageWorkers: raw.GLEANER_PAGE_WORKERS,

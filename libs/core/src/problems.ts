@@ -67,6 +67,16 @@ export const PROBLEMS = {
     title: 'Upstream timeout',
     description: 'The job did not finish in time; it goes on and can be followed at its job URL.',
   },
+  'idempotency-key-reused': {
+    status: 422,
+    title: 'Idempotency key reused',
+    description: 'This Idempotency-Key was used (in the last 24 hours) for a request with a different body; send a new key.',
+  },
+  'idempotency-key-in-use': {
+    status: 409,
+    title: 'Idempotency key in use',
+    description: 'A request with this Idempotency-Key is still being answered; retry after `Retry-After` seconds to get its answer.',
+  },
   'method-not-allowed': { status: 405, title: 'Method not allowed', description: 'This path does not accept this HTTP method.' },
 } as const;
 

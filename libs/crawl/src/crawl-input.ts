@@ -15,6 +15,19 @@ export interface CrawlJobInput {
   options: CrawlOptions;
   /** `model`: a model call per page; `auto`: learned selector programs per template (docs/learned-extraction.md). */
   extraction_mode: ExtractionMode;
+  /**
+   * Where the crawl's URLs come from when not from the seed: a batch's URL list (stored in chunks,
+   * canonical and deduplicated; `url` is then its first URL). Absent: a crawl from `url` (and sitemaps).
+   */
+  source?: ListSource;
+}
+
+/** A batch's URL list: `urls` distinct canonical URLs in `batch_lists` chunks under `list_id`; `duplicates` removed at intake. */
+export interface ListSource {
+  kind: 'list';
+  list_id: string;
+  urls: number;
+  duplicates: number;
 }
 
 /**
@@ -34,6 +47,9 @@ const crawlInputSchema = z.object({
   llm_config: storedLlmConfigSchema,
   options: storedOptionsSchema,
   extraction_mode: extractionModeSchema,
+  source: z
+    .object({ kind: z.literal('list'), list_id: z.string(), urls: z.number().int().min(1), duplicates: z.number().int().min(0) })
+    .optional(),
 });
 
 export function parseCrawlInput(raw: unknown): CrawlJobInput {
@@ -43,4 +59,11 @@ export function parseCrawlInput(raw: unknown): CrawlJobInput {
 
 function countPresent(raw: object): number {
   return Object.values(raw).filter((value) => value !== null && value !== undefined).length;
+}
+
+/** A batch's stored input: a crawl input whose URLs come from a list. */
+export function parseBatchInput(raw: unknown): CrawlJobInput {
+  const input = parseCrawlInput(raw);
+  if (!input.source) throw new Error('a batch input names its URL list (source)');
+  return input;
 }

@@ -1,7 +1,15 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DuplicateKeyError, nowIso } from '@app/core';
 import { DOCUMENT_STORE, type Collection, type DocumentStore, type Filter, type Update } from '@app/storage';
-import type { CrawlEntry, CrawlStateRecord, EntryStatus, OutcomeRecord, PageOutcome } from './crawl.types';
+import {
+  LIST_CHUNK_SIZE,
+  type CrawlEntry,
+  type CrawlStateRecord,
+  type EntryStatus,
+  type ListChunkRecord,
+  type OutcomeRecord,
+  type PageOutcome,
+} from './crawl.types';
 
 export interface Owner {
   userId: string;
@@ -20,6 +28,7 @@ export class CrawlRepository implements OnModuleInit {
   private states!: Collection<CrawlStateRecord>;
   private entries!: Collection<CrawlEntry>;
   private outcomes!: Collection<OutcomeRecord>;
+  private lists!: Collection<ListChunkRecord>;
 
   constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
 
@@ -41,6 +50,38 @@ export class CrawlRepository implements OnModuleInit {
       ],
     });
     this.outcomes = await this.store.collection<OutcomeRecord>({ name: 'crawl_outcomes', indexes: [{ fields: { job_id: 1 } }] });
+    this.lists = await this.store.collection<ListChunkRecord>({ name: 'batch_lists', indexes: [{ fields: { list_id: 1, chunk: 1 } }] });
+  }
+
+  // ---- batch URL lists ----
+
+  /** Stores a batch's URL list (canonical, distinct) in chunks, before its job exists; returns the chunk count. */
+  async storeList(listId: string, userId: string, urls: string[]): Promise<number> {
+    const now = nowIso();
+    const chunks: ListChunkRecord[] = [];
+    for (let start = 0, chunk = 0; start < urls.length; start += LIST_CHUNK_SIZE, chunk++) {
+      chunks.push({
+        _id: `${listId}:${chunk}`,
+        list_id: listId,
+        user_id: userId,
+        chunk,
+        start,
+        urls: urls.slice(start, start + LIST_CHUNK_SIZE),
+        created_at: now,
+      });
+    }
+    for (let i = 0; i < chunks.length; i += 20) await this.lists.insertMany(chunks.slice(i, i + 20));
+    return chunks.length;
+  }
+
+  /** Chunk `chunk` of a list, or null past its end. */
+  listChunk(listId: string, chunk: number): Promise<ListChunkRecord | null> {
+    return this.lists.findOne({ _id: `${listId}:${chunk}` });
+  }
+
+  /** A list every URL of which is in the crawl's frontier: no longer needed. */
+  async dropList(listId: string): Promise<void> {
+    await this.lists.deleteMany({ list_id: listId });
   }
 
   // ---- state and ownership ----
@@ -60,6 +101,7 @@ export class CrawlRepository implements OnModuleInit {
             admitted: 0,
             seed_done: false,
             sitemap_done: false,
+            list_chunks_done: 0,
             met_rate_limit: false,
             budget_stopped: false,
             errors_by_category: {},

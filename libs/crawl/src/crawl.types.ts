@@ -9,7 +9,8 @@ export type EntryStatus = (typeof ENTRY_STATUSES)[number];
  * `filtered` and `max_depth`; robots.txt `robots`; the owner the rest.
  */
 export type SkipReason = 'filtered' | 'max_depth' | 'robots' | 'max_pages' | 'cancelled' | 'duplicate' | 'budget_exceeded';
-export type EntryVia = 'seed' | 'link' | 'sitemap' | 'redirect';
+export const ENTRY_VIAS = ['seed', 'link', 'sitemap', 'redirect', 'list'] as const;
+export type EntryVia = (typeof ENTRY_VIAS)[number];
 
 /**
  * One URL of a crawl: the crawl map entry and the frontier item at once (`crawl_entries`,
@@ -27,6 +28,8 @@ export interface CrawlEntry {
   /** Discovery order within the crawl: the map's order and the frontier's (breadth-first). */
   seq: number;
   via: EntryVia;
+  /** A batch's URL: its index in the deduplicated list (absent on crawl entries). */
+  list_index?: number;
   status: EntryStatus;
   /**
    * Admission ticket: a number 1..max_pages once admitted (unique per crawl, so max_pages can never be
@@ -85,6 +88,8 @@ export interface CrawlStateRecord {
   admitted: number;
   seed_done: boolean;
   sitemap_done: boolean;
+  /** A batch: chunks of its URL list stored in the frontier (absent on crawls stored before batches: 0). */
+  list_chunks_done?: number;
   met_rate_limit: boolean;
   /** The crawl stopped admitting pages at its cost cap. */
   budget_stopped: boolean;
@@ -192,3 +197,19 @@ export interface OutcomeRecord {
 export const SKIPPED_RECORD_MIN = 1000;
 /** Links of one page considered for the frontier. */
 export const MAX_LINKS_PER_PAGE = 5000;
+
+/** URLs per stored chunk of a batch's list (`batch_lists`). */
+export const LIST_CHUNK_SIZE = 1000;
+
+/** One chunk of a batch's URL list (`batch_lists`, `_id` = `<list>:<chunk>`): read by the owner's list seeding. */
+export interface ListChunkRecord {
+  _id: string;
+  list_id: string;
+  user_id: string;
+  chunk: number;
+  /** Index of the chunk's first URL in the (deduplicated) list. */
+  start: number;
+  urls: string[];
+  created_at: string;
+  [key: string]: unknown;
+}

@@ -3,6 +3,11 @@
 export { CrawlModule } from './api/crawl.module';
 export { CrawlRequestsService } from './api/crawl-requests.service';
 export { CrawlMapService } from './api/crawl-map.service';
+export { BatchRequestsService } from './api/batch-requests.service';
+export { BatchListQuery, BatchOptionsDto, BatchRequestDto, BatchResponse } from './api/dto/batch-request.dto';
 export { CrawlMapQuery, CrawlMapResponse, CrawlQuery, CrawlRequestDto, CrawlResultResponse } from './api/dto/crawl-request.dto';
 export { CrawlWorkerModule } from './crawl-worker.module';
 export { CrawlJobHandler } from './owner/crawl-job.handler';
+export { BatchJobHandler } from './owner/batch-job.handler';
+export { MapService } from './map/map.service';
+export { MapRequestDto, MapResponse, MapUrl } from './map/dto/map-request.dto';

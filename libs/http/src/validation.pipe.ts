@@ -4,6 +4,7 @@ import { validate, type ValidationError } from 'class-validator';
 import { AppError, Errors, type FieldError } from '@app/core';
 import { describeDto, type DtoClass } from './dto-metadata';
 import { STRING_MAP_RULE } from './map-rules';
+import { UrlListBody } from './url-list-body';
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
@@ -150,6 +151,8 @@ export class StrictValidationPipe implements PipeTransform {
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const metatype = metadata.metatype;
     if (!metatype || [String, Number, Boolean, Array, Object].includes(metatype as never)) return value;
+    // A URL list read from a text/plain or ndjson body (url-list-body.ts): its handler checks each URL.
+    if (value instanceof UrlListBody) return value;
     const location = LOCATION[metadata.type] ?? 'body';
     if (metadata.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw Errors.validation([{ location: 'body', message: 'must be a JSON object' }], SCHEMA_MISMATCH_DETAIL);

@@ -27,6 +27,8 @@ export interface SubmitJob<I> {
   llmConfig?: LlmConfigInput;
   /** Fail with `no_models` (422) before any job exists when no model is usable for the caller. */
   requireModel: boolean;
+  /** Runs once every check passed, right before the job is recorded and queued (a batch stores its URL list). */
+  beforeCreate?: () => Promise<void>;
   /** Further request-only secrets (the caller's fetch headers and cookies) to travel sealed with the queue message. */
   secrets?: Record<string, string>;
 }
@@ -83,6 +85,7 @@ export class JobIntakeService {
     const webhookTargets = request.webhooks ? await this.targets.resolve(caller, request.webhooks) : [];
     if (request.requireModel) await this.plan(caller, request.llmConfig); // no_models fails here, before a job exists
     const { stored, secrets } = storeLlmConfig(request.llmConfig);
+    await request.beforeCreate?.();
     return this.jobs.create(caller, {
       type: request.type,
       url: request.url,

@@ -7,3 +7,4 @@ export * from './dto/list-jobs.dto';
 export * from './usage.service';
 export * from './job-lifecycle-hooks';
 export * from './job-handler';
+export * from './idempotency.service';

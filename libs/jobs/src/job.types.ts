@@ -1,6 +1,6 @@
 import type { ErrorCategory } from '@app/core';
 
-export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape'] as const;
+export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape', 'batch'] as const;
 /** Public job types, plus `test` which exists only when GLEANER_ENABLE_TEST_JOBS=true. */
 export type JobType = (typeof JOB_TYPES)[number] | 'test';
 
@@ -176,18 +176,18 @@ export function toJobView(job: JobRecord): JobView {
     error_message: job.error_message,
     ...(Array.isArray(job.attempts) ? { attempts: job.attempts as unknown[] } : {}),
     ...(job.extraction && typeof job.extraction === 'object' ? { extraction: job.extraction as Record<string, unknown> } : {}),
-    ...(job.type === 'crawl' && isRecord(job.input.options) ? { options: job.input.options } : {}),
-    ...(job.type === 'crawl' ? crawlCounters(job) : {}),
+    ...(onCrawlEngine(job.type) && isRecord(job.input.options) ? { options: job.input.options } : {}),
+    ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
     ...groundingCounters(job),
   };
 }
 
 /**
- * Extracts and crawls count the values of their results not found on their pages (docs/provenance.md "Counters"),
+ * Extracts and the jobs on the crawl engine (crawls, batches) count the values of their results not found on their pages (docs/provenance.md "Counters"),
  * bumped as pages finish (a crawl recounts them from its map); jobs stored before had none counted.
  */
 export function groundingCounters(job: JobRecord): { ungrounded_fields?: number } {
-  return job.type === 'crawl' || job.type === 'extract' ? { ungrounded_fields: job.ungrounded_fields ?? 0 } : {};
+  return onCrawlEngine(job.type) || job.type === 'extract' ? { ungrounded_fields: job.ungrounded_fields ?? 0 } : {};
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -216,14 +216,19 @@ export const RUN_JOB = 'run-job';
 
 /** Job classes: each has its own queue, its own per-process worker slots and its own per-user running cap. */
 export type JobClass = 'single' | 'crawl';
+/** Job types the crawl engine runs (a crawl from a seed, a batch from a URL list): the crawl class, the crawl counters. */
+export const CRAWL_ENGINE_TYPES: readonly JobType[] = ['crawl', 'batch'];
+export function onCrawlEngine(type: JobType): boolean {
+  return CRAWL_ENGINE_TYPES.includes(type);
+}
 export function jobClassOf(type: JobType): JobClass {
-  return type === 'crawl' ? 'crawl' : 'single';
+  return onCrawlEngine(type) ? 'crawl' : 'single';
 }
 export function queueOf(type: JobType): string {
   return jobClassOf(type) === 'crawl' ? CRAWLS_QUEUE : JOBS_QUEUE;
 }
 export function typesOfClass(jobClass: JobClass): JobType[] {
-  return jobClass === 'crawl' ? ['crawl'] : ['extract', 'analyze', 'scrape', 'test'];
+  return jobClass === 'crawl' ? [...CRAWL_ENGINE_TYPES] : ['extract', 'analyze', 'scrape', 'test'];
 }
 export interface RunJobPayload {
   job_id: string;

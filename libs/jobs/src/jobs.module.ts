@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdempotencyService } from './idempotency.service';
 import { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { JobStreamService } from './job-stream.service';
 import { JobsRepository } from './jobs.repository';
@@ -6,7 +7,7 @@ import { JobsService } from './jobs.service';
 import { UsageService } from './usage.service';
 
 @Module({
-  providers: [JobLifecycleHooks, JobsRepository, JobsService, JobStreamService, UsageService],
-  exports: [JobLifecycleHooks, JobsRepository, JobsService, JobStreamService, UsageService],
+  providers: [JobLifecycleHooks, JobsRepository, JobsService, JobStreamService, UsageService, IdempotencyService],
+  exports: [JobLifecycleHooks, JobsRepository, JobsService, JobStreamService, UsageService, IdempotencyService],
 })
 export class JobsModule {}

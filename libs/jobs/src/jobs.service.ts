@@ -20,6 +20,7 @@ import {
   toJobView,
   crawlCounters,
   groundingCounters,
+  onCrawlEngine,
   type JobEventName,
   type JobRecord,
   type JobStatus,
@@ -332,7 +333,7 @@ export class JobsService {
       cost_usd: job.cost_usd,
       token_usage_input: job.token_usage_input,
       token_usage_output: job.token_usage_output,
-      ...(job.type === 'crawl' ? crawlCounters(job) : {}),
+      ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
       ...groundingCounters(job),
     };
   }

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { CrawlJobHandler, CrawlWorkerModule } from '@app/crawl';
+import { BatchJobHandler, CrawlJobHandler, CrawlWorkerModule } from '@app/crawl';
 import { AnalyzeJobHandler, ExtractJobHandler, ExtractionWorkerModule } from '@app/extraction';
 import { JobsModule } from '@app/jobs';
 import { ResultsModule } from '@app/results';
@@ -34,8 +34,9 @@ export class WorkerModule {
             analyze: AnalyzeJobHandler,
             scrape: ScrapeJobHandler,
             crawl: CrawlJobHandler,
-          ) => [extract, analyze, scrape, crawl, ...(options.enableTestJobs ? [test] : [])],
-          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler, ScrapeJobHandler, CrawlJobHandler],
+            batch: BatchJobHandler,
+          ) => [extract, analyze, scrape, crawl, batch, ...(options.enableTestJobs ? [test] : [])],
+          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler, ScrapeJobHandler, CrawlJobHandler, BatchJobHandler],
         },
         JobRunnerService,
       ],

@@ -13,6 +13,7 @@ import {
 } from '@app/crawl';
 import { ResultsService } from '@app/results';
 import { stream } from './results.controller';
+import { Idempotent } from '../idempotency.interceptor';
 import { ApiProblems } from '../openapi-constraints';
 
 @ApiTags('Crawl')
@@ -23,6 +24,7 @@ export class CrawlController {
   constructor(private readonly crawls: CrawlRequestsService) {}
 
   @Post('crawl')
+  @Idempotent()
   @ApiProblems(409, 502, 504)
   @ApiOperation({
     summary: 'Crawl from a seed URL, extracting every page',

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import type { FastifyRequest } from 'fastify';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
 import { AnalyzeRequestDto, ExtractionRequestsService, ExtractionResponse, ExtractRequestDto } from '@app/extraction';
+import { Idempotent } from '../idempotency.interceptor';
 import { ApiProblems } from '../openapi-constraints';
 
 @ApiTags('Extraction')
@@ -13,6 +14,7 @@ export class ExtractionController {
   constructor(private readonly requests: ExtractionRequestsService) {}
 
   @Post('extract')
+  @Idempotent()
   @ApiProblems(409, 502, 504)
   @HttpCode(200)
   @ApiOperation({
@@ -26,6 +28,7 @@ export class ExtractionController {
   }
 
   @Post('analyze')
+  @Idempotent()
   @ApiProblems(409, 502, 504)
   @HttpCode(200)
   @ApiOperation({ summary: 'Analyze a page: type, repeated elements, follow patterns, fetch mode, suggested schema and sample data' })

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import type { FastifyRequest } from 'fastify';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
 import { ScrapeRequestDto, ScrapeRequestsService, ScrapeResponse } from '@app/scrape';
+import { Idempotent } from '../idempotency.interceptor';
 import { ApiProblems } from '../openapi-constraints';
 
 @ApiTags('Extraction')
@@ -13,6 +14,7 @@ export class ScrapeController {
   constructor(private readonly requests: ScrapeRequestsService) {}
 
   @Post('scrape')
+  @Idempotent()
   @ApiProblems(409, 502, 504)
   @HttpCode(200)
   @ApiOperation({

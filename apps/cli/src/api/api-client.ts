@@ -2,6 +2,8 @@ import { ApiError, InterruptedError, UnreachableError, type Problem } from '../e
 
 export interface RequestOptions {
   body?: unknown;
+  /** A body that is not JSON (a batch's URL list as text/plain). */
+  text?: { contentType: string; data: string };
   query?: Record<string, string | number | boolean | undefined>;
   headers?: Record<string, string>;
   signal?: AbortSignal;
@@ -54,6 +56,9 @@ export class ApiClient {
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
+    } else if (options.text) {
+      body = options.text.data;
+      headers['content-type'] = options.text.contentType;
     }
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const signals = [options.signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => !!s);

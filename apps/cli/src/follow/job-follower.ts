@@ -116,7 +116,7 @@ export class JobFollower {
     const signal = AbortSignal.any([this.options.signal, this.stopController.signal]);
     display.start();
     this.refresh();
-    if (this.options.job.type === 'crawl') this.scheduleMapPoll(0);
+    if (this.options.job.type === 'crawl' || this.options.job.type === 'batch') this.scheduleMapPoll(0);
     try {
       await followJobEvents(this.options.client, {
         jobId: this.options.job.id,
@@ -281,7 +281,10 @@ export class JobFollower {
     }
     this.prompting = true;
     display.pause();
-    const choice = await prompt.ask(this.options.job.id, this.options.job.type === 'crawl' ? 'The crawl' : 'The job');
+    const choice = await prompt.ask(
+      this.options.job.id,
+      this.options.job.type === 'crawl' ? 'The crawl' : this.options.job.type === 'batch' ? 'The batch' : 'The job',
+    );
     this.prompting = false;
     if (this.complete || this.stopController.signal.aborted) return;
     if (choice === 'detach') return this.detach();

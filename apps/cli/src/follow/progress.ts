@@ -58,7 +58,9 @@ export function formatProgressLine(state: ProgressState, colors: Colors, options
     : state.status === 'running'
       ? state.jobType === 'crawl'
         ? 'crawling'
-        : 'running'
+        : state.jobType === 'batch'
+          ? 'extracting'
+          : 'running'
       : state.status;
   segments.push({ text: `${options.spinner ? `${options.spinner} ` : ''}${label}`, style: colors.cyan, priority: 9 });
   if (state.reconnecting) segments.push({ text: `⚠ ${state.reconnecting}`, style: colors.yellow, priority: 10 });

@@ -78,7 +78,7 @@ export async function watchJob(ctx: CliContext, client: ApiClient, job: JobView,
     if (ctx.json) summaryStream.write(`${JSON.stringify({ ...summary, detached: true })}\n`);
     else
       io.stderr.write(
-        `${ctx.err.yellow('Detached.')} ${job.type === 'crawl' ? 'The crawl' : 'The job'} goes on: ${ctx.err.bold(`gleaner jobs watch ${job.id}`)}` +
+        `${ctx.err.yellow('Detached.')} ${job.type === 'crawl' ? 'The crawl' : job.type === 'batch' ? 'The batch' : 'The job'} goes on: ${ctx.err.bold(`gleaner jobs watch ${job.id}`)}` +
           `${sink.path ? ` (${formatInt(sink.written)} results written to ${sink.path})` : ''}\n`,
       );
     throw new InterruptedError('');
@@ -113,7 +113,7 @@ async function buildSummary(client: ApiClient, job: JobView, follower: JobFollow
   if (!quick) {
     try {
       latest = (await client.json<JobView>('GET', `/api/v1/jobs/${id}`, { timeoutMs: 15_000 })).body;
-      if (job.type === 'crawl')
+      if (job.type === 'crawl' || job.type === 'batch')
         map = (await client.json<CrawlMap>('GET', `/api/v1/jobs/${id}/crawl-map`, { query: { limit: 1 }, timeoutMs: 15_000 })).body;
     } catch {
       // The service went away at the very end: report what the stream said.

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { Errors } from '@app/core';
-import { JobsService } from '@app/jobs';
+import { JobsService, onCrawlEngine } from '@app/jobs';
 import type { BodyStream } from '@app/results';
 import { parseCrawlInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
@@ -22,7 +22,7 @@ export class CrawlMapService {
 
   async map(caller: Caller, jobId: string, query: CrawlMapQuery): Promise<BodyStream> {
     const job = await this.jobs.getRecord(caller, jobId);
-    if (job.type !== 'crawl') throw Errors.notFound('Crawl map');
+    if (!onCrawlEngine(job.type)) throw Errors.notFound('Crawl map');
     const input = parseCrawlInput(job.input);
     const state = await this.repository.state(jobId);
     const count = (status?: EntryStatus) => this.repository.countEntries(jobId, status);
@@ -107,5 +107,7 @@ export function toEntryView(entry: CrawlEntry) {
     result_id: entry.result_id,
     rate_limited: entry.rate_limited,
     ungrounded_fields: typeof entry.ungrounded_fields === 'number' ? entry.ungrounded_fields : null,
+    via: entry.via,
+    list_index: entry.list_index ?? null,
   };
 }

@@ -54,8 +54,8 @@ describe('CrawlActor (the owner without the app)', () => {
   });
   afterAll(() => events.close());
 
-  async function setUp(site: Site, options: Parameters<typeof ownerFixture>[0] = {}) {
-    f = await ownerFixture({ respect_robots: false, concurrency: 4, ...options });
+  async function setUp(site: Site, options: Parameters<typeof ownerFixture>[0] = {}, extra: Parameters<typeof ownerFixture>[2] = {}) {
+    f = await ownerFixture({ respect_robots: false, concurrency: 4, ...options }, 'http://shop.test/', extra);
     dir = mkdtempSync(join(tmpdir(), 'gleaner-actor-'));
     queue = new MemoryQueueAdapter();
     bus = new LocalEventBus();
@@ -267,6 +267,21 @@ describe('CrawlActor (the owner without the app)', () => {
       ['/from-sitemap', 'completed', null],
     ]);
     expect((await f.repository.state(f.run.jobId))?.sitemap_done).toBe(true);
+  });
+
+  it('runs a batch: every listed URL once, in list order, none of their links followed, and drops the list', async () => {
+    const source = { kind: 'list' as const, list_id: 'list_actor', urls: 3, duplicates: 0 };
+    await setUp({ '/': ['/a', '/b'], '/b': ['/c'] }, { max_depth: 0, max_pages: 3, same_domain_only: false }, { source });
+    await f.repository.storeList(source.list_id, 'user_spec', ['http://shop.test/', 'http://shop.test/b', 'http://shop.test/missing']);
+    await actor().run();
+    expect(await map()).toEqual([
+      ['/', 'completed', null],
+      ['/b', 'completed', null],
+      ['/missing', 'failed', 'http_error'],
+    ]);
+    expect(tasks.map((t) => new URL(t.url).pathname).sort()).toEqual(['/', '/b', '/missing']);
+    expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({ page_count: 2, failed_count: 1, urls_queued: 3 });
+    expect(await f.repository.listChunk(source.list_id, 0)).toBeNull();
   });
 
   it('loses its lease mid-crawl to another owner: it stops at its next heartbeat, writing nothing more', async () => {

@@ -24,6 +24,8 @@ import { PageAnnouncer } from './page-announcer';
 import { PageCommitter, type CommitMetrics } from './page-committer';
 import { PageDispatcher } from './page-dispatcher';
 import { RobotsGate } from './robots-gate';
+import { ListSeeding } from './list-seeding';
+import type { SeedSource } from './seed-source';
 import { Seeding } from './seeding';
 import { TicketBook } from './ticket-book';
 
@@ -64,7 +66,7 @@ export class CrawlActor {
   private readonly admission: Admission;
   private readonly dispatcher: PageDispatcher;
   private readonly announcer: PageAnnouncer;
-  private readonly seeding: Seeding;
+  private readonly seeding: SeedSource;
   private readonly closer: CrawlCloser;
   private readonly bridge: CrawleeBridge;
   private graceTimer?: NodeJS.Timeout;
@@ -128,7 +130,9 @@ export class CrawlActor {
       this.counters,
       deps.metrics,
     );
-    this.seeding = new Seeding(run, repository, this.frontier, robots, deps.staticFetcher, deps.politeness, config);
+    this.seeding = input.source
+      ? new ListSeeding(run, input.source, repository, this.frontier)
+      : new Seeding(run, repository, this.frontier, robots, deps.staticFetcher, deps.politeness, config);
     this.closer = new CrawlCloser(run, repository, deps.jobsRepository, this.counters, this.announcer);
     this.bridge = new CrawleeBridge(
       run,

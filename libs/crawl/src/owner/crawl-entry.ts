@@ -9,6 +9,8 @@ export interface Candidate {
   parentUrl: string | null;
   via: EntryVia;
   extract: boolean;
+  /** A batch's URL: its index in the (deduplicated) list. */
+  listIndex?: number;
 }
 
 /** A URL the frontier records as not crawled, and why. */

@@ -48,6 +48,11 @@ export class CrawlRun {
     return this.input.options;
   }
 
+  /** A crawl follows the links of its pages; a batch (a URL list) does not. */
+  get followsLinks(): boolean {
+    return this.input.source === undefined;
+  }
+
   /** Why the owner stopped, or null while it runs. */
   get stop(): StopCrawl | null {
     return this.stopped;

@@ -19,7 +19,7 @@ import type { InFlightPages } from './in-flight';
 import type { JobCounters } from './job-counters';
 import type { PageCommitter } from './page-committer';
 import type { PageDispatcher } from './page-dispatcher';
-import type { Seeding } from './seeding';
+import type { SeedSource } from './seed-source';
 
 /**
  * Crawlee's memory signal measures the machine (a child process, ~150 ms) each time a crawler starts,
@@ -37,7 +37,7 @@ export interface BridgeParts {
   counters: Pick<JobCounters, 'budgetStopped'>;
   dispatcher: Pick<PageDispatcher, 'dispatch'>;
   committer: Pick<PageCommitter, 'apply' | 'retryLater' | 'giveUp'>;
-  seeding: Pick<Seeding, 'busy'>;
+  seeding: Pick<SeedSource, 'busy'>;
 }
 
 /**

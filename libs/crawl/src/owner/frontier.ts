@@ -2,7 +2,7 @@ import { nowIso } from '@app/core';
 import type { CrawlRepository } from '../crawl.repository';
 import { CrawlScope } from '../crawl-scope';
 import { SKIPPED_RECORD_MIN, type CrawlEntry, type EntryVia, type SkipReason } from '../crawl.types';
-import type { CanonicalUrl } from '../url-canon';
+import { canonicalize, type CanonicalUrl } from '../url-canon';
 import { needsTicket, newEntry, toWindowEntry, type Candidate, type SkippedCandidate } from './crawl-entry';
 import type { CrawlRun } from './crawl-run';
 import { FrontierWindow, type WindowEntry } from './frontier-window';
@@ -76,8 +76,9 @@ export class Frontier {
     return this.seen.has(key);
   }
 
-  /** The links of a fetched page (depth + 1), through the scope; known ones are ignored. */
+  /** The links of a fetched page (depth + 1), through the scope; known ones are ignored. A batch follows no links. */
   async offerLinks(parent: WindowEntry, links: string[], base: string): Promise<void> {
+    if (!this.run.followsLinks) return;
     const depth = parent.depth + 1;
     await this.offerDecided(
       links.map((link) => ({ raw: link, base })),
@@ -97,6 +98,20 @@ export class Frontier {
       'sitemap',
       true,
     );
+  }
+
+  /**
+   * A batch's URLs (depth 0, in list order from index `start`), all to fetch: the scope does not apply
+   * (a list is what the caller asked for); ones the crawl knows (a chunk stored again) are ignored.
+   */
+  async offerListUrls(urls: string[], start: number): Promise<void> {
+    const admitted: Candidate[] = [];
+    urls.forEach((raw, i) => {
+      const target = canonicalize(raw);
+      if (target && !this.seen.has(target.key))
+        admitted.push({ target, depth: 0, parentUrl: null, via: 'list', extract: true, listIndex: start + i });
+    });
+    await this.add(admitted, []);
   }
 
   /** The seed (depth 0), unless the crawl knows it already. */
@@ -124,7 +139,10 @@ export class Frontier {
         continue;
       }
       this.seen.add(c.target.key);
-      const doc = this.entry(c.target, c.depth, c.parentUrl, c.via, now, { extract: c.extract });
+      const doc = this.entry(c.target, c.depth, c.parentUrl, c.via, now, {
+        extract: c.extract,
+        ...(c.listIndex !== undefined ? { list_index: c.listIndex } : {}),
+      });
       docs.push(doc);
       fresh.push(toWindowEntry(doc));
     }

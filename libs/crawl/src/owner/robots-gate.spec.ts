@@ -69,7 +69,7 @@ describe('RobotsGate', () => {
     notBefore: 0,
   });
 
-  it('allows, skips with the reason, and defers an unreadable robots.txt a limited number of times', async () => {
+  it('allows, skips with the reason, and defers an unreadable robots.txt a limited number of times; a forbidden host is left to the address guard', async () => {
     const robots = robotsOf({
       'no.test': { check: { verdict: 'disallowed', why: 'robots.txt disallows it for GleanerBot' } },
       'down.test': { check: { verdict: 'unavailable', why: 'robots.txt answered HTTP 503', retryAt: 777 } },
@@ -83,7 +83,8 @@ describe('RobotsGate', () => {
       kind: 'skip',
       why: 'robots.txt answered HTTP 503',
     });
-    expect(await gate.verdict(entry('http://blocked.test/a'))).toEqual({ kind: 'skip', why: 'a private address' });
+    // The page itself then fails ssrf_blocked (the guard refuses its fetch), as its own page.
+    expect(await gate.verdict(entry('http://blocked.test/a'))).toEqual({ kind: 'allow' });
   });
 
   it('applies a Crawl-delay on the first look at an origin, and refuses a host whose delay is over the maximum', async () => {

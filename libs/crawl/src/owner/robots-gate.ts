@@ -72,7 +72,9 @@ export class RobotsGate {
     try {
       verdict = await this.robots.check(entry.url);
     } catch (error) {
-      // ssrf_blocked: the host itself is forbidden; the page would fail the same way.
+      // ssrf_blocked: the host itself is forbidden. Its page goes on to fail under the address guard, as its
+      // own page with its own category (docs/crawl.md "Batches"), rather than look like a robots.txt refusal.
+      if (error instanceof AppError && error.category === 'ssrf_blocked') return { kind: 'allow' };
       return { kind: 'skip', why: error instanceof AppError ? (error.detail ?? error.message) : 'robots.txt could not be read' };
     }
     if (verdict.verdict === 'allowed') return { kind: 'allow' };

@@ -6,6 +6,7 @@ import type { CrawlRepository } from '../crawl.repository';
 import type { CrawlRun } from './crawl-run';
 import type { Frontier } from './frontier';
 import type { RobotsGate } from './robots-gate';
+import type { SeedSource } from './seed-source';
 import { walkSitemaps } from './sitemaps';
 
 /** Sitemap files read per crawl, and how deep sitemap indexes are followed. */
@@ -24,7 +25,7 @@ export type SeedingConfig = Pick<AppConfig, 'hostMinIntervalMs' | 'hostMaxConcur
  * are. The sitemaps are read while the crawl runs (the seed does not wait for them); the crawl is not
  * finished while they may still bring URLs.
  */
-export class Seeding {
+export class Seeding implements SeedSource {
   private sitemaps: Promise<void> | null = null;
   private reading = false;
   private failure: { error: unknown } | null = null;

@@ -243,7 +243,8 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const page = loaded.value.page;
     await this.politeness.reportSuccess(host).catch(() => undefined);
     const fetchMs = page.fetchDurationMs;
-    const links = (page.content.selectedLinks ?? page.content.links).slice(0, MAX_LINKS_PER_PAGE).map((l) => l.url);
+    // A batch follows no links: none are reported.
+    const links = input.source ? [] : (page.content.selectedLinks ?? page.content.links).slice(0, MAX_LINKS_PER_PAGE).map((l) => l.url);
     const base = {
       final_url: page.fetch.url,
       http_status: page.fetch.status,

@@ -6,7 +6,7 @@ import { QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto, IsHttpUrl } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
-import { ENTRY_STATUSES } from '../../crawl.types';
+import { ENTRY_STATUSES, ENTRY_VIAS } from '../../crawl.types';
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
@@ -216,6 +216,13 @@ export class CrawlMapEntryResponse {
       'extracted and pages stored before grounding existed.',
   })
   ungrounded_fields!: number | null;
+  @ApiProperty({
+    enum: ENTRY_VIAS,
+    description: "How the URL came: the seed, a link, a sitemap, a redirect, or a batch's list.",
+  })
+  via!: string;
+  @ApiProperty({ type: 'integer', nullable: true, description: "A batch's URL: its index in the deduplicated list." })
+  list_index!: number | null;
 }
 
 export class CrawlMapMethodCounts {

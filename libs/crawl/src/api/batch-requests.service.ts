@@ -1,0 +1,243 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Caller } from '@app/auth';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { Errors, newId, type FieldError } from '@app/core';
+import { UrlListBody, type ListedUrl } from '@app/http';
+import { JobIntakeService } from '@app/intake';
+import { publicBaseUrl, type RequestOrigin } from '@app/results';
+import { CRAWL_OPTION_DEFAULTS, resolveCrawlOptions, validCrawlOptions, type CrawlOptions, type CrawlOptionsLayer } from '@app/sites';
+import type { CrawlJobInput } from '../crawl-input';
+import { CrawlRepository } from '../crawl.repository';
+import { canonicalize } from '../url-canon';
+import type { BatchDuplicate, BatchListQuery, BatchRequestDto } from './dto/batch-request.dto';
+
+/** Invalid URLs listed in one 422 (the count says how many more there were). */
+const MAX_URL_ERRORS = 100;
+/** Duplicates listed in the answer (all are counted). */
+const MAX_DUPLICATES_LISTED = 1000;
+
+export interface BatchAnswer {
+  location: string;
+  body: {
+    job_id: string;
+    status: string;
+    status_url: string;
+    url_count: number;
+    duplicate_count: number;
+    duplicates: BatchDuplicate[];
+  };
+}
+
+/** The URLs of a list, checked and deduplicated. */
+interface CheckedList {
+  urls: string[];
+  duplicates: BatchDuplicate[];
+  duplicateCount: number;
+}
+
+/**
+ * API side of POST /batch/extract (docs/crawl.md "Batches"): a URL list (a JSON body, or a streamed
+ * text/plain or ndjson body with the schema and options by saved ids) becomes a `batch` job on the crawl
+ * engine. Each URL is checked (an invalid one is a 422 at its index) and normalised as the crawl does;
+ * duplicates are removed and reported. The list is stored in chunks before the job is queued; the owner
+ * reads it (owner/list-seeding.ts). Forbidden addresses are not refused here: they fail as their own
+ * pages under the address guard, the rest of the batch goes on.
+ */
+@Injectable()
+export class BatchRequestsService {
+  constructor(
+    private readonly intake: JobIntakeService,
+    private readonly repository: CrawlRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async start(
+    caller: Caller,
+    body: BatchRequestDto | UrlListBody,
+    query: BatchListQuery,
+    requestId: string,
+    origin: RequestOrigin,
+  ): Promise<BatchAnswer> {
+    if (body instanceof UrlListBody) return this.fromList(caller, body, query, requestId, origin);
+    const given = Object.entries(query).filter(([, value]) => value !== undefined);
+    if (given.length > 0) {
+      throw Errors.validation(
+        given.map(([name]) => ({
+          location: `query.${name}`,
+          message: 'is only for text/plain or application/x-ndjson bodies (give it in the JSON body)',
+        })),
+      );
+    }
+    const list = checkList(
+      body.urls.map((url, index) => ({ index, line: index + 1, url })),
+      (index) => `body.urls[${index}]`,
+    );
+    if (body.max_cost_usd !== undefined && body.options?.max_cost_usd !== undefined && body.max_cost_usd !== body.options.max_cost_usd) {
+      throw Errors.validation([
+        { location: 'body.max_cost_usd', message: 'differs from options.max_cost_usd; give one of them', value: body.max_cost_usd },
+      ]);
+    }
+    return this.submit(
+      caller,
+      list,
+      {
+        schema: body.schema,
+        schema_id: body.schema_id,
+        site_id: body.site_id,
+        options: { ...body.options, ...(body.max_cost_usd !== undefined ? { max_cost_usd: body.max_cost_usd } : {}) },
+        llm_config: body.llm_config,
+        extraction_mode: body.extraction_mode,
+        capture_debug: body.capture_debug,
+        webhooks: body,
+      },
+      requestId,
+      origin,
+    );
+  }
+
+  private fromList(
+    caller: Caller,
+    body: UrlListBody,
+    query: BatchListQuery,
+    requestId: string,
+    origin: RequestOrigin,
+  ): Promise<BatchAnswer> {
+    if (body.urls.length === 0) throw Errors.validation([{ location: 'body', message: 'must list at least one URL' }]);
+    const list = checkList(body.urls, (_index, line) => `body.lines[${line}]`);
+    return this.submit(
+      caller,
+      list,
+      {
+        schema_id: query.schema_id,
+        site_id: query.site_id,
+        options: {},
+        extraction_mode: query.extraction_mode,
+        webhooks: query.webhook_id ? { webhook_id: query.webhook_id } : undefined,
+      },
+      requestId,
+      origin,
+    );
+  }
+
+  private async submit(
+    caller: Caller,
+    list: CheckedList,
+    request: BatchFields,
+    requestId: string,
+    origin: RequestOrigin,
+  ): Promise<BatchAnswer> {
+    if (list.urls.length > this.config.batchMaxUrls) {
+      throw Errors.validation([
+        { location: 'body.urls', message: `must have at most ${this.config.batchMaxUrls} distinct URLs (GLEANER_BATCH_MAX_URLS)` },
+      ]);
+    }
+    const site = await this.intake.site(caller, request.site_id);
+    const { parsed, schemaId } = await this.intake.schema(caller, request, site?.default_schema_id ?? null);
+    const saved = validCrawlOptions(site?.crawl_options);
+    const options = batchOptions(list.urls.length, request.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode });
+    const listId = `list_${newId()}`;
+    const job = await this.intake.submit<CrawlJobInput>(caller, {
+      type: 'batch',
+      url: list.urls[0],
+      input: (llmConfig) => ({
+        url: list.urls[0],
+        schema: parsed.jsonSchema,
+        schema_id: schemaId,
+        site_id: site?._id ?? null,
+        llm_config: llmConfig,
+        options,
+        extraction_mode: request.extraction_mode ?? 'model',
+        source: { kind: 'list', list_id: listId, urls: list.urls.length, duplicates: list.duplicateCount },
+      }),
+      captureDebug: request.capture_debug ?? false,
+      requestId,
+      webhooks: request.webhooks,
+      llmConfig: request.llm_config,
+      requireModel: true,
+      beforeCreate: async () => {
+        await this.repository.storeList(listId, caller.userId, list.urls);
+      },
+    });
+    const statusUrl = `${publicBaseUrl(this.config.publicUrl, origin, this.config.port)}/api/v1/jobs/${job.id}`;
+    return {
+      location: statusUrl,
+      body: {
+        job_id: job.id,
+        status: job.status,
+        status_url: statusUrl,
+        url_count: list.urls.length,
+        duplicate_count: list.duplicateCount,
+        duplicates: list.duplicates,
+      },
+    };
+  }
+}
+
+type BatchFields = {
+  schema?: unknown;
+  schema_id?: string;
+  site_id?: string;
+  options: CrawlOptionsLayer;
+  llm_config?: BatchRequestDto['llm_config'];
+  extraction_mode?: BatchRequestDto['extraction_mode'];
+  capture_debug?: boolean;
+  webhooks?: Parameters<JobIntakeService['submit']>[1]['webhooks'];
+};
+
+/**
+ * Each URL checked (an http(s) URL; every bad one reported at its place, the first MAX_URL_ERRORS of
+ * them) and normalised as the crawl does; a URL normalising to one already listed is a duplicate.
+ */
+export function checkList(urls: ListedUrl[], locate: (index: number, line: number) => string): CheckedList {
+  const errors: FieldError[] = [];
+  let bad = 0;
+  const firstIndex = new Map<string, number>();
+  const out: string[] = [];
+  const duplicates: BatchDuplicate[] = [];
+  let duplicateCount = 0;
+  for (const { index, line, url } of urls) {
+    const target = url.length <= 2048 ? canonicalize(url) : null;
+    if (!target) {
+      bad++;
+      if (errors.length < MAX_URL_ERRORS)
+        errors.push({
+          location: locate(index, line),
+          message: 'must be an absolute http or https URL (at most 2048 characters)',
+          value: url.slice(0, 200),
+        });
+      continue;
+    }
+    const first = firstIndex.get(target.key);
+    if (first !== undefined) {
+      duplicateCount++;
+      if (duplicates.length < MAX_DUPLICATES_LISTED) duplicates.push({ index, url, first_index: first });
+      continue;
+    }
+    firstIndex.set(target.key, index);
+    out.push(target.url);
+  }
+  if (bad > 0) {
+    throw Errors.validation(
+      errors,
+      bad > errors.length ? `The list has ${bad} invalid URLs; errors[] shows the first ${errors.length}.` : undefined,
+    );
+  }
+  return { urls: out, duplicates, duplicateCount };
+}
+
+/** A batch's crawl options: the request's over the site's over the defaults, and those a list fixes (one page per URL, no link followed). */
+function batchOptions(urlCount: number, ...layers: CrawlOptionsLayer[]): CrawlOptions {
+  const resolved = resolveCrawlOptions(...layers);
+  return {
+    ...resolved,
+    follow_pattern: null,
+    follow_selector: null,
+    max_depth: 0,
+    max_pages: urlCount,
+    same_domain_only: false,
+    use_sitemap: false,
+    extract_from_seed: CRAWL_OPTION_DEFAULTS.extract_from_seed,
+    include_patterns: [],
+    exclude_patterns: [],
+  };
+}

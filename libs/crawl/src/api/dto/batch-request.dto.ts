@@ -1,0 +1,161 @@
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  Allow,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
+import { JSON_BODY_LIMITS } from '@app/http';
+import { LlmConfigDto } from '@app/llm';
+import { CrawlOptionsDto } from '@app/sites';
+import { JobWebhookFields } from '@app/webhooks';
+
+/**
+ * The crawl options that mean something for a list (docs/crawl.md "Batches"): the crawl's own, minus
+ * those about finding URLs (a batch follows no links and reads no sitemaps; its pages are its list).
+ */
+export class BatchOptionsDto extends OmitType(CrawlOptionsDto, [
+  'follow_pattern',
+  'follow_selector',
+  'max_depth',
+  'max_pages',
+  'same_domain_only',
+  'use_sitemap',
+  'extract_from_seed',
+  'include_patterns',
+  'exclude_patterns',
+] as const) {}
+
+export class BatchRequestDto extends JobWebhookFields {
+  @ApiProperty({
+    description:
+      'The URLs to extract, each an absolute http(s) URL (an invalid one is a 422 at its index, `body.urls[i]`). Normalised duplicates are removed and reported in the answer. Longer lists: a text/plain or application/x-ndjson body (see the operation).',
+    example: ['https://shop.example/p/1', 'https://shop.example/p/2'],
+    minItems: 1,
+    maxItems: JSON_BODY_LIMITS.maxArrayLength,
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(JSON_BODY_LIMITS.maxArrayLength)
+  @IsString({ each: true })
+  @MaxLength(2048, { each: true })
+  urls!: string[];
+
+  @ApiPropertyOptional({
+    description:
+      'What to extract from every page (shorthand, field list or JSON Schema). Required unless `schema_id` or the site has a default schema.',
+    example: { name: 'string', price: 'string' },
+  })
+  @Allow()
+  schema?: unknown;
+
+  @ApiPropertyOptional({ description: 'A saved schema (yours, public or platform) instead of `schema`.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  schema_id?: string;
+
+  @ApiPropertyOptional({
+    description: "A saved site: its fetch mode, default schema and crawl options as defaults under the request's own.",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  site_id?: string;
+
+  @ApiPropertyOptional({
+    type: BatchOptionsDto,
+    description: 'Politeness and fetching; absent fields come from the site, then the crawl defaults.',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => BatchOptionsDto)
+  options?: BatchOptionsDto;
+
+  @ApiPropertyOptional({
+    type: LlmConfigDto,
+    description: 'Model override; with `api_key` BYOK for this batch only (never stored or logged).',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => LlmConfigDto)
+  llm_config?: LlmConfigDto;
+
+  @ExtractionModeProperty(
+    '`model`: a model call per page. `auto`: learned selector programs per template, as in a crawl (docs/learned-extraction.md).',
+  )
+  extraction_mode?: ExtractionMode;
+
+  @ApiPropertyOptional({ default: false, description: 'Record prompts and model metadata of every page (GET /jobs/{id}/debug-capture).' })
+  @IsOptional()
+  @IsBoolean()
+  capture_debug?: boolean;
+
+  @ApiPropertyOptional({
+    description: 'Cost cap in USD (as `options.max_cost_usd`; giving both with different values is a 422).',
+    minimum: 0,
+    maximum: 10_000,
+  })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(10_000)
+  max_cost_usd?: number;
+}
+
+/** Query parameters of a list body (text/plain, application/x-ndjson): the schema and options by saved ids. */
+export class BatchListQuery {
+  @ApiPropertyOptional({ description: 'List bodies only: the saved schema to extract. Required unless the site has a default schema.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  schema_id?: string;
+
+  @ApiPropertyOptional({ description: 'List bodies only: a saved site whose crawl options, fetch mode and default schema apply.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  site_id?: string;
+
+  @ExtractionModeProperty('List bodies only: as `extraction_mode` in the JSON body.')
+  extraction_mode?: ExtractionMode;
+
+  @ApiPropertyOptional({ description: 'List bodies only: a saved webhook of yours to call on the job’s events.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  webhook_id?: string;
+}
+
+export class BatchDuplicate {
+  @ApiProperty({
+    description:
+      'Index of the duplicate in the list as sent (JSON: `urls[i]`; list bodies: the 0-based URL count, blank and comment lines not counted).',
+  })
+  index!: number;
+  @ApiProperty({ description: 'The URL as sent.' }) url!: string;
+  @ApiProperty({ description: 'Index of the first URL it is the same page as (after normalisation).' }) first_index!: number;
+}
+
+export class BatchResponse {
+  @ApiProperty() job_id!: string;
+  @ApiProperty({ enum: ['pending', 'running', 'completed', 'failed', 'cancelled'] }) status!: string;
+  @ApiProperty({ description: 'Address of the job resource (also the Location header).' }) status_url!: string;
+  @ApiProperty({ description: 'Distinct URLs the batch extracts (one page each).' }) url_count!: number;
+  @ApiProperty({ description: 'URLs dropped as normalised duplicates of an earlier one.' }) duplicate_count!: number;
+  @ApiProperty({ type: [BatchDuplicate], description: 'The duplicates (the first 1,000).' }) duplicates!: BatchDuplicate[];
+}

@@ -1,0 +1,110 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { AppError, Errors } from '@app/core';
+import { RobotsCache, StaticFetcher, guardFromSettings } from '@app/fetch';
+import type { BodyStream } from '@app/results';
+import { canonicalize } from '../url-canon';
+import { MAP_DEFAULTS, type MapRequestDto } from './dto/map-request.dto';
+import { SiteMapper } from './site-mapper';
+
+export const MAP_NDJSON = 'application/x-ndjson';
+
+/**
+ * POST /map (docs/crawl.md "Map"): a synchronous answer within GLEANER_MAP_TIME_BUDGET_MS. The fetches
+ * go through the address guard like every other fetch; robots.txt is read once per origin per map.
+ * JSON by default; JSON lines (one URL object per line, the totals in `x-map-*` headers) when the
+ * caller asks for application/x-ndjson, written as a stream.
+ */
+@Injectable()
+export class MapService {
+  private readonly fetcher: StaticFetcher;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.fetcher = new StaticFetcher({
+      guard: guardFromSettings(config),
+      timeoutMs: config.fetchTimeoutMs,
+      maxBytes: config.fetchMaxBytes,
+    });
+  }
+
+  async map(dto: MapRequestDto, accept: string | undefined): Promise<{ headers: Record<string, string>; body: BodyStream }> {
+    const seed = canonicalize(dto.url);
+    if (!seed) throw Errors.validation([{ location: 'body.url', message: 'must be an http or https URL', value: dto.url }]);
+    const robots = new RobotsCache({
+      fetcher: this.fetcher,
+      userAgent: this.config.robotsUserAgent,
+      errorTtlMs: this.config.robotsRetryMs,
+    });
+    const mapper = new SiteMapper({ fetcher: this.fetcher, robots });
+    const budget = AbortSignal.timeout(this.config.mapTimeBudgetMs);
+    const map = await mapper
+      .map(
+        {
+          url: seed.url,
+          useSitemap: dto.use_sitemap ?? MAP_DEFAULTS.use_sitemap,
+          includeSubdomains: dto.include_subdomains ?? MAP_DEFAULTS.include_subdomains,
+          search: dto.search,
+          limit: dto.limit ?? MAP_DEFAULTS.limit,
+        },
+        budget,
+      )
+      .catch((error: unknown) => {
+        throw seedFailure(error);
+      });
+    const totals = {
+      url: seed.url,
+      complete: map.complete,
+      count: map.urls.length,
+      found: map.found,
+      sitemap_files: map.sitemapFiles,
+      robots_excluded: map.robotsExcluded,
+    };
+    const headers = {
+      'x-map-complete': String(map.complete),
+      'x-map-count': String(map.urls.length),
+      'x-map-found': String(map.found),
+    };
+    if (wantsNdjson(accept)) {
+      async function* lines(): AsyncIterable<string> {
+        for (let i = 0; i < map.urls.length; i += 500)
+          yield map.urls
+            .slice(i, i + 500)
+            .map((u) => `${JSON.stringify(u)}\n`)
+            .join('');
+      }
+      return { headers, body: { contentType: MAP_NDJSON, filename: 'map.jsonl', chunks: lines() } };
+    }
+    async function* json(): AsyncIterable<string> {
+      const head = JSON.stringify({ ...totals, urls: [] });
+      yield head.slice(0, -2);
+      for (let i = 0; i < map.urls.length; i += 500)
+        yield (
+          (i === 0 ? '' : ',') +
+          map.urls
+            .slice(i, i + 500)
+            .map((u) => JSON.stringify(u))
+            .join(',')
+        );
+      yield ']}\n';
+    }
+    return { headers, body: { contentType: 'application/json', filename: 'map.json', chunks: json() } };
+  }
+}
+
+/** The seed page could not be read (and no sitemap was asked for): a forbidden address is the caller's 422, anything else the site's 502. */
+function seedFailure(error: unknown): AppError {
+  const category = error instanceof AppError ? error.category : undefined;
+  const detail = `The seed page could not be read: ${error instanceof AppError ? (error.detail ?? error.message) : String(error)}`;
+  if (category === 'ssrf_blocked')
+    return new AppError('validation-error', detail, { category, errors: [{ location: 'body.url', message: detail }] });
+  return new AppError('upstream-failure', detail, { category: category ?? 'fetch_error' });
+}
+
+/** JSON lines when the caller prefers them (Accept lists application/x-ndjson before JSON, or alone). */
+function wantsNdjson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.split(',').map((part) => part.split(';')[0].trim().toLowerCase());
+  const nd = types.findIndex((t) => t === MAP_NDJSON || t === 'application/jsonl');
+  const json = types.findIndex((t) => t === 'application/json');
+  return nd >= 0 && (json < 0 || nd < json);
+}

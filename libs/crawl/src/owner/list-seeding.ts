@@ -1,0 +1,81 @@
+import type { CrawlRepository } from '../crawl.repository';
+import type { ListSource } from '../crawl-input';
+import type { CrawlRun } from './crawl-run';
+import type { Frontier } from './frontier';
+import type { SeedSource } from './seed-source';
+
+export type ListSeedingStore = Pick<CrawlRepository, 'state' | 'updateState' | 'listChunk' | 'dropList'>;
+
+/**
+ * A batch's URLs (docs/crawl.md "Batches"): the list stored at intake (canonical, distinct, in chunks)
+ * goes into the frontier chunk by chunk, as `via: list` entries at depth 0 in list order. The first chunk
+ * is stored before the crawl starts; the others while it runs, so a 100,000-URL list starts at once.
+ * Progress is a fenced counter in the crawl state: a new owner goes on from the first chunk not
+ * recorded, and a chunk stored twice (a crash between the two writes) adds nothing, the frontier
+ * knowing its URLs. The list is dropped once every chunk is in.
+ */
+export class ListSeeding implements SeedSource {
+  private reading: Promise<void> | null = null;
+  private active = false;
+  private failure: { error: unknown } | null = null;
+
+  constructor(
+    private readonly run: CrawlRun,
+    private readonly source: ListSource,
+    private readonly store: ListSeedingStore,
+    private readonly frontier: Pick<Frontier, 'offerListUrls'>,
+  ) {}
+
+  async ingest(): Promise<void> {
+    const state = await this.store.state(this.run.jobId);
+    if (state?.seed_done) return;
+    let next = state?.list_chunks_done ?? 0;
+    if (!(await this.storeChunk(next))) return this.done();
+    next++;
+    this.active = true;
+    this.reading = this.storeFrom(next).then(
+      () => undefined,
+      (error: unknown) => {
+        this.failure = { error };
+      },
+    );
+    void this.reading.finally(() => {
+      this.active = false;
+      this.run.wake();
+    });
+  }
+
+  get busy(): boolean {
+    return this.active;
+  }
+
+  async settled(): Promise<void> {
+    await this.reading;
+    if (this.failure) throw this.failure.error;
+  }
+
+  private async storeFrom(first: number): Promise<void> {
+    for (let chunk = first; ; chunk++) {
+      this.run.throwIfStopped();
+      if (!(await this.storeChunk(chunk))) break;
+    }
+    await this.done();
+  }
+
+  /** Stores chunk `n` in the frontier and records it; false past the list's end. */
+  private async storeChunk(n: number): Promise<boolean> {
+    const chunk = await this.store.listChunk(this.source.list_id, n);
+    if (!chunk) return false;
+    await this.frontier.offerListUrls(chunk.urls, chunk.start);
+    if (!(await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { list_chunks_done: n + 1 } }))) {
+      this.run.halt('lease-lost');
+      this.run.throwIfStopped();
+    }
+    return true;
+  }
+
+  private async done(): Promise<void> {
+    if (await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { seed_done: true } }))
+      await this.store.dropList(this.source.list_id);
+  }
+}
