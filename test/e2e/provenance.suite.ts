@@ -128,6 +128,21 @@ export function provenanceSuite(getEnv: () => ProvenanceEnv): void {
     expect(item.metadata).toEqual({ method: 'model', ungrounded_fields: 1 });
   });
 
+  it('extract: a number the model gave as text it cannot read is null with reason coerce_failed and its value (full)', async () => {
+    const schema = { name: 'string', price: 'number' };
+    const calls = () => env.models.requests.filter((r) => r.model === 'gpt-4o-mini+unreadable' && r.userText.includes('/product/7')).length;
+    const before = calls();
+    const res = await extract({ url: productUrl(7), schema, provenance: 'full' }, 'gpt-4o-mini+unreadable');
+    expect([res.status, res.status === 200 ? null : res.text]).toEqual([200, null]);
+    expect(res.body.data).toEqual({ name: product(7).name, price: null });
+    expect(res.body.metadata.fields.price).toEqual({ source: 'model', grounded: null, reason: 'coerce_failed', value: 'Call for price' });
+    // One model call: the null is the answer, not a reason to ask again.
+    expect(calls() - before).toBe(1);
+    expect((await call('GET', `/api/v1/jobs/${res.body.job_id}`)).body).toMatchObject({ status: 'completed', ungrounded_fields: 0 });
+    const summary = await extract({ url: productUrl(7), schema }, 'gpt-4o-mini+unreadable');
+    expect(summary.body.metadata.fields.price).toEqual({ source: 'model', grounded: null });
+  });
+
   it("a saved site's provenance and grounding apply to its extracts and crawls; the request's own win", async () => {
     const site = await call('POST', '/api/v1/sites', {
       body: { url: productUrl(7), crawl_options: { provenance: 'full', grounding: 'null_ungrounded', max_pages: 1, max_depth: 0 } },

@@ -79,7 +79,13 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
         onCall,
         ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
       });
-      call = { provider: out.target.provider, model: out.target.model, content: out.content, excerpt: request?.excerpt !== undefined };
+      call = {
+        provider: out.target.provider,
+        model: out.target.model,
+        content: out.content,
+        excerpt: request?.excerpt !== undefined,
+        nulled: out.nulled,
+      };
       return out;
     };
     try {

@@ -56,6 +56,19 @@ describe('GroundingService', () => {
     expect(text).toContain('gleaner_field_grounding_total{provider="openai",model="gpt-4o-mini",outcome="unchecked",role="test"} 0');
   });
 
+  it("gives a null that coercion made its reason and the model's value (full)", () => {
+    const page = service.pageOf('https://shop.example/b', CONTENT);
+    const out = service.ground({
+      page,
+      data: { title: 'Bree Tanner', price: null, author: null },
+      schema: SCHEMA,
+      settings: { provenance: 'full', grounding: 'report' },
+      call: { ...call, nulled: [{ path: ['price'], value: 'Call for price' }] },
+    });
+    expect(out.metadata.fields!.price).toEqual({ source: 'model', grounded: null, reason: 'coerce_failed', value: 'Call for price' });
+    expect(out.metadata.fields!.author).toEqual({ source: 'model', grounded: null, reason: 'model_null' });
+  });
+
   it("says which values a learned rule filled, with the rule, and does not count them as the model's", async () => {
     const page = service.pageOf('https://shop.example/b', CONTENT);
     const out = service.ground({

@@ -7,6 +7,7 @@ import { MODEL_LABEL_CAP } from '@app/llm';
 import { BoundedLabel, METRICS, type Metrics } from '@app/observability';
 import {
   PageGrounding,
+  formatPath,
   groundData,
   type FieldOrigin,
   type FieldProvenance,
@@ -15,6 +16,7 @@ import {
   type SelectorView,
 } from '@app/provenance';
 import type { JsonSchemaObject } from '@app/schema';
+import type { CoercedToNull } from './coerce';
 
 const OUTCOMES = ['grounded', 'ungrounded', 'unchecked'] as const;
 /** Paths named in a failed page's message. */
@@ -28,6 +30,8 @@ export interface GroundedCall {
   content: string;
   /** The content was an excerpt of the page (a learned partial call), not the page. */
   excerpt: boolean;
+  /** Values of its answer that coercion replaced by null (ExtractOutput.nulled). */
+  nulled?: ReadonlyArray<CoercedToNull>;
 }
 
 export interface GroundResultInput {
@@ -102,7 +106,15 @@ export class GroundingService {
       if (!selector) selectors.set(field, (selector = selectorView(rule)));
       return { source: 'selectors', index: page.pageText, selector };
     };
-    const outcome = groundData({ data: input.data, schema: input.schema, origin, settings: input.settings, baseUrl: page.page.url });
+    const nulled = call?.nulled?.length ? new Map(call.nulled.map((n) => [formatPath(n.path), n.value])) : undefined;
+    const outcome = groundData({
+      data: input.data,
+      schema: input.schema,
+      origin,
+      settings: input.settings,
+      baseUrl: page.page.url,
+      ...(nulled ? { nulled } : {}),
+    });
     if (call) this.count(call, outcome.bySource.model);
     const metadata: ProvenanceMetadata = {
       ...(outcome.fields ? { fields: outcome.fields } : {}),

@@ -112,6 +112,36 @@ describe('groundData', () => {
     expect(out.fields!.tags.reason).toBe('model_empty');
   });
 
+  it("says which nulls coercion made: coerce_failed with the model's value, model_empty for an empty text", () => {
+    const page = index();
+    const nulled = new Map<string, unknown>([
+      ['price', 'Call for price'],
+      ['isbn', ''],
+      ['in_stock', 'x'.repeat(300)],
+    ]);
+    const fullOut = groundData({
+      data: { title: null, price: null, isbn: null, in_stock: null },
+      schema: SCHEMA,
+      origin: () => ({ source: 'model', index: page }),
+      settings: { provenance: 'full', grounding: 'report' },
+      nulled,
+    });
+    expect(fullOut.fields!.title).toEqual({ source: 'model', grounded: null, reason: 'model_null' });
+    expect(fullOut.fields!.price).toEqual({ source: 'model', grounded: null, reason: 'coerce_failed', value: 'Call for price' });
+    expect(fullOut.fields!.isbn).toEqual({ source: 'model', grounded: null, reason: 'model_empty' });
+    expect(fullOut.fields!.in_stock).toEqual({ source: 'model', grounded: null, reason: 'coerce_failed', value: `${'x'.repeat(200)}…` });
+    expect(fullOut.bySource.model.empty).toBe(6);
+    // summary keeps source and grounded only
+    const summary = groundData({
+      data: { price: null },
+      schema: SCHEMA,
+      origin: () => ({ source: 'model', index: page }),
+      settings: { provenance: 'summary', grounding: 'report' },
+      nulled,
+    });
+    expect(summary.fields!.price).toEqual({ source: 'model', grounded: null });
+  });
+
   it('bounds a huge answer: leaves past the listing limit are counted, past the checking limit are leaf_limit', () => {
     const page = index();
     const tags = Array.from({ length: 30 }, () => 'vampires');

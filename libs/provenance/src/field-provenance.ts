@@ -20,7 +20,7 @@ export interface SelectorView {
 }
 
 /** Why a value is null (docs/provenance.md "Reasons"). */
-export type NullReason = 'model_null' | 'model_empty' | 'not_on_page' | 'ungrounded';
+export type NullReason = 'model_null' | 'model_empty' | 'coerce_failed' | 'not_on_page' | 'ungrounded';
 
 /** One leaf's entry in `metadata.fields`. */
 export interface FieldProvenance {
@@ -30,7 +30,7 @@ export interface FieldProvenance {
   selector?: SelectorView;
   evidence?: Evidence;
   reason?: NullReason | UncheckedReason;
-  /** `null_ungrounded`: the value the policy replaced by null (texts cut at 200 characters). */
+  /** The value the policy (`ungrounded`) or coercion (`coerce_failed`) replaced by null (texts cut at 200 characters). */
   value?: unknown;
 }
 
@@ -57,6 +57,11 @@ export interface ProvenanceInput {
   settings: ProvenanceSettings;
   /** Relative URL values resolve against it. */
   baseUrl?: string;
+  /**
+   * Model values that coercion replaced by null, by leaf path (formatPath): the model's own value. An empty text is
+   * `model_empty`, anything else `coerce_failed`.
+   */
+  nulled?: ReadonlyMap<string, unknown>;
   limits?: GroundingLimits;
 }
 
@@ -97,9 +102,7 @@ export function groundData(input: ProvenanceInput): ProvenanceOutcome {
     if (full && origin.selector) entry.selector = origin.selector;
     if (isEmpty(leaf.value)) {
       tally.empty++;
-      if (full)
-        entry.reason =
-          origin.source === 'selectors' ? 'not_on_page' : leaf.value === null || leaf.value === undefined ? 'model_null' : 'model_empty';
+      if (full) Object.assign(entry, emptyReason(leaf, origin.source, input.nulled));
     } else if (typeof leaf.value !== 'string' && typeof leaf.value !== 'number') {
       tally.unchecked++;
       if (full) entry.reason = 'not_checkable';
@@ -138,6 +141,17 @@ export function groundData(input: ProvenanceInput): ProvenanceOutcome {
     bySource,
     failed: settings.grounding === 'fail_page' && ungrounded.length > 0,
   };
+}
+
+/** Why a leaf is null or empty: the learned rule found nothing, the model said null or nothing, or coercion could not read it. */
+function emptyReason(leaf: Leaf, source: ValueSource, nulled?: ReadonlyMap<string, unknown>): Pick<FieldProvenance, 'reason' | 'value'> {
+  if (source === 'selectors') return { reason: 'not_on_page' };
+  if (leaf.value === null && nulled?.has(leaf.path)) {
+    const original = nulled.get(leaf.path);
+    if (typeof original === 'string' && original.trim() === '') return { reason: 'model_empty' };
+    return { reason: 'coerce_failed', value: clip(original) };
+  }
+  return { reason: leaf.value === null || leaf.value === undefined ? 'model_null' : 'model_empty' };
 }
 
 function counts(): GroundingCounts {

@@ -11,7 +11,7 @@ export {
 export { GROUNDING_LIMITS, type GroundingLimits } from './grounding-limits';
 export { GroundingIndex, TEXT_ATTRIBUTES, URL_ATTRIBUTES, type GroundingSource, type SegmentKind } from './grounding-index';
 export { groundValue, type Evidence, type LeafKind, type UncheckedReason, type Verdict } from './ground-value';
-export { leavesOf, type Leaf } from './leaves';
+export { formatPath, leavesOf, type Leaf } from './leaves';
 export {
   groundData,
   type FieldOrigin,

@@ -1,5 +1,5 @@
 import type { JsonSchemaObject } from '@app/schema';
-import { leavesOf } from './leaves';
+import { formatPath, leavesOf } from './leaves';
 
 const SCHEMA: JsonSchemaObject = {
   type: 'object',
@@ -85,6 +85,18 @@ describe('leavesOf', () => {
     const second = leaves.find((l) => l.path === 'authors[1]')!;
     (second.parent as unknown[])[second.key as number] = null;
     expect(data.authors).toEqual(['x', null]);
+  });
+
+  it('writes a path of names and indices as leaf paths are written', () => {
+    expect(formatPath(['offers', 1, 'price'])).toBe('offers[1].price');
+    expect(formatPath(['a.b', 0])).toBe('["a.b"][0]');
+    expect(formatPath([])).toBe('');
+    const data = { 'a.b': [{ sku: 'x' }] };
+    const schema: JsonSchemaObject = {
+      type: 'object',
+      properties: { 'a.b': { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } } } } },
+    };
+    expect(leavesOf(data, schema, 10).leaves.map((l) => l.path)).toEqual([formatPath(['a.b', 0, 'sku'])]);
   });
 
   it('walks deep nesting without recursion', () => {

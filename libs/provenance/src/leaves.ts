@@ -92,6 +92,13 @@ function kindOf(schema: JsonSchemaObject, value: unknown): LeafKind {
 
 const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
+/** A path given as its property names and list indices, written as leaf paths are (`offers[1].price`). */
+export function formatPath(segments: ReadonlyArray<string | number>): string {
+  let path = '';
+  for (const segment of segments) path = typeof segment === 'number' ? `${path}[${segment}]` : keyPath(path, segment);
+  return path;
+}
+
 function keyPath(base: string, name: string): string {
   if (PLAIN_KEY.test(name)) return base === '' ? name : `${base}.${name}`;
   return `${base}[${JSON.stringify(name)}]`;

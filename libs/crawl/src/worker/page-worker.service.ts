@@ -282,7 +282,13 @@ export class PageWorkerService implements OnApplicationBootstrap {
           },
           targets,
         );
-        call = { provider: out.target.provider, model: out.target.model, content: out.content, excerpt: request?.excerpt !== undefined };
+        call = {
+          provider: out.target.provider,
+          model: out.target.model,
+          content: out.content,
+          excerpt: request?.excerpt !== undefined,
+          nulled: out.nulled,
+        };
         return out;
       };
       let result: Completed['result'] & object;

@@ -130,6 +130,7 @@ export class FieldProvenanceResponse {
     enum: [
       'model_null',
       'model_empty',
+      'coerce_failed',
       'not_on_page',
       'ungrounded',
       'not_checkable',
@@ -140,12 +141,15 @@ export class FieldProvenanceResponse {
       'leaf_limit',
     ],
     description:
-      '`full`: why the value is null (`model_null`, `model_empty`, `not_on_page`: the learned rule found nothing, `ungrounded`: ' +
-      'the policy `null_ungrounded` removed it) or why it was not checked (docs/provenance.md "Reasons").',
+      "`full`: why the value is null (`model_null`, `model_empty`, `coerce_failed`: the model gave a text the field's type cannot " +
+      'read, `not_on_page`: the learned rule found nothing, `ungrounded`: the policy `null_ungrounded` removed it) or why it was ' +
+      'not checked (docs/provenance.md "Reasons").',
   })
   reason?: string;
   @ApiPropertyOptional({
-    description: '`full` with `null_ungrounded`: the value the policy replaced by null (texts cut at 200 characters).',
+    description:
+      '`full`: the value the policy `null_ungrounded` (reason `ungrounded`) or coercion (reason `coerce_failed`) replaced by null ' +
+      '(texts cut at 200 characters).',
   })
   value?: unknown;
 }
