@@ -143,6 +143,48 @@ describe('grounding: URLs', () => {
   });
 });
 
+describe('grounding: texts of several lines', () => {
+  const ARTICLE = [
+    '# Saturn moon mapped',
+    '',
+    'Scientists on Monday unveiled the first global map of Titan.',
+    '',
+    '![A radar image of Titan](https://img.example/titan.jpg)',
+    'Advertisement',
+    '',
+    'The map shows dunes, lakes and plains, the team said.',
+    '',
+    'Related: [Europa has water vapour](https://news.example/europa)',
+  ].join('\n');
+  const body = (text: string) => at(text, 'string', { text: { in: 'page', text: ARTICLE } });
+
+  it('finds each line whole when the page puts something between them, the evidence from the first to the last', () => {
+    const value = 'Scientists on Monday unveiled the first global map of Titan.\n\nThe map shows dunes, lakes and plains, the team said.';
+    const verdict = body(value);
+    expect(verdict).toMatchObject({ grounded: true, evidence: { in: 'page', start: ARTICLE.indexOf('Scientists') } });
+    expect(verdict.grounded && verdict.evidence.end).toBe(ARTICLE.indexOf(' the team said.') + ' the team said'.length);
+  });
+
+  it('is ungrounded when one line is not on the page (a changed digit, a swapped name)', () => {
+    expect(
+      body('Scientists on Monday unveiled the first global map of Titan.\nThe map shows dunes, lakes and plains, the crew said.'),
+    ).toEqual({
+      grounded: false,
+    });
+    expect(body('Scientists on Tuesday unveiled the first global map of Titan.\nThe map shows dunes, lakes and plains.').grounded).toBe(
+      false,
+    );
+  });
+
+  it('skips lines without words, and takes lines in any order', () => {
+    expect(body('The map shows dunes, lakes and plains, the team said.\n___\nScientists on Monday unveiled').grounded).toBe(true);
+  });
+
+  it('still wants a one-line value as one run of words: what lies between two paragraphs breaks it', () => {
+    expect(body('of Titan. The map shows').grounded).toBe(false);
+  });
+});
+
 describe('grounding: what it does not judge, and its bounds', () => {
   it('does not check booleans and enum values', () => {
     expect(at('yes', 'unchecked')).toEqual({ grounded: null, reason: 'not_checkable' });

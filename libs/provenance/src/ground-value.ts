@@ -77,6 +77,10 @@ function findText(
   if (words.keys.length === 0) return { grounded: null, reason: 'not_checkable' };
   const sequence = findSequence(index, words.keys);
   if (sequence) return sequence;
+  if (value.includes('\n')) {
+    const lines = findLines(index, value);
+    if (lines !== undefined) return lines;
+  }
   const keys: string[] = [];
   if (kind === 'date' || kind === 'date-time') keys.push(...(isoDateKeys(value) ?? []));
   for (const reading of numberTextReadings(words, value) ?? []) keys.push(`n:${reading}`);
@@ -112,6 +116,31 @@ function findSequence(index: GroundingIndex, query: string[]): Found {
     if (k === query.length) return { first, last };
   }
   return undefined;
+}
+
+/**
+ * A text of several lines (an article body, an address) whose lines are on the page but not one after the other:
+ * the page puts a caption, an advertisement or a link list between two paragraphs. Each line with words must be
+ * found whole, in any order; the evidence runs from the first line's match to the last one's when they are in
+ * order in one segment. Undefined when a line is missing (the value is then tried as a number or a date).
+ */
+function findLines(index: GroundingIndex, value: string): Found {
+  let first: { first: number; last: number } | undefined;
+  let last: { first: number; last: number } | undefined;
+  let lines = 0;
+  for (const line of value.split('\n')) {
+    const words = tokenize(line);
+    if (words.keys.length === 0) continue;
+    const found = findSequence(index, words.keys);
+    if (found === BUDGET) return BUDGET;
+    if (found === undefined || !('first' in found)) return undefined;
+    lines++;
+    first ??= found;
+    last = found;
+  }
+  if (!first || !last || lines < 2) return undefined;
+  const ordered = last.first >= first.first && index.segmentOf[first.first] === index.segmentOf[last.last];
+  return ordered ? { first: first.first, last: last.last } : first;
 }
 
 function findKeys(index: GroundingIndex, keys: string[]): Found {

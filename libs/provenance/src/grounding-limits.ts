@@ -24,7 +24,7 @@ export const GROUNDING_LIMITS: Readonly<GroundingLimits> = Object.freeze({
   maxIndexedChars: 2_000_000,
   maxAttributes: 20_000,
   maxAttributeChars: 2_000,
-  maxValueChars: 5_000,
+  maxValueChars: 100_000,
   maxListedLeaves: 5_000,
   maxCheckedLeaves: 2_000,
   workBudget: 10_000_000,
