@@ -142,6 +142,31 @@ describe('groundData', () => {
     expect(summary.fields!.price).toEqual({ source: 'model', grounded: null });
   });
 
+  it('holds the default bounds on a schema of thousands of leaves, a huge value and an unknown script', () => {
+    const wide: JsonSchemaObject = {
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 6_000 }, (_, i) => [`f${i}`, { type: ['string', 'null'] }])),
+    };
+    const data: Record<string, unknown> = Object.fromEntries(Array.from({ length: 6_000 }, (_, i) => [`f${i}`, 'vampires']));
+    data.f0 = 'x '.repeat(GROUNDING_LIMITS.maxValueChars);
+    data.f1 = 'ภาษาไทย';
+    const page = index();
+    const out = groundData({
+      data,
+      schema: wide,
+      origin: () => ({ source: 'model', index: page }),
+      settings: { provenance: 'full', grounding: 'report' },
+    });
+    expect(Object.keys(out.fields!)).toHaveLength(GROUNDING_LIMITS.maxListedLeaves);
+    expect(out.fieldsOmitted).toBe(6_000 - GROUNDING_LIMITS.maxListedLeaves);
+    expect(out.fields!.f0).toEqual({ source: 'model', grounded: null, reason: 'value_too_long' });
+    expect(out.fields!.f1).toEqual({ source: 'model', grounded: null, reason: 'unsupported_script' });
+    expect(out.fields!.f2).toMatchObject({ grounded: true });
+    expect(out.fields![`f${GROUNDING_LIMITS.maxCheckedLeaves - 1}`]).toMatchObject({ grounded: true });
+    expect(out.fields![`f${GROUNDING_LIMITS.maxCheckedLeaves}`]).toEqual({ source: 'model', grounded: null, reason: 'leaf_limit' });
+    expect(out.bySource.model).toMatchObject({ grounded: GROUNDING_LIMITS.maxCheckedLeaves - 2, ungrounded: 0 });
+  });
+
   it('bounds a huge answer: leaves past the listing limit are counted, past the checking limit are leaf_limit', () => {
     const page = index();
     const tags = Array.from({ length: 30 }, () => 'vampires');
