@@ -1,8 +1,10 @@
 import type { Command, CommanderError, Option } from 'commander';
+import { FETCH_MODES } from '@app/fetch';
 import { CommandRegistry } from './command-registry';
 import type { CliCommand, CliIo } from './command';
 import { registerBatch } from './commands/batch-command';
 import { registerMap } from './commands/map-command';
+import { registerMcp } from './commands/mcp-command';
 import { registerCrawl } from './commands/crawl-command';
 import { registerExtract } from './commands/extract-command';
 import { registerJobs } from './commands/jobs-command';
@@ -12,7 +14,7 @@ import { CliContext, cliVersion, DEFAULT_URL, type ApiIo, type GlobalOptions } f
 import { ApiError, CliError, describeProblem, InterruptedError } from './errors';
 import { EXIT, type ExitCode } from './exit-codes';
 import { SignalHub } from './follow/signals';
-import { EXTRACTION_MODES, FETCH_MODES, GROUNDING_POLICIES, PROVENANCE_MODES } from './request-options';
+import { EXTRACTION_MODES, GROUNDING_POLICIES, PROVENANCE_MODES } from './request-options';
 import { colorsFor } from './util/colors';
 import { loadCommander } from './util/esm';
 
@@ -177,6 +179,7 @@ async function buildProgram(
   registerMap(program, kit);
   registerJobs(program, kit);
   registerResults(program, kit);
+  registerMcp(program, kit);
 
   // Listed in the help; `runCli` hands them their arguments before commander sees them.
   for (const local of LOCAL_COMMANDS) {

@@ -8,7 +8,6 @@ export interface ModelOptions {
   modelBaseUrl?: string;
 }
 
-export const FETCH_MODES = ['auto', 'static', 'dynamic'] as const;
 export const EXTRACTION_MODES = ['model', 'auto'] as const;
 /** The service's `provenance` and `grounding` values (docs/provenance.md). */
 export const PROVENANCE_MODES = ['off', 'summary', 'full'] as const;

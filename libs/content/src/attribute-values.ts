@@ -1,4 +1,4 @@
-import { walkElements, type Document } from './dom';
+import { walk, type Document } from './dom';
 import type { AttributeValue } from './types';
 import type { UrlResolver } from './url-resolver';
 
@@ -27,7 +27,7 @@ export function attributeValues(document: Document, resolver: UrlResolver): Attr
     seen.add(key);
     out.push({ name, value });
   };
-  walkElements(document, (el) => {
+  walk(document, (el) => {
     if (SKIPPED.has(el.name)) return false;
     if (out.length >= ATTRIBUTE_LIMITS.maxValues) return false;
     for (const name of TEXT_ATTRIBUTES) {

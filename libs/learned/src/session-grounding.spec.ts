@@ -1,6 +1,6 @@
 import { LearnedSession, type GroundingCheck, type LearnedResult } from './session';
-import { BOOK_SCHEMA, book, productPage, productUrl } from './test-fixtures/shop';
-import { bookNumber, perfectModel } from './test-fixtures/model';
+import { BOOK_SCHEMA, book, productPage, productUrl } from '../../../test/fixtures/learned-shop';
+import { bookNumber, perfectModel } from '../../../test/fixtures/learned-model';
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 

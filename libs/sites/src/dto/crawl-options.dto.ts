@@ -19,11 +19,9 @@ import {
 } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
 import { checkCssSelector } from '@app/content';
+import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { GROUNDING_POLICIES, PROVENANCE_DEFAULTS, PROVENANCE_MODES, type GroundingPolicy, type ProvenanceMode } from '@app/provenance';
 import { checkPattern } from '../url-rules';
-
-export const FETCH_MODES = ['auto', 'static', 'dynamic'] as const;
-export type FetchMode = (typeof FETCH_MODES)[number];
 
 /** Server-side caps (docs/api.md "Crawl options"); over a cap is a 422. */
 export const CRAWL_CAPS = { maxDepth: 10, maxPages: 100_000, concurrency: 32 } as const;
