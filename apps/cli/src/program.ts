@@ -26,7 +26,7 @@ export interface CommandKit {
   fetchModeOption(): Option;
   extractionModeOption(): Option;
   /** `--flag <value>` restricted to `choices`, with a default. */
-  choiceOption(flags: string, description: string, choices: readonly string[], defaultValue: string): Option;
+  choiceOption(flags: string, description: string, choices: readonly string[], defaultValue?: string): Option;
 }
 
 interface LocalCommand {
@@ -151,7 +151,10 @@ async function buildProgram(
         .option('--model-key <key>', 'provider key for this request only (env GLEANER_MODEL_API_KEY)')
         .option('--model-base-url <url>', 'provider endpoint (env GLEANER_MODEL_BASE_URL)'),
     fetchModeOption: () => new Option('--fetch-mode <mode>', 'how pages are fetched (service default auto)').choices(FETCH_MODES),
-    choiceOption: (flags, description, choices, defaultValue) => new Option(flags, description).choices(choices).default(defaultValue),
+    choiceOption: (flags, description, choices, defaultValue) => {
+      const option = new Option(flags, description).choices(choices);
+      return defaultValue === undefined ? option : option.default(defaultValue);
+    },
     extractionModeOption: () =>
       new Option(
         '--extraction-mode <mode>',

@@ -36,6 +36,8 @@ export interface JobSummary {
   error_message: string | null;
   output: string | null;
   results_written: number;
+  /** `files`: one per page under the directory `output` (crawl --out-dir); `lines`: JSON lines. */
+  results_unit: 'lines' | 'files';
   detached?: boolean;
   cancelled_by_user?: boolean;
 }
@@ -142,6 +144,7 @@ async function buildSummary(client: ApiClient, job: JobView, follower: JobFollow
     error_message: latest.error_message,
     output: sink.path,
     results_written: sink.written,
+    results_unit: sink.unit,
   };
 }
 
@@ -161,6 +164,6 @@ export function renderSummary(s: JobSummary, c: CliContext['out']): string {
   if (s.rate_limited) lines.push(`  ${c.yellow('rate limits met: some pages answered 429 or Retry-After')}`);
   lines.push(`  tokens    ${formatInt(s.token_usage.input)} in · ${formatInt(s.token_usage.output)} out`);
   lines.push(`  cost      ${formatUsd(s.cost_usd)}`);
-  if (s.output) lines.push(`  results   ${formatInt(s.results_written)} lines in ${s.output}`);
+  if (s.output) lines.push(`  results   ${formatInt(s.results_written)} ${s.results_unit} in ${s.output}`);
   return `${lines.join('\n')}\n`;
 }

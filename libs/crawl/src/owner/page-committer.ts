@@ -111,6 +111,7 @@ export class PageCommitter {
           ...(result.template_id ? { template_id: result.template_id } : {}),
           ...(result.model_fields ? { model_fields: result.model_fields } : {}),
           ...(result.model_call ? { model_call: result.model_call } : {}),
+          ...(result.details ?? {}),
         },
       });
     }

@@ -10,13 +10,13 @@ import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRec
 import { crawlSession, learnedTemplates, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
-import { PageLoaderService } from '@app/pages';
+import { loadOptionsFor, PageLoaderService, type LoadedPage } from '@app/pages';
 import { POLITENESS, hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
-import { ResultsService } from '@app/results';
+import { ResultsService, ScreenshotsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { crawlHostPolicy } from '../crawl-host-policy';
-import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { extractionSchema, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlScope } from '../crawl-scope';
 import { CrawlRepository } from '../crawl.repository';
 import {
@@ -31,6 +31,7 @@ import { PAGE_RETRY_LIMITS, isRetryableFailure } from '../page-retry-policy';
 import { canonicalize } from '../url-canon';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
+import { formatsResult } from './formats-result';
 
 /** Stops a page after its fetch, before any model call (a duplicate or off-site redirect target). */
 class StopAfterFetch extends Error {
@@ -79,6 +80,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly loader: PageLoaderService,
     private readonly extraction: ExtractionService,
     private readonly results: ResultsService,
+    private readonly screenshots: ScreenshotsService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
   ) {
     this.outcomes = metrics.once(
@@ -197,6 +199,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
           ok: true as const,
           page: await this.loader.load(task.url, options.fetch_mode, {
             signal,
+            ...(input.page_formats && task.extract ? loadOptionsFor(input.page_formats) : {}),
             linkSelector: options.follow_selector ?? undefined,
             beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
             beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
@@ -221,6 +224,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       fetch_duration_ms: fetchMs,
     };
     if (!task.extract) return { kind: 'completed', ...base, extract_duration_ms: null, result: null };
+    if (input.page_formats) return this.formatsOutcome(task, context, page, base);
 
     const extractStarted = Date.now();
     const secrets = this.jobs.openSecrets(task.secrets);
@@ -234,14 +238,14 @@ export class PageWorkerService implements OnApplicationBootstrap {
             userId: job.user_id,
             url: page.fetch.url,
             content: request?.excerpt ?? page.content.markdown,
-            schema: request?.schema ?? input.schema,
+            schema: request?.schema ?? extractionSchema(input),
             ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
             llmConfig,
             signal,
             onCall: captureRecorder(
               this.results,
               job,
-              { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(input.schema) },
+              { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(extractionSchema(input)) },
               secrets,
             ),
           },
@@ -288,6 +292,37 @@ export class PageWorkerService implements OnApplicationBootstrap {
     }
   }
 
+  /** A page of a crawl without a schema: its formats, no model call (docs/scrape.md "Crawls and batches"). */
+  private async formatsOutcome(
+    task: PageTaskPayload,
+    context: JobContextCache,
+    page: LoadedPage,
+    base: Omit<Extract<PageOutcome, { kind: 'completed' }>, 'kind' | 'extract_duration_ms' | 'result'>,
+  ): Promise<PageOutcome> {
+    const started = Date.now();
+    const { job, input } = context;
+    try {
+      const result = await formatsResult(page, input.page_formats!, {
+        jobId: job._id,
+        key: task.key,
+        store: (id, png) => this.screenshots.store(job, id, png),
+      });
+      return { kind: 'completed', ...base, extract_duration_ms: Date.now() - started, result };
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error; // a store failure: the queue delivers the task again
+      return {
+        kind: 'failed',
+        error_category: error.category ?? 'internal',
+        error_message: error.detail ?? error.message,
+        error_details: null,
+        http_status: page.fetch.status,
+        final_url: page.fetch.url,
+        retryable: false,
+        usage: null,
+      };
+    }
+  }
+
   /**
    * extraction_mode auto: the page goes through the crawl's learned extraction (templates and
    * rules in the store, shared by every page worker; the crawl is a consumer of them, so another
@@ -303,7 +338,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const { input, job } = context;
     const templates = await learnedTemplates(this.store);
     let modelOut: Awaited<ReturnType<ExtractionService['extract']>> | undefined;
-    const session = crawlSession(templates, { userId: job.user_id, schema: input.schema, crawlId: job._id }, async (request) => {
+    const session = crawlSession(templates, { userId: job.user_id, schema: extractionSchema(input), crawlId: job._id }, async (request) => {
       modelOut = await callModel(request);
       return modelOut.data as Record<string, unknown>;
     });
