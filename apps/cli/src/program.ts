@@ -28,7 +28,7 @@ export interface CommandKit {
   /** `--provenance` and `--grounding` (docs/provenance.md). */
   addProvenanceOptions(command: Command): void;
   /** `--flag <value>` restricted to `choices`, with a default. */
-  choiceOption(flags: string, description: string, choices: readonly string[], defaultValue: string): Option;
+  choiceOption(flags: string, description: string, choices: readonly string[], defaultValue?: string): Option;
 }
 
 interface LocalCommand {
@@ -153,7 +153,10 @@ async function buildProgram(
         .option('--model-key <key>', 'provider key for this request only (env GLEANER_MODEL_API_KEY)')
         .option('--model-base-url <url>', 'provider endpoint (env GLEANER_MODEL_BASE_URL)'),
     fetchModeOption: () => new Option('--fetch-mode <mode>', 'how pages are fetched (service default auto)').choices(FETCH_MODES),
-    choiceOption: (flags, description, choices, defaultValue) => new Option(flags, description).choices(choices).default(defaultValue),
+    choiceOption: (flags, description, choices, defaultValue) => {
+      const option = new Option(flags, description).choices(choices);
+      return defaultValue === undefined ? option : option.default(defaultValue);
+    },
     extractionModeOption: () =>
       new Option(
         '--extraction-mode <mode>',
