@@ -67,7 +67,8 @@ export function exitCodeTable(text: string): number[] {
   for (const line of lines.slice(start + 1)) {
     const row = /^\s*(?:\|\s*(\d+)\s*\||(\d+)\s{2,}\S)/.exec(line);
     if (row) codes.push(Number(row[1] ?? row[2]));
-    else if (codes.length > 0 && !/^\s*\|/.test(line)) break;
+    // Table rows go on; so do a help text's indented continuation lines.
+    else if (codes.length > 0 && !/^\s*\|/.test(line) && !/^\s{4,}\S/.test(line)) break;
   }
   return [...new Set(codes)].sort((a, b) => a - b);
 }
