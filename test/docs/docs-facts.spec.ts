@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envSchema } from '@app/config';
 import { ERROR_CATEGORIES } from '@app/core';
+import { CRAWL_OPTION_DEFAULTS } from '@app/sites';
 import { EXIT_USAGE } from '../../apps/cli/src/command';
 import { EXIT } from '../../apps/cli/src/exit-codes';
 import { PROGRAM_HELP } from '../../apps/cli/src/program';
@@ -93,5 +94,20 @@ describe('CLI exit codes', () => {
     expect(summary).not.toBeNull();
     const codes = [...summary![1].matchAll(/(?:^|\/\s*)(\d+)\s/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
     expect(codes).toEqual(apiCodes);
+  });
+});
+
+describe('docs/crawl.md "Options"', () => {
+  it('has a row for every crawl option, with its default', () => {
+    const section = /^## Options\n([\s\S]*?)(?=^## )/m.exec(read('docs/crawl.md'));
+    expect(section).not.toBeNull();
+    const rows = new Map<string, string>();
+    for (const m of section![1].matchAll(/^\| `([a-z_]+)` \| ([^|]+) \|/gm)) rows.set(m[1], m[2].trim());
+    expect([...rows.keys()].sort()).toEqual(Object.keys(CRAWL_OPTION_DEFAULTS).sort());
+    for (const [name, value] of Object.entries(CRAWL_OPTION_DEFAULTS)) {
+      const shown = rows.get(name)!;
+      const expected = value === null ? 'none' : `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
+      expect({ name, shown }).toEqual({ name, shown: expected });
+    }
   });
 });
