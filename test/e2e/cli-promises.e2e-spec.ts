@@ -11,7 +11,7 @@ import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site';
 import { assertCliBuilt, CLI_MAIN, jsonLines, runCli, STACK_TRACE, type CliEnv } from './cli-helpers/cli';
 import { startService, type Service } from './cli-helpers/service';
-import { tempDir } from './helpers';
+import { http, tempDir } from './helpers';
 
 jest.setTimeout(180_000);
 
@@ -109,6 +109,53 @@ describe('--json', () => {
     });
     // Every line on stderr is JSON with --json.
     expect(json.stderr.trim().split('\n').length).toBe(lines.length);
+  });
+});
+
+describe('errors that point at the fix', () => {
+  it('the API names a misspelt or misplaced field, says "is required", and points invalid JSON at the body', async () => {
+    const base = { url: `${site.url}/`, schema: { title: 'string' } };
+    const typo = await http(service.url, 'POST', '/api/v1/crawl', { key: service.key, body: { ...base, options: { max_page: 3 } } });
+    expect(typo.status).toBe(422);
+    expect(typo.body.errors).toEqual([{ location: 'body.options.max_page', message: 'unknown field: did you mean max_pages?' }]);
+    const misplaced = await http(service.url, 'POST', '/api/v1/crawl', { key: service.key, body: { ...base, max_pages: 3 } });
+    expect(misplaced.body.errors).toEqual([{ location: 'body.max_pages', message: 'unknown field: did you mean body.options.max_pages?' }]);
+    const wrongType = await http(service.url, 'POST', '/api/v1/crawl', {
+      key: service.key,
+      body: { ...base, options: { max_pages: '20' } },
+    });
+    expect(wrongType.body.errors).toEqual([{ location: 'body.options.max_pages', message: 'must be an integer number', value: '20' }]);
+    const missing = await http(service.url, 'PUT', '/api/v1/llm/keys', { key: service.key, body: { provider: 'openai', api_key: 'sk-1' } });
+    expect(missing.body.errors).toEqual([{ location: 'body.is_enabled', message: 'is required' }]);
+    const broken = await http(service.url, 'POST', '/api/v1/extract', {
+      key: service.key,
+      rawBody: '{"url": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body.errors).toEqual([{ location: 'body', message: expect.stringMatching(/^is not valid JSON: /) }]);
+  });
+
+  it('a refused private address names the variables that open it; a refused crawl seed fails ssrf_blocked', async () => {
+    const closed = await startService({ env: { GLEANER_ALLOW_PRIVATE_NETWORKS: 'false', GLEANER_OPENAI_BASE_URL: models.openaiBaseUrl } });
+    try {
+      const closedEnv = { url: closed.url, key: closed.key, GLEANER_MODEL_API_KEY: 'sk-cli-promises' };
+      const extract = await runCli(['extract', `${site.url}/`, '--schema', SCHEMA, '--model', 'openai/gpt-4o-mini', '--json'], closedEnv);
+      expect(extract.code).toBe(2);
+      const problem = jsonLines(extract.stderr)[0].error;
+      expect(problem).toMatchObject({ status: 422, error_category: 'ssrf_blocked' });
+      expect(problem.detail).toContain('GLEANER_ALLOW_NETWORKS=127.0.0.1/32');
+      expect(problem.detail).toContain('GLEANER_ALLOW_PRIVATE_NETWORKS=true');
+
+      const crawl = await runCli(
+        ['crawl', `${site.url}/`, '--schema', SCHEMA, '--model', 'openai/gpt-4o-mini', '--json', '-o', join(tempDir(), 'c.jsonl')],
+        closedEnv,
+      );
+      expect(crawl.code).toBe(1);
+      expect(JSON.parse(crawl.stdout)).toMatchObject({ status: 'failed', error_category: 'ssrf_blocked' });
+    } finally {
+      await closed.stop();
+    }
   });
 });
 
