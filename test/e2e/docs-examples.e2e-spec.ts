@@ -49,7 +49,7 @@ afterAll(async () => {
 
 it('finds the examples of every document', () => {
   const files = new Set(examples.map((e) => e.file));
-  for (const file of ['README.md', 'docs/scrape.md', 'apps/cli/README.md']) expect(files).toContain(file);
+  for (const file of ['README.md', 'docs/scrape.md', 'docs/migrating.md', 'apps/cli/README.md']) expect(files).toContain(file);
   expect(runnable.length).toBeGreaterThanOrEqual(8);
 });
 

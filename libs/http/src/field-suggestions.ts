@@ -29,20 +29,40 @@ function fieldsOf(cls: DtoClass, path: string, depth = 0, out: Array<{ name: str
   return out;
 }
 
+/** `onlyMainContent` → `only_main_content`: callers coming from camelCase APIs. */
+function snakeCase(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+}
+
+function nearest(candidates: string[], names: Iterable<string>, limit: number): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of names) {
+    for (const candidate of candidates) {
+      const distance = editDistance(candidate, name.toLowerCase());
+      if (distance <= limit && (!best || distance < best.distance)) best = { name, distance };
+    }
+  }
+  return best?.name;
+}
+
 /**
- * What an unknown field probably meant: a declared field of the same object within a small edit distance,
- * else the same name declared at another level of the body (`max_pages` at the top instead of under
- * `options`, `schema` inside `options`). Undefined when nothing is close.
+ * What an unknown field probably meant: a declared field of the same object within a small edit distance
+ * (camelCase read as snake_case), else that name declared at another level of the body (`max_pages` at the
+ * top instead of under `options`, `schema` inside `options`). Undefined when nothing is close.
  */
 export function suggestField(key: string, here: DtoClass, root: DtoClass, rootPath: string): string | undefined {
   if (key.length < 3) return undefined;
+  const candidates = [...new Set([key.toLowerCase(), snakeCase(key)])];
   const limit = maxDistance(key);
-  let best: { name: string; distance: number } | undefined;
-  for (const name of describeDto(here).keys()) {
-    const distance = editDistance(key.toLowerCase(), name.toLowerCase());
-    if (distance <= limit && (!best || distance < best.distance)) best = { name, distance };
-  }
-  if (best) return best.name;
-  const elsewhere = fieldsOf(root, rootPath).find((field) => field.name === key);
-  return elsewhere?.location;
+  const near = nearest(candidates, describeDto(here).keys(), limit);
+  if (near) return near;
+  const fields = fieldsOf(root, rootPath);
+  const exact = fields.find((field) => candidates.includes(field.name));
+  if (exact) return exact.location;
+  const elsewhere = nearest(
+    candidates,
+    fields.map((field) => field.name),
+    limit,
+  );
+  return elsewhere ? fields.find((field) => field.name === elsewhere)?.location : undefined;
 }

@@ -65,6 +65,10 @@ describe('suggestField', () => {
     expect(suggestField('ur', Request, Request, 'body')).toBeUndefined();
     expect(suggestField('is_enabeld', Request, Request, 'body')).toBe('is_enabled');
     expect(suggestField('enabled', Request, Request, 'body')).toBeUndefined();
+    // camelCase from other APIs, here and at another level.
+    expect(suggestField('isEnabled', Request, Request, 'body')).toBe('is_enabled');
+    expect(suggestField('maxDepth', Request, Request, 'body')).toBe('body.options.max_depth');
+    expect(suggestField('max_dept', Request, Request, 'body')).toBe('body.options.max_depth');
   });
 });
 
