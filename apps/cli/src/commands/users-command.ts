@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AuthModule, UsersService } from '@app/auth';
-import { ConfigError, loadConfig } from '@app/config';
+import { loadConfigOrReport } from '@app/config';
 import { createLogger, Metrics } from '@app/observability';
 import { openPorts, PlatformModule } from '@app/platform';
 import { parseFlags, type ParsedFlags } from '../arg-parser';
@@ -34,16 +34,8 @@ async function withUsers<T>(io: CliIo, dataDir: string | undefined, work: (users
     );
     return null;
   }
-  let config;
-  try {
-    config = loadConfig(dataDir === undefined ? process.env : { ...process.env, DATA_DIR: dataDir }, 'all');
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr.write(`${error.message}\n`);
-      return null;
-    }
-    throw error;
-  }
+  const config = loadConfigOrReport(dataDir === undefined ? process.env : { ...process.env, DATA_DIR: dataDir }, 'all', io.stderr);
+  if (!config) return null;
   const logger = createLogger({ level: 'warn', name: 'gleaner-cli', destination: io.stderr });
   const ports = await openPorts(config);
   @Module({ imports: [PlatformModule.forRoot(config, ports, logger, new Metrics('cli')), AuthModule] })

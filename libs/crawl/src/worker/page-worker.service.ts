@@ -5,13 +5,13 @@ import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { ExtractionFailure, ExtractionService, captureRecorder } from '@app/extraction';
 import { RedirectStopped, type FetchResult } from '@app/fetch';
-import { llmConfigFor } from '@app/intake';
+import { llmConfigFor } from '@app/llm';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
 import { crawlSession, learnedTemplates, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { PageLoaderService } from '@app/pages';
-import { POLITENESS, hostOf, withHostSlot, type PolitenessPort } from '@app/politeness';
+import { POLITENESS, hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { ResultsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
@@ -187,7 +187,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private async run(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal): Promise<PageOutcome> {
     const { input, job } = context;
     const options = input.options;
-    const host = hostOf(task.url);
+    const host = hostnameOf(task.url);
     const started = Date.now();
     // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
     // other worker slips a request in between.
