@@ -4,12 +4,15 @@
  * model server behind the service's provider endpoints, and its documented answer is checked. The rules
  * (markers, rewriting, expectations) are in docs/contributing.md "Executable documents".
  */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site';
 import { documentPaths, examplesOf, type DocExample } from '../docs/doc-examples';
 import { makeWrappers, runExample, type RunnerSetup } from '../docs/example-runner';
 import { assertCliBuilt, CLI_MAIN } from './cli-helpers/cli';
 import { startService, type Service } from './cli-helpers/service';
+import { tempDir } from './helpers';
 import { ROOT } from './processes';
 
 jest.setTimeout(600_000);
@@ -51,6 +54,29 @@ it('finds the examples of every document', () => {
   const files = new Set(examples.map((e) => e.file));
   for (const file of ['README.md', 'docs/scrape.md', 'docs/migrating.md', 'apps/cli/README.md']) expect(files).toContain(file);
   expect(runnable.length).toBeGreaterThanOrEqual(8);
+});
+
+it('refuses any address that is not loopback, before the example runs and again in the curl and gleaner wrappers', async () => {
+  const leftover: DocExample = { file: 'x.md', line: 1, lang: 'sh', code: 'curl https://example.org/' };
+  expect((await runExample(leftover, setup, bin)).problems).toEqual([
+    'not run: addresses left after rewriting that are not loopback: https://example.org',
+  ]);
+  for (const [program, arg] of [
+    ['curl', 'https://example.org/'],
+    ['curl', 'example.org/path'],
+    ['gleaner', 'http://10.0.0.1/'],
+  ]) {
+    const run = spawnSync(join(bin, program), ['scrape', arg], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', DOC_RUN_DIR: tempDir() },
+    });
+    expect({ program, arg, status: run.status, stderr: run.stderr }).toEqual({
+      program,
+      arg,
+      status: 97,
+      stderr: `docs harness: refused a non-loopback address: ${arg}\n`,
+    });
+  }
 });
 
 describe.each(marked.map((e) => [`${e.file}:${e.line}`, e] as const))('%s (marked)', (_name, example) => {
