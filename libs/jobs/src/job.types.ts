@@ -74,6 +74,8 @@ export interface JobRecord {
   model_calls_by_kind?: { full?: number; partial?: number };
   /** Crawls: those calls' tokens by kind. */
   tokens_by_call_kind?: { full?: { input?: number; output?: number }; partial?: { input?: number; output?: number } };
+  /** Extracts and crawls: values of the results not found on their pages (docs/provenance.md); absent before it existed. */
+  ungrounded_fields?: number;
   [key: string]: unknown;
 }
 
@@ -107,6 +109,8 @@ export interface JobView {
   /** Crawls: the model calls of completed pages, full and partial, and their tokens. */
   model_calls_by_kind?: { full: number; partial: number };
   tokens_by_call_kind?: TokensByCallKind;
+  /** Extracts and crawls: values of the results not found on their pages. */
+  ungrounded_fields?: number;
 }
 
 export interface PagesByMethod {
@@ -178,7 +182,16 @@ export function toJobView(job: JobRecord): JobView {
     ...(job.extraction && typeof job.extraction === 'object' ? { extraction: job.extraction as Record<string, unknown> } : {}),
     ...(onCrawlEngine(job.type) && isRecord(job.input.options) ? { options: job.input.options } : {}),
     ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
+    ...groundingCounters(job),
   };
+}
+
+/**
+ * Extracts and the jobs on the crawl engine (crawls, batches) count the values of their results not found on their pages (docs/provenance.md "Counters"),
+ * bumped as pages finish (a crawl recounts them from its map); jobs stored before had none counted.
+ */
+export function groundingCounters(job: JobRecord): { ungrounded_fields?: number } {
+  return onCrawlEngine(job.type) || job.type === 'extract' ? { ungrounded_fields: job.ungrounded_fields ?? 0 } : {};
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
