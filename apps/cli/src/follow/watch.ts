@@ -65,6 +65,7 @@ export async function watchJob(ctx: CliContext, client: ApiClient, job: JobView,
     colors: ctx.err,
     reconnectTimeoutMs: (options.reconnectTimeoutSeconds ?? 300) * 1000,
     signal: ctx.signal,
+    json: ctx.json,
   });
   let outcome: FollowOutcome;
   try {
