@@ -18,13 +18,13 @@ import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRec
 import { crawlSession, learnedTemplates, type GroundingCheck, type LearnedResult, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
-import { PageLoaderService } from '@app/pages';
+import { loadOptionsFor, PageLoaderService } from '@app/pages';
 import { POLITENESS, hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
-import { ResultsService } from '@app/results';
+import { ResultsService, ScreenshotsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { crawlHostPolicy } from '../crawl-host-policy';
-import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { extractionSchema, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlScope } from '../crawl-scope';
 import { CrawlRepository } from '../crawl.repository';
 import {
@@ -39,6 +39,7 @@ import { PAGE_RETRY_LIMITS, isRetryableFailure } from '../page-retry-policy';
 import { canonicalize } from '../url-canon';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
+import { formatsOutcome } from './formats-result';
 
 type Completed = Extract<PageOutcome, { kind: 'completed' }>;
 
@@ -109,6 +110,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly extraction: ExtractionService,
     private readonly grounding: GroundingService,
     private readonly results: ResultsService,
+    private readonly screenshots: ScreenshotsService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
   ) {
     this.outcomes = metrics.once(
@@ -228,8 +230,9 @@ export class PageWorkerService implements OnApplicationBootstrap {
           page: await this.loader.load(task.url, options.fetch_mode, {
             signal,
             linkSelector: options.follow_selector ?? undefined,
-            // The attribute values a value may be grounded on (docs/provenance.md), for the pages that are extracted.
-            ...(task.extract ? { also: { attributes: true } } : {}),
+            // A page that is extracted: its formats (a crawl without a schema), or the attribute values a
+            // value may be grounded on (docs/provenance.md).
+            ...(task.extract ? (input.page_formats ? loadOptionsFor(input.page_formats) : { also: { attributes: true } }) : {}),
             beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
             beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
           }),
@@ -253,6 +256,13 @@ export class PageWorkerService implements OnApplicationBootstrap {
       fetch_duration_ms: fetchMs,
     };
     if (!task.extract) return { kind: 'completed', ...base, extract_duration_ms: null, result: null };
+    if (input.page_formats) {
+      return formatsOutcome(page, input.page_formats, base, {
+        jobId: job._id,
+        key: task.key,
+        store: (id, png) => this.screenshots.store(job, id, png),
+      });
+    }
 
     const extractStarted = Date.now();
     const secrets = this.jobs.openSecrets(task.secrets);
@@ -269,14 +279,14 @@ export class PageWorkerService implements OnApplicationBootstrap {
             userId: job.user_id,
             url: page.fetch.url,
             content: request?.excerpt ?? page.content.markdown,
-            schema: request?.schema ?? input.schema,
+            schema: request?.schema ?? extractionSchema(input),
             ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
             llmConfig,
             signal,
             onCall: captureRecorder(
               this.results,
               job,
-              { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(input.schema) },
+              { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(extractionSchema(input)) },
               secrets,
             ),
           },
@@ -316,7 +326,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       const grounded = this.grounding.ground({
         page: groundingPage,
         data: result.data,
-        schema: input.schema,
+        schema: extractionSchema(input),
         settings: { provenance: options.provenance, grounding: options.grounding },
         call,
         rules,
@@ -367,7 +377,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const { input, job } = context;
     const templates = await learnedTemplates(this.store);
     let modelOut: ExtractOutput | undefined;
-    const session = crawlSession(templates, { userId: job.user_id, schema: input.schema, crawlId: job._id }, async (request) => {
+    const session = crawlSession(templates, { userId: job.user_id, schema: extractionSchema(input), crawlId: job._id }, async (request) => {
       modelOut = await callModel(request);
       return modelOut.data as Record<string, unknown>;
     });
