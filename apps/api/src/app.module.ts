@@ -37,6 +37,8 @@ import { LearnedProgramsController } from './controllers/learned-programs.contro
 import { ScrapeModule } from '@app/scrape';
 import { ScrapeController } from './controllers/scrape.controller';
 import { McpController } from './controllers/mcp.controller';
+import { MonitorsModule } from '@app/monitors';
+import { MonitorsController } from './controllers/monitors.controller';
 
 /** The API's controllers; the test-jobs controller only with GLEANER_ENABLE_TEST_JOBS (never in production). */
 export function apiControllers(config: AppConfig): Type[] {
@@ -60,6 +62,7 @@ export function apiControllers(config: AppConfig): Type[] {
     BatchController,
     MapController,
     LearnedProgramsController,
+    MonitorsController,
     McpController,
   ];
   if (config.enableTestJobs) controllers.push(TestJobsController);
@@ -86,6 +89,7 @@ export class ApiModule {
         ExtractionModule, // extraction modules
         ScrapeModule,
         CrawlModule,
+        MonitorsModule,
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })] : []),
       ],

@@ -145,9 +145,10 @@ export type PageOutcome =
         data: unknown;
         /**
          * `selectors`: a learned program extracted the page without a model call; `mixed`: the program filled some
-         * fields and a partial model call the others (extraction_mode auto).
+         * fields and a partial model call the others (extraction_mode auto); `unchanged`: a monitor's page answered 304 or
+         * had the same text as last run, and `data` is last run's record (docs/monitors.md "Cheap re-runs").
          */
-        method?: 'model' | 'selectors' | 'mixed';
+        method?: 'model' | 'selectors' | 'mixed' | 'unchanged';
         program_id?: string | null;
         template_id?: string | null;
         /** `mixed`: the fields the model filled. */

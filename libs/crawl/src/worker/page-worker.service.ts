@@ -9,6 +9,7 @@ import { llmConfigFor } from '@app/intake';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
 import { crawlSession, learnedTemplates, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
+import { MonitorPagesService, conditionalHeaders, textHash } from '@app/monitors';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { PageLoaderService } from '@app/pages';
 import { POLITENESS, hostOf, withHostSlot, type PolitenessPort } from '@app/politeness';
@@ -31,6 +32,7 @@ import { PAGE_RETRY_LIMITS, isRetryableFailure } from '../page-retry-policy';
 import { canonicalize } from '../url-canon';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
+import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
 
 /** Stops a page after its fetch, before any model call (a duplicate or off-site redirect target). */
 class StopAfterFetch extends Error {
@@ -80,6 +82,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly extraction: ExtractionService,
     private readonly results: ResultsService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    private readonly monitorPages: MonitorPagesService,
   ) {
     this.outcomes = metrics.once(
       'gleaner_crawl_page_tasks_total',
@@ -157,8 +160,15 @@ export class PageWorkerService implements OnApplicationBootstrap {
       if ((msg as { type?: string }).type === 'cancel') controller.abort(new Error('cancelled'));
     });
     try {
-      const outcome = await this.run(task, context, controller.signal);
+      const monitorId = context.input.monitor_id;
+      const note: MonitorNote | null = monitorId
+        ? { memory: await this.monitorPages.recall(monitorId, task.url), via: null, etag: null, lastModified: null, textHash: null }
+        : null;
+      const outcome = await this.run(task, context, controller.signal, note);
       if (controller.signal.reason instanceof HandBackError) throw controller.signal.reason;
+      // What a monitor's run saw is stored before the owner hears of the page, so it is there when the crawl ends.
+      const observation = note && !controller.signal.aborted ? monitorObservation(task, context.input, outcome, note) : null;
+      if (observation) await this.monitorPages.observe(observation);
       await this.report(task, taskId, controller.signal.aborted ? { kind: 'cancelled' } : outcome);
     } catch (error) {
       if (controller.signal.reason instanceof HandBackError || error instanceof HandBackError) {
@@ -184,7 +194,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     }
   }
 
-  private async run(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal): Promise<PageOutcome> {
+  private async run(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal, note: MonitorNote | null): Promise<PageOutcome> {
     const { input, job } = context;
     const options = input.options;
     const host = hostOf(task.url);
@@ -198,7 +208,21 @@ export class PageWorkerService implements OnApplicationBootstrap {
           page: await this.loader.load(task.url, options.fetch_mode, {
             signal,
             linkSelector: options.follow_selector ?? undefined,
-            beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
+            headers: conditionalHeaders(note?.memory ?? null),
+            beforeConvert: (fetched) => {
+              if (note) {
+                // A 304 carries no body: last run's record and links stand (docs/monitors.md "Cheap re-runs").
+                note.etag = fetched.headers.etag ?? (fetched.status === 304 ? (note.memory?.etag ?? null) : null);
+                note.lastModified =
+                  fetched.headers['last-modified'] ?? (fetched.status === 304 ? (note.memory?.lastModified ?? null) : null);
+                if (fetched.status === 304 && note.memory) {
+                  note.via = 'not_modified';
+                  note.textHash = note.memory.textHash;
+                  throw new StopAfterFetch(unchangedOutcome(fetched, note.memory.links, note.memory.data, task.extract));
+                }
+              }
+              return this.checkFinalUrl(task, context, fetched);
+            },
             beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
           }),
         };
@@ -220,6 +244,13 @@ export class PageWorkerService implements OnApplicationBootstrap {
       links,
       fetch_duration_ms: fetchMs,
     };
+    if (note) {
+      note.textHash = textHash(page.content.markdown);
+      if (note.memory && note.memory.textHash === note.textHash) {
+        note.via = 'hash';
+        return unchangedOutcome(page.fetch, links, note.memory.data, task.extract, fetchMs);
+      }
+    }
     if (!task.extract) return { kind: 'completed', ...base, extract_duration_ms: null, result: null };
 
     const extractStarted = Date.now();

@@ -31,6 +31,13 @@ export class PagesByMethodResponse {
   @ApiProperty({ type: 'integer', minimum: 0 }) model!: number;
   @ApiProperty({ type: 'integer', minimum: 0 }) selectors!: number;
   @ApiProperty({ type: 'integer', minimum: 0 }) mixed!: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Monitor runs only (absent when 0): pages known unchanged by a 304 or their text hash, without a model call (docs/monitors.md).',
+  })
+  unchanged?: number;
 }
 
 export class ModelCallsByKindResponse {
@@ -87,6 +94,8 @@ export class JobResponse {
     additionalProperties: true,
   })
   options?: Record<string, unknown>;
+  @ApiPropertyOptional({ description: "A monitor's run: the monitor (GET /monitors/{id}/runs lists its runs)." })
+  monitor_id?: string;
   @ApiPropertyOptional({
     type: PagesByMethodResponse,
     description:
