@@ -1,5 +1,8 @@
 import type { MonitorChangeRecord, MonitorItemRecord, MonitorRecord, MonitorRunRecord } from './monitor.types';
 
+/** The stored config less its internal flag (`has_key` says the same to the caller). */
+const withoutByok = ({ byok_key: _byok, ...rest }: Record<string, unknown>) => rest;
+
 export const runView = (r: MonitorRunRecord) => ({
   id: r._id,
   monitor_id: r.monitor_id,
@@ -22,7 +25,7 @@ export const monitorView = (m: MonitorRecord, lastRun: MonitorRunRecord | null, 
   schema_id: m.schema_id,
   schema: m.schema ?? null,
   options: m.options,
-  llm_config: m.llm_config ? { ...m.llm_config, has_key: m.sealed_secrets !== null } : null,
+  llm_config: m.llm_config ? { ...withoutByok(m.llm_config), has_key: m.sealed_secrets !== null } : null,
   extraction_mode: m.extraction_mode,
   schedule: m.schedule,
   key: m.key,
