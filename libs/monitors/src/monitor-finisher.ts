@@ -108,7 +108,7 @@ export class MonitorFinisher {
       },
       ...(completed ? {} : { $inc: { consecutive_failures: 1 } }),
     });
-    this.record(status, counts, comparison.counts);
+    this.record(status, counts, comparison.counts, observations);
     if (job) await this.announce(monitor, { ...run, status, reason, counts, finished_at: now }, job, changes);
   }
 
@@ -131,8 +131,17 @@ export class MonitorFinisher {
     }
   }
 
-  private record(status: string, counts: RunCounts, kinds: { added: number; changed: number; removed: number }): void {
+  private record(
+    status: string,
+    counts: RunCounts,
+    kinds: { added: number; changed: number; removed: number },
+    observations: MonitorObservation[],
+  ): void {
     this.metrics.runs.inc({ outcome: status });
+    for (const how of ['extracted', 'failed', 'gone'] as const) {
+      const n = observations.filter((o) => o.kind === how).length;
+      if (n) this.metrics.pages.inc({ how }, n);
+    }
     for (const kind of ['added', 'changed', 'removed'] as const) if (kinds[kind]) this.metrics.changes.inc({ kind }, kinds[kind]);
     const saved = counts.not_modified + counts.skipped_by_hash + counts.skipped_by_lastmod;
     if (counts.not_modified) this.metrics.pages.inc({ how: 'not_modified' }, counts.not_modified);
