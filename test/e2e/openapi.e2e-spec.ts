@@ -99,7 +99,9 @@ describe('OpenAPI document', () => {
       'concurrency',
       'delay_ms',
       'fetch_mode',
+      'grounding',
       'max_cost_usd',
+      'provenance',
       'respect_robots',
     ]);
     const map = doc.paths['/api/v1/map'].post;

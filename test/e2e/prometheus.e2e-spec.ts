@@ -21,7 +21,7 @@ import { prometheusConfig, startPrometheus, type Prometheus } from '../harness/p
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 import { formatVariable, interpolate, loadDashboards, parseLabelValues, selectors, timeMacros, type Dashboard } from './grafana-dashboards';
 import { http, readSse, tempDir, waitFor } from './helpers';
-import { API_MAIN, CRAWLER_MAIN, ROOT, assertBuilt, startProcess, type AppProcess } from './processes';
+import { ROOT, TEST_API_MAIN, TEST_CRAWLER_MAIN, assertBuilt, startProcess, type AppProcess } from './processes';
 
 jest.setTimeout(150_000);
 
@@ -91,7 +91,6 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
       GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
       GLEANER_ALLOW_PRIVATE_NETWORKS: 'true',
       GLEANER_RESOLVE: play.resolve,
-      GLEANER_ENABLE_TEST_JOBS: 'true',
       GLEANER_RATE_LIMIT_PER_MINUTE: '1000000',
       GLEANER_LLM_RETRIES: '0',
       GLEANER_WEBHOOK_RETRY_BASE_MS: '100',
@@ -116,18 +115,18 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
       processes.push(p);
       started.push(p);
     };
-    await start('api-a', API_MAIN, ['--role=api'], cluster, 'PORT');
+    await start('api-a', TEST_API_MAIN, ['--role=api'], cluster, 'PORT');
     // Replica B answers 504 after 1 s of waiting for an extraction and limits each key to 12 requests a minute.
     await start(
       'api-b',
-      API_MAIN,
+      TEST_API_MAIN,
       ['--role=api'],
       { ...cluster, GLEANER_EXTRACT_WAIT_MS: '1000', GLEANER_RATE_LIMIT_PER_MINUTE: String(API_B_RATE_LIMIT) },
       'PORT',
     );
-    await start('crawler-1', CRAWLER_MAIN, [], cluster, 'CRAWLER_PORT');
-    await start('crawler-2', CRAWLER_MAIN, [], cluster, 'CRAWLER_PORT');
-    await start('embedded', API_MAIN, [], { ...common, DATA_DIR: tempDir('gleaner-prometheus-embedded-') }, 'PORT');
+    await start('crawler-1', TEST_CRAWLER_MAIN, [], cluster, 'CRAWLER_PORT');
+    await start('crawler-2', TEST_CRAWLER_MAIN, [], cluster, 'CRAWLER_PORT');
+    await start('embedded', TEST_API_MAIN, [], { ...common, DATA_DIR: tempDir('gleaner-prometheus-embedded-') }, 'PORT');
     const byName = (name: string) => started.find((p) => p.name === name)!;
     [apiA, apiB, crawler1, crawler2, embedded] = ['api-a', 'api-b', 'crawler-1', 'crawler-2', 'embedded'].map(byName);
     const target = (p: AppProcess) => `127.0.0.1:${p.port}`;
@@ -196,13 +195,16 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
       hooked.push([base, res.body.id]);
     }
     mark('crawls started');
-    const [okA, okEmbedded, boom, modelFails, tooSlow] = await Promise.all([
+    const [okA, okEmbedded, boom, modelFails, tooSlow, invents] = await Promise.all([
       extract(apiA.url, '/product/1'),
       extract(embedded.url, '/product/2'),
       extract(apiA.url, '/boom'),
       extract(embedded.url, '/product/3', 'fail-500'),
       extract(apiB.url, '/product/4', 'slow-2500', bKey),
+      // A model that invents a value (the price): the grounding panels show which model invents.
+      extract(embedded.url, '/product/6', 'gpt-4o-mini+invent'),
     ]);
+    expect([invents.status, invents.body?.metadata?.ungrounded_fields]).toEqual([200, 1]);
     expect([okA.status, okA.status === 200 ? null : okA.text]).toEqual([200, null]);
     expect([okEmbedded.status, okEmbedded.status === 200 ? null : okEmbedded.text]).toEqual([200, null]);
     expect(boom.status).toBeGreaterThanOrEqual(400);
@@ -348,6 +350,8 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
     expect(await total('gleaner_webhook_deliveries_total{outcome="retrying"}')).toBeGreaterThanOrEqual(2);
     expect(await total('gleaner_llm_calls_total{outcome!="success"}')).toBeGreaterThan(0);
     expect(await total('gleaner_llm_cost_usd_total')).toBeGreaterThan(0);
+    expect(await total('gleaner_field_grounding_total{model="gpt-4o-mini+invent", outcome="ungrounded"}')).toBe(1);
+    expect(await total('gleaner_field_grounding_total{model="gpt-4o-mini", outcome="grounded"}')).toBeGreaterThan(0);
     // Every job is finished, and every process's last sample (scraped after the work) says so.
     const since = `${Math.ceil(nowS() - workDoneAt) + 1}s`;
     expect(await value(`max(last_over_time(gleaner_jobs{status="running"}[${since}]))`)).toBe(0);

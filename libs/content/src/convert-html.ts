@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { attributeValues } from './attribute-values';
 import { cleanHtml } from './clean-html';
 import { findFirst, parseHtml, type AnyNode, type Element } from './dom';
 import { extractLinks, selectLinks } from './link-extractor';
@@ -11,12 +12,12 @@ import { isHidden, NON_CONTENT_TAGS } from './visibility';
 import type { ConversionInput, ConversionResult, OutputFormat } from './types';
 
 /** Never rendered in any mode: non-text elements and hidden ones. */
-export function isInvisible(el: Element): boolean {
+function isNonContent(el: Element): boolean {
   return NON_CONTENT_TAGS.has(el.name) || isHidden(el);
 }
 
 function isFullModeSkipped(el: Element): boolean {
-  return isInvisible(el) || isSiteChrome(el);
+  return isNonContent(el) || isSiteChrome(el);
 }
 
 /**
@@ -37,9 +38,9 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   let skip: (el: Element) => boolean;
   let dropActionLinks: boolean;
   if (input.mode === 'main') {
-    const main = extractMainContent(document, isInvisible);
+    const main = extractMainContent(document, isNonContent);
     roots = main.roots;
-    skip = (el) => main.removed.has(el) || isInvisible(el);
+    skip = (el) => main.removed.has(el) || isNonContent(el);
     dropActionLinks = false;
   } else {
     roots = [findFirst(document, 'body') ?? document];
@@ -56,6 +57,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
     markdown,
     ...(input.also?.text ? { text: format === 'text' ? markdown : render('text') } : {}),
     ...(input.also?.html ? { html: cleanHtml(roots, resolver, skip) } : {}),
+    ...(input.also?.attributes ? { attributes: attributeValues(document, resolver) } : {}),
     metadata,
     links,
     ...(input.linkSelector ? { selectedLinks: selectLinks(document, resolver, input.linkSelector) } : {}),

@@ -7,7 +7,7 @@ import { ResultsService } from '@app/results';
 import { parseSchema, type JsonSchemaObject } from '@app/schema';
 import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
 import { captureRecorder, finalJobError } from './handler-support';
-import { llmConfigFor } from '@app/intake';
+import { llmConfigFor } from '@app/llm';
 import { PageLoaderService } from '@app/pages';
 import { parseAnalyzeInput, type AnalyzeJobInput } from './job-inputs';
 
@@ -102,7 +102,8 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
         return out.data as T;
       } catch (error) {
         if (!(error instanceof ExtractionFailure) || signal.aborted) throw error;
-        if (error.summary) spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false });
+        if (error.summary)
+          spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false, content: '', nulled: [] });
         warnings.push({
           code: 'model_failed',
           stage,
@@ -196,7 +197,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       );
     } catch (error) {
       if (error instanceof ExtractionFailure && error.summary) {
-        spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false });
+        spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false, content: '', nulled: [] });
       }
       if (spent.length > 0) {
         await jobs.recordUsage(

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { storedFetchControlSchema, storedLlmConfigSchema, type StoredFetchControl, type StoredLlmConfig } from '@app/intake';
+import { FETCH_MODES, storedFetchControlSchema, type FetchMode, type StoredFetchControl } from '@app/fetch';
+import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/llm';
+import { groundingPolicySchema, provenanceModeSchema, type GroundingPolicy, type ProvenanceMode } from '@app/provenance';
 import type { JsonSchemaObject } from '@app/schema';
 import { extractionModeSchema, type ExtractionMode } from './extraction-mode';
-
-export type FetchMode = 'auto' | 'static' | 'dynamic';
 
 export interface ExtractJobInput {
   url: string;
@@ -17,6 +17,9 @@ export interface ExtractJobInput {
   extraction_mode: ExtractionMode;
   /** User-Agent and wait_for of the request (its headers and cookies travel sealed); null without them and on older jobs. */
   fetch_control: StoredFetchControl | null;
+  /** `metadata.fields` of the result, and what an ungrounded value does (docs/provenance.md); defaults on older jobs. */
+  provenance: ProvenanceMode;
+  grounding: GroundingPolicy;
 }
 
 export interface AnalyzeJobInput {
@@ -33,7 +36,7 @@ export const jsonSchemaObject = z.custom<JsonSchemaObject>(
   'must be a JSON Schema object',
 );
 
-export const fetchModeSchema = z.enum(['auto', 'static', 'dynamic']);
+const fetchModeSchema = z.enum(FETCH_MODES);
 
 const extractInputSchema = z.object({
   url: z.string(),
@@ -45,6 +48,8 @@ const extractInputSchema = z.object({
   max_cost_usd: z.number().nullable(),
   extraction_mode: extractionModeSchema,
   fetch_control: storedFetchControlSchema,
+  provenance: provenanceModeSchema,
+  grounding: groundingPolicySchema,
 });
 
 const analyzeInputSchema = z.object({

@@ -1,8 +1,12 @@
 import type { ErrorCategory } from '@app/core';
 
+/** The public job types. */
 export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape', 'batch'] as const;
-/** Public job types, plus `test` which exists only when GLEANER_ENABLE_TEST_JOBS=true. */
-export type JobType = (typeof JOB_TYPES)[number] | 'test';
+/** A job type for tests only: its handler and controller are mounted by the test app (test/test-app), never by a production build. */
+export const TEST_JOB_TYPE = 'test' as const;
+/** Every type a job record may have. */
+export const ALL_JOB_TYPES = [...JOB_TYPES, TEST_JOB_TYPE] as const;
+export type JobType = (typeof ALL_JOB_TYPES)[number];
 
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -70,6 +74,8 @@ export interface JobRecord {
   model_calls_by_kind?: { full?: number; partial?: number };
   /** Crawls: those calls' tokens by kind. */
   tokens_by_call_kind?: { full?: { input?: number; output?: number }; partial?: { input?: number; output?: number } };
+  /** Extracts and crawls: values of the results not found on their pages (docs/provenance.md); absent before it existed. */
+  ungrounded_fields?: number;
   [key: string]: unknown;
 }
 
@@ -105,6 +111,8 @@ export interface JobView {
   /** Crawls: the model calls of completed pages, full and partial, and their tokens. */
   model_calls_by_kind?: { full: number; partial: number };
   tokens_by_call_kind?: TokensByCallKind;
+  /** Extracts and crawls: values of the results not found on their pages. */
+  ungrounded_fields?: number;
 }
 
 export interface PagesByMethod {
@@ -184,7 +192,16 @@ export function toJobView(job: JobRecord): JobView {
     ...(onCrawlEngine(job.type) && isRecord(job.input.options) ? { options: job.input.options } : {}),
     ...(typeof job.input.monitor_id === 'string' ? { monitor_id: job.input.monitor_id } : {}),
     ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
+    ...groundingCounters(job),
   };
+}
+
+/**
+ * Extracts and the jobs on the crawl engine (crawls, batches) count the values of their results not found on their pages (docs/provenance.md "Counters"),
+ * bumped as pages finish (a crawl recounts them from its map); jobs stored before had none counted.
+ */
+export function groundingCounters(job: JobRecord): { ungrounded_fields?: number } {
+  return onCrawlEngine(job.type) || job.type === 'extract' ? { ungrounded_fields: job.ungrounded_fields ?? 0 } : {};
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -210,6 +227,8 @@ export interface JobEventRecord {
 export const JOBS_QUEUE = 'jobs';
 export const CRAWLS_QUEUE = 'crawls';
 export const RUN_JOB = 'run-job';
+/** Deliveries of a job's message: a worker that dies mid-job is replaced a few times, then the watchdog takes over. */
+export const RUN_JOB_OPTIONS = { attempts: 5, backoff: { delayMs: 1000, maxDelayMs: 30_000 } } as const;
 
 /** Job classes: each has its own queue, its own per-process worker slots and its own per-user running cap. */
 export type JobClass = 'single' | 'crawl';
@@ -225,7 +244,7 @@ export function queueOf(type: JobType): string {
   return jobClassOf(type) === 'crawl' ? CRAWLS_QUEUE : JOBS_QUEUE;
 }
 export function typesOfClass(jobClass: JobClass): JobType[] {
-  return jobClass === 'crawl' ? [...CRAWL_ENGINE_TYPES] : ['extract', 'analyze', 'scrape', 'test'];
+  return ALL_JOB_TYPES.filter((type) => jobClassOf(type) === jobClass);
 }
 export interface RunJobPayload {
   job_id: string;

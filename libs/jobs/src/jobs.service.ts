@@ -11,6 +11,7 @@ import {
   CRAWLS_QUEUE,
   JOBS_QUEUE,
   RUN_JOB,
+  RUN_JOB_OPTIONS,
   isTerminal,
   jobClassOf,
   queueOf,
@@ -19,6 +20,7 @@ import {
   jobControlChannel,
   toJobView,
   crawlCounters,
+  groundingCounters,
   onCrawlEngine,
   type JobEventName,
   type JobRecord,
@@ -99,14 +101,9 @@ export class JobsService {
     await this.repository.insert(job);
     this.metrics.jobTransitions.inc({ type: job.type, status: 'pending' });
     await this.emit(job._id, 'status', this.statusData(job));
-    const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
-    if (input.secrets && Object.keys(input.secrets).length > 0) payload.secrets = this.sealer.seal(JSON.stringify(input.secrets));
+    const secrets = input.secrets && Object.keys(input.secrets).length > 0 ? this.sealer.seal(JSON.stringify(input.secrets)) : undefined;
     // The job id doubles as the queue message id: a retried request can never run a job twice.
-    await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, {
-      jobId: job._id,
-      attempts: 5,
-      backoff: { delayMs: 1000, maxDelayMs: 30_000 },
-    });
+    await this.sendRun(job, job._id, secrets);
     return toJobView(job);
   }
 
@@ -217,7 +214,12 @@ export class JobsService {
   /** Adds a page's usage to the job (tokens, cost) and sets its extraction facts (model, timings). */
   async recordUsage(
     jobId: string,
-    inc: Partial<Record<'page_count' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd' | 'llm_cost_usd', number>>,
+    inc: Partial<
+      Record<
+        'page_count' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd' | 'llm_cost_usd' | 'ungrounded_fields',
+        number
+      >
+    >,
     set: Record<string, unknown> = {},
   ): Promise<JobRecord | null> {
     const job = await this.repository.update(jobId, { $inc: inc, ...(Object.keys(set).length ? { $set: set } : {}) });
@@ -278,14 +280,7 @@ export class JobsService {
   /** Re-enqueues parked jobs (of one class, or of every class); a fresh message id each time since the previous message is done. */
   async wakeParked(userId: string | null, limit: number, jobClass?: JobClass): Promise<number> {
     const woken = await this.repository.unparkOldest(userId, limit, jobClass);
-    for (const job of woken) {
-      const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
-      await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, {
-        jobId: `${job._id}:${newId()}`,
-        attempts: 5,
-        backoff: { delayMs: 1000, maxDelayMs: 30_000 },
-      });
-    }
+    for (const job of woken) await this.sendRun(job, `${job._id}:${newId()}`);
     return woken.length;
   }
 
@@ -297,15 +292,14 @@ export class JobsService {
    */
   async resendUnfinished(olderThanMs: number, limit = 500): Promise<number> {
     const jobs = await this.repository.unfinishedBefore(new Date(Date.now() - olderThanMs).toISOString(), limit);
-    for (const job of jobs) {
-      const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
-      await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, {
-        jobId: job._id,
-        attempts: 5,
-        backoff: { delayMs: 1000, maxDelayMs: 30_000 },
-      });
-    }
+    for (const job of jobs) await this.sendRun(job, job._id);
     return jobs.length;
+  }
+
+  /** The job's queue message, under `messageId` (the queue drops a second message with an id it already holds). */
+  private async sendRun(job: JobRecord, messageId: string, sealedSecrets?: string): Promise<void> {
+    const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id, ...(sealedSecrets ? { secrets: sealedSecrets } : {}) };
+    await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, { jobId: messageId, ...RUN_JOB_OPTIONS });
   }
 
   acquireSlot(userId: string, jobClass: JobClass): Promise<boolean> {
@@ -328,6 +322,7 @@ export class JobsService {
       token_usage_input: job.token_usage_input,
       token_usage_output: job.token_usage_output,
       ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
+      ...groundingCounters(job),
     };
   }
 

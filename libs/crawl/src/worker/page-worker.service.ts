@@ -3,16 +3,24 @@ import { Counter } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
-import { ExtractionFailure, ExtractionService, captureRecorder } from '@app/extraction';
+import {
+  ExtractionFailure,
+  ExtractionService,
+  GroundingService,
+  captureRecorder,
+  type ExtractOutput,
+  type GroundedCall,
+  type GroundedResult,
+} from '@app/extraction';
 import { RedirectStopped, type FetchResult } from '@app/fetch';
-import { llmConfigFor } from '@app/intake';
+import { llmConfigFor } from '@app/llm';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
-import { crawlSession, learnedTemplates, type ModelRequest } from '@app/learned';
+import { crawlSession, learnedTemplates, type GroundingCheck, type LearnedResult, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
 import { MonitorPagesService, conditionalHeaders, textHash } from '@app/monitors';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { PageLoaderService } from '@app/pages';
-import { POLITENESS, hostOf, withHostSlot, type PolitenessPort } from '@app/politeness';
+import { POLITENESS, hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { ResultsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
@@ -33,6 +41,27 @@ import { canonicalize } from '../url-canon';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
 import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
+
+type Completed = Extract<PageOutcome, { kind: 'completed' }>;
+
+/**
+ * `grounding: fail_page` and a value not on the page: the page fails, not to be retried (the same answer would come
+ * back), its model call paid for (docs/provenance.md "Policies").
+ */
+function ungroundedFailure(grounded: GroundedResult, status: number, url: string, result: Completed['result'] & object): PageOutcome {
+  const failure = grounded.failure!;
+  return {
+    kind: 'failed',
+    error_category: 'ungrounded_output',
+    error_message: failure.detail ?? failure.message,
+    error_details: null,
+    http_status: status,
+    final_url: url,
+    retryable: false,
+    usage: { token_usage_input: result.token_usage_input, token_usage_output: result.token_usage_output, cost_usd: result.cost_usd },
+    ungrounded_fields: grounded.metadata.ungrounded_fields,
+  };
+}
 
 /** Stops a page after its fetch, before any model call (a duplicate or off-site redirect target). */
 class StopAfterFetch extends Error {
@@ -80,6 +109,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly jobs: JobsService,
     private readonly loader: PageLoaderService,
     private readonly extraction: ExtractionService,
+    private readonly grounding: GroundingService,
     private readonly results: ResultsService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
     private readonly monitorPages: MonitorPagesService,
@@ -197,7 +227,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private async run(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal, note: MonitorNote | null): Promise<PageOutcome> {
     const { input, job } = context;
     const options = input.options;
-    const host = hostOf(task.url);
+    const host = hostnameOf(task.url);
     const started = Date.now();
     // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
     // other worker slips a request in between.
@@ -208,6 +238,8 @@ export class PageWorkerService implements OnApplicationBootstrap {
           page: await this.loader.load(task.url, options.fetch_mode, {
             signal,
             linkSelector: options.follow_selector ?? undefined,
+            // The attribute values a value may be grounded on (docs/provenance.md), for the pages that are extracted.
+            ...(task.extract ? { also: { attributes: true } } : {}),
             headers: conditionalHeaders(note?.memory ?? null),
             beforeConvert: (fetched) => {
               if (note) {
@@ -256,11 +288,14 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const extractStarted = Date.now();
     const secrets = this.jobs.openSecrets(task.secrets);
     const llmConfig = llmConfigFor(input.llm_config, secrets);
+    const groundingPage = this.grounding.pageOf(page.fetch.url, page.content);
+    // The model call whose answer is in the result, and what it was given (its values are grounded on that).
+    let call: GroundedCall | undefined;
     try {
       const targets = await this.plan(context, llmConfig);
       // A learned partial call asks for some fields only, or sends the page's text around their values (an excerpt).
-      const callModel = (request?: ModelRequest) =>
-        this.extraction.extract(
+      const callModel = async (request?: ModelRequest) => {
+        const out = await this.extraction.extract(
           {
             userId: job.user_id,
             url: page.fetch.url,
@@ -278,24 +313,51 @@ export class PageWorkerService implements OnApplicationBootstrap {
           },
           targets,
         );
+        call = {
+          provider: out.target.provider,
+          model: out.target.model,
+          content: out.content,
+          excerpt: request?.excerpt !== undefined,
+          nulled: out.nulled,
+        };
+        return out;
+      };
+      let result: Completed['result'] & object;
+      let rules: LearnedResult['rules'];
       if (input.extraction_mode === 'auto') {
-        const result = await this.extractLearned(context, page.fetch.url, page.fetch.html, callModel);
-        return { kind: 'completed', ...base, extract_duration_ms: Date.now() - extractStarted, result };
+        ({ result, rules } = await this.extractLearned(
+          context,
+          page.fetch.url,
+          page.fetch.html,
+          callModel,
+          this.grounding.learnedGuard(groundingPage),
+        ));
+      } else {
+        const answer = await callModel();
+        result = {
+          data: answer.data,
+          llm_model: answer.target.model,
+          llm_provider: answer.target.provider,
+          token_usage_input: answer.usage.inputTokens,
+          token_usage_output: answer.usage.outputTokens,
+          cost_usd: answer.costUsd,
+          llm_cost_usd: answer.llmCostUsd,
+        };
       }
-      const out = await callModel();
+      const grounded = this.grounding.ground({
+        page: groundingPage,
+        data: result.data,
+        schema: input.schema,
+        settings: { provenance: options.provenance, grounding: options.grounding },
+        call,
+        rules,
+      });
+      if (grounded.failure) return ungroundedFailure(grounded, page.fetch.status, page.fetch.url, result);
       return {
         kind: 'completed',
         ...base,
         extract_duration_ms: Date.now() - extractStarted,
-        result: {
-          data: out.data,
-          llm_model: out.target.model,
-          llm_provider: out.target.provider,
-          token_usage_input: out.usage.inputTokens,
-          token_usage_output: out.usage.outputTokens,
-          cost_usd: out.costUsd,
-          llm_cost_usd: out.llmCostUsd,
-        },
+        result: { ...result, data: grounded.data, provenance: grounded.metadata },
       };
     } catch (error) {
       if (signal.aborted) throw error;
@@ -329,17 +391,18 @@ export class PageWorkerService implements OnApplicationBootstrap {
     context: JobContextCache,
     url: string,
     html: string,
-    callModel: (request: ModelRequest) => ReturnType<ExtractionService['extract']>,
-  ): Promise<NonNullable<Extract<PageOutcome, { kind: 'completed' }>['result']>> {
+    callModel: (request: ModelRequest) => Promise<ExtractOutput>,
+    grounded: GroundingCheck,
+  ): Promise<{ result: Completed['result'] & object; rules: LearnedResult['rules'] }> {
     const { input, job } = context;
     const templates = await learnedTemplates(this.store);
-    let modelOut: Awaited<ReturnType<ExtractionService['extract']>> | undefined;
+    let modelOut: ExtractOutput | undefined;
     const session = crawlSession(templates, { userId: job.user_id, schema: input.schema, crawlId: job._id }, async (request) => {
       modelOut = await callModel(request);
       return modelOut.data as Record<string, unknown>;
     });
-    const learned = await session.extract(url, html);
-    return {
+    const learned = await session.extract(url, html, { grounded });
+    const result = {
       data: learned.data,
       method: learned.method,
       program_id: learned.programId ?? null,
@@ -353,6 +416,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       cost_usd: modelOut?.costUsd ?? 0,
       llm_cost_usd: modelOut?.llmCostUsd ?? 0,
     };
+    return { result, rules: learned.rules };
   }
 
   /**

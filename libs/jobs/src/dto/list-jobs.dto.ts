@@ -119,6 +119,14 @@ export class JobResponse {
   model_calls_by_kind?: ModelCallsByKindResponse;
   @ApiPropertyOptional({ type: TokensByCallKindResponse, description: 'Crawls only: the tokens of those calls, by kind.' })
   tokens_by_call_kind?: TokensByCallKindResponse;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Extracts and crawls: values of the results not found on their pages (before the grounding policy; failed `ungrounded_output` ' +
+      'pages included; docs/provenance.md).',
+  })
+  ungrounded_fields?: number;
 }
 
 export class JobListResponse {

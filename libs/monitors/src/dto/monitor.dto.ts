@@ -18,9 +18,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
-import { IsPrintable } from '@app/http';
+import { IsHttpUrl, IsPrintable } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
-import { CrawlOptionsDto, IsHttpUrl } from '@app/sites';
+import { CrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
 import { FIRST_RUN_MODES, NOTIFY_KINDS, type FirstRunMode, type NotifyKind } from '../monitor.types';
 import { EVERY_PATTERN } from '../schedule';
