@@ -248,6 +248,39 @@ export function monitorsSuite(getEnv: () => MonitorEnv): void {
     });
   });
 
+  describe('a monitor that reads the sitemap', () => {
+    it('skips the pages whose sitemap lastmod is not after its last visit, without a request', async () => {
+      const created = await call('POST', '/api/v1/monitors', {
+        body: {
+          name: 'Sitemap',
+          url: `${env.site.url}/list`, // links to no product: every product comes from the sitemap
+          schema: SCHEMA,
+          options: { max_depth: 1, fetch_mode: 'static', use_sitemap: true },
+          llm_config: llm(),
+          schedule: { every: '1h' },
+          paused: true,
+        },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id;
+      const listed = [...env.site.products.values()].filter((p) => p.listed);
+      // Every page last changed long ago (earlier tests changed some a moment ago).
+      for (const p of env.site.products.values()) p.modified = new Date(Date.UTC(2026, 10, 1)).toUTCString();
+      const first = await runNow(id);
+      expect(first.counts).toMatchObject({ added: listed.length + 1, skipped_by_lastmod: 0 });
+      const before = Number(listed[0].price.replace(/,/g, ''));
+      env.site.setPrice(listed[0].id, '99.00');
+      env.site.resetCounts();
+      const second = await runNow(id);
+      expect(second.counts).toMatchObject({ skipped_by_lastmod: listed.length - 1, changed: 1, model_calls: 1 });
+      expect(second.counts.pages_fetched).toBe(2); // the changed product and /list
+      for (const p of listed.slice(1)) expect([...env.site.hits.keys()].filter((k) => k.startsWith(`/p/${p.id} `))).toEqual([]);
+      expect((await changesOf(id, second.id)).map((c) => [c.key.url, c.fields])).toEqual([
+        [`${env.site.url}/p/${listed[0].id}`, [{ path: 'price', before, after: 99 }]],
+      ]);
+    });
+  });
+
   describe('a monitor of list items keyed by sku, with a silent baseline and stored provider keys', () => {
     it('reports items that appear, change and disappear (after two misses)', async () => {
       expect(

@@ -125,7 +125,8 @@ export class MonitorFinisher {
         text_hash: o.text_hash,
         links: o.links,
         data: o.data,
-        fetched_at: now,
+        // When the page worker saw it (real time: sitemap lastmods are compared with it).
+        fetched_at: o.at,
         misses: 0,
       });
     }

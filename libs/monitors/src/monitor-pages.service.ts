@@ -11,6 +11,8 @@ export interface PageMemory {
   textHash: string | null;
   links: string[];
   data: unknown;
+  /** When the last run saw the page (a sitemap lastmod not after it: unchanged). */
+  fetchedAt: string;
 }
 
 export type { PageObservation };
@@ -26,7 +28,26 @@ export class MonitorPagesService {
   async recall(monitorId: string, url: string): Promise<PageMemory | null> {
     const page: MonitorPageRecord | null = await this.state.page(monitorId, url);
     if (!page) return null;
-    return { etag: page.etag, lastModified: page.last_modified, textHash: page.text_hash, links: page.links, data: page.data };
+    return {
+      etag: page.etag,
+      lastModified: page.last_modified,
+      textHash: page.text_hash,
+      links: page.links,
+      data: page.data,
+      fetchedAt: page.fetched_at,
+    };
+  }
+
+  /** Stores the `lastmod` of a monitor run's sitemap URLs (canonical), read by the page workers. */
+  rememberLastmods(jobId: string, monitorId: string, urls: string[], lastmods: Array<string | null>): Promise<void> {
+    const entries = urls.flatMap((url, i) =>
+      lastmods[i] && !Number.isNaN(Date.parse(lastmods[i]!)) ? [{ url, lastmod: lastmods[i]! }] : [],
+    );
+    return this.state.rememberLastmods(jobId, monitorId, entries);
+  }
+
+  lastmod(jobId: string, url: string): Promise<string | null> {
+    return this.state.lastmod(jobId, url);
   }
 
   observe(observation: PageObservation): Promise<void> {

@@ -3,7 +3,14 @@ import { slotAfter } from './monitor-slots';
 
 describe('conditional requests and text hashes', () => {
   it('sends the validators the last run got, and none without', () => {
-    const memory = { etag: '"v1"', lastModified: 'Sun, 01 Nov 2026 00:00:00 GMT', textHash: null, links: [], data: null };
+    const memory = {
+      etag: '"v1"',
+      lastModified: 'Sun, 01 Nov 2026 00:00:00 GMT',
+      textHash: null,
+      links: [],
+      data: null,
+      fetchedAt: '2026-11-01T00:00:00.000Z',
+    };
     expect(conditionalHeaders(memory)).toEqual({ 'If-None-Match': '"v1"', 'If-Modified-Since': 'Sun, 01 Nov 2026 00:00:00 GMT' });
     expect(conditionalHeaders({ ...memory, lastModified: null })).toEqual({ 'If-None-Match': '"v1"' });
     expect(conditionalHeaders({ ...memory, etag: null, lastModified: null })).toBeUndefined();

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DOCUMENT_STORE, type Collection, type DocumentStore, type Filter } from '@app/storage';
-import { pageStateId } from './state-ids';
+import { observationId, pageStateId } from './state-ids';
 import type { ChangeKind, MonitorChangeRecord, MonitorItemRecord, MonitorObservation, MonitorPageRecord } from './monitor.types';
 
 export interface ChangesQuery {
@@ -22,6 +22,7 @@ export class MonitorStateRepository implements OnModuleInit {
   private items!: Collection<MonitorItemRecord>;
   private changes!: Collection<MonitorChangeRecord>;
   private observations!: Collection<MonitorObservation>;
+  private lastmods!: Collection<{ _id: string; job_id: string; monitor_id: string; lastmod: string; [key: string]: unknown }>;
 
   constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
 
@@ -36,6 +37,19 @@ export class MonitorStateRepository implements OnModuleInit {
       name: 'monitor_observations',
       indexes: [{ fields: { job_id: 1 } }],
     });
+    this.lastmods = await this.store.collection({ name: 'monitor_lastmods', indexes: [{ fields: { job_id: 1 } }] });
+  }
+
+  /** The sitemap `lastmod` of a run's URLs (`_id` = `<job>:<url hash>`); a URL met in two sitemaps keeps the first. */
+  async rememberLastmods(jobId: string, monitorId: string, entries: Array<{ url: string; lastmod: string }>): Promise<void> {
+    if (entries.length === 0) return;
+    await this.lastmods.insertMany(
+      entries.map((e) => ({ _id: observationId(jobId, e.url), job_id: jobId, monitor_id: monitorId, lastmod: e.lastmod })),
+    );
+  }
+
+  async lastmod(jobId: string, url: string): Promise<string | null> {
+    return (await this.lastmods.findOne({ _id: observationId(jobId, url) }))?.lastmod ?? null;
   }
 
   page(monitorId: string, url: string): Promise<MonitorPageRecord | null> {
@@ -112,7 +126,8 @@ export class MonitorStateRepository implements OnModuleInit {
     return this.observations.iterate({ job_id: jobId }, { sort: { _id: 1 } });
   }
 
-  dropObservations(jobId: string): Promise<number> {
+  async dropObservations(jobId: string): Promise<number> {
+    await this.lastmods.deleteMany({ job_id: jobId });
     return this.observations.deleteMany({ job_id: jobId });
   }
 
@@ -121,5 +136,6 @@ export class MonitorStateRepository implements OnModuleInit {
     await this.items.deleteMany({ monitor_id: monitorId });
     await this.changes.deleteMany({ monitor_id: monitorId });
     await this.observations.deleteMany({ monitor_id: monitorId });
+    await this.lastmods.deleteMany({ monitor_id: monitorId });
   }
 }

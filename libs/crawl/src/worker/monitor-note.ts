@@ -6,7 +6,7 @@ import type { PageOutcome, PageTaskPayload } from '../crawl.types';
 /** What a page task of a monitor's run learns on the way: last run's memory, this run's validators and text hash. */
 export interface MonitorNote {
   memory: PageMemory | null;
-  via: 'not_modified' | 'hash' | null;
+  via: 'not_modified' | 'hash' | 'lastmod' | null;
   etag: string | null;
   lastModified: string | null;
   textHash: string | null;
@@ -14,7 +14,7 @@ export interface MonitorNote {
 
 /** A page known unchanged (a 304, or the same text): last run's record, no model call (method `unchanged`). */
 export function unchangedOutcome(
-  fetched: FetchResult,
+  fetched: Pick<FetchResult, 'url' | 'status' | 'mode' | 'durationMs'>,
   links: string[],
   data: unknown,
   extract: boolean,

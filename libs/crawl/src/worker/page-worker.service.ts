@@ -229,6 +229,22 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const options = input.options;
     const host = hostnameOf(task.url);
     const started = Date.now();
+    // A sitemap lastmod not after the last run's visit: unchanged without a request (docs/monitors.md "Cheap re-runs").
+    if (note?.memory && options.use_sitemap && input.monitor_id) {
+      const lastmod = await this.monitorPages.lastmod(task.job_id, task.url);
+      if (lastmod && Date.parse(lastmod) <= Date.parse(note.memory.fetchedAt)) {
+        note.via = 'lastmod';
+        note.etag = note.memory.etag;
+        note.lastModified = note.memory.lastModified;
+        note.textHash = note.memory.textHash;
+        return unchangedOutcome(
+          { url: task.url, status: 304, mode: 'static', durationMs: 0 },
+          note.memory.links,
+          note.memory.data,
+          task.extract,
+        );
+      }
+    }
     // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
     // other worker slips a request in between.
     const loaded = await withHostSlot(this.politeness, host, crawlHostPolicy(options.delay_ms, this.config), async () => {
