@@ -93,7 +93,7 @@ export class MonitorFinisher {
     await this.state.addChanges(changes);
     for (const item of comparison.save) await this.state.saveItem(item);
     for (const id of comparison.remove) await this.state.deleteItem(id);
-    await this.rememberPages(monitor, observations, now);
+    await this.rememberPages(monitor, observations);
     if (job) await this.state.dropObservations(job._id);
 
     Object.assign(counts, comparison.counts);
@@ -113,7 +113,7 @@ export class MonitorFinisher {
   }
 
   /** What each page was this run, for the next run's conditional requests, hash check and links. */
-  private async rememberPages(monitor: MonitorRecord, observations: MonitorObservation[], now: string): Promise<void> {
+  private async rememberPages(monitor: MonitorRecord, observations: MonitorObservation[]): Promise<void> {
     for (const o of observations) {
       if (o.kind !== 'extracted' && o.kind !== 'unchanged' && o.kind !== 'navigation') continue;
       await this.state.savePage({

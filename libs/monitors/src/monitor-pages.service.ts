@@ -41,7 +41,7 @@ export class MonitorPagesService {
   /** Stores the `lastmod` of a monitor run's sitemap URLs (canonical), read by the page workers. */
   rememberLastmods(jobId: string, monitorId: string, urls: string[], lastmods: Array<string | null>): Promise<void> {
     const entries = urls.flatMap((url, i) =>
-      lastmods[i] && !Number.isNaN(Date.parse(lastmods[i]!)) ? [{ url, lastmod: lastmods[i]! }] : [],
+      url && lastmods[i] && !Number.isNaN(Date.parse(lastmods[i])) ? [{ url, lastmod: lastmods[i] }] : [],
     );
     return this.state.rememberLastmods(jobId, monitorId, entries);
   }
