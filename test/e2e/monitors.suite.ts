@@ -248,6 +248,37 @@ export function monitorsSuite(getEnv: () => MonitorEnv): void {
     });
   });
 
+  describe('a monitor whose runs fail', () => {
+    it('records failed runs in a row, announces monitor.failed, and removes nothing', async () => {
+      const created = await call('POST', '/api/v1/monitors', {
+        body: {
+          name: 'Failing',
+          url: `${env.site.url}/p/404`, // no such product: the crawl's only page fails
+          schema: SCHEMA,
+          options: { max_depth: 0, fetch_mode: 'static' },
+          llm_config: llm(),
+          schedule: { every: '1h' },
+          paused: true,
+          notify: { webhook_url: `${env.receiver.url}/ok`, on: ['failed'] },
+        },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id;
+      const first = await runNow(id);
+      const second = await runNow(id);
+      expect([first.status, second.status]).toEqual(['failed', 'failed']);
+      expect(second.reason).toEqual(expect.any(String));
+      expect((await call('GET', `/api/v1/monitors/${id}`)).body).toMatchObject({ consecutive_failures: 2, last_run: { status: 'failed' } });
+      const events = await waitFor(async () => {
+        const found = env.receiver.ok('/ok').filter((r) => r.json.type === 'monitor.failed' && r.json.data.monitor_id === id);
+        return found.length === 2 ? found : undefined;
+      });
+      expect(events.map((e) => e.json.data.run_id).sort()).toEqual([first.id, second.id].sort());
+      expect(events[0].json.data).toMatchObject({ monitor_name: 'Failing', reason: expect.any(String) });
+      expect((await call('GET', `/api/v1/monitors/${id}/changes`)).body.total).toBe(0);
+    });
+  });
+
   describe('a monitor that reads the sitemap', () => {
     it('skips the pages whose sitemap lastmod is not after its last visit, without a request', async () => {
       const created = await call('POST', '/api/v1/monitors', {
