@@ -13,7 +13,7 @@ import type { Gates } from '../fixtures/gate';
 import type { ModelServer } from '../fixtures/model-server';
 import { product, type Playground } from '../fixtures/playground/playground';
 import type { RunningApp } from './embedded-app';
-import { http } from './helpers';
+import { http, waitFor } from './helpers';
 import { ROOT } from './processes';
 
 export interface McpEnv {
@@ -39,6 +39,12 @@ const TOOL_NAMES = [
   'job_cancel',
   'list_sites',
   'list_schemas',
+  'monitor_create',
+  'monitor_list',
+  'monitor_run',
+  'monitor_changes',
+  'monitor_pause',
+  'monitor_resume',
 ];
 
 /** Connects the SDK client with `key` over the transport (stdio: a `gleaner mcp` child with GLEANER_URL and GLEANER_API_KEY). */
@@ -99,6 +105,7 @@ export function mcpSuite(kind: McpTransportKind, getEnv: () => McpEnv): void {
       ['batch_extract', 'BatchRequestDto'],
       ['crawl_start', 'CrawlRequestDto'],
       ['scrape', 'ScrapeRequestDto'],
+      ['monitor_create', 'CreateMonitorDto'],
     ]) {
       const doc = component(dto);
       for (const [name, schema] of Object.entries<Record<string, any>>(doc.properties)) {
@@ -268,6 +275,36 @@ export function mcpSuite(kind: McpTransportKind, getEnv: () => McpEnv): void {
     const schemas = await call('list_schemas', {});
     expect(structured(schemas).schemas.length).toBeGreaterThan(0);
     expect(text(schemas)).toMatch(/^\d+ schemas: /);
+  });
+
+  it('monitor tools create, list, pause, resume and run a monitor, and read its changes', async () => {
+    const created = await call('monitor_create', {
+      name: `mcp-${kind}`,
+      url: u('/'),
+      schema: SCHEMA,
+      llm_config: llm(),
+      schedule: { every: '1h' },
+      options: { max_depth: 0, fetch_mode: 'static' },
+      paused: true,
+    });
+    expect(created.isError).toBeFalsy();
+    const id = structured(created).id as string;
+    expect(text(created).split('\n')[0]).toBe(`Monitor ${id} created; next run when resumed.`);
+    expect(structured(await call('monitor_list', {})).monitors.map((m: any) => m.id)).toContain(id);
+    expect(structured(await call('monitor_resume', { monitor_id: id }))).toMatchObject({ id, paused: false });
+    expect(structured(await call('monitor_pause', { monitor_id: id }))).toMatchObject({ id, paused: true });
+    const run = await call('monitor_run', { monitor_id: id });
+    expect(run.isError).toBeFalsy();
+    const jobId = structured(run).job_id as string;
+    await waitFor(async () => ['completed', 'failed'].includes((await rest('GET', `/api/v1/jobs/${jobId}`)).body.status), 60_000);
+    const changes = await waitFor(async () => {
+      const answer = structured(await call('monitor_changes', { monitor_id: id }));
+      return answer.total > 0 ? answer : undefined;
+    }, 60_000);
+    expect(changes.changes[0]).toMatchObject({ kind: 'added', url: u('/') });
+    const unknown = await call('monitor_run', { monitor_id: 'nope' });
+    expect(unknown.isError).toBe(true);
+    expect(structured(unknown)).toMatchObject({ status: 404 });
   });
 
   it('a bad argument is a tool error whose text is the problem detail, at the argument', async () => {

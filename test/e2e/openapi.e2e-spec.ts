@@ -38,6 +38,32 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/api/v1/keys'].post.security).toEqual([{ bearer: [] }]);
   });
 
+  it('states the monitor operations exactly: statuses, the schedule rules, the changes media types', async () => {
+    const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
+    const common = ['401', '403', '429', '500', '503'];
+    const withId = [...common, '400', '404', '422'].sort();
+    expect(statuses('/api/v1/monitors', 'post')).toEqual(['201', ...common, '400', '413', '415', '422'].sort());
+    expect(statuses('/api/v1/monitors', 'get')).toEqual(['200', ...common, '400', '422'].sort());
+    expect(statuses('/api/v1/monitors/{id}', 'get')).toEqual(['200', ...withId].sort());
+    expect(statuses('/api/v1/monitors/{id}', 'put')).toEqual(['200', ...withId, '413', '415'].sort());
+    expect(statuses('/api/v1/monitors/{id}', 'delete')).toEqual(['204', ...withId].sort());
+    expect(statuses('/api/v1/monitors/{id}/run', 'post')).toEqual(['202', ...withId, '409'].sort());
+    for (const verb of ['pause', 'resume']) expect(statuses(`/api/v1/monitors/{id}/${verb}`, 'post')).toEqual(['200', ...withId].sort());
+    for (const read of ['runs', 'changes', 'state'])
+      expect(statuses(`/api/v1/monitors/{id}/${read}`, 'get')).toEqual(['200', ...withId].sort());
+    const changes = doc.paths['/api/v1/monitors/{id}/changes'].get;
+    expect(Object.keys(changes.responses['200'].content).sort()).toEqual(['application/json', 'application/x-ndjson']);
+    expect(changes.parameters.map((p: any) => p.name).sort()).toEqual(['format', 'id', 'kind', 'limit', 'offset', 'run_id', 'since']);
+    const schedule = doc.components.schemas.MonitorScheduleDto;
+    expect(schedule.properties.every).toMatchObject({ type: 'string', pattern: expect.any(String) });
+    expect(schedule.additionalProperties).toBe(false);
+    const create = doc.components.schemas.CreateMonitorDto;
+    expect(create.required.sort()).toEqual(['name', 'schedule']);
+    expect(create.properties.key).toMatchObject({ type: 'array', minItems: 1, maxItems: 5 });
+    expect(doc.components.schemas.MonitorNotifyDto.properties.on.items.enum).toEqual(['changed', 'added', 'removed', 'failed']);
+  });
+
   it('states the batch and map operations exactly: bodies, media types and every status', async () => {
     const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
     const batch = doc.paths['/api/v1/batch/extract'].post;

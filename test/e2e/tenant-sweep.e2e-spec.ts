@@ -12,7 +12,7 @@ import { http, waitFor, type HttpResult } from './helpers';
 
 jest.setTimeout(120_000);
 
-type Resource = 'job' | 'crawl' | 'screenshot' | 'site' | 'schema' | 'webhook' | 'key' | 'providerKey' | 'learnedProgram';
+type Resource = 'job' | 'crawl' | 'screenshot' | 'site' | 'schema' | 'webhook' | 'key' | 'providerKey' | 'learnedProgram' | 'monitor';
 
 /** Path parameters that do not name a tenant's resource, each with the reason. */
 const NON_TENANT: Record<string, string> = {
@@ -41,6 +41,7 @@ const RESOURCE_BY_PREFIX: Array<[string, Resource]> = [
   ['/api/v1/keys/{id}', 'key'],
   ['/api/v1/llm/keys/{id}', 'providerKey'],
   ['/api/v1/learned-programs/{id}', 'learnedProgram'],
+  ['/api/v1/monitors/{id}', 'monitor'],
 ];
 
 /** A valid body for the operations that take one (so a 404 cannot hide behind a 422). */
@@ -48,6 +49,7 @@ const BODIES: Record<string, unknown> = {
   'PUT /api/v1/sites/{id}': { name: 'renamed by B' },
   'PUT /api/v1/schemas/{id}': { name: 'renamed by B' },
   'PUT /api/v1/webhooks/{id}': { name: 'b-hook', url: 'https://hooks.example/b', is_active: false },
+  'PUT /api/v1/monitors/{id}': { name: 'renamed by B' },
 };
 
 interface Operation {
@@ -102,6 +104,8 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
       keys: (await as(keyA, 'GET', '/api/v1/keys')).body,
       providerKeys: (await as(keyA, 'GET', '/api/v1/llm/keys')).body,
       learnedPrograms: (await as(keyA, 'GET', '/api/v1/learned-programs')).body,
+      monitor: (await as(keyA, 'GET', `/api/v1/monitors/${ids.monitor}`)).body,
+      monitorRuns: (await as(keyA, 'GET', `/api/v1/monitors/${ids.monitor}/runs`)).body,
     };
   }
 
@@ -149,6 +153,17 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
     ids.site = (await created('POST', '/api/v1/sites', { url: play.url('shop.test', '/'), name: 'A shop' })).id;
     ids.schema = (await created('POST', '/api/v1/schemas', { name: 'A private', schema_yaml: 'name: string', visibility: 'private' })).id;
     ids.webhook = (await created('POST', '/api/v1/webhooks', { name: 'a-hook', url: `${receiver.url}/ok`, is_active: true })).id;
+    // Paused: no scheduled run changes it while B tries its operations.
+    ids.monitor = (
+      await created('POST', '/api/v1/monitors', {
+        name: 'A monitor',
+        url: play.url('shop.test', '/catalog/page/1'),
+        schema: { name: 'string' },
+        llm_config: llm,
+        schedule: { every: '1h' },
+        paused: true,
+      })
+    ).id;
 
     const extract = await as(keyA, 'POST', '/api/v1/extract', {
       body: {

@@ -36,6 +36,8 @@ import { LearnedProgramsController } from './controllers/learned-programs.contro
 import { ScrapeModule } from '@app/scrape';
 import { ScrapeController } from './controllers/scrape.controller';
 import { McpController } from './controllers/mcp.controller';
+import { MonitorsModule } from '@app/monitors';
+import { MonitorsController } from './controllers/monitors.controller';
 
 /** The API's controllers. */
 export function apiControllers(): Type[] {
@@ -59,6 +61,7 @@ export function apiControllers(): Type[] {
     BatchController,
     MapController,
     LearnedProgramsController,
+    MonitorsController,
     McpController,
   ];
 }
@@ -88,6 +91,7 @@ export class ApiModule {
         ExtractionModule, // extraction modules
         ScrapeModule,
         CrawlModule,
+        MonitorsModule,
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ jobHandlers: extensions.jobHandlers })] : []),
         ...(extensions.modules ?? []),

@@ -4,6 +4,7 @@ import { CommandRegistry } from './command-registry';
 import type { CliCommand, CliIo } from './command';
 import { registerBatch } from './commands/batch-command';
 import { registerMap } from './commands/map-command';
+import { registerMonitors } from './commands/monitors-command';
 import { registerMcp } from './commands/mcp-command';
 import { registerCrawl } from './commands/crawl-command';
 import { registerExtract } from './commands/extract-command';
@@ -185,6 +186,7 @@ async function buildProgram(
   registerBatch(program, kit);
   registerMap(program, kit);
   registerJobs(program, kit);
+  registerMonitors(program, kit);
   registerResults(program, kit);
   registerMcp(program, kit);
 

@@ -105,6 +105,16 @@ export interface AppConfig {
   webhookMaxAttempts: number;
   webhookRetryBaseMs: number;
   webhookRetryMaxMs: number;
+  /** The shortest monitor interval accepted (docs/monitors.md "Schedules"). */
+  monitorMinIntervalMs: number;
+  /** Monitor changes older than this are deleted. */
+  monitorHistoryDays: number;
+  /** How often a replica's monitor scheduler looks for due runs and finished ones. */
+  monitorTickMs: number;
+  /** The largest delay added to a monitor's due time so that monitors due together spread out. */
+  monitorJitterMaxMs: number;
+  /** Whether this API replica runs the monitor scheduler (every replica may: runs are claimed in the store). */
+  monitorScheduler: boolean;
 }
 
 export class ConfigError extends Error {
@@ -232,6 +242,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookMaxAttempts: raw.GLEANER_WEBHOOK_MAX_ATTEMPTS,
     webhookRetryBaseMs: raw.GLEANER_WEBHOOK_RETRY_BASE_MS,
     webhookRetryMaxMs: raw.GLEANER_WEBHOOK_RETRY_MAX_MS,
+    monitorMinIntervalMs: raw.GLEANER_MONITOR_MIN_INTERVAL_S * 1000,
+    monitorHistoryDays: raw.GLEANER_MONITOR_HISTORY_DAYS,
+    monitorTickMs: raw.GLEANER_MONITOR_TICK_MS,
+    monitorJitterMaxMs: raw.GLEANER_MONITOR_JITTER_S * 1000,
+    monitorScheduler: raw.GLEANER_MONITOR_SCHEDULER,
   };
 }
 

@@ -24,6 +24,9 @@ export interface CrawlJobInput {
    * canonical and deduplicated; `url` is then its first URL). Absent: a crawl from `url` (and sitemaps).
    */
   source?: ListSource;
+  /** A monitor's run (docs/monitors.md): page workers make conditional requests and report what they saw. */
+  monitor_id?: string;
+  monitor_run_id?: string;
 }
 
 /** A batch's URL list: `urls` distinct canonical URLs in `batch_lists` chunks under `list_id`; `duplicates` removed at intake. */
@@ -57,6 +60,8 @@ const crawlInputSchema = z.object({
   source: z
     .object({ kind: z.literal('list'), list_id: z.string(), urls: z.number().int().min(1), duplicates: z.number().int().min(0) })
     .optional(),
+  monitor_id: z.string().optional(),
+  monitor_run_id: z.string().optional(),
 });
 
 export function parseCrawlInput(raw: unknown): CrawlJobInput {

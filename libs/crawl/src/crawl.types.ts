@@ -147,9 +147,10 @@ export type PageOutcome =
         data: unknown;
         /**
          * `selectors`: a learned program extracted the page without a model call; `mixed`: the program filled some
-         * fields and a partial model call the others (extraction_mode auto).
+         * fields and a partial model call the others (extraction_mode auto); `unchanged`: a monitor's page answered 304 or
+         * had the same text as last run, and `data` is last run's record (docs/monitors.md "Cheap re-runs").
          */
-        method?: 'model' | 'selectors' | 'mixed' | 'scrape';
+        method?: 'model' | 'selectors' | 'mixed' | 'scrape' | 'unchanged';
         /** `scrape` pages: how the page was made into its formats (the result's metadata: status, content type, screenshot). */
         details?: Record<string, unknown> | null;
         program_id?: string | null;

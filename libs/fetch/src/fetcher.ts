@@ -71,6 +71,8 @@ export class Fetcher {
     }
     const raw = await this.staticFetcher.fetchRaw(url, options);
     const { kind, retryAfterSeconds, ...result } = raw;
+    // A conditional request's 304 has no body to judge: the caller knows the page (a monitor's run).
+    if (raw.status === 304) return result;
 
     const wall = kind === 'html' || raw.status >= 400 ? detectBotWall(raw.html, raw.status, raw.headers) : { blocked: false as const };
     if (wall.blocked) {

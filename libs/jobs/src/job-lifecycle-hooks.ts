@@ -3,7 +3,9 @@ import { LOGGER, type AppLogger } from '@app/observability';
 import type { JobRecord } from './job.types';
 import { pastStoreOutage } from './store-retry';
 
-export type JobLifecycleEventType = 'job.started' | 'job.page' | 'job.completed' | 'job.failed' | 'job.cancelled';
+/** `monitor.*` are announced on a monitor's run job (libs/monitors) when the run's changes are recorded. */
+export type JobLifecycleEventType =
+  'job.started' | 'job.page' | 'job.completed' | 'job.failed' | 'job.cancelled' | 'monitor.changed' | 'monitor.failed';
 
 export interface JobLifecycleEvent {
   type: JobLifecycleEventType;

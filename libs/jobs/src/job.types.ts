@@ -67,7 +67,7 @@ export interface JobRecord {
   /** Type-specific input (validated request), never containing BYOK secrets. */
   input: Record<string, unknown>;
   /** Crawls: extracted pages by method (`model`, `selectors`, `mixed`), bumped per page and recounted at the end. */
-  pages_by_method?: { model?: number; selectors?: number; mixed?: number; scrape?: number };
+  pages_by_method?: { model?: number; selectors?: number; mixed?: number; scrape?: number; unchanged?: number };
   /** Crawls: pages sent to the model (see crawlCounters). */
   model_calls?: number;
   /** Crawls: completed pages' model calls by kind (`full`, `partial`; see crawlCounters). */
@@ -102,6 +102,8 @@ export interface JobView {
   extraction?: Record<string, unknown>;
   /** A crawl's options as it runs them (the request's over the site's over the defaults). */
   options?: Record<string, unknown>;
+  /** The monitor whose run this crawl is (docs/monitors.md). */
+  monitor_id?: string;
   /** Crawls: extracted pages by method (docs/learned-extraction.md). */
   pages_by_method?: PagesByMethod;
   /** Crawls: pages sent to the model. */
@@ -119,6 +121,8 @@ export interface PagesByMethod {
   mixed: number;
   /** Pages stored as formats by a crawl or batch without a schema (no model call). */
   scrape: number;
+  /** Monitor runs only (present when not 0): pages known unchanged by a 304 or their text hash, no model call. */
+  unchanged?: number;
 }
 
 export interface TokensByCallKind {
@@ -150,7 +154,13 @@ export function crawlCounters(job: JobRecord): CrawlCounters {
   const kinds = job.model_calls_by_kind;
   const tokens = job.tokens_by_call_kind;
   return {
-    pages_by_method: { model, selectors: byMethod?.selectors ?? 0, mixed, scrape: byMethod?.scrape ?? 0 },
+    pages_by_method: {
+      model,
+      selectors: byMethod?.selectors ?? 0,
+      mixed,
+      scrape: byMethod?.scrape ?? 0,
+      ...(byMethod?.unchanged ? { unchanged: byMethod.unchanged } : {}),
+    },
     model_calls: job.model_calls ?? model,
     model_calls_by_kind: kinds ? { full: kinds.full ?? 0, partial: kinds.partial ?? 0 } : { full: model, partial: 0 },
     tokens_by_call_kind: tokens
@@ -183,6 +193,7 @@ export function toJobView(job: JobRecord): JobView {
     ...(Array.isArray(job.attempts) ? { attempts: job.attempts as unknown[] } : {}),
     ...(job.extraction && typeof job.extraction === 'object' ? { extraction: job.extraction as Record<string, unknown> } : {}),
     ...(onCrawlEngine(job.type) && isRecord(job.input.options) ? { options: job.input.options } : {}),
+    ...(typeof job.input.monitor_id === 'string' ? { monitor_id: job.input.monitor_id } : {}),
     ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
     ...groundingCounters(job),
   };

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 
 /**
  * Arguments the tools take besides the REST bodies they pass on: which job, which page of results,
@@ -77,3 +77,35 @@ export class JobResultsArgs {
 
 /** Tools without arguments. */
 export class NoArgs {}
+
+export class MonitorArgs {
+  @ApiProperty({ description: 'The monitor id (`id` of monitor_create or monitor_list).', example: '01JD0000000000000000000000' })
+  @IsString()
+  @Length(1, 64)
+  monitor_id!: string;
+}
+
+export class MonitorChangesArgs {
+  @ApiProperty({ description: 'The monitor id.', example: '01JD0000000000000000000000' })
+  @IsString()
+  @Length(1, 64)
+  monitor_id!: string;
+
+  @ApiPropertyOptional({ description: 'Only changes detected after this instant (RFC 3339): the last `detected_at` you saw.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 40)
+  since?: string;
+
+  @ApiPropertyOptional({ enum: ['added', 'changed', 'removed'] })
+  @IsOptional()
+  @IsIn(['added', 'changed', 'removed'])
+  kind?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: RESULTS_PAGE_MAX, default: RESULTS_PAGE_DEFAULT })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(RESULTS_PAGE_MAX)
+  limit?: number;
+}

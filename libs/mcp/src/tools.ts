@@ -1,11 +1,22 @@
 import { BatchRequestDto, CrawlRequestDto, MapRequestDto } from '@app/crawl';
 import { AnalyzeRequestDto, ExtractRequestDto } from '@app/extraction';
 import type { DtoClass } from '@app/http';
+import { CreateMonitorDto } from '@app/monitors';
 import { ScrapeRequestDto } from '@app/scrape';
 import { followJob, jobProgress, type JobRecord } from './job-follow';
 import { withHeartbeat, type ProgressSink } from './progress';
 import type { RestAnswer, RestPort, RestRequest } from './rest-port';
-import { FOLLOW_DEFAULT_SECONDS, FollowArgs, JobArgs, JobResultsArgs, JobStatusArgs, NoArgs, RESULTS_PAGE_DEFAULT } from './tool-args.dto';
+import {
+  FOLLOW_DEFAULT_SECONDS,
+  FollowArgs,
+  JobArgs,
+  JobResultsArgs,
+  JobStatusArgs,
+  MonitorArgs,
+  MonitorChangesArgs,
+  NoArgs,
+  RESULTS_PAGE_DEFAULT,
+} from './tool-args.dto';
 import { done, refusalOf, type ToolOutcome } from './tool-outcome';
 
 /** What one call has: the REST routes as the caller, its arguments (split), progress and cancellation. */
@@ -90,6 +101,7 @@ function notOnPage(count: unknown): string {
 }
 
 const jobPath = (id: string, rest = '') => `/api/v1/jobs/${encodeURIComponent(id)}${rest}`;
+const monitorPath = (id: string, rest = '') => `/api/v1/monitors/${encodeURIComponent(id)}${rest}`;
 
 /** One page of a job's results, read from its JSON lines as far as the page reaches. */
 async function resultsPage(call: ToolCall<JobResultsArgs>): Promise<ToolOutcome> {
@@ -314,4 +326,89 @@ export const TOOLS: readonly ToolDefinition[] = [
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: (call) => answerOf(call, { method: 'GET', path: '/api/v1/schemas' }, [200], (b) => `${names(b.schemas, 'schemas')}`),
   },
+  {
+    name: 'monitor_create',
+    title: 'Create a monitor',
+    description:
+      'A monitor re-crawls on a schedule and reports what changed, field by field (POST /api/v1/monitors; docs/monitors.md): `url` or `site_id`, `schema` or `schema_id`, `schedule` ({every: "6h"} or {cron, timezone}), optional `key` (field paths such as `products.sku`) and `notify` (a webhook). Its first run starts at once unless `paused`.',
+    scope: 'crawl',
+    route: 'POST /api/v1/monitors',
+    body: CreateMonitorDto,
+    args: NoArgs,
+    annotations: { readOnlyHint: false, openWorldHint: true },
+    run: (call) =>
+      answerOf(
+        call,
+        { method: 'POST', path: '/api/v1/monitors', body: call.body },
+        [201],
+        (b) => `Monitor ${String(b.id)} created; next run ${String(b.next_run_at ?? 'when resumed')}.`,
+      ),
+  },
+  {
+    name: 'monitor_list',
+    title: 'Your monitors',
+    description: 'Your monitors (GET /api/v1/monitors): schedule, next run, last run and its counts, records followed.',
+    scope: 'crawl',
+    route: 'GET /api/v1/monitors',
+    args: NoArgs,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: (call) =>
+      answerOf(call, { method: 'GET', path: '/api/v1/monitors', query: { limit: '100' } }, [200], (b) => names(b.monitors, 'monitors')),
+  },
+  {
+    name: 'monitor_run',
+    title: 'Run a monitor now',
+    description:
+      'Starts a run of the monitor now (POST /api/v1/monitors/{id}/run); refused (409) while one is going. Answers with the run and its crawl job (follow it with job_status; the changes with monitor_changes).',
+    scope: 'crawl',
+    route: 'POST /api/v1/monitors/{id}/run',
+    args: MonitorArgs,
+    annotations: { readOnlyHint: false, openWorldHint: true },
+    run: (call) =>
+      answerOf(
+        call,
+        { method: 'POST', path: monitorPath((call.args as unknown as MonitorArgs).monitor_id, '/run') },
+        [202],
+        (b) => `Run started: crawl job ${String(b.job_id)}.`,
+      ),
+  },
+  {
+    name: 'monitor_changes',
+    title: 'What a monitor found changed',
+    description:
+      "The monitor's changes, oldest first (GET /api/v1/monitors/{id}/changes): each `{kind: added | changed | removed, url, key, fields: [{path, before, after}], detected_at}`. Pass the last `detected_at` as `since` to get only newer ones.",
+    scope: 'crawl',
+    route: 'GET /api/v1/monitors/{id}/changes',
+    args: MonitorChangesArgs,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: (call) => {
+      const args = call.args as unknown as MonitorChangesArgs;
+      const query: Record<string, string> = { limit: String(args.limit ?? RESULTS_PAGE_DEFAULT) };
+      if (args.since) query.since = args.since;
+      if (args.kind) query.kind = args.kind;
+      return answerOf(call, { method: 'GET', path: monitorPath(args.monitor_id, '/changes'), query }, [200], (b) => {
+        const list = Array.isArray(b.changes) ? (b.changes as Array<Record<string, unknown>>) : [];
+        return `${list.length} of ${String(b.total)} changes${list.length ? `; the last detected ${String(list[list.length - 1].detected_at)}` : ''}.`;
+      });
+    },
+  },
+  ...(['pause', 'resume'] as const).map((verb): ToolDefinition => ({
+    name: `monitor_${verb}`,
+    title: verb === 'pause' ? 'Pause a monitor' : 'Resume a monitor',
+    description:
+      verb === 'pause'
+        ? 'Pauses the monitor (POST /api/v1/monitors/{id}/pause): no scheduled run until resumed; a run going on ends normally.'
+        : 'Resumes the monitor (POST /api/v1/monitors/{id}/resume): its slots count again from now.',
+    scope: 'crawl',
+    route: `POST /api/v1/monitors/{id}/${verb}`,
+    args: MonitorArgs,
+    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    run: (call) =>
+      answerOf(
+        call,
+        { method: 'POST', path: monitorPath((call.args as unknown as MonitorArgs).monitor_id, `/${verb}`) },
+        [200],
+        (b) => `Monitor ${String(b.id)} ${b.paused ? 'paused' : `active; next run ${String(b.next_run_at)}`}.`,
+      ),
+  })),
 ];

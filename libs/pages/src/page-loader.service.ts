@@ -40,6 +40,8 @@ export interface LoadOptions {
   screenshot?: ScreenshotKind;
   /** Plain text and cleaned HTML besides the markdown. */
   also?: ConversionInput['also'];
+  /** Request headers of Gleaner's own (a monitor's If-None-Match / If-Modified-Since). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadedPage {
@@ -130,6 +132,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
         signal: options.signal,
         beforeRedirect: options.beforeRedirect,
         acceptPdf: true,
+        headers: options.headers,
         scoped: control.scoped,
         userAgent: control.userAgent,
         waitFor: control.waitFor,

@@ -1,5 +1,13 @@
 /** Webhook event types (docs/api.md "Webhooks"). `*` subscribes to all. */
-export const WEBHOOK_EVENTS = ['job.started', 'job.page', 'job.completed', 'job.failed', 'job.cancelled'] as const;
+export const WEBHOOK_EVENTS = [
+  'job.started',
+  'job.page',
+  'job.completed',
+  'job.failed',
+  'job.cancelled',
+  'monitor.changed',
+  'monitor.failed',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** Headers a webhook may not set: they belong to the transport or to the signature. */

@@ -3,6 +3,6 @@
  * extraction_mode auto (and for entries stored before calls had kinds), none for a `selectors` or `scrape` page.
  */
 export function callKind(result: { method?: string | null; model_call?: 'full' | 'partial' | null }): 'full' | 'partial' | null {
-  if (result.method === 'selectors' || result.method === 'scrape') return null;
+  if (result.method === 'selectors' || result.method === 'scrape' || result.method === 'unchanged') return null;
   return result.model_call ?? 'full';
 }

@@ -26,7 +26,7 @@ import { PageDispatcher } from './page-dispatcher';
 import { RobotsGate } from './robots-gate';
 import { ListSeeding } from './list-seeding';
 import type { SeedSource } from './seed-source';
-import { Seeding } from './seeding';
+import { Seeding, type SitemapLastmods } from './seeding';
 import { TicketBook } from './ticket-book';
 
 /** What one crawl's owner uses of the process: the ports, narrowed to what the parts call. */
@@ -46,6 +46,8 @@ export interface CrawlActorDeps {
   /** One Crawlee event manager for every crawl of the process. */
   events: EventManager;
   metrics: CommitMetrics & { takeovers: { inc(): void } };
+  /** A monitor's run: the sitemap `lastmod` of its URLs, for the page workers. */
+  lastmods?: SitemapLastmods;
 }
 
 export type CrawlContext = Pick<JobContext<CrawlJobInput>, 'input' | 'job' | 'signal' | 'sealedSecrets'>;
@@ -132,7 +134,7 @@ export class CrawlActor {
     );
     this.seeding = input.source
       ? new ListSeeding(run, input.source, repository, this.frontier)
-      : new Seeding(run, repository, this.frontier, robots, deps.staticFetcher, deps.politeness, config);
+      : new Seeding(run, repository, this.frontier, robots, deps.staticFetcher, deps.politeness, config, deps.lastmods);
     this.closer = new CrawlCloser(run, repository, deps.jobsRepository, this.counters, this.announcer);
     this.bridge = new CrawleeBridge(
       run,

@@ -6,6 +6,7 @@ import { newId } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { JobsRepository, JobsService, type JobContext, type JobHandler, type JobRecord } from '@app/jobs';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
+import { MonitorPagesService } from '@app/monitors';
 import { PageLoaderService } from '@app/pages';
 import { POLITENESS, type PolitenessPort } from '@app/politeness';
 import { QUEUE, type QueuePort } from '@app/queue';
@@ -41,6 +42,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
     private readonly jobs: JobsService,
     private readonly results: ResultsService,
     private readonly loader: PageLoaderService,
+    private readonly monitorPages: MonitorPagesService,
   ) {
     this.takeovers = metrics.once(
       'gleaner_crawl_takeovers_total',
@@ -80,6 +82,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
       staticFetcher: this.loader.fetcher.staticFetcher,
       events: await this.eventManager(),
       metrics: { takeovers: this.takeovers, commits: this.commits },
+      lastmods: this.monitorPages,
     };
     await new CrawlActor(deps, context).run();
   }

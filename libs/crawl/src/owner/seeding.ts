@@ -3,6 +3,7 @@ import type { StaticFetcher } from '@app/fetch';
 import { hostnameOf, whenHostFree, type PolitenessPort } from '@app/politeness';
 import { crawlHostPolicy } from '../crawl-host-policy';
 import type { CrawlRepository } from '../crawl.repository';
+import { canonicalize } from '../url-canon';
 import type { CrawlRun } from './crawl-run';
 import type { Frontier } from './frontier';
 import type { RobotsGate } from './robots-gate';
@@ -12,6 +13,10 @@ import { walkSitemaps } from './sitemaps';
 /** Sitemap files read per crawl, and how deep sitemap indexes are followed. */
 const SITEMAP_LIMITS = { maxFiles: 100, maxDepth: 3 } as const;
 const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
+
+export interface SitemapLastmods {
+  rememberLastmods(jobId: string, monitorId: string, urls: string[], lastmods: Array<string | null>): Promise<void>;
+}
 
 export type SeedingStore = Pick<CrawlRepository, 'state' | 'updateState'>;
 
@@ -38,6 +43,8 @@ export class Seeding implements SeedSource {
     private readonly fetcher: Pick<StaticFetcher, 'fetch'>,
     private readonly politeness: PolitenessPort,
     private readonly config: SeedingConfig,
+    /** A monitor's run: where the sitemap `lastmod` of its URLs goes for the page workers (docs/monitors.md "Cheap re-runs"). */
+    private readonly lastmods?: SitemapLastmods,
   ) {}
 
   /** Stores the seed (once per crawl), and starts reading the sitemaps (once per crawl) without waiting for them. */
@@ -90,6 +97,12 @@ export class Seeding implements SeedSource {
       this.run.log.info({ sitemap: url, err: error instanceof Error ? error.message : String(error) }, 'sitemap skipped');
     for await (const batch of walkSitemaps([...roots], source, { ...SITEMAP_LIMITS, maxUrls }, onSkip)) {
       this.run.throwIfStopped();
+      const monitorId = this.run.input.monitor_id;
+      if (monitorId && this.lastmods) {
+        // Stored before the URLs enter the frontier, so a page task never runs before its lastmod is known.
+        const canonical = batch.urls.map((raw) => canonicalize(raw)?.url ?? '');
+        await this.lastmods.rememberLastmods(this.run.jobId, monitorId, canonical, batch.lastmods);
+      }
       await this.frontier.offerSitemapUrls(batch.urls, batch.sitemap);
     }
   }

@@ -12,15 +12,26 @@ describe('parseSitemap', () => {
     expect(parseSitemap(urlset(['https://s.example/a?x=1&y=2', 'https://s.example/b']))).toEqual({
       kind: 'urlset',
       locations: ['https://s.example/a?x=1&y=2', 'https://s.example/b'],
+      lastmods: ['2026-01-01', '2026-01-01'],
     });
-    expect(parseSitemap(index(['https://s.example/s1.xml.gz']))).toEqual({ kind: 'index', locations: ['https://s.example/s1.xml.gz'] });
+    expect(parseSitemap(index(['https://s.example/s1.xml.gz']))).toEqual({
+      kind: 'index',
+      locations: ['https://s.example/s1.xml.gz'],
+      lastmods: [null],
+    });
+    // A <lastmod> belongs to its own <url>: one without leaves null, never the next one's.
+    expect(
+      parseSitemap(
+        '<urlset><url><loc>https://s.example/a</loc></url><url><loc>https://s.example/b</loc><lastmod> 2026-02-03 </lastmod></url></urlset>',
+      ).lastmods,
+    ).toEqual([null, '2026-02-03']);
   });
 
   it('tolerates prefixes and upper case, ignores other documents and garbage', () => {
     expect(parseSitemap('<sm:URLSET xmlns:sm="x"><sm:url><sm:LOC>https://s.example/</sm:LOC></sm:url></sm:URLSET>').locations).toEqual([
       'https://s.example/',
     ]);
-    expect(parseSitemap('<html><body>not a sitemap</body></html>')).toEqual({ kind: 'unknown', locations: [] });
+    expect(parseSitemap('<html><body>not a sitemap</body></html>')).toEqual({ kind: 'unknown', locations: [], lastmods: [] });
     expect(parseSitemap('<<<').locations).toEqual([]);
   });
 

@@ -4,6 +4,8 @@ export interface ParsedSitemap {
   kind: 'index' | 'urlset' | 'unknown';
   /** `<loc>` values: child sitemaps of an index, page URLs of a urlset. */
   locations: string[];
+  /** Each location's `<lastmod>` as written (null without one), in the same order. */
+  lastmods: Array<string | null>;
 }
 
 /**
@@ -13,8 +15,11 @@ export interface ParsedSitemap {
 export function parseSitemap(xml: string, maxLocations = 100_000): ParsedSitemap {
   let kind: ParsedSitemap['kind'] = 'unknown';
   const locations: string[] = [];
+  const lastmods: Array<string | null> = [];
   let inLoc = false;
+  let inLastmod = false;
   let text = '';
+  let lastmod = '';
   const local = (name: string) => name.toLowerCase().replace(/^.*:/, '');
   const parser = new Parser(
     {
@@ -26,22 +31,37 @@ export function parseSitemap(xml: string, maxLocations = 100_000): ParsedSitemap
           inLoc = true;
           text = '';
         }
+        if (tag === 'lastmod') {
+          inLastmod = true;
+          lastmod = '';
+        }
       },
       ontext(data) {
         if (inLoc) text += data;
+        if (inLastmod) lastmod += data;
       },
       onclosetag(name) {
-        if (local(name) !== 'loc' || !inLoc) return;
+        const tag = local(name);
+        if (tag === 'lastmod' && inLastmod) {
+          inLastmod = false;
+          // <lastmod> follows <loc> within its <url>: it belongs to the last location.
+          if (lastmods.length > 0 && lastmods.length === locations.length) lastmods[lastmods.length - 1] = lastmod.trim() || null;
+          return;
+        }
+        if (tag !== 'loc' || !inLoc) return;
         inLoc = false;
         const loc = text.trim();
-        if (loc && locations.length < maxLocations) locations.push(loc);
+        if (loc && locations.length < maxLocations) {
+          locations.push(loc);
+          lastmods.push(null);
+        }
       },
     },
     { xmlMode: true, decodeEntities: true },
   );
   parser.write(xml);
   parser.end();
-  return { kind, locations };
+  return { kind, locations, lastmods };
 }
 
 export interface SitemapSource {
@@ -68,7 +88,7 @@ export async function* walkSitemaps(
   source: SitemapSource,
   options: SitemapWalkOptions,
   onError: (url: string, error: unknown) => void,
-): AsyncIterable<{ sitemap: string; urls: string[] }> {
+): AsyncIterable<{ sitemap: string; urls: string[]; lastmods: Array<string | null> }> {
   const seen = new Set<string>();
   let queue = roots.map((url) => ({ url, depth: 0 }));
   let files = 0;
@@ -93,7 +113,7 @@ export async function* walkSitemaps(
       for (let i = 0; i < parsed.locations.length; i += 1000) {
         const urls = parsed.locations.slice(i, i + 1000);
         yielded += urls.length;
-        yield { sitemap: url, urls };
+        yield { sitemap: url, urls, lastmods: parsed.lastmods.slice(i, i + 1000) };
       }
     }
     queue = next;

@@ -17,6 +17,7 @@ import { llmConfigFor } from '@app/llm';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
 import { crawlSession, learnedTemplates, type GroundingCheck, type LearnedResult, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
+import { MonitorPagesService, conditionalHeaders, textHash } from '@app/monitors';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { loadOptionsFor, PageLoaderService } from '@app/pages';
 import { POLITENESS, hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
@@ -40,6 +41,7 @@ import { canonicalize } from '../url-canon';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
 import { formatsOutcome } from './formats-result';
+import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
 
 type Completed = Extract<PageOutcome, { kind: 'completed' }>;
 
@@ -112,6 +114,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly results: ResultsService,
     private readonly screenshots: ScreenshotsService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    private readonly monitorPages: MonitorPagesService,
   ) {
     this.outcomes = metrics.once(
       'gleaner_crawl_page_tasks_total',
@@ -189,8 +192,15 @@ export class PageWorkerService implements OnApplicationBootstrap {
       if ((msg as { type?: string }).type === 'cancel') controller.abort(new Error('cancelled'));
     });
     try {
-      const outcome = await this.run(task, context, controller.signal);
+      const monitorId = context.input.monitor_id;
+      const note: MonitorNote | null = monitorId
+        ? { memory: await this.monitorPages.recall(monitorId, task.url), via: null, etag: null, lastModified: null, textHash: null }
+        : null;
+      const outcome = await this.run(task, context, controller.signal, note);
       if (controller.signal.reason instanceof HandBackError) throw controller.signal.reason;
+      // What a monitor's run saw is stored before the owner hears of the page, so it is there when the crawl ends.
+      const observation = note && !controller.signal.aborted ? monitorObservation(task, context.input, outcome, note) : null;
+      if (observation) await this.monitorPages.observe(observation);
       await this.report(task, taskId, controller.signal.aborted ? { kind: 'cancelled' } : outcome);
     } catch (error) {
       if (controller.signal.reason instanceof HandBackError || error instanceof HandBackError) {
@@ -216,11 +226,27 @@ export class PageWorkerService implements OnApplicationBootstrap {
     }
   }
 
-  private async run(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal): Promise<PageOutcome> {
+  private async run(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal, note: MonitorNote | null): Promise<PageOutcome> {
     const { input, job } = context;
     const options = input.options;
     const host = hostnameOf(task.url);
     const started = Date.now();
+    // A sitemap lastmod not after the last run's visit: unchanged without a request (docs/monitors.md "Cheap re-runs").
+    if (note?.memory && options.use_sitemap && input.monitor_id) {
+      const lastmod = await this.monitorPages.lastmod(task.job_id, task.url);
+      if (lastmod && Date.parse(lastmod) <= Date.parse(note.memory.fetchedAt)) {
+        note.via = 'lastmod';
+        note.etag = note.memory.etag;
+        note.lastModified = note.memory.lastModified;
+        note.textHash = note.memory.textHash;
+        return unchangedOutcome(
+          { url: task.url, status: 304, mode: 'static', durationMs: 0 },
+          note.memory.links,
+          note.memory.data,
+          task.extract,
+        );
+      }
+    }
     // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
     // other worker slips a request in between.
     const loaded = await withHostSlot(this.politeness, host, crawlHostPolicy(options.delay_ms, this.config), async () => {
@@ -233,7 +259,21 @@ export class PageWorkerService implements OnApplicationBootstrap {
             // A page that is extracted: its formats (a crawl without a schema), or the attribute values a
             // value may be grounded on (docs/provenance.md).
             ...(task.extract ? (input.page_formats ? loadOptionsFor(input.page_formats) : { also: { attributes: true } }) : {}),
-            beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
+            headers: conditionalHeaders(note?.memory ?? null),
+            beforeConvert: (fetched) => {
+              if (note) {
+                // A 304 carries no body: last run's record and links stand (docs/monitors.md "Cheap re-runs").
+                note.etag = fetched.headers.etag ?? (fetched.status === 304 ? (note.memory?.etag ?? null) : null);
+                note.lastModified =
+                  fetched.headers['last-modified'] ?? (fetched.status === 304 ? (note.memory?.lastModified ?? null) : null);
+                if (fetched.status === 304 && note.memory) {
+                  note.via = 'not_modified';
+                  note.textHash = note.memory.textHash;
+                  throw new StopAfterFetch(unchangedOutcome(fetched, note.memory.links, note.memory.data, task.extract));
+                }
+              }
+              return this.checkFinalUrl(task, context, fetched);
+            },
             beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
           }),
         };
@@ -255,6 +295,13 @@ export class PageWorkerService implements OnApplicationBootstrap {
       links,
       fetch_duration_ms: fetchMs,
     };
+    if (note) {
+      note.textHash = textHash(page.content.markdown);
+      if (note.memory && note.memory.textHash === note.textHash) {
+        note.via = 'hash';
+        return unchangedOutcome(page.fetch, links, note.memory.data, task.extract, fetchMs);
+      }
+    }
     if (!task.extract) return { kind: 'completed', ...base, extract_duration_ms: null, result: null };
     if (input.page_formats) {
       return formatsOutcome(page, input.page_formats, base, {

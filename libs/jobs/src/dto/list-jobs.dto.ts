@@ -33,6 +33,13 @@ export class PagesByMethodResponse {
   @ApiProperty({ type: 'integer', minimum: 0 }) mixed!: number;
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Pages stored as formats (a crawl or batch without a schema; no model call).' })
   scrape!: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Monitor runs only (absent when 0): pages known unchanged by a 304 or their text hash, without a model call (docs/monitors.md).',
+  })
+  unchanged?: number;
 }
 
 export class ModelCallsByKindResponse {
@@ -89,6 +96,8 @@ export class JobResponse {
     additionalProperties: true,
   })
   options?: Record<string, unknown>;
+  @ApiPropertyOptional({ description: "A monitor's run: the monitor (GET /monitors/{id}/runs lists its runs)." })
+  monitor_id?: string;
   @ApiPropertyOptional({
     type: PagesByMethodResponse,
     description:

@@ -1,0 +1,96 @@
+import type { FetchResult } from '@app/fetch';
+import type { PageMemory, PageObservation } from '@app/monitors';
+import type { CrawlJobInput } from '../crawl-input';
+import type { PageOutcome, PageTaskPayload } from '../crawl.types';
+
+/** What a page task of a monitor's run learns on the way: last run's memory, this run's validators and text hash. */
+export interface MonitorNote {
+  memory: PageMemory | null;
+  via: 'not_modified' | 'hash' | 'lastmod' | null;
+  etag: string | null;
+  lastModified: string | null;
+  textHash: string | null;
+}
+
+/** A page known unchanged (a 304, or the same text): last run's record, no model call (method `unchanged`). */
+export function unchangedOutcome(
+  fetched: Pick<FetchResult, 'url' | 'status' | 'mode' | 'durationMs'>,
+  links: string[],
+  data: unknown,
+  extract: boolean,
+  fetchMs = fetched.durationMs,
+): PageOutcome {
+  return {
+    kind: 'completed',
+    final_url: fetched.url,
+    http_status: fetched.status,
+    fetch_mode: fetched.mode,
+    links,
+    fetch_duration_ms: fetchMs,
+    extract_duration_ms: null,
+    result: extract
+      ? {
+          data,
+          method: 'unchanged',
+          llm_model: null,
+          llm_provider: null,
+          token_usage_input: 0,
+          token_usage_output: 0,
+          cost_usd: 0,
+          llm_cost_usd: 0,
+        }
+      : null,
+  };
+}
+
+/**
+ * What the monitor records of a page's outcome: `gone` for a 404 or 410 (a miss), `failed` for any other
+ * failure (never a removal), nothing for a page that will be tried again or was not kept.
+ */
+export function monitorObservation(
+  task: PageTaskPayload,
+  input: CrawlJobInput,
+  outcome: PageOutcome,
+  note: MonitorNote,
+): PageObservation | null {
+  const base = {
+    job_id: task.job_id,
+    monitor_id: input.monitor_id!,
+    url: task.url,
+    via: note.via,
+    etag: note.etag,
+    last_modified: note.lastModified,
+    text_hash: note.textHash,
+  };
+  if (outcome.kind === 'completed') {
+    const result = outcome.result;
+    const modelCall = Boolean(result) && result!.method !== 'selectors' && result!.method !== 'unchanged';
+    return {
+      ...base,
+      kind: !result ? 'navigation' : result.method === 'unchanged' ? 'unchanged' : 'extracted',
+      data: result?.data ?? null,
+      http_status: outcome.http_status,
+      links: outcome.links,
+      model_call: modelCall,
+      tokens_input: result?.token_usage_input ?? 0,
+      tokens_output: result?.token_usage_output ?? 0,
+      cost_usd: result?.cost_usd ?? 0,
+    };
+  }
+  if (outcome.kind === 'failed') {
+    const gone = outcome.http_status === 404 || outcome.http_status === 410;
+    return {
+      ...base,
+      kind: gone ? 'gone' : 'failed',
+      via: null,
+      data: null,
+      http_status: outcome.http_status,
+      links: [],
+      model_call: outcome.usage !== null,
+      tokens_input: outcome.usage?.token_usage_input ?? 0,
+      tokens_output: outcome.usage?.token_usage_output ?? 0,
+      cost_usd: outcome.usage?.cost_usd ?? 0,
+    };
+  }
+  return null;
+}

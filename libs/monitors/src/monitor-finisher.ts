@@ -1,0 +1,213 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { newId, roundUsd } from '@app/core';
+import { JobLifecycleHooks, JobsRepository, isTerminal, type JobRecord } from '@app/jobs';
+import { LOGGER, type AppLogger } from '@app/observability';
+import { MonitorClock } from './monitor-clock';
+import { MonitorMetrics } from './monitor-metrics';
+import { activeLockId, finishLockId, MonitorRunsRepository } from './monitor-runs.repository';
+import { MonitorStateRepository } from './monitor-state.repository';
+import type { MonitorChangeRecord, MonitorObservation, MonitorRecord, MonitorRunRecord, RunCounts } from './monitor.types';
+import { MonitorsRepository } from './monitors.repository';
+import { compareRun } from './run-diff';
+import { pageStateId } from './state-ids';
+import { keyPlan } from './units';
+
+/** A `monitor.changed` event carries at most this many changes; with more it carries their count and a link. */
+export const EVENT_CHANGES_LIMIT = 100;
+/** A replica that died while recording a run's changes holds its finish lock this long. */
+const FINISH_LOCK_MS = 10 * 60_000;
+
+/**
+ * The end of a run: once its crawl job is terminal, the run's page observations are compared with the
+ * monitor's records (run-diff.ts), the changes stored, the records and page memory updated, the run's
+ * counts written, the slot freed, and `monitor.changed` / `monitor.failed` announced on the run's job
+ * (signed, ordered and retried by the webhook engine). Each run is finished once: a lock named after it.
+ */
+@Injectable()
+export class MonitorFinisher {
+  constructor(
+    private readonly monitors: MonitorsRepository,
+    private readonly runs: MonitorRunsRepository,
+    private readonly state: MonitorStateRepository,
+    private readonly jobs: JobsRepository,
+    private readonly hooks: JobLifecycleHooks,
+    private readonly clock: MonitorClock,
+    private readonly metrics: MonitorMetrics,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  /** Finishes the run if its job is terminal (from the scheduler's sweep, or the job's own end in this process). */
+  async finishIfDone(run: MonitorRunRecord): Promise<boolean> {
+    if (run.status !== 'running' || !run.job_id) return false;
+    const job = await this.jobs.findForWorker(run.job_id);
+    if (job && !isTerminal(job.status)) return false;
+    if (!(await this.takeLock(run))) return false;
+    const fresh = await this.runs.find(run._id);
+    if (!fresh || fresh.status !== 'running') return false;
+    await this.finish(fresh, job);
+    return true;
+  }
+
+  private async takeLock(run: MonitorRunRecord): Promise<boolean> {
+    const until = new Date(this.clock.now() + FINISH_LOCK_MS).toISOString();
+    if (await this.runs.lock(finishLockId(run._id), run.monitor_id, run._id, until)) return true;
+    const holder = await this.runs.lockHolder(finishLockId(run._id));
+    if (!holder || Date.parse(holder.until) > this.clock.now()) return false;
+    await this.runs.unlock(finishLockId(run._id), run._id);
+    return this.runs.lock(finishLockId(run._id), run.monitor_id, run._id, until);
+  }
+
+  private async finish(run: MonitorRunRecord, job: JobRecord | null): Promise<void> {
+    const now = new Date(this.clock.now()).toISOString();
+    const monitor = await this.monitors.findById(run.monitor_id);
+    const observations: MonitorObservation[] = [];
+    if (job) for await (const o of this.state.observationsOf(job._id)) observations.push(o);
+    const completed = job?.status === 'completed';
+    const counts = pageCounts(observations);
+    if (!monitor) {
+      // Deleted while the run went on: the run's findings go with it.
+      if (job) await this.state.dropObservations(job._id);
+      return;
+    }
+    const plan = keyPlan((job?.input?.schema as Record<string, unknown>) ?? {}, monitor.key);
+    const items = [];
+    for await (const item of this.state.itemsOf(monitor._id)) items.push(item);
+    const comparison = compareRun({
+      monitorId: monitor._id,
+      plan: 'plan' in plan ? plan.plan : { list: null, fields: [] },
+      silentAdds: !monitor.baseline_done && monitor.first_run === 'baseline',
+      removeAfterMisses: monitor.remove_after_misses,
+      runCompleted: completed,
+      observations,
+      items,
+      now,
+    });
+    const changes: MonitorChangeRecord[] = comparison.changes.map((c) => ({
+      _id: newId(),
+      monitor_id: monitor._id,
+      user_id: monitor.user_id,
+      run_id: run._id,
+      detected_at: now,
+      ...c,
+    }));
+    await this.state.addChanges(changes);
+    for (const item of comparison.save) await this.state.saveItem(item);
+    for (const id of comparison.remove) await this.state.deleteItem(id);
+    await this.rememberPages(monitor, observations);
+    if (job) await this.state.dropObservations(job._id);
+
+    Object.assign(counts, comparison.counts);
+    const status = completed ? 'completed' : 'failed';
+    const reason = completed ? null : (job?.error_message ?? `The run's crawl ended ${job?.status ?? 'missing'}.`);
+    await this.runs.set(run._id, { status, reason, counts, finished_at: now });
+    await this.runs.unlock(activeLockId(monitor._id), run._id);
+    await this.monitors.update(monitor._id, {
+      $set: {
+        last_run_status: status,
+        ...(completed ? { consecutive_failures: 0, baseline_done: true } : {}),
+      },
+      ...(completed ? {} : { $inc: { consecutive_failures: 1 } }),
+    });
+    this.record(status, counts, comparison.counts, observations);
+    if (job) await this.announce(monitor, { ...run, status, reason, counts, finished_at: now }, job, changes);
+  }
+
+  /** What each page was this run, for the next run's conditional requests, hash check and links. */
+  private async rememberPages(monitor: MonitorRecord, observations: MonitorObservation[]): Promise<void> {
+    for (const o of observations) {
+      if (o.kind !== 'extracted' && o.kind !== 'unchanged' && o.kind !== 'navigation') continue;
+      await this.state.savePage({
+        _id: pageStateId(monitor._id, o.url),
+        monitor_id: monitor._id,
+        url: o.url,
+        etag: o.etag,
+        last_modified: o.last_modified,
+        text_hash: o.text_hash,
+        links: o.links,
+        data: o.data,
+        // When the page worker saw it (real time: sitemap lastmods are compared with it).
+        fetched_at: o.at,
+        misses: 0,
+      });
+    }
+  }
+
+  private record(
+    status: string,
+    counts: RunCounts,
+    kinds: { added: number; changed: number; removed: number },
+    observations: MonitorObservation[],
+  ): void {
+    this.metrics.runs.inc({ outcome: status });
+    for (const how of ['extracted', 'failed', 'gone'] as const) {
+      const n = observations.filter((o) => o.kind === how).length;
+      if (n) this.metrics.pages.inc({ how }, n);
+    }
+    for (const kind of ['added', 'changed', 'removed'] as const) if (kinds[kind]) this.metrics.changes.inc({ kind }, kinds[kind]);
+    const saved = counts.not_modified + counts.skipped_by_hash + counts.skipped_by_lastmod;
+    if (counts.not_modified) this.metrics.pages.inc({ how: 'not_modified' }, counts.not_modified);
+    if (counts.skipped_by_hash) this.metrics.pages.inc({ how: 'hash' }, counts.skipped_by_hash);
+    if (counts.skipped_by_lastmod) this.metrics.pages.inc({ how: 'lastmod' }, counts.skipped_by_lastmod);
+    if (saved) this.metrics.modelCallsSaved.inc(saved);
+  }
+
+  private async announce(monitor: MonitorRecord, run: MonitorRunRecord, job: JobRecord, changes: MonitorChangeRecord[]): Promise<void> {
+    const on = monitor.notify?.on ?? [];
+    if (!monitor.notify) return;
+    const base = { monitor_id: monitor._id, monitor_name: monitor.name, run_id: run._id, job_id: job._id, counts: run.counts };
+    const occurred = run.finished_at ?? new Date(this.clock.now()).toISOString();
+    if (run.status === 'failed' && on.includes('failed')) {
+      await this.hooks.notify({ type: 'monitor.failed', job, data: { ...base, reason: run.reason }, occurred_at: occurred });
+    }
+    const wanted = changes.filter((c) => on.includes(c.kind));
+    if (wanted.length === 0) return;
+    const shown = wanted.slice(0, EVENT_CHANGES_LIMIT).map(({ _id, monitor_id: _m, user_id: _u, ...rest }) => ({ id: _id, ...rest }));
+    try {
+      await this.hooks.notify({
+        type: 'monitor.changed',
+        job,
+        occurred_at: occurred,
+        data: {
+          ...base,
+          changes_total: wanted.length,
+          changes: shown,
+          truncated: wanted.length > shown.length,
+          changes_url: `/api/v1/monitors/${monitor._id}/changes?run_id=${encodeURIComponent(run._id)}`,
+        },
+      });
+    } catch (error) {
+      this.logger.error({ err: error, monitor_id: monitor._id }, 'monitor.changed could not be announced');
+    }
+  }
+}
+
+/** The page counts of a run from what its page workers saw. */
+function pageCounts(observations: MonitorObservation[]): RunCounts {
+  const counts: RunCounts = {
+    unchanged: 0,
+    changed: 0,
+    added: 0,
+    removed: 0,
+    failed: 0,
+    pages_fetched: 0,
+    not_modified: 0,
+    skipped_by_hash: 0,
+    skipped_by_lastmod: 0,
+    model_calls: 0,
+    tokens_input: 0,
+    tokens_output: 0,
+    cost_usd: 0,
+  };
+  for (const o of observations) {
+    if (o.via !== 'lastmod') counts.pages_fetched++;
+    if (o.via === 'not_modified') counts.not_modified++;
+    if (o.via === 'hash') counts.skipped_by_hash++;
+    if (o.via === 'lastmod') counts.skipped_by_lastmod++;
+    if (o.model_call) counts.model_calls++;
+    counts.tokens_input += o.tokens_input;
+    counts.tokens_output += o.tokens_output;
+    counts.cost_usd += o.cost_usd;
+  }
+  counts.cost_usd = roundUsd(counts.cost_usd);
+  return counts;
+}

@@ -1,0 +1,143 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Caller } from '@app/auth';
+import { AppError, newId, SECRET_SEALER, type SecretSealer } from '@app/core';
+import { JobIntakeService } from '@app/intake';
+import { JobsService } from '@app/jobs';
+import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
+import { MonitorClock } from './monitor-clock';
+import { MonitorMetrics } from './monitor-metrics';
+import { activeLockId, MonitorRunsRepository } from './monitor-runs.repository';
+import { emptyCounts, type MonitorRecord, type MonitorRunRecord, type RunTrigger } from './monitor.types';
+import { MonitorsRepository } from './monitors.repository';
+
+/** How long a run may stay `starting` (its replica died before the job existed) before its slot is freed. */
+export const STARTING_TIMEOUT_MS = 5 * 60_000;
+
+/** A monitor's runs act for its owner with the crawl scope only. */
+export const monitorCaller = (monitor: MonitorRecord): Caller => ({
+  userId: monitor.user_id,
+  organizationId: monitor.organization_id,
+  keyId: `monitor:${monitor._id}`,
+  scopes: ['crawl'],
+  fullAccess: false,
+  isAdmin: false,
+});
+
+/**
+ * Starts one run of a monitor: claims it (a scheduled run's id is `<monitor>:<slot>`, so a slot starts
+ * once across replicas), takes the monitor's active-run lock (a monitor never has two runs at once: a
+ * slot met while a run is going is recorded `skipped`), then records the run's crawl job, which carries
+ * `monitor_id` in its input.
+ */
+@Injectable()
+export class MonitorLauncher {
+  constructor(
+    private readonly monitors: MonitorsRepository,
+    private readonly runs: MonitorRunsRepository,
+    private readonly intake: JobIntakeService,
+    private readonly jobs: JobsService,
+    private readonly clock: MonitorClock,
+    private readonly metrics: MonitorMetrics,
+    @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
+  ) {}
+
+  /** The run, or null when another replica claimed this slot first. */
+  async start(monitor: MonitorRecord, trigger: RunTrigger, dueAt: string): Promise<MonitorRunRecord | null>;
+  async start(monitor: MonitorRecord, trigger: 'manual', dueAt: string): Promise<MonitorRunRecord>;
+  async start(monitor: MonitorRecord, trigger: RunTrigger, dueAt: string): Promise<MonitorRunRecord | null> {
+    const now = new Date(this.clock.now()).toISOString();
+    const run: MonitorRunRecord = {
+      _id: trigger === 'schedule' ? `${monitor._id}:${dueAt}` : `${monitor._id}:manual:${newId()}`,
+      monitor_id: monitor._id,
+      user_id: monitor.user_id,
+      trigger,
+      due_at: dueAt,
+      status: 'starting',
+      job_id: null,
+      reason: null,
+      counts: emptyCounts(),
+      created_at: now,
+      finished_at: null,
+    };
+    if (!(await this.runs.claim(run))) return null;
+    if (!(await this.takeSlot(monitor._id, run._id))) {
+      this.metrics.runs.inc({ outcome: 'skipped' });
+      return (await this.runs.set(run._id, { status: 'skipped', reason: 'the previous run was still going', finished_at: now })) ?? run;
+    }
+    try {
+      const jobId = await this.createJob(monitor, run._id);
+      this.metrics.runs.inc({ outcome: 'started' });
+      await this.monitors.update(monitor._id, {
+        $set: { last_run_id: run._id, last_run_at: now, last_run_status: 'running' },
+        $inc: { runs_total: 1 },
+      });
+      return (await this.runs.set(run._id, { status: 'running', job_id: jobId })) ?? { ...run, status: 'running', job_id: jobId };
+    } catch (error) {
+      // The run cannot start (no usable model any more, the site or schema deleted): a failed run, the slot freed.
+      const reason = error instanceof AppError ? (error.detail ?? error.message) : 'The run could not start.';
+      this.metrics.runs.inc({ outcome: 'failed' });
+      const failed = await this.runs.set(run._id, { status: 'failed', reason, finished_at: now });
+      await this.runs.unlock(activeLockId(monitor._id), run._id);
+      await this.monitors.update(monitor._id, {
+        $set: { last_run_id: run._id, last_run_at: now, last_run_status: 'failed' },
+        $inc: { runs_total: 1, consecutive_failures: 1 },
+      });
+      if (!(error instanceof AppError)) throw error;
+      return failed ?? run;
+    }
+  }
+
+  /** The active-run lock; a lock left by a run that never got its job (its replica died) is broken after a while. */
+  private async takeSlot(monitorId: string, runId: string): Promise<boolean> {
+    if (await this.runs.lock(activeLockId(monitorId), monitorId, runId, '')) return true;
+    const holder = await this.runs.lockHolder(activeLockId(monitorId));
+    if (!holder) return this.runs.lock(activeLockId(monitorId), monitorId, runId, '');
+    const held = await this.runs.find(holder.run_id);
+    const stale =
+      !held ||
+      held.status === 'completed' ||
+      held.status === 'failed' ||
+      held.status === 'skipped' ||
+      (held.status === 'starting' && this.clock.now() - Date.parse(held.created_at) > STARTING_TIMEOUT_MS);
+    if (!stale) return false;
+    if (held?.status === 'starting')
+      await this.runs.set(held._id, { status: 'failed', reason: 'its replica stopped before the crawl started' });
+    await this.runs.unlock(activeLockId(monitorId), holder.run_id);
+    return this.runs.lock(activeLockId(monitorId), monitorId, runId, '');
+  }
+
+  /** The run's crawl job: the monitor's seed, schema, options and model, as POST /crawl would record them. */
+  private async createJob(monitor: MonitorRecord, runId: string): Promise<string> {
+    const caller = monitorCaller(monitor);
+    const site = await this.intake.site(caller, monitor.site_id ?? undefined);
+    // The seed as the crawl keeps it (POST /crawl's intake canonicalises the same way: WHATWG URL serialisation).
+    const url = new URL(this.intake.url(monitor.url ?? undefined, site)).href;
+    const { parsed, schemaId } = await this.intake.schema(
+      caller,
+      { schema: monitor.schema ?? undefined, schema_id: monitor.schema_id ?? undefined },
+      site?.default_schema_id ?? null,
+    );
+    const saved = validCrawlOptions(site?.crawl_options);
+    const options = resolveCrawlOptions(monitor.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode });
+    const secrets = monitor.sealed_secrets ? (JSON.parse(this.sealer.open(monitor.sealed_secrets)) as Record<string, string>) : {};
+    const job = await this.jobs.create(caller, {
+      type: 'crawl',
+      url,
+      input: {
+        url,
+        schema: parsed.jsonSchema,
+        schema_id: schemaId,
+        site_id: site?._id ?? null,
+        llm_config: monitor.llm_config,
+        options,
+        extraction_mode: monitor.extraction_mode,
+        monitor_id: monitor._id,
+        monitor_run_id: runId,
+      },
+      requestId: `monitor:${runId}`,
+      webhookTargets: monitor.notify?.targets ?? [],
+      secrets,
+    });
+    return job.id;
+  }
+}

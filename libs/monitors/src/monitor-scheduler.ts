@@ -1,0 +1,98 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { JobLifecycleHooks } from '@app/jobs';
+import { LOGGER, type AppLogger } from '@app/observability';
+import { MonitorClock } from './monitor-clock';
+import { MonitorFinisher } from './monitor-finisher';
+import { MonitorLauncher } from './monitor-launcher';
+import { MonitorMetrics } from './monitor-metrics';
+import { MonitorRunsRepository } from './monitor-runs.repository';
+import { slotAfter } from './monitor-slots';
+import { MonitorStateRepository } from './monitor-state.repository';
+import { MonitorsRepository } from './monitors.repository';
+
+/** Due monitors started per tick (the rest wait for the next tick). */
+const DUE_BATCH = 100;
+const DAY_MS = 86_400_000;
+/** History is pruned once per this many ticks. */
+const PRUNE_EVERY_TICKS = 600;
+
+/**
+ * The monitor scheduler (docs/monitors.md "Scheduling"). Every API replica may run it: a tick starts the
+ * monitors whose next run is due and finishes the runs whose crawl ended. Nothing here is owned by one
+ * replica: a slot is claimed by inserting its run (`<monitor>:<slot>`), so it starts once however many
+ * replicas tick, and a replica killed at any point leaves nothing the others cannot carry on.
+ * After downtime a monitor moves to the first slot after now: one catch-up run, not one per missed slot.
+ */
+@Injectable()
+export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | null = null;
+  private ticks = 0;
+
+  constructor(
+    private readonly monitors: MonitorsRepository,
+    private readonly runs: MonitorRunsRepository,
+    private readonly state: MonitorStateRepository,
+    private readonly launcher: MonitorLauncher,
+    private readonly finisher: MonitorFinisher,
+    private readonly hooks: JobLifecycleHooks,
+    private readonly clock: MonitorClock,
+    private readonly metrics: MonitorMetrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // A run's crawl that ends in this process is finished at once; other replicas' by the sweep.
+    this.hooks.register(async (event) => {
+      if (!['job.completed', 'job.failed', 'job.cancelled'].includes(event.type)) return;
+      const runId = event.job.input?.monitor_run_id;
+      if (typeof runId !== 'string') return;
+      const run = await this.runs.find(runId);
+      if (run) await this.finisher.finishIfDone(run);
+    });
+    if (!this.config.monitorScheduler) return;
+    this.timer = setInterval(() => void this.tickOnce(), this.config.monitorTickMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.ticking;
+  }
+
+  /** One tick at a time per replica; a tick that fails is logged and the next one tries again. */
+  private async tickOnce(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = this.tick()
+      .then(() => undefined)
+      .catch((error: unknown) => this.logger.error({ err: error }, 'monitor scheduler tick failed'))
+      .finally(() => (this.ticking = null));
+    await this.ticking;
+  }
+
+  /** Starts what is due at the clock's now, finishes ended runs; returns the runs it started or skipped. */
+  async tick(): Promise<string[]> {
+    const now = this.clock.now();
+    const started: string[] = [];
+    const due = await this.monitors.due(new Date(now).toISOString(), DUE_BATCH);
+    this.metrics.due.set(due.length);
+    for (const monitor of due) {
+      const slot = monitor.next_slot_at;
+      if (!slot || monitor.paused) continue;
+      const run = await this.launcher.start(monitor, 'schedule', slot);
+      // Whoever claimed the slot, it is spent: the monitor moves to the first slot after now.
+      await this.monitors.advance(monitor._id, slot, slotAfter(monitor, Math.max(now, Date.parse(slot)), this.config.monitorJitterMaxMs));
+      if (run) started.push(run._id);
+    }
+    const running = await this.runs.withStatus('running', 1000);
+    this.metrics.running.set(running.length);
+    for (const run of running) await this.finisher.finishIfDone(run);
+    this.metrics.maxFailures.set(await this.monitors.maxConsecutiveFailures());
+    if (this.ticks++ % PRUNE_EVERY_TICKS === 0) {
+      await this.state.pruneChanges(new Date(now - this.config.monitorHistoryDays * DAY_MS).toISOString());
+    }
+    return started;
+  }
+}

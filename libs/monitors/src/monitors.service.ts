@@ -1,0 +1,255 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Caller } from '@app/auth';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { Errors, newId, SECRET_SEALER, type FieldError, type SecretSealer } from '@app/core';
+import { JobIntakeService } from '@app/intake';
+import type { LlmConfigInput } from '@app/llm';
+import { WebhooksService } from '@app/webhooks';
+import type { CreateMonitorDto, MonitorNotifyDto, UpdateMonitorDto } from './dto/monitor.dto';
+import { MonitorClock } from './monitor-clock';
+import { MonitorLauncher } from './monitor-launcher';
+import { MonitorRunsRepository } from './monitor-runs.repository';
+import { MonitorStateRepository } from './monitor-state.repository';
+import { NOTIFY_KINDS, type MonitorRecord } from './monitor.types';
+import { changeView, itemView, monitorView, runView, type MonitorView } from './monitor-view';
+import { MonitorsRepository } from './monitors.repository';
+import { normaliseSchedule, scheduleProblems } from './schedule';
+import { slotAfter } from './monitor-slots';
+import { keyPlan } from './units';
+
+/** Plain-object copy of a validated DTO (drops class prototypes and undefined fields). */
+const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** Monitor events a target gets when it does not say (inline and URL targets; a saved webhook keeps its own list). */
+const MONITOR_EVENTS = ['monitor.changed', 'monitor.failed'];
+
+/** Saved monitors: validation at the field, CRUD, pause/resume, manual runs, and the reads of runs, changes and state. */
+@Injectable()
+export class MonitorsService {
+  constructor(
+    private readonly monitors: MonitorsRepository,
+    private readonly runs: MonitorRunsRepository,
+    private readonly state: MonitorStateRepository,
+    private readonly intake: JobIntakeService,
+    private readonly webhooks: WebhooksService,
+    private readonly launcher: MonitorLauncher,
+    private readonly clock: MonitorClock,
+    @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(caller: Caller, dto: CreateMonitorDto): Promise<MonitorView> {
+    const at = new Date(this.clock.now()).toISOString();
+    const record: MonitorRecord = {
+      _id: newId(),
+      user_id: caller.userId,
+      organization_id: caller.organizationId,
+      name: dto.name,
+      url: dto.url ?? null,
+      site_id: dto.site_id ?? null,
+      schema: dto.schema ?? null,
+      schema_id: dto.schema_id ?? null,
+      options: dto.options ? plain<Record<string, unknown>>({ ...dto.options }) : {},
+      llm_config: null,
+      sealed_secrets: null,
+      extraction_mode: dto.extraction_mode ?? 'model',
+      schedule: normaliseSchedule(dto.schedule),
+      key: dto.key ?? [],
+      notify: null,
+      first_run: dto.first_run ?? 'added',
+      remove_after_misses: dto.remove_after_misses ?? 2,
+      paused: dto.paused ?? false,
+      anchor_at: at,
+      next_slot_at: null,
+      next_run_at: null,
+      last_run_id: null,
+      last_run_at: null,
+      last_run_status: null,
+      runs_total: 0,
+      consecutive_failures: 0,
+      baseline_done: false,
+      created_at: at,
+      updated_at: at,
+    };
+    await this.check(caller, record, dto);
+    Object.assign(record, this.sealed(dto.llm_config), await this.notifyOf(caller, dto.notify));
+    if (!record.paused) Object.assign(record, slotAfter(record, Date.parse(at) - 1, this.config.monitorJitterMaxMs));
+    await this.monitors.insert(record);
+    return monitorView(record, null, 0);
+  }
+
+  async list(caller: Caller, limit: number, offset: number): Promise<{ monitors: MonitorView[]; total: number }> {
+    const records = await this.monitors.listOwn(caller, limit, offset);
+    const monitors = await Promise.all(records.map((m) => this.view(m)));
+    return { monitors, total: await this.monitors.countOwn(caller) };
+  }
+
+  async get(caller: Caller, id: string): Promise<MonitorView> {
+    return this.view(await this.record(caller, id));
+  }
+
+  /** A partial update: the given fields replace the stored ones, and the result is checked as a whole. */
+  async update(caller: Caller, id: string, dto: UpdateMonitorDto): Promise<MonitorView> {
+    const current = await this.record(caller, id);
+    const next: MonitorRecord = { ...current };
+    for (const field of [
+      'name',
+      'url',
+      'site_id',
+      'schema',
+      'schema_id',
+      'extraction_mode',
+      'key',
+      'first_run',
+      'remove_after_misses',
+    ] as const) {
+      if (dto[field] !== undefined) (next as Record<string, unknown>)[field] = dto[field];
+    }
+    if (dto.options !== undefined) next.options = plain<Record<string, unknown>>({ ...dto.options });
+    if (dto.schedule !== undefined) next.schedule = normaliseSchedule(dto.schedule);
+    if (dto.schema !== undefined) next.schema_id = dto.schema_id ?? null;
+    if (dto.schema_id !== undefined && dto.schema === undefined) next.schema = null;
+    await this.check(caller, next, { ...dto, schedule: dto.schedule });
+    if (dto.llm_config !== undefined) Object.assign(next, this.sealed(dto.llm_config));
+    if (dto.notify !== undefined) Object.assign(next, await this.notifyOf(caller, dto.notify));
+    if (dto.paused !== undefined) next.paused = dto.paused;
+    const set: Record<string, unknown> = { ...next, updated_at: new Date(this.clock.now()).toISOString() };
+    delete set._id;
+    if (dto.schedule !== undefined || (dto.paused === false && current.paused)) {
+      set.anchor_at = set.updated_at;
+      Object.assign(set, slotAfter({ ...next, anchor_at: set.updated_at as string }, this.clock.now(), this.config.monitorJitterMaxMs));
+    }
+    if (next.paused) Object.assign(set, { next_slot_at: null, next_run_at: null });
+    const updated = await this.monitors.updateOwn(caller, id, set);
+    if (!updated) throw Errors.notFound('Monitor');
+    return this.view(updated);
+  }
+
+  pause(caller: Caller, id: string): Promise<MonitorView> {
+    return this.update(caller, id, { paused: true });
+  }
+
+  resume(caller: Caller, id: string): Promise<MonitorView> {
+    return this.update(caller, id, { paused: false });
+  }
+
+  /** Deletes the monitor and its history (runs, state, changes); a run going on ends, and its changes are dropped. */
+  async remove(caller: Caller, id: string): Promise<void> {
+    if (!(await this.monitors.deleteOwn(caller, id))) throw Errors.notFound('Monitor');
+    await this.runs.deleteMonitor(id);
+    await this.state.deleteMonitor(id);
+  }
+
+  /** POST /run: a run now, outside the schedule (409 while a run of this monitor is going). */
+  async run(caller: Caller, id: string): Promise<{ run: ReturnType<typeof runView>; job_id: string }> {
+    const monitor = await this.record(caller, id);
+    const run = await this.launcher.start(monitor, 'manual', new Date(this.clock.now()).toISOString());
+    if (run.status === 'skipped') throw Errors.conflict('A run of this monitor is going; try again when it ended.');
+    if (!run.job_id) throw Errors.internal(run.reason ?? 'The run could not start.');
+    return { run: runView(run), job_id: run.job_id };
+  }
+
+  async listRuns(caller: Caller, id: string, limit: number, offset: number) {
+    await this.record(caller, id);
+    const runs = await this.runs.list(id, limit, offset);
+    return { runs: runs.map(runView), total: await this.runs.count(id) };
+  }
+
+  async changes(
+    caller: Caller,
+    id: string,
+    query: { since?: string; kind?: 'added' | 'changed' | 'removed'; run_id?: string; limit: number; offset: number },
+  ) {
+    await this.record(caller, id);
+    const filter = { since: query.since, kind: query.kind, runId: query.run_id, limit: query.limit, offset: query.offset };
+    const changes = await this.state.listChanges(id, filter);
+    return { changes: changes.map(changeView), total: await this.state.countChanges(id, filter) };
+  }
+
+  async currentState(caller: Caller, id: string, limit: number, offset: number) {
+    await this.record(caller, id);
+    const items = await this.state.listItems(id, limit, offset);
+    return { items: items.map(itemView), total: await this.state.countItems(id) };
+  }
+
+  private async view(monitor: MonitorRecord): Promise<MonitorView> {
+    const last = monitor.last_run_id ? await this.runs.find(monitor.last_run_id) : null;
+    return monitorView(monitor, last, await this.state.countItems(monitor._id));
+  }
+
+  private async record(caller: Caller, id: string): Promise<MonitorRecord> {
+    const monitor = await this.monitors.findOwn(caller, id);
+    if (!monitor) throw Errors.notFound('Monitor');
+    return monitor;
+  }
+
+  /**
+   * Every rule a run would meet, at creation (422 at the field): the schedule, a seed (url or site), the
+   * schema and the key paths in it, and a usable model (the tenant's keys and chain, or the given config).
+   */
+  private async check(caller: Caller, monitor: MonitorRecord, dto: Partial<CreateMonitorDto>): Promise<void> {
+    const problems: FieldError[] = scheduleProblems(dto.schedule ?? monitor.schedule, this.config.monitorMinIntervalMs);
+    if (problems.length) throw Errors.validation(problems);
+    const site = await this.intake.site(caller, monitor.site_id ?? undefined);
+    this.intake.url(monitor.url ?? undefined, site);
+    const { parsed } = await this.intake.schema(
+      caller,
+      { schema: monitor.schema ?? undefined, schema_id: monitor.schema_id ?? undefined },
+      site?.default_schema_id ?? null,
+    );
+    const keys = keyPlan(parsed.jsonSchema as Record<string, unknown>, monitor.key);
+    if ('problems' in keys) throw Errors.validation(keys.problems);
+    await this.intake.plan(caller, dto.llm_config ?? this.storedLlm(monitor));
+  }
+
+  private storedLlm(monitor: MonitorRecord): LlmConfigInput | undefined {
+    if (!monitor.llm_config) return undefined;
+    const { byok_key: _byok, ...rest } = monitor.llm_config;
+    const secrets = monitor.sealed_secrets ? (JSON.parse(this.sealer.open(monitor.sealed_secrets)) as Record<string, string>) : {};
+    return { ...(rest as unknown as LlmConfigInput), ...(secrets.llm_api_key ? { api_key: secrets.llm_api_key } : {}) };
+  }
+
+  /** The llm_config without its key, and the key sealed (or none). */
+  private sealed(config: LlmConfigInput | undefined): Pick<MonitorRecord, 'llm_config' | 'sealed_secrets'> {
+    if (!config) return { llm_config: null, sealed_secrets: null };
+    const { api_key, ...rest } = plain(config);
+    return {
+      llm_config: { ...rest, byok_key: Boolean(api_key) },
+      sealed_secrets: api_key ? this.sealer.seal(JSON.stringify({ llm_api_key: api_key })) : null,
+    };
+  }
+
+  /** The notify targets, resolved now as a job's are (an unknown webhook is a 422 at body.notify.webhook_id). */
+  private async notifyOf(caller: Caller, notify: MonitorNotifyDto | undefined): Promise<Pick<MonitorRecord, 'notify'>> {
+    if (!notify) return { notify: null };
+    const targets: Array<Record<string, unknown>> = [];
+    if (notify.webhook_id) {
+      const saved = await this.webhooks.resolveForJob(caller, notify.webhook_id, 'body.notify.webhook_id');
+      targets.push({ key: `saved:${saved.id}`, kind: 'saved', webhook_id: saved.id, url: null, secret: null, events: [], headers: [] });
+    }
+    if (notify.webhook) {
+      targets.push({
+        key: 'inline',
+        kind: 'inline',
+        webhook_id: null,
+        url: notify.webhook.url,
+        secret: notify.webhook.secret ? this.sealer.seal(notify.webhook.secret) : null,
+        events: notify.webhook.events ?? MONITOR_EVENTS,
+        headers: (notify.webhook.headers ?? []).map((h) => ({ name: h.name, value: h.value })),
+      });
+    }
+    if (notify.webhook_url) {
+      targets.push({
+        key: 'url',
+        kind: 'url',
+        webhook_id: null,
+        url: notify.webhook_url,
+        secret: null,
+        events: MONITOR_EVENTS,
+        headers: [],
+      });
+    }
+    if (targets.length === 0) throw Errors.validation([{ location: 'body.notify', message: 'needs a webhook_id, webhook or webhook_url' }]);
+    return { notify: { targets, on: notify.on ?? [...NOTIFY_KINDS] } };
+  }
+}
