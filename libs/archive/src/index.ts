@@ -1,0 +1,10 @@
+// The page archive (docs/archive.md): pages as fetched, content-addressed per tenant, WARC in and out.
+export { ARCHIVE_BLOBS, BlobTooLarge, type ArchiveBlobStore } from './blob-store.port';
+export { FileBlobStore } from './adapters/file-blob-store';
+export { GridFsBlobStore } from './adapters/gridfs-blob-store';
+export { ArchiveRepository } from './archive.repository';
+export { PageArchive, type PageArchiveSettings, type ArchiveEvents } from './page-archive';
+export { ArchiveModule } from './archive.module';
+export { ArchiveRetentionService } from './archive-retention.service';
+export { sha256Hex } from './archive-codec';
+export type { ArchivedPage, ArchivedPageRecord, KeepOutcome, PageCapture } from './archive.types';
