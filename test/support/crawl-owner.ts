@@ -37,6 +37,7 @@ export const DEFAULT_OPTIONS: CrawlOptions = {
   include_patterns: [],
   exclude_patterns: [],
   max_cost_usd: null,
+  archive: false,
 };
 
 export interface OwnerFixture {

@@ -18,6 +18,7 @@ import { ProblemFilter } from './problem.filter';
 import { ExtractionModule } from '@app/extraction';
 import { IntakeModule } from '@app/intake';
 import { CrawlModule } from '@app/crawl';
+import { ArchiveController } from './controllers/archive.controller';
 import { BatchController } from './controllers/batch.controller';
 import { MapController } from './controllers/map.controller';
 import { CrawlController, CrawlMapController } from './controllers/crawl.controller';
@@ -59,6 +60,7 @@ export function apiControllers(config: AppConfig): Type[] {
     BatchController,
     MapController,
     LearnedProgramsController,
+    ArchiveController,
   ];
   if (config.enableTestJobs) controllers.push(TestJobsController);
   return controllers;

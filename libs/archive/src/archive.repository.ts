@@ -1,6 +1,6 @@
 import { DuplicateKeyError, newId, nowIso } from '@app/core';
 import type { Collection, DocumentStore } from '@app/storage';
-import type { ArchiveBlobRecord, ArchivedPageRecord, ArchiveUsageRecord } from './archive.types';
+import type { ArchiveBlobRecord, ArchivedPageRecord, ArchiveUploadRecord, ArchiveUsageRecord } from './archive.types';
 
 /** Page records read per store round-trip when a job's pages are walked (deletion, WARC export). */
 export const PAGE_BATCH = 200;
@@ -14,6 +14,7 @@ export class ArchiveRepository {
     private readonly pages: Collection<ArchivedPageRecord>,
     private readonly blobs: Collection<ArchiveBlobRecord>,
     private readonly usage: Collection<ArchiveUsageRecord>,
+    private readonly uploads: Collection<ArchiveUploadRecord>,
   ) {}
 
   static async open(store: DocumentStore): Promise<ArchiveRepository> {
@@ -31,7 +32,8 @@ export class ArchiveRepository {
       indexes: [{ fields: { user_id: 1, touched_at: 1 } }, { fields: { touched_at: 1 } }],
     });
     const usage = await store.collection<ArchiveUsageRecord>({ name: 'archive_usage', indexes: [] });
-    return new ArchiveRepository(pages, blobs, usage);
+    const uploads = await store.collection<ArchiveUploadRecord>({ name: 'archive_uploads', indexes: [{ fields: { created_at: 1 } }] });
+    return new ArchiveRepository(pages, blobs, usage, uploads);
   }
 
   /** Inserts a page record; false when the job already has one for this page (a task run twice). */
@@ -143,6 +145,26 @@ export class ArchiveRepository {
   /** Every tenant's usage (for the size gauges; one record per tenant). */
   allUsage(): Promise<ArchiveUsageRecord[]> {
     return this.usage.find({});
+  }
+
+  async insertUpload(record: ArchiveUploadRecord): Promise<void> {
+    await this.uploads.insertOne(record);
+  }
+
+  upload(id: string): Promise<ArchiveUploadRecord | null> {
+    return this.uploads.findOne({ _id: id });
+  }
+
+  deleteUpload(id: string): Promise<boolean> {
+    return this.uploads.deleteOne({ _id: id });
+  }
+
+  uploadsBefore(before: string, limit: number): Promise<ArchiveUploadRecord[]> {
+    return this.uploads.find({ created_at: { $lt: before } }, { limit });
+  }
+
+  tenantUploads(userId: string, limit: number): Promise<ArchiveUploadRecord[]> {
+    return this.uploads.find({ user_id: userId }, { limit });
   }
 
   async dropUsage(userId: string): Promise<void> {

@@ -34,7 +34,7 @@ export interface ArchivedPageRecord {
   /** `fetch`: fetched by a crawl; `warc`: read from an uploaded WARC file. */
   origin: 'fetch' | 'warc';
   /** A WARC record that could not be read: its page fails with this, the file's other records count. */
-  failure?: { category: 'invalid_request' | 'content_too_large' | 'unsupported_content'; message: string } | null;
+  failure?: { category: 'invalid_request' | 'content_too_large' | 'http_error'; message: string } | null;
   [key: string]: unknown;
 }
 
@@ -64,6 +64,15 @@ export interface ArchiveUsageRecord {
   _id: string;
   stored_bytes: number;
   blobs: number;
+  [key: string]: unknown;
+}
+
+/** An uploaded WARC file waiting to be read by its job (`archive_uploads`, `_id` = its blob id). */
+export interface ArchiveUploadRecord {
+  _id: string;
+  user_id: string;
+  bytes: number;
+  created_at: string;
   [key: string]: unknown;
 }
 

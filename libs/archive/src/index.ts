@@ -8,3 +8,6 @@ export { ArchiveModule } from './archive.module';
 export { ArchiveRetentionService } from './archive-retention.service';
 export { sha256Hex } from './archive-codec';
 export type { ArchivedPage, ArchivedPageRecord, KeepOutcome, PageCapture } from './archive.types';
+export { writeWarc, type WarcInfo, type WarcPage } from './warc/warc-writer';
+export { warcPages, type WarcPageItem } from './warc/warc-pages';
+export { isGzip, type WarcLimits } from './warc/warc-reader';

@@ -200,6 +200,11 @@ export class PageArchive {
       if (stale.length === 0) break;
       for (const blob of stale) if (await this.dropBlob(blob)) bodies++;
     }
+    for (;;) {
+      const uploads = await this.repository.tenantUploads(userId, 200);
+      if (uploads.length === 0) break;
+      for (const upload of uploads) await this.dropUpload(upload._id);
+    }
     await this.repository.dropUsage(userId);
     return { pages, bodies };
   }
@@ -215,7 +220,35 @@ export class PageArchive {
     for (const blob of await this.repository.staleBlobs(before, limit)) {
       if (!(await this.repository.referenced(blob.user_id, blob.sha256)) && (await this.dropBlob(blob))) bodies++;
     }
+    // An upload whose job never read it (cancelled before it ran) goes with the retention too.
+    for (const upload of await this.repository.uploadsBefore(before, limit)) await this.dropUpload(upload._id);
     return { pages: expired.length, bodies };
+  }
+
+  /**
+   * Stores an uploaded WARC file as it streams (never whole in memory), refusing it past `maxBytes`
+   * (BlobTooLarge, nothing kept). Returns its id; the job that reads it drops it when done.
+   */
+  async storeUpload(userId: string, source: AsyncIterable<Buffer>, maxBytes: number): Promise<{ id: string; bytes: number }> {
+    const id = `up${newId()}`;
+    await this.repository.insertUpload({ _id: id, user_id: userId, bytes: 0, created_at: nowIso() });
+    try {
+      const bytes = await this.blobs.writeStream(id, source, maxBytes);
+      return { id, bytes };
+    } catch (error) {
+      await this.dropUpload(id);
+      throw error;
+    }
+  }
+
+  async openUpload(id: string): Promise<AsyncIterable<Buffer> | null> {
+    if (!(await this.repository.upload(id))) return null;
+    return this.blobs.readStream(id);
+  }
+
+  async dropUpload(id: string): Promise<void> {
+    await this.blobs.delete(id);
+    await this.repository.deleteUpload(id);
   }
 
   usage(userId: string): Promise<{ stored_bytes: number; blobs: number }> {

@@ -19,7 +19,7 @@ export interface CrawlJobInput {
    * Where the crawl's URLs come from when not from the seed: a batch's URL list (stored in chunks,
    * canonical and deduplicated; `url` is then its first URL). Absent: a crawl from `url` (and sitemaps).
    */
-  source?: ListSource;
+  source?: ListSource | ArchiveSource | WarcSource;
 }
 
 /** A batch's URL list: `urls` distinct canonical URLs in `batch_lists` chunks under `list_id`; `duplicates` removed at intake. */
@@ -28,6 +28,29 @@ export interface ListSource {
   list_id: string;
   urls: number;
   duplicates: number;
+}
+
+/**
+ * A re-extraction's pages (docs/archive.md "Re-extraction"): the archived pages of `source_job_id`,
+ * `pages` of them as counted at intake (`only`: every fetched page, or only those that failed).
+ */
+export interface ArchiveSource {
+  kind: 'archive';
+  source_job_id: string;
+  only: 'all' | 'failed';
+  pages: number;
+}
+
+/** A WARC upload's pages (docs/archive.md "WARC in"): the file stored as blob `upload_id`, read by the owner. */
+export interface WarcSource {
+  kind: 'warc';
+  upload_id: string;
+  bytes: number;
+}
+
+/** The sources whose pages come from the archive: no request reaches a site. */
+export function isArchiveSource(source: CrawlJobInput['source']): source is ArchiveSource | WarcSource {
+  return source?.kind === 'archive' || source?.kind === 'warc';
 }
 
 /**
@@ -48,7 +71,16 @@ const crawlInputSchema = z.object({
   options: storedOptionsSchema,
   extraction_mode: extractionModeSchema,
   source: z
-    .object({ kind: z.literal('list'), list_id: z.string(), urls: z.number().int().min(1), duplicates: z.number().int().min(0) })
+    .discriminatedUnion('kind', [
+      z.object({ kind: z.literal('list'), list_id: z.string(), urls: z.number().int().min(1), duplicates: z.number().int().min(0) }),
+      z.object({
+        kind: z.literal('archive'),
+        source_job_id: z.string(),
+        only: z.enum(['all', 'failed']),
+        pages: z.number().int().min(0),
+      }),
+      z.object({ kind: z.literal('warc'), upload_id: z.string(), bytes: z.number().int().min(0) }),
+    ])
     .optional(),
 });
 
@@ -64,6 +96,20 @@ function countPresent(raw: object): number {
 /** A batch's stored input: a crawl input whose URLs come from a list. */
 export function parseBatchInput(raw: unknown): CrawlJobInput {
   const input = parseCrawlInput(raw);
-  if (!input.source) throw new Error('a batch input names its URL list (source)');
+  if (input.source?.kind !== 'list') throw new Error('a batch input names its URL list (source)');
+  return input;
+}
+
+/** A re-extraction's stored input: a crawl input whose pages come from another job's archive. */
+export function parseReextractInput(raw: unknown): CrawlJobInput {
+  const input = parseCrawlInput(raw);
+  if (input.source?.kind !== 'archive') throw new Error('a reextract input names its source job (source)');
+  return input;
+}
+
+/** A WARC extraction's stored input: a crawl input whose pages come from an uploaded WARC file. */
+export function parseWarcInput(raw: unknown): CrawlJobInput {
+  const input = parseCrawlInput(raw);
+  if (input.source?.kind !== 'warc') throw new Error('a warc-extract input names its upload (source)');
   return input;
 }

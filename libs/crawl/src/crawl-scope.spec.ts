@@ -17,6 +17,7 @@ const base: CrawlOptions = {
   include_patterns: [],
   exclude_patterns: [],
   max_cost_usd: null,
+  archive: false,
 };
 const seed = canonicalize('https://www.shop.example/')!;
 

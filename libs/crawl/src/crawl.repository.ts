@@ -283,6 +283,27 @@ export class CrawlRepository implements OnModuleInit {
     );
   }
 
+  /**
+   * A re-extraction's source pages: entries of `jobId` that were fetched (completed, or failed: their
+   * fetch or their extraction), after `afterSeq` in discovery order (owner/archive-seeding.ts).
+   */
+  fetchedAfter(
+    jobId: string,
+    statuses: EntryStatus[],
+    afterSeq: number,
+    limit: number,
+  ): Promise<Array<Pick<CrawlEntry, '_id' | 'url' | 'seq'>>> {
+    return this.entries.find(
+      { job_id: jobId, status: { $in: statuses }, extract: true, seq: { $gt: afterSeq } },
+      { sort: { seq: 1 }, limit, fields: ['url', 'seq'] },
+    );
+  }
+
+  /** How many pages fetchedAfter gives in all. */
+  countFetched(jobId: string, statuses: EntryStatus[]): Promise<number> {
+    return this.entries.count({ job_id: jobId, status: { $in: statuses }, extract: true });
+  }
+
   running(jobId: string): Promise<CrawlEntry[]> {
     return this.entries.find({ job_id: jobId, status: 'running' }, { sort: { seq: 1 } });
   }
@@ -382,5 +403,12 @@ export class CrawlRepository implements OnModuleInit {
 
   async dropOutcomes(jobId: string): Promise<void> {
     await this.outcomes.deleteMany({ job_id: jobId });
+  }
+
+  /** Everything the crawl engine keeps of a finished job (DELETE /jobs/{id}): its map, state, outcomes. */
+  async deleteJob(jobId: string): Promise<void> {
+    await this.entries.deleteMany({ job_id: jobId });
+    await this.outcomes.deleteMany({ job_id: jobId });
+    await this.states.deleteOne({ _id: jobId });
   }
 }

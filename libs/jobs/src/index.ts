@@ -8,3 +8,4 @@ export * from './usage.service';
 export * from './job-lifecycle-hooks';
 export * from './job-handler';
 export * from './idempotency.service';
+export * from './job-deletion-hooks';

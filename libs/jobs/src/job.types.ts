@@ -1,6 +1,6 @@
 import type { ErrorCategory } from '@app/core';
 
-export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape', 'batch'] as const;
+export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape', 'batch', 'reextract', 'warc-extract'] as const;
 /** Public job types, plus `test` which exists only when GLEANER_ENABLE_TEST_JOBS=true. */
 export type JobType = (typeof JOB_TYPES)[number] | 'test';
 
@@ -103,6 +103,8 @@ export interface JobView {
   /** Crawls: the model calls of completed pages, full and partial, and their tokens. */
   model_calls_by_kind?: { full: number; partial: number };
   tokens_by_call_kind?: TokensByCallKind;
+  /** Re-extractions: the job whose archived pages this one extracts again. */
+  source_job_id?: string;
 }
 
 export interface PagesByMethod {
@@ -174,6 +176,9 @@ export function toJobView(job: JobRecord): JobView {
     ...(job.extraction && typeof job.extraction === 'object' ? { extraction: job.extraction as Record<string, unknown> } : {}),
     ...(onCrawlEngine(job.type) && isRecord(job.input.options) ? { options: job.input.options } : {}),
     ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
+    ...(job.type === 'reextract' && isRecord(job.input.source) && typeof job.input.source.source_job_id === 'string'
+      ? { source_job_id: job.input.source.source_job_id }
+      : {}),
   };
 }
 
@@ -203,8 +208,11 @@ export const RUN_JOB = 'run-job';
 
 /** Job classes: each has its own queue, its own per-process worker slots and its own per-user running cap. */
 export type JobClass = 'single' | 'crawl';
-/** Job types the crawl engine runs (a crawl from a seed, a batch from a URL list): the crawl class, the crawl counters. */
-export const CRAWL_ENGINE_TYPES: readonly JobType[] = ['crawl', 'batch'];
+/**
+ * Job types the crawl engine runs (a crawl from a seed, a batch from a URL list, a re-extraction from
+ * another job's archive, a WARC extraction from an uploaded file): the crawl class, the crawl counters.
+ */
+export const CRAWL_ENGINE_TYPES: readonly JobType[] = ['crawl', 'batch', 'reextract', 'warc-extract'];
 export function onCrawlEngine(type: JobType): boolean {
   return CRAWL_ENGINE_TYPES.includes(type);
 }

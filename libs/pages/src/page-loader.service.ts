@@ -39,6 +39,8 @@ export interface LoadOptions {
   screenshot?: ScreenshotKind;
   /** Plain text and cleaned HTML besides the markdown. */
   also?: ConversionInput['also'];
+  /** A browser fetch also reads the document's own bytes (FetchResult.raw), for the page archive. */
+  keepRaw?: boolean;
 }
 
 export interface LoadedPage {
@@ -124,6 +126,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
         waitFor: control.waitFor,
         timeoutMs: control.timeoutMs,
         screenshot: options.screenshot,
+        keepRaw: options.keepRaw,
       });
     } catch (error) {
       this.pages.inc({ outcome: error instanceof AppError && error.category ? error.category : 'fetch_error' });

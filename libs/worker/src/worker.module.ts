@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { BatchJobHandler, CrawlJobHandler, CrawlWorkerModule } from '@app/crawl';
+import { BatchJobHandler, CrawlJobHandler, CrawlWorkerModule, ReextractJobHandler, WarcExtractJobHandler } from '@app/crawl';
 import { AnalyzeJobHandler, ExtractJobHandler, ExtractionWorkerModule } from '@app/extraction';
 import { JobsModule } from '@app/jobs';
 import { ResultsModule } from '@app/results';
@@ -35,8 +35,19 @@ export class WorkerModule {
             scrape: ScrapeJobHandler,
             crawl: CrawlJobHandler,
             batch: BatchJobHandler,
-          ) => [extract, analyze, scrape, crawl, batch, ...(options.enableTestJobs ? [test] : [])],
-          inject: [TestJobHandler, ExtractJobHandler, AnalyzeJobHandler, ScrapeJobHandler, CrawlJobHandler, BatchJobHandler],
+            reextract: ReextractJobHandler,
+            warc: WarcExtractJobHandler,
+          ) => [extract, analyze, scrape, crawl, batch, reextract, warc, ...(options.enableTestJobs ? [test] : [])],
+          inject: [
+            TestJobHandler,
+            ExtractJobHandler,
+            AnalyzeJobHandler,
+            ScrapeJobHandler,
+            CrawlJobHandler,
+            BatchJobHandler,
+            ReextractJobHandler,
+            WarcExtractJobHandler,
+          ],
         },
         JobRunnerService,
       ],

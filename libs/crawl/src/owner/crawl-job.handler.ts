@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Configuration, LocalEventManager } from '@crawlee/core';
+import { PageArchive } from '@app/archive';
 import { Counter } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { newId } from '@app/core';
@@ -41,6 +42,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
     private readonly jobs: JobsService,
     private readonly results: ResultsService,
     private readonly loader: PageLoaderService,
+    private readonly archive: PageArchive,
   ) {
     this.takeovers = metrics.once(
       'gleaner_crawl_takeovers_total',
@@ -80,6 +82,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
       staticFetcher: this.loader.fetcher.staticFetcher,
       events: await this.eventManager(),
       metrics: { takeovers: this.takeovers, commits: this.commits },
+      archive: this.archive,
     };
     await new CrawlActor(deps, context).run();
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Counter } from 'prom-client';
+import { PageArchive } from '@app/archive';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
@@ -10,13 +11,13 @@ import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRec
 import { crawlSession, learnedTemplates, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
-import { PageLoaderService } from '@app/pages';
+import { PageLoaderService, type LoadedPage } from '@app/pages';
 import { POLITENESS, hostOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { ResultsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { crawlHostPolicy } from '../crawl-host-policy';
-import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { isArchiveSource, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlScope } from '../crawl-scope';
 import { CrawlRepository } from '../crawl.repository';
 import {
@@ -29,6 +30,7 @@ import {
 } from '../crawl.types';
 import { PAGE_RETRY_LIMITS, isRetryableFailure } from '../page-retry-policy';
 import { canonicalize } from '../url-canon';
+import { ArchivedPages } from './archived-pages';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
 
@@ -65,6 +67,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private readonly pauses: Counter<'domain'>;
   private readonly domains = new DomainLabels(20);
   private readonly gate = new ExclusiveGate();
+  private readonly archived: ArchivedPages;
 
   constructor(
     @Inject(QUEUE) private readonly queue: QueuePort,
@@ -80,7 +83,9 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly extraction: ExtractionService,
     private readonly results: ResultsService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    archive: PageArchive,
   ) {
+    this.archived = new ArchivedPages(archive, loader, logger);
     this.outcomes = metrics.once(
       'gleaner_crawl_page_tasks_total',
       () =>
@@ -187,29 +192,13 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private async run(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal): Promise<PageOutcome> {
     const { input, job } = context;
     const options = input.options;
-    const host = hostOf(task.url);
     const started = Date.now();
-    // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
-    // other worker slips a request in between.
-    const loaded = await withHostSlot(this.politeness, host, crawlHostPolicy(options.delay_ms, this.config), async () => {
-      try {
-        return {
-          ok: true as const,
-          page: await this.loader.load(task.url, options.fetch_mode, {
-            signal,
-            linkSelector: options.follow_selector ?? undefined,
-            beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
-            beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
-          }),
-        };
-      } catch (error) {
-        return { ok: false as const, failure: await this.loadFailure(task, context, host, error) };
-      }
-    });
-    if (!loaded.ran) return { kind: 'deferred', retry_in_ms: loaded.retryInMs, reason: loaded.reason };
-    if (!loaded.value.ok) return loaded.value.failure;
-    const page = loaded.value.page;
-    await this.politeness.reportSuccess(host).catch(() => undefined);
+    // A re-extraction or a WARC extraction reads its pages from the archive: no request reaches a site.
+    const obtained = isArchiveSource(input.source)
+      ? await this.archived.read(job, input.source, task.key, options.follow_selector ?? undefined)
+      : await this.fetchPage(task, context, signal);
+    if ('kind' in obtained) return obtained;
+    const page = obtained;
     const fetchMs = page.fetchDurationMs;
     // A batch follows no links: none are reported.
     const links = input.source ? [] : (page.content.selectedLinks ?? page.content.links).slice(0, MAX_LINKS_PER_PAGE).map((l) => l.url);
@@ -286,6 +275,35 @@ export class PageWorkerService implements OnApplicationBootstrap {
           : null,
       };
     }
+  }
+
+  /** The page fetched under the host's politeness slot (and kept in the archive when the crawl keeps pages), or the outcome. */
+  private async fetchPage(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal): Promise<LoadedPage | PageOutcome> {
+    const options = context.input.options;
+    const host = hostOf(task.url);
+    // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
+    // other worker slips a request in between.
+    const loaded = await withHostSlot(this.politeness, host, crawlHostPolicy(options.delay_ms, this.config), async () => {
+      try {
+        return {
+          ok: true as const,
+          page: await this.loader.load(task.url, options.fetch_mode, {
+            signal,
+            linkSelector: options.follow_selector ?? undefined,
+            keepRaw: options.archive,
+            beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
+            beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
+          }),
+        };
+      } catch (error) {
+        return { ok: false as const, failure: await this.loadFailure(task, context, host, error) };
+      }
+    });
+    if (!loaded.ran) return { kind: 'deferred', retry_in_ms: loaded.retryInMs, reason: loaded.reason };
+    if (!loaded.value.ok) return loaded.value.failure;
+    await this.politeness.reportSuccess(host).catch(() => undefined);
+    if (options.archive) await this.archived.keep(context.job, task.key, task.url, loaded.value.page);
+    return loaded.value.page;
   }
 
   /**

@@ -42,6 +42,7 @@ export const CRAWL_OPTION_DEFAULTS = {
   include_patterns: [],
   exclude_patterns: [],
   max_cost_usd: null,
+  archive: true,
 } as const satisfies Record<keyof CrawlOptionsDto, unknown>;
 
 export function IsRe2Pattern(options?: ValidationOptions) {
@@ -168,6 +169,15 @@ export class CrawlOptionsDto {
   @Min(0)
   @Max(10_000)
   max_cost_usd?: number;
+
+  @ApiPropertyOptional({
+    default: CRAWL_OPTION_DEFAULTS.archive,
+    description:
+      'Keep every fetched page (status, headers, redirects, body) in the archive for GLEANER_ARCHIVE_TTL_DAYS, so the job can be re-extracted without fetching again (POST /jobs/{id}/reextract), its pages read back (GET /jobs/{id}/results/{result_id}/page) and exported as WARC. Costs storage: the compressed body once per distinct page per tenant (docs/archive.md).',
+  })
+  @IsOptional()
+  @IsBoolean()
+  archive?: boolean;
 }
 
 /** The options a crawl runs with: every option present, `null` where an optional one is absent. */
@@ -203,6 +213,7 @@ export function resolveCrawlOptions(...layers: Array<CrawlOptionsLayer | undefin
     include_patterns: of('include_patterns') ?? [...d.include_patterns],
     exclude_patterns: of('exclude_patterns') ?? [...d.exclude_patterns],
     max_cost_usd: of('max_cost_usd'),
+    archive: of('archive') ?? d.archive,
   };
 }
 
