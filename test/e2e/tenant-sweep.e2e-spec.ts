@@ -12,7 +12,7 @@ import { http, waitFor, type HttpResult } from './helpers';
 
 jest.setTimeout(120_000);
 
-type Resource = 'job' | 'crawl' | 'site' | 'schema' | 'webhook' | 'key' | 'providerKey' | 'learnedProgram';
+type Resource = 'job' | 'crawl' | 'screenshot' | 'site' | 'schema' | 'webhook' | 'key' | 'providerKey' | 'learnedProgram';
 
 /** Path parameters that do not name a tenant's resource, each with the reason. */
 const NON_TENANT: Record<string, string> = {
@@ -20,6 +20,8 @@ const NON_TENANT: Record<string, string> = {
   'GET /api/v1/llm/models/{provider}': 'the provider name is a catalog value; the answer comes from the shared price table',
   'GET /api/v1/downloads/{id}':
     "signed link without a bearer key: the signature is the credential (checked below: A's job id without A's signature is refused)",
+  'GET /api/v1/downloads/screenshots/{id}':
+    "signed link without a bearer key, as downloads (checked below: A's screenshot id without A's signature is refused)",
 };
 
 /**
@@ -31,6 +33,7 @@ const CALLER_NAMESPACE_UPSERTS = new Set(['PUT /api/v1/webhooks/{id}']);
 /** Which of A's resources an id-taking path names, by path prefix (the most specific first). */
 const RESOURCE_BY_PREFIX: Array<[string, Resource]> = [
   ['/api/v1/jobs/{id}/crawl-map', 'crawl'],
+  ['/api/v1/jobs/{id}/screenshots/{screenshotId}', 'screenshot'],
   ['/api/v1/jobs/{id}', 'job'],
   ['/api/v1/sites/{id}', 'site'],
   ['/api/v1/schemas/{id}', 'schema'],
@@ -63,13 +66,19 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
   let keyB: string;
   let extraKeyA: string;
   const ids = {} as Record<Resource, string>;
+  let screenshotUrl = '';
   const operations: Operation[] = [];
   const unknown: string[] = [];
   let doc: any;
 
   const as = (key: string, method: string, path: string, opts: Parameters<typeof http>[3] = {}) =>
     http(app.baseUrl, method, path, { key, ...opts });
-  const concrete = (op: Operation) => op.path.replace(/\{[^}]+\}/, encodeURIComponent(ids[op.resource]));
+  /** A screenshot is named by its scrape job and its own id; every other resource by one id. */
+  let scrapeJob = '';
+  const concrete = (op: Operation) =>
+    op.resource === 'screenshot'
+      ? op.path.replace('{id}', encodeURIComponent(scrapeJob)).replace('{screenshotId}', encodeURIComponent(ids.screenshot))
+      : op.path.replace(/\{[^}]+\}/, encodeURIComponent(ids[op.resource]));
 
   /** Status and content type only; the body is dropped (an SSE stream of a finished job would be read in full otherwise). */
   async function head(key: string, method: string, path: string): Promise<{ status: number; type: string | null }> {
@@ -103,7 +112,8 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
     app = await startEmbedded({
       GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
       GLEANER_RESOLVE: play.resolve,
-      GLEANER_BROWSER_ENABLED: 'false',
+      // The browser takes the screenshot of A's scrape (GET /jobs/{id}/screenshots/{screenshotId}).
+      GLEANER_BROWSER_ENABLED: 'true',
       GLEANER_RATE_LIMIT_PER_MINUTE: '1000000',
       GLEANER_LLM_RETRIES: '0',
       GLEANER_WEBHOOK_RETRY_BASE_MS: '100',
@@ -152,6 +162,14 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
     });
     expect(extract.status).toBe(200);
     ids.job = extract.body.job_id;
+
+    const shot = await as(keyA, 'POST', '/api/v1/scrape', {
+      body: { url: play.url('shop.test', '/catalog/page/1'), formats: ['screenshot'], fetch_mode: 'dynamic' },
+    });
+    expect(shot.status).toBe(200);
+    scrapeJob = shot.body.job_id;
+    ids.screenshot = shot.body.metadata.screenshot_id;
+    screenshotUrl = shot.body.metadata.screenshot_url;
 
     const crawl = await as(keyA, 'POST', '/api/v1/crawl', {
       body: {
@@ -267,5 +285,17 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
     const forged = link.replace(/sig=[^&]+/, 'sig=AAAA');
     expect((await fetch(forged)).status).toBe(403);
     expect((await fetch(link)).status).toBe(200);
+  });
+
+  it("the signed screenshot link is the credential: A's screenshot id without A's signature is refused, A's link works", async () => {
+    const bare = await fetch(`${app.baseUrl}/api/v1/downloads/screenshots/${ids.screenshot}`, {
+      headers: { authorization: `Bearer ${keyB}` },
+    });
+    expect(bare.status).toBe(403);
+    expect(bare.headers.get('content-type')).toContain('application/problem+json');
+    expect((await fetch(screenshotUrl.replace(/sig=[^&]+/, 'sig=AAAA'))).status).toBe(403);
+    const own = await fetch(screenshotUrl);
+    expect(own.status).toBe(200);
+    expect(own.headers.get('content-type')).toBe('image/png');
   });
 });
