@@ -2,6 +2,7 @@ import type { Command, CommanderError, Option } from 'commander';
 import { CommandRegistry } from './command-registry';
 import type { CliCommand, CliIo } from './command';
 import { registerBatch } from './commands/batch-command';
+import { registerReextract } from './commands/reextract-command';
 import { registerMap } from './commands/map-command';
 import { registerCrawl } from './commands/crawl-command';
 import { registerExtract } from './commands/extract-command';
@@ -161,6 +162,7 @@ async function buildProgram(
   registerExtract(program, kit);
   registerCrawl(program, kit);
   registerBatch(program, kit);
+  registerReextract(program, kit);
   registerMap(program, kit);
   registerJobs(program, kit);
   registerResults(program, kit);
