@@ -75,6 +75,22 @@ describe('readWarc', () => {
     expect(items[1].kind === 'problem' && items[1].reason).toMatch(/ends in the middle of a record/);
   });
 
+  it('a negative or non-numeric Content-Length fails its record; a huge one is skipped as it streams, never allocated, to the end of the file', async () => {
+    const negative = record('response', 'https://a.test/neg', http('<p>n</p>'), { 'Content-Length': '-5' });
+    const words = record('response', 'https://a.test/words', http('<p>w</p>'), { 'Content-Length': '12abc' });
+    const items = await all(Buffer.concat([negative, words, three[1]]));
+    expect(summary(items)).toEqual(['problem:invalid_request', 'problem:invalid_request', 'record:response:https://a.test/1']);
+    expect(items.slice(0, 2).map((i) => i.kind === 'problem' && i.reason)).toEqual([
+      'the record has no valid Content-Length',
+      'the record has no valid Content-Length',
+    ]);
+    // Skipped as it streams: it swallows the rest of the file, which then ends in the middle of it.
+    const huge = record('response', 'https://a.test/huge', http('<p>h</p>'), { 'Content-Length': '999999999999999' });
+    const rest = await all(Buffer.concat([three[1], huge, three[2]]));
+    expect(summary(rest)).toEqual(['record:response:https://a.test/1', 'problem:invalid_request']);
+    expect(rest[1].kind === 'problem' && rest[1].reason).toMatch(/ends in the middle of a record/);
+  });
+
   it('a huge header is refused without being held, and the next record is read', async () => {
     const huge = Buffer.concat([
       Buffer.from(`WARC/1.1\r\nWARC-Type: response\r\nX-Filler: ${'a'.repeat(200_000)}\r\nContent-Length: 4\r\n\r\nabcd\r\n\r\n`),
