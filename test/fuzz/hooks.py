@@ -6,7 +6,8 @@ that does not exist, an expiry in the past, a CSS selector that does not parse, 
 is not a schema, a duplicate chain entry, `from` after `to`). The API tells the two apart: a 422 for a
 rule the document states (type, length, enum, pattern, format, unknown field) carries
 SCHEMA_MISMATCH_DETAIL (libs/http/src/validation.pipe.ts), and such a 422 on a schema-valid request
-is still a finding, as is any other refusal the built-in check reports.
+is still a finding, as is any other refusal the built-in check reports. A reused Idempotency-Key (422
+idempotency-key-reused) depends on an earlier request, so it is allowed too.
 """
 
 import json
@@ -17,6 +18,13 @@ from schemathesis.specs.openapi.checks import _openapi_positive_data_acceptance
 
 SCHEMA_MISMATCH_DETAIL = "The request does not match the API schema; errors[] points at each difference."
 
+# URL list bodies of POST /batch/extract (docs/crawl.md "Batches"): JSON lines are text, sent as generated.
+schemathesis.serializer.alias("application/x-ndjson", "text/plain")
+
+# A 422 that depends on an earlier request, not on this one: the fuzzer sends one Idempotency-Key value with
+# different bodies, which is the documented idempotency-key-reused refusal (docs/api.md "Idempotency-Key").
+STATEFUL_422_TYPES = {"/problems/idempotency-key-reused"}
+
 
 def _is_semantic_rejection(response) -> bool:
     if response.status_code != 422:
@@ -25,6 +33,8 @@ def _is_semantic_rejection(response) -> bool:
         body = json.loads(response.content)
     except ValueError:
         return False
+    if isinstance(body, dict) and body.get("type") in STATEFUL_422_TYPES:
+        return True
     return (
         isinstance(body, dict)
         and body.get("type") == "/problems/validation-error"

@@ -37,6 +37,7 @@ import { DownloadsController } from './controllers/downloads.controller';
 import { LearnedProgramsController } from './controllers/learned-programs.controller';
 import { ScrapeModule } from '@app/scrape';
 import { ScrapeController } from './controllers/scrape.controller';
+import { McpController } from './controllers/mcp.controller';
 
 /** The API's controllers; the test-jobs controller only with GLEANER_ENABLE_TEST_JOBS (never in production). */
 export function apiControllers(config: AppConfig): Type[] {
@@ -61,6 +62,7 @@ export function apiControllers(config: AppConfig): Type[] {
     MapController,
     LearnedProgramsController,
     ArchiveController,
+    McpController,
   ];
   if (config.enableTestJobs) controllers.push(TestJobsController);
   return controllers;

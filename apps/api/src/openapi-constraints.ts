@@ -4,16 +4,7 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { PROBLEMS } from '@app/core';
 import { IDEMPOTENT_KEY } from './idempotency.interceptor';
-import {
-  describeDto,
-  HTTP_URL_PATTERN,
-  isDto,
-  STRING_MAP_RULE,
-  type DtoClass,
-  type PropertyDescription,
-  type PropertyRule,
-  type StringMapRule,
-} from '@app/http';
+import { describeDto, dtoObjectSchema, isDto, propertyJsonSchema, type DtoClass, type JsonSchema } from '@app/http';
 
 /**
  * Makes the OpenAPI document state exactly what the validation accepts. @nestjs/swagger documents
@@ -22,10 +13,11 @@ import {
  * class-validator metadata the validation pipe runs on (libs/http describeDto): types, integer vs
  * number, lengths, ranges, enums, patterns, formats, item limits, required, nullability and
  * `additionalProperties: false`. And it lists on every operation each status it can answer, with the
- * problem+json schema. test/e2e/hardening.e2e-spec.ts proves every DTO rule appears in the document.
+ * problem+json schema. The rule-to-keyword mapping is libs/http dto-json-schema.ts (the MCP tools use it too).
+ * test/e2e/hardening.e2e-spec.ts proves every DTO rule appears in the document.
  */
 
-type Schema = Record<string, any>;
+type Schema = JsonSchema;
 
 const PROBLEM_MEDIA = 'application/problem+json';
 const PROBLEMS_KEY = 'gleaner:problems';
@@ -91,155 +83,6 @@ const PROBLEM_SCHEMA: Schema = {
   },
 };
 
-/** Constraint names written into the document; the pipe calls a 422 over them a schema mismatch. */
-function applyRule(schema: Schema, rule: PropertyRule): void {
-  const [a, b] = rule.constraints as [any, any];
-  switch (rule.name) {
-    case 'isString':
-      schema.type = 'string';
-      break;
-    case 'isInt':
-      schema.type = 'integer';
-      break;
-    case 'isNumber':
-      schema.type = 'number';
-      break;
-    case 'isBoolean':
-      schema.type = 'boolean';
-      break;
-    case 'isArray':
-      schema.type = 'array';
-      break;
-    case 'isObject':
-      schema.type = 'object';
-      break;
-    case 'isIn':
-      schema.enum = [...(a as unknown[])];
-      break;
-    case 'isLength':
-      if (typeof a === 'number' && a > 0) schema.minLength = a;
-      else delete schema.minLength;
-      if (typeof b === 'number') schema.maxLength = b;
-      break;
-    case 'minLength':
-      schema.minLength = a;
-      break;
-    case 'maxLength':
-      schema.maxLength = a;
-      break;
-    case 'min':
-      schema.minimum = a;
-      break;
-    case 'max':
-      schema.maximum = a;
-      break;
-    case 'arrayMaxSize':
-      schema.maxItems = a;
-      break;
-    case 'arrayMinSize':
-      schema.minItems = a;
-      break;
-    case 'matches': {
-      const source = a instanceof RegExp ? a.source : String(a);
-      if (!schema.pattern) schema.pattern = source;
-      else if (schema.pattern !== source) schema.allOf = [...(schema.allOf ?? []), { pattern: source }];
-      break;
-    }
-    case 'isRfc3339':
-      schema.type = 'string';
-      schema.format = 'date-time';
-      break;
-    case STRING_MAP_RULE: {
-      const map = a as StringMapRule;
-      schema.type = 'object';
-      schema.maxProperties = map.maxEntries;
-      schema.propertyNames = { pattern: map.keyPattern.source };
-      schema.additionalProperties = { type: 'string', maxLength: map.maxValueLength, pattern: map.valuePattern.source };
-      break;
-    }
-    case 'isDateOrDateTime':
-      schema.type = 'string';
-      schema.anyOf = [{ format: 'date' }, { format: 'date-time' }];
-      break;
-    case 'isHttpUrl':
-      schema.type = 'string';
-      if (schema.pattern && schema.pattern !== HTTP_URL_PATTERN.source) {
-        schema.allOf = [...(schema.allOf ?? []), { pattern: HTTP_URL_PATTERN.source }];
-      } else schema.pattern = HTTP_URL_PATTERN.source;
-      break;
-    default:
-      // A semantic check (a regex that must compile, a CSS selector, ...): described, not a schema keyword.
-      break;
-  }
-}
-
-const DROP_ON_REWRITE = [
-  'anyOf',
-  'minimum',
-  'maximum',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'enum',
-  'format',
-  'minItems',
-  'maxItems',
-  'maxProperties',
-  'propertyNames',
-  'additionalProperties',
-];
-
-function propertySchema(original: Schema | undefined, property: PropertyDescription, doc: OpenAPIObject, seen: Set<DtoClass>): Schema {
-  const base: Schema = { ...(original ?? {}) };
-  if (property.freeForm) {
-    // Any JSON value (or, when @ApiProperty names a type, that one; the service checks it).
-    return base;
-  }
-  const refSchema = base.$ref ? base : base.allOf?.find((s: Schema) => s.$ref);
-  if (property.nested) {
-    constrainComponent(doc, property.nested, seen);
-    const ref = { $ref: `#/components/schemas/${property.nested.name}` };
-    const isArray = property.rules.some((r) => r.name === 'isArray');
-    const out: Schema = { description: base.description };
-    if (isArray) {
-      out.type = 'array';
-      out.items = ref;
-      for (const rule of property.rules.filter((r) => !r.each && r.name !== 'isArray')) applyRule(out, rule);
-    } else {
-      out.allOf = [ref];
-    }
-    if (out.description === undefined) delete out.description;
-    return out;
-  }
-  if (refSchema) return base;
-  for (const key of DROP_ON_REWRITE) delete base[key];
-  delete base.items;
-  delete base.allOf;
-  const items: Schema = {};
-  for (const rule of property.rules) applyRule(rule.each ? items : base, rule);
-  if (property.rules.some((r) => r.each) || base.type === 'array') {
-    base.type = 'array';
-    base.items = items;
-  }
-  if (original?.enum && !base.enum && base.type === 'string' && !property.rules.some((r) => r.name === 'isIn')) {
-    // Documented set whose other values the service answers itself (e.g. 406 for an unknown format).
-    base.enum = original.enum;
-  }
-  if (base.type === undefined && original?.type) base.type = original.type;
-  if (property.optional && property.nullable && typeof base.type === 'string') base.type = [base.type, 'null'];
-  if (base.example !== undefined && !exampleFits(base.example, base)) delete base.example;
-  return base;
-}
-
-function exampleFits(example: unknown, schema: Schema): boolean {
-  if (typeof example === 'string') {
-    if (schema.maxLength !== undefined && example.length > schema.maxLength) return false;
-    if (schema.minLength !== undefined && example.length < schema.minLength) return false;
-    if (schema.pattern && !new RegExp(schema.pattern).test(example)) return false;
-  }
-  return true;
-}
-
 /** Rewrites the component of a DTO class (and the DTOs nested in it) from its validation metadata. */
 function constrainComponent(doc: OpenAPIObject, cls: DtoClass, seen: Set<DtoClass>): void {
   const schemas = (doc.components!.schemas ??= {}) as Record<string, Schema>;
@@ -247,15 +90,16 @@ function constrainComponent(doc: OpenAPIObject, cls: DtoClass, seen: Set<DtoClas
   if (seen.has(cls)) return;
   seen.add(cls);
   const original: Schema = schemas[key] ?? { type: 'object', properties: {} };
-  const out: Schema = { type: 'object', properties: {} as Record<string, Schema>, additionalProperties: false };
-  if (original.description) out.description = original.description;
-  const required: string[] = [];
-  for (const property of describeDto(cls).values()) {
-    out.properties[property.name] = propertySchema(original.properties?.[property.name], property, doc, seen);
-    if (!property.optional) required.push(property.name);
-  }
-  if (required.length) out.required = required;
-  schemas[key] = out;
+  const out = dtoObjectSchema(cls, original.properties as Record<string, Schema> | undefined, componentRef(doc, seen));
+  schemas[key] = original.description ? { ...out, description: original.description } : out;
+}
+
+/** Nested DTOs become components of their own, referenced by `$ref`. */
+function componentRef(doc: OpenAPIObject, seen: Set<DtoClass>) {
+  return (nested: DtoClass): Schema => {
+    constrainComponent(doc, nested, seen);
+    return { $ref: `#/components/schemas/${nested.name}` };
+  };
 }
 
 function queryParameters(doc: OpenAPIObject, operation: Schema, cls: DtoClass, seen: Set<DtoClass>): void {
@@ -266,7 +110,7 @@ function queryParameters(doc: OpenAPIObject, operation: Schema, cls: DtoClass, s
   const query: Schema[] = [];
   for (const property of describeDto(cls).values()) {
     const param = given.get(property.name) ?? { name: property.name, in: 'query' };
-    const schema = propertySchema(param.schema, property, doc, seen);
+    const schema = propertyJsonSchema(param.schema, property, componentRef(doc, seen));
     query.push({ ...param, required: !property.optional, schema });
   }
   operation.parameters = [...others, ...query];

@@ -4,6 +4,7 @@ import type { CliCommand, CliIo } from './command';
 import { registerBatch } from './commands/batch-command';
 import { registerReextract } from './commands/reextract-command';
 import { registerMap } from './commands/map-command';
+import { registerMcp } from './commands/mcp-command';
 import { registerCrawl } from './commands/crawl-command';
 import { registerExtract } from './commands/extract-command';
 import { registerJobs } from './commands/jobs-command';
@@ -166,6 +167,7 @@ async function buildProgram(
   registerMap(program, kit);
   registerJobs(program, kit);
   registerResults(program, kit);
+  registerMcp(program, kit);
 
   // Listed in the help; `runCli` hands them their arguments before commander sees them.
   for (const local of LOCAL_COMMANDS) {

@@ -9,6 +9,7 @@ import { describeRequirement, satisfies, type Caller, type Requirement, type Sco
 
 const REQUIREMENT = 'gleaner:requirement';
 const PUBLIC = 'gleaner:public';
+const OWN_COUNT = 'gleaner:counts-own-requests';
 
 /** The route needs this scope (or a full-access key). */
 export const RequiresScope = (scope: Scope) => SetMetadata(REQUIREMENT, { scope } satisfies Requirement);
@@ -16,6 +17,13 @@ export const RequiresScope = (scope: Scope) => SetMetadata(REQUIREMENT, { scope 
 export const RequiresFullAccess = () => SetMetadata(REQUIREMENT, { fullAccess: true } satisfies Requirement);
 /** The route needs an admin user's full-access key. */
 export const RequiresAdmin = () => SetMetadata(REQUIREMENT, { admin: true } satisfies Requirement);
+/** Any valid key (the route's operations check their own scopes: /mcp, whose tools call the REST routes). */
+export const RequiresKey = () => SetMetadata(REQUIREMENT, { anyKey: true } satisfies Requirement);
+/**
+ * The handler counts requests against the key's rate limit itself (KeyRateLimit), not the guard:
+ * /mcp, where a tool call is counted by the REST route it calls and every other message by the handler.
+ */
+export const CountsOwnRequests = () => SetMetadata(OWN_COUNT, true);
 /** No credential needed (health, metrics, docs, problem pages, signed downloads). */
 export const Public = () => SetMetadata(PUBLIC, true);
 
@@ -30,31 +38,16 @@ export const CurrentCaller = createParamDecorator((_data: unknown, context: Exec
   return request.caller;
 });
 
-/**
- * Global guard: authenticates the bearer key, applies the per-key rate limit (RateLimit-* headers
- * on every authenticated response, 429 with Retry-After past it), then checks the route's requirement.
- * Routes without a requirement and not marked @Public() need a full-access key (safe default).
- */
+/** The per-key rate limit: RateLimit-* headers on the answer, 429 with Retry-After past it. */
 @Injectable()
-export class AuthGuard implements CanActivate {
+export class KeyRateLimit {
   constructor(
-    private readonly reflector: Reflector,
-    private readonly auth: AuthService,
     @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiterPort,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(METRICS) private readonly metrics: Metrics,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
-    const http = context.switchToHttp();
-    const request = http.getRequest<RequestWithCaller>();
-    const reply = http.getResponse<{ header(name: string, value: string | number): unknown }>();
-    const header = request.headers.authorization;
-    const caller = await this.auth.authenticate(Array.isArray(header) ? header[0] : header);
-    request.caller = caller;
-
+  async consume(caller: Caller, reply: { header(name: string, value: string | number): unknown }): Promise<void> {
     const limit = this.config.rateLimitPerMinute;
     const decision = await this.rateLimiter.consume(`key:${caller.keyId}`, limit, 60_000);
     const resetSeconds = Math.max(1, Math.ceil(decision.resetMs / 1000));
@@ -67,6 +60,33 @@ export class AuthGuard implements CanActivate {
         retryAfterSeconds: resetSeconds,
       });
     }
+  }
+}
+
+/**
+ * Global guard: authenticates the bearer key, applies the per-key rate limit (RateLimit-* headers
+ * on every authenticated response, 429 with Retry-After past it), then checks the route's requirement.
+ * Routes without a requirement and not marked @Public() need a full-access key (safe default).
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+    private readonly rateLimit: KeyRateLimit,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
+    const http = context.switchToHttp();
+    const request = http.getRequest<RequestWithCaller>();
+    const reply = http.getResponse<{ header(name: string, value: string | number): unknown }>();
+    const header = request.headers.authorization;
+    const caller = await this.auth.authenticate(Array.isArray(header) ? header[0] : header);
+    request.caller = caller;
+
+    if (!this.reflector.getAllAndOverride<boolean>(OWN_COUNT, targets)) await this.rateLimit.consume(caller, reply);
 
     const requirement = this.reflector.getAllAndOverride<Requirement>(REQUIREMENT, targets) ?? { fullAccess: true };
     if (!satisfies(caller, requirement)) {

@@ -12,17 +12,19 @@ export interface Caller {
   isAdmin: boolean;
 }
 
-/** What an endpoint needs: one scope, or a full-access key, or an admin's full-access key. */
-export type Requirement = { scope: Scope } | { fullAccess: true } | { admin: true };
+/** What an endpoint needs: one scope, or a full-access key, or an admin's full-access key, or any valid key (its operations check more). */
+export type Requirement = { scope: Scope } | { fullAccess: true } | { admin: true } | { anyKey: true };
 
 export function satisfies(caller: Caller, requirement: Requirement): boolean {
   if ('scope' in requirement) return caller.fullAccess || caller.scopes.includes(requirement.scope);
   if ('fullAccess' in requirement) return caller.fullAccess;
+  if ('anyKey' in requirement) return true;
   return caller.fullAccess && caller.isAdmin;
 }
 
 export function describeRequirement(requirement: Requirement): string {
   if ('scope' in requirement) return `the "${requirement.scope}" scope`;
   if ('fullAccess' in requirement) return 'a full-access key';
+  if ('anyKey' in requirement) return 'an API key';
   return "an admin user's full-access key";
 }

@@ -5,3 +5,4 @@ export * from './json-body';
 export * from './dto-metadata';
 export * from './url-list-body';
 export * from './map-rules';
+export * from './dto-json-schema';

@@ -273,7 +273,7 @@ function firstAnswer(ctx: BenchContext, since: number): number | null {
  * The job's SSE stream, opened right after the POST (it replays every event from the first): when the
  * first `result` and the `complete` event arrived, in performance.now() time.
  */
-async function watchJobStream(base: string, id: string, started: number) {
+export async function watchJobStream(base: string, id: string, started: number) {
   const { createParser } = await import('eventsource-parser');
   const res = await fetch(`${base}/api/v1/jobs/${id}/stream`, { headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' } });
   if (!res.ok || !res.body) throw new Error(`GET /jobs/${id}/stream answered ${res.status}`);

@@ -64,7 +64,8 @@ function filler(seed: number, bytes: number): string {
   return paragraphs.join('\n');
 }
 
-export async function startBenchSite(): Promise<BenchSite> {
+/** `extraAddresses`: more loopback addresses (127.0.0.2, ...) served on the same port, as distinct hosts any client can reach without a resolver. */
+export async function startBenchSite(options: { extraAddresses?: string[] } = {}): Promise<BenchSite> {
   const defaults: HostRule = { size: 2000, delayMs: 0 };
   let bytes = 4000;
   const rules = new Map<string, Partial<HostRule>>();
@@ -80,7 +81,7 @@ export async function startBenchSite(): Promise<BenchSite> {
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body>
 <header><nav><a href="/">Home</a></nav></header><main><h1>${title}</h1>${body}</main><footer><p>Bench site</p></footer></body></html>`;
 
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     const hostHeader = (req.headers.host ?? '').toLowerCase();
     const host = hostHeader.replace(/:\d+$/, '');
     const url = new URL(req.url ?? '/', 'http://x');
@@ -134,10 +135,18 @@ export async function startBenchSite(): Promise<BenchSite> {
       200,
       page(`Node ${n}`, `<p>Name: Node ${n}</p><p>Price: $${(n % 97) + 1}.00</p>${text}<ul class="children">${children.join('')}</ul>`),
     );
-  });
+  };
+  const server = http.createServer(handler);
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', 1024, resolve));
   port = (server.address() as AddressInfo).port;
+  const extra: http.Server[] = [];
+  for (const address of options.extraAddresses ?? []) {
+    const more = http.createServer(handler);
+    more.keepAliveTimeout = 30_000;
+    await new Promise<void>((resolve) => more.listen(port, address, 1024, resolve));
+    extra.push(more);
+  }
   return {
     port,
     url: (host, path = '/') => `http://${host}:${port}${path}`,
@@ -164,10 +173,13 @@ export async function startBenchSite(): Promise<BenchSite> {
       limits.clear();
       rules.clear();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      for (const one of [server, ...extra]) {
+        await new Promise<void>((resolve) => {
+          one.closeAllConnections();
+          one.close(() => resolve());
+        });
+      }
+    },
   };
 }

@@ -113,7 +113,18 @@ export class ResultItemResponse {
   @ApiProperty() id!: string;
   @ApiProperty() url!: string;
   @ApiProperty({ enum: ['completed', 'failed'] }) status!: string;
-  @ApiProperty({ description: 'extracted data (any JSON value)' }) data!: unknown;
+  @ApiProperty({
+    description: 'extracted data (any JSON value; null for a failed page)',
+    anyOf: [
+      { type: 'object' },
+      { type: 'array', items: {} },
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'null' },
+    ],
+  })
+  data!: unknown;
   @ApiPropertyOptional({ description: 'failed items only' }) error_category?: string;
   @ApiPropertyOptional({ description: 'failed items only' }) error_message?: string;
   @ApiProperty({ type: ResultMetadataResponse, description: 'How the data was made; on every item.' })
