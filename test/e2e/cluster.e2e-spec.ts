@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { startGates, type Gates } from '../fixtures/gate';
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 import { http, readSse, waitFor } from './helpers';
-import { API_MAIN, CRAWLER_MAIN, assertBuilt, startProcess, type AppProcess } from './processes';
+import { API_MAIN, CRAWLER_MAIN, TEST_API_MAIN, TEST_CRAWLER_MAIN, assertBuilt, startProcess, type AppProcess } from './processes';
 
 jest.setTimeout(120_000);
 
@@ -32,19 +32,20 @@ describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler proces
       REDIS_URL: `${serverUrl('redis')}/${redisDb}`,
       GLEANER_SECRET: 'cluster-test-secret-0123456789abcdef',
       GLEANER_BOOTSTRAP_KEY: BOOTSTRAP,
-      GLEANER_ENABLE_TEST_JOBS: 'true',
+      // The test jobs wait on gates on this machine; they fetch through the address guard like every job.
+      GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
       GLEANER_QUEUE_STALLED_MS: '2000',
       GLEANER_SHUTDOWN_GRACE_MS: '300',
       // Longer than the wait below: a revocation seen on the other replica can only come from the broadcast.
       GLEANER_AUTH_CACHE_MS: '60000',
     };
-    apiA = await startProcess('api-a', API_MAIN, ['--role=api'], env, 'PORT');
+    apiA = await startProcess('api-a', TEST_API_MAIN, ['--role=api'], env, 'PORT');
     processes.push(apiA);
-    apiB = await startProcess('api-b', API_MAIN, ['--role=api'], env, 'PORT');
+    apiB = await startProcess('api-b', TEST_API_MAIN, ['--role=api'], env, 'PORT');
     processes.push(apiB);
-    crawler1 = await startProcess('crawler-1', CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
+    crawler1 = await startProcess('crawler-1', TEST_CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
     processes.push(crawler1);
-    crawler2 = await startProcess('crawler-2', CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
+    crawler2 = await startProcess('crawler-2', TEST_CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
     processes.push(crawler2);
   });
 
@@ -113,7 +114,7 @@ describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler proces
     // Three steps done and the job polling its gate: it is provably in flight on crawler-1.
     await waitFor(async () => gates.polls(gate) > 0, 30_000);
     expect((await http(apiA.url, 'GET', `/api/v1/jobs/${job.body.id}`, { key: BOOTSTRAP })).body.page_count).toBe(3);
-    const crawler3 = await startProcess('crawler-3', CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
+    const crawler3 = await startProcess('crawler-3', TEST_CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
     processes.push(crawler3);
     const code = await crawler1.stop('SIGTERM');
     expect(code).toBe(0);

@@ -15,7 +15,7 @@ import { startRedis, type StartedServer } from '../harness/servers';
 import { http, readSse, tempDir, waitFor } from './helpers';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { API_MAIN, CRAWLER_MAIN, ProcessStartError, ROOT, assertBuilt, startProcess, type AppProcess } from './processes';
+import { ProcessStartError, ROOT, TEST_API_MAIN, TEST_CRAWLER_MAIN, assertBuilt, startProcess, type AppProcess } from './processes';
 
 /** Keeps what the processes said (for a failed test: .test-servers/logs/<test>-<process>.log). */
 function keepLogs(test: string, processes: AppProcess[]): void {
@@ -27,7 +27,7 @@ function keepLogs(test: string, processes: AppProcess[]): void {
 /** Starts the embedded app; null when it died on the way up (the poison page can take it down at once). */
 async function tryStart(name: string, env: Record<string, string>): Promise<AppProcess | null> {
   try {
-    return await startProcess(name, API_MAIN, [], env, 'PORT');
+    return await startProcess(name, TEST_API_MAIN, [], env, 'PORT');
   } catch (error) {
     if (error instanceof ProcessStartError) return null;
     throw error;
@@ -68,7 +68,6 @@ function baseEnv(): Record<string, string> {
     GLEANER_CRAWL_LEASE_MS: '5000',
     GLEANER_SHUTDOWN_GRACE_MS: '10000',
     GLEANER_LLM_RETRIES: '0',
-    GLEANER_CONTENT_TEST_HOOKS: '1',
     LOG_LEVEL: 'info',
   };
 }
@@ -171,13 +170,13 @@ describe('crawl under failures, embedded deployment (restart on the same DATA_DI
     const env = { ...baseEnv(), DATA_DIR: tempDir('gleaner-crawl-crash-') };
     const since = Date.now();
     models.reset();
-    const first = await startProcess('embedded-1', API_MAIN, [], env, 'PORT');
+    const first = await startProcess('embedded-1', TEST_API_MAIN, [], env, 'PORT');
     const id = await startCrawl(first.url, { max_pages: 30 });
     await waitFor(async () => (await job(first.url, id)).page_count >= 8, 60_000);
     const before = await completedUrls(first.url, id);
     first.child.kill('SIGKILL');
     await first.exited;
-    const second = await startProcess('embedded-2', API_MAIN, [], env, 'PORT');
+    const second = await startProcess('embedded-2', TEST_API_MAIN, [], env, 'PORT');
     try {
       await expectIntact(second.url, id, 30, before, since);
       expect(play.requests.filter((r) => r.host === 'shop.test' && r.at >= since && r.path !== '/robots.txt').length).toBeLessThanOrEqual(
@@ -192,7 +191,7 @@ describe('crawl under failures, embedded deployment (restart on the same DATA_DI
   it('marks a page that kills its worker three times as failed (worker_crash) and completes the crawl', async () => {
     const env = { ...baseEnv(), DATA_DIR: tempDir('gleaner-crawl-poison-') };
     const seen: AppProcess[] = [];
-    let current = await startProcess('embedded-p0', API_MAIN, [], env, 'PORT');
+    let current = await startProcess('embedded-p0', TEST_API_MAIN, [], env, 'PORT');
     seen.push(current);
     const id = await startCrawl(current.url, POISON_OPTIONS, play.url('shop.test', '/with-poison'));
     // A supervisor: every time the poison page takes the process down (even on its way up), start it again.
@@ -237,7 +236,7 @@ describeWith(['mongodb'], 'crawl under failures, cluster deployment (1 API, 2 cr
   let serial = 0;
 
   const startCrawler = async () => {
-    const crawler = await startProcess(`crawler-${++serial}`, CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
+    const crawler = await startProcess(`crawler-${++serial}`, TEST_CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
     crawlers.push(crawler);
     return crawler;
   };
@@ -265,7 +264,7 @@ describeWith(['mongodb'], 'crawl under failures, cluster deployment (1 API, 2 cr
       REDIS_URL: redis.url,
       GLEANER_SECRET: 'crawl-crash-secret-0123456789abcdefgh',
     };
-    api = await startProcess('api', API_MAIN, ['--role=api'], env, 'PORT');
+    api = await startProcess('api', TEST_API_MAIN, ['--role=api'], env, 'PORT');
     await startCrawler();
     await startCrawler();
   });

@@ -10,6 +10,9 @@ import { http, readSse, waitFor } from './helpers';
 
 jest.setTimeout(60_000);
 
+/** Test jobs poll their gates (on this machine) through the address guard, like every fetch a job makes. */
+const GATES_ALLOWED = { GLEANER_ALLOW_NETWORKS: '127.0.0.0/8' };
+
 describe('embedded API', () => {
   let env: RunningApp;
   let admin: string;
@@ -17,7 +20,7 @@ describe('embedded API', () => {
   let gates: Gates;
 
   beforeAll(async () => {
-    env = await startEmbedded({ GLEANER_RATE_LIMIT_PER_MINUTE: '100000', GLEANER_SSE_HEARTBEAT_MS: '300' });
+    env = await startEmbedded({ ...GATES_ALLOWED, GLEANER_RATE_LIMIT_PER_MINUTE: '100000', GLEANER_SSE_HEARTBEAT_MS: '300' });
     admin = env.adminKey;
     expect(admin).toMatch(/^glk_[0-9A-Za-z]{40}$/);
     gates = await startGates();
@@ -288,7 +291,7 @@ describe('embedded API', () => {
     it('cancels a running job, and refuses to cancel a finished one (409)', async () => {
       // One worker slot: a job sent after the cancel runs only once the cancelled job's handler has
       // returned, which makes "the worker stopped" an observable event.
-      const single = await startEmbedded({ GLEANER_WORKER_CONCURRENCY: '1' });
+      const single = await startEmbedded({ ...GATES_ALLOWED, GLEANER_WORKER_CONCURRENCY: '1' });
       try {
         const key = single.adminKey;
         const get = async (id: string) => (await http(single.baseUrl, 'GET', `/api/v1/jobs/${id}`, { key })).body;
@@ -322,7 +325,7 @@ describe('embedded API', () => {
     });
 
     it('keeps jobs beyond the per-user cap pending until a slot frees', async () => {
-      const capped = await startEmbedded({ GLEANER_MAX_RUNNING_JOBS_PER_USER: '1' });
+      const capped = await startEmbedded({ ...GATES_ALLOWED, GLEANER_MAX_RUNNING_JOBS_PER_USER: '1' });
       try {
         const key = capped.adminKey;
         // `a` takes the user's one slot and holds it at a closed gate until the test opens it.
@@ -392,6 +395,19 @@ describe('embedded API', () => {
       const replay = await readSse(`${env.baseUrl}/api/v1/jobs/${job.body.id}/stream`, { key: admin });
       expect(replay.ended).toBe(true);
       expect(replay.events[replay.events.length - 1].event).toBe('complete');
+    });
+
+    it('fails a test job whose gate the address guard refuses, without polling it', async () => {
+      const job = await call('POST', '/api/v1/test-jobs', {
+        key: admin,
+        body: { steps: 1, step_ms: 0, hold_at: 0, gate_url: 'http://10.0.0.1/gate' },
+      });
+      expect(job.status).toBe(201);
+      const done = await waitFor(async () => {
+        const body = (await call('GET', `/api/v1/jobs/${job.body.id}`, { key: admin })).body;
+        return body.status === 'failed' ? body : null;
+      });
+      expect(done).toMatchObject({ error_category: 'ssrf_blocked', page_count: 0 });
     });
 
     it('sends heartbeat comments while a job is quiet', async () => {

@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '@app/config';
 import { createApiApp } from '../../apps/api/src/create-app';
+import { testAppExtensions } from '../test-app/test-app';
 import { LogCapture, tempDir } from './helpers';
 
 export interface RunningApp {
@@ -12,12 +13,12 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-/** Starts the embedded deployment in this process, listening on a free 127.0.0.1 port. */
+/** Starts the embedded deployment (the test app: test jobs, content crash hooks) in this process, listening on a free 127.0.0.1 port. */
 export async function startEmbedded(env: Record<string, string> = {}): Promise<RunningApp> {
   const dataDir = env.DATA_DIR ?? tempDir();
-  const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', GLEANER_ENABLE_TEST_JOBS: 'true', LOG_LEVEL: 'info', ...env }, 'all');
+  const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, 'all');
   const logs = new LogCapture();
-  const { app, bootstrap } = await createApiApp(config, { destination: logs });
+  const { app, bootstrap } = await createApiApp(config, { destination: logs, extensions: testAppExtensions() });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;

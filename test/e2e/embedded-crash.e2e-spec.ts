@@ -3,7 +3,7 @@
  * DATA_DIR every acknowledged key and job is there, and interrupted jobs run to completion.
  */
 import { http, tempDir, waitFor } from './helpers';
-import { API_MAIN, assertBuilt, startProcess } from './processes';
+import { TEST_API_MAIN, assertBuilt, startProcess } from './processes';
 
 jest.setTimeout(120_000);
 
@@ -17,11 +17,10 @@ describe('embedded process crash and restart', () => {
     const env = {
       DATA_DIR: dataDir,
       GLEANER_BOOTSTRAP_KEY: KEY,
-      GLEANER_ENABLE_TEST_JOBS: 'true',
       GLEANER_QUEUE_STALLED_MS: '1000',
       GLEANER_RATE_LIMIT_PER_MINUTE: '1000000',
     };
-    const first = await startProcess('embedded-1', API_MAIN, [], env, 'PORT');
+    const first = await startProcess('embedded-1', TEST_API_MAIN, [], env, 'PORT');
     const ackedKeys: string[] = [];
     const ackedJobs: string[] = [];
     let stop = false;
@@ -47,7 +46,7 @@ describe('embedded process crash and restart', () => {
     await first.exited;
     await Promise.all(writers);
 
-    const second = await startProcess('embedded-2', API_MAIN, [], env, 'PORT');
+    const second = await startProcess('embedded-2', TEST_API_MAIN, [], env, 'PORT');
     try {
       const keys = await http(second.url, 'GET', '/api/v1/keys', { key: KEY });
       const keyIds = new Set(keys.body.keys.map((k: { id: string }) => k.id));

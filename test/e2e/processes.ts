@@ -2,14 +2,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../harness/servers';
+import { TEST_API_MAIN, TEST_CRAWLER_MAIN } from '../test-app/build';
 import { waitFor } from './helpers';
 
 export const ROOT = join(__dirname, '..', '..');
+/** The production entry points, as built. */
 export const API_MAIN = join(ROOT, 'dist', 'apps', 'api', 'src', 'main.js');
 export const CRAWLER_MAIN = join(ROOT, 'dist', 'apps', 'crawler', 'src', 'main.js');
+/** The same built apps with the test app's extensions (test jobs, content crash hooks): test/test-app. */
+export { TEST_API_MAIN, TEST_CRAWLER_MAIN };
 
 export function assertBuilt(): void {
   if (!existsSync(API_MAIN) || !existsSync(CRAWLER_MAIN)) throw new Error('dist/ is missing: run `npm run build` (npm test does it first)');
+  if (!existsSync(TEST_API_MAIN) || !existsSync(TEST_CRAWLER_MAIN))
+    throw new Error('the test app is missing: the jest global setup builds it');
 }
 
 /** A process that died or hung before it answered /health. */

@@ -21,7 +21,7 @@ import { prometheusConfig, startPrometheus, type Prometheus } from '../harness/p
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 import { formatVariable, interpolate, loadDashboards, parseLabelValues, selectors, timeMacros, type Dashboard } from './grafana-dashboards';
 import { http, readSse, tempDir, waitFor } from './helpers';
-import { API_MAIN, CRAWLER_MAIN, ROOT, assertBuilt, startProcess, type AppProcess } from './processes';
+import { ROOT, TEST_API_MAIN, TEST_CRAWLER_MAIN, assertBuilt, startProcess, type AppProcess } from './processes';
 
 jest.setTimeout(150_000);
 
@@ -91,7 +91,6 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
       GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
       GLEANER_ALLOW_PRIVATE_NETWORKS: 'true',
       GLEANER_RESOLVE: play.resolve,
-      GLEANER_ENABLE_TEST_JOBS: 'true',
       GLEANER_RATE_LIMIT_PER_MINUTE: '1000000',
       GLEANER_LLM_RETRIES: '0',
       GLEANER_WEBHOOK_RETRY_BASE_MS: '100',
@@ -116,18 +115,18 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
       processes.push(p);
       started.push(p);
     };
-    await start('api-a', API_MAIN, ['--role=api'], cluster, 'PORT');
+    await start('api-a', TEST_API_MAIN, ['--role=api'], cluster, 'PORT');
     // Replica B answers 504 after 1 s of waiting for an extraction and limits each key to 12 requests a minute.
     await start(
       'api-b',
-      API_MAIN,
+      TEST_API_MAIN,
       ['--role=api'],
       { ...cluster, GLEANER_EXTRACT_WAIT_MS: '1000', GLEANER_RATE_LIMIT_PER_MINUTE: String(API_B_RATE_LIMIT) },
       'PORT',
     );
-    await start('crawler-1', CRAWLER_MAIN, [], cluster, 'CRAWLER_PORT');
-    await start('crawler-2', CRAWLER_MAIN, [], cluster, 'CRAWLER_PORT');
-    await start('embedded', API_MAIN, [], { ...common, DATA_DIR: tempDir('gleaner-prometheus-embedded-') }, 'PORT');
+    await start('crawler-1', TEST_CRAWLER_MAIN, [], cluster, 'CRAWLER_PORT');
+    await start('crawler-2', TEST_CRAWLER_MAIN, [], cluster, 'CRAWLER_PORT');
+    await start('embedded', TEST_API_MAIN, [], { ...common, DATA_DIR: tempDir('gleaner-prometheus-embedded-') }, 'PORT');
     const byName = (name: string) => started.find((p) => p.name === name)!;
     [apiA, apiB, crawler1, crawler2, embedded] = ['api-a', 'api-b', 'crawler-1', 'crawler-2', 'embedded'].map(byName);
     const target = (p: AppProcess) => `127.0.0.1:${p.port}`;

@@ -14,7 +14,8 @@ jest.setTimeout(120_000);
 describe('job results, embedded deployment', () => {
   let env: RunningApp;
   beforeAll(async () => {
-    env = await startEmbedded({ GLEANER_RATE_LIMIT_PER_MINUTE: '100000' });
+    // Test jobs poll their gates (on this machine) through the address guard.
+    env = await startEmbedded({ GLEANER_RATE_LIMIT_PER_MINUTE: '100000', GLEANER_ALLOW_NETWORKS: '127.0.0.0/8' });
   });
   afterAll(async () => env?.close());
   resultsSuite(() => env);
@@ -179,6 +180,7 @@ describeWith(['mongodb', 'redis'], 'job results, cluster deployment (MongoDB + R
       GLEANER_SECRET: 'results-test-secret-0123456789abcdef',
       GLEANER_BOOTSTRAP_KEY: 'glk_' + 'S'.repeat(40),
       GLEANER_RATE_LIMIT_PER_MINUTE: '100000',
+      GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
     });
   });
   afterAll(async () => env?.close());

@@ -6,14 +6,13 @@ import { spawnSync } from 'node:child_process';
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { http, tempDir, waitFor } from './helpers';
-import { API_MAIN, CRAWLER_MAIN, assertBuilt, startProcess, type AppProcess } from './processes';
+import { TEST_API_MAIN, TEST_CRAWLER_MAIN, assertBuilt, startProcess, type AppProcess } from './processes';
 
 jest.setTimeout(120_000);
 
 const KEY = 'glk_' + 'D'.repeat(20) + 'd'.repeat(20);
 const BASE_ENV = {
   GLEANER_BOOTSTRAP_KEY: KEY,
-  GLEANER_ENABLE_TEST_JOBS: 'true',
   GLEANER_ALLOW_PRIVATE_NETWORKS: 'true',
   GLEANER_WEBHOOK_RETRY_BASE_MS: '1500',
   GLEANER_WEBHOOK_MAX_ATTEMPTS: '5',
@@ -68,12 +67,12 @@ describe('webhook retry across kill -9, embedded', () => {
     const env = { ...BASE_ENV, DATA_DIR: tempDir('gleaner-wh-crash-') };
     let second: AppProcess | undefined;
     try {
-      const first = await startProcess('embedded-1', API_MAIN, [], env, 'PORT');
+      const first = await startProcess('embedded-1', TEST_API_MAIN, [], env, 'PORT');
       const jobId = await provokePendingRetry(first.url, receiver);
       first.child.kill('SIGKILL');
       await first.exited;
       receiver.state.down = false;
-      second = await startProcess('embedded-2', API_MAIN, [], env, 'PORT');
+      second = await startProcess('embedded-2', TEST_API_MAIN, [], env, 'PORT');
       await expectDeliveredOnce(second.url, receiver, jobId);
     } finally {
       await second?.stop('SIGKILL');
@@ -97,15 +96,15 @@ describeWith(['redis', 'mongodb'], 'webhook retry across kill -9, cluster', () =
     };
     const processes: AppProcess[] = [];
     try {
-      const api = await startProcess('api', API_MAIN, ['--role=api'], env, 'PORT');
+      const api = await startProcess('api', TEST_API_MAIN, ['--role=api'], env, 'PORT');
       processes.push(api);
-      const crawler1 = await startProcess('crawler-1', CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
+      const crawler1 = await startProcess('crawler-1', TEST_CRAWLER_MAIN, [], env, 'CRAWLER_PORT');
       processes.push(crawler1);
       const jobId = await provokePendingRetry(api.url, receiver);
       crawler1.child.kill('SIGKILL');
       await crawler1.exited;
       receiver.state.down = false;
-      processes.push(await startProcess('crawler-2', CRAWLER_MAIN, [], env, 'CRAWLER_PORT'));
+      processes.push(await startProcess('crawler-2', TEST_CRAWLER_MAIN, [], env, 'CRAWLER_PORT'));
       await expectDeliveredOnce(api.url, receiver, jobId);
     } finally {
       await Promise.all(processes.map((p) => p.stop('SIGKILL')));

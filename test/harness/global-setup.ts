@@ -1,10 +1,11 @@
 /**
- * jest global setup: starts redis-server and the MongoDB-wire server once for the whole run (or
+ * jest global setup: compiles the test app, starts redis-server and the MongoDB-wire server once for the whole run (or
  * uses REDIS_URL / MONGODB_URI when given). `npm test` installs them first (pretest:
  * test/harness/install-system-deps.sh); a server that still cannot start fails the run, never skips it.
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildTestApp } from '../test-app/build';
 import { startMongoWire, startRedis, type StartedServer } from './servers';
 
 declare global {
@@ -12,6 +13,8 @@ declare global {
 }
 
 export default async function globalSetup(): Promise<void> {
+  // The test app that e2e suites start as child processes (test/test-app): compiled against dist/ in milliseconds.
+  buildTestApp();
   const started: StartedServer[] = [];
 
   if (process.env.REDIS_URL) {

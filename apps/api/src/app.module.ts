@@ -6,12 +6,11 @@ import { JobsModule } from '@app/jobs';
 import { LlmModule } from '@app/llm';
 import type { AppLogger, Metrics } from '@app/observability';
 import { PlatformModule, type PlatformPorts } from '@app/platform';
-import { WorkerModule } from '@app/worker';
+import { WorkerModule, type AppExtensions } from '@app/worker';
 import { JobsController } from './controllers/jobs.controller';
 import { KeysController } from './controllers/keys.controller';
 import { LlmController } from './controllers/llm.controller';
 import { OpsController } from './controllers/ops.controller';
-import { TestJobsController } from './controllers/test-jobs.controller';
 import { UsersController } from './controllers/users.controller';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { ProblemFilter } from './problem.filter';
@@ -39,9 +38,9 @@ import { ScrapeModule } from '@app/scrape';
 import { ScrapeController } from './controllers/scrape.controller';
 import { McpController } from './controllers/mcp.controller';
 
-/** The API's controllers; the test-jobs controller only with GLEANER_ENABLE_TEST_JOBS (never in production). */
-export function apiControllers(config: AppConfig): Type[] {
-  const controllers: Type[] = [
+/** The API's controllers. */
+export function apiControllers(): Type[] {
+  return [
     OpsController,
     KeysController,
     UsersController,
@@ -64,14 +63,17 @@ export function apiControllers(config: AppConfig): Type[] {
     ArchiveController,
     McpController,
   ];
-  if (config.enableTestJobs) controllers.push(TestJobsController);
-  return controllers;
 }
 
 @Module({})
 export class ApiModule {
-  static forRoot(config: AppConfig, ports: PlatformPorts, logger: AppLogger, metrics: Metrics): DynamicModule {
-    const controllers = apiControllers(config);
+  static forRoot(
+    config: AppConfig,
+    ports: PlatformPorts,
+    logger: AppLogger,
+    metrics: Metrics,
+    extensions: AppExtensions = {},
+  ): DynamicModule {
     return {
       module: ApiModule,
       imports: [
@@ -89,9 +91,10 @@ export class ApiModule {
         ScrapeModule,
         CrawlModule,
         // Embedded mode: the crawler side runs in this same process.
-        ...(config.role === 'all' ? [WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })] : []),
+        ...(config.role === 'all' ? [WorkerModule.forRoot({ jobHandlers: extensions.jobHandlers })] : []),
+        ...(extensions.modules ?? []),
       ],
-      controllers,
+      controllers: apiControllers(),
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },

@@ -16,6 +16,7 @@ import {
 } from '@app/http';
 import { createLogger, Metrics, PinoNestLogger, type AppLogger } from '@app/observability';
 import { openPorts } from '@app/platform';
+import type { AppExtensions } from '@app/worker';
 import { ApiModule, apiControllers } from './app.module';
 import { WARC_ROUTES } from './controllers/archive.controller';
 import { URL_LIST_ROUTES } from './controllers/batch.controller';
@@ -55,7 +56,10 @@ function isUrlList(contentType: string | undefined): boolean {
 }
 
 /** Builds the API (and, in embedded mode, the crawler side) as a Nest application on Fastify. */
-export async function createApiApp(config: AppConfig, options: { destination?: NodeJS.WritableStream } = {}): Promise<ApiApp> {
+export async function createApiApp(
+  config: AppConfig,
+  options: { destination?: NodeJS.WritableStream; extensions?: AppExtensions } = {},
+): Promise<ApiApp> {
   const logger = createLogger({ level: config.logLevel, name: `gleaner-${config.role}`, destination: options.destination });
   const metrics = new Metrics(config.role === 'all' ? 'embedded' : config.role);
   const ports = await openPorts(config);
@@ -78,12 +82,16 @@ export async function createApiApp(config: AppConfig, options: { destination?: N
       sendProblem(logger, problem, request, reply);
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config, ports, logger, metrics), adapter, {
-    logger: new PinoNestLogger(logger),
-    bufferLogs: false,
-    // Bodies are parsed by the strict JSON parser below only (no Nest json/urlencoded parsers).
-    bodyParser: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    ApiModule.forRoot(config, ports, logger, metrics, options.extensions),
+    adapter,
+    {
+      logger: new PinoNestLogger(logger),
+      bufferLogs: false,
+      // Bodies are parsed by the strict JSON parser below only (no Nest json/urlencoded parsers).
+      bodyParser: false,
+    },
+  );
   app.useGlobalPipes(new StrictValidationPipe());
 
   const fastify = app.getHttpAdapter().getInstance();
@@ -168,7 +176,7 @@ export async function createApiApp(config: AppConfig, options: { destination?: N
     }
   });
 
-  const document = buildOpenApiDocument(app, config, apiControllers(config));
+  const document = buildOpenApiDocument(app, config, apiControllers());
   fastify.get('/api/v1/openapi.json', async () => document);
   SwaggerModule.setup('docs', app, document, { raw: false, customSiteTitle: 'Gleaner API' });
 

@@ -1,21 +1,17 @@
-import { ConfigError, loadConfig, type Role } from '@app/config';
+import { EXIT_CONFIG, loadConfigOrReport, type Role } from '@app/config';
 import { installShutdown } from '@app/platform';
+import type { AppExtensions } from '@app/worker';
 import { createApiApp } from './create-app';
 
-/** `node main.js` runs embedded (API + crawler); `--role=api` runs the cluster API role. */
-async function main(): Promise<void> {
+/**
+ * `node main.js` runs embedded (API + crawler); `--role=api` runs the cluster API role. `extensions`
+ * only from the test apps (test/test-app), which start the built app through this function.
+ */
+export async function main(extensions?: AppExtensions): Promise<void> {
   const role: Role = process.argv.includes('--role=api') ? 'api' : 'all';
-  let config;
-  try {
-    config = loadConfig(process.env, role);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(78);
-    }
-    throw error;
-  }
-  const { app, logger, bootstrap } = await createApiApp(config);
+  const config = loadConfigOrReport(process.env, role, process.stderr);
+  if (!config) process.exit(EXIT_CONFIG);
+  const { app, logger, bootstrap } = await createApiApp(config, { extensions });
   await app.listen({ port: config.port, host: config.host });
   logger.info({ port: config.port, deployment: config.deployment, role }, 'Gleaner API listening');
   if (bootstrap?.generated) {
@@ -30,4 +26,4 @@ async function main(): Promise<void> {
   installShutdown(app, logger);
 }
 
-void main();
+if (require.main === module) void main();

@@ -1,4 +1,5 @@
 import type { Command, CommanderError, Option } from 'commander';
+import { FETCH_MODES } from '@app/fetch';
 import { CommandRegistry } from './command-registry';
 import type { CliCommand, CliIo } from './command';
 import { registerBatch } from './commands/batch-command';
@@ -14,7 +15,7 @@ import { CliContext, cliVersion, DEFAULT_URL, type ApiIo, type GlobalOptions } f
 import { ApiError, CliError, describeProblem, InterruptedError } from './errors';
 import { EXIT, type ExitCode } from './exit-codes';
 import { SignalHub } from './follow/signals';
-import { EXTRACTION_MODES, FETCH_MODES } from './request-options';
+import { EXTRACTION_MODES } from './request-options';
 import { colorsFor } from './util/colors';
 import { loadCommander } from './util/esm';
 

@@ -8,7 +8,6 @@ export interface ModelOptions {
   modelBaseUrl?: string;
 }
 
-export const FETCH_MODES = ['auto', 'static', 'dynamic'] as const;
 export const EXTRACTION_MODES = ['model', 'auto'] as const;
 
 /**

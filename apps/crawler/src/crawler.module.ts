@@ -5,7 +5,7 @@ import { METRICS, Metrics, type AppLogger } from '@app/observability';
 import { checkReadiness, PlatformModule, type PlatformPorts } from '@app/platform';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { QUEUE, type QueuePort } from '@app/queue';
-import { WorkerModule } from '@app/worker';
+import { WorkerModule, type AppExtensions } from '@app/worker';
 
 /** The crawler's own operational port: /health, /ready and /metrics (no API, no auth). */
 @Controller()
@@ -35,10 +35,20 @@ class CrawlerOpsController {
 
 @Module({})
 export class CrawlerModule {
-  static forRoot(config: AppConfig, ports: PlatformPorts, logger: AppLogger, metrics: Metrics): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    ports: PlatformPorts,
+    logger: AppLogger,
+    metrics: Metrics,
+    extensions: AppExtensions = {},
+  ): DynamicModule {
     return {
       module: CrawlerModule,
-      imports: [PlatformModule.forRoot(config, ports, logger, metrics), WorkerModule.forRoot({ enableTestJobs: config.enableTestJobs })],
+      imports: [
+        PlatformModule.forRoot(config, ports, logger, metrics),
+        WorkerModule.forRoot({ jobHandlers: extensions.jobHandlers }),
+        ...(extensions.modules ?? []),
+      ],
       controllers: [CrawlerOpsController],
     };
   }

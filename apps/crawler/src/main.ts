@@ -1,28 +1,24 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ConfigError, loadConfig } from '@app/config';
+import { EXIT_CONFIG, loadConfigOrReport } from '@app/config';
 import { createLogger, Metrics, PinoNestLogger } from '@app/observability';
 import { installShutdown, openPorts } from '@app/platform';
+import type { AppExtensions } from '@app/worker';
 import { CrawlerModule } from './crawler.module';
 
-/** The cluster crawler role: consumes jobs; serves /health, /ready and /metrics on CRAWLER_PORT. */
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env, 'crawler');
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(78);
-    }
-    throw error;
-  }
+/**
+ * The cluster crawler role: consumes jobs; serves /health, /ready and /metrics on CRAWLER_PORT.
+ * `extensions` only from the test apps (test/test-app), which start the built app through this function.
+ */
+export async function main(extensions?: AppExtensions): Promise<void> {
+  const config = loadConfigOrReport(process.env, 'crawler', process.stderr);
+  if (!config) process.exit(EXIT_CONFIG);
   const logger = createLogger({ level: config.logLevel, name: 'gleaner-crawler' });
   const metrics = new Metrics('crawler');
   const ports = await openPorts(config);
   const app = await NestFactory.create<NestFastifyApplication>(
-    CrawlerModule.forRoot(config, ports, logger, metrics),
+    CrawlerModule.forRoot(config, ports, logger, metrics, extensions),
     new FastifyAdapter(),
     {
       logger: new PinoNestLogger(logger),
@@ -33,4 +29,4 @@ async function main(): Promise<void> {
   installShutdown(app, logger);
 }
 
-void main();
+if (require.main === module) void main();

@@ -2,7 +2,7 @@ import { RE2JS } from 're2js';
 import { parseSchema } from '@app/schema';
 import { startFixtureSite, type FixtureSite } from '../../../test/fixtures/site';
 import { analyzePage, toAnalysisResult } from './analyze-page';
-import { articlePages, bookPage, bookPages } from './test-pages';
+import { articlePages, bookPage, bookPages } from '../../../test/fixtures/analysis-pages';
 
 async function get(url: string): Promise<string> {
   const res = await fetch(url);

@@ -1,6 +1,6 @@
 import { mapChrome } from './chrome';
 import { extractDetailFields } from './detail-fields';
-import { parseHtml } from './dom';
+import { parsePageDom } from './dom';
 import { recommendFetchModeFromDoms } from './fetch-mode';
 import { inferFollowPatternGroups } from './follow-patterns';
 import { extractMetadata } from './metadata';
@@ -31,10 +31,10 @@ const PREFER_RENDERED_RATIO = 1.2;
  */
 export function analyzePage(input: AnalyzePageInput): AnalysisHeuristics {
   const started = performance.now();
-  const staticDom = input.html ? parseHtml(input.html) : null;
-  const renderedDom = input.rendered?.html ? parseHtml(input.rendered.html) : null;
+  const staticDom = input.html ? parsePageDom(input.html) : null;
+  const renderedDom = input.rendered?.html ? parsePageDom(input.rendered.html) : null;
   const useRendered = renderedDom !== null && (staticDom === null || renderedDom.totalText > PREFER_RENDERED_RATIO * staticDom.totalText);
-  const dom = useRendered ? renderedDom : (staticDom ?? parseHtml(''));
+  const dom = useRendered ? renderedDom : (staticDom ?? parsePageDom(''));
   const chrome = mapChrome(dom);
   const repeated = detectRepeatedInDom(dom, input.url, chrome);
   const metadata = input.metadata ?? extractMetadata(dom);

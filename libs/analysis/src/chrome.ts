@@ -1,4 +1,5 @@
-import { isElement, type AnyNode, type Element, type PageDom } from './dom';
+import { isElement, type AnyNode, type Element } from '@app/content';
+import { type PageDom } from './dom';
 
 const CHROME_TAGS = new Set(['nav', 'header', 'footer', 'aside', 'menu']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'menu', 'menubar', 'complementary', 'search']);
@@ -10,7 +11,12 @@ const MAIN_WORDS = /(?:^|[-_\s])(main|content|primary|results|listing)(?:[-_\s]|
 /** A chrome root that holds most of the page is a wrapper with an unlucky name, not chrome. */
 const MAX_CHROME_SHARE = 0.5;
 
-/** Which elements sit in site chrome (nav/header/footer/menus) and which in the main content area. */
+/**
+ * Which elements sit in site chrome (nav/header/footer/menus) and which in the main content area.
+ * Deliberately not the content lib's `isSiteChrome`: that one decides what conversion drops, where a
+ * false positive loses a page's data, so it takes only exact names; this map only steers heuristics
+ * (which links are navigation, where the listing is), so it takes broad names and bounds them by text share.
+ */
 export interface ChromeMap {
   inChrome(el: Element): boolean;
   inMain(el: Element): boolean;

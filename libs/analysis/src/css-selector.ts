@@ -1,4 +1,5 @@
-import { classList, isElement, type Element, type PageDom } from './dom';
+import { isElement, type Element } from '@app/content';
+import { classList, type PageDom } from './dom';
 import { isSelectableClass } from './naming';
 
 /** One compound selector: tag, optional id, classes. */

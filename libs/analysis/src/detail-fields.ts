@@ -1,5 +1,6 @@
 import type { ChromeMap } from './chrome';
-import { childElements, isElement, isInvisible, ownText, visibleText, walk, type Element, type PageDom } from './dom';
+import { childElements, isElement, isInvisible, ownText, visibleText, walk, type Element } from '@app/content';
+import { type PageDom } from './dom';
 import { toSnake } from './naming';
 import type { DetailField, FieldKind } from './types';
 

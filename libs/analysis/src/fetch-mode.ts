@@ -1,5 +1,6 @@
 import { selectAll } from 'css-select';
-import { parseHtml, visibleText, walk, type PageDom } from './dom';
+import { visibleText, walk } from '@app/content';
+import { parsePageDom, type PageDom } from './dom';
 import { detectRepeatedInDom } from './repeated-elements';
 import type { DetectedElement, FetchModeVerdict } from './types';
 
@@ -25,8 +26,8 @@ export function recommendFetchMode(
   staticError?: string,
 ): FetchModeVerdict {
   return recommendFetchModeFromDoms(
-    staticPage ? { dom: parseHtml(staticPage.html), html: staticPage.html } : null,
-    rendered ? parseHtml(rendered.html) : null,
+    staticPage ? { dom: parsePageDom(staticPage.html), html: staticPage.html } : null,
+    rendered ? parsePageDom(rendered.html) : null,
     staticError,
   );
 }

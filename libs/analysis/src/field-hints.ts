@@ -1,4 +1,5 @@
-import { childElements, classList, isInvisible, ownText, visibleText, type Element, type PageDom } from './dom';
+import { childElements, isInvisible, ownText, visibleText, type Element } from '@app/content';
+import { classList, type PageDom } from './dom';
 import { isGenericClass, isSelectableClass, meaningfulClassName, pathSectionName, pluralize, singularize, toSnake } from './naming';
 import { absoluteUrl } from './page-links';
 import type { FieldHint, FieldKind } from './types';

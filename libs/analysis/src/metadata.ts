@@ -1,4 +1,5 @@
-import { walk, type PageDom } from './dom';
+import { walk } from '@app/content';
+import { type PageDom } from './dom';
 import type { PageMetadataInput } from './types';
 
 const MAX_JSON_LD_CHARS = 500_000;

@@ -1,4 +1,5 @@
-import { classList, type Element } from './dom';
+import { type Element } from '@app/content';
+import { classList } from './dom';
 
 // Layout/utility/state classes say nothing about what an element is.
 const GENERIC_CLASS =

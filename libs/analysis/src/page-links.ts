@@ -1,4 +1,5 @@
-import { visibleText, walk, type PageDom } from './dom';
+import { visibleText, walk } from '@app/content';
+import { type PageDom } from './dom';
 import type { PageLink } from './types';
 
 /** `<base href>` resolved against the page URL, else the page URL; undefined when the URL is unusable. */

@@ -2,7 +2,7 @@ import { authorPage, quotesPage } from '../../../test/fixtures/site/render';
 import { allAuthors, quotesForPage } from '../../../test/fixtures/site/quotes-data';
 import { classifyPageType } from './page-type';
 import { detectRepeatedElements } from './repeated-elements';
-import { articlePages, bookPages } from './test-pages';
+import { articlePages, bookPages } from '../../../test/fixtures/analysis-pages';
 
 const BASE = 'http://127.0.0.1:4000';
 

@@ -1,5 +1,6 @@
 import { mapChrome, type ChromeMap } from './chrome';
-import { bodyOf, isInvisible, parseHtml, visibleText, walk, type PageDom } from './dom';
+import { bodyOf, isInvisible, visibleText, walk } from '@app/content';
+import { parsePageDom, type PageDom } from './dom';
 import { extractDetailFields } from './detail-fields';
 import { extractMetadata, jsonLdTypes } from './metadata';
 import type { DetailField, DetectedElement, PageMetadataInput, PageType, PageTypeVerdict } from './types';
@@ -28,7 +29,7 @@ export interface ClassifyInput {
 
 /** Page type from JSON-LD @type, og:type, URL shape, repeated-element dominance, prose density and shop cues. */
 export function classifyPageType(input: ClassifyInput): PageTypeVerdict {
-  const dom = parseHtml(input.html);
+  const dom = parsePageDom(input.html);
   const chrome = mapChrome(dom);
   const metadata = input.metadata ?? extractMetadata(dom);
   return classifyParsed(dom, chrome, input.url, input.repeated, metadata, extractDetailFields(dom, chrome));
@@ -105,7 +106,7 @@ export function classifyParsed(
     vote('article', prose >= 2 * ARTICLE_PROSE_CHARS ? 2.5 : 1.5, `${prose} chars of paragraph prose`);
   }
 
-  const text = visibleText(bodyOf(dom), 60_000);
+  const text = visibleText(bodyOf(dom.doc), 60_000);
   if (COMMERCE.test(text)) vote('product', 1.5, 'shop controls (add to cart / stock)');
   if (PRICE.test(text) && scores.product > 0) vote('product', 1, 'price on the page');
   if (PRODUCT_ID.test(text) && scores.product > 0) vote('product', 1, 'product identifiers (ISBN/SKU/...)');

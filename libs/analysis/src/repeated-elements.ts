@@ -1,6 +1,7 @@
 import { mapChrome, type ChromeMap } from './chrome';
 import { groupSelector } from './css-selector';
-import { ancestors, bodyOf, childElements, classList, isElement, isInvisible, parseHtml, walk, type Element, type PageDom } from './dom';
+import { bodyOf, childElements, isElement, isInvisible, walk, type Element } from '@app/content';
+import { ancestors, classList, parsePageDom, type PageDom } from './dom';
 import { collectFieldHints } from './field-hints';
 import { isGenericClass, isSelectableClass, itemTypeName, meaningfulClassName, pathSectionName } from './naming';
 import { absoluteUrl, baseUrlOf } from './page-links';
@@ -30,7 +31,7 @@ interface Group {
 
 /** Repeated structures of a page (list items, cards, table rows, content link lists), best first. */
 export function detectRepeatedElements(html: string, url: string): DetectedElement[] {
-  return detectRepeatedInDom(parseHtml(html), url);
+  return detectRepeatedInDom(parsePageDom(html), url);
 }
 
 export function detectRepeatedInDom(dom: PageDom, url: string, chrome: ChromeMap = mapChrome(dom)): DetectedElement[] {
@@ -61,7 +62,7 @@ function containerKey(el: Element): string {
 
 function collectGroups(dom: PageDom, chrome: ChromeMap): Group[] {
   const byKey = new Map<string, Element[]>();
-  const root = bodyOf(dom);
+  const root = bodyOf(dom.doc);
   const visit = (parent: Element | typeof root): void => {
     const bySig = new Map<string, Element[]>();
     for (const child of childElements(parent)) {

@@ -1,3 +1,5 @@
+import type { FetchMode } from '@app/fetch';
+
 /** Kinds of repeated structure the analyser reports (docs/api.md "Analysis result fields", `detected_elements[].type`). */
 export type ElementType = 'list_item' | 'card' | 'table_row' | 'link_list' | 'article' | 'form';
 
@@ -64,8 +66,6 @@ export interface PageTypeVerdict {
   confidence: number;
   reasons: string[];
 }
-
-export type FetchMode = 'static' | 'dynamic' | 'auto';
 
 export interface FetchModeVerdict {
   mode: FetchMode;

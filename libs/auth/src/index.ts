@@ -1,9 +1,24 @@
-export * from './caller';
-export * from './key-secret';
-export * from './auth.repository';
-export * from './auth.service';
-export * from './keys.service';
-export * from './users.service';
-export * from './auth.guard';
-export * from './auth.module';
-export * from './dto/create-key.dto';
+export type { Caller } from './caller';
+export { KeysService } from './keys.service';
+export { UsersService } from './users.service';
+export {
+  AuthGuard,
+  CountsOwnRequests,
+  CurrentCaller,
+  KeyRateLimit,
+  Public,
+  RequiresAdmin,
+  RequiresFullAccess,
+  RequiresKey,
+  RequiresScope,
+} from './auth.guard';
+export { AuthModule } from './auth.module';
+export {
+  ApiKeyListResponse,
+  CreatedApiKeyResponse,
+  CreatedUserResponse,
+  CreateKeyDto,
+  CreateUserDto,
+  SuccessResponse,
+  UserListResponse,
+} from './dto/create-key.dto';

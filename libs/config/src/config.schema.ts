@@ -136,7 +136,6 @@ export const envSchema = z.object({
   GLEANER_SHUTDOWN_GRACE_MS: int(20_000, 0, 600_000),
   GLEANER_AUTH_CACHE_MS: int(1_000, 0, 60_000),
   GLEANER_SSE_HEARTBEAT_MS: int(15_000, 100, 120_000),
-  GLEANER_ENABLE_TEST_JOBS: bool(false),
   GLEANER_DEFAULT_CHAIN: z
     .string()
     .optional()

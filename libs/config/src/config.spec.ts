@@ -1,7 +1,7 @@
 import { mkdtempSync, statSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, loadConfigOrReport } from './config';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gleaner-config-'));
 
@@ -85,18 +85,38 @@ describe('loadConfig', () => {
     expect(readFileSync(join(dir, 'secret'), 'utf8').trim()).toBe(first.secret);
   });
 
-  it('refuses the test-only switches when NODE_ENV=production, and allows them otherwise', () => {
-    const production = { DATA_DIR: tmp(), NODE_ENV: 'production' };
-    expect(() => loadConfig({ ...production, GLEANER_ENABLE_TEST_JOBS: 'true' })).toThrow(
-      /GLEANER_ENABLE_TEST_JOBS: a test-only switch, refused when NODE_ENV=production/,
-    );
-    expect(() => loadConfig({ ...production, GLEANER_CONTENT_TEST_HOOKS: '1' })).toThrow(/GLEANER_CONTENT_TEST_HOOKS: a test-only switch/);
-    expect(loadConfig({ ...production, GLEANER_ENABLE_TEST_JOBS: 'false' }).enableTestJobs).toBe(false);
-    expect(loadConfig({ DATA_DIR: tmp(), GLEANER_ENABLE_TEST_JOBS: 'true' }).enableTestJobs).toBe(true);
-  });
-
   it('validates the bootstrap key format', () => {
     expect(() => loadConfig({ DATA_DIR: tmp(), GLEANER_BOOTSTRAP_KEY: 'secret' })).toThrow(/GLEANER_BOOTSTRAP_KEY/);
     expect(loadConfig({ DATA_DIR: tmp(), GLEANER_BOOTSTRAP_KEY: 'glk_' + 'a'.repeat(40) }).bootstrapKey).toBe('glk_' + 'a'.repeat(40));
+  });
+});
+
+describe('loadConfigOrReport', () => {
+  it('answers the configuration and writes nothing when it is valid', () => {
+    const written: string[] = [];
+    const config = loadConfigOrReport({ DATA_DIR: tmp() }, 'all', { write: (text: string) => written.push(text) });
+    expect(config?.deployment).toBe('embedded');
+    expect(written).toEqual([]);
+  });
+
+  it('writes every problem of a bad configuration and answers undefined', () => {
+    const written: string[] = [];
+    const config = loadConfigOrReport({ DATA_DIR: tmp(), PORT: 'eighty', LOG_LEVEL: 'loud' }, 'all', {
+      write: (text: string) => written.push(text),
+    });
+    expect(config).toBeUndefined();
+    expect(written.join('')).toMatch(/Invalid configuration:[\s\S]*PORT[\s\S]*LOG_LEVEL/);
+  });
+
+  it('lets any other error through', () => {
+    const env = new Proxy(
+      {},
+      {
+        get() {
+          throw new RangeError('environment unreadable');
+        },
+      },
+    );
+    expect(() => loadConfigOrReport(env, 'all', { write: () => undefined })).toThrow('environment unreadable');
   });
 });

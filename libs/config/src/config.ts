@@ -80,7 +80,6 @@ export interface AppConfig {
   shutdownGraceMs: number;
   authCacheMs: number;
   sseHeartbeatMs: number;
-  enableTestJobs: boolean;
   /** Server default chain (GLEANER_DEFAULT_CHAIN), used with server-held keys when a caller has none. */
   defaultChain: Array<{ provider: string; model: string; max_tokens?: number; temperature?: number }>;
   /** Server-held provider keys and endpoints (never returned, never logged). */
@@ -161,12 +160,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (deployment === 'cluster' && !env.GLEANER_SECRET) {
     problems.push('GLEANER_SECRET: required in cluster mode (every replica must share it), at least 32 characters');
   }
-  if (env.NODE_ENV === 'production') {
-    // Test-only switches (a `test` job type with its controller, content-worker crash hooks) never run in production.
-    if (raw?.GLEANER_ENABLE_TEST_JOBS) problems.push('GLEANER_ENABLE_TEST_JOBS: a test-only switch, refused when NODE_ENV=production');
-    if (env.GLEANER_CONTENT_TEST_HOOKS && env.GLEANER_CONTENT_TEST_HOOKS !== '0')
-      problems.push('GLEANER_CONTENT_TEST_HOOKS: a test-only switch, refused when NODE_ENV=production');
-  }
   if (problems.length > 0 || !raw) throw new ConfigError(problems);
 
   const dataDir = resolve(raw.DATA_DIR);
@@ -222,7 +215,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: raw.GLEANER_SHUTDOWN_GRACE_MS,
     authCacheMs: raw.GLEANER_AUTH_CACHE_MS,
     sseHeartbeatMs: raw.GLEANER_SSE_HEARTBEAT_MS,
-    enableTestJobs: raw.GLEANER_ENABLE_TEST_JOBS,
     defaultChain: raw.GLEANER_DEFAULT_CHAIN,
     serverProviders: {
       openai: { apiKey: raw.GLEANER_OPENAI_API_KEY, baseUrl: raw.GLEANER_OPENAI_BASE_URL },
@@ -261,3 +253,24 @@ function loadOrCreateSecret(dataDir: string): string {
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** How a server process exits on a bad configuration (sysexits EX_CONFIG). */
+export const EXIT_CONFIG = 78;
+
+/**
+ * loadConfig for an entry point: a bad configuration is written to `stderr` (every problem at once)
+ * and answers undefined, so the caller only decides how to stop; any other error propagates.
+ */
+export function loadConfigOrReport(
+  env: Record<string, string | undefined>,
+  role: Role,
+  stderr: { write(text: string): unknown },
+): AppConfig | undefined {
+  try {
+    return loadConfig(env, role);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    stderr.write(`${error.message}\n`);
+    return undefined;
+  }
+}

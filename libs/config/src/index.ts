@@ -1,2 +1,2 @@
-export * from './config';
+export { APP_CONFIG, EXIT_CONFIG, loadConfig, loadConfigOrReport, type AppConfig, type Role } from './config';
 export { envSchema } from './config.schema';

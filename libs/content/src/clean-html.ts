@@ -1,5 +1,5 @@
 import { escapeAttribute, escapeText } from 'entities';
-import { isElement, typeOf, type AnyNode, type Element } from './dom';
+import { isElement, textData, typeOf, type AnyNode, type Element } from './dom';
 import type { UrlResolver } from './url-resolver';
 
 const VOID = new Set(['br', 'hr', 'img', 'wbr', 'col']);
@@ -39,7 +39,7 @@ export function cleanHtml(roots: readonly AnyNode[], resolver: UrlResolver, skip
     }
     const type = typeOf(item);
     if (type === 'text') {
-      out.push(escapeText((item as unknown as { data: string }).data));
+      out.push(escapeText(textData(item)));
       continue;
     }
     if (!isElement(item)) {

@@ -1,16 +1,18 @@
+import { join } from 'node:path';
+import { TEST_CRASH_MARKER, TEST_HANG_MARKER } from '../../../test/test-app/content-test.worker';
 import { ContentError } from './content-error';
 import { ContentPool } from './content-pool';
-import { TEST_CRASH_MARKER, TEST_HANG_MARKER } from './content.worker';
 
-const HOOKS = { ...process.env, GLEANER_CONTENT_TEST_HOOKS: '1' };
+/** The test app's worker: the production conversion plus the crash and hang hooks. */
+const HOOKS = { workerFile: join(__dirname, '../../../test/test-app/content-test.worker.ts') };
 
 describe('ContentPool', () => {
   let pool: ContentPool;
 
   beforeAll(() => {
-    // The crash/hang hooks are enabled through this pool's worker environment only. A task's limit
-    // also covers starting its worker (from source, through tsx): generous, for a busy machine.
-    pool = new ContentPool({ threads: 2, taskTimeoutMs: 30_000, env: HOOKS });
+    // The crash/hang hooks exist only in this pool's worker. A task's limit also covers starting its
+    // worker (from source, through tsx): generous, for a busy machine.
+    pool = new ContentPool({ threads: 2, taskTimeoutMs: 30_000, ...HOOKS });
   });
 
   afterAll(async () => {
@@ -34,7 +36,7 @@ describe('ContentPool', () => {
   it('fails a task that runs too long with a timeout ContentError and keeps working', async () => {
     // Its own pool: the hang task spins a core until the limit, which is kept short for that reason;
     // the limit still leaves room to start the replacement worker on a busy machine.
-    const short = new ContentPool({ threads: 1, taskTimeoutMs: 5000, env: HOOKS });
+    const short = new ContentPool({ threads: 1, taskTimeoutMs: 5000, ...HOOKS });
     try {
       // The hang marker never finishes: only the pool's task limit can end this call.
       const error = await short.convert({ html: TEST_HANG_MARKER, url: 'https://pool.example/', mode: 'full' }).catch((e: unknown) => e);
@@ -75,8 +77,8 @@ describe('ContentPool', () => {
     await expect(pool.convert({ html: 5 as unknown as string, url: 'x', mode: 'full' })).rejects.toMatchObject({ reason: 'invalid_input' });
   });
 
-  it('ignores the test hooks when the environment does not enable them', async () => {
-    const plain = new ContentPool({ threads: 1, taskTimeoutMs: 20_000, env: { ...process.env, GLEANER_CONTENT_TEST_HOOKS: undefined } });
+  it('has no test hooks in its own worker, whatever the environment says', async () => {
+    const plain = new ContentPool({ threads: 1, taskTimeoutMs: 20_000, env: { ...process.env, GLEANER_CONTENT_TEST_HOOKS: '1' } });
     try {
       const result = await plain.convert({ html: `${TEST_CRASH_MARKER}<p>still fine</p>`, url: 'https://pool.example/', mode: 'full' });
       expect(result.markdown).toBe('still fine');

@@ -15,11 +15,14 @@ export interface ContentPoolOptions {
   maxQueue?: number;
   /** Environment of the worker threads (default: a copy of this process's environment). */
   env?: Record<string, string | undefined>;
+  /**
+   * The module the threads run (default: content.worker). Only the test harness passes another: its
+   * worker adds crash and hang hooks, so no production build holds them (docs/architecture.md "Test-only code").
+   */
+  workerFile?: string;
 }
 
-/** Running from source (jest, tsx): the worker needs the tsx loader; compiled .js does not. */
-const FROM_SOURCE = __filename.endsWith('.ts');
-const WORKER_FILE = join(__dirname, FROM_SOURCE ? 'content.worker.ts' : 'content.worker.js');
+const WORKER_FILE = join(__dirname, __filename.endsWith('.ts') ? 'content.worker.ts' : 'content.worker.js');
 
 /**
  * Converts HTML off the event loop on a Piscina pool. Failures are typed ContentErrors: a timeout
@@ -34,14 +37,16 @@ export class ContentPool {
   constructor(options: ContentPoolOptions = {}) {
     const threads = Math.max(1, options.threads ?? availableParallelism());
     this.taskTimeoutMs = options.taskTimeoutMs ?? 30_000;
+    const filename = options.workerFile ?? WORKER_FILE;
     this.pool = new Piscina<ConversionInput | PdfConversionInput, ConversionResult | PdfTaskResult>({
-      filename: WORKER_FILE,
+      filename,
       minThreads: threads,
       maxThreads: threads,
       maxQueue: options.maxQueue ?? Infinity,
       idleTimeout: 60_000,
       env: options.env ? cleanEnv(options.env) : undefined,
-      execArgv: FROM_SOURCE ? withTsxLoader(process.execArgv) : undefined,
+      // A worker run from source (jest, tsx) needs the tsx loader; compiled .js does not.
+      execArgv: filename.endsWith('.ts') ? withTsxLoader(process.execArgv) : undefined,
     });
     // Worker errors surface on the task's promise; without a listener an 'error' event would throw.
     this.pool.on('error', () => undefined);

@@ -11,12 +11,12 @@ import { isHidden, NON_CONTENT_TAGS } from './visibility';
 import type { ConversionInput, ConversionResult, OutputFormat } from './types';
 
 /** Never rendered in any mode: non-text elements and hidden ones. */
-export function isInvisible(el: Element): boolean {
+function isNonContent(el: Element): boolean {
   return NON_CONTENT_TAGS.has(el.name) || isHidden(el);
 }
 
 function isFullModeSkipped(el: Element): boolean {
-  return isInvisible(el) || isSiteChrome(el);
+  return isNonContent(el) || isSiteChrome(el);
 }
 
 /**
@@ -37,9 +37,9 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   let skip: (el: Element) => boolean;
   let dropActionLinks: boolean;
   if (input.mode === 'main') {
-    const main = extractMainContent(document, isInvisible);
+    const main = extractMainContent(document, isNonContent);
     roots = main.roots;
-    skip = (el) => main.removed.has(el) || isInvisible(el);
+    skip = (el) => main.removed.has(el) || isNonContent(el);
     dropActionLinks = false;
   } else {
     roots = [findFirst(document, 'body') ?? document];

@@ -1,6 +1,12 @@
 import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Document, Element, Text } from 'domhandler';
+import { isInvisible } from './visibility';
 
+/**
+ * The DOM helpers every reader of a page shares (conversion here, the analysis and learned-extraction
+ * libs): one parse, one idea of an element, of visible text and of a walk. Every walk is iterative:
+ * garbage markup can nest thousands deep.
+ */
 export type { AnyNode, Document, Element };
 
 /** Parses forgivingly (htmlparser2 never throws on bad markup); a leading BOM is dropped. */
@@ -22,12 +28,17 @@ export function isElement(node: AnyNode): node is Element {
 }
 
 /** The character data of a text node ('' for anything else). */
-export function textOf(node: AnyNode): string {
+export function textData(node: AnyNode): string {
   return typeOf(node) === 'text' ? (node as Text).data : '';
 }
 
-/** Depth-first visit of all elements; `visit` returning false skips the subtree. */
-export function walkElements(root: AnyNode, visit: (el: Element) => boolean | void): void {
+export function childElements(node: AnyNode): Element[] {
+  const children = (node as { children?: AnyNode[] }).children;
+  return children ? children.filter(isElement) : [];
+}
+
+/** Depth-first pre-order visit of the elements under `root` (not `root` itself); `visit` returning false skips the subtree. */
+export function walk(root: AnyNode, visit: (el: Element) => boolean | void): void {
   const stack: AnyNode[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
@@ -39,9 +50,10 @@ export function walkElements(root: AnyNode, visit: (el: Element) => boolean | vo
   }
 }
 
+/** The first element named `name` under `root`, in document order. */
 export function findFirst(root: AnyNode, name: string): Element | undefined {
   let found: Element | undefined;
-  walkElements(root, (el) => {
+  walk(root, (el) => {
     if (found) return false;
     if (el.name === name) {
       found = el;
@@ -52,7 +64,12 @@ export function findFirst(root: AnyNode, name: string): Element | undefined {
   return found;
 }
 
-/** Concatenated text of a subtree, without recursion (safe on arbitrarily deep garbage markup). */
+/** The body element, or the document when there is none. */
+export function bodyOf(doc: Document): Element | Document {
+  return findFirst(doc, 'body') ?? doc;
+}
+
+/** Concatenated text of a subtree, scripts and styles left out (the subtree's own root excepted). */
 export function textContent(root: AnyNode): string {
   let out = '';
   const stack: AnyNode[] = [root];
@@ -71,6 +88,49 @@ export function textContent(root: AnyNode): string {
   return out;
 }
 
+/** Whitespace runs (including no-break spaces) collapsed to one space, trimmed. */
 export function collapseWhitespace(text: string): string {
   return text.replace(/[\s\u00a0]+/g, ' ').trim();
+}
+
+/** Elements that separate words when text is flattened (`<td>a</td><td>b</td>` reads "a b", not "ab"). */
+const BLOCKISH = new Set(['br', 'p', 'div', 'li', 'td', 'th', 'tr', 'dd', 'dt', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article']);
+
+/**
+ * The text a reader sees in a subtree (see `isInvisible`; `root` itself is always read), whitespace
+ * collapsed. Stops gathering once `limit` characters are in. A block element
+ * (`BLOCKISH`) separates words on both sides.
+ */
+export function visibleText(root: AnyNode, limit = Infinity): string {
+  let out = '';
+  // A string on the stack is the separator that closes a block element.
+  const stack: Array<AnyNode | ' '> = [root];
+  while (stack.length > 0 && out.length < limit) {
+    const node = stack.pop()!;
+    if (node === ' ') {
+      out += node;
+      continue;
+    }
+    if (typeOf(node) === 'text') {
+      out += (node as Text).data;
+      continue;
+    }
+    if (isElement(node)) {
+      if (node !== root && isInvisible(node)) continue;
+      if (BLOCKISH.has(node.name)) {
+        out += ' ';
+        stack.push(' ');
+      }
+    }
+    const children = (node as { children?: AnyNode[] }).children;
+    if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  return collapseWhitespace(out);
+}
+
+/** Text of the element's own text children only (a label like "Tags:", a heading without its `<span class="subtitle">`). */
+export function ownText(el: Element): string {
+  let out = '';
+  for (const child of el.children) out += textData(child);
+  return collapseWhitespace(out);
 }

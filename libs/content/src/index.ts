@@ -1,8 +1,21 @@
-export * from './types';
+export type { ConversionInput, ConversionMode, ConversionResult, LinkUrlPolicy, OutputFormat } from './types';
 export { convertHtml } from './convert-html';
 export { ContentPool, type ContentPoolOptions } from './content-pool';
-export { ContentError, type ContentErrorReason } from './content-error';
 export { checkCssSelector } from './link-extractor';
 export { pageLinks } from './page-links';
-export { pdfToText, type PdfTextItem } from './pdf/pdf-layout';
-export { convertPdf, type PdfTaskResult } from './pdf/convert-pdf';
+export { convertPdf } from './pdf/convert-pdf';
+export {
+  bodyOf,
+  childElements,
+  collapseWhitespace,
+  isElement,
+  ownText,
+  parseHtml,
+  textData,
+  visibleText,
+  walk,
+  type AnyNode,
+  type Document,
+  type Element,
+} from './dom';
+export { isInvisible } from './visibility';

@@ -1,13 +1,13 @@
 import { compile, selectAll } from 'css-select';
 import type { AnyNode } from 'domhandler';
-import { collapseWhitespace, textContent, walkElements, type Document, type Element } from './dom';
+import { collapseWhitespace, textContent, walk, type Document, type Element } from './dom';
 import type { UrlResolver } from './url-resolver';
 import type { PageLink } from './types';
 
 /** Every http(s) link of the page for crawling: absolute, fragment removed, first occurrence wins. */
 export function extractLinks(document: Document, resolver: UrlResolver): PageLink[] {
   const byUrl = new Map<string, PageLink>();
-  walkElements(document, (el) => {
+  walk(document, (el) => {
     if (el.name === 'script' || el.name === 'style' || el.name === 'head') return false;
     addLink(byUrl, el, resolver);
     return true;
@@ -23,7 +23,7 @@ export function selectLinks(document: Document, resolver: UrlResolver, selector:
   const byUrl = new Map<string, PageLink>();
   for (const match of selectAll<AnyNode, Element>(selector, document)) {
     addLink(byUrl, match, resolver);
-    walkElements(match, (el) => {
+    walk(match, (el) => {
       addLink(byUrl, el, resolver);
       return true;
     });

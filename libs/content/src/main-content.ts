@@ -1,5 +1,5 @@
 import { Element as ElementNode } from 'domhandler';
-import { findFirst, isElement, type AnyNode, type Document, type Element, typeOf } from './dom';
+import { childElements, findFirst, isElement, textData, type AnyNode, type Document, type Element, typeOf } from './dom';
 
 /**
  * Readability-style main-content detection, without mutating the DOM: paragraphs score their
@@ -145,7 +145,7 @@ class Grabber {
       if (frame.i < children.length) {
         const child = children[frame.i++];
         if (typeOf(child) === 'text') {
-          const data = (child as unknown as { data: string }).data;
+          const data = textData(child);
           const len = normalizedLength(data);
           const commas = countCommas(data);
           frame.text += len;
@@ -344,7 +344,7 @@ class Grabber {
     // An only child stands for its parent.
     for (
       let p = top.parent as Element | null;
-      p && p !== this.body && isElement(p) && elementChildren(p).length === 1;
+      p && p !== this.body && isElement(p) && childElements(p).length === 1;
       p = p.parent as Element | null
     ) {
       top = p;
@@ -402,7 +402,7 @@ class Grabber {
     let run = 0;
     for (const child of el.children) {
       if (typeOf(child) === 'text') {
-        const data = (child as unknown as { data: string }).data;
+        const data = textData(child);
         const len = normalizedLength(data);
         counts.text += len;
         counts.commas += countCommas(data);
@@ -552,16 +552,12 @@ function insideTag(el: Element, ...names: string[]): boolean {
   return false;
 }
 
-function elementChildren(el: Element): Element[] {
-  return el.children.filter(isElement);
-}
-
 function textOf(el: Element): string {
   let out = '';
   const stack: AnyNode[] = [el];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    if (typeOf(node) === 'text') out += (node as unknown as { data: string }).data;
+    out += textData(node);
     const children = (node as { children?: AnyNode[] }).children;
     if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }

@@ -1,4 +1,4 @@
-import { isElement, textContent, type AnyNode, type Element, typeOf } from './dom';
+import { isElement, textContent, textData, type AnyNode, type Element, typeOf } from './dom';
 import { isActionText, isShareUrl } from './site-chrome';
 import { renderTable } from './table-renderer';
 import type { UrlResolver } from './url-resolver';
@@ -108,7 +108,7 @@ export class MarkdownRenderer {
   }
 
   node(node: AnyNode, depth: number): string {
-    if (typeOf(node) === 'text') return collapse((node as unknown as { data: string }).data);
+    if (typeOf(node) === 'text') return collapse(textData(node));
     if (!isElement(node)) return '';
     if (this.options.skip(node)) return '';
     if (depth > MAX_DEPTH) return ' ' + collapse(textContent(node)) + ' ';
@@ -306,7 +306,7 @@ function linkDensity(block: Element, skip: (el: Element) => boolean): number {
   while (stack.length > 0) {
     const { node, inLink } = stack.pop()!;
     if (typeOf(node) === 'text') {
-      const len = (node as unknown as { data: string }).data.trim().length;
+      const len = textData(node).trim().length;
       total += len;
       if (inLink) linked += len;
       continue;

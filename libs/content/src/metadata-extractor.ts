@@ -1,4 +1,4 @@
-import { collapseWhitespace, textContent, walkElements, type Document, type Element } from './dom';
+import { collapseWhitespace, textContent, walk, type Document, type Element } from './dom';
 import type { UrlResolver } from './url-resolver';
 import type { PageMetadata } from './types';
 
@@ -13,7 +13,7 @@ export function extractMetadata(document: Document, resolver: UrlResolver): Page
   const openGraph: Record<string, string> = {};
   const jsonLd: unknown[] = [];
 
-  walkElements(document, (el: Element) => {
+  walk(document, (el: Element) => {
     const a = el.attribs;
     switch (el.name) {
       case 'html':

@@ -34,7 +34,8 @@ const MAYBE_CHROME = /nav|menu|header|footer|masthead|breadcrumb|skip|shar|addth
 /**
  * Site chrome that `full` mode drops: navigation, footers, page headers outside articles, cookie
  * banners. Deliberately narrow: product values sometimes live in odd containers, so only
- * elements that say what they are (tag, role, or an exact chrome id/class) qualify.
+ * elements that say what they are (tag, role, or an exact chrome id/class) qualify. (The analysis
+ * lib's `mapChrome` is broad on purpose: it steers heuristics and drops nothing.)
  */
 export function isSiteChrome(el: Element): boolean {
   const name = el.name;

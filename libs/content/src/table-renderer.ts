@@ -1,4 +1,4 @@
-import { isElement, type Element, typeOf } from './dom';
+import { isElement, textData, type Element, typeOf } from './dom';
 import type { MarkdownRenderer } from './markdown-renderer';
 
 /** Cell content that means the table is page layout rather than data. */
@@ -92,7 +92,7 @@ function hasLayoutContent(cell: Element): boolean {
     const el = stack.pop()!;
     for (const child of el.children) {
       if (typeOf(child) === 'text') {
-        chars += (child as unknown as { data: string }).data.length;
+        chars += textData(child).length;
         if (chars > MAX_DATA_CELL_CHARS) return true;
       } else if (isElement(child)) {
         if (LAYOUT_CONTENT.has(child.name)) return true;

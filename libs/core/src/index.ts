@@ -1,7 +1,7 @@
-export * from './error-category';
-export * from './problems';
-export * from './app-error';
-export * from './ids';
-export * from './secret-sealer';
-export * from './secret-box';
-export * from './money';
+export { isErrorCategory, type ErrorCategory } from './error-category';
+export { isProblemSlug, PROBLEMS, type ProblemSlug } from './problems';
+export { AppError, DuplicateKeyError, Errors, type FieldError } from './app-error';
+export { newId, nowIso, sleep } from './ids';
+export { SECRET_SEALER, type SecretSealer } from './secret-sealer';
+export { isSealedSecret, SecretBox, type SealedSecret } from './secret-box';
+export { roundUsd } from './money';

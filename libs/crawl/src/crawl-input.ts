@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { extractionModeSchema, type ExtractionMode } from '@app/extraction';
-import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/intake';
+import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/llm';
 import type { JsonSchemaObject } from '@app/schema';
 import { resolveCrawlOptions, validCrawlOptions, type CrawlOptions, type CrawlOptionsDto } from '@app/sites';
 

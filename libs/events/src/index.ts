@@ -1,4 +1,4 @@
-export * from './event-bus.port';
+export { EVENT_BUS, RATE_LIMITER, type EventBusPort, type RateLimiterPort } from './event-bus.port';
 export { LocalEventBus } from './local-event-bus';
-export { RedisEventBus, type RedisEventBusOptions } from './redis-event-bus';
-export { RedisRateLimiter, MemoryRateLimiter, type RedisRateLimiterOptions } from './rate-limiter';
+export { RedisEventBus } from './redis-event-bus';
+export { MemoryRateLimiter, RedisRateLimiter } from './rate-limiter';

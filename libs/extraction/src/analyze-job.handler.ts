@@ -7,7 +7,7 @@ import { ResultsService } from '@app/results';
 import { parseSchema, type JsonSchemaObject } from '@app/schema';
 import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
 import { captureRecorder, finalJobError } from './handler-support';
-import { llmConfigFor } from '@app/intake';
+import { llmConfigFor } from '@app/llm';
 import { PageLoaderService } from '@app/pages';
 import { parseAnalyzeInput, type AnalyzeJobInput } from './job-inputs';
 

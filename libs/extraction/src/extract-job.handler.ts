@@ -6,7 +6,8 @@ import { EXTRACTS_CONSUMER, consumerSession, learnedTemplates, type LearnedResul
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
 import { captureRecorder, finalJobError } from './handler-support';
-import { fetchControlFor, llmConfigFor } from '@app/intake';
+import { fetchControlFor } from '@app/fetch';
+import { llmConfigFor } from '@app/llm';
 import { PageLoaderService } from '@app/pages';
 import type { ExtractionFacts, ExtractionMade } from './extraction-requests.service';
 import { parseExtractInput, type ExtractJobInput } from './job-inputs';

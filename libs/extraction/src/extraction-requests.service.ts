@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { roundUsd } from '@app/core';
-import { JobIntakeService, splitFetchControl } from '@app/intake';
+import { splitFetchControl } from '@app/fetch';
+import { JobIntakeService } from '@app/intake';
 import { ResultsService } from '@app/results';
 import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request.dto';
 import type { AnalyzeJobInput, ExtractJobInput } from './job-inputs';

@@ -1,6 +1,6 @@
 import { AppError } from '@app/core';
 import type { JobRecord } from '@app/jobs';
-import { fetchSecretValues } from '@app/intake';
+import { fetchSecretValues } from '@app/fetch';
 import type { ResultsService } from '@app/results';
 import type { CallTrace } from './extraction.service';
 

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { storedFetchControlSchema, storedLlmConfigSchema, type StoredFetchControl, type StoredLlmConfig } from '@app/intake';
+import { FETCH_MODES, storedFetchControlSchema, type FetchMode, type StoredFetchControl } from '@app/fetch';
+import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/llm';
 import type { JsonSchemaObject } from '@app/schema';
 import { extractionModeSchema, type ExtractionMode } from './extraction-mode';
-
-export type FetchMode = 'auto' | 'static' | 'dynamic';
 
 export interface ExtractJobInput {
   url: string;
@@ -33,7 +32,7 @@ export const jsonSchemaObject = z.custom<JsonSchemaObject>(
   'must be a JSON Schema object',
 );
 
-export const fetchModeSchema = z.enum(['auto', 'static', 'dynamic']);
+const fetchModeSchema = z.enum(FETCH_MODES);
 
 const extractInputSchema = z.object({
   url: z.string(),

@@ -1,6 +1,8 @@
 import type { ScopedRequestData, ScreenshotKind, WaitFor } from './request-control';
 
-export type FetchMode = 'static' | 'dynamic' | 'auto';
+/** How a page is fetched: `static` (HTTP only), `dynamic` (the browser), `auto` (static, escalating to the browser when the page needs it). */
+export const FETCH_MODES = ['auto', 'static', 'dynamic'] as const;
+export type FetchMode = (typeof FETCH_MODES)[number];
 export type RenderMode = 'static' | 'dynamic';
 
 /** What every fetcher returns: the final page as decoded text plus how it was obtained. */

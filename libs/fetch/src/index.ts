@@ -1,18 +1,27 @@
-export * from './address-guard';
-export * from './ip-ranges';
-export * from './errors';
-export * from './fetch-types';
-export * from './request-control';
-export * from './charset';
-export * from './content-type';
-export * from './retry-after';
-export * from './static-fetcher';
-export * from './browser-pool';
-export * from './guarded-proxy';
-export * from './dynamic-fetcher';
-export * from './js-detector';
-export * from './bot-wall-detector';
-export * from './host-mode-memory';
-export * from './fetcher';
-export * from './robots';
-export * from './guard-config';
+export { AddressGuard, pinnedLookup, type Resolver } from './address-guard';
+export { isFetchError } from './errors';
+export { FETCH_MODES, RedirectStopped, type FetchMode, type FetchOptions, type FetchResult, type RenderMode } from './fetch-types';
+export {
+  COOKIE_VALUE_PATTERN,
+  forbiddenHeaderReason,
+  HEADER_VALUE_PATTERN,
+  TOKEN_PATTERN,
+  type ScopedRequestData,
+  type ScreenshotKind,
+  type WaitFor,
+} from './request-control';
+export { decodeBody } from './charset';
+export { parseRetryAfter } from './retry-after';
+export { StaticFetcher } from './static-fetcher';
+export { detectNeedsJs } from './js-detector';
+export { HOST_MODE_MEMORY, InMemoryHostModeMemory, type HostModeMemory } from './host-mode-memory';
+export { Fetcher } from './fetcher';
+export { RobotsCache } from './robots';
+export { guardFromSettings } from './guard-config';
+export {
+  fetchControlFor,
+  fetchSecretValues,
+  splitFetchControl,
+  storedFetchControlSchema,
+  type StoredFetchControl,
+} from './stored-fetch-control';

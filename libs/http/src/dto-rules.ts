@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { Matches, ValidateBy, type ValidationOptions } from 'class-validator';
+import { Matches, registerDecorator, ValidateBy, type ValidationOptions } from 'class-validator';
 
 /**
  * Validation rules shared by the DTOs whose every constraint is also written into the OpenAPI
@@ -102,3 +102,37 @@ const REST = `(?:/${PCHAR}*)*(?:\\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?`
 export const HTTP_URL_PATTERN = new RegExp(
   `^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:${LABEL}\\.)*${TOP_LABEL}\\.?|(?:${OCTET}\\.){3}${OCTET}|\\[(?:${IPV6})\\])(?::${PORT})?${REST}$`,
 );
+
+/** Absolute http(s) URL, at most 2048 characters, without credentials. Returns a reason when invalid. */
+export function checkHttpUrl(value: string): string | null {
+  if (value.length > 2048) return 'must be at most 2048 characters';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
+  if (url.username || url.password) return 'must not contain credentials';
+  if (!url.hostname) return 'must have a host';
+  return null;
+}
+
+/** A URL field: matches HTTP_URL_PATTERN (what the document states) and passes checkHttpUrl. */
+export function IsHttpUrl(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isHttpUrl',
+      target: target.constructor,
+      propertyName,
+      options,
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && HTTP_URL_PATTERN.test(value) && checkHttpUrl(value) === null,
+        defaultMessage: (args) =>
+          typeof args?.value === 'string'
+            ? (checkHttpUrl(args.value) ??
+              'must be an absolute http(s) URL: a host name, IPv4 or [IPv6] address, an optional port, then RFC 3986 characters (percent-encode the rest)')
+            : 'must be a string',
+      },
+    });
+}

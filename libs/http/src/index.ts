@@ -1,8 +1,15 @@
-export * from './validation.pipe';
-export * from './problem';
-export * from './dto-rules';
-export * from './json-body';
-export * from './dto-metadata';
-export * from './url-list-body';
-export * from './map-rules';
-export * from './dto-json-schema';
+export { SCHEMA_MISMATCH_DETAIL, StrictValidationPipe } from './validation.pipe';
+export { problemPage, toProblem } from './problem';
+export { HTTP_URL_PATTERN, IsDateOrDateTime, IsHttpUrl, IsPrintable, IsRfc3339, QueryInteger } from './dto-rules';
+export { JSON_BODY_LIMITS, parseJsonBody } from './json-body';
+export { describeDto, isDto, type DtoClass, type PropertyDescription, type PropertyRule } from './dto-metadata';
+export { dtoJsonSchema, dtoObjectSchema, propertyJsonSchema, type JsonSchema } from './dto-json-schema';
+export {
+  readUrlListBody,
+  URL_LIST_MAX_LINE_BYTES,
+  URL_LIST_MEDIA_TYPES,
+  UrlListBody,
+  type ListedUrl,
+  type UrlListMediaType,
+} from './url-list-body';
+export { HasUsableKeys, IsStringMap, STRING_MAP_RULE, type StringMapRule } from './map-rules';

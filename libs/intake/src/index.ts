@@ -1,6 +1,3 @@
-export * from './llm-config-storage';
-export * from './job-intake.service';
-export * from './intake.module';
-export * from './fetch-control';
-export * from './dto/fetch-control.dto';
-export * from './failure-mapping';
+export { JobIntakeService } from './job-intake.service';
+export { IntakeModule } from './intake.module';
+export { JobFetchFields } from './dto/fetch-control.dto';

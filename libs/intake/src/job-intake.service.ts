@@ -3,13 +3,12 @@ import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Errors } from '@app/core';
 import { JobsService, type JobRecord, type JobType, type JobView } from '@app/jobs';
-import { ModelRouter, type LlmConfigInput, type ModelTarget } from '@app/llm';
+import { ModelRouter, storeLlmConfig, type LlmConfigInput, type ModelTarget, type StoredLlmConfig } from '@app/llm';
 import { SavedSchemasService } from '@app/saved-schemas';
 import { parseSchema, type ParsedSchema } from '@app/schema';
 import { SitesService, type SiteRecord } from '@app/sites';
 import { WebhookTargetsService, type JobWebhookFields } from '@app/webhooks';
 import { jobFailureToProblem } from './failure-mapping';
-import { storeLlmConfig, type StoredLlmConfig } from './llm-config-storage';
 
 export interface SchemaFields {
   schema?: unknown;

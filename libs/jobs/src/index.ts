@@ -1,11 +1,24 @@
-export * from './job.types';
-export * from './jobs.repository';
-export * from './jobs.service';
-export * from './job-stream.service';
-export * from './jobs.module';
-export * from './dto/list-jobs.dto';
-export * from './usage.service';
-export * from './job-lifecycle-hooks';
-export * from './job-handler';
-export * from './idempotency.service';
-export * from './job-deletion-hooks';
+export {
+  CRAWLS_QUEUE,
+  isTerminal,
+  JOB_TYPES,
+  jobClassOf,
+  jobControlChannel,
+  JOBS_QUEUE,
+  onCrawlEngine,
+  TEST_JOB_TYPE,
+  type JobRecord,
+  type JobType,
+  type JobView,
+  type RunJobPayload,
+} from './job.types';
+export { JobsRepository } from './jobs.repository';
+export { JobsService } from './jobs.service';
+export { JobStreamService, parseLastEventId } from './job-stream.service';
+export { JobsModule } from './jobs.module';
+export { JobListResponse, JobResponse, ListJobsQuery, PageQuery } from './dto/list-jobs.dto';
+export { UsageService } from './usage.service';
+export { JobLifecycleHooks, type JobLifecycleEvent } from './job-lifecycle-hooks';
+export { isJobYielded, JOB_HANDLERS, JobYieldedError, type JobContext, type JobHandler } from './job-handler';
+export { IdempotencyService } from './idempotency.service';
+export { JobDeletionHooks } from './job-deletion-hooks';

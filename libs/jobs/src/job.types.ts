@@ -1,8 +1,12 @@
 import type { ErrorCategory } from '@app/core';
 
+/** The public job types. */
 export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape', 'batch', 'reextract', 'warc-extract'] as const;
-/** Public job types, plus `test` which exists only when GLEANER_ENABLE_TEST_JOBS=true. */
-export type JobType = (typeof JOB_TYPES)[number] | 'test';
+/** A job type for tests only: its handler and controller are mounted by the test app (test/test-app), never by a production build. */
+export const TEST_JOB_TYPE = 'test' as const;
+/** Every type a job record may have. */
+export const ALL_JOB_TYPES = [...JOB_TYPES, TEST_JOB_TYPE] as const;
+export type JobType = (typeof ALL_JOB_TYPES)[number];
 
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -205,6 +209,8 @@ export interface JobEventRecord {
 export const JOBS_QUEUE = 'jobs';
 export const CRAWLS_QUEUE = 'crawls';
 export const RUN_JOB = 'run-job';
+/** Deliveries of a job's message: a worker that dies mid-job is replaced a few times, then the watchdog takes over. */
+export const RUN_JOB_OPTIONS = { attempts: 5, backoff: { delayMs: 1000, maxDelayMs: 30_000 } } as const;
 
 /** Job classes: each has its own queue, its own per-process worker slots and its own per-user running cap. */
 export type JobClass = 'single' | 'crawl';
@@ -223,7 +229,7 @@ export function queueOf(type: JobType): string {
   return jobClassOf(type) === 'crawl' ? CRAWLS_QUEUE : JOBS_QUEUE;
 }
 export function typesOfClass(jobClass: JobClass): JobType[] {
-  return jobClass === 'crawl' ? [...CRAWL_ENGINE_TYPES] : ['extract', 'analyze', 'scrape', 'test'];
+  return ALL_JOB_TYPES.filter((type) => jobClassOf(type) === jobClass);
 }
 export interface RunJobPayload {
   job_id: string;

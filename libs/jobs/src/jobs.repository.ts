@@ -2,7 +2,8 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DuplicateKeyError, nowIso } from '@app/core';
 import { DOCUMENT_STORE, type Collection, type DocumentStore, type Filter, type Update } from '@app/storage';
 import {
-  JOB_TYPES,
+  ALL_JOB_TYPES,
+  JOB_STATUSES,
   sourcesOf,
   typesOfClass,
   type JobClass,
@@ -96,10 +97,10 @@ export class JobsRepository implements OnModuleInit {
 
   countByTypeAndStatus(): Promise<Array<{ type: string; status: string; count: number }>> {
     // Small fixed matrix of indexed counts: cheap enough at scrape time.
-    const types = [...JOB_TYPES, 'test'];
-    const statuses = ['pending', 'running', 'completed', 'failed', 'cancelled'];
     return Promise.all(
-      types.flatMap((type) => statuses.map(async (status) => ({ type, status, count: await this.jobs.count({ type, status }) }))),
+      ALL_JOB_TYPES.flatMap((type) =>
+        JOB_STATUSES.map(async (status) => ({ type, status, count: await this.jobs.count({ type, status }) })),
+      ),
     );
   }
 

@@ -12,6 +12,7 @@ import {
   CRAWLS_QUEUE,
   JOBS_QUEUE,
   RUN_JOB,
+  RUN_JOB_OPTIONS,
   isTerminal,
   jobClassOf,
   queueOf,
@@ -101,14 +102,9 @@ export class JobsService {
     await this.repository.insert(job);
     this.metrics.jobTransitions.inc({ type: job.type, status: 'pending' });
     await this.emit(job._id, 'status', this.statusData(job));
-    const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
-    if (input.secrets && Object.keys(input.secrets).length > 0) payload.secrets = this.sealer.seal(JSON.stringify(input.secrets));
+    const secrets = input.secrets && Object.keys(input.secrets).length > 0 ? this.sealer.seal(JSON.stringify(input.secrets)) : undefined;
     // The job id doubles as the queue message id: a retried request can never run a job twice.
-    await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, {
-      jobId: job._id,
-      attempts: 5,
-      backoff: { delayMs: 1000, maxDelayMs: 30_000 },
-    });
+    await this.sendRun(job, job._id, secrets);
     return toJobView(job);
   }
 
@@ -291,14 +287,7 @@ export class JobsService {
   /** Re-enqueues parked jobs (of one class, or of every class); a fresh message id each time since the previous message is done. */
   async wakeParked(userId: string | null, limit: number, jobClass?: JobClass): Promise<number> {
     const woken = await this.repository.unparkOldest(userId, limit, jobClass);
-    for (const job of woken) {
-      const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
-      await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, {
-        jobId: `${job._id}:${newId()}`,
-        attempts: 5,
-        backoff: { delayMs: 1000, maxDelayMs: 30_000 },
-      });
-    }
+    for (const job of woken) await this.sendRun(job, `${job._id}:${newId()}`);
     return woken.length;
   }
 
@@ -310,15 +299,14 @@ export class JobsService {
    */
   async resendUnfinished(olderThanMs: number, limit = 500): Promise<number> {
     const jobs = await this.repository.unfinishedBefore(new Date(Date.now() - olderThanMs).toISOString(), limit);
-    for (const job of jobs) {
-      const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id };
-      await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, {
-        jobId: job._id,
-        attempts: 5,
-        backoff: { delayMs: 1000, maxDelayMs: 30_000 },
-      });
-    }
+    for (const job of jobs) await this.sendRun(job, job._id);
     return jobs.length;
+  }
+
+  /** The job's queue message, under `messageId` (the queue drops a second message with an id it already holds). */
+  private async sendRun(job: JobRecord, messageId: string, sealedSecrets?: string): Promise<void> {
+    const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id, ...(sealedSecrets ? { secrets: sealedSecrets } : {}) };
+    await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, { jobId: messageId, ...RUN_JOB_OPTIONS });
   }
 
   acquireSlot(userId: string, jobClass: JobClass): Promise<boolean> {

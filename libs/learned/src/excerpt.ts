@@ -1,6 +1,6 @@
-import { convertHtml } from '@app/content';
 import { getOuterHTML } from 'domutils';
-import { parentElement, textOf, type Element, type LearnedPage } from './dom';
+import { convertHtml, visibleText, type Element } from '@app/content';
+import { parentElement, type LearnedPage } from './dom';
 import { elementValues, matchedElements, type FieldRule } from './program';
 
 /** Text kept around each value a rule found: the value with its label and its neighbours, as a reader sees the block. */
@@ -39,7 +39,7 @@ export function excerptOf(rules: FieldRule[], page: LearnedPage): string | undef
     for (const el of located) {
       if (inHead(el)) {
         const name = el.attribs.name ?? el.attribs.property ?? el.attribs.itemprop ?? el.name;
-        const value = rule.source.kind === 'attr' ? el.attribs[rule.source.name] : textOf(el);
+        const value = rule.source.kind === 'attr' ? el.attribs[rule.source.name] : visibleText(el);
         lines.push(`${name}: ${value ?? ''}`);
         continue;
       }
@@ -59,11 +59,11 @@ function markdownOf(block: Element, url: string): string {
 }
 
 function blockOf(el: Element): Element | undefined {
-  if (textOf(el).length > MAX_BLOCK) return undefined;
+  if (visibleText(el).length > MAX_BLOCK) return undefined;
   let block = el;
-  while (textOf(block).length < MIN_BLOCK) {
+  while (visibleText(block).length < MIN_BLOCK) {
     const parent = parentElement(block);
-    if (!parent || parent.name === 'body' || parent.name === 'html' || textOf(parent).length > MAX_BLOCK) break;
+    if (!parent || parent.name === 'body' || parent.name === 'html' || visibleText(parent).length > MAX_BLOCK) break;
     block = parent;
   }
   return block;

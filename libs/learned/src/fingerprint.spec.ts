@@ -1,6 +1,6 @@
 import { parsePage } from './dom';
 import { fingerprint, similarity, TemplateRegistry } from './fingerprint';
-import { book, listingPage, productPage } from './test-fixtures/shop';
+import { book, listingPage, productPage } from '../../../test/fixtures/learned-shop';
 
 const print = (html: string) => fingerprint(parsePage('http://shop.fixture.test/', html).doc);
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { bodyOf, childElements, type Document, type Element } from './dom';
+import { bodyOf, childElements, type Document, type Element } from '@app/content';
 
 /** Tags that say nothing about a page's template (inline formatting, scripts, media inside content). */
 const IGNORED = new Set([

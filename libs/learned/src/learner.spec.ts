@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parsePage } from './dom';
 import { learnProgram, learnRule, hrefTokens, type LearningSample } from './learner';
 import { runFieldRule, runProgram } from './program';
-import { BOOK_SCHEMA, book, productPage, productUrl, truth } from './test-fixtures/shop';
+import { BOOK_SCHEMA, book, productPage, productUrl, truth } from '../../../test/fixtures/learned-shop';
 import { disagreeingFields, planFields, type LearnableField } from './values';
 
 const fields = planFields(BOOK_SCHEMA).fields;
@@ -95,7 +95,7 @@ describe('learnProgram', () => {
   });
 
   it('learns from the vendored bookshop pages of the analysis specs and applies to the other page of the template', () => {
-    const dir = join(__dirname, '../../analysis/src/test-fixtures');
+    const dir = join(__dirname, '../../../test/fixtures/book-pages');
     const load = (file: string) => parsePage(`http://fixture.test/${file}`, readFileSync(join(dir, file), 'utf8'));
     const textFields: LearnableField[] = [{ name: 'isbn_13', kind: 'string', list: false, nullable: true, required: true }];
     const isbnOf = (file: string) => /ISBN-13[\s\S]{0,40}?(97[89]\d{10})/.exec(readFileSync(join(dir, file), 'utf8'))?.[1];

@@ -1,15 +1,5 @@
-import {
-  childElements,
-  isElement,
-  leadingText,
-  ownTextOf,
-  parentElement,
-  textAfterLabel,
-  textOf,
-  walk,
-  type Element,
-  type LearnedPage,
-} from './dom';
+import { childElements, isElement, ownText, visibleText, walk, type Element } from '@app/content';
+import { leadingText, parentElement, textAfterLabel, type LearnedPage } from './dom';
 import {
   makeProgram,
   modelScalar,
@@ -147,13 +137,13 @@ function hasModelValue(field: LearnableField, sample: LearningSample): boolean {
 function sourcesOf(el: Element): Array<{ source: ValueSource; raw: string; penalty: number }> {
   const out: Array<{ source: ValueSource; raw: string; penalty: number }> = [];
   if (!SKIP.has(el.name) || el.name === 'title') {
-    const text = textOf(el);
+    const text = visibleText(el);
     out.push({ source: { kind: 'text' }, raw: text, penalty: 0 });
-    const own = ownTextOf(el);
+    const own = ownText(el);
     if (own !== '' && own !== text) out.push({ source: { kind: 'own-text' }, raw: own, penalty: 0.4 });
     for (const child of childElements(el)) {
       if (!LABEL_TAGS.has(child.name)) continue;
-      const label = textOf(child);
+      const label = visibleText(child);
       if (label === '' || label.length > MAX_LABEL || !cssString(label)) continue;
       const after = textAfterLabel(el, label);
       if (after) out.push({ source: { kind: 'after-label', label }, raw: after, penalty: 0.1 });
@@ -255,7 +245,7 @@ function selectorsForSource(el: Element, source: ValueSource): Array<{ selector:
   // A value element right after a label element: `dt:contains("Publisher") + dd`, `th:contains("ISBN") + td`.
   const previous = previousElement(el);
   if (previous && !SKIP.has(previous.name)) {
-    const label = textOf(previous);
+    const label = visibleText(previous);
     const literal = label.length <= MAX_LABEL ? cssString(label) : undefined;
     if (literal) out.push({ selector: `${previous.name}:contains(${literal}) + ${el.name}`, rank: 2 });
   }

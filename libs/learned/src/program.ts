@@ -1,15 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  isRunnableSelector,
-  leadingText,
-  ownTextOf,
-  parentElement,
-  select,
-  textAfterLabel,
-  textOf,
-  type Element,
-  type LearnedPage,
-} from './dom';
+import { ownText, visibleText, type Element } from '@app/content';
+import { isRunnableSelector, leadingText, parentElement, select, textAfterLabel, type LearnedPage } from './dom';
 import { normText, parseAs, type LearnableField, type ValueKind } from './values';
 
 /** Where a matched element's raw text comes from. */
@@ -74,9 +65,9 @@ export function checkProgram(program: ExtractionProgram): string[] {
 function rawValue(el: Element, source: ValueSource): string | undefined {
   switch (source.kind) {
     case 'text':
-      return textOf(el);
+      return visibleText(el);
     case 'own-text':
-      return ownTextOf(el);
+      return ownText(el);
     case 'attr':
       return el.attribs[source.name];
     case 'after-label':

@@ -1,4 +1,5 @@
-import { childElements, parentElement, type Element } from './dom';
+import { childElements, type Element } from '@app/content';
+import { parentElement } from './dom';
 
 /** A CSS selector for an element, with how much we trust it to survive across pages (lower is better). */
 export interface SelectorCandidate {

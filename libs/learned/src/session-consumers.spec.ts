@@ -2,8 +2,8 @@ import { resolveLearnedConfig } from './config';
 import { ruleKey } from './field-state';
 import { LearnedSession, type LearnedResult } from './session';
 import { MemoryTemplateStates } from './template-states';
-import { perfectModel } from './test-fixtures/model';
-import { BOOK_SCHEMA, book, productPage, productUrl, truth } from './test-fixtures/shop';
+import { perfectModel } from '../../../test/fixtures/learned-model';
+import { BOOK_SCHEMA, book, productPage, productUrl, truth } from '../../../test/fixtures/learned-shop';
 import { disagreeingFields, planFields } from './values';
 
 const fields = planFields(BOOK_SCHEMA).fields;

@@ -1,6 +1,6 @@
 import { LearnedSession, type LearnedResult } from './session';
-import { BOOK_SCHEMA, book, productPage, productUrl, truth } from './test-fixtures/shop';
-import { perfectModel } from './test-fixtures/model';
+import { BOOK_SCHEMA, book, productPage, productUrl, truth } from '../../../test/fixtures/learned-shop';
+import { perfectModel } from '../../../test/fixtures/learned-model';
 import { disagreeingFields, planFields } from './values';
 
 const fields = planFields(BOOK_SCHEMA).fields;

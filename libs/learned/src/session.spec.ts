@@ -1,6 +1,6 @@
 import { LearnedSession, type LearnedResult } from './session';
-import { BOOK_SCHEMA, book, listingPage, productPage, productUrl, SHOP, truth } from './test-fixtures/shop';
-import { perfectModel } from './test-fixtures/model';
+import { BOOK_SCHEMA, book, listingPage, productPage, productUrl, SHOP, truth } from '../../../test/fixtures/learned-shop';
+import { perfectModel } from '../../../test/fixtures/learned-model';
 import { ruleKey } from './field-state';
 import { parsePage } from './dom';
 import { makeProgram, runProgram } from './program';
@@ -242,6 +242,17 @@ describe('LearnedSession', () => {
     const otherHost = await session.extract('http://mirror.fixture.test/books/book-20', productPage(book(20)));
     expect(otherHost).toMatchObject({ method: 'model', role: 'learning' });
     expect(new Set((await session.templates()).map((t) => t.templateId)).size).toBe(3);
+  });
+
+  it('keeps the templates of one machine apart by port, and pages whose URL does not parse apart from every host', async () => {
+    const { model } = perfectModel();
+    const session = new LearnedSession(BOOK_SCHEMA, model);
+    await session.extract('http://shop.fixture.test:8080/books/book-1', productPage(book(1)));
+    await session.extract('http://SHOP.fixture.test:8080/books/book-2', productPage(book(2)));
+    await session.extract('http://shop.fixture.test:8081/books/book-3', productPage(book(3)));
+    await session.extract('not a url/books/book-4', productPage(book(4)));
+    const hosts = (await session.templates()).map((t) => t.host).sort();
+    expect(hosts).toEqual(['', 'shop.fixture.test:8080', 'shop.fixture.test:8081']);
   });
 
   it('re-verifies a stored program before using it', async () => {

@@ -109,7 +109,7 @@ export class LearnedSession {
   /** The page, each field by its rule or by the model (a partial call when the rules fill the other fields). */
   async extract(url: string, html: string): Promise<LearnedResult> {
     const page = parsePage(url, html);
-    const template = await this.states.match(hostOf(url), fingerprint(page.doc));
+    const template = await this.states.match(hostWithPort(url), fingerprint(page.doc));
     const templateId = template.id;
     const fields = this.plan.fields;
     const all = fields.map((f) => f.name);
@@ -251,7 +251,8 @@ function ordered(names: string[], record: Record<string, unknown>): Record<strin
   return Object.fromEntries(names.map((name) => [name, record[name] ?? null]));
 }
 
-export function hostOf(url: string): string {
+/** The host templates are registered under: lower-cased, with its port; `''` for a URL that does not parse. */
+function hostWithPort(url: string): string {
   try {
     return new URL(url).host.toLowerCase();
   } catch {

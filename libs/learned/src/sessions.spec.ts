@@ -6,8 +6,8 @@ import type { LearnedResult } from './session';
 import { EXTRACTS_CONSUMER, consumerSession, crawlConsumer, crawlSession } from './sessions';
 import { learnedTemplates, type LearnedTemplateRecord } from './store-template-states';
 import type { TemplateSnapshot } from './template-snapshot';
-import { perfectModel } from './test-fixtures/model';
-import { BOOK_SCHEMA, book, productPage, productUrl, truth } from './test-fixtures/shop';
+import { perfectModel } from '../../../test/fixtures/learned-model';
+import { BOOK_SCHEMA, book, productPage, productUrl, truth } from '../../../test/fixtures/learned-shop';
 import { disagreeingFields, planFields } from './values';
 
 const fields = planFields(BOOK_SCHEMA).fields;

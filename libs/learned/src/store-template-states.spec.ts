@@ -5,7 +5,7 @@ import { LearnedTemplatesReader } from './learned-templates-view';
 import { EXTRACTS_CONSUMER, consumerSession, crawlConsumer, crawlSession } from './sessions';
 import type { ModelRequest } from './session';
 import type { Collection } from '@app/storage';
-import { BOOK_SCHEMA, book, productPage, productUrl, truth } from './test-fixtures/shop';
+import { BOOK_SCHEMA, book, productPage, productUrl, truth } from '../../../test/fixtures/learned-shop';
 import { disagreeingFields, planFields } from './values';
 import { ruleKey } from './field-state';
 

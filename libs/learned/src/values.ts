@@ -1,5 +1,5 @@
 import type { JsonSchemaObject, JsonSchemaType } from '@app/schema';
-import { collapse } from './dom';
+import { collapseWhitespace } from '@app/content';
 
 /** How a schema property's value is produced from page text. */
 export type ValueKind = 'string' | 'number' | 'integer' | 'date' | 'date-time' | 'url';
@@ -59,7 +59,7 @@ export function planFields(schema: JsonSchemaObject): FieldPlan {
 
 /** Text as compared: Unicode NFC, whitespace collapsed. */
 export function normText(text: string): string {
-  return collapse(text.normalize('NFC'));
+  return collapseWhitespace(text.normalize('NFC'));
 }
 
 function isEmpty(value: unknown): boolean {

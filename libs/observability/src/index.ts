@@ -1,4 +1,4 @@
-export * from './bounded-label';
-export * from './logger';
-export * from './nest-logger';
-export * from './metrics';
+export { BoundedLabel } from './bounded-label';
+export { createLogger, scrubSecrets, type AppLogger } from './logger';
+export { PinoNestLogger } from './nest-logger';
+export { LOGGER, Metrics, METRICS, type AuthFailureReason } from './metrics';

@@ -1,2 +1,2 @@
-export * from './page-loader.service';
-export * from './pages.module';
+export { CONTENT_WORKER_FILE, PageLoaderService, type LoadedPage } from './page-loader.service';
+export { PagesModule } from './pages.module';

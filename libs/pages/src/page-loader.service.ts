@@ -1,12 +1,13 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { ContentPool, type ConversionInput, type ConversionMode, type ConversionResult } from '@app/content';
+import { ContentPool, type ContentPoolOptions, type ConversionInput, type ConversionMode, type ConversionResult } from '@app/content';
 import { AppError } from '@app/core';
 import {
   Fetcher,
   guardFromSettings,
   HOST_MODE_MEMORY,
+  type FetchMode,
   type FetchOptions,
   type FetchResult,
   type HostModeMemory,
@@ -15,8 +16,6 @@ import {
   type WaitFor,
 } from '@app/fetch';
 import { METRICS, Metrics } from '@app/observability';
-
-export type FetchMode = 'auto' | 'static' | 'dynamic';
 
 /** The caller's fetch control for one page (docs/scrape.md "Fetch control"). */
 export interface PageFetchControl {
@@ -50,6 +49,9 @@ export interface LoadedPage {
   fetchDurationMs: number;
 }
 
+/** The content pool's worker module, when not its own: provided only by the test apps (test/test-app). */
+export const CONTENT_WORKER_FILE = Symbol('CONTENT_WORKER_FILE');
+
 /**
  * The page pipeline shared by single-page jobs and crawls: fetch (static / browser / auto, behind
  * the address guard, the mode auto chose remembered per host for every replica) then HTML →
@@ -66,6 +68,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(METRICS) metrics: Metrics,
     @Inject(HOST_MODE_MEMORY) hostMemory: HostModeMemory,
+    @Optional() @Inject(CONTENT_WORKER_FILE) workerFile?: ContentPoolOptions['workerFile'],
   ) {
     this.fetcher = new Fetcher({
       guard: guardFromSettings(config),
@@ -79,7 +82,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
           }
         : false,
     });
-    this.pool = new ContentPool({ threads: config.contentThreads, taskTimeoutMs: config.contentTimeoutMs });
+    this.pool = new ContentPool({ threads: config.contentThreads, taskTimeoutMs: config.contentTimeoutMs, workerFile });
     this.pages = new Counter({
       name: 'gleaner_pages_total',
       help: 'Pages loaded (fetched and converted to text) for extractions and crawls, by outcome (success or an error_category). Unit: pages.',

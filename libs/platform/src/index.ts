@@ -1,2 +1,2 @@
-export * from './platform.module';
-export * from './lifecycle';
+export { openPorts, PlatformModule, type PlatformPorts } from './platform.module';
+export { checkReadiness, installShutdown } from './lifecycle';

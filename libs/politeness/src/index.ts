@@ -1,5 +1,5 @@
-export * from './politeness.port';
-export * from './memory-politeness';
-export * from './redis-politeness';
-export * from './redis-host-mode-memory';
-export * from './host-slot';
+export { hostnameOf, POLITENESS, type HostRequestPolicy, type PolitenessPort } from './politeness.port';
+export { MemoryPoliteness } from './memory-politeness';
+export { RedisPoliteness } from './redis-politeness';
+export { RedisHostModeMemory } from './redis-host-mode-memory';
+export { whenHostFree, withHostSlot } from './host-slot';

@@ -99,6 +99,10 @@ export function keepSlot(port: PolitenessPort, host: string, token: string, leas
 /** What a busy host (all slots taken) asks a caller to wait before trying again. */
 export const BUSY_RETRY_MS = 50;
 
-export function hostOf(url: string): string {
+/**
+ * The key a host's politeness is kept under: the lower-cased host name without the port, so every port
+ * of one machine shares one budget. Throws on a URL that does not parse (callers hold canonical URLs).
+ */
+export function hostnameOf(url: string): string {
   return new URL(url).hostname.toLowerCase();
 }

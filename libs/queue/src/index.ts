@@ -1,6 +1,6 @@
-export * from './queue.port';
+export { CRAWL_PAGES_QUEUE, HandBackError, PermanentError, QUEUE, type QueueMessage, type QueuePort } from './queue.port';
 export { backoffDelayMs, type RetryDelay } from './queue-helpers';
-export { BullQueueAdapter, type BullQueueAdapterOptions } from './bull/bull-queue.adapter';
-export { StoreQueueAdapter, QUEUE_MESSAGES, type StoreQueueAdapterOptions, type QueueMessageDoc } from './store/store-queue.adapter';
-export { MemoryQueueAdapter, MemoryQueueBroker, type MemoryQueueAdapterOptions } from './memory/memory-queue.adapter';
+export { BullQueueAdapter } from './bull/bull-queue.adapter';
+export { QUEUE_MESSAGES, StoreQueueAdapter } from './store/store-queue.adapter';
+export { MemoryQueueAdapter, MemoryQueueBroker } from './memory/memory-queue.adapter';
 export { RoutedQueueAdapter } from './routed-queue';

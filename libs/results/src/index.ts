@@ -1,12 +1,15 @@
-export * from './result.types';
-export * from './result-formats';
-export * from './merge';
-export * from './download-signer';
-export * from './public-base-url';
-export * from './capture-redaction';
-export * from './results.repository';
-export * from './results.service';
-export * from './results.module';
-export * from './dto/results-query.dto';
-export * from './screenshots.repository';
-export * from './screenshots.service';
+export { toResultEventItem, type RecordResultInput, type ResultRecord } from './result.types';
+export { publicBaseUrl, type RequestOrigin } from './public-base-url';
+export { EXPORT_BATCH_SIZE, ResultsRepository } from './results.repository';
+export { ResultsService, type BodyStream } from './results.service';
+export { ResultsModule } from './results.module';
+export {
+  DebugCaptureSetResponse,
+  DownloadFileQuery,
+  DownloadLinkQuery,
+  DownloadLinkResponse,
+  ResultItemResponse,
+  ResultsQuery,
+  ScreenshotFileQuery,
+} from './dto/results-query.dto';
+export { ScreenshotsService } from './screenshots.service';

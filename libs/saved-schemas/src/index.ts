@@ -1,4 +1,3 @@
-export * from './dto/schema.dto';
-export * from './saved-schemas.repository';
-export * from './saved-schemas.service';
-export * from './saved-schemas.module';
+export { CreateSchemaDto, SchemaListResponse, SchemaResponse, UpdateSchemaDto } from './dto/schema.dto';
+export { SavedSchemasService } from './saved-schemas.service';
+export { SavedSchemasModule } from './saved-schemas.module';

@@ -1,8 +1,4 @@
-export type { JsonPrimitive, JsonSchemaFormat, JsonSchemaObject, JsonSchemaType, ParsedSchema, SchemaForm } from './types';
-export { SCHEMA_LIMITS } from './limits';
-export { TYPE_NAMES, type TypeName } from './type-names';
-export { parseSchema, isSchemaError } from './parse-schema';
-export { detectSchemaForm } from './detect-form';
+export type { JsonSchemaObject, JsonSchemaType, ParsedSchema } from './types';
+export { parseSchema } from './parse-schema';
 export { toOpenAiStrictSchema } from './openai-strict';
-export { schemaToYaml } from './schema-to-yaml';
-export { compileValidator, type SchemaValidator, type ValidationIssue } from './compile-validator';
+export { compileValidator, type SchemaValidator } from './compile-validator';

@@ -1,5 +1,5 @@
 import { parseSchema } from './parse-schema';
-import { schemaErrors } from './test-helpers';
+import { schemaErrors } from '../../../test/harness/schema-errors';
 
 const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
 

@@ -1,5 +1,5 @@
 import { parseSchema } from './parse-schema';
-import { schemaErrors } from './test-helpers';
+import { schemaErrors } from '../../../test/harness/schema-errors';
 import type { JsonSchemaObject } from './types';
 
 const S = { type: ['string', 'null'] };

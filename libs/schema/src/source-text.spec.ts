@@ -1,5 +1,5 @@
 import { parseSchema } from './parse-schema';
-import { schemaErrors } from './test-helpers';
+import { schemaErrors } from '../../../test/harness/schema-errors';
 
 describe('parseSchema: schema given as text', () => {
   it('accepts JSON and YAML text in every form', () => {

@@ -1,7 +1,4 @@
-export * from './scrape-formats';
-export * from './scrape-job-input';
-export * from './page-formats';
-export * from './scrape-job.handler';
-export * from './scrape-requests.service';
-export * from './scrape.module';
-export * from './dto/scrape-request.dto';
+export { ScrapeJobHandler } from './scrape-job.handler';
+export { ScrapeRequestsService } from './scrape-requests.service';
+export { ScrapeModule, ScrapeWorkerModule } from './scrape.module';
+export { ScrapeRequestDto, ScrapeResponse } from './dto/scrape-request.dto';

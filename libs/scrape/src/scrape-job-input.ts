@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { storedFetchControlSchema, type StoredFetchControl } from '@app/intake';
+import { FETCH_MODES, storedFetchControlSchema, type FetchMode, type StoredFetchControl } from '@app/fetch';
 import { SCRAPE_FORMATS, type ScrapeFormat } from './scrape-formats';
 
 export interface ScrapeJobInput {
   url: string;
   formats: ScrapeFormat[];
   only_main_content: boolean;
-  fetch_mode: 'auto' | 'static' | 'dynamic';
+  fetch_mode: FetchMode;
   /** Deadline of the fetch; null: GLEANER_FETCH_TIMEOUT_MS. */
   timeout_ms: number | null;
   /** With the `screenshot` format: the viewport or the whole page. */
@@ -19,7 +19,7 @@ const scrapeInputSchema = z.object({
   url: z.string(),
   formats: z.array(z.enum(SCRAPE_FORMATS)).min(1),
   only_main_content: z.boolean(),
-  fetch_mode: z.enum(['auto', 'static', 'dynamic']),
+  fetch_mode: z.enum(FETCH_MODES),
   timeout_ms: z.number().int().nullable(),
   full_page_screenshot: z.boolean(),
   fetch_control: storedFetchControlSchema,

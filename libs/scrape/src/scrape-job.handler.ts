@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { finalJobError } from '@app/extraction';
-import { fetchControlFor } from '@app/intake';
+import { fetchControlFor, type RenderMode } from '@app/fetch';
 import type { JobContext, JobHandler } from '@app/jobs';
 import { PageLoaderService, type LoadedPage } from '@app/pages';
 import { ResultsService, ScreenshotsService } from '@app/results';
@@ -11,7 +11,7 @@ import { parseScrapeInput, type ScrapeJobInput } from './scrape-job-input';
 export interface ScrapeMade {
   method: 'scrape';
   fetched_at: string;
-  fetch_mode: 'static' | 'dynamic';
+  fetch_mode: RenderMode;
   status_code: number;
   content_type: string;
   fetch_duration_ms: number;

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { Errors } from '@app/core';
-import { JobIntakeService, splitFetchControl } from '@app/intake';
+import { splitFetchControl } from '@app/fetch';
+import { JobIntakeService } from '@app/intake';
 import { ResultsService, ScreenshotsService, type RequestOrigin } from '@app/results';
 import type { ScrapeRequestDto } from './dto/scrape-request.dto';
 import { normaliseFormats } from './scrape-formats';

@@ -1,7 +1,14 @@
-export * from './url-rules';
-export * from './dto/crawl-options.dto';
-export * from './dto/analysis-result.dto';
-export * from './dto/site.dto';
-export * from './sites.repository';
-export * from './sites.service';
-export * from './sites.module';
+export {
+  CRAWL_CAPS,
+  CRAWL_OPTION_DEFAULTS,
+  CrawlOptionsDto,
+  IsCssSelector,
+  resolveCrawlOptions,
+  validCrawlOptions,
+  type CrawlOptions,
+  type CrawlOptionsLayer,
+} from './dto/crawl-options.dto';
+export { CreateSiteDto, SiteListResponse, SiteResponse, UpdateSiteDto } from './dto/site.dto';
+export type { SiteRecord } from './sites.repository';
+export { SitesService } from './sites.service';
+export { SitesModule } from './sites.module';

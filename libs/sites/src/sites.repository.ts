@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { FetchMode } from '@app/fetch';
 import { DOCUMENT_STORE, type Collection, type DocumentStore } from '@app/storage';
 
 export interface SiteRecord {
@@ -8,7 +9,7 @@ export interface SiteRecord {
   url: string;
   domain: string;
   name: string;
-  fetch_mode: 'auto' | 'static' | 'dynamic';
+  fetch_mode: FetchMode;
   default_schema_id: string | null;
   crawl_options: Record<string, unknown>;
   analysis_result: Record<string, unknown> | null;

@@ -1,20 +1,5 @@
 import { RE2JS } from 're2js';
 
-/** Absolute http(s) URL, at most 2048 characters, without credentials. Returns a reason when invalid. */
-export function checkHttpUrl(value: string): string | null {
-  if (value.length > 2048) return 'must be at most 2048 characters';
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
-  if (url.username || url.password) return 'must not contain credentials';
-  if (!url.hostname) return 'must have a host';
-  return null;
-}
-
 /** The registrable-ish domain shown on a site: the host, lower-cased, without a leading `www.`. */
 export function domainOf(value: string): string {
   return new URL(value).hostname.toLowerCase().replace(/^www\./, '');

@@ -1,4 +1,11 @@
-export * from './document-store.port';
-export { MongoDocumentStore, type MongoDocumentStoreOptions } from './mongo/mongo-document-store';
-export { SqliteDocumentStore, type SqliteDocumentStoreOptions } from './sqlite/sqlite-document-store';
-export { InvalidFilterError } from './sqlite/sqlite-filter';
+export {
+  DOCUMENT_STORE,
+  type Collection,
+  type CollectionSpec,
+  type Doc,
+  type DocumentStore,
+  type Filter,
+  type Update,
+} from './document-store.port';
+export { MongoDocumentStore } from './mongo/mongo-document-store';
+export { SqliteDocumentStore } from './sqlite/sqlite-document-store';

@@ -1,11 +1,5 @@
-export * from './webhook-events';
-export * from './dto/webhook.dto';
-export * from './dto/job-webhook.dto';
-export * from './webhooks.repository';
-export * from './webhooks.service';
-export * from './webhooks.module';
-export * from './delivery/job-webhook-target';
-export * from './delivery/signature';
-export * from './delivery/webhook-targets.service';
-export * from './delivery/webhook-dispatcher.service';
-export { retryDelayMs } from './delivery/webhook-pump.service';
+export { CLIENT_WEBHOOK_ID, WebhookBodyDto, WebhookListResponse, WebhookResponse } from './dto/webhook.dto';
+export { JobWebhookFields } from './dto/job-webhook.dto';
+export { WebhooksService } from './webhooks.service';
+export { WebhookDeliveryModule, WebhooksModule } from './webhooks.module';
+export { WebhookTargetsService } from './delivery/webhook-targets.service';

@@ -1,4 +1,2 @@
-export * from './job-handler';
-export * from './job-runner.service';
-export * from './test-job.handler';
-export * from './worker.module';
+export type { AppExtensions } from './app-extensions';
+export { WorkerModule } from './worker.module';

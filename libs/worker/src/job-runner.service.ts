@@ -4,6 +4,7 @@ import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import {
   CRAWLS_QUEUE,
+  JOB_HANDLERS,
   JOB_TYPES,
   JOBS_QUEUE,
   JobsRepository,
@@ -12,13 +13,13 @@ import {
   isTerminal,
   jobClassOf,
   jobControlChannel,
+  type JobHandler,
   type JobRecord,
   type JobType,
   type RunJobPayload,
 } from '@app/jobs';
 import { LOGGER, type AppLogger } from '@app/observability';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
-import { JOB_HANDLERS, type JobHandler } from './job-handler';
 
 class ShutdownSignal extends Error {}
 
@@ -60,8 +61,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const expected: JobType[] = [...JOB_TYPES, ...(this.config.enableTestJobs ? (['test'] as const) : [])];
-    const missing = expected.filter((type) => !this.handlers.has(type));
+    const missing = JOB_TYPES.filter((type) => !this.handlers.has(type));
     if (missing.length > 0) throw new MissingJobHandlerError(missing);
     const handle = (message: QueueMessage<RunJobPayload>, signal: AbortSignal) => this.handle(message, signal);
     await this.queue.process<RunJobPayload>(JOBS_QUEUE, this.config.workerConcurrency, handle);

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AuthModule, UsersService } from '@app/auth';
-import { ConfigError, loadConfig } from '@app/config';
+import { loadConfigOrReport } from '@app/config';
 import { createLogger, Metrics } from '@app/observability';
 import { openPorts, PlatformModule } from '@app/platform';
 import { parseFlags } from '../arg-parser';
@@ -16,16 +16,8 @@ Operator commands on the configured store (DATA_DIR, or MONGODB_URI + REDIS_URL 
 
 /** Boots only the platform and auth modules (no HTTP server) against the configured store. */
 async function withUsers<T>(io: CliIo, work: (users: UsersService) => Promise<T>): Promise<T | null> {
-  let config;
-  try {
-    config = loadConfig(process.env, 'all');
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr.write(`${error.message}\n`);
-      return null;
-    }
-    throw error;
-  }
+  const config = loadConfigOrReport(process.env, 'all', io.stderr);
+  if (!config) return null;
   const logger = createLogger({ level: 'warn', name: 'gleaner-cli', destination: io.stderr });
   const ports = await openPorts(config);
   @Module({ imports: [PlatformModule.forRoot(config, ports, logger, new Metrics('cli')), AuthModule] })

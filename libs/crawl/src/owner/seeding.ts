@@ -1,6 +1,6 @@
 import type { AppConfig } from '@app/config';
 import type { StaticFetcher } from '@app/fetch';
-import { hostOf, whenHostFree, type PolitenessPort } from '@app/politeness';
+import { hostnameOf, whenHostFree, type PolitenessPort } from '@app/politeness';
 import { crawlHostPolicy } from '../crawl-host-policy';
 import type { CrawlRepository } from '../crawl.repository';
 import type { CrawlRun } from './crawl-run';
@@ -97,7 +97,7 @@ export class Seeding implements SeedSource {
   private async fetchPolitely(url: string): Promise<string> {
     const page = await whenHostFree(
       this.politeness,
-      hostOf(url),
+      hostnameOf(url),
       crawlHostPolicy(this.run.options.delay_ms, this.config),
       () => this.fetcher.fetch(url, { acceptGzip: true, maxBytes: SITEMAP_MAX_BYTES, signal: this.run.signal }),
       { signal: this.run.signal, beforeTry: () => this.run.throwIfStopped() },

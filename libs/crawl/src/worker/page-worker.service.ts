@@ -6,13 +6,13 @@ import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { ExtractionFailure, ExtractionService, captureRecorder } from '@app/extraction';
 import { RedirectStopped, type FetchResult } from '@app/fetch';
-import { llmConfigFor } from '@app/intake';
+import { llmConfigFor } from '@app/llm';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
 import { crawlSession, learnedTemplates, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { PageLoaderService, type LoadedPage } from '@app/pages';
-import { POLITENESS, hostOf, withHostSlot, type PolitenessPort } from '@app/politeness';
+import { POLITENESS, hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { ResultsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
@@ -280,7 +280,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   /** The page fetched under the host's politeness slot (and kept in the archive when the crawl keeps pages), or the outcome. */
   private async fetchPage(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal): Promise<LoadedPage | PageOutcome> {
     const options = context.input.options;
-    const host = hostOf(task.url);
+    const host = hostnameOf(task.url);
     // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
     // other worker slips a request in between.
     const loaded = await withHostSlot(this.politeness, host, crawlHostPolicy(options.delay_ms, this.config), async () => {

@@ -3,7 +3,8 @@ import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { LlmConfigDto } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
-import { FETCH_MODES, IsHttpUrl, type FetchMode } from '@app/sites';
+import { FETCH_MODES, type FetchMode } from '@app/fetch';
+import { IsHttpUrl } from '@app/http';
 import { JobFetchFields } from '@app/intake';
 
 export class ExtractRequestDto extends JobFetchFields {

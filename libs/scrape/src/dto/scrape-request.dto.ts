@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { JobFetchFields } from '@app/intake';
-import { FETCH_MODES, IsHttpUrl, type FetchMode } from '@app/sites';
+import { FETCH_MODES, type FetchMode } from '@app/fetch';
+import { IsHttpUrl } from '@app/http';
 import { SCRAPE_FORMATS, type ScrapeFormat } from '../scrape-formats';
 
 /** The longest fetch deadline a request may ask for (`timeout_ms`). */

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Min, ValidateNested } from 'class-validator';
-import { FETCH_MODES } from './crawl-options.dto';
+import { FETCH_MODES } from '@app/fetch';
 
 export class DetectedElementDto {
   @ApiProperty({ example: 'quote' }) @IsString() @Length(1, 200) name!: string;

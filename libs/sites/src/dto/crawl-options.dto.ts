@@ -18,10 +18,8 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { checkCssSelector } from '@app/content';
+import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { checkPattern } from '../url-rules';
-
-export const FETCH_MODES = ['auto', 'static', 'dynamic'] as const;
-export type FetchMode = (typeof FETCH_MODES)[number];
 
 /** Server-side caps (docs/api.md "Crawl options"); over a cap is a 422. */
 export const CRAWL_CAPS = { maxDepth: 10, maxPages: 100_000, concurrency: 32 } as const;

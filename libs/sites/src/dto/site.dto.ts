@@ -1,28 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsString, Length, registerDecorator, ValidateNested, type ValidationOptions } from 'class-validator';
-import { HTTP_URL_PATTERN, IsPrintable } from '@app/http';
-import { checkHttpUrl } from '../url-rules';
+import { IsIn, IsObject, IsOptional, IsString, Length, ValidateNested } from 'class-validator';
+import { FETCH_MODES, type FetchMode } from '@app/fetch';
+import { IsHttpUrl, IsPrintable } from '@app/http';
 import { AnalysisResultDto } from './analysis-result.dto';
-import { CrawlOptionsDto, FETCH_MODES, type FetchMode } from './crawl-options.dto';
-
-export function IsHttpUrl(options?: ValidationOptions) {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isHttpUrl',
-      target: target.constructor,
-      propertyName,
-      options,
-      validator: {
-        validate: (value: unknown) => typeof value === 'string' && HTTP_URL_PATTERN.test(value) && checkHttpUrl(value) === null,
-        defaultMessage: (args) =>
-          typeof args?.value === 'string'
-            ? (checkHttpUrl(args.value) ??
-              'must be an absolute http(s) URL: a host name, IPv4 or [IPv6] address, an optional port, then RFC 3986 characters (percent-encode the rest)')
-            : 'must be a string',
-      },
-    });
-}
+import { CrawlOptionsDto } from './crawl-options.dto';
 
 export class CreateSiteDto {
   @ApiProperty({ example: 'https://quotes.example/' }) @IsString() @Length(1, 2048) @IsHttpUrl() url!: string;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
-import { IsHttpUrl } from '@app/sites';
+import { IsHttpUrl } from '@app/http';
 import { WEBHOOK_EVENTS } from '../webhook-events';
 import { WebhookHeaderDto } from './webhook.dto';
 

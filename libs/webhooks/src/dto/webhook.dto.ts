@@ -14,8 +14,7 @@ import {
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
-import { IsPrintable } from '@app/http';
-import { IsHttpUrl } from '@app/sites';
+import { IsHttpUrl, IsPrintable } from '@app/http';
 import { HEADER_NAME, isForbiddenHeader, WEBHOOK_EVENTS } from '../webhook-events';
 
 function IsAllowedHeaderName(options?: ValidationOptions) {

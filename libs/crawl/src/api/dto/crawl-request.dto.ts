@@ -2,9 +2,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
-import { QueryInteger } from '@app/http';
+import { IsHttpUrl, QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
-import { CrawlOptionsDto, IsHttpUrl } from '@app/sites';
+import { CrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
 import { ENTRY_STATUSES, ENTRY_VIAS } from '../../crawl.types';
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { IsPrintable } from '@app/http';
-import { CRAWL_CAPS, IsHttpUrl } from '@app/sites';
+import { IsHttpUrl, IsPrintable } from '@app/http';
+import { CRAWL_CAPS } from '@app/sites';
 
 /** POST /map defaults (docs/crawl.md "Map"); `limit` is capped like a crawl's max_pages. */
 export const MAP_DEFAULTS = { use_sitemap: true, include_subdomains: false, limit: 5000 } as const;

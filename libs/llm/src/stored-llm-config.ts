@@ -1,7 +1,13 @@
 import { z } from 'zod';
-import { LLM_PROVIDERS, type LlmConfigInput } from '@app/llm';
+import type { LlmConfigInput } from './models/model-types';
+import { LLM_PROVIDERS } from './providers';
 
-/** `llm_config` as stored on a job: never the api_key (that travels sealed in the queue message). */
+/**
+ * A request's `llm_config` on its way through a job: the API stores it without the api_key (which
+ * travels sealed in the queue message) and the worker puts the two back together.
+ */
+
+/** `llm_config` as stored on a job: never the api_key. */
 export type StoredLlmConfig = Omit<LlmConfigInput, 'api_key'> & { byok_key: boolean };
 
 /** An absent optional field may come back from the store as null (MongoDB keeps explicit undefineds as null). */

@@ -1,30 +1,9 @@
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+/** `gleaner convert`, the built command run the way a person's shell would (dist/apps/cli/src/main.js). */
+import { assertCliBuilt, runCli as runBuiltCli, type CliResult } from './cli-helpers/cli';
 
-const ROOT = resolve(__dirname, '../../..');
-const MAIN = resolve(__dirname, 'main.ts');
+const runCli = (args: string[], stdin: string) => runBuiltCli(args, {}, { stdin });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI from source the way a user would (`node --import tsx apps/cli/src/main.ts ...`). */
-function runCli(args: string[], stdin: string): Promise<Run> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
-const lines = (run: Run) =>
+const lines = (run: CliResult) =>
   run.stdout
     .trim()
     .split('\n')
@@ -33,6 +12,7 @@ const lines = (run: Run) =>
 
 describe('gleaner convert (e2e)', () => {
   jest.setTimeout(60_000);
+  beforeAll(() => assertCliBuilt());
 
   it('converts JSON lines in input order and reports bad lines without crashing', async () => {
     const input = [

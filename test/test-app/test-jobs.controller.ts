@@ -5,6 +5,7 @@ import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
 import { JobIntakeService } from '@app/intake';
+import { TEST_JOB_TYPE } from '@app/jobs';
 import { JobWebhookFields } from '@app/webhooks';
 
 export class CreateTestJobDto extends JobWebhookFields {
@@ -21,7 +22,7 @@ export class CreateTestJobDto extends JobWebhookFields {
   @IsOptional() @IsString() gate_url?: string;
 }
 
-/** Exists only with GLEANER_ENABLE_TEST_JOBS=true: drives the job machinery in tests. */
+/** Mounted only by the test apps (test/test-app): drives the job machinery in tests. */
 @ApiExcludeController()
 @Controller('api/v1/test-jobs')
 @RequiresScope('jobs')
@@ -39,7 +40,7 @@ export class TestJobsController {
   async create(@CurrentCaller() caller: Caller, @Body() dto: CreateTestJobDto, @Req() request: FastifyRequest) {
     const { url, webhook, webhook_id, webhook_url, capture_debug, ...input } = dto;
     return this.intake.submit(caller, {
-      type: 'test',
+      type: TEST_JOB_TYPE,
       url: url ?? null,
       input: () => input,
       captureDebug: capture_debug ?? false,

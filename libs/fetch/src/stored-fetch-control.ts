@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { Errors, type FieldError } from '@app/core';
-import { COOKIE_VALUE_PATTERN, parseCookieHeader, TOKEN_PATTERN, type ScopedRequestData, type WaitFor } from '@app/fetch';
+import type { FetchMode } from './fetch-types';
+import { COOKIE_VALUE_PATTERN, parseCookieHeader, TOKEN_PATTERN, type ScopedRequestData, type WaitFor } from './request-control';
+
+/*
+ * A request's fetch control on its way through a job (docs/scrape.md "Fetch control"): the API splits
+ * it into what the job stores and what travels sealed in the queue message (headers, cookies); the
+ * worker puts the two back together. Both halves are here, beside the fetchers that use the control.
+ */
 
 /** The request fields of fetch control (docs/scrape.md "Fetch control"), as validated by JobFetchFields. */
 export interface FetchControlFields {
@@ -38,7 +45,7 @@ const COOKIES_SECRET = 'fetch_cookies';
  */
 export function splitFetchControl(
   fields: FetchControlFields,
-  fetchMode: 'auto' | 'static' | 'dynamic',
+  fetchMode: FetchMode,
 ): { stored: StoredFetchControl | null; secrets: Record<string, string> } {
   const problems: FieldError[] = [];
   const headers: Record<string, string> = {};

@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { z } from 'zod';
+import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, isErrorCategory, sleep } from '@app/core';
+import { guardFromSettings, isFetchError, StaticFetcher } from '@app/fetch';
 import { ResultsService, type RecordResultInput } from '@app/results';
-import type { JobContext, JobHandler } from './job-handler';
+import { TEST_JOB_TYPE, type JobContext, type JobHandler } from '@app/jobs';
 
 export interface TestJobInput {
   steps: number;
@@ -29,25 +31,43 @@ const testInputSchema = z.object({
   gate_url: z.string().optional(),
 });
 
-/** Polls a test gate until it opens (200) or the job is aborted. */
-async function waitForGate(url: string, signal: AbortSignal): Promise<void> {
+/**
+ * Polls a test gate until it opens (2xx) or the job is aborted. Through the app's address guard like
+ * every fetch a job makes: a gate the guard refuses fails the job instead of being polled.
+ */
+async function waitForGate(fetcher: StaticFetcher, url: string, signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
-    const res = await fetch(url, { signal }).catch(() => null);
-    if (res?.status === 200) return;
+    try {
+      await fetcher.fetch(url, { signal });
+      return;
+    } catch (error) {
+      if (isFetchError(error, 'ssrf_blocked')) throw error;
+    }
     await sleep(50, signal);
   }
 }
 
 /**
- * A job type used only by tests (GLEANER_ENABLE_TEST_JOBS=true): it records one result per step,
+ * A job type used only by tests (mounted by the test apps, never in the production build): it records one result per step,
  * counts pages, honours cancellation and resumes where it stopped after a redelivery. With
  * capture_debug it also records one debug capture per step.
  */
 @Injectable()
-export class TestJobHandler implements JobHandler<TestJobInput> {
-  readonly type = 'test';
+export class TestJobHandler implements JobHandler<TestJobInput>, OnApplicationShutdown {
+  readonly type = TEST_JOB_TYPE;
 
-  constructor(private readonly results: ResultsService) {}
+  private readonly gates: StaticFetcher;
+
+  constructor(
+    private readonly results: ResultsService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.gates = new StaticFetcher({ guard: guardFromSettings(config), timeoutMs: 10_000 });
+  }
+
+  onApplicationShutdown(): void {
+    this.gates.close();
+  }
 
   parseInput(raw: unknown): TestJobInput {
     return testInputSchema.parse(raw);
@@ -55,7 +75,7 @@ export class TestJobHandler implements JobHandler<TestJobInput> {
 
   async run({ job, input, signal, jobs, attempt }: JobContext<TestJobInput>): Promise<void> {
     for (let step = job.page_count; step < input.steps; step++) {
-      if (input.hold_at === step && input.gate_url) await waitForGate(input.gate_url, signal);
+      if (input.hold_at === step && input.gate_url) await waitForGate(this.gates, input.gate_url, signal);
       await sleep(input.step_ms, signal);
       if (signal.aborted) return;
       if (input.fail_at === step) {

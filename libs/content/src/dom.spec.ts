@@ -1,0 +1,78 @@
+import { bodyOf, findFirst, ownText, parseHtml, textData, visibleText, walk } from './dom';
+import { isInvisible } from './visibility';
+
+const body = (html: string) => bodyOf(parseHtml(html));
+
+describe('visibleText: the text a reader of the page sees', () => {
+  it('leaves out what a browser never renders: head, title, scripts, styles, templates, noscript, svg, embeds', () => {
+    const doc = parseHtml(
+      '<html><head><title>Tab title</title><style>p{}</style><meta name="x" content="y"></head><body>' +
+        '<p>Shown</p><script>var x = 1</script><noscript>Enable JS</noscript><template><p>Later</p></template>' +
+        '<svg><text>Icon</text></svg><iframe>Fallback</iframe><object>Plugin</object></body></html>',
+    );
+    expect(visibleText(doc)).toBe('Shown');
+  });
+
+  it('leaves out hidden elements: the hidden attribute, an inline display:none or visibility:hidden, aria-hidden copies', () => {
+    const price = body(
+      '<div><span hidden>Old</span><span style="display: none">Gone</span><span style="color:red;visibility:hidden">Ghost</span>' +
+        '<span class="price"><span class="sr">$19.99</span><span aria-hidden="true">$<b>19</b>.99</span></span></div>',
+    );
+    expect(visibleText(price)).toBe('$19.99');
+  });
+
+  it('reads a subtree it is pointed at even when that element itself is hidden or unrendered', () => {
+    const title = findFirst(parseHtml('<head><title> Tab  title </title></head>'), 'title')!;
+    expect(visibleText(title)).toBe('Tab title');
+  });
+
+  it('separates words at block boundaries and collapses whitespace, no-break spaces included', () => {
+    expect(visibleText(body('<table><tr><td>a</td><td>b</td></tr></table><h2>c</h2>d<br>e&nbsp;&nbsp;f'))).toBe('a b c d e f');
+  });
+
+  it('stops gathering text once the limit is reached', () => {
+    expect(visibleText(body('<p>word</p>'.repeat(1000)), 20).length).toBeLessThan(40);
+  });
+
+  it('is iterative: thousands of nested elements do not overflow the stack', () => {
+    const deep = `${'<div>'.repeat(20_000)}deep${'</div>'.repeat(20_000)}`;
+    expect(visibleText(parseHtml(deep))).toBe('deep');
+  });
+});
+
+describe('isInvisible', () => {
+  it('does not hide ordinary elements, form controls or inline styles that only look hidden', () => {
+    const doc = parseHtml(
+      '<p id="a">x</p><button id="b">Buy</button><span id="c" style="display:inline">y</span><i id="d" aria-hidden="false">z</i>',
+    );
+    const ids: string[] = [];
+    walk(doc, (el) => void (isInvisible(el) ? undefined : ids.push(el.attribs.id)));
+    expect(ids).toEqual(['a', 'b', 'c', 'd']);
+  });
+});
+
+describe('DOM helpers', () => {
+  it('parses forgivingly and drops a leading byte-order mark', () => {
+    const doc = parseHtml('\ufeff<P CLASS=x>one<div>two');
+    expect(findFirst(doc, 'p')?.attribs.class).toBe('x');
+    expect(textData(findFirst(doc, 'p')!.children[0])).toBe('one');
+  });
+
+  it('ownText reads only the element’s own text children; textData is empty for anything but text', () => {
+    const label = findFirst(parseHtml('<dt> Tags: <a>x</a> <!-- c --></dt>'), 'dt')!;
+    expect(ownText(label)).toBe('Tags:');
+    expect(textData(label)).toBe('');
+  });
+
+  it('walks elements in document order, skipping a subtree when asked; bodyOf falls back to the document', () => {
+    const doc = parseHtml('<body><nav><a>skip</a></nav><main><p>x</p></main></body>');
+    const seen: string[] = [];
+    walk(doc, (el) => {
+      seen.push(el.name);
+      return el.name !== 'nav';
+    });
+    expect(seen).toEqual(['body', 'nav', 'main', 'p']);
+    const fragment = parseHtml('<p>no body</p>');
+    expect(bodyOf(fragment)).toBe(fragment);
+  });
+});

@@ -1,1 +1,0 @@
-export { JOB_HANDLERS, type JobContext, type JobHandler } from '@app/jobs';
