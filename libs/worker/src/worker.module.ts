@@ -29,7 +29,16 @@ export class WorkerModule {
         {
           provide: JOB_HANDLERS,
           useFactory: (...handlers: JobHandler[]) => handlers,
-          inject: [ExtractJobHandler, AnalyzeJobHandler, ScrapeJobHandler, CrawlJobHandler, BatchJobHandler, ReextractJobHandler, WarcExtractJobHandler, ...extra],
+          inject: [
+            ExtractJobHandler,
+            AnalyzeJobHandler,
+            ScrapeJobHandler,
+            CrawlJobHandler,
+            BatchJobHandler,
+            ReextractJobHandler,
+            WarcExtractJobHandler,
+            ...extra,
+          ],
         },
         JobRunnerService,
       ],
