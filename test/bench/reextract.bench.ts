@@ -8,7 +8,8 @@
  * of: a crawl with `archive: false` (the anchor), a crawl with `archive: true` (the default), then a
  * re-extraction of that crawl with a new schema. Reported: pages/s of each (job started → completed),
  * the re-extraction against both crawls, the requests the site got during re-extractions (must be 0),
- * and the archive's compressed bytes per page (the metric) and on disk (DATA_DIR/archive).
+ * and the archive's compressed bytes per page (the metric) and on disk (DATA_DIR/archive). The site's
+ * pages are generated text; what real pages cost is measured on the corpus (archive-real-pages.ts).
  *
  * Knobs (environment): BENCH_REEXTRACT_PAGES (2000), BENCH_REEXTRACT_CONCURRENCY (16), BENCH_REEXTRACT_ROUNDS (2).
  */
@@ -30,6 +31,7 @@ import {
 } from './crawl/gleaner';
 import { killAll, median, round } from './crawl/procs';
 import { startBenchSite, type BenchSite } from './crawl/site';
+import { realPageBytes } from './archive-real-pages';
 
 const PAGES = Number(process.env.BENCH_REEXTRACT_PAGES ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_REEXTRACT_CONCURRENCY ?? 16);
@@ -103,6 +105,8 @@ async function reextract(base: string, site: BenchSite, models: ModelServer, sou
 
 async function main(): Promise<void> {
   assertBuilt();
+  const realPages = await realPageBytes();
+  console.log(JSON.stringify(realPages));
   const site = await startBenchSite();
   site.configure({ size: PAGES, delayMs: 0 });
   const models = await startModelServer();
@@ -171,6 +175,7 @@ async function main(): Promise<void> {
           (await (await fetch(`http://127.0.0.1:${site.port}/n/7`).catch(() => null))?.text())?.length ?? NaN,
         ),
       },
+      archive_bytes_per_real_page: realPages,
       site_requests_during_reextractions: rounds.reduce((sum, r) => sum + (r.site_requests_during_reextract as number), 0),
     };
     mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
