@@ -83,6 +83,7 @@ const GLEANER_METRICS: Record<string, 'counter' | 'gauge' | 'histogram'> = {
   gleaner_llm_cost_usd_total: 'counter',
   gleaner_llm_duration_seconds: 'histogram',
   gleaner_extractions_total: 'counter',
+  gleaner_field_grounding_total: 'counter',
   gleaner_rate_limit_pauses_total: 'counter',
   gleaner_browser_pool_pages: 'gauge',
   gleaner_webhook_deliveries_total: 'counter',

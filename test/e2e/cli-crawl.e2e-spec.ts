@@ -88,7 +88,9 @@ describe('gleaner crawl', () => {
     for (const line of lines) {
       expect(Object.keys(line)).toEqual(['id', 'url', 'status', 'data', 'metadata']);
       expect(line.status).toBe('completed');
-      expect(line.metadata).toEqual({ method: 'model' });
+      // How it was made, and where each value came from (provenance summary by default).
+      expect(line.metadata).toEqual({ method: 'model', fields: expect.any(Object), ungrounded_fields: 0 });
+      expect(Object.values(line.metadata.fields).every((f: any) => f.source === 'model' && f.grounded !== false)).toBe(true);
       expect(line.data.quotes.length).toBeGreaterThan(0);
     }
     expect(sorted(fileText)).toEqual(sorted(await resultsJsonl(service, jobId)));

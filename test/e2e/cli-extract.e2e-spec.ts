@@ -77,6 +77,30 @@ describe('gleaner extract', () => {
     expect(answer.data.quotes).toHaveLength(10);
   });
 
+  it('sends --provenance and --grounding: the answer says where each value came from; fail_page fails on an invented one', async () => {
+    const base = ['extract', `${site.url}/page/1/`, '--schema', QUOTES_SCHEMA, '--fetch-mode', 'static'];
+    const full = await runCli([...base, '--model', 'openai/gpt-4o-mini', '--provenance', 'full', '--json'], env);
+    expect(full.stderr).not.toMatch(STACK_TRACE);
+    expect(full.code).toBe(0);
+    const answer = JSON.parse(full.stdout);
+    expect(answer.metadata.ungrounded_fields).toBe(0);
+    expect(answer.metadata.fields['quotes[0].author']).toMatchObject({
+      source: 'model',
+      grounded: true,
+      evidence: { in: 'page', text: expect.stringContaining('Albert Einstein') },
+    });
+    // A model that invents: the note says how many values are not on the page; fail_page fails the job.
+    const reported = await runCli([...base, '--model', 'openai/gpt-4o-mini+invent'], env);
+    expect(reported.code).toBe(0);
+    expect(reported.stderr).toMatch(/\d+ values not on the page/);
+    const failed = await runCli([...base, '--model', 'openai/gpt-4o-mini+invent', '--grounding', 'fail_page'], env);
+    expect(failed.stderr).not.toMatch(STACK_TRACE);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('ungrounded_output');
+    const bad = await runCli([...base, '--provenance', 'verbose'], env);
+    expect(bad.code).toBe(2);
+  });
+
   it('reads a YAML schema file, writes --output, and with --json the whole answer', async () => {
     const dir = tempDir('gleaner-cli-extract-');
     const schemaFile = join(dir, 'quotes.yaml');

@@ -7,7 +7,10 @@ import { ROOT } from './processes';
 
 const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');
 const run = (args: string[], env: Record<string, string>) =>
-  spawnSync(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 30_000 });
+  spawnSync(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000 });
+
+// Each test starts several CLI processes (Node start, store open): seconds apiece on a busy machine.
+jest.setTimeout(180_000);
 
 describe('gleaner users (CLI)', () => {
   it('creates and lists users whose first key works on the API', async () => {

@@ -175,6 +175,11 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
         method: 'selectors',
         program_id: expect.stringMatching(/^prg_[0-9a-f]{16}$/),
         template_id: expect.stringMatching(/^tpl_[0-9a-f]{16}$/),
+        // Each value is the program's, on the page (a catalog page's price and sku are null: nothing to ground).
+        fields: Object.fromEntries(
+          ['name', 'price', 'sku'].map((name) => [name, { source: 'selectors', grounded: item.data[name] === null ? null : true }]),
+        ),
+        ungrounded_fields: 0,
       });
     }
     for (const item of items.filter((i) => i.metadata.method === 'model')) {
@@ -477,7 +482,7 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     const pages = events.filter((e) => e.event === 'result');
     expect(pages).toHaveLength(6);
     expect(pages[0].data).toMatchObject({ status: 'completed', depth: expect.any(Number), token_usage_input: expect.any(Number) });
-    for (const page of pages) expect(page.data.metadata).toEqual({ method: 'model' });
+    for (const page of pages) expect(page.data.metadata).toEqual({ method: 'model', fields: expect.any(Object), ungrounded_fields: 0 });
     expect(events.some((e) => e.event === 'status' && e.data.urls_queued > 0)).toBe(true);
     // The status events count pages by method (a crawl in extraction_mode model: every page a model call).
     const lastStatus = events.filter((e) => e.event === 'status').pop()!;
@@ -500,7 +505,8 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     }
     const pageUrls = hooks.filter((h) => h.json.type === 'job.page').map((h) => h.json.data.url);
     expect(new Set(pageUrls).size).toBe(6);
-    for (const hook of hooks.filter((h) => h.json.type === 'job.page')) expect(hook.json.data.metadata).toEqual({ method: 'model' });
+    for (const hook of hooks.filter((h) => h.json.type === 'job.page'))
+      expect(hook.json.data.metadata).toEqual({ method: 'model', fields: expect.any(Object), ungrounded_fields: 0 });
   });
 
   it('cancels: nothing new starts, one cancelled terminal event, no page event after it, the map is closed', async () => {

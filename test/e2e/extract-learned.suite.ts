@@ -167,7 +167,7 @@ export function extractLearnedSuite(getEnv: () => ExtractLearnedEnv): void {
     expect(res.body.metadata).not.toHaveProperty('template_id');
     expect(modelCallsWith('sk-learned-model')).toBe(1);
     const record = await env.app.app.get(ResultsRepository).findById(`${res.body.job_id}:p:single`);
-    expect(record?.metadata).toEqual({ method: 'model' });
+    expect(record?.metadata).toEqual({ method: 'model', fields: expect.any(Object), ungrounded_fields: 0 });
     const templates = await learnedTemplates(env.app.app.get<DocumentStore>(DOCUMENT_STORE));
     expect(await templates.find({ user_id: userId })).toEqual([]);
 

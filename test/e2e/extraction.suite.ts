@@ -117,7 +117,15 @@ export function extractionSuite(getEnv: () => ExtractionEnv, options: { embedded
     });
     expect(capture.body.captures[0].raw_content).toContain('Albert Einstein');
     const items = (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`)).body;
-    expect(items).toEqual([expect.objectContaining({ status: 'completed', metadata: { method: 'model' } })]);
+    expect(items).toEqual([
+      expect.objectContaining({
+        status: 'completed',
+        metadata: { method: 'model', fields: res.body.metadata.fields, ungrounded_fields: 0 },
+      }),
+    ]);
+    // Every quote's text, author and tags is on the page (provenance summary by default).
+    expect(Object.keys(res.body.metadata.fields)).toHaveLength(expectedQuotes().reduce((n, q) => n + 2 + q.tags.length, 0));
+    expect(Object.values(res.body.metadata.fields).every((f: any) => f.source === 'model' && f.grounded === true)).toBe(true);
     for (const text of [job.text, capture.text, env.app.logs.text, (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`)).text]) {
       expect(text).not.toContain(BYOK);
     }

@@ -69,7 +69,7 @@ export function mcpSuite(kind: McpTransportKind, getEnv: () => McpEnv): void {
   let client: Client;
   const rest = (method: string, path: string, opts: Parameters<typeof http>[3] = {}) =>
     http(env.app.baseUrl, method, path, { key: env.app.adminKey, ...opts });
-  const llm = () => ({ provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-mcp-test', base_url: env.models.openaiBaseUrl });
+  const llm = (model = 'gpt-4o-mini') => ({ provider: 'openai', model, api_key: 'sk-mcp-test', base_url: env.models.openaiBaseUrl });
   const u = (path: string, host = 'shop.test') => env.play.url(host, path);
   const call = async (name: string, args: Record<string, unknown>, options: { onprogress?: (p: Progress) => void } = {}) =>
     (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000, ...options })) as CallToolResult;
@@ -134,6 +134,29 @@ export function mcpSuite(kind: McpTransportKind, getEnv: () => McpEnv): void {
     expect(byName.job_results.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     expect(byName.job_results.required).toEqual(['job_id']);
     expect(byName.crawl_start.properties.wait).toMatchObject({ type: 'boolean' });
+    // Provenance options on every tool that extracts (docs/provenance.md).
+    expect(byName.extract.properties.provenance).toMatchObject({ enum: ['off', 'summary', 'full'] });
+    expect(byName.extract.properties.grounding).toMatchObject({ enum: ['report', 'null_ungrounded', 'fail_page'] });
+    for (const tool of ['crawl_start', 'batch_extract'])
+      expect([tool, byName[tool].properties.options.properties.provenance?.enum]).toEqual([tool, ['off', 'summary', 'full']]);
+  });
+
+  it('extract says per value whether it is on the page, and the summary counts the values that are not', async () => {
+    const invented = await call('extract', {
+      url: u('/product/4'),
+      schema: SCHEMA,
+      llm_config: llm('gpt-4o-mini+invent'),
+      provenance: 'full',
+    });
+    expect(invented.isError).toBeFalsy();
+    expect(structured(invented).metadata).toMatchObject({
+      ungrounded_fields: 1,
+      fields: { name: { source: 'model', grounded: true, evidence: { in: 'page' } }, price: { source: 'model', grounded: false } },
+    });
+    expect((invented.content[0] as { text: string }).text).toMatch(/\. 1 value is not on the page\.$/);
+    const plain = await call('extract', { url: u('/product/4'), schema: SCHEMA, llm_config: llm() });
+    expect(structured(plain).metadata.fields.price).toEqual({ source: 'model', grounded: true });
+    expect((plain.content[0] as { text: string }).text).not.toMatch(/not on the page/);
   });
 
   it('extract, analyze and scrape answer structured content with a short summary', async () => {

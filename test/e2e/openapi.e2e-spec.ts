@@ -74,7 +74,9 @@ describe('OpenAPI document', () => {
       'concurrency',
       'delay_ms',
       'fetch_mode',
+      'grounding',
       'max_cost_usd',
+      'provenance',
       'respect_robots',
     ]);
     const map = doc.paths['/api/v1/map'].post;

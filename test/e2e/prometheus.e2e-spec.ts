@@ -195,13 +195,16 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
       hooked.push([base, res.body.id]);
     }
     mark('crawls started');
-    const [okA, okEmbedded, boom, modelFails, tooSlow] = await Promise.all([
+    const [okA, okEmbedded, boom, modelFails, tooSlow, invents] = await Promise.all([
       extract(apiA.url, '/product/1'),
       extract(embedded.url, '/product/2'),
       extract(apiA.url, '/boom'),
       extract(embedded.url, '/product/3', 'fail-500'),
       extract(apiB.url, '/product/4', 'slow-2500', bKey),
+      // A model that invents a value (the price): the grounding panels show which model invents.
+      extract(embedded.url, '/product/6', 'gpt-4o-mini+invent'),
     ]);
+    expect([invents.status, invents.body?.metadata?.ungrounded_fields]).toEqual([200, 1]);
     expect([okA.status, okA.status === 200 ? null : okA.text]).toEqual([200, null]);
     expect([okEmbedded.status, okEmbedded.status === 200 ? null : okEmbedded.text]).toEqual([200, null]);
     expect(boom.status).toBeGreaterThanOrEqual(400);
@@ -347,6 +350,8 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
     expect(await total('gleaner_webhook_deliveries_total{outcome="retrying"}')).toBeGreaterThanOrEqual(2);
     expect(await total('gleaner_llm_calls_total{outcome!="success"}')).toBeGreaterThan(0);
     expect(await total('gleaner_llm_cost_usd_total')).toBeGreaterThan(0);
+    expect(await total('gleaner_field_grounding_total{model="gpt-4o-mini+invent", outcome="ungrounded"}')).toBe(1);
+    expect(await total('gleaner_field_grounding_total{model="gpt-4o-mini", outcome="grounded"}')).toBeGreaterThan(0);
     // Every job is finished, and every process's last sample (scraped after the work) says so.
     const since = `${Math.ceil(nowS() - workDoneAt) + 1}s`;
     expect(await value(`max(last_over_time(gleaner_jobs{status="running"}[${since}]))`)).toBe(0);

@@ -10,7 +10,7 @@ import { newId, nowIso } from '@app/core';
 import { JobsRepository, type JobRecord } from '@app/jobs';
 import { createLogger } from '@app/observability';
 import { SqliteDocumentStore } from '@app/storage';
-import type { CrawlOptions } from '@app/sites';
+import { resolveCrawlOptions, type CrawlOptions } from '@app/sites';
 import type { CrawlJobInput } from '../../libs/crawl/src/crawl-input';
 import { CrawlRepository } from '../../libs/crawl/src/crawl.repository';
 import type { CrawlEntry } from '../../libs/crawl/src/crawl.types';
@@ -22,23 +22,7 @@ import { canonicalize, type CanonicalUrl } from '../../libs/crawl/src/url-canon'
 export const WORKER = 'worker-spec';
 export const LEASE_MS = 10_000;
 
-export const DEFAULT_OPTIONS: CrawlOptions = {
-  follow_pattern: null,
-  follow_selector: null,
-  max_depth: 3,
-  max_pages: 100,
-  same_domain_only: true,
-  use_sitemap: false,
-  respect_robots: true,
-  extract_from_seed: true,
-  concurrency: 4,
-  delay_ms: 0,
-  fetch_mode: 'static',
-  include_patterns: [],
-  exclude_patterns: [],
-  max_cost_usd: null,
-  archive: false,
-};
+export const DEFAULT_OPTIONS: CrawlOptions = resolveCrawlOptions({ max_depth: 3, max_pages: 100, fetch_mode: 'static', archive: false });
 
 export interface OwnerFixture {
   store: SqliteDocumentStore;

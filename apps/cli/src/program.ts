@@ -15,7 +15,7 @@ import { CliContext, cliVersion, DEFAULT_URL, type ApiIo, type GlobalOptions } f
 import { ApiError, CliError, describeProblem, InterruptedError } from './errors';
 import { EXIT, type ExitCode } from './exit-codes';
 import { SignalHub } from './follow/signals';
-import { EXTRACTION_MODES } from './request-options';
+import { EXTRACTION_MODES, GROUNDING_POLICIES, PROVENANCE_MODES } from './request-options';
 import { colorsFor } from './util/colors';
 import { loadCommander } from './util/esm';
 
@@ -26,6 +26,8 @@ export interface CommandKit {
   addModelOptions(command: Command): void;
   fetchModeOption(): Option;
   extractionModeOption(): Option;
+  /** `--provenance` and `--grounding` (docs/provenance.md). */
+  addProvenanceOptions(command: Command): void;
   /** `--flag <value>` restricted to `choices`, with a default. */
   choiceOption(flags: string, description: string, choices: readonly string[], defaultValue: string): Option;
 }
@@ -158,6 +160,17 @@ async function buildProgram(
         '--extraction-mode <mode>',
         'model: a model call per page (default); auto: verified learned selectors where a template allows',
       ).choices(EXTRACTION_MODES),
+    addProvenanceOptions: (command) =>
+      command
+        .addOption(
+          new Option(
+            '--provenance <mode>',
+            'per value: where it came from and whether it is on the page (service default summary)',
+          ).choices(PROVENANCE_MODES),
+        )
+        .addOption(
+          new Option('--grounding <policy>', 'what a value not on the page does (service default report)').choices(GROUNDING_POLICIES),
+        ),
   };
 
   registerScrape(program, kit);

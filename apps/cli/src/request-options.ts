@@ -9,6 +9,15 @@ export interface ModelOptions {
 }
 
 export const EXTRACTION_MODES = ['model', 'auto'] as const;
+/** The service's `provenance` and `grounding` values (docs/provenance.md). */
+export const PROVENANCE_MODES = ['off', 'summary', 'full'] as const;
+export const GROUNDING_POLICIES = ['report', 'null_ungrounded', 'fail_page'] as const;
+
+/** `--provenance` and `--grounding`, as the request fields (absent: the site's, then the service's defaults). */
+export interface ProvenanceOptions {
+  provenance?: string;
+  grounding?: string;
+}
 
 /**
  * `--model provider/model` (the model may itself contain slashes: openrouter/anthropic/claude-3.5-haiku)

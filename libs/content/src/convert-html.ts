@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { attributeValues } from './attribute-values';
 import { cleanHtml } from './clean-html';
 import { findFirst, parseHtml, type AnyNode, type Element } from './dom';
 import { extractLinks, selectLinks } from './link-extractor';
@@ -56,6 +57,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
     markdown,
     ...(input.also?.text ? { text: format === 'text' ? markdown : render('text') } : {}),
     ...(input.also?.html ? { html: cleanHtml(roots, resolver, skip) } : {}),
+    ...(input.also?.attributes ? { attributes: attributeValues(document, resolver) } : {}),
     metadata,
     links,
     ...(input.linkSelector ? { selectedLinks: selectLinks(document, resolver, input.linkSelector) } : {}),

@@ -19,8 +19,11 @@ export interface ConversionInput {
   linkUrls?: LinkUrlPolicy;
   /** CSS selector of the links a crawl follows (`follow_selector`): matched anchors, or anchors inside matched elements, land in `selectedLinks`. */
   linkSelector?: string;
-  /** Further forms of the same content (scrape formats): `text` (plain text) and `html` (cleaned HTML). */
-  also?: { text?: boolean; html?: boolean };
+  /**
+   * Further forms of the same content (scrape formats): `text` (plain text) and `html` (cleaned HTML); `attributes`:
+   * the page's attribute values a value may be grounded on (docs/provenance.md).
+   */
+  also?: { text?: boolean; html?: boolean; attributes?: boolean };
 }
 
 /** A PDF to convert (docs/scrape.md "PDFs"). */
@@ -40,6 +43,12 @@ export interface DocumentInfo {
   keywords?: string;
   createdAt?: string;
   modifiedAt?: string;
+}
+
+/** An attribute value of the page (`content`, `alt`, `title`, `value`, `datetime`; `href`/`src` absolute). */
+export interface AttributeValue {
+  name: string;
+  value: string;
 }
 
 export interface PageLink {
@@ -72,6 +81,8 @@ export interface ConversionResult {
   text?: string;
   /** With `also.html`: the same content as cleaned HTML (not for PDFs). */
   html?: string;
+  /** With `also.attributes`: attribute values of the page (HTML pages only). */
+  attributes?: AttributeValue[];
   metadata: PageMetadata;
   links: PageLink[];
   /** Only with `linkSelector`: the links it selects (absolute, fragment removed, first occurrence wins). */

@@ -22,6 +22,8 @@ export const ERROR_CATEGORIES = [
   'llm_timeout',
   'llm_truncation',
   'llm_invalid_output',
+  /** A value of the model's answer is not on the page and the policy is `grounding: fail_page` (docs/provenance.md). */
+  'ungrounded_output',
   'budget_exceeded',
   'cancelled',
   /** A crawl page that made its worker die three times. */

@@ -1,24 +1,9 @@
-import type { CrawlOptions } from '@app/sites';
+import { resolveCrawlOptions, type CrawlOptions } from '@app/sites';
 import { CrawlScope } from './crawl-scope';
 import { canonicalize } from './url-canon';
 
-const base: CrawlOptions = {
-  follow_pattern: null,
-  follow_selector: null,
-  max_depth: 2,
-  max_pages: 10,
-  same_domain_only: true,
-  use_sitemap: false,
-  respect_robots: true,
-  extract_from_seed: true,
-  concurrency: 4,
-  delay_ms: 0,
-  fetch_mode: 'auto',
-  include_patterns: [],
-  exclude_patterns: [],
-  max_cost_usd: null,
-  archive: false,
-};
+// Every option but max_depth at its default (one definition: CRAWL_OPTION_DEFAULTS).
+const base: CrawlOptions = resolveCrawlOptions({ max_depth: 2 });
 const seed = canonicalize('https://www.shop.example/')!;
 
 describe('CrawlScope', () => {

@@ -45,6 +45,8 @@ export class CrawlRepository implements OnModuleInit {
         { fields: { job_id: 1, event_done: 1, status: 1 } },
         // The crawl map's has_rate_limit count, without scanning a big crawl's entries.
         { fields: { job_id: 1, rate_limited: 1 } },
+        // The crawl map's pages with ungrounded values (count and `ungrounded=true`).
+        { fields: { job_id: 1, ungrounded_fields: 1 } },
       ],
     });
     this.outcomes = await this.store.collection<OutcomeRecord>({ name: 'crawl_outcomes', indexes: [{ fields: { job_id: 1 } }] });
@@ -328,6 +330,7 @@ export class CrawlRepository implements OnModuleInit {
           'rate_limited',
           'method',
           'model_call',
+          'ungrounded_fields',
         ],
         batchSize: 2000,
       },
@@ -354,10 +357,20 @@ export class CrawlRepository implements OnModuleInit {
     return this.entries.count({ job_id: jobId, rate_limited: true });
   }
 
+  /** Pages with at least one value not found on the page (docs/provenance.md). */
+  countUngrounded(jobId: string): Promise<number> {
+    return this.entries.count({ job_id: jobId, ungrounded_fields: { $gt: 0 } });
+  }
+
   /** The crawl map's entries in discovery order, streamed (owner-scoped). */
-  iterateMap(owner: Owner, jobId: string, options: { status?: EntryStatus; skip?: number; limit?: number }): AsyncIterable<CrawlEntry> {
+  iterateMap(
+    owner: Owner,
+    jobId: string,
+    options: { status?: EntryStatus; ungrounded?: boolean; skip?: number; limit?: number },
+  ): AsyncIterable<CrawlEntry> {
     const filter: Filter = { job_id: jobId, user_id: owner.userId };
     if (options.status) filter.status = options.status;
+    if (options.ungrounded) filter.ungrounded_fields = { $gt: 0 };
     return this.entries.iterate(filter, { sort: { seq: 1 }, skip: options.skip, limit: options.limit, batchSize: 500 });
   }
 

@@ -69,6 +69,8 @@ export interface CrawlEntry {
   method: string | null;
   /** extraction_mode auto: the page's model call, `full` or `partial` (null without one; absent on entries stored before). */
   model_call?: 'full' | 'partial' | null;
+  /** Extracted pages: values of the page's data not found on the page (docs/provenance.md); absent on entries stored before. */
+  ungrounded_fields?: number;
   fetch_duration_ms: number | null;
   extract_duration_ms: number | null;
   token_usage_input: number;
@@ -175,6 +177,8 @@ export type PageOutcome =
         token_usage_output: number;
         cost_usd: number;
         llm_cost_usd: number;
+        /** Grounding (docs/provenance.md): `metadata.fields` per the crawl's `provenance`, and the count of values not on the page. */
+        provenance?: { fields?: Record<string, unknown>; fields_omitted?: number; ungrounded_fields: number };
       } | null;
     }
   | {
@@ -187,6 +191,8 @@ export type PageOutcome =
       retryable: boolean;
       /** Failed model attempts still cost money. */
       usage: { token_usage_input: number; token_usage_output: number; cost_usd: number } | null;
+      /** `ungrounded_output` pages: the values not on the page. */
+      ungrounded_fields?: number;
     }
   | { kind: 'rate_limited'; paused_until: number; limited_since: number; http_status: number; retry_after_ms: number | null }
   | { kind: 'deferred'; retry_in_ms: number; reason: string }

@@ -102,7 +102,8 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
         return out.data as T;
       } catch (error) {
         if (!(error instanceof ExtractionFailure) || signal.aborted) throw error;
-        if (error.summary) spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false });
+        if (error.summary)
+          spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false, content: '', nulled: [] });
         warnings.push({
           code: 'model_failed',
           stage,
@@ -196,7 +197,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       );
     } catch (error) {
       if (error instanceof ExtractionFailure && error.summary) {
-        spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false });
+        spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false, content: '', nulled: [] });
       }
       if (spent.length > 0) {
         await jobs.recordUsage(

@@ -1,5 +1,5 @@
-import { parseSchema } from '@app/schema';
-import { coerceToSchema, parseBoolean, parseNumber, toIsoDate, toIsoDateTime } from './coerce';
+import { parseSchema, type JsonSchemaObject } from '@app/schema';
+import { coerceToSchema, type CoercedToNull, parseBoolean, parseNumber, toIsoDate, toIsoDateTime } from './coerce';
 import { parseModelJson } from './reply-parser';
 
 describe('parseNumber', () => {
@@ -75,6 +75,39 @@ describe('coerceToSchema', () => {
   });
   it('turns empty strings into null where null is allowed', () => {
     expect(coerceToSchema({ price: '' }, schema)).toMatchObject({ price: null });
+  });
+  it('turns a number or boolean text it cannot read into null where null is allowed, and lists it with its path', () => {
+    const nulled: CoercedToNull[] = [];
+    const out = coerceToSchema(
+      { price: 'Call for price', count: '3', in_stock: 'ask us', tags: ['a'], offers: [{ price: '9,99 €' }, { price: 'n/a' }] },
+      schema,
+      undefined,
+      nulled,
+    );
+    expect(out).toMatchObject({ price: null, count: 3, in_stock: null, offers: [{ price: 9.99 }, { price: null }] });
+    expect(nulled).toEqual([
+      { path: ['price'], value: 'Call for price' },
+      { path: ['in_stock'], value: 'ask us' },
+      { path: ['offers', 1, 'price'], value: 'n/a' },
+    ]);
+  });
+  it('leaves a text it cannot read for the validator where null is not allowed, and lists nothing', () => {
+    const strict: JsonSchemaObject = { type: 'object', properties: { price: { type: 'number' }, ok: { type: 'boolean' } } };
+    const nulled: CoercedToNull[] = [];
+    expect(coerceToSchema({ price: 'free', ok: 'maybe' }, strict, undefined, nulled)).toEqual({ price: 'free', ok: 'maybe' });
+    expect(nulled).toEqual([]);
+  });
+  it('prefers an anyOf option that takes the text as it is to one that would make it null', () => {
+    const either: JsonSchemaObject = {
+      type: 'object',
+      properties: {
+        price: { anyOf: [{ type: ['number', 'null'] }, { type: 'string' }] },
+        rating: { anyOf: [{ type: 'integer' }, { type: ['number', 'null'] }] },
+      },
+    };
+    const nulled: CoercedToNull[] = [];
+    expect(coerceToSchema({ price: 'soon', rating: 'none yet' }, either, undefined, nulled)).toEqual({ price: 'soon', rating: null });
+    expect(nulled).toEqual([{ path: ['rating'], value: 'none yet' }]);
   });
 });
 

@@ -2,9 +2,18 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '@app/core';
 import { ResultsService } from '@app/results';
 import type { JobContext, JobHandler } from '@app/jobs';
-import { EXTRACTS_CONSUMER, consumerSession, learnedTemplates, type LearnedResult, type ModelCall, type ModelRequest } from '@app/learned';
+import {
+  EXTRACTS_CONSUMER,
+  consumerSession,
+  learnedTemplates,
+  type GroundingCheck,
+  type LearnedResult,
+  type ModelCall,
+  type ModelRequest,
+} from '@app/learned';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
+import { GroundingService, type GroundedCall } from './grounding.service';
 import { captureRecorder, finalJobError } from './handler-support';
 import { fetchControlFor } from '@app/fetch';
 import { llmConfigFor } from '@app/llm';
@@ -25,13 +34,18 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     private readonly loader: PageLoaderService,
     private readonly extraction: ExtractionService,
     private readonly results: ResultsService,
+    private readonly grounding: GroundingService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
   ) {}
 
   async run({ job, input, signal, jobs, secrets }: JobContext<ExtractJobInput>): Promise<void> {
     let page;
     try {
-      page = await this.loader.load(input.url, input.fetch_mode, { signal, control: fetchControlFor(input.fetch_control, secrets) });
+      page = await this.loader.load(input.url, input.fetch_mode, {
+        signal,
+        control: fetchControlFor(input.fetch_control, secrets),
+        also: { attributes: true },
+      });
     } catch (error) {
       const failure = finalJobError(error, 'Extraction');
       await this.results.record(job, {
@@ -51,9 +65,12 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
       { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(input.schema) },
       secrets,
     );
+    const groundingPage = this.grounding.pageOf(page.fetch.url, page.content);
+    // The model call whose answer is in the result, and what it was given (its values are grounded on that).
+    let call: GroundedCall | undefined;
     // A learned partial call asks for some fields only, or sends the page's text around their values (an excerpt).
-    const callModel = (request?: ModelRequest) =>
-      this.extraction.extract({
+    const callModel = async (request?: ModelRequest) => {
+      const out = await this.extraction.extract({
         userId: job.user_id,
         url: page.fetch.url,
         content: request?.excerpt ?? page.content.markdown,
@@ -63,24 +80,55 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
         onCall,
         ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
       });
+      call = {
+        provider: out.target.provider,
+        model: out.target.model,
+        content: out.content,
+        excerpt: request?.excerpt !== undefined,
+        nulled: out.nulled,
+      };
+      return out;
+    };
     try {
       // The model's outcome when it was called: a page extracted by a learned program has none (no tokens, no cost).
       let out: ExtractOutput | undefined;
       let data: unknown;
       let made: ExtractionMade;
+      let rules: LearnedResult['rules'];
       if (input.extraction_mode === 'auto') {
-        const learned = await this.extractLearned(job.user_id, input, page.fetch.url, page.fetch.html, async (request) => {
-          out = await callModel(request);
-          return out.data as Record<string, unknown>;
-        });
+        const learned = await this.extractLearned(
+          job.user_id,
+          input,
+          page.fetch.url,
+          page.fetch.html,
+          async (request) => {
+            out = await callModel(request);
+            return out.data as Record<string, unknown>;
+          },
+          this.grounding.learnedGuard(groundingPage),
+        );
         data = learned.data;
         made = madeBy(learned);
+        rules = learned.rules;
       } else {
         out = await callModel();
         data = out.data;
         made = { method: 'model' };
       }
       const costUsd = out?.costUsd ?? 0;
+      const grounded = this.grounding.ground({
+        page: groundingPage,
+        data,
+        schema: input.schema,
+        settings: { provenance: input.provenance, grounding: input.grounding },
+        call,
+        rules,
+      });
+      if (grounded.failure) {
+        await this.failUngrounded(job, jobs, page.fetch.url, out, grounded.failure, grounded.metadata.ungrounded_fields);
+        throw grounded.failure;
+      }
+      data = grounded.data;
       const facts: ExtractionFacts = {
         fetched_at: page.fetchedAt,
         final_url: page.fetch.url,
@@ -105,7 +153,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
         llm_model: facts.llm_model,
         llm_provider: facts.llm_provider,
         cost_usd: costUsd,
-        metadata: { ...made },
+        metadata: { ...made, ...grounded.metadata },
       });
       await jobs.recordUsage(
         job._id,
@@ -115,6 +163,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
           token_usage_output: out?.usage.outputTokens ?? 0,
           cost_usd: costUsd,
           llm_cost_usd: out?.llmCostUsd ?? 0,
+          ungrounded_fields: grounded.metadata.ungrounded_fields,
         },
         { extraction: facts, attempts: out?.attempts ?? [] },
       );
@@ -124,6 +173,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
         });
       }
     } catch (error) {
+      if (error instanceof AppError && error.category === 'ungrounded_output') throw finalJobError(error, 'Extraction');
       if (error instanceof ExtractionFailure) {
         const summary = error.summary;
         await this.results.record(job, {
@@ -150,6 +200,42 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
   }
 
   /**
+   * `grounding: fail_page` and a value not on the page: the page's result is a failed item, its model call is paid for
+   * (docs/provenance.md "Policies").
+   */
+  private async failUngrounded(
+    job: JobContext<ExtractJobInput>['job'],
+    jobs: JobContext<ExtractJobInput>['jobs'],
+    url: string,
+    out: ExtractOutput | undefined,
+    failure: AppError,
+    ungrounded: number,
+  ): Promise<void> {
+    await this.results.record(job, {
+      url,
+      status: 'failed',
+      data: null,
+      error_category: failure.category,
+      error_message: failure.detail ?? failure.message,
+      token_usage_input: out?.usage.inputTokens ?? 0,
+      token_usage_output: out?.usage.outputTokens ?? 0,
+      cost_usd: out?.costUsd ?? 0,
+    });
+    await jobs.recordUsage(
+      job._id,
+      {
+        failed_count: 1,
+        token_usage_input: out?.usage.inputTokens ?? 0,
+        token_usage_output: out?.usage.outputTokens ?? 0,
+        cost_usd: out?.costUsd ?? 0,
+        llm_cost_usd: out?.llmCostUsd ?? 0,
+        ungrounded_fields: ungrounded,
+      },
+      { attempts: out?.attempts ?? [] },
+    );
+  }
+
+  /**
    * extraction_mode auto: the page goes through the user's learned templates of its site for this
    * schema (shared with the user's crawls) as the extracts consumer: the model is called only when
    * the template's state asks for it, or until the program has agreed with the model on enough of
@@ -161,13 +247,14 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     url: string,
     html: string,
     model: ModelCall,
+    grounded: GroundingCheck,
   ): Promise<LearnedResult> {
     const session = consumerSession(
       await learnedTemplates(this.store),
       { userId, schema: input.schema, consumer: EXTRACTS_CONSUMER },
       model,
     );
-    return session.extract(url, html);
+    return session.extract(url, html, { grounded });
   }
 }
 

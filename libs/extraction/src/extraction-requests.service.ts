@@ -4,6 +4,7 @@ import { roundUsd } from '@app/core';
 import { splitFetchControl } from '@app/fetch';
 import { JobIntakeService } from '@app/intake';
 import { ResultsService } from '@app/results';
+import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
 import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request.dto';
 import type { AnalyzeJobInput, ExtractJobInput } from './job-inputs';
 
@@ -33,6 +34,15 @@ export interface ExtractionFacts extends ExtractionMade {
   is_byok: boolean;
 }
 
+/** The answer's provenance (the stored item's `metadata`); jobs stored before provenance existed have none to show. */
+function provenanceOf(metadata: Record<string, unknown> | undefined) {
+  return {
+    ...(metadata?.fields ? { fields: metadata.fields } : {}),
+    ...(typeof metadata?.fields_omitted === 'number' ? { fields_omitted: metadata.fields_omitted } : {}),
+    ungrounded_fields: typeof metadata?.ungrounded_fields === 'number' ? metadata.ungrounded_fields : 0,
+  };
+}
+
 /**
  * API side of POST /extract and /analyze: job intake (saved sites and schemas, webhooks, the model
  * check, the sealed BYOK key), then waits for a crawler worker to finish the job and answers with
@@ -51,6 +61,11 @@ export class ExtractionRequestsService {
     const fetchMode = dto.fetch_mode ?? site?.fetch_mode ?? 'auto';
     const control = splitFetchControl(dto, fetchMode);
     const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
+    // provenance and grounding: the request's, else the site's saved options, else the defaults (one resolution with crawls).
+    const { provenance, grounding } = resolveCrawlOptions(
+      { provenance: dto.provenance, grounding: dto.grounding },
+      validCrawlOptions(site?.crawl_options),
+    );
     const job = await this.intake.submit<ExtractJobInput>(caller, {
       type: 'extract',
       url,
@@ -64,6 +79,8 @@ export class ExtractionRequestsService {
         max_cost_usd: dto.max_cost_usd ?? null,
         extraction_mode: dto.extraction_mode ?? 'model',
         fetch_control: control.stored,
+        provenance,
+        grounding,
       }),
       captureDebug: dto.capture_debug ?? false,
       requestId,
@@ -91,6 +108,7 @@ export class ExtractionRequestsService {
         ...(facts.template_id ? { template_id: facts.template_id } : {}),
         ...(facts.model_fields ? { model_fields: facts.model_fields } : {}),
         ...(facts.model_call ? { model_call: facts.model_call } : {}),
+        ...provenanceOf(item?.metadata),
       },
       usage: {
         input_tokens: done.token_usage_input,

@@ -8,6 +8,7 @@ import { AnalyzeJobHandler } from './analyze-job.handler';
 import { ExtractJobHandler } from './extract-job.handler';
 import { ExtractionRequestsService } from './extraction-requests.service';
 import { ExtractionService } from './extraction.service';
+import { GroundingService } from './grounding.service';
 import { LearnedProgramsService } from './learned-programs.service';
 
 /** API side: job intake for extract/analyze requests (then waits for the job), and the learned programs they and crawls use. */
@@ -21,7 +22,7 @@ export class ExtractionModule {}
 /** Crawler side: the model extraction step, and the extract/analyze job handlers on the page pipeline. */
 @Module({
   imports: [JobsModule, LlmModule, ResultsModule, PagesModule],
-  providers: [ExtractionService, ExtractJobHandler, AnalyzeJobHandler],
-  exports: [ExtractionService, ExtractJobHandler, AnalyzeJobHandler, PagesModule],
+  providers: [ExtractionService, GroundingService, ExtractJobHandler, AnalyzeJobHandler],
+  exports: [ExtractionService, GroundingService, ExtractJobHandler, AnalyzeJobHandler, PagesModule],
 })
 export class ExtractionWorkerModule {}

@@ -12,7 +12,7 @@ import {
 } from '@app/llm';
 import { METRICS, Metrics } from '@app/observability';
 import { compileValidator, type JsonSchemaObject } from '@app/schema';
-import { coerceToSchema } from './coerce';
+import { coerceToSchema, type CoercedToNull } from './coerce';
 import { buildExtractionPrompt } from './prompt';
 import { parseModelJson } from './reply-parser';
 import { fitToTokens } from './token-budget';
@@ -52,6 +52,10 @@ export interface ExtractOutput extends RunSummary {
   data: unknown;
   target: ModelTarget;
   contentTruncated: boolean;
+  /** The content the answering model was given (the page or excerpt, cut to its context): what its values are grounded on. */
+  content: string;
+  /** Values of the answer that coercion replaced by null (docs/provenance.md "Reasons"). */
+  nulled: CoercedToNull[];
 }
 
 /** Failure of a whole extraction, with what the failed attempts cost (they were billed). */
@@ -104,6 +108,9 @@ export class ExtractionService {
     const targets = plan ?? (await this.plan(input.userId, input.llmConfig));
     const validate = compileValidator(input.schema);
     let truncatedAny = false;
+    // The content of the call whose answer is returned (the last target's: an earlier one that failed was cut to its own context).
+    let sent = input.content;
+    let nulled: CoercedToNull[] = [];
     try {
       const result = await this.router.run(
         targets,
@@ -148,7 +155,8 @@ export class ExtractionService {
               throw error;
             }
             const raw = reply.json !== undefined ? reply.json : parseModelJson(reply.text);
-            const data = raw === undefined ? undefined : coerceToSchema(raw, input.schema, input.url);
+            const nulledHere: CoercedToNull[] = [];
+            const data = raw === undefined ? undefined : coerceToSchema(raw, input.schema, input.url, nulledHere);
             const verdict =
               data === undefined ? { valid: false, errors: [{ path: '$', message: 'the reply is not JSON' }] } : validate(data);
             await input.onCall?.(
@@ -163,7 +171,11 @@ export class ExtractionService {
                 verdict.valid ? null : verdict.errors.map((e) => `${e.path}: ${e.message}`).join('; '),
               ),
             );
-            if (verdict.valid) return data;
+            if (verdict.valid) {
+              sent = fitted.text;
+              nulled = nulledHere;
+              return data;
+            }
             errors = verdict.errors.slice(0, 20).map((e) => `${e.path}: ${e.message}`);
           }
           throw new AppError('upstream-failure', `The model's reply did not match the schema: ${errors!.slice(0, 3).join('; ')}`, {
@@ -173,7 +185,7 @@ export class ExtractionService {
         { signal: input.signal },
       );
       this.outcomes.inc({ outcome: 'success', error_category: '' });
-      return { ...summaryOf(result), data: result.value, target: result.target, contentTruncated: truncatedAny };
+      return { ...summaryOf(result), data: result.value, target: result.target, contentTruncated: truncatedAny, content: sent, nulled };
     } catch (error) {
       const appError =
         error instanceof AppError ? error : new AppError('internal-error', 'Extraction failed.', { category: 'internal', cause: error });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FETCH_MODES, storedFetchControlSchema, type FetchMode, type StoredFetchControl } from '@app/fetch';
 import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/llm';
+import { groundingPolicySchema, provenanceModeSchema, type GroundingPolicy, type ProvenanceMode } from '@app/provenance';
 import type { JsonSchemaObject } from '@app/schema';
 import { extractionModeSchema, type ExtractionMode } from './extraction-mode';
 
@@ -16,6 +17,9 @@ export interface ExtractJobInput {
   extraction_mode: ExtractionMode;
   /** User-Agent and wait_for of the request (its headers and cookies travel sealed); null without them and on older jobs. */
   fetch_control: StoredFetchControl | null;
+  /** `metadata.fields` of the result, and what an ungrounded value does (docs/provenance.md); defaults on older jobs. */
+  provenance: ProvenanceMode;
+  grounding: GroundingPolicy;
 }
 
 export interface AnalyzeJobInput {
@@ -44,6 +48,8 @@ const extractInputSchema = z.object({
   max_cost_usd: z.number().nullable(),
   extraction_mode: extractionModeSchema,
   fetch_control: storedFetchControlSchema,
+  provenance: provenanceModeSchema,
+  grounding: groundingPolicySchema,
 });
 
 const analyzeInputSchema = z.object({

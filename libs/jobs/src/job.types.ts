@@ -74,6 +74,8 @@ export interface JobRecord {
   model_calls_by_kind?: { full?: number; partial?: number };
   /** Crawls: those calls' tokens by kind. */
   tokens_by_call_kind?: { full?: { input?: number; output?: number }; partial?: { input?: number; output?: number } };
+  /** Extracts and crawls: values of the results not found on their pages (docs/provenance.md); absent before it existed. */
+  ungrounded_fields?: number;
   [key: string]: unknown;
 }
 
@@ -109,6 +111,8 @@ export interface JobView {
   tokens_by_call_kind?: TokensByCallKind;
   /** Re-extractions: the job whose archived pages this one extracts again. */
   source_job_id?: string;
+  /** Extracts and crawls: values of the results not found on their pages. */
+  ungrounded_fields?: number;
 }
 
 export interface PagesByMethod {
@@ -183,7 +187,16 @@ export function toJobView(job: JobRecord): JobView {
     ...(job.type === 'reextract' && isRecord(job.input.source) && typeof job.input.source.source_job_id === 'string'
       ? { source_job_id: job.input.source.source_job_id }
       : {}),
+    ...groundingCounters(job),
   };
+}
+
+/**
+ * Extracts and the jobs on the crawl engine (crawls, batches) count the values of their results not found on their pages (docs/provenance.md "Counters"),
+ * bumped as pages finish (a crawl recounts them from its map); jobs stored before had none counted.
+ */
+export function groundingCounters(job: JobRecord): { ungrounded_fields?: number } {
+  return onCrawlEngine(job.type) || job.type === 'extract' ? { ungrounded_fields: job.ungrounded_fields ?? 0 } : {};
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

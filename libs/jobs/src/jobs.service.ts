@@ -21,6 +21,7 @@ import {
   jobControlChannel,
   toJobView,
   crawlCounters,
+  groundingCounters,
   onCrawlEngine,
   type JobEventName,
   type JobRecord,
@@ -226,7 +227,12 @@ export class JobsService {
   /** Adds a page's usage to the job (tokens, cost) and sets its extraction facts (model, timings). */
   async recordUsage(
     jobId: string,
-    inc: Partial<Record<'page_count' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd' | 'llm_cost_usd', number>>,
+    inc: Partial<
+      Record<
+        'page_count' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd' | 'llm_cost_usd' | 'ungrounded_fields',
+        number
+      >
+    >,
     set: Record<string, unknown> = {},
   ): Promise<JobRecord | null> {
     const job = await this.repository.update(jobId, { $inc: inc, ...(Object.keys(set).length ? { $set: set } : {}) });
@@ -329,6 +335,7 @@ export class JobsService {
       token_usage_input: job.token_usage_input,
       token_usage_output: job.token_usage_output,
       ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
+      ...groundingCounters(job),
     };
   }
 

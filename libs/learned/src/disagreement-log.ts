@@ -1,5 +1,8 @@
-/** Why a page's field went to the model while its template had a rule for it. */
-export type CheckReason = 'spot-check' | 'schema' | 'empty-field' | 'reverification';
+/**
+ * Why a page's field went to the model while its template had a rule for it. `ungrounded`: the rule's value is not
+ * on the page as a reader sees it (docs/provenance.md "Learned programs").
+ */
+export type CheckReason = 'spot-check' | 'schema' | 'empty-field' | 'ungrounded' | 'reverification';
 
 /** One field on which program and model disagreed on a page (values clipped: see `clipValue`). */
 export interface Disagreement {

@@ -21,6 +21,11 @@ export interface FieldState {
   always_filled: boolean;
   /** Pages on which the accepted rule filled the field. */
   pages_extracted: number;
+  /**
+   * The model agreed with a value of the accepted rule that grounding does not find on the page: the rule reads a
+   * form the normaliser does not know, so its ungrounded values no longer send the field to the model.
+   */
+  ungrounded_confirmed?: boolean;
   /** Why the last learning attempt found no rule. */
   failure?: string;
 }
@@ -73,6 +78,7 @@ export function activate(state: FieldState, alwaysFilled: boolean): void {
   state.checks = { total: 0, disagreeing: 0, recent: [] };
   state.always_filled = alwaysFilled;
   state.pages_extracted = 0;
+  delete state.ungrounded_confirmed;
 }
 
 /**

@@ -1,7 +1,7 @@
 export { DEFAULT_LEARNED_CONFIG } from './config';
 export { parsePage } from './dom';
-export { runProgram, type ExtractionProgram } from './program';
-export type { LearnedResult, ModelCall, ModelRequest } from './session';
+export { runProgram, type ExtractionProgram, type FieldRule } from './program';
+export type { GroundingCheck, LearnedResult, ModelCall, ModelRequest } from './session';
 export { disagreeingFields, planFields, valuesAgree } from './values';
 export { LEARNED_TEMPLATES, learnedTemplates, type LearnedTemplateRecord } from './store-template-states';
 export { consumerSession, crawlSession, EXTRACTS_CONSUMER } from './sessions';

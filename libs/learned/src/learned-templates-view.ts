@@ -18,6 +18,8 @@ export interface LearnedFieldView {
   checks: { total: number; disagreeing: number };
   always_filled: boolean;
   pages_extracted: number;
+  /** The model confirmed a value of the rule that grounding does not find on the page: its ungrounded values no longer send the field to the model. */
+  ungrounded_confirmed: boolean;
 }
 
 /** What the API shows of a learned template (no page HTML). */
@@ -63,6 +65,7 @@ export function toLearnedTemplateView(doc: LearnedTemplateRecord): LearnedTempla
       checks: { total: state.checks.total, disagreeing: state.checks.disagreeing },
       always_filled: state.always_filled,
       pages_extracted: state.pages_extracted,
+      ungrounded_confirmed: state.ungrounded_confirmed === true,
     })),
     pages: doc.pages,
     model_calls: doc.model_calls,

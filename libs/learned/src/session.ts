@@ -45,6 +45,16 @@ export interface LearnedResult {
   role: FieldRole | 'program' | 'unlearnable';
   /** Fields on which a rule and the model disagreed, for pages that compared them. */
   disagreeing?: string[];
+  /** The rules that filled fields of the result (`selectors` and `mixed` pages): each value's exact provenance. */
+  rules?: Record<string, FieldRule>;
+}
+
+/** Per page: whether an active rule's value is on the page (docs/provenance.md "Learned programs"); null: no verdict. */
+export type GroundingCheck = (field: LearnableField, value: unknown) => boolean | null;
+
+export interface ExtractPageOptions {
+  /** The drift guard: an active rule whose value is not on the page does not fill the field; the model is asked. */
+  grounded?: GroundingCheck;
 }
 
 export interface TemplateSummary {
@@ -107,7 +117,7 @@ export class LearnedSession {
   }
 
   /** The page, each field by its rule or by the model (a partial call when the rules fill the other fields). */
-  async extract(url: string, html: string): Promise<LearnedResult> {
+  async extract(url: string, html: string, options: ExtractPageOptions = {}): Promise<LearnedResult> {
     const page = parsePage(url, html);
     const template = await this.states.match(hostWithPort(url), fingerprint(page.doc));
     const templateId = template.id;
@@ -120,7 +130,7 @@ export class LearnedSession {
     }
     const machine = await this.states.read(templateId);
     const run = ruleRunner(page);
-    const { reasons, programData } = this.planPage(machine, run);
+    const { reasons, programData } = this.planPage(machine, run, options.grounded);
     const programFields = Object.keys(programData);
     let spotCheck = false;
     if (programFields.length > 0) {
@@ -130,15 +140,24 @@ export class LearnedSession {
       spotCheck = (await this.states.update(templateId, { pages: 1 }, (current) => current.takeActivePage(programFields))) === 'spot-check';
     }
     const programId = machine.program?.id;
+    const rules = () => Object.fromEntries(programFields.map((name) => [name, machine.field(name).rule!]));
     if (!spotCheck && programFields.length === fields.length)
-      return { data: ordered(all, programData), method: 'selectors', programId, templateId, modelCalls: 0, role: 'program' };
+      return {
+        data: ordered(all, programData),
+        method: 'selectors',
+        programId,
+        templateId,
+        modelCalls: 0,
+        role: 'program',
+        rules: rules(),
+      };
     if (spotCheck) for (const name of all) reasons[name] ??= 'spot-check';
     const asked = all.filter((name) => reasons[name] !== undefined);
     // Fields only re-verified for this consumer: the model reads the text around what their rules found.
-    const rules = asked.map((name) => machine.field(name).rule);
+    const askedRules = asked.map((name) => machine.field(name).rule);
     const excerpt =
-      !spotCheck && asked.every((name) => reasons[name] === 'reverification') && rules.every((r) => r)
-        ? excerptOf(rules as FieldRule[], page)
+      !spotCheck && asked.every((name) => reasons[name] === 'reverification') && askedRules.every((r) => r)
+        ? excerptOf(askedRules as FieldRule[], page)
         : undefined;
     const kind = asked.length === all.length && excerpt === undefined ? 'full' : 'partial';
     const output = await this.model({
@@ -163,7 +182,7 @@ export class LearnedSession {
       templateId,
       modelCalls: 1,
       call: kind,
-      ...(mixed ? { modelFields: asked } : {}),
+      ...(mixed ? { modelFields: asked, rules: rules() } : {}),
       role: spotCheck ? 'spot-check' : recorded.role,
       disagreeing: recorded.disagreeing,
     };
@@ -174,7 +193,7 @@ export class LearnedSession {
    * learned or verified, the consumer has not yet seen it agree (re-verification), or its value fails the guards
    * (the field's schema, or empty where the field always had a value).
    */
-  private planPage(machine: TemplateMachine, run: RuleRunner) {
+  private planPage(machine: TemplateMachine, run: RuleRunner, grounded?: GroundingCheck) {
     const reasons: Record<string, FieldRole> = {};
     const programData: Record<string, unknown> = {};
     const consumer = this.options.consumer;
@@ -189,6 +208,7 @@ export class LearnedSession {
       if (consumer !== undefined && !machine.trusts(consumer, field.name)) reason = 'reverification';
       else if (!this.fieldValid(field, value)) reason = 'schema';
       else if (machine.emptied(field.name, value)) reason = 'empty-field';
+      else if (grounded && machine.guardsGrounding(field.name) && grounded(field, value) === false) reason = 'ungrounded';
       if (reason) reasons[field.name] = reason;
       else programData[field.name] = value;
     }

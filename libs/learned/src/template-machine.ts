@@ -141,6 +141,11 @@ export class TemplateMachine {
     return this.fieldStates[field].always_filled && !hasValue(value);
   }
 
+  /** Whether an ungrounded value of the field's active rule sends the field to the model (until the model confirms one). */
+  guardsGrounding(field: string): boolean {
+    return this.fieldStates[field].ungrounded_confirmed !== true;
+  }
+
   /**
    * A page whose fields `programFields` the program fills takes its place in the count, on the newest state: every
    * `spotCheckEvery`-th such page is a spot check (the model extracts the whole page and every rule is compared).
@@ -216,6 +221,8 @@ export class TemplateMachine {
       const recent = checkField(state, !agreed, this.config);
       // An always-filled field the model confirms absent is optional: an empty value is the rule's valid outcome.
       if (agreed && reason === 'empty-field' && !hasValue(sample.output[field.name])) state.always_filled = false;
+      // The model reads the rule's value too: grounding does not know its form, so it is no reason to ask again.
+      if (agreed && reason === 'ungrounded') state.ungrounded_confirmed = true;
       if (agreed || (recent < this.config.retireAfter && share < this.config.retireFieldShare)) continue;
       const many = recent > 1 ? ` (${recent} of the last ${state.checks.recent.length} checks)` : '';
       this.retire(field.name, `${reason}: ${field.name} disagreed${many}`);
@@ -313,7 +320,7 @@ export class TemplateMachine {
   }
 }
 
-const STRENGTH: FieldRole[] = ['spot-check', 'learning', 'verification', 'reverification', 'schema', 'empty-field'];
+const STRENGTH: FieldRole[] = ['spot-check', 'learning', 'verification', 'reverification', 'schema', 'empty-field', 'ungrounded'];
 
 /** The page's role: its strongest field role (a spot check over learning over verification over the guards). */
 function strongest(roles: FieldRole[]): FieldRole {
@@ -321,5 +328,5 @@ function strongest(roles: FieldRole[]): FieldRole {
 }
 
 function isCheck(role: FieldRole | undefined): role is CheckReason {
-  return role === 'spot-check' || role === 'schema' || role === 'empty-field' || role === 'reverification';
+  return role === 'spot-check' || role === 'schema' || role === 'empty-field' || role === 'ungrounded' || role === 'reverification';
 }

@@ -15,7 +15,7 @@ export type { AttemptRecord, LlmConfigInput, ModelCall, ModelRequest, ModelTarge
 export { ModelRunError } from './models/model-errors';
 export { ModelClient } from './models/model-client';
 export { backoffDelayMs, fallbackAction, type RetryPolicy } from './models/fallback-policy';
-export { LlmMetrics } from './models/llm-metrics';
+export { LlmMetrics, MODEL_LABEL_CAP } from './models/llm-metrics';
 export { ModelPlanner } from './models/model-planner';
 export { ModelRouter, pauseUnlessAborted, type AttemptFunction, type RetryPause } from './models/model-router';
 export { LlmConfigDto } from './models/llm-config.dto';

@@ -84,6 +84,11 @@ function jobAnswer(answer: RestAnswer): ToolOutcome {
   return done(job, jobLine(job));
 }
 
+/** Values the model gave that are not on the page (docs/provenance.md): worth a look before an agent uses them. */
+function notOnPage(count: unknown): string {
+  return typeof count === 'number' && count > 0 ? ` ${count} ${count === 1 ? 'value is' : 'values are'} not on the page.` : '';
+}
+
 const jobPath = (id: string, rest = '') => `/api/v1/jobs/${encodeURIComponent(id)}${rest}`;
 
 /** One page of a job's results, read from its JSON lines as far as the page reaches. */
@@ -129,7 +134,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'extract',
     title: 'Extract typed JSON from one page',
     description:
-      'Fetches one page and fills a schema from it (POST /api/v1/extract): `url` and `schema` (shorthand such as {"title": "string", "price": "number"}, a field list or JSON Schema), or saved `schema_id` / `site_id`. Answers with `data` (shaped by the schema), `metadata` and `usage`.',
+      'Fetches one page and fills a schema from it (POST /api/v1/extract): `url` and `schema` (shorthand such as {"title": "string", "price": "number"}, a field list or JSON Schema), or saved `schema_id` / `site_id`. Answers with `data` (shaped by the schema), `metadata` and `usage`; `metadata.fields` says per value whether it is on the page and `ungrounded_fields` how many are not (`provenance`, `grounding`; docs/provenance.md).',
     scope: 'extract',
     route: 'POST /api/v1/extract',
     body: ExtractRequestDto,
@@ -140,7 +145,8 @@ export const TOOLS: readonly ToolDefinition[] = [
         call,
         { method: 'POST', path: '/api/v1/extract', body: call.body },
         [200],
-        (b) => `Extracted ${String(b.url)} (job ${String(b.job_id)}, ${String(obj(b.metadata).method)}, ${usd(obj(b.usage).cost_usd)}).`,
+        (b) =>
+          `Extracted ${String(b.url)} (job ${String(b.job_id)}, ${String(obj(b.metadata).method)}, ${usd(obj(b.usage).cost_usd)}).${notOnPage(obj(b.metadata).ungrounded_fields)}`,
         'extracting',
       ),
   },

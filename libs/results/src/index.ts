@@ -8,6 +8,7 @@ export {
   DownloadFileQuery,
   DownloadLinkQuery,
   DownloadLinkResponse,
+  FieldProvenanceResponse,
   ResultItemResponse,
   ResultsQuery,
   ScreenshotFileQuery,

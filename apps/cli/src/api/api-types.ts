@@ -41,7 +41,15 @@ export interface ExtractionAnswer {
   url: string;
   fetched_at: string;
   data: unknown;
-  metadata?: { model?: string; provider?: string; fetch_duration_ms?: number; extract_duration_ms?: number };
+  metadata?: {
+    model?: string;
+    provider?: string;
+    fetch_duration_ms?: number;
+    extract_duration_ms?: number;
+    /** Per value: where it came from and whether it is on the page (docs/provenance.md). */
+    fields?: Record<string, unknown>;
+    ungrounded_fields?: number;
+  };
   usage?: { input_tokens?: number; output_tokens?: number; cost_usd?: number; llm_cost_usd?: number; is_byok?: boolean };
 }
 

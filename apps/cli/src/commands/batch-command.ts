@@ -20,6 +20,8 @@ interface BatchOptions extends ModelOptions {
   extractionMode?: string;
   ignoreRobots?: boolean;
   maxCost?: number;
+  provenance?: string;
+  grounding?: string;
   output?: string;
   detach?: boolean;
   reconnectTimeout?: number;
@@ -57,6 +59,7 @@ export function registerBatch(program: Command, kit: CommandKit): void {
     .addOption(kit.extractionModeOption())
     .option('--ignore-robots', 'do not read robots.txt (nor its Crawl-delay); only for sites you may crawl so')
     .option('--max-cost <usd>', 'cost cap in USD: no new page starts beyond it', numberParser('--max-cost', 0));
+  kit.addProvenanceOptions(command);
   kit.addModelOptions(command);
   command
     .option('-o, --output <file>', 'write result lines (JSON lines) to this file; the summary goes to stdout')
@@ -83,6 +86,8 @@ async function batch(ctx: CliContext, file: string, opts: BatchOptions): Promise
     delay_ms: opts.delayMs,
     fetch_mode: opts.fetchMode,
     respect_robots: opts.ignoreRobots ? false : undefined,
+    provenance: opts.provenance,
+    grounding: opts.grounding,
   });
   const client = ctx.client();
   let request: Parameters<typeof client.json>[2];

@@ -26,6 +26,8 @@ interface CrawlOptions extends ModelOptions {
   useSitemap?: boolean;
   ignoreRobots?: boolean;
   maxCost?: number;
+  provenance?: string;
+  grounding?: string;
   output?: string;
   detach?: boolean;
   reconnectTimeout?: number;
@@ -66,6 +68,7 @@ export function registerCrawl(program: Command, kit: CommandKit): void {
     .option('--use-sitemap', "also start from the site's sitemap.xml")
     .option('--ignore-robots', 'do not read robots.txt (nor its Crawl-delay); only for sites you may crawl so')
     .option('--max-cost <usd>', 'cost cap in USD: no new page starts beyond it', numberParser('--max-cost', 0));
+  kit.addProvenanceOptions(command);
   kit.addModelOptions(command);
   command
     .option('-o, --output <file>', 'write result lines (JSON lines) to this file; the summary goes to stdout')
@@ -98,6 +101,8 @@ async function crawl(ctx: CliContext, url: string | undefined, opts: CrawlOption
     use_sitemap: opts.useSitemap ? true : undefined,
     respect_robots: opts.ignoreRobots ? false : undefined,
     max_cost_usd: opts.maxCost,
+    provenance: opts.provenance,
+    grounding: opts.grounding,
   });
   const body = defined({
     url,

@@ -7,11 +7,11 @@ import { ApiError, CliFailure, CliUsageError } from '../errors';
 import { EXIT, type ExitCode } from '../exit-codes';
 import { awaitJobEnd } from '../follow/await-job';
 import type { CommandKit } from '../program';
-import { llmConfig, numberParser, type ModelOptions } from '../request-options';
+import { llmConfig, numberParser, type ModelOptions, type ProvenanceOptions } from '../request-options';
 import { readSchemaOption } from '../schema-input';
 import { formatDuration, formatInt, formatUsd } from '../util/format';
 
-interface ExtractOptions extends ModelOptions {
+interface ExtractOptions extends ModelOptions, ProvenanceOptions {
   schema?: string;
   schemaId?: string;
   siteId?: string;
@@ -44,6 +44,7 @@ export function registerExtract(program: Command, kit: CommandKit): void {
     .addOption(kit.extractionModeOption())
     .option('--max-cost <usd>', 'cost cap in USD for this job', numberParser('--max-cost', 0))
     .option('-o, --output <file>', 'write the JSON to this file instead of stdout');
+  kit.addProvenanceOptions(command);
   kit.addModelOptions(command);
   command.addHelpText('after', HELP_AFTER).action(kit.action((ctx, [url], opts: ExtractOptions) => extract(ctx, url, opts)));
 }
@@ -62,6 +63,8 @@ async function extract(ctx: CliContext, url: string | undefined, opts: ExtractOp
     extraction_mode: opts.extractionMode,
     llm_config: llmConfig(opts, ctx),
     max_cost_usd: opts.maxCost,
+    provenance: opts.provenance,
+    grounding: opts.grounding,
   };
   const client = ctx.client();
   let answer: ExtractionAnswer;
@@ -93,6 +96,10 @@ async function extract(ctx: CliContext, url: string | undefined, opts: ExtractOp
     formatUsd(usage.cost_usd ?? 0),
     meta.fetch_duration_ms !== undefined ? `fetch ${formatDuration(meta.fetch_duration_ms)}` : null,
     meta.extract_duration_ms !== undefined ? `extract ${formatDuration(meta.extract_duration_ms)}` : null,
+    // Values the model gave that are not on the page (docs/provenance.md): worth a look before they are used.
+    meta.ungrounded_fields
+      ? ctx.err.yellow(`${meta.ungrounded_fields} ${meta.ungrounded_fields === 1 ? 'value' : 'values'} not on the page`)
+      : null,
     opts.output ? `written to ${opts.output}` : null,
   ].filter(Boolean);
   ctx.info(`${ctx.err.green('✔')} ${parts.join(ctx.err.dim(' · '))}`);

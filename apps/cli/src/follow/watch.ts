@@ -30,6 +30,8 @@ export interface JobSummary {
   skipped_by_reason: Record<string, number> | null;
   failures_by_category: Record<string, number> | null;
   rate_limited: boolean | null;
+  /** Values of the results not found on their pages (docs/provenance.md); null for jobs that do not count them. */
+  ungrounded_fields: number | null;
   token_usage: { input: number; output: number };
   cost_usd: number;
   duration_ms: number;
@@ -133,6 +135,7 @@ async function buildSummary(client: ApiClient, job: JobView, follower: JobFollow
     skipped_by_reason: map?.skipped_by_reason ?? null,
     failures_by_category: map?.error_summary?.by_category ?? null,
     rate_limited: map ? map.error_summary?.has_rate_limit === true : null,
+    ungrounded_fields: typeof latest.ungrounded_fields === 'number' ? latest.ungrounded_fields : null,
     token_usage: {
       input: Math.max(latest.token_usage_input ?? 0, follower.totals.tokensIn),
       output: Math.max(latest.token_usage_output ?? 0, follower.totals.tokensOut),
@@ -160,6 +163,8 @@ export function renderSummary(s: JobSummary, c: CliContext['out']): string {
   if (s.failures_by_category !== null || s.failed > 0)
     lines.push(`  failures  ${formatCounts(s.failures_by_category ?? {}, s.failed > 0 ? `${s.failed}` : 'none')}`);
   if (s.rate_limited) lines.push(`  ${c.yellow('rate limits met: some pages answered 429 or Retry-After')}`);
+  if (s.ungrounded_fields)
+    lines.push(`  ${c.yellow(`${formatInt(s.ungrounded_fields)} values not on their page`)} (crawl map: ungrounded=true lists the pages)`);
   lines.push(`  tokens    ${formatInt(s.token_usage.input)} in · ${formatInt(s.token_usage.output)} out`);
   lines.push(`  cost      ${formatUsd(s.cost_usd)}`);
   if (s.output) lines.push(`  results   ${formatInt(s.results_written)} lines in ${s.output}`);

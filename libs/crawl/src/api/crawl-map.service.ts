@@ -26,18 +26,21 @@ export class CrawlMapService {
     const input = parseCrawlInput(job.input);
     const state = await this.repository.state(jobId);
     const count = (status?: EntryStatus) => this.repository.countEntries(jobId, status);
-    const [total, completed, failed, skipped, pending, running, rateLimited, byModel, bySelectors, byMixed] = await Promise.all([
-      count(),
-      count('completed'),
-      count('failed'),
-      count('skipped'),
-      count('pending'),
-      count('running'),
-      this.repository.countRateLimited(jobId),
-      this.repository.countByMethod(jobId, 'model'),
-      this.repository.countByMethod(jobId, 'selectors'),
-      this.repository.countByMethod(jobId, 'mixed'),
-    ]);
+    const [total, completed, failed, skipped, pending, running, rateLimited, byModel, bySelectors, byMixed, ungrounded] = await Promise.all(
+      [
+        count(),
+        count('completed'),
+        count('failed'),
+        count('skipped'),
+        count('pending'),
+        count('running'),
+        this.repository.countRateLimited(jobId),
+        this.repository.countByMethod(jobId, 'model'),
+        this.repository.countByMethod(jobId, 'selectors'),
+        this.repository.countByMethod(jobId, 'mixed'),
+        this.repository.countUngrounded(jobId),
+      ],
+    );
     const head = {
       job_id: jobId,
       seed_url: input.url,
@@ -56,10 +59,12 @@ export class CrawlMapService {
         has_rate_limit: Boolean(state?.met_rate_limit) || rateLimited > 0,
         total: failed,
       },
+      pages_with_ungrounded_fields: ungrounded,
     };
-    const paged = query.limit !== undefined || query.offset !== undefined || query.status !== undefined;
+    const paged = query.limit !== undefined || query.offset !== undefined || query.status !== undefined || query.ungrounded !== undefined;
     const entries = this.repository.iterateMap({ userId: job.user_id }, jobId, {
       status: query.status,
+      ungrounded: query.ungrounded === 'true',
       skip: query.offset,
       limit: paged ? (query.limit ?? 100) : undefined,
     });
@@ -101,6 +106,7 @@ export function toEntryView(entry: CrawlEntry) {
     model_call: entry.model_call ?? (entry.method === 'model' ? 'full' : null),
     result_id: entry.result_id,
     rate_limited: entry.rate_limited,
+    ungrounded_fields: typeof entry.ungrounded_fields === 'number' ? entry.ungrounded_fields : null,
     via: entry.via,
     list_index: entry.list_index ?? null,
   };

@@ -157,8 +157,20 @@ describe('JobCounters', () => {
     expect((await f.jobs.findForWorker(f.run.jobId))?.page_count).toBe(1);
   });
 
-  it('counts a failed model call as a model call', () => {
+  it('recounts the ungrounded values of completed pages and of pages the grounding policy failed', async () => {
+    await setUp();
+    await f.pending('/a', { status: 'completed', result_id: 'r1', ungrounded_fields: 2 });
+    await f.pending('/b', { status: 'completed', result_id: 'r2', ungrounded_fields: 0 });
+    await f.pending('/legacy', { status: 'completed', result_id: 'r3' });
+    await f.pending('/c', { status: 'failed', error_category: 'ungrounded_output', ungrounded_fields: 3 });
+    await counters.freeze();
+    await counters.recount();
+    expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({ ungrounded_fields: 5, model_calls: 4 });
+  });
+
+  it('counts a failed model call, and a model answer the grounding policy refused, as a model call', () => {
     expect(isModelFailure('llm_invalid_output')).toBe(true);
+    expect(isModelFailure('ungrounded_output')).toBe(true);
     expect(isModelFailure('http_error')).toBe(false);
     expect(isModelFailure(null)).toBe(false);
   });

@@ -131,9 +131,11 @@ export class JobCounters {
     const byKind = { full: 0, partial: 0 };
     const tokensByKind = { full: { input: 0, output: 0 }, partial: { input: 0, output: 0 } };
     let modelCalls = 0;
+    let ungrounded = 0;
     const errors: Record<string, number> = {};
     for await (const e of this.store.iterateDone(this.run.jobId)) {
       fetched++;
+      ungrounded += e.ungrounded_fields ?? 0;
       tokensIn += e.token_usage_input ?? 0;
       tokensOut += e.token_usage_output ?? 0;
       cost += e.cost_usd ?? 0;
@@ -168,6 +170,7 @@ export class JobCounters {
         token_usage_output: tokensOut,
         cost_usd: roundUsd(cost),
         urls_queued: queued,
+        ungrounded_fields: ungrounded,
       },
     };
     const job = ended ? await this.jobs.update(this.run.jobId, counters) : await this.jobs.updateRunning(this.run.jobId, counters);
@@ -209,7 +212,10 @@ export class JobCounters {
   }
 }
 
-/** A failed page whose model call failed: it counts as a model call (docs/api.md "Jobs"). */
+/**
+ * A failed page whose model call failed, or whose answer the grounding policy refused (`ungrounded_output`): it
+ * counts as a model call (docs/api.md "Jobs").
+ */
 export function isModelFailure(category: string | null | undefined): boolean {
-  return typeof category === 'string' && category.startsWith('llm_');
+  return typeof category === 'string' && (category.startsWith('llm_') || category === 'ungrounded_output');
 }

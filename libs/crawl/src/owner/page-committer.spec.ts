@@ -200,6 +200,33 @@ describe('PageCommitter', () => {
     expect(Object.keys(counted).filter((k) => k.includes('by_kind') || k.includes('by_call_kind'))).toEqual([]);
   });
 
+  it("keeps a page's provenance in its result metadata and its ungrounded count on its entry and the job's counters", async () => {
+    const page = await running('/p');
+    const base = completed(page.url);
+    const provenance = { fields: { title: { source: 'model', grounded: false } }, ungrounded_fields: 1 };
+    await apply(page, { ...base, result: { ...base.result!, provenance } });
+    expect(metadata.at(-1)).toEqual({ method: 'model', ...provenance });
+    expect(await stored(page.id)).toMatchObject({ ungrounded_fields: 1 });
+    expect(added.at(-1)).toMatchObject({ page_count: 1, ungrounded_fields: 1 });
+  });
+
+  it('counts a page the grounding policy failed (ungrounded_output) as a model call with its ungrounded values', async () => {
+    const page = await running('/u');
+    await apply(page, {
+      kind: 'failed',
+      error_category: 'ungrounded_output',
+      error_message: 'A value is not on the page (grounding: fail_page): price.',
+      error_details: null,
+      http_status: 200,
+      final_url: page.url,
+      retryable: false,
+      usage: { token_usage_input: 10, token_usage_output: 2, cost_usd: 0.001 },
+      ungrounded_fields: 1,
+    });
+    expect(await stored(page.id)).toMatchObject({ status: 'failed', error_category: 'ungrounded_output', ungrounded_fields: 1 });
+    expect(added).toEqual([expect.objectContaining({ failed_count: 1, model_calls: 1, ungrounded_fields: 1, cost_usd: 0.001 })]);
+  });
+
   it('a stale owner (lease not held) writes nothing: no children, no result, no announcement', async () => {
     const page = await running('/a');
     leaseHeld = false;

@@ -111,6 +111,7 @@ export class PageCommitter {
           ...(result.template_id ? { template_id: result.template_id } : {}),
           ...(result.model_fields ? { model_fields: result.model_fields } : {}),
           ...(result.model_call ? { model_call: result.model_call } : {}),
+          ...(result.provenance ?? {}),
         },
       });
     }
@@ -128,6 +129,7 @@ export class PageCommitter {
       llm_provider: result?.llm_provider ?? null,
       method: result ? (result.method ?? 'model') : null,
       model_call: result ? callKind(result) : null,
+      ...(result?.provenance ? { ungrounded_fields: result.provenance.ungrounded_fields } : {}),
       token_usage_input: result?.token_usage_input ?? 0,
       token_usage_output: result?.token_usage_output ?? 0,
       cost_usd: result?.cost_usd ?? 0,
@@ -153,6 +155,7 @@ export class PageCommitter {
         token_usage_input: result.token_usage_input,
         token_usage_output: result.token_usage_output,
         cost_usd: result.cost_usd,
+        ungrounded_fields: result.provenance?.ungrounded_fields ?? 0,
       });
     }
     await this.counters.checkBudget();
@@ -191,6 +194,7 @@ export class PageCommitter {
       token_usage_input: usage?.token_usage_input ?? 0,
       token_usage_output: usage?.token_usage_output ?? 0,
       cost_usd: usage?.cost_usd ?? 0,
+      ...(outcome.ungrounded_fields !== undefined ? { ungrounded_fields: outcome.ungrounded_fields } : {}),
       result_id: record?.id ?? null,
       event_done: true,
       completed_at: nowIso(),
@@ -203,6 +207,7 @@ export class PageCommitter {
       token_usage_input: usage?.token_usage_input ?? 0,
       token_usage_output: usage?.token_usage_output ?? 0,
       cost_usd: usage?.cost_usd ?? 0,
+      ungrounded_fields: outcome.ungrounded_fields ?? 0,
     });
     await this.counters.checkBudget();
   }

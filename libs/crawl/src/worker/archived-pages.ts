@@ -88,7 +88,7 @@ export class ArchivedPages {
       mode: record.fetch_mode,
     };
     try {
-      const content = await this.loader.convert(fetch, 'full', linkSelector);
+      const content = await this.loader.convert(fetch, 'full', linkSelector, { attributes: true });
       return { fetch, content, fetchedAt: record.fetched_at, fetchDurationMs: Date.now() - started };
     } catch (error) {
       const appError = error instanceof AppError ? error : null;

@@ -4,11 +4,19 @@ import { PageArchive } from '@app/archive';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
-import { ExtractionFailure, ExtractionService, captureRecorder } from '@app/extraction';
+import {
+  ExtractionFailure,
+  ExtractionService,
+  GroundingService,
+  captureRecorder,
+  type ExtractOutput,
+  type GroundedCall,
+  type GroundedResult,
+} from '@app/extraction';
 import { RedirectStopped, type FetchResult } from '@app/fetch';
 import { llmConfigFor } from '@app/llm';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
-import { crawlSession, learnedTemplates, type ModelRequest } from '@app/learned';
+import { crawlSession, learnedTemplates, type GroundingCheck, type LearnedResult, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { PageLoaderService, type LoadedPage } from '@app/pages';
@@ -33,6 +41,27 @@ import { canonicalize } from '../url-canon';
 import { ArchivedPages } from './archived-pages';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
+
+type Completed = Extract<PageOutcome, { kind: 'completed' }>;
+
+/**
+ * `grounding: fail_page` and a value not on the page: the page fails, not to be retried (the same answer would come
+ * back), its model call paid for (docs/provenance.md "Policies").
+ */
+function ungroundedFailure(grounded: GroundedResult, status: number, url: string, result: Completed['result'] & object): PageOutcome {
+  const failure = grounded.failure!;
+  return {
+    kind: 'failed',
+    error_category: 'ungrounded_output',
+    error_message: failure.detail ?? failure.message,
+    error_details: null,
+    http_status: status,
+    final_url: url,
+    retryable: false,
+    usage: { token_usage_input: result.token_usage_input, token_usage_output: result.token_usage_output, cost_usd: result.cost_usd },
+    ungrounded_fields: grounded.metadata.ungrounded_fields,
+  };
+}
 
 /** Stops a page after its fetch, before any model call (a duplicate or off-site redirect target). */
 class StopAfterFetch extends Error {
@@ -81,6 +110,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly jobs: JobsService,
     private readonly loader: PageLoaderService,
     private readonly extraction: ExtractionService,
+    private readonly grounding: GroundingService,
     private readonly results: ResultsService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
     archive: PageArchive,
@@ -214,11 +244,14 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const extractStarted = Date.now();
     const secrets = this.jobs.openSecrets(task.secrets);
     const llmConfig = llmConfigFor(input.llm_config, secrets);
+    const groundingPage = this.grounding.pageOf(page.fetch.url, page.content);
+    // The model call whose answer is in the result, and what it was given (its values are grounded on that).
+    let call: GroundedCall | undefined;
     try {
       const targets = await this.plan(context, llmConfig);
       // A learned partial call asks for some fields only, or sends the page's text around their values (an excerpt).
-      const callModel = (request?: ModelRequest) =>
-        this.extraction.extract(
+      const callModel = async (request?: ModelRequest) => {
+        const out = await this.extraction.extract(
           {
             userId: job.user_id,
             url: page.fetch.url,
@@ -236,24 +269,51 @@ export class PageWorkerService implements OnApplicationBootstrap {
           },
           targets,
         );
+        call = {
+          provider: out.target.provider,
+          model: out.target.model,
+          content: out.content,
+          excerpt: request?.excerpt !== undefined,
+          nulled: out.nulled,
+        };
+        return out;
+      };
+      let result: Completed['result'] & object;
+      let rules: LearnedResult['rules'];
       if (input.extraction_mode === 'auto') {
-        const result = await this.extractLearned(context, page.fetch.url, page.fetch.html, callModel);
-        return { kind: 'completed', ...base, extract_duration_ms: Date.now() - extractStarted, result };
+        ({ result, rules } = await this.extractLearned(
+          context,
+          page.fetch.url,
+          page.fetch.html,
+          callModel,
+          this.grounding.learnedGuard(groundingPage),
+        ));
+      } else {
+        const answer = await callModel();
+        result = {
+          data: answer.data,
+          llm_model: answer.target.model,
+          llm_provider: answer.target.provider,
+          token_usage_input: answer.usage.inputTokens,
+          token_usage_output: answer.usage.outputTokens,
+          cost_usd: answer.costUsd,
+          llm_cost_usd: answer.llmCostUsd,
+        };
       }
-      const out = await callModel();
+      const grounded = this.grounding.ground({
+        page: groundingPage,
+        data: result.data,
+        schema: input.schema,
+        settings: { provenance: options.provenance, grounding: options.grounding },
+        call,
+        rules,
+      });
+      if (grounded.failure) return ungroundedFailure(grounded, page.fetch.status, page.fetch.url, result);
       return {
         kind: 'completed',
         ...base,
         extract_duration_ms: Date.now() - extractStarted,
-        result: {
-          data: out.data,
-          llm_model: out.target.model,
-          llm_provider: out.target.provider,
-          token_usage_input: out.usage.inputTokens,
-          token_usage_output: out.usage.outputTokens,
-          cost_usd: out.costUsd,
-          llm_cost_usd: out.llmCostUsd,
-        },
+        result: { ...result, data: grounded.data, provenance: grounded.metadata },
       };
     } catch (error) {
       if (signal.aborted) throw error;
@@ -291,6 +351,8 @@ export class PageWorkerService implements OnApplicationBootstrap {
             signal,
             linkSelector: options.follow_selector ?? undefined,
             keepRaw: options.archive,
+            // The attribute values a value may be grounded on (docs/provenance.md), for the pages that are extracted.
+            ...(task.extract ? { also: { attributes: true } } : {}),
             beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
             beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
           }),
@@ -316,17 +378,18 @@ export class PageWorkerService implements OnApplicationBootstrap {
     context: JobContextCache,
     url: string,
     html: string,
-    callModel: (request: ModelRequest) => ReturnType<ExtractionService['extract']>,
-  ): Promise<NonNullable<Extract<PageOutcome, { kind: 'completed' }>['result']>> {
+    callModel: (request: ModelRequest) => Promise<ExtractOutput>,
+    grounded: GroundingCheck,
+  ): Promise<{ result: Completed['result'] & object; rules: LearnedResult['rules'] }> {
     const { input, job } = context;
     const templates = await learnedTemplates(this.store);
-    let modelOut: Awaited<ReturnType<ExtractionService['extract']>> | undefined;
+    let modelOut: ExtractOutput | undefined;
     const session = crawlSession(templates, { userId: job.user_id, schema: input.schema, crawlId: job._id }, async (request) => {
       modelOut = await callModel(request);
       return modelOut.data as Record<string, unknown>;
     });
-    const learned = await session.extract(url, html);
-    return {
+    const learned = await session.extract(url, html, { grounded });
+    const result = {
       data: learned.data,
       method: learned.method,
       program_id: learned.programId ?? null,
@@ -340,6 +403,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       cost_usd: modelOut?.costUsd ?? 0,
       llm_cost_usd: modelOut?.llmCostUsd ?? 0,
     };
+    return { result, rules: learned.rules };
   }
 
   /**

@@ -5,6 +5,10 @@ import { LlmConfigDto } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
 import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { IsHttpUrl } from '@app/http';
+import { GroundingProperty, ProvenanceProperty } from '@app/sites';
+import type { FieldProvenance, GroundingPolicy, ProvenanceMode } from '@app/provenance';
+import { FieldProvenanceResponse } from '@app/results';
+import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 import { JobFetchFields } from '@app/intake';
 
 export class ExtractRequestDto extends JobFetchFields {
@@ -61,6 +65,14 @@ export class ExtractRequestDto extends JobFetchFields {
   @Min(0)
   @Max(10_000)
   max_cost_usd?: number;
+
+  /** The site's saved `crawl_options.provenance` applies when absent, then the default. */
+  @ProvenanceProperty()
+  provenance?: ProvenanceMode;
+
+  /** The site's saved `crawl_options.grounding` applies when absent, then the default. */
+  @GroundingProperty()
+  grounding?: GroundingPolicy;
 }
 
 export class AnalyzeRequestDto {
@@ -90,6 +102,7 @@ export class AnalyzeRequestDto {
   llm_config?: LlmConfigDto;
 }
 
+@ApiExtraModels(FieldProvenanceResponse)
 export class ExtractionMetadataResponse {
   @ApiProperty({ example: 'gpt-4o-mini', type: 'string', nullable: true, description: '`null` when `method` is `selectors`.' })
   model!: string | null;
@@ -120,6 +133,18 @@ export class ExtractionMetadataResponse {
       "page's text around where the program found their values); `usage` is that call's.",
   })
   model_call?: 'full' | 'partial';
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(FieldProvenanceResponse) },
+    description:
+      'Per leaf path of `data` (`title`, `authors[0]`, `variants[1].sku`): where the value came from and whether it is on the page ' +
+      '(`provenance: summary` or `full`; docs/provenance.md).',
+  })
+  fields?: Record<string, FieldProvenance>;
+  @ApiPropertyOptional({ type: 'integer', description: 'Leaves past the listing limit, not in `fields` (docs/provenance.md "Limits").' })
+  fields_omitted?: number;
+  @ApiProperty({ type: 'integer', description: 'Values of `data` not found on the page (before the grounding policy).' })
+  ungrounded_fields!: number;
 }
 
 export class ExtractionUsageResponse {

@@ -84,6 +84,12 @@ class LearnedFieldStateResponse {
   @ApiProperty({ description: 'The field had a value on every page its rule was learned and verified on: an empty value asks the model.' })
   always_filled!: boolean;
   @ApiProperty({ type: 'integer', description: 'Pages the accepted rule filled.' }) pages_extracted!: number;
+  @ApiProperty({
+    description:
+      'The model confirmed a value of the rule that grounding does not find on the page (a form the normaliser does not know): ' +
+      'ungrounded values of the rule no longer send the field to the model (docs/provenance.md "Learned programs").',
+  })
+  ungrounded_confirmed!: boolean;
 }
 
 const FIELD_COUNTS = { type: 'object', additionalProperties: { type: 'integer' }, example: { author: 2 } } as const;
@@ -99,8 +105,9 @@ class LearnedDisagreementResponse {
   @ApiProperty({ description: 'The page.' }) url!: string;
   @ApiProperty() field!: string;
   @ApiProperty({
-    enum: ['verification', 'spot-check', 'schema', 'empty-field', 'reverification'],
-    description: 'What the page was: a verification page, a spot check, a guard (`schema`, `empty-field`), or a re-verification.',
+    enum: ['verification', 'spot-check', 'schema', 'empty-field', 'ungrounded', 'reverification'],
+    description:
+      "What the page was: a verification page, a spot check, a guard (`schema`, `empty-field`, `ungrounded`: the rule's value was not on the page), or a re-verification.",
   })
   role!: string;
   @ApiProperty({ type: String, nullable: true, description: 'The program in use for the active fields then (null when none was).' })

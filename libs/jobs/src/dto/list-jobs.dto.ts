@@ -112,6 +112,14 @@ export class JobResponse {
   tokens_by_call_kind?: TokensByCallKindResponse;
   @ApiPropertyOptional({ description: 'Re-extractions only: the job whose archived pages this one extracts again (docs/archive.md).' })
   source_job_id?: string;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Extracts and crawls: values of the results not found on their pages (before the grounding policy; failed `ungrounded_output` ' +
+      'pages included; docs/provenance.md).',
+  })
+  ungrounded_fields?: number;
 }
 
 export class JobListResponse {

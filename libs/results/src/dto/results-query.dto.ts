@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import { RESULT_FORMATS } from '../result-formats';
 
@@ -71,6 +71,90 @@ export class DownloadLinkResponse {
   @ApiProperty({ example: '2026-11-22T06:40:00.000Z' }) expires_at!: string;
 }
 
+/** The learned rule that read a value (docs/provenance.md "Fields"). */
+export class SelectorResponse {
+  @ApiProperty({ example: 'div.product-author > a', description: "The rule's CSS selector." }) css!: string;
+  @ApiProperty({
+    enum: ['text', 'own-text', 'after-label', 'attribute'],
+    description:
+      "What the rule read from the matched element: its text, its own text nodes, the text after a label, or an attribute's value.",
+  })
+  read!: string;
+  @ApiPropertyOptional({ example: 'content', description: '`read: attribute`: the attribute.' }) attribute?: string;
+  @ApiPropertyOptional({ example: 'Publisher:', description: '`read: after-label`: the label the value follows.' }) label?: string;
+  @ApiPropertyOptional({ example: 'By:', description: "Only elements whose parent's leading text is this label." }) parent_label?: string;
+}
+
+/** Where a value was found on the page. */
+export class EvidenceResponse {
+  @ApiProperty({
+    example: '…| Price | $1,299.00 | | Published |…',
+    description: 'The match with up to 40 characters each side, whitespace collapsed.',
+  })
+  text!: string;
+  @ApiProperty({
+    enum: ['page', 'excerpt', 'title', 'attribute'],
+    description:
+      'Where the match is: the page text the model saw (the whole page as markdown, or the excerpt of a partial call), the page title, or an attribute value.',
+  })
+  in!: string;
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: '`page` and `excerpt`: offset of the match in the text the model saw (UTF-16 code units).',
+  })
+  start?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'End of the match (exclusive).' }) end?: number;
+  @ApiPropertyOptional({
+    example: 'content',
+    description: '`in: attribute`: its name (`content`, `alt`, `title`, `value`, `datetime`, `href`, `src`).',
+  })
+  attribute?: string;
+}
+
+/** One value's provenance: `metadata.fields[<path>]` (docs/provenance.md). */
+export class FieldProvenanceResponse {
+  @ApiProperty({ enum: ['model', 'selectors'], description: "The model's answer, or a learned selector program." }) source!: string;
+  @ApiProperty({
+    type: Boolean,
+    nullable: true,
+    description:
+      'true: a normalised form of the value is on the page; false: it is not (invented, or from elsewhere); null: the value is ' +
+      'null, or not checked (booleans, enum values, or the check gave up: see `reason`).',
+  })
+  grounded!: boolean | null;
+  @ApiPropertyOptional({ type: SelectorResponse, description: '`full`, learned values: the rule that read it.' })
+  selector?: SelectorResponse;
+  @ApiPropertyOptional({ type: EvidenceResponse, description: '`full`, grounded values: where it was found.' })
+  evidence?: EvidenceResponse;
+  @ApiPropertyOptional({
+    enum: [
+      'model_null',
+      'model_empty',
+      'coerce_failed',
+      'not_on_page',
+      'ungrounded',
+      'not_checkable',
+      'value_too_long',
+      'unsupported_script',
+      'budget_exhausted',
+      'page_too_large',
+      'leaf_limit',
+    ],
+    description:
+      "`full`: why the value is null (`model_null`, `model_empty`, `coerce_failed`: the model gave a text the field's type cannot " +
+      'read, `not_on_page`: the learned rule found nothing, `ungrounded`: the policy `null_ungrounded` removed it) or why it was ' +
+      'not checked (docs/provenance.md "Reasons").',
+  })
+  reason?: string;
+  @ApiPropertyOptional({
+    description:
+      '`full`: the value the policy `null_ungrounded` (reason `ungrounded`) or coercion (reason `coerce_failed`) replaced by null ' +
+      '(texts cut at 200 characters).',
+  })
+  value?: unknown;
+}
+
+@ApiExtraModels(FieldProvenanceResponse)
 export class ResultMetadataResponse {
   @ApiProperty({
     type: String,
@@ -107,6 +191,21 @@ export class ResultMetadataResponse {
       "page's text around where the program found their values); the item's tokens are that call's.",
   })
   model_call?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(FieldProvenanceResponse) },
+    description:
+      'Extracted items (extract jobs, crawl pages) with `provenance` `summary` (the default) or `full`: per leaf path of `data` ' +
+      '(`title`, `authors[0]`, `variants[1].sku`), where the value came from and whether it is on the page (docs/provenance.md).',
+  })
+  fields?: Record<string, FieldProvenanceResponse>;
+  @ApiPropertyOptional({ type: 'integer', description: 'Leaves past the listing limit, not in `fields` (docs/provenance.md "Limits").' })
+  fields_omitted?: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Extracted items: values of `data` not found on the page (counted before the grounding policy, whatever `provenance`).',
+  })
+  ungrounded_fields?: number;
 }
 
 export class ResultItemResponse {

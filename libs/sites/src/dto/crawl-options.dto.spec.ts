@@ -40,5 +40,14 @@ describe('crawl options: one definition', () => {
     expect(validCrawlOptions('nonsense')).toEqual({});
     expect(validCrawlOptions(null)).toEqual({});
     expect(validCrawlOptions({ follow_pattern: '(a' })).toEqual({}); // not a valid RE2 pattern
+    expect(validCrawlOptions({ provenance: 'full', grounding: 'nope' })).toEqual({ provenance: 'full' });
+  });
+
+  it('extracts with provenance summary and grounding report unless told otherwise (docs/provenance.md)', () => {
+    expect(resolveCrawlOptions()).toMatchObject({ provenance: 'summary', grounding: 'report' });
+    expect(resolveCrawlOptions({ grounding: 'fail_page' }, { provenance: 'off', grounding: 'null_ungrounded' })).toMatchObject({
+      provenance: 'off',
+      grounding: 'fail_page',
+    });
   });
 });

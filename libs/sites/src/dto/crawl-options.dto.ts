@@ -17,8 +17,10 @@ import {
   validateSync,
   type ValidationOptions,
 } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
 import { checkCssSelector } from '@app/content';
 import { FETCH_MODES, type FetchMode } from '@app/fetch';
+import { GROUNDING_POLICIES, PROVENANCE_DEFAULTS, PROVENANCE_MODES, type GroundingPolicy, type ProvenanceMode } from '@app/provenance';
 import { checkPattern } from '../url-rules';
 
 /** Server-side caps (docs/api.md "Crawl options"); over a cap is a 422. */
@@ -41,7 +43,44 @@ export const CRAWL_OPTION_DEFAULTS = {
   exclude_patterns: [],
   max_cost_usd: null,
   archive: true,
+  provenance: PROVENANCE_DEFAULTS.provenance,
+  grounding: PROVENANCE_DEFAULTS.grounding,
 } as const satisfies Record<keyof CrawlOptionsDto, unknown>;
+
+/**
+ * The `provenance` option (docs/provenance.md "Options"): one definition for crawl options, saved sites and
+ * POST /extract.
+ */
+export function ProvenanceProperty(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      enum: PROVENANCE_MODES,
+      default: PROVENANCE_DEFAULTS.provenance,
+      description:
+        "How much of each value's provenance result items carry in `metadata.fields`: `off` none, `summary` (default) " +
+        '`source` and `grounded` per value, `full` also the learned selector, the evidence (a snippet and its offsets in the ' +
+        'text the model saw) and the reason for a null or an unchecked value (docs/provenance.md).',
+    }),
+    IsOptional(),
+    IsIn(PROVENANCE_MODES, { message: `must be one of: ${PROVENANCE_MODES.join(', ')}` }),
+  );
+}
+
+/** The `grounding` policy option (docs/provenance.md "Policies"). */
+export function GroundingProperty(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      enum: GROUNDING_POLICIES,
+      default: PROVENANCE_DEFAULTS.grounding,
+      description:
+        'What a value not found on the page does: `report` (default) keeps it with `grounded: false`, `null_ungrounded` ' +
+        'replaces it by null, `fail_page` fails the page with error_category `ungrounded_output`. Every page counts its ' +
+        '`ungrounded_fields` whatever the policy.',
+    }),
+    IsOptional(),
+    IsIn(GROUNDING_POLICIES, { message: `must be one of: ${GROUNDING_POLICIES.join(', ')}` }),
+  );
+}
 
 export function IsRe2Pattern(options?: ValidationOptions) {
   return (target: object, propertyName: string) =>
@@ -176,6 +215,12 @@ export class CrawlOptionsDto {
   @IsOptional()
   @IsBoolean()
   archive?: boolean;
+
+  @ProvenanceProperty()
+  provenance?: ProvenanceMode;
+
+  @GroundingProperty()
+  grounding?: GroundingPolicy;
 }
 
 /** The options a crawl runs with: every option present, `null` where an optional one is absent. */
@@ -212,6 +257,8 @@ export function resolveCrawlOptions(...layers: Array<CrawlOptionsLayer | undefin
     exclude_patterns: of('exclude_patterns') ?? [...d.exclude_patterns],
     max_cost_usd: of('max_cost_usd'),
     archive: of('archive') ?? d.archive,
+    provenance: of('provenance') ?? d.provenance,
+    grounding: of('grounding') ?? d.grounding,
   };
 }
 

@@ -150,6 +150,15 @@ export class CrawlMapQuery {
   @IsOptional()
   @IsIn(ENTRY_STATUSES)
   status?: (typeof ENTRY_STATUSES)[number];
+
+  @ApiPropertyOptional({
+    enum: ['true'],
+    description:
+      'Only the pages with at least one value not found on the page (`ungrounded_fields` > 0; docs/provenance.md), paged like `status`.',
+  })
+  @IsOptional()
+  @IsIn(['true'], { message: 'must be true' })
+  ungrounded?: 'true';
 }
 
 export class CrawlMapErrorSummary {
@@ -200,6 +209,14 @@ export class CrawlMapEntryResponse {
   @ApiProperty({ type: String, nullable: true, description: "The page's result item id." }) result_id!: string | null;
   @ApiProperty({ description: 'The page met a 429 or a Retry-After on the way.' }) rate_limited!: boolean;
   @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      "Extracted pages: values of the page's data not found on the page (an `ungrounded_output` page's too); null for pages not " +
+      'extracted and pages stored before grounding existed.',
+  })
+  ungrounded_fields!: number | null;
+  @ApiProperty({
     enum: ENTRY_VIAS,
     description: "How the URL came: the seed, a link, a sitemap, a redirect, or a batch's list.",
   })
@@ -237,5 +254,7 @@ export class CrawlMapResponse {
   })
   extracted_by_method!: CrawlMapMethodCounts;
   @ApiProperty({ type: CrawlMapErrorSummary }) error_summary!: CrawlMapErrorSummary;
+  @ApiProperty({ type: 'integer', description: 'Pages with at least one value not found on the page (what `ungrounded=true` lists).' })
+  pages_with_ungrounded_fields!: number;
   @ApiProperty({ type: [CrawlMapEntryResponse] }) entries!: CrawlMapEntryResponse[];
 }
