@@ -217,12 +217,39 @@ export function archiveSuite(getEnv: () => ArchiveEnv): void {
     // The re-extraction's own results have their pages too (copies of the source's records).
     expect((await call('GET', `/api/v1/jobs/${job.id}/results/${items[0].id}/page`)).status).toBe(200);
     // Only a finished crawl-engine job of a finished source; a bad body is a 422.
-    // `only: ungrounded` needs result provenance, which this version does not record: a 422 that says so.
-    const ungrounded = await call('POST', `/api/v1/jobs/${job.id}/reextract`, { body: { only: 'ungrounded' } });
-    expect(ungrounded.status).toBe(422);
-    expect(ungrounded.body.errors).toEqual([
-      expect.objectContaining({ location: 'body.only', value: 'ungrounded', message: expect.stringMatching(/needs result provenance/) }),
-    ]);
+  });
+
+  it('only: ungrounded re-extracts the pages with a value not found on the page (provenance), and only those', async () => {
+    // A model that invents every second value: the crawl's pages carry ungrounded values (docs/provenance.md).
+    const crawled = await call('POST', '/api/v1/crawl', {
+      body: {
+        url: env.play.url('shop.test', '/catalog/page/1'),
+        schema: SCHEMA,
+        llm_config: { ...llm(), model: 'gpt-4o-mini+invent' },
+        options: { follow_selector: 'li.next a, a.product', max_depth: 10, max_pages: 6, concurrency: 3 },
+      },
+    });
+    const crawl = await finished(crawled.body.job_id);
+    expect(crawl).toMatchObject({ status: 'completed', page_count: 6 });
+    const ungrounded = (await call('GET', `/api/v1/jobs/${crawl.id}/crawl-map?ungrounded=true`)).body;
+    const wanted = new Set((ungrounded.entries as any[]).map((e) => e.url));
+    expect(wanted.size).toBeGreaterThan(0);
+    const since = Date.now();
+    const started = await call('POST', `/api/v1/jobs/${crawl.id}/reextract`, { body: { only: 'ungrounded', llm_config: llm() } });
+    expect(started.status).toBe(202);
+    expect(started.body.page_count).toBe(wanted.size);
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: wanted.size, ungrounded_fields: 0 });
+    expect(siteRequests(since)).toEqual([]);
+    const items = await results(job.id);
+    expect(new Set(items.map((i) => i.url))).toEqual(wanted);
+    for (const item of items.filter((i) => /\/product\/\d+$/.test(i.url)))
+      expect(item.data.sku).toBe(product(Number(/\/product\/(\d+)$/.exec(item.url)![1])).sku);
+    // Its pages are all grounded now: nothing left for another `only: ungrounded`.
+    const again = await call('POST', `/api/v1/jobs/${job.id}/reextract`, { body: { only: 'ungrounded', llm_config: llm() } });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toMatch(/no pages with a value not found on the page/);
+    expect((await call('POST', `/api/v1/jobs/${job.id}/reextract`, { body: { only: 'some' } })).status).toBe(422);
   });
 
   it('re-extraction with extraction_mode auto learns selector programs from the archived pages', async () => {

@@ -78,6 +78,6 @@ describe('gleaner reextract', () => {
     expect(refused.stderr).not.toMatch(STACK_TRACE);
     const bad = await runCli(['reextract', crawlId, '--only', 'some'], env);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/Allowed choices are all, failed/);
+    expect(bad.stderr).toMatch(/Allowed choices are all, failed, ungrounded/);
   });
 });

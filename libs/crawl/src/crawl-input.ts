@@ -30,6 +30,10 @@ export interface ListSource {
   duplicates: number;
 }
 
+/** Which of the source job's pages a re-extraction reads: every fetched one, the failed ones, or those with a value not on the page. */
+export const REEXTRACT_ONLY = ['all', 'failed', 'ungrounded'] as const;
+export type ReextractOnly = (typeof REEXTRACT_ONLY)[number];
+
 /**
  * A re-extraction's pages (docs/archive.md "Re-extraction"): the archived pages of `source_job_id`,
  * `pages` of them as counted at intake (`only`: every fetched page, or only those that failed).
@@ -37,7 +41,7 @@ export interface ListSource {
 export interface ArchiveSource {
   kind: 'archive';
   source_job_id: string;
-  only: 'all' | 'failed';
+  only: ReextractOnly;
   pages: number;
 }
 
@@ -76,7 +80,7 @@ const crawlInputSchema = z.object({
       z.object({
         kind: z.literal('archive'),
         source_job_id: z.string(),
-        only: z.enum(['all', 'failed']),
+        only: z.enum(REEXTRACT_ONLY),
         pages: z.number().int().min(0),
       }),
       z.object({ kind: z.literal('warc'), upload_id: z.string(), bytes: z.number().int().min(0) }),

@@ -33,7 +33,8 @@ job's own schema is used.
 
 Examples:
   $ gleaner reextract 01JC9X... --schema product-v2.yaml -o products-v2.jsonl
-  $ gleaner reextract 01JC9X... --only failed --model gpt-4o
+  $ gleaner reextract 01JC9X... --only failed --model openai/gpt-4o
+  $ gleaner reextract 01JC9X... --only ungrounded --model anthropic/claude-sonnet-4-5
   $ gleaner reextract 01JC9X... --schema-id product --extraction-mode auto --detach`;
 
 export function registerReextract(program: Command, kit: CommandKit): void {
@@ -44,7 +45,13 @@ export function registerReextract(program: Command, kit: CommandKit): void {
     .argument('<job>', 'the id of the finished job whose pages to extract again');
   kit.addSchemaOptions(command);
   command
-    .addOption(new Option('--only <pages>', 'which pages: all, or only those that failed').choices(['all', 'failed']))
+    .addOption(
+      new Option('--only <pages>', 'which pages: all, only those that failed, or only those with a value not found on the page').choices([
+        'all',
+        'failed',
+        'ungrounded',
+      ]),
+    )
     .option('--concurrency <n>', "pages extracted at once (default: the job's)", intParser('--concurrency', 1))
     .addOption(kit.extractionModeOption())
     .option('--max-cost <usd>', 'cost cap in USD: no new page starts beyond it', numberParser('--max-cost', 0));

@@ -6,9 +6,15 @@ import { JobIntakeService } from '@app/intake';
 import { JobsService, isTerminal, onCrawlEngine } from '@app/jobs';
 import { publicBaseUrl, type RequestOrigin } from '@app/results';
 import type { CrawlOptions } from '@app/sites';
-import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { parseCrawlInput, type CrawlJobInput, type ReextractOnly } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import type { ReextractRequestDto, ReextractResponse } from './dto/archive.dto';
+
+const NOTHING_TO_REEXTRACT: Record<ReextractOnly, string> = {
+  all: 'The job fetched no pages to re-extract.',
+  failed: 'The job has no failed pages to re-extract.',
+  ungrounded: 'The job has no pages with a value not found on the page to re-extract (docs/provenance.md).',
+};
 
 export interface ReextractAnswer {
   location: string;
@@ -47,9 +53,8 @@ export class ReextractRequestsService {
     if (!isTerminal(source.status)) throw Errors.conflict(`The job is ${source.status}; re-extract it once it has finished.`);
     const input = parseCrawlInput(source.input);
     const only = dto.only ?? 'all';
-    const pages = await this.repository.countFetched(source._id, only === 'failed' ? ['failed'] : ['completed', 'failed']);
-    if (pages === 0)
-      throw Errors.conflict(only === 'failed' ? 'The job has no failed pages to re-extract.' : 'The job fetched no pages to re-extract.');
+    const pages = await this.repository.countFetched(source._id, only);
+    if (pages === 0) throw Errors.conflict(NOTHING_TO_REEXTRACT[only]);
     const given = dto.schema !== undefined || dto.schema_id !== undefined;
     const schema = given ? await this.intake.schema(caller, dto, null) : null;
     const options = reextractOptions(input.options, pages, dto);

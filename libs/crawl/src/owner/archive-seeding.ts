@@ -1,4 +1,3 @@
-import type { EntryStatus } from '../crawl.types';
 import type { CrawlRepository } from '../crawl.repository';
 import type { ArchiveSource } from '../crawl-input';
 import type { CrawlRun } from './crawl-run';
@@ -21,16 +20,13 @@ export class ArchiveSeeding implements SeedSource {
   private reading: Promise<void> | null = null;
   private active = false;
   private failure: { error: unknown } | null = null;
-  private readonly statuses: EntryStatus[];
 
   constructor(
     private readonly run: CrawlRun,
     private readonly source: ArchiveSource,
     private readonly store: ArchiveSeedingStore,
     private readonly frontier: Pick<Frontier, 'offerListUrls'>,
-  ) {
-    this.statuses = source.only === 'failed' ? ['failed'] : ['completed', 'failed'];
-  }
+  ) {}
 
   async ingest(): Promise<void> {
     const state = await this.store.state(this.run.jobId);
@@ -69,7 +65,7 @@ export class ArchiveSeeding implements SeedSource {
 
   /** Stores the next source pages in the frontier and records how far it got; false past the end. */
   private async step(position: { seq: number; offered: number }): Promise<boolean> {
-    const entries = await this.store.fetchedAfter(this.source.source_job_id, this.statuses, position.seq, STEP);
+    const entries = await this.store.fetchedAfter(this.source.source_job_id, this.source.only, position.seq, STEP);
     if (entries.length === 0) return false;
     await this.frontier.offerListUrls(
       entries.map((e) => e.url),

@@ -1,34 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  Allow,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsNumber,
-  IsObject,
-  IsOptional,
-  IsString,
-  Length,
-  Max,
-  Min,
-  ValidateNested,
-  type ValidationArguments,
-} from 'class-validator';
+import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
 import { CRAWL_CAPS } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
-
-export const REEXTRACT_ONLY = ['all', 'failed'] as const;
-
-/** `ungrounded` is a documented value to come (docs/archive.md): the refusal says why, not only what is taken. */
-function onlyMessage(args: ValidationArguments): string {
-  return args.value === 'ungrounded'
-    ? "only must be one of the following values: all, failed; 'ungrounded' needs result provenance, which this version does not record (docs/archive.md)"
-    : 'only must be one of the following values: all, failed';
-}
+import { REEXTRACT_ONLY, type ReextractOnly } from '../../crawl-input';
 
 /** POST /jobs/{id}/reextract (docs/archive.md "Re-extraction"). */
 export class ReextractRequestDto extends JobWebhookFields {
@@ -65,11 +43,11 @@ export class ReextractRequestDto extends JobWebhookFields {
     enum: REEXTRACT_ONLY,
     default: 'all',
     description:
-      "Which of the source job's fetched pages: `all`, or only those that `failed`. `ungrounded` (the pages with a value the page does not support) needs each result's provenance, which this version does not record: it is refused with a 422 until then (docs/archive.md).",
+      "Which of the source job's fetched pages: `all`, only those that `failed`, or only those with a value not found on the page (`ungrounded`: the crawl map's `ungrounded=true` pages, docs/provenance.md).",
   })
   @IsOptional()
-  @IsIn(REEXTRACT_ONLY, { message: onlyMessage })
-  only?: (typeof REEXTRACT_ONLY)[number];
+  @IsIn(REEXTRACT_ONLY)
+  only?: ReextractOnly;
 
   @ApiPropertyOptional({
     minimum: 1,
