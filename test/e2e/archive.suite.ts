@@ -252,6 +252,27 @@ export function archiveSuite(getEnv: () => ArchiveEnv): void {
     expect((await call('POST', `/api/v1/jobs/${job.id}/reextract`, { body: { only: 'some' } })).status).toBe(422);
   });
 
+  it('a crawl that stored page formats is re-extracted with a schema given (none of its own: a 422 without)', async () => {
+    const crawled = await call('POST', '/api/v1/crawl', {
+      body: { url: env.play.url('shop.test', '/product/2'), formats: ['markdown'], options: { max_depth: 0 } },
+    });
+    expect(crawled.status).toBe(202);
+    const crawl = await finished(crawled.body.job_id);
+    expect(crawl).toMatchObject({ status: 'completed', page_count: 1 });
+    const without = await call('POST', `/api/v1/jobs/${crawl.id}/reextract`, { body: { llm_config: llm() } });
+    expect(without.status).toBe(422);
+    expect(without.body.errors).toEqual([
+      expect.objectContaining({ location: 'body.schema', message: expect.stringMatching(/page formats/) }),
+    ]);
+    const since = Date.now();
+    const started = await call('POST', `/api/v1/jobs/${crawl.id}/reextract`, { body: { schema: NEW_SCHEMA, llm_config: llm() } });
+    expect(started.status).toBe(202);
+    expect(await finished(started.body.job_id)).toMatchObject({ status: 'completed', page_count: 1 });
+    const [item] = await results(started.body.job_id);
+    expect(item.data.sku).toBe(product(2).sku);
+    expect(siteRequests(since)).toEqual([]);
+  });
+
   it('re-extraction with extraction_mode auto learns selector programs from the archived pages', async () => {
     const since = Date.now();
     const started = await call('POST', `/api/v1/jobs/${source.job.id}/reextract`, {

@@ -69,7 +69,7 @@ export function batchSuite(getEnv: () => BatchEnv): void {
     const job = await finished(started.body.job_id);
     expect(job).toMatchObject({ type: 'batch', status: 'completed', page_count: 4, failed_count: 2, urls_queued: 6 });
     expect(job.options).toMatchObject({ max_depth: 0, max_pages: 6, concurrency: 3, same_domain_only: false, use_sitemap: false });
-    expect(job.pages_by_method).toEqual({ model: 4, selectors: 0, mixed: 0 });
+    expect(job.pages_by_method).toEqual({ model: 4, selectors: 0, mixed: 0, scrape: 0 });
 
     const items = (await call('GET', `/api/v1/jobs/${job.id}/results`)).body as any[];
     expect(items).toHaveLength(6);
@@ -202,6 +202,29 @@ export function batchSuite(getEnv: () => BatchEnv): void {
     });
     expect(text.status).toBe(415);
     expect((await call('GET', '/api/v1/jobs?limit=100')).body.jobs.length).toBe(before);
+  });
+
+  it('without a schema stores each URL in the requested formats, with no model call and no key needed', async () => {
+    const calls = env.models.requests.length;
+    const urls = [1, 2].map((id) => env.play.url('shop.test', `/product/${id}`));
+    const started = await call('POST', '/api/v1/batch/extract', {
+      body: { urls, formats: ['text', 'page_info'], only_main_content: false },
+    });
+    expect(started.status).toBe(202);
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: 2, cost_usd: 0, model_calls: 0 });
+    expect(job.pages_by_method).toEqual({ model: 0, selectors: 0, mixed: 0, scrape: 2 });
+    const items = (await call('GET', `/api/v1/jobs/${job.id}/results`)).body as any[];
+    for (const id of [1, 2]) {
+      const item = items.find((i) => i.url === urls[id - 1]);
+      expect(Object.keys(item.data).sort()).toEqual(['page_info', 'text']);
+      expect(item.data.text).toContain(product(id).name);
+      expect(item.metadata).toMatchObject({ method: 'scrape', status_code: 200 });
+    }
+    expect(env.models.requests.length).toBe(calls);
+    const both = await batch({ urls, formats: ['markdown'] });
+    expect(both.status).toBe(422);
+    expect(both.body.errors[0]).toMatchObject({ location: 'body.formats' });
   });
 
   it('stops at max_cost_usd: the pages not started are skipped budget_exceeded', async () => {

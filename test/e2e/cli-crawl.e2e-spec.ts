@@ -165,6 +165,39 @@ describe('gleaner crawl', () => {
     expect(summary).toMatchObject({ status: 'completed', pages: 2, output: null, results_written: 2 });
     expect(sorted(run.stdout)).toEqual(sorted(await resultsJsonl(service, summary.job_id)));
   });
+
+  it('--as markdown --out-dir: no schema, no model; one markdown file per page, named by its URL', async () => {
+    const out = join(dir, 'pages');
+    const calls = models.requests.length;
+    const args = ['crawl', `${site.url}/`, '--as', 'markdown', '--out-dir', out, '--fetch-mode', 'static'];
+    args.push('--max-pages', '3', '--max-depth', '1', '--follow', '/page/\\d+/$', '--ignore-robots');
+    const run = await runCli(args, { url: service.url, key: service.key });
+    expect(run.stderr).not.toMatch(STACK_TRACE);
+    expect(run.code).toBe(0);
+    const id = JOB_ID.exec(run.stdout)![1];
+    expect(run.stdout).toContain(`results   3 files in ${out}`);
+    expect(models.requests.length).toBe(calls);
+    const host = new URL(site.url).host.replace(':', '_');
+    const home = readFileSync(join(out, host, 'index.md'), 'utf8');
+    expect(home).toContain('Albert Einstein');
+    const items = jsonLines(await resultsJsonl(service, id));
+    expect(items).toHaveLength(3);
+    for (const item of items) {
+      const path = new URL(item.url).pathname;
+      const file = join(out, host, ...(path === '/' ? ['index.md'] : `${path.replace(/\/$/, '/index')}.md`.split('/').slice(1)));
+      expect(readFileSync(file, 'utf8').trim()).toBe(String(item.data.markdown).trim());
+      expect(item.metadata.method).toBe('scrape');
+    }
+  });
+
+  it('refuses --as beside a schema and --out-dir beside -o, before any job', async () => {
+    const both = await runCli(['crawl', `${site.url}/`, '--as', 'markdown', '--schema', QUOTES_SCHEMA], env);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--as stores pages without a schema');
+    const two = await runCli(['crawl', `${site.url}/`, '--out-dir', join(dir, 'x'), '-o', join(dir, 'x.jsonl')], env);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain('not both');
+  });
 });
 
 describe('cancelling', () => {

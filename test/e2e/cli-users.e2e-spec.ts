@@ -1,13 +1,14 @@
 /** The operators' CLI creates users (tenants) directly in the store; their keys work on the API. */
 import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmbedded } from './embedded-app';
 import { http, tempDir } from './helpers';
 import { ROOT } from './processes';
 
 const CLI = join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js');
-const run = (args: string[], env: Record<string, string>) =>
-  spawnSync(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000 });
+const run = (args: string[], env: Record<string, string>, cwd = ROOT) =>
+  spawnSync(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000 });
 
 // Each test starts several CLI processes (Node start, store open): seconds apiece on a busy machine.
 jest.setTimeout(180_000);
@@ -15,7 +16,8 @@ jest.setTimeout(180_000);
 describe('gleaner users (CLI)', () => {
   it('creates and lists users whose first key works on the API', async () => {
     const dataDir = tempDir('gleaner-cli-');
-    const created = run(['users', 'create', '--name', 'acme'], { DATA_DIR: dataDir });
+    // A new store is made only where --data-dir says so.
+    const created = run(['users', 'create', '--name', 'acme', '--data-dir', dataDir], {});
     expect(created.stderr).toBe('');
     expect(created.status).toBe(0);
     const user = JSON.parse(created.stdout) as { id: string; name: string; key: { key: string } };
@@ -41,10 +43,46 @@ describe('gleaner users (CLI)', () => {
     }
   });
 
+  it('refuses to start a new store where there is none, unless --data-dir is given', () => {
+    const elsewhere = tempDir('gleaner-cli-elsewhere-');
+    for (const args of [
+      ['users', 'create', '--name', 'lost'],
+      ['users', 'list'],
+    ]) {
+      const refused = run(args, {}, elsewhere);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(`no Gleaner store in ${join(elsewhere, 'data')}`);
+      expect(refused.stderr).toContain('--data-dir DIR');
+      expect(refused.stdout).toBe('');
+    }
+    const emptyDataDir = tempDir('gleaner-cli-empty-');
+    const refused = run(['users', 'create', '--name', 'lost'], { DATA_DIR: emptyDataDir });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`no Gleaner store in ${emptyDataDir} (DATA_DIR)`);
+    // Nothing was made: neither a data directory nor a secret.
+    expect(existsSync(join(elsewhere, 'data'))).toBe(false);
+    expect(readdirSync(emptyDataDir)).toEqual([]);
+  });
+
+  it('has --help on every local command and subcommand (exit 0, usage on stdout)', () => {
+    for (const args of [
+      ['users', '--help'],
+      ['users', 'create', '--help'],
+      ['users', 'list', '-h'],
+      ['convert', '--help'],
+      ['help', 'users'],
+    ]) {
+      const help = run(args, {});
+      expect({ args, status: help.status }).toEqual({ args, status: 0 });
+      expect(help.stdout).toMatch(/^Usage: gleaner (users|convert)/);
+      expect(help.stderr).toBe('');
+    }
+  });
+
   it('rejects bad usage with exit code 64 and bad configuration with a clear message', () => {
     expect(run(['users', 'create'], { DATA_DIR: tempDir() }).status).toBe(64);
     expect(run(['users', 'frobnicate'], { DATA_DIR: tempDir() }).status).toBe(64);
-    const bad = run(['users', 'list'], { DATA_DIR: tempDir(), PORT: 'x' });
+    const bad = run(['users', 'list', '--data-dir', tempDir()], { PORT: 'x' });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/PORT/);
   });

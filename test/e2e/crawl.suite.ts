@@ -150,7 +150,7 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     const byModel = productEntries.filter((e: any) => e.method === 'model');
     const byMixed = productEntries.filter((e: any) => e.method === 'mixed');
     expect(bySelectors.length + byModel.length + byMixed.length).toBe(SHOP_PRODUCTS);
-    const counts = { model: 0, selectors: 0, mixed: 0 } as Record<string, number>;
+    const counts = { model: 0, selectors: 0, mixed: 0, scrape: 0 } as Record<string, number>;
     for (const e of m.entries.filter((e: any) => e.status === 'completed')) counts[e.method]++;
     expect(m.extracted_by_method).toEqual(counts);
     expect(counts.model + counts.selectors + counts.mixed).toBe(SHOP_PAGES + SHOP_PRODUCTS);
@@ -594,6 +594,73 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect(held.body).toMatchObject({ status: 'running', data: {} });
     env.play.openGate(gate);
     expect((await finished(held.body.job_id)).status).toBe('completed');
+  });
+
+  it('without a schema stores every page in the requested formats: no model call, no cost, in results, merge, map, SSE and exports', async () => {
+    const host = 'h90.test';
+    const seed = env.play.url(host, '/');
+    const calls = env.models.requests.length;
+    const started = await call('POST', '/api/v1/crawl?wait=true&timeout=60', {
+      body: { url: seed, formats: ['markdown', 'links', 'page_info', 'links'], options: { max_depth: 1 } },
+    });
+    expect(started.status).toBe(200);
+    expect(started.body).toMatchObject({ status: 'completed', page_count: 4, cost_usd: 0, token_usage: { input: 0, output: 0 } });
+    // merge=true: one item per page, its URL and its formats (its links are not items).
+    expect(started.body.data.items).toHaveLength(4);
+    expect(started.body.data.items.map((i: any) => i.url).sort()).toEqual(
+      [seed, ...[1, 2, 3].map((n) => env.play.url(host, `/p/${n}`))].sort(),
+    );
+    expect(env.models.requests.length).toBe(calls);
+
+    const jobId = started.body.job_id;
+    const job = (await call('GET', `/api/v1/jobs/${jobId}`)).body;
+    expect(job).toMatchObject({ model_calls: 0, pages_by_method: { model: 0, selectors: 0, mixed: 0, scrape: 4 } });
+    const items = await results(jobId);
+    const home = items.find((i) => i.url === seed);
+    expect(Object.keys(home.data).sort()).toEqual(['links', 'markdown', 'page_info']);
+    expect(home.data.markdown).toContain(`Name: ${host}`);
+    expect(home.data.links.map((l: any) => l.url)).toEqual([1, 2, 3].map((n) => env.play.url(host, `/p/${n}`)));
+    expect(home.data.links[0].text).toBe('p1');
+    expect(home.data.page_info).toMatchObject({ title: `${host} home`, status_code: 200, content_type: 'text/html' });
+    expect(home.metadata).toMatchObject({ method: 'scrape', status_code: 200, content_type: 'text/html', fetch_mode: 'static' });
+    expect(home.metadata.llm_model).toBeUndefined();
+    const page2 = items.find((i) => i.url === env.play.url(host, '/p/2'));
+    expect(page2.data.markdown).toContain(`Name: ${host} page 2`);
+
+    const m = await map(jobId);
+    expect(m.extracted_by_method).toEqual({ model: 0, selectors: 0, mixed: 0, scrape: 4 });
+    expect(m.entries.every((e: any) => e.method === 'scrape' && e.model_call === null)).toBe(true);
+
+    const stream = await readSse(`${env.app.baseUrl}/api/v1/jobs/${jobId}/stream`, { key: env.app.adminKey });
+    const events = stream.events.filter((e) => e.event === 'result');
+    expect(events).toHaveLength(4);
+    expect(events.every((e) => typeof e.data.data?.markdown === 'string')).toBe(true);
+
+    const jsonl = await call('GET', `/api/v1/jobs/${jobId}/results?format=jsonl`);
+    expect(jsonl.status).toBe(200);
+    const lines = jsonl.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(4);
+    expect(lines.every((l: any) => typeof l.data.markdown === 'string')).toBe(true);
+  });
+
+  it('refuses formats beside a schema, a screenshot without the browser, and format options without formats', async () => {
+    const url = env.play.url('h91.test', '/');
+    const both = await crawl({ url, formats: ['markdown'] });
+    expect(both.status).toBe(422);
+    expect(both.body.errors).toEqual([expect.objectContaining({ location: 'body.formats' })]);
+    const shot = await call('POST', '/api/v1/crawl', { body: { url, formats: ['screenshot'], options: { fetch_mode: 'static' } } });
+    expect(shot.status).toBe(422);
+    expect(shot.body.errors[0]).toMatchObject({ location: 'body.formats', message: expect.stringContaining('needs the browser') });
+    const stray = await crawl({ url, only_main_content: false });
+    expect(stray.status).toBe(422);
+    expect(stray.body.errors[0]).toMatchObject({ location: 'body.only_main_content' });
+    const unknown = await call('POST', '/api/v1/crawl', { body: { url, formats: ['pdf'] } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors[0]).toMatchObject({ location: 'body.formats' });
+    expect(env.play.requests.some((r) => r.host === 'h91.test')).toBe(false);
   });
 
   it('stops starting pages at max_cost_usd; pages in flight finish; the job says budget_exceeded', async () => {

@@ -58,6 +58,7 @@ export async function ownerFixture(
   const input: CrawlJobInput = {
     url: seed.url,
     schema: { type: 'object', properties: { title: { type: 'string' } } },
+    page_formats: null,
     schema_id: null,
     site_id: null,
     llm_config: null,

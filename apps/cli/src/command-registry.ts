@@ -21,6 +21,11 @@ export class CommandRegistry {
       io.stderr.write(`gleaner: unknown command "${name}"\n\n${this.help()}`);
       return EXIT_USAGE;
     }
+    // `gleaner users --help`, `gleaner users create -h`: every command has --help (apps/cli/README.md).
+    if (args.includes('--help') || args.includes('-h')) {
+      io.stdout.write(`${command.usage}\n`);
+      return EXIT_OK;
+    }
     try {
       return await command.run(args, io);
     } catch (error) {

@@ -29,7 +29,7 @@ export interface CommandKit {
   /** `--provenance` and `--grounding` (docs/provenance.md). */
   addProvenanceOptions(command: Command): void;
   /** `--flag <value>` restricted to `choices`, with a default. */
-  choiceOption(flags: string, description: string, choices: readonly string[], defaultValue: string): Option;
+  choiceOption(flags: string, description: string, choices: readonly string[], defaultValue?: string): Option;
 }
 
 interface LocalCommand {
@@ -59,7 +59,7 @@ async function runLocal(local: LocalCommand, argv: string[], io: CliIo): Promise
   return new CommandRegistry().register(await local.load()).run(argv, io);
 }
 
-const PROGRAM_HELP = `
+export const PROGRAM_HELP = `
 Environment:
   GLEANER_URL             the service (default ${DEFAULT_URL}); --url wins
   GLEANER_API_KEY         your API key (glk_…); --key wins (prefer the variable:
@@ -70,9 +70,11 @@ Environment:
 
 Exit codes:
   0    done (a followed job completed)
-  1    the job failed or was cancelled, or the service refused (404, 409, 5xx)
+  1    the job failed or was cancelled (also a page the job could not fetch or
+       extract: the site's 404 or 502), or the service refused (404, 409, 5xx)
   2    usage error, or a request the service rejected as invalid (400, 422)
-  3    service unreachable, or the key refused (401, 403)
+  3    service unreachable (no answer, or a 502/503 naming no job: a proxy in
+       front of it), or the key refused (401, 403)
   130  interrupted (Ctrl-C)
 
 Examples:
@@ -98,7 +100,7 @@ export async function runCli(argv: string[], io: CliIo & ApiIo, env: NodeJS.Proc
   const popDefault = signals.push(() => interrupt.abort(new InterruptedError()));
   let exitCode: number = EXIT.ok;
   try {
-    const program = await buildProgram(io, env, signals, interrupt.signal, (code) => (exitCode = code));
+    const program = await buildProgram(io, env, signals, interrupt.signal, (code) => (exitCode = code), jsonErrors);
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (error) {
@@ -114,6 +116,7 @@ async function buildProgram(
   signals: SignalHub,
   signal: AbortSignal,
   setExit: (code: ExitCode) => void,
+  jsonErrors: boolean,
 ): Promise<Command> {
   const { Command, Option } = await loadCommander();
   const errColors = colorsFor(io.stderr, env, true);
@@ -125,12 +128,13 @@ async function buildProgram(
     .option('--json', 'machine-readable output on stdout (and errors as JSON on stderr)')
     .option('-q, --quiet', 'no progress display and no notices')
     .option('--no-color', 'no colours (NO_COLOR is respected too)')
-    .showHelpAfterError(errColors.dim('(add --help for usage)'))
+    .showHelpAfterError(jsonErrors ? false : errColors.dim('(add --help for usage)'))
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-      outputError: (text, write) => write(errColors.red(text)),
+      // With --json a usage error is one JSON line too, like every other error (apps/cli/README.md "--json").
+      outputError: (text, write) => write(jsonErrors ? `${JSON.stringify({ error: usageProblem(text) })}\n` : errColors.red(text)),
     })
     .addHelpText('after', PROGRAM_HELP);
 
@@ -154,7 +158,10 @@ async function buildProgram(
         .option('--model-key <key>', 'provider key for this request only (env GLEANER_MODEL_API_KEY)')
         .option('--model-base-url <url>', 'provider endpoint (env GLEANER_MODEL_BASE_URL)'),
     fetchModeOption: () => new Option('--fetch-mode <mode>', 'how pages are fetched (service default auto)').choices(FETCH_MODES),
-    choiceOption: (flags, description, choices, defaultValue) => new Option(flags, description).choices(choices).default(defaultValue),
+    choiceOption: (flags, description, choices, defaultValue) => {
+      const option = new Option(flags, description).choices(choices);
+      return defaultValue === undefined ? option : option.default(defaultValue);
+    },
     extractionModeOption: () =>
       new Option(
         '--extraction-mode <mode>',
@@ -229,6 +236,17 @@ function report(error: unknown, io: ApiIo, colors: ReturnType<typeof colorsFor>,
   else io.stderr.write(`${colors.red('error:')} ${message}\n`);
   if (process.env.GLEANER_CLI_DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   return EXIT.failed;
+}
+
+/** A commander message (`error: unknown option '--bogus'\n(Did you mean --max-pages?)`) as problem fields. */
+function usageProblem(text: string): { title: string; detail: string } {
+  return {
+    title: 'Usage error',
+    detail: text
+      .replace(/^error:\s*/, '')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  };
 }
 
 function isCommanderError(error: unknown): error is CommanderError {

@@ -1,4 +1,4 @@
-export { isErrorCategory, type ErrorCategory } from './error-category';
+export { ERROR_CATEGORIES, isErrorCategory, type ErrorCategory } from './error-category';
 export { isProblemSlug, PROBLEMS, type ProblemSlug } from './problems';
 export { AppError, DuplicateKeyError, Errors, type FieldError } from './app-error';
 export { newId, nowIso, sleep } from './ids';

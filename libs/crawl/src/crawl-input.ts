@@ -1,13 +1,17 @@
 import { z } from 'zod';
 import { extractionModeSchema, type ExtractionMode } from '@app/extraction';
 import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/llm';
+import { pageFormatsPlanSchema, type PageFormatsPlan } from '@app/pages';
 import type { JsonSchemaObject } from '@app/schema';
 import { resolveCrawlOptions, validCrawlOptions, type CrawlOptions, type CrawlOptionsDto } from '@app/sites';
 
 export interface CrawlJobInput {
   /** The seed, canonical. */
   url: string;
-  schema: JsonSchemaObject;
+  /** What to extract from every page; null for a crawl that stores each page's formats instead (`page_formats`). */
+  schema: JsonSchemaObject | null;
+  /** A crawl or batch without a schema: how each page is stored as formats (docs/scrape.md "Crawls and batches"). */
+  page_formats: PageFormatsPlan | null;
   schema_id: string | null;
   site_id: string | null;
   llm_config: StoredLlmConfig | null;
@@ -68,7 +72,10 @@ const storedOptionsSchema = z.custom<CrawlOptionsDto>(
 
 const crawlInputSchema = z.object({
   url: z.string(),
-  schema: z.custom<JsonSchemaObject>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON Schema object'),
+  schema: z
+    .custom<JsonSchemaObject>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON Schema object')
+    .nullable(),
+  page_formats: pageFormatsPlanSchema.nullish().transform((v) => v ?? null),
   schema_id: z.string().nullable(),
   site_id: z.string().nullable(),
   llm_config: storedLlmConfigSchema,
@@ -90,6 +97,7 @@ const crawlInputSchema = z.object({
 
 export function parseCrawlInput(raw: unknown): CrawlJobInput {
   const input = crawlInputSchema.parse(raw);
+  if ((input.schema === null) === (input.page_formats === null)) throw new Error('a crawl input has either a schema or page formats');
   return { ...input, options: resolveCrawlOptions(input.options) };
 }
 
@@ -116,4 +124,10 @@ export function parseWarcInput(raw: unknown): CrawlJobInput {
   const input = parseCrawlInput(raw);
   if (input.source?.kind !== 'warc') throw new Error('a warc-extract input names its upload (source)');
   return input;
+}
+
+/** The schema of a crawl that extracts (every crawl without `page_formats` has one: parseCrawlInput checks it). */
+export function extractionSchema(input: CrawlJobInput): JsonSchemaObject {
+  if (!input.schema) throw new Error('this crawl stores page formats; it has no schema to extract');
+  return input.schema;
 }

@@ -344,7 +344,7 @@ export class CrawlRepository implements OnModuleInit {
   }
 
   /** Completed pages extracted by `method` (`model`, or `selectors` and `mixed` under extraction_mode auto). */
-  countByMethod(jobId: string, method: 'model' | 'selectors' | 'mixed'): Promise<number> {
+  countByMethod(jobId: string, method: 'model' | 'selectors' | 'mixed' | 'scrape'): Promise<number> {
     return this.entries.count({ job_id: jobId, status: 'completed', method });
   }
 

@@ -164,7 +164,9 @@ export type PageOutcome =
          * `selectors`: a learned program extracted the page without a model call; `mixed`: the program filled some
          * fields and a partial model call the others (extraction_mode auto).
          */
-        method?: 'model' | 'selectors' | 'mixed';
+        method?: 'model' | 'selectors' | 'mixed' | 'scrape';
+        /** `scrape` pages: how the page was made into its formats (the result's metadata: status, content type, screenshot). */
+        details?: Record<string, unknown> | null;
         program_id?: string | null;
         template_id?: string | null;
         /** `mixed`: the fields the model filled. */

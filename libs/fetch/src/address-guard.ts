@@ -62,7 +62,7 @@ export class AddressGuard {
       return [{ address: host, family: literal === 6 ? 6 : 4 }];
     }
     if (!privileged && (FORBIDDEN_NAMES.has(host) || host.endsWith('.localhost'))) {
-      throw fetchError('ssrf_blocked', `The host ${host} is not allowed.`);
+      throw fetchError('ssrf_blocked', `The host ${host} is not allowed. ${openingHint('127.0.0.1')}`);
     }
     let addresses: ResolvedAddress[];
     try {
@@ -87,7 +87,7 @@ export class AddressGuard {
     if (privileged) return;
     const verdict = classifyIp(ip, this.allowCidrs);
     if (!verdict.allowed) {
-      throw fetchError('ssrf_blocked', `The address ${ip}${via} is not allowed: ${verdict.reason}.`);
+      throw fetchError('ssrf_blocked', `The address ${ip}${via} is not allowed: ${verdict.reason}. ${openingHint(ip)}`);
     }
   }
 
@@ -167,4 +167,10 @@ function safeUrl(url: string): URL {
   } catch {
     throw fetchError('invalid_request', `Not a valid URL: ${url}`);
   }
+}
+
+/** What the operator sets to open a refused address on purpose (docs/security.md "Opening private networks"). */
+function openingHint(ip: string): string {
+  const single = isIP(ip) === 6 ? `${ip}/128` : `${ip}/32`;
+  return `An operator can open it with GLEANER_ALLOW_NETWORKS=${single} (or its range), or GLEANER_ALLOW_PRIVATE_NETWORKS=true for development.`;
 }

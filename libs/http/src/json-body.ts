@@ -8,8 +8,8 @@ export const JSON_BODY_LIMITS = {
   maxArrayLength: 10_000,
 } as const;
 
-function refuse(detail: string, location?: string): AppError {
-  const errors: FieldError[] | undefined = location ? [{ location, message: detail }] : undefined;
+function refuse(detail: string, location?: string, message = detail): AppError {
+  const errors: FieldError[] | undefined = location ? [{ location, message }] : undefined;
   return new AppError('bad-request', detail, { detail, errors });
 }
 
@@ -28,8 +28,11 @@ export function parseJsonBody(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch {
-    throw refuse('The body is not valid JSON.');
+  } catch (error) {
+    // Where it broke, in JSON.parse's words ("… in JSON at position 1 (line 1 column 2)", "Unexpected token 'b'"),
+    // without the excerpt of the body V8 quotes (it may hold a key).
+    const why = error instanceof SyntaxError ? error.message.replace(/, ".*" is not valid JSON$/s, '') : 'unexpected input';
+    throw refuse('The body is not valid JSON.', 'body', `is not valid JSON: ${why}`);
   }
   checkValues(value, 'body');
   return value;

@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import { AppError, Errors, type FieldError } from '@app/core';
 import { describeDto, type DtoClass } from './dto-metadata';
+import { suggestField } from './field-suggestions';
 import { STRING_MAP_RULE } from './map-rules';
 import { UrlListBody } from './url-list-body';
 
@@ -48,14 +49,30 @@ export const DOCUMENTED_RULES: ReadonlySet<string> = new Set([
   'notNull',
 ]);
 
+/** Rules about a value's JSON type: when one is broken, the others (ranges, lengths) say nothing true. */
+const TYPE_RULES: ReadonlySet<string> = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject']);
+
+/**
+ * One message per field: "is required" when it is missing; the type error alone when the type is wrong
+ * (`max_pages: "20"` is "must be an integer number", not also "must not be less than 1"); else every
+ * broken rule.
+ */
+function messagesOf(error: ValidationError): string[] {
+  const constraints = error.constraints ?? {};
+  if (error.value === undefined && !constraints.whitelistValidation) return ['is required'];
+  const type = Object.keys(constraints).filter((name) => TYPE_RULES.has(name));
+  return type.length > 0 ? type.map((name) => constraints[name]) : Object.values(constraints);
+}
+
 /** Flattens class-validator's tree into `errors[]` with `location` paths like `body.scopes[0]`. */
 export function flattenValidationErrors(errors: ValidationError[], prefix: string): FieldError[] {
   const out: FieldError[] = [];
   for (const error of errors) {
     const path = /^\d+$/.test(error.property) ? `${prefix}[${error.property}]` : `${prefix}.${error.property}`;
-    for (const message of Object.values(error.constraints ?? {})) {
+    for (const message of messagesOf(error)) {
       const cleaned = message.replace(new RegExp(`^(each value in )?${escapeRegExp(error.property)} `), '$1');
-      const value = error.constraints?.whitelistValidation || SECRET_FIELD.test(error.property) ? undefined : error.value;
+      const value =
+        error.constraints?.whitelistValidation || SECRET_FIELD.test(error.property) || message === 'is required' ? undefined : error.value;
       out.push({
         location: path,
         message: error.constraints?.whitelistValidation ? 'unknown field' : cleaned,
@@ -85,7 +102,7 @@ function brokenRules(errors: ValidationError[], into: Set<string> = new Set()): 
  * as inherited members), and `null` for optional properties that are not declared nullable (absent is the way to
  * leave them out; null would slip past IsOptional into the code).
  */
-function checkRaw(raw: unknown, cls: DtoClass, path: string, out: FieldError[], depth = 0): void {
+function checkRaw(raw: unknown, cls: DtoClass, path: string, out: FieldError[], depth = 0, root = { cls, path }): void {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || depth > 16) return;
   const properties = describeDto(cls);
   for (const [key, value] of Object.entries(raw)) {
@@ -93,8 +110,9 @@ function checkRaw(raw: unknown, cls: DtoClass, path: string, out: FieldError[], 
     const property = properties.get(key);
     if (!property) {
       // Every undeclared key, also those class-transformer would drop or treat specially (`__proto__`,
-      // `constructor`, ...), which forbidNonWhitelisted then never sees.
-      out.push({ location: where, message: 'unknown field' });
+      // `constructor`, ...), which forbidNonWhitelisted then never sees. A near or misplaced name is named.
+      const suggestion = suggestField(key, cls, root.cls, root.path);
+      out.push({ location: where, message: suggestion ? `unknown field: did you mean ${suggestion}?` : 'unknown field' });
       continue;
     }
     if (property.freeForm) continue;
@@ -110,7 +128,7 @@ function checkRaw(raw: unknown, cls: DtoClass, path: string, out: FieldError[], 
       for (const [item, at] of items) {
         if (Array.isArray(item) || (item !== null && item !== undefined && typeof item !== 'object')) {
           out.push({ location: at, message: 'must be an object' });
-        } else checkRaw(item, property.nested, at, out, depth + 1);
+        } else checkRaw(item, property.nested, at, out, depth + 1, root);
       }
     }
   }

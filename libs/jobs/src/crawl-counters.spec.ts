@@ -15,7 +15,7 @@ describe('crawlCounters', () => {
         }),
       ),
     ).toEqual({
-      pages_by_method: { model: 2, selectors: 4, mixed: 1 },
+      pages_by_method: { model: 2, selectors: 4, mixed: 1, scrape: 0 },
       model_calls: 4,
       model_calls_by_kind: { full: 2, partial: 1 },
       tokens_by_call_kind: { full: { input: 200, output: 20 }, partial: { input: 30, output: 0 } },
@@ -24,7 +24,7 @@ describe('crawlCounters', () => {
 
   it('reads a crawl stored before learned extraction as full model calls on every page', () => {
     expect(crawlCounters(job({}))).toEqual({
-      pages_by_method: { model: 7, selectors: 0, mixed: 0 },
+      pages_by_method: { model: 7, selectors: 0, mixed: 0, scrape: 0 },
       model_calls: 7,
       model_calls_by_kind: { full: 7, partial: 0 },
       tokens_by_call_kind: { full: { input: 700, output: 70 }, partial: { input: 0, output: 0 } },

@@ -67,7 +67,7 @@ export interface JobRecord {
   /** Type-specific input (validated request), never containing BYOK secrets. */
   input: Record<string, unknown>;
   /** Crawls: extracted pages by method (`model`, `selectors`, `mixed`), bumped per page and recounted at the end. */
-  pages_by_method?: { model?: number; selectors?: number; mixed?: number };
+  pages_by_method?: { model?: number; selectors?: number; mixed?: number; scrape?: number };
   /** Crawls: pages sent to the model (see crawlCounters). */
   model_calls?: number;
   /** Crawls: completed pages' model calls by kind (`full`, `partial`; see crawlCounters). */
@@ -119,6 +119,8 @@ export interface PagesByMethod {
   model: number;
   selectors: number;
   mixed: number;
+  /** Pages stored as formats by a crawl or batch without a schema (no model call). */
+  scrape: number;
 }
 
 export interface TokensByCallKind {
@@ -150,7 +152,7 @@ export function crawlCounters(job: JobRecord): CrawlCounters {
   const kinds = job.model_calls_by_kind;
   const tokens = job.tokens_by_call_kind;
   return {
-    pages_by_method: { model, selectors: byMethod?.selectors ?? 0, mixed },
+    pages_by_method: { model, selectors: byMethod?.selectors ?? 0, mixed, scrape: byMethod?.scrape ?? 0 },
     model_calls: job.model_calls ?? model,
     model_calls_by_kind: kinds ? { full: kinds.full ?? 0, partial: kinds.partial ?? 0 } : { full: model, partial: 0 },
     tokens_by_call_kind: tokens

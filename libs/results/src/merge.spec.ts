@@ -1,4 +1,4 @@
-import { canonicalJson, expandPageData, itemHash, itemUrl, richness } from './merge';
+import { canonicalJson, expandPageData, itemHash, itemUrl, mergeItemsOf, richness } from './merge';
 
 describe('merge rules', () => {
   it('expands page data', () => {
@@ -11,6 +11,16 @@ describe('merge rules', () => {
     expect(expandPageData({ title: 't' })).toEqual([{ title: 't' }]);
     expect(expandPageData(null)).toEqual([]);
     expect(expandPageData('text')).toEqual(['text']);
+  });
+
+  it('takes a page stored as formats as one item with its URL, never its links as items', () => {
+    const links = [{ url: 'https://a.example/x', text: 'x' }];
+    expect(mergeItemsOf({ url: 'https://a.example/', data: { links }, metadata: { method: 'scrape' } })).toEqual([
+      { url: 'https://a.example/', links },
+    ]);
+    // The same data extracted by a schema is a wrapper of items.
+    expect(mergeItemsOf({ url: 'https://a.example/', data: { links }, metadata: { method: 'model' } })).toEqual(links);
+    expect(mergeItemsOf({ url: 'https://a.example/', data: null, metadata: { method: 'scrape' } })).toEqual([]);
   });
 
   it('hashes canonical JSON, so key order does not matter', () => {

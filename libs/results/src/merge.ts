@@ -24,6 +24,16 @@ export function expandPageData(data: unknown): unknown[] {
   return items;
 }
 
+/**
+ * What one stored page contributes to a merge: its data's items (expandPageData), except a page stored as
+ * formats (a crawl or batch without a schema, `metadata.method: scrape`), which is one item: its URL and its
+ * formats (a `links` list is the page's links, not items).
+ */
+export function mergeItemsOf(record: { url: string; data: unknown; metadata?: Record<string, unknown> | null }): unknown[] {
+  if (record.metadata?.method === 'scrape' && isPlainObject(record.data)) return [{ url: record.url, ...record.data }];
+  return expandPageData(record.data);
+}
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -7,7 +7,7 @@ import { JobsRepository, JobsService, isTerminal, type JobRecord } from '@app/jo
 import { LOGGER, type AppLogger } from '@app/observability';
 import { redactSecrets } from './capture-redaction';
 import { DownloadSigner } from './download-signer';
-import { expandPageData, itemHash, itemUrl, richness, type ItemPosition } from './merge';
+import { mergeItemsOf, itemHash, itemUrl, richness, type ItemPosition } from './merge';
 import { publicBaseUrl, type RequestOrigin } from './public-base-url';
 import { FORMAT_CONTENT_TYPES, FORMAT_EXTENSIONS, chooseFormat, parseFormat, serializeItems, type ResultFormat } from './result-formats';
 import {
@@ -352,7 +352,7 @@ export class ResultsService {
     let lastSeq = 0;
     for await (const record of this.repository.iterateOwn(owner, jobId, { onlyCompleted: true })) {
       lastSeq = record.seq;
-      expandPageData(record.data).forEach((item, index) => {
+      mergeItemsOf(record).forEach((item, index) => {
         const url = itemUrl(item);
         if (url === null) return;
         const score = richness(item);
@@ -362,7 +362,7 @@ export class ResultsService {
     }
     const written = new Set<string>();
     for await (const record of this.repository.iterateOwn(owner, jobId, { onlyCompleted: true, upToSeq: lastSeq })) {
-      const items = expandPageData(record.data);
+      const items = mergeItemsOf(record);
       for (let index = 0; index < items.length; index++) {
         const item = items[index];
         const url = itemUrl(item);

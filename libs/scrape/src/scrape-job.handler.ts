@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { finalJobError } from '@app/extraction';
 import { fetchControlFor, type RenderMode } from '@app/fetch';
 import type { JobContext, JobHandler } from '@app/jobs';
-import { PageLoaderService, type LoadedPage } from '@app/pages';
+import { buildFormats, loadOptionsFor, PageLoaderService, type LoadedPage } from '@app/pages';
 import { ResultsService, ScreenshotsService } from '@app/results';
-import { buildFormats } from './page-formats';
 import { parseScrapeInput, type ScrapeJobInput } from './scrape-job-input';
 
 /** How the page was made into its formats: the scrape result's `metadata` (docs/scrape.md "Answer"). */
@@ -36,16 +35,13 @@ export class ScrapeJobHandler implements JobHandler<ScrapeJobInput> {
   ) {}
 
   async run({ job, input, signal, jobs, secrets }: JobContext<ScrapeJobInput>): Promise<void> {
-    const formats = new Set(input.formats);
     let url = input.url;
     try {
       const control = fetchControlFor(input.fetch_control, secrets);
       const page: LoadedPage = await this.loader.load(input.url, input.fetch_mode, {
         signal,
-        conversion: input.only_main_content ? 'main' : 'full',
+        ...loadOptionsFor(input),
         control: { ...control, ...(input.timeout_ms !== null ? { timeoutMs: input.timeout_ms } : {}) },
-        also: { text: formats.has('text'), html: formats.has('html') },
-        ...(formats.has('screenshot') ? { screenshot: input.full_page_screenshot ? ('full_page' as const) : ('viewport' as const) } : {}),
       });
       url = page.fetch.url;
       // One page per scrape job: the screenshot's id is derived from the job, so a run redone after a crash stores it once.

@@ -5,7 +5,7 @@ import { splitFetchControl } from '@app/fetch';
 import { JobIntakeService } from '@app/intake';
 import { ResultsService, ScreenshotsService, type RequestOrigin } from '@app/results';
 import type { ScrapeRequestDto } from './dto/scrape-request.dto';
-import { normaliseFormats } from './scrape-formats';
+import { formatsFetchProblem, normaliseFormats } from '@app/pages';
 import type { ScrapeJobInput } from './scrape-job-input';
 
 /**
@@ -24,11 +24,8 @@ export class ScrapeRequestsService {
   async scrape(caller: Caller, dto: ScrapeRequestDto, requestId: string, origin: RequestOrigin) {
     const formats = normaliseFormats(dto.formats);
     const fetchMode = dto.fetch_mode ?? 'auto';
-    if (formats.includes('screenshot') && fetchMode === 'static') {
-      throw Errors.validation([
-        { location: 'body.formats', message: 'screenshot needs the browser: use fetch_mode auto (which then renders) or dynamic' },
-      ]);
-    }
+    const problem = formatsFetchProblem(formats, fetchMode);
+    if (problem) throw Errors.validation([{ location: 'body.formats', message: problem }]);
     const control = splitFetchControl(dto, fetchMode);
     const job = await this.intake.submit<ScrapeJobInput>(caller, {
       type: 'scrape',

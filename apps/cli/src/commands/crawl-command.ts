@@ -3,6 +3,7 @@ import type { CrawlStarted, JobView } from '../api/api-types';
 import type { CliContext } from '../context';
 import { CliUsageError, InterruptedError } from '../errors';
 import { EXIT, type ExitCode } from '../exit-codes';
+import { PAGE_FILE_FORMATS, type PageFileFormat } from '../follow/page-files';
 import { ResultSink } from '../follow/result-sink';
 import { watchJob } from '../follow/watch';
 import type { CommandKit } from '../program';
@@ -29,6 +30,9 @@ interface CrawlOptions extends ModelOptions {
   provenance?: string;
   grounding?: string;
   output?: string;
+  as?: PageFileFormat;
+  outDir?: string;
+  full?: boolean;
   detach?: boolean;
   reconnectTimeout?: number;
 }
@@ -45,7 +49,13 @@ Examples:
   $ gleaner crawl https://shop.example/ --schema-id product --include '/p/' \\
       --exclude '/cart' --concurrency 2 --model openai/gpt-4o-mini --json -o products.jsonl
   $ JOB=$(gleaner crawl https://blog.example/ --schema post.json --detach)
-  $ gleaner jobs watch "$JOB" -o posts.jsonl`;
+  $ gleaner jobs watch "$JOB" -o posts.jsonl
+
+Without a schema, --as FORMAT stores every page in that format (no model, no
+cost): as JSON lines like any result, or with --out-dir DIR one file per page
+(DIR/<host>/<path>.md for markdown; a path ending in / is index.md).
+  $ gleaner crawl https://docs.example/ --as markdown --out-dir docs-md \
+      --max-pages 200 --max-depth 3`;
 
 export function registerCrawl(program: Command, kit: CommandKit): void {
   const command = program
@@ -71,6 +81,11 @@ export function registerCrawl(program: Command, kit: CommandKit): void {
   kit.addProvenanceOptions(command);
   kit.addModelOptions(command);
   command
+    .addOption(
+      kit.choiceOption('--as <format>', 'no schema: store every page in this format (no model call)', Object.keys(PAGE_FILE_FORMATS)),
+    )
+    .option('--out-dir <dir>', 'with --as (markdown by default): write one file per page under this directory')
+    .option('--full', 'with --as: the whole page minus site chrome instead of the main content only')
     .option('-o, --output <file>', 'write result lines (JSON lines) to this file; the summary goes to stdout')
     .option('--detach', 'print the job id and return at once (follow later with "gleaner jobs watch")')
     .option(
@@ -86,8 +101,13 @@ export function registerCrawl(program: Command, kit: CommandKit): void {
 async function crawl(ctx: CliContext, url: string | undefined, opts: CrawlOptions): Promise<ExitCode> {
   if (!url && !opts.siteId) throw new CliUsageError('a seed URL is required (or --site-id with a saved site)');
   if (opts.schema && opts.schemaId) throw new CliUsageError('give --schema or --schema-id, not both');
-  if (!opts.schema && !opts.schemaId && !opts.siteId)
-    throw new CliUsageError('--schema (a file or inline JSON/YAML) or --schema-id is required');
+  if (opts.outDir && !opts.as) opts.as = 'markdown';
+  if (opts.as && (opts.schema || opts.schemaId))
+    throw new CliUsageError('--as stores pages without a schema: drop --schema/--schema-id or --as');
+  if (opts.outDir && opts.output) throw new CliUsageError('give --out-dir (a file per page) or -o (JSON lines), not both');
+  if (opts.full && !opts.as) throw new CliUsageError('--full goes with --as');
+  if (!opts.as && !opts.schema && !opts.schemaId && !opts.siteId)
+    throw new CliUsageError('--schema (a file or inline JSON/YAML), --schema-id or --as FORMAT is required');
   const options = defined({
     max_pages: opts.maxPages,
     max_depth: opts.maxDepth,
@@ -108,14 +128,22 @@ async function crawl(ctx: CliContext, url: string | undefined, opts: CrawlOption
     url,
     schema: opts.schema !== undefined ? await readSchemaOption(opts.schema, ctx.io.stdin) : undefined,
     schema_id: opts.schemaId,
+    formats: opts.as ? [opts.as] : undefined,
+    only_main_content: opts.as && opts.full ? false : undefined,
     site_id: opts.siteId,
     extraction_mode: opts.extractionMode,
     options: Object.keys(options).length ? options : undefined,
-    llm_config: llmConfig(opts, ctx),
+    llm_config: opts.as ? undefined : llmConfig(opts, ctx),
   });
   const client = ctx.client();
   // The file is created before the crawl starts, so a bad path costs nothing.
-  const sink = opts.output && !opts.detach ? ResultSink.toFile(opts.output) : undefined;
+  const sink = opts.detach
+    ? undefined
+    : opts.outDir
+      ? ResultSink.toPageFiles(opts.outDir, opts.as!)
+      : opts.output
+        ? ResultSink.toFile(opts.output)
+        : undefined;
   let started: CrawlStarted;
   try {
     started = (await client.json<CrawlStarted>('POST', '/api/v1/crawl', { body })).body;

@@ -5,6 +5,7 @@ import type { CliContext } from '../context';
 import { ApiError, CliFailure, CliUsageError } from '../errors';
 import { EXIT, type ExitCode } from '../exit-codes';
 import { awaitJobEnd } from '../follow/await-job';
+import { pageFileText } from '../follow/page-files';
 import type { CommandKit } from '../program';
 import { collect, intParser } from '../request-options';
 import { formatDuration } from '../util/format';
@@ -117,13 +118,9 @@ async function scrape(ctx: CliContext, url: string, opts: ScrapeOptions): Promis
 
 /** Text formats as they are (one final newline); links as lines; page_info as JSON. */
 function render(format: AsFormat, value: unknown): string {
-  if (value === null || value === undefined) {
-    throw new CliFailure(`the page has no ${format} (a PDF has no HTML); try --as markdown or --as text`);
-  }
-  if (format === 'links') return (value as Array<{ url: string; text: string }>).map((l) => `${l.url}\t${l.text}\n`).join('');
-  if (format === 'page_info') return `${JSON.stringify(value, null, 2)}\n`;
-  const text = String(value);
-  return text.endsWith('\n') ? text : `${text}\n`;
+  const text = format === 'screenshot' ? null : pageFileText(format, value);
+  if (text === null) throw new CliFailure(`the page has no ${format} (a PDF has no HTML); try --as markdown or --as text`);
+  return text;
 }
 
 async function writeScreenshot(ctx: CliContext, client: ApiClient, answer: ScrapeAnswer, file: string): Promise<void> {

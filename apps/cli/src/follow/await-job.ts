@@ -25,6 +25,7 @@ export async function awaitJobEnd(ctx: CliContext, client: ApiClient, jobId: str
     colors: ctx.err,
     reconnectTimeoutMs: 300_000,
     signal: ctx.signal,
+    json: ctx.json,
   });
   const outcome = await follower.run();
   if (outcome.kind !== 'complete') throw new CliFailure(`detached; the job goes on: gleaner jobs watch ${jobId}`);

@@ -25,6 +25,8 @@ export interface FollowOptions {
   mapPollMs?: number;
   /** The command's own Ctrl-C/abort signal. */
   signal: AbortSignal;
+  /** --json: warnings are JSON lines (`{"warning": {url, error_category, error_message}}`). */
+  json?: boolean;
 }
 
 export type FollowOutcome = { kind: 'complete'; complete: CompleteEventData; cancelledByUser: boolean } | { kind: 'detached' };
@@ -194,9 +196,7 @@ export class JobFollower {
         break;
       }
       case 'error': {
-        const data = event.data as { message?: string; error_message?: string; url?: string } | string;
-        const text = typeof data === 'string' ? data : (data.message ?? data.error_message ?? JSON.stringify(data));
-        this.options.display.note(this.options.colors.yellow(`warning: ${text}`));
+        this.options.display.note(pageWarning(event.data, this.options.json === true, this.options.colors));
         break;
       }
       case 'complete': {
@@ -309,4 +309,23 @@ export class JobFollower {
   private detach(): void {
     this.stopController.abort(new Detach());
   }
+}
+
+/**
+ * The line for a page that failed while the job goes on: which URL, its category and why, so a person can
+ * retry or look it up (`gleaner crawl-map JOB --status failed`); with --json one JSON line.
+ */
+export function pageWarning(data: unknown, json: boolean, colors: Colors): string {
+  const page = (typeof data === 'object' && data !== null ? data : { message: String(data) }) as {
+    url?: string;
+    error_category?: string | null;
+    error_message?: string | null;
+    message?: string;
+  };
+  const message = page.error_message ?? page.message ?? null;
+  if (json)
+    return JSON.stringify({ warning: { url: page.url ?? null, error_category: page.error_category ?? null, error_message: message } });
+  const what = page.url ? `${page.url} failed` : 'a page failed';
+  const category = page.error_category ? ` [${page.error_category}]` : '';
+  return colors.yellow(`warning: ${what}${category}${message ? `: ${message}` : ''}`);
 }

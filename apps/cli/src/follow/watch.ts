@@ -39,6 +39,8 @@ export interface JobSummary {
   error_message: string | null;
   output: string | null;
   results_written: number;
+  /** `files`: one per page under the directory `output` (crawl --out-dir); `lines`: JSON lines. */
+  results_unit: 'lines' | 'files';
   detached?: boolean;
   cancelled_by_user?: boolean;
 }
@@ -64,6 +66,7 @@ export async function watchJob(ctx: CliContext, client: ApiClient, job: JobView,
     colors: ctx.err,
     reconnectTimeoutMs: (options.reconnectTimeoutSeconds ?? 300) * 1000,
     signal: ctx.signal,
+    json: ctx.json,
   });
   let outcome: FollowOutcome;
   try {
@@ -146,6 +149,7 @@ async function buildSummary(client: ApiClient, job: JobView, follower: JobFollow
     error_message: latest.error_message,
     output: sink.path,
     results_written: sink.written,
+    results_unit: sink.unit,
   };
 }
 
@@ -167,6 +171,6 @@ export function renderSummary(s: JobSummary, c: CliContext['out']): string {
     lines.push(`  ${c.yellow(`${formatInt(s.ungrounded_fields)} values not on their page`)} (crawl map: ungrounded=true lists the pages)`);
   lines.push(`  tokens    ${formatInt(s.token_usage.input)} in · ${formatInt(s.token_usage.output)} out`);
   lines.push(`  cost      ${formatUsd(s.cost_usd)}`);
-  if (s.output) lines.push(`  results   ${formatInt(s.results_written)} lines in ${s.output}`);
+  if (s.output) lines.push(`  results   ${formatInt(s.results_written)} ${s.results_unit} in ${s.output}`);
   return `${lines.join('\n')}\n`;
 }

@@ -10,6 +10,7 @@ import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import { canonicalize } from '../url-canon';
 import type { BatchDuplicate, BatchListQuery, BatchRequestDto } from './dto/batch-request.dto';
+import { pagePlan, type PagePlanFields } from './page-plan';
 
 /** Invalid URLs listed in one 422 (the count says how many more there were). */
 const MAX_URL_ERRORS = 100;
@@ -83,6 +84,9 @@ export class BatchRequestsService {
       {
         schema: body.schema,
         schema_id: body.schema_id,
+        formats: body.formats,
+        only_main_content: body.only_main_content,
+        full_page_screenshot: body.full_page_screenshot,
         site_id: body.site_id,
         options: { ...body.options, ...(body.max_cost_usd !== undefined ? { max_cost_usd: body.max_cost_usd } : {}) },
         llm_config: body.llm_config,
@@ -132,17 +136,18 @@ export class BatchRequestsService {
       ]);
     }
     const site = await this.intake.site(caller, request.site_id);
-    const { parsed, schemaId } = await this.intake.schema(caller, request, site?.default_schema_id ?? null);
     const saved = validCrawlOptions(site?.crawl_options);
     const options = batchOptions(list.urls.length, request.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode });
+    const plan = await pagePlan(this.intake, caller, request, options.fetch_mode, site?.default_schema_id ?? null);
     const listId = `list_${newId()}`;
     const job = await this.intake.submit<CrawlJobInput>(caller, {
       type: 'batch',
       url: list.urls[0],
       input: (llmConfig) => ({
         url: list.urls[0],
-        schema: parsed.jsonSchema,
-        schema_id: schemaId,
+        schema: plan.schema,
+        schema_id: plan.schemaId,
+        page_formats: plan.pageFormats,
         site_id: site?._id ?? null,
         llm_config: llmConfig,
         options,
@@ -153,7 +158,7 @@ export class BatchRequestsService {
       requestId,
       webhooks: request.webhooks,
       llmConfig: request.llm_config,
-      requireModel: true,
+      requireModel: plan.schema !== null,
       beforeCreate: async () => {
         await this.repository.storeList(listId, caller.userId, list.urls);
       },
@@ -173,9 +178,7 @@ export class BatchRequestsService {
   }
 }
 
-type BatchFields = {
-  schema?: unknown;
-  schema_id?: string;
+type BatchFields = PagePlanFields & {
   site_id?: string;
   options: CrawlOptionsLayer;
   llm_config?: BatchRequestDto['llm_config'];

@@ -26,8 +26,8 @@ export class CrawlMapService {
     const input = parseCrawlInput(job.input);
     const state = await this.repository.state(jobId);
     const count = (status?: EntryStatus) => this.repository.countEntries(jobId, status);
-    const [total, completed, failed, skipped, pending, running, rateLimited, byModel, bySelectors, byMixed, ungrounded] = await Promise.all(
-      [
+    const [total, completed, failed, skipped, pending, running, rateLimited, byModel, bySelectors, byMixed, byScrape, ungrounded] =
+      await Promise.all([
         count(),
         count('completed'),
         count('failed'),
@@ -38,9 +38,9 @@ export class CrawlMapService {
         this.repository.countByMethod(jobId, 'model'),
         this.repository.countByMethod(jobId, 'selectors'),
         this.repository.countByMethod(jobId, 'mixed'),
+        this.repository.countByMethod(jobId, 'scrape'),
         this.repository.countUngrounded(jobId),
-      ],
-    );
+      ]);
     const head = {
       job_id: jobId,
       seed_url: input.url,
@@ -52,8 +52,8 @@ export class CrawlMapService {
       pending,
       running,
       skipped_by_reason: state?.skipped_by_reason ?? {},
-      // Each page extracted by `model` or `mixed` cost one model call (`mixed`: a partial one); `selectors` pages none.
-      extracted_by_method: { model: byModel, selectors: bySelectors, mixed: byMixed },
+      // Each page extracted by `model` or `mixed` cost one model call (`mixed`: a partial one); `selectors` and `scrape` pages none.
+      extracted_by_method: { model: byModel, selectors: bySelectors, mixed: byMixed, scrape: byScrape },
       error_summary: {
         by_category: state?.errors_by_category ?? {},
         has_rate_limit: Boolean(state?.met_rate_limit) || rateLimited > 0,

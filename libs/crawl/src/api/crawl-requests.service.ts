@@ -9,6 +9,7 @@ import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
 import type { CrawlJobInput } from '../crawl-input';
 import type { CrawlQuery, CrawlRequestDto } from './dto/crawl-request.dto';
 import { canonicalize } from '../url-canon';
+import { pagePlan } from './page-plan';
 
 export interface CrawlAnswer {
   /** 202 accepted (or the wait ran out), 200 when wait=true saw the crawl end. */
@@ -41,7 +42,6 @@ export class CrawlRequestsService {
     const site = await this.intake.site(caller, dto.site_id);
     const seed = canonicalize(this.intake.url(dto.url, site));
     if (!seed) throw Errors.validation([{ location: 'body.url', message: 'must be an http or https URL', value: dto.url }]);
-    const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
     if (dto.max_cost_usd !== undefined && dto.options?.max_cost_usd !== undefined && dto.max_cost_usd !== dto.options.max_cost_usd) {
       throw Errors.validation([
         { location: 'body.max_cost_usd', message: 'differs from options.max_cost_usd; give one of them', value: dto.max_cost_usd },
@@ -56,13 +56,15 @@ export class CrawlRequestsService {
         fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
       },
     );
+    const plan = await pagePlan(this.intake, caller, dto, options.fetch_mode, site?.default_schema_id ?? null);
     const job = await this.intake.submit<CrawlJobInput>(caller, {
       type: 'crawl',
       url: seed.url,
       input: (llmConfig) => ({
         url: seed.url,
-        schema: parsed.jsonSchema,
-        schema_id: schemaId,
+        schema: plan.schema,
+        schema_id: plan.schemaId,
+        page_formats: plan.pageFormats,
         site_id: site?._id ?? null,
         llm_config: llmConfig,
         options,
@@ -72,7 +74,7 @@ export class CrawlRequestsService {
       requestId,
       webhooks: dto,
       llmConfig: dto.llm_config,
-      requireModel: true,
+      requireModel: plan.schema !== null,
     });
     const base = publicBaseUrl(this.config.publicUrl, origin, this.config.port);
     let record = await this.jobs.getRecord(caller, job.id);

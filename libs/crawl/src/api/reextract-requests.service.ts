@@ -56,6 +56,11 @@ export class ReextractRequestsService {
     const pages = await this.repository.countFetched(source._id, only);
     if (pages === 0) throw Errors.conflict(NOTHING_TO_REEXTRACT[only]);
     const given = dto.schema !== undefined || dto.schema_id !== undefined;
+    // A crawl without a schema stored page formats: there is no schema of its own to extract again with.
+    if (!given && input.schema === null)
+      throw Errors.validation([
+        { location: 'body.schema', message: 'is required: the job stored page formats, not a schema (or give a schema_id)' },
+      ]);
     const schema = given ? await this.intake.schema(caller, dto, null) : null;
     const options = reextractOptions(input.options, pages, dto);
     const job = await this.intake.submit<CrawlJobInput>(caller, {
@@ -65,6 +70,7 @@ export class ReextractRequestsService {
         url: input.url,
         schema: schema ? schema.parsed.jsonSchema : input.schema,
         schema_id: schema ? schema.schemaId : input.schema_id,
+        page_formats: null,
         site_id: input.site_id,
         llm_config: llmConfig,
         options,

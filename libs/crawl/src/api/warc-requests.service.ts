@@ -70,6 +70,7 @@ export class WarcRequestsService {
           url,
           schema: parsed.jsonSchema,
           schema_id: schemaId,
+          page_formats: null,
           site_id: site?._id ?? null,
           llm_config: llmConfig,
           options,

@@ -127,7 +127,7 @@ export class JobCounters {
     let tokensIn = 0;
     let tokensOut = 0;
     let cost = 0;
-    const byMethod = { model: 0, selectors: 0, mixed: 0 };
+    const byMethod = { model: 0, selectors: 0, mixed: 0, scrape: 0 };
     const byKind = { full: 0, partial: 0 };
     const tokensByKind = { full: { input: 0, output: 0 }, partial: { input: 0, output: 0 } };
     let modelCalls = 0;
@@ -141,7 +141,7 @@ export class JobCounters {
       cost += e.cost_usd ?? 0;
       if (e.status === 'completed' && e.result_id) {
         completed++;
-        byMethod[e.method === 'selectors' || e.method === 'mixed' ? e.method : 'model']++;
+        byMethod[e.method === 'selectors' || e.method === 'mixed' || e.method === 'scrape' ? e.method : 'model']++;
         const kind = callKind({ method: e.method, model_call: e.model_call });
         if (kind) {
           byKind[kind]++;

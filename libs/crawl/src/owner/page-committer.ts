@@ -112,6 +112,7 @@ export class PageCommitter {
           ...(result.model_fields ? { model_fields: result.model_fields } : {}),
           ...(result.model_call ? { model_call: result.model_call } : {}),
           ...(result.provenance ?? {}),
+          ...(result.details ?? {}),
         },
       });
     }

@@ -19,13 +19,13 @@ import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRec
 import { crawlSession, learnedTemplates, type GroundingCheck, type LearnedResult, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
-import { PageLoaderService, type LoadedPage } from '@app/pages';
+import { loadOptionsFor, PageLoaderService, type LoadedPage } from '@app/pages';
 import { POLITENESS, hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
-import { ResultsService } from '@app/results';
+import { ResultsService, ScreenshotsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { crawlHostPolicy } from '../crawl-host-policy';
-import { isArchiveSource, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { extractionSchema, isArchiveSource, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlScope } from '../crawl-scope';
 import { CrawlRepository } from '../crawl.repository';
 import {
@@ -41,6 +41,7 @@ import { canonicalize } from '../url-canon';
 import { ArchivedPages } from './archived-pages';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
+import { formatsOutcome } from './formats-result';
 
 type Completed = Extract<PageOutcome, { kind: 'completed' }>;
 
@@ -112,6 +113,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly extraction: ExtractionService,
     private readonly grounding: GroundingService,
     private readonly results: ResultsService,
+    private readonly screenshots: ScreenshotsService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
     archive: PageArchive,
   ) {
@@ -240,6 +242,13 @@ export class PageWorkerService implements OnApplicationBootstrap {
       fetch_duration_ms: fetchMs,
     };
     if (!task.extract) return { kind: 'completed', ...base, extract_duration_ms: null, result: null };
+    if (input.page_formats) {
+      return formatsOutcome(page, input.page_formats, base, {
+        jobId: job._id,
+        key: task.key,
+        store: (id, png) => this.screenshots.store(job, id, png),
+      });
+    }
 
     const extractStarted = Date.now();
     const secrets = this.jobs.openSecrets(task.secrets);
@@ -256,14 +265,14 @@ export class PageWorkerService implements OnApplicationBootstrap {
             userId: job.user_id,
             url: page.fetch.url,
             content: request?.excerpt ?? page.content.markdown,
-            schema: request?.schema ?? input.schema,
+            schema: request?.schema ?? extractionSchema(input),
             ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
             llmConfig,
             signal,
             onCall: captureRecorder(
               this.results,
               job,
-              { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(input.schema) },
+              { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(extractionSchema(input)) },
               secrets,
             ),
           },
@@ -303,7 +312,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       const grounded = this.grounding.ground({
         page: groundingPage,
         data: result.data,
-        schema: input.schema,
+        schema: extractionSchema(input),
         settings: { provenance: options.provenance, grounding: options.grounding },
         call,
         rules,
@@ -351,8 +360,13 @@ export class PageWorkerService implements OnApplicationBootstrap {
             signal,
             linkSelector: options.follow_selector ?? undefined,
             keepRaw: options.archive,
-            // The attribute values a value may be grounded on (docs/provenance.md), for the pages that are extracted.
-            ...(task.extract ? { also: { attributes: true } } : {}),
+            // A page that is extracted: its formats (a crawl without a schema), or the attribute values a
+            // value may be grounded on (docs/provenance.md).
+            ...(task.extract
+              ? context.input.page_formats
+                ? loadOptionsFor(context.input.page_formats)
+                : { also: { attributes: true } }
+              : {}),
             beforeConvert: (fetched) => this.checkFinalUrl(task, context, fetched),
             beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
           }),
@@ -384,7 +398,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const { input, job } = context;
     const templates = await learnedTemplates(this.store);
     let modelOut: ExtractOutput | undefined;
-    const session = crawlSession(templates, { userId: job.user_id, schema: input.schema, crawlId: job._id }, async (request) => {
+    const session = crawlSession(templates, { userId: job.user_id, schema: extractionSchema(input), crawlId: job._id }, async (request) => {
       modelOut = await callModel(request);
       return modelOut.data as Record<string, unknown>;
     });

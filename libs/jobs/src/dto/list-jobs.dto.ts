@@ -31,6 +31,8 @@ export class PagesByMethodResponse {
   @ApiProperty({ type: 'integer', minimum: 0 }) model!: number;
   @ApiProperty({ type: 'integer', minimum: 0 }) selectors!: number;
   @ApiProperty({ type: 'integer', minimum: 0 }) mixed!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Pages stored as formats (a crawl or batch without a schema; no model call).' })
+  scrape!: number;
 }
 
 export class ModelCallsByKindResponse {

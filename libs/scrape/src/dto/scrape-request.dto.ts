@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { JobFetchFields } from '@app/intake';
 import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { IsHttpUrl } from '@app/http';
-import { SCRAPE_FORMATS, type ScrapeFormat } from '../scrape-formats';
+import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
 
 /** The longest fetch deadline a request may ask for (`timeout_ms`). */
 export const MAX_SCRAPE_TIMEOUT_MS = 120_000;
@@ -15,27 +15,10 @@ export class ScrapeRequestDto extends JobFetchFields {
   @IsHttpUrl()
   url!: string;
 
-  @ApiPropertyOptional({
-    enum: SCRAPE_FORMATS,
-    isArray: true,
-    default: ['markdown'],
-    example: ['markdown', 'links', 'page_info'],
-    description:
-      "What to return (a value given twice counts once). `markdown` and `text`: the content; `html`: the same content as cleaned HTML; `raw_html`: the body as fetched (or as the browser rendered it); `links`: every http(s) link, absolute and deduplicated, with its anchor text; `page_info`: title, description, language, canonical URL, Open Graph, JSON-LD, status and content type (and a PDF's own info); `screenshot`: a PNG taken by the browser (the fetch then renders; a 422 with `fetch_mode: static`).",
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(SCRAPE_FORMATS.length * 2)
-  @IsIn(SCRAPE_FORMATS, { each: true, message: `each value must be one of ${SCRAPE_FORMATS.join(', ')}` })
+  @PageFormatsProperty({ default: ['markdown'] })
   formats?: ScrapeFormat[];
 
-  @ApiPropertyOptional({
-    default: true,
-    description: '`true`: the main content only (the article, the product); `false`: the whole page minus site chrome (menus, footers).',
-  })
-  @IsOptional()
-  @IsBoolean()
+  @OnlyMainContentProperty()
   only_main_content?: boolean;
 
   @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
@@ -52,12 +35,7 @@ export class ScrapeRequestDto extends JobFetchFields {
   @Max(MAX_SCRAPE_TIMEOUT_MS)
   timeout_ms?: number;
 
-  @ApiPropertyOptional({
-    default: false,
-    description: 'With `screenshot`: the whole page (up to 10,000 px high) instead of the 1366×900 viewport.',
-  })
-  @IsOptional()
-  @IsBoolean()
+  @FullPageScreenshotProperty()
   full_page_screenshot?: boolean;
 }
 

@@ -18,6 +18,7 @@ import {
 } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { JSON_BODY_LIMITS } from '@app/http';
+import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
@@ -55,7 +56,7 @@ export class BatchRequestDto extends JobWebhookFields {
 
   @ApiPropertyOptional({
     description:
-      'What to extract from every page (shorthand, field list or JSON Schema). Required unless `schema_id` or the site has a default schema.',
+      'What to extract from every page (shorthand, field list or JSON Schema). Required unless `schema_id`, `formats` or the site has a default schema.',
     example: { name: 'string', price: 'string' },
   })
   @Allow()
@@ -66,6 +67,18 @@ export class BatchRequestDto extends JobWebhookFields {
   @IsString()
   @Length(1, 64)
   schema_id?: string;
+
+  @PageFormatsProperty({
+    description:
+      "Instead of a schema: store every page in these formats (no model call, no cost; a site's default schema then does not apply). Giving `schema` or `schema_id` too is a 422.",
+  })
+  formats?: ScrapeFormat[];
+
+  @OnlyMainContentProperty()
+  only_main_content?: boolean;
+
+  @FullPageScreenshotProperty()
+  full_page_screenshot?: boolean;
 
   @ApiPropertyOptional({
     description: "A saved site: its fetch mode, default schema and crawl options as defaults under the request's own.",

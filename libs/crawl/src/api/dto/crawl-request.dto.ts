@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
+import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
 import { IsHttpUrl, QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto } from '@app/sites';
@@ -20,7 +21,7 @@ export class CrawlRequestDto extends JobWebhookFields {
 
   @ApiPropertyOptional({
     description:
-      'What to extract from every page: shorthand, field list or JSON Schema, as JSON or as a JSON/YAML string. Required unless `schema_id` or the site has a default schema.',
+      'What to extract from every page: shorthand, field list or JSON Schema, as JSON or as a JSON/YAML string. Required unless `schema_id`, `formats` or the site has a default schema.',
     example: { quotes: [{ text: 'string', author: 'string' }] },
   })
   @Allow()
@@ -31,6 +32,18 @@ export class CrawlRequestDto extends JobWebhookFields {
   @IsString()
   @Length(1, 64)
   schema_id?: string;
+
+  @PageFormatsProperty({
+    description:
+      "Instead of a schema: store every page in these formats (no model call, no cost; a site's default schema then does not apply). Giving `schema` or `schema_id` too is a 422.",
+  })
+  formats?: ScrapeFormat[];
+
+  @OnlyMainContentProperty()
+  only_main_content?: boolean;
+
+  @FullPageScreenshotProperty()
+  full_page_screenshot?: boolean;
 
   @ApiPropertyOptional({
     description: "A saved site: its URL, fetch mode, default schema and crawl options as defaults under the request's own.",
@@ -195,8 +208,9 @@ export class CrawlMapEntryResponse {
   @ApiProperty({
     type: String,
     nullable: true,
-    enum: ['model', 'selectors', 'mixed', null],
-    description: 'How the data was made (`mixed`: a learned program filled some fields, a partial model call the others).',
+    enum: ['model', 'selectors', 'mixed', 'scrape', null],
+    description:
+      'How the data was made (`mixed`: a learned program filled some fields, a partial model call the others; `scrape`: the page stored as formats, a crawl without a schema).',
   })
   method!: string | null;
   @ApiProperty({
@@ -229,6 +243,7 @@ export class CrawlMapMethodCounts {
   @ApiProperty() model!: number;
   @ApiProperty() selectors!: number;
   @ApiProperty() mixed!: number;
+  @ApiProperty({ description: 'Pages stored as formats (a crawl or batch without a schema).' }) scrape!: number;
 }
 
 export class CrawlMapResponse {

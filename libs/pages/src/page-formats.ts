@@ -1,5 +1,5 @@
 import { AppError } from '@app/core';
-import type { LoadedPage } from '@app/pages';
+import type { LoadedPage } from './page-loader.service';
 import type { ScrapeFormat } from './scrape-formats';
 
 /** The page's `page_info` format: what the page says about itself (named so it never clashes with an item's `metadata`). */

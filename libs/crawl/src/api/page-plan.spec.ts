@@ -1,0 +1,78 @@
+import type { Caller } from '@app/auth';
+import { AppError } from '@app/core';
+import type { JobIntakeService } from '@app/intake';
+import { pagePlan } from './page-plan';
+
+const caller = { userId: 'u1' } as Caller;
+const schema = { type: 'object', properties: { title: { type: 'string' } } };
+
+/** Only `schema` of the intake is used: a stand-in that resolves what it is given and records the call. */
+function intake(): { service: JobIntakeService; calls: unknown[] } {
+  const calls: unknown[] = [];
+  const service = {
+    schema: async (_caller: Caller, fields: { schema?: unknown; schema_id?: string }, siteDefault: string | null) => {
+      calls.push({ fields, siteDefault });
+      return { parsed: { jsonSchema: schema }, schemaId: fields.schema_id ?? siteDefault };
+    },
+  } as unknown as JobIntakeService;
+  return { service, calls };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<Array<{ location: string; message: string }>> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return (error as AppError).errors ?? [];
+}
+
+describe('pagePlan', () => {
+  it('extracts the schema when no formats are given (the site default included)', async () => {
+    const { service, calls } = intake();
+    const plan = await pagePlan(service, caller, {}, 'auto', 'sch_site');
+    expect(plan).toEqual({ schema, schemaId: 'sch_site', pageFormats: null });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('stores formats without a schema or a model, the site default schema left aside', async () => {
+    const { service, calls } = intake();
+    const plan = await pagePlan(service, caller, { formats: ['links', 'markdown', 'links'] }, 'auto', 'sch_site');
+    expect(plan).toEqual({
+      schema: null,
+      schemaId: null,
+      pageFormats: { formats: ['markdown', 'links'], only_main_content: true, full_page_screenshot: false },
+    });
+    expect(calls).toHaveLength(0);
+  });
+
+  it('keeps only_main_content and full_page_screenshot with formats', async () => {
+    const plan = await pagePlan(
+      intake().service,
+      caller,
+      { formats: ['screenshot'], only_main_content: false, full_page_screenshot: true },
+      'dynamic',
+      null,
+    );
+    expect(plan.pageFormats).toEqual({ formats: ['screenshot'], only_main_content: false, full_page_screenshot: true });
+  });
+
+  it('refuses formats beside a schema or a schema_id, at body.formats', async () => {
+    const errors = await refusal(pagePlan(intake().service, caller, { formats: ['markdown'], schema: { title: 'string' } }, 'auto', null));
+    expect(errors).toEqual([expect.objectContaining({ location: 'body.formats', message: expect.stringContaining('drop schema') })]);
+    const byId = await refusal(pagePlan(intake().service, caller, { formats: ['markdown'], schema_id: 'sch_1' }, 'auto', null));
+    expect(byId[0].message).toContain('schema_id');
+  });
+
+  it('refuses a screenshot with the static fetch mode', async () => {
+    const errors = await refusal(pagePlan(intake().service, caller, { formats: ['screenshot'] }, 'static', null));
+    expect(errors).toEqual([expect.objectContaining({ location: 'body.formats', message: expect.stringContaining('needs the browser') })]);
+  });
+
+  it('refuses the format options without formats, each at its field', async () => {
+    const errors = await refusal(
+      pagePlan(intake().service, caller, { only_main_content: false, full_page_screenshot: true }, 'auto', null),
+    );
+    expect(errors.map((e) => e.location)).toEqual(['body.only_main_content', 'body.full_page_screenshot']);
+  });
+});

@@ -1,0 +1,62 @@
+import { Errors } from '@app/core';
+import type { FetchMode } from '@app/fetch';
+import type { JobIntakeService } from '@app/intake';
+import { formatsFetchProblem, normaliseFormats, type PageFormatsPlan, type ScrapeFormat } from '@app/pages';
+import type { JsonSchemaObject } from '@app/schema';
+import type { Caller } from '@app/auth';
+
+/** What a crawl or batch request says about what to keep of each page. */
+export interface PagePlanFields {
+  schema?: unknown;
+  schema_id?: string;
+  formats?: ScrapeFormat[];
+  only_main_content?: boolean;
+  full_page_screenshot?: boolean;
+}
+
+/** Either a schema to extract (with a model) or formats to store (no model, no cost). */
+export type PagePlan =
+  { schema: JsonSchemaObject; schemaId: string | null; pageFormats: null } | { schema: null; schemaId: null; pageFormats: PageFormatsPlan };
+
+/**
+ * What a crawl or batch keeps of each page (docs/scrape.md "Crawls and batches"): with `formats` the
+ * page as the scrape formats (no schema, no model; a site's default schema does not apply); without,
+ * the extraction of its schema (given, by id, or the site's default). Both at once is a 422: a page has
+ * one result.
+ */
+export async function pagePlan(
+  intake: JobIntakeService,
+  caller: Caller,
+  fields: PagePlanFields,
+  fetchMode: FetchMode,
+  siteDefaultSchema: string | null,
+): Promise<PagePlan> {
+  if (fields.formats === undefined) {
+    const stray = (['only_main_content', 'full_page_screenshot'] as const).filter((name) => fields[name] !== undefined);
+    if (stray.length > 0)
+      throw Errors.validation(stray.map((name) => ({ location: `body.${name}`, message: 'is only for a request with formats' })));
+    const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema);
+    return { schema: parsed.jsonSchema, schemaId, pageFormats: null };
+  }
+  const both = (['schema', 'schema_id'] as const).filter((name) => fields[name] !== undefined && fields[name] !== null);
+  if (both.length > 0) {
+    throw Errors.validation([
+      {
+        location: 'body.formats',
+        message: `is for a request without a schema (each page has one result: the extracted data or the formats); drop ${both.join(' and ')} or formats`,
+      },
+    ]);
+  }
+  const formats = normaliseFormats(fields.formats);
+  const problem = formatsFetchProblem(formats, fetchMode);
+  if (problem) throw Errors.validation([{ location: 'body.formats', message: problem }]);
+  return {
+    schema: null,
+    schemaId: null,
+    pageFormats: {
+      formats,
+      only_main_content: fields.only_main_content ?? true,
+      full_page_screenshot: fields.full_page_screenshot ?? false,
+    },
+  };
+}
