@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { StoreUnavailableError } from '@app/core';
 import { backoffDelayMs, HandBackError, PermanentError, type QueueMessage, type QueuePort, type RetryDelay } from '@app/queue';
 
 export interface QueueContractSetup {
@@ -283,6 +284,22 @@ export function queueContract(setup: () => QueueContractSetup, scope: { crossPro
     });
     await waitFor(() => attempts.length === 2, 30_000, 'redelivery');
     expect(attempts).toEqual([1, 1]);
+    await drained(q, name);
+  });
+
+  it('redelivers a message whose handler met a store outage, however often, without using up an attempt', async () => {
+    const q = await adapter();
+    const name = queueName('outage');
+    const attempts: number[] = [];
+    await q.enqueue(name, 'job', {}, { attempts: 1 });
+    await q.process(name, 1, async (m) => {
+      attempts.push(m.attempt);
+      // As the store adapters throw it, and wrapped by code that keeps the cause.
+      if (attempts.length === 1) throw new StoreUnavailableError(new Error('connection refused'));
+      if (attempts.length === 2) throw new Error('the page could not be saved', { cause: new StoreUnavailableError() });
+    });
+    await waitFor(() => attempts.length === 3, 30_000, 'redelivery after the outage');
+    expect(attempts).toEqual([1, 1, 1]);
     await drained(q, name);
   });
 

@@ -86,6 +86,20 @@ export function storageContract(
         expect(await c.findOne({ x: 2 })).toBeNull();
       });
 
+      it("findOne by _id and owner matches only when every field is equal (a read of one's own document)", async () => {
+        const c = await seeded([
+          { _id: 'a', user_id: 'u1', kind: 'job' },
+          { _id: 'c', user_id: 7, kind: 'job' },
+        ]);
+        expect(await c.findOne({ _id: 'a', user_id: 'u1' })).toEqual({ _id: 'a', user_id: 'u1', kind: 'job' });
+        expect(await c.findOne({ _id: 'a', user_id: 'u1', kind: 'job' })).toEqual({ _id: 'a', user_id: 'u1', kind: 'job' });
+        expect(await c.findOne({ _id: 'a', user_id: 'u2' })).toBeNull();
+        expect(await c.findOne({ _id: 'a', user_id: 'u1', kind: 'page' })).toBeNull();
+        expect(await c.findOne({ _id: 'a', owner: 'u1' })).toBeNull();
+        expect(await c.findOne({ _id: 'zz', user_id: 'u1' })).toBeNull();
+        expect(await c.findOne({ _id: 'c', user_id: '7' })).toBeNull();
+      });
+
       it('rejects an _id clash with DuplicateKeyError', async () => {
         const c = await seeded([{ _id: 'a', x: 1 }]);
         await expect(c.insertOne({ _id: 'a', x: 2 })).rejects.toBeInstanceOf(DuplicateKeyError);

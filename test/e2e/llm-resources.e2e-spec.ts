@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '@app/config';
 import { SecretBox } from '@app/core';
+import { EMPTY_OR_HTTP_URL_NO_FRAGMENT_PATTERN, HTTP_URL_NO_FRAGMENT_PATTERN, SCHEMA_MISMATCH_DETAIL } from '@app/http';
 import { LlmKeysService, type LlmConfig, type ProviderKeyRecord } from '@app/llm';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { createApiApp } from '../../apps/api/src/create-app';
@@ -190,6 +191,7 @@ function llmSuite(getEnv: () => RunningApp): void {
       ['a file base_url', { provider: 'openai', is_enabled: true, base_url: 'file:///etc/passwd' }, ['body.base_url']],
       ['a javascript base_url', { provider: 'openai', is_enabled: true, base_url: 'javascript:alert(1)' }, ['body.base_url']],
       ['a relative base_url', { provider: 'openai', is_enabled: true, base_url: 'api.example.com' }, ['body.base_url']],
+      ['a base_url outside the URL pattern', { provider: 'openai', is_enabled: true, base_url: '©z' }, ['body.base_url']],
       [
         'a base_url over 2048 characters',
         { provider: 'openai', is_enabled: true, base_url: `https://example.com/${'a'.repeat(2050)}` },
@@ -200,8 +202,20 @@ function llmSuite(getEnv: () => RunningApp): void {
       const res = await call('PUT', '/api/v1/llm/keys', { key: admin, body });
       expect(res.status).toBe(422);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
-      expect(res.body).toMatchObject({ type: '/problems/validation-error', status: 422 });
+      // Every rule of this operation is stated by the OpenAPI document: the schema-mismatch detail.
+      expect(res.body).toMatchObject({ type: '/problems/validation-error', status: 422, detail: SCHEMA_MISMATCH_DETAIL });
       expect(locations(res.body)).toEqual(expected);
+    });
+
+    it('states the base_url rule in the OpenAPI document: empty, or the URL pattern without a fragment', async () => {
+      const doc = (await call('GET', '/api/v1/openapi.json', { key: admin })).body;
+      const body = doc.paths['/api/v1/llm/keys'].put.requestBody.content['application/json'].schema;
+      const schema = doc.components.schemas[body.$ref.split('/').pop()].properties.base_url;
+      expect(schema).toMatchObject({ type: ['string', 'null'], maxLength: 2048, pattern: EMPTY_OR_HTTP_URL_NO_FRAGMENT_PATTERN.source });
+      expect(new RegExp(schema.pattern).test('©z')).toBe(false);
+      expect(new RegExp(schema.pattern).test('https://gateway.example.com/openai/v1')).toBe(true);
+      const llmConfig = doc.components.schemas.LlmConfigDto.properties.base_url;
+      expect(llmConfig).toMatchObject({ type: 'string', maxLength: 2048, pattern: HTTP_URL_NO_FRAGMENT_PATTERN.source });
     });
 
     it('never echoes a rejected key or credentials in a base_url', async () => {

@@ -6,7 +6,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildTestApp } from '../test-app/build';
-import { startMongoWire, startRedis, type StartedServer } from './servers';
+import { startMongoWire, startRedis, testMongoWireOptions, type StartedServer } from './servers';
 
 declare global {
   var __gleanerTestServers: StartedServer[] | undefined;
@@ -28,7 +28,7 @@ export default async function globalSetup(): Promise<void> {
   if (process.env.MONGODB_URI) {
     process.env.TEST_MONGODB_URI = process.env.MONGODB_URI;
   } else {
-    const mongo = await startMongoWire();
+    const mongo = await startMongoWire(testMongoWireOptions());
     started.push(mongo);
     process.env.TEST_MONGODB_URI = mongo.url;
   }

@@ -4,7 +4,7 @@
  * Used by jest's global setup and by the benchmark scripts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 
@@ -79,10 +79,9 @@ export function mongoWireDir(): string {
   return join(ROOT, 'test', 'servers', 'mongo-wire');
 }
 
-/** Builds the MongoDB-wire test server when needed (Maven + javac; the jars come from Maven Central). */
+/** Builds the MongoDB-wire test server when its sources changed (Maven + javac; the jars come from Maven Central). */
 export function buildMongoWire(): void {
   const dir = mongoWireDir();
-  if (existsSync(join(dir, 'out', 'MongoWireServer.class'))) return;
   if (!which('java') || !which('mvn') || !which('javac')) {
     throw new Error('java, javac and mvn are needed to build the MongoDB-wire test server');
   }
@@ -90,14 +89,39 @@ export function buildMongoWire(): void {
   if (result.status !== 0) throw new Error(`building the MongoDB-wire test server failed:\n${result.stderr}${result.stdout}`);
 }
 
-export async function startMongoWire(): Promise<StartedServer> {
+export interface MongoWireOptions {
+  /** Listen on this port (a restart of a server a test killed, on the same address); a free one otherwise. */
+  port?: number;
+  /**
+   * Keep the data in this file (mongo-java-server's H2 backend; every acknowledged write survives a kill -9
+   * and a restart on the same file). Without it the data lives in memory and dies with the process.
+   */
+  dataFile?: string;
+}
+
+/**
+ * Where the suites' store keeps its data: in memory unless GLEANER_TEST_MONGO_STORE=file (then in a file
+ * under .test-servers/). Memory is the default because it is faster (test/servers/mongo-wire/README.md).
+ */
+export function testMongoWireOptions(): MongoWireOptions {
+  const mode = process.env.GLEANER_TEST_MONGO_STORE ?? 'memory';
+  if (mode === 'memory') return {};
+  if (mode !== 'file') throw new Error(`GLEANER_TEST_MONGO_STORE must be memory or file, not ${mode}`);
+  const dir = join(ROOT, '.test-servers');
+  mkdirSync(dir, { recursive: true });
+  const dataFile = join(dir, `mongo-wire-${process.pid}.mv.db`);
+  rmSync(dataFile, { force: true });
+  return { dataFile };
+}
+
+export async function startMongoWire(options: MongoWireOptions = {}): Promise<StartedServer> {
   buildMongoWire();
   const dir = mongoWireDir();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   mkdirSync(join(ROOT, '.test-servers'), { recursive: true });
-  const child = spawn('java', ['-Xmx512m', '-cp', `${join(dir, 'out')}:${join(dir, 'out', 'lib', '*')}`, 'MongoWireServer', String(port)], {
-    stdio: 'ignore',
-  });
+  const args = ['-Xmx512m', '-cp', `${join(dir, 'out')}:${join(dir, 'out', 'lib', '*')}`, 'MongoWireServer', String(port)];
+  if (options.dataFile) args.push(options.dataFile);
+  const child = spawn('java', args, { stdio: 'ignore' });
   await waitForPort(port, child, 30_000, 'mongo-wire');
   return { url: `mongodb://127.0.0.1:${port}`, pid: child.pid!, stop: stopper(child) };
 }

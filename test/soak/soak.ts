@@ -1,19 +1,20 @@
 /**
  * The chaos soak (`npm run soak`; `npm run soak:ci` is the 2-minute variant CI runs). The cluster
  * deployment for real — 2 API and 3 crawler processes (built apps, DEFAULT failover settings) on a
- * redis-server with AOF and the MongoDB-wire server — runs a mixed workload while a chaos driver,
- * on a seeded schedule, kill -9s and restarts crawlers and API replicas and kill -9s and restarts
- * Redis. Then the verdict is computed from the API and the receivers' records, and the counts,
- * faults and failover durations are written to bench-results/soak.json.
+ * redis-server with AOF and the MongoDB-wire server on a file — runs a mixed workload while a chaos
+ * driver, on a seeded schedule, kill -9s and restarts crawlers and API replicas, and kill -9s and
+ * restarts Redis and the store. Then the verdict is computed from the API and the receivers' records,
+ * and the counts, faults and failover durations are written to bench-results/soak.json.
  *
  * Workload: extractions and analyses (sync, with webhooks), crawls of the playground fixture
  * (shop.test; slow.test with Crawl-delay; limited.test answering 429 with Retry-After), webhooks to
  * a receiver that fails ~15 % of requests, SSE clients that disconnect (on purpose, and when their
  * API replica dies) and resume with Last-Event-ID on any replica.
  *
- * Not injected: a restart of the store. The MongoDB-wire test server keeps its data in memory, so a
- * restart would lose every record (a data loss no deployment tolerates, not a failover); the fault
- * is listed under `skipped_faults` in the output.
+ * The store runs in the test server's file mode (test/servers/mongo-wire: every acknowledged write is
+ * on file before its reply), so a kill -9 and a restart on the same file lose nothing, like a MongoDB
+ * with journaling. While it is down the API may answer only 503 problem+json with Retry-After
+ * (docs/operations.md "The store goes down"); any other 5xx, and any 5xx outside a fault's window, fails.
  *
  * Failover duration (per message held by a killed crawler: a job, a crawl actor, a page task, a
  * webhook delivery): from the kill until a live crawler holds the message's lock (or finished it),
@@ -33,6 +34,7 @@ import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startPlayground, type Playground } from '../fixtures/playground/playground';
 import { freePort, startMongoWire, which, type StartedServer } from '../harness/servers';
 import { API_MAIN, CRAWLER_MAIN, ROOT, assertBuilt, type AppProcess } from '../e2e/processes';
+import { buildTestApp } from '../test-app/build';
 import { startFlakyReceiver, type FlakyReceiver } from './flaky-receiver';
 import { mulberry32, percentile, type Rng } from './soak-util';
 
@@ -45,6 +47,12 @@ const KEY = 'glk_' + 'S'.repeat(20) + 'k'.repeat(20);
 const QUEUES = ['jobs', 'crawls', 'crawl-pages', 'webhooks'] as const;
 /** A Redis restart may answer 5xx (503 with Retry-After from /ready, 500/503 from a request that met the outage) until this long after Redis is back. */
 const REDIS_WINDOW_MS = 15_000;
+/**
+ * A store restart may answer 503 problem+json with Retry-After (and nothing else) until this long after the store
+ * is back: a request waits at most 5 s for the store (the cluster's server selection timeout), and the driver finds
+ * the restarted server within about a second.
+ */
+const STORE_WINDOW_MS = 10_000;
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 const log = (...parts: unknown[]) => console.log(`[soak ${new Date().toISOString().slice(11, 19)}]`, ...parts);
@@ -205,7 +213,14 @@ interface Http5xx {
   path: string;
   api: string;
   detail?: string;
+  /** A 503 that says when to come back, as problem+json. */
+  clear503: boolean;
 }
+
+const isClear503 = (status: number, headers: Headers): boolean =>
+  status === 503 &&
+  /^\d+$/.test(headers.get('retry-after') ?? '') &&
+  (headers.get('content-type') ?? '').startsWith('application/problem+json');
 
 class Client {
   requests = 0;
@@ -255,6 +270,7 @@ class Client {
             path: path.replace(/\?.*$/, ''),
             api: api.name,
             detail: text.slice(0, 300),
+            clear503: isClear503(res.status, res.headers),
           });
         if (jobOutcome) this.jobOutcomes.push(res.status);
         let parsed: unknown;
@@ -307,7 +323,14 @@ async function followStream(client: Client, rng: Rng, jobId: string, until: () =
       const res = await fetch(`${api.url}/api/v1/jobs/${jobId}/stream`, { headers, signal: controller.signal });
       client.requests++;
       if (res.status >= 500)
-        client.fivexx.push({ at: Date.now(), status: res.status, method: 'GET', path: '/api/v1/jobs/{id}/stream', api: api.name });
+        client.fivexx.push({
+          at: Date.now(),
+          status: res.status,
+          method: 'GET',
+          path: '/api/v1/jobs/{id}/stream',
+          api: api.name,
+          clear503: isClear503(res.status, res.headers),
+        });
       if (res.status !== 200 || !res.body) {
         await sleep(500);
         continue;
@@ -447,12 +470,14 @@ async function activeLocks(redisUrl: string): Promise<Array<{ queue: string; id:
 
 interface FaultRecord {
   n: number;
-  kind: 'kill-crawler' | 'kill-api' | 'restart-redis';
+  kind: 'kill-crawler' | 'kill-api' | 'restart-redis' | 'restart-store';
   at_s: number;
   target: string;
   down_ms: number;
   in_flight?: number;
   window?: [number, number];
+  /** Only 503 problem+json with Retry-After may be answered in this window. */
+  only503?: boolean;
 }
 
 interface Accepted {
@@ -463,6 +488,8 @@ interface Accepted {
 }
 
 async function main(): Promise<void> {
+  // processes.ts checks the test app too (these runs use the production entry points only); compiling it takes milliseconds.
+  buildTestApp();
   assertBuilt();
   const t0 = Date.now();
   const work = mkdtempSync(join(tmpdir(), 'gleaner-soak-'));
@@ -471,7 +498,9 @@ async function main(): Promise<void> {
   const play: Playground = await startPlayground();
   const models: ModelServer = await startModelServer();
   const receiver: FlakyReceiver = await startFlakyReceiver(mulberry32(SEED + 7), 0.15);
-  const mongo: StartedServer = await startMongoWire();
+  const storeFile = join(work, 'store.mv.db');
+  let mongo: StartedServer = await startMongoWire({ dataFile: storeFile });
+  const storePort = Number(new URL(mongo.url).port);
   serverPids.add(mongo.pid);
   let redis = await startRedisd(work, await freePort());
   const redisUrl = redis.url;
@@ -615,17 +644,18 @@ async function main(): Promise<void> {
     }
   }
 
-  // The seeded fault schedule: one fault every 20-35 s from 15 s in, none in the last 25 s; the
-  // first three are one of each kind (so even the 2-minute run injects all of them).
-  const kinds: FaultRecord['kind'][] = ['kill-crawler', 'kill-api', 'restart-redis'];
+  // The seeded fault schedule: one fault every 20-35 s from 15 s in (the first four 20 s apart), none in
+  // the last 25 s; the first four are one of each kind (so even the 2-minute run injects all of them).
+  const kinds: FaultRecord['kind'][] = ['kill-crawler', 'kill-api', 'restart-redis', 'restart-store'];
   const crng = mulberry32(SEED + 3);
   for (let i = kinds.length - 1; i > 0; i--) {
     const j = Math.floor(crng() * (i + 1));
     [kinds[i], kinds[j]] = [kinds[j], kinds[i]];
   }
   const schedule: Array<{ at: number; kind: FaultRecord['kind'] }> = [];
-  for (let at = 15_000, n = 0; at < SECONDS * 1000 - 25_000; at += 20_000 + crng() * 15_000, n++) {
-    const kind = n < kinds.length ? kinds[n] : crng() < 0.55 ? 'kill-crawler' : crng() < 0.6 ? 'kill-api' : 'restart-redis';
+  for (let at = 15_000, n = 0; at < SECONDS * 1000 - 25_000; at += n < kinds.length ? 20_000 : 20_000 + crng() * 15_000, n++) {
+    const other = (): FaultRecord['kind'] => (crng() < 0.6 ? 'kill-api' : crng() < 0.5 ? 'restart-redis' : 'restart-store');
+    const kind = n < kinds.length ? kinds[n] : crng() < 0.45 ? 'kill-crawler' : other();
     schedule.push({ at, kind });
   }
 
@@ -667,6 +697,18 @@ async function main(): Promise<void> {
         await cluster.startApi();
         faults.push({ n, kind: step.kind, at_s, target: victim.name, down_ms: downMs });
         log(`fault ${n}: kill -9 ${victim.name}, a new replica started after ${downMs} ms`);
+      } else if (step.kind === 'restart-store') {
+        const t0 = Date.now();
+        process.kill(mongo.pid, 'SIGKILL');
+        await mongo.stop(); // resolves on the exit
+        serverPids.delete(mongo.pid);
+        const downMs = 500 + Math.floor(crng() * 2500);
+        await sleep(downMs);
+        mongo = await startMongoWire({ dataFile: storeFile, port: storePort });
+        serverPids.add(mongo.pid);
+        const up = Date.now();
+        faults.push({ n, kind: step.kind, at_s, target: 'store', down_ms: downMs, window: [t0, up + STORE_WINDOW_MS], only503: true });
+        log(`fault ${n}: kill -9 the store, back on its file after ${up - t0} ms`);
       } else {
         const t0 = Date.now();
         await killHard(redis.child);
@@ -847,11 +889,21 @@ async function main(): Promise<void> {
     }
   }
 
-  // 5xx only inside a documented window (a Redis restart and the 15 s after it).
-  const windows = faults.filter((f) => f.window).map((f) => f.window!);
-  const outside = client.fivexx.filter((e) => !windows.some(([a, b]) => e.at >= a && e.at <= b));
+  // 5xx only inside a documented window (a Redis restart and the 15 s after it; a store restart and the 10 s
+  // after it, where only a 503 problem+json with Retry-After may be answered).
+  const windowed = faults.filter((f) => f.window);
+  const inWindow = (e: Http5xx, f: FaultRecord) => e.at >= f.window![0] && e.at <= f.window![1];
+  const outside = client.fivexx.filter((e) => !windowed.some((f) => inWindow(e, f)));
   for (const e of outside.slice(0, 20))
     fail(`${e.status} outside a fault window: ${e.method} ${e.path} on ${e.api} at ${new Date(e.at).toISOString()}: ${e.detail ?? ''}`);
+  // Inside a store window only, the answer must be the clear 503 (a Redis window overlapping it allows the rest).
+  const unclear = client.fivexx.filter(
+    (e) => !e.clear503 && windowed.some((f) => f.only503 && inWindow(e, f)) && !windowed.some((f) => !f.only503 && inWindow(e, f)),
+  );
+  for (const e of unclear.slice(0, 20))
+    fail(
+      `${e.status} during a store outage (only 503 problem+json with Retry-After is documented): ${e.method} ${e.path}: ${e.detail ?? ''}`,
+    );
 
   const durations = failovers.filter((f) => f.seconds !== null).map((f) => f.seconds!);
   for (const f of failovers.filter((x) => x.outcome === 'not-recovered'))
@@ -874,7 +926,7 @@ async function main(): Promise<void> {
       api_replicas: 2,
       crawlers: CRAWLERS,
       redis: 'redis-server, AOF fsync always',
-      store: 'MongoDB-wire test server (in memory)',
+      store: 'MongoDB-wire test server on a file (H2 backend, every acknowledged write on file before its reply)',
     },
     failover_settings: 'defaults (GLEANER_QUEUE_STALLED_MS 10000, check every 2000, GLEANER_CRAWL_LEASE_MS 10000)',
     verdict: failures.length === 0 ? 'pass' : 'fail',
@@ -908,18 +960,13 @@ async function main(): Promise<void> {
       connection_errors: client.connectionErrors,
       http_5xx: client.fivexx.length,
       http_5xx_outside_windows: outside.length,
+      http_503_during_store_outages: client.fivexx.filter((e) => e.clear503 && windowed.some((f) => f.only503 && inWindow(e, f))).length,
+      http_5xx_unclear_during_store_outages: unclear.length,
       model_calls: models.requests.length,
       playground_429s: play.requests.filter((r) => r.status === 429).length,
     },
     faults_injected: faults.length,
     faults,
-    skipped_faults: [
-      {
-        kind: 'restart-store',
-        reason:
-          'the MongoDB-wire test server keeps its data in memory: a restart loses every record, which no deployment tolerates (not a failover)',
-      },
-    ],
     failovers: {
       count: durations.length,
       p50_s: percentile(durations, 50),

@@ -187,6 +187,8 @@ export const envSchema = z.object({
   GLEANER_BROWSER_ENABLED: bool(true),
   GLEANER_CHROMIUM_PATH: z.string().min(1).optional().default('/usr/bin/chromium'),
   GLEANER_BROWSER_MAX_BROWSERS: int(2, 1, 32),
+  GLEANER_BROWSER_MEMORY_PERCENT: int(85, 10, 100),
+  GLEANER_BROWSER_PAGE_HEAP_MB: int(512, 16, 16_384),
   GLEANER_CONTENT_THREADS: int(2, 1, 64),
   GLEANER_CONTENT_TIMEOUT_MS: int(10_000, 100, 120_000),
   GLEANER_PDF_MAX_PAGES: int(500, 1, 10_000),

@@ -99,6 +99,10 @@ export interface AppConfig {
   browserEnabled: boolean;
   chromiumPath: string;
   browserMaxBrowsers: number;
+  /** No new browser page opens while the container's working set is above this percent of its memory limit (100: off). */
+  browserMemoryPercent: number;
+  /** JavaScript heap cap of each browser tab, in MB. */
+  browserPageHeapMb: number;
   contentThreads: number;
   contentTimeoutMs: number;
   /** A PDF with more pages fails with content_too_large (docs/scrape.md "PDFs"). */
@@ -231,6 +235,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     browserEnabled: raw.GLEANER_BROWSER_ENABLED,
     chromiumPath: raw.GLEANER_CHROMIUM_PATH,
     browserMaxBrowsers: raw.GLEANER_BROWSER_MAX_BROWSERS,
+    browserMemoryPercent: raw.GLEANER_BROWSER_MEMORY_PERCENT,
+    browserPageHeapMb: raw.GLEANER_BROWSER_PAGE_HEAP_MB,
     contentThreads: raw.GLEANER_CONTENT_THREADS,
     contentTimeoutMs: raw.GLEANER_CONTENT_TIMEOUT_MS,
     pdfMaxPages: raw.GLEANER_PDF_MAX_PAGES,

@@ -5,3 +5,4 @@ export { newId, nowIso, sleep } from './ids';
 export { SECRET_SEALER, type SecretSealer } from './secret-sealer';
 export { isSealedSecret, SecretBox, type SealedSecret } from './secret-box';
 export { roundUsd } from './money';
+export { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS, StoreUnavailableError, storeOutageOf } from './store-unavailable';

@@ -57,6 +57,8 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
   ) {}
 
   async run({ job, input, signal, jobs, secrets }: JobContext<AnalyzeJobInput>): Promise<void> {
+    // Recorded by an earlier delivery that did not get to finish the job: only the finish is left (see ExtractJobHandler).
+    if (job.page_count > 0) return;
     const llmConfig = llmConfigFor(input.llm_config, secrets);
     const { staticPage, rendered, staticError } = await this.fetchBoth(input, signal);
     const primary = rendered ?? staticPage!;

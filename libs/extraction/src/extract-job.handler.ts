@@ -39,6 +39,9 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
   ) {}
 
   async run({ job, input, signal, jobs, secrets }: JobContext<ExtractJobInput>): Promise<void> {
+    // Its page is recorded (result and usage) by an earlier delivery that did not get to finish the job (a
+    // crash or a store outage in between): only the finish is left to do, and counting the page again is wrong.
+    if (job.page_count > 0) return;
     let page;
     try {
       page = await this.loader.load(input.url, input.fetch_mode, {

@@ -1,4 +1,4 @@
-import { AppError } from '@app/core';
+import { AppError, isStoreUnavailable } from '@app/core';
 import type { JobRecord } from '@app/jobs';
 import { fetchSecretValues } from '@app/fetch';
 import type { ResultsService } from '@app/results';
@@ -9,6 +9,8 @@ import type { CallTrace } from './extraction.service';
  * job would only delay that answer. Only internal errors (bugs, crashes) go back to the queue.
  */
 export function finalJobError(error: unknown, what: string): AppError {
+  // A store outage is nobody's final answer: thrown on as it is, the job runner waits it out (see JobRunnerService).
+  if (isStoreUnavailable(error)) throw error;
   if (error instanceof AppError) {
     return new AppError(error.slug, error.message, {
       detail: error.detail,

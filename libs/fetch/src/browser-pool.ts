@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, LaunchOptions } from 'playwright';
+import { markedBrowsers, OWNER_SWITCH, ownerMark } from './browser-owner';
 import { fetchError } from './errors';
+import type { MemoryAdmission } from './memory-admission';
 
 export interface BrowserPoolOptions {
   executablePath?: string;
-  /** Browsers alive at once (each is a Chromium process tree, ~150–300 MB). */
+  /** Browsers alive at once, retiring ones included (each is a Chromium process tree, ~150–300 MB). */
   maxBrowsers?: number;
   /** Concurrent contexts (jobs) per browser. */
   maxContextsPerBrowser?: number;
@@ -13,6 +16,12 @@ export interface BrowserPoolOptions {
   proxyServer?: string;
   extraArgs?: string[];
   launchTimeoutMs?: number;
+  /** JavaScript heap cap of each tab in MB (V8's max-old-space-size): a runaway page crashes its tab, not the container. */
+  pageHeapMb?: number;
+  /** How long a browser gets to close before its process group is killed (default 10 s). */
+  closeTimeoutMs?: number;
+  /** Memory-aware admission: a lease (a page's browser context) waits while the container is short of memory. */
+  admission?: MemoryAdmission;
 }
 
 export interface BrowserPoolStats {
@@ -22,6 +31,11 @@ export interface BrowserPoolStats {
   waiting: number;
   launches: number;
   leasesServed: number;
+  /** Leases waiting for memory (admission), and those handed back to be tried later after waiting too long. */
+  waitingForMemory: number;
+  deferredForMemory: number;
+  /** Browsers killed because they did not close in time. */
+  killed: number;
 }
 
 export interface BrowserLease {
@@ -49,16 +63,33 @@ interface Entry {
   active: number;
   served: number;
   retired: boolean;
+  /** Being closed: no new leases, still counted. */
+  closing: boolean;
+  /** The browser's main process, once launched (Linux). */
+  pid?: number;
   closed: boolean;
 }
 
-/** A small pool of Chromium processes, launched lazily, shared by leases, recycled after N pages. */
+/** Marks each browser of a pool (with OWNER_SWITCH) so a wedged one can be found and killed. */
+const BROWSER_SWITCH = '--gleaner-pool-browser';
+let poolSerial = 0;
+
+/**
+ * A small pool of Chromium processes, launched lazily, shared by leases, recycled after N pages. Never more
+ * than `maxBrowsers` process trees: a retiring browser counts until it closed, and one that does not close
+ * in time is killed with its process group. Each browser is marked with its owner (browser-owner.ts), so
+ * the next start of a crawler that died with -9 reaps what it left.
+ */
 export class BrowserPool {
   private readonly entries: Entry[] = [];
   private readonly waiters: Array<() => void> = [];
-  private readonly options: Required<Omit<BrowserPoolOptions, 'proxyServer'>> & { proxyServer?: string };
+  private readonly options: Required<Omit<BrowserPoolOptions, 'proxyServer' | 'admission' | 'pageHeapMb'>> &
+    Pick<BrowserPoolOptions, 'proxyServer' | 'admission' | 'pageHeapMb'>;
+  private readonly mark = ownerMark();
+  private readonly serial = ++poolSerial;
   private launches = 0;
   private served = 0;
+  private killed = 0;
   private nextId = 1;
   private closing = false;
 
@@ -70,11 +101,16 @@ export class BrowserPool {
       retireAfterPages: options.retireAfterPages ?? 100,
       extraArgs: options.extraArgs ?? [],
       launchTimeoutMs: options.launchTimeoutMs ?? 30_000,
+      closeTimeoutMs: options.closeTimeoutMs ?? 10_000,
       proxyServer: options.proxyServer,
+      admission: options.admission,
+      pageHeapMb: options.pageHeapMb,
     };
   }
 
   async acquire(signal?: AbortSignal): Promise<BrowserLease> {
+    // Memory first: a page that waits for memory holds no browser slot meanwhile.
+    await this.options.admission?.admit(signal);
     for (;;) {
       if (this.closing) throw fetchError('fetch_error', 'The browser pool is closed.', { retryable: true });
       const entry = this.pick();
@@ -102,6 +138,7 @@ export class BrowserPool {
 
   stats(): BrowserPoolStats {
     const live = this.entries.filter((e) => !e.closed);
+    const memory = this.options.admission?.stats();
     return {
       browsers: live.filter((e) => !e.retired).length,
       retiringBrowsers: live.filter((e) => e.retired).length,
@@ -109,6 +146,9 @@ export class BrowserPool {
       waiting: this.waiters.length,
       launches: this.launches,
       leasesServed: this.served,
+      waitingForMemory: memory?.waiting ?? 0,
+      deferredForMemory: memory?.deferred ?? 0,
+      killed: this.killed,
     };
   }
 
@@ -119,10 +159,12 @@ export class BrowserPool {
   }
 
   private pick(): Entry | undefined {
-    const open = this.entries.filter((e) => !e.retired && !e.closed);
+    const live = this.entries.filter((e) => !e.closed);
+    const open = live.filter((e) => !e.retired);
     const free = open.filter((e) => e.active < this.options.maxContextsPerBrowser).sort((a, b) => a.active - b.active)[0];
     if (free) return free;
-    if (open.length >= this.options.maxBrowsers) return undefined;
+    // Retiring browsers still count: their trees are alive until their last lease ends.
+    if (live.length >= this.options.maxBrowsers) return undefined;
     return this.launch();
   }
 
@@ -134,6 +176,7 @@ export class BrowserPool {
       active: 0,
       served: 0,
       retired: false,
+      closing: false,
       closed: false,
     };
     entry.browser = (async () => {
@@ -141,13 +184,26 @@ export class BrowserPool {
       const launchOptions: LaunchOptions = {
         executablePath: this.options.executablePath,
         headless: true,
-        args: [...CHROMIUM_ARGS, ...this.options.extraArgs],
+        args: [
+          ...CHROMIUM_ARGS,
+          ...(this.options.pageHeapMb ? [`--js-flags=--max-old-space-size=${this.options.pageHeapMb}`] : []),
+          ...this.options.extraArgs,
+          `${OWNER_SWITCH}=${this.mark}`,
+          `${BROWSER_SWITCH}=${this.serial}.${entry.id}`,
+        ],
         timeout: this.options.launchTimeoutMs,
         // No bypass list: Playwright adds <-loopback>, so even loopback goes through the guard proxy.
         proxy: this.options.proxyServer ? { server: this.options.proxyServer } : undefined,
       };
       const browser = await chromium.launch(launchOptions);
-      browser.on('disconnected', () => this.drop(entry));
+      entry.pid = this.findPid(entry);
+      // Closed by us: closeEntry drops it once the process is gone. Otherwise it crashed or was killed: clear
+      // what is left of its tree before its slot is given to a new browser.
+      browser.on('disconnected', () => {
+        if (entry.closing) return;
+        this.killGroup(entry);
+        this.drop(entry);
+      });
       return browser;
     })();
     entry.browser.catch(() => undefined); // failures surface to the acquirer
@@ -168,13 +224,52 @@ export class BrowserPool {
     this.waiters.shift()?.();
   }
 
+  /** Closes a browser; it keeps counting against maxBrowsers until its process is gone (closed, or killed). */
   private async closeEntry(entry: Entry): Promise<void> {
-    if (entry.closed) return;
+    if (entry.closed || entry.closing) return;
+    entry.closing = true;
+    entry.retired = true;
+    let timer: NodeJS.Timeout | undefined;
+    const closed = (async () => {
+      try {
+        await (await entry.browser).close();
+      } catch {
+        /* already gone */
+      }
+      return true;
+    })();
+    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.options.closeTimeoutMs)));
+    const inTime = await Promise.race([closed, timedOut]);
+    clearTimeout(timer);
+    if (!inTime) this.killed++;
+    // Also after a clean close: the tree's last processes may still be on their way out.
+    this.killGroup(entry);
     this.drop(entry);
-    try {
-      await (await entry.browser).close();
-    } catch {
-      /* already gone */
+  }
+
+  /** The browser's main process (its process group leader), found by its marks. */
+  private findPid(entry: Entry): number | undefined {
+    const id = `${BROWSER_SWITCH}=${this.serial}.${entry.id}`;
+    for (const { pid, owner } of markedBrowsers()) {
+      if (owner !== this.mark) continue;
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(id)) return pid;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return undefined;
+  }
+
+  /** SIGKILL the browser's process group (Playwright starts each browser as a group leader). */
+  private killGroup(entry: Entry): void {
+    if (entry.pid === undefined) return;
+    for (const target of [-entry.pid, entry.pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // gone already
+      }
     }
   }
 }

@@ -168,6 +168,9 @@ export class DynamicFetcher {
       waiting: 0,
       launches: 0,
       leasesServed: 0,
+      waitingForMemory: 0,
+      deferredForMemory: 0,
+      killed: 0,
     };
     return { ...pool, openContexts: this.openContexts, openPages: this.openPages, proxyRefused: this.proxy.refused };
   }
@@ -194,20 +197,26 @@ export class DynamicFetcher {
     const page = await context.newPage();
     this.openPages++;
     const navigation = router.track(page, deadline);
+    let crashed = false;
+    page.on('crash', () => (crashed = true));
     let lastDocument: Response | undefined;
     page.on('response', (r) => {
       if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastDocument = r;
     });
     try {
       if (options.headers) await page.setExtraHTTPHeaders(options.headers);
-      const { response, redirects: followed } = await this.navigate(page, url, navigation, deadline, options, blocked, blockedBefore);
+      const { response, redirects: followed } = await this.navigate(page, url, navigation, deadline, options, blocked, blockedBefore).catch(
+        (error: unknown) => {
+          throw crashed ? tabCrashed(url) : error;
+        },
+      );
       if (options.waitFor) await waitForInPage(page, options.waitFor, deadline);
       // Bounded settle: network idle or the cap, whichever first; then take what is there.
       await page
         .waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(this.settleMs, deadline - Date.now())) })
         .catch(() => undefined);
 
-      let html = await this.content(page, deadline);
+      let html = await this.content(page, deadline, () => crashed);
       let doc = lastDocument ?? response ?? undefined;
       let wall = detectBotWall(html, doc?.status() ?? 200, doc?.headers() ?? {});
       // A JavaScript challenge usually passes by itself and navigates to the real page.
@@ -215,7 +224,7 @@ export class DynamicFetcher {
       while (wall.blocked && Date.now() < challengeDeadline) {
         await page.waitForTimeout(250);
         await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, challengeDeadline - Date.now()) }).catch(() => undefined);
-        html = await this.content(page, deadline);
+        html = await this.content(page, deadline, () => crashed);
         doc = lastDocument ?? doc;
         wall = detectBotWall(html, doc?.status() ?? 200, doc?.headers() ?? {});
       }
@@ -303,12 +312,17 @@ export class DynamicFetcher {
     }
   }
 
-  /** page.content() fails while a navigation is in flight; retry until it is stable or the deadline. */
-  private async content(page: Page, deadline: number): Promise<string> {
+  /**
+   * page.content() fails while a navigation is in flight; retry until it is stable or the deadline. It also
+   * never returns while the page's script keeps the tab busy (an endless loop), so it races the deadline.
+   */
+  private async content(page: Page, deadline: number, crashed: () => boolean): Promise<string> {
     for (;;) {
       try {
-        return await page.content();
+        return await beforeDeadline(page.content(), deadline, page.url());
       } catch (error) {
+        if (crashed()) throw tabCrashed(page.url());
+        if (error instanceof AppError) throw error;
         if (Date.now() >= deadline)
           throw fetchError('timeout', 'The page kept navigating until the deadline.', { url: page.url(), cause: error });
         await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
@@ -334,6 +348,31 @@ export class DynamicFetcher {
     if (/ERR_TOO_MANY_REDIRECTS/.test(message)) return fetchError('fetch_error', 'Too many redirects.', { url, retryable: false });
     const code = /net::(ERR_[A-Z_]+)/.exec(message)?.[1] ?? 'navigation failed';
     return fetchError('fetch_error', `Loading ${url} failed: ${code}.`, { url, cause: error });
+  }
+}
+
+/** A page that crashed its tab (out of memory past the tab's heap cap, or a renderer fault): retrying would crash it again. */
+function tabCrashed(url: string): AppError {
+  return fetchError('fetch_error', `The page crashed its browser tab (out of memory or a renderer fault) while loading ${url}.`, {
+    url,
+    retryable: false,
+  });
+}
+
+/** `work`, or a timeout error at `deadline` (the work is left to fail on its own when the page closes). */
+async function beforeDeadline<T>(work: Promise<T>, deadline: number, url: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(fetchError('timeout', `The page's script kept the tab busy past the deadline (${url}).`, { url })),
+      Math.max(1, deadline - Date.now()),
+    );
+  });
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -25,3 +25,7 @@ export {
   storedFetchControlSchema,
   type StoredFetchControl,
 } from './stored-fetch-control';
+export { BrowserPool } from './browser-pool';
+export { markedBrowsers, ownerMark, reapOrphanedBrowsers } from './browser-owner';
+export { CgroupMemory, MemoryAdmission } from './memory-admission';
+export { DynamicFetcher } from './dynamic-fetcher';

@@ -1,5 +1,5 @@
 import { describeDto, type DtoClass, type PropertyDescription, type PropertyRule } from './dto-metadata';
-import { HTTP_URL_PATTERN } from './dto-rules';
+import { HTTP_URL_NO_FRAGMENT_PATTERN, HTTP_URL_PATTERN } from './dto-rules';
 import { STRING_MAP_RULE, type StringMapRule } from './map-rules';
 
 /**
@@ -82,6 +82,12 @@ export function applyRule(schema: JsonSchema, rule: PropertyRule): void {
     case 'isHttpUrl':
       schema.type = 'string';
       addPattern(schema, HTTP_URL_PATTERN.source);
+      break;
+    case 'isModelBaseUrl':
+      // llm_config.base_url (libs/llm base-url.ts checks exactly this): the URL pattern without a fragment.
+      schema.type = 'string';
+      schema.maxLength = 2048;
+      addPattern(schema, HTTP_URL_NO_FRAGMENT_PATTERN.source);
       break;
     default:
       break;

@@ -92,16 +92,22 @@ const IPV6 = [
 const PORT = '(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)';
 /** RFC 3986 path-abempty, query and fragment: unreserved, sub-delims, ':' '@' and %-escapes only. */
 const PCHAR = "(?:[A-Za-z0-9\\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})";
-const REST = `(?:/${PCHAR}*)*(?:\\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?`;
+const PATH_QUERY = `(?:/${PCHAR}*)*(?:\\?(?:${PCHAR}|[/?])*)?`;
+const REST = `${PATH_QUERY}(?:#(?:${PCHAR}|[/?])*)?`;
+const ORIGIN = `[Hh][Tt][Tt][Pp][Ss]?://(?:(?:${LABEL}\\.)*${TOP_LABEL}\\.?|(?:${OCTET}\\.){3}${OCTET}|\\[(?:${IPV6})\\])(?::${PORT})?`;
 
 /**
  * An absolute http(s) URL without credentials, as a pattern the document states and the validation
  * enforces: host names (a last label starting with a letter), dotted-quad IPv4 or bracketed IPv6,
  * an optional port 0-65535, an RFC 3986 path, query and fragment. Every match is also a valid WHATWG URL.
  */
-export const HTTP_URL_PATTERN = new RegExp(
-  `^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:${LABEL}\\.)*${TOP_LABEL}\\.?|(?:${OCTET}\\.){3}${OCTET}|\\[(?:${IPV6})\\])(?::${PORT})?${REST}$`,
-);
+export const HTTP_URL_PATTERN = new RegExp(`^${ORIGIN}${REST}$`);
+
+/** The same URL without a fragment (an endpoint the server calls: a fragment would never reach it). */
+export const HTTP_URL_NO_FRAGMENT_PATTERN = new RegExp(`^${ORIGIN}${PATH_QUERY}$`);
+
+/** HTTP_URL_NO_FRAGMENT_PATTERN or the empty string (a field where "" resets a setting). */
+export const EMPTY_OR_HTTP_URL_NO_FRAGMENT_PATTERN = new RegExp(`^(?:${ORIGIN}${PATH_QUERY})?$`);
 
 /** Absolute http(s) URL, at most 2048 characters, without credentials. Returns a reason when invalid. */
 export function checkHttpUrl(value: string): string | null {

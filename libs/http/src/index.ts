@@ -1,6 +1,15 @@
 export { SCHEMA_MISMATCH_DETAIL, StrictValidationPipe } from './validation.pipe';
 export { problemPage, toProblem } from './problem';
-export { HTTP_URL_PATTERN, IsDateOrDateTime, IsHttpUrl, IsPrintable, IsRfc3339, QueryInteger } from './dto-rules';
+export {
+  EMPTY_OR_HTTP_URL_NO_FRAGMENT_PATTERN,
+  HTTP_URL_NO_FRAGMENT_PATTERN,
+  HTTP_URL_PATTERN,
+  IsDateOrDateTime,
+  IsHttpUrl,
+  IsPrintable,
+  IsRfc3339,
+  QueryInteger,
+} from './dto-rules';
 export { JSON_BODY_LIMITS, parseJsonBody } from './json-body';
 export { describeDto, isDto, type DtoClass, type PropertyDescription, type PropertyRule } from './dto-metadata';
 export { dtoJsonSchema, dtoObjectSchema, propertyJsonSchema, type JsonSchema } from './dto-json-schema';

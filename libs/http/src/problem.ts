@@ -1,5 +1,14 @@
 import { HttpException } from '@nestjs/common';
-import { AppError, PROBLEMS, isProblemSlug, newId, type FieldError, type ProblemSlug } from '@app/core';
+import {
+  AppError,
+  PROBLEMS,
+  STORE_RETRY_AFTER_SECONDS,
+  isProblemSlug,
+  newId,
+  storeOutageOf,
+  type FieldError,
+  type ProblemSlug,
+} from '@app/core';
 import { scrubSecrets } from '@app/observability';
 
 export interface ProblemBody {
@@ -58,6 +67,12 @@ const FASTIFY_CODES: Record<string, { slug: ProblemSlug; detail: string }> = {
 export function toProblem(error: unknown, path: string, requestId: string): ProblemResult {
   const instance = `${path}#${requestId}`;
   const headers: Record<string, string> = {};
+  // A store outage, also under whatever wrapped it, is the documented 503 with Retry-After, not an internal error.
+  const outage = error instanceof AppError && error.slug !== 'internal-error' ? null : storeOutageOf(error);
+  if (outage) {
+    const body: ProblemBody = { ...base('service-unavailable', outage.detail, instance), ...(outage.extensions ?? {}) };
+    return { status: 503, body, headers: { 'retry-after': String(outage.retryAfterSeconds ?? STORE_RETRY_AFTER_SECONDS) } };
+  }
   if (error instanceof AppError) {
     const spec = PROBLEMS[error.slug];
     const body: ProblemBody = {

@@ -9,8 +9,8 @@ import { UrlListBody } from './url-list-body';
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
-/** Fields whose values are never echoed back in `errors[].value`. */
-const SECRET_FIELD = /secret|api_key|apikey|password|token|^key$|authorization|^headers$|^cookies$/i;
+/** Fields whose values are never echoed back in `errors[].value` (a base_url may hold credentials). */
+const SECRET_FIELD = /secret|api_key|apikey|password|token|^key$|authorization|^headers$|^cookies$|^base_url$/i;
 
 /**
  * The detail of a 422 whose errors break a rule the OpenAPI document states (type, length, enum,
@@ -41,6 +41,8 @@ export const DOCUMENTED_RULES: ReadonlySet<string> = new Set([
   'isRfc3339',
   'isDateOrDateTime',
   'isHttpUrl',
+  // llm_config.base_url (libs/llm base-url.ts): the URL pattern without a fragment.
+  'isModelBaseUrl',
   STRING_MAP_RULE,
   'isDefined',
   'whitelistValidation',
@@ -166,6 +168,8 @@ function restoreFreeForm(instance: object, raw: unknown, cls: DtoClass, depth = 
 /** Strict DTO validation: unknown fields are rejected, types are not silently coerced in bodies. */
 @Injectable()
 export class StrictValidationPipe implements PipeTransform {
+  private readonly acceptsEmpty = new WeakMap<object, boolean>();
+
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const metatype = metadata.metatype;
     if (!metatype || [String, Number, Boolean, Array, Object].includes(metatype as never)) return value;
@@ -176,6 +180,9 @@ export class StrictValidationPipe implements PipeTransform {
       throw Errors.validation([{ location: 'body', message: 'must be a JSON object' }], SCHEMA_MISMATCH_DETAIL);
     }
     const raw = value ?? {};
+    // Most reads send no query: a DTO that accepts an empty object is checked once, not on every request.
+    const empty = metadata.type === 'query' && isEmptyObject(raw);
+    if (empty && this.acceptsEmpty.get(metatype)) return plainToInstance(metatype as new () => object, raw);
     const early: FieldError[] = [];
     checkRaw(raw, metatype as DtoClass, location, early);
     const instance = plainToInstance(metatype as new () => object, raw);
@@ -186,6 +193,7 @@ export class StrictValidationPipe implements PipeTransform {
       forbidUnknownValues: true,
       validationError: { target: false, value: true },
     });
+    if (empty) this.acceptsEmpty.set(metatype, early.length === 0 && errors.length === 0);
     if (early.length === 0 && errors.length === 0) return instance;
     const flat = flattenValidationErrors(errors, location);
     const early_locations = new Set(early.map((e) => e.location));
@@ -193,6 +201,12 @@ export class StrictValidationPipe implements PipeTransform {
     const documented = early.length > 0 || [...brokenRules(errors)].some((rule) => DOCUMENTED_RULES.has(rule));
     throw Errors.validation(all, documented ? SCHEMA_MISMATCH_DETAIL : undefined);
   }
+}
+
+function isEmptyObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const _key in value) return false;
+  return true;
 }
 
 export function isAppError(error: unknown): error is AppError {

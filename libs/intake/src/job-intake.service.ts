@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError, Errors } from '@app/core';
+import { AppError, Errors, isStoreUnavailable, StoreUnavailableError } from '@app/core';
 import { JobsService, type JobRecord, type JobType, type JobView } from '@app/jobs';
 import { ModelRouter, storeLlmConfig, type LlmConfigInput, type ModelTarget, type StoredLlmConfig } from '@app/llm';
 import { SavedSchemasService } from '@app/saved-schemas';
@@ -99,10 +99,18 @@ export class JobIntakeService {
   /**
    * The synchronous answer of a single-page job (extract, analyze, scrape): waits for it to finish
    * (GLEANER_EXTRACT_WAIT_MS). A failed or cancelled job is its problem (docs/api.md "HTTP status codes
-   * of failed extract/analyze"); a job still running is a 504 with its id (it goes on).
+   * of failed extract/analyze"); a job still running is a 504 with its id (it goes on), and a store outage
+   * longer than the wait a 503 with its id.
    */
   async awaitJob(jobId: string): Promise<JobRecord> {
-    const job = await this.jobs.waitForTerminal(jobId, this.config.extractWaitMs);
+    let job: JobRecord | null;
+    try {
+      job = await this.jobs.waitForTerminal(jobId, this.config.extractWaitMs);
+    } catch (error) {
+      // A store outage that outlasts the wait: the job was accepted and goes on, so the 503 says which it is.
+      if (!isStoreUnavailable(error)) throw error;
+      throw new StoreUnavailableError(error, { job_id: jobId, status_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}` });
+    }
     if (!job) throw Errors.internal('The job vanished.');
     if (job.status === 'completed') return job;
     if (job.status === 'failed' || job.status === 'cancelled') throw jobFailureToProblem(job._id, job.error_category, job.error_message);

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LOGGER, type AppLogger } from '@app/observability';
 import type { JobRecord } from './job.types';
+import { pastStoreOutage } from './store-retry';
 
 export type JobLifecycleEventType = 'job.started' | 'job.page' | 'job.completed' | 'job.failed' | 'job.cancelled';
 
@@ -10,7 +11,7 @@ export interface JobLifecycleEvent {
   /** The job resource for job.*, the result item for job.page. */
   data: Record<string, unknown>;
   occurred_at: string;
-  /** Set when the event may be announced again after a crash (crawl pages): listeners store it once. */
+  /** Set when the event may be announced again (after a crash, or a store outage met while announcing): listeners store it once. */
   dedupeKey?: string;
 }
 
@@ -19,7 +20,8 @@ export type JobLifecycleListener = (event: JobLifecycleEvent) => Promise<void>;
 /**
  * Observers of the job lifecycle (webhooks, later metrics): the jobs lib announces, other libs
  * listen, so jobs never depends on them. Listeners run in order of occurrence and a failing
- * listener never fails the job.
+ * listener never fails the job. A listener that meets a store outage is run again until the store
+ * answers (its event would be lost otherwise); every event carries a dedupe key for that.
  */
 @Injectable()
 export class JobLifecycleHooks {
@@ -34,7 +36,10 @@ export class JobLifecycleHooks {
   async notify(event: JobLifecycleEvent): Promise<void> {
     for (const listener of this.listeners) {
       try {
-        await listener(event);
+        await pastStoreOutage(
+          () => listener(event),
+          () => this.logger.warn({ job_id: event.job._id, event: event.type }, 'job lifecycle listener waits for the store'),
+        );
       } catch (error) {
         this.logger.error({ err: error, job_id: event.job._id, event: event.type }, 'job lifecycle listener failed');
       }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { isStoreUnavailable } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { METRICS, Metrics } from '@app/observability';
 import type { Caller } from '@app/auth';
@@ -190,8 +191,9 @@ export class JobStreamService implements BeforeApplicationShutdown {
           }
           if (!waiting && events.length === 500) again = true;
         } while (again && !closed);
-      } catch {
-        close();
+      } catch (error) {
+        // A store outage keeps the stream open (heartbeats go on; the poll reads again once the store is back).
+        if (!isStoreUnavailable(error)) close();
       } finally {
         pumping = false;
       }

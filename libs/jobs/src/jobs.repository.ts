@@ -113,6 +113,11 @@ export class JobsRepository implements OnModuleInit {
    * leaves no gap, unless the caller says it is the `firstTime` (a repeat is then refused by the
    * unique key after the draw: one read less on the hot path, a gap in the rare case).
    */
+  /** Whether an event is stored under this dedupe key (it was announced, perhaps by a run whose answer was lost). */
+  async hasEvent(jobId: string, dedupeKey: string): Promise<boolean> {
+    return (await this.events.findOne({ job_id: jobId, dedupe_key: dedupeKey })) !== null;
+  }
+
   async appendEvent(
     jobId: string,
     event: JobEventName,

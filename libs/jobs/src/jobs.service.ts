@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError, Errors, newId, nowIso, SECRET_SEALER, type ErrorCategory, type SecretSealer } from '@app/core';
+import { AppError, Errors, isStoreUnavailable, newId, nowIso, SECRET_SEALER, type ErrorCategory, type SecretSealer } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { QUEUE, type QueuePort } from '@app/queue';
 import type { Caller } from '@app/auth';
 import { JobDeletionHooks } from './job-deletion-hooks';
 import { JobLifecycleHooks } from './job-lifecycle-hooks';
+import { pastStoreOutage } from './store-retry';
 import { JobsRepository } from './jobs.repository';
 import {
   CRAWLS_QUEUE,
@@ -151,7 +152,7 @@ export class JobsService {
     const job = { ...before, status: 'running' as const, holds_slot: true };
     this.metrics.jobTransitions.inc({ type: job.type, status: 'running' });
     await this.emit(jobId, 'status', this.statusData(job));
-    await this.hooks.notify({ type: 'job.started', job, data: { ...toJobView(job) }, occurred_at: nowIso() });
+    await this.hooks.notify({ type: 'job.started', job, data: { ...toJobView(job) }, occurred_at: nowIso(), dedupeKey: 'job.started' });
     return job;
   }
 
@@ -172,18 +173,39 @@ export class JobsService {
     }
     const before = await this.repository.transition(jobId, status, patch);
     if (!before) return null;
+    // The job is finished in the store: what follows must happen even across a store outage, or the
+    // stream's `complete` and the terminal webhook would be lost (nothing redoes a finished job).
+    const outage = () => this.logger.warn({ job_id: jobId, status }, 'finishing the job waits for the store');
     if (before.holds_slot) {
       const jobClass = jobClassOf(before.type);
-      await this.repository.releaseSlot(before.user_id, jobClass);
-      await this.wakeParked(before.user_id, 1, jobClass);
+      await pastStoreOutage(() => this.repository.releaseSlot(before.user_id, jobClass), outage);
+      await pastStoreOutage(() => this.wakeParked(before.user_id, 1, jobClass), outage);
     }
     const job = { ...before, ...patch, status } as JobRecord;
     this.metrics.jobTransitions.inc({ type: job.type, status });
-    await this.emit(jobId, 'status', this.statusData(job));
-    await this.emit(jobId, 'complete', this.completeData(job));
-    await this.hooks.notify({ type: `job.${status}`, job, data: { ...toJobView(job) }, occurred_at: nowIso() });
+    await pastStoreOutage(() => this.emit(jobId, 'status', this.statusData(job)), outage);
+    await pastStoreOutage(() => this.emit(jobId, 'complete', this.completeData(job), { dedupeKey: 'complete' }), outage);
+    await this.hooks.notify({ type: `job.${status}`, job, data: { ...toJobView(job) }, occurred_at: nowIso(), dedupeKey: 'job.finished' });
     this.logger.info({ job_id: jobId, request_id: job.request_id, status, error_category: job.error_category }, 'job finished');
     return job;
+  }
+
+  /**
+   * The follow-ups of `finish` again, for a job found finished by a delivery of its queue message: the run that
+   * finished it may have met a store outage (or died) after the transition and before its `complete` event and
+   * terminal webhook were stored. Both carry dedupe keys, so a job whose follow-ups went out gets nothing twice.
+   */
+  async announceFinished(job: JobRecord): Promise<void> {
+    if (job.status !== 'completed' && job.status !== 'failed' && job.status !== 'cancelled') return;
+    const stored = await this.emit(job._id, 'complete', this.completeData(job), { dedupeKey: 'complete' });
+    if (stored) this.logger.warn({ job_id: job._id, status: job.status }, 'finished job: its complete event was missing and is stored now');
+    await this.hooks.notify({
+      type: `job.${job.status}`,
+      job,
+      data: { ...toJobView(job) },
+      occurred_at: nowIso(),
+      dedupeKey: 'job.finished',
+    });
   }
 
   /**
@@ -196,10 +218,16 @@ export class JobsService {
     const deadline = Date.now() + timeoutMs;
     try {
       for (;;) {
-        const job = await this.repository.findForWorker(jobId);
-        if (!job || isTerminal(job.status)) return job;
+        let job: JobRecord | null | undefined;
+        try {
+          job = await this.repository.findForWorker(jobId);
+        } catch (error) {
+          // A store outage shorter than the wait is ridden out; a longer one reaches the caller.
+          if (!isStoreUnavailable(error) || Date.now() >= deadline) throw error;
+        }
+        if (job === null || (job && isTerminal(job.status))) return job;
         const left = deadline - Date.now();
-        if (left <= 0) return job;
+        if (left <= 0 && job !== undefined) return job;
         // Woken by the job's events; a slow poll covers a lost notification.
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.min(left, 1000));
@@ -268,7 +296,13 @@ export class JobsService {
       item,
       exactlyOnce ? { dedupeKey: exactlyOnce.dedupeKey, onlyWhileRunning: true, firstTime: exactlyOnce.firstTime } : {},
     );
-    if (!stored) return false;
+    if (!stored) {
+      // Stored already: perhaps by a run that met a store outage (or died) before its webhooks were stored.
+      // Announcing again is safe, the listeners store an event once per dedupe key.
+      if (exactlyOnce && (await this.repository.hasEvent(job._id, exactlyOnce.dedupeKey)))
+        await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso(), dedupeKey: exactlyOnce.dedupeKey });
+      return false;
+    }
     await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso(), dedupeKey: exactlyOnce?.dedupeKey });
     return true;
   }

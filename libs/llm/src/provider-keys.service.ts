@@ -1,6 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { Errors, newId, nowIso, type FieldError } from '@app/core';
+import { SCHEMA_MISMATCH_DETAIL } from '@app/http';
 import { LOGGER, type AppLogger } from '@app/observability';
 import { baseUrlProblem, isSafeToEcho } from './base-url';
 import { ProviderKeysRepository, type ProviderKeyChanges, type ProviderKeyRecord } from './provider-keys.repository';
@@ -25,7 +26,8 @@ export interface PutProviderKeyInput {
   is_enabled: boolean;
   /** Unvalidated on purpose (see PutProviderKeyDto): checked here so that errors never echo it. */
   api_key?: unknown;
-  base_url?: string | null;
+  /** Unvalidated too (see PutProviderKeyDto): checked here, echoed only when it cannot hold credentials. */
+  base_url?: unknown;
 }
 
 /** What the extraction side needs to call a provider for a user. */
@@ -94,7 +96,8 @@ export class LlmKeysService implements OnApplicationBootstrap, BeforeApplication
     const errors: FieldError[] = [];
     const apiKey = this.checkApiKey(input.api_key, errors);
     const baseUrl = this.checkBaseUrl(input.base_url, errors);
-    if (errors.length > 0) throw Errors.validation(errors);
+    // Every rule checked here is one the OpenAPI document states (type, pattern, length).
+    if (errors.length > 0) throw Errors.validation(errors, SCHEMA_MISMATCH_DETAIL);
 
     const changes: ProviderKeyChanges = { is_enabled: input.is_enabled };
     if (baseUrl !== undefined) changes.base_url = baseUrl;
@@ -179,9 +182,13 @@ export class LlmKeysService implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** undefined = keep, null = reset to the provider's default. */
-  private checkBaseUrl(value: string | null | undefined, errors: FieldError[]): string | null | undefined {
+  private checkBaseUrl(value: unknown, errors: FieldError[]): string | null | undefined {
     if (value === undefined) return undefined;
     if (value === null || value === '') return null;
+    if (typeof value !== 'string') {
+      errors.push({ location: 'body.base_url', message: 'must be a string' });
+      return undefined;
+    }
     const problem = baseUrlProblem(value);
     if (!problem) return value;
     errors.push({ location: 'body.base_url', message: problem, ...(isSafeToEcho(value) ? { value } : {}) });

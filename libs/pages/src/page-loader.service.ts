@@ -7,6 +7,8 @@ import {
   Fetcher,
   guardFromSettings,
   HOST_MODE_MEMORY,
+  MemoryAdmission,
+  reapOrphanedBrowsers,
   type FetchMode,
   type FetchOptions,
   type FetchResult,
@@ -15,7 +17,7 @@ import {
   type ScreenshotKind,
   type WaitFor,
 } from '@app/fetch';
-import { METRICS, Metrics } from '@app/observability';
+import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 
 /** The caller's fetch control for one page (docs/scrape.md "Fetch control"). */
 export interface PageFetchControl {
@@ -68,6 +70,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(METRICS) metrics: Metrics,
     @Inject(HOST_MODE_MEMORY) hostMemory: HostModeMemory,
+    @Inject(LOGGER) private readonly logger: AppLogger,
     @Optional() @Inject(CONTENT_WORKER_FILE) workerFile?: ContentPoolOptions['workerFile'],
   ) {
     this.fetcher = new Fetcher({
@@ -78,7 +81,12 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
         ? {
             timeoutMs: config.fetchTimeoutMs,
             maxBytes: config.fetchMaxBytes,
-            pool: { executablePath: config.chromiumPath, maxBrowsers: config.browserMaxBrowsers },
+            pool: {
+              executablePath: config.chromiumPath,
+              maxBrowsers: config.browserMaxBrowsers,
+              pageHeapMb: config.browserPageHeapMb,
+              admission: new MemoryAdmission({ share: config.browserMemoryPercent / 100 }),
+            },
           }
         : false,
     });
@@ -186,6 +194,11 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
   onApplicationBootstrap(): void {
     void this.fetcher.staticFetcher.warmUp().catch(() => undefined);
     void this.pool.warmUp().catch(() => undefined);
+    // Browsers a predecessor left (killed with -9, OOM-killed) on this machine: their owner is gone.
+    if (this.config.browserEnabled) {
+      const reaped = reapOrphanedBrowsers();
+      if (reaped.length > 0) this.logger.warn({ browsers: reaped.length }, 'killed browsers a dead predecessor left');
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -53,8 +53,10 @@ export interface PlatformPorts {
 export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
   const settings = { backoffBaseMs: config.rateLimitBackoffBaseMs, backoffMaxMs: config.rateLimitBackoffMaxMs };
   if (config.deployment === 'cluster') {
-    const store = await MongoDocumentStore.connect(config.mongodbUri!);
-    const archiveBlobs = await GridFsBlobStore.connect(config.mongodbUri!);
+    // A store operation waits this long for an unreachable server, then fails as StoreUnavailableError: the
+    // API's 503 comes within it (docs/operations.md "The store goes down").
+    const store = await MongoDocumentStore.connect(config.mongodbUri!, { serverSelectionTimeoutMS: 5000 });
+    const archiveBlobs = await GridFsBlobStore.connect(config.mongodbUri!, { serverSelectionTimeoutMS: 5000 });
     const queue = new BullQueueAdapter({
       redisUrl: config.redisUrl!,
       stalledAfterMs: config.queueStalledMs,

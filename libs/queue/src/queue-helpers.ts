@@ -1,4 +1,13 @@
+import { isStoreUnavailable } from '@app/core';
 import { PermanentError, HandBackError, type MessageHandler, type QueueMessage } from './queue.port';
+
+/** How long a message whose handler met a store outage waits before its next delivery (the attempt is not used up). */
+export const OUTAGE_RETRY_MS = 2000;
+
+/** A handler failure that is the store's, not the message's: wait and deliver again, however long the outage lasts. */
+export function isOutage(error: unknown): boolean {
+  return isStoreUnavailable(error);
+}
 
 /** How long a message waits after failed delivery `attempt` (adapters take one as `retryDelay`; default backoffDelayMs). */
 export type RetryDelay = (attempt: number, backoff: { delayMs: number; maxDelayMs?: number }) => number;

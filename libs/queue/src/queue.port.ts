@@ -8,6 +8,8 @@
  *   failed `attempts` times, or a handler threw a PermanentError;
  * - retries wait `backoff.delayMs * 2^(attempt-1)` (capped at backoff.maxDelayMs);
  * - a message whose worker died (no lease/lock renewal for `stalledAfterMs`) is handed to another worker;
+ * - a handler that fails with a store outage (StoreUnavailableError, also as a `cause`) gets the message
+ *   back after OUTAGE_RETRY_MS without using up an attempt, as often as the outage lasts;
  * - `enqueue` with a `jobId` that is already waiting or active is a no-op (deterministic ids dedupe).
  */
 export interface QueueMessage<P = unknown> {

@@ -303,9 +303,10 @@ export class ResultsService {
    * headers went out destroys the connection: a truncated file must not look complete.
    */
   async send(response: ServerResponse, body: BodyStream, headers: Record<string, string>): Promise<void> {
-    response.writeHead(200, { ...headers, 'content-type': `${body.contentType}; charset=utf-8`, 'cache-control': 'private, no-store' });
+    const head = { ...headers, 'content-type': `${body.contentType}; charset=utf-8`, 'cache-control': 'private, no-store' };
     let buffer = '';
     const flush = async () => {
+      if (!response.headersSent) response.writeHead(200, head);
       if (!buffer) return;
       const ok = response.write(buffer);
       buffer = '';
@@ -317,8 +318,15 @@ export class ResultsService {
         buffer += chunk;
         if (buffer.length >= WRITE_CHUNK_BYTES) await flush();
       }
-      await flush();
-      if (!response.destroyed) response.end();
+      if (response.destroyed) return;
+      if (response.headersSent) {
+        await flush();
+        response.end();
+      } else {
+        // A body within one write chunk (most jobs): headers and body in one write, with its length, not chunked.
+        response.writeHead(200, { ...head, 'content-length': Buffer.byteLength(buffer) });
+        response.end(buffer);
+      }
     } catch (error) {
       this.logger.error({ err: error }, 'results export failed mid-stream');
       response.destroy(error instanceof Error ? error : new Error(String(error)));

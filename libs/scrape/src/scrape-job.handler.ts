@@ -35,6 +35,9 @@ export class ScrapeJobHandler implements JobHandler<ScrapeJobInput> {
   ) {}
 
   async run({ job, input, signal, jobs, secrets }: JobContext<ScrapeJobInput>): Promise<void> {
+    // Recorded by an earlier delivery that did not get to finish the job (a crash or a store outage in
+    // between): only the finish is left (see ExtractJobHandler).
+    if (job.page_count > 0) return;
     let url = input.url;
     try {
       const control = fetchControlFor(input.fetch_control, secrets);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError } from '@app/core';
+import { AppError, isStoreUnavailable } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import {
   CRAWLS_QUEUE,
@@ -98,6 +98,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     if (!job) return;
     const handler = this.handlers.get(job.type);
     if (isTerminal(job.status)) {
+      await this.jobs.announceFinished(job);
       await handler?.onTerminal?.(job);
       return;
     }
@@ -151,6 +152,12 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
         return;
       }
       if (controller.signal.aborted) return;
+      // The store is down: not the job's failure (and recording one would fail too); the queue delivers it
+      // again once the outage is over, without using up an attempt.
+      if (isStoreUnavailable(error)) {
+        log.warn({ err: error }, 'job attempt met a store outage; it resumes when the store is back');
+        throw error;
+      }
       const retryable = error instanceof AppError ? error.retryable : true;
       if (retryable && message.attempt < message.maxAttempts) {
         log.warn({ err: error }, 'job attempt failed; the queue will retry it');

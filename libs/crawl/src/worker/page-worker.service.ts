@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { Counter } from 'prom-client';
 import { PageArchive } from '@app/archive';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError } from '@app/core';
+import { AppError, isStoreUnavailable } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import {
   ExtractionFailure,
@@ -325,7 +325,8 @@ export class PageWorkerService implements OnApplicationBootstrap {
         result: { ...result, data: grounded.data, provenance: grounded.metadata },
       };
     } catch (error) {
-      if (signal.aborted) throw error;
+      // A store outage is not the page's failure: the task goes back to the queue until the store is back.
+      if (signal.aborted || isStoreUnavailable(error)) throw error;
       const summary = error instanceof ExtractionFailure ? error.summary : null;
       const appError = error instanceof AppError ? error : null;
       if (!appError) this.logger.error({ err: error, job_id: task.job_id, url: task.url }, 'crawl page extraction failed unexpectedly');
@@ -474,6 +475,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   }
 
   private async fetchFailure(host: string, error: unknown): Promise<PageOutcome> {
+    if (isStoreUnavailable(error)) throw error; // not the page's failure (see deliver)
     const appError = error instanceof AppError ? error : null;
     const status = typeof appError?.extensions?.status === 'number' ? appError.extensions.status : null;
     if (appError?.category === 'rate_limit') {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
+import { Allow, IsBoolean, IsIn } from 'class-validator';
+import { STORED_BASE_URL_SCHEMA } from '../base-url';
 import { LLM_PROVIDERS, type LlmProvider } from '../providers';
 
 /** A provider key: printable ASCII without spaces, optionally padded with blanks (trimmed before it is stored). */
@@ -29,16 +30,18 @@ export class PutProviderKeyDto {
   @Allow()
   api_key?: unknown;
 
+  // Checked by the service too (a URL may hold credentials, which class-validator errors would echo); the
+  // schema states that rule: empty, or the URL pattern without a fragment (libs/llm base-url.ts).
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    maxLength: 2048,
+    ...STORED_BASE_URL_SCHEMA,
     example: 'http://ollama.internal:11434',
-    description: 'Custom endpoint (http or https, no credentials). Absent: kept; null or empty: reset to the provider default.',
+    description:
+      'Custom endpoint (http or https, a host, no credentials, no fragment; RFC 3986 characters, percent-encode the rest). Absent: kept; null or empty: reset to the provider default.',
   })
-  @IsOptional()
-  @IsString({ message: 'must be a string' })
-  base_url?: string | null;
+  @Allow()
+  base_url?: unknown;
 }
 
 export class ProviderKeyResponse {

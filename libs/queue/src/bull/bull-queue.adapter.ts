@@ -12,6 +12,8 @@ import {
 import {
   backoffDelayMs,
   isHandBack,
+  isOutage,
+  OUTAGE_RETRY_MS,
   isPermanent,
   runDelivery,
   toError,
@@ -54,6 +56,14 @@ class HandedBack extends Error {
   constructor() {
     super('handed back');
     this.name = 'HandedBack';
+  }
+}
+
+/** Marks a delivery that met a store outage (re-queue after OUTAGE_RETRY_MS, attempt not counted). */
+class WaitingOnStore extends Error {
+  constructor() {
+    super('waiting for the store');
+    this.name = 'WaitingOnStore';
   }
 }
 
@@ -198,6 +208,10 @@ export class BullQueueAdapter implements QueuePort {
           job.attemptsMade -= 1;
           throw new HandedBack();
         }
+        if (isOutage(failure)) {
+          job.attemptsMade -= 1;
+          throw new WaitingOnStore();
+        }
         throw failure;
       },
     });
@@ -230,7 +244,11 @@ export class BullQueueAdapter implements QueuePort {
         retryProcessDelay: 500,
         backoffStrategies: {
           [BACKOFF_TYPE]: (attemptsMade: number, err: Error, options?: { delayMs: number; maxDelayMs?: number }) =>
-            err instanceof HandedBack ? 0 : this.retryDelay(attemptsMade, options ?? DEFAULT_BACKOFF),
+            err instanceof HandedBack
+              ? 0
+              : err instanceof WaitingOnStore
+                ? OUTAGE_RETRY_MS
+                : this.retryDelay(attemptsMade, options ?? DEFAULT_BACKOFF),
         },
       },
     });

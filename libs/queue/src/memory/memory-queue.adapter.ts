@@ -1,6 +1,16 @@
 import { newId } from '@app/core';
 import { type EnqueueOptions, type MessageHandler, type QueueCounts, type QueueMessage, type QueuePort } from '../queue.port';
-import { backoffDelayMs, drainDeliveries, isHandBack, isPermanent, runDelivery, type Delivery, type RetryDelay } from '../queue-helpers';
+import {
+  backoffDelayMs,
+  drainDeliveries,
+  isHandBack,
+  isOutage,
+  isPermanent,
+  OUTAGE_RETRY_MS,
+  runDelivery,
+  type Delivery,
+  type RetryDelay,
+} from '../queue-helpers';
 
 export interface MemoryQueueAdapterOptions {
   /** Adapters created on one broker share its messages (consumers of one process). Default: a broker of its own. */
@@ -204,6 +214,13 @@ export class MemoryQueueAdapter implements QueuePort {
     if (this.broker.messages.get(held.id) !== held) return;
     if (!failure) {
       this.broker.messages.delete(held.id);
+      return;
+    }
+    if (isOutage(failure) && !aborted) {
+      held.status = 'waiting';
+      held.attempt -= 1;
+      held.runAt = Date.now() + OUTAGE_RETRY_MS;
+      this.broker.poke(held.queue);
       return;
     }
     if (isPermanent(failure) || (!isHandBack(failure) && !aborted && held.attempt >= held.maxAttempts)) {

@@ -5,6 +5,8 @@ import { type EnqueueOptions, type MessageHandler, type QueueCounts, type QueueM
 import {
   backoffDelayMs,
   isHandBack,
+  isOutage,
+  OUTAGE_RETRY_MS,
   isPermanent,
   runDelivery,
   drainDeliveries,
@@ -292,6 +294,7 @@ export class StoreQueueAdapter implements QueuePort {
     }
     if (isPermanent(failure)) return this.finish(doc, { status: 'failed', error: failure });
     if (isHandBack(failure) || aborted) return this.release(doc, { handBack: true });
+    if (isOutage(failure)) return this.release(doc, { handBack: true, delayMs: OUTAGE_RETRY_MS });
     if (doc.attempt >= doc.max_attempts) return this.finish(doc, { status: 'failed', error: failure });
     const delay = this.retryDelay(doc.attempt, { delayMs: doc.backoff_ms, maxDelayMs: doc.backoff_max_ms ?? undefined });
     return this.release(doc, { delayMs: delay, error: failure });

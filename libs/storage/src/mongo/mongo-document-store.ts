@@ -5,7 +5,7 @@
  * FerretDB and mongo-java-server work too.
  */
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
-import { DuplicateKeyError, newId } from '@app/core';
+import { DuplicateKeyError, StoreUnavailableError, newId } from '@app/core';
 import type {
   Collection,
   CollectionSpec,
@@ -55,7 +55,7 @@ export class MongoDocumentStore implements DocumentStore {
   collection<T extends Doc = Doc>(spec: CollectionSpec): Promise<Collection<T>> {
     let pending = this.collections.get(spec.name);
     if (!pending) {
-      pending = this.createCollection(spec);
+      pending = outage(() => this.createCollection(spec));
       this.collections.set(spec.name, pending);
       pending.catch(() => this.collections.delete(spec.name));
     }
@@ -93,7 +93,7 @@ export class MongoDocumentStore implements DocumentStore {
   async ping(): Promise<void> {
     const db = this.conn.db;
     if (!db) throw new Error('MongoDB connection is not open');
-    await db.command({ ping: 1 });
+    await outage(() => db.command({ ping: 1 }));
   }
 
   async close(): Promise<void> {
@@ -129,9 +129,11 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     if (docs.length === 0) return { inserted: 0, duplicates: [] };
     docs.forEach(assertDoc);
     try {
-      await this.model.collection.insertMany(
-        docs.map((d) => ({ ...d }) as never),
-        { ordered: false },
+      await outage(() =>
+        this.model.collection.insertMany(
+          docs.map((d) => ({ ...d }) as never),
+          { ordered: false },
+        ),
       );
       return { inserted: docs.length, duplicates: [] };
     } catch (error) {
@@ -158,11 +160,11 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     validateSort(options?.sort);
     let q = this.model.findOne(filter);
     if (options?.sort) q = q.sort(options.sort);
-    return (await q.lean().exec()) as T | null;
+    return (await outage(() => q.lean().exec())) as T | null;
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<T[]> {
-    const docs = (await this.query(filter, options).lean().exec()) as unknown as T[];
+    const docs = (await outage(() => this.query(filter, options).lean().exec())) as unknown as T[];
     return options?.fields ? docs.map((d) => dropNulls(d) as T) : docs;
   }
 
@@ -171,6 +173,8 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     const cursor = this.query(filter, options).lean().batchSize(batchSize).cursor();
     try {
       for await (const doc of cursor) yield (options?.fields ? dropNulls(doc) : doc) as unknown as T;
+    } catch (error) {
+      throw asOutage(error);
     } finally {
       await cursor.close().catch(() => undefined);
     }
@@ -178,7 +182,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
 
   async count(filter: Filter): Promise<number> {
     validateFilter(filter);
-    return this.model.countDocuments(filter).exec();
+    return outage(() => this.model.countDocuments(filter).exec());
   }
 
   async findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null> {
@@ -220,13 +224,13 @@ class MongoCollection<T extends Doc> implements Collection<T> {
 
   async deleteOne(filter: Filter): Promise<boolean> {
     validateFilter(filter);
-    const result = await this.model.deleteOne(filter).exec();
+    const result = await outage(() => this.model.deleteOne(filter).exec());
     return result.deletedCount > 0;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     validateFilter(filter);
-    const result = await this.model.deleteMany(filter).exec();
+    const result = await outage(() => this.model.deleteMany(filter).exec());
     return result.deletedCount;
   }
 
@@ -253,8 +257,49 @@ class MongoCollection<T extends Doc> implements Collection<T> {
         const match = /index: (\S+)/.exec((error as Error).message ?? '');
         throw new DuplicateKeyError(this.name, match?.[1]);
       }
-      throw error;
+      throw asOutage(error);
     }
+  }
+}
+
+/** The driver's errors for a server it cannot reach, or one that is stepping down or shutting down. */
+const OUTAGE_NAMES = new Set([
+  'MongoServerSelectionError',
+  'MongooseServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoPoolClearedError',
+  'MongoServerClosedError',
+]);
+/** ShutdownInProgress, PrimarySteppedDown, NotWritablePrimary, InterruptedAtShutdown, InterruptedDueToReplStateChange, NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary. */
+const OUTAGE_CODES = new Set([91, 189, 10107, 11600, 11602, 13435, 13436]);
+
+/** A store outage becomes StoreUnavailableError (the API's 503, the queue's wait without an attempt); anything else passes. */
+function asOutage(error: unknown): unknown {
+  return isOutage(error) ? new StoreUnavailableError(error) : error;
+}
+
+function isOutage(error: unknown): boolean {
+  type Failure = { name?: string; code?: unknown; cause?: unknown; writeErrors?: unknown[]; errorResponse?: Record<string, unknown> };
+  for (let e = error as Failure | null, depth = 0; e && depth < 4; depth++) {
+    const code = e.code ?? e.errorResponse?.code;
+    if (OUTAGE_NAMES.has(e.name ?? '') || (typeof code === 'number' && OUTAGE_CODES.has(code))) return true;
+    // A bulk write (mongoose's insertMany) that failed on its connection, not on a document: it carries the
+    // network error's fields (the socket's error code, `beforeHandshake`) instead of write errors.
+    const networkFields =
+      typeof code === 'string' ? /^E[A-Z]+$/.test(code) : e.errorResponse !== undefined && 'beforeHandshake' in e.errorResponse;
+    if (networkFields && !(e.writeErrors && e.writeErrors.length > 0)) return true;
+    e = e.cause as Failure | null;
+  }
+  return false;
+}
+
+async function outage<R>(fn: () => Promise<R>): Promise<R> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw asOutage(error);
   }
 }
 

@@ -190,6 +190,17 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       const hit = this.byId.get(id);
       return hit ? parse<T>(hit) : null;
     }
+    // Reads of one's own document (`{_id, user_id}`): the row by its key, the other equalities checked on it
+    // (the SQL would extract each field from the document text once more).
+    if (typeof id === 'string' && !options?.sort && plainStringEqualities(filter)) {
+      this.store.assertOpen();
+      this.byId ??= this.store.stmt(`SELECT doc FROM ${this.table} WHERE id = ?`);
+      const hit = this.byId.get(id);
+      if (!hit) return null;
+      const doc = parse<T>(hit);
+      for (const key in filter) if (key !== '_id' && doc[key] !== (filter as Record<string, unknown>)[key]) return null;
+      return doc;
+    }
     const row = this.select(filter, { sort: options?.sort, limit: 1 }, 'doc').get();
     return row ? parse<T>(row) : null;
   }
@@ -373,6 +384,16 @@ function parseProjected<T>(row: unknown, fields: readonly string[] | undefined):
   if (fields) for (const key of Object.keys(doc)) if (doc[key] === null) delete doc[key];
   return doc as T;
 }
+
+/** A filter of top-level fields each equal to a string (the translator's string equality: no arrays, no paths). */
+function plainStringEqualities(filter: Filter): boolean {
+  for (const key in filter) {
+    if (!PLAIN_FIELD.test(key) || typeof (filter as Record<string, unknown>)[key] !== 'string') return false;
+  }
+  return true;
+}
+
+const PLAIN_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function onlyKey(obj: object, key: string): boolean {
   for (const k in obj) if (k !== key) return false;

@@ -91,6 +91,28 @@ describe('translateFilter', () => {
     expect(q({ b: { $gte: 1 } })).toEqual(['1']);
     db.close();
   });
+
+  it('matches a string only to a string, also one spelled like the JSON text of an object, array or number', () => {
+    const db = new DatabaseSync(':memory:');
+    db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, doc TEXT NOT NULL)');
+    const ins = db.prepare('INSERT INTO t VALUES (?, ?)');
+    ins.run('1', JSON.stringify({ _id: '1', c: { k: 1 } }));
+    ins.run('2', JSON.stringify({ _id: '2', c: [1, 2] }));
+    ins.run('3', JSON.stringify({ _id: '3', c: '{"k":1}' }));
+    ins.run('4', JSON.stringify({ _id: '4', c: 12 }));
+    ins.run('5', JSON.stringify({ _id: '5', c: '12' }));
+    ins.run('6', JSON.stringify({ _id: '6', c: true }));
+    const q = (filter: Parameters<typeof translateFilter>[0]) => {
+      const { sql, params } = translateFilter(filter);
+      return (db.prepare(`SELECT id FROM t WHERE ${sql} ORDER BY id`).all(...params) as Array<{ id: string }>).map((r) => r.id);
+    };
+    expect(q({ c: '{"k":1}' })).toEqual(['3']);
+    expect(q({ c: '[1,2]' })).toEqual([]);
+    expect(q({ c: '12' })).toEqual(['5']);
+    expect(q({ c: '1' })).toEqual([]);
+    expect(q({ c: { $ne: '12' } })).toEqual(['1', '2', '3', '4', '6']);
+    db.close();
+  });
 });
 
 describe('applyUpdate / upsertSeed', () => {

@@ -52,7 +52,10 @@ function eq(t: Target, v: Scalar, params: SqlParam[]): string {
   }
   if (typeof v === 'string') {
     params.push(v);
-    return `(${t.value} = ? AND ${t.type} = 'text')`;
+    // json_extract() gives a string's text, a number for numbers and booleans, and an object's or array's
+    // JSON text: only a value that starts like the latter can equal one, so only then the type check
+    // (a second parse of the document on every row).
+    return /^[[{]/.test(v) ? `(${t.value} = ? AND ${t.type} = 'text')` : `${t.value} = ?`;
   }
   throw new InvalidFilterError(`unsupported filter value: ${JSON.stringify(v)}`);
 }
