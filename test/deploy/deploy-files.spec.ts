@@ -91,6 +91,11 @@ const GLEANER_METRICS: Record<string, 'counter' | 'gauge' | 'histogram'> = {
   gleaner_crawl_pages_total: 'counter',
   gleaner_crawl_page_tasks_total: 'counter',
   gleaner_crawl_takeovers_total: 'counter',
+  gleaner_archive_pages_total: 'counter',
+  gleaner_archive_written_bytes_total: 'counter',
+  gleaner_archive_deleted_bytes_total: 'counter',
+  gleaner_archive_stored_bytes: 'gauge',
+  gleaner_archive_bodies: 'gauge',
 };
 
 function knownGleanerMetric(name: string): boolean {

@@ -96,6 +96,7 @@ describe('OpenAPI document', () => {
       items: { type: 'string', maxLength: 2048 },
     });
     expect(Object.keys(doc.components.schemas.BatchOptionsDto.properties).sort()).toEqual([
+      'archive',
       'concurrency',
       'delay_ms',
       'fetch_mode',
@@ -108,5 +109,31 @@ describe('OpenAPI document', () => {
     expect(Object.keys(map.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '422', '429', '500', '502', '503']);
     expect(Object.keys(map.responses['200'].content).sort()).toEqual(['application/json', 'application/x-ndjson']);
     expect(doc.components.schemas.MapRequestDto.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100000 });
+  });
+
+  it('states the archive operations exactly: the WARC body, the job types, every status', async () => {
+    const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+    const warcIn = doc.paths['/api/v1/warc-extract'].post;
+    expect(Object.keys(warcIn.requestBody.content).sort()).toEqual(['application/gzip', 'application/warc']);
+    expect(warcIn.requestBody.content['application/warc'].schema).toEqual({ type: 'string', format: 'binary' });
+    expect(Object.keys(warcIn.responses).sort()).toEqual(['202', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
+    expect(warcIn.parameters.map((p: any) => p.name).sort()).toEqual([
+      'concurrency',
+      'extraction_mode',
+      'schema_id',
+      'site_id',
+      'webhook_id',
+    ]);
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
+    const common = ['400', '401', '403', '422', '429', '500', '503'];
+    expect(statuses('/api/v1/jobs/{id}/reextract', 'post')).toEqual(['202', '404', '409', '413', '415', ...common].sort());
+    expect(statuses('/api/v1/jobs/{id}', 'delete')).toEqual(['200', '404', '409', ...common].sort());
+    expect(statuses('/api/v1/jobs/{id}/results/{resultId}/page', 'get')).toEqual(['200', '404', ...common].sort());
+    expect(statuses('/api/v1/jobs/{id}/warc', 'get')).toEqual(['200', '404', ...common].sort());
+    expect(doc.components.schemas.ReextractRequestDto.properties.only).toMatchObject({ enum: ['all', 'failed', 'ungrounded'] });
+    const page = doc.paths['/api/v1/jobs/{id}/results/{resultId}/page'].get;
+    expect(page.parameters.find((p: any) => p.name === 'view').schema).toMatchObject({ enum: ['raw', 'text'] });
+    expect(Object.keys(doc.paths['/api/v1/jobs/{id}/warc'].get.responses['200'].content)).toEqual(['application/gzip']);
+    expect(doc.components.schemas.JobResponse.properties.type.enum).toEqual(expect.arrayContaining(['reextract', 'warc-extract']));
   });
 });

@@ -12,7 +12,8 @@ import { http, waitFor, type HttpResult } from './helpers';
 
 jest.setTimeout(120_000);
 
-type Resource = 'job' | 'crawl' | 'screenshot' | 'site' | 'schema' | 'webhook' | 'key' | 'providerKey' | 'learnedProgram' | 'monitor';
+type Resource =
+  'job' | 'crawl' | 'archivedPage' | 'screenshot' | 'site' | 'schema' | 'webhook' | 'key' | 'providerKey' | 'learnedProgram' | 'monitor';
 
 /** Path parameters that do not name a tenant's resource, each with the reason. */
 const NON_TENANT: Record<string, string> = {
@@ -33,6 +34,7 @@ const CALLER_NAMESPACE_UPSERTS = new Set(['PUT /api/v1/webhooks/{id}']);
 /** Which of A's resources an id-taking path names, by path prefix (the most specific first). */
 const RESOURCE_BY_PREFIX: Array<[string, Resource]> = [
   ['/api/v1/jobs/{id}/crawl-map', 'crawl'],
+  ['/api/v1/jobs/{id}/results/{resultId}/page', 'archivedPage'],
   ['/api/v1/jobs/{id}/screenshots/{screenshotId}', 'screenshot'],
   ['/api/v1/jobs/{id}', 'job'],
   ['/api/v1/sites/{id}', 'site'],
@@ -50,6 +52,7 @@ const BODIES: Record<string, unknown> = {
   'PUT /api/v1/schemas/{id}': { name: 'renamed by B' },
   'PUT /api/v1/webhooks/{id}': { name: 'b-hook', url: 'https://hooks.example/b', is_active: false },
   'PUT /api/v1/monitors/{id}': { name: 'renamed by B' },
+  'POST /api/v1/jobs/{id}/reextract': {},
 };
 
 interface Operation {
@@ -80,7 +83,9 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
   const concrete = (op: Operation) =>
     op.resource === 'screenshot'
       ? op.path.replace('{id}', encodeURIComponent(scrapeJob)).replace('{screenshotId}', encodeURIComponent(ids.screenshot))
-      : op.path.replace(/\{[^}]+\}/, encodeURIComponent(ids[op.resource]));
+      : op.resource === 'archivedPage'
+        ? op.path.replace('{id}', encodeURIComponent(ids.crawl)).replace('{resultId}', encodeURIComponent(ids.archivedPage))
+        : op.path.replace(/\{[^}]+\}/, encodeURIComponent(ids[op.resource]));
 
   /** Status and content type only; the body is dropped (an SSE stream of a finished job would be read in full otherwise). */
   async function head(key: string, method: string, path: string): Promise<{ status: number; type: string | null }> {
@@ -199,6 +204,8 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
     ids.crawl = crawl.body.job_id;
     await waitFor(async () => (await as(keyA, 'GET', `/api/v1/jobs/${ids.crawl}`)).body.status === 'completed', 60_000);
     ids.learnedProgram = (await as(keyA, 'GET', '/api/v1/learned-programs')).body.learned_programs[0].id;
+    // A crawl keeps its pages by default: a result's archived page (GET /jobs/{id}/results/{resultId}/page).
+    ids.archivedPage = (await as(keyA, 'GET', `/api/v1/jobs/${ids.crawl}/results`)).body[0].id;
     // The delivery of A's webhook for the extract job is recorded.
     await waitFor(async () => (await as(keyA, 'GET', `/api/v1/jobs/${ids.job}/webhooks`)).body.deliveries.length > 0, 30_000);
 

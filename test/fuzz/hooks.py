@@ -20,6 +20,8 @@ SCHEMA_MISMATCH_DETAIL = "The request does not match the API schema; errors[] po
 
 # URL list bodies of POST /batch/extract (docs/crawl.md "Batches"): JSON lines are text, sent as generated.
 schemathesis.serializer.alias("application/x-ndjson", "text/plain")
+# WARC bodies of POST /warc-extract (docs/archive.md "WARC in"): raw bytes, sent as generated.
+schemathesis.serializer.alias(["application/warc", "application/gzip"], "application/octet-stream")
 
 # A 422 that depends on an earlier request, not on this one: the fuzzer sends one Idempotency-Key value with
 # different bodies, which is the documented idempotency-key-reused refusal (docs/api.md "Idempotency-Key").

@@ -39,3 +39,8 @@ if ! bash test/servers/mongo-wire/build.sh; then
   echo "test dependencies: building the MongoDB-wire test server failed (it needs Maven Central): bash test/servers/mongo-wire/build.sh" >&2
   exit 1
 fi
+
+if ! bash test/harness/warcio-venv.sh; then
+  echo "test dependencies: installing Python warcio into .venv-warcio failed (it needs PyPI): bash test/harness/warcio-venv.sh" >&2
+  exit 1
+fi

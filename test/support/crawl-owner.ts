@@ -22,7 +22,7 @@ import { canonicalize, type CanonicalUrl } from '../../libs/crawl/src/url-canon'
 export const WORKER = 'worker-spec';
 export const LEASE_MS = 10_000;
 
-export const DEFAULT_OPTIONS: CrawlOptions = resolveCrawlOptions({ max_depth: 3, max_pages: 100, fetch_mode: 'static' });
+export const DEFAULT_OPTIONS: CrawlOptions = resolveCrawlOptions({ max_depth: 3, max_pages: 100, fetch_mode: 'static', archive: false });
 
 export interface OwnerFixture {
   store: SqliteDocumentStore;

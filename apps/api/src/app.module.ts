@@ -17,6 +17,7 @@ import { ProblemFilter } from './problem.filter';
 import { ExtractionModule } from '@app/extraction';
 import { IntakeModule } from '@app/intake';
 import { CrawlModule } from '@app/crawl';
+import { ArchiveController } from './controllers/archive.controller';
 import { BatchController } from './controllers/batch.controller';
 import { MapController } from './controllers/map.controller';
 import { CrawlController, CrawlMapController } from './controllers/crawl.controller';
@@ -62,6 +63,7 @@ export function apiControllers(): Type[] {
     MapController,
     LearnedProgramsController,
     MonitorsController,
+    ArchiveController,
     McpController,
   ];
 }

@@ -18,6 +18,7 @@ import { createLogger, Metrics, PinoNestLogger, type AppLogger } from '@app/obse
 import { openPorts } from '@app/platform';
 import type { AppExtensions } from '@app/worker';
 import { ApiModule, apiControllers } from './app.module';
+import { WARC_ROUTES } from './controllers/archive.controller';
 import { URL_LIST_ROUTES } from './controllers/batch.controller';
 import { MethodTable } from './method-table';
 import { buildOpenApiDocument } from './openapi';
@@ -44,6 +45,10 @@ function mediaTypeOf(contentType: string | undefined): string {
 function isJson(contentType: string | undefined): boolean {
   const mediaType = mediaTypeOf(contentType);
   return mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
+}
+
+function isWarc(contentType: string | undefined): boolean {
+  return ['application/warc', 'application/gzip'].includes(mediaTypeOf(contentType));
 }
 
 function isUrlList(contentType: string | undefined): boolean {
@@ -114,6 +119,13 @@ export async function createApiApp(
       );
     },
   );
+  // WARC bodies (POST /warc-extract only, see the hook below): handed to the route as the raw stream, which
+  // stores them as they arrive up to GLEANER_WARC_MAX_BYTES (docs/archive.md "WARC in").
+  fastify.addContentTypeParser(
+    ['application/warc', 'application/gzip'],
+    (_request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, value?: unknown) => void) => done(null, payload),
+  );
+  const warcRoutes = new Set(WARC_ROUTES);
   const listRoutes = new Set(URL_LIST_ROUTES);
   // Which methods each path answers: an unsupported method on a known path is a 405 with Allow.
   const methods = new MethodTable();
@@ -131,6 +143,14 @@ export async function createApiApp(
     }
     // JSON-only bodies: refuse anything else before it is parsed (Nest also registers a form parser); URL lists where a route takes them.
     const contentType = request.headers['content-type'];
+    if (request.method === 'POST' && warcRoutes.has(request.routeOptions?.url ?? '')) {
+      if (!isWarc(contentType))
+        throw new AppError(
+          'unsupported-media-type',
+          'This operation takes a WARC file (Content-Type: application/warc or application/gzip).',
+        );
+      return;
+    }
     if (hasBody(request) && !isJson(contentType)) {
       const takesLists = request.method === 'POST' && listRoutes.has(request.routeOptions?.url ?? '');
       if (!takesLists) throw new AppError('unsupported-media-type', 'Request bodies must be JSON (Content-Type: application/json).');

@@ -3,6 +3,7 @@ import { FETCH_MODES } from '@app/fetch';
 import { CommandRegistry } from './command-registry';
 import type { CliCommand, CliIo } from './command';
 import { registerBatch } from './commands/batch-command';
+import { registerReextract } from './commands/reextract-command';
 import { registerMap } from './commands/map-command';
 import { registerMonitors } from './commands/monitors-command';
 import { registerMcp } from './commands/mcp-command';
@@ -184,6 +185,7 @@ async function buildProgram(
   registerExtract(program, kit);
   registerCrawl(program, kit);
   registerBatch(program, kit);
+  registerReextract(program, kit);
   registerMap(program, kit);
   registerJobs(program, kit);
   registerMonitors(program, kit);

@@ -14,6 +14,35 @@ describe('loadConfig', () => {
     expect(config.allowPrivateNetworks).toBe(false);
   });
 
+  it('keeps archived pages 30 days under a 10 GiB cap per tenant by default; 0 turns either off; bad values are refused', () => {
+    const config = loadConfig({ DATA_DIR: tmp() });
+    expect(config).toMatchObject({
+      archiveTtlDays: 30,
+      archiveMaxBytesPerTenant: 10 * 1024 ** 3,
+      archiveSweepMs: 600_000,
+      warcMaxBytes: 1024 ** 3,
+    });
+    expect(loadConfig({ DATA_DIR: tmp(), GLEANER_ARCHIVE_TTL_DAYS: '0', GLEANER_ARCHIVE_MAX_BYTES_PER_TENANT: '0' })).toMatchObject({
+      archiveTtlDays: 0,
+      archiveMaxBytesPerTenant: 0,
+    });
+    let error: unknown;
+    try {
+      loadConfig({
+        DATA_DIR: tmp(),
+        GLEANER_ARCHIVE_TTL_DAYS: '-1',
+        GLEANER_ARCHIVE_MAX_BYTES_PER_TENANT: 'lots',
+        GLEANER_WARC_MAX_BYTES: '10',
+      });
+    } catch (e) {
+      error = e;
+    }
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toMatch(/GLEANER_ARCHIVE_TTL_DAYS/);
+    expect(problems).toMatch(/GLEANER_ARCHIVE_MAX_BYTES_PER_TENANT/);
+    expect(problems).toMatch(/GLEANER_WARC_MAX_BYTES/);
+  });
+
   it('reports every bad variable at once', () => {
     let error: unknown;
     try {

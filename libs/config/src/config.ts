@@ -37,6 +37,14 @@ export interface AppConfig {
   batchMaxUrls: number;
   /** POST /map answers within this (what it found by then, `complete: false`). */
   mapTimeBudgetMs: number;
+  /** Days an archived page is kept (docs/archive.md); 0 turns the archive off. */
+  archiveTtlDays: number;
+  /** Stored (compressed) archive bytes per tenant past which no new body is kept; 0 = no cap. */
+  archiveMaxBytesPerTenant: number;
+  /** How often a worker process runs the archive's retention sweep. */
+  archiveSweepMs: number;
+  /** The largest WARC body POST /warc-extract takes (streamed to storage, outside the JSON body limit). */
+  warcMaxBytes: number;
   workerConcurrency: number;
   /** Crawl actors (coordinators) a crawler process runs at once: the crawls queue's own slots. */
   crawlConcurrency: number;
@@ -194,6 +202,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: raw.GLEANER_BODY_LIMIT_BYTES,
     batchMaxUrls: raw.GLEANER_BATCH_MAX_URLS,
     mapTimeBudgetMs: raw.GLEANER_MAP_TIME_BUDGET_MS,
+    archiveTtlDays: raw.GLEANER_ARCHIVE_TTL_DAYS,
+    archiveMaxBytesPerTenant: raw.GLEANER_ARCHIVE_MAX_BYTES_PER_TENANT,
+    archiveSweepMs: raw.GLEANER_ARCHIVE_SWEEP_MS,
+    warcMaxBytes: raw.GLEANER_WARC_MAX_BYTES,
     workerConcurrency: raw.GLEANER_WORKER_CONCURRENCY,
     crawlConcurrency: raw.GLEANER_CRAWL_CONCURRENCY,
     pageWorkers: raw.GLEANER_PAGE_WORKERS,

@@ -5,6 +5,7 @@ const stored = {
   url: 'http://shop.test/',
   schema: { type: 'object', properties: {} },
   schema_id: null,
+  page_formats: null,
   site_id: null,
   llm_config: null,
   options: resolveCrawlOptions({ max_pages: 3 }),

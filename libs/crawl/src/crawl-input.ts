@@ -23,7 +23,7 @@ export interface CrawlJobInput {
    * Where the crawl's URLs come from when not from the seed: a batch's URL list (stored in chunks,
    * canonical and deduplicated; `url` is then its first URL). Absent: a crawl from `url` (and sitemaps).
    */
-  source?: ListSource;
+  source?: ListSource | ArchiveSource | WarcSource;
   /** A monitor's run (docs/monitors.md): page workers make conditional requests and report what they saw. */
   monitor_id?: string;
   monitor_run_id?: string;
@@ -35,6 +35,33 @@ export interface ListSource {
   list_id: string;
   urls: number;
   duplicates: number;
+}
+
+/** Which of the source job's pages a re-extraction reads: every fetched one, the failed ones, or those with a value not on the page. */
+export const REEXTRACT_ONLY = ['all', 'failed', 'ungrounded'] as const;
+export type ReextractOnly = (typeof REEXTRACT_ONLY)[number];
+
+/**
+ * A re-extraction's pages (docs/archive.md "Re-extraction"): the archived pages of `source_job_id`,
+ * `pages` of them as counted at intake (`only`: every fetched page, or only those that failed).
+ */
+export interface ArchiveSource {
+  kind: 'archive';
+  source_job_id: string;
+  only: ReextractOnly;
+  pages: number;
+}
+
+/** A WARC upload's pages (docs/archive.md "WARC in"): the file stored as blob `upload_id`, read by the owner. */
+export interface WarcSource {
+  kind: 'warc';
+  upload_id: string;
+  bytes: number;
+}
+
+/** The sources whose pages come from the archive: no request reaches a site. */
+export function isArchiveSource(source: CrawlJobInput['source']): source is ArchiveSource | WarcSource {
+  return source?.kind === 'archive' || source?.kind === 'warc';
 }
 
 /**
@@ -58,7 +85,16 @@ const crawlInputSchema = z.object({
   options: storedOptionsSchema,
   extraction_mode: extractionModeSchema,
   source: z
-    .object({ kind: z.literal('list'), list_id: z.string(), urls: z.number().int().min(1), duplicates: z.number().int().min(0) })
+    .discriminatedUnion('kind', [
+      z.object({ kind: z.literal('list'), list_id: z.string(), urls: z.number().int().min(1), duplicates: z.number().int().min(0) }),
+      z.object({
+        kind: z.literal('archive'),
+        source_job_id: z.string(),
+        only: z.enum(REEXTRACT_ONLY),
+        pages: z.number().int().min(0),
+      }),
+      z.object({ kind: z.literal('warc'), upload_id: z.string(), bytes: z.number().int().min(0) }),
+    ])
     .optional(),
   monitor_id: z.string().optional(),
   monitor_run_id: z.string().optional(),
@@ -77,7 +113,21 @@ function countPresent(raw: object): number {
 /** A batch's stored input: a crawl input whose URLs come from a list. */
 export function parseBatchInput(raw: unknown): CrawlJobInput {
   const input = parseCrawlInput(raw);
-  if (!input.source) throw new Error('a batch input names its URL list (source)');
+  if (input.source?.kind !== 'list') throw new Error('a batch input names its URL list (source)');
+  return input;
+}
+
+/** A re-extraction's stored input: a crawl input whose pages come from another job's archive. */
+export function parseReextractInput(raw: unknown): CrawlJobInput {
+  const input = parseCrawlInput(raw);
+  if (input.source?.kind !== 'archive') throw new Error('a reextract input names its source job (source)');
+  return input;
+}
+
+/** A WARC extraction's stored input: a crawl input whose pages come from an uploaded WARC file. */
+export function parseWarcInput(raw: unknown): CrawlJobInput {
+  const input = parseCrawlInput(raw);
+  if (input.source?.kind !== 'warc') throw new Error('a warc-extract input names its upload (source)');
   return input;
 }
 

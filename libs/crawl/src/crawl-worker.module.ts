@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ArchiveModule, ArchiveRetentionService } from '@app/archive';
 import { ExtractionWorkerModule } from '@app/extraction';
 import { JobsModule } from '@app/jobs';
 import { MonitorPagesModule } from '@app/monitors';
@@ -7,12 +8,25 @@ import { ResultsModule } from '@app/results';
 import { CrawlRepository } from './crawl.repository';
 import { BatchJobHandler } from './owner/batch-job.handler';
 import { CrawlJobHandler } from './owner/crawl-job.handler';
+import { ReextractJobHandler } from './owner/reextract-job.handler';
+import { WarcExtractJobHandler } from './owner/warc-extract-job.handler';
 import { PageWorkerService } from './worker/page-worker.service';
 
-/** Crawler side: the crawl owner (the `crawl` and `batch` job handlers and their actor) and the page worker pool. */
+/**
+ * Crawler side: the crawl owner (the `crawl`, `batch`, `reextract` and `warc-extract` job handlers and
+ * their actor), the page worker pool, and the archive's retention sweep.
+ */
 @Module({
-  imports: [JobsModule, ResultsModule, ExtractionWorkerModule, PagesModule, MonitorPagesModule],
-  providers: [CrawlRepository, CrawlJobHandler, BatchJobHandler, PageWorkerService],
-  exports: [CrawlJobHandler, BatchJobHandler],
+  imports: [JobsModule, ResultsModule, ExtractionWorkerModule, PagesModule, ArchiveModule, MonitorPagesModule],
+  providers: [
+    CrawlRepository,
+    CrawlJobHandler,
+    BatchJobHandler,
+    ReextractJobHandler,
+    WarcExtractJobHandler,
+    PageWorkerService,
+    ArchiveRetentionService,
+  ],
+  exports: [CrawlJobHandler, BatchJobHandler, ReextractJobHandler, WarcExtractJobHandler],
 })
 export class CrawlWorkerModule {}

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DuplicateKeyError, nowIso } from '@app/core';
 import { DOCUMENT_STORE, type Collection, type DocumentStore, type Filter, type Update } from '@app/storage';
+import type { ReextractOnly } from './crawl-input';
 import {
   LIST_CHUNK_SIZE,
   type CrawlEntry,
@@ -285,6 +286,25 @@ export class CrawlRepository implements OnModuleInit {
     );
   }
 
+  /**
+   * A re-extraction's source pages: entries of `jobId` that were fetched (completed, or failed: their
+   * fetch or their extraction; `only` failed: those; `only` ungrounded: those with a value not found on
+   * the page, docs/provenance.md), after `afterSeq` in discovery order (owner/archive-seeding.ts).
+   */
+  fetchedAfter(
+    jobId: string,
+    only: ReextractOnly,
+    afterSeq: number,
+    limit: number,
+  ): Promise<Array<Pick<CrawlEntry, '_id' | 'url' | 'seq'>>> {
+    return this.entries.find({ ...sourceFilter(jobId, only), seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit, fields: ['url', 'seq'] });
+  }
+
+  /** How many pages fetchedAfter gives in all. */
+  countFetched(jobId: string, only: ReextractOnly): Promise<number> {
+    return this.entries.count(sourceFilter(jobId, only));
+  }
+
   running(jobId: string): Promise<CrawlEntry[]> {
     return this.entries.find({ job_id: jobId, status: 'running' }, { sort: { seq: 1 } });
   }
@@ -396,4 +416,18 @@ export class CrawlRepository implements OnModuleInit {
   async dropOutcomes(jobId: string): Promise<void> {
     await this.outcomes.deleteMany({ job_id: jobId });
   }
+
+  /** Everything the crawl engine keeps of a finished job (DELETE /jobs/{id}): its map, state, outcomes. */
+  async deleteJob(jobId: string): Promise<void> {
+    await this.entries.deleteMany({ job_id: jobId });
+    await this.outcomes.deleteMany({ job_id: jobId });
+    await this.states.deleteOne({ _id: jobId });
+  }
+}
+
+/** The entries of a job a re-extraction with `only` reads (one definition for the count and the seeding). */
+function sourceFilter(jobId: string, only: ReextractOnly): Filter {
+  const filter: Filter = { job_id: jobId, status: { $in: only === 'failed' ? ['failed'] : ['completed', 'failed'] }, extract: true };
+  if (only === 'ungrounded') filter.ungrounded_fields = { $gt: 0 };
+  return filter;
 }

@@ -8,7 +8,16 @@ export type EntryStatus = (typeof ENTRY_STATUSES)[number];
  * Why a URL is not crawled, or a page not kept (a `skipped` entry's error_category). The scope decides
  * `filtered` and `max_depth`; robots.txt `robots`; the owner the rest.
  */
-export type SkipReason = 'filtered' | 'max_depth' | 'robots' | 'max_pages' | 'cancelled' | 'duplicate' | 'budget_exceeded';
+export type SkipReason =
+  | 'filtered'
+  | 'max_depth'
+  | 'robots'
+  | 'max_pages'
+  | 'cancelled'
+  | 'duplicate'
+  | 'budget_exceeded'
+  /** A re-extraction: the page's archive expired, was deleted, or was never kept (docs/archive.md). */
+  | 'archive_missing';
 export const ENTRY_VIAS = ['seed', 'link', 'sitemap', 'redirect', 'list'] as const;
 export type EntryVia = (typeof ENTRY_VIAS)[number];
 
@@ -90,6 +99,12 @@ export interface CrawlStateRecord {
   sitemap_done: boolean;
   /** A batch: chunks of its URL list stored in the frontier (absent on crawls stored before batches: 0). */
   list_chunks_done?: number;
+  /** A re-extraction: the last source entry (its seq) stored in the frontier, and how many were. */
+  archive_seq_done?: number;
+  archive_offered?: number;
+  /** A WARC extraction: records of the file read and stored, and pages offered. */
+  warc_records_done?: number;
+  warc_offered?: number;
   met_rate_limit: boolean;
   /** The crawl stopped admitting pages at its cost cap. */
   budget_stopped: boolean;

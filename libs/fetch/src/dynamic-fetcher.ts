@@ -252,6 +252,8 @@ export class DynamicFetcher {
       if (redirects.length > this.maxRedirects)
         throw fetchError('fetch_error', `Too many redirects (more than ${this.maxRedirects}).`, { url, retryable: false });
       const screenshot = options.screenshot ? await takeScreenshot(page, options.screenshot, this.viewport.width, deadline) : undefined;
+      // The document's bytes as the server sent them (the archive keeps them beside the rendered HTML).
+      const raw = options.keepRaw ? await doc?.body().catch(() => undefined) : undefined;
       return {
         url: page.url(),
         status,
@@ -265,6 +267,7 @@ export class DynamicFetcher {
         mode: 'dynamic',
         blockedRequests: blocked.slice(blockedBefore),
         ...(screenshot ? { screenshot } : {}),
+        ...(raw && raw.length <= maxBytes ? { raw } : {}),
       };
     } finally {
       this.openPages--;

@@ -18,6 +18,11 @@ export interface FetchResult {
   html: string;
   /** The body's bytes, for documents that are not text (`application/pdf`, with `acceptPdf`). */
   body?: Buffer;
+  /**
+   * Text bodies: the bytes as received (after content decoding, before charset decoding), kept for the
+   * page archive. Static fetches always; browser fetches with `keepRaw`, when the browser kept them.
+   */
+  raw?: Buffer;
   /** Body size in bytes as received (after decompression). */
   bytes: number;
   /** Every URL that answered with a redirect, in order (the first is the requested URL). */
@@ -47,6 +52,8 @@ export interface FetchOptions {
   waitFor?: WaitFor;
   /** Browser only: take a PNG screenshot (auto mode then renders). */
   screenshot?: ScreenshotKind;
+  /** Browser only: also read the document's own response bytes (`raw`), for the page archive. */
+  keepRaw?: boolean;
   /** Read `application/pdf` bodies (as `body` bytes) instead of failing with unsupported_content. */
   acceptPdf?: boolean;
   signal?: AbortSignal;

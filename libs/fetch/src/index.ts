@@ -10,6 +10,7 @@ export {
   type ScreenshotKind,
   type WaitFor,
 } from './request-control';
+export { decodeBody } from './charset';
 export { parseRetryAfter } from './retry-after';
 export { StaticFetcher } from './static-fetcher';
 export { detectNeedsJs } from './js-detector';

@@ -275,6 +275,7 @@ export class StaticFetcher {
           contentType: declaredKind === 'unknown' || declaredKind === 'binary' ? defaultMediaType(kind) : declaredType,
           charset: decoded.charset,
           html: decoded.text,
+          raw: body,
           bytes: total,
           mode: 'static',
           kind,

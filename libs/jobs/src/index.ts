@@ -21,3 +21,4 @@ export { UsageService } from './usage.service';
 export { JobLifecycleHooks, type JobLifecycleEvent } from './job-lifecycle-hooks';
 export { isJobYielded, JOB_HANDLERS, JobYieldedError, type JobContext, type JobHandler } from './job-handler';
 export { IdempotencyService } from './idempotency.service';
+export { JobDeletionHooks } from './job-deletion-hooks';

@@ -1,7 +1,7 @@
 import type { ErrorCategory } from '@app/core';
 
 /** The public job types. */
-export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape', 'batch'] as const;
+export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape', 'batch', 'reextract', 'warc-extract'] as const;
 /** A job type for tests only: its handler and controller are mounted by the test app (test/test-app), never by a production build. */
 export const TEST_JOB_TYPE = 'test' as const;
 /** Every type a job record may have. */
@@ -111,6 +111,8 @@ export interface JobView {
   /** Crawls: the model calls of completed pages, full and partial, and their tokens. */
   model_calls_by_kind?: { full: number; partial: number };
   tokens_by_call_kind?: TokensByCallKind;
+  /** Re-extractions: the job whose archived pages this one extracts again. */
+  source_job_id?: string;
   /** Extracts and crawls: values of the results not found on their pages. */
   ungrounded_fields?: number;
 }
@@ -195,6 +197,9 @@ export function toJobView(job: JobRecord): JobView {
     ...(onCrawlEngine(job.type) && isRecord(job.input.options) ? { options: job.input.options } : {}),
     ...(typeof job.input.monitor_id === 'string' ? { monitor_id: job.input.monitor_id } : {}),
     ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
+    ...(job.type === 'reextract' && isRecord(job.input.source) && typeof job.input.source.source_job_id === 'string'
+      ? { source_job_id: job.input.source.source_job_id }
+      : {}),
     ...groundingCounters(job),
   };
 }
@@ -235,8 +240,11 @@ export const RUN_JOB_OPTIONS = { attempts: 5, backoff: { delayMs: 1000, maxDelay
 
 /** Job classes: each has its own queue, its own per-process worker slots and its own per-user running cap. */
 export type JobClass = 'single' | 'crawl';
-/** Job types the crawl engine runs (a crawl from a seed, a batch from a URL list): the crawl class, the crawl counters. */
-export const CRAWL_ENGINE_TYPES: readonly JobType[] = ['crawl', 'batch'];
+/**
+ * Job types the crawl engine runs (a crawl from a seed, a batch from a URL list, a re-extraction from
+ * another job's archive, a WARC extraction from an uploaded file): the crawl class, the crawl counters.
+ */
+export const CRAWL_ENGINE_TYPES: readonly JobType[] = ['crawl', 'batch', 'reextract', 'warc-extract'];
 export function onCrawlEngine(type: JobType): boolean {
   return CRAWL_ENGINE_TYPES.includes(type);
 }

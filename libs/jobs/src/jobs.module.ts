@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyService } from './idempotency.service';
+import { JobDeletionHooks } from './job-deletion-hooks';
 import { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { JobStreamService } from './job-stream.service';
 import { JobsRepository } from './jobs.repository';
@@ -7,7 +8,7 @@ import { JobsService } from './jobs.service';
 import { UsageService } from './usage.service';
 
 @Module({
-  providers: [JobLifecycleHooks, JobsRepository, JobsService, JobStreamService, UsageService, IdempotencyService],
-  exports: [JobLifecycleHooks, JobsRepository, JobsService, JobStreamService, UsageService, IdempotencyService],
+  providers: [JobLifecycleHooks, JobDeletionHooks, JobsRepository, JobsService, JobStreamService, UsageService, IdempotencyService],
+  exports: [JobLifecycleHooks, JobDeletionHooks, JobsRepository, JobsService, JobStreamService, UsageService, IdempotencyService],
 })
 export class JobsModule {}

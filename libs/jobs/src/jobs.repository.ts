@@ -58,8 +58,9 @@ export class JobsRepository implements OnModuleInit {
     return this.jobs.insertOne(job);
   }
 
+  /** The owner's job; a deleted job (DELETE /jobs/{id}) is not found. */
   findOwn(owner: Owner, jobId: string): Promise<JobRecord | null> {
-    return this.jobs.findOne({ _id: jobId, user_id: owner.userId });
+    return this.jobs.findOne({ _id: jobId, user_id: owner.userId, deleted_at: null });
   }
 
   /** Worker-side read: the worker acts for the job's owner, whose id is on the job itself. */
@@ -68,7 +69,7 @@ export class JobsRepository implements OnModuleInit {
   }
 
   listOwn(owner: Owner, limit: number, offset: number): Promise<JobRecord[]> {
-    return this.jobs.find({ user_id: owner.userId }, { sort: { created_at: -1, _id: -1 }, limit, skip: offset });
+    return this.jobs.find({ user_id: owner.userId, deleted_at: null }, { sort: { created_at: -1, _id: -1 }, limit, skip: offset });
   }
 
   /** Streams the owner's jobs created in [from, to) (for usage reports; never all in memory). */
@@ -158,6 +159,15 @@ export class JobsRepository implements OnModuleInit {
   /** Conditional update of a running job (counters of a crawl page): null once the job is terminal. */
   updateRunning(jobId: string, update: Update): Promise<JobRecord | null> {
     return this.jobs.findOneAndUpdate({ _id: jobId, status: 'running' }, update, { returnDocument: 'after' });
+  }
+
+  /**
+   * A deleted job keeps its record (usage reports still count what it cost) without its input, marked
+   * deleted: it is no longer found or listed. Its events go.
+   */
+  async markDeleted(jobId: string): Promise<void> {
+    await this.events.deleteMany({ job_id: jobId });
+    await this.jobs.findOneAndUpdate({ _id: jobId }, { $set: { deleted_at: nowIso(), input: {} } });
   }
 
   eventsAfter(jobId: string, afterSeq: number, limit = 500): Promise<JobEventRecord[]> {

@@ -5,6 +5,7 @@ import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { QUEUE, type QueuePort } from '@app/queue';
 import type { Caller } from '@app/auth';
+import { JobDeletionHooks } from './job-deletion-hooks';
 import { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { pastStoreOutage } from './store-retry';
 import { JobsRepository } from './jobs.repository';
@@ -54,6 +55,7 @@ export class JobsService {
   constructor(
     private readonly repository: JobsRepository,
     private readonly hooks: JobLifecycleHooks,
+    private readonly deletion: JobDeletionHooks,
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(EVENT_BUS) private readonly bus: EventBusPort,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -130,6 +132,17 @@ export class JobsService {
     if (!updated) throw Errors.conflict('Job finished before it could be cancelled.');
     await this.bus.publish(jobControlChannel(job._id), { type: 'cancel' });
     return toJobView(updated);
+  }
+
+  /**
+   * DELETE /jobs/{id}: a finished job's results, crawl map, events and the archived pages only it
+   * referenced go (the libs that keep them are JobDeletionHooks listeners); the job is then no longer found.
+   */
+  async delete(caller: Caller, jobId: string): Promise<void> {
+    const job = await this.getRecord(caller, jobId);
+    if (!isTerminal(job.status)) throw Errors.conflict(`Job is ${job.status}; only finished jobs can be deleted (cancel it first).`);
+    await this.deletion.run(job);
+    await this.repository.markDeleted(job._id);
   }
 
   /** pending → running. Returns the running job, or null when the job is no longer pending. */

@@ -42,6 +42,8 @@ export interface LoadOptions {
   also?: ConversionInput['also'];
   /** Request headers of Gleaner's own (a monitor's If-None-Match / If-Modified-Since). */
   headers?: Record<string, string>;
+  /** A browser fetch also reads the document's own bytes (FetchResult.raw), for the page archive. */
+  keepRaw?: boolean;
 }
 
 export interface LoadedPage {
@@ -138,6 +140,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
         waitFor: control.waitFor,
         timeoutMs: control.timeoutMs,
         screenshot: options.screenshot,
+        keepRaw: options.keepRaw,
       });
     } catch (error) {
       this.pages.inc({ outcome: error instanceof AppError && error.category ? error.category : 'fetch_error' });

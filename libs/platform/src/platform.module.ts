@@ -26,6 +26,7 @@ import {
 import { DOCUMENT_STORE, MongoDocumentStore, SqliteDocumentStore, type DocumentStore } from '@app/storage';
 import { join } from 'node:path';
 import { SECRET_SEALER } from '@app/core';
+import { ARCHIVE_BLOBS, FileBlobStore, GridFsBlobStore, type ArchiveBlobStore } from '@app/archive';
 import { createSealer } from './sealer.provider';
 
 export interface PlatformPorts {
@@ -37,6 +38,8 @@ export interface PlatformPorts {
   politeness: PolitenessPort;
   /** The fetch mode auto chose per host. */
   hostModes: HostModeMemory;
+  /** The page archive's bytes (docs/archive.md): GridFS in a cluster, files under DATA_DIR/archive embedded. */
+  archiveBlobs: ArchiveBlobStore;
   /** Closes what the ports above share (the cluster's politeness connection). */
   closeShared: () => Promise<void>;
 }
@@ -53,6 +56,7 @@ export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
     // A store operation waits this long for an unreachable server, then fails as StoreUnavailableError: the
     // API's 503 comes within it (docs/operations.md "The store goes down").
     const store = await MongoDocumentStore.connect(config.mongodbUri!, { serverSelectionTimeoutMS: 5000 });
+    const archiveBlobs = await GridFsBlobStore.connect(config.mongodbUri!, { serverSelectionTimeoutMS: 5000 });
     const queue = new BullQueueAdapter({
       redisUrl: config.redisUrl!,
       stalledAfterMs: config.queueStalledMs,
@@ -68,7 +72,7 @@ export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
       await Promise.race([shared.quit().catch(() => undefined), new Promise((r) => setTimeout(r, 500).unref())]);
       shared.disconnect();
     };
-    return { store, queue, bus, rateLimiter, politeness, hostModes: new RedisHostModeMemory(shared), closeShared };
+    return { store, queue, bus, rateLimiter, politeness, hostModes: new RedisHostModeMemory(shared), archiveBlobs, closeShared };
   }
   const store = SqliteDocumentStore.open({ file: join(config.dataDir, 'gleaner.db'), synchronous: config.sqliteSynchronous });
   // Crawl page tasks stay in the process: nothing outlives it, and after a restart the crawl actor
@@ -83,6 +87,7 @@ export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
     rateLimiter: new MemoryRateLimiter(),
     politeness: new MemoryPoliteness(settings),
     hostModes: new InMemoryHostModeMemory(),
+    archiveBlobs: new FileBlobStore(join(config.dataDir, 'archive')),
     closeShared: async () => undefined,
   };
 }
@@ -97,6 +102,7 @@ class PlatformShutdown implements OnApplicationShutdown {
     @Inject(RATE_LIMITER) private readonly rateLimiter: RateLimiterPort,
     @Inject(POLITENESS) private readonly politeness: PolitenessPort,
     @Inject(PLATFORM_SHARED) private readonly shared: { close: () => Promise<void> },
+    @Inject(ARCHIVE_BLOBS) private readonly archiveBlobs: ArchiveBlobStore,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -106,6 +112,7 @@ class PlatformShutdown implements OnApplicationShutdown {
     await this.rateLimiter.close().catch(() => undefined);
     await this.politeness.close().catch(() => undefined);
     await this.shared.close().catch(() => undefined);
+    await this.archiveBlobs.close().catch(() => undefined);
     await this.store.close().catch(() => undefined);
   }
 }
@@ -129,6 +136,7 @@ export class PlatformModule {
         { provide: POLITENESS, useValue: ports.politeness },
         { provide: HOST_MODE_MEMORY, useValue: ports.hostModes },
         { provide: PLATFORM_SHARED, useValue: { close: ports.closeShared } },
+        { provide: ARCHIVE_BLOBS, useValue: ports.archiveBlobs },
         { provide: SECRET_SEALER, useValue: createSealer(config) },
         PlatformShutdown,
       ],
@@ -143,6 +151,7 @@ export class PlatformModule {
         RATE_LIMITER,
         POLITENESS,
         HOST_MODE_MEMORY,
+        ARCHIVE_BLOBS,
         SECRET_SEALER,
       ],
     };

@@ -25,7 +25,11 @@ export class ResultsRepository implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     this.results = await this.store.collection<ResultRecord>({
       name: 'job_results',
-      indexes: [{ fields: { job_id: 1, seq: 1 }, unique: true }],
+      indexes: [
+        { fields: { job_id: 1, seq: 1 }, unique: true },
+        // One item by its public id (GET /jobs/{id}/results/{result_id}/page).
+        { fields: { job_id: 1, id: 1 } },
+      ],
     });
     this.counters = await this.store.collection({ name: 'job_result_counters', indexes: [] });
     this.captures = await this.store.collection<CaptureRecord>({
@@ -72,6 +76,18 @@ export class ResultsRepository implements OnModuleInit {
     if (options.upToSeq !== undefined) filter.seq = { $lte: options.upToSeq };
     if (options.onlyCompleted) filter.status = 'completed';
     return this.results.iterate(filter, { sort: { seq: 1 }, batchSize: EXPORT_BATCH_SIZE });
+  }
+
+  /** One result of the owner's job by its public id. */
+  findOwnItem(owner: Owner, jobId: string, resultId: string): Promise<ResultRecord | null> {
+    return this.results.findOne({ job_id: jobId, id: resultId, user_id: owner.userId });
+  }
+
+  /** Deletes a job's results, their sequence counter and its debug captures (DELETE /jobs/{id}). */
+  async deleteJob(jobId: string): Promise<void> {
+    await this.results.deleteMany({ job_id: jobId });
+    await this.captures.deleteMany({ job_id: jobId });
+    await this.counters.deleteOne({ _id: jobId });
   }
 
   firstOwn(owner: Owner, jobId: string): Promise<ResultRecord | null> {

@@ -128,6 +128,11 @@ export class ResultsService {
     }
   }
 
+  /** One result record of the caller's job by its public id, or null. */
+  findItem(caller: Caller, jobId: string, resultId: string): Promise<ResultRecord | null> {
+    return this.repository.findOwnItem({ userId: caller.userId }, jobId, resultId);
+  }
+
   /** The stored result of a crawl page, or null. */
   pageRecord(job: JobRecord, pageKey: string): Promise<ResultRecord | null> {
     return this.repository.findById(`${job._id}:p:${pageKey}`);

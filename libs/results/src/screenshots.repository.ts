@@ -36,6 +36,10 @@ export class ScreenshotsRepository implements OnModuleInit {
     return this.screenshots.findOne({ _id: id, job_id: jobId, user_id: userId });
   }
 
+  async deleteJob(jobId: string): Promise<void> {
+    await this.screenshots.deleteMany({ job_id: jobId });
+  }
+
   findById(id: string): Promise<ScreenshotRecord | null> {
     return this.screenshots.findOne({ _id: id });
   }

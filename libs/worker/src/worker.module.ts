@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { BatchJobHandler, CrawlJobHandler, CrawlWorkerModule } from '@app/crawl';
+import { BatchJobHandler, CrawlJobHandler, CrawlWorkerModule, ReextractJobHandler, WarcExtractJobHandler } from '@app/crawl';
 import { AnalyzeJobHandler, ExtractJobHandler, ExtractionWorkerModule } from '@app/extraction';
 import { JOB_HANDLERS, JobsModule, type JobHandler } from '@app/jobs';
 import { ResultsModule } from '@app/results';
@@ -29,7 +29,16 @@ export class WorkerModule {
         {
           provide: JOB_HANDLERS,
           useFactory: (...handlers: JobHandler[]) => handlers,
-          inject: [ExtractJobHandler, AnalyzeJobHandler, ScrapeJobHandler, CrawlJobHandler, BatchJobHandler, ...extra],
+          inject: [
+            ExtractJobHandler,
+            AnalyzeJobHandler,
+            ScrapeJobHandler,
+            CrawlJobHandler,
+            BatchJobHandler,
+            ReextractJobHandler,
+            WarcExtractJobHandler,
+            ...extra,
+          ],
         },
         JobRunnerService,
       ],

@@ -1,7 +1,7 @@
-import { Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
+import { CurrentCaller, RequiresScope, SuccessResponse, type Caller } from '@app/auth';
 import { JobListResponse, JobResponse, JobStreamService, JobsService, ListJobsQuery, parseLastEventId } from '@app/jobs';
 import { ApiProblems } from '../openapi-constraints';
 
@@ -36,6 +36,19 @@ export class JobsController {
   @ApiOkResponse({ type: JobResponse })
   cancel(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.jobs.cancel(caller, id);
+  }
+
+  @Delete(':id')
+  @ApiProblems(409)
+  @ApiOperation({
+    summary: 'Delete a finished job: its results, crawl map, events and the archived pages only it referenced (409 while it runs)',
+    description:
+      'The job is then no longer found or listed; usage reports still count what it cost. Archived bodies that another job of yours also references stay (docs/archive.md).',
+  })
+  @ApiOkResponse({ type: SuccessResponse })
+  async remove(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<{ success: true }> {
+    await this.jobs.delete(caller, id);
+    return { success: true };
   }
 
   @Get(':id/stream')

@@ -7,6 +7,7 @@ import type { InterruptPrompt } from './interrupt-prompt';
 import type { ProgressDisplay, ProgressState } from './progress';
 import type { ResultSink } from './result-sink';
 import type { SignalHub } from './signals';
+import { jobNoun, onCrawlEngine } from './job-kinds';
 
 export interface FollowOptions {
   client: ApiClient;
@@ -118,7 +119,7 @@ export class JobFollower {
     const signal = AbortSignal.any([this.options.signal, this.stopController.signal]);
     display.start();
     this.refresh();
-    if (this.options.job.type === 'crawl' || this.options.job.type === 'batch') this.scheduleMapPoll(0);
+    if (onCrawlEngine(this.options.job.type)) this.scheduleMapPoll(0);
     try {
       await followJobEvents(this.options.client, {
         jobId: this.options.job.id,
@@ -281,10 +282,7 @@ export class JobFollower {
     }
     this.prompting = true;
     display.pause();
-    const choice = await prompt.ask(
-      this.options.job.id,
-      this.options.job.type === 'crawl' ? 'The crawl' : this.options.job.type === 'batch' ? 'The batch' : 'The job',
-    );
+    const choice = await prompt.ask(this.options.job.id, jobNoun(this.options.job.type));
     this.prompting = false;
     if (this.complete || this.stopController.signal.aborted) return;
     if (choice === 'detach') return this.detach();

@@ -32,6 +32,17 @@ describe('formatProgressLine', () => {
     );
   });
 
+  it('names what each kind of job is doing', () => {
+    const label = (jobType: string) => formatProgressLine(state({ jobType }), plain).split(' · ')[0];
+    expect(['crawl', 'batch', 'reextract', 'warc-extract', 'extract'].map(label)).toEqual([
+      'crawling',
+      'extracting',
+      're-extracting',
+      'extracting',
+      'running',
+    ]);
+  });
+
   it('says when the crawl is rate-limited, reconnecting or being cancelled', () => {
     const line = formatProgressLine(state({ rateLimited: true, reconnecting: 'reconnecting (ECONNREFUSED)', cancelling: true }), plain);
     expect(line).toMatch(/^cancelling · ⚠ reconnecting \(ECONNREFUSED\) · /);

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { Colors } from '../util/colors';
 import { loadLogUpdate } from '../util/esm';
 import { formatClock, formatCompact, formatInt, formatRate, formatUsd } from '../util/format';
+import { runningLabel } from './job-kinds';
 
 /** What the progress line shows; the follower keeps it up to date. */
 export interface ProgressState {
@@ -53,15 +54,7 @@ interface Segment {
  */
 export function formatProgressLine(state: ProgressState, colors: Colors, options: { spinner?: string; maxWidth?: number } = {}): string {
   const segments: Segment[] = [];
-  const label = state.cancelling
-    ? 'cancelling'
-    : state.status === 'running'
-      ? state.jobType === 'crawl'
-        ? 'crawling'
-        : state.jobType === 'batch'
-          ? 'extracting'
-          : 'running'
-      : state.status;
+  const label = state.cancelling ? 'cancelling' : state.status === 'running' ? runningLabel(state.jobType) : state.status;
   segments.push({ text: `${options.spinner ? `${options.spinner} ` : ''}${label}`, style: colors.cyan, priority: 9 });
   if (state.reconnecting) segments.push({ text: `⚠ ${state.reconnecting}`, style: colors.yellow, priority: 10 });
   segments.push({ text: `${formatInt(state.done)} done / ${formatInt(state.discovered)} discovered`, priority: 10 });

@@ -8,6 +8,7 @@ import { InterruptPrompt } from './interrupt-prompt';
 import { JobFollower, skippedCount, type FollowOutcome } from './job-follower';
 import { LiveProgress, NoProgress, PlainProgress, type ProgressDisplay } from './progress';
 import { ResultSink } from './result-sink';
+import { jobNoun, onCrawlEngine } from './job-kinds';
 
 export interface WatchOptions {
   /** Result lines go to this file (opened before the job was started); without it to stdout, and the summary to stderr. */
@@ -83,7 +84,7 @@ export async function watchJob(ctx: CliContext, client: ApiClient, job: JobView,
     if (ctx.json) summaryStream.write(`${JSON.stringify({ ...summary, detached: true })}\n`);
     else
       io.stderr.write(
-        `${ctx.err.yellow('Detached.')} ${job.type === 'crawl' ? 'The crawl' : job.type === 'batch' ? 'The batch' : 'The job'} goes on: ${ctx.err.bold(`gleaner jobs watch ${job.id}`)}` +
+        `${ctx.err.yellow('Detached.')} ${jobNoun(job.type)} goes on: ${ctx.err.bold(`gleaner jobs watch ${job.id}`)}` +
           `${sink.path ? ` (${formatInt(sink.written)} results written to ${sink.path})` : ''}\n`,
       );
     throw new InterruptedError('');
@@ -118,7 +119,7 @@ async function buildSummary(client: ApiClient, job: JobView, follower: JobFollow
   if (!quick) {
     try {
       latest = (await client.json<JobView>('GET', `/api/v1/jobs/${id}`, { timeoutMs: 15_000 })).body;
-      if (job.type === 'crawl' || job.type === 'batch')
+      if (onCrawlEngine(job.type))
         map = (await client.json<CrawlMap>('GET', `/api/v1/jobs/${id}/crawl-map`, { query: { limit: 1 }, timeoutMs: 15_000 })).body;
     } catch {
       // The service went away at the very end: report what the stream said.

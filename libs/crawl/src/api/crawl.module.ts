@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ArchiveModule } from '@app/archive';
+import { PagesModule } from '@app/pages';
 import { IntakeModule } from '@app/intake';
 import { JobsModule } from '@app/jobs';
 import { ResultsModule } from '@app/results';
@@ -7,11 +9,39 @@ import { CrawlMapService } from './crawl-map.service';
 import { MapService } from '../map/map.service';
 import { BatchRequestsService } from './batch-requests.service';
 import { CrawlRequestsService } from './crawl-requests.service';
+import { ArchivedPageService } from './archived-page.service';
+import { CrawlDeletion } from './crawl-deletion';
+import { ReextractRequestsService } from './reextract-requests.service';
+import { WarcExportService } from './warc-export.service';
+import { WarcRequestsService } from './warc-requests.service';
 
-/** API side: POST /crawl and POST /batch/extract intake, the crawl map, and POST /map. */
+/**
+ * API side: POST /crawl and POST /batch/extract intake, the crawl map, POST /map, and the archive's
+ * operations (re-extraction, a result's page, WARC out and in, the clean-up of DELETE /jobs/{id}).
+ */
 @Module({
-  imports: [IntakeModule, JobsModule, ResultsModule],
-  providers: [CrawlRepository, CrawlRequestsService, BatchRequestsService, CrawlMapService, MapService],
-  exports: [CrawlRequestsService, BatchRequestsService, CrawlMapService, MapService],
+  imports: [IntakeModule, JobsModule, ResultsModule, ArchiveModule, PagesModule],
+  providers: [
+    CrawlRepository,
+    CrawlRequestsService,
+    BatchRequestsService,
+    CrawlMapService,
+    MapService,
+    ReextractRequestsService,
+    ArchivedPageService,
+    WarcExportService,
+    WarcRequestsService,
+    CrawlDeletion,
+  ],
+  exports: [
+    CrawlRequestsService,
+    BatchRequestsService,
+    CrawlMapService,
+    MapService,
+    ReextractRequestsService,
+    ArchivedPageService,
+    WarcExportService,
+    WarcRequestsService,
+  ],
 })
 export class CrawlModule {}

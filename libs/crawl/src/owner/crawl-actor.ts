@@ -1,4 +1,5 @@
 import type { EventManager } from '@crawlee/core';
+import type { PageArchive } from '@app/archive';
 import type { AppConfig } from '@app/config';
 import { AppError } from '@app/core';
 import type { EventBusPort } from '@app/events';
@@ -8,7 +9,7 @@ import type { AppLogger } from '@app/observability';
 import type { PolitenessPort } from '@app/politeness';
 import { HandBackError, type QueuePort } from '@app/queue';
 import type { ResultsService } from '@app/results';
-import type { CrawlJobInput } from '../crawl-input';
+import { isArchiveSource, type CrawlJobInput } from '../crawl-input';
 import type { CrawlRepository } from '../crawl.repository';
 import { canonicalize } from '../url-canon';
 import { Admission } from './admission';
@@ -24,7 +25,9 @@ import { PageAnnouncer } from './page-announcer';
 import { PageCommitter, type CommitMetrics } from './page-committer';
 import { PageDispatcher } from './page-dispatcher';
 import { RobotsGate } from './robots-gate';
+import { ArchiveSeeding } from './archive-seeding';
 import { ListSeeding } from './list-seeding';
+import { WarcSeeding, type WarcSeedingArchive } from './warc-seeding';
 import type { SeedSource } from './seed-source';
 import { Seeding, type SitemapLastmods } from './seeding';
 import { TicketBook } from './ticket-book';
@@ -48,6 +51,8 @@ export interface CrawlActorDeps {
   metrics: CommitMetrics & { takeovers: { inc(): void } };
   /** A monitor's run: the sitemap `lastmod` of its URLs, for the page workers. */
   lastmods?: SitemapLastmods;
+  /** The page archive: a WARC extraction's pages are read into it (owner/warc-seeding.ts). */
+  archive?: WarcSeedingArchive & Pick<PageArchive, 'enabled'>;
 }
 
 export type CrawlContext = Pick<JobContext<CrawlJobInput>, 'input' | 'job' | 'signal' | 'sealedSecrets'>;
@@ -93,11 +98,12 @@ export class CrawlActor {
       },
       onTakeover: () => deps.metrics.takeovers.inc(),
     });
-    const hosts = new HostSchedule({
-      delayMs: input.options.delay_ms,
-      minIntervalMs: config.hostMinIntervalMs,
-      maxConcurrency: config.hostMaxConcurrency,
-    });
+    // Pages read from the archive reach no host: no per-host limit applies to them.
+    const hosts = new HostSchedule(
+      isArchiveSource(input.source)
+        ? { delayMs: 0, minIntervalMs: 0, maxConcurrency: Number.MAX_SAFE_INTEGER }
+        : { delayMs: input.options.delay_ms, minIntervalMs: config.hostMinIntervalMs, maxConcurrency: config.hostMaxConcurrency },
+    );
     this.tickets = new TicketBook(input.options.max_pages, (count, max) => repository.reserveTickets(run.jobId, run.epoch, count, max));
     this.counters = new JobCounters(run, deps.jobsRepository, deps.jobs, repository);
     const robotsCache = new RobotsCache({
@@ -132,9 +138,7 @@ export class CrawlActor {
       this.counters,
       deps.metrics,
     );
-    this.seeding = input.source
-      ? new ListSeeding(run, input.source, repository, this.frontier)
-      : new Seeding(run, repository, this.frontier, robots, deps.staticFetcher, deps.politeness, config, deps.lastmods);
+    this.seeding = this.seedSource(run, robots);
     this.closer = new CrawlCloser(run, repository, deps.jobsRepository, this.counters, this.announcer);
     this.bridge = new CrawleeBridge(
       run,
@@ -152,6 +156,23 @@ export class CrawlActor {
       { events: deps.events, hostMaxStallMs: config.hostMaxStallMs },
     );
     run.onHalt((stop) => this.onHalt(stop));
+  }
+
+  /** Where the crawl's URLs come from: the seed and its sitemaps, a batch's list, an archive, or a WARC file. */
+  private seedSource(run: CrawlRun, robots: RobotsGate): SeedSource {
+    const { config, repository } = this.deps;
+    const source = this.context.input.source;
+    if (source?.kind === 'list') return new ListSeeding(run, source, repository, this.frontier);
+    if (source?.kind === 'archive') return new ArchiveSeeding(run, source, repository, this.frontier);
+    if (source?.kind === 'warc') {
+      if (!this.deps.archive) throw new Error('a WARC extraction needs the page archive');
+      return new WarcSeeding(run, source, repository, this.frontier, this.deps.archive, {
+        maxHeaderBytes: 64 * 1024,
+        maxRecordBytes: config.fetchMaxBytes,
+        maxExpandedBytes: source.bytes * 20 + 1024 * 1024,
+      });
+    }
+    return new Seeding(run, repository, this.frontier, robots, this.deps.staticFetcher, this.deps.politeness, config, this.deps.lastmods);
   }
 
   /** The crawl's whole life while this process owns it. */

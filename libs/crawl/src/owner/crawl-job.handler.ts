@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Configuration, LocalEventManager } from '@crawlee/core';
+import { PageArchive } from '@app/archive';
 import { Counter } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { newId } from '@app/core';
@@ -43,6 +44,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
     private readonly results: ResultsService,
     private readonly loader: PageLoaderService,
     private readonly monitorPages: MonitorPagesService,
+    private readonly archive: PageArchive,
   ) {
     this.takeovers = metrics.once(
       'gleaner_crawl_takeovers_total',
@@ -83,6 +85,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
       events: await this.eventManager(),
       metrics: { takeovers: this.takeovers, commits: this.commits },
       lastmods: this.monitorPages,
+      archive: this.archive,
     };
     await new CrawlActor(deps, context).run();
   }

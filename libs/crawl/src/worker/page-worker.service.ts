@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Counter } from 'prom-client';
+import { PageArchive } from '@app/archive';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, isStoreUnavailable } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
@@ -19,13 +20,13 @@ import { crawlSession, learnedTemplates, type GroundingCheck, type LearnedResult
 import type { ModelTarget } from '@app/llm';
 import { MonitorPagesService, conditionalHeaders, textHash } from '@app/monitors';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
-import { loadOptionsFor, PageLoaderService } from '@app/pages';
+import { loadOptionsFor, PageLoaderService, type LoadedPage } from '@app/pages';
 import { POLITENESS, hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { ResultsService, ScreenshotsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { crawlHostPolicy } from '../crawl-host-policy';
-import { extractionSchema, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { extractionSchema, isArchiveSource, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlScope } from '../crawl-scope';
 import { CrawlRepository } from '../crawl.repository';
 import {
@@ -38,6 +39,7 @@ import {
 } from '../crawl.types';
 import { PAGE_RETRY_LIMITS, isRetryableFailure } from '../page-retry-policy';
 import { canonicalize } from '../url-canon';
+import { ArchivedPages } from './archived-pages';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
 import { formatsOutcome } from './formats-result';
@@ -97,6 +99,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private readonly pauses: Counter<'domain'>;
   private readonly domains = new DomainLabels(20);
   private readonly gate = new ExclusiveGate();
+  private readonly archived: ArchivedPages;
 
   constructor(
     @Inject(QUEUE) private readonly queue: QueuePort,
@@ -115,7 +118,9 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly screenshots: ScreenshotsService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
     private readonly monitorPages: MonitorPagesService,
+    archive: PageArchive,
   ) {
+    this.archived = new ArchivedPages(archive, loader, logger);
     this.outcomes = metrics.once(
       'gleaner_crawl_page_tasks_total',
       () =>
@@ -229,7 +234,6 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private async run(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal, note: MonitorNote | null): Promise<PageOutcome> {
     const { input, job } = context;
     const options = input.options;
-    const host = hostnameOf(task.url);
     const started = Date.now();
     // A sitemap lastmod not after the last run's visit: unchanged without a request (docs/monitors.md "Cheap re-runs").
     if (note?.memory && options.use_sitemap && input.monitor_id) {
@@ -247,44 +251,12 @@ export class PageWorkerService implements OnApplicationBootstrap {
         );
       }
     }
-    // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
-    // other worker slips a request in between.
-    const loaded = await withHostSlot(this.politeness, host, crawlHostPolicy(options.delay_ms, this.config), async () => {
-      try {
-        return {
-          ok: true as const,
-          page: await this.loader.load(task.url, options.fetch_mode, {
-            signal,
-            linkSelector: options.follow_selector ?? undefined,
-            // A page that is extracted: its formats (a crawl without a schema), or the attribute values a
-            // value may be grounded on (docs/provenance.md).
-            ...(task.extract ? (input.page_formats ? loadOptionsFor(input.page_formats) : { also: { attributes: true } }) : {}),
-            headers: conditionalHeaders(note?.memory ?? null),
-            beforeConvert: (fetched) => {
-              if (note) {
-                // A 304 carries no body: last run's record and links stand (docs/monitors.md "Cheap re-runs").
-                note.etag = fetched.headers.etag ?? (fetched.status === 304 ? (note.memory?.etag ?? null) : null);
-                note.lastModified =
-                  fetched.headers['last-modified'] ?? (fetched.status === 304 ? (note.memory?.lastModified ?? null) : null);
-                if (fetched.status === 304 && note.memory) {
-                  note.via = 'not_modified';
-                  note.textHash = note.memory.textHash;
-                  throw new StopAfterFetch(unchangedOutcome(fetched, note.memory.links, note.memory.data, task.extract));
-                }
-              }
-              return this.checkFinalUrl(task, context, fetched);
-            },
-            beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
-          }),
-        };
-      } catch (error) {
-        return { ok: false as const, failure: await this.loadFailure(task, context, host, error) };
-      }
-    });
-    if (!loaded.ran) return { kind: 'deferred', retry_in_ms: loaded.retryInMs, reason: loaded.reason };
-    if (!loaded.value.ok) return loaded.value.failure;
-    const page = loaded.value.page;
-    await this.politeness.reportSuccess(host).catch(() => undefined);
+    // A re-extraction or a WARC extraction reads its pages from the archive: no request reaches a site.
+    const obtained = isArchiveSource(input.source)
+      ? await this.archived.read(job, input.source, task.key, options.follow_selector ?? undefined)
+      : await this.fetchPage(task, context, signal, note);
+    if ('kind' in obtained) return obtained;
+    const page = obtained;
     const fetchMs = page.fetchDurationMs;
     // A batch follows no links: none are reported.
     const links = input.source ? [] : (page.content.selectedLinks ?? page.content.links).slice(0, MAX_LINKS_PER_PAGE).map((l) => l.url);
@@ -406,6 +378,61 @@ export class PageWorkerService implements OnApplicationBootstrap {
           : null,
       };
     }
+  }
+
+  /** The page fetched under the host's politeness slot (and kept in the archive when the crawl keeps pages), or the outcome. */
+  private async fetchPage(
+    task: PageTaskPayload,
+    context: JobContextCache,
+    signal: AbortSignal,
+    note: MonitorNote | null,
+  ): Promise<LoadedPage | PageOutcome> {
+    const options = context.input.options;
+    const host = hostnameOf(task.url);
+    // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
+    // other worker slips a request in between.
+    const loaded = await withHostSlot(this.politeness, host, crawlHostPolicy(options.delay_ms, this.config), async () => {
+      try {
+        return {
+          ok: true as const,
+          page: await this.loader.load(task.url, options.fetch_mode, {
+            signal,
+            linkSelector: options.follow_selector ?? undefined,
+            keepRaw: options.archive,
+            // A page that is extracted: its formats (a crawl without a schema), or the attribute values a
+            // value may be grounded on (docs/provenance.md).
+            ...(task.extract
+              ? context.input.page_formats
+                ? loadOptionsFor(context.input.page_formats)
+                : { also: { attributes: true } }
+              : {}),
+            headers: conditionalHeaders(note?.memory ?? null),
+            beforeConvert: (fetched) => {
+              if (note) {
+                // A 304 carries no body: last run's record and links stand (docs/monitors.md "Cheap re-runs").
+                note.etag = fetched.headers.etag ?? (fetched.status === 304 ? (note.memory?.etag ?? null) : null);
+                note.lastModified =
+                  fetched.headers['last-modified'] ?? (fetched.status === 304 ? (note.memory?.lastModified ?? null) : null);
+                if (fetched.status === 304 && note.memory) {
+                  note.via = 'not_modified';
+                  note.textHash = note.memory.textHash;
+                  throw new StopAfterFetch(unchangedOutcome(fetched, note.memory.links, note.memory.data, task.extract));
+                }
+              }
+              return this.checkFinalUrl(task, context, fetched);
+            },
+            beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
+          }),
+        };
+      } catch (error) {
+        return { ok: false as const, failure: await this.loadFailure(task, context, host, error) };
+      }
+    });
+    if (!loaded.ran) return { kind: 'deferred', retry_in_ms: loaded.retryInMs, reason: loaded.reason };
+    if (!loaded.value.ok) return loaded.value.failure;
+    await this.politeness.reportSuccess(host).catch(() => undefined);
+    if (options.archive) await this.archived.keep(context.job, task.key, task.url, loaded.value.page);
+    return loaded.value.page;
   }
 
   /**

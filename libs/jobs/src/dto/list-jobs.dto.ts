@@ -121,6 +121,8 @@ export class JobResponse {
   model_calls_by_kind?: ModelCallsByKindResponse;
   @ApiPropertyOptional({ type: TokensByCallKindResponse, description: 'Crawls only: the tokens of those calls, by kind.' })
   tokens_by_call_kind?: TokensByCallKindResponse;
+  @ApiPropertyOptional({ description: 'Re-extractions only: the job whose archived pages this one extracts again (docs/archive.md).' })
+  source_job_id?: string;
   @ApiPropertyOptional({
     type: 'integer',
     minimum: 0,

@@ -42,6 +42,7 @@ export const CRAWL_OPTION_DEFAULTS = {
   include_patterns: [],
   exclude_patterns: [],
   max_cost_usd: null,
+  archive: true,
   provenance: PROVENANCE_DEFAULTS.provenance,
   grounding: PROVENANCE_DEFAULTS.grounding,
 } as const satisfies Record<keyof CrawlOptionsDto, unknown>;
@@ -206,6 +207,15 @@ export class CrawlOptionsDto {
   @Max(10_000)
   max_cost_usd?: number;
 
+  @ApiPropertyOptional({
+    default: CRAWL_OPTION_DEFAULTS.archive,
+    description:
+      'Keep every fetched page (status, headers, redirects, body) in the archive for GLEANER_ARCHIVE_TTL_DAYS, so the job can be re-extracted without fetching again (POST /jobs/{id}/reextract), its pages read back (GET /jobs/{id}/results/{result_id}/page) and exported as WARC. Costs storage: the compressed body once per distinct page per tenant (docs/archive.md).',
+  })
+  @IsOptional()
+  @IsBoolean()
+  archive?: boolean;
+
   @ProvenanceProperty()
   provenance?: ProvenanceMode;
 
@@ -246,6 +256,7 @@ export function resolveCrawlOptions(...layers: Array<CrawlOptionsLayer | undefin
     include_patterns: of('include_patterns') ?? [...d.include_patterns],
     exclude_patterns: of('exclude_patterns') ?? [...d.exclude_patterns],
     max_cost_usd: of('max_cost_usd'),
+    archive: of('archive') ?? d.archive,
     provenance: of('provenance') ?? d.provenance,
     grounding: of('grounding') ?? d.grounding,
   };

@@ -1,0 +1,94 @@
+import mongoose, { type Connection } from 'mongoose';
+import { BlobTooLarge, checkBlobId, type ArchiveBlobStore } from '../blob-store.port';
+
+/** GridFS chunk size: the driver's default (255 KiB), so a chunk document stays far below 16 MiB. */
+const CHUNK_BYTES = 255 * 1024;
+
+/**
+ * Cluster adapter: MongoDB GridFS, bucket `archive` (`archive.files`, `archive.chunks`), one GridFS
+ * file per blob with the blob id as its file name. GridFS is MongoDB's standard for binary data of
+ * any size: every replica reads what any other wrote, and no file system is shared. It needs only
+ * inserts, finds, deletes and two indexes, which the MongoDB-wire test server (mongo-java-server)
+ * also implements (test/contract/archive.contract.ts runs on it).
+ */
+export class GridFsBlobStore implements ArchiveBlobStore {
+  readonly kind = 'gridfs' as const;
+  private readonly bucket: mongoose.mongo.GridFSBucket;
+
+  private constructor(private readonly conn: Connection) {
+    this.bucket = new mongoose.mongo.GridFSBucket(conn.db!, { bucketName: 'archive', chunkSizeBytes: CHUNK_BYTES });
+  }
+
+  static async connect(uri: string, options: { dbName?: string; serverSelectionTimeoutMS?: number } = {}): Promise<GridFsBlobStore> {
+    const conn = mongoose.createConnection(uri, {
+      dbName: options.dbName,
+      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+      bufferCommands: false,
+      autoIndex: false,
+      autoCreate: false,
+    });
+    try {
+      await conn.asPromise();
+    } catch (error) {
+      await conn.close().catch(() => undefined);
+      throw error;
+    }
+    return new GridFsBlobStore(conn);
+  }
+
+  async write(id: string, data: Buffer): Promise<void> {
+    await this.writeStream(id, [data], Number.MAX_SAFE_INTEGER);
+  }
+
+  async writeStream(id: string, source: AsyncIterable<Buffer> | Iterable<Buffer>, maxBytes: number): Promise<number> {
+    checkBlobId(id);
+    const upload = this.bucket.openUploadStream(id);
+    let total = 0;
+    try {
+      for await (const chunk of source) {
+        total += chunk.length;
+        if (total > maxBytes) throw new BlobTooLarge(maxBytes);
+        if (!upload.write(chunk)) await new Promise<void>((resolve) => upload.once('drain', resolve));
+      }
+      await new Promise<void>((resolve, reject) => {
+        upload.once('error', reject);
+        upload.end(() => resolve());
+      });
+    } catch (error) {
+      await upload.abort().catch(() => undefined);
+      throw error;
+    }
+    // Two writers of one blob (a rare race of first references) leave two files of the same bytes: a
+    // reader takes the newest, a delete removes both. Removing the other here could remove each other's.
+    return total;
+  }
+
+  async read(id: string): Promise<Buffer | null> {
+    const stream = await this.readStream(id);
+    if (!stream) return null;
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  }
+
+  async readStream(id: string): Promise<AsyncIterable<Buffer> | null> {
+    checkBlobId(id);
+    const [file] = await this.bucket.find({ filename: id }).sort({ uploadDate: -1 }).limit(1).toArray();
+    if (!file) return null;
+    return this.bucket.openDownloadStream(file._id);
+  }
+
+  async delete(id: string): Promise<void> {
+    checkBlobId(id);
+    for (const file of await this.bucket.find({ filename: id }).toArray()) {
+      await this.bucket.delete(file._id).catch((error: unknown) => {
+        // Deleted by a concurrent delete: the goal is reached.
+        if (!/FileNotFound/.test(String((error as Error).message))) throw error;
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.conn.close();
+  }
+}

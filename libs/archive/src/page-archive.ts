@@ -1,0 +1,348 @@
+import { newId, nowIso } from '@app/core';
+import { ARCHIVE_ENCODING, decodeBody, encodeBody, sha256Hex } from './archive-codec';
+import type { ArchiveRepository } from './archive.repository';
+import type { ArchivedPage, ArchivedPageRecord, ArchiveBlobRecord, KeepOutcome, PageCapture } from './archive.types';
+import type { ArchiveBlobStore } from './blob-store.port';
+
+export interface PageArchiveSettings {
+  /** Days a page is kept after it was archived; 0 turns archiving off (GLEANER_ARCHIVE_TTL_DAYS). */
+  ttlDays: number;
+  /** Stored (compressed) bytes per tenant past which no new body is kept; 0 = no cap. */
+  maxBytesPerTenant: number;
+  /** Largest body read back (a stored body is never larger than the fetch cap). */
+  maxBodyBytes: number;
+}
+
+/** What the archive reports to its metrics (archive-metrics.ts). */
+export interface ArchiveEvents {
+  kept(outcome: KeepOutcome): void;
+  written(storedBytes: number): void;
+  deleted(storedBytes: number): void;
+}
+
+const NO_EVENTS: ArchiveEvents = { kept: () => undefined, written: () => undefined, deleted: () => undefined };
+
+/** A body not referenced for this long past the retention is collected even if a page delete missed it. */
+const STALE_GRACE_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The page archive (docs/archive.md): pages as fetched, their bodies content-addressed per tenant.
+ *
+ * A body is stored once per tenant under the SHA-256 of its bytes (Brotli-compressed, in the blob
+ * store); pages reference it by that digest. Keeping a page writes its record first and then
+ * references the body (a new touch token on the body's record, which creates it, and then the bytes,
+ * when it is the first reference); releasing a body deletes its record only if no page references it
+ * and its touch token is still the one read, then the bytes. So a body is never removed under a page
+ * that references it, whatever runs at the same time: a new reference either is seen by the count or
+ * changes the token, and a body stored anew gets a new blob id, so a late delete of the old bytes
+ * cannot remove it.
+ */
+export class PageArchive {
+  constructor(
+    private readonly repository: ArchiveRepository,
+    private readonly blobs: ArchiveBlobStore,
+    private readonly settings: PageArchiveSettings,
+    private readonly events: ArchiveEvents = NO_EVENTS,
+  ) {}
+
+  get enabled(): boolean {
+    return this.settings.ttlDays > 0;
+  }
+
+  get blobStore(): ArchiveBlobStore {
+    return this.blobs;
+  }
+
+  /** Keeps one fetched page of a job (idempotent per job and page: a task run twice keeps it once). */
+  async keep(userId: string, jobId: string, key: string, capture: PageCapture, origin: 'fetch' | 'warc' = 'fetch'): Promise<KeepOutcome> {
+    if (!this.enabled) return this.report('disabled');
+    if (await this.overCap(userId)) return this.report('refused_cap');
+    const rendered = capture.rendered === undefined ? null : Buffer.from(capture.rendered, 'utf8');
+    const bodySha = sha256Hex(capture.body);
+    const renderedSha = rendered ? sha256Hex(rendered) : null;
+    const now = nowIso();
+    const record: ArchivedPageRecord = {
+      _id: `${jobId}:${key}`,
+      job_id: jobId,
+      user_id: userId,
+      key,
+      url: capture.url,
+      final_url: capture.finalUrl,
+      status: capture.status,
+      headers: capture.headers,
+      redirects: capture.redirects,
+      fetch_mode: capture.mode,
+      content_type: capture.contentType,
+      charset: capture.charset,
+      body_sha256: bodySha,
+      body_bytes: capture.body.length,
+      rendered_sha256: renderedSha,
+      rendered_bytes: rendered?.length ?? null,
+      fetched_at: capture.fetchedAt,
+      expires_at: this.expiry(now),
+      origin,
+      failure: null,
+    };
+    await this.repository.insertPage(record);
+    let fresh = await this.reference(userId, bodySha, capture.body);
+    if (rendered && renderedSha && renderedSha !== bodySha) fresh = (await this.reference(userId, renderedSha, rendered)) || fresh;
+    return this.report(fresh ? 'stored' : 'deduplicated');
+  }
+
+  /** A WARC record that could not be read: a page record that says why (its page fails with it). */
+  async keepFailure(
+    userId: string,
+    jobId: string,
+    key: string,
+    url: string,
+    failure: NonNullable<ArchivedPageRecord['failure']>,
+  ): Promise<void> {
+    const now = nowIso();
+    await this.repository.insertPage({
+      _id: `${jobId}:${key}`,
+      job_id: jobId,
+      user_id: userId,
+      key,
+      url,
+      final_url: url,
+      status: 0,
+      headers: {},
+      redirects: [],
+      fetch_mode: 'static',
+      content_type: '',
+      charset: '',
+      body_sha256: '',
+      body_bytes: 0,
+      rendered_sha256: null,
+      rendered_bytes: null,
+      fetched_at: now,
+      expires_at: this.expiry(now),
+      origin: 'warc',
+      failure,
+    });
+  }
+
+  /** The page's record, or null (never archived, expired, deleted, or another tenant's). */
+  record(userId: string, jobId: string, key: string): Promise<ArchivedPageRecord | null> {
+    return this.repository.page(userId, jobId, key);
+  }
+
+  /** The page with its bodies; null when the record or a body is gone. */
+  async load(userId: string, jobId: string, key: string): Promise<ArchivedPage | null> {
+    const record = await this.repository.page(userId, jobId, key);
+    if (!record || record.failure) return record ? { record, body: Buffer.alloc(0), rendered: null } : null;
+    const body = await this.body(userId, record.body_sha256);
+    if (!body) return null;
+    const rendered = record.rendered_sha256 ? await this.body(userId, record.rendered_sha256) : null;
+    if (record.rendered_sha256 && !rendered) return null;
+    return { record, body, rendered };
+  }
+
+  /** One stored body by digest (the tenant's own), decompressed; null when it is gone. */
+  async body(userId: string, sha256: string): Promise<Buffer | null> {
+    const blob = await this.repository.blob(userId, sha256);
+    if (!blob || !blob.stored) return null;
+    const stored = await this.blobs.read(blob.blob_id);
+    return stored ? decodeBody(stored, this.settings.maxBodyBytes) : null;
+  }
+
+  /**
+   * Re-extraction: the source job's page becomes a page of the new job too (same bodies, referenced
+   * again; the retention of the fetch is kept, not renewed). Null when the source page or a body is gone.
+   */
+  async copy(userId: string, fromJob: string, toJob: string, key: string): Promise<ArchivedPage | null> {
+    const source = await this.load(userId, fromJob, key);
+    if (!source) return null;
+    const record: ArchivedPageRecord = { ...source.record, _id: `${toJob}:${key}`, job_id: toJob };
+    await this.repository.insertPage(record);
+    if (record.failure) return { ...source, record };
+    // Referenced again after the copy's record exists: a concurrent release of the source sees it or loses its token.
+    const kept = await this.retouch(userId, record.body_sha256);
+    const keptRendered = record.rendered_sha256 ? await this.retouch(userId, record.rendered_sha256) : true;
+    if (!kept || !keptRendered) {
+      await this.release([record]);
+      return null;
+    }
+    return { ...source, record };
+  }
+
+  /** Deletes a job's pages and every body only they referenced. */
+  async deleteJob(userId: string, jobId: string): Promise<{ pages: number; bodies: number }> {
+    let pages = 0;
+    let bodies = 0;
+    let batch: ArchivedPageRecord[] = [];
+    for await (const record of this.repository.jobPages(userId, jobId)) {
+      batch.push(record);
+      if (batch.length >= 200) {
+        bodies += await this.release(batch);
+        pages += batch.length;
+        batch = [];
+      }
+    }
+    bodies += await this.release(batch);
+    pages += batch.length;
+    return { pages, bodies };
+  }
+
+  /** Deletes everything a tenant has in the archive. */
+  async deleteTenant(userId: string): Promise<{ pages: number; bodies: number }> {
+    let pages = 0;
+    let bodies = 0;
+    for (;;) {
+      const batch = await this.repository.tenantPages(userId, 200);
+      if (batch.length === 0) break;
+      bodies += await this.release(batch);
+      pages += batch.length;
+    }
+    for (;;) {
+      const stale = await this.repository.tenantBlobs(userId, 200);
+      if (stale.length === 0) break;
+      for (const blob of stale) if (await this.dropBlob(blob)) bodies++;
+    }
+    for (;;) {
+      const uploads = await this.repository.tenantUploads(userId, 200);
+      if (uploads.length === 0) break;
+      for (const upload of uploads) await this.dropUpload(upload._id);
+    }
+    await this.repository.dropUsage(userId);
+    return { pages, bodies };
+  }
+
+  /**
+   * Retention: pages past their expiry go with every body only they referenced; bodies nobody has
+   * referenced for longer than the retention (a page write that died half way) go too.
+   */
+  async sweep(now = new Date(), limit = 1000): Promise<{ pages: number; bodies: number }> {
+    const expired = await this.repository.expired(now.toISOString(), limit);
+    let bodies = await this.release(expired);
+    const before = new Date(now.getTime() - this.settings.ttlDays * DAY_MS - STALE_GRACE_MS).toISOString();
+    for (const blob of await this.repository.staleBlobs(before, limit)) {
+      if (!(await this.repository.referenced(blob.user_id, blob.sha256)) && (await this.dropBlob(blob))) bodies++;
+    }
+    // An upload whose job never read it (cancelled before it ran) goes with the retention too.
+    for (const upload of await this.repository.uploadsBefore(before, limit)) await this.dropUpload(upload._id);
+    return { pages: expired.length, bodies };
+  }
+
+  /**
+   * Stores an uploaded WARC file as it streams (never whole in memory), refusing it past `maxBytes`
+   * (BlobTooLarge, nothing kept). Returns its id; the job that reads it drops it when done.
+   */
+  async storeUpload(userId: string, source: AsyncIterable<Buffer>, maxBytes: number): Promise<{ id: string; bytes: number }> {
+    const id = `up${newId()}`;
+    await this.repository.insertUpload({ _id: id, user_id: userId, bytes: 0, created_at: nowIso() });
+    try {
+      const bytes = await this.blobs.writeStream(id, source, maxBytes);
+      return { id, bytes };
+    } catch (error) {
+      await this.dropUpload(id);
+      throw error;
+    }
+  }
+
+  async openUpload(id: string): Promise<AsyncIterable<Buffer> | null> {
+    if (!(await this.repository.upload(id))) return null;
+    return this.blobs.readStream(id);
+  }
+
+  async dropUpload(id: string): Promise<void> {
+    await this.blobs.delete(id);
+    await this.repository.deleteUpload(id);
+  }
+
+  usage(userId: string): Promise<{ stored_bytes: number; blobs: number }> {
+    return this.repository.usageOf(userId);
+  }
+
+  countJobPages(userId: string, jobId: string): Promise<number> {
+    return this.repository.countJobPages(userId, jobId);
+  }
+
+  jobPages(userId: string, jobId: string): AsyncIterable<ArchivedPageRecord> {
+    return this.repository.jobPages(userId, jobId);
+  }
+
+  /** Deletes these page records, then each body no other page references. Returns the bodies deleted. */
+  private async release(records: ArchivedPageRecord[]): Promise<number> {
+    const bodies = new Map<string, string>();
+    for (const record of records) {
+      await this.repository.deletePage(record._id);
+      if (record.body_sha256) bodies.set(`${record.user_id}:${record.body_sha256}`, record.user_id);
+      if (record.rendered_sha256) bodies.set(`${record.user_id}:${record.rendered_sha256}`, record.user_id);
+    }
+    let deleted = 0;
+    for (const [id, userId] of bodies) {
+      const sha = id.slice(userId.length + 1);
+      const blob = await this.repository.blob(userId, sha);
+      if (!blob) continue;
+      if (await this.repository.referenced(userId, sha)) continue;
+      if (await this.dropBlob(blob)) deleted++;
+    }
+    return deleted;
+  }
+
+  /** Deletes a body whose record is unchanged since it was read (no new reference in between). */
+  private async dropBlob(blob: ArchiveBlobRecord): Promise<boolean> {
+    if (!(await this.repository.deleteBlobIfUntouched(blob))) return false;
+    await this.blobs.delete(blob.blob_id);
+    if (blob.stored) {
+      await this.repository.addUsage(blob.user_id, -blob.stored_size, -1);
+      this.events.deleted(blob.stored_size);
+    }
+    return true;
+  }
+
+  /**
+   * References a body: touches its record (creating it on first reference) and stores the bytes when
+   * they are not stored yet. True when this call stored them.
+   */
+  private async reference(userId: string, sha256: string, data: Buffer): Promise<boolean> {
+    const blobId = newId();
+    const before = await this.repository.touchBlob(userId, sha256, {
+      blob_id: blobId,
+      size: data.length,
+      stored_size: 0,
+      encoding: ARCHIVE_ENCODING,
+    });
+    if (before?.stored) return false;
+    // Not stored yet: this call stores the bytes (another first reference may be writing the same bytes
+    // under the same id, or have died before it could); whoever marks them stored counts them.
+    const id = before?.blob_id ?? blobId;
+    const encoded = await encodeBody(data);
+    await this.blobs.write(id, encoded);
+    if (!(await this.repository.markStored(userId, sha256, id, encoded.length))) return false;
+    await this.repository.addUsage(userId, encoded.length, 1);
+    this.events.written(encoded.length);
+    return true;
+  }
+
+  /** References an existing body again; false when it is gone. */
+  private async retouch(userId: string, sha256: string): Promise<boolean> {
+    const existing = await this.repository.blob(userId, sha256);
+    if (!existing?.stored) return false;
+    // Deleted between the read and the touch: the touch makes an empty record (a new blob id, never the
+    // deleted one's), which the caller's release or the sweep removes.
+    const before = await this.repository.touchBlob(userId, sha256, {
+      blob_id: newId(),
+      size: existing.size,
+      stored_size: 0,
+      encoding: existing.encoding,
+    });
+    return before?.stored === true;
+  }
+
+  private async overCap(userId: string): Promise<boolean> {
+    if (this.settings.maxBytesPerTenant <= 0) return false;
+    return (await this.repository.usageOf(userId)).stored_bytes >= this.settings.maxBytesPerTenant;
+  }
+
+  private expiry(from: string): string {
+    return new Date(Date.parse(from) + this.settings.ttlDays * DAY_MS).toISOString();
+  }
+
+  private report(outcome: KeepOutcome): KeepOutcome {
+    this.events.kept(outcome);
+    return outcome;
+  }
+}

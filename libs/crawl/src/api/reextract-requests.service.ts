@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Caller } from '@app/auth';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { Errors } from '@app/core';
+import { JobIntakeService } from '@app/intake';
+import { JobsService, isTerminal, onCrawlEngine } from '@app/jobs';
+import { publicBaseUrl, type RequestOrigin } from '@app/results';
+import type { CrawlOptions } from '@app/sites';
+import { parseCrawlInput, type CrawlJobInput, type ReextractOnly } from '../crawl-input';
+import { CrawlRepository } from '../crawl.repository';
+import type { ReextractRequestDto, ReextractResponse } from './dto/archive.dto';
+
+const NOTHING_TO_REEXTRACT: Record<ReextractOnly, string> = {
+  all: 'The job fetched no pages to re-extract.',
+  failed: 'The job has no failed pages to re-extract.',
+  ungrounded: 'The job has no pages with a value not found on the page to re-extract (docs/provenance.md).',
+};
+
+export interface ReextractAnswer {
+  location: string;
+  body: ReextractResponse;
+}
+
+/**
+ * API side of POST /jobs/{id}/reextract (docs/archive.md "Re-extraction"): a `reextract` job on the
+ * crawl engine over the source job's archived pages, with a new schema, model or extraction mode. The
+ * source must be a finished job of the crawl engine (crawl, batch, reextract, warc-extract) of the
+ * caller; its pages are counted now (the job's `max_pages`). No request reaches a site: every option
+ * about finding or fetching URLs is off.
+ */
+@Injectable()
+export class ReextractRequestsService {
+  constructor(
+    private readonly intake: JobIntakeService,
+    private readonly jobs: JobsService,
+    private readonly repository: CrawlRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async start(
+    caller: Caller,
+    sourceJobId: string,
+    dto: ReextractRequestDto,
+    requestId: string,
+    origin: RequestOrigin,
+  ): Promise<ReextractAnswer> {
+    const source = await this.jobs.getRecord(caller, sourceJobId);
+    if (!onCrawlEngine(source.type)) {
+      throw Errors.conflict(
+        `A ${source.type} job keeps no archived pages to re-extract; crawl, batch, reextract and warc-extract jobs do.`,
+      );
+    }
+    if (!isTerminal(source.status)) throw Errors.conflict(`The job is ${source.status}; re-extract it once it has finished.`);
+    const input = parseCrawlInput(source.input);
+    const only = dto.only ?? 'all';
+    const pages = await this.repository.countFetched(source._id, only);
+    if (pages === 0) throw Errors.conflict(NOTHING_TO_REEXTRACT[only]);
+    const given = dto.schema !== undefined || dto.schema_id !== undefined;
+    // A crawl without a schema stored page formats: there is no schema of its own to extract again with.
+    if (!given && input.schema === null)
+      throw Errors.validation([
+        { location: 'body.schema', message: 'is required: the job stored page formats, not a schema (or give a schema_id)' },
+      ]);
+    const schema = given ? await this.intake.schema(caller, dto, null) : null;
+    const options = reextractOptions(input.options, pages, dto);
+    const job = await this.intake.submit<CrawlJobInput>(caller, {
+      type: 'reextract',
+      url: source.url,
+      input: (llmConfig) => ({
+        url: input.url,
+        schema: schema ? schema.parsed.jsonSchema : input.schema,
+        schema_id: schema ? schema.schemaId : input.schema_id,
+        page_formats: null,
+        site_id: input.site_id,
+        llm_config: llmConfig,
+        options,
+        extraction_mode: dto.extraction_mode ?? 'model',
+        source: { kind: 'archive', source_job_id: source._id, only, pages },
+      }),
+      captureDebug: dto.capture_debug ?? false,
+      requestId,
+      webhooks: dto,
+      llmConfig: dto.llm_config,
+      requireModel: true,
+    });
+    const statusUrl = `${publicBaseUrl(this.config.publicUrl, origin, this.config.port)}/api/v1/jobs/${job.id}`;
+    return {
+      location: statusUrl,
+      body: { job_id: job.id, status: job.status, status_url: statusUrl, source_job_id: source._id, page_count: pages },
+    };
+  }
+}
+
+/** The source's options with everything about finding and fetching URLs off: one page per archived page. */
+function reextractOptions(source: CrawlOptions, pages: number, dto: ReextractRequestDto): CrawlOptions {
+  return {
+    ...source,
+    follow_pattern: null,
+    follow_selector: null,
+    max_depth: 0,
+    max_pages: pages,
+    same_domain_only: false,
+    use_sitemap: false,
+    respect_robots: false,
+    extract_from_seed: true,
+    delay_ms: 0,
+    include_patterns: [],
+    exclude_patterns: [],
+    concurrency: dto.concurrency ?? source.concurrency,
+    max_cost_usd: dto.max_cost_usd ?? null,
+    // Its pages are in the archive: the workers copy each source page to this job as they read it.
+    archive: true,
+  };
+}

@@ -1,0 +1,89 @@
+import type { CrawlRepository } from '../crawl.repository';
+import type { ArchiveSource } from '../crawl-input';
+import type { CrawlRun } from './crawl-run';
+import type { Frontier } from './frontier';
+import type { SeedSource } from './seed-source';
+
+export type ArchiveSeedingStore = Pick<CrawlRepository, 'state' | 'updateState' | 'fetchedAfter'>;
+
+/** Source pages stored in the frontier per step. */
+const STEP = 1000;
+
+/**
+ * A re-extraction's pages (docs/archive.md "Re-extraction"): the fetched pages of the source job, in
+ * its discovery order, become `via: list` entries at depth 0 (`list_index` = their place in that
+ * order). The first step is stored before the crawl starts, the rest while it runs. Progress (the last
+ * source seq stored) is a fenced write in the crawl state, so a new owner goes on from there and a step
+ * stored twice adds nothing. The page workers then read each page from the archive: nothing is fetched.
+ */
+export class ArchiveSeeding implements SeedSource {
+  private reading: Promise<void> | null = null;
+  private active = false;
+  private failure: { error: unknown } | null = null;
+
+  constructor(
+    private readonly run: CrawlRun,
+    private readonly source: ArchiveSource,
+    private readonly store: ArchiveSeedingStore,
+    private readonly frontier: Pick<Frontier, 'offerListUrls'>,
+  ) {}
+
+  async ingest(): Promise<void> {
+    const state = await this.store.state(this.run.jobId);
+    if (state?.seed_done) return;
+    const position = { seq: state?.archive_seq_done ?? 0, offered: state?.archive_offered ?? 0 };
+    if (!(await this.step(position))) return this.done();
+    this.active = true;
+    this.reading = this.stepAll(position).then(
+      () => undefined,
+      (error: unknown) => {
+        this.failure = { error };
+      },
+    );
+    void this.reading.finally(() => {
+      this.active = false;
+      this.run.wake();
+    });
+  }
+
+  get busy(): boolean {
+    return this.active;
+  }
+
+  async settled(): Promise<void> {
+    await this.reading;
+    if (this.failure) throw this.failure.error;
+  }
+
+  private async stepAll(position: { seq: number; offered: number }): Promise<void> {
+    for (;;) {
+      this.run.throwIfStopped();
+      if (!(await this.step(position))) break;
+    }
+    await this.done();
+  }
+
+  /** Stores the next source pages in the frontier and records how far it got; false past the end. */
+  private async step(position: { seq: number; offered: number }): Promise<boolean> {
+    const entries = await this.store.fetchedAfter(this.source.source_job_id, this.source.only, position.seq, STEP);
+    if (entries.length === 0) return false;
+    await this.frontier.offerListUrls(
+      entries.map((e) => e.url),
+      position.offered,
+    );
+    position.seq = entries[entries.length - 1].seq;
+    position.offered += entries.length;
+    const recorded = await this.store.updateState(this.run.jobId, this.run.epoch, {
+      $set: { archive_seq_done: position.seq, archive_offered: position.offered },
+    });
+    if (!recorded) {
+      this.run.halt('lease-lost');
+      this.run.throwIfStopped();
+    }
+    return entries.length === STEP;
+  }
+
+  private async done(): Promise<void> {
+    await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { seed_done: true } });
+  }
+}

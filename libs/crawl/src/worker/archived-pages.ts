@@ -1,0 +1,107 @@
+import type { PageArchive, PageCapture } from '@app/archive';
+import { AppError } from '@app/core';
+import { decodeBody, type FetchResult } from '@app/fetch';
+import type { JobRecord } from '@app/jobs';
+import type { AppLogger } from '@app/observability';
+import type { LoadedPage, PageLoaderService } from '@app/pages';
+import type { ArchiveSource, WarcSource } from '../crawl-input';
+import type { PageOutcome } from '../crawl.types';
+
+/**
+ * The page workers' side of the archive (docs/archive.md): after a fetch, the page as it was fetched is
+ * kept (never failing the page: archiving is a side effect, and an error is logged); for a
+ * re-extraction or a WARC extraction, the page is read from the archive and converted as a fetch
+ * would have been, so extraction runs on exactly what the model saw then. No request is made.
+ */
+export class ArchivedPages {
+  constructor(
+    private readonly archive: Pick<PageArchive, 'keep' | 'load' | 'copy'>,
+    private readonly loader: Pick<PageLoaderService, 'convert'>,
+    private readonly logger: AppLogger,
+  ) {}
+
+  async keep(job: JobRecord, key: string, requestedUrl: string, page: LoadedPage): Promise<void> {
+    const fetched = page.fetch;
+    const rendered = fetched.mode === 'dynamic' ? fetched.html : undefined;
+    const capture: PageCapture = {
+      url: requestedUrl,
+      finalUrl: fetched.url,
+      status: fetched.status,
+      headers: fetched.headers,
+      redirects: fetched.redirects,
+      mode: fetched.mode,
+      contentType: fetched.contentType,
+      charset: fetched.charset,
+      // A browser fetch whose document bytes the browser did not keep: its rendered HTML stands for them.
+      body: fetched.body ?? fetched.raw ?? Buffer.from(fetched.html, 'utf8'),
+      ...(rendered !== undefined ? { rendered } : {}),
+      fetchedAt: page.fetchedAt,
+    };
+    try {
+      await this.archive.keep(job.user_id, job._id, key, capture);
+    } catch (error) {
+      this.logger.warn({ err: error, job_id: job._id, url: fetched.url }, 'the page could not be archived; it is extracted all the same');
+    }
+  }
+
+  /** The archived page of an archive-sourced job, converted; or the outcome when it cannot be read. */
+  async read(job: JobRecord, source: ArchiveSource | WarcSource, key: string, linkSelector?: string): Promise<LoadedPage | PageOutcome> {
+    const started = Date.now();
+    const page =
+      source.kind === 'archive'
+        ? await this.archive.copy(job.user_id, source.source_job_id, job._id, key)
+        : await this.archive.load(job.user_id, job._id, key);
+    if (!page) {
+      return {
+        kind: 'skipped',
+        reason: 'archive_missing',
+        why: 'the page is not in the archive (past GLEANER_ARCHIVE_TTL_DAYS, deleted with its job, or never kept)',
+        final_url: null,
+      };
+    }
+    const { record } = page;
+    if (record.failure) {
+      return {
+        kind: 'failed',
+        error_category: record.failure.category,
+        error_message: record.failure.message,
+        error_details: null,
+        http_status: record.status || null,
+        final_url: null,
+        retryable: false,
+        usage: null,
+      };
+    }
+    const pdf = record.content_type === 'application/pdf';
+    const html = page.rendered ? page.rendered.toString('utf8') : pdf ? '' : decodeBody(page.body, record.headers['content-type']).text;
+    const fetch: FetchResult = {
+      url: record.final_url,
+      status: record.status,
+      headers: record.headers,
+      contentType: record.content_type,
+      charset: page.rendered ? 'utf-8' : record.charset,
+      html,
+      ...(pdf ? { body: page.body } : { raw: page.body }),
+      bytes: page.body.length,
+      redirects: record.redirects,
+      durationMs: 0,
+      mode: record.fetch_mode,
+    };
+    try {
+      const content = await this.loader.convert(fetch, 'full', linkSelector, { attributes: true });
+      return { fetch, content, fetchedAt: record.fetched_at, fetchDurationMs: Date.now() - started };
+    } catch (error) {
+      const appError = error instanceof AppError ? error : null;
+      return {
+        kind: 'failed',
+        error_category: appError?.category ?? 'internal',
+        error_message: appError ? (appError.detail ?? appError.message) : 'The archived page could not be converted.',
+        error_details: null,
+        http_status: record.status,
+        final_url: record.final_url,
+        retryable: false,
+        usage: null,
+      };
+    }
+  }
+}

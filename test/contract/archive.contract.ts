@@ -1,0 +1,259 @@
+/**
+ * The page archive contract (docs/archive.md): the same suite runs the embedded deployment's parts
+ * (SQLite records, files under a data directory) and the cluster's (MongoDB records, GridFS on the
+ * MongoDB-wire test server), so the archive behaves alike on both.
+ */
+import { newId } from '@app/core';
+import {
+  ArchiveRepository,
+  BlobTooLarge,
+  PageArchive,
+  type ArchiveBlobStore,
+  type PageCapture,
+  type PageArchiveSettings,
+} from '@app/archive';
+import type { DocumentStore } from '@app/storage';
+
+export interface ArchiveParts {
+  store: DocumentStore;
+  blobs: ArchiveBlobStore;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function capture(body: string | Buffer, extra: Partial<PageCapture> = {}): PageCapture {
+  return {
+    url: 'https://shop.test/p/1',
+    finalUrl: 'https://shop.test/p/1',
+    status: 200,
+    headers: { 'content-type': 'text/html; charset=windows-1252', server: 'test' },
+    redirects: [],
+    mode: 'static',
+    contentType: 'text/html',
+    charset: 'windows-1252',
+    body: typeof body === 'string' ? Buffer.from(body, 'latin1') : body,
+    fetchedAt: new Date().toISOString(),
+    ...extra,
+  };
+}
+
+/** A page body of some size that compresses like HTML. */
+function html(seed: string, repeat = 200): string {
+  return `<html><body>${`<p class="item">${seed} caf\u00e9 price 12.50</p>`.repeat(repeat)}</body></html>`;
+}
+
+export function archiveContract(name: string, open: () => Promise<ArchiveParts>, close: (parts: ArchiveParts) => Promise<void>): void {
+  describe(`page archive contract: ${name}`, () => {
+    let parts: ArchiveParts;
+    let repository: ArchiveRepository;
+    const archiveWith = (settings: Partial<PageArchiveSettings> = {}) =>
+      new PageArchive(repository, parts.blobs, { ttlDays: 30, maxBytesPerTenant: 0, maxBodyBytes: 10 * 1024 * 1024, ...settings });
+    let archive: PageArchive;
+    const tenant = () => `u_${newId()}`;
+
+    beforeAll(async () => {
+      parts = await open();
+      repository = await ArchiveRepository.open(parts.store);
+      archive = archiveWith();
+    });
+    afterAll(async () => close(parts));
+
+    it('keeps a page as fetched and reads back its exact bytes, headers, redirects and mode', async () => {
+      const user = tenant();
+      const body = Buffer.from([0x3c, 0x70, 0x3e, 0xe9, 0xff, 0x00, 0x3c, 0x2f, 0x70, 0x3e]); // not UTF-8
+      const kept = await archive.keep(
+        user,
+        'job1',
+        'k1',
+        capture(body, { redirects: ['https://shop.test/old'], finalUrl: 'https://shop.test/p/1?x=1', status: 203 }),
+      );
+      expect(kept).toBe('stored');
+      const page = await archive.load(user, 'job1', 'k1');
+      expect(page?.body.equals(body)).toBe(true);
+      expect(page?.rendered).toBeNull();
+      expect(page?.record).toMatchObject({
+        url: 'https://shop.test/p/1',
+        final_url: 'https://shop.test/p/1?x=1',
+        status: 203,
+        redirects: ['https://shop.test/old'],
+        fetch_mode: 'static',
+        charset: 'windows-1252',
+        headers: { 'content-type': 'text/html; charset=windows-1252', server: 'test' },
+        body_bytes: body.length,
+        origin: 'fetch',
+      });
+      expect(page?.record.body_sha256).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    it('keeps the rendered HTML of a browser fetch beside the response body', async () => {
+      const user = tenant();
+      await archive.keep(
+        user,
+        'jobr',
+        'k',
+        capture('<html><script>render()</script></html>', { mode: 'dynamic', rendered: '<html><p>rendered \u2713</p></html>' }),
+      );
+      const page = await archive.load(user, 'jobr', 'k');
+      expect(page?.body.toString('latin1')).toBe('<html><script>render()</script></html>');
+      expect(page?.rendered?.toString('utf8')).toBe('<html><p>rendered \u2713</p></html>');
+      expect(page?.record.fetch_mode).toBe('dynamic');
+    });
+
+    it('stores a body once per tenant, compressed, however many pages and jobs have it', async () => {
+      const user = tenant();
+      const body = html('same');
+      expect(await archive.keep(user, 'jobA', 'k1', capture(body))).toBe('stored');
+      expect(await archive.keep(user, 'jobA', 'k2', capture(body, { url: 'https://shop.test/p/2' }))).toBe('deduplicated');
+      expect(await archive.keep(user, 'jobB', 'k1', capture(body))).toBe('deduplicated');
+      const usage = await archive.usage(user);
+      expect(usage.blobs).toBe(1);
+      expect(usage.stored_bytes).toBeGreaterThan(0);
+      expect(usage.stored_bytes).toBeLessThan(Buffer.byteLength(body) / 5);
+      // Another tenant's copy of the same body is its own.
+      const other = tenant();
+      expect(await archive.keep(other, 'jobC', 'k1', capture(body))).toBe('stored');
+      expect((await archive.usage(other)).blobs).toBe(1);
+    });
+
+    it("never shows one tenant's pages or bodies to another", async () => {
+      const owner = tenant();
+      const stranger = tenant();
+      await archive.keep(owner, 'jobT', 'k', capture(html('secret')));
+      const page = await archive.load(owner, 'jobT', 'k');
+      expect(page).not.toBeNull();
+      expect(await archive.load(stranger, 'jobT', 'k')).toBeNull();
+      expect(await archive.record(stranger, 'jobT', 'k')).toBeNull();
+      expect(await archive.body(stranger, page!.record.body_sha256)).toBeNull();
+      expect(await archive.countJobPages(stranger, 'jobT')).toBe(0);
+      await archive.deleteJob(stranger, 'jobT');
+      expect(await archive.load(owner, 'jobT', 'k')).not.toBeNull();
+    });
+
+    it('deleting a job removes its pages and only the bodies no other job references', async () => {
+      const user = tenant();
+      await archive.keep(user, 'old', 'shared', capture(html('shared')));
+      await archive.keep(user, 'old', 'own', capture(html('own')));
+      await archive.keep(user, 'new', 'shared', capture(html('shared')));
+      expect((await archive.usage(user)).blobs).toBe(2);
+      const deleted = await archive.deleteJob(user, 'old');
+      expect(deleted).toEqual({ pages: 2, bodies: 1 });
+      expect(await archive.load(user, 'old', 'own')).toBeNull();
+      expect((await archive.load(user, 'new', 'shared'))?.body.equals(Buffer.from(html('shared'), 'latin1'))).toBe(true);
+      expect((await archive.usage(user)).blobs).toBe(1);
+      expect(await archive.deleteJob(user, 'new')).toEqual({ pages: 1, bodies: 1 });
+      expect(await archive.usage(user)).toEqual({ stored_bytes: 0, blobs: 0 });
+    });
+
+    it('a re-extraction copy keeps the bodies alive after its source job is deleted', async () => {
+      const user = tenant();
+      await archive.keep(user, 'src', 'k', capture(html('copied'), { mode: 'dynamic', rendered: html('rendered copy') }));
+      const copied = await archive.copy(user, 'src', 'rex', 'k');
+      expect(copied?.record.job_id).toBe('rex');
+      expect(copied?.record.expires_at).toBe((await archive.record(user, 'src', 'k'))?.expires_at);
+      await archive.deleteJob(user, 'src');
+      const page = await archive.load(user, 'rex', 'k');
+      expect(page?.body.equals(Buffer.from(html('copied'), 'latin1'))).toBe(true);
+      expect(page?.rendered?.equals(Buffer.from(html('rendered copy'), 'utf8'))).toBe(true);
+      expect(await archive.copy(user, 'src', 'rex2', 'k')).toBeNull();
+    });
+
+    it('retention removes expired pages and the bodies only they referenced', async () => {
+      const user = tenant();
+      const short = archiveWith({ ttlDays: 1 });
+      await short.keep(user, 'ret', 'k1', capture(html('expiring')));
+      await short.keep(user, 'ret', 'k2', capture(html('expiring too')));
+      expect(await short.sweep(new Date(Date.now() + DAY / 2))).toEqual({ pages: 0, bodies: 0 });
+      const swept = await short.sweep(new Date(Date.now() + DAY + 60_000), 10_000);
+      expect(swept.pages).toBeGreaterThanOrEqual(2);
+      expect(await short.load(user, 'ret', 'k1')).toBeNull();
+      expect(await short.usage(user)).toEqual({ stored_bytes: 0, blobs: 0 });
+    });
+
+    it('refuses new pages of a tenant over its size cap, and only that tenant', async () => {
+      const user = tenant();
+      const capped = archiveWith({ maxBytesPerTenant: 1 });
+      expect(await capped.keep(user, 'cap', 'k1', capture(html('first')))).toBe('stored');
+      expect(await capped.keep(user, 'cap', 'k2', capture(html('second')))).toBe('refused_cap');
+      expect(await capped.record(user, 'cap', 'k2')).toBeNull();
+      expect(await capped.keep(tenant(), 'cap', 'k2', capture(html('second')))).toBe('stored');
+    });
+
+    it('keeps nothing when archiving is off (TTL 0)', async () => {
+      const user = tenant();
+      expect(await archiveWith({ ttlDays: 0 }).keep(user, 'off', 'k', capture('x'))).toBe('disabled');
+      expect(await archive.record(user, 'off', 'k')).toBeNull();
+    });
+
+    it('deleting a tenant removes all it had', async () => {
+      const user = tenant();
+      for (let i = 0; i < 5; i++) await archive.keep(user, `t${i % 2}`, `k${i}`, capture(html(`tenant ${i}`)));
+      const other = tenant();
+      await archive.keep(other, 'o0', 'k0', capture(html('tenant 0')));
+      expect(await archive.deleteTenant(user)).toEqual({ pages: 5, bodies: 5 });
+      expect(await archive.usage(user)).toEqual({ stored_bytes: 0, blobs: 0 });
+      expect(await archive.load(other, 'o0', 'k0')).not.toBeNull();
+    });
+
+    it('a record of an unreadable WARC record carries its failure', async () => {
+      const user = tenant();
+      await archive.keepFailure(user, 'warc', 'k', 'https://warc.test/x', { category: 'invalid_request', message: 'WARC record 3: bad' });
+      const page = await archive.load(user, 'warc', 'k');
+      expect(page?.record.failure).toEqual({ category: 'invalid_request', message: 'WARC record 3: bad' });
+      await archive.deleteJob(user, 'warc');
+      expect(await archive.record(user, 'warc', 'k')).toBeNull();
+    });
+
+    it('concurrent first references of one body store it once and count it once', async () => {
+      const user = tenant();
+      const body = html('concurrent');
+      await Promise.all(Array.from({ length: 12 }, (_, i) => archive.keep(user, 'cc', `k${i}`, capture(body))));
+      expect((await archive.usage(user)).blobs).toBe(1);
+      for (let i = 0; i < 12; i++) expect((await archive.load(user, 'cc', `k${i}`))?.body.equals(Buffer.from(body, 'latin1'))).toBe(true);
+    });
+
+    it('a body is never deleted under a page that references it, whatever runs at once', async () => {
+      const user = tenant();
+      const body = html('race');
+      for (let round = 0; round < 15; round++) {
+        await archive.keep(user, `old${round}`, 'k', capture(body));
+        await Promise.all([archive.deleteJob(user, `old${round}`), archive.keep(user, `new${round}`, 'k', capture(body))]);
+        const page = await archive.load(user, `new${round}`, 'k');
+        expect(page?.body.equals(Buffer.from(body, 'latin1'))).toBe(true);
+        await archive.deleteJob(user, `new${round}`);
+      }
+      expect((await archive.usage(user)).blobs).toBe(0);
+    });
+
+    describe('blob store', () => {
+      it('reads back what it wrote, whole and as a stream; missing blobs are null; delete is idempotent', async () => {
+        const id = newId();
+        const data = Buffer.alloc(600 * 1024, 7);
+        await parts.blobs.write(id, data);
+        expect((await parts.blobs.read(id))?.equals(data)).toBe(true);
+        const chunks: Buffer[] = [];
+        for await (const chunk of (await parts.blobs.readStream(id))!) chunks.push(chunk);
+        expect(Buffer.concat(chunks).equals(data)).toBe(true);
+        await parts.blobs.delete(id);
+        await parts.blobs.delete(id);
+        expect(await parts.blobs.read(id)).toBeNull();
+        expect(await parts.blobs.readStream(id)).toBeNull();
+      });
+
+      it('a stream over its cap is refused and nothing of it is kept', async () => {
+        const id = newId();
+        async function* chunks() {
+          for (let i = 0; i < 10; i++) yield Buffer.alloc(100_000, i);
+        }
+        await expect(parts.blobs.writeStream(id, chunks(), 350_000)).rejects.toBeInstanceOf(BlobTooLarge);
+        expect(await parts.blobs.read(id)).toBeNull();
+        expect(await parts.blobs.writeStream(id, chunks(), 1_000_000)).toBe(1_000_000);
+        expect((await parts.blobs.read(id))?.length).toBe(1_000_000);
+        await parts.blobs.delete(id);
+      });
+
+      it('refuses ids that could name a path', async () => {
+        await expect(parts.blobs.write('../../etc/passwd', Buffer.from('x'))).rejects.toThrow(/invalid blob id/);
+      });
+    });
+  });
+}
