@@ -53,7 +53,8 @@ describe('ListSeeding (a batch URL list into the frontier)', () => {
     // The first owner stored chunk 0 and died before recording it.
     await frontier.offerListUrls((await f.repository.listChunk(source.list_id, 0))!.urls, 0);
     await f.takeOver();
-    const next = await f.repository.acquire(f.run.jobId, 'worker-next', LEASE_MS, Date.now() + 3 * LEASE_MS);
+    // Well past the lease takeOver set (its now + 3 leases): a clock still on the same millisecond cannot find it held.
+    const next = await f.repository.acquire(f.run.jobId, 'worker-next', LEASE_MS, Date.now() + 10 * LEASE_MS);
     f.run.epoch = next!.epoch + 1;
     const restored = new Frontier(
       f.run,
