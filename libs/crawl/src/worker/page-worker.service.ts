@@ -13,19 +13,17 @@ import {
   type GroundedCall,
   type GroundedResult,
 } from '@app/extraction';
-import { RedirectStopped, type FetchResult } from '@app/fetch';
 import { llmConfigFor } from '@app/llm';
-import { JobsRepository, JobsService, isTerminal, jobControlChannel, type JobRecord } from '@app/jobs';
+import { JobsRepository, JobsService, isTerminal, jobControlChannel } from '@app/jobs';
 import { crawlSession, learnedTemplates, type GroundingCheck, type LearnedResult, type ModelRequest } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
-import { MonitorPagesService, conditionalHeaders, textHash } from '@app/monitors';
+import { MonitorPagesService, textHash } from '@app/monitors';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
-import { loadOptionsFor, PageLoaderService, type LoadedPage } from '@app/pages';
-import { POLITENESS, hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
+import { PageLoaderService } from '@app/pages';
+import { POLITENESS, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { ResultsService, ScreenshotsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
-import { crawlHostPolicy } from '../crawl-host-policy';
 import { extractionSchema, isArchiveSource, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlScope } from '../crawl-scope';
 import { CrawlRepository } from '../crawl.repository';
@@ -44,6 +42,7 @@ import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
 import { formatsOutcome } from './formats-result';
 import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
+import { PageFetch, type FetchContext } from './page-fetch';
 
 type Completed = Extract<PageOutcome, { kind: 'completed' }>;
 
@@ -66,17 +65,7 @@ function ungroundedFailure(grounded: GroundedResult, status: number, url: string
   };
 }
 
-/** Stops a page after its fetch, before any model call (a duplicate or off-site redirect target). */
-class StopAfterFetch extends Error {
-  constructor(readonly outcome: PageOutcome) {
-    super('stop after fetch');
-  }
-}
-
-interface JobContextCache {
-  job: JobRecord;
-  input: CrawlJobInput;
-  scope: CrawlScope;
+interface JobContextCache extends FetchContext {
   plan?: { targets: ModelTarget[]; at: number };
   at: number;
 }
@@ -100,6 +89,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private readonly domains = new DomainLabels(20);
   private readonly gate = new ExclusiveGate();
   private readonly archived: ArchivedPages;
+  private readonly fetch: PageFetch;
 
   constructor(
     @Inject(QUEUE) private readonly queue: QueuePort,
@@ -141,6 +131,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
           registers: [metrics.registry],
         }),
     );
+    this.fetch = new PageFetch(politeness, config, loader, repository, this.archived, this.pauses, this.domains);
     // From 0, so the first task of each outcome shows in rate() and increase().
     for (const outcome of ['completed', 'failed', 'rate_limited', 'deferred', 'skipped', 'cancelled'] satisfies PageOutcome['kind'][]) {
       this.outcomes.inc({ outcome }, 0);
@@ -254,7 +245,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     // A re-extraction or a WARC extraction reads its pages from the archive: no request reaches a site.
     const obtained = isArchiveSource(input.source)
       ? await this.archived.read(job, input.source, task.key, options.follow_selector ?? undefined)
-      : await this.fetchPage(task, context, signal, note);
+      : await this.fetch.fetch(task, context, signal, note);
     if ('kind' in obtained) return obtained;
     const page = obtained;
     const fetchMs = page.fetchDurationMs;
@@ -380,61 +371,6 @@ export class PageWorkerService implements OnApplicationBootstrap {
     }
   }
 
-  /** The page fetched under the host's politeness slot (and kept in the archive when the crawl keeps pages), or the outcome. */
-  private async fetchPage(
-    task: PageTaskPayload,
-    context: JobContextCache,
-    signal: AbortSignal,
-    note: MonitorNote | null,
-  ): Promise<LoadedPage | PageOutcome> {
-    const options = context.input.options;
-    const host = hostnameOf(task.url);
-    // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
-    // other worker slips a request in between.
-    const loaded = await withHostSlot(this.politeness, host, crawlHostPolicy(options.delay_ms, this.config), async () => {
-      try {
-        return {
-          ok: true as const,
-          page: await this.loader.load(task.url, options.fetch_mode, {
-            signal,
-            linkSelector: options.follow_selector ?? undefined,
-            keepRaw: options.archive,
-            // A page that is extracted: its formats (a crawl without a schema), or the attribute values a
-            // value may be grounded on (docs/provenance.md).
-            ...(task.extract
-              ? context.input.page_formats
-                ? loadOptionsFor(context.input.page_formats)
-                : { also: { attributes: true } }
-              : {}),
-            headers: conditionalHeaders(note?.memory ?? null),
-            beforeConvert: (fetched) => {
-              if (note) {
-                // A 304 carries no body: last run's record and links stand (docs/monitors.md "Cheap re-runs").
-                note.etag = fetched.headers.etag ?? (fetched.status === 304 ? (note.memory?.etag ?? null) : null);
-                note.lastModified =
-                  fetched.headers['last-modified'] ?? (fetched.status === 304 ? (note.memory?.lastModified ?? null) : null);
-                if (fetched.status === 304 && note.memory) {
-                  note.via = 'not_modified';
-                  note.textHash = note.memory.textHash;
-                  throw new StopAfterFetch(unchangedOutcome(fetched, note.memory.links, note.memory.data, task.extract));
-                }
-              }
-              return this.checkFinalUrl(task, context, fetched);
-            },
-            beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
-          }),
-        };
-      } catch (error) {
-        return { ok: false as const, failure: await this.loadFailure(task, context, host, error) };
-      }
-    });
-    if (!loaded.ran) return { kind: 'deferred', retry_in_ms: loaded.retryInMs, reason: loaded.reason };
-    if (!loaded.value.ok) return loaded.value.failure;
-    await this.politeness.reportSuccess(host).catch(() => undefined);
-    if (options.archive) await this.archived.keep(context.job, task.key, task.url, loaded.value.page);
-    return loaded.value.page;
-  }
-
   /**
    * extraction_mode auto: the page goes through the crawl's learned extraction (templates and
    * rules in the store, shared by every page worker; the crawl is a consumer of them, so another
@@ -471,87 +407,6 @@ export class PageWorkerService implements OnApplicationBootstrap {
       llm_cost_usd: modelOut?.llmCostUsd ?? 0,
     };
     return { result, rules: learned.rules };
-  }
-
-  /**
-   * After the fetch, before any model call: a redirect that left the crawl's domain, or that landed on
-   * a URL this crawl already fetched, ends the page here.
-   */
-  private async checkFinalUrl(task: PageTaskPayload, context: JobContextCache, fetched: FetchResult): Promise<void> {
-    const verdict = await this.redirectVerdict(task, context, fetched.url);
-    if (verdict) {
-      throw new StopAfterFetch({
-        kind: 'skipped',
-        reason: verdict.reason,
-        why: `redirected to ${fetched.url}, ${verdict.why}`,
-        final_url: fetched.url,
-      });
-    }
-  }
-
-  /**
-   * Whether a redirect target is one this page should not go to: off the crawl's domain
-   * (same_domain_only), or a URL this crawl fetches on its own. Asked before each hop is followed (so
-   * no request goes there) and once more for the final URL (browser rendering follows redirects itself).
-   */
-  private async redirectVerdict(
-    task: PageTaskPayload,
-    context: JobContextCache,
-    next: string,
-  ): Promise<{ reason: 'filtered' | 'duplicate'; why: string } | null> {
-    const target = canonicalize(next);
-    const requested = canonicalize(task.url);
-    if (!target || !requested || target.key === requested.key) return null;
-    const outside = context.scope.outsideDomain(target);
-    if (outside) return { reason: 'filtered', why: outside };
-    const known = await this.repository.entry(`${task.job_id}:${target.key}`);
-    if (known && (known.status === 'completed' || known.status === 'running' || known.status === 'failed')) {
-      return { reason: 'duplicate', why: 'which this crawl fetches on its own' };
-    }
-    return null;
-  }
-
-  /** The outcome of a page whose load did not give a page: stopped after the fetch, a redirect refused, or a failure. */
-  private async loadFailure(task: PageTaskPayload, context: JobContextCache, host: string, error: unknown): Promise<PageOutcome> {
-    if (error instanceof StopAfterFetch) return error.outcome;
-    if (error instanceof RedirectStopped) {
-      const verdict = await this.redirectVerdict(task, context, error.next);
-      return {
-        kind: 'skipped',
-        reason: verdict?.reason ?? 'filtered',
-        why: `redirected to ${error.next}, ${error.reason}`,
-        final_url: error.next,
-      };
-    }
-    return this.fetchFailure(host, error);
-  }
-
-  private async fetchFailure(host: string, error: unknown): Promise<PageOutcome> {
-    if (isStoreUnavailable(error)) throw error; // not the page's failure (see deliver)
-    const appError = error instanceof AppError ? error : null;
-    const status = typeof appError?.extensions?.status === 'number' ? appError.extensions.status : null;
-    if (appError?.category === 'rate_limit') {
-      const retryAfterMs = appError.retryAfterSeconds !== undefined ? appError.retryAfterSeconds * 1000 : null;
-      const pause = await this.politeness.reportRateLimit(host, retryAfterMs);
-      if (pause.step > 0) this.pauses.inc({ domain: this.domains.label(host) });
-      return {
-        kind: 'rate_limited',
-        paused_until: pause.pausedUntil,
-        limited_since: pause.limitedSince,
-        http_status: status ?? 429,
-        retry_after_ms: retryAfterMs,
-      };
-    }
-    return {
-      kind: 'failed',
-      error_category: appError?.category ?? 'fetch_error',
-      error_message: appError ? (appError.detail ?? appError.message) : 'The fetch failed.',
-      error_details: appError?.category === 'http_error' && status ? `HTTP ${status}` : null,
-      http_status: status,
-      final_url: typeof appError?.extensions?.url === 'string' ? appError.extensions.url : null,
-      retryable: isRetryableFailure('fetch', error),
-      usage: null,
-    };
   }
 
   private async context(jobId: string): Promise<JobContextCache | null> {

@@ -1,0 +1,128 @@
+import { Counter, Registry } from 'prom-client';
+import type { AppConfig } from '@app/config';
+import { AppError } from '@app/core';
+import { RedirectStopped, type FetchResult } from '@app/fetch';
+import type { JobRecord } from '@app/jobs';
+import type { LoadedPage, PageLoaderService } from '@app/pages';
+import { MemoryPoliteness } from '@app/politeness';
+import { DEFAULT_OPTIONS } from '../../../../test/support/crawl-owner';
+import { CrawlScope } from '../crawl-scope';
+import type { CrawlJobInput } from '../crawl-input';
+import type { CrawlOptions } from '@app/sites';
+import type { PageTaskPayload } from '../crawl.types';
+import { canonicalize } from '../url-canon';
+import type { ArchivedPages } from './archived-pages';
+import { DomainLabels } from './domain-labels';
+import type { MonitorNote } from './monitor-note';
+import { PageFetch, type FetchContext } from './page-fetch';
+
+const config = { hostMinIntervalMs: 0, hostMaxConcurrency: 4, hostSlotLeaseMs: 60_000 } as AppConfig;
+type Load = PageLoaderService['load'];
+
+function fetched(url: string, status = 200): FetchResult {
+  return { url, status, mode: 'static', durationMs: 3, contentType: 'text/html', html: '<p>x</p>', headers: {} } as unknown as FetchResult;
+}
+
+function page(url: string): LoadedPage {
+  return {
+    fetch: fetched(url),
+    content: { markdown: 'x', links: [] },
+    fetchedAt: '2026-11-26T00:00:00.000Z',
+    fetchDurationMs: 3,
+  } as unknown as LoadedPage;
+}
+
+/** A fetch stage over the in-process politeness, a loader the test scripts, and a store that knows `known` URLs. */
+function stage(load: Load, options: Partial<CrawlOptions> = {}, known: Record<string, string> = {}) {
+  const politeness = new MemoryPoliteness({ backoffBaseMs: 1000, backoffMaxMs: 10_000 });
+  const kept: string[] = [];
+  const archived = { keep: async (_job: JobRecord, _key: string, url: string) => void kept.push(url) } as unknown as ArchivedPages;
+  const pauses = new Counter({ name: 'pauses_total', help: 'h', labelNames: ['domain'], registers: [new Registry()] });
+  const repository = { entry: async (id: string) => (known[id] ? ({ status: known[id] } as never) : null) };
+  const fetch = new PageFetch(politeness, config, { load } as PageLoaderService, repository, archived, pauses, new DomainLabels(20));
+  const resolved = { ...DEFAULT_OPTIONS, ...options };
+  const seed = canonicalize('http://shop.test/')!;
+  const context: FetchContext = {
+    job: { _id: 'J1', user_id: 'u1' } as JobRecord,
+    input: { url: seed.url, options: resolved, page_formats: null } as unknown as CrawlJobInput,
+    scope: new CrawlScope(seed, resolved),
+  };
+  const task = (path: string): PageTaskPayload =>
+    ({ job_id: 'J1', key: canonicalize(`http://shop.test${path}`)!.key, url: `http://shop.test${path}`, extract: true }) as PageTaskPayload;
+  return { fetch, context, task, kept, politeness, pauses };
+}
+
+describe('PageFetch (a page task fetch stage)', () => {
+  it('loads the page under the host slot and keeps it in the archive when the crawl keeps pages', async () => {
+    const s = stage(async (url) => page(url), { archive: true });
+    const got = await s.fetch.fetch(s.task('/a'), s.context, new AbortController().signal, null);
+    expect('kind' in got).toBe(false);
+    expect(s.kept).toEqual(['http://shop.test/a']);
+  });
+
+  it('a 429 pauses the host for every worker and reports rate_limited', async () => {
+    const s = stage(async (url) => {
+      throw new AppError('upstream-failure', 'too many', {
+        category: 'rate_limit',
+        retryAfterSeconds: 30,
+        extensions: { status: 429, url },
+      });
+    });
+    const got = await s.fetch.fetch(s.task('/b'), s.context, new AbortController().signal, null);
+    expect(got).toMatchObject({ kind: 'rate_limited', http_status: 429, retry_after_ms: 30_000 });
+    expect((await s.pauses.get()).values.reduce((sum, v) => sum + v.value, 0)).toBe(1);
+    const again = await s.politeness.acquire('shop.test', { intervalMs: 0, maxInFlight: 4, leaseMs: 1000 });
+    expect(again.granted).toBe(false);
+  });
+
+  it('a redirect off the crawl domain is skipped as filtered, one to a URL the crawl fetches itself as duplicate', async () => {
+    const off = stage(async () => {
+      throw new RedirectStopped('off the domain', 'http://other.test/x');
+    });
+    expect(await off.fetch.fetch(off.task('/c'), off.context, new AbortController().signal, null)).toMatchObject({
+      kind: 'skipped',
+      reason: 'filtered',
+      final_url: 'http://other.test/x',
+    });
+    const target = canonicalize('http://shop.test/known')!.key;
+    const dup = stage(
+      async (url, _mode, options) => {
+        await options?.beforeConvert?.(fetched('http://shop.test/known'));
+        return page(url);
+      },
+      {},
+      { [`J1:${target}`]: 'completed' },
+    );
+    expect(await dup.fetch.fetch(dup.task('/d'), dup.context, new AbortController().signal, null)).toMatchObject({
+      kind: 'skipped',
+      reason: 'duplicate',
+    });
+  });
+
+  it("a monitor's conditional request answered 304 keeps last run's record and links, with no body", async () => {
+    const sent: Array<Record<string, string> | undefined> = [];
+    const s = stage(async (url, _mode, options) => {
+      sent.push(options?.headers);
+      await options?.beforeConvert?.({ ...fetched(url, 304), headers: { etag: '"v2"' } });
+      return page(url);
+    });
+    const note: MonitorNote = {
+      memory: {
+        etag: '"v1"',
+        lastModified: null,
+        textHash: 'h1',
+        links: ['http://shop.test/z'],
+        data: { price: 1 },
+        fetchedAt: '2026-11-25T00:00:00.000Z',
+      },
+      via: null,
+      etag: null,
+      lastModified: null,
+      textHash: null,
+    };
+    const got = await s.fetch.fetch(s.task('/e'), s.context, new AbortController().signal, note);
+    expect(sent[0]).toMatchObject({ 'If-None-Match': '"v1"' });
+    expect(got).toMatchObject({ kind: 'completed', http_status: 304, links: ['http://shop.test/z'] });
+    expect(note).toMatchObject({ via: 'not_modified', etag: '"v2"', textHash: 'h1' });
+  });
+});
