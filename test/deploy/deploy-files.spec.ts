@@ -96,6 +96,13 @@ const GLEANER_METRICS: Record<string, 'counter' | 'gauge' | 'histogram'> = {
   gleaner_archive_deleted_bytes_total: 'counter',
   gleaner_archive_stored_bytes: 'gauge',
   gleaner_archive_bodies: 'gauge',
+  gleaner_monitor_runs_total: 'counter',
+  gleaner_monitor_changes_total: 'counter',
+  gleaner_monitor_pages_total: 'counter',
+  gleaner_monitor_model_calls_saved_total: 'counter',
+  gleaner_monitor_due: 'gauge',
+  gleaner_monitor_running: 'gauge',
+  gleaner_monitor_max_consecutive_failures: 'gauge',
 };
 
 function knownGleanerMetric(name: string): boolean {
