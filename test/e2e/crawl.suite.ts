@@ -663,6 +663,44 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect(env.play.requests.some((r) => r.host === 'h91.test')).toBe(false);
   });
 
+  it('fetch control under options: headers, cookies and User-Agent reach the seed host only, and are never stored', async () => {
+    const since = Date.now();
+    const started = await crawl({
+      url: env.play.url('auth.test', '/'),
+      options: {
+        max_depth: 1,
+        same_domain_only: false,
+        fetch_mode: 'static',
+        headers: { 'X-Key': 'k' },
+        cookies: { session: 'abc' },
+        user_agent: 'GleanerTest/1.0',
+      },
+    });
+    expect(started.status).toBe(202);
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: 3, failed_count: 0 });
+    const auth = env.play.requests.filter((r) => r.host === 'auth.test' && r.at >= since && r.path !== '/robots.txt');
+    expect(auth.map((r) => r.path).sort()).toEqual(['/', '/away', '/p/1']);
+    expect(auth.every((r) => r.cookie === 'session=abc' && r.key === 'k' && r.userAgent === 'GleanerTest/1.0')).toBe(true);
+    // /away redirected to another host: it got neither the cookie nor the header.
+    const other = env.play.requests.filter((r) => r.host === 'other.test' && r.at >= since);
+    expect(other.length).toBeGreaterThan(0);
+    expect(other.every((r) => r.cookie === undefined && r.key === undefined)).toBe(true);
+    const shown = JSON.stringify((await call('GET', `/api/v1/jobs/${job.id}`)).body);
+    expect(shown).toContain('GleanerTest/1.0');
+    expect(shown).not.toContain('X-Key');
+    expect(shown).not.toContain('session');
+    expect(job.options).toMatchObject({ headers: null, cookies: null, user_agent: 'GleanerTest/1.0' });
+
+    const refused = await call('POST', '/api/v1/sites', {
+      body: { url: env.play.url('auth.test', '/'), crawl_options: { cookies: { session: 'abc' }, user_agent: 'UA' } },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ location: 'body.crawl_options.cookies' })]);
+    const bad = await crawl({ url: env.play.url('auth.test', '/'), options: { headers: { Host: 'x' } } });
+    expect(bad.status).toBe(422);
+  });
+
   it('stops starting pages at max_cost_usd; pages in flight finish; the job says budget_exceeded', async () => {
     const job = await finished(
       (

@@ -98,12 +98,16 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.components.schemas.BatchOptionsDto.properties).sort()).toEqual([
       'archive',
       'concurrency',
+      'cookies',
       'delay_ms',
       'fetch_mode',
       'grounding',
+      'headers',
       'max_cost_usd',
       'provenance',
       'respect_robots',
+      'user_agent',
+      'wait_for',
     ]);
     const map = doc.paths['/api/v1/map'].post;
     expect(Object.keys(map.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '422', '429', '500', '502', '503']);

@@ -46,6 +46,7 @@ const COOKIES_SECRET = 'fetch_cookies';
 export function splitFetchControl(
   fields: FetchControlFields,
   fetchMode: FetchMode,
+  at = 'body',
 ): { stored: StoredFetchControl | null; secrets: Record<string, string> } {
   const problems: FieldError[] = [];
   const headers: Record<string, string> = {};
@@ -56,11 +57,11 @@ export function splitFetchControl(
     if (lower === 'cookie') {
       const parsed = parseCookieHeader(value);
       const bad = Object.entries(parsed).find(([n, v]) => !TOKEN_PATTERN.test(n) || !COOKIE_VALUE_PATTERN.test(v));
-      if (bad) problems.push({ location: 'body.headers', message: `the Cookie header's ${bad[0].slice(0, 100)} is not a valid cookie` });
+      if (bad) problems.push({ location: `${at}.headers`, message: `the Cookie header's ${bad[0].slice(0, 100)} is not a valid cookie` });
       else cookies = { ...cookies, ...parsed };
     } else if (lower === 'user-agent') {
       if (fields.user_agent !== undefined) {
-        problems.push({ location: 'body.user_agent', message: 'give the user agent once: in user_agent or as a User-Agent header' });
+        problems.push({ location: `${at}.user_agent`, message: 'give the user agent once: in user_agent or as a User-Agent header' });
       } else userAgent = value;
     } else headers[name] = value;
   }
@@ -70,9 +71,9 @@ export function splitFetchControl(
   if (fields.wait_for) {
     const { selector, ms } = fields.wait_for;
     if ((selector === undefined) === (ms === undefined)) {
-      problems.push({ location: 'body.wait_for', message: 'give exactly one of selector and ms' });
+      problems.push({ location: `${at}.wait_for`, message: 'give exactly one of selector and ms' });
     } else if (fetchMode === 'static') {
-      problems.push({ location: 'body.wait_for', message: 'needs the browser: use fetch_mode auto (which then renders) or dynamic' });
+      problems.push({ location: `${at}.wait_for`, message: 'needs the browser: use fetch_mode auto (which then renders) or dynamic' });
     } else waitFor = selector !== undefined ? { selector } : { ms: ms! };
   }
   if (problems.length > 0) throw Errors.validation(problems);

@@ -3,7 +3,6 @@ export {
   CRAWL_OPTION_DEFAULTS,
   CrawlOptionsDto,
   GroundingProperty,
-  IsCssSelector,
   ProvenanceProperty,
   resolveCrawlOptions,
   validCrawlOptions,
@@ -14,3 +13,14 @@ export { CreateSiteDto, SiteListResponse, SiteResponse, UpdateSiteDto } from './
 export type { SiteRecord } from './sites.repository';
 export { SitesService } from './sites.service';
 export { SitesModule } from './sites.module';
+export {
+  COOKIE_MAP_RULE,
+  FetchCookiesProperty,
+  FetchHeadersProperty,
+  HEADER_MAP_RULE,
+  IsCssSelector,
+  MAX_WAIT_MS,
+  UserAgentProperty,
+  WaitForDto,
+  WaitForProperty,
+} from './dto/fetch-control.properties';

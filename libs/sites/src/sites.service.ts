@@ -48,6 +48,7 @@ export class SitesService {
   ) {}
 
   async create(caller: Caller, dto: CreateSiteDto): Promise<SiteView> {
+    refuseStoredSecrets(dto.crawl_options);
     if (dto.default_schema_id) await this.schemas.resolveForUse(caller, dto.default_schema_id, 'body.default_schema_id', false);
     const now = nowIso();
     const record: SiteRecord = {
@@ -85,6 +86,7 @@ export class SitesService {
 
   async update(caller: Caller, id: string, dto: UpdateSiteDto): Promise<SiteView> {
     await this.getRecord(caller, id);
+    refuseStoredSecrets(dto.crawl_options);
     if (dto.default_schema_id) await this.schemas.resolveForUse(caller, dto.default_schema_id, 'body.default_schema_id', false);
     const set: Record<string, unknown> = { updated_at: nowIso() };
     if (dto.name !== undefined) set.name = dto.name;
@@ -107,4 +109,19 @@ export class SitesService {
     if (!site) throw Errors.notFound('Site');
     return site;
   }
+}
+
+/**
+ * A saved site keeps no headers or cookies (docs/scrape.md "Fetch control"): they are request-only secrets,
+ * given in each crawl's or batch's options, so a site record never holds a credential in the clear.
+ */
+function refuseStoredSecrets(options: { headers?: unknown; cookies?: unknown } | undefined): void {
+  const given = (['headers', 'cookies'] as const).filter((name) => options?.[name] !== undefined && options[name] !== null);
+  if (given.length === 0) return;
+  throw Errors.validation(
+    given.map((name) => ({
+      location: `body.crawl_options.${name}`,
+      message: `is request-only: a saved site keeps no ${name}; give them in each crawl's options (they travel sealed and are never stored)`,
+    })),
+  );
 }

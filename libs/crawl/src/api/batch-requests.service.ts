@@ -10,6 +10,7 @@ import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import { canonicalize } from '../url-canon';
 import type { BatchDuplicate, BatchListQuery, BatchRequestDto } from './dto/batch-request.dto';
+import { crawlFetchControl } from './crawl-fetch-control';
 import { pagePlan, type PagePlanFields } from './page-plan';
 
 /** Invalid URLs listed in one 422 (the count says how many more there were). */
@@ -137,7 +138,9 @@ export class BatchRequestsService {
     }
     const site = await this.intake.site(caller, request.site_id);
     const saved = validCrawlOptions(site?.crawl_options);
-    const options = batchOptions(list.urls.length, request.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode });
+    const { options, secrets } = crawlFetchControl(
+      batchOptions(list.urls.length, request.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode }),
+    );
     const plan = await pagePlan(this.intake, caller, request, options.fetch_mode, site?.default_schema_id ?? null);
     const listId = `list_${newId()}`;
     const job = await this.intake.submit<CrawlJobInput>(caller, {
@@ -159,6 +162,7 @@ export class BatchRequestsService {
       webhooks: request.webhooks,
       llmConfig: request.llm_config,
       requireModel: plan.schema !== null,
+      secrets,
       beforeCreate: async () => {
         await this.repository.storeList(listId, caller.userId, list.urls);
       },

@@ -9,6 +9,7 @@ import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
 import type { CrawlJobInput } from '../crawl-input';
 import type { CrawlQuery, CrawlRequestDto } from './dto/crawl-request.dto';
 import { canonicalize } from '../url-canon';
+import { crawlFetchControl } from './crawl-fetch-control';
 import { pagePlan } from './page-plan';
 
 export interface CrawlAnswer {
@@ -49,12 +50,14 @@ export class CrawlRequestsService {
     }
     // A saved site's options were validated when saved; anything unreadable now is ignored.
     const saved = validCrawlOptions(site?.crawl_options);
-    const options = resolveCrawlOptions(
-      { ...dto.options, ...(dto.max_cost_usd !== undefined ? { max_cost_usd: dto.max_cost_usd } : {}) },
-      {
-        ...saved,
-        fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
-      },
+    const { options, secrets } = crawlFetchControl(
+      resolveCrawlOptions(
+        { ...dto.options, ...(dto.max_cost_usd !== undefined ? { max_cost_usd: dto.max_cost_usd } : {}) },
+        {
+          ...saved,
+          fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
+        },
+      ),
     );
     const plan = await pagePlan(this.intake, caller, dto, options.fetch_mode, site?.default_schema_id ?? null);
     const job = await this.intake.submit<CrawlJobInput>(caller, {
@@ -75,6 +78,7 @@ export class CrawlRequestsService {
       webhooks: dto,
       llmConfig: dto.llm_config,
       requireModel: plan.schema !== null,
+      secrets,
     });
     const base = publicBaseUrl(this.config.publicUrl, origin, this.config.port);
     let record = await this.jobs.getRecord(caller, job.id);

@@ -14,7 +14,7 @@ import { canonicalize } from '../url-canon';
 import type { ArchivedPages } from './archived-pages';
 import { DomainLabels } from './domain-labels';
 import type { MonitorNote } from './monitor-note';
-import { PageFetch, type FetchContext } from './page-fetch';
+import { crawlPageControl, PageFetch, type FetchContext } from './page-fetch';
 
 const config = { hostMinIntervalMs: 0, hostMaxConcurrency: 4, hostSlotLeaseMs: 60_000 } as AppConfig;
 type Load = PageLoaderService['load'];
@@ -55,7 +55,7 @@ function stage(load: Load, options: Partial<CrawlOptions> = {}, known: Record<st
 describe('PageFetch (a page task fetch stage)', () => {
   it('loads the page under the host slot and keeps it in the archive when the crawl keeps pages', async () => {
     const s = stage(async (url) => page(url), { archive: true });
-    const got = await s.fetch.fetch(s.task('/a'), s.context, new AbortController().signal, null);
+    const got = await s.fetch.fetch(s.task('/a'), s.context, new AbortController().signal, null, {});
     expect('kind' in got).toBe(false);
     expect(s.kept).toEqual(['http://shop.test/a']);
   });
@@ -68,7 +68,7 @@ describe('PageFetch (a page task fetch stage)', () => {
         extensions: { status: 429, url },
       });
     });
-    const got = await s.fetch.fetch(s.task('/b'), s.context, new AbortController().signal, null);
+    const got = await s.fetch.fetch(s.task('/b'), s.context, new AbortController().signal, null, {});
     expect(got).toMatchObject({ kind: 'rate_limited', http_status: 429, retry_after_ms: 30_000 });
     expect((await s.pauses.get()).values.reduce((sum, v) => sum + v.value, 0)).toBe(1);
     const again = await s.politeness.acquire('shop.test', { intervalMs: 0, maxInFlight: 4, leaseMs: 1000 });
@@ -79,7 +79,7 @@ describe('PageFetch (a page task fetch stage)', () => {
     const off = stage(async () => {
       throw new RedirectStopped('off the domain', 'http://other.test/x');
     });
-    expect(await off.fetch.fetch(off.task('/c'), off.context, new AbortController().signal, null)).toMatchObject({
+    expect(await off.fetch.fetch(off.task('/c'), off.context, new AbortController().signal, null, {})).toMatchObject({
       kind: 'skipped',
       reason: 'filtered',
       final_url: 'http://other.test/x',
@@ -93,7 +93,7 @@ describe('PageFetch (a page task fetch stage)', () => {
       {},
       { [`J1:${target}`]: 'completed' },
     );
-    expect(await dup.fetch.fetch(dup.task('/d'), dup.context, new AbortController().signal, null)).toMatchObject({
+    expect(await dup.fetch.fetch(dup.task('/d'), dup.context, new AbortController().signal, null, {})).toMatchObject({
       kind: 'skipped',
       reason: 'duplicate',
     });
@@ -120,9 +120,19 @@ describe('PageFetch (a page task fetch stage)', () => {
       lastModified: null,
       textHash: null,
     };
-    const got = await s.fetch.fetch(s.task('/e'), s.context, new AbortController().signal, note);
+    const got = await s.fetch.fetch(s.task('/e'), s.context, new AbortController().signal, note, {});
     expect(sent[0]).toMatchObject({ 'If-None-Match': '"v1"' });
     expect(got).toMatchObject({ kind: 'completed', http_status: 304, links: ['http://shop.test/z'] });
     expect(note).toMatchObject({ via: 'not_modified', etag: '"v2"', textHash: 'h1' });
+  });
+
+  it("sends a crawl's headers and cookies to its seed host only, a batch's to each listed URL's host", () => {
+    const secrets = { fetch_headers: JSON.stringify({ 'X-Key': 'k' }), fetch_cookies: JSON.stringify({ s: '1' }) };
+    const options = { ...DEFAULT_OPTIONS, user_agent: 'UA/1', wait_for: null };
+    const crawl = crawlPageControl({ url: 'http://shop.test:8080/', options } as unknown as CrawlJobInput, secrets);
+    expect(crawl).toEqual({ scoped: { headers: { 'X-Key': 'k' }, cookies: { s: '1' }, host: 'shop.test:8080' }, userAgent: 'UA/1' });
+    const batch = crawlPageControl({ url: 'http://a.test/', options, source: { kind: 'list' } } as unknown as CrawlJobInput, secrets);
+    expect(batch.scoped).toEqual({ headers: { 'X-Key': 'k' }, cookies: { s: '1' } });
+    expect(crawlPageControl({ url: 'http://a.test/', options: DEFAULT_OPTIONS } as unknown as CrawlJobInput, {})).toEqual({});
   });
 });

@@ -1,10 +1,10 @@
 import type { Counter } from 'prom-client';
 import type { AppConfig } from '@app/config';
 import { AppError, isStoreUnavailable } from '@app/core';
-import { RedirectStopped, type FetchResult } from '@app/fetch';
+import { fetchControlFor, RedirectStopped, type FetchResult, type WaitFor } from '@app/fetch';
 import type { JobRecord } from '@app/jobs';
 import { conditionalHeaders } from '@app/monitors';
-import { loadOptionsFor, type LoadedPage, type PageLoaderService } from '@app/pages';
+import { loadOptionsFor, type LoadedPage, type PageFetchControl, type PageLoaderService } from '@app/pages';
 import { hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { crawlHostPolicy } from '../crawl-host-policy';
 import type { CrawlJobInput } from '../crawl-input';
@@ -16,6 +16,19 @@ import { canonicalize } from '../url-canon';
 import type { ArchivedPages } from './archived-pages';
 import type { DomainLabels } from './domain-labels';
 import { unchangedOutcome, type MonitorNote } from './monitor-note';
+
+/**
+ * The caller's fetch control for a page of a crawl or batch (docs/scrape.md "Fetch control"): the User-Agent
+ * and wait_for from its options, headers and cookies opened from the task's sealed secrets. A crawl sends
+ * headers and cookies to its seed's host only (links may lead elsewhere); a batch to each listed URL's own
+ * host (the caller named every one).
+ */
+export function crawlPageControl(input: CrawlJobInput, secrets: Record<string, string>): PageFetchControl {
+  const { user_agent, wait_for } = input.options;
+  const control = fetchControlFor({ user_agent, wait_for: (wait_for as WaitFor | null) ?? null }, secrets);
+  if (control.scoped && !input.source) control.scoped = { ...control.scoped, host: new URL(input.url).host };
+  return control;
+}
 
 /** What the fetch stage needs of a page task's job. */
 export interface FetchContext {
@@ -54,9 +67,11 @@ export class PageFetch {
     context: FetchContext,
     signal: AbortSignal,
     note: MonitorNote | null,
+    secrets: Record<string, string>,
   ): Promise<LoadedPage | PageOutcome> {
     const options = context.input.options;
     const host = hostnameOf(task.url);
+    const control = crawlPageControl(context.input, secrets);
     // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
     // other worker slips a request in between.
     const loaded = await withHostSlot(this.politeness, host, crawlHostPolicy(options.delay_ms, this.config), async () => {
@@ -66,6 +81,7 @@ export class PageFetch {
           page: await this.loader.load(task.url, options.fetch_mode, {
             signal,
             linkSelector: options.follow_selector ?? undefined,
+            control,
             keepRaw: options.archive,
             // A page that is extracted: its formats (a crawl without a schema), or the attribute values a
             // value may be grounded on (docs/provenance.md).

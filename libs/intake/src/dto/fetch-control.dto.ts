@@ -1,54 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { COOKIE_VALUE_PATTERN, forbiddenHeaderReason, HEADER_VALUE_PATTERN, TOKEN_PATTERN } from '@app/fetch';
-import { HasUsableKeys, IsStringMap, type StringMapRule } from '@app/http';
-import { IsCssSelector } from '@app/sites';
+import { FetchCookiesProperty, FetchHeadersProperty, UserAgentProperty, WaitForProperty, type WaitForDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
-
-export const HEADER_MAP_RULE: StringMapRule = {
-  keyPattern: TOKEN_PATTERN,
-  valuePattern: HEADER_VALUE_PATTERN,
-  maxEntries: 50,
-  maxValueLength: 8192,
-  keyLabel: 'header name',
-};
-
-export const COOKIE_MAP_RULE: StringMapRule = {
-  keyPattern: TOKEN_PATTERN,
-  valuePattern: COOKIE_VALUE_PATTERN,
-  maxEntries: 50,
-  maxValueLength: 4096,
-  keyLabel: 'cookie name',
-};
-
-/** The longest fixed wait (`wait_for.ms`). */
-export const MAX_WAIT_MS = 30_000;
-
-/** What a browser fetch waits for before the page is read: give exactly one of the two. */
-export class WaitForDto {
-  @ApiPropertyOptional({
-    example: '#results .item',
-    description: 'A CSS selector: the fetch waits until such an element is in the page (a timeout if it never is).',
-  })
-  @IsOptional()
-  @IsString()
-  @Length(1, 500)
-  @IsCssSelector()
-  selector?: string;
-
-  @ApiPropertyOptional({
-    minimum: 0,
-    maximum: MAX_WAIT_MS,
-    example: 1500,
-    description: 'A fixed wait in milliseconds after the page loaded.',
-  })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_WAIT_MS)
-  ms?: number;
-}
 
 /**
  * The fetch control and webhook fields of a single-page job request (extract, scrape); docs/scrape.md
@@ -56,49 +7,15 @@ export class WaitForDto {
  * logs, captures or errors.
  */
 export class JobFetchFields extends JobWebhookFields {
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string' },
-    example: { Authorization: 'Bearer ...', 'Accept-Language': 'de' },
-    description:
-      "Request headers for the page's host (never sent to another host, not even after a redirect). A `Cookie` header is read as `cookies`, a `User-Agent` header as `user_agent`. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, TE, Trailer, Upgrade, Expect, Accept-Encoding, HTTP2-Settings, Proxy-*.",
-  })
-  @IsOptional()
-  @IsObject()
-  @IsStringMap(HEADER_MAP_RULE)
-  @HasUsableKeys(forbiddenHeaderReason)
+  @FetchHeadersProperty()
   headers?: Record<string, string>;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string' },
-    example: { session: 'abc123' },
-    description: "Cookies (name → value) for the page's host only, in both fetch modes.",
-  })
-  @IsOptional()
-  @IsObject()
-  @IsStringMap(COOKIE_MAP_RULE)
-  @HasUsableKeys()
+  @FetchCookiesProperty()
   cookies?: Record<string, string>;
 
-  @ApiPropertyOptional({
-    example: 'Mozilla/5.0 (compatible; MyAgent/1.0)',
-    description: 'Replaces the generated User-Agent on every request of the fetch.',
-  })
-  @IsOptional()
-  @IsString()
-  @Length(1, 512)
-  @Matches(HEADER_VALUE_PATTERN, { message: 'must be a header value: no line breaks or control characters, nothing beyond Latin-1' })
+  @UserAgentProperty()
   user_agent?: string;
 
-  @ApiPropertyOptional({
-    type: WaitForDto,
-    description:
-      'Browser fetches: wait for an element (`selector`) or a time (`ms`) before reading the page. With `fetch_mode: auto` the page is rendered; with `static` it is a 422.',
-  })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => WaitForDto)
+  @WaitForProperty()
   wait_for?: WaitForDto;
 }

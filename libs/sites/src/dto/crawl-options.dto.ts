@@ -18,10 +18,17 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
-import { checkCssSelector } from '@app/content';
 import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { GROUNDING_POLICIES, PROVENANCE_DEFAULTS, PROVENANCE_MODES, type GroundingPolicy, type ProvenanceMode } from '@app/provenance';
 import { checkPattern } from '../url-rules';
+import {
+  FetchCookiesProperty,
+  FetchHeadersProperty,
+  IsCssSelector,
+  UserAgentProperty,
+  WaitForProperty,
+  type WaitForDto,
+} from './fetch-control.properties';
 
 /** Server-side caps (docs/api.md "Crawl options"); over a cap is a 422. */
 export const CRAWL_CAPS = { maxDepth: 10, maxPages: 100_000, concurrency: 32 } as const;
@@ -43,6 +50,10 @@ export const CRAWL_OPTION_DEFAULTS = {
   exclude_patterns: [],
   max_cost_usd: null,
   archive: true,
+  headers: null,
+  cookies: null,
+  user_agent: null,
+  wait_for: null,
   provenance: PROVENANCE_DEFAULTS.provenance,
   grounding: PROVENANCE_DEFAULTS.grounding,
 } as const satisfies Record<keyof CrawlOptionsDto, unknown>;
@@ -90,27 +101,6 @@ export function IsRe2Pattern(options?: ValidationOptions) {
       propertyName,
       options: { message: 'must be a valid RE2 regular expression (no backreferences or lookaround)', ...options },
       validator: { validate: (value: unknown) => typeof value === 'string' && checkPattern(value) === null },
-    });
-}
-
-export function IsCssSelector(options?: ValidationOptions) {
-  return (target: object, propertyName: string) =>
-    registerDecorator({
-      name: 'isCssSelector',
-      target: target.constructor,
-      propertyName,
-      options: { message: 'must be a valid CSS selector', ...options },
-      validator: {
-        validate: (value: unknown) => {
-          if (typeof value !== 'string') return false;
-          try {
-            checkCssSelector(value);
-            return true;
-          } catch {
-            return false;
-          }
-        },
-      },
     });
 }
 
@@ -216,6 +206,18 @@ export class CrawlOptionsDto {
   @IsBoolean()
   archive?: boolean;
 
+  @FetchHeadersProperty("the crawl's seed host (a batch: each listed URL's own host)")
+  headers?: Record<string, string>;
+
+  @FetchCookiesProperty("the crawl's seed host (a batch: each listed URL's own host)")
+  cookies?: Record<string, string>;
+
+  @UserAgentProperty()
+  user_agent?: string;
+
+  @WaitForProperty()
+  wait_for?: WaitForDto;
+
   @ProvenanceProperty()
   provenance?: ProvenanceMode;
 
@@ -230,8 +232,8 @@ export type CrawlOptions = {
     : NonNullable<CrawlOptionsDto[K]>;
 };
 
-/** Options whose absence is `null` (no pattern, no selector, no cost cap) rather than a default value. */
-type NullableOption = 'follow_pattern' | 'follow_selector' | 'max_cost_usd';
+/** Options whose absence is `null` (no pattern, no selector, no cost cap, no fetch control) rather than a default value. */
+type NullableOption = 'follow_pattern' | 'follow_selector' | 'max_cost_usd' | 'headers' | 'cookies' | 'user_agent' | 'wait_for';
 
 /** A layer of options (a request's, a site's): any option may be absent or null. */
 export type CrawlOptionsLayer = { [K in keyof CrawlOptionsDto]?: CrawlOptionsDto[K] | null };
@@ -257,6 +259,10 @@ export function resolveCrawlOptions(...layers: Array<CrawlOptionsLayer | undefin
     exclude_patterns: of('exclude_patterns') ?? [...d.exclude_patterns],
     max_cost_usd: of('max_cost_usd'),
     archive: of('archive') ?? d.archive,
+    headers: of('headers'),
+    cookies: of('cookies'),
+    user_agent: of('user_agent'),
+    wait_for: of('wait_for'),
     provenance: of('provenance') ?? d.provenance,
     grounding: of('grounding') ?? d.grounding,
   };

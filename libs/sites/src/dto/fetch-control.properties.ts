@@ -1,0 +1,151 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  registerDecorator,
+  ValidateNested,
+  type ValidationOptions,
+} from 'class-validator';
+import { checkCssSelector } from '@app/content';
+import { COOKIE_VALUE_PATTERN, forbiddenHeaderReason, HEADER_VALUE_PATTERN, TOKEN_PATTERN } from '@app/fetch';
+import { HasUsableKeys, IsStringMap, type StringMapRule } from '@app/http';
+
+/*
+ * Fetch control (docs/scrape.md "Fetch control"): one definition of each field's rule and words, used
+ * at the top level of POST /extract and /scrape and under the crawl options of crawls and batches.
+ */
+
+export const HEADER_MAP_RULE: StringMapRule = {
+  keyPattern: TOKEN_PATTERN,
+  valuePattern: HEADER_VALUE_PATTERN,
+  maxEntries: 50,
+  maxValueLength: 8192,
+  keyLabel: 'header name',
+};
+
+export const COOKIE_MAP_RULE: StringMapRule = {
+  keyPattern: TOKEN_PATTERN,
+  valuePattern: COOKIE_VALUE_PATTERN,
+  maxEntries: 50,
+  maxValueLength: 4096,
+  keyLabel: 'cookie name',
+};
+
+/** The longest fixed wait (`wait_for.ms`). */
+export const MAX_WAIT_MS = 30_000;
+
+/** A CSS selector the converter can run (crawl options, wait_for). */
+export function IsCssSelector(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isCssSelector',
+      target: target.constructor,
+      propertyName,
+      options: { message: 'must be a valid CSS selector', ...options },
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string') return false;
+          try {
+            checkCssSelector(value);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+      },
+    });
+}
+
+/** What a browser fetch waits for before the page is read: give exactly one of the two. */
+export class WaitForDto {
+  @ApiPropertyOptional({
+    example: '#results .item',
+    description: 'A CSS selector: the fetch waits until such an element is in the page (a timeout if it never is).',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 500)
+  @IsCssSelector()
+  selector?: string;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: MAX_WAIT_MS,
+    example: 1500,
+    description: 'A fixed wait in milliseconds after the page loaded.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_WAIT_MS)
+  ms?: number;
+}
+
+/** `headers`: request headers for the page's host only. */
+export function FetchHeadersProperty(scope = "the page's host") {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      example: { Authorization: 'Bearer ...', 'Accept-Language': 'de' },
+      description: `Request headers for ${scope} (never sent to another host, not even after a redirect; never stored, logged or shown). A \`Cookie\` header is read as \`cookies\`, a \`User-Agent\` header as \`user_agent\`. Refused: Host, Content-Length, Transfer-Encoding, Connection, Keep-Alive, TE, Trailer, Upgrade, Expect, Accept-Encoding, HTTP2-Settings, Proxy-*.`,
+    }),
+    IsOptional(),
+    IsObject(),
+    IsStringMap(HEADER_MAP_RULE),
+    HasUsableKeys(forbiddenHeaderReason),
+  );
+}
+
+/** `cookies`: name → value, for the page's host only. */
+export function FetchCookiesProperty(scope = "the page's host") {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      example: { session: 'abc123' },
+      description: `Cookies (name → value) for ${scope} only, in both fetch modes (never stored, logged or shown).`,
+    }),
+    IsOptional(),
+    IsObject(),
+    IsStringMap(COOKIE_MAP_RULE),
+    HasUsableKeys(),
+  );
+}
+
+/** `user_agent`: replaces the generated User-Agent. */
+export function UserAgentProperty() {
+  return applyDecorators(
+    ApiPropertyOptional({
+      example: 'Mozilla/5.0 (compatible; MyAgent/1.0)',
+      description: 'Replaces the generated User-Agent on every request of the fetch.',
+    }),
+    IsOptional(),
+    IsString(),
+    Length(1, 512),
+    Matches(HEADER_VALUE_PATTERN, { message: 'must be a header value: no line breaks or control characters, nothing beyond Latin-1' }),
+  );
+}
+
+/** `wait_for`: what a browser fetch waits for. */
+export function WaitForProperty() {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: WaitForDto,
+      description:
+        'Browser fetches: wait for an element (`selector`) or a time (`ms`) before reading the page. With `fetch_mode: auto` the page is rendered; with `static` it is a 422.',
+    }),
+    IsOptional(),
+    IsObject(),
+    ValidateNested(),
+    Type(() => WaitForDto),
+  );
+}
