@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { CrawlStarted, JobView } from '../api/api-types';
+import type { CrawlStarted } from '../api/api-types';
 import type { CliContext } from '../context';
-import { CliUsageError, InterruptedError } from '../errors';
-import { EXIT, type ExitCode } from '../exit-codes';
+import { CliUsageError } from '../errors';
+import type { ExitCode } from '../exit-codes';
 import { ResultSink } from '../follow/result-sink';
+import { afterStart, startedJobView } from '../follow/started-job';
 import { watchJob } from '../follow/watch';
 import type { CommandKit } from '../program';
 import { intParser, llmConfig, numberParser, type ModelOptions } from '../request-options';
@@ -131,39 +132,13 @@ async function batch(ctx: CliContext, file: string, opts: BatchOptions): Promise
     sink?.close();
     throw error;
   }
-  if (ctx.signal.aborted) {
-    ctx.io.stderr.write(`Batch ${started.job_id} started; not following it: gleaner jobs watch ${started.job_id}\n`);
-    throw new InterruptedError('');
-  }
-  if (opts.detach) {
-    if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(started)}\n`);
-    else {
-      ctx.io.stdout.write(`${started.job_id}\n`);
-      ctx.info(`Batch started. Follow it with: ${ctx.err.bold(`gleaner jobs watch ${started.job_id}`)}`);
-    }
-    return EXIT.ok;
-  }
+  const ended = afterStart(ctx, started, 'Batch', opts.detach);
+  if (ended !== null) return ended;
   const duplicates = started.duplicate_count ? `, ${started.duplicate_count} duplicate(s) removed` : '';
   ctx.info(
     `${ctx.err.cyan('Batch')} ${started.job_id} started: ${started.url_count ?? urls.length} URLs${duplicates} ${ctx.err.dim('(Ctrl-C to cancel or detach)')}`,
   );
-  const job: JobView = {
-    id: started.job_id,
-    type: 'batch',
-    status: started.status,
-    url: urls[0],
-    created_at: new Date().toISOString(),
-    started_at: null,
-    completed_at: null,
-    cost_usd: 0,
-    page_count: 0,
-    urls_queued: 0,
-    failed_count: 0,
-    token_usage_input: 0,
-    token_usage_output: 0,
-    error_category: null,
-    error_message: null,
-  };
+  const job = startedJobView(started, 'batch', urls[0]);
   return watchJob(ctx, client, job, { sink, maxPages: started.url_count, reconnectTimeoutSeconds: opts.reconnectTimeout });
 }
 

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import type { CrawlStarted, JobView } from '../api/api-types';
+import type { CrawlStarted } from '../api/api-types';
 import type { CliContext } from '../context';
-import { CliUsageError, InterruptedError } from '../errors';
-import { EXIT, type ExitCode } from '../exit-codes';
+import { CliUsageError } from '../errors';
+import type { ExitCode } from '../exit-codes';
 import { PAGE_FILE_FORMATS, type PageFileFormat } from '../follow/page-files';
 import { ResultSink } from '../follow/result-sink';
+import { afterStart, startedJobView } from '../follow/started-job';
 import { watchJob } from '../follow/watch';
 import type { CommandKit } from '../program';
 import { collect, intParser, llmConfig, numberParser, type ModelOptions } from '../request-options';
@@ -152,39 +153,11 @@ async function crawl(ctx: CliContext, url: string | undefined, opts: CrawlOption
     throw error;
   }
 
-  if (ctx.signal.aborted) {
-    // Ctrl-C came while the crawl was being created: it exists now, so say which one it is.
-    ctx.io.stderr.write(`Crawl ${started.job_id} started; not following it: gleaner jobs watch ${started.job_id}\n`);
-    throw new InterruptedError('');
-  }
-
-  if (opts.detach) {
-    if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(started)}\n`);
-    else {
-      ctx.io.stdout.write(`${started.job_id}\n`);
-      ctx.info(`Crawl started. Follow it with: ${ctx.err.bold(`gleaner jobs watch ${started.job_id}`)}`);
-    }
-    return EXIT.ok;
-  }
+  const ended = afterStart(ctx, started, 'Crawl', opts.detach);
+  if (ended !== null) return ended;
 
   ctx.info(`${ctx.err.cyan('Crawl')} ${started.job_id} started${url ? ` at ${url}` : ''} ${ctx.err.dim('(Ctrl-C to cancel or detach)')}`);
-  const job: JobView = {
-    id: started.job_id,
-    type: 'crawl',
-    status: started.status,
-    url: url ?? null,
-    created_at: new Date().toISOString(),
-    started_at: null,
-    completed_at: null,
-    cost_usd: 0,
-    page_count: 0,
-    urls_queued: 0,
-    failed_count: 0,
-    token_usage_input: 0,
-    token_usage_output: 0,
-    error_category: null,
-    error_message: null,
-  };
+  const job = startedJobView(started, 'crawl', url ?? null);
   return watchJob(ctx, client, job, { sink, maxPages: opts.maxPages, reconnectTimeoutSeconds: opts.reconnectTimeout });
 }
 

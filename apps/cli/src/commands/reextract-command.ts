@@ -1,9 +1,10 @@
 import { Option, type Command } from 'commander';
-import type { CrawlStarted, JobView } from '../api/api-types';
+import type { CrawlStarted } from '../api/api-types';
 import type { CliContext } from '../context';
-import { CliUsageError, InterruptedError } from '../errors';
-import { EXIT, type ExitCode } from '../exit-codes';
+import { CliUsageError } from '../errors';
+import type { ExitCode } from '../exit-codes';
 import { ResultSink } from '../follow/result-sink';
+import { afterStart, startedJobView } from '../follow/started-job';
 import { watchJob } from '../follow/watch';
 import type { CommandKit } from '../program';
 import { intParser, llmConfig, numberParser, type ModelOptions } from '../request-options';
@@ -92,37 +93,11 @@ async function reextract(ctx: CliContext, sourceId: string, opts: ReextractOptio
     sink?.close();
     throw error;
   }
-  if (ctx.signal.aborted) {
-    ctx.io.stderr.write(`Re-extraction ${started.job_id} started; not following it: gleaner jobs watch ${started.job_id}\n`);
-    throw new InterruptedError('');
-  }
-  if (opts.detach) {
-    if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(started)}\n`);
-    else {
-      ctx.io.stdout.write(`${started.job_id}\n`);
-      ctx.info(`Re-extraction started. Follow it with: ${ctx.err.bold(`gleaner jobs watch ${started.job_id}`)}`);
-    }
-    return EXIT.ok;
-  }
+  const ended = afterStart(ctx, started, 'Re-extraction', opts.detach);
+  if (ended !== null) return ended;
   ctx.info(
     `${ctx.err.cyan('Re-extraction')} ${started.job_id} of ${sourceId} started: ${started.page_count ?? '?'} archived pages, nothing fetched ${ctx.err.dim('(Ctrl-C to cancel or detach)')}`,
   );
-  const job: JobView = {
-    id: started.job_id,
-    type: 'reextract',
-    status: started.status,
-    url: null,
-    created_at: new Date().toISOString(),
-    started_at: null,
-    completed_at: null,
-    cost_usd: 0,
-    page_count: 0,
-    urls_queued: 0,
-    failed_count: 0,
-    token_usage_input: 0,
-    token_usage_output: 0,
-    error_category: null,
-    error_message: null,
-  };
+  const job = startedJobView(started, 'reextract', null);
   return watchJob(ctx, client, job, { sink, maxPages: started.page_count, reconnectTimeoutSeconds: opts.reconnectTimeout });
 }
