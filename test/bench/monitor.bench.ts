@@ -33,17 +33,22 @@ async function main(): Promise<void> {
   const models = await startModelServer({
     answer: (request) => ((pageUrlOf(request) && site.truth(pageUrlOf(request)!)) || undefined) as Json,
   });
-  const app = await startEmbeddedApp({
-    GLEANER_BOOTSTRAP_KEY: KEY,
-    GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
-    GLEANER_BROWSER_ENABLED: 'false',
-    GLEANER_RATE_LIMIT_PER_MINUTE: '1000000',
-    GLEANER_LLM_RETRIES: '0',
-    GLEANER_HOST_MAX_CONCURRENCY: String(concurrency),
-    GLEANER_PAGE_WORKERS: String(concurrency),
-    GLEANER_MONITOR_SCHEDULER: 'false',
-    LOG_LEVEL: 'warn',
-  });
+  // BENCH_MONITOR_CPU_PROF=DIR: the app runs under --cpu-prof; each run's window (monotonic µs, the profile's clock) is printed.
+  const profDir = process.env.BENCH_MONITOR_CPU_PROF;
+  const app = await startEmbeddedApp(
+    {
+      GLEANER_BOOTSTRAP_KEY: KEY,
+      GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
+      GLEANER_BROWSER_ENABLED: 'false',
+      GLEANER_RATE_LIMIT_PER_MINUTE: '1000000',
+      GLEANER_LLM_RETRIES: '0',
+      GLEANER_HOST_MAX_CONCURRENCY: String(concurrency),
+      GLEANER_PAGE_WORKERS: String(concurrency),
+      GLEANER_MONITOR_SCHEDULER: 'false',
+      LOG_LEVEL: 'warn',
+    },
+    profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+  );
   const key = KEY;
   const call = (method: string, path: string, body?: unknown) => http(app.url, method, path, { key, ...(body ? { body } : {}) });
   try {
@@ -75,7 +80,9 @@ async function main(): Promise<void> {
         3_600_000,
         100,
       );
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const ended = process.hrtime.bigint();
+      const seconds = Number(ended - started) / 1e9;
+      if (profDir) console.log(`[bench:monitor] run window µs ${started / 1000n}..${ended / 1000n}`);
       return { run: done, seconds: round(seconds), bytes: site.bytes.sent, model_requests: models.requests.length - calls };
     };
 

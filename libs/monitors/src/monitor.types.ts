@@ -180,6 +180,11 @@ export interface PageObservation {
   last_modified: string | null;
   text_hash: string | null;
   links: string[];
+  /**
+   * An unchanged page whose validators, text hash and links are what the monitor remembers: its page
+   * memory needs only its new visit time (written in bulk at the run's end, not page by page).
+   */
+  memory_same?: boolean;
   model_call: boolean;
   tokens_input: number;
   tokens_output: number;

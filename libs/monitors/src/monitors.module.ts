@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { IntakeModule } from '@app/intake';
 import { JobsModule } from '@app/jobs';
 import { WebhooksModule } from '@app/webhooks';
+import { MonitorAnnouncer } from './monitor-announcer';
 import { MonitorClock } from './monitor-clock';
 import { MonitorFinisher } from './monitor-finisher';
 import { MonitorLauncher } from './monitor-launcher';
@@ -22,6 +23,7 @@ import { MonitorsService } from './monitors.service';
     MonitorsRepository,
     MonitorRunsRepository,
     MonitorStateRepository,
+    MonitorAnnouncer,
     MonitorLauncher,
     MonitorFinisher,
     MonitorScheduler,

@@ -120,4 +120,23 @@ describe('compareRun', () => {
     expect(moved.changes).toEqual([]);
     expect(moved.save.find((s) => s.key.sku === 'C')!.url).toBe('http://s/1');
   });
+
+  it('writes again only the records that changed, moved or had a miss to clear', () => {
+    let state = apply([], run([], first));
+    const same = run(state, first);
+    expect(same.counts.unchanged).toBe(3);
+    expect(same.save).toEqual([]);
+    state = apply(state, run(state, [first[0], page('http://s/2', 'gone')]));
+    const back = run(state, [
+      page('http://s/1', 'unchanged', [
+        { sku: 'A', price: 10 },
+        { sku: 'B', price: 21 },
+      ]),
+      first[1],
+    ]);
+    expect(back.save.map((s) => [s.key.sku, s.misses]).sort()).toEqual([
+      ['B', 0],
+      ['C', 0],
+    ]);
+  });
 });

@@ -46,7 +46,9 @@ export function compareRun(input: RunComparisonInput): RunComparison {
         out.counts.changed++;
         out.changes.push({ url: unit.url, kind: 'changed', key: item.key, fields });
       } else out.counts.unchanged++;
-      out.save.push({ ...item, url: unit.url, record: unit.record, misses: 0, updated_at: fields.length ? input.now : item.updated_at });
+      // A record found as it was, on the same page, with no miss to clear, is not written again.
+      if (fields.length || item.misses !== 0 || item.url !== unit.url)
+        out.save.push({ ...item, url: unit.url, record: unit.record, misses: 0, updated_at: fields.length ? input.now : item.updated_at });
       continue;
     }
     if (failedUrls.has(item.url) || !input.runCompleted) continue;
