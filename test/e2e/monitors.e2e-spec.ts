@@ -3,6 +3,7 @@ import { pageUrlOf, startModelServer, type Json, type ModelServer } from '../fix
 import { startMonitorSite, type MonitorSite } from '../fixtures/monitor-site';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { startEmbedded, type RunningApp } from './embedded-app';
+import { monitorRefusalsSuite } from './monitors-refusals.suite';
 import { monitorsSuite } from './monitors.suite';
 
 jest.setTimeout(180_000);
@@ -47,6 +48,7 @@ describe('monitors, embedded deployment', () => {
     await site?.close();
   });
   monitorsSuite(() => ({ app, site, models, receiver }));
+  describe('runs that cannot start', () => monitorRefusalsSuite(() => ({ app, site, models, receiver })));
 });
 
 describeWith(['mongodb', 'redis'], 'monitors, cluster deployment', () => {
@@ -66,4 +68,5 @@ describeWith(['mongodb', 'redis'], 'monitors, cluster deployment', () => {
     await site?.close();
   });
   monitorsSuite(() => ({ app, site, models, receiver }));
+  describe('runs that cannot start', () => monitorRefusalsSuite(() => ({ app, site, models, receiver })));
 });

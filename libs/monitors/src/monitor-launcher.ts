@@ -1,14 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
-import { AppError, newId, SECRET_SEALER, type SecretSealer } from '@app/core';
+import { AppError, isStoreUnavailable, newId, SECRET_SEALER, type SecretSealer } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { JobsService } from '@app/jobs';
 import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
+import { LOGGER, type AppLogger } from '@app/observability';
+import { MonitorAnnouncer } from './monitor-announcer';
 import { MonitorClock } from './monitor-clock';
+import { monitorLlm, monitorSecrets } from './monitor-llm';
 import { MonitorMetrics } from './monitor-metrics';
 import { activeLockId, MonitorRunsRepository } from './monitor-runs.repository';
 import { emptyCounts, type MonitorRecord, type MonitorRunRecord, type RunTrigger } from './monitor.types';
 import { MonitorsRepository } from './monitors.repository';
+import { refusalOf } from './run-refusal';
 
 /** How long a run may stay `starting` (its replica died before the job existed) before its slot is freed. */
 export const STARTING_TIMEOUT_MS = 5 * 60_000;
@@ -38,7 +42,9 @@ export class MonitorLauncher {
     private readonly jobs: JobsService,
     private readonly clock: MonitorClock,
     private readonly metrics: MonitorMetrics,
+    private readonly announcer: MonitorAnnouncer,
     @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
+    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
   /** The run, or null when another replica claimed this slot first. */
@@ -73,18 +79,43 @@ export class MonitorLauncher {
       });
       return (await this.runs.set(run._id, { status: 'running', job_id: jobId })) ?? { ...run, status: 'running', job_id: jobId };
     } catch (error) {
-      // The run cannot start (no usable model any more, the site or schema deleted): a failed run, the slot freed.
-      const reason = error instanceof AppError ? (error.detail ?? error.message) : 'The run could not start.';
-      this.metrics.runs.inc({ outcome: 'failed' });
-      const failed = await this.runs.set(run._id, { status: 'failed', reason, finished_at: now });
-      await this.runs.unlock(activeLockId(monitor._id), run._id);
-      await this.monitors.update(monitor._id, {
-        $set: { last_run_id: run._id, last_run_at: now, last_run_status: 'failed' },
-        $inc: { runs_total: 1, consecutive_failures: 1 },
-      });
-      if (!(error instanceof AppError)) throw error;
-      return failed ?? run;
+      // A store outage is no refusal: the run stays `starting` and its slot is freed after STARTING_TIMEOUT_MS.
+      if (isStoreUnavailable(error)) throw error;
+      return this.refused(monitor, run, error, now);
     }
+  }
+
+  /**
+   * A run that could not start (docs/monitors.md "Runs that cannot start"): its model, site or schema
+   * gone, its sealed key unreadable, or any refusal at job creation. It is recorded `failed` with the
+   * reason, on a job recorded failed at once (so `monitor.failed` goes out on it as for any failed run),
+   * and counts as a failure in a row; its slot is freed.
+   */
+  private async refused(monitor: MonitorRecord, run: MonitorRunRecord, error: unknown, now: string): Promise<MonitorRunRecord> {
+    const refusal = refusalOf(error);
+    if (!(error instanceof AppError))
+      this.logger.error({ err: error, monitor_id: monitor._id, run_id: run._id }, 'monitor run could not start');
+    const job = await this.jobs.recordRefused(
+      monitorCaller(monitor),
+      {
+        type: 'crawl',
+        url: monitor.url,
+        input: { url: monitor.url, monitor_id: monitor._id, monitor_run_id: run._id },
+        requestId: `monitor:${run._id}`,
+        webhookTargets: monitor.notify?.targets ?? [],
+      },
+      refusal,
+    );
+    this.metrics.runs.inc({ outcome: 'failed' });
+    const failed: MonitorRunRecord = { ...run, status: 'failed', reason: refusal.message, job_id: job._id, finished_at: now };
+    await this.runs.set(run._id, { status: 'failed', reason: refusal.message, job_id: job._id, finished_at: now });
+    await this.runs.unlock(activeLockId(monitor._id), run._id);
+    await this.monitors.update(monitor._id, {
+      $set: { last_run_id: run._id, last_run_at: now, last_run_status: 'failed' },
+      $inc: { runs_total: 1, consecutive_failures: 1 },
+    });
+    await this.announcer.announce(monitor, failed, job);
+    return failed;
   }
 
   /** The active-run lock; a lock left by a run that never got its job (its replica died) is broken after a while. */
@@ -117,9 +148,11 @@ export class MonitorLauncher {
       { schema: monitor.schema ?? undefined, schema_id: monitor.schema_id ?? undefined },
       site?.default_schema_id ?? null,
     );
+    const secrets = monitorSecrets(monitor, this.sealer);
+    // A model must be usable now (the owner's keys or chain may be gone): refused before any job exists, as POST /crawl is.
+    await this.intake.plan(caller, monitorLlm(monitor, this.sealer));
     const saved = validCrawlOptions(site?.crawl_options);
     const options = resolveCrawlOptions(monitor.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode });
-    const secrets = monitor.sealed_secrets ? (JSON.parse(this.sealer.open(monitor.sealed_secrets)) as Record<string, string>) : {};
     const job = await this.jobs.create(caller, {
       type: 'crawl',
       url,

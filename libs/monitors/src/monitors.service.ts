@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { Errors, newId, SECRET_SEALER, type FieldError, type SecretSealer } from '@app/core';
+import { AppError, Errors, newId, SECRET_SEALER, type FieldError, type SecretSealer } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import type { LlmConfigInput } from '@app/llm';
 import { WebhooksService } from '@app/webhooks';
 import type { CreateMonitorDto, MonitorNotifyDto, UpdateMonitorDto } from './dto/monitor.dto';
 import { MonitorClock } from './monitor-clock';
 import { MonitorLauncher } from './monitor-launcher';
+import { monitorLlm } from './monitor-llm';
 import { MonitorRunsRepository } from './monitor-runs.repository';
 import { MonitorStateRepository } from './monitor-state.repository';
 import { NOTIFY_KINDS, type MonitorRecord } from './monitor.types';
@@ -145,7 +146,10 @@ export class MonitorsService {
     const monitor = await this.record(caller, id);
     const run = await this.launcher.start(monitor, 'manual', new Date(this.clock.now()).toISOString());
     if (run.status === 'skipped') throw Errors.conflict('A run of this monitor is going; try again when it ended.');
-    if (!run.job_id) throw Errors.internal(run.reason ?? 'The run could not start.');
+    // Refused (its model, site or schema gone...): recorded as a failed run on a failed job, and answered as what it is.
+    if (run.status === 'failed' || !run.job_id) {
+      throw new AppError('conflict', run.reason ?? 'The run could not start.', { extensions: { run_id: run._id, job_id: run.job_id } });
+    }
     return { run: runView(run), job_id: run.job_id };
   }
 
@@ -199,14 +203,7 @@ export class MonitorsService {
     );
     const keys = keyPlan(parsed.jsonSchema as Record<string, unknown>, monitor.key);
     if ('problems' in keys) throw Errors.validation(keys.problems);
-    await this.intake.plan(caller, dto.llm_config ?? this.storedLlm(monitor));
-  }
-
-  private storedLlm(monitor: MonitorRecord): LlmConfigInput | undefined {
-    if (!monitor.llm_config) return undefined;
-    const { byok_key: _byok, ...rest } = monitor.llm_config;
-    const secrets = monitor.sealed_secrets ? (JSON.parse(this.sealer.open(monitor.sealed_secrets)) as Record<string, string>) : {};
-    return { ...(rest as unknown as LlmConfigInput), ...(secrets.llm_api_key ? { api_key: secrets.llm_api_key } : {}) };
+    await this.intake.plan(caller, dto.llm_config ?? monitorLlm(monitor, this.sealer));
   }
 
   /** The llm_config without its key, and the key sealed (or none). */

@@ -51,10 +51,11 @@ export class ReextractRequestsService {
       );
     }
     if (!isTerminal(source.status)) throw Errors.conflict(`The job is ${source.status}; re-extract it once it has finished.`);
-    const input = parseCrawlInput(source.input);
     const only = dto.only ?? 'all';
     const pages = await this.repository.countFetched(source._id, only);
+    // First: a job refused before it started (a monitor's run) fetched nothing, and has no crawl input to read.
     if (pages === 0) throw Errors.conflict(NOTHING_TO_REEXTRACT[only]);
+    const input = parseCrawlInput(source.input);
     const given = dto.schema !== undefined || dto.schema_id !== undefined;
     // A crawl without a schema stored page formats: there is no schema of its own to extract again with.
     if (!given && input.schema === null)
