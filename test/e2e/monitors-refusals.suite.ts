@@ -15,7 +15,7 @@ import { http, waitFor } from './helpers';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const SCHEMA = { name: 'string', price: 'number' };
+const SCHEMA = { name: 'string', price: 'number', items: [{ sku: 'string', price: 'number' }] };
 const HOOK_SECRET = 'monitor-refusals-webhook-secret';
 
 export function monitorRefusalsSuite(getEnv: () => MonitorEnv): void {

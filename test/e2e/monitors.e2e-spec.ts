@@ -4,6 +4,7 @@ import { startMonitorSite, type MonitorSite } from '../fixtures/monitor-site';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { startEmbedded, type RunningApp } from './embedded-app';
 import { monitorRefusalsSuite } from './monitors-refusals.suite';
+import { monitorUrlsSuite } from './monitors-urls.suite';
 import { monitorsSuite } from './monitors.suite';
 
 jest.setTimeout(180_000);
@@ -49,6 +50,7 @@ describe('monitors, embedded deployment', () => {
   });
   monitorsSuite(() => ({ app, site, models, receiver }));
   describe('runs that cannot start', () => monitorRefusalsSuite(() => ({ app, site, models, receiver })));
+  describe('a monitor of a list of pages', () => monitorUrlsSuite(() => ({ app, site, models, receiver })));
 });
 
 describeWith(['mongodb', 'redis'], 'monitors, cluster deployment', () => {
@@ -69,4 +71,5 @@ describeWith(['mongodb', 'redis'], 'monitors, cluster deployment', () => {
   });
   monitorsSuite(() => ({ app, site, models, receiver }));
   describe('runs that cannot start', () => monitorRefusalsSuite(() => ({ app, site, models, receiver })));
+  describe('a monitor of a list of pages', () => monitorUrlsSuite(() => ({ app, site, models, receiver })));
 });

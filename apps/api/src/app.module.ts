@@ -93,7 +93,7 @@ export class ApiModule {
         ExtractionModule, // extraction modules
         ScrapeModule,
         CrawlModule,
-        MonitorsModule,
+        MonitorsModule.register(CrawlModule),
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ jobHandlers: extensions.jobHandlers })] : []),
         ...(extensions.modules ?? []),

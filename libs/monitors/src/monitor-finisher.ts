@@ -75,6 +75,7 @@ export class MonitorFinisher {
       silentAdds: !monitor.baseline_done && monitor.first_run === 'baseline',
       removeAfterMisses: monitor.remove_after_misses,
       runCompleted: completed,
+      listed: monitor.urls ? new Set(monitor.urls) : null,
       observations,
       items,
       now,

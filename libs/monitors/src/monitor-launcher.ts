@@ -7,6 +7,7 @@ import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
 import { LOGGER, type AppLogger } from '@app/observability';
 import { MonitorAnnouncer } from './monitor-announcer';
 import { MonitorClock } from './monitor-clock';
+import { MonitorListJobs } from './monitor-list-jobs';
 import { monitorLlm, monitorSecrets } from './monitor-llm';
 import { MonitorMetrics } from './monitor-metrics';
 import { activeLockId, MonitorRunsRepository } from './monitor-runs.repository';
@@ -30,8 +31,8 @@ export const monitorCaller = (monitor: MonitorRecord): Caller => ({
 /**
  * Starts one run of a monitor: claims it (a scheduled run's id is `<monitor>:<slot>`, so a slot starts
  * once across replicas), takes the monitor's active-run lock (a monitor never has two runs at once: a
- * slot met while a run is going is recorded `skipped`), then records the run's crawl job, which carries
- * `monitor_id` in its input.
+ * slot met while a run is going is recorded `skipped`), then records the run's job (a crawl, or a batch
+ * for a list monitor), which carries `monitor_id` in its input.
  */
 @Injectable()
 export class MonitorLauncher {
@@ -43,6 +44,7 @@ export class MonitorLauncher {
     private readonly clock: MonitorClock,
     private readonly metrics: MonitorMetrics,
     private readonly announcer: MonitorAnnouncer,
+    private readonly listJobs: MonitorListJobs,
     @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
@@ -98,9 +100,9 @@ export class MonitorLauncher {
     const job = await this.jobs.recordRefused(
       monitorCaller(monitor),
       {
-        type: 'crawl',
-        url: monitor.url,
-        input: { url: monitor.url, monitor_id: monitor._id, monitor_run_id: run._id },
+        type: monitor.urls ? 'batch' : 'crawl',
+        url: monitor.url ?? monitor.urls?.[0] ?? null,
+        input: { url: monitor.url ?? monitor.urls?.[0] ?? null, monitor_id: monitor._id, monitor_run_id: run._id },
         requestId: `monitor:${run._id}`,
         webhookTargets: monitor.notify?.targets ?? [],
       },
@@ -137,12 +139,13 @@ export class MonitorLauncher {
     return this.runs.lock(activeLockId(monitorId), monitorId, runId, '');
   }
 
-  /** The run's crawl job: the monitor's seed, schema, options and model, as POST /crawl would record them. */
+  /**
+   * The run's job: a crawl of the monitor's seed as POST /crawl would record it, or for a list monitor a
+   * batch of its pages as POST /batch/extract would (MonitorListJobs); its schema, options and model.
+   */
   private async createJob(monitor: MonitorRecord, runId: string): Promise<string> {
     const caller = monitorCaller(monitor);
     const site = await this.intake.site(caller, monitor.site_id ?? undefined);
-    // The seed as the crawl keeps it (POST /crawl's intake canonicalises the same way: WHATWG URL serialisation).
-    const url = new URL(this.intake.url(monitor.url ?? undefined, site)).href;
     const { parsed, schemaId } = await this.intake.schema(
       caller,
       { schema: monitor.schema ?? undefined, schema_id: monitor.schema_id ?? undefined },
@@ -151,6 +154,24 @@ export class MonitorLauncher {
     const secrets = monitorSecrets(monitor, this.sealer);
     // A model must be usable now (the owner's keys or chain may be gone): refused before any job exists, as POST /crawl is.
     await this.intake.plan(caller, monitorLlm(monitor, this.sealer));
+    if (monitor.urls) {
+      return this.listJobs.start(caller, {
+        urls: monitor.urls,
+        site,
+        schema: parsed.jsonSchema,
+        schemaId,
+        options: monitor.options,
+        llmConfig: monitor.llm_config,
+        extractionMode: monitor.extraction_mode,
+        monitorId: monitor._id,
+        runId,
+        requestId: `monitor:${runId}`,
+        webhookTargets: monitor.notify?.targets ?? [],
+        secrets,
+      });
+    }
+    // The seed as the crawl keeps it (POST /crawl's intake canonicalises the same way: WHATWG URL serialisation).
+    const url = new URL(this.intake.url(monitor.url ?? undefined, site)).href;
     const saved = validCrawlOptions(site?.crawl_options);
     const options = resolveCrawlOptions(monitor.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode });
     const job = await this.jobs.create(caller, {

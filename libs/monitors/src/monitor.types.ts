@@ -20,6 +20,8 @@ export interface MonitorRecord {
   organization_id: string;
   name: string;
   url: string | null;
+  /** A list monitor's pages (canonical, distinct): its runs are batch jobs; null for a crawl from `url` or the site. */
+  urls?: string[] | null;
   site_id: string | null;
   /** Inline schema as given (re-parsed at each run), or null with schema_id. */
   schema: unknown;

@@ -8,11 +8,13 @@ import { WebhooksService } from '@app/webhooks';
 import type { CreateMonitorDto, MonitorNotifyDto, UpdateMonitorDto } from './dto/monitor.dto';
 import { MonitorClock } from './monitor-clock';
 import { MonitorLauncher } from './monitor-launcher';
+import { MonitorListJobs } from './monitor-list-jobs';
 import { monitorLlm } from './monitor-llm';
+import { seedProblems } from './monitor-seed';
 import { MonitorRunsRepository } from './monitor-runs.repository';
 import { MonitorStateRepository } from './monitor-state.repository';
 import { NOTIFY_KINDS, type MonitorRecord } from './monitor.types';
-import { changeView, itemView, monitorView, runView, type MonitorView } from './monitor-view';
+import { changeView, itemView, monitorListView, monitorView, runView, type MonitorView } from './monitor-view';
 import { MonitorsRepository } from './monitors.repository';
 import { normaliseSchedule, scheduleProblems } from './schedule';
 import { slotAfter } from './monitor-slots';
@@ -34,6 +36,7 @@ export class MonitorsService {
     private readonly intake: JobIntakeService,
     private readonly webhooks: WebhooksService,
     private readonly launcher: MonitorLauncher,
+    private readonly listJobs: MonitorListJobs,
     private readonly clock: MonitorClock,
     @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -47,6 +50,7 @@ export class MonitorsService {
       organization_id: caller.organizationId,
       name: dto.name,
       url: dto.url ?? null,
+      urls: dto.urls ?? null,
       site_id: dto.site_id ?? null,
       schema: dto.schema ?? null,
       schema_id: dto.schema_id ?? null,
@@ -79,9 +83,9 @@ export class MonitorsService {
     return monitorView(record, null, 0);
   }
 
-  async list(caller: Caller, limit: number, offset: number): Promise<{ monitors: MonitorView[]; total: number }> {
+  async list(caller: Caller, limit: number, offset: number): Promise<{ monitors: Array<Omit<MonitorView, 'urls'>>; total: number }> {
     const records = await this.monitors.listOwn(caller, limit, offset);
-    const monitors = await Promise.all(records.map((m) => this.view(m)));
+    const monitors = await Promise.all(records.map(async (m) => monitorListView(await this.view(m))));
     return { monitors, total: await this.monitors.countOwn(caller) };
   }
 
@@ -106,6 +110,10 @@ export class MonitorsService {
     ] as const) {
       if (dto[field] !== undefined) (next as Record<string, unknown>)[field] = dto[field];
     }
+    // One seed replaces the other: a list given turns a crawl monitor into a list monitor, and back.
+    if (dto.urls !== undefined) next.urls = dto.urls;
+    if (dto.urls !== undefined && dto.url === undefined) next.url = null;
+    if (dto.url !== undefined && dto.urls === undefined) next.urls = null;
     if (dto.options !== undefined) next.options = plain<Record<string, unknown>>({ ...dto.options });
     if (dto.schedule !== undefined) next.schedule = normaliseSchedule(dto.schedule);
     if (dto.schema !== undefined) next.schema_id = dto.schema_id ?? null;
@@ -123,6 +131,10 @@ export class MonitorsService {
     if (next.paused) Object.assign(set, { next_slot_at: null, next_run_at: null });
     const updated = await this.monitors.updateOwn(caller, id, set);
     if (!updated) throw Errors.notFound('Monitor');
+    // A page taken out of the list is forgotten now; its records are removed by the next run (docs/monitors.md).
+    const kept = new Set(updated.urls ?? []);
+    const dropped = (current.urls ?? []).filter((url) => !kept.has(url));
+    if (dropped.length) await this.state.forgetPages(id, dropped);
     return this.view(updated);
   }
 
@@ -188,14 +200,19 @@ export class MonitorsService {
   }
 
   /**
-   * Every rule a run would meet, at creation (422 at the field): the schedule, a seed (url or site), the
-   * schema and the key paths in it, and a usable model (the tenant's keys and chain, or the given config).
+   * Every rule a run would meet, at creation (422 at the field): the schedule, a seed (url, urls or site;
+   * a list checked by the batch's rules and kept canonical and distinct), the schema and the key paths in
+   * it, and a usable model (the tenant's keys and chain, or the given config).
    */
   private async check(caller: Caller, monitor: MonitorRecord, dto: Partial<CreateMonitorDto>): Promise<void> {
-    const problems: FieldError[] = scheduleProblems(dto.schedule ?? monitor.schedule, this.config.monitorMinIntervalMs);
+    const problems: FieldError[] = [
+      ...scheduleProblems(dto.schedule ?? monitor.schedule, this.config.monitorMinIntervalMs),
+      ...seedProblems(monitor),
+    ];
     if (problems.length) throw Errors.validation(problems);
+    if (monitor.urls) monitor.urls = this.listJobs.check(monitor.urls).urls;
     const site = await this.intake.site(caller, monitor.site_id ?? undefined);
-    this.intake.url(monitor.url ?? undefined, site);
+    if (!monitor.urls) this.intake.url(monitor.url ?? undefined, site);
     const { parsed } = await this.intake.schema(
       caller,
       { schema: monitor.schema ?? undefined, schema_id: monitor.schema_id ?? undefined },

@@ -139,4 +139,14 @@ describe('compareRun', () => {
       ['C', 0],
     ]);
   });
+
+  it('removes at once, without waiting for misses, a record whose page left a list monitor’s list', () => {
+    const state = apply([], run([], first));
+    const out = run(state, [first[0]], { listed: new Set(['http://s/1']) });
+    expect(out.changes.map((c) => [c.kind, c.key.sku])).toEqual([['removed', 'C']]);
+    expect(out.remove).toHaveLength(1);
+    // Still listed (its page 404ed): a miss; and a run that did not complete removes nothing.
+    expect(run(state, [first[0], page('http://s/2', 'gone')], { listed: new Set(['http://s/1', 'http://s/2']) }).changes).toEqual([]);
+    expect(run(state, [first[0]], { listed: new Set(['http://s/1']), runCompleted: false }).changes).toEqual([]);
+  });
 });

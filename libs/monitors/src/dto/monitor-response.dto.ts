@@ -49,10 +49,18 @@ export class MonitorNotifyResponse {
   @ApiProperty({ enum: NOTIFY_KINDS, isArray: true }) on!: string[];
 }
 
-export class MonitorResponse {
+/** A monitor as GET /monitors lists it: a list monitor's URLs are left out (`url_count`). */
+export class MonitorListItemResponse {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
-  @ApiProperty({ type: String, nullable: true }) url!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The seed crawled (null for a list monitor, or with a site whose URL is the seed).',
+  })
+  url!: string | null;
+  @ApiProperty({ type: 'integer', minimum: 1, nullable: true, description: 'How many pages a list monitor watches (null for a crawl).' })
+  url_count!: number | null;
   @ApiProperty({ type: String, nullable: true }) site_id!: string | null;
   @ApiProperty({ type: String, nullable: true }) schema_id!: string | null;
   @ApiProperty({ nullable: true, description: 'The inline schema as given (null with schema_id or the site default).' }) schema!: unknown;
@@ -81,8 +89,18 @@ export class MonitorResponse {
   @ApiProperty() updated_at!: string;
 }
 
+/** A monitor: its settings, its list of pages (a list monitor), next run, last run and counts. */
+export class MonitorResponse extends MonitorListItemResponse {
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description: "A list monitor's pages, canonical and distinct (normalised duplicates dropped), in the order given; null for a crawl.",
+  })
+  urls!: string[] | null;
+}
+
 export class MonitorListResponse {
-  @ApiProperty({ type: [MonitorResponse] }) monitors!: MonitorResponse[];
+  @ApiProperty({ type: [MonitorListItemResponse] }) monitors!: MonitorListItemResponse[];
   @ApiProperty(INT) total!: number;
 }
 
