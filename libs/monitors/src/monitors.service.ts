@@ -154,7 +154,7 @@ export class MonitorsService {
   }
 
   /** POST /run: a run now, outside the schedule (409 while a run of this monitor is going). */
-  async run(caller: Caller, id: string): Promise<{ run: ReturnType<typeof runView>; job_id: string }> {
+  async run(caller: Caller, id: string): Promise<{ run: ReturnType<typeof runView>; job_id: string; job_type: 'crawl' | 'batch' }> {
     const monitor = await this.record(caller, id);
     const run = await this.launcher.start(monitor, 'manual', new Date(this.clock.now()).toISOString());
     if (run.status === 'skipped') throw Errors.conflict('A run of this monitor is going; try again when it ended.');
@@ -162,7 +162,7 @@ export class MonitorsService {
     if (run.status === 'failed' || !run.job_id) {
       throw new AppError('conflict', run.reason ?? 'The run could not start.', { extensions: { run_id: run._id, job_id: run.job_id } });
     }
-    return { run: runView(run), job_id: run.job_id };
+    return { run: runView(run), job_id: run.job_id, job_type: monitor.urls ? 'batch' : 'crawl' };
   }
 
   async listRuns(caller: Caller, id: string, limit: number, offset: number) {

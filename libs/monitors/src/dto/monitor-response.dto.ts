@@ -25,7 +25,11 @@ export class MonitorRunResponse {
   @ApiProperty({ enum: RUN_TRIGGERS }) trigger!: string;
   @ApiProperty({ description: 'The slot this run is for (the time it was asked for, for a manual run).' }) due_at!: string;
   @ApiProperty({ enum: RUN_STATUSES, description: '`skipped`: the previous run was still going at this slot.' }) status!: string;
-  @ApiProperty({ type: String, nullable: true, description: 'The crawl job of the run (carries `monitor_id` in its input).' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The job of the run (a crawl, or a batch for a list monitor), carrying `monitor_id` in its input.',
+  })
   job_id!: string | null;
   @ApiProperty({ type: String, nullable: true }) reason!: string | null;
   @ApiProperty({ type: MonitorRunCountsResponse }) counts!: MonitorRunCountsResponse;
@@ -106,7 +110,8 @@ export class MonitorListResponse {
 
 export class MonitorRunStartedResponse {
   @ApiProperty({ type: MonitorRunResponse }) run!: MonitorRunResponse;
-  @ApiProperty({ description: 'The crawl job of the run.' }) job_id!: string;
+  @ApiProperty({ description: 'The job of the run.' }) job_id!: string;
+  @ApiProperty({ enum: ['crawl', 'batch'], description: '`batch` for a list monitor (`urls`), else `crawl`.' }) job_type!: string;
   @ApiProperty() status_url!: string;
 }
 
