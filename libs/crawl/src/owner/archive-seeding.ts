@@ -1,6 +1,7 @@
 import type { CrawlRepository } from '../crawl.repository';
 import type { ArchiveSource } from '../crawl-input';
 import type { CrawlRun } from './crawl-run';
+import { BackgroundReading, recordProgress } from './background-reading';
 import type { Frontier } from './frontier';
 import type { SeedSource } from './seed-source';
 
@@ -17,9 +18,7 @@ const STEP = 1000;
  * stored twice adds nothing. The page workers then read each page from the archive: nothing is fetched.
  */
 export class ArchiveSeeding implements SeedSource {
-  private reading: Promise<void> | null = null;
-  private active = false;
-  private failure: { error: unknown } | null = null;
+  private readonly background = new BackgroundReading(() => this.run.wake());
 
   constructor(
     private readonly run: CrawlRun,
@@ -33,26 +32,15 @@ export class ArchiveSeeding implements SeedSource {
     if (state?.seed_done) return;
     const position = { seq: state?.archive_seq_done ?? 0, offered: state?.archive_offered ?? 0 };
     if (!(await this.step(position))) return this.done();
-    this.active = true;
-    this.reading = this.stepAll(position).then(
-      () => undefined,
-      (error: unknown) => {
-        this.failure = { error };
-      },
-    );
-    void this.reading.finally(() => {
-      this.active = false;
-      this.run.wake();
-    });
+    this.background.start(() => this.stepAll(position));
   }
 
   get busy(): boolean {
-    return this.active;
+    return this.background.busy;
   }
 
-  async settled(): Promise<void> {
-    await this.reading;
-    if (this.failure) throw this.failure.error;
+  settled(): Promise<void> {
+    return this.background.settled();
   }
 
   private async stepAll(position: { seq: number; offered: number }): Promise<void> {
@@ -73,13 +61,7 @@ export class ArchiveSeeding implements SeedSource {
     );
     position.seq = entries[entries.length - 1].seq;
     position.offered += entries.length;
-    const recorded = await this.store.updateState(this.run.jobId, this.run.epoch, {
-      $set: { archive_seq_done: position.seq, archive_offered: position.offered },
-    });
-    if (!recorded) {
-      this.run.halt('lease-lost');
-      this.run.throwIfStopped();
-    }
+    await recordProgress(this.run, this.store, { archive_seq_done: position.seq, archive_offered: position.offered });
     return entries.length === STEP;
   }
 
