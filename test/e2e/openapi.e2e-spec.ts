@@ -64,6 +64,34 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.MonitorNotifyDto.properties.on.items.enum).toEqual(['changed', 'added', 'removed', 'failed']);
   });
 
+  it("states a saved site's and a monitor's headers and cookies exactly: the crawl options' rules, the mask sent back, the masked answer", async () => {
+    const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+    const schemas = doc.components.schemas;
+    for (const body of ['CreateSiteDto', 'UpdateSiteDto'])
+      expect(schemas[body].properties.crawl_options.allOf).toEqual([{ $ref: '#/components/schemas/SavedCrawlOptionsDto' }]);
+    expect(schemas.CreateMonitorDto.properties.options.allOf).toEqual([{ $ref: '#/components/schemas/SavedCrawlOptionsDto' }]);
+    const saved = schemas.SavedCrawlOptionsDto;
+    const crawl = schemas.CrawlOptionsDto;
+    expect(Object.keys(saved.properties).sort()).toEqual(Object.keys(crawl.properties).sort());
+    for (const name of ['headers', 'cookies']) {
+      const given = saved.properties[name];
+      // The crawl options' rule, null (remove) and the mask (keep) besides.
+      expect(given.type).toEqual(['object', 'null']);
+      expect(given.propertyNames).toEqual(crawl.properties[name].propertyNames);
+      expect(given.maxProperties).toBe(50);
+      const value = new RegExp(given.additionalProperties.pattern);
+      const crawlValue = new RegExp(crawl.properties[name].additionalProperties.pattern);
+      expect([value.test('••••'), crawlValue.test('••••')]).toEqual([true, false]);
+      expect([value.test('abc123'), value.test('x••••'), value.test('a\nb')]).toEqual([true, false, false]);
+    }
+    for (const answer of ['SiteResponse', 'MonitorResponse'])
+      expect(schemas[answer].properties[answer === 'SiteResponse' ? 'crawl_options' : 'options']).toEqual({
+        $ref: '#/components/schemas/SavedCrawlOptionsView',
+      });
+    for (const name of ['headers', 'cookies'])
+      expect(schemas.SavedCrawlOptionsView.properties[name].additionalProperties).toEqual({ type: 'string', enum: ['••••'] });
+  });
+
   it('states the batch and map operations exactly: bodies, media types and every status', async () => {
     const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
     const batch = doc.paths['/api/v1/batch/extract'].post;

@@ -6,7 +6,7 @@ import { JobsService, type JobRecord, type JobType, type JobView } from '@app/jo
 import { ModelRouter, storeLlmConfig, type LlmConfigInput, type ModelTarget, type StoredLlmConfig } from '@app/llm';
 import { SavedSchemasService } from '@app/saved-schemas';
 import { parseSchema, type ParsedSchema } from '@app/schema';
-import { SitesService, type SiteRecord } from '@app/sites';
+import { SitesService, type FetchSecretMaps, type SiteRecord } from '@app/sites';
 import { WebhookTargetsService, type JobWebhookFields } from '@app/webhooks';
 import { jobFailureToProblem } from './failure-mapping';
 
@@ -51,6 +51,11 @@ export class JobIntakeService {
   /** The caller's saved site named by `site_id` (422 when it is not theirs), or null without one. */
   site(caller: Caller, siteId: string | undefined): Promise<SiteRecord | null> {
     return siteId ? this.sites.resolveForUse(caller, siteId, 'body.site_id') : Promise.resolve(null);
+  }
+
+  /** The headers and cookies a saved site keeps, opened (none without a site); they join a crawl's own, sealed with it. */
+  siteSecrets(site: SiteRecord | null): FetchSecretMaps | null {
+    return site ? this.sites.fetchSecrets(site) : null;
   }
 
   /** The request's URL, else the site's; 422 when neither is given. */

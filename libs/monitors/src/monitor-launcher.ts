@@ -3,7 +3,7 @@ import type { Caller } from '@app/auth';
 import { AppError, newId, SECRET_SEALER, type SecretSealer } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { JobsService } from '@app/jobs';
-import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
+import { crawlFetchControl, openFetchSecrets, resolveCrawlOptions, validCrawlOptions, withSavedSecrets } from '@app/sites';
 import { MonitorClock } from './monitor-clock';
 import { MonitorMetrics } from './monitor-metrics';
 import { activeLockId, MonitorRunsRepository } from './monitor-runs.repository';
@@ -118,8 +118,21 @@ export class MonitorLauncher {
       site?.default_schema_id ?? null,
     );
     const saved = validCrawlOptions(site?.crawl_options);
-    const options = resolveCrawlOptions(monitor.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode });
-    const secrets = monitor.sealed_secrets ? (JSON.parse(this.sealer.open(monitor.sealed_secrets)) as Record<string, string>) : {};
+    // The monitor's headers and cookies over the site's, name by name; they travel sealed with the job, as a crawl's do.
+    const own = openFetchSecrets(this.sealer, monitor);
+    const layer = {
+      ...monitor.options,
+      ...(Object.keys(own.headers).length > 0 ? { headers: own.headers } : {}),
+      ...(Object.keys(own.cookies).length > 0 ? { cookies: own.cookies } : {}),
+    };
+    const { options, secrets: fetchSecrets } = crawlFetchControl(
+      resolveCrawlOptions(withSavedSecrets(layer, this.intake.siteSecrets(site)), {
+        ...saved,
+        fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
+      }),
+    );
+    const llmSecrets = monitor.sealed_secrets ? (JSON.parse(this.sealer.open(monitor.sealed_secrets)) as Record<string, string>) : {};
+    const secrets = { ...llmSecrets, ...fetchSecrets };
     const job = await this.jobs.create(caller, {
       type: 'crawl',
       url,

@@ -13,6 +13,10 @@ export interface SiteRecord {
   default_schema_id: string | null;
   crawl_options: Record<string, unknown>;
   analysis_result: Record<string, unknown> | null;
+  /** The names of the kept headers and cookies, in the clear (a response shows them masked); null when none. */
+  fetch_secret_names?: { headers: string[]; cookies: string[] } | null;
+  /** Their values, sealed by the SECRET_SEALER (saved-fetch-secrets.ts); never in `crawl_options`. */
+  fetch_secrets_sealed?: string | null;
   created_at: string;
   updated_at: string;
   [key: string]: unknown;

@@ -5,12 +5,19 @@ import { Errors, newId, type FieldError } from '@app/core';
 import { UrlListBody, type ListedUrl } from '@app/http';
 import { JobIntakeService } from '@app/intake';
 import { publicBaseUrl, type RequestOrigin } from '@app/results';
-import { CRAWL_OPTION_DEFAULTS, resolveCrawlOptions, validCrawlOptions, type CrawlOptions, type CrawlOptionsLayer } from '@app/sites';
+import {
+  CRAWL_OPTION_DEFAULTS,
+  crawlFetchControl,
+  resolveCrawlOptions,
+  validCrawlOptions,
+  withSavedSecrets,
+  type CrawlOptions,
+  type CrawlOptionsLayer,
+} from '@app/sites';
 import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import { canonicalize } from '../url-canon';
 import type { BatchDuplicate, BatchListQuery, BatchRequestDto } from './dto/batch-request.dto';
-import { crawlFetchControl } from './crawl-fetch-control';
 import { pagePlan, type PagePlanFields } from './page-plan';
 
 /** Invalid URLs listed in one 422 (the count says how many more there were). */
@@ -139,7 +146,10 @@ export class BatchRequestsService {
     const site = await this.intake.site(caller, request.site_id);
     const saved = validCrawlOptions(site?.crawl_options);
     const { options, secrets } = crawlFetchControl(
-      batchOptions(list.urls.length, request.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode }),
+      batchOptions(list.urls.length, withSavedSecrets(request.options, this.intake.siteSecrets(site)), {
+        ...saved,
+        fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
+      }),
     );
     const plan = await pagePlan(this.intake, caller, request, options.fetch_mode, site?.default_schema_id ?? null);
     const listId = `list_${newId()}`;

@@ -20,7 +20,7 @@ import {
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { IsHttpUrl, IsPrintable } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
-import { CrawlOptionsDto } from '@app/sites';
+import { SavedCrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
 import { FIRST_RUN_MODES, NOTIFY_KINDS, type FirstRunMode, type NotifyKind } from '../monitor.types';
 import { EVERY_PATTERN } from '../schedule';
@@ -95,14 +95,15 @@ export class CreateMonitorDto {
   schema_id?: string;
 
   @ApiPropertyOptional({
-    type: CrawlOptionsDto,
-    description: 'The crawl options of every run; absent fields come from the site, then the defaults.',
+    type: SavedCrawlOptionsDto,
+    description:
+      'The crawl options of every run; absent fields come from the site, then the defaults (headers and cookies: merged with the site\'s by name, the monitor\'s win). `headers` and `cookies` are sealed at rest and shown masked; in an update the given options replace the stored ones, except `headers` and `cookies`, which are kept unless given (docs/api.md "Saved sites").',
   })
   @IsOptional()
   @IsObject()
   @ValidateNested()
-  @Type(() => CrawlOptionsDto)
-  options?: CrawlOptionsDto;
+  @Type(() => SavedCrawlOptionsDto)
+  options?: SavedCrawlOptionsDto;
 
   @ApiPropertyOptional({
     type: LlmConfigDto,
