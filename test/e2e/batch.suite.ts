@@ -169,6 +169,16 @@ export function batchSuite(getEnv: () => BatchEnv): void {
     const shown = await call('GET', `/api/v1/jobs/${job.id}`);
     expect(shown.body.options).toMatchObject({ headers: null, cookies: null });
     expect(shown.text).not.toMatch(new RegExp(`${session}|${key}`));
+
+    // The site's headers and cookies belong to its host: a list with a URL elsewhere is refused whole.
+    const mixed = await call('POST', `/api/v1/batch/extract?site_id=${site.body.id}`, {
+      rawBody: `${env.play.url('auth.test', '/p/1')}\n${env.play.url('other.test', '/')}`,
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(mixed.status).toBe(422);
+    expect(mixed.body.errors).toEqual([
+      expect.objectContaining({ location: 'body', message: expect.stringContaining('this URL is on another host') }),
+    ]);
     expect(env.app.logs.text).not.toMatch(new RegExp(`${session}|${key}`));
   });
 

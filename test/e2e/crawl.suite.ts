@@ -754,6 +754,15 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     const seen = env.play.requests.filter((r) => r.host === 'auth.test' && r.at >= mineSince && r.path !== '/robots.txt');
     expect(seen.map((r) => [r.path, r.cookie, r.key])).toEqual([['/', 'session=abc', key]]);
 
+    // The site's headers and cookies belong to its host: a seed elsewhere is refused, nothing is sent there.
+    const elsewhereSince = Date.now();
+    const elsewhere = await crawl({ site_id: siteId, url: env.play.url('other.test', '/') });
+    expect(elsewhere.status).toBe(422);
+    expect(elsewhere.body.errors).toEqual([
+      expect.objectContaining({ location: 'body.url', message: expect.stringContaining('only sent to its own host (auth.test') }),
+    ]);
+    expect(env.play.requests.filter((r) => r.host === 'other.test' && r.at >= elsewhereSince)).toEqual([]);
+
     // Never logged, on either side of the crawl.
     expect(env.app.logs.text).not.toMatch(new RegExp(`${session}|${key}`));
   });

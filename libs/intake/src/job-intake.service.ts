@@ -53,9 +53,30 @@ export class JobIntakeService {
     return siteId ? this.sites.resolveForUse(caller, siteId, 'body.site_id') : Promise.resolve(null);
   }
 
-  /** The headers and cookies a saved site keeps, opened (none without a site); they join a crawl's own, sealed with it. */
-  siteSecrets(site: SiteRecord | null): FetchSecretMaps | null {
-    return site ? this.sites.fetchSecrets(site) : null;
+  /**
+   * The headers and cookies a saved site keeps, opened (none without a site); they join a crawl's own,
+   * sealed with it. They belong to the site's own host (docs/scrape.md "Fetch control in crawls and
+   * batches"): a job that would take them to a page on another host (its seed, or a listed URL) is a 422
+   * at `location`, never a silent send and never a silent drop.
+   */
+  siteSecrets(site: SiteRecord | null, targets: readonly string[], location: string): FetchSecretMaps | null {
+    if (!site) return null;
+    const secrets = this.sites.fetchSecrets(site);
+    if (Object.keys(secrets.headers).length === 0 && Object.keys(secrets.cookies).length === 0) return secrets;
+    const host = hostOf(site.url);
+    const elsewhere = targets.filter((url) => hostOf(url) !== host);
+    if (elsewhere.length > 0) {
+      throw Errors.validation([
+        {
+          location,
+          message:
+            `the saved site's headers and cookies are only sent to its own host (${host}); ` +
+            `${elsewhere.length === 1 ? 'this URL is' : `${elsewhere.length} URLs are`} on another host: give URLs on ${host}, or leave site_id out`,
+          value: elsewhere[0],
+        },
+      ]);
+    }
+    return secrets;
   }
 
   /** The request's URL, else the site's; 422 when neither is given. */
@@ -122,5 +143,14 @@ export class JobIntakeService {
     throw new AppError('upstream-timeout', `The job did not finish within ${Math.round(this.config.extractWaitMs / 1000)} s; it goes on.`, {
       extensions: { job_id: jobId, status_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}` },
     });
+  }
+}
+
+/** Host and port, as the page worker scopes headers and cookies (an unparsable URL matches nothing). */
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
   }
 }

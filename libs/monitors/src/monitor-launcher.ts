@@ -126,7 +126,7 @@ export class MonitorLauncher {
       ...(Object.keys(own.cookies).length > 0 ? { cookies: own.cookies } : {}),
     };
     const { options, secrets: fetchSecrets } = crawlFetchControl(
-      resolveCrawlOptions(withSavedSecrets(layer, this.intake.siteSecrets(site)), {
+      resolveCrawlOptions(withSavedSecrets(layer, this.intake.siteSecrets(site, [url], 'body.url')), {
         ...saved,
         fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
       }),

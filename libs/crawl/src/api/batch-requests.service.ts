@@ -104,6 +104,7 @@ export class BatchRequestsService {
       },
       requestId,
       origin,
+      'body.urls',
     );
   }
 
@@ -128,6 +129,7 @@ export class BatchRequestsService {
       },
       requestId,
       origin,
+      'body',
     );
   }
 
@@ -137,6 +139,8 @@ export class BatchRequestsService {
     request: BatchFields,
     requestId: string,
     origin: RequestOrigin,
+    /** Where a problem with the list as a whole is reported: `body.urls` (JSON) or `body` (a list body). */
+    listLocation: string,
   ): Promise<BatchAnswer> {
     if (list.urls.length > this.config.batchMaxUrls) {
       throw Errors.validation([
@@ -146,7 +150,7 @@ export class BatchRequestsService {
     const site = await this.intake.site(caller, request.site_id);
     const saved = validCrawlOptions(site?.crawl_options);
     const { options, secrets } = crawlFetchControl(
-      batchOptions(list.urls.length, withSavedSecrets(request.options, this.intake.siteSecrets(site)), {
+      batchOptions(list.urls.length, withSavedSecrets(request.options, this.intake.siteSecrets(site, list.urls, listLocation)), {
         ...saved,
         fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
       }),

@@ -54,7 +54,7 @@ export class CrawlRequestsService {
       resolveCrawlOptions(
         withSavedSecrets(
           { ...dto.options, ...(dto.max_cost_usd !== undefined ? { max_cost_usd: dto.max_cost_usd } : {}) },
-          this.intake.siteSecrets(site),
+          this.intake.siteSecrets(site, [seed.url], 'body.url'),
         ),
         {
           ...saved,
