@@ -1,18 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { METRICS, type Metrics } from '@app/observability';
 import { AuthRepository } from './auth.repository';
 
 /**
- * Tenant deletions (docs/operations.md "Users"): the counters are kept by the replica that ran the
- * deletion; the gauge, read from the store at scrape time, shows deletions that began and did not
- * complete (each replica reads the same store: aggregate it with max).
+ * Tenant deletions (docs/operations.md "Users"): the counter is kept by the replica that ran the deletion
+ * (what each removed is in its log line); the gauge, read from the store at scrape time, shows deletions
+ * that began and did not complete (each replica reads the same store: aggregate it with max).
  */
 @Injectable()
 export class TenantDeletionMetrics {
   private readonly deletions: Counter<'outcome'>;
-  private readonly records: Counter<'kind'>;
-  private readonly duration: Histogram;
 
   constructor(@Inject(METRICS) metrics: Metrics, repository: AuthRepository) {
     const registers = [metrics.registry];
@@ -27,26 +25,6 @@ export class TenantDeletionMetrics {
         }),
     );
     for (const outcome of ['completed', 'failed']) this.deletions.inc({ outcome }, 0);
-    this.records = metrics.once(
-      'gleaner_tenant_deletion_records_total',
-      () =>
-        new Counter({
-          name: 'gleaner_tenant_deletion_records_total',
-          help: 'Records deleted (or, for monitors and jobs, stopped) by completed tenant deletions of this process, by what they were. Unit: records.',
-          labelNames: ['kind'],
-          registers,
-        }),
-    );
-    this.duration = metrics.once(
-      'gleaner_tenant_deletion_duration_seconds',
-      () =>
-        new Histogram({
-          name: 'gleaner_tenant_deletion_duration_seconds',
-          help: 'Time a completed tenant deletion took in this process, from the mark to the last record. Unit: seconds.',
-          buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 1800],
-          registers,
-        }),
-    );
     metrics.once(
       'gleaner_tenant_deletions_pending',
       () =>
@@ -63,10 +41,8 @@ export class TenantDeletionMetrics {
     );
   }
 
-  completed(erased: Record<string, number>, seconds: number): void {
+  completed(): void {
     this.deletions.inc({ outcome: 'completed' });
-    for (const [kind, count] of Object.entries(erased)) this.records.inc({ kind }, count);
-    this.duration.observe(seconds);
   }
 
   failed(): void {

@@ -88,7 +88,7 @@ export class TenantDeletionService {
       throw error;
     }
     const seconds = (Date.now() - started) / 1000;
-    this.metrics.completed(erased, seconds);
+    this.metrics.completed();
     // The log line says what went, never the user's name or anything it stored.
     this.logger.info({ user_id: userId, resumed, erased, duration_ms: Math.round(seconds * 1000) }, 'tenant deleted');
   }
