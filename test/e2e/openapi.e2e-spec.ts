@@ -143,6 +143,17 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.MapRequestDto.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100000 });
   });
 
+  it('states the user operations exactly: every status of DELETE /users/{id}, the status of a listed user', async () => {
+    const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
+    const common = ['401', '403', '429', '500', '503'];
+    expect(statuses('/api/v1/users/{id}', 'delete')).toEqual(['204', '400', '404', '409', '422', ...common].sort());
+    expect(doc.paths['/api/v1/users/{id}'].delete.responses['204'].content).toBeUndefined();
+    expect(doc.paths['/api/v1/users/{id}'].delete.security).toEqual([{ bearer: [] }]);
+    expect(doc.components.schemas.UserResponse.properties.status).toMatchObject({ enum: ['active', 'deleting'] });
+    expect(doc.components.schemas.UserResponse.required).toContain('status');
+  });
+
   it('states the archive operations exactly: the WARC body, the job types, every status', async () => {
     const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
     const warcIn = doc.paths['/api/v1/warc-extract'].post;

@@ -10,11 +10,12 @@ import { ExtractionRequestsService } from './extraction-requests.service';
 import { ExtractionService } from './extraction.service';
 import { GroundingService } from './grounding.service';
 import { LearnedProgramsService } from './learned-programs.service';
+import { LearnedTenantErasure } from './learned-tenant-erasure';
 
 /** API side: job intake for extract/analyze requests (then waits for the job), and the learned programs they and crawls use. */
 @Module({
   imports: [IntakeModule, JobsModule, ResultsModule],
-  providers: [ExtractionRequestsService, LearnedProgramsService],
+  providers: [ExtractionRequestsService, LearnedProgramsService, LearnedTenantErasure],
   exports: [ExtractionRequestsService, LearnedProgramsService],
 })
 export class ExtractionModule {}

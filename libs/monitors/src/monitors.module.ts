@@ -12,6 +12,7 @@ import { MonitorScheduler } from './monitor-scheduler';
 import { MonitorStateRepository } from './monitor-state.repository';
 import { MonitorsRepository } from './monitors.repository';
 import { MonitorsService } from './monitors.service';
+import { MonitorsTenantErasure } from './monitors-tenant-erasure';
 
 /** API side: the monitor resource and the scheduler (every API replica may run it). */
 @Module({
@@ -26,6 +27,7 @@ import { MonitorsService } from './monitors.service';
     MonitorFinisher,
     MonitorScheduler,
     MonitorsService,
+    MonitorsTenantErasure,
   ],
   exports: [MonitorsService, MonitorScheduler, MonitorClock],
 })

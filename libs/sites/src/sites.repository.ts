@@ -52,4 +52,9 @@ export class SitesRepository implements OnModuleInit {
   deleteOwn(owner: { userId: string }, id: string): Promise<boolean> {
     return this.sites.deleteOne({ _id: id, user_id: owner.userId });
   }
+
+  /** Every site of the owner (its deletion). */
+  deleteAllOf(owner: { userId: string }): Promise<number> {
+    return this.sites.deleteMany({ user_id: owner.userId });
+  }
 }

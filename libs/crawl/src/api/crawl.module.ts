@@ -11,6 +11,7 @@ import { BatchRequestsService } from './batch-requests.service';
 import { CrawlRequestsService } from './crawl-requests.service';
 import { ArchivedPageService } from './archived-page.service';
 import { CrawlDeletion } from './crawl-deletion';
+import { CrawlTenantErasure } from './crawl-tenant-erasure';
 import { ReextractRequestsService } from './reextract-requests.service';
 import { WarcExportService } from './warc-export.service';
 import { WarcRequestsService } from './warc-requests.service';
@@ -32,6 +33,7 @@ import { WarcRequestsService } from './warc-requests.service';
     WarcExportService,
     WarcRequestsService,
     CrawlDeletion,
+    CrawlTenantErasure,
   ],
   exports: [
     CrawlRequestsService,
