@@ -444,7 +444,20 @@ export function archiveSuite(getEnv: () => ArchiveEnv): void {
     expect(tooBig.status).toBe(413);
     const json = await call('POST', `/api/v1/warc-extract?schema_id=${schemaId}`, { body: { warc: 'no' } });
     expect(json.status).toBe(415);
-    expect((await postWarc(gzipSync(warcRecord('warcinfo', null, 'x')), '?schema_id=nope')).status).toBe(422);
+    // The body is the file: the saved ids are query parameters, and a 422 names them there.
+    for (const [query, location] of [
+      ['?schema_id=nope', 'query.schema_id'],
+      [`?schema_id=${schemaId}&site_id=nope`, 'query.site_id'],
+      [`?schema_id=${schemaId}&webhook_id=nope`, 'query.webhook_id'],
+      ['', 'query.schema_id'],
+    ]) {
+      const refused = await postWarc(gzipSync(warcRecord('warcinfo', null, 'x')), query);
+      expect({ query, status: refused.status, locations: (refused.body.errors as any[]).map((e) => e.location) }).toEqual({
+        query,
+        status: 422,
+        locations: [location],
+      });
+    }
     // Nothing of the refused bodies is kept.
     const store = env.app.app.get<DocumentStore>(DOCUMENT_STORE);
     const uploadsBefore = await (await store.collection({ name: 'archive_uploads', indexes: [] })).count({});
