@@ -236,7 +236,8 @@ export class PageArchive {
       const bytes = await this.blobs.writeStream(id, source, maxBytes);
       return { id, bytes };
     } catch (error) {
-      await this.dropUpload(id);
+      // The upload's own error is the answer (a 413, a store outage's 503); what is left of it, the sweep removes.
+      await this.dropUpload(id).catch(() => undefined);
       throw error;
     }
   }
