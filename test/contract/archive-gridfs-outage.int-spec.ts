@@ -46,7 +46,7 @@ describe('GridFS blob store: a store outage is StoreUnavailableError', () => {
     const file = join(dir, 'store.mv.db');
     server = await startMongoWire({ dataFile: file });
     const port = Number(new URL(server.url).port);
-    const blobs = await GridFsBlobStore.connect(server.url, { dbName: 'outage', serverSelectionTimeoutMS: 1000 });
+    const blobs = await GridFsBlobStore.connect(server.url, { dbName: 'outage', serverSelectionTimeoutMS: 3000 });
     try {
       // Three GridFS chunks (255 KiB each): the stream reads them from the server as it is consumed.
       const data = randomBytes(600 * 1024);
