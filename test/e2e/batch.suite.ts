@@ -131,6 +131,18 @@ export function batchSuite(getEnv: () => BatchEnv): void {
     expect(job.options).toMatchObject({ concurrency: 2, delay_ms: 10, max_pages: 12 });
     const items = (await call('GET', `/api/v1/jobs/${job.id}/results`)).body as any[];
     for (const item of items) expect(Object.keys(item.data).sort()).toEqual(['name', 'sku']);
+
+    // The saved ids of a list body are query parameters: an unknown one is a 422 there, not in the body.
+    const list = { rawBody: env.play.url('shop.test', '/product/1'), headers: { 'content-type': 'text/plain' } };
+    const refused = async (query: string) => {
+      const res = await call('POST', `/api/v1/batch/extract?${query}`, list);
+      expect(res.status).toBe(422);
+      return (res.body.errors as any[]).map((e) => e.location);
+    };
+    expect(await refused(`schema_id=${schema.body.id}&site_id=nope`)).toEqual(['query.site_id']);
+    expect(await refused('schema_id=nope')).toEqual(['query.schema_id']);
+    expect(await refused(`site_id=${site.body.id}`)).toEqual(['query.schema_id']);
+    expect(await refused(`schema_id=${schema.body.id}&webhook_id=nope`)).toEqual(['query.webhook_id']);
   });
 
   it("sends a saved site's headers and cookies with a list that names it (a text/plain body has no options), never to a redirect's other host", async () => {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ArchiveModule } from '@app/archive';
 import { IntakeModule } from '@app/intake';
 import { JobsModule } from '@app/jobs';
 import { LlmModule } from '@app/llm';
@@ -20,9 +21,9 @@ import { LearnedTenantErasure } from './learned-tenant-erasure';
 })
 export class ExtractionModule {}
 
-/** Crawler side: the model extraction step, and the extract/analyze job handlers on the page pipeline. */
+/** Crawler side: the model extraction step, and the extract/analyze job handlers on the page pipeline (an extract may keep its page in the archive). */
 @Module({
-  imports: [JobsModule, LlmModule, ResultsModule, PagesModule],
+  imports: [JobsModule, LlmModule, ResultsModule, PagesModule, ArchiveModule],
   providers: [ExtractionService, GroundingService, ExtractJobHandler, AnalyzeJobHandler],
   exports: [ExtractionService, GroundingService, ExtractJobHandler, AnalyzeJobHandler, PagesModule],
 })

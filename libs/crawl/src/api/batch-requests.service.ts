@@ -3,7 +3,7 @@ import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { Errors, newId, type FieldError } from '@app/core';
 import { UrlListBody, type ListedUrl } from '@app/http';
-import { JobIntakeService } from '@app/intake';
+import { JobIntakeService, type FieldsAt } from '@app/intake';
 import { publicBaseUrl, type RequestOrigin } from '@app/results';
 import {
   CRAWL_OPTION_DEFAULTS,
@@ -126,6 +126,7 @@ export class BatchRequestsService {
         options: {},
         extraction_mode: query.extraction_mode,
         webhooks: query.webhook_id ? { webhook_id: query.webhook_id } : undefined,
+        fieldsAt: 'query',
       },
       requestId,
       origin,
@@ -147,7 +148,8 @@ export class BatchRequestsService {
         { location: 'body.urls', message: `must have at most ${this.config.batchMaxUrls} distinct URLs (GLEANER_BATCH_MAX_URLS)` },
       ]);
     }
-    const site = await this.intake.site(caller, request.site_id);
+    const at = request.fieldsAt ?? 'body';
+    const site = await this.intake.site(caller, request.site_id, at);
     const saved = validCrawlOptions(site?.crawl_options);
     const { options, secrets } = crawlFetchControl(
       batchOptions(list.urls.length, withSavedSecrets(request.options, this.intake.siteSecrets(site, list.urls, listLocation)), {
@@ -155,7 +157,7 @@ export class BatchRequestsService {
         fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
       }),
     );
-    const plan = await pagePlan(this.intake, caller, request, options.fetch_mode, site?.default_schema_id ?? null);
+    const plan = await pagePlan(this.intake, caller, request, options.fetch_mode, site?.default_schema_id ?? null, at);
     const listId = `list_${newId()}`;
     const job = await this.intake.submit<CrawlJobInput>(caller, {
       type: 'batch',
@@ -174,6 +176,7 @@ export class BatchRequestsService {
       captureDebug: request.capture_debug ?? false,
       requestId,
       webhooks: request.webhooks,
+      fieldsAt: at,
       llmConfig: request.llm_config,
       requireModel: plan.schema !== null,
       secrets,
@@ -203,6 +206,8 @@ type BatchFields = PagePlanFields & {
   extraction_mode?: BatchRequestDto['extraction_mode'];
   capture_debug?: boolean;
   webhooks?: Parameters<JobIntakeService['submit']>[1]['webhooks'];
+  /** A URL list body: the saved ids came in the query, and a 422 names them there. */
+  fieldsAt?: FieldsAt;
 };
 
 /**

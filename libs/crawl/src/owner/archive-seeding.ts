@@ -16,6 +16,7 @@ const STEP = 1000;
  * order). The first step is stored before the crawl starts, the rest while it runs. Progress (the last
  * source seq stored) is a fenced write in the crawl state, so a new owner goes on from there and a step
  * stored twice adds nothing. The page workers then read each page from the archive: nothing is fetched.
+ * A one-page source (an extract) offers its one page instead.
  */
 export class ArchiveSeeding implements SeedSource {
   private readonly background = new BackgroundReading(() => this.run.wake());
@@ -30,6 +31,12 @@ export class ArchiveSeeding implements SeedSource {
   async ingest(): Promise<void> {
     const state = await this.store.state(this.run.jobId);
     if (state?.seed_done) return;
+    if (this.source.single_page) {
+      // A one-page source (an extract) has no crawl entries: its page is the list. Offered again by a new
+      // owner before seed_done, it is a URL the frontier knows already.
+      await this.frontier.offerListUrls([this.source.single_page.url], 0);
+      return this.done();
+    }
     const position = { seq: state?.archive_seq_done ?? 0, offered: state?.archive_offered ?? 0 };
     if (!(await this.step(position))) return this.done();
     this.background.start(() => this.stepAll(position));
