@@ -14,29 +14,34 @@ const r = (x: number, digits = 1): number => Math.round(x * 10 ** digits) / 10 *
 export const PUBLISHED = {
   mongo_single_doc_writes_per_s: {
     value: 3947,
+    unit: 'inserts/s',
     what: 'inserts/s of 4 KB documents, one per request, 48 client threads, write concern majority, on a 3-node Atlas M30 replica set (2 vCPU, 8 GB) with 3,000 IOPS gp3 storage',
     source:
       'https://github.com/johnlpage/UniBench/blob/main/reporting/report.md ("Impact of client write batch size", batch size 1; a MongoDB engineer\'s draft performance tables)',
   },
   mongo_batched_writes_per_s: {
     value: 17759,
+    unit: 'inserts/s',
     what: 'the same with 1,000 documents per request: the volume’s 125 MB/s write limit is reached',
     source: 'https://github.com/johnlpage/UniBench/blob/main/reporting/report.md (batch size 1,000)',
   },
   mongo_volume_write_mb_per_s: {
     value: 125,
+    unit: 'MB/s',
     what: 'baseline write throughput of an AWS gp3 volume (3,000 IOPS), the default storage of Atlas M30+ on AWS',
     source:
       'https://docs.aws.amazon.com/AWSEC2/latest/WindowsGuide/general-purpose.html (gp3: 3,000 IOPS and 125 MiB/s baseline); https://www.mongodb.com/docs/atlas/sizing-tier-selection/ (M30 and larger for production)',
   },
   mongo_write_amplification: {
     value: 3,
+    unit: '×',
     what: 'each write is written to the collection, the journal (WAL) and the oplog; the benchmark above writes ~2.1 MB to disk per MB inserted before replication (O/S write 126 MB/s for 61.8 MB/s of documents)',
     source:
       'https://github.com/johnlpage/UniBench/blob/main/reporting/report.md ("Impact of document size", resource usage); rounded up to 3',
   },
   redis_commands_per_s_vm: {
     value: 35000,
+    unit: 'commands/s',
     what: 'redis-benchmark SET/GET without pipelining, 50 clients, on a small VM (Linode 2048); 122,556 SET/s on a bare-metal Xeon E5520',
     source:
       'https://redis.io/docs/latest/operate/oss_and_stack/management/optimization/benchmarks/ ("Benchmark results on different virtualized and bare-metal servers")',
@@ -47,20 +52,34 @@ export const PUBLISHED = {
 export const ASSUMED = {
   page_wait_s: {
     value: 2,
+    unit: 's',
     what: 'time a page task waits on the outside per page: ~1 s to fetch a real page statically, ~1 s for a small model’s structured answer',
   },
-  page_workers_default: { value: 8, what: 'GLEANER_PAGE_WORKERS default (README)' },
+  page_workers_default: { value: 8, unit: 'page workers', what: 'GLEANER_PAGE_WORKERS default (README)' },
   replica_vcpus: {
     value: 2,
+    unit: 'vCPUs',
     what: 'vCPUs given to each crawler replica (its main thread uses one; HTML conversion threads and GC the other)',
   },
-  cpu_target: { value: 0.7, what: 'CPU utilisation to plan for (headroom for bursts, GC, larger pages)' },
-  crawl_concurrency_default: { value: 4, what: 'a crawl’s `concurrency` when the request names none (CRAWL_OPTION_DEFAULTS)' },
-  crawl_concurrency_max: { value: 32, what: 'the largest `concurrency` a crawl accepts (OpenAPI): pages of one crawl in flight at once' },
-  host_max_concurrency: { value: 4, what: 'GLEANER_HOST_MAX_CONCURRENCY default: requests in flight to one host, cluster-wide' },
-  fetch_s: { value: 1, what: 'fetch time of one page (politeness bound per host = concurrency / fetch time)' },
-  store_target: { value: 0.7, what: 'share of the published store capacity to plan for' },
-  redis_target: { value: 0.7, what: 'share of the published Redis capacity to plan for' },
+  cpu_target: { value: 0.7, unit: 'of a core', what: 'CPU utilisation to plan for (headroom for bursts, GC, larger pages)' },
+  crawl_concurrency_default: {
+    value: 4,
+    unit: 'pages in flight',
+    what: 'a crawl’s `concurrency` when the request names none (CRAWL_OPTION_DEFAULTS)',
+  },
+  crawl_concurrency_max: {
+    value: 32,
+    unit: 'pages in flight',
+    what: 'the largest `concurrency` a crawl accepts (OpenAPI): pages of one crawl in flight at once',
+  },
+  host_max_concurrency: {
+    value: 4,
+    unit: 'requests in flight',
+    what: 'GLEANER_HOST_MAX_CONCURRENCY default: requests in flight to one host, cluster-wide',
+  },
+  fetch_s: { value: 1, unit: 's', what: 'fetch time of one page (politeness bound per host = concurrency / fetch time)' },
+  store_target: { value: 0.7, unit: 'of the figure', what: 'share of the published store capacity to plan for' },
+  redis_target: { value: 0.7, unit: 'of the figure', what: 'share of the published Redis capacity to plan for' },
 } as const;
 
 const TARGET_PAGES_PER_DAY = 1_000_000;

@@ -7,7 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchContext } from '../crawl/context';
 import { KEY, baseEnv, llmConfig, startBacking, startCluster, startCrawl, startEmbeddedApp, job, type JobView } from '../crawl/gleaner';
-import { sleep } from '../crawl/procs';
+import { sleep, type Proc } from '../crawl/procs';
 import { startMongoWireCounter } from './mongo-wire-counter';
 import { PhaseRecorder, type Phase } from './phases';
 import { ProcMeter } from './proc-meter';
@@ -46,6 +46,13 @@ export interface RunResult {
 }
 
 const IDLE_S = Number(process.env.BENCH_CAPACITY_IDLE_S ?? 15);
+
+/** The error with the error lines the apps logged (what a failed run needs to be understood). */
+function withLogs(error: unknown, procs: Proc[]): Error {
+  const lines = procs.flatMap((p) => p.watched.filter((l) => /"level":(40|50|60)/.test(l)).map((l) => `${p.name}: ${l}`));
+  const message = error instanceof Error ? error.message : String(error);
+  return new Error(lines.length > 0 ? `${message}\n${lines.slice(-20).join('\n')}` : message, { cause: error });
+}
 
 function duBytes(path: string): number {
   const st = statSync(path);
@@ -133,12 +140,19 @@ async function phases(
   base: string,
   w: Workload,
 ): Promise<Pick<RunResult, 'job' | 'pages_per_s' | 'steady_pages_per_s' | 'results_read' | 'idle' | 'crawl' | 'read'>> {
+  const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  };
   await recorder.start();
   await sleep(IDLE_S * 1000);
   const idle = await recorder.end();
-  const run = await crawl(ctx, base, w);
+  const run = await step('crawl', () => crawl(ctx, base, w));
   const crawlPhase = await recorder.end();
-  const read = await readResults(base, run.id);
+  const read = await step('reading the results', () => readResults(base, run.id));
   const readPhase = await recorder.end();
   return {
     job: jobFacts(run.view),
@@ -167,7 +181,9 @@ export async function embeddedRun(ctx: BenchContext, w: Workload, sqlCounter?: {
       models: ctx.models,
       sqlCountsFile: sqlCounter?.file,
     });
-    const measured = await phases(ctx, recorder, app.url, w);
+    const measured = await phases(ctx, recorder, app.url, w).catch((error: unknown) => {
+      throw withLogs(error, [app.proc]);
+    });
     const dataDir = Object.fromEntries(readdirSync(app.dataDir).map((name) => [name, duBytes(join(app.dataDir, name))]));
     return { deployment: 'embedded', crawlers: 0, workload: w, ...measured, data_dir_bytes: dataDir };
   } finally {
@@ -194,7 +210,9 @@ export async function clusterRun(ctx: BenchContext, w: Workload, crawlers: numbe
           mongo_wire: backing.mongo.pid,
         };
         const recorder = new PhaseRecorder({ meter: new ProcMeter(pids), models: ctx.models, mongo: counter, redis });
-        const measured = await phases(ctx, recorder, cluster.api.url, w);
+        const measured = await phases(ctx, recorder, cluster.api.url, w).catch((error: unknown) => {
+          throw withLogs(error, [cluster.api.proc, ...cluster.crawlers.map((c) => c.proc)]);
+        });
         return { deployment: 'cluster', crawlers, workload: w, ...measured };
       } finally {
         await cluster.close();
