@@ -15,6 +15,7 @@
  *
  * `npm run bench:capacity -- report` runs nothing and rewrites the summary and the projection from the runs
  * in the file (after a change of an assumption or a published figure in capacity/projection.ts).
+ * Both then render docs/capacity.md from capacity/capacity.md.tmpl and the file (capacity/render-doc.ts).
  *
  * Knobs: BENCH_CAPACITY_HOSTS (100), BENCH_CAPACITY_PAGES_PER_HOST (20), BENCH_CAPACITY_IDLE_S (15).
  * Every process started is killed on the way out (test/bench/crawl/procs.ts).
@@ -25,6 +26,7 @@ import { join } from 'node:path';
 import { startModelServer } from '../fixtures/model-server';
 import { summarise } from './capacity/summary';
 import { project } from './capacity/projection';
+import { writeCapacityDoc } from './capacity/render-doc';
 import { clusterRun, embeddedRun, type RunResult, type Workload } from './capacity/runs';
 import type { BenchContext } from './crawl/context';
 import { envNumber } from './crawl/context';
@@ -96,7 +98,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const chosen = reportOnly ? [] : args.length > 0 ? args : Object.keys(RUNS);
-  assertBuilt();
+  if (!reportOnly) assertBuilt(); // report runs nothing
   const previous = existsSync(OUT)
     ? (JSON.parse(readFileSync(OUT, 'utf8')) as { runs?: Record<string, unknown>; date?: string; machine?: unknown })
     : {};
@@ -126,9 +128,21 @@ async function main(): Promise<void> {
     mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
     writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
   };
+  // The guide follows the file; a file it cannot be rendered from (a run missing, a conclusion of its
+  // text no longer true) fails the benchmark and leaves the guide as it was, for test/docs to notice.
+  const renderDoc = (): boolean => {
+    try {
+      console.log(`rewrote ${writeCapacityDoc(ROOT)}`);
+      return true;
+    } catch (error) {
+      console.error(`docs/capacity.md not rewritten: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  };
   if (reportOnly) {
     write();
     console.log(`rewrote the summary and the projection of ${OUT}`);
+    if (!renderDoc()) process.exitCode = 1;
     return;
   }
   const started = Date.now();
@@ -162,6 +176,7 @@ async function main(): Promise<void> {
     killAll();
   }
   ctx.log(`wrote ${OUT}`);
+  if (!renderDoc()) failed = true;
   if (failed) process.exitCode = 1;
 }
 
