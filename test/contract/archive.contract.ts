@@ -157,6 +157,20 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
       expect(await archive.copy(user, 'src', 'rex2', 'k')).toBeNull();
     });
 
+    it("a copy under another key (an extract's one page, re-extracted as a crawl page) is found under the new key only", async () => {
+      const user = tenant();
+      await archive.keep(user, 'ext', 'single', capture(html('one page')));
+      const copied = await archive.copy(user, 'ext', 'rex', '3f2a9c', 'single');
+      expect(copied?.record).toMatchObject({ _id: 'rex:3f2a9c', job_id: 'rex', key: '3f2a9c' });
+      expect((await archive.load(user, 'rex', '3f2a9c'))?.body.equals(Buffer.from(html('one page'), 'latin1'))).toBe(true);
+      expect(await archive.load(user, 'rex', 'single')).toBeNull();
+      expect(await archive.copy(user, 'ext', 'rex3', 'x', 'missing')).toBeNull();
+      // Deleting the extract leaves the copy's body: the re-extraction references it.
+      expect(await archive.deleteJob(user, 'ext')).toEqual({ pages: 1, bodies: 0 });
+      expect(await archive.deleteJob(user, 'rex')).toEqual({ pages: 1, bodies: 1 });
+      expect(await archive.usage(user)).toEqual({ stored_bytes: 0, blobs: 0 });
+    });
+
     it('retention removes expired pages and the bodies only they referenced', async () => {
       const user = tenant();
       const short = archiveWith({ ttlDays: 1 });

@@ -103,6 +103,8 @@ const GLEANER_METRICS: Record<string, 'counter' | 'gauge' | 'histogram'> = {
   gleaner_monitor_due: 'gauge',
   gleaner_monitor_running: 'gauge',
   gleaner_monitor_max_consecutive_failures: 'gauge',
+  gleaner_tenant_deletions_total: 'counter',
+  gleaner_tenant_deletions_pending: 'gauge',
 };
 
 function knownGleanerMetric(name: string): boolean {

@@ -2,6 +2,7 @@ import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startPlayground, type Playground } from '../fixtures/playground/playground';
+import { archiveExtractSuite } from './archive-extract.suite';
 import { archiveSuite } from './archive.suite';
 import { startEmbedded, type RunningApp } from './embedded-app';
 import { http, waitFor } from './helpers';
@@ -37,6 +38,7 @@ describe('page archive, embedded deployment (SQLite + files)', () => {
   });
   afterAll(async () => app?.close());
   archiveSuite(() => ({ app, play, models, warcMaxBytes: WARC_MAX_BYTES }));
+  describe('extracts', () => archiveExtractSuite(() => ({ app, play, models, warcMaxBytes: WARC_MAX_BYTES })));
 });
 
 describeWith(['mongodb', 'redis'], 'page archive, cluster deployment (MongoDB + GridFS)', () => {
@@ -52,6 +54,7 @@ describeWith(['mongodb', 'redis'], 'page archive, cluster deployment (MongoDB + 
   });
   afterAll(async () => app?.close());
   archiveSuite(() => ({ app, play, models, warcMaxBytes: WARC_MAX_BYTES }));
+  describe('extracts', () => archiveExtractSuite(() => ({ app, play, models, warcMaxBytes: WARC_MAX_BYTES })));
 });
 
 describe('page archive limits, embedded deployment: GLEANER_ARCHIVE_TTL_DAYS and the per-tenant size cap', () => {

@@ -5,17 +5,13 @@
  * back by Python warcio, every digest checked) and WARC in, hostile WARC files. Run on both
  * deployments by archive.e2e-spec.ts.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ArchiveRetentionService } from '@app/archive';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import type { ModelServer } from '../fixtures/model-server';
 import { SHOP_PAGES, SHOP_PRODUCTS, product, type Playground } from '../fixtures/playground/playground';
 import type { RunningApp } from './embedded-app';
+import { fetchFromSite, readWithWarcio } from './archive-helpers';
 import { http, readSse, waitFor } from './helpers';
 
 export interface ArchiveEnv {
@@ -28,30 +24,6 @@ export interface ArchiveEnv {
 
 const SCHEMA = { name: 'string', price: 'string', sku: 'string' };
 const NEW_SCHEMA = { title: 'string', sku: 'string' };
-const ROOT = join(__dirname, '..', '..');
-const PYTHON = join(ROOT, '.venv-warcio', 'bin', 'python');
-
-/** Python warcio's reading of a WARC file (test/fixtures/warc/verify_warc.py). */
-function readWithWarcio(file: Buffer): { records: any[]; gzip_members: number } {
-  const dir = mkdtempSync(join(tmpdir(), 'gleaner-warc-'));
-  const path = join(dir, 'file.warc.gz');
-  writeFileSync(path, file);
-  return JSON.parse(execFileSync(PYTHON, [join(ROOT, 'test', 'fixtures', 'warc', 'verify_warc.py'), path], { encoding: 'utf8' }));
-}
-
-/** A playground page fetched directly (its loopback name resolved by hand, as the app's GLEANER_RESOLVE does). */
-function fetchFromSite(url: string): Promise<{ body: Buffer; contentType: string | undefined }> {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const request = httpGet({ host: '127.0.0.1', port: target.port, path: target.pathname, headers: { host: target.host } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (c: Buffer) => chunks.push(c));
-      response.on('end', () => resolve({ body: Buffer.concat(chunks), contentType: response.headers['content-type'] }));
-    });
-    request.on('error', reject);
-  });
-}
-
 /** A WARC record written by hand (for the hostile files). */
 function warcRecord(type: string, uri: string | null, content: Buffer | string, length?: number, extra = ''): Buffer {
   const body = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
@@ -444,7 +416,20 @@ export function archiveSuite(getEnv: () => ArchiveEnv): void {
     expect(tooBig.status).toBe(413);
     const json = await call('POST', `/api/v1/warc-extract?schema_id=${schemaId}`, { body: { warc: 'no' } });
     expect(json.status).toBe(415);
-    expect((await postWarc(gzipSync(warcRecord('warcinfo', null, 'x')), '?schema_id=nope')).status).toBe(422);
+    // The body is the file: the saved ids are query parameters, and a 422 names them there.
+    for (const [query, location] of [
+      ['?schema_id=nope', 'query.schema_id'],
+      [`?schema_id=${schemaId}&site_id=nope`, 'query.site_id'],
+      [`?schema_id=${schemaId}&webhook_id=nope`, 'query.webhook_id'],
+      ['', 'query.schema_id'],
+    ]) {
+      const refused = await postWarc(gzipSync(warcRecord('warcinfo', null, 'x')), query);
+      expect({ query, status: refused.status, locations: (refused.body.errors as any[]).map((e) => e.location) }).toEqual({
+        query,
+        status: 422,
+        locations: [location],
+      });
+    }
     // Nothing of the refused bodies is kept.
     const store = env.app.app.get<DocumentStore>(DOCUMENT_STORE);
     const uploadsBefore = await (await store.collection({ name: 'archive_uploads', indexes: [] })).count({});

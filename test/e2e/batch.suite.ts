@@ -4,7 +4,7 @@
  * Run on both deployments by batch.e2e-spec.ts.
  */
 import type { ModelServer } from '../fixtures/model-server';
-import { SHOP_PRODUCTS, product, type Playground } from '../fixtures/playground/playground';
+import { AUTH_SITE_SECRETS, SHOP_PRODUCTS, product, type Playground } from '../fixtures/playground/playground';
 import type { WebhookReceiver } from '../fixtures/webhook-receiver';
 import type { RunningApp } from './embedded-app';
 import { http, readSse, waitFor } from './helpers';
@@ -131,6 +131,67 @@ export function batchSuite(getEnv: () => BatchEnv): void {
     expect(job.options).toMatchObject({ concurrency: 2, delay_ms: 10, max_pages: 12 });
     const items = (await call('GET', `/api/v1/jobs/${job.id}/results`)).body as any[];
     for (const item of items) expect(Object.keys(item.data).sort()).toEqual(['name', 'sku']);
+
+    // The saved ids of a list body are query parameters: an unknown one is a 422 there, not in the body.
+    const list = { rawBody: env.play.url('shop.test', '/product/1'), headers: { 'content-type': 'text/plain' } };
+    const refused = async (query: string) => {
+      const res = await call('POST', `/api/v1/batch/extract?${query}`, list);
+      expect(res.status).toBe(422);
+      return (res.body.errors as any[]).map((e) => e.location);
+    };
+    expect(await refused(`schema_id=${schema.body.id}&site_id=nope`)).toEqual(['query.site_id']);
+    expect(await refused('schema_id=nope')).toEqual(['query.schema_id']);
+    expect(await refused(`site_id=${site.body.id}`)).toEqual(['query.schema_id']);
+    expect(await refused(`schema_id=${schema.body.id}&webhook_id=nope`)).toEqual(['query.webhook_id']);
+  });
+
+  it("sends a saved site's headers and cookies with a list that names it (a text/plain body has no options), never to a redirect's other host", async () => {
+    const { session, key } = AUTH_SITE_SECRETS;
+    // A list body names its schema and model by what is stored: the tenant's key and chain, the site's default schema.
+    await call('PUT', '/api/v1/llm/keys', {
+      body: { provider: 'openai', is_enabled: true, api_key: 'sk-stored', base_url: env.models.openaiBaseUrl },
+    });
+    await call('PUT', '/api/v1/llm/chain', { body: { chain: [{ provider: 'openai', model: 'gpt-4o-mini' }] } });
+    const schema = await call('POST', '/api/v1/schemas', {
+      body: { name: `members-${Date.now()}`, schema_yaml: 'name: string\n', visibility: 'private' },
+    });
+    const site = await call('POST', '/api/v1/sites', {
+      body: {
+        url: env.play.url('auth.test', '/'),
+        default_schema_id: schema.body.id,
+        crawl_options: { headers: { 'X-Key': key }, cookies: { session }, fetch_mode: 'static' },
+      },
+    });
+    expect([schema.status, site.status]).toEqual([201, 201]);
+    const since = Date.now();
+    const text = ['/', '/p/1', '/away'].map((path) => env.play.url('auth.test', path)).join('\n');
+    const started = await call('POST', `/api/v1/batch/extract?site_id=${site.body.id}`, {
+      rawBody: text,
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(started.status).toBe(202);
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: 3, failed_count: 0 });
+    const auth = pageRequests('auth.test', since);
+    expect(auth.map((r) => r.path).sort()).toEqual(['/', '/away', '/p/1']);
+    expect(auth.every((r) => r.cookie === `session=${session}` && r.key === key)).toBe(true);
+    const other = pageRequests('other.test', since);
+    expect(other.length).toBeGreaterThan(0);
+    expect(other.every((r) => r.cookie === undefined && r.key === undefined)).toBe(true);
+    const shown = await call('GET', `/api/v1/jobs/${job.id}`);
+    expect(shown.body.options).toMatchObject({ headers: null, cookies: null });
+    expect(shown.text).not.toMatch(new RegExp(`${session}|${key}`));
+
+    // The site's headers and cookies belong to its host: a list with a URL elsewhere is refused whole.
+    const mixed = await call('POST', `/api/v1/batch/extract?site_id=${site.body.id}`, {
+      rawBody: `${env.play.url('auth.test', '/p/1')}\n${env.play.url('other.test', '/')}`,
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(mixed.status).toBe(422);
+    expect(mixed.body.errors).toEqual([
+      expect.objectContaining({ location: 'body', message: expect.stringContaining('this URL is on another host') }),
+    ]);
+    expect(env.app.logs.text).not.toMatch(new RegExp(`${session}|${key}`));
   });
 
   it('reads an ndjson list; refuses a bad line at its line, a list over GLEANER_BATCH_MAX_URLS, and query fields with a JSON body', async () => {

@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { runCli } from './cli-helpers/cli';
 import { startEmbedded } from './embedded-app';
 import { http, tempDir } from './helpers';
 import { ROOT } from './processes';
@@ -43,6 +44,49 @@ describe('gleaner users (CLI)', () => {
     }
   });
 
+  it('deletes a user through the service: only with --yes and an admin key; its keys stop; a second time is a 404', async () => {
+    const env = await startEmbedded();
+    try {
+      const tenant = (await http(env.baseUrl, 'POST', '/api/v1/users', { key: env.adminKey, body: { name: 'leaving' } })).body;
+      const site = await http(env.baseUrl, 'POST', '/api/v1/sites', {
+        key: tenant.key.key,
+        body: { url: 'https://shop.example/', name: 's' },
+      });
+      expect(site.status).toBe(201);
+      const admin = { url: env.baseUrl, key: env.adminKey };
+
+      // Without --yes: a usage error (exit 2) and nothing happens.
+      const unconfirmed = await runCli(['users', 'delete', tenant.id], admin);
+      expect(unconfirmed.code).toBe(2);
+      expect(unconfirmed.stderr).toContain('cannot be undone: add --yes to confirm');
+      expect((await http(env.baseUrl, 'GET', `/api/v1/sites/${site.body.id}`, { key: tenant.key.key })).status).toBe(200);
+      // A tenant's key is refused by the service (403: exit 3), and nothing happens either.
+      const refused = await runCli(['users', 'delete', tenant.id, '--yes'], { url: env.baseUrl, key: tenant.key.key });
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(/403|admin/);
+      expect((await http(env.baseUrl, 'GET', '/api/v1/jobs', { key: tenant.key.key })).status).toBe(200);
+
+      const deleted = await runCli(['users', 'delete', tenant.id, '--yes'], admin);
+      expect(deleted.stderr).toBe('');
+      expect(deleted.code).toBe(0);
+      expect(deleted.stdout).toBe(`User ${tenant.id} deleted, with everything it owned.\n`);
+      expect((await http(env.baseUrl, 'GET', '/api/v1/jobs', { key: tenant.key.key })).status).toBe(401);
+      const listed = (await http(env.baseUrl, 'GET', '/api/v1/users', { key: env.adminKey })).body.users;
+      expect(listed.map((u: { id: string }) => u.id)).not.toContain(tenant.id);
+
+      const again = await runCli(['users', 'delete', tenant.id, '--yes', '--json'], admin);
+      expect(again.code).toBe(1);
+      expect(JSON.parse(again.stderr)).toMatchObject({ error: { status: 404, detail: 'User not found.' } });
+      // Its own user (the admin's): a 409, exit 1.
+      const self = listed.find((u: { is_admin: boolean }) => u.is_admin);
+      const own = await runCli(['users', 'delete', self.id, '--yes'], admin);
+      expect(own.code).toBe(1);
+      expect(own.stderr).toContain('You cannot delete your own user');
+    } finally {
+      await env.close();
+    }
+  });
+
   it('refuses to start a new store where there is none, unless --data-dir is given', () => {
     const elsewhere = tempDir('gleaner-cli-elsewhere-');
     for (const args of [
@@ -69,6 +113,7 @@ describe('gleaner users (CLI)', () => {
       ['users', '--help'],
       ['users', 'create', '--help'],
       ['users', 'list', '-h'],
+      ['users', 'delete', '--help'],
       ['convert', '--help'],
       ['help', 'users'],
     ]) {

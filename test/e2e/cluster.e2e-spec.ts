@@ -72,6 +72,39 @@ describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler proces
     await waitFor(async () => (await http(apiB.url, 'GET', '/api/v1/jobs', { key: created.body.key })).status === 401, 20_000, 20);
   });
 
+  it('deletes a tenant through A: its key cached on B is refused at once, its job running on a crawler stops', async () => {
+    const tenant = (await http(apiA.url, 'POST', '/api/v1/users', { key: BOOTSTRAP, body: { name: 'leaving' } })).body;
+    const key = tenant.key.key as string;
+    expect((await http(apiB.url, 'GET', '/api/v1/jobs', { key })).status).toBe(200); // cached on B for a minute
+    const gate = 'cluster-tenant-deletion';
+    const job = await http(apiA.url, 'POST', '/api/v1/test-jobs', {
+      key,
+      body: { steps: 4, step_ms: 10, hold_at: 1, gate_url: gates.urlOf(gate) },
+    });
+    expect(job.status).toBe(201);
+    // A step done and the job polling its gate: it is provably running on a crawler.
+    await waitFor(async () => gates.polls(gate) > 0, 30_000);
+    const activeJobs = async () =>
+      /gleaner_queue_depth\{queue="jobs",state="active"[^}]*\} (\d+)/.exec((await http(crawler1.url, 'GET', '/metrics')).text)?.[1];
+    expect(await activeJobs()).toBe('1');
+
+    const deleted = await http(apiA.url, 'DELETE', `/api/v1/users/${tenant.id}`, { key: BOOTSTRAP });
+    expect(deleted.status).toBe(204);
+    expect((await http(apiA.url, 'GET', '/api/v1/jobs', { key })).status).toBe(401);
+    // B caches keys for a minute: only the revocation broadcast can make it answer 401 within this wait.
+    await waitFor(async () => (await http(apiB.url, 'GET', '/api/v1/jobs', { key })).status === 401, 20_000, 20);
+    expect((await http(apiB.url, 'GET', '/api/v1/users', { key: BOOTSTRAP })).body.users.map((u: { id: string }) => u.id)).not.toContain(
+      tenant.id,
+    );
+    // The cancel reached the crawler: it let go of the job's queue message (no job runs anywhere now).
+    await waitFor(async () => (await activeJobs()) === '0', 30_000);
+    expect((await http(apiA.url, 'GET', `/api/v1/jobs/${job.body.id}`, { key: BOOTSTRAP })).status).toBe(404);
+    expect(crawler1.output() + crawler2.output() + apiA.output()).not.toMatch(/"level":"error"/);
+    expect(apiA.output()).toMatch(
+      new RegExp(`"user_id":"${tenant.id}"[^\\n]*"tenant deleted"|"tenant deleted"[^\\n]*"user_id":"${tenant.id}"`),
+    );
+  });
+
   it('finishes a job enqueued through A on a crawler and streams it from B', async () => {
     const job = await http(apiA.url, 'POST', '/api/v1/test-jobs', { key: BOOTSTRAP, body: { steps: 3, step_ms: 50 } });
     expect(job.status).toBe(201);

@@ -4,8 +4,10 @@
  */
 import { createHmac } from 'node:crypto';
 import type { ModelServer } from '../fixtures/model-server';
-import { SHOP_PAGES, SHOP_PRODUCTS, product, type Playground } from '../fixtures/playground/playground';
+import { AUTH_SITE_SECRETS, SHOP_PAGES, SHOP_PRODUCTS, product, type Playground } from '../fixtures/playground/playground';
 import type { WebhookReceiver } from '../fixtures/webhook-receiver';
+import type { SiteRecord } from '@app/sites';
+import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { CrawlRepository } from '../../libs/crawl/src/crawl.repository';
 import { canonicalize } from '../../libs/crawl/src/url-canon';
 import type { RunningApp } from './embedded-app';
@@ -692,13 +694,77 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect(shown).not.toContain('session');
     expect(job.options).toMatchObject({ headers: null, cookies: null, user_agent: 'GleanerTest/1.0' });
 
-    const refused = await call('POST', '/api/v1/sites', {
-      body: { url: env.play.url('auth.test', '/'), crawl_options: { cookies: { session: 'abc' }, user_agent: 'UA' } },
-    });
-    expect(refused.status).toBe(422);
-    expect(refused.body.errors).toEqual([expect.objectContaining({ location: 'body.crawl_options.cookies' })]);
     const bad = await crawl({ url: env.play.url('auth.test', '/'), options: { headers: { Host: 'x' } } });
     expect(bad.status).toBe(422);
+  });
+
+  it("a saved site's headers and cookies: sealed in the store, shown masked, sent to the seed host only, under a request's own", async () => {
+    const { session, key } = AUTH_SITE_SECRETS;
+    const created = await call('POST', '/api/v1/sites', {
+      body: {
+        url: env.play.url('auth.test', '/'),
+        crawl_options: {
+          headers: { 'X-Key': key },
+          cookies: { session },
+          user_agent: 'SiteAgent/1',
+          max_depth: 1,
+          same_domain_only: false,
+          fetch_mode: 'static',
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const siteId = created.body.id;
+    expect(created.body.crawl_options).toMatchObject({
+      headers: { 'X-Key': '••••' },
+      cookies: { session: '••••' },
+      user_agent: 'SiteAgent/1',
+    });
+    const shown = await call('GET', `/api/v1/sites/${siteId}`);
+    expect(shown.body.crawl_options).toEqual(created.body.crawl_options);
+    for (const text of [created.text, shown.text]) expect(text).not.toMatch(new RegExp(`${session}|${key}`));
+    // Read from the store itself: only ciphertext.
+    const store = env.app.app.get<symbol, DocumentStore>(DOCUMENT_STORE);
+    const record = await (await store.collection<SiteRecord>({ name: 'sites', indexes: [] })).findOne({ _id: siteId });
+    expect(record).toMatchObject({
+      fetch_secret_names: { headers: ['X-Key'], cookies: ['session'] },
+      fetch_secrets_sealed: expect.any(String),
+    });
+    expect(JSON.stringify(record)).not.toMatch(new RegExp(`${session}|${key}`));
+
+    // A crawl of the site (its URL, its options): the site's cookie and header reach auth.test, not the redirect to other.test.
+    const since = Date.now();
+    const job = await finished((await crawl({ site_id: siteId })).body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: 3, failed_count: 0 });
+    const auth = env.play.requests.filter((r) => r.host === 'auth.test' && r.at >= since && r.path !== '/robots.txt');
+    expect(auth.map((r) => r.path).sort()).toEqual(['/', '/away', '/p/1']);
+    expect(auth.every((r) => r.cookie === `session=${session}` && r.key === key && r.userAgent === 'SiteAgent/1')).toBe(true);
+    const other = env.play.requests.filter((r) => r.host === 'other.test' && r.at >= since);
+    expect(other.length).toBeGreaterThan(0);
+    expect(other.every((r) => r.cookie === undefined && r.key === undefined)).toBe(true);
+    expect(job.options).toMatchObject({ headers: null, cookies: null, user_agent: 'SiteAgent/1' });
+    const jobs = await store.collection({ name: 'jobs', indexes: [] });
+    expect(JSON.stringify(await jobs.findOne({ _id: job.id }))).not.toMatch(new RegExp(`${session}|${key}`));
+    expect(JSON.stringify(await results(job.id))).not.toMatch(new RegExp(`${session}|${key}`));
+
+    // A request's own cookie wins over the site's cookie of that name; the site's header still goes.
+    const mineSince = Date.now();
+    const mine = await finished((await crawl({ site_id: siteId, options: { cookies: { session: 'abc' }, max_depth: 0 } })).body.job_id);
+    expect(mine).toMatchObject({ status: 'completed', page_count: 1, failed_count: 0 });
+    const seen = env.play.requests.filter((r) => r.host === 'auth.test' && r.at >= mineSince && r.path !== '/robots.txt');
+    expect(seen.map((r) => [r.path, r.cookie, r.key])).toEqual([['/', 'session=abc', key]]);
+
+    // The site's headers and cookies belong to its host: a seed elsewhere is refused, nothing is sent there.
+    const elsewhereSince = Date.now();
+    const elsewhere = await crawl({ site_id: siteId, url: env.play.url('other.test', '/') });
+    expect(elsewhere.status).toBe(422);
+    expect(elsewhere.body.errors).toEqual([
+      expect.objectContaining({ location: 'body.url', message: expect.stringContaining('only sent to its own host (auth.test') }),
+    ]);
+    expect(env.play.requests.filter((r) => r.host === 'other.test' && r.at >= elsewhereSince)).toEqual([]);
+
+    // Never logged, on either side of the crawl.
+    expect(env.app.logs.text).not.toMatch(new RegExp(`${session}|${key}`));
   });
 
   it('stops starting pages at max_cost_usd; pages in flight finish; the job says budget_exceeded', async () => {

@@ -9,6 +9,7 @@ import { MonitorClock, MonitorScheduler } from '@app/monitors';
 import type { ModelServer } from '../fixtures/model-server';
 import type { MonitorSite } from '../fixtures/monitor-site';
 import type { WebhookReceiver } from '../fixtures/webhook-receiver';
+import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import type { RunningApp } from './embedded-app';
 import { http, waitFor } from './helpers';
 
@@ -354,6 +355,69 @@ export function monitorsSuite(getEnv: () => MonitorEnv): void {
       expect((await changesOf(id, third.id)).map((c) => [c.kind, c.key.sku])).toEqual([['removed', 'B-2']]);
       const state = (await call('GET', `/api/v1/monitors/${id}/state`)).body;
       expect(state.items.map((i: any) => i.key.sku).sort()).toEqual(['A-1', 'C-3', 'D-4']);
+    });
+  });
+
+  describe('a monitor of a saved site that keeps headers and cookies', () => {
+    const SITE_KEY = 'site-key-do-not-leak-e41a';
+    const SITE_SESSION = 'site-session-do-not-leak-0b9c';
+    const OWN_SESSION = 'monitor-session-do-not-leak-5d27';
+    const SECRETS = new RegExp(`${SITE_KEY}|${SITE_SESSION}|${OWN_SESSION}`);
+
+    it("sends the site's under its own (its cookie wins by name), keeps its own sealed, shows them masked, keeps them on update", async () => {
+      const site = await call('POST', '/api/v1/sites', {
+        body: {
+          url: `${env.site.url}/list`,
+          crawl_options: { headers: { 'X-Key': SITE_KEY }, cookies: { session: SITE_SESSION, lang: 'de' } },
+        },
+      });
+      expect(site.status).toBe(201);
+      const created = await call('POST', '/api/v1/monitors', {
+        body: {
+          name: 'Members',
+          site_id: site.body.id,
+          schema: SCHEMA,
+          options: { max_depth: 0, fetch_mode: 'static', cookies: { session: OWN_SESSION } },
+          llm_config: llm(),
+          schedule: { every: '1h' },
+          paused: true,
+        },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id;
+      expect(created.body.options).toEqual({ max_depth: 0, fetch_mode: 'static', cookies: { session: '••••' } });
+      const store = env.app.app.get<symbol, DocumentStore>(DOCUMENT_STORE);
+      const record = await (await store.collection({ name: 'monitors', indexes: [] })).findOne({ _id: id });
+      expect(record).toMatchObject({ fetch_secret_names: { headers: [], cookies: ['session'] }, fetch_secrets_sealed: expect.any(String) });
+      expect(JSON.stringify(record)).not.toMatch(SECRETS);
+
+      const since = env.site.received.length;
+      const run = await runNow(id);
+      expect(run.status).toBe('completed');
+      const pages = env.site.received.slice(since).filter((r) => r.path === '/list');
+      expect(pages.length).toBeGreaterThan(0);
+      for (const page of pages) {
+        expect(page.key).toBe(SITE_KEY);
+        expect(page.cookie?.split('; ').sort()).toEqual(['lang=de', `session=${OWN_SESSION}`]);
+      }
+      const job = await call('GET', `/api/v1/jobs/${run.job_id}`);
+      expect(job.body.options).toMatchObject({ headers: null, cookies: null });
+      expect(job.text).not.toMatch(SECRETS);
+      expect(JSON.stringify(await (await store.collection({ name: 'jobs', indexes: [] })).findOne({ _id: run.job_id }))).not.toMatch(
+        SECRETS,
+      );
+
+      // An update of other options keeps them; null removes them.
+      const kept = await call('PUT', `/api/v1/monitors/${id}`, { body: { options: { max_depth: 0, fetch_mode: 'static', delay_ms: 5 } } });
+      expect(kept.status).toBe(200);
+      expect(kept.body.options).toEqual({ max_depth: 0, fetch_mode: 'static', delay_ms: 5, cookies: { session: '••••' } });
+      const removed = await call('PUT', `/api/v1/monitors/${id}`, { body: { options: { cookies: null } } });
+      expect(removed.body.options).toEqual({});
+      const bad = await call('PUT', `/api/v1/monitors/${id}`, { body: { options: { headers: { 'Transfer-Encoding': 'chunked' } } } });
+      expect(bad.status).toBe(422);
+      expect(bad.body.errors).toEqual([expect.objectContaining({ location: 'body.options.headers' })]);
+      for (const answer of [created, kept, removed, bad]) expect(answer.text).not.toMatch(SECRETS);
+      expect(env.app.logs.text).not.toMatch(SECRETS);
     });
   });
 }

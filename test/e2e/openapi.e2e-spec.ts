@@ -76,6 +76,34 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.MonitorNotifyDto.properties.on.items.enum).toEqual(['changed', 'added', 'removed', 'failed']);
   });
 
+  it("states a saved site's and a monitor's headers and cookies exactly: the crawl options' rules, the mask sent back, the masked answer", async () => {
+    const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+    const schemas = doc.components.schemas;
+    for (const body of ['CreateSiteDto', 'UpdateSiteDto'])
+      expect(schemas[body].properties.crawl_options.allOf).toEqual([{ $ref: '#/components/schemas/SavedCrawlOptionsDto' }]);
+    expect(schemas.CreateMonitorDto.properties.options.allOf).toEqual([{ $ref: '#/components/schemas/SavedCrawlOptionsDto' }]);
+    const saved = schemas.SavedCrawlOptionsDto;
+    const crawl = schemas.CrawlOptionsDto;
+    expect(Object.keys(saved.properties).sort()).toEqual(Object.keys(crawl.properties).sort());
+    for (const name of ['headers', 'cookies']) {
+      const given = saved.properties[name];
+      // The crawl options' rule, null (remove) and the mask (keep) besides.
+      expect(given.type).toEqual(['object', 'null']);
+      expect(given.propertyNames).toEqual(crawl.properties[name].propertyNames);
+      expect(given.maxProperties).toBe(50);
+      const value = new RegExp(given.additionalProperties.pattern);
+      const crawlValue = new RegExp(crawl.properties[name].additionalProperties.pattern);
+      expect([value.test('••••'), crawlValue.test('••••')]).toEqual([true, false]);
+      expect([value.test('abc123'), value.test('x••••'), value.test('a\nb')]).toEqual([true, false, false]);
+    }
+    for (const answer of ['SiteResponse', 'MonitorResponse'])
+      expect(schemas[answer].properties[answer === 'SiteResponse' ? 'crawl_options' : 'options']).toEqual({
+        $ref: '#/components/schemas/SavedCrawlOptionsView',
+      });
+    for (const name of ['headers', 'cookies'])
+      expect(schemas.SavedCrawlOptionsView.properties[name].additionalProperties).toEqual({ type: 'string', enum: ['••••'] });
+  });
+
   it('states the batch and map operations exactly: bodies, media types and every status', async () => {
     const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
     const batch = doc.paths['/api/v1/batch/extract'].post;
@@ -125,6 +153,17 @@ describe('OpenAPI document', () => {
     expect(Object.keys(map.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '422', '429', '500', '502', '503']);
     expect(Object.keys(map.responses['200'].content).sort()).toEqual(['application/json', 'application/x-ndjson']);
     expect(doc.components.schemas.MapRequestDto.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100000 });
+  });
+
+  it('states the user operations exactly: every status of DELETE /users/{id}, the status of a listed user', async () => {
+    const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
+    const common = ['401', '403', '429', '500', '503'];
+    expect(statuses('/api/v1/users/{id}', 'delete')).toEqual(['204', '400', '404', '409', '422', ...common].sort());
+    expect(doc.paths['/api/v1/users/{id}'].delete.responses['204'].content).toBeUndefined();
+    expect(doc.paths['/api/v1/users/{id}'].delete.security).toEqual([{ bearer: [] }]);
+    expect(doc.components.schemas.UserResponse.properties.status).toMatchObject({ enum: ['active', 'deleting'] });
+    expect(doc.components.schemas.UserResponse.required).toContain('status');
   });
 
   it('states the archive operations exactly: the WARC body, the job types, every status', async () => {

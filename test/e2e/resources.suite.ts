@@ -2,6 +2,8 @@
  * Saved sites, schemas and webhooks, usage, and job webhook deliveries: every endpoint's success
  * and failure paths. Run against the embedded and the cluster deployment.
  */
+import { SitesService, type SiteRecord } from '@app/sites';
+import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import type { RunningApp } from './embedded-app';
 import { http, waitFor } from './helpers';
 
@@ -192,6 +194,118 @@ export function resourcesSuite(getEnv: () => RunningApp): void {
       expect((await call('GET', '/api/v1/sites', { key: scoped })).status).toBe(403);
       expect((await call('DELETE', `/api/v1/sites/${siteId}`, { key: admin })).body).toEqual({ success: true });
       expect((await call('GET', `/api/v1/sites/${siteId}`, { key: admin })).status).toBe(404);
+    });
+  });
+
+  describe("a site's headers and cookies", () => {
+    const MASK = '••••';
+    const TOKEN = 'Bearer site-token-do-not-leak-4c1e';
+    const TEAM = 'team-value-do-not-leak-77ab';
+    const SESSION = 'session-do-not-leak-9d03';
+    const VALUES = [TOKEN, TEAM, SESSION, 'replaced-do-not-leak-2b6f'];
+    let siteId: string;
+    const sites = () => env.app.get(SitesService);
+    const stored = async () => {
+      const store = env.app.get<symbol, DocumentStore>(DOCUMENT_STORE);
+      return (await (await store.collection<SiteRecord>({ name: 'sites', indexes: [] })).findOne({ _id: siteId }))!;
+    };
+    const opened = async () => sites().fetchSecrets(await stored());
+    const locations = (body: { errors?: Array<{ location: string }> }) => (body.errors ?? []).map((e) => e.location);
+
+    it('are kept sealed in the store and shown masked in every answer', async () => {
+      const res = await call('POST', '/api/v1/sites', {
+        key: admin,
+        body: {
+          url: 'https://members.example/',
+          crawl_options: {
+            max_pages: 3,
+            headers: { Authorization: TOKEN, 'X-Team': TEAM, 'User-Agent': 'SiteAgent/1' },
+            cookies: { session: SESSION },
+          },
+        },
+      });
+      expect(res.status).toBe(201);
+      siteId = res.body.id;
+      // A User-Agent header is kept as user_agent (not a secret), as a request's is.
+      expect(res.body.crawl_options).toEqual({
+        max_pages: 3,
+        user_agent: 'SiteAgent/1',
+        headers: { Authorization: MASK, 'X-Team': MASK },
+        cookies: { session: MASK },
+      });
+      const got = await call('GET', `/api/v1/sites/${siteId}`, { key: admin });
+      expect(got.body.crawl_options).toEqual(res.body.crawl_options);
+      const listed = (await call('GET', '/api/v1/sites', { key: admin })).body.sites.find((s: { id: string }) => s.id === siteId);
+      expect(listed.crawl_options).toEqual(res.body.crawl_options);
+      for (const text of [res.text, got.text]) for (const value of VALUES) expect(text).not.toContain(value);
+
+      // The store itself: the names in the clear, the values only sealed, nothing in crawl_options.
+      const record = await stored();
+      expect(record.fetch_secret_names).toEqual({ headers: ['Authorization', 'X-Team'], cookies: ['session'] });
+      expect(JSON.parse(record.fetch_secrets_sealed!)).toMatchObject({ v: 1, kid: expect.stringMatching(/^[0-9a-f]{8}$/) });
+      expect(Object.keys(record.crawl_options).sort()).toEqual(['max_pages', 'user_agent']);
+      for (const value of VALUES) expect(JSON.stringify(record)).not.toContain(value);
+      expect(await opened()).toEqual({ headers: { Authorization: TOKEN, 'X-Team': TEAM }, cookies: { session: SESSION } });
+    });
+
+    it('are kept by an update that leaves them out, kept by name when sent back masked, replaced by a map, removed by null', async () => {
+      const other = await call('PUT', `/api/v1/sites/${siteId}`, { key: admin, body: { crawl_options: { max_pages: 7 } } });
+      expect(other.status).toBe(200);
+      expect(other.body.crawl_options).toEqual({
+        max_pages: 7,
+        headers: { Authorization: MASK, 'X-Team': MASK },
+        cookies: { session: MASK },
+      });
+      expect((await call('PUT', `/api/v1/sites/${siteId}`, { key: admin, body: { name: 'Members' } })).body.crawl_options).toEqual(
+        other.body.crawl_options,
+      );
+      expect(await opened()).toEqual({ headers: { Authorization: TOKEN, 'X-Team': TEAM }, cookies: { session: SESSION } });
+
+      // What a GET shows, sent back with one value changed and one name left out.
+      const roundTrip = await call('PUT', `/api/v1/sites/${siteId}`, {
+        key: admin,
+        body: { crawl_options: { max_pages: 7, headers: { Authorization: MASK, 'X-Team': 'replaced-do-not-leak-2b6f' }, cookies: {} } },
+      });
+      expect(roundTrip.status).toBe(200);
+      expect(roundTrip.body.crawl_options).toEqual({ max_pages: 7, headers: { Authorization: MASK, 'X-Team': MASK } });
+      expect(await opened()).toEqual({ headers: { Authorization: TOKEN, 'X-Team': 'replaced-do-not-leak-2b6f' }, cookies: {} });
+
+      const removed = await call('PUT', `/api/v1/sites/${siteId}`, { key: admin, body: { crawl_options: { headers: null } } });
+      expect(removed.body.crawl_options).toEqual({});
+      const record = await stored();
+      expect(record).toMatchObject({ fetch_secret_names: null, fetch_secrets_sealed: null });
+      expect(await opened()).toEqual({ headers: {}, cookies: {} });
+    });
+
+    it.each([
+      ['a forbidden header', { headers: { Host: 'members.example' } }, 'body.crawl_options.headers'],
+      ['a hop-by-hop header', { headers: { Connection: 'close' } }, 'body.crawl_options.headers'],
+      ['a proxy header', { headers: { 'Proxy-Authorization': 'Basic x' } }, 'body.crawl_options.headers'],
+      ['a header value with a line break', { headers: { 'X-A': 'one\r\nX-B: two' } }, 'body.crawl_options.headers'],
+      ['a header name that is not a token', { headers: { 'X A': 'v' } }, 'body.crawl_options.headers'],
+      ['a cookie value with a space', { cookies: { session: 'a b' } }, 'body.crawl_options.cookies'],
+      ['a mask with nothing stored under its name', { headers: { 'X-Unknown': MASK } }, 'body.crawl_options.headers'],
+      ['a masked cookie on a site without cookies', { cookies: { session: MASK } }, 'body.crawl_options.cookies'],
+      ['a User-Agent header beside user_agent', { headers: { 'User-Agent': 'a' }, user_agent: 'b' }, 'body.crawl_options.user_agent'],
+      ['a string for headers', { headers: 'Authorization: x' }, 'body.crawl_options.headers'],
+    ])('refuses %s with a 422 at the field, echoing no value, and changes nothing', async (_name, crawlOptions, location) => {
+      const before = await stored();
+      for (const [method, path] of [
+        ['PUT', `/api/v1/sites/${siteId}`],
+        ['POST', '/api/v1/sites'],
+      ] as const) {
+        const res = await call(method, path, { key: admin, body: { url: 'https://members.example/', crawl_options: crawlOptions } });
+        expect(res.status).toBe(422);
+        expect(locations(res.body)).toEqual([location]);
+        expect(res.text).not.toContain('members.example');
+        expect(res.text).not.toContain('X-B: two');
+      }
+      expect(await stored()).toEqual(before);
+    });
+
+    it('never reach the logs', () => {
+      expect(env.logs.text.length).toBeGreaterThan(0);
+      for (const value of VALUES) expect(env.logs.text).not.toContain(value);
     });
   });
 

@@ -3,13 +3,17 @@
  * and a crawler on Redis and the MongoDB-wire server in its file mode, which is killed with -9 while a job is
  * provably in flight and restarted on its file. While it is down the API answers 503 problem+json with
  * Retry-After (never a 500, never a hang), /ready says so and /health does not; an open job stream stays open;
- * the job waits and resumes once the store is back, and finishes once with every step recorded once.
+ * the job waits and resumes once the store is back, and finishes once with every step recorded once. The page
+ * archive's routes (a stored page, a WARC export, a re-extraction, a deletion, a WARC upload) answer the same
+ * 503 (test/contract/archive-gridfs-outage.int-spec.ts: GridFS errors, a read stream included, become the outage).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGates, type Gates } from '../fixtures/gate';
+import { startModelServer, type ModelServer } from '../fixtures/model-server';
+import { startPlayground, type Playground } from '../fixtures/playground/playground';
 import { describeWith, serverUrl } from '../harness/require-server';
 import { startMongoWire, type StartedServer } from '../harness/servers';
 import { http, readSse, waitFor } from './helpers';
@@ -25,15 +29,20 @@ describeWith(['redis'], 'the store goes down (cluster: 1 API, 1 crawler, the sto
   let store: StartedServer;
   let api: AppProcess;
   let gates: Gates;
+  let play: Playground;
+  let models: ModelServer;
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     assertBuilt();
     gates = await startGates();
+    play = await startPlayground();
+    models = await startModelServer();
     dir = mkdtempSync(join(tmpdir(), 'gleaner-outage-'));
     store = await startMongoWire({ dataFile: join(dir, 'store.mv.db') });
     const redisDb = 5;
     spawnSync('redis-cli', ['-u', `${serverUrl('redis')}/${redisDb}`, 'flushdb']);
-    const env = {
+    env = {
       MONGODB_URI: `${store.url}/gleaner_outage`,
       REDIS_URL: `${serverUrl('redis')}/${redisDb}`,
       GLEANER_SECRET: 'outage-test-secret-0123456789abcdefgh',
@@ -42,6 +51,10 @@ describeWith(['redis'], 'the store goes down (cluster: 1 API, 1 crawler, the sto
       GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
       // Every request reads its key from the store: the outage is met by the key lookup too.
       GLEANER_AUTH_CACHE_MS: '0',
+      // The archive's test extracts a playground page.
+      GLEANER_RESOLVE: play.resolve,
+      GLEANER_BROWSER_ENABLED: 'false',
+      GLEANER_LLM_RETRIES: '0',
     };
     api = await startProcess('api', TEST_API_MAIN, ['--role=api'], env, 'PORT');
     processes.push(api);
@@ -52,6 +65,8 @@ describeWith(['redis'], 'the store goes down (cluster: 1 API, 1 crawler, the sto
     await Promise.all(processes.map((p) => p.stop('SIGKILL')));
     await store?.stop();
     await gates?.close();
+    await play?.close();
+    await models?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -106,5 +121,58 @@ describeWith(['redis'], 'the store goes down (cluster: 1 API, 1 crawler, the sto
     expect(events.events.filter((e) => e.event === 'complete')).toHaveLength(1);
     expect(events.events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'completed', page_count: 6 } });
     expect((await http(api.url, 'GET', '/ready')).status).toBe(200);
+  });
+
+  it("the archive's routes answer the same 503 while the store is down, and serve the page again once it is back", async () => {
+    // A replica whose key cache holds the key: the requests pass authentication and meet the outage in the archive's routes.
+    const cached = await startProcess('api-cached', TEST_API_MAIN, ['--role=api'], { ...env, GLEANER_AUTH_CACHE_MS: '60000' }, 'PORT');
+    processes.push(cached);
+    const call = (method: string, path: string, body?: unknown) => http(cached.url, method, path, { key: BOOTSTRAP, body });
+    const extracted = await call('POST', '/api/v1/extract', {
+      url: play.url('shop.test', '/product/2'),
+      schema: { name: 'string', sku: 'string' },
+      llm_config: { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-outage', base_url: models.openaiBaseUrl },
+      archive: true,
+    });
+    expect(extracted.status).toBe(200);
+    const jobId = extracted.body.job_id as string;
+    const [item] = (await call('GET', `/api/v1/jobs/${jobId}/results`)).body as Array<{ id: string }>;
+    const pagePath = `/api/v1/jobs/${jobId}/results/${item.id}/page`;
+    expect((await call('GET', pagePath)).status).toBe(200);
+    expect((await call('GET', `/api/v1/jobs/${jobId}/warc`)).status).toBe(200);
+
+    process.kill(store.pid, 'SIGKILL');
+    await store.stop();
+    const port = Number(new URL(store.url).port);
+    for (const [method, path, body] of [
+      ['GET', pagePath, undefined],
+      ['GET', `${pagePath}?view=text`, undefined],
+      ['GET', `/api/v1/jobs/${jobId}/warc`, undefined],
+      ['POST', `/api/v1/jobs/${jobId}/reextract`, { schema: { sku: 'string' } }],
+      ['DELETE', `/api/v1/jobs/${jobId}`, undefined],
+    ] as const) {
+      const res = await call(method, path, body);
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 503 });
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(res.body).toMatchObject({ type: '/problems/service-unavailable', status: 503 });
+      expect(JSON.stringify(res.body)).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|Mongo|GridFS/);
+    }
+    const upload = await fetch(`${cached.url}/api/v1/warc-extract?schema_id=any`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${BOOTSTRAP}`, 'content-type': 'application/warc' },
+      body: 'WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n',
+    });
+    expect(upload.status).toBe(503);
+    expect(upload.headers.get('retry-after')).toBe('5');
+
+    store = await startMongoWire({ dataFile: join(dir, 'store.mv.db'), port });
+    const page = await waitFor(async () => {
+      const res = await call('GET', pagePath);
+      return res.status === 200 ? res : null;
+    }, 60_000);
+    expect(page.text).toContain('Name:');
+    expect((await call('GET', `/api/v1/jobs/${jobId}`)).body).toMatchObject({ status: 'completed' });
+    expect(cached.output()).not.toMatch(/"level":"fatal"/);
   });
 });

@@ -21,6 +21,8 @@ const NON_TENANT: Record<string, string> = {
   'GET /api/v1/llm/models/{provider}': 'the provider name is a catalog value; the answer comes from the shared price table',
   'GET /api/v1/downloads/{id}':
     "signed link without a bearer key: the signature is the credential (checked below: A's job id without A's signature is refused)",
+  'DELETE /api/v1/users/{id}':
+    "admin only: a tenant's key gets 403 before any user is looked up (tenant-deletion.suite.ts); the id names a tenant, not a resource it owns",
   'GET /api/v1/downloads/screenshots/{id}':
     "signed link without a bearer key, as downloads (checked below: A's screenshot id without A's signature is refused)",
 };

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
-import { AuthGuard, AuthModule } from '@app/auth';
+import { AuthGuard, AuthModule, TenantDeletionModule } from '@app/auth';
 import type { AppConfig } from '@app/config';
 import { JobsModule } from '@app/jobs';
 import { LlmModule } from '@app/llm';
@@ -94,6 +94,8 @@ export class ApiModule {
         ScrapeModule,
         CrawlModule,
         MonitorsModule.register(CrawlModule),
+        // Finishes tenant deletions that stopped half way (here every lib registered its tenant eraser).
+        TenantDeletionModule,
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ jobHandlers: extensions.jobHandlers })] : []),
         ...(extensions.modules ?? []),

@@ -12,6 +12,7 @@ import { registerExtract } from './commands/extract-command';
 import { registerJobs } from './commands/jobs-command';
 import { registerResults } from './commands/results-command';
 import { registerScrape } from './commands/scrape-command';
+import { registerUsersDelete } from './commands/users-delete-command';
 import { CliContext, cliVersion, DEFAULT_URL, type ApiIo, type GlobalOptions } from './context';
 import { ApiError, CliError, describeProblem, InterruptedError } from './errors';
 import { EXIT, type ExitCode } from './exit-codes';
@@ -37,6 +38,8 @@ interface LocalCommand {
   name: string;
   summary: string;
   load(): Promise<CliCommand>;
+  /** Subcommands that go to the service instead (commander, API exit codes), added to the command here. */
+  remote?: { subcommands: string[]; register(command: Command, kit: CommandKit): void };
 }
 
 /**
@@ -51,8 +54,9 @@ const LOCAL_COMMANDS: LocalCommand[] = [
   },
   {
     name: 'users',
-    summary: 'create or list users (tenants) directly in the store',
+    summary: 'create or list users (tenants) directly in the store; delete one through the service',
     load: async () => (await import('./commands/users-command.js')).usersCommand,
+    remote: { subcommands: ['delete'], register: registerUsersDelete },
   },
 ];
 
@@ -92,7 +96,9 @@ Examples:
  * message (problem+json title, detail and field errors for the service's), never a stack trace.
  */
 export async function runCli(argv: string[], io: CliIo & ApiIo, env: NodeJS.ProcessEnv, signals: SignalHub): Promise<number> {
-  const local = LOCAL_COMMANDS.find((c) => c.name === argv[0] || (argv[0] === 'help' && c.name === argv[1]));
+  const local = LOCAL_COMMANDS.find(
+    (c) => (c.name === argv[0] && !c.remote?.subcommands.includes(argv[1])) || (argv[0] === 'help' && c.name === argv[1]),
+  );
   if (local) return runLocal(local, argv, io);
 
   const errColors = colorsFor(io.stderr, env, !argv.includes('--no-color'));
@@ -194,13 +200,14 @@ async function buildProgram(
 
   // Listed in the help; `runCli` hands them their arguments before commander sees them.
   for (const local of LOCAL_COMMANDS) {
-    program
+    const command = program
       .command(local.name)
-      .summary(`${local.summary} (local: no service)`)
+      .summary(local.remote ? local.summary : `${local.summary} (local: no service)`)
       .helpOption(false)
       .allowUnknownOption()
       .allowExcessArguments()
       .action(async (_opts: unknown, command: Command) => setExit((await runLocal(local, [local.name, ...command.args], io)) as ExitCode));
+    local.remote?.register(command, kit);
   }
   return program;
 }

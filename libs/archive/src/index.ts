@@ -8,6 +8,7 @@ export { PageArchive, type PageArchiveSettings } from './page-archive';
 export { ArchiveModule } from './archive.module';
 export { ArchiveRetentionService } from './archive-retention.service';
 export type { PageCapture } from './archive.types';
+export { pageCapture } from './page-capture';
 export { writeWarc, type WarcPage } from './warc/warc-writer';
 export { warcPages } from './warc/warc-pages';
 export { isGzip, type WarcLimits } from './warc/warc-reader';

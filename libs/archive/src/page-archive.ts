@@ -149,12 +149,13 @@ export class PageArchive {
 
   /**
    * Re-extraction: the source job's page becomes a page of the new job too (same bodies, referenced
-   * again; the retention of the fetch is kept, not renewed). Null when the source page or a body is gone.
+   * again; the retention of the fetch is kept, not renewed), under `key`; `fromKey` is its key in the
+   * source when that differs (an extract's one page). Null when the source page or a body is gone.
    */
-  async copy(userId: string, fromJob: string, toJob: string, key: string): Promise<ArchivedPage | null> {
-    const source = await this.load(userId, fromJob, key);
+  async copy(userId: string, fromJob: string, toJob: string, key: string, fromKey = key): Promise<ArchivedPage | null> {
+    const source = await this.load(userId, fromJob, fromKey);
     if (!source) return null;
-    const record: ArchivedPageRecord = { ...source.record, _id: `${toJob}:${key}`, job_id: toJob };
+    const record: ArchivedPageRecord = { ...source.record, _id: `${toJob}:${key}`, job_id: toJob, key };
     await this.repository.insertPage(record);
     if (record.failure) return { ...source, record };
     // Referenced again after the copy's record exists: a concurrent release of the source sees it or loses its token.
@@ -236,7 +237,8 @@ export class PageArchive {
       const bytes = await this.blobs.writeStream(id, source, maxBytes);
       return { id, bytes };
     } catch (error) {
-      await this.dropUpload(id);
+      // The upload's own error is the answer (a 413, a store outage's 503); what is left of it, the sweep removes.
+      await this.dropUpload(id).catch(() => undefined);
       throw error;
     }
   }

@@ -8,6 +8,8 @@ export interface UserRecord {
   organization_id: string;
   is_admin: boolean;
   created_at: string;
+  /** Set when the user's deletion began (docs/api.md "Users"): its keys no longer authenticate. */
+  deleting_at?: string | null;
   [key: string]: unknown;
 }
 
@@ -79,6 +81,39 @@ export class AuthRepository implements OnModuleInit {
 
   findOwnKey(owner: { userId: string }, keyId: string): Promise<ApiKeyRecord | null> {
     return this.keys.findOne({ _id: keyId, user_id: owner.userId });
+  }
+
+  /**
+   * Marks the user as being deleted, once (a deletion run again keeps when it began). Returns the user as
+   * stored now and whether this call marked it, or null when there is no such user.
+   */
+  async markDeleting(userId: string, at: string): Promise<{ user: UserRecord; marked: boolean } | null> {
+    const before = await this.users.findOneAndUpdate(
+      { _id: userId, deleting_at: null },
+      { $set: { deleting_at: at } },
+      { returnDocument: 'before' },
+    );
+    const user = await this.users.findOne({ _id: userId });
+    return user ? { user, marked: before !== null } : null;
+  }
+
+  /** Users whose deletion began and did not complete (a crash, a store outage), oldest first. */
+  usersBeingDeleted(limit: number): Promise<UserRecord[]> {
+    return this.users.find({ deleting_at: { $ne: null } }, { sort: { deleting_at: 1 }, limit });
+  }
+
+  countUsersBeingDeleted(): Promise<number> {
+    return this.users.count({ deleting_at: { $ne: null } });
+  }
+
+  /** A deleted user's keys (the last step of its deletion but one). */
+  deleteKeysOf(owner: { userId: string }): Promise<number> {
+    return this.keys.deleteMany({ user_id: owner.userId });
+  }
+
+  /** The last step of a deletion: while the record is there, a restart finishes the deletion. */
+  deleteUser(userId: string): Promise<boolean> {
+    return this.users.deleteOne({ _id: userId });
   }
 
   countKeys(): Promise<number> {

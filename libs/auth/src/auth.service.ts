@@ -74,7 +74,8 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     const key = await this.repository.findKeyByHash(keyHash);
     if (!key) return { caller: null, expiresAt: null, revoked: false, cachedAt: now };
     const user = await this.repository.findUser(key.user_id);
-    if (!user) return { caller: null, expiresAt: null, revoked: false, cachedAt: now };
+    // A user being deleted is gone for its keys at once (docs/api.md "Users"), even before they are.
+    if (!user || user.deleting_at) return { caller: null, expiresAt: null, revoked: false, cachedAt: now };
     return {
       caller: {
         userId: key.user_id,

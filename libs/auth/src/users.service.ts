@@ -11,9 +11,17 @@ export interface UserView {
   name: string;
   is_admin: boolean;
   created_at: string;
+  /** `deleting`: DELETE /users/{id} began and has not completed; its keys are refused already. */
+  status: 'active' | 'deleting';
 }
 
-const toUserView = (u: UserRecord): UserView => ({ id: u._id, name: u.name, is_admin: u.is_admin, created_at: u.created_at });
+const toUserView = (u: UserRecord): UserView => ({
+  id: u._id,
+  name: u.name,
+  is_admin: u.is_admin,
+  created_at: u.created_at,
+  status: u.deleting_at ? 'deleting' : 'active',
+});
 
 @Injectable()
 export class UsersService {

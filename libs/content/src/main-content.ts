@@ -1,11 +1,16 @@
 import { Element as ElementNode } from 'domhandler';
-import { childElements, findFirst, isElement, textData, type AnyNode, type Document, type Element, typeOf } from './dom';
+import { childElements, findFirst, isElement, textData, type Document, type Element, typeOf } from './dom';
+import { CHAR_THRESHOLD, ConditionalCleaner } from './readability/conditional-cleaner';
+import { DIV_TO_P, initialScore, isExcluded, PARAGRAPH_LIKE, SCORED, SENTENCE_END } from './readability/signals';
+import { ancestors, countCommas, normalizedLength, textOf } from './readability/text-measure';
+import type { ElementInfo, GrabFlags } from './readability/types';
 
 /**
  * Readability-style main-content detection, without mutating the DOM: paragraphs score their
  * ancestors (commas, length), candidates are damped by link density, the best one is widened to
  * its parent when that scores well, related siblings are merged, and the result is cleaned
- * conditionally (link-heavy, image-heavy or form-like blocks are dropped).
+ * conditionally (readability/conditional-cleaner.ts). What tags, roles and class names say is in
+ * readability/signals.ts.
  */
 export interface MainContent {
   /** Elements to render, in document order. */
@@ -14,80 +19,9 @@ export interface MainContent {
   removed: Set<Element>;
 }
 
-interface Flags {
-  stripUnlikely: boolean;
-  weightClasses: boolean;
-  cleanConditionally: boolean;
-}
-
-interface Info {
-  /** Whitespace-collapsed text length of the subtree. */
-  text: number;
-  /** Text length inside links. */
-  link: number;
-  commas: number;
-  /** Has p/div/table/list/... descendants (readability's "div that is not a paragraph"). */
-  blockDesc: boolean;
-}
-
-const UNLIKELY =
-  /-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote/i;
-const MAYBE_CANDIDATE = /and|article|body|column|content|main|mathjax|shadow/i;
-const POSITIVE = /article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story/i;
-const NEGATIVE =
-  /-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget/i;
-const SHARE = /(\b|_)(share|sharedaddy)(\b|_)/i;
-const AD_OR_LOADING =
-  /^(ad(vertising|vertisement)?|pub(licité)?|werb(ung)?|广告|Реклама|Anuncio|(loading|正在加载|Загрузка|chargement|cargando)(…|\.\.\.)?)$/iu;
-const COMMAS = /[,،﹐︐︑⹀⸴⸲，]/g;
-const SENTENCE_END = /\.( |$)/;
-
-const UNLIKELY_ROLES = new Set(['menu', 'menubar', 'complementary', 'navigation', 'alert', 'alertdialog', 'dialog']);
-const NEVER_CONTENT = new Set(['nav', 'footer', 'aside', 'figure', 'figcaption']);
-/** Article furniture the published ground truth leaves out: captions, galleries, bylines, teasers. */
-const FURNITURE =
-  /caption|credit|gallery|slideshow|carousel|(?:^|[-_ ])(?:related|recommend|more-?stories|read-?more|newsletter|promo|teaser|subscribe|signup|byline|author|dateline|timestamp|date)/i;
-/** Children that make a div a container rather than a paragraph. */
-const DIV_TO_P = new Set([
-  'blockquote',
-  'dl',
-  'div',
-  'img',
-  'ol',
-  'p',
-  'pre',
-  'table',
-  'ul',
-  'section',
-  'article',
-  'figure',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'header',
-  'main',
-  'aside',
-  'nav',
-  'footer',
-  'li',
-]);
-const SCORED = new Set(['p', 'td', 'pre', 'section', 'h2', 'h3', 'h4', 'h5', 'h6']);
-const PARAGRAPH_LIKE = new Set(['div', 'section', 'article', 'main']);
-const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
-const TEXTISH = new Set(['span', 'li', 'td', 'blockquote', 'dl', 'div', 'img', 'ol', 'p', 'pre', 'table', 'ul']);
-const CLEANED = new Set(['div', 'section', 'table', 'ul', 'ol', 'form', 'fieldset']);
-const EMBEDS = new Set(['object', 'embed', 'iframe']);
-
-const CHAR_THRESHOLD = 500;
-const MAX_CLEAN_DEPTH = 400;
-const LINK_LIST_DENSITY = 0.5;
-
 export function extractMainContent(document: Document, isSkipped: (el: Element) => boolean): MainContent {
   const body = findFirst(document, 'body') ?? findFirst(document, 'html') ?? adoptIntoBody(document);
-  const attempts: Flags[] = [
+  const attempts: GrabFlags[] = [
     { stripUnlikely: true, weightClasses: true, cleanConditionally: true },
     { stripUnlikely: false, weightClasses: true, cleanConditionally: true },
     { stripUnlikely: false, weightClasses: false, cleanConditionally: true },
@@ -112,14 +46,14 @@ function adoptIntoBody(document: Document): Element {
 }
 
 class Grabber {
-  private readonly info = new Map<Element, Info>();
+  private readonly info = new Map<Element, ElementInfo>();
   private readonly scores = new Map<Element, number>();
   /** Elements excluded while scoring (unlikely candidates, never-content tags, hidden). */
   private readonly excluded = new Set<Element>();
 
   constructor(
     private readonly body: Element,
-    private readonly flags: Flags,
+    private readonly flags: GrabFlags,
     private readonly isSkipped: (el: Element) => boolean,
   ) {}
 
@@ -128,8 +62,9 @@ class Grabber {
     const top = this.pickTopCandidate();
     const roots = this.mergeSiblings(top);
     const removed = new Set<Element>(this.excluded);
+    const cleaner = new ConditionalCleaner(this.flags, (el) => this.info.get(el), this.isSkipped);
     let length = 0;
-    for (const root of roots) length += this.clean(root, removed);
+    for (const root of roots) length += cleaner.clean(root, removed);
     return { content: { roots, removed }, length };
   }
 
@@ -153,7 +88,7 @@ class Grabber {
           frame.run += len;
           frame.runCommas += commas;
         } else if (isElement(child)) {
-          if (this.exclude(child)) {
+          if (isExcluded(child, this.flags, this.isSkipped)) {
             this.excluded.add(child);
           } else {
             enter(child);
@@ -164,7 +99,7 @@ class Grabber {
       stack.pop();
       const el = frame.el;
       const isLink = el.name === 'a';
-      const info: Info = { text: frame.text, link: isLink ? frame.text : frame.link, commas: frame.commas, blockDesc: frame.block };
+      const info: ElementInfo = { text: frame.text, link: isLink ? frame.text : frame.link, commas: frame.commas, blockDesc: frame.block };
       this.info.set(el, info);
       this.flushRun(frame);
       const parent = stack[stack.length - 1];
@@ -211,85 +146,11 @@ class Grabber {
     for (let level = startLevel; level < 5 && node && isElement(node); level++) {
       if (!node.parent) break;
       const divider = level === 0 ? 1 : level === 1 ? 2 : level * 3;
-      const current = this.scores.get(node) ?? this.initialScore(node);
+      const current = this.scores.get(node) ?? initialScore(node, this.flags);
       this.scores.set(node, current + score / divider);
       if (node === this.body) break;
       node = node.parent as Element | null;
     }
-  }
-
-  private initialScore(el: Element): number {
-    let score = this.classWeight(el);
-    switch (el.name) {
-      case 'div':
-        score += 5;
-        break;
-      case 'pre':
-      case 'td':
-      case 'blockquote':
-        score += 3;
-        break;
-      case 'address':
-      case 'ol':
-      case 'ul':
-      case 'dl':
-      case 'dd':
-      case 'dt':
-      case 'li':
-      case 'form':
-        score -= 3;
-        break;
-      case 'h1':
-      case 'h2':
-      case 'h3':
-      case 'h4':
-      case 'h5':
-      case 'h6':
-      case 'th':
-        score -= 5;
-        break;
-    }
-    return score;
-  }
-
-  private classWeight(el: Element): number {
-    if (!this.flags.weightClasses) return 0;
-    let weight = 0;
-    const cls = el.attribs.class;
-    if (cls) {
-      if (NEGATIVE.test(cls)) weight -= 25;
-      if (POSITIVE.test(cls)) weight += 25;
-    }
-    const id = el.attribs.id;
-    if (id) {
-      if (NEGATIVE.test(id)) weight -= 25;
-      if (POSITIVE.test(id)) weight += 25;
-    }
-    return weight;
-  }
-
-  private exclude(el: Element): boolean {
-    if (this.isSkipped(el)) return true;
-    if (NEVER_CONTENT.has(el.name)) return true;
-    const role = el.attribs.role;
-    if (role && UNLIKELY_ROLES.has(role)) return true;
-    if (!this.flags.stripUnlikely) return false;
-    if (
-      el.name === 'a' ||
-      el.name === 'article' ||
-      el.name === 'main' ||
-      el.name === 'body' ||
-      el.name === 'table' ||
-      el.name === 'tbody' ||
-      el.name === 'tr' ||
-      el.name === 'td' ||
-      el.name === 'th'
-    )
-      return false;
-    const match = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
-    if (match.length < 3) return false;
-    if (FURNITURE.test(match)) return true;
-    return UNLIKELY.test(match) && !MAYBE_CANDIDATE.test(match) && !insideTag(el, 'table', 'code');
   }
 
   private linkDensity(el: Element): number {
@@ -381,209 +242,4 @@ class Grabber {
     }
     return roots;
   }
-
-  /**
-   * Bottom-up conditional cleaning (readability's _cleanConditionally) over the chosen roots;
-   * returns the kept text length.
-   */
-  private clean(root: Element, removed: Set<Element>): number {
-    return this.cleanNode(root, removed, false, 0).text;
-  }
-
-  private cleanNode(el: Element, removed: Set<Element>, protectedByAncestor: boolean, depth: number): Counts {
-    const counts: Counts = { text: 0, link: 0, commas: 0, p: 0, img: 0, li: 0, input: 0, embed: 0, heading: 0, textish: 0, list: 0 };
-    if (removed.has(el)) return counts;
-    if (depth > MAX_CLEAN_DEPTH) {
-      // Garbage nesting: count the text, judge nothing (keeps the stack bounded).
-      counts.text = normalizedLength(textOf(el));
-      return counts;
-    }
-    const protect = protectedByAncestor || el.name === 'code' || el.name === 'pre' || (el.name === 'table' && isDataTable(el, this.info));
-    let run = 0;
-    for (const child of el.children) {
-      if (typeOf(child) === 'text') {
-        const data = textData(child);
-        const len = normalizedLength(data);
-        counts.text += len;
-        counts.commas += countCommas(data);
-        run += len;
-        continue;
-      }
-      if (!isElement(child)) continue;
-      if (removed.has(child) || this.isSkipped(child)) {
-        removed.add(child);
-        continue;
-      }
-      const c = this.cleanNode(child, removed, protect, depth + 1);
-      if (removed.has(child)) continue;
-      counts.text += c.text;
-      counts.link += child.name === 'a' ? c.text : c.link;
-      counts.commas += c.commas;
-      counts.p += c.p + (child.name === 'p' ? 1 : 0);
-      counts.img += c.img + (child.name === 'img' ? 1 : 0);
-      counts.li += c.li + (child.name === 'li' ? 1 : 0);
-      counts.input += c.input + (child.name === 'input' || child.name === 'select' || child.name === 'textarea' ? 1 : 0);
-      counts.embed += c.embed + (EMBEDS.has(child.name) ? 1 : 0);
-      counts.heading += HEADINGS.has(child.name) ? c.text : c.heading;
-      counts.textish += TEXTISH.has(child.name) ? c.text : c.textish;
-      counts.list += child.name === 'ul' || child.name === 'ol' ? c.text : c.list;
-      if (DIV_TO_P.has(child.name) || this.info.get(child)?.blockDesc) {
-        // Inline runs of a container become paragraphs in readability.
-        if (run > 0) counts.p++;
-        counts.textish += run;
-        run = 0;
-      } else {
-        run += c.text;
-      }
-    }
-    if (this.info.get(el)?.blockDesc && run > 0) {
-      counts.p++;
-      counts.textish += run;
-    }
-    if (depth > 0 && !protect && this.shouldRemove(el, counts)) {
-      removed.add(el);
-    }
-    return counts;
-  }
-
-  private shouldRemove(el: Element, c: Counts): boolean {
-    const name = el.name;
-    if (this.flags.weightClasses && SHARE.test(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`) && c.text < CHAR_THRESHOLD) return true;
-    if (HEADINGS.has(name) && (name === 'h1' || name === 'h2') && this.classWeight(el) < 0) return true;
-    if (!this.flags.cleanConditionally || !CLEANED.has(name)) return false;
-    // A div without block descendants is a paragraph for readability, not a container to clean.
-    if ((name === 'div' || name === 'section') && !this.info.get(el)?.blockDesc) return false;
-    const isList = name === 'ul' || name === 'ol' || (c.text > 0 && c.list / c.text > 0.9);
-    const weight = this.classWeight(el);
-    if (weight < 0) return true;
-    if (c.commas >= 10) return false;
-    const linkDensity = c.text === 0 ? 0 : c.link / c.text;
-    const headingDensity = c.text === 0 ? 0 : c.heading / c.text;
-    const textDensity = c.text === 0 ? 0 : c.textish / c.text;
-    const li = c.li - 100;
-    const isFigureChild = insideTag(el, 'figure');
-    if (c.text < 40 && AD_OR_LOADING.test(textOf(el).trim())) return true;
-    const remove =
-      (!isFigureChild && c.img > 1 && c.p / c.img < 0.5) ||
-      (!isList && li > c.p) ||
-      c.input > Math.floor(c.p / 3) ||
-      (!isList && !isFigureChild && headingDensity < 0.9 && c.text < 25 && (c.img === 0 || c.img > 2) && linkDensity > 0) ||
-      (!isList && weight < 25 && linkDensity > 0.2) ||
-      (weight >= 25 && linkDensity > 0.5) ||
-      (c.embed === 1 && c.text < 75) ||
-      c.embed > 1 ||
-      (c.img === 0 && textDensity === 0) ||
-      // Link lists (related stories, "more news") are navigation even when readability would keep them.
-      (isList && linkDensity > LINK_LIST_DENSITY);
-    if (remove && isList) {
-      // A plain list of images is content (galleries).
-      if (c.img > 0 && c.img === c.li) return false;
-    }
-    return remove;
-  }
-}
-
-interface Counts {
-  text: number;
-  link: number;
-  commas: number;
-  p: number;
-  img: number;
-  li: number;
-  input: number;
-  embed: number;
-  heading: number;
-  textish: number;
-  list: number;
-}
-
-/** readability's data-table test: markup that only data tables use, or enough rows and columns. */
-function isDataTable(table: Element, info: Map<Element, Info>): boolean {
-  const a = table.attribs;
-  if (a.role === 'presentation' || a.datatable === '0') return false;
-  if (a.summary) return true;
-  let rows = 0;
-  let cols = 0;
-  let dataMarkup = false;
-  let nested = false;
-  const stack: AnyNode[] = [...table.children];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (!isElement(node)) continue;
-    switch (node.name) {
-      case 'table':
-        nested = true;
-        continue;
-      case 'caption':
-        if ((info.get(node)?.text ?? 1) > 0) dataMarkup = true;
-        break;
-      case 'col':
-      case 'colgroup':
-      case 'tfoot':
-      case 'thead':
-      case 'th':
-        dataMarkup = true;
-        break;
-      case 'tr': {
-        rows++;
-        let c = 0;
-        for (const cell of node.children)
-          if (isElement(cell) && (cell.name === 'td' || cell.name === 'th')) c += Number(cell.attribs.colspan) || 1;
-        cols = Math.max(cols, c);
-        break;
-      }
-    }
-    for (const child of node.children) stack.push(child);
-  }
-  if (dataMarkup) return true;
-  if (nested) return false;
-  if (rows >= 10 || cols > 4) return true;
-  return rows * cols > 10;
-}
-
-function ancestors(el: Element): Set<Element> {
-  const set = new Set<Element>();
-  for (let p = el.parent; p && isElement(p); p = p.parent) set.add(p);
-  return set;
-}
-
-function insideTag(el: Element, ...names: string[]): boolean {
-  for (let p = el.parent; p && isElement(p); p = p.parent) if (names.includes(p.name)) return true;
-  return false;
-}
-
-function textOf(el: Element): string {
-  let out = '';
-  const stack: AnyNode[] = [el];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    out += textData(node);
-    const children = (node as { children?: AnyNode[] }).children;
-    if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
-  }
-  return out;
-}
-
-function normalizedLength(text: string): number {
-  let len = 0;
-  let space = true;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const isSpace = c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160;
-    if (isSpace) {
-      if (!space) len++;
-      space = true;
-    } else {
-      len++;
-      space = false;
-    }
-  }
-  return len;
-}
-
-function countCommas(text: string): number {
-  COMMAS.lastIndex = 0;
-  let n = 0;
-  while (COMMAS.exec(text) !== null) n++;
-  return n;
 }

@@ -50,6 +50,11 @@ export interface ArchiveSource {
   source_job_id: string;
   only: ReextractOnly;
   pages: number;
+  /**
+   * A one-page source (an extract): its page's URL and its key in the source's archive. Without it, the
+   * pages are the source's crawl entries, each archived under the key the re-extraction gives it too.
+   */
+  single_page?: { url: string; key: string };
 }
 
 /** A WARC upload's pages (docs/archive.md "WARC in"): the file stored as blob `upload_id`, read by the owner. */
@@ -92,6 +97,7 @@ const crawlInputSchema = z.object({
         source_job_id: z.string(),
         only: z.enum(REEXTRACT_ONLY),
         pages: z.number().int().min(0),
+        single_page: z.object({ url: z.string(), key: z.string() }).optional(),
       }),
       z.object({ kind: z.literal('warc'), upload_id: z.string(), bytes: z.number().int().min(0) }),
     ])

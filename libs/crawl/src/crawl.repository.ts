@@ -85,6 +85,11 @@ export class CrawlRepository implements OnModuleInit {
     await this.lists.deleteMany({ list_id: listId });
   }
 
+  /** Every URL list of the owner, also one whose batch never got a job (its deletion). */
+  deleteListsOf(owner: { userId: string }): Promise<number> {
+    return this.lists.deleteMany({ user_id: owner.userId });
+  }
+
   // ---- state and ownership ----
 
   async ensureState(jobId: string, userId: string): Promise<void> {

@@ -1,4 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { PageArchive } from '@app/archive';
+import { LOGGER, type AppLogger } from '@app/observability';
 import { AppError } from '@app/core';
 import { ResultsService } from '@app/results';
 import type { JobContext, JobHandler } from '@app/jobs';
@@ -20,10 +22,12 @@ import { llmConfigFor } from '@app/llm';
 import { PageLoaderService } from '@app/pages';
 import type { ExtractionFacts, ExtractionMade } from './extraction-requests.service';
 import { parseExtractInput, type ExtractJobInput } from './job-inputs';
+import { keepExtractPage } from './extract-archive';
 
 /**
- * Runs an `extract` job: load the page, extract with the model chain (or, with extraction_mode auto,
- * a learned program of the page's template), record the result and the usage.
+ * Runs an `extract` job: load the page (and keep it in the archive when asked), extract with the model
+ * chain (or, with extraction_mode auto, a learned program of the page's template), record the result and
+ * the usage.
  */
 @Injectable()
 export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
@@ -36,6 +40,8 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     private readonly results: ResultsService,
     private readonly grounding: GroundingService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    private readonly archive: PageArchive,
+    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
   async run({ job, input, signal, jobs, secrets }: JobContext<ExtractJobInput>): Promise<void> {
@@ -48,6 +54,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
         signal,
         control: fetchControlFor(input.fetch_control, secrets),
         also: { attributes: true },
+        keepRaw: input.archive,
       });
     } catch (error) {
       const failure = finalJobError(error, 'Extraction');
@@ -61,6 +68,8 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
       await jobs.recordUsage(job._id, { failed_count: 1 });
       throw failure;
     }
+    // Kept as fetched, before the model runs: a page whose extraction fails can be read back and extracted again.
+    if (input.archive) await keepExtractPage(this.archive, job, input.url, page, this.logger);
     const started = Date.now();
     const onCall = captureRecorder(
       this.results,

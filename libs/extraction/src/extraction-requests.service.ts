@@ -6,6 +6,7 @@ import { JobIntakeService } from '@app/intake';
 import { ResultsService } from '@app/results';
 import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
 import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request.dto';
+import { extractArchives } from './extract-archive';
 import type { AnalyzeJobInput, ExtractJobInput } from './job-inputs';
 
 /** How an extract's data was made (also the stored result's `metadata`). */
@@ -62,10 +63,8 @@ export class ExtractionRequestsService {
     const control = splitFetchControl(dto, fetchMode);
     const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
     // provenance and grounding: the request's, else the site's saved options, else the defaults (one resolution with crawls).
-    const { provenance, grounding } = resolveCrawlOptions(
-      { provenance: dto.provenance, grounding: dto.grounding },
-      validCrawlOptions(site?.crawl_options),
-    );
+    const saved = validCrawlOptions(site?.crawl_options);
+    const { provenance, grounding } = resolveCrawlOptions({ provenance: dto.provenance, grounding: dto.grounding }, saved);
     const job = await this.intake.submit<ExtractJobInput>(caller, {
       type: 'extract',
       url,
@@ -81,6 +80,7 @@ export class ExtractionRequestsService {
         fetch_control: control.stored,
         provenance,
         grounding,
+        archive: extractArchives(dto.archive, saved),
       }),
       captureDebug: dto.capture_debug ?? false,
       requestId,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ArchiveModule } from '@app/archive';
 import { IntakeModule } from '@app/intake';
 import { JobsModule } from '@app/jobs';
 import { LlmModule } from '@app/llm';
@@ -10,18 +11,19 @@ import { ExtractionRequestsService } from './extraction-requests.service';
 import { ExtractionService } from './extraction.service';
 import { GroundingService } from './grounding.service';
 import { LearnedProgramsService } from './learned-programs.service';
+import { LearnedTenantErasure } from './learned-tenant-erasure';
 
 /** API side: job intake for extract/analyze requests (then waits for the job), and the learned programs they and crawls use. */
 @Module({
   imports: [IntakeModule, JobsModule, ResultsModule],
-  providers: [ExtractionRequestsService, LearnedProgramsService],
+  providers: [ExtractionRequestsService, LearnedProgramsService, LearnedTenantErasure],
   exports: [ExtractionRequestsService, LearnedProgramsService],
 })
 export class ExtractionModule {}
 
-/** Crawler side: the model extraction step, and the extract/analyze job handlers on the page pipeline. */
+/** Crawler side: the model extraction step, and the extract/analyze job handlers on the page pipeline (an extract may keep its page in the archive). */
 @Module({
-  imports: [JobsModule, LlmModule, ResultsModule, PagesModule],
+  imports: [JobsModule, LlmModule, ResultsModule, PagesModule, ArchiveModule],
   providers: [ExtractionService, GroundingService, ExtractJobHandler, AnalyzeJobHandler],
   exports: [ExtractionService, GroundingService, ExtractJobHandler, AnalyzeJobHandler, PagesModule],
 })

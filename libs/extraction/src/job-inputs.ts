@@ -20,6 +20,8 @@ export interface ExtractJobInput {
   /** `metadata.fields` of the result, and what an ungrounded value does (docs/provenance.md); defaults on older jobs. */
   provenance: ProvenanceMode;
   grounding: GroundingPolicy;
+  /** Keep the fetched page in the archive (docs/archive.md "Extracts"); false on jobs from before it existed. */
+  archive: boolean;
 }
 
 export interface AnalyzeJobInput {
@@ -50,6 +52,7 @@ const extractInputSchema = z.object({
   fetch_control: storedFetchControlSchema,
   provenance: provenanceModeSchema,
   grounding: groundingPolicySchema,
+  archive: z.boolean().default(false),
 });
 
 const analyzeInputSchema = z.object({

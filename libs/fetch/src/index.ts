@@ -5,6 +5,7 @@ export {
   COOKIE_VALUE_PATTERN,
   forbiddenHeaderReason,
   HEADER_VALUE_PATTERN,
+  parseCookieHeader,
   TOKEN_PATTERN,
   type ScopedRequestData,
   type ScreenshotKind,

@@ -1,3 +1,3 @@
-export { JobIntakeService } from './job-intake.service';
+export { JobIntakeService, type FieldsAt } from './job-intake.service';
 export { IntakeModule } from './intake.module';
 export { JobFetchFields } from './dto/fetch-control.dto';

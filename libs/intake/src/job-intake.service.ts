@@ -6,7 +6,7 @@ import { JobsService, type JobRecord, type JobType, type JobView } from '@app/jo
 import { ModelRouter, storeLlmConfig, type LlmConfigInput, type ModelTarget, type StoredLlmConfig } from '@app/llm';
 import { SavedSchemasService } from '@app/saved-schemas';
 import { parseSchema, type ParsedSchema } from '@app/schema';
-import { SitesService, type SiteRecord } from '@app/sites';
+import { SitesService, type FetchSecretMaps, type SiteRecord } from '@app/sites';
 import { WebhookTargetsService, type JobWebhookFields } from '@app/webhooks';
 import { jobFailureToProblem } from './failure-mapping';
 
@@ -14,6 +14,12 @@ export interface SchemaFields {
   schema?: unknown;
   schema_id?: string;
 }
+
+/**
+ * Where a request gives its saved ids (`site_id`, `schema_id`, `webhook_id`): the JSON body, or the query of
+ * a request whose body is something else (a batch's URL list, a WARC file). A 422 names the field there.
+ */
+export type FieldsAt = 'body' | 'query';
 
 export interface SubmitJob<I> {
   type: JobType;
@@ -23,6 +29,8 @@ export interface SubmitJob<I> {
   captureDebug?: boolean;
   requestId: string;
   webhooks?: JobWebhookFields;
+  /** Where `webhooks.webhook_id` was given (default: the body). */
+  fieldsAt?: FieldsAt;
   llmConfig?: LlmConfigInput;
   /** Fail with `no_models` (422) before any job exists when no model is usable for the caller. */
   requireModel: boolean;
@@ -49,8 +57,34 @@ export class JobIntakeService {
   ) {}
 
   /** The caller's saved site named by `site_id` (422 when it is not theirs), or null without one. */
-  site(caller: Caller, siteId: string | undefined): Promise<SiteRecord | null> {
-    return siteId ? this.sites.resolveForUse(caller, siteId, 'body.site_id') : Promise.resolve(null);
+  site(caller: Caller, siteId: string | undefined, at: FieldsAt = 'body'): Promise<SiteRecord | null> {
+    return siteId ? this.sites.resolveForUse(caller, siteId, `${at}.site_id`) : Promise.resolve(null);
+  }
+
+  /**
+   * The headers and cookies a saved site keeps, opened (none without a site); they join a crawl's own,
+   * sealed with it. They belong to the site's own host (docs/scrape.md "Fetch control in crawls and
+   * batches"): a job that would take them to a page on another host (its seed, or a listed URL) is a 422
+   * at `location`, never a silent send and never a silent drop.
+   */
+  siteSecrets(site: SiteRecord | null, targets: readonly string[], location: string): FetchSecretMaps | null {
+    if (!site) return null;
+    const secrets = this.sites.fetchSecrets(site);
+    if (Object.keys(secrets.headers).length === 0 && Object.keys(secrets.cookies).length === 0) return secrets;
+    const host = hostOf(site.url);
+    const elsewhere = targets.filter((url) => hostOf(url) !== host);
+    if (elsewhere.length > 0) {
+      throw Errors.validation([
+        {
+          location,
+          message:
+            `the saved site's headers and cookies are only sent to its own host (${host}); ` +
+            `${elsewhere.length === 1 ? 'this URL is' : `${elsewhere.length} URLs are`} on another host: give URLs on ${host}, or leave site_id out`,
+          value: elsewhere[0],
+        },
+      ]);
+    }
+    return secrets;
   }
 
   /** The request's URL, else the site's; 422 when neither is given. */
@@ -60,17 +94,27 @@ export class JobIntakeService {
     return url;
   }
 
-  /** The schema: given inline, or by `schema_id`, or the site's default schema (422 when none). */
+  /**
+   * The schema: given inline, or by `schema_id`, or the site's default schema (422 when none). A request with
+   * its ids in the query has no inline schema: a missing one is reported at `query.schema_id`.
+   */
   async schema(
     caller: Caller,
     fields: SchemaFields,
     siteDefault: string | null,
+    at: FieldsAt = 'body',
   ): Promise<{ parsed: ParsedSchema; schemaId: string | null }> {
-    if (fields.schema !== undefined && fields.schema !== null) return { parsed: parseSchema(fields.schema, 'body.schema'), schemaId: null };
+    if (fields.schema !== undefined && fields.schema !== null)
+      return { parsed: parseSchema(fields.schema, `${at}.schema`), schemaId: null };
     const id = fields.schema_id ?? siteDefault;
-    if (!id)
-      throw Errors.validation([{ location: 'body.schema', message: 'is required (or give a schema_id, or a site with a default schema)' }]);
-    const location = fields.schema_id ? 'body.schema_id' : 'body.site_id';
+    if (!id) {
+      throw Errors.validation([
+        at === 'query'
+          ? { location: 'query.schema_id', message: 'is required (or a site_id of a site with a default schema)' }
+          : { location: 'body.schema', message: 'is required (or give a schema_id, or a site with a default schema)' },
+      ]);
+    }
+    const location = fields.schema_id ? `${at}.schema_id` : `${at}.site_id`;
     const { parsed } = await this.schemas.resolveForUse(caller, id, location, true);
     return { parsed, schemaId: id };
   }
@@ -81,7 +125,7 @@ export class JobIntakeService {
   }
 
   async submit<I extends object>(caller: Caller, request: SubmitJob<I>): Promise<JobView> {
-    const webhookTargets = request.webhooks ? await this.targets.resolve(caller, request.webhooks) : [];
+    const webhookTargets = request.webhooks ? await this.targets.resolve(caller, request.webhooks, request.fieldsAt) : [];
     if (request.requireModel) await this.plan(caller, request.llmConfig); // no_models fails here, before a job exists
     const { stored, secrets } = storeLlmConfig(request.llmConfig);
     await request.beforeCreate?.();
@@ -117,5 +161,14 @@ export class JobIntakeService {
     throw new AppError('upstream-timeout', `The job did not finish within ${Math.round(this.config.extractWaitMs / 1000)} s; it goes on.`, {
       extensions: { job_id: jobId, status_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}` },
     });
+  }
+}
+
+/** Host and port, as the page worker scopes headers and cookies (an unparsable URL matches nothing). */
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
   }
 }

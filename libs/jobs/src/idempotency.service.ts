@@ -50,6 +50,11 @@ export class IdempotencyService implements OnModuleInit {
     this.records = await this.store.collection<IdempotencyRecord>({ name: 'idempotency_keys', indexes: [{ fields: { expires_at: 1 } }] });
   }
 
+  /** Every record of a tenant (its deletion). */
+  deleteTenant(userId: string): Promise<number> {
+    return this.records.deleteMany({ user_id: userId });
+  }
+
   /** The key as sent, checked (1-255 visible ASCII characters). */
   static checkKey(value: string | string[] | undefined): string | null {
     if (value === undefined) return null;

@@ -5,10 +5,20 @@ import { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { JobStreamService } from './job-stream.service';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
+import { JobsTenantErasure } from './jobs-tenant-erasure';
 import { UsageService } from './usage.service';
 
 @Module({
-  providers: [JobLifecycleHooks, JobDeletionHooks, JobsRepository, JobsService, JobStreamService, UsageService, IdempotencyService],
+  providers: [
+    JobLifecycleHooks,
+    JobDeletionHooks,
+    JobsRepository,
+    JobsService,
+    JobStreamService,
+    UsageService,
+    IdempotencyService,
+    JobsTenantErasure,
+  ],
   exports: [JobLifecycleHooks, JobDeletionHooks, JobsRepository, JobsService, JobStreamService, UsageService, IdempotencyService],
 })
 export class JobsModule {}

@@ -170,6 +170,29 @@ export class JobsRepository implements OnModuleInit {
     await this.jobs.findOneAndUpdate({ _id: jobId }, { $set: { deleted_at: nowIso(), input: {} } });
   }
 
+  /** The owner's pending and running jobs (a tenant deletion cancels them). */
+  unfinishedOf(owner: Owner, limit: number): Promise<JobRecord[]> {
+    return this.jobs.find({ user_id: owner.userId, status: { $in: ['pending', 'running'] } }, { sort: { created_at: 1 }, limit });
+  }
+
+  /** Some of the owner's jobs, deleted ones (DELETE /jobs/{id}) included: a tenant deletion erases them all. */
+  anyOf(owner: Owner, limit: number): Promise<JobRecord[]> {
+    return this.jobs.find({ user_id: owner.userId }, { limit });
+  }
+
+  /** Erases a job for good, its events first (a tenant deletion; DELETE /jobs/{id} keeps the record for usage). */
+  async erase(jobId: string): Promise<void> {
+    await this.events.deleteMany({ job_id: jobId });
+    await this.jobs.deleteOne({ _id: jobId });
+  }
+
+  /** The owner's running-slot counters (both job classes). */
+  async eraseSlots(owner: Owner): Promise<number> {
+    let erased = 0;
+    for (const jobClass of ['single', 'crawl'] as const) if (await this.slots.deleteOne({ _id: slotId(owner.userId, jobClass) })) erased++;
+    return erased;
+  }
+
   eventsAfter(jobId: string, afterSeq: number, limit = 500): Promise<JobEventRecord[]> {
     return this.events.find({ job_id: jobId, seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
   }

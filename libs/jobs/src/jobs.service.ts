@@ -158,10 +158,19 @@ export class JobsService {
   async cancel(caller: Caller, jobId: string): Promise<JobView> {
     const job = await this.getRecord(caller, jobId);
     if (isTerminal(job.status)) throw Errors.conflict(`Job is already ${job.status}; only pending or running jobs can be cancelled.`);
-    const updated = await this.finish(job._id, 'cancelled', { category: 'cancelled', message: 'Cancelled by the caller.' });
+    const updated = await this.stop(job._id, 'Cancelled by the caller.');
     if (!updated) throw Errors.conflict('Job finished before it could be cancelled.');
-    await this.bus.publish(jobControlChannel(job._id), { type: 'cancel' });
     return toJobView(updated);
+  }
+
+  /**
+   * Cancels a pending or running job and tells the process running it (its crawl stops on the crawler).
+   * Returns the cancelled job, or null when it had finished already.
+   */
+  async stop(jobId: string, message: string): Promise<JobRecord | null> {
+    const updated = await this.finish(jobId, 'cancelled', { category: 'cancelled', message });
+    if (updated) await this.bus.publish(jobControlChannel(jobId), { type: 'cancel' });
+    return updated;
   }
 
   /**

@@ -137,4 +137,9 @@ export class LearnedTemplatesReader {
     }
     return deleted;
   }
+
+  /** Every learned template of a user and its hosts' registries (the user's deletion). */
+  deleteAllOf(userId: string): Promise<number> {
+    return this.templates.deleteMany({ user_id: userId });
+  }
 }

@@ -57,4 +57,9 @@ export class ChainRepository implements OnModuleInit {
       throw error;
     }
   }
+
+  /** The owner's chain (its deletion). */
+  deleteAllOf(owner: Owner): Promise<number> {
+    return this.chains.deleteMany({ user_id: owner.userId });
+  }
 }

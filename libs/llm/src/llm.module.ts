@@ -7,6 +7,7 @@ import { LlmCatalogService } from './llm-catalog.service';
 import { loadPriceTable, PriceTable } from './price-table';
 import { ProviderKeysRepository } from './provider-keys.repository';
 import { LlmKeysService } from './provider-keys.service';
+import { LlmTenantErasure } from './llm-tenant-erasure';
 import { SecretBox } from '@app/core';
 import { guardFromSettings } from '@app/fetch';
 import { LlmMetrics } from './models/llm-metrics';
@@ -27,6 +28,7 @@ import { ModelRouter } from './models/model-router';
     LlmKeysService,
     LlmChainService,
     LlmCatalogService,
+    LlmTenantErasure,
     {
       provide: ModelClient,
       inject: [APP_CONFIG],

@@ -94,4 +94,9 @@ export class ProviderKeysRepository implements OnModuleInit {
   iterateAllWithKeys(): AsyncIterable<ProviderKeyRecord> {
     return this.keys.iterate({ api_key_sealed: { $ne: null } }, { sort: { _id: 1 } });
   }
+
+  /** Every provider key record of the owner (its deletion). */
+  deleteAllOf(owner: Owner): Promise<number> {
+    return this.keys.deleteMany({ user_id: owner.userId });
+  }
 }

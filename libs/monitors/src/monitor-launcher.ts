@@ -3,7 +3,7 @@ import type { Caller } from '@app/auth';
 import { AppError, isStoreUnavailable, newId, SECRET_SEALER, type SecretSealer } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { JobsService } from '@app/jobs';
-import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
+import { crawlFetchControl, openFetchSecrets, resolveCrawlOptions, validCrawlOptions, withSavedSecrets } from '@app/sites';
 import { LOGGER, type AppLogger } from '@app/observability';
 import { MonitorAnnouncer } from './monitor-announcer';
 import { MonitorClock } from './monitor-clock';
@@ -151,29 +151,40 @@ export class MonitorLauncher {
       { schema: monitor.schema ?? undefined, schema_id: monitor.schema_id ?? undefined },
       site?.default_schema_id ?? null,
     );
-    const secrets = monitorSecrets(monitor, this.sealer);
     // A model must be usable now (the owner's keys or chain may be gone): refused before any job exists, as POST /crawl is.
     await this.intake.plan(caller, monitorLlm(monitor, this.sealer));
+    const saved = validCrawlOptions(site?.crawl_options);
+    const defaults = { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode };
+    // The monitor's headers and cookies over the site's, name by name; they travel sealed with the job, as a crawl's do.
+    const own = openFetchSecrets(this.sealer, monitor);
+    const layer = {
+      ...monitor.options,
+      ...(Object.keys(own.headers).length > 0 ? { headers: own.headers } : {}),
+      ...(Object.keys(own.cookies).length > 0 ? { cookies: own.cookies } : {}),
+    };
+    const llmSecrets = monitorSecrets(monitor, this.sealer);
     if (monitor.urls) {
       return this.listJobs.start(caller, {
         urls: monitor.urls,
         site,
         schema: parsed.jsonSchema,
         schemaId,
-        options: monitor.options,
+        options: withSavedSecrets(layer, this.intake.siteSecrets(site, monitor.urls, 'body.urls')),
         llmConfig: monitor.llm_config,
         extractionMode: monitor.extraction_mode,
         monitorId: monitor._id,
         runId,
         requestId: `monitor:${runId}`,
         webhookTargets: monitor.notify?.targets ?? [],
-        secrets,
+        secrets: llmSecrets,
       });
     }
     // The seed as the crawl keeps it (POST /crawl's intake canonicalises the same way: WHATWG URL serialisation).
     const url = new URL(this.intake.url(monitor.url ?? undefined, site)).href;
-    const saved = validCrawlOptions(site?.crawl_options);
-    const options = resolveCrawlOptions(monitor.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode });
+    const { options, secrets: fetchSecrets } = crawlFetchControl(
+      resolveCrawlOptions(withSavedSecrets(layer, this.intake.siteSecrets(site, [url], 'body.url')), defaults),
+    );
+    const secrets = { ...llmSecrets, ...fetchSecrets };
     const job = await this.jobs.create(caller, {
       type: 'crawl',
       url,

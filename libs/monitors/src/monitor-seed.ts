@@ -15,8 +15,7 @@ export const LIST_REFUSED_OPTIONS = [
 
 /**
  * The seed rules of a monitor (docs/monitors.md "The resource"): `url` or `urls`, not both (a saved site
- * may go with either); a list takes no option about finding pages; and no headers or cookies, which a
- * monitor would have to store (saved sites refuse them for the same reason).
+ * may go with either); a list takes no option about finding pages.
  */
 export function seedProblems(monitor: { url: string | null; urls?: string[] | null; options: Record<string, unknown> }): FieldError[] {
   const problems: FieldError[] = [];
@@ -30,10 +29,6 @@ export function seedProblems(monitor: { url: string | null; urls?: string[] | nu
           message: 'is for a crawl from url; a list of urls is its pages and follows no links',
         });
     }
-  }
-  for (const name of ['headers', 'cookies'] as const) {
-    if (monitor.options[name] !== undefined && monitor.options[name] !== null)
-      problems.push({ location: `body.options.${name}`, message: 'a monitor keeps no headers or cookies (it would store them)' });
   }
   return problems;
 }

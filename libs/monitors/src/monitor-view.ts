@@ -1,3 +1,4 @@
+import { maskedFetchSecrets } from '@app/sites';
 import type { MonitorChangeRecord, MonitorItemRecord, MonitorRecord, MonitorRunRecord } from './monitor.types';
 
 /** The stored config less its internal flag (`has_key` says the same to the caller). */
@@ -26,7 +27,7 @@ export const monitorView = (m: MonitorRecord, lastRun: MonitorRunRecord | null, 
   site_id: m.site_id,
   schema_id: m.schema_id,
   schema: m.schema ?? null,
-  options: m.options,
+  options: { ...m.options, ...maskedFetchSecrets(m) },
   llm_config: m.llm_config ? { ...withoutByok(m.llm_config), has_key: m.sealed_secrets !== null } : null,
   extraction_mode: m.extraction_mode,
   schedule: m.schedule,

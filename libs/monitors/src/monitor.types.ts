@@ -26,7 +26,12 @@ export interface MonitorRecord {
   /** Inline schema as given (re-parsed at each run), or null with schema_id. */
   schema: unknown;
   schema_id: string | null;
+  /** The crawl options of every run, without headers and cookies (sealed below). */
   options: Record<string, unknown>;
+  /** The names of the options' headers and cookies, in the clear (shown masked); null when none. Absent on older records. */
+  fetch_secret_names?: { headers: string[]; cookies: string[] } | null;
+  /** Their values, sealed by the SECRET_SEALER (@app/sites saved-fetch-secrets.ts). */
+  fetch_secrets_sealed?: string | null;
   /** llm_config without its api_key (see sealed_secrets). */
   llm_config: Record<string, unknown> | null;
   /** A key given at creation, sealed (AES-256-GCM under GLEANER_SECRET) as `{llm_api_key}`; null: the tenant's stored keys. */

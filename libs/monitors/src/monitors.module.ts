@@ -13,6 +13,7 @@ import { MonitorScheduler } from './monitor-scheduler';
 import { MonitorStateRepository } from './monitor-state.repository';
 import { MonitorsRepository } from './monitors.repository';
 import { MonitorsService } from './monitors.service';
+import { MonitorsTenantErasure } from './monitors-tenant-erasure';
 
 /**
  * API side: the monitor resource and the scheduler (every API replica may run it). `listJobs` is the
@@ -36,6 +37,7 @@ export class MonitorsModule {
         MonitorFinisher,
         MonitorScheduler,
         MonitorsService,
+        MonitorsTenantErasure,
       ],
       exports: [MonitorsService, MonitorScheduler, MonitorClock],
     };

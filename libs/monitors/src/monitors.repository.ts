@@ -47,6 +47,19 @@ export class MonitorsRepository implements OnModuleInit {
     return this.monitors.deleteOne({ _id: id, user_id: owner.userId });
   }
 
+  /** Pauses every monitor of the owner at once (a tenant deletion: the scheduler starts none of them again). */
+  pauseAllOf(owner: Owner, at: string): Promise<number> {
+    return this.monitors.updateMany(
+      { user_id: owner.userId },
+      { $set: { paused: true, next_slot_at: null, next_run_at: null, updated_at: at } },
+    );
+  }
+
+  /** Some of the owner's monitors (a tenant deletion erases them batch by batch). */
+  anyOf(owner: Owner, limit: number): Promise<MonitorRecord[]> {
+    return this.monitors.find({ user_id: owner.userId }, { limit });
+  }
+
   /** Monitors whose next run is due (paused ones have no next run). */
   due(nowIso: string, limit: number): Promise<MonitorRecord[]> {
     return this.monitors.find({ next_run_at: { $lte: nowIso } }, { sort: { next_run_at: 1 }, limit });

@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Errors, newId, SECRET_SEALER, type FieldError, type SecretSealer } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import type { LlmConfigInput } from '@app/llm';
+import { savedCrawlOptions, type StoredFetchSecrets } from '@app/sites';
 import { WebhooksService } from '@app/webhooks';
 import type { CreateMonitorDto, MonitorNotifyDto, UpdateMonitorDto } from './dto/monitor.dto';
 import { MonitorClock } from './monitor-clock';
@@ -54,7 +55,7 @@ export class MonitorsService {
       site_id: dto.site_id ?? null,
       schema: dto.schema ?? null,
       schema_id: dto.schema_id ?? null,
-      options: dto.options ? plain<Record<string, unknown>>({ ...dto.options }) : {},
+      options: {},
       llm_config: null,
       sealed_secrets: null,
       extraction_mode: dto.extraction_mode ?? 'model',
@@ -76,6 +77,7 @@ export class MonitorsService {
       created_at: at,
       updated_at: at,
     };
+    Object.assign(record, this.savedOptions(dto.options, null));
     await this.check(caller, record, dto);
     Object.assign(record, this.sealed(dto.llm_config), await this.notifyOf(caller, dto.notify));
     if (!record.paused) Object.assign(record, slotAfter(record, Date.parse(at) - 1, this.config.monitorJitterMaxMs));
@@ -114,7 +116,8 @@ export class MonitorsService {
     if (dto.urls !== undefined) next.urls = dto.urls;
     if (dto.urls !== undefined && dto.url === undefined) next.url = null;
     if (dto.url !== undefined && dto.urls === undefined) next.urls = null;
-    if (dto.options !== undefined) next.options = plain<Record<string, unknown>>({ ...dto.options });
+    // The given options replace the stored ones; headers and cookies are kept unless given (docs/api.md "Saved sites").
+    if (dto.options !== undefined) Object.assign(next, this.savedOptions(dto.options, current));
     if (dto.schedule !== undefined) next.schedule = normaliseSchedule(dto.schedule);
     if (dto.schema !== undefined) next.schema_id = dto.schema_id ?? null;
     if (dto.schema_id !== undefined && dto.schema === undefined) next.schema = null;
@@ -221,6 +224,14 @@ export class MonitorsService {
     const keys = keyPlan(parsed.jsonSchema as Record<string, unknown>, monitor.key);
     if ('problems' in keys) throw Errors.validation(keys.problems);
     await this.intake.plan(caller, dto.llm_config ?? monitorLlm(monitor, this.sealer));
+  }
+
+  /** The options a monitor keeps (@app/sites saved-fetch-secrets.ts): headers and cookies sealed, their names in the clear. */
+  private savedOptions(
+    given: CreateMonitorDto['options'],
+    current: MonitorRecord | null,
+  ): Partial<StoredFetchSecrets> & { options: Record<string, unknown> } {
+    return savedCrawlOptions(this.sealer, given ? plain<Record<string, unknown>>({ ...given }) : {}, current, 'body.options');
   }
 
   /** The llm_config without its key, and the key sealed (or none). */

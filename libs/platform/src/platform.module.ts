@@ -25,7 +25,7 @@ import {
 } from '@app/queue';
 import { DOCUMENT_STORE, MongoDocumentStore, SqliteDocumentStore, type DocumentStore } from '@app/storage';
 import { join } from 'node:path';
-import { SECRET_SEALER } from '@app/core';
+import { SECRET_SEALER, TENANT_ERASERS, TenantErasers } from '@app/core';
 import { ARCHIVE_BLOBS, FileBlobStore, GridFsBlobStore, type ArchiveBlobStore } from '@app/archive';
 import { createSealer } from './sealer.provider';
 
@@ -138,6 +138,7 @@ export class PlatformModule {
         { provide: PLATFORM_SHARED, useValue: { close: ports.closeShared } },
         { provide: ARCHIVE_BLOBS, useValue: ports.archiveBlobs },
         { provide: SECRET_SEALER, useValue: createSealer(config) },
+        { provide: TENANT_ERASERS, useValue: new TenantErasers() },
         PlatformShutdown,
       ],
       exports: [
@@ -153,6 +154,7 @@ export class PlatformModule {
         HOST_MODE_MEMORY,
         ARCHIVE_BLOBS,
         SECRET_SEALER,
+        TENANT_ERASERS,
       ],
     };
   }

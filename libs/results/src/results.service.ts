@@ -22,6 +22,7 @@ import {
   type ResultRecord,
 } from './result.types';
 import { ResultsRepository, type Owner } from './results.repository';
+import { SINGLE_PAGE_KEY, SINGLE_RESULT_TYPES } from './page-key';
 
 /** Download links live this long (docs/api.md "Results and downloads": expiry 1 hour). */
 export const DOWNLOAD_TTL_SECONDS = 3600;
@@ -53,9 +54,6 @@ export interface DownloadLink {
  * and to webhooks, exported as JSON / JSON lines / YAML (optionally merged) by streaming from the
  * store, and downloadable through signed links. Also the debug captures of jobs with capture_debug.
  */
-/** Job types with one result per run: the page they were sent for. */
-const SINGLE_RESULT_TYPES = new Set<string>(['extract', 'analyze', 'scrape']);
-
 @Injectable()
 export class ResultsService {
   private readonly signer: DownloadSigner;
@@ -95,7 +93,7 @@ export class ResultsService {
    */
   private async recordSingle(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
     if (input.status === 'failed') return this.append(job, input);
-    const id = `${job._id}:p:single`;
+    const id = `${job._id}:p:${SINGLE_PAGE_KEY}`;
     const stored = await this.storeOnce(job, id, input);
     await this.jobs.publishResult(job, { ...toResultEventItem(stored, job.type) }, { dedupeKey: `result:${id}` });
     return toResultItem(stored, job.type);

@@ -86,4 +86,9 @@ export class SavedSchemasRepository implements OnModuleInit {
   async countUse(id: string): Promise<void> {
     await this.schemas.findOneAndUpdate({ _id: id }, { $inc: { usage_count: 1 } });
   }
+
+  /** Every schema of the owner, public ones included (its deletion; platform schemas belong to nobody). */
+  deleteAllOf(owner: { userId: string }): Promise<number> {
+    return this.schemas.deleteMany({ user_id: owner.userId, is_platform: false });
+  }
 }

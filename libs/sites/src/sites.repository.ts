@@ -13,6 +13,10 @@ export interface SiteRecord {
   default_schema_id: string | null;
   crawl_options: Record<string, unknown>;
   analysis_result: Record<string, unknown> | null;
+  /** The names of the kept headers and cookies, in the clear (a response shows them masked); null when none. */
+  fetch_secret_names?: { headers: string[]; cookies: string[] } | null;
+  /** Their values, sealed by the SECRET_SEALER (saved-fetch-secrets.ts); never in `crawl_options`. */
+  fetch_secrets_sealed?: string | null;
   created_at: string;
   updated_at: string;
   [key: string]: unknown;
@@ -47,5 +51,10 @@ export class SitesRepository implements OnModuleInit {
 
   deleteOwn(owner: { userId: string }, id: string): Promise<boolean> {
     return this.sites.deleteOne({ _id: id, user_id: owner.userId });
+  }
+
+  /** Every site of the owner (its deletion). */
+  deleteAllOf(owner: { userId: string }): Promise<number> {
+    return this.sites.deleteMany({ user_id: owner.userId });
   }
 }

@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
-import { Errors, newId, nowIso } from '@app/core';
+import { Errors, newId, nowIso, SECRET_SEALER, type SecretSealer } from '@app/core';
 import { SavedSchemasService } from '@app/saved-schemas';
+import type { SavedCrawlOptionsDto } from './dto/saved-crawl-options.dto';
 import type { CreateSiteDto, UpdateSiteDto } from './dto/site.dto';
+import { maskedFetchSecrets, openFetchSecrets, savedCrawlOptions, type FetchSecretMaps } from './saved-fetch-secrets';
 import { SitesRepository, type SiteRecord } from './sites.repository';
 import { domainOf } from './url-rules';
 
@@ -28,7 +30,8 @@ const toView = (r: SiteRecord): SiteView => ({
   name: r.name,
   fetch_mode: r.fetch_mode,
   default_schema_id: r.default_schema_id,
-  crawl_options: r.crawl_options,
+  // The stored headers and cookies by name, each value masked (docs/api.md "Saved sites").
+  crawl_options: { ...r.crawl_options, ...maskedFetchSecrets(r) },
   analysis_result: r.analysis_result,
   organization_id: r.organization_id,
   user_id: r.user_id,
@@ -45,10 +48,11 @@ export class SitesService {
   constructor(
     private readonly repository: SitesRepository,
     private readonly schemas: SavedSchemasService,
+    @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
   ) {}
 
   async create(caller: Caller, dto: CreateSiteDto): Promise<SiteView> {
-    refuseStoredSecrets(dto.crawl_options);
+    const options = this.savedOptions(dto.crawl_options ?? {}, null);
     if (dto.default_schema_id) await this.schemas.resolveForUse(caller, dto.default_schema_id, 'body.default_schema_id', false);
     const now = nowIso();
     const record: SiteRecord = {
@@ -60,8 +64,10 @@ export class SitesService {
       name: dto.name ?? domainOf(dto.url),
       fetch_mode: dto.fetch_mode ?? 'auto',
       default_schema_id: dto.default_schema_id ?? null,
-      crawl_options: plain(dto.crawl_options) ?? {},
+      crawl_options: options.crawl_options,
       analysis_result: plain(dto.analysis_result) ?? null,
+      fetch_secret_names: options.fetch_secret_names ?? null,
+      fetch_secrets_sealed: options.fetch_secrets_sealed ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -77,6 +83,11 @@ export class SitesService {
     return toView(await this.getRecord(caller, id));
   }
 
+  /** The headers and cookies the site keeps, opened (for the crawls, batches and monitors that use it). */
+  fetchSecrets(site: SiteRecord): FetchSecretMaps {
+    return openFetchSecrets(this.sealer, site);
+  }
+
   /** For extract/crawl/analyze `site_id`: the caller's own site, or a 422 pointing at the field. */
   async resolveForUse(caller: { userId: string }, id: string, location: string): Promise<SiteRecord> {
     const site = await this.repository.findOwn(caller, id);
@@ -85,14 +96,14 @@ export class SitesService {
   }
 
   async update(caller: Caller, id: string, dto: UpdateSiteDto): Promise<SiteView> {
-    await this.getRecord(caller, id);
-    refuseStoredSecrets(dto.crawl_options);
+    const current = await this.getRecord(caller, id);
     if (dto.default_schema_id) await this.schemas.resolveForUse(caller, dto.default_schema_id, 'body.default_schema_id', false);
     const set: Record<string, unknown> = { updated_at: nowIso() };
     if (dto.name !== undefined) set.name = dto.name;
     if (dto.fetch_mode !== undefined) set.fetch_mode = dto.fetch_mode;
     if (dto.default_schema_id !== undefined) set.default_schema_id = dto.default_schema_id;
-    if (dto.crawl_options !== undefined) set.crawl_options = plain(dto.crawl_options);
+    // The given options replace the stored ones; headers and cookies are kept unless given.
+    if (dto.crawl_options !== undefined) Object.assign(set, this.savedOptions(dto.crawl_options, current));
     if (dto.analysis_result !== undefined) set.analysis_result = plain(dto.analysis_result);
     const updated = await this.repository.updateOwn({ userId: caller.userId }, id, set);
     if (!updated) throw Errors.notFound('Site');
@@ -104,24 +115,15 @@ export class SitesService {
     return { success: true };
   }
 
+  /** The crawl options a site record keeps (saved-fetch-secrets.ts): headers and cookies sealed, their names in the clear. */
+  private savedOptions(given: SavedCrawlOptionsDto, current: SiteRecord | null) {
+    const { options, ...secrets } = savedCrawlOptions(this.sealer, plain(given) ?? {}, current, 'body.crawl_options');
+    return { crawl_options: options, ...secrets };
+  }
+
   private async getRecord(caller: Caller, id: string): Promise<SiteRecord> {
     const site = await this.repository.findOwn({ userId: caller.userId }, id);
     if (!site) throw Errors.notFound('Site');
     return site;
   }
-}
-
-/**
- * A saved site keeps no headers or cookies (docs/scrape.md "Fetch control"): they are request-only secrets,
- * given in each crawl's or batch's options, so a site record never holds a credential in the clear.
- */
-function refuseStoredSecrets(options: { headers?: unknown; cookies?: unknown } | undefined): void {
-  const given = (['headers', 'cookies'] as const).filter((name) => options?.[name] !== undefined && options[name] !== null);
-  if (given.length === 0) return;
-  throw Errors.validation(
-    given.map((name) => ({
-      location: `body.crawl_options.${name}`,
-      message: `is request-only: a saved site keeps no ${name}; give them in each crawl's options (they travel sealed and are never stored)`,
-    })),
-  );
 }

@@ -8,4 +8,5 @@ export {
   type Update,
 } from './document-store.port';
 export { MongoDocumentStore } from './mongo/mongo-document-store';
+export { asStoreOutage } from './mongo/mongo-outage';
 export { SqliteDocumentStore } from './sqlite/sqlite-document-store';

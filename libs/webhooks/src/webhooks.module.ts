@@ -6,11 +6,19 @@ import { WebhookPumpService } from './delivery/webhook-pump.service';
 import { WebhookTargetsService } from './delivery/webhook-targets.service';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
+import { WebhooksTenantErasure } from './webhooks-tenant-erasure';
 
 /** Saved webhooks, job targets and the dispatcher (every process that changes jobs needs it). */
 @Module({
   imports: [JobsModule],
-  providers: [WebhooksRepository, WebhooksService, OutboxRepository, WebhookDispatcherService, WebhookTargetsService],
+  providers: [
+    WebhooksRepository,
+    WebhooksService,
+    OutboxRepository,
+    WebhookDispatcherService,
+    WebhookTargetsService,
+    WebhooksTenantErasure,
+  ],
   exports: [WebhooksService, WebhooksRepository, OutboxRepository, WebhookDispatcherService, WebhookTargetsService],
 })
 export class WebhooksModule {}

@@ -88,4 +88,14 @@ export class WebhooksRepository implements OnModuleInit {
   deliveriesOfJob(owner: { userId: string }, jobId: string): Promise<DeliveryRecord[]> {
     return this.deliveries.find({ user_id: owner.userId, job_id: jobId }, { sort: { created_at: 1 }, limit: 10_000 });
   }
+
+  /** Every saved webhook of the owner (its deletion). */
+  deleteAllOf(owner: { userId: string }): Promise<number> {
+    return this.webhooks.deleteMany({ user_id: owner.userId });
+  }
+
+  /** Every delivery attempt recorded for the owner (its deletion). */
+  deleteDeliveriesOf(owner: { userId: string }): Promise<number> {
+    return this.deliveries.deleteMany({ user_id: owner.userId });
+  }
 }

@@ -1,6 +1,7 @@
 /**
  * Benchmark instrumentation, preloaded into an embedded app with `--require` (never in a timed run):
- * counts the SQLite statements the process runs (node:sqlite) and the time spent in them, per statement
+ * counts the SQLite statements the process runs (node:sqlite), the time spent in them and the bytes bound
+ * to them and read back (strings as UTF-8, blobs, numbers as 8), per statement
  * kind and table (transactions: BEGIN / COMMIT) and per calling Gleaner method (the first stack frame
  * outside the storage lib), and writes them to $BENCH_SQL_COUNTS_FILE every second and at exit.
  * Production code is untouched: this wraps node:sqlite's prototypes in this one process only.
@@ -39,6 +40,24 @@ function caller() {
   return '(other)';
 }
 
+const bytesIn = new Map();
+const bytesOut = new Map();
+
+/** Bytes of a bound value or a row: strings as UTF-8, blobs as their length, numbers as 8. */
+function size(value) {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return 8;
+  if (ArrayBuffer.isView(value)) return value.byteLength;
+  if (Array.isArray(value)) return value.reduce((a, v) => a + size(v), 0);
+  if (typeof value === 'object') return Object.values(value).reduce((a, v) => a + size(v), 0);
+  return 0;
+}
+
+function addBytes(map, key, n) {
+  if (n > 0) map.set(key, (map.get(key) ?? 0) + n);
+}
+
 function bump(key, startedNs, by) {
   const us = Number(process.hrtime.bigint() - startedNs) / 1000;
   counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -61,10 +80,15 @@ for (const method of ['run', 'get', 'all', 'iterate']) {
     const by = control ? undefined : caller();
     if (control === 'COMMIT') commits++;
     const started = process.hrtime.bigint();
+    const key = control ? sql.trim().toUpperCase() : kind(sql);
+    let out;
     try {
-      return original.apply(this, args);
+      out = original.apply(this, args);
+      return out;
     } finally {
-      bump(control ? sql.trim().toUpperCase() : kind(sql), started, by);
+      bump(key, started, by);
+      addBytes(bytesIn, key, size(args));
+      if (method === 'get' || method === 'all') addBytes(bytesOut, key, size(out));
     }
   };
 }
@@ -83,7 +107,14 @@ sqlite.DatabaseSync.prototype.exec = function (sql) {
 function dump() {
   if (!file) return;
   const statements = {};
-  for (const [key, n] of counts) statements[key] = { n, ms: Math.round((micros.get(key) ?? 0) / 100) / 10 };
+  for (const [key, n] of counts) {
+    statements[key] = {
+      n,
+      ms: Math.round((micros.get(key) ?? 0) / 100) / 10,
+      bytes_in: bytesIn.get(key) ?? 0,
+      bytes_out: bytesOut.get(key) ?? 0,
+    };
+  }
   const byCaller = {};
   for (const [key, c] of [...callers].sort((a, b) => b[1].n - a[1].n)) {
     byCaller[key] = { n: c.n, ms: Math.round(c.us / 100) / 10, statements: [...c.kinds] };

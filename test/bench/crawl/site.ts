@@ -23,8 +23,11 @@ export interface BenchSite {
   port: number;
   /** `http://<host>:<port><path>` */
   url(host: string, path?: string): string;
-  /** Default tree size and delay for every host (per-host overrides with `host`). */
-  configure(rule: Partial<HostRule> & { bytes?: number }): void;
+  /**
+   * Default tree size and delay for every host (per-host overrides with `host`). `hostInTitle`: each page's
+   * title names its host, so no two hosts serve the same bytes (a content-addressed archive keeps every page).
+   */
+  configure(rule: Partial<HostRule> & { bytes?: number; hostInTitle?: boolean }): void;
   host(name: string, rule: Partial<HostRule>): void;
   /** Answers 429 with `Retry-After: retryAfterS` on `name` until `untilMs` (ms since epoch). */
   limit(name: string, untilMs: number, retryAfterS: number): void;
@@ -68,6 +71,7 @@ function filler(seed: number, bytes: number): string {
 export async function startBenchSite(options: { extraAddresses?: string[] } = {}): Promise<BenchSite> {
   const defaults: HostRule = { size: 2000, delayMs: 0 };
   let bytes = 4000;
+  let hostInTitle = false;
   const rules = new Map<string, Partial<HostRule>>();
   const limits = new Map<string, { until: number; retryAfterS: number; durationMs?: number }>();
   const windows = new Map<string, { from: number; until: number }>();
@@ -133,7 +137,10 @@ export async function startBenchSite(options: { extraAddresses?: string[] } = {}
     for (let c = n * 10 + 1; c <= n * 10 + 10 && c < rule.size; c++) children.push(`<li><a href="/n/${c}">Node ${c}</a></li>`);
     send(
       200,
-      page(`Node ${n}`, `<p>Name: Node ${n}</p><p>Price: $${(n % 97) + 1}.00</p>${text}<ul class="children">${children.join('')}</ul>`),
+      page(
+        hostInTitle ? `Node ${n} of ${host}` : `Node ${n}`,
+        `<p>Name: Node ${n}</p><p>Price: $${(n % 97) + 1}.00</p>${text}<ul class="children">${children.join('')}</ul>`,
+      ),
     );
   };
   const server = http.createServer(handler);
@@ -153,6 +160,7 @@ export async function startBenchSite(options: { extraAddresses?: string[] } = {}
     configure(rule) {
       if (rule.size !== undefined) defaults.size = rule.size;
       if (rule.delayMs !== undefined) defaults.delayMs = rule.delayMs;
+      if (rule.hostInTitle !== undefined) hostInTitle = rule.hostInTitle;
       if (rule.bytes !== undefined && rule.bytes !== bytes) {
         bytes = rule.bytes;
         bodies.clear();

@@ -59,9 +59,9 @@ export class ArchiveController {
   @ApiOperation({
     summary: "Extract a finished job's archived pages again, with a new schema, model or extraction mode: nothing is fetched",
     description:
-      'Starts a `reextract` job (202, Location = the job, `source_job_id` on it) on the crawl engine over the pages the job `{id}` kept in the archive (crawl, batch, reextract and warc-extract jobs; `archive: true`). No request reaches a site. ' +
+      'Starts a `reextract` job (202, Location = the job, `source_job_id` on it) on the crawl engine over the pages the job `{id}` kept in the archive (crawl, batch, reextract and warc-extract jobs with `archive: true`, an extract with `archive: true`: one page). No request reaches a site. ' +
       'Results, crawl map, events, webhooks, cost and learned programs (`extraction_mode: auto`) work as for a crawl; a page whose archive is gone (past GLEANER_ARCHIVE_TTL_DAYS, deleted) is skipped with reason `archive_missing`. ' +
-      "Without `schema` and `schema_id` the source job's schema is used. 409 while the job runs, for a job type that keeps no pages, or when it has no pages to re-extract.",
+      "Without `schema` and `schema_id` the source job's schema is used. 409 while the job runs, for a job type that keeps no pages, or when it has no pages to re-extract (an extract that kept no page).",
   })
   @ApiAcceptedResponse({ type: ReextractResponse })
   async reextract(

@@ -47,7 +47,7 @@ export class MonitorsController {
   @ApiOperation({
     summary: 'Create a monitor (201, Location = the monitor)',
     description:
-      'Checked at creation, each problem a 422 at its field: the schedule (cron through cron-parser, `every` at least GLEANER_MONITOR_MIN_INTERVAL_S), the seed (`url`, or `urls` checked as POST /batch/extract checks a list: an invalid URL at `body.urls[i]`, normalised duplicates dropped; not both), the site, schema and webhook, the key paths in the schema, options a list or a monitor cannot take, and a usable model. Not paused, its first run is due at once.',
+      'Checked at creation, each problem a 422 at its field: the schedule (cron through cron-parser, `every` at least GLEANER_MONITOR_MIN_INTERVAL_S), the seed (`url`, or `urls` checked as POST /batch/extract checks a list: an invalid URL at `body.urls[i]`, normalised duplicates dropped; not both), the site, schema and webhook, the key paths in the schema, options a list cannot take, and a usable model. Not paused, its first run is due at once.',
   })
   @ApiCreatedResponse({ type: MonitorResponse })
   async create(

@@ -12,11 +12,15 @@ import { EXIT_FAILURE, EXIT_OK, UsageError, type CliCommand, type CliIo } from '
 
 const USAGE = `Usage: gleaner users create --name NAME [--admin] [--data-dir DIR]
        gleaner users list [--data-dir DIR]
+       gleaner users delete ID --yes
 
 Operator commands on the configured store (DATA_DIR, or MONGODB_URI + REDIS_URL in cluster mode).
 \`create\` makes a user (tenant) and its first full-access API key and prints the key once.
+\`list\` prints one JSON line per user, with its status (active, or deleting while its deletion runs).
 Embedded, the store must already be in DATA_DIR (default ./data, from where you run it): run it where the
-service runs, or set DATA_DIR. --data-dir DIR uses DIR and may start a new store there.`;
+service runs, or set DATA_DIR. --data-dir DIR uses DIR and may start a new store there.
+\`delete\` goes through the running service instead (GLEANER_URL, an admin GLEANER_API_KEY): it deletes
+the user and everything it owns in every store; see \`gleaner users delete --help\`.`;
 
 /** The embedded store's file in a data directory (libs/platform opens it there). */
 const STORE_FILE = 'gleaner.db';
@@ -70,7 +74,7 @@ export const usersCommand: CliCommand = {
       for (const user of listed.users) io.stdout.write(`${JSON.stringify(user)}\n`);
       return EXIT_OK;
     }
-    throw new UsageError(sub ? `unknown users subcommand "${sub}"` : 'a users subcommand is required (create, list)');
+    throw new UsageError(sub ? `unknown users subcommand "${sub}"` : 'a users subcommand is required (create, list, delete)');
   },
 };
 

@@ -54,6 +54,11 @@ export class UserResponse {
   @ApiProperty() name!: string;
   @ApiProperty() is_admin!: boolean;
   @ApiProperty() created_at!: string;
+  @ApiProperty({
+    enum: ['active', 'deleting'],
+    description: '`deleting`: its deletion (DELETE /api/v1/users/{id}) began and has not completed; its keys are refused already.',
+  })
+  status!: 'active' | 'deleting';
 }
 
 export class CreatedUserResponse extends UserResponse {

@@ -5,7 +5,7 @@ import { AppError, Errors } from '@app/core';
 import { decodeBody, type FetchResult } from '@app/fetch';
 import { JobsService } from '@app/jobs';
 import { PageLoaderService } from '@app/pages';
-import { ResultsService } from '@app/results';
+import { pageKeyOf, ResultsService } from '@app/results';
 
 export interface ArchivedPageBody {
   contentType: string;
@@ -18,7 +18,8 @@ export interface ArchivedPageBody {
 /**
  * GET /jobs/{id}/results/{result_id}/page (docs/archive.md "Reading a page back"): the body a result
  * was extracted from, as it was fetched, or (`view=text`) the text the model saw, converted again
- * from it as the page worker did. Only a page of the caller's own job is found.
+ * from it as the page worker did. Only a page of the caller's own job is found: a crawl-engine job's,
+ * or an extract's that kept its page.
  */
 @Injectable()
 export class ArchivedPageService {
@@ -33,12 +34,12 @@ export class ArchivedPageService {
     const job = await this.jobs.getRecord(caller, jobId);
     const result = await this.results.findItem(caller, job._id, resultId);
     if (!result) throw Errors.notFound('Result');
-    const prefix = `${job._id}:p:`;
-    const page = result._id.startsWith(prefix) ? await this.archive.load(caller.userId, job._id, result._id.slice(prefix.length)) : null;
+    const key = pageKeyOf(job, result._id);
+    const page = key ? await this.archive.load(caller.userId, job._id, key) : null;
     if (!page || page.record.failure) {
       throw new AppError(
         'not-found',
-        'The page of this result is not in the archive: the job did not keep pages (archive: false), the archive expired (GLEANER_ARCHIVE_TTL_DAYS) or the job is not a crawl-engine job.',
+        'The page of this result is not in the archive: the job did not keep pages (archive: false), the archive expired (GLEANER_ARCHIVE_TTL_DAYS) or the job is of a type that keeps none.',
       );
     }
     const { record } = page;

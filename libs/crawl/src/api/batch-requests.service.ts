@@ -3,14 +3,21 @@ import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { Errors, newId, type FieldError } from '@app/core';
 import { UrlListBody, type ListedUrl } from '@app/http';
-import { JobIntakeService } from '@app/intake';
+import { JobIntakeService, type FieldsAt } from '@app/intake';
 import { publicBaseUrl, type RequestOrigin } from '@app/results';
-import { CRAWL_OPTION_DEFAULTS, resolveCrawlOptions, validCrawlOptions, type CrawlOptions, type CrawlOptionsLayer } from '@app/sites';
+import {
+  CRAWL_OPTION_DEFAULTS,
+  crawlFetchControl,
+  resolveCrawlOptions,
+  validCrawlOptions,
+  withSavedSecrets,
+  type CrawlOptions,
+  type CrawlOptionsLayer,
+} from '@app/sites';
 import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import { canonicalize } from '../url-canon';
 import type { BatchDuplicate, BatchListQuery, BatchRequestDto } from './dto/batch-request.dto';
-import { crawlFetchControl } from './crawl-fetch-control';
 import { pagePlan, type PagePlanFields } from './page-plan';
 
 /** Invalid URLs listed in one 422 (the count says how many more there were). */
@@ -97,6 +104,7 @@ export class BatchRequestsService {
       },
       requestId,
       origin,
+      'body.urls',
     );
   }
 
@@ -118,9 +126,11 @@ export class BatchRequestsService {
         options: {},
         extraction_mode: query.extraction_mode,
         webhooks: query.webhook_id ? { webhook_id: query.webhook_id } : undefined,
+        fieldsAt: 'query',
       },
       requestId,
       origin,
+      'body',
     );
   }
 
@@ -130,18 +140,24 @@ export class BatchRequestsService {
     request: BatchFields,
     requestId: string,
     origin: RequestOrigin,
+    /** Where a problem with the list as a whole is reported: `body.urls` (JSON) or `body` (a list body). */
+    listLocation: string,
   ): Promise<BatchAnswer> {
     if (list.urls.length > this.config.batchMaxUrls) {
       throw Errors.validation([
         { location: 'body.urls', message: `must have at most ${this.config.batchMaxUrls} distinct URLs (GLEANER_BATCH_MAX_URLS)` },
       ]);
     }
-    const site = await this.intake.site(caller, request.site_id);
+    const at = request.fieldsAt ?? 'body';
+    const site = await this.intake.site(caller, request.site_id, at);
     const saved = validCrawlOptions(site?.crawl_options);
     const { options, secrets } = crawlFetchControl(
-      batchOptions(list.urls.length, request.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode }),
+      batchOptions(list.urls.length, withSavedSecrets(request.options, this.intake.siteSecrets(site, list.urls, listLocation)), {
+        ...saved,
+        fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
+      }),
     );
-    const plan = await pagePlan(this.intake, caller, request, options.fetch_mode, site?.default_schema_id ?? null);
+    const plan = await pagePlan(this.intake, caller, request, options.fetch_mode, site?.default_schema_id ?? null, at);
     const listId = `list_${newId()}`;
     const job = await this.intake.submit<CrawlJobInput>(caller, {
       type: 'batch',
@@ -160,6 +176,7 @@ export class BatchRequestsService {
       captureDebug: request.capture_debug ?? false,
       requestId,
       webhooks: request.webhooks,
+      fieldsAt: at,
       llmConfig: request.llm_config,
       requireModel: plan.schema !== null,
       secrets,
@@ -189,6 +206,8 @@ type BatchFields = PagePlanFields & {
   extraction_mode?: BatchRequestDto['extraction_mode'];
   capture_debug?: boolean;
   webhooks?: Parameters<JobIntakeService['submit']>[1]['webhooks'];
+  /** A URL list body: the saved ids came in the query, and a 422 names them there. */
+  fieldsAt?: FieldsAt;
 };
 
 /**

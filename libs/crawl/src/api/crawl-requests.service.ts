@@ -5,11 +5,10 @@ import { Errors, roundUsd } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { JobsService, isTerminal, type JobRecord } from '@app/jobs';
 import { ResultsService, publicBaseUrl, type RequestOrigin } from '@app/results';
-import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
+import { crawlFetchControl, resolveCrawlOptions, validCrawlOptions, withSavedSecrets } from '@app/sites';
 import type { CrawlJobInput } from '../crawl-input';
 import type { CrawlQuery, CrawlRequestDto } from './dto/crawl-request.dto';
 import { canonicalize } from '../url-canon';
-import { crawlFetchControl } from './crawl-fetch-control';
 import { pagePlan } from './page-plan';
 
 export interface CrawlAnswer {
@@ -48,11 +47,15 @@ export class CrawlRequestsService {
         { location: 'body.max_cost_usd', message: 'differs from options.max_cost_usd; give one of them', value: dto.max_cost_usd },
       ]);
     }
-    // A saved site's options were validated when saved; anything unreadable now is ignored.
+    // A saved site's options were validated when saved; anything unreadable now is ignored. Its headers
+    // and cookies join the request's, name by name (the request's win), and travel sealed with the crawl.
     const saved = validCrawlOptions(site?.crawl_options);
     const { options, secrets } = crawlFetchControl(
       resolveCrawlOptions(
-        { ...dto.options, ...(dto.max_cost_usd !== undefined ? { max_cost_usd: dto.max_cost_usd } : {}) },
+        withSavedSecrets(
+          { ...dto.options, ...(dto.max_cost_usd !== undefined ? { max_cost_usd: dto.max_cost_usd } : {}) },
+          this.intake.siteSecrets(site, [seed.url], 'body.url'),
+        ),
         {
           ...saved,
           fetch_mode: saved.fetch_mode ?? site?.fetch_mode,

@@ -12,6 +12,7 @@ import { BatchRequestsService } from './batch-requests.service';
 import { CrawlRequestsService } from './crawl-requests.service';
 import { ArchivedPageService } from './archived-page.service';
 import { CrawlDeletion } from './crawl-deletion';
+import { CrawlTenantErasure } from './crawl-tenant-erasure';
 import { ReextractRequestsService } from './reextract-requests.service';
 import { WarcExportService } from './warc-export.service';
 import { WarcRequestsService } from './warc-requests.service';
@@ -35,6 +36,7 @@ import { CrawlMonitorListJobs } from './monitor-list-jobs';
     WarcExportService,
     WarcRequestsService,
     CrawlDeletion,
+    CrawlTenantErasure,
     CrawlMonitorListJobs,
     // The monitors lib's port: a list monitor's runs are batch jobs (libs/monitors depends not on this lib).
     { provide: MonitorListJobs, useExisting: CrawlMonitorListJobs },

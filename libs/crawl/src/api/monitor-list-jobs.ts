@@ -4,11 +4,10 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { Errors, newId } from '@app/core';
 import { JobsService } from '@app/jobs';
 import { MonitorListJobs, type CheckedUrlList, type ListRunRequest } from '@app/monitors';
-import { validCrawlOptions } from '@app/sites';
+import { crawlFetchControl, validCrawlOptions } from '@app/sites';
 import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import { batchOptions, checkList } from './batch-requests.service';
-import { crawlFetchControl } from './crawl-fetch-control';
 
 /**
  * A list monitor's runs on the batch engine (docs/monitors.md "Lists of pages"): its URLs checked by the

@@ -10,8 +10,8 @@ const schema = { type: 'object', properties: { title: { type: 'string' } } };
 function intake(): { service: JobIntakeService; calls: unknown[] } {
   const calls: unknown[] = [];
   const service = {
-    schema: async (_caller: Caller, fields: { schema?: unknown; schema_id?: string }, siteDefault: string | null) => {
-      calls.push({ fields, siteDefault });
+    schema: async (_caller: Caller, fields: { schema?: unknown; schema_id?: string }, siteDefault: string | null, at = 'body') => {
+      calls.push({ fields, siteDefault, at });
       return { parsed: { jsonSchema: schema }, schemaId: fields.schema_id ?? siteDefault };
     },
   } as unknown as JobIntakeService;
@@ -32,7 +32,13 @@ describe('pagePlan', () => {
     const { service, calls } = intake();
     const plan = await pagePlan(service, caller, {}, 'auto', 'sch_site');
     expect(plan).toEqual({ schema, schemaId: 'sch_site', pageFormats: null });
-    expect(calls).toHaveLength(1);
+    expect(calls).toEqual([{ fields: {}, siteDefault: 'sch_site', at: 'body' }]);
+  });
+
+  it('hands the intake where the schema_id was given (a URL list body: the query), for its 422', async () => {
+    const { service, calls } = intake();
+    await pagePlan(service, caller, { schema_id: 'sch_1' }, 'auto', null, 'query');
+    expect(calls).toEqual([{ fields: { schema_id: 'sch_1' }, siteDefault: null, at: 'query' }]);
   });
 
   it('stores formats without a schema or a model, the site default schema left aside', async () => {

@@ -1,6 +1,6 @@
 import { Errors } from '@app/core';
 import type { FetchMode } from '@app/fetch';
-import type { JobIntakeService } from '@app/intake';
+import type { FieldsAt, JobIntakeService } from '@app/intake';
 import { formatsFetchProblem, normaliseFormats, type PageFormatsPlan, type ScrapeFormat } from '@app/pages';
 import type { JsonSchemaObject } from '@app/schema';
 import type { Caller } from '@app/auth';
@@ -22,7 +22,7 @@ export type PagePlan =
  * What a crawl or batch keeps of each page (docs/scrape.md "Crawls and batches"): with `formats` the
  * page as the scrape formats (no schema, no model; a site's default schema does not apply); without,
  * the extraction of its schema (given, by id, or the site's default). Both at once is a 422: a page has
- * one result.
+ * one result. `at`: where the request gave `schema_id` (a batch's URL list body leaves it to the query).
  */
 export async function pagePlan(
   intake: JobIntakeService,
@@ -30,12 +30,13 @@ export async function pagePlan(
   fields: PagePlanFields,
   fetchMode: FetchMode,
   siteDefaultSchema: string | null,
+  at: FieldsAt = 'body',
 ): Promise<PagePlan> {
   if (fields.formats === undefined) {
     const stray = (['only_main_content', 'full_page_screenshot'] as const).filter((name) => fields[name] !== undefined);
     if (stray.length > 0)
       throw Errors.validation(stray.map((name) => ({ location: `body.${name}`, message: 'is only for a request with formats' })));
-    const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema);
+    const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema, at);
     return { schema: parsed.jsonSchema, schemaId, pageFormats: null };
   }
   const both = (['schema', 'schema_id'] as const).filter((name) => fields[name] !== undefined && fields[name] !== null);

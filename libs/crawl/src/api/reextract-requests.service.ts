@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { PageArchive } from '@app/archive';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { Errors } from '@app/core';
@@ -6,15 +7,10 @@ import { JobIntakeService } from '@app/intake';
 import { JobsService, isTerminal, onCrawlEngine } from '@app/jobs';
 import { publicBaseUrl, type RequestOrigin } from '@app/results';
 import type { CrawlOptions } from '@app/sites';
-import { parseCrawlInput, type CrawlJobInput, type ReextractOnly } from '../crawl-input';
+import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import type { ReextractRequestDto, ReextractResponse } from './dto/archive.dto';
-
-const NOTHING_TO_REEXTRACT: Record<ReextractOnly, string> = {
-  all: 'The job fetched no pages to re-extract.',
-  failed: 'The job has no failed pages to re-extract.',
-  ungrounded: 'The job has no pages with a value not found on the page to re-extract (docs/provenance.md).',
-};
+import { crawlSource, extractSource } from './reextract-source';
 
 export interface ReextractAnswer {
   location: string;
@@ -24,9 +20,9 @@ export interface ReextractAnswer {
 /**
  * API side of POST /jobs/{id}/reextract (docs/archive.md "Re-extraction"): a `reextract` job on the
  * crawl engine over the source job's archived pages, with a new schema, model or extraction mode. The
- * source must be a finished job of the crawl engine (crawl, batch, reextract, warc-extract) of the
- * caller; its pages are counted now (the job's `max_pages`). No request reaches a site: every option
- * about finding or fetching URLs is off.
+ * source must be a finished job of the caller: of the crawl engine (crawl, batch, reextract,
+ * warc-extract), or an extract that kept its page; its pages are counted now (the job's `max_pages`).
+ * No request reaches a site: every option about finding or fetching URLs is off.
  */
 @Injectable()
 export class ReextractRequestsService {
@@ -34,6 +30,7 @@ export class ReextractRequestsService {
     private readonly intake: JobIntakeService,
     private readonly jobs: JobsService,
     private readonly repository: CrawlRepository,
+    private readonly archive: PageArchive,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -45,17 +42,17 @@ export class ReextractRequestsService {
     origin: RequestOrigin,
   ): Promise<ReextractAnswer> {
     const source = await this.jobs.getRecord(caller, sourceJobId);
-    if (!onCrawlEngine(source.type)) {
+    if (!onCrawlEngine(source.type) && source.type !== 'extract') {
       throw Errors.conflict(
-        `A ${source.type} job keeps no archived pages to re-extract; crawl, batch, reextract and warc-extract jobs do.`,
+        `A ${source.type} job keeps no archived pages to re-extract; crawl, batch, extract, reextract and warc-extract jobs do.`,
       );
     }
     if (!isTerminal(source.status)) throw Errors.conflict(`The job is ${source.status}; re-extract it once it has finished.`);
     const only = dto.only ?? 'all';
-    const pages = await this.repository.countFetched(source._id, only);
-    // First: a job refused before it started (a monitor's run) fetched nothing, and has no crawl input to read.
-    if (pages === 0) throw Errors.conflict(NOTHING_TO_REEXTRACT[only]);
-    const input = parseCrawlInput(source.input);
+    const from =
+      source.type === 'extract' ? await extractSource(this.archive, source, only) : await crawlSource(this.repository, source, only);
+    const { input, pages } = from;
+    if (pages === 0) throw Errors.conflict(from.nothing);
     const given = dto.schema !== undefined || dto.schema_id !== undefined;
     // A crawl without a schema stored page formats: there is no schema of its own to extract again with.
     if (!given && input.schema === null)
@@ -76,7 +73,7 @@ export class ReextractRequestsService {
         llm_config: llmConfig,
         options,
         extraction_mode: dto.extraction_mode ?? 'model',
-        source: { kind: 'archive', source_job_id: source._id, only, pages },
+        source: { kind: 'archive', source_job_id: source._id, only, pages, ...(from.singlePage ? { single_page: from.singlePage } : {}) },
       }),
       captureDebug: dto.capture_debug ?? false,
       requestId,

@@ -4,6 +4,7 @@ import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { JobsService, type JobRecord } from '@app/jobs';
 import { ResultsService } from '@app/results';
+import { readAhead } from './read-ahead';
 
 export interface WarcDownload {
   filename: string;
@@ -24,6 +25,10 @@ export class WarcExportService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /**
+   * The first page is read before this answers: a store that cannot be read (an outage of the records or of
+   * the blobs) is then a 503 problem, not a download cut after its first bytes. Later, the status is sent.
+   */
   async export(caller: Caller, jobId: string): Promise<WarcDownload> {
     const job = await this.jobs.getRecord(caller, jobId);
     const filename = `gleaner-${job._id}.warc.gz`;
@@ -31,7 +36,7 @@ export class WarcExportService {
       filename,
       chunks: writeWarc(
         { jobId: job._id, jobType: job.type, software: `Gleaner ${this.config.version}`, filename },
-        this.pages(caller, job),
+        await readAhead(this.pages(caller, job)),
       ),
     };
   }

@@ -48,8 +48,9 @@ export class WarcRequestsService {
     }
     if (declaredLength !== undefined && declaredLength > this.config.warcMaxBytes) throw tooLarge(this.config.warcMaxBytes);
     if (!body) throw notWarc();
-    const site = await this.intake.site(caller, query.site_id);
-    const { parsed, schemaId } = await this.intake.schema(caller, { schema_id: query.schema_id }, site?.default_schema_id ?? null);
+    // The body is the file: the saved ids are query parameters, and a 422 names them there.
+    const site = await this.intake.site(caller, query.site_id, 'query');
+    const { parsed, schemaId } = await this.intake.schema(caller, { schema_id: query.schema_id }, site?.default_schema_id ?? null, 'query');
     const head = new HeadTap(HEAD_BYTES);
     let upload: { id: string; bytes: number };
     try {
@@ -80,6 +81,7 @@ export class WarcRequestsService {
         captureDebug: false,
         requestId,
         webhooks: query.webhook_id ? { webhook_id: query.webhook_id } : undefined,
+        fieldsAt: 'query',
         requireModel: true,
       });
       const statusUrl = `${publicBaseUrl(this.config.publicUrl, origin, this.config.port)}/api/v1/jobs/${job.id}`;

@@ -1,6 +1,7 @@
 import type { CrawlRepository } from '../crawl.repository';
 import type { ArchiveSource } from '../crawl-input';
 import type { CrawlRun } from './crawl-run';
+import { BackgroundReading, recordProgress } from './background-reading';
 import type { Frontier } from './frontier';
 import type { SeedSource } from './seed-source';
 
@@ -15,11 +16,10 @@ const STEP = 1000;
  * order). The first step is stored before the crawl starts, the rest while it runs. Progress (the last
  * source seq stored) is a fenced write in the crawl state, so a new owner goes on from there and a step
  * stored twice adds nothing. The page workers then read each page from the archive: nothing is fetched.
+ * A one-page source (an extract) offers its one page instead.
  */
 export class ArchiveSeeding implements SeedSource {
-  private reading: Promise<void> | null = null;
-  private active = false;
-  private failure: { error: unknown } | null = null;
+  private readonly background = new BackgroundReading(() => this.run.wake());
 
   constructor(
     private readonly run: CrawlRun,
@@ -31,28 +31,23 @@ export class ArchiveSeeding implements SeedSource {
   async ingest(): Promise<void> {
     const state = await this.store.state(this.run.jobId);
     if (state?.seed_done) return;
+    if (this.source.single_page) {
+      // A one-page source (an extract) has no crawl entries: its page is the list. Offered again by a new
+      // owner before seed_done, it is a URL the frontier knows already.
+      await this.frontier.offerListUrls([this.source.single_page.url], 0);
+      return this.done();
+    }
     const position = { seq: state?.archive_seq_done ?? 0, offered: state?.archive_offered ?? 0 };
     if (!(await this.step(position))) return this.done();
-    this.active = true;
-    this.reading = this.stepAll(position).then(
-      () => undefined,
-      (error: unknown) => {
-        this.failure = { error };
-      },
-    );
-    void this.reading.finally(() => {
-      this.active = false;
-      this.run.wake();
-    });
+    this.background.start(() => this.stepAll(position));
   }
 
   get busy(): boolean {
-    return this.active;
+    return this.background.busy;
   }
 
-  async settled(): Promise<void> {
-    await this.reading;
-    if (this.failure) throw this.failure.error;
+  settled(): Promise<void> {
+    return this.background.settled();
   }
 
   private async stepAll(position: { seq: number; offered: number }): Promise<void> {
@@ -73,13 +68,7 @@ export class ArchiveSeeding implements SeedSource {
     );
     position.seq = entries[entries.length - 1].seq;
     position.offered += entries.length;
-    const recorded = await this.store.updateState(this.run.jobId, this.run.epoch, {
-      $set: { archive_seq_done: position.seq, archive_offered: position.offered },
-    });
-    if (!recorded) {
-      this.run.halt('lease-lost');
-      this.run.throwIfStopped();
-    }
+    await recordProgress(this.run, this.store, { archive_seq_done: position.seq, archive_offered: position.offered });
     return entries.length === STEP;
   }
 

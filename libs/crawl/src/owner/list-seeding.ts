@@ -1,6 +1,7 @@
 import type { CrawlRepository } from '../crawl.repository';
 import type { ListSource } from '../crawl-input';
 import type { CrawlRun } from './crawl-run';
+import { BackgroundReading, recordProgress } from './background-reading';
 import type { Frontier } from './frontier';
 import type { SeedSource } from './seed-source';
 
@@ -15,9 +16,7 @@ export type ListSeedingStore = Pick<CrawlRepository, 'state' | 'updateState' | '
  * knowing its URLs. The list is dropped once every chunk is in.
  */
 export class ListSeeding implements SeedSource {
-  private reading: Promise<void> | null = null;
-  private active = false;
-  private failure: { error: unknown } | null = null;
+  private readonly background = new BackgroundReading(() => this.run.wake());
 
   constructor(
     private readonly run: CrawlRun,
@@ -29,29 +28,17 @@ export class ListSeeding implements SeedSource {
   async ingest(): Promise<void> {
     const state = await this.store.state(this.run.jobId);
     if (state?.seed_done) return;
-    let next = state?.list_chunks_done ?? 0;
+    const next = state?.list_chunks_done ?? 0;
     if (!(await this.storeChunk(next))) return this.done();
-    next++;
-    this.active = true;
-    this.reading = this.storeFrom(next).then(
-      () => undefined,
-      (error: unknown) => {
-        this.failure = { error };
-      },
-    );
-    void this.reading.finally(() => {
-      this.active = false;
-      this.run.wake();
-    });
+    this.background.start(() => this.storeFrom(next + 1));
   }
 
   get busy(): boolean {
-    return this.active;
+    return this.background.busy;
   }
 
-  async settled(): Promise<void> {
-    await this.reading;
-    if (this.failure) throw this.failure.error;
+  settled(): Promise<void> {
+    return this.background.settled();
   }
 
   private async storeFrom(first: number): Promise<void> {
@@ -67,10 +54,7 @@ export class ListSeeding implements SeedSource {
     const chunk = await this.store.listChunk(this.source.list_id, n);
     if (!chunk) return false;
     await this.frontier.offerListUrls(chunk.urls, chunk.start);
-    if (!(await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { list_chunks_done: n + 1 } }))) {
-      this.run.halt('lease-lost');
-      this.run.throwIfStopped();
-    }
+    await recordProgress(this.run, this.store, { list_chunks_done: n + 1 });
     return true;
   }
 

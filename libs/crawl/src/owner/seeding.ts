@@ -4,6 +4,7 @@ import { hostnameOf, whenHostFree, type PolitenessPort } from '@app/politeness';
 import { crawlHostPolicy } from '../crawl-host-policy';
 import type { CrawlRepository } from '../crawl.repository';
 import { canonicalize } from '../url-canon';
+import { BackgroundReading } from './background-reading';
 import type { CrawlRun } from './crawl-run';
 import type { Frontier } from './frontier';
 import type { RobotsGate } from './robots-gate';
@@ -31,9 +32,7 @@ export type SeedingConfig = Pick<AppConfig, 'hostMinIntervalMs' | 'hostMaxConcur
  * finished while they may still bring URLs.
  */
 export class Seeding implements SeedSource {
-  private sitemaps: Promise<void> | null = null;
-  private reading = false;
-  private failure: { error: unknown } | null = null;
+  private readonly sitemaps = new BackgroundReading(() => this.run.wake());
 
   constructor(
     private readonly run: CrawlRun,
@@ -55,31 +54,21 @@ export class Seeding implements SeedSource {
       await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { seed_done: true } });
     }
     if (this.run.options.use_sitemap && !state?.sitemap_done) {
-      this.reading = true;
-      this.sitemaps = this.ingestSitemaps()
-        .then(() => this.store.updateState(this.run.jobId, this.run.epoch, { $set: { sitemap_done: true } }))
-        .then(
-          () => undefined,
-          (error: unknown) => {
-            this.failure = { error };
-          },
-        )
-        .finally(() => {
-          this.reading = false;
-          this.run.wake();
-        });
+      this.sitemaps.start(async () => {
+        await this.ingestSitemaps();
+        await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { sitemap_done: true } });
+      });
     }
   }
 
   /** Sitemaps are being read: more URLs may come. */
   get busy(): boolean {
-    return this.reading;
+    return this.sitemaps.busy;
   }
 
   /** Waits for the sitemaps; their failure (a store error, a stop) is the crawl's. */
-  async settled(): Promise<void> {
-    await this.sitemaps;
-    if (this.failure) throw this.failure.error;
+  settled(): Promise<void> {
+    return this.sitemaps.settled();
   }
 
   private async ingestSitemaps(): Promise<void> {

@@ -5,6 +5,7 @@ import type { CrawlRepository } from '../crawl.repository';
 import type { WarcSource } from '../crawl-input';
 import { canonicalize } from '../url-canon';
 import type { CrawlRun } from './crawl-run';
+import { BackgroundReading, recordProgress } from './background-reading';
 import type { Frontier } from './frontier';
 import type { SeedSource } from './seed-source';
 
@@ -29,9 +30,7 @@ export function recordUrl(index: number): string {
  * reads the file again and stores only what was not stored. The file is dropped once read.
  */
 export class WarcSeeding implements SeedSource {
-  private reading: Promise<void> | null = null;
-  private active = false;
-  private failure: { error: unknown } | null = null;
+  private readonly background = new BackgroundReading(() => this.run.wake());
 
   constructor(
     private readonly run: CrawlRun,
@@ -45,26 +44,15 @@ export class WarcSeeding implements SeedSource {
   async ingest(): Promise<void> {
     const state = await this.store.state(this.run.jobId);
     if (state?.seed_done) return;
-    this.active = true;
-    this.reading = this.readAll(state?.warc_records_done ?? 0, state?.warc_offered ?? 0).then(
-      () => undefined,
-      (error: unknown) => {
-        this.failure = { error };
-      },
-    );
-    void this.reading.finally(() => {
-      this.active = false;
-      this.run.wake();
-    });
+    this.background.start(() => this.readAll(state?.warc_records_done ?? 0, state?.warc_offered ?? 0));
   }
 
   get busy(): boolean {
-    return this.active;
+    return this.background.busy;
   }
 
-  async settled(): Promise<void> {
-    await this.reading;
-    if (this.failure) throw this.failure.error;
+  settled(): Promise<void> {
+    return this.background.settled();
   }
 
   private async readAll(recordsDone: number, offered: number): Promise<void> {
@@ -82,13 +70,7 @@ export class WarcSeeding implements SeedSource {
       if (batch.length > 0) await this.frontier.offerListUrls(batch, offered);
       offered += batch.length;
       batch = [];
-      const recorded = await this.store.updateState(jobId, this.run.epoch, {
-        $set: { warc_records_done: lastIndex + 1, warc_offered: offered },
-      });
-      if (!recorded) {
-        this.run.halt('lease-lost');
-        this.run.throwIfStopped();
-      }
+      await recordProgress(this.run, this.store, { warc_records_done: lastIndex + 1, warc_offered: offered });
     };
     for await (const item of warcPages(file, this.limits)) {
       this.run.throwIfStopped();

@@ -1,4 +1,4 @@
-import type { PageArchive, PageCapture } from '@app/archive';
+import { pageCapture, type PageArchive } from '@app/archive';
 import { AppError } from '@app/core';
 import { decodeBody, type FetchResult } from '@app/fetch';
 import type { JobRecord } from '@app/jobs';
@@ -21,26 +21,13 @@ export class ArchivedPages {
   ) {}
 
   async keep(job: JobRecord, key: string, requestedUrl: string, page: LoadedPage): Promise<void> {
-    const fetched = page.fetch;
-    const rendered = fetched.mode === 'dynamic' ? fetched.html : undefined;
-    const capture: PageCapture = {
-      url: requestedUrl,
-      finalUrl: fetched.url,
-      status: fetched.status,
-      headers: fetched.headers,
-      redirects: fetched.redirects,
-      mode: fetched.mode,
-      contentType: fetched.contentType,
-      charset: fetched.charset,
-      // A browser fetch whose document bytes the browser did not keep: its rendered HTML stands for them.
-      body: fetched.body ?? fetched.raw ?? Buffer.from(fetched.html, 'utf8'),
-      ...(rendered !== undefined ? { rendered } : {}),
-      fetchedAt: page.fetchedAt,
-    };
     try {
-      await this.archive.keep(job.user_id, job._id, key, capture);
+      await this.archive.keep(job.user_id, job._id, key, pageCapture(requestedUrl, page.fetch, page.fetchedAt));
     } catch (error) {
-      this.logger.warn({ err: error, job_id: job._id, url: fetched.url }, 'the page could not be archived; it is extracted all the same');
+      this.logger.warn(
+        { err: error, job_id: job._id, url: page.fetch.url },
+        'the page could not be archived; it is extracted all the same',
+      );
     }
   }
 
@@ -49,7 +36,7 @@ export class ArchivedPages {
     const started = Date.now();
     const page =
       source.kind === 'archive'
-        ? await this.archive.copy(job.user_id, source.source_job_id, job._id, key)
+        ? await this.archive.copy(job.user_id, source.source_job_id, job._id, key, source.single_page?.key ?? key)
         : await this.archive.load(job.user_id, job._id, key);
     if (!page) {
       return {

@@ -162,6 +162,9 @@ export class PageWorkerService implements OnApplicationBootstrap {
 
   /** One run of a page task, counted as started (a run its worker does not survive stays counted). */
   private async deliver(task: PageTaskPayload, taskId: string, queueSignal: AbortSignal): Promise<void> {
+    // The task of a job that no longer exists (its tenant was deleted, docs/api.md "Users"): nothing to run,
+    // and nothing to record (a delivery marker would outlive the job).
+    if (!(await this.context(task.job_id)) && !(await this.jobsRepository.findForWorker(task.job_id))) return;
     const marker = await this.repository.delivered(taskId, task.job_id);
     if (marker.done) return;
     if (marker.deliveries > PAGE_RETRY_LIMITS.workerCrashes) {

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { LlmConfigDto } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
+import { EXTRACT_ARCHIVE_DEFAULT } from '../extract-archive';
 import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { IsHttpUrl } from '@app/http';
 import { GroundingProperty, ProvenanceProperty } from '@app/sites';
@@ -73,6 +74,15 @@ export class ExtractRequestDto extends JobFetchFields {
   /** The site's saved `crawl_options.grounding` applies when absent, then the default. */
   @GroundingProperty()
   grounding?: GroundingPolicy;
+
+  @ApiPropertyOptional({
+    default: EXTRACT_ARCHIVE_DEFAULT,
+    description:
+      "Keep the fetched page in the archive for GLEANER_ARCHIVE_TTL_DAYS, as a crawl keeps its pages: read it back (GET /jobs/{id}/results/{result_id}/page), extract it again without fetching (POST /jobs/{id}/reextract), export it as WARC (GET /jobs/{id}/warc). When absent: the saved site's `crawl_options.archive` (with `site_id`), else `false`: an extract is one page, cheap to fetch again, and keeping it costs the compressed body once per distinct page per tenant plus a few store writes before the answer (docs/archive.md).",
+  })
+  @IsOptional()
+  @IsBoolean()
+  archive?: boolean;
 }
 
 export class AnalyzeRequestDto {

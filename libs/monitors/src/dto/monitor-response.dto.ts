@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { SavedCrawlOptionsView } from '@app/sites';
 import { CHANGE_KINDS, FIRST_RUN_MODES, NOTIFY_KINDS, RUN_STATUSES, RUN_TRIGGERS } from '../monitor.types';
 
 const INT = { type: 'integer', minimum: 0 } as const;
@@ -68,7 +69,7 @@ export class MonitorListItemResponse {
   @ApiProperty({ type: String, nullable: true }) site_id!: string | null;
   @ApiProperty({ type: String, nullable: true }) schema_id!: string | null;
   @ApiProperty({ nullable: true, description: 'The inline schema as given (null with schema_id or the site default).' }) schema!: unknown;
-  @ApiProperty({ type: 'object', additionalProperties: true }) options!: Record<string, unknown>;
+  @ApiProperty({ type: SavedCrawlOptionsView }) options!: SavedCrawlOptionsView;
   @ApiProperty({
     type: 'object',
     additionalProperties: true,

@@ -21,7 +21,7 @@ import {
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { IsHttpUrl, IsPrintable, JSON_BODY_LIMITS } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
-import { CrawlOptionsDto } from '@app/sites';
+import { SavedCrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
 import { FIRST_RUN_MODES, NOTIFY_KINDS, type FirstRunMode, type NotifyKind } from '../monitor.types';
 import { EVERY_PATTERN } from '../schedule';
@@ -111,15 +111,15 @@ export class CreateMonitorDto {
   schema_id?: string;
 
   @ApiPropertyOptional({
-    type: CrawlOptionsDto,
+    type: SavedCrawlOptionsDto,
     description:
-      'The crawl options of every run; absent fields come from the site, then the defaults. With `urls`, the options about finding pages (max_depth, max_pages, follow_pattern, follow_selector, same_domain_only, use_sitemap, extract_from_seed, include_patterns, exclude_patterns) are refused: a list is its pages. Headers and cookies are refused (a monitor would store them).',
+      'The crawl options of every run; absent fields come from the site, then the defaults (headers and cookies: merged with the site\'s by name, the monitor\'s win). `headers` and `cookies` are sealed at rest and shown masked; in an update the given options replace the stored ones, except `headers` and `cookies`, which are kept unless given (docs/api.md "Saved sites"). With `urls`, the options about finding pages (max_depth, max_pages, follow_pattern, follow_selector, same_domain_only, use_sitemap, extract_from_seed, include_patterns, exclude_patterns) are refused: a list is its pages.',
   })
   @IsOptional()
   @IsObject()
   @ValidateNested()
-  @Type(() => CrawlOptionsDto)
-  options?: CrawlOptionsDto;
+  @Type(() => SavedCrawlOptionsDto)
+  options?: SavedCrawlOptionsDto;
 
   @ApiPropertyOptional({
     type: LlmConfigDto,

@@ -200,7 +200,7 @@ export class CrawlOptionsDto {
   @ApiPropertyOptional({
     default: CRAWL_OPTION_DEFAULTS.archive,
     description:
-      'Keep every fetched page (status, headers, redirects, body) in the archive for GLEANER_ARCHIVE_TTL_DAYS, so the job can be re-extracted without fetching again (POST /jobs/{id}/reextract), its pages read back (GET /jobs/{id}/results/{result_id}/page) and exported as WARC. Costs storage: the compressed body once per distinct page per tenant (docs/archive.md).',
+      'Keep every fetched page (status, headers, redirects, body) in the archive for GLEANER_ARCHIVE_TTL_DAYS, so the job can be re-extracted without fetching again (POST /jobs/{id}/reextract), its pages read back (GET /jobs/{id}/results/{result_id}/page) and exported as WARC. Costs storage: the compressed body once per distinct page per tenant (docs/archive.md). On a saved site it applies to the extracts naming the site too (their own default is `false`).',
   })
   @IsOptional()
   @IsBoolean()

@@ -4,19 +4,23 @@ import { IsIn, IsObject, IsOptional, IsString, Length, ValidateNested } from 'cl
 import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { IsHttpUrl, IsPrintable } from '@app/http';
 import { AnalysisResultDto } from './analysis-result.dto';
-import { CrawlOptionsDto } from './crawl-options.dto';
+import { SavedCrawlOptionsDto, SavedCrawlOptionsView } from './saved-crawl-options.dto';
 
 export class CreateSiteDto {
   @ApiProperty({ example: 'https://quotes.example/' }) @IsString() @Length(1, 2048) @IsHttpUrl() url!: string;
   @ApiPropertyOptional({ example: 'Quotes' }) @IsOptional() @IsString() @Length(1, 200) @IsPrintable() name?: string;
   @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
   @ApiPropertyOptional({ example: '01JD0000000000000000000000' }) @IsOptional() @IsString() @Length(1, 64) default_schema_id?: string;
-  @ApiPropertyOptional({ type: CrawlOptionsDto })
+  @ApiPropertyOptional({
+    type: SavedCrawlOptionsDto,
+    description:
+      'Defaults for crawls, batches and monitors of this site (a request\'s own options win). In an update, the given options replace the stored ones, except `headers` and `cookies`, which are kept unless given (docs/api.md "Saved sites").',
+  })
   @IsOptional()
   @IsObject()
   @ValidateNested()
-  @Type(() => CrawlOptionsDto)
-  crawl_options?: CrawlOptionsDto;
+  @Type(() => SavedCrawlOptionsDto)
+  crawl_options?: SavedCrawlOptionsDto;
   @ApiPropertyOptional({ type: AnalysisResultDto })
   @IsOptional()
   @IsObject()
@@ -37,7 +41,7 @@ export class SiteResponse {
   @ApiProperty() name!: string;
   @ApiProperty({ enum: FETCH_MODES }) fetch_mode!: string;
   @ApiProperty({ type: String, nullable: true }) default_schema_id!: string | null;
-  @ApiProperty({ type: CrawlOptionsDto }) crawl_options!: CrawlOptionsDto;
+  @ApiProperty({ type: SavedCrawlOptionsView }) crawl_options!: SavedCrawlOptionsView;
   @ApiProperty({ type: AnalysisResultDto, nullable: true }) analysis_result!: AnalysisResultDto | null;
   @ApiProperty() organization_id!: string;
   @ApiProperty() user_id!: string;

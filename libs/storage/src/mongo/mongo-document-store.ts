@@ -5,7 +5,7 @@
  * FerretDB and mongo-java-server work too.
  */
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
-import { DuplicateKeyError, StoreUnavailableError, newId } from '@app/core';
+import { DuplicateKeyError, newId } from '@app/core';
 import type {
   Collection,
   CollectionSpec,
@@ -18,6 +18,7 @@ import type {
   SortSpec,
   Update,
 } from '../document-store.port';
+import { asStoreOutage } from './mongo-outage';
 import { validateFilter, validateSort, validateUpdate } from '../filter-validation';
 import { InvalidFilterError } from '../sqlite/sqlite-filter';
 
@@ -174,7 +175,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     try {
       for await (const doc of cursor) yield (options?.fields ? dropNulls(doc) : doc) as unknown as T;
     } catch (error) {
-      throw asOutage(error);
+      throw asStoreOutage(error);
     } finally {
       await cursor.close().catch(() => undefined);
     }
@@ -257,49 +258,16 @@ class MongoCollection<T extends Doc> implements Collection<T> {
         const match = /index: (\S+)/.exec((error as Error).message ?? '');
         throw new DuplicateKeyError(this.name, match?.[1]);
       }
-      throw asOutage(error);
+      throw asStoreOutage(error);
     }
   }
-}
-
-/** The driver's errors for a server it cannot reach, or one that is stepping down or shutting down. */
-const OUTAGE_NAMES = new Set([
-  'MongoServerSelectionError',
-  'MongooseServerSelectionError',
-  'MongoNetworkError',
-  'MongoNetworkTimeoutError',
-  'MongoNotConnectedError',
-  'MongoPoolClearedError',
-  'MongoServerClosedError',
-]);
-/** ShutdownInProgress, PrimarySteppedDown, NotWritablePrimary, InterruptedAtShutdown, InterruptedDueToReplStateChange, NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary. */
-const OUTAGE_CODES = new Set([91, 189, 10107, 11600, 11602, 13435, 13436]);
-
-/** A store outage becomes StoreUnavailableError (the API's 503, the queue's wait without an attempt); anything else passes. */
-function asOutage(error: unknown): unknown {
-  return isOutage(error) ? new StoreUnavailableError(error) : error;
-}
-
-function isOutage(error: unknown): boolean {
-  type Failure = { name?: string; code?: unknown; cause?: unknown; writeErrors?: unknown[]; errorResponse?: Record<string, unknown> };
-  for (let e = error as Failure | null, depth = 0; e && depth < 4; depth++) {
-    const code = e.code ?? e.errorResponse?.code;
-    if (OUTAGE_NAMES.has(e.name ?? '') || (typeof code === 'number' && OUTAGE_CODES.has(code))) return true;
-    // A bulk write (mongoose's insertMany) that failed on its connection, not on a document: it carries the
-    // network error's fields (the socket's error code, `beforeHandshake`) instead of write errors.
-    const networkFields =
-      typeof code === 'string' ? /^E[A-Z]+$/.test(code) : e.errorResponse !== undefined && 'beforeHandshake' in e.errorResponse;
-    if (networkFields && !(e.writeErrors && e.writeErrors.length > 0)) return true;
-    e = e.cause as Failure | null;
-  }
-  return false;
 }
 
 async function outage<R>(fn: () => Promise<R>): Promise<R> {
   try {
     return await fn();
   } catch (error) {
-    throw asOutage(error);
+    throw asStoreOutage(error);
   }
 }
 

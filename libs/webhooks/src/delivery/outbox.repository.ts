@@ -132,4 +132,19 @@ export class OutboxRepository implements OnModuleInit {
   interruptedAttempts(outboxId: string): Promise<DeliveryRecord[]> {
     return this.deliveries.find({ outbox_id: outboxId, status: 'pending' });
   }
+
+  /**
+   * Every outbox item of the owner and the streams they belong to (its deletion), batch by batch: a stream's
+   * record goes before its items, so a deletion that stops half way still finds the stream through them.
+   */
+  async deleteAllOf(owner: { userId: string }, batch = 500): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const items = await this.outbox.find({ user_id: owner.userId }, { limit: batch, fields: ['stream'] });
+      if (items.length === 0) return deleted;
+      const streams = [...new Set(items.map((item) => item.stream))];
+      await this.streams.deleteMany({ _id: { $in: streams } });
+      for (const stream of streams) deleted += await this.outbox.deleteMany({ stream, user_id: owner.userId });
+    }
+  }
 }

@@ -12,10 +12,11 @@ export class WebhookTargetsService {
     @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
   ) {}
 
-  async resolve(caller: { userId: string }, fields: JobWebhookFields): Promise<JobWebhookTarget[]> {
+  /** `at`: where the request gave `webhook_id` (a body that is a URL list or a WARC file leaves it to the query). */
+  async resolve(caller: { userId: string }, fields: JobWebhookFields, at: 'body' | 'query' = 'body'): Promise<JobWebhookTarget[]> {
     const targets: JobWebhookTarget[] = [];
     if (fields.webhook_id) {
-      const saved = await this.webhooks.resolveForJob(caller, fields.webhook_id, 'body.webhook_id');
+      const saved = await this.webhooks.resolveForJob(caller, fields.webhook_id, `${at}.webhook_id`);
       targets.push({ key: `saved:${saved.id}`, kind: 'saved', webhook_id: saved.id, url: null, secret: null, events: [], headers: [] });
     }
     if (fields.webhook) {

@@ -1,0 +1,136 @@
+import { isElement, textData, typeOf, type Element } from '../dom';
+import { isDataTable } from './data-table';
+import { AD_OR_LOADING, classWeight, CLEANED, DIV_TO_P, EMBEDS, HEADINGS, SHARE, TEXTISH } from './signals';
+import { countCommas, insideTag, normalizedLength, textOf } from './text-measure';
+import type { GrabFlags, InfoOf } from './types';
+
+/** Below this many characters a share bar is dropped; also the length a grab must reach (main-content.ts). */
+export const CHAR_THRESHOLD = 500;
+/** Deeper than this, text is counted but nothing judged (garbage nesting keeps the recursion bounded). */
+const MAX_CLEAN_DEPTH = 400;
+/** A list whose text is more than this share of link text is navigation. */
+const LINK_LIST_DENSITY = 0.5;
+
+/** What a block holds, counted bottom-up while cleaning. */
+interface Counts {
+  text: number;
+  link: number;
+  commas: number;
+  p: number;
+  img: number;
+  li: number;
+  input: number;
+  embed: number;
+  heading: number;
+  textish: number;
+  list: number;
+}
+
+/**
+ * Bottom-up conditional cleaning (readability's _cleanConditionally) over the chosen roots: a block
+ * that is link-heavy, image-heavy, form-like, an embed, a share bar or an ad label is added to
+ * `removed`. Code, preformatted text and data tables are protected with everything inside them.
+ */
+export class ConditionalCleaner {
+  constructor(
+    private readonly flags: GrabFlags,
+    private readonly infoOf: InfoOf,
+    private readonly isSkipped: (el: Element) => boolean,
+  ) {}
+
+  /** Cleans below `root` (never `root` itself) and returns the kept text length. */
+  clean(root: Element, removed: Set<Element>): number {
+    return this.cleanNode(root, removed, false, 0).text;
+  }
+
+  private cleanNode(el: Element, removed: Set<Element>, protectedByAncestor: boolean, depth: number): Counts {
+    const counts: Counts = { text: 0, link: 0, commas: 0, p: 0, img: 0, li: 0, input: 0, embed: 0, heading: 0, textish: 0, list: 0 };
+    if (removed.has(el)) return counts;
+    if (depth > MAX_CLEAN_DEPTH) {
+      counts.text = normalizedLength(textOf(el));
+      return counts;
+    }
+    const protect = protectedByAncestor || el.name === 'code' || el.name === 'pre' || (el.name === 'table' && isDataTable(el, this.infoOf));
+    let run = 0;
+    for (const child of el.children) {
+      if (typeOf(child) === 'text') {
+        const data = textData(child);
+        const len = normalizedLength(data);
+        counts.text += len;
+        counts.commas += countCommas(data);
+        run += len;
+        continue;
+      }
+      if (!isElement(child)) continue;
+      if (removed.has(child) || this.isSkipped(child)) {
+        removed.add(child);
+        continue;
+      }
+      const c = this.cleanNode(child, removed, protect, depth + 1);
+      if (removed.has(child)) continue;
+      counts.text += c.text;
+      counts.link += child.name === 'a' ? c.text : c.link;
+      counts.commas += c.commas;
+      counts.p += c.p + (child.name === 'p' ? 1 : 0);
+      counts.img += c.img + (child.name === 'img' ? 1 : 0);
+      counts.li += c.li + (child.name === 'li' ? 1 : 0);
+      counts.input += c.input + (child.name === 'input' || child.name === 'select' || child.name === 'textarea' ? 1 : 0);
+      counts.embed += c.embed + (EMBEDS.has(child.name) ? 1 : 0);
+      counts.heading += HEADINGS.has(child.name) ? c.text : c.heading;
+      counts.textish += TEXTISH.has(child.name) ? c.text : c.textish;
+      counts.list += child.name === 'ul' || child.name === 'ol' ? c.text : c.list;
+      if (DIV_TO_P.has(child.name) || this.infoOf(child)?.blockDesc) {
+        // Inline runs of a container become paragraphs in readability.
+        if (run > 0) counts.p++;
+        counts.textish += run;
+        run = 0;
+      } else {
+        run += c.text;
+      }
+    }
+    if (this.infoOf(el)?.blockDesc && run > 0) {
+      counts.p++;
+      counts.textish += run;
+    }
+    if (depth > 0 && !protect && this.shouldRemove(el, counts)) {
+      removed.add(el);
+    }
+    return counts;
+  }
+
+  private shouldRemove(el: Element, c: Counts): boolean {
+    const name = el.name;
+    if (this.flags.weightClasses && SHARE.test(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`) && c.text < CHAR_THRESHOLD) return true;
+    if (HEADINGS.has(name) && (name === 'h1' || name === 'h2') && classWeight(el, this.flags) < 0) return true;
+    if (!this.flags.cleanConditionally || !CLEANED.has(name)) return false;
+    // A div without block descendants is a paragraph for readability, not a container to clean.
+    if ((name === 'div' || name === 'section') && !this.infoOf(el)?.blockDesc) return false;
+    const isList = name === 'ul' || name === 'ol' || (c.text > 0 && c.list / c.text > 0.9);
+    const weight = classWeight(el, this.flags);
+    if (weight < 0) return true;
+    if (c.commas >= 10) return false;
+    const linkDensity = c.text === 0 ? 0 : c.link / c.text;
+    const headingDensity = c.text === 0 ? 0 : c.heading / c.text;
+    const textDensity = c.text === 0 ? 0 : c.textish / c.text;
+    const li = c.li - 100;
+    const isFigureChild = insideTag(el, 'figure');
+    if (c.text < 40 && AD_OR_LOADING.test(textOf(el).trim())) return true;
+    const remove =
+      (!isFigureChild && c.img > 1 && c.p / c.img < 0.5) ||
+      (!isList && li > c.p) ||
+      c.input > Math.floor(c.p / 3) ||
+      (!isList && !isFigureChild && headingDensity < 0.9 && c.text < 25 && (c.img === 0 || c.img > 2) && linkDensity > 0) ||
+      (!isList && weight < 25 && linkDensity > 0.2) ||
+      (weight >= 25 && linkDensity > 0.5) ||
+      (c.embed === 1 && c.text < 75) ||
+      c.embed > 1 ||
+      (c.img === 0 && textDensity === 0) ||
+      // Link lists (related stories, "more news") are navigation even when readability would keep them.
+      (isList && linkDensity > LINK_LIST_DENSITY);
+    if (remove && isList) {
+      // A plain list of images is content (galleries).
+      if (c.img > 0 && c.img === c.li) return false;
+    }
+    return remove;
+  }
+}

@@ -1,0 +1,32 @@
+import { findFirst, parseHtml } from '../dom';
+import { ancestors, countCommas, insideTag, normalizedLength, textOf } from './text-measure';
+
+describe('text measures of the main-content detection', () => {
+  it('counts each whitespace run once, leading whitespace not at all, no-break spaces as whitespace', () => {
+    expect(normalizedLength('  a  b\n\n\tc ')).toBe(6);
+    expect(normalizedLength('a\u00a0\u00a0b')).toBe(3);
+    expect(normalizedLength('')).toBe(0);
+  });
+
+  it('counts the commas of every script that has its own (Latin, Arabic, CJK full-width)', () => {
+    expect(countCommas('a, b، c， d')).toBe(3);
+    // The global regex must not carry its position from one call to the next.
+    expect(countCommas('x, y')).toBe(1);
+    expect(countCommas('x, y')).toBe(1);
+  });
+
+  it('reads a subtree in document order and sees its ancestors', () => {
+    const doc = parseHtml('<div id="a"><table><tr><td><code><b>one</b> two</code></td></tr></table></div>');
+    const b = findFirst(doc, 'b')!;
+    expect(textOf(findFirst(doc, 'code')!)).toBe('one two');
+    expect(insideTag(b, 'table', 'pre')).toBe(true);
+    expect(insideTag(b, 'pre')).toBe(false);
+    expect([...ancestors(b)].map((el) => el.name)).toEqual(['code', 'td', 'tr', 'table', 'div']);
+  });
+
+  it('reads text nested deeper than the call stack allows', () => {
+    const depth = 20_000;
+    const doc = parseHtml(`${'<span>'.repeat(depth)}deep${'</span>'.repeat(depth)}`);
+    expect(textOf(findFirst(doc, 'span')!)).toBe('deep');
+  });
+});

@@ -1,0 +1,56 @@
+import { isElement, textData, type AnyNode, type Element } from '../dom';
+
+/**
+ * Text measures of the main-content detection, counted the way readability counts them: lengths
+ * with whitespace runs collapsed to one character, commas in every script that has its own.
+ */
+const COMMAS = /[,،﹐︐︑⹀⸴⸲，]/g;
+
+/** Length of `text` with each run of whitespace (space, tab, newlines, form feed, no-break space) counted once. */
+export function normalizedLength(text: string): number {
+  let len = 0;
+  let space = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const isSpace = c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160;
+    if (isSpace) {
+      if (!space) len++;
+      space = true;
+    } else {
+      len++;
+      space = false;
+    }
+  }
+  return len;
+}
+
+export function countCommas(text: string): number {
+  COMMAS.lastIndex = 0;
+  let n = 0;
+  while (COMMAS.exec(text) !== null) n++;
+  return n;
+}
+
+/** The subtree's text in document order (iterative: garbage nesting must not exhaust the stack). */
+export function textOf(el: Element): string {
+  let out = '';
+  const stack: AnyNode[] = [el];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    out += textData(node);
+    const children = (node as { children?: AnyNode[] }).children;
+    if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  return out;
+}
+
+export function ancestors(el: Element): Set<Element> {
+  const set = new Set<Element>();
+  for (let p = el.parent; p && isElement(p); p = p.parent) set.add(p);
+  return set;
+}
+
+export function insideTag(el: Element, ...names: string[]): boolean {
+  for (let p = el.parent; p && isElement(p); p = p.parent) if (names.includes(p.name)) return true;
+  return false;
+}

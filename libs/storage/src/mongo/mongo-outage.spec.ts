@@ -1,0 +1,37 @@
+import { StoreUnavailableError } from '@app/core';
+import { asStoreOutage, isMongoOutage } from './mongo-outage';
+
+/** An error shaped as the driver throws it (name, code, errorResponse, cause). */
+function driverError(name: string, fields: Record<string, unknown> = {}): Error {
+  const error = new Error(`${name} happened`);
+  error.name = name;
+  return Object.assign(error, fields);
+}
+
+describe('asStoreOutage: which MongoDB errors are an outage', () => {
+  it.each([
+    ['a server it cannot select', driverError('MongoServerSelectionError')],
+    ['a dropped connection', driverError('MongoNetworkError')],
+    ['a cleared pool', driverError('MongoPoolClearedError')],
+    ['a primary stepping down (by code)', driverError('MongoServerError', { code: 189 })],
+    ['a shutdown in the server answer', driverError('MongoServerError', { errorResponse: { code: 91 } })],
+    ['a bulk write that failed on its socket', driverError('MongoBulkWriteError', { code: 'ECONNRESET', writeErrors: [] })],
+    ['an outage as the cause of another error', new Error('wrapped', { cause: driverError('MongoNetworkTimeoutError') })],
+  ])('%s becomes StoreUnavailableError, with the original as its cause', (_what, error) => {
+    expect(isMongoOutage(error)).toBe(true);
+    const mapped = asStoreOutage(error);
+    expect(mapped).toBeInstanceOf(StoreUnavailableError);
+    expect((mapped as Error).cause).toBe(error);
+  });
+
+  it.each([
+    ['a duplicate key', driverError('MongoServerError', { code: 11000 })],
+    ['a bulk write with a document error', driverError('MongoBulkWriteError', { code: 'EDUP', writeErrors: [{ code: 11000 }] })],
+    ['a GridFS file not found (the driver gives it the code ENOENT)', driverError('MongoRuntimeError', { code: 'ENOENT' })],
+    ['a plain error', new Error('boom')],
+    ['not an error at all', 'boom'],
+  ])('%s passes unchanged', (_what, error) => {
+    expect(isMongoOutage(error)).toBe(false);
+    expect(asStoreOutage(error)).toBe(error);
+  });
+});

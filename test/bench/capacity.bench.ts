@@ -1,0 +1,187 @@
+/**
+ * npm run bench:capacity [-- <run> …] — what one crawled page costs, measured from outside the built apps,
+ * for the sizing guide (docs/capacity.md). Writes bench-results/capacity.json (runs not chosen keep their
+ * previous numbers; the per-page summary and the projection are recomputed from whatever is there).
+ *
+ * Runs (each its own fresh processes; idle → crawl → read phases, test/bench/capacity/phases.ts):
+ *   embedded        one process on SQLite: CPU, disk writes, model calls and tokens per page
+ *   embedded_sql    the same with SQLite statements counted (test/bench/crawl/count-sqlite.cjs; its CPU is not used)
+ *   cluster_1       API + 1 crawler on Redis and the MongoDB-wire test server behind a counting proxy:
+ *                   CPU per process, store commands and bytes, Redis commands and bytes per page
+ *   cluster_2       the same with 2 crawlers (per-page costs do not depend on the replica count; per-replica background does)
+ *   cluster_1_large pages with 8× the text: how the costs grow with the page
+ *   latency_8 / latency_24  pages that take ~1 s (site 300 ms + model 700 ms) with 8 or 24 page workers:
+ *                   a replica's pages/s is bounded by page workers / page latency before CPU
+ *
+ * `npm run bench:capacity -- report` runs nothing and rewrites the summary and the projection from the runs
+ * in the file (after a change of an assumption or a published figure in capacity/projection.ts).
+ * Both then render docs/capacity.md from capacity/capacity.md.tmpl and the file (capacity/render-doc.ts).
+ *
+ * Knobs: BENCH_CAPACITY_HOSTS (100), BENCH_CAPACITY_PAGES_PER_HOST (20), BENCH_CAPACITY_IDLE_S (15).
+ * Every process started is killed on the way out (test/bench/crawl/procs.ts).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { startModelServer } from '../fixtures/model-server';
+import { summarise } from './capacity/summary';
+import { project } from './capacity/projection';
+import { writeCapacityDoc } from './capacity/render-doc';
+import { clusterRun, embeddedRun, type RunResult, type Workload } from './capacity/runs';
+import type { BenchContext } from './crawl/context';
+import { envNumber } from './crawl/context';
+import { assertBuilt, ROOT } from './crawl/gleaner';
+import { killAll, round } from './crawl/procs';
+import { startBenchSite } from './crawl/site';
+
+const OUT = join(ROOT, 'bench-results', 'capacity.json');
+
+const HOSTS = envNumber('BENCH_CAPACITY_HOSTS', 100);
+const PAGES_PER_HOST = envNumber('BENCH_CAPACITY_PAGES_PER_HOST', 20);
+
+const base: Workload = {
+  hosts: HOSTS,
+  pagesPerHost: PAGES_PER_HOST,
+  pageBytes: 4000,
+  siteDelayMs: 20,
+  model: 'gpt-4o-mini',
+  concurrency: 32,
+  env: { GLEANER_PAGE_WORKERS: '16' },
+};
+const latency = (workers: number): Workload => ({
+  hosts: 200,
+  pagesPerHost: 3,
+  pageBytes: 4000,
+  siteDelayMs: 300,
+  model: 'slow-700',
+  concurrency: 32,
+  env: { GLEANER_PAGE_WORKERS: String(workers) },
+});
+
+type Runner = (ctx: BenchContext) => Promise<RunResult>;
+const RUNS: Record<string, Runner> = {
+  embedded: (ctx) => embeddedRun(ctx, base),
+  embedded_sql: async (ctx) => {
+    const dir = mkdtempSync(join(tmpdir(), 'gleaner-capacity-sql-'));
+    try {
+      return await embeddedRun(ctx, base, { script: join(__dirname, 'crawl', 'count-sqlite.cjs'), file: join(dir, 'counts.json') });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  cluster_1: (ctx) => clusterRun(ctx, base, 1),
+  cluster_2: (ctx) => clusterRun(ctx, base, 2),
+  cluster_1_large: (ctx) => clusterRun(ctx, { ...base, pageBytes: 32_000 }, 1),
+  latency_8: (ctx) => clusterRun(ctx, latency(8), 1),
+  latency_24: (ctx) => clusterRun(ctx, latency(24), 1),
+};
+
+function machine() {
+  const [l1, l5, l15] = loadavg();
+  return {
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    memory_gb: round(totalmem() / 1024 ** 3),
+    free_memory_gb_at_start: round(freemem() / 1024 ** 3),
+    load_average_at_start: { '1m': round(l1, 2), '5m': round(l5, 2), '15m': round(l15, 2) },
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+}
+
+async function main(): Promise<void> {
+  const reportOnly = process.argv.slice(2).includes('report');
+  const args = process.argv.slice(2).filter((a) => a !== 'report');
+  const unknown = args.filter((a) => !(a in RUNS));
+  if (unknown.length > 0) {
+    console.error(`unknown run(s): ${unknown.join(', ')}; choose from ${Object.keys(RUNS).join(', ')}`);
+    process.exit(2);
+  }
+  const chosen = reportOnly ? [] : args.length > 0 ? args : Object.keys(RUNS);
+  if (!reportOnly) assertBuilt(); // report runs nothing
+  const previous = existsSync(OUT)
+    ? (JSON.parse(readFileSync(OUT, 'utf8')) as { runs?: Record<string, unknown>; date?: string; machine?: unknown })
+    : {};
+  const runs: Record<string, unknown> = { ...(previous.runs ?? {}) };
+  const write = () => {
+    const summary = summarise(runs as Record<string, RunResult>);
+    const result = {
+      benchmark: 'capacity: what one crawled page costs, per process and per backing service (npm run bench:capacity)',
+      date: reportOnly ? previous.date : new Date().toISOString(),
+      machine: reportOnly ? previous.machine : machine(),
+      setup: {
+        site: 'hub.test links h1.test … hN.test (→ 127.0.0.1); each host a tree of pages with ~pageBytes of article text and 10 child links',
+        apps: 'the built apps (dist/) as processes, the crawl benchmark harness (test/bench/crawl/gleaner.ts); fetch_mode static, archive on (default), instant model unless named',
+        phases:
+          'idle (apps up, nothing asked) → crawl (POST /crawl to completed; the client polls GET /jobs/{id} once a second) → read (GET /jobs/{id}/results?format=jsonl once)',
+        store_counting:
+          'cluster: a TCP proxy between the apps and the MongoDB-wire server parses every OP_MSG (command, collection, documents, bytes each way); embedded: node:sqlite statements counted in the process (a separate run)',
+        redis_counting:
+          'INFO commandstats and total_net_input/output_bytes, diffed (inner commands of Lua scripts counted under their names)',
+        cpu: '/proc/<pid>/stat utime+stime per process, and the main thread alone (/proc/<pid>/task/<pid>/stat)',
+        per_page: 'phase totals / pages crawled; "net" takes off what the idle phase spent per second × the phase seconds',
+      },
+      runs,
+      summary,
+      projection: project(summary),
+    };
+    mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
+    writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
+  };
+  // The guide follows the file; a file it cannot be rendered from (a run missing, a conclusion of its
+  // text no longer true) fails the benchmark and leaves the guide as it was, for test/docs to notice.
+  const renderDoc = (): boolean => {
+    try {
+      console.log(`rewrote ${writeCapacityDoc(ROOT)}`);
+      return true;
+    } catch (error) {
+      console.error(`docs/capacity.md not rewritten: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  };
+  if (reportOnly) {
+    write();
+    console.log(`rewrote the summary and the projection of ${OUT}`);
+    if (!renderDoc()) process.exitCode = 1;
+    return;
+  }
+  const started = Date.now();
+  const site = await startBenchSite();
+  const models = await startModelServer();
+  const ctx: BenchContext = {
+    site,
+    models,
+    notes: [],
+    log: (message) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s] ${message}`),
+  };
+  let failed = false;
+  try {
+    for (const name of chosen) {
+      ctx.log(`== ${name}`);
+      const loadAtStart = loadavg()[0];
+      try {
+        const run = await RUNS[name](ctx);
+        runs[name] = { date: new Date().toISOString(), load_average_at_start: round(loadAtStart, 2), ...run };
+        ctx.log(`   ${run.job.pages} pages, ${run.pages_per_s} pages/s, crawl phase ${run.crawl.seconds} s`);
+      } catch (error) {
+        failed = true;
+        console.error(error);
+        runs[name] = { date: new Date().toISOString(), error: error instanceof Error ? error.message : String(error) };
+      }
+      write(); // after each run: a failure later keeps what was measured
+    }
+  } finally {
+    await site.close();
+    await models.close();
+    killAll();
+  }
+  ctx.log(`wrote ${OUT}`);
+  if (!renderDoc()) failed = true;
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  killAll();
+  process.exit(1);
+});
