@@ -9,8 +9,13 @@
  *   - every changed field reported, and no false change.
  *
  * The built embedded deployment runs as its own process (SQLite, store-backed queue) against a local site and a
- * local model server that answers each page with its ground truth. Knobs: BENCH_MONITOR_PAGES (2000),
- * BENCH_MONITOR_CHANGED_PERCENT (2), BENCH_MONITOR_CONCURRENCY (16).
+ * local model server that answers each page with its ground truth, at once. Knobs: BENCH_MONITOR_PAGES (2000),
+ * BENCH_MONITOR_CHANGED_PERCENT (2), BENCH_MONITOR_CONCURRENCY (16), BENCH_MONITOR_CPU_PROF (a directory: the
+ * app runs under --cpu-prof, and each run's window on the profile's clock is printed).
+ *
+ * BENCH_MONITOR_MODEL_LATENCY_MS=N: the model server takes N ms per answer (a real provider's latency, where
+ * the instant model shows only the engine's own work); the numbers then go to
+ * bench-results/monitor-model-latency.json, and monitor.json keeps the instant model's.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -19,9 +24,11 @@ import { pageUrlOf, startModelServer, type Json } from '../fixtures/model-server
 import { startMonitorSite } from '../fixtures/monitor-site';
 import { http, waitFor } from '../e2e/helpers';
 import { assertBuilt, KEY, startEmbeddedApp } from './crawl/gleaner';
+import { procCpuSeconds } from './crawl/procs';
 
 const ROOT = join(__dirname, '..', '..');
-const OUT = join(ROOT, 'bench-results', 'monitor.json');
+const LATENCY_MS = Number(process.env.BENCH_MONITOR_MODEL_LATENCY_MS ?? 0);
+const OUT = join(ROOT, 'bench-results', LATENCY_MS > 0 ? 'monitor-model-latency.json' : 'monitor.json');
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 async function main(): Promise<void> {
@@ -33,17 +40,22 @@ async function main(): Promise<void> {
   const models = await startModelServer({
     answer: (request) => ((pageUrlOf(request) && site.truth(pageUrlOf(request)!)) || undefined) as Json,
   });
-  const app = await startEmbeddedApp({
-    GLEANER_BOOTSTRAP_KEY: KEY,
-    GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
-    GLEANER_BROWSER_ENABLED: 'false',
-    GLEANER_RATE_LIMIT_PER_MINUTE: '1000000',
-    GLEANER_LLM_RETRIES: '0',
-    GLEANER_HOST_MAX_CONCURRENCY: String(concurrency),
-    GLEANER_PAGE_WORKERS: String(concurrency),
-    GLEANER_MONITOR_SCHEDULER: 'false',
-    LOG_LEVEL: 'warn',
-  });
+  // BENCH_MONITOR_CPU_PROF=DIR: the app runs under --cpu-prof; each run's window (monotonic µs, the profile's clock) is printed.
+  const profDir = process.env.BENCH_MONITOR_CPU_PROF;
+  const app = await startEmbeddedApp(
+    {
+      GLEANER_BOOTSTRAP_KEY: KEY,
+      GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
+      GLEANER_BROWSER_ENABLED: 'false',
+      GLEANER_RATE_LIMIT_PER_MINUTE: '1000000',
+      GLEANER_LLM_RETRIES: '0',
+      GLEANER_HOST_MAX_CONCURRENCY: String(concurrency),
+      GLEANER_PAGE_WORKERS: String(concurrency),
+      GLEANER_MONITOR_SCHEDULER: 'false',
+      LOG_LEVEL: 'warn',
+    },
+    profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+  );
   const key = KEY;
   const call = (method: string, path: string, body?: unknown) => http(app.url, method, path, { key, ...(body ? { body } : {}) });
   try {
@@ -52,7 +64,13 @@ async function main(): Promise<void> {
       url: `${site.url}/`,
       schema: { name: 'string', price: 'number', items: [{ sku: 'string', price: 'number' }] },
       options: { max_depth: 1, max_pages: pages + 10, fetch_mode: 'static', concurrency, respect_robots: false },
-      llm_config: { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-bench', base_url: models.openaiBaseUrl },
+      // `+slow-N`: the model server's latency fault (test/fixtures/model-server/faults.ts).
+      llm_config: {
+        provider: 'openai',
+        model: LATENCY_MS > 0 ? `gpt-4o-mini+slow-${LATENCY_MS}` : 'gpt-4o-mini',
+        api_key: 'sk-bench',
+        base_url: models.openaiBaseUrl,
+      },
       schedule: { every: '1d' },
       paused: true,
     });
@@ -62,6 +80,7 @@ async function main(): Promise<void> {
     const run = async () => {
       site.resetCounts();
       const calls = models.requests.length;
+      const cpuBefore = procCpuSeconds(app.proc.pid) ?? 0;
       const started = process.hrtime.bigint();
       const answer = await call('POST', `/api/v1/monitors/${id}/run`);
       if (answer.status !== 202) throw new Error(`run: ${answer.status} ${answer.text}`);
@@ -75,8 +94,17 @@ async function main(): Promise<void> {
         3_600_000,
         100,
       );
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      return { run: done, seconds: round(seconds), bytes: site.bytes.sent, model_requests: models.requests.length - calls };
+      const ended = process.hrtime.bigint();
+      const seconds = Number(ended - started) / 1e9;
+      if (profDir) console.log(`[bench:monitor] run window µs ${started / 1000n}..${ended / 1000n}`);
+      const cpu = (procCpuSeconds(app.proc.pid) ?? 0) - cpuBefore;
+      return {
+        run: done,
+        seconds: round(seconds),
+        cpu_seconds: round(cpu, 2),
+        bytes: site.bytes.sent,
+        model_requests: models.requests.length - calls,
+      };
     };
 
     console.log(`[bench:monitor] first run of ${pages} pages...`);
@@ -111,10 +139,13 @@ async function main(): Promise<void> {
       model_calls_per_page: round(second.run.counts.model_calls / pages, 4),
       bytes_vs_first: round(second.bytes / first.bytes, 4),
       time_vs_first: round(second.seconds / first.seconds, 4),
+      // The app process's CPU seconds (user + system): on a shared machine, steadier than wall time under load.
+      cpu_vs_first: round(second.cpu_seconds / first.cpu_seconds, 4),
     };
     const [load] = loadavg();
     const result = {
       benchmark: 'monitor second run vs first run, 2,000-page shop, 2 % of pages changed (npm run bench:monitor)',
+      model_latency_ms: LATENCY_MS,
       date: new Date().toISOString(),
       machine: {
         cpu: cpus()[0]?.model,
@@ -128,6 +159,7 @@ async function main(): Promise<void> {
       concurrency,
       first: {
         seconds: first.seconds,
+        cpu_seconds: first.cpu_seconds,
         bytes: first.bytes,
         model_requests: first.model_requests,
         counts: first.run.counts,
@@ -135,6 +167,7 @@ async function main(): Promise<void> {
       },
       second: {
         seconds: second.seconds,
+        cpu_seconds: second.cpu_seconds,
         bytes: second.bytes,
         model_requests: second.model_requests,
         counts: second.run.counts,

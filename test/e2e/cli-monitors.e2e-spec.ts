@@ -98,6 +98,27 @@ describe('gleaner monitors', () => {
     expect(gone.stderr).not.toMatch(STACK_TRACE);
   });
 
+  it('creates a monitor of a list of pages from --urls (stdin here); its runs are batch jobs', async () => {
+    const list = ['# the pages to watch', `${site.url}/p/2`, '', `${site.url}/p/3`, `${site.url}/p/2#again`].join('\n');
+    const args = ['monitors', 'create', '--urls', '-', '--name', 'cli list', '--schema', SCHEMA, '--every', '1h'];
+    const created = await runCli([...args, '--model', 'openai/gpt-4o-mini', '--paused', '--json'], env, { stdin: list });
+    expect([created.code, created.stderr]).toEqual([0, '']);
+    const monitor = JSON.parse(created.stdout);
+    expect(monitor).toMatchObject({ url: null, urls: [`${site.url}/p/2`, `${site.url}/p/3`], url_count: 2, paused: true });
+    expect(await ok(['monitors', 'get', monitor.id])).toMatch(/pages\s+2 listed/);
+    expect(await ok(['monitors', 'run', monitor.id])).toMatch(/^Run \S+ started: batch job \w{26}\n$/);
+    await waitFor(async () => JSON.parse(await ok(['monitors', 'runs', monitor.id, '--json'])).runs[0]?.status === 'completed', 60_000);
+    const added = jsonLines(await ok(['monitors', 'changes', monitor.id, '--kind', 'added']));
+    expect(added.map((c) => c.key.url).sort()).toEqual([`${site.url}/p/2`, `${site.url}/p/3`]);
+    const both = await runCli(['monitors', 'create', `${site.url}/`, ...args.slice(2)], env, { stdin: list });
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toMatch(/not both/);
+    const empty = await runCli(args, env, { stdin: '# nothing\n' });
+    expect(empty.code).not.toBe(0);
+    expect(empty.stderr).toMatch(/lists no URL/);
+    await ok(['monitors', 'delete', monitor.id]);
+  });
+
   it('refuses a create without a schedule, and shows the service 422 at its field', async () => {
     const none = await runCli(['monitors', 'create', `${site.url}/`, '--name', 'x', '--schema', SCHEMA], env);
     expect(none.code).not.toBe(0);

@@ -302,6 +302,23 @@ export function mcpSuite(kind: McpTransportKind, getEnv: () => McpEnv): void {
       return answer.total > 0 ? answer : undefined;
     }, 60_000);
     expect(changes.changes[0]).toMatchObject({ kind: 'added', url: u('/') });
+    // A list monitor: `urls` instead of a seed (canonical and distinct); its run is a batch job.
+    const list = await call('monitor_create', {
+      name: `mcp-list-${kind}`,
+      urls: [u('/'), u('/#top')],
+      schema: SCHEMA,
+      llm_config: llm(),
+      schedule: { every: '1h' },
+      paused: true,
+    });
+    expect(list.isError).toBeFalsy();
+    expect(structured(list)).toMatchObject({ url: null, urls: [u('/')], url_count: 1 });
+    const listRun = await call('monitor_run', { monitor_id: structured(list).id });
+    expect(text(listRun).split('\n')[0]).toBe(`Run started: batch job ${String(structured(listRun).job_id)}.`);
+    await waitFor(
+      async () => ['completed', 'failed'].includes((await rest('GET', `/api/v1/jobs/${structured(listRun).job_id}`)).body.status),
+      60_000,
+    );
     const unknown = await call('monitor_run', { monitor_id: 'nope' });
     expect(unknown.isError).toBe(true);
     expect(structured(unknown)).toMatchObject({ status: 404 });

@@ -3,6 +3,8 @@ import { pageUrlOf, startModelServer, type Json, type ModelServer } from '../fix
 import { startMonitorSite, type MonitorSite } from '../fixtures/monitor-site';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { startEmbedded, type RunningApp } from './embedded-app';
+import { monitorRefusalsSuite } from './monitors-refusals.suite';
+import { monitorUrlsSuite } from './monitors-urls.suite';
 import { monitorsSuite } from './monitors.suite';
 
 jest.setTimeout(180_000);
@@ -47,6 +49,8 @@ describe('monitors, embedded deployment', () => {
     await site?.close();
   });
   monitorsSuite(() => ({ app, site, models, receiver }));
+  describe('runs that cannot start', () => monitorRefusalsSuite(() => ({ app, site, models, receiver })));
+  describe('a monitor of a list of pages', () => monitorUrlsSuite(() => ({ app, site, models, receiver })));
 });
 
 describeWith(['mongodb', 'redis'], 'monitors, cluster deployment', () => {
@@ -66,4 +70,6 @@ describeWith(['mongodb', 'redis'], 'monitors, cluster deployment', () => {
     await site?.close();
   });
   monitorsSuite(() => ({ app, site, models, receiver }));
+  describe('runs that cannot start', () => monitorRefusalsSuite(() => ({ app, site, models, receiver })));
+  describe('a monitor of a list of pages', () => monitorUrlsSuite(() => ({ app, site, models, receiver })));
 });

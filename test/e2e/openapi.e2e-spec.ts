@@ -61,6 +61,18 @@ describe('OpenAPI document', () => {
     const create = doc.components.schemas.CreateMonitorDto;
     expect(create.required.sort()).toEqual(['name', 'schedule']);
     expect(create.properties.key).toMatchObject({ type: 'array', minItems: 1, maxItems: 5 });
+    // A list monitor: `urls` as POST /batch/extract takes them; a list of monitors leaves them out (url_count).
+    expect(create.properties.urls).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      maxItems: 10000,
+      items: { type: 'string', maxLength: 2048 },
+    });
+    expect(doc.components.schemas.MonitorResponse.properties.urls).toMatchObject({ type: ['array', 'null'] });
+    const listed = doc.components.schemas.MonitorListResponse.properties.monitors.items.$ref.split('/').pop();
+    expect(doc.components.schemas[listed].properties).toHaveProperty('url_count');
+    expect(doc.components.schemas[listed].properties).not.toHaveProperty('urls');
+    expect(doc.paths['/api/v1/monitors/{id}/run'].post.description).toMatch(/cannot start.*409/);
     expect(doc.components.schemas.MonitorNotifyDto.properties.on.items.enum).toEqual(['changed', 'added', 'removed', 'failed']);
   });
 

@@ -93,7 +93,7 @@ export class ApiModule {
         ExtractionModule, // extraction modules
         ScrapeModule,
         CrawlModule,
-        MonitorsModule,
+        MonitorsModule.register(CrawlModule),
         // Finishes tenant deletions that stopped half way (here every lib registered its tenant eraser).
         TenantDeletionModule,
         // Embedded mode: the crawler side runs in this same process.

@@ -75,7 +75,44 @@ export class JobsService {
   }
 
   async create(caller: Caller, input: CreateJobInput): Promise<JobView> {
+    const job = this.newRecord(caller, input);
+    await this.repository.insert(job);
+    this.metrics.jobTransitions.inc({ type: job.type, status: 'pending' });
+    await this.emit(job._id, 'status', this.statusData(job));
+    const secrets = input.secrets && Object.keys(input.secrets).length > 0 ? this.sealer.seal(JSON.stringify(input.secrets)) : undefined;
+    // The job id doubles as the queue message id: a retried request can never run a job twice.
+    await this.sendRun(job, job._id, secrets);
+    return toJobView(job);
+  }
+
+  /**
+   * A job refused before it could start, recorded `failed` at once and never queued: work started by no
+   * caller (a monitor's scheduled run) keeps a job that says why, and the events of its failure (the
+   * `complete` stream event, `job.failed`) go out on it as on any failed job. No secret is kept.
+   */
+  async recordRefused(
+    caller: Caller,
+    input: Omit<CreateJobInput, 'secrets'>,
+    error: { category: ErrorCategory; message: string },
+  ): Promise<JobRecord> {
+    const at = nowIso();
     const job: JobRecord = {
+      ...this.newRecord(caller, input),
+      status: 'failed',
+      completed_at: at,
+      error_category: error.category,
+      error_message: error.message,
+    };
+    await this.repository.insert(job);
+    this.metrics.jobTransitions.inc({ type: job.type, status: 'failed' });
+    await this.emit(job._id, 'status', this.statusData(job));
+    await this.emit(job._id, 'complete', this.completeData(job), { dedupeKey: 'complete' });
+    await this.hooks.notify({ type: 'job.failed', job, data: { ...toJobView(job) }, occurred_at: at, dedupeKey: 'job.finished' });
+    return job;
+  }
+
+  private newRecord(caller: Caller, input: Omit<CreateJobInput, 'secrets'>): JobRecord {
+    return {
       _id: newId(),
       user_id: caller.userId,
       organization_id: caller.organizationId,
@@ -101,13 +138,6 @@ export class JobsService {
       input: JSON.parse(JSON.stringify(input.input)) as Record<string, unknown>,
       webhook_targets: input.webhookTargets ?? [],
     };
-    await this.repository.insert(job);
-    this.metrics.jobTransitions.inc({ type: job.type, status: 'pending' });
-    await this.emit(job._id, 'status', this.statusData(job));
-    const secrets = input.secrets && Object.keys(input.secrets).length > 0 ? this.sealer.seal(JSON.stringify(input.secrets)) : undefined;
-    // The job id doubles as the queue message id: a retried request can never run a job twice.
-    await this.sendRun(job, job._id, secrets);
-    return toJobView(job);
   }
 
   async list(caller: Caller, limit: number, offset: number): Promise<{ jobs: JobView[] }> {

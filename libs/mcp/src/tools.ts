@@ -330,7 +330,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'monitor_create',
     title: 'Create a monitor',
     description:
-      'A monitor re-crawls on a schedule and reports what changed, field by field (POST /api/v1/monitors; docs/monitors.md): `url` or `site_id`, `schema` or `schema_id`, `schedule` ({every: "6h"} or {cron, timezone}), optional `key` (field paths such as `products.sku`) and `notify` (a webhook). Its first run starts at once unless `paused`.',
+      'A monitor re-crawls on a schedule and reports what changed, field by field (POST /api/v1/monitors; docs/monitors.md): `url` (a seed to crawl) or `urls` (a list of pages, each run a batch of them) or `site_id`, `schema` or `schema_id`, `schedule` ({every: "6h"} or {cron, timezone}), optional `key` (field paths such as `products.sku`) and `notify` (a webhook). Its first run starts at once unless `paused`.',
     scope: 'crawl',
     route: 'POST /api/v1/monitors',
     body: CreateMonitorDto,
@@ -359,7 +359,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'monitor_run',
     title: 'Run a monitor now',
     description:
-      'Starts a run of the monitor now (POST /api/v1/monitors/{id}/run); refused (409) while one is going. Answers with the run and its crawl job (follow it with job_status; the changes with monitor_changes).',
+      'Starts a run of the monitor now (POST /api/v1/monitors/{id}/run); refused (409) while one is going or when it cannot start. Answers with the run and its job (a crawl, or a batch for a list monitor; follow it with job_status; the changes with monitor_changes).',
     scope: 'crawl',
     route: 'POST /api/v1/monitors/{id}/run',
     args: MonitorArgs,
@@ -369,7 +369,7 @@ export const TOOLS: readonly ToolDefinition[] = [
         call,
         { method: 'POST', path: monitorPath((call.args as unknown as MonitorArgs).monitor_id, '/run') },
         [202],
-        (b) => `Run started: crawl job ${String(b.job_id)}.`,
+        (b) => `Run started: ${String(b.job_type ?? 'crawl')} job ${String(b.job_id)}.`,
       ),
   },
   {

@@ -15,4 +15,5 @@ export { MonitorScheduler } from './monitor-scheduler';
 export { MonitorClock } from './monitor-clock';
 export { MonitorPagesService, conditionalHeaders, textHash, type PageMemory, type PageObservation } from './monitor-pages.service';
 export { MonitorsModule, MonitorPagesModule } from './monitors.module';
+export { MonitorListJobs, type CheckedUrlList, type ListRunRequest } from './monitor-list-jobs';
 export { CHANGE_KINDS, NOTIFY_KINDS, type ChangeKind } from './monitor.types';

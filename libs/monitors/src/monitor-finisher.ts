@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { newId, roundUsd } from '@app/core';
-import { JobLifecycleHooks, JobsRepository, isTerminal, type JobRecord } from '@app/jobs';
-import { LOGGER, type AppLogger } from '@app/observability';
+import { JobsRepository, isTerminal, type JobRecord } from '@app/jobs';
+import { MonitorAnnouncer } from './monitor-announcer';
 import { MonitorClock } from './monitor-clock';
 import { MonitorMetrics } from './monitor-metrics';
 import { activeLockId, finishLockId, MonitorRunsRepository } from './monitor-runs.repository';
@@ -12,8 +12,6 @@ import { compareRun } from './run-diff';
 import { pageStateId } from './state-ids';
 import { keyPlan } from './units';
 
-/** A `monitor.changed` event carries at most this many changes; with more it carries their count and a link. */
-export const EVENT_CHANGES_LIMIT = 100;
 /** A replica that died while recording a run's changes holds its finish lock this long. */
 const FINISH_LOCK_MS = 10 * 60_000;
 
@@ -30,10 +28,9 @@ export class MonitorFinisher {
     private readonly runs: MonitorRunsRepository,
     private readonly state: MonitorStateRepository,
     private readonly jobs: JobsRepository,
-    private readonly hooks: JobLifecycleHooks,
+    private readonly announcer: MonitorAnnouncer,
     private readonly clock: MonitorClock,
     private readonly metrics: MonitorMetrics,
-    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
   /** Finishes the run if its job is terminal (from the scheduler's sweep, or the job's own end in this process). */
@@ -78,6 +75,7 @@ export class MonitorFinisher {
       silentAdds: !monitor.baseline_done && monitor.first_run === 'baseline',
       removeAfterMisses: monitor.remove_after_misses,
       runCompleted: completed,
+      listed: monitor.urls ? new Set(monitor.urls) : null,
       observations,
       items,
       now,
@@ -109,13 +107,24 @@ export class MonitorFinisher {
       ...(completed ? {} : { $inc: { consecutive_failures: 1 } }),
     });
     this.record(status, counts, comparison.counts, observations);
-    if (job) await this.announce(monitor, { ...run, status, reason, counts, finished_at: now }, job, changes);
+    if (job) await this.announcer.announce(monitor, { ...run, status, reason, counts, finished_at: now }, job, changes);
   }
 
-  /** What each page was this run, for the next run's conditional requests, hash check and links. */
+  /**
+   * What each page was this run, for the next run's conditional requests, hash check and links. A page
+   * seen exactly as remembered gets only its visit time, in one bulk write for all of them (its earliest
+   * visit: a sitemap lastmod after it fetches the page again, never the other way round).
+   */
   private async rememberPages(monitor: MonitorRecord, observations: MonitorObservation[]): Promise<void> {
+    const same: string[] = [];
+    let earliest: string | null = null;
     for (const o of observations) {
       if (o.kind !== 'extracted' && o.kind !== 'unchanged' && o.kind !== 'navigation') continue;
+      if (o.memory_same) {
+        same.push(pageStateId(monitor._id, o.url));
+        if (earliest === null || o.at < earliest) earliest = o.at;
+        continue;
+      }
       await this.state.savePage({
         _id: pageStateId(monitor._id, o.url),
         monitor_id: monitor._id,
@@ -130,6 +139,7 @@ export class MonitorFinisher {
         misses: 0,
       });
     }
+    if (earliest !== null) await this.state.touchPages(same, earliest);
   }
 
   private record(
@@ -149,35 +159,6 @@ export class MonitorFinisher {
     if (counts.skipped_by_hash) this.metrics.pages.inc({ how: 'hash' }, counts.skipped_by_hash);
     if (counts.skipped_by_lastmod) this.metrics.pages.inc({ how: 'lastmod' }, counts.skipped_by_lastmod);
     if (saved) this.metrics.modelCallsSaved.inc(saved);
-  }
-
-  private async announce(monitor: MonitorRecord, run: MonitorRunRecord, job: JobRecord, changes: MonitorChangeRecord[]): Promise<void> {
-    const on = monitor.notify?.on ?? [];
-    if (!monitor.notify) return;
-    const base = { monitor_id: monitor._id, monitor_name: monitor.name, run_id: run._id, job_id: job._id, counts: run.counts };
-    const occurred = run.finished_at ?? new Date(this.clock.now()).toISOString();
-    if (run.status === 'failed' && on.includes('failed')) {
-      await this.hooks.notify({ type: 'monitor.failed', job, data: { ...base, reason: run.reason }, occurred_at: occurred });
-    }
-    const wanted = changes.filter((c) => on.includes(c.kind));
-    if (wanted.length === 0) return;
-    const shown = wanted.slice(0, EVENT_CHANGES_LIMIT).map(({ _id, monitor_id: _m, user_id: _u, ...rest }) => ({ id: _id, ...rest }));
-    try {
-      await this.hooks.notify({
-        type: 'monitor.changed',
-        job,
-        occurred_at: occurred,
-        data: {
-          ...base,
-          changes_total: wanted.length,
-          changes: shown,
-          truncated: wanted.length > shown.length,
-          changes_url: `/api/v1/monitors/${monitor._id}/changes?run_id=${encodeURIComponent(run._id)}`,
-        },
-      });
-    } catch (error) {
-      this.logger.error({ err: error, monitor_id: monitor._id }, 'monitor.changed could not be announced');
-    }
   }
 }
 

@@ -1,14 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
-import { AppError, newId, SECRET_SEALER, type SecretSealer } from '@app/core';
+import { AppError, isStoreUnavailable, newId, SECRET_SEALER, type SecretSealer } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { JobsService } from '@app/jobs';
 import { crawlFetchControl, openFetchSecrets, resolveCrawlOptions, validCrawlOptions, withSavedSecrets } from '@app/sites';
+import { LOGGER, type AppLogger } from '@app/observability';
+import { MonitorAnnouncer } from './monitor-announcer';
 import { MonitorClock } from './monitor-clock';
+import { MonitorListJobs } from './monitor-list-jobs';
+import { monitorLlm, monitorSecrets } from './monitor-llm';
 import { MonitorMetrics } from './monitor-metrics';
 import { activeLockId, MonitorRunsRepository } from './monitor-runs.repository';
 import { emptyCounts, type MonitorRecord, type MonitorRunRecord, type RunTrigger } from './monitor.types';
 import { MonitorsRepository } from './monitors.repository';
+import { refusalOf } from './run-refusal';
 
 /** How long a run may stay `starting` (its replica died before the job existed) before its slot is freed. */
 export const STARTING_TIMEOUT_MS = 5 * 60_000;
@@ -26,8 +31,8 @@ export const monitorCaller = (monitor: MonitorRecord): Caller => ({
 /**
  * Starts one run of a monitor: claims it (a scheduled run's id is `<monitor>:<slot>`, so a slot starts
  * once across replicas), takes the monitor's active-run lock (a monitor never has two runs at once: a
- * slot met while a run is going is recorded `skipped`), then records the run's crawl job, which carries
- * `monitor_id` in its input.
+ * slot met while a run is going is recorded `skipped`), then records the run's job (a crawl, or a batch
+ * for a list monitor), which carries `monitor_id` in its input.
  */
 @Injectable()
 export class MonitorLauncher {
@@ -38,7 +43,10 @@ export class MonitorLauncher {
     private readonly jobs: JobsService,
     private readonly clock: MonitorClock,
     private readonly metrics: MonitorMetrics,
+    private readonly announcer: MonitorAnnouncer,
+    private readonly listJobs: MonitorListJobs,
     @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
+    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
   /** The run, or null when another replica claimed this slot first. */
@@ -73,18 +81,43 @@ export class MonitorLauncher {
       });
       return (await this.runs.set(run._id, { status: 'running', job_id: jobId })) ?? { ...run, status: 'running', job_id: jobId };
     } catch (error) {
-      // The run cannot start (no usable model any more, the site or schema deleted): a failed run, the slot freed.
-      const reason = error instanceof AppError ? (error.detail ?? error.message) : 'The run could not start.';
-      this.metrics.runs.inc({ outcome: 'failed' });
-      const failed = await this.runs.set(run._id, { status: 'failed', reason, finished_at: now });
-      await this.runs.unlock(activeLockId(monitor._id), run._id);
-      await this.monitors.update(monitor._id, {
-        $set: { last_run_id: run._id, last_run_at: now, last_run_status: 'failed' },
-        $inc: { runs_total: 1, consecutive_failures: 1 },
-      });
-      if (!(error instanceof AppError)) throw error;
-      return failed ?? run;
+      // A store outage is no refusal: the run stays `starting` and its slot is freed after STARTING_TIMEOUT_MS.
+      if (isStoreUnavailable(error)) throw error;
+      return this.refused(monitor, run, error, now);
     }
+  }
+
+  /**
+   * A run that could not start (docs/monitors.md "Runs that cannot start"): its model, site or schema
+   * gone, its sealed key unreadable, or any refusal at job creation. It is recorded `failed` with the
+   * reason, on a job recorded failed at once (so `monitor.failed` goes out on it as for any failed run),
+   * and counts as a failure in a row; its slot is freed.
+   */
+  private async refused(monitor: MonitorRecord, run: MonitorRunRecord, error: unknown, now: string): Promise<MonitorRunRecord> {
+    const refusal = refusalOf(error);
+    if (!(error instanceof AppError))
+      this.logger.error({ err: error, monitor_id: monitor._id, run_id: run._id }, 'monitor run could not start');
+    const job = await this.jobs.recordRefused(
+      monitorCaller(monitor),
+      {
+        type: monitor.urls ? 'batch' : 'crawl',
+        url: monitor.url ?? monitor.urls?.[0] ?? null,
+        input: { url: monitor.url ?? monitor.urls?.[0] ?? null, monitor_id: monitor._id, monitor_run_id: run._id },
+        requestId: `monitor:${run._id}`,
+        webhookTargets: monitor.notify?.targets ?? [],
+      },
+      refusal,
+    );
+    this.metrics.runs.inc({ outcome: 'failed' });
+    const failed: MonitorRunRecord = { ...run, status: 'failed', reason: refusal.message, job_id: job._id, finished_at: now };
+    await this.runs.set(run._id, { status: 'failed', reason: refusal.message, job_id: job._id, finished_at: now });
+    await this.runs.unlock(activeLockId(monitor._id), run._id);
+    await this.monitors.update(monitor._id, {
+      $set: { last_run_id: run._id, last_run_at: now, last_run_status: 'failed' },
+      $inc: { runs_total: 1, consecutive_failures: 1 },
+    });
+    await this.announcer.announce(monitor, failed, job);
+    return failed;
   }
 
   /** The active-run lock; a lock left by a run that never got its job (its replica died) is broken after a while. */
@@ -106,18 +139,22 @@ export class MonitorLauncher {
     return this.runs.lock(activeLockId(monitorId), monitorId, runId, '');
   }
 
-  /** The run's crawl job: the monitor's seed, schema, options and model, as POST /crawl would record them. */
+  /**
+   * The run's job: a crawl of the monitor's seed as POST /crawl would record it, or for a list monitor a
+   * batch of its pages as POST /batch/extract would (MonitorListJobs); its schema, options and model.
+   */
   private async createJob(monitor: MonitorRecord, runId: string): Promise<string> {
     const caller = monitorCaller(monitor);
     const site = await this.intake.site(caller, monitor.site_id ?? undefined);
-    // The seed as the crawl keeps it (POST /crawl's intake canonicalises the same way: WHATWG URL serialisation).
-    const url = new URL(this.intake.url(monitor.url ?? undefined, site)).href;
     const { parsed, schemaId } = await this.intake.schema(
       caller,
       { schema: monitor.schema ?? undefined, schema_id: monitor.schema_id ?? undefined },
       site?.default_schema_id ?? null,
     );
+    // A model must be usable now (the owner's keys or chain may be gone): refused before any job exists, as POST /crawl is.
+    await this.intake.plan(caller, monitorLlm(monitor, this.sealer));
     const saved = validCrawlOptions(site?.crawl_options);
+    const defaults = { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode };
     // The monitor's headers and cookies over the site's, name by name; they travel sealed with the job, as a crawl's do.
     const own = openFetchSecrets(this.sealer, monitor);
     const layer = {
@@ -125,13 +162,28 @@ export class MonitorLauncher {
       ...(Object.keys(own.headers).length > 0 ? { headers: own.headers } : {}),
       ...(Object.keys(own.cookies).length > 0 ? { cookies: own.cookies } : {}),
     };
+    const llmSecrets = monitorSecrets(monitor, this.sealer);
+    if (monitor.urls) {
+      return this.listJobs.start(caller, {
+        urls: monitor.urls,
+        site,
+        schema: parsed.jsonSchema,
+        schemaId,
+        options: withSavedSecrets(layer, this.intake.siteSecrets(site, monitor.urls, 'body.urls')),
+        llmConfig: monitor.llm_config,
+        extractionMode: monitor.extraction_mode,
+        monitorId: monitor._id,
+        runId,
+        requestId: `monitor:${runId}`,
+        webhookTargets: monitor.notify?.targets ?? [],
+        secrets: llmSecrets,
+      });
+    }
+    // The seed as the crawl keeps it (POST /crawl's intake canonicalises the same way: WHATWG URL serialisation).
+    const url = new URL(this.intake.url(monitor.url ?? undefined, site)).href;
     const { options, secrets: fetchSecrets } = crawlFetchControl(
-      resolveCrawlOptions(withSavedSecrets(layer, this.intake.siteSecrets(site, [url], 'body.url')), {
-        ...saved,
-        fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
-      }),
+      resolveCrawlOptions(withSavedSecrets(layer, this.intake.siteSecrets(site, [url], 'body.url')), defaults),
     );
-    const llmSecrets = monitor.sealed_secrets ? (JSON.parse(this.sealer.open(monitor.sealed_secrets)) as Record<string, string>) : {};
     const secrets = { ...llmSecrets, ...fetchSecrets };
     const job = await this.jobs.create(caller, {
       type: 'crawl',

@@ -3,6 +3,9 @@ import { DOCUMENT_STORE, type Collection, type DocumentStore, type Filter } from
 import { observationId, pageStateId } from './state-ids';
 import type { ChangeKind, MonitorChangeRecord, MonitorItemRecord, MonitorObservation, MonitorPageRecord } from './monitor.types';
 
+/** Page ids per bulk write (visit times, forgotten pages). */
+const TOUCH_CHUNK = 500;
+
 export interface ChangesQuery {
   since?: string;
   kind?: ChangeKind;
@@ -62,6 +65,20 @@ export class MonitorStateRepository implements OnModuleInit {
 
   savePage(page: MonitorPageRecord): Promise<void> {
     return this.pages.replaceOne(page);
+  }
+
+  /** Sets the visit time of pages seen as remembered, a chunk of ids per write. */
+  async touchPages(ids: string[], fetchedAt: string): Promise<void> {
+    for (let i = 0; i < ids.length; i += TOUCH_CHUNK) {
+      await this.pages.updateMany({ _id: { $in: ids.slice(i, i + TOUCH_CHUNK) } }, { $set: { fetched_at: fetchedAt, misses: 0 } });
+    }
+  }
+
+  /** Forgets the pages of these URLs (taken out of a list monitor's list). */
+  async forgetPages(monitorId: string, urls: string[]): Promise<void> {
+    for (let i = 0; i < urls.length; i += TOUCH_CHUNK) {
+      await this.pages.deleteMany({ _id: { $in: urls.slice(i, i + TOUCH_CHUNK).map((url) => pageStateId(monitorId, url)) } });
+    }
   }
 
   deletePage(id: string): Promise<boolean> {

@@ -22,6 +22,8 @@ export const monitorView = (m: MonitorRecord, lastRun: MonitorRunRecord | null, 
   id: m._id,
   name: m.name,
   url: m.url,
+  urls: m.urls ?? null,
+  url_count: m.urls?.length ?? null,
   site_id: m.site_id,
   schema_id: m.schema_id,
   schema: m.schema ?? null,
@@ -62,3 +64,9 @@ export const itemView = (i: MonitorItemRecord) => ({
   first_seen_at: i.first_seen_at,
   updated_at: i.updated_at,
 });
+
+/** A monitor in a list: its settings without a list monitor's URLs (`url_count` says how many; GET /monitors/{id} shows them). */
+export const monitorListView = (view: MonitorView): Omit<MonitorView, 'urls'> => {
+  const { urls: _urls, ...rest } = view;
+  return rest;
+};

@@ -20,6 +20,8 @@ export interface MonitorRecord {
   organization_id: string;
   name: string;
   url: string | null;
+  /** A list monitor's pages (canonical, distinct): its runs are batch jobs; null for a crawl from `url` or the site. */
+  urls?: string[] | null;
   site_id: string | null;
   /** Inline schema as given (re-parsed at each run), or null with schema_id. */
   schema: unknown;
@@ -185,6 +187,11 @@ export interface PageObservation {
   last_modified: string | null;
   text_hash: string | null;
   links: string[];
+  /**
+   * An unchanged page whose validators, text hash and links are what the monitor remembers: its page
+   * memory needs only its new visit time (written in bulk at the run's end, not page by page).
+   */
+  memory_same?: boolean;
   model_call: boolean;
   tokens_input: number;
   tokens_output: number;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { Errors, newId, SECRET_SEALER, type FieldError, type SecretSealer } from '@app/core';
+import { AppError, Errors, newId, SECRET_SEALER, type FieldError, type SecretSealer } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import type { LlmConfigInput } from '@app/llm';
 import { savedCrawlOptions, type StoredFetchSecrets } from '@app/sites';
@@ -9,10 +9,13 @@ import { WebhooksService } from '@app/webhooks';
 import type { CreateMonitorDto, MonitorNotifyDto, UpdateMonitorDto } from './dto/monitor.dto';
 import { MonitorClock } from './monitor-clock';
 import { MonitorLauncher } from './monitor-launcher';
+import { MonitorListJobs } from './monitor-list-jobs';
+import { monitorLlm } from './monitor-llm';
+import { seedProblems } from './monitor-seed';
 import { MonitorRunsRepository } from './monitor-runs.repository';
 import { MonitorStateRepository } from './monitor-state.repository';
 import { NOTIFY_KINDS, type MonitorRecord } from './monitor.types';
-import { changeView, itemView, monitorView, runView, type MonitorView } from './monitor-view';
+import { changeView, itemView, monitorListView, monitorView, runView, type MonitorView } from './monitor-view';
 import { MonitorsRepository } from './monitors.repository';
 import { normaliseSchedule, scheduleProblems } from './schedule';
 import { slotAfter } from './monitor-slots';
@@ -34,6 +37,7 @@ export class MonitorsService {
     private readonly intake: JobIntakeService,
     private readonly webhooks: WebhooksService,
     private readonly launcher: MonitorLauncher,
+    private readonly listJobs: MonitorListJobs,
     private readonly clock: MonitorClock,
     @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -47,6 +51,7 @@ export class MonitorsService {
       organization_id: caller.organizationId,
       name: dto.name,
       url: dto.url ?? null,
+      urls: dto.urls ?? null,
       site_id: dto.site_id ?? null,
       schema: dto.schema ?? null,
       schema_id: dto.schema_id ?? null,
@@ -80,9 +85,9 @@ export class MonitorsService {
     return monitorView(record, null, 0);
   }
 
-  async list(caller: Caller, limit: number, offset: number): Promise<{ monitors: MonitorView[]; total: number }> {
+  async list(caller: Caller, limit: number, offset: number): Promise<{ monitors: Array<Omit<MonitorView, 'urls'>>; total: number }> {
     const records = await this.monitors.listOwn(caller, limit, offset);
-    const monitors = await Promise.all(records.map((m) => this.view(m)));
+    const monitors = await Promise.all(records.map(async (m) => monitorListView(await this.view(m))));
     return { monitors, total: await this.monitors.countOwn(caller) };
   }
 
@@ -107,6 +112,10 @@ export class MonitorsService {
     ] as const) {
       if (dto[field] !== undefined) (next as Record<string, unknown>)[field] = dto[field];
     }
+    // One seed replaces the other: a list given turns a crawl monitor into a list monitor, and back.
+    if (dto.urls !== undefined) next.urls = dto.urls;
+    if (dto.urls !== undefined && dto.url === undefined) next.url = null;
+    if (dto.url !== undefined && dto.urls === undefined) next.urls = null;
     // The given options replace the stored ones; headers and cookies are kept unless given (docs/api.md "Saved sites").
     if (dto.options !== undefined) Object.assign(next, this.savedOptions(dto.options, current));
     if (dto.schedule !== undefined) next.schedule = normaliseSchedule(dto.schedule);
@@ -125,6 +134,10 @@ export class MonitorsService {
     if (next.paused) Object.assign(set, { next_slot_at: null, next_run_at: null });
     const updated = await this.monitors.updateOwn(caller, id, set);
     if (!updated) throw Errors.notFound('Monitor');
+    // A page taken out of the list is forgotten now; its records are removed by the next run (docs/monitors.md).
+    const kept = new Set(updated.urls ?? []);
+    const dropped = (current.urls ?? []).filter((url) => !kept.has(url));
+    if (dropped.length) await this.state.forgetPages(id, dropped);
     return this.view(updated);
   }
 
@@ -144,12 +157,15 @@ export class MonitorsService {
   }
 
   /** POST /run: a run now, outside the schedule (409 while a run of this monitor is going). */
-  async run(caller: Caller, id: string): Promise<{ run: ReturnType<typeof runView>; job_id: string }> {
+  async run(caller: Caller, id: string): Promise<{ run: ReturnType<typeof runView>; job_id: string; job_type: 'crawl' | 'batch' }> {
     const monitor = await this.record(caller, id);
     const run = await this.launcher.start(monitor, 'manual', new Date(this.clock.now()).toISOString());
     if (run.status === 'skipped') throw Errors.conflict('A run of this monitor is going; try again when it ended.');
-    if (!run.job_id) throw Errors.internal(run.reason ?? 'The run could not start.');
-    return { run: runView(run), job_id: run.job_id };
+    // Refused (its model, site or schema gone...): recorded as a failed run on a failed job, and answered as what it is.
+    if (run.status === 'failed' || !run.job_id) {
+      throw new AppError('conflict', run.reason ?? 'The run could not start.', { extensions: { run_id: run._id, job_id: run.job_id } });
+    }
+    return { run: runView(run), job_id: run.job_id, job_type: monitor.urls ? 'batch' : 'crawl' };
   }
 
   async listRuns(caller: Caller, id: string, limit: number, offset: number) {
@@ -187,14 +203,19 @@ export class MonitorsService {
   }
 
   /**
-   * Every rule a run would meet, at creation (422 at the field): the schedule, a seed (url or site), the
-   * schema and the key paths in it, and a usable model (the tenant's keys and chain, or the given config).
+   * Every rule a run would meet, at creation (422 at the field): the schedule, a seed (url, urls or site;
+   * a list checked by the batch's rules and kept canonical and distinct), the schema and the key paths in
+   * it, and a usable model (the tenant's keys and chain, or the given config).
    */
   private async check(caller: Caller, monitor: MonitorRecord, dto: Partial<CreateMonitorDto>): Promise<void> {
-    const problems: FieldError[] = scheduleProblems(dto.schedule ?? monitor.schedule, this.config.monitorMinIntervalMs);
+    const problems: FieldError[] = [
+      ...scheduleProblems(dto.schedule ?? monitor.schedule, this.config.monitorMinIntervalMs),
+      ...seedProblems(monitor),
+    ];
     if (problems.length) throw Errors.validation(problems);
+    if (monitor.urls) monitor.urls = this.listJobs.check(monitor.urls).urls;
     const site = await this.intake.site(caller, monitor.site_id ?? undefined);
-    this.intake.url(monitor.url ?? undefined, site);
+    if (!monitor.urls) this.intake.url(monitor.url ?? undefined, site);
     const { parsed } = await this.intake.schema(
       caller,
       { schema: monitor.schema ?? undefined, schema_id: monitor.schema_id ?? undefined },
@@ -202,14 +223,7 @@ export class MonitorsService {
     );
     const keys = keyPlan(parsed.jsonSchema as Record<string, unknown>, monitor.key);
     if ('problems' in keys) throw Errors.validation(keys.problems);
-    await this.intake.plan(caller, dto.llm_config ?? this.storedLlm(monitor));
-  }
-
-  private storedLlm(monitor: MonitorRecord): LlmConfigInput | undefined {
-    if (!monitor.llm_config) return undefined;
-    const { byok_key: _byok, ...rest } = monitor.llm_config;
-    const secrets = monitor.sealed_secrets ? (JSON.parse(this.sealer.open(monitor.sealed_secrets)) as Record<string, string>) : {};
-    return { ...(rest as unknown as LlmConfigInput), ...(secrets.llm_api_key ? { api_key: secrets.llm_api_key } : {}) };
+    await this.intake.plan(caller, dto.llm_config ?? monitorLlm(monitor, this.sealer));
   }
 
   /** The options a monitor keeps (@app/sites saved-fetch-secrets.ts): headers and cookies sealed, their names in the clear. */

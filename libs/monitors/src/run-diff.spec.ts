@@ -120,4 +120,33 @@ describe('compareRun', () => {
     expect(moved.changes).toEqual([]);
     expect(moved.save.find((s) => s.key.sku === 'C')!.url).toBe('http://s/1');
   });
+
+  it('writes again only the records that changed, moved or had a miss to clear', () => {
+    let state = apply([], run([], first));
+    const same = run(state, first);
+    expect(same.counts.unchanged).toBe(3);
+    expect(same.save).toEqual([]);
+    state = apply(state, run(state, [first[0], page('http://s/2', 'gone')]));
+    const back = run(state, [
+      page('http://s/1', 'unchanged', [
+        { sku: 'A', price: 10 },
+        { sku: 'B', price: 21 },
+      ]),
+      first[1],
+    ]);
+    expect(back.save.map((s) => [s.key.sku, s.misses]).sort()).toEqual([
+      ['B', 0],
+      ['C', 0],
+    ]);
+  });
+
+  it('removes at once, without waiting for misses, a record whose page left a list monitor’s list', () => {
+    const state = apply([], run([], first));
+    const out = run(state, [first[0]], { listed: new Set(['http://s/1']) });
+    expect(out.changes.map((c) => [c.kind, c.key.sku])).toEqual([['removed', 'C']]);
+    expect(out.remove).toHaveLength(1);
+    // Still listed (its page 404ed): a miss; and a run that did not complete removes nothing.
+    expect(run(state, [first[0], page('http://s/2', 'gone')], { listed: new Set(['http://s/1', 'http://s/2']) }).changes).toEqual([]);
+    expect(run(state, [first[0]], { listed: new Set(['http://s/1']), runCompleted: false }).changes).toEqual([]);
+  });
 });

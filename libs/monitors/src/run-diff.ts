@@ -18,6 +18,11 @@ export interface RunComparisonInput {
   removeAfterMisses: number;
   /** The crawl completed: only then is a record missing from it a miss (a failed or cancelled run removes nothing). */
   runCompleted: boolean;
+  /**
+   * A list monitor's pages now: a record missing from this run whose page was taken out of the list is
+   * removed at once (no misses to wait for: the page is not going to be fetched). Null for a crawl.
+   */
+  listed?: ReadonlySet<string> | null;
   observations: Array<Pick<MonitorObservation, 'url' | 'kind' | 'data'>>;
   items: MonitorItemRecord[];
   now: string;
@@ -26,7 +31,8 @@ export interface RunComparisonInput {
 /**
  * One run against the monitor's records (docs/monitors.md "Diffs"): a record found again is compared
  * field by field; a new one is `added`; one not found is a miss unless its page failed (a failure is
- * never a removal), and `removed` after `removeAfterMisses` misses in a row.
+ * never a removal), and `removed` after `removeAfterMisses` misses in a row (at once when its page left
+ * a list monitor's list).
  */
 export function compareRun(input: RunComparisonInput): RunComparison {
   const out: RunComparison = { changes: [], save: [], remove: [], counts: { unchanged: 0, changed: 0, added: 0, removed: 0, failed: 0 } };
@@ -46,12 +52,15 @@ export function compareRun(input: RunComparisonInput): RunComparison {
         out.counts.changed++;
         out.changes.push({ url: unit.url, kind: 'changed', key: item.key, fields });
       } else out.counts.unchanged++;
-      out.save.push({ ...item, url: unit.url, record: unit.record, misses: 0, updated_at: fields.length ? input.now : item.updated_at });
+      // A record found as it was, on the same page, with no miss to clear, is not written again.
+      if (fields.length || item.misses !== 0 || item.url !== unit.url)
+        out.save.push({ ...item, url: unit.url, record: unit.record, misses: 0, updated_at: fields.length ? input.now : item.updated_at });
       continue;
     }
     if (failedUrls.has(item.url) || !input.runCompleted) continue;
     const misses = item.misses + 1;
-    if (misses < input.removeAfterMisses) {
+    const unlisted = input.listed ? !input.listed.has(item.url) : false;
+    if (misses < input.removeAfterMisses && !unlisted) {
       out.save.push({ ...item, misses });
       continue;
     }

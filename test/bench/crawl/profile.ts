@@ -18,8 +18,15 @@ interface ProfileNode {
 }
 interface Profile {
   nodes: ProfileNode[];
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
+}
+
+/** A span of the profiled process's monotonic clock, in µs (the profile's own clock: process.hrtime on Linux). */
+export interface ProfileWindow {
+  fromUs: number;
+  toUs: number;
 }
 
 export interface ProfileSummary {
@@ -41,13 +48,18 @@ function pkg(url: string): string {
   return url;
 }
 
-export function summarizeProfile(file: string, top = 25): ProfileSummary {
+export function summarizeProfile(file: string, top = 25, window?: ProfileWindow): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const time = new Map<number, number>();
-  profile.samples.forEach((id, i) => time.set(id, (time.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (window && (at < window.fromUs || at > window.toUs)) return;
+    time.set(id, (time.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   let total = 0;
   let idle = 0;
   const owners = new Map<string, number>();

@@ -47,7 +47,7 @@ export class MonitorsController {
   @ApiOperation({
     summary: 'Create a monitor (201, Location = the monitor)',
     description:
-      'Checked at creation, each problem a 422 at its field: the schedule (cron through cron-parser, `every` at least GLEANER_MONITOR_MIN_INTERVAL_S), the site, schema and webhook, the key paths in the schema, and a usable model. Not paused, its first run is due at once.',
+      'Checked at creation, each problem a 422 at its field: the schedule (cron through cron-parser, `every` at least GLEANER_MONITOR_MIN_INTERVAL_S), the seed (`url`, or `urls` checked as POST /batch/extract checks a list: an invalid URL at `body.urls[i]`, normalised duplicates dropped; not both), the site, schema and webhook, the key paths in the schema, options a list cannot take, and a usable model. Not paused, its first run is due at once.',
   })
   @ApiCreatedResponse({ type: MonitorResponse })
   async create(
@@ -96,7 +96,11 @@ export class MonitorsController {
   @Post(':id/run')
   @HttpCode(202)
   @ApiProblems(409)
-  @ApiOperation({ summary: "Run a monitor now (202, Location = the run's crawl job; 409 while a run of it is going)" })
+  @ApiOperation({
+    summary: "Run a monitor now (202, Location = the run's job; 409 while a run of it is going, or when it cannot start)",
+    description:
+      "The run's job is a crawl, or a batch for a list monitor (`urls`). A run that cannot start (no usable model any more, its site or schema deleted, its sealed key unreadable, any refusal at job creation) is recorded as a failed run on a job recorded failed at once, sends `monitor.failed`, and is answered 409 with its reason (`detail`), `run_id` and `job_id`.",
+  })
   @ApiAcceptedResponse({ type: MonitorRunStartedResponse })
   async run(
     @CurrentCaller() caller: Caller,

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CrawlStarted } from '../api/api-types';
 import type { CliContext } from '../context';
@@ -9,7 +8,8 @@ import { afterStart, startedJobView } from '../follow/started-job';
 import { watchJob } from '../follow/watch';
 import type { CommandKit } from '../program';
 import { intParser, llmConfig, numberParser, type ModelOptions } from '../request-options';
-import { readAll, readSchemaOption } from '../schema-input';
+import { readSchemaOption } from '../schema-input';
+import { parseList, readList } from '../url-list';
 
 interface BatchOptions extends ModelOptions {
   schema?: string;
@@ -140,23 +140,6 @@ async function batch(ctx: CliContext, file: string, opts: BatchOptions): Promise
   );
   const job = startedJobView(started, 'batch', urls[0]);
   return watchJob(ctx, client, job, { sink, maxPages: started.url_count, reconnectTimeoutSeconds: opts.reconnectTimeout });
-}
-
-async function readList(ctx: CliContext, file: string): Promise<string> {
-  if (file === '-') return readAll(ctx.io.stdin);
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new CliUsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-}
-
-/** One URL per line; blank lines and `#` comments skipped (the service checks each URL). */
-export function parseList(text: string): string[] {
-  return text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
 function defined(record: Record<string, unknown>): Record<string, unknown> {

@@ -5,6 +5,7 @@ import { EXIT, type ExitCode } from '../exit-codes';
 import type { CommandKit } from '../program';
 import { collect, intParser, llmConfig, type ModelOptions } from '../request-options';
 import { readSchemaOption } from '../schema-input';
+import { parseList, readList } from '../url-list';
 import { formatInt, formatUsd, renderTable } from '../util/format';
 
 type Json = Record<string, any>;
@@ -15,6 +16,7 @@ Monitors re-crawl on a schedule and report what changed, field by field (docs/mo
 Examples:
   $ gleaner monitors create https://shop.example/ --name prices --schema product.yaml \\
       --every 6h --key products.sku --webhook-url https://hooks.example/prices
+  $ gleaner monitors create --urls pages.txt --name pages --schema product.yaml --every 1d
   $ gleaner monitors list
   $ gleaner monitors run 01JD0000000000000000000000
   $ gleaner monitors changes 01JD0000000000000000000000 --kind changed --json
@@ -22,6 +24,7 @@ Examples:
 
 interface CreateOptions extends ModelOptions {
   name: string;
+  urls?: string;
   schema?: string;
   schemaId?: string;
   siteId?: string;
@@ -52,8 +55,9 @@ export function registerMonitors(program: Command, kit: CommandKit): void {
   const create = monitors
     .command('create')
     .description('create a monitor (POST /api/v1/monitors); its first run starts at once unless --paused')
-    .argument('[url]', 'the seed URL (optional with --site-id)')
-    .requiredOption('--name <name>', 'a name for the monitor');
+    .argument('[url]', 'the seed URL (optional with --site-id or --urls)')
+    .requiredOption('--name <name>', 'a name for the monitor')
+    .option('--urls <file>', 'watch a list of pages instead of crawling a seed: a file (or - for stdin), one URL per line, # comments');
   kit.addSchemaOptions(create);
   kit.addModelOptions(create);
   create
@@ -74,6 +78,10 @@ export function registerMonitors(program: Command, kit: CommandKit): void {
     .action(
       kit.action(async (ctx, [url], opts: CreateOptions) => {
         if (!opts.every === !opts.cron) throw new CliUsageError('give one of --every and --cron');
+        if (url && opts.urls) throw new CliUsageError('give a seed URL or --urls, not both');
+        if (opts.urls === '-' && opts.schema === '-') throw new CliUsageError('stdin cannot hold both the URL list and the schema');
+        const urls = opts.urls !== undefined ? parseList(await readList(ctx, opts.urls)) : undefined;
+        if (urls?.length === 0) throw new CliUsageError(`${opts.urls === '-' ? 'stdin' : opts.urls} lists no URL`);
         const options = defined({
           max_pages: opts.maxPages,
           max_depth: opts.maxDepth,
@@ -87,6 +95,7 @@ export function registerMonitors(program: Command, kit: CommandKit): void {
         const body = defined({
           name: opts.name,
           url,
+          urls,
           schema: opts.schema !== undefined ? await readSchemaOption(opts.schema, ctx.io.stdin) : undefined,
           schema_id: opts.schemaId,
           site_id: opts.siteId,
@@ -172,12 +181,14 @@ export function registerMonitors(program: Command, kit: CommandKit): void {
 
   monitors
     .command('run')
-    .description("run a monitor now (POST /api/v1/monitors/{id}/run); prints the run's crawl job")
+    .description("run a monitor now (POST /api/v1/monitors/{id}/run); prints the run's job (a crawl, or a batch for a list)")
     .argument('<monitor>', 'the monitor id')
     .action(
       kit.action(async (ctx, [id]) => {
         const { body } = await ctx.client().json<Json>('POST', `/api/v1/monitors/${encodeURIComponent(id!)}/run`, { signal: ctx.signal });
-        ctx.io.stdout.write(ctx.json ? `${JSON.stringify(body, null, 2)}\n` : `Run ${body.run.id} started: crawl job ${body.job_id}\n`);
+        ctx.io.stdout.write(
+          ctx.json ? `${JSON.stringify(body, null, 2)}\n` : `Run ${body.run.id} started: ${body.job_type ?? 'crawl'} job ${body.job_id}\n`,
+        );
         return EXIT.ok;
       }),
     );
@@ -304,7 +315,7 @@ function describe(m: Json): string {
   const rows: Array<[string, string]> = [
     ['id', String(m.id)],
     ['name', String(m.name)],
-    ['url', String(m.url ?? m.site_id ?? '-')],
+    m.url_count ? ['pages', `${formatInt(m.url_count)} listed`] : ['url', String(m.url ?? m.site_id ?? '-')],
     ['schedule', scheduleText(m.schedule)],
     ['state', m.paused ? 'paused' : 'active'],
     ['next run', String(m.next_run_at ?? '-')],

@@ -252,7 +252,7 @@ export function checkList(urls: ListedUrl[], locate: (index: number, line: numbe
 }
 
 /** A batch's crawl options: the request's over the site's over the defaults, and those a list fixes (one page per URL, no link followed). */
-function batchOptions(urlCount: number, ...layers: CrawlOptionsLayer[]): CrawlOptions {
+export function batchOptions(urlCount: number, ...layers: CrawlOptionsLayer[]): CrawlOptions {
   const resolved = resolveCrawlOptions(...layers);
   return {
     ...resolved,

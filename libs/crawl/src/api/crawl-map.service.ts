@@ -23,7 +23,7 @@ export class CrawlMapService {
   async map(caller: Caller, jobId: string, query: CrawlMapQuery): Promise<BodyStream> {
     const job = await this.jobs.getRecord(caller, jobId);
     if (!onCrawlEngine(job.type)) throw Errors.notFound('Crawl map');
-    const input = parseCrawlInput(job.input);
+    const input = mapInput(job.input);
     const state = await this.repository.state(jobId);
     const count = (status?: EntryStatus) => this.repository.countEntries(jobId, status);
     const [total, completed, failed, skipped, pending, running, rateLimited, byModel, bySelectors, byMixed, byScrape, ungrounded] =
@@ -110,4 +110,13 @@ export function toEntryView(entry: CrawlEntry) {
     via: entry.via,
     list_index: entry.list_index ?? null,
   };
+}
+
+/** The crawl input of a job with a map; a job refused before it started (a monitor's run, docs/monitors.md) has neither. */
+function mapInput(raw: unknown): ReturnType<typeof parseCrawlInput> {
+  try {
+    return parseCrawlInput(raw);
+  } catch {
+    throw Errors.notFound('Crawl map');
+  }
 }

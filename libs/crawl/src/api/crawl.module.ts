@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ArchiveModule } from '@app/archive';
 import { PagesModule } from '@app/pages';
 import { IntakeModule } from '@app/intake';
+import { MonitorListJobs } from '@app/monitors';
 import { JobsModule } from '@app/jobs';
 import { ResultsModule } from '@app/results';
 import { CrawlRepository } from '../crawl.repository';
@@ -15,10 +16,12 @@ import { CrawlTenantErasure } from './crawl-tenant-erasure';
 import { ReextractRequestsService } from './reextract-requests.service';
 import { WarcExportService } from './warc-export.service';
 import { WarcRequestsService } from './warc-requests.service';
+import { CrawlMonitorListJobs } from './monitor-list-jobs';
 
 /**
  * API side: POST /crawl and POST /batch/extract intake, the crawl map, POST /map, and the archive's
- * operations (re-extraction, a result's page, WARC out and in, the clean-up of DELETE /jobs/{id}).
+ * operations (re-extraction, a result's page, WARC out and in, the clean-up of DELETE /jobs/{id}), and the
+ * batch jobs of list monitors (MonitorListJobs).
  */
 @Module({
   imports: [IntakeModule, JobsModule, ResultsModule, ArchiveModule, PagesModule],
@@ -34,8 +37,12 @@ import { WarcRequestsService } from './warc-requests.service';
     WarcRequestsService,
     CrawlDeletion,
     CrawlTenantErasure,
+    CrawlMonitorListJobs,
+    // The monitors lib's port: a list monitor's runs are batch jobs (libs/monitors depends not on this lib).
+    { provide: MonitorListJobs, useExisting: CrawlMonitorListJobs },
   ],
   exports: [
+    MonitorListJobs,
     CrawlRequestsService,
     BatchRequestsService,
     CrawlMapService,

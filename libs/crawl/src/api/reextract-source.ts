@@ -1,4 +1,5 @@
 import type { PageArchive } from '@app/archive';
+import { Errors } from '@app/core';
 import { parseExtractInput } from '@app/extraction';
 import type { JobRecord } from '@app/jobs';
 import { SINGLE_PAGE_KEY } from '@app/results';
@@ -29,7 +30,10 @@ export async function crawlSource(
   job: JobRecord,
   only: ReextractOnly,
 ): Promise<ReextractSource> {
-  return { input: parseCrawlInput(job.input), pages: await repository.countFetched(job._id, only), nothing: NOTHING_TO_REEXTRACT[only] };
+  const pages = await repository.countFetched(job._id, only);
+  // First: a job refused before it started (a monitor's run, docs/monitors.md) fetched nothing and has no crawl input to read.
+  if (pages === 0) throw Errors.conflict(NOTHING_TO_REEXTRACT[only]);
+  return { input: parseCrawlInput(job.input), pages, nothing: NOTHING_TO_REEXTRACT[only] };
 }
 
 /**

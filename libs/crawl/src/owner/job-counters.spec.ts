@@ -126,12 +126,15 @@ describe('JobCounters', () => {
     await f.pending('/program', { status: 'completed', result_id: 'r4', method: 'selectors', model_call: null });
     await f.pending('/legacy', { status: 'completed', result_id: 'r5', method: 'model', token_usage_input: 90, token_usage_output: 15 });
     await f.pending('/formats', { status: 'completed', result_id: 'r6', method: 'scrape', model_call: null });
+    // A monitor's unchanged page has no result of its own; a page crawled for its links only is not counted.
+    await f.pending('/unchanged', { status: 'completed', result_id: null, method: 'unchanged', model_call: null });
+    await f.pending('/navigation', { status: 'completed', result_id: null, method: null, model_call: null });
     await f.pending('/failed', { status: 'failed', error_category: 'llm_timeout' });
     await counters.freeze();
     await counters.recount();
     expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({
-      page_count: 6,
-      pages_by_method: { model: 3, selectors: 1, mixed: 1, scrape: 1 },
+      page_count: 7,
+      pages_by_method: { model: 3, selectors: 1, mixed: 1, scrape: 1, unchanged: 1 },
       model_calls: 5,
       model_calls_by_kind: { full: 2, partial: 2 },
       tokens_by_call_kind: { full: { input: 190, output: 35 }, partial: { input: 70, output: 15 } },

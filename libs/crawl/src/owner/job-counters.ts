@@ -139,7 +139,8 @@ export class JobCounters {
       tokensIn += e.token_usage_input ?? 0;
       tokensOut += e.token_usage_output ?? 0;
       cost += e.cost_usd ?? 0;
-      if (e.status === 'completed' && e.result_id) {
+      // A monitor's unchanged page has no result of its own (page-committer.ts) and is a completed page all the same.
+      if (e.status === 'completed' && (e.result_id || e.method === 'unchanged')) {
         completed++;
         byMethod[
           e.method === 'selectors' || e.method === 'mixed' || e.method === 'scrape' || e.method === 'unchanged' ? e.method : 'model'

@@ -149,6 +149,20 @@ describe('PageCommitter', () => {
     expect(inFlight.size).toBe(0);
   });
 
+  it("a monitor's unchanged page stores no result and announces nothing, and is counted as a completed page", async () => {
+    const page = await running('/u');
+    const base = completed(page.url, ['/u/1']);
+    await apply(page, {
+      ...base,
+      result: { ...base.result!, method: 'unchanged', token_usage_input: 0, token_usage_output: 0, cost_usd: 0 },
+    });
+    expect(steps).toEqual(['settle']);
+    expect(announcements).toEqual([]);
+    expect(await stored(page.id)).toMatchObject({ status: 'completed', result_id: null, method: 'unchanged', model_call: null });
+    expect(await f.repository.countEntries(f.run.jobId)).toBe(2); // its links still lead on
+    expect(added).toEqual([expect.objectContaining({ page_count: 1, 'pages_by_method.unchanged': 1, model_calls: 0 })]);
+  });
+
   it('counts a mixed page (program and a partial model call) and a selectors page by method, call kind and tokens', async () => {
     const mixed = await running('/m');
     const base = completed(mixed.url);

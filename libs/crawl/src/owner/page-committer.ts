@@ -91,7 +91,9 @@ export class PageCommitter {
     await this.frontier.offerLinks(entry, outcome.links, outcome.final_url);
     const result = outcome.result;
     let record: ResultRecord | null = null;
-    if (result) {
+    // A page a monitor's run found unchanged stores no result and announces none: its record is the
+    // monitor's already (docs/monitors.md "Cheap re-runs"); the entry and the counters still count it.
+    if (result && result.method !== 'unchanged') {
       record = await this.results.storePage(this.run.job, entry.key, {
         url: outcome.final_url,
         status: 'completed',

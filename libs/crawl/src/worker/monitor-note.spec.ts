@@ -77,4 +77,17 @@ describe('monitor page notes', () => {
     expect(monitorObservation(task, input, { kind: 'deferred', retry_in_ms: 5, reason: 'x' }, note())).toBeNull();
     expect(monitorObservation(task, input, { kind: 'cancelled' }, note())).toBeNull();
   });
+
+  it('says when a page was seen exactly as remembered (its memory then needs only the visit time)', () => {
+    const memory = { etag: '"e"', lastModified: null, textHash: 'h', links: ['http://s/'], data: { price: 1 }, fetchedAt: 'x' };
+    const outcome = unchangedOutcome(fetched, memory.links, memory.data, true);
+    const seen = (over: Partial<MonitorNote>, links = memory.links) =>
+      monitorObservation(task, input, { ...outcome, links } as PageOutcome, note({ memory, via: 'not_modified', ...over }))!.memory_same;
+    expect(seen({})).toBe(true);
+    expect(seen({ via: 'hash' }, ['http://s/'])).toBe(true);
+    expect(seen({ etag: '"f"' })).toBe(false); // a 304 with a new ETag
+    expect(seen({ via: 'hash', textHash: 'h' }, ['http://s/', 'http://s/new'])).toBe(false);
+    expect(seen({ via: null })).toBe(false); // extracted: not known unchanged
+    expect(seen({ memory: null })).toBe(false);
+  });
 });

@@ -65,9 +65,12 @@ export function monitorObservation(
   if (outcome.kind === 'completed') {
     const result = outcome.result;
     const modelCall = Boolean(result) && result!.method !== 'selectors' && result!.method !== 'unchanged';
+    const unchanged = result?.method === 'unchanged';
     return {
       ...base,
-      kind: !result ? 'navigation' : result.method === 'unchanged' ? 'unchanged' : 'extracted',
+      kind: !result ? 'navigation' : unchanged ? 'unchanged' : 'extracted',
+      // Known unchanged (a 304, the same text, the sitemap's lastmod), navigation pages included.
+      memory_same: note.via !== null && sameMemory(note, outcome.links),
       data: result?.data ?? null,
       http_status: outcome.http_status,
       links: outcome.links,
@@ -93,4 +96,12 @@ export function monitorObservation(
     };
   }
   return null;
+}
+
+/** Whether this run saw the page exactly as the monitor remembers it (validators, text hash, links). */
+function sameMemory(note: MonitorNote, links: string[]): boolean {
+  const memory = note.memory;
+  if (!memory) return false;
+  if (memory.etag !== note.etag || memory.lastModified !== note.lastModified || memory.textHash !== note.textHash) return false;
+  return links === memory.links || (links.length === memory.links.length && links.every((link, i) => link === memory.links[i]));
 }

@@ -26,7 +26,11 @@ export class MonitorRunResponse {
   @ApiProperty({ enum: RUN_TRIGGERS }) trigger!: string;
   @ApiProperty({ description: 'The slot this run is for (the time it was asked for, for a manual run).' }) due_at!: string;
   @ApiProperty({ enum: RUN_STATUSES, description: '`skipped`: the previous run was still going at this slot.' }) status!: string;
-  @ApiProperty({ type: String, nullable: true, description: 'The crawl job of the run (carries `monitor_id` in its input).' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The job of the run (a crawl, or a batch for a list monitor), carrying `monitor_id` in its input.',
+  })
   job_id!: string | null;
   @ApiProperty({ type: String, nullable: true }) reason!: string | null;
   @ApiProperty({ type: MonitorRunCountsResponse }) counts!: MonitorRunCountsResponse;
@@ -50,10 +54,18 @@ export class MonitorNotifyResponse {
   @ApiProperty({ enum: NOTIFY_KINDS, isArray: true }) on!: string[];
 }
 
-export class MonitorResponse {
+/** A monitor as GET /monitors lists it: a list monitor's URLs are left out (`url_count`). */
+export class MonitorListItemResponse {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
-  @ApiProperty({ type: String, nullable: true }) url!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The seed crawled (null for a list monitor, or with a site whose URL is the seed).',
+  })
+  url!: string | null;
+  @ApiProperty({ type: 'integer', minimum: 1, nullable: true, description: 'How many pages a list monitor watches (null for a crawl).' })
+  url_count!: number | null;
   @ApiProperty({ type: String, nullable: true }) site_id!: string | null;
   @ApiProperty({ type: String, nullable: true }) schema_id!: string | null;
   @ApiProperty({ nullable: true, description: 'The inline schema as given (null with schema_id or the site default).' }) schema!: unknown;
@@ -82,14 +94,25 @@ export class MonitorResponse {
   @ApiProperty() updated_at!: string;
 }
 
+/** A monitor: its settings, its list of pages (a list monitor), next run, last run and counts. */
+export class MonitorResponse extends MonitorListItemResponse {
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description: "A list monitor's pages, canonical and distinct (normalised duplicates dropped), in the order given; null for a crawl.",
+  })
+  urls!: string[] | null;
+}
+
 export class MonitorListResponse {
-  @ApiProperty({ type: [MonitorResponse] }) monitors!: MonitorResponse[];
+  @ApiProperty({ type: [MonitorListItemResponse] }) monitors!: MonitorListItemResponse[];
   @ApiProperty(INT) total!: number;
 }
 
 export class MonitorRunStartedResponse {
   @ApiProperty({ type: MonitorRunResponse }) run!: MonitorRunResponse;
-  @ApiProperty({ description: 'The crawl job of the run.' }) job_id!: string;
+  @ApiProperty({ description: 'The job of the run.' }) job_id!: string;
+  @ApiProperty({ enum: ['crawl', 'batch'], description: '`batch` for a list monitor (`urls`), else `crawl`.' }) job_type!: string;
   @ApiProperty() status_url!: string;
 }
 

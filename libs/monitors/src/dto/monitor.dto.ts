@@ -14,11 +14,12 @@ import {
   Length,
   Matches,
   Max,
+  MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
-import { IsHttpUrl, IsPrintable } from '@app/http';
+import { IsHttpUrl, IsPrintable, JSON_BODY_LIMITS } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
 import { SavedCrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
@@ -67,13 +68,28 @@ export class CreateMonitorDto {
 
   @ApiPropertyOptional({
     example: 'https://shop.example/',
-    description: 'The seed to crawl. Required unless `site_id` names a saved site.',
+    description: 'The seed to crawl. Required unless `urls` lists the pages, or `site_id` names a saved site (its URL is the seed).',
   })
   @IsOptional()
   @IsString()
   @Length(1, 2048)
   @IsHttpUrl()
   url?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'A list of pages to watch instead of a seed to crawl: each run extracts every one of them on the batch engine (a `batch` job, as POST /batch/extract), following no links. Each an absolute http(s) URL (an invalid one is a 422 at `body.urls[i]`); normalised duplicates are dropped; at most GLEANER_BATCH_MAX_URLS distinct URLs. Give `url` or `urls`, not both (`site_id` may go with either: its options, fetch mode and default schema are defaults).',
+    example: ['https://shop.example/p/1', 'https://shop.example/p/2'],
+    minItems: 1,
+    maxItems: JSON_BODY_LIMITS.maxArrayLength,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(JSON_BODY_LIMITS.maxArrayLength)
+  @IsString({ each: true })
+  @MaxLength(2048, { each: true })
+  urls?: string[];
 
   @ApiPropertyOptional({ description: 'A saved site: its URL, fetch mode, default schema and crawl options as defaults.' })
   @IsOptional()
@@ -97,7 +113,7 @@ export class CreateMonitorDto {
   @ApiPropertyOptional({
     type: SavedCrawlOptionsDto,
     description:
-      'The crawl options of every run; absent fields come from the site, then the defaults (headers and cookies: merged with the site\'s by name, the monitor\'s win). `headers` and `cookies` are sealed at rest and shown masked; in an update the given options replace the stored ones, except `headers` and `cookies`, which are kept unless given (docs/api.md "Saved sites").',
+      'The crawl options of every run; absent fields come from the site, then the defaults (headers and cookies: merged with the site\'s by name, the monitor\'s win). `headers` and `cookies` are sealed at rest and shown masked; in an update the given options replace the stored ones, except `headers` and `cookies`, which are kept unless given (docs/api.md "Saved sites"). With `urls`, the options about finding pages (max_depth, max_pages, follow_pattern, follow_selector, same_domain_only, use_sitemap, extract_from_seed, include_patterns, exclude_patterns) are refused: a list is its pages.',
   })
   @IsOptional()
   @IsObject()
