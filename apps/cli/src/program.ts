@@ -17,7 +17,7 @@ import { CliContext, cliVersion, DEFAULT_URL, type ApiIo, type GlobalOptions } f
 import { ApiError, CliError, describeProblem, InterruptedError } from './errors';
 import { EXIT, type ExitCode } from './exit-codes';
 import { SignalHub } from './follow/signals';
-import { EXTRACTION_MODES, GROUNDING_POLICIES, PROVENANCE_MODES } from './request-options';
+import { EXTRACTION_MODES, GROUNDING_POLICIES, intParser, PROVENANCE_MODES } from './request-options';
 import { colorsFor } from './util/colors';
 import { loadCommander } from './util/esm';
 
@@ -30,6 +30,11 @@ export interface CommandKit {
   extractionModeOption(): Option;
   /** `--provenance` and `--grounding` (docs/provenance.md). */
   addProvenanceOptions(command: Command): void;
+  /**
+   * What a command that follows its job to the end takes: `-o/--output`, `--detach` (unless the job is
+   * already running, as for `jobs watch`) and `--reconnect-timeout`.
+   */
+  addFollowOptions(command: Command, options?: { detach?: boolean }): void;
   /** `--flag <value>` restricted to `choices`, with a default. */
   choiceOption(flags: string, description: string, choices: readonly string[], defaultValue?: string): Option;
 }
@@ -164,6 +169,16 @@ async function buildProgram(
         .option('--model <provider/model>', 'model for this request, e.g. openai/gpt-4o-mini (default: your stored chain)')
         .option('--model-key <key>', 'provider key for this request only (env GLEANER_MODEL_API_KEY)')
         .option('--model-base-url <url>', 'provider endpoint (env GLEANER_MODEL_BASE_URL)'),
+    addFollowOptions: (command, { detach = true } = {}) => {
+      command.option('-o, --output <file>', 'write result lines (JSON lines) to this file; the summary goes to stdout');
+      if (detach) command.option('--detach', 'print the job id and return at once (follow later with "gleaner jobs watch")');
+      command.option(
+        '--reconnect-timeout <seconds>',
+        'give up when the service stays unreachable this long',
+        intParser('--reconnect-timeout', 1),
+        300,
+      );
+    },
     fetchModeOption: () => new Option('--fetch-mode <mode>', 'how pages are fetched (service default auto)').choices(FETCH_MODES),
     choiceOption: (flags, description, choices, defaultValue) => {
       const option = new Option(flags, description).choices(choices);

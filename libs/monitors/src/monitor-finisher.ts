@@ -6,7 +6,14 @@ import { MonitorClock } from './monitor-clock';
 import { MonitorMetrics } from './monitor-metrics';
 import { activeLockId, finishLockId, MonitorRunsRepository } from './monitor-runs.repository';
 import { MonitorStateRepository } from './monitor-state.repository';
-import type { MonitorChangeRecord, MonitorObservation, MonitorRecord, MonitorRunRecord, RunCounts } from './monitor.types';
+import {
+  emptyCounts,
+  type MonitorChangeRecord,
+  type MonitorObservation,
+  type MonitorRecord,
+  type MonitorRunRecord,
+  type RunCounts,
+} from './monitor.types';
 import { MonitorsRepository } from './monitors.repository';
 import { compareRun } from './run-diff';
 import { pageStateId } from './state-ids';
@@ -164,21 +171,7 @@ export class MonitorFinisher {
 
 /** The page counts of a run from what its page workers saw. */
 function pageCounts(observations: MonitorObservation[]): RunCounts {
-  const counts: RunCounts = {
-    unchanged: 0,
-    changed: 0,
-    added: 0,
-    removed: 0,
-    failed: 0,
-    pages_fetched: 0,
-    not_modified: 0,
-    skipped_by_hash: 0,
-    skipped_by_lastmod: 0,
-    model_calls: 0,
-    tokens_input: 0,
-    tokens_output: 0,
-    cost_usd: 0,
-  };
+  const counts = emptyCounts();
   for (const o of observations) {
     if (o.via !== 'lastmod') counts.pages_fetched++;
     if (o.via === 'not_modified') counts.not_modified++;

@@ -7,6 +7,6 @@ export {
   type Filter,
   type Update,
 } from './document-store.port';
-export { MongoDocumentStore } from './mongo/mongo-document-store';
+export { MongoDocumentStore, openMongoConnection } from './mongo/mongo-document-store';
 export { asStoreOutage } from './mongo/mongo-outage';
 export { SqliteDocumentStore } from './sqlite/sqlite-document-store';

@@ -62,17 +62,8 @@ export function registerBatch(program: Command, kit: CommandKit): void {
     .option('--max-cost <usd>', 'cost cap in USD: no new page starts beyond it', numberParser('--max-cost', 0));
   kit.addProvenanceOptions(command);
   kit.addModelOptions(command);
-  command
-    .option('-o, --output <file>', 'write result lines (JSON lines) to this file; the summary goes to stdout')
-    .option('--detach', 'print the job id and return at once (follow later with "gleaner jobs watch")')
-    .option(
-      '--reconnect-timeout <seconds>',
-      'give up when the service stays unreachable this long',
-      intParser('--reconnect-timeout', 1),
-      300,
-    )
-    .addHelpText('after', HELP_AFTER)
-    .action(kit.action((ctx, [file], opts: BatchOptions) => batch(ctx, file ?? '-', opts)));
+  kit.addFollowOptions(command);
+  command.addHelpText('after', HELP_AFTER).action(kit.action((ctx, [file], opts: BatchOptions) => batch(ctx, file ?? '-', opts)));
 }
 
 async function batch(ctx: CliContext, file: string, opts: BatchOptions): Promise<ExitCode> {

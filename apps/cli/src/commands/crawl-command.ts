@@ -86,17 +86,9 @@ export function registerCrawl(program: Command, kit: CommandKit): void {
       kit.choiceOption('--as <format>', 'no schema: store every page in this format (no model call)', Object.keys(PAGE_FILE_FORMATS)),
     )
     .option('--out-dir <dir>', 'with --as (markdown by default): write one file per page under this directory')
-    .option('--full', 'with --as: the whole page minus site chrome instead of the main content only')
-    .option('-o, --output <file>', 'write result lines (JSON lines) to this file; the summary goes to stdout')
-    .option('--detach', 'print the job id and return at once (follow later with "gleaner jobs watch")')
-    .option(
-      '--reconnect-timeout <seconds>',
-      'give up when the service stays unreachable this long',
-      intParser('--reconnect-timeout', 1),
-      300,
-    )
-    .addHelpText('after', HELP_AFTER)
-    .action(kit.action((ctx, [url], opts: CrawlOptions) => crawl(ctx, url, opts)));
+    .option('--full', 'with --as: the whole page minus site chrome instead of the main content only');
+  kit.addFollowOptions(command);
+  command.addHelpText('after', HELP_AFTER).action(kit.action((ctx, [url], opts: CrawlOptions) => crawl(ctx, url, opts)));
 }
 
 async function crawl(ctx: CliContext, url: string | undefined, opts: CrawlOptions): Promise<ExitCode> {

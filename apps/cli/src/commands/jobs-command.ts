@@ -67,17 +67,12 @@ export function registerJobs(program: Command, kit: CommandKit): void {
       }),
     );
 
-  jobs
+  const watch = jobs
     .command('watch')
     .description('follow a job to its end: progress, result lines, summary (GET /api/v1/jobs/{id}/stream)')
-    .argument('<job>', 'the job id')
-    .option('-o, --output <file>', 'write result lines (JSON lines) to this file; the summary goes to stdout')
-    .option(
-      '--reconnect-timeout <seconds>',
-      'give up when the service stays unreachable this long',
-      intParser('--reconnect-timeout', 1),
-      300,
-    )
+    .argument('<job>', 'the job id');
+  kit.addFollowOptions(watch, { detach: false });
+  watch
     .addHelpText(
       'after',
       '\nReplays the job from its first event, so the output file gets every result even for a job that already ended.\n\nExample:\n  $ gleaner jobs watch 01JD0000000000000000000000 -o results.jsonl',

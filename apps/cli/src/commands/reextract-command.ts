@@ -57,17 +57,8 @@ export function registerReextract(program: Command, kit: CommandKit): void {
     .addOption(kit.extractionModeOption())
     .option('--max-cost <usd>', 'cost cap in USD: no new page starts beyond it', numberParser('--max-cost', 0));
   kit.addModelOptions(command);
-  command
-    .option('-o, --output <file>', 'write result lines (JSON lines) to this file; the summary goes to stdout')
-    .option('--detach', 'print the job id and return at once (follow later with "gleaner jobs watch")')
-    .option(
-      '--reconnect-timeout <seconds>',
-      'give up when the service stays unreachable this long',
-      intParser('--reconnect-timeout', 1),
-      300,
-    )
-    .addHelpText('after', HELP_AFTER)
-    .action(kit.action((ctx, [jobId], opts: ReextractOptions) => reextract(ctx, jobId ?? '', opts)));
+  kit.addFollowOptions(command);
+  command.addHelpText('after', HELP_AFTER).action(kit.action((ctx, [jobId], opts: ReextractOptions) => reextract(ctx, jobId ?? '', opts)));
 }
 
 async function reextract(ctx: CliContext, sourceId: string, opts: ReextractOptions): Promise<ExitCode> {

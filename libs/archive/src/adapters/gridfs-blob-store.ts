@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import mongoose, { type Connection } from 'mongoose';
-import { asStoreOutage } from '@app/storage';
+import { asStoreOutage, openMongoConnection } from '@app/storage';
 import { BlobTooLarge, checkBlobId, type ArchiveBlobStore } from '../blob-store.port';
 
 /** GridFS chunk size: the driver's default (255 KiB), so a chunk document stays far below 16 MiB. */
@@ -25,20 +25,7 @@ export class GridFsBlobStore implements ArchiveBlobStore {
   }
 
   static async connect(uri: string, options: { dbName?: string; serverSelectionTimeoutMS?: number } = {}): Promise<GridFsBlobStore> {
-    const conn = mongoose.createConnection(uri, {
-      dbName: options.dbName,
-      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
-      bufferCommands: false,
-      autoIndex: false,
-      autoCreate: false,
-    });
-    try {
-      await conn.asPromise();
-    } catch (error) {
-      await conn.close().catch(() => undefined);
-      throw error;
-    }
-    return new GridFsBlobStore(conn);
+    return new GridFsBlobStore(await openMongoConnection(uri, options));
   }
 
   async write(id: string, data: Buffer): Promise<void> {

@@ -36,21 +36,7 @@ export class MongoDocumentStore implements DocumentStore {
   private constructor(private readonly conn: Connection) {}
 
   static async connect(uri: string, options: MongoDocumentStoreOptions = {}): Promise<MongoDocumentStore> {
-    const conn = mongoose.createConnection(uri, {
-      dbName: options.dbName,
-      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
-      // Fail fast instead of queueing forever while the server is down (/ready must see it).
-      bufferCommands: false,
-      autoIndex: false,
-      autoCreate: false,
-    });
-    try {
-      await conn.asPromise();
-    } catch (error) {
-      await conn.close().catch(() => undefined);
-      throw error;
-    }
-    return new MongoDocumentStore(conn);
+    return new MongoDocumentStore(await openMongoConnection(uri, options));
   }
 
   collection<T extends Doc = Doc>(spec: CollectionSpec): Promise<Collection<T>> {
@@ -294,4 +280,29 @@ function toMongoUpdate(update: Update): Record<string, Record<string, unknown>> 
     if (fields && Object.keys(fields).length > 0) out[op] = { ...fields };
   }
   return out;
+}
+
+/**
+ * A connected mongoose connection as every MongoDB adapter opens it (the document store, the archive's
+ * GridFS): fail fast instead of queueing forever while the server is down (/ready must see it), no
+ * automatic index or collection creation; a failed connect leaves nothing open.
+ */
+export async function openMongoConnection(
+  uri: string,
+  options: { dbName?: string; serverSelectionTimeoutMS?: number } = {},
+): Promise<Connection> {
+  const conn = mongoose.createConnection(uri, {
+    dbName: options.dbName,
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+    bufferCommands: false,
+    autoIndex: false,
+    autoCreate: false,
+  });
+  try {
+    await conn.asPromise();
+  } catch (error) {
+    await conn.close().catch(() => undefined);
+    throw error;
+  }
+  return conn;
 }
