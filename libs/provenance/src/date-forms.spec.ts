@@ -51,6 +51,10 @@ describe('date forms', () => {
     expect(dates('March 32, 2024')).toEqual([]);
   });
 
+  it('takes no word for a month because of the object prototype (constructor, toString)', () => {
+    expect(dates('constructor 2024, toString 5 2024, 5 hasOwnProperty 2024')).toEqual([]);
+  });
+
   it('does not join words separated by more than a few characters', () => {
     expect(dates('March ...... 5, 2024')).toEqual([]);
   });

@@ -14,7 +14,8 @@ export interface DateSpan {
   last: number;
 }
 
-const MONTHS: Record<string, number> = {};
+// No prototype: a page's word `constructor` is not a month.
+const MONTHS: Record<string, number> = Object.create(null) as Record<string, number>;
 const NAMES = [
   ['january', 'jan', 'januar', 'janvier', 'enero', 'ene', 'jänner'],
   ['february', 'feb', 'februar', 'février', 'fevrier', 'febrero', 'févr'],
@@ -42,17 +43,24 @@ function dayKey(year: number, month: number, day: number): string | undefined {
   return `d:${year}-${pad(month)}-${pad(day)}`;
 }
 
+/** Whether a word starts with an ASCII digit: every numeric part of a date does (most words do not, cheaply told). */
+function digitFirst(key: string | undefined): key is string {
+  if (key === undefined) return false;
+  const c = key.charCodeAt(0);
+  return c >= 48 && c <= 57;
+}
+
 function year(key: string | undefined): number | undefined {
-  return key !== undefined && /^[12][0-9]{3}$/.test(key) ? Number(key) : undefined;
+  return digitFirst(key) && /^[12][0-9]{3}$/.test(key) ? Number(key) : undefined;
 }
 
 function small(key: string | undefined, max: number): number | undefined {
-  return key !== undefined && /^[0-9]{1,2}$/.test(key) && Number(key) >= 1 && Number(key) <= max ? Number(key) : undefined;
+  return digitFirst(key) && /^[0-9]{1,2}$/.test(key) && Number(key) >= 1 && Number(key) <= max ? Number(key) : undefined;
 }
 
 /** A day written `5`, `05`, `5th`, `1st`, `2nd`, `3rd`. */
 function dayOf(key: string | undefined): number | undefined {
-  const m = key === undefined ? null : /^([0-9]{1,2})(st|nd|rd|th)?$/.exec(key);
+  const m = !digitFirst(key) ? null : /^([0-9]{1,2})(st|nd|rd|th)?$/.exec(key);
   return m && Number(m[1]) >= 1 && Number(m[1]) <= 31 ? Number(m[1]) : undefined;
 }
 

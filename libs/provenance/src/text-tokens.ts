@@ -15,6 +15,7 @@ const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const ASCII_WORD = /^[\x00-\x7f]*$/;
 
 /**
  * Letters of scripts written without spaces between words that the tokenizer does not segment (Thai, Lao, Khmer,
@@ -53,7 +54,9 @@ export function tokenizeInto(out: Tokens, text: string, from = 0, to = text.leng
     while (span < skip.length && skip[span + 1] <= start) span += 2;
     if (span < skip.length && skip[span] < end) continue; // inside (or across) a skipped span
     const word = text.slice(start, end);
-    if (CJK.test(word)) pushCjk(out, word, start);
+    // Most words of most pages are ASCII: no Han or Kana in them, and nothing for NFKC to change.
+    if (ASCII_WORD.test(word)) push(out, word.toLowerCase(), start, end);
+    else if (CJK.test(word)) pushCjk(out, word, start);
     else push(out, wordKey(word), start, end);
   }
 }
