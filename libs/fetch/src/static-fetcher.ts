@@ -114,10 +114,11 @@ export class StaticFetcher {
 
   /** Like fetch() but returns 4xx/5xx responses (with up to 512 KiB of body) instead of throwing. */
   async fetchRaw(url: string, options: FetchOptions = {}): Promise<RawFetchResult> {
+    // Loading got-scraping (once per process, seconds on a busy machine) is not the site's time.
+    const { gotScraping } = await loadGot();
     const started = Date.now();
     const deadline = started + (options.timeoutMs ?? this.timeoutMs);
     const maxBytes = options.maxBytes ?? this.maxBytes;
-    const { gotScraping } = await loadGot();
     const headers = this.requestHeaders(options.headers, options.userAgent);
     const scopeHost = scopeHostOf(options.scoped, url);
     const redirects: string[] = [];
