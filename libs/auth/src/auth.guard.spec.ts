@@ -39,7 +39,7 @@ describe('AuthGuard', () => {
 
   const call = (controller: object, handler: (...args: unknown[]) => unknown, authorization?: string) =>
     guard.canActivate(
-      new ExecutionContextHost([{ headers: { authorization } }, { header: () => undefined }], controller as never, handler as never),
+      new ExecutionContextHost([{ headers: { authorization } }, { header: () => undefined }], controller as never, handler),
     );
 
   it('applies each route’s requirement, the same on every call', async () => {
