@@ -108,7 +108,9 @@ async function measure(target: Target, duration: number): Promise<Round> {
 
 async function startAnchor(store: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'api', 'anchor-server.ts')], {
+  // BENCH_CPU_PROF profiles the anchor too (into <dir>/anchor), for a side-by-side look at the same work.
+  const profile = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, 'anchor')}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(__dirname, 'api', 'anchor-server.ts')], {
     env: { PATH: process.env.PATH ?? '', ANCHOR_PORT: String(port), ANCHOR_STORE: store },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -239,6 +241,8 @@ async function benchDeployment(deployment: Deployment, play: Playground, models:
       return { background_cpu_ms_per_s: background, routes };
     } finally {
       anchor.child.kill('SIGTERM');
+      // A profiled anchor writes its profile on exit: wait for it.
+      if (anchor.child.exitCode === null) await new Promise((resolve) => anchor.child.once('exit', resolve));
     }
   } finally {
     await stand.stop();

@@ -106,4 +106,15 @@ export function rateLimiterContract(setup: () => RateLimiterContractSetup): void
     expect((await one.consume(k, 3, 10_000)).remaining).toBe(0);
     expect((await two.consume(k, 3, 10_000)).allowed).toBe(false);
   });
+
+  it('admits exactly the limit of requests that arrive together on two replicas (each remaining value once)', async () => {
+    const one = await limiter();
+    const two = await setup().peer(one);
+    open.add(two);
+    const k = key('burst');
+    const decisions = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? one : two).consume(k, 40, 60_000)));
+    const allowed = decisions.filter((d) => d.allowed);
+    expect(allowed).toHaveLength(40);
+    expect(allowed.map((d) => d.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+  });
 }

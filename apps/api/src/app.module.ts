@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthGuard, AuthModule, TenantDeletionModule } from '@app/auth';
 import type { AppConfig } from '@app/config';
 import { JobsModule } from '@app/jobs';
@@ -12,7 +12,6 @@ import { KeysController } from './controllers/keys.controller';
 import { LlmController } from './controllers/llm.controller';
 import { OpsController } from './controllers/ops.controller';
 import { UsersController } from './controllers/users.controller';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { ProblemFilter } from './problem.filter';
 import { ExtractionModule } from '@app/extraction';
 import { IntakeModule } from '@app/intake';
@@ -104,7 +103,6 @@ export class ApiModule {
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
-        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
   }

@@ -38,6 +38,14 @@ export const CurrentCaller = createParamDecorator((_data: unknown, context: Exec
   return request.caller;
 });
 
+/** What a route's decorators ask of the guard. */
+interface RoutePolicy {
+  controller: object;
+  isPublic: boolean;
+  countsOwnRequests: boolean;
+  requirement: Requirement;
+}
+
 /** The per-key rate limit: RateLimit-* headers on the answer, 429 with Retry-After past it. */
 @Injectable()
 export class KeyRateLimit {
@@ -70,15 +78,34 @@ export class KeyRateLimit {
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  /** Each route's decorators, read once (metadata is fixed at start; reading it cost a share of every request). */
+  private readonly routes = new WeakMap<object, RoutePolicy>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
     private readonly rateLimit: KeyRateLimit,
   ) {}
 
+  private policyOf(context: ExecutionContext): RoutePolicy {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    const known = this.routes.get(handler);
+    if (known && known.controller === controller) return known;
+    const targets = [handler, controller];
+    const policy: RoutePolicy = {
+      controller,
+      isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC, targets) === true,
+      countsOwnRequests: this.reflector.getAllAndOverride<boolean>(OWN_COUNT, targets) === true,
+      requirement: this.reflector.getAllAndOverride<Requirement>(REQUIREMENT, targets) ?? { fullAccess: true },
+    };
+    this.routes.set(handler, policy);
+    return policy;
+  }
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
+    const policy = this.policyOf(context);
+    if (policy.isPublic) return true;
     const http = context.switchToHttp();
     const request = http.getRequest<RequestWithCaller>();
     const reply = http.getResponse<{ header(name: string, value: string | number): unknown }>();
@@ -86,9 +113,9 @@ export class AuthGuard implements CanActivate {
     const caller = await this.auth.authenticate(Array.isArray(header) ? header[0] : header);
     request.caller = caller;
 
-    if (!this.reflector.getAllAndOverride<boolean>(OWN_COUNT, targets)) await this.rateLimit.consume(caller, reply);
+    if (!policy.countsOwnRequests) await this.rateLimit.consume(caller, reply);
 
-    const requirement = this.reflector.getAllAndOverride<Requirement>(REQUIREMENT, targets) ?? { fullAccess: true };
+    const requirement = policy.requirement;
     if (!satisfies(caller, requirement)) {
       throw new AppError('insufficient-scope', `This endpoint needs ${describeRequirement(requirement)}.`);
     }

@@ -55,7 +55,12 @@ export interface RedisRateLimiterOptions {
   keyPrefix?: string;
 }
 
-/** Cluster mode: counters in Redis, shared by every replica. */
+/**
+ * Cluster mode: counters in Redis, shared by every replica: each request is one atomic script call
+ * (increment and expiry together), so the limit holds exactly across replicas. The limiter's own
+ * connection pipelines automatically: the calls of requests that arrive together leave in one write
+ * (docs/architecture.md "The per-key rate limit in a cluster").
+ */
 export class RedisRateLimiter extends FlexibleRateLimiter {
   protected readonly keyPrefix: string;
   private readonly client: Redis;
@@ -66,7 +71,7 @@ export class RedisRateLimiter extends FlexibleRateLimiter {
     if (!options.client && !options.redisUrl) throw new Error('RedisRateLimiter needs redisUrl or client');
     this.keyPrefix = options.keyPrefix ?? 'gleaner:rl';
     this.ownsClient = !options.client;
-    this.client = options.client ?? new Redis(options.redisUrl!);
+    this.client = options.client ?? new Redis(options.redisUrl!, { enableAutoPipelining: true });
     if (this.ownsClient) this.client.on('error', () => undefined); // surfaced by the failing consume()
   }
 

@@ -58,9 +58,14 @@ export class JobsRepository implements OnModuleInit {
     return this.jobs.insertOne(job);
   }
 
-  /** The owner's job; a deleted job (DELETE /jobs/{id}) is not found. */
-  findOwn(owner: Owner, jobId: string): Promise<JobRecord | null> {
-    return this.jobs.findOne({ _id: jobId, user_id: owner.userId, deleted_at: null });
+  /**
+   * The owner's job; a deleted job (DELETE /jobs/{id}) is not found. `deleted_at` is checked on the record,
+   * not in the filter: a filter of string equalities is the embedded store's point lookup by key (a null
+   * condition would make SQLite extract the fields from the document text), and it is one document either way.
+   */
+  async findOwn(owner: Owner, jobId: string): Promise<JobRecord | null> {
+    const job = await this.jobs.findOne({ _id: jobId, user_id: owner.userId });
+    return job && (job.deleted_at === null || job.deleted_at === undefined) ? job : null;
   }
 
   /** Worker-side read: the worker acts for the job's owner, whose id is on the job itself. */

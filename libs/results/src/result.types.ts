@@ -27,6 +27,8 @@ export interface ResultRecord {
   cost_usd: number | null;
   /** How the data was made (crawl pages: `{method: 'model' | 'selectors' | 'mixed', ...}`). */
   metadata?: Record<string, unknown>;
+  /** The job's type, so an export needs no read of the job (absent on records stored before it existed). */
+  job_type?: string;
   created_at: string;
   [key: string]: unknown;
 }

@@ -69,13 +69,24 @@ export class ResultsRepository implements OnModuleInit {
 
   /**
    * Streams a job's results in sequence order, in batches (never all in memory). `upToSeq` pins the
-   * set for multi-pass exports of a job that is still running.
+   * set for multi-pass exports of a job that is still running. Each batch is one query of the next
+   * seqs (seq is unique per job: the (job_id, seq) index orders and bounds it), so the usual export,
+   * within one batch, is a single plain query (cheaper on SQLite than the store's generic cursor).
    */
-  iterateOwn(owner: Owner, jobId: string, options: { upToSeq?: number; onlyCompleted?: boolean } = {}): AsyncIterable<ResultRecord> {
-    const filter: Filter = { job_id: jobId, user_id: owner.userId };
-    if (options.upToSeq !== undefined) filter.seq = { $lte: options.upToSeq };
-    if (options.onlyCompleted) filter.status = 'completed';
-    return this.results.iterate(filter, { sort: { seq: 1 }, batchSize: EXPORT_BATCH_SIZE });
+  async *iterateOwn(owner: Owner, jobId: string, options: { upToSeq?: number; onlyCompleted?: boolean } = {}): AsyncIterable<ResultRecord> {
+    let after: number | null = null;
+    for (;;) {
+      const seq: Record<string, number> = {};
+      if (after !== null) seq.$gt = after;
+      if (options.upToSeq !== undefined) seq.$lte = options.upToSeq;
+      const filter: Filter = { job_id: jobId, user_id: owner.userId };
+      if (Object.keys(seq).length > 0) filter.seq = seq;
+      if (options.onlyCompleted) filter.status = 'completed';
+      const batch = await this.results.find(filter, { sort: { seq: 1 }, limit: EXPORT_BATCH_SIZE });
+      yield* batch;
+      if (batch.length < EXPORT_BATCH_SIZE) return;
+      after = batch[batch.length - 1].seq;
+    }
   }
 
   /** One result of the owner's job by its public id. */

@@ -158,6 +158,7 @@ export class ResultsService {
       llm_model: input.llm_model ?? null,
       llm_provider: input.llm_provider ?? null,
       cost_usd: input.cost_usd ?? null,
+      job_type: job.type,
       ...(input.metadata ? { metadata: input.metadata } : {}),
       created_at: nowIso(),
     };
@@ -211,11 +212,32 @@ export class ResultsService {
     return toCaptureView(record);
   }
 
-  /** GET /jobs/{id}/results: 404 for an unknown or foreign job, 406 for an unsupported format. */
+  /**
+   * GET /jobs/{id}/results: 404 for an unknown or foreign job, 406 for an unsupported format (404 first).
+   * Without merge, one store read answers a job that has results: the query is scoped by the owner (each
+   * record carries `user_id`), and a record names its job's type (`job_type`). The job itself is read only
+   * to tell an unknown job (404) from one without results yet, or for records stored before `job_type`.
+   */
   async exportResults(caller: Caller, jobId: string, options: ExportOptions): Promise<BodyStream> {
-    const job = await this.jobs.getRecord(caller, jobId);
-    const format = chooseFormat(options.format, options.accept);
-    return this.bodyFor(job, format, options.merge ?? false);
+    let format: ResultFormat;
+    try {
+      format = chooseFormat(options.format, options.accept);
+    } catch (error) {
+      await this.jobs.getRecord(caller, jobId);
+      throw error;
+    }
+    if (options.merge) return this.bodyFor(await this.jobs.getRecord(caller, jobId), format, true);
+    const records = this.repository.iterateOwn({ userId: caller.userId }, jobId)[Symbol.asyncIterator]();
+    const first = await records.next();
+    if (first.done) return this.bodyFor(await this.jobs.getRecord(caller, jobId), format, false);
+    // A record stored before `job_type` existed: the job says its type (and whether it is still there), as before.
+    const job = first.value.job_type === undefined ? await this.jobs.getRecord(caller, jobId) : null;
+    const typeOf = lazyJobType(job, () => this.jobsRepository.findOwn({ userId: caller.userId }, jobId));
+    return {
+      contentType: FORMAT_CONTENT_TYPES[format],
+      filename: `${jobId}.${FORMAT_EXTENSIONS[format]}`,
+      chunks: serializeItems(itemsFrom(first.value, records, typeOf), format),
+    };
   }
 
   /** The first page result of a job (the answer of single-page extract/analyze), or null. 404 for a foreign job. */
@@ -384,6 +406,34 @@ export class ResultsService {
         yield item;
       }
     }
+  }
+}
+
+/**
+ * The job type a record's item needs: the record's own (`job_type`), else its job's, read at most once
+ * (records stored before `job_type` existed; a job gone since then gives the default, a model call).
+ */
+function lazyJobType(job: JobRecord | null, read: () => Promise<JobRecord | null>): (record: ResultRecord) => Promise<string | undefined> {
+  let pending: Promise<JobRecord | null> | null = job ? Promise.resolve(job) : null;
+  return async (record) => {
+    if (typeof record.job_type === 'string') return record.job_type;
+    pending ??= read();
+    return (await pending)?.type;
+  };
+}
+
+/** The items of a results query whose first record was already read (the rest are read as they are consumed). */
+async function* itemsFrom(
+  first: ResultRecord,
+  rest: AsyncIterator<ResultRecord>,
+  typeOf: (record: ResultRecord) => Promise<string | undefined>,
+): AsyncIterable<ResultItem> {
+  try {
+    yield toResultItem(first, await typeOf(first));
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield toResultItem(next.value, await typeOf(next.value));
+  } finally {
+    // A consumer that stops early (the client went away) closes the store cursor.
+    await rest.return?.();
   }
 }
 

@@ -108,6 +108,8 @@ async function main(): Promise<void> {
 
   server.get('/health', async () => ({ status: 'ok' }));
   await server.listen({ port: Number(process.env.ANCHOR_PORT), host: '127.0.0.1' });
+  // A normal exit on SIGTERM, so that --cpu-prof (BENCH_CPU_PROF) writes its profile.
+  process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
 }
 
 main().catch((error: unknown) => {
