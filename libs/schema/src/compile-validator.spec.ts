@@ -55,4 +55,19 @@ describe('compileValidator', () => {
   it('caches per schema content', () => {
     expect(compileValidator(jsonSchema)).toBe(compileValidator(JSON.parse(JSON.stringify(jsonSchema))));
   });
+
+  it('hands one schema object its validator again, and equal content the same one, also past the cache size', () => {
+    const schema = () =>
+      ({ type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false }) as never;
+    const a = schema();
+    const first = compileValidator(a);
+    expect(compileValidator(a)).toBe(first);
+    expect(compileValidator(schema())).toBe(first);
+    // 300 other schemas push it out of the content cache: it is compiled again, and still right.
+    for (let i = 0; i < 300; i++) compileValidator({ type: 'object', properties: { [`f${i}`]: { type: 'string' } } } as never);
+    const again = compileValidator(a);
+    expect(again).not.toBe(first);
+    expect(again({ n: 1 }).valid).toBe(true);
+    expect(again({ n: 'x' }).valid).toBe(false);
+  });
 });

@@ -14,6 +14,12 @@ export type SchemaValidator = (data: unknown) => { valid: boolean; errors: Valid
 
 const CACHE_SIZE = 256;
 const cache = new Map<string, SchemaValidator>();
+/**
+ * Schema objects already seen, with the content key they were compiled under. A schema object is not
+ * changed once handed to a validator (the callers build it per job); an entry evicted from the LRU is
+ * looked up by content again.
+ */
+const byObject = new WeakMap<object, { key: string; validator: SchemaValidator }>();
 
 let ajv: Ajv2020 | undefined;
 
@@ -28,13 +34,37 @@ function instance(): Ajv2020 {
 
 /** Compile a normalised schema into a validator for model replies; cached (LRU) per schema content. */
 export function compileValidator(schema: JsonSchemaObject): SchemaValidator {
+  // A crawl hands every page the same schema object: found by identity, without serialising it per page.
+  const same = byObject.get(schema);
+  if (same && cache.get(same.key) === same.validator) return same.validator;
+  return byContent(schema);
+}
+
+/** The validator of a schema's content (the LRU); remembers the object it was asked for. */
+function byContent(schema: JsonSchemaObject): SchemaValidator {
   const key = JSON.stringify(schema);
+  const found = lookup(key);
+  if (found) {
+    byObject.set(schema, { key, validator: found });
+    return found;
+  }
+  const validator = compile(schema);
+  cache.set(key, validator);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  byObject.set(schema, { key, validator });
+  return validator;
+}
+
+function lookup(key: string): SchemaValidator | undefined {
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key);
     cache.set(key, hit);
-    return hit;
   }
+  return hit;
+}
+
+function compile(schema: JsonSchemaObject): SchemaValidator {
   const ajvInstance = instance();
   const validate: ValidateFunction = ajvInstance.compile(schema);
   ajvInstance.removeSchema(schema); // our LRU owns the lifetime; ajv's own cache would grow forever
@@ -42,8 +72,6 @@ export function compileValidator(schema: JsonSchemaObject): SchemaValidator {
     const valid = validate(data);
     return { valid, errors: valid ? [] : (validate.errors ?? []).map(toIssue) };
   };
-  cache.set(key, validator);
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   return validator;
 }
 
