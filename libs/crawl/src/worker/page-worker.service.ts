@@ -2,21 +2,9 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { Counter } from 'prom-client';
 import { PageArchive } from '@app/archive';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError, isStoreUnavailable } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
-import {
-  ExtractionFailure,
-  ExtractionService,
-  GroundingService,
-  captureRecorder,
-  type ExtractOutput,
-  type GroundedCall,
-  type GroundedResult,
-} from '@app/extraction';
-import { llmConfigFor } from '@app/llm';
+import { ExtractionService, GroundingService } from '@app/extraction';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel } from '@app/jobs';
-import { crawlSession, learnedTemplates, type GroundingCheck, type LearnedResult, type ModelRequest } from '@app/learned';
-import type { ModelTarget } from '@app/llm';
 import { MonitorPagesService, textHash } from '@app/monitors';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { PageLoaderService } from '@app/pages';
@@ -24,7 +12,7 @@ import { POLITENESS, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { ResultsService, ScreenshotsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
-import { extractionSchema, isArchiveSource, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { isArchiveSource, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlScope } from '../crawl-scope';
 import { CrawlRepository } from '../crawl.repository';
 import {
@@ -35,38 +23,17 @@ import {
   type PageOutcome,
   type PageTaskPayload,
 } from '../crawl.types';
-import { PAGE_RETRY_LIMITS, isRetryableFailure } from '../page-retry-policy';
+import { PAGE_RETRY_LIMITS } from '../page-retry-policy';
 import { canonicalize } from '../url-canon';
 import { ArchivedPages } from './archived-pages';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
 import { formatsOutcome } from './formats-result';
 import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
+import { PageExtract, type ExtractContext } from './page-extract';
 import { PageFetch, type FetchContext } from './page-fetch';
 
-type Completed = Extract<PageOutcome, { kind: 'completed' }>;
-
-/**
- * `grounding: fail_page` and a value not on the page: the page fails, not to be retried (the same answer would come
- * back), its model call paid for (docs/provenance.md "Policies").
- */
-function ungroundedFailure(grounded: GroundedResult, status: number, url: string, result: Completed['result'] & object): PageOutcome {
-  const failure = grounded.failure!;
-  return {
-    kind: 'failed',
-    error_category: 'ungrounded_output',
-    error_message: failure.detail ?? failure.message,
-    error_details: null,
-    http_status: status,
-    final_url: url,
-    retryable: false,
-    usage: { token_usage_input: result.token_usage_input, token_usage_output: result.token_usage_output, cost_usd: result.cost_usd },
-    ungrounded_fields: grounded.metadata.ungrounded_fields,
-  };
-}
-
-interface JobContextCache extends FetchContext {
-  plan?: { targets: ModelTarget[]; at: number };
+interface JobContextCache extends FetchContext, ExtractContext {
   /** The crawl's sealed secrets as opened once (every task of a crawl carries the same sealed text). */
   secrets?: { sealed: string; opened: Record<string, string> };
   at: number;
@@ -74,13 +41,12 @@ interface JobContextCache extends FetchContext {
 
 /** Job records and their parsed input are re-read this often by a page worker (cancellation also comes by bus). */
 const JOB_CACHE_MS = 500;
-const PLAN_CACHE_MS = 30_000;
 
 /**
  * The page worker pool: every crawler process consumes page tasks of every crawl (the crawl's owner
  * dispatches them), so one big crawl gets faster when the crawler service scales. A task is one
- * page: politeness slot → fetch (address guard on every hop) → HTML → markdown and links → model
- * extraction → one outcome record, reported to the owner. The worker never writes the frontier.
+ * page: politeness slot → fetch (address guard on every hop; page-fetch.ts) → HTML → markdown and links →
+ * model extraction (page-extract.ts) → one outcome record, reported to the owner. The worker never writes the frontier.
  * A page whose worker died MAX_WORKER_CRASHES times is reported as `worker_crash`.
  */
 @Injectable()
@@ -92,23 +58,24 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private readonly gate = new ExclusiveGate();
   private readonly archived: ArchivedPages;
   private readonly fetch: PageFetch;
+  private readonly extract: PageExtract;
 
   constructor(
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(EVENT_BUS) private readonly bus: EventBusPort,
-    @Inject(POLITENESS) private readonly politeness: PolitenessPort,
+    @Inject(POLITENESS) politeness: PolitenessPort,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LOGGER) private readonly logger: AppLogger,
+    @Inject(LOGGER) logger: AppLogger,
     @Inject(METRICS) metrics: Metrics,
     private readonly repository: CrawlRepository,
     private readonly jobsRepository: JobsRepository,
     private readonly jobs: JobsService,
-    private readonly loader: PageLoaderService,
-    private readonly extraction: ExtractionService,
-    private readonly grounding: GroundingService,
-    private readonly results: ResultsService,
+    loader: PageLoaderService,
+    extraction: ExtractionService,
+    grounding: GroundingService,
+    results: ResultsService,
     private readonly screenshots: ScreenshotsService,
-    @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    @Inject(DOCUMENT_STORE) store: DocumentStore,
     private readonly monitorPages: MonitorPagesService,
     archive: PageArchive,
   ) {
@@ -134,6 +101,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
         }),
     );
     this.fetch = new PageFetch(politeness, config, loader, repository, this.archived, this.pauses, this.domains);
+    this.extract = new PageExtract(extraction, grounding, results, store, logger);
     // From 0, so the first task of each outcome shows in rate() and increase().
     for (const outcome of ['completed', 'failed', 'rate_limited', 'deferred', 'skipped', 'cancelled'] satisfies PageOutcome['kind'][]) {
       this.outcomes.inc({ outcome }, 0);
@@ -278,140 +246,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
         store: (id, png) => this.screenshots.store(job, id, png),
       });
     }
-
-    const extractStarted = Date.now();
-    const secrets = this.secretsOf(context, task.secrets);
-    const llmConfig = llmConfigFor(input.llm_config, secrets);
-    const groundingPage = this.grounding.pageOf(page.fetch.url, page.content);
-    // The model call whose answer is in the result, and what it was given (its values are grounded on that).
-    let call: GroundedCall | undefined;
-    try {
-      const targets = await this.plan(context, llmConfig);
-      // A learned partial call asks for some fields only, or sends the page's text around their values (an excerpt).
-      const callModel = async (request?: ModelRequest) => {
-        const out = await this.extraction.extract(
-          {
-            userId: job.user_id,
-            url: page.fetch.url,
-            content: request?.excerpt ?? page.content.markdown,
-            schema: request?.schema ?? extractionSchema(input),
-            ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
-            llmConfig,
-            signal,
-            onCall: captureRecorder(
-              this.results,
-              job,
-              { url: page.fetch.url, fetchMode: page.fetch.mode, schema: JSON.stringify(extractionSchema(input)) },
-              secrets,
-            ),
-          },
-          targets,
-        );
-        call = {
-          provider: out.target.provider,
-          model: out.target.model,
-          content: out.content,
-          excerpt: request?.excerpt !== undefined,
-          nulled: out.nulled,
-        };
-        return out;
-      };
-      let result: Completed['result'] & object;
-      let rules: LearnedResult['rules'];
-      if (input.extraction_mode === 'auto') {
-        ({ result, rules } = await this.extractLearned(
-          context,
-          page.fetch.url,
-          page.fetch.html,
-          callModel,
-          this.grounding.learnedGuard(groundingPage),
-        ));
-      } else {
-        const answer = await callModel();
-        result = {
-          data: answer.data,
-          llm_model: answer.target.model,
-          llm_provider: answer.target.provider,
-          token_usage_input: answer.usage.inputTokens,
-          token_usage_output: answer.usage.outputTokens,
-          cost_usd: answer.costUsd,
-          llm_cost_usd: answer.llmCostUsd,
-        };
-      }
-      const grounded = this.grounding.ground({
-        page: groundingPage,
-        data: result.data,
-        schema: extractionSchema(input),
-        settings: { provenance: options.provenance, grounding: options.grounding },
-        call,
-        rules,
-      });
-      if (grounded.failure) return ungroundedFailure(grounded, page.fetch.status, page.fetch.url, result);
-      return {
-        kind: 'completed',
-        ...base,
-        extract_duration_ms: Date.now() - extractStarted,
-        result: { ...result, data: grounded.data, provenance: grounded.metadata },
-      };
-    } catch (error) {
-      // A store outage is not the page's failure: the task goes back to the queue until the store is back.
-      if (signal.aborted || isStoreUnavailable(error)) throw error;
-      const summary = error instanceof ExtractionFailure ? error.summary : null;
-      const appError = error instanceof AppError ? error : null;
-      if (!appError) this.logger.error({ err: error, job_id: task.job_id, url: task.url }, 'crawl page extraction failed unexpectedly');
-      return {
-        kind: 'failed',
-        error_category: appError?.category ?? 'internal',
-        error_message: appError
-          ? (appError.detail ?? appError.message)
-          : `Extraction failed unexpectedly (started ${extractStarted - started} ms after the fetch).`,
-        error_details: null,
-        http_status: page.fetch.status,
-        final_url: page.fetch.url,
-        retryable: isRetryableFailure('extract', error),
-        usage: summary
-          ? { token_usage_input: summary.usage.inputTokens, token_usage_output: summary.usage.outputTokens, cost_usd: summary.costUsd }
-          : null,
-      };
-    }
-  }
-
-  /**
-   * extraction_mode auto: the page goes through the crawl's learned extraction (templates and
-   * rules in the store, shared by every page worker; the crawl is a consumer of them, so another
-   * crawl of the same templates is never sent back to verification); the model is called only for
-   * the fields the template's state asks for (docs/learned-extraction.md).
-   */
-  private async extractLearned(
-    context: JobContextCache,
-    url: string,
-    html: string,
-    callModel: (request: ModelRequest) => Promise<ExtractOutput>,
-    grounded: GroundingCheck,
-  ): Promise<{ result: Completed['result'] & object; rules: LearnedResult['rules'] }> {
-    const { input, job } = context;
-    const templates = await learnedTemplates(this.store);
-    let modelOut: ExtractOutput | undefined;
-    const session = crawlSession(templates, { userId: job.user_id, schema: extractionSchema(input), crawlId: job._id }, async (request) => {
-      modelOut = await callModel(request);
-      return modelOut.data as Record<string, unknown>;
-    });
-    const learned = await session.extract(url, html, { grounded });
-    const result = {
-      data: learned.data,
-      method: learned.method,
-      program_id: learned.programId ?? null,
-      template_id: learned.templateId,
-      model_fields: learned.modelFields ?? null,
-      model_call: learned.call ?? null,
-      llm_model: modelOut?.target.model ?? null,
-      llm_provider: modelOut?.target.provider ?? null,
-      token_usage_input: modelOut?.usage.inputTokens ?? 0,
-      token_usage_output: modelOut?.usage.outputTokens ?? 0,
-      cost_usd: modelOut?.costUsd ?? 0,
-      llm_cost_usd: modelOut?.llmCostUsd ?? 0,
-    };
-    return { result, rules: learned.rules };
+    return this.extract.extract(task, context, page, base, signal, this.secretsOf(context, task.secrets), started);
   }
 
   private async context(jobId: string): Promise<JobContextCache | null> {
@@ -448,13 +283,5 @@ export class PageWorkerService implements OnApplicationBootstrap {
     if (!sealed) return {};
     if (context.secrets?.sealed !== sealed) context.secrets = { sealed, opened: this.jobs.openSecrets(sealed) };
     return context.secrets.opened;
-  }
-
-  /** The model plan of a crawl, resolved once per half minute per process (not once per page). */
-  private async plan(context: JobContextCache, llmConfig: Parameters<ExtractionService['plan']>[1]): Promise<ModelTarget[]> {
-    if (context.plan && Date.now() - context.plan.at < PLAN_CACHE_MS) return context.plan.targets;
-    const targets = await this.extraction.plan(context.job.user_id, llmConfig);
-    context.plan = { targets, at: Date.now() };
-    return targets;
   }
 }
