@@ -27,6 +27,9 @@ export class ResultsRepository implements OnModuleInit {
       name: 'job_results',
       indexes: [
         { fields: { job_id: 1, seq: 1 }, unique: true },
+        // The results read, scoped by owner without reading the job (GET /jobs/{id}/results): every field of its
+        // filter and its order in one index (and, embedded, in columns: no document text read to filter).
+        { fields: { job_id: 1, user_id: 1, seq: 1 } },
         // One item by its public id (GET /jobs/{id}/results/{result_id}/page).
         { fields: { job_id: 1, id: 1 } },
       ],
