@@ -1,4 +1,9 @@
-/** One jest run for all three tiers: unit specs next to the code, contract/integration and e2e under test/. */
+/**
+ * The three test tiers as two jest projects. `unit`: the specs next to the code in libs/ and apps/, which
+ * need no server. `servers`: everything under test/ (contract/integration, end-to-end, and the specs of the
+ * harness, fixtures, documents and benchmarks), with the Redis and MongoDB-wire servers global setup starts.
+ * `npm test` (test/harness/run-tests.sh) runs both projects at once; with paths it is one run over both.
+ */
 const swc = [
   '@swc/jest',
   {
@@ -13,15 +18,26 @@ const swc = [
   },
 ];
 
-module.exports = {
+const project = {
   testEnvironment: 'node',
   rootDir: __dirname,
-  roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test'],
   testRegex: '.*\\.(spec|int-spec|e2e-spec)\\.ts$',
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: { '^@app/([^/]+)$': '<rootDir>/libs/$1/src' },
-  globalSetup: '<rootDir>/test/harness/global-setup.ts',
-  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+};
+
+module.exports = {
+  rootDir: __dirname,
+  projects: [
+    { ...project, displayName: 'unit', roots: ['<rootDir>/libs', '<rootDir>/apps'] },
+    {
+      ...project,
+      displayName: 'servers',
+      roots: ['<rootDir>/test'],
+      globalSetup: '<rootDir>/test/harness/global-setup.ts',
+      globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+    },
+  ],
   testTimeout: 30000,
   reporters: ['default', ['<rootDir>/test/harness/count-reporter.js', {}]],
 };
