@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `npm test` (its pretest has installed the system parts and built dist/). Without arguments it runs the
-# two jest projects of jest.config.js at the same time: `servers` (everything under test/) in band, because
-# its suites share the servers of global setup and fixed Redis databases, and `unit` (the specs next to the
-# code) on two workers, in the CPU the `servers` suites leave idle while they wait on their processes.
+# two jest projects of jest.config.js at the same time: `servers` (contract/integration and end-to-end) in
+# band, because its suites share the servers of global setup and fixed Redis databases, and `unit` (the
+# specs that need no server) on two workers, in the CPU the `servers` suites leave idle while they wait on
+# their processes.
 # Each project writes its own `N passed, N failed`; their sum is the closing line, also written to
 # .test-servers/summary.txt (CI reads it). Exits non-zero when either project failed or did not report.
 # With arguments (paths, patterns, jest options) it is one in-band jest run over both projects.
@@ -28,7 +29,7 @@ unit_status=$?
 unit_pid=
 
 echo
-echo "=== unit project (libs/ and apps/, 2 workers, run alongside the servers project above)"
+echo "=== unit project (the specs that need no server; 2 workers, niced, beside the servers project above)"
 cat "$dir/unit.log"
 
 passed=0
