@@ -8,7 +8,8 @@
  * 2. map: POST /map of a site with a 50,000-URL sitemap index: time and RSS (test/bench/batch/map.ts).
  *
  * Knobs: BENCH_BATCH_URLS, BENCH_BATCH_HOSTS, BENCH_BATCH_CONCURRENCY, BENCH_BATCH_REPEATS,
- * BENCH_MAP_SITEMAPS, BENCH_MAP_URLS_PER_SITEMAP, BENCH_MAP_REPEATS. Helpers (site server, processes,
+ * BENCH_BATCH_CPU_PROF (a directory: the app runs under --cpu-prof), BENCH_MAP_SITEMAPS,
+ * BENCH_MAP_URLS_PER_SITEMAP, BENCH_MAP_REPEATS. Helpers (site server, processes,
  * RSS from /proc) are the crawl benchmark's (test/bench/crawl/).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

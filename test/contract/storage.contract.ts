@@ -121,37 +121,52 @@ export function storageContract(
       });
     });
 
-    describe('filters', () => {
+    // Each query runs on plain fields and on indexed ones (the SQLite adapter keeps indexed fields in
+    // typed columns and must answer exactly as from the document).
+    const FILTER_INDEXES: CollectionSpec['indexes'] = [
+      { fields: { name: 1 } },
+      { fields: { n: 1, flag: 1 } },
+      { fields: { tag: 1 } },
+      { fields: { meta: 1 } },
+      { fields: { 'meta.depth': 1, 'meta.kind': -1 } },
+    ];
+    describe.each([
+      ['plain fields', [] as CollectionSpec['indexes']],
+      ['indexed fields', FILTER_INDEXES],
+    ])('filters on %s', (_label, indexes) => {
       let c: Collection<Item>;
       beforeAll(async () => {
-        c = await seeded([
-          {
-            _id: '1',
-            name: 'alpha',
-            n: 1,
-            flag: true,
-            tag: 'x',
-            meta: { depth: 1, kind: 'k1' },
-          },
-          {
-            _id: '2',
-            name: 'beta',
-            n: 2,
-            flag: false,
-            tag: null,
-            meta: { depth: 2, kind: 'k2' },
-          },
-          { _id: '3', name: 'gamma', n: 3, flag: true, meta: { depth: 3 } },
-          { _id: '4', name: 'delta', n: 10, tag: 'y' },
-          {
-            _id: '5',
-            name: 'Épsilon',
-            n: 2.5,
-            flag: false,
-            tag: 'x',
-            meta: null,
-          },
-        ]);
+        c = await seeded(
+          [
+            {
+              _id: '1',
+              name: 'alpha',
+              n: 1,
+              flag: true,
+              tag: 'x',
+              meta: { depth: 1, kind: 'k1' },
+            },
+            {
+              _id: '2',
+              name: 'beta',
+              n: 2,
+              flag: false,
+              tag: null,
+              meta: { depth: 2, kind: 'k2' },
+            },
+            { _id: '3', name: 'gamma', n: 3, flag: true, meta: { depth: 3 } },
+            { _id: '4', name: 'delta', n: 10, tag: 'y' },
+            {
+              _id: '5',
+              name: 'Épsilon',
+              n: 2.5,
+              flag: false,
+              tag: 'x',
+              meta: null,
+            },
+          ],
+          indexes,
+        );
       });
 
       const q = async (filter: Parameters<Collection<Item>['find']>[0]) => sortedIds(await c.find(filter));
@@ -237,16 +252,22 @@ export function storageContract(
       });
     });
 
-    describe('sort, skip, limit', () => {
+    describe.each([
+      ['plain fields', [] as CollectionSpec['indexes']],
+      ['indexed fields', [{ fields: { g: 1, s: -1 } }, { fields: { ts: 1 } }] as CollectionSpec['indexes']],
+    ])('sort, skip, limit on %s', (_label, indexes) => {
       let c: Collection<Item>;
       beforeAll(async () => {
-        c = await seeded([
-          { _id: 'a', g: 2, s: 'b', ts: '2024-01-03T00:00:00.000Z' },
-          { _id: 'b', g: 1, s: 'c', ts: '2024-01-01T00:00:00.000Z' },
-          { _id: 'c', g: 2, s: 'a', ts: '2024-01-02T00:00:00.000Z' },
-          { _id: 'd', g: 1, s: 'a' },
-          { _id: 'e', g: 3, s: 'z', ts: '2023-12-31T23:59:59.999Z' },
-        ]);
+        c = await seeded(
+          [
+            { _id: 'a', g: 2, s: 'b', ts: '2024-01-03T00:00:00.000Z' },
+            { _id: 'b', g: 1, s: 'c', ts: '2024-01-01T00:00:00.000Z' },
+            { _id: 'c', g: 2, s: 'a', ts: '2024-01-02T00:00:00.000Z' },
+            { _id: 'd', g: 1, s: 'a' },
+            { _id: 'e', g: 3, s: 'z', ts: '2023-12-31T23:59:59.999Z' },
+          ],
+          indexes,
+        );
       });
 
       it('sorts ascending and descending', async () => {
@@ -307,12 +328,15 @@ export function storageContract(
         expect(window).toEqual(Array.from({ length: 25 }, (_, i) => i + 10));
       });
 
-      it('keeps order when sort keys have many ties and missing values', async () => {
+      it.each([
+        ['plain', [] as CollectionSpec['indexes']],
+        ['indexed', [{ fields: { g: 1 } }] as CollectionSpec['indexes']],
+      ])('keeps order when %s sort keys have many ties and missing values', async (_label, indexes) => {
         const docs: Item[] = Array.from({ length: 60 }, (_, i) => ({
           _id: `d${String(i).padStart(3, '0')}`,
           ...(i % 4 === 0 ? {} : { g: i % 3 }),
         }));
-        const c = await seeded(docs);
+        const c = await seeded(docs, indexes);
         const asc: string[] = [];
         for await (const d of c.iterate({}, { sort: { g: 1, _id: 1 }, batchSize: 4 })) asc.push(d._id);
         expect(asc).toEqual(ids(await c.find({}, { sort: { g: 1, _id: 1 } })));
@@ -492,6 +516,41 @@ export function storageContract(
         expect(await c.findOne({ _id: 'a' })).toEqual(expected);
         await c.findOneAndUpdate({ _id: 'a' }, { $inc: { n: -10 } });
         expect((await c.findOne({ _id: 'a' }))!.n).toBe(-4);
+      });
+
+      it('keeps indexed fields queryable through every kind of write', async () => {
+        const c = await seeded(
+          [
+            { _id: 'a', status: 'queued', n: 1, flag: true, o: { k: 'x' } },
+            { _id: 'b', status: 'queued', n: 2 },
+          ],
+          [{ fields: { status: 1, n: 1 } }, { fields: { flag: 1 } }, { fields: { 'o.k': 1 } }],
+        );
+        const q = async (filter: Parameters<Collection<Item>['find']>[0]) => sortedIds(await c.find(filter));
+        await c.findOneAndUpdate({ _id: 'a' }, { $set: { status: 'done', 'o.k': 'y' }, $inc: { n: 10 }, $unset: { flag: true } });
+        expect(await q({ status: 'done' })).toEqual(['a']);
+        expect(await q({ status: 'queued' })).toEqual(['b']);
+        expect(await q({ n: { $gt: 5 } })).toEqual(['a']);
+        expect(await q({ flag: true })).toEqual([]);
+        expect(await q({ flag: null })).toEqual(['a', 'b']);
+        expect(await q({ 'o.k': 'y' })).toEqual(['a']);
+        expect(await q({ 'o.k': 'x' })).toEqual([]);
+        // A write that changes only unindexed fields leaves the indexed ones as they were.
+        await c.findOneAndUpdate({ _id: 'b' }, { $set: { note: 'n' } });
+        expect(await q({ status: 'queued', n: 2 })).toEqual(['b']);
+        expect(await c.updateMany({ status: { $in: ['queued', 'done'] } }, { $set: { flag: false }, $inc: { n: 1 } })).toBe(2);
+        expect(await q({ flag: false })).toEqual(['a', 'b']);
+        expect(await q({ n: { $in: [12, 3] } })).toEqual(['a', 'b']);
+        await c.replaceOne({ _id: 'a', status: 'queued', o: { k: 7 } });
+        expect(await q({ status: 'queued' })).toEqual(['a', 'b']);
+        expect(await q({ n: null })).toEqual(['a']);
+        expect(await q({ 'o.k': 7 })).toEqual(['a']);
+        expect(await q({ 'o.k': '7' })).toEqual([]);
+        await c.findOneAndUpdate({ _id: 'c' }, { $set: { status: 'new', flag: true } }, { upsert: true });
+        expect(await q({ status: 'new', flag: true })).toEqual(['c']);
+        expect(await c.deleteMany({ flag: false })).toBe(1);
+        expect(await c.deleteOne({ status: 'new' })).toBe(true);
+        expect(await q({})).toEqual(['a']);
       });
 
       it('picks the first match in sort order', async () => {

@@ -4,6 +4,7 @@ import { startPlayground, type Playground } from '../fixtures/playground/playgro
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { crawlSuite } from './crawl.suite';
 import { startEmbedded, type RunningApp } from './embedded-app';
+import { siteSecretsSuite } from './site-secrets.suite';
 
 jest.setTimeout(180_000);
 
@@ -42,6 +43,7 @@ describe('crawl, embedded deployment', () => {
   });
   afterAll(async () => app?.close());
   crawlSuite(() => ({ app, play, models, receiver }));
+  siteSecretsSuite(() => ({ app, play, models, receiver }));
 });
 
 describeWith(['mongodb', 'redis'], 'crawl, cluster deployment', () => {
@@ -57,4 +59,5 @@ describeWith(['mongodb', 'redis'], 'crawl, cluster deployment', () => {
   });
   afterAll(async () => app?.close());
   crawlSuite(() => ({ app, play, models, receiver }));
+  siteSecretsSuite(() => ({ app, play, models, receiver }));
 });

@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../harness/servers';
 import { TEST_API_MAIN, TEST_CRAWLER_MAIN } from '../test-app/build';
-import { waitFor } from './helpers';
 
 export const ROOT = join(__dirname, '..', '..');
 /** The production entry points, as built. */
@@ -39,7 +38,16 @@ export interface AppProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs a built app (`dist/`) as a real child process with its own environment. */
+/** How long a start may take before it is given up: a start-up on a machine busy with other work can take tens of seconds. */
+const READY_TIMEOUT_MS = 90_000;
+/** How much of a failed start's output its error carries: the cause is at the end. */
+const OUTPUT_TAIL_LINES = 60;
+
+/**
+ * Runs a built app (`dist/`) as a real child process with its own environment, and waits until it answers
+ * /health. A child that exits first fails the start at once (its exit code or signal and the tail of its
+ * output), instead of the wait running out.
+ */
 export async function startProcess(
   name: string,
   main: string,
@@ -56,6 +64,11 @@ export async function startProcess(
   child.stdout.on('data', (d: Buffer) => chunks.push(d.toString()));
   child.stderr.on('data', (d: Buffer) => chunks.push(d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close' comes after the exit and the end of both output streams: the output is whole by then.
+  const closed = new Promise<string>((resolve) => {
+    child.once('close', (code, signal) => resolve(code !== null ? `exit code ${code}` : `signal ${signal}`));
+    child.once('error', (error) => resolve(`spawn error: ${error.message}`));
+  });
   const url = `http://127.0.0.1:${port}`;
   const proc: AppProcess = {
     name,
@@ -69,22 +82,32 @@ export async function startProcess(
       return exited;
     },
   };
-  try {
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null || child.signalCode !== null) {
-          throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${proc.output()}`);
-        }
-        const res = await fetch(`${url}/health`).catch(() => null);
-        return res?.status === 200;
-      },
-      // Generous: a start-up on a machine busy with other work can take tens of seconds.
-      90_000,
-      100,
-    );
-  } catch (error) {
+  let gone: string | null = null;
+  const died = closed.then((how) => {
+    gone = how;
+  });
+  const healthy = async (): Promise<boolean> => {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (gone === null && Date.now() < deadline) {
+      const res = await fetch(`${url}/health`).catch(() => null);
+      if (res?.status === 200) return true;
+      await Promise.race([died, new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
+    return false;
+  };
+  if (await healthy()) return proc;
+  if (gone === null) {
     child.kill('SIGKILL');
-    throw new ProcessStartError(name, `${name} did not become healthy: ${(error as Error).message}\n${proc.output()}`);
+    throw new ProcessStartError(
+      name,
+      `${name} did not become healthy within ${READY_TIMEOUT_MS} ms; its output ends:\n${outputTail(proc.output())}`,
+    );
   }
-  return proc;
+  throw new ProcessStartError(name, `${name} exited before it answered /health (${gone}); its output ends:\n${outputTail(proc.output())}`);
+}
+
+/** The last lines of a process's output (all of it when short). */
+export function outputTail(output: string, lines = OUTPUT_TAIL_LINES): string {
+  const all = output.trimEnd().split('\n');
+  return all.length <= lines ? all.join('\n') : [`… (${all.length - lines} earlier lines)`, ...all.slice(-lines)].join('\n');
 }

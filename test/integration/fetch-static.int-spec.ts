@@ -75,6 +75,19 @@ describe('static fetch against the fixture site', () => {
     expect(res.contentType).toBe('application/json');
   });
 
+  it("reuses a few browser header sets, and a request's own headers never stay in them", async () => {
+    const agents = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      const extra = i % 2 === 0 ? { headers: { 'X-Only-Once': `call-${i}` } } : {};
+      const headers = JSON.parse((await fetcher.fetch(`${site.url}/echo/headers`, extra)).html) as Record<string, string>;
+      expect(headers['x-only-once']).toBe(i % 2 === 0 ? `call-${i}` : undefined);
+      expect(headers['sec-fetch-site']).toBe('none');
+      agents.add(headers['user-agent']);
+    }
+    // Made once per set and reused: 16 sets at most (header-generator may well draw one browser twice).
+    expect(agents.size).toBeLessThanOrEqual(16);
+  });
+
   it('sees no quotes on the JavaScript-rendered /js/ page', async () => {
     const res = await fetcher.fetch(`${site.url}/js/`);
     expect(parseQuotes(res.html)).toEqual([]);

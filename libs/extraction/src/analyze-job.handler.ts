@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { analyzePage, type AnalysisHeuristics } from '@app/analysis';
 import { AppError } from '@app/core';
-import { detectNeedsJs, type FetchResult } from '@app/fetch';
+import { detectNeedsJs, fetchControlFor, type FetchResult, type ScopedRequestData } from '@app/fetch';
 import type { JobContext, JobHandler } from '@app/jobs';
 import { ResultsService } from '@app/results';
 import { parseSchema, type JsonSchemaObject } from '@app/schema';
@@ -60,7 +60,8 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     // Recorded by an earlier delivery that did not get to finish the job: only the finish is left (see ExtractJobHandler).
     if (job.page_count > 0) return;
     const llmConfig = llmConfigFor(input.llm_config, secrets);
-    const { staticPage, rendered, staticError } = await this.fetchBoth(input, signal);
+    const scoped = siteScoped(input.url, secrets);
+    const { staticPage, rendered, staticError } = await this.fetchBoth(input, signal, scoped);
     const primary = rendered ?? staticPage!;
     const content = await this.loader.convert(primary, 'full');
     const heuristics = analyzePage({
@@ -76,7 +77,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       rendered: rendered ? { html: rendered.html } : null,
       staticError,
     });
-    const linkedPages = input.depth >= 1 ? await this.analyzeLinked(heuristics, input, signal) : [];
+    const linkedPages = input.depth >= 1 ? await this.analyzeLinked(heuristics, input, signal, scoped) : [];
 
     const onCall = captureRecorder(
       this.results,
@@ -221,13 +222,14 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
   private async fetchBoth(
     input: AnalyzeJobInput,
     signal: AbortSignal,
+    scoped: ScopedRequestData | undefined,
   ): Promise<{ staticPage: FetchResult | null; rendered: FetchResult | null; staticError?: string }> {
     let staticPage: FetchResult | null = null;
     let staticError: string | undefined;
     let failure: unknown;
     if (input.fetch_mode !== 'dynamic') {
       try {
-        staticPage = await this.loader.fetcher.fetch(input.url, { mode: 'static', signal });
+        staticPage = await this.loader.fetcher.fetch(input.url, { mode: 'static', signal, scoped });
       } catch (error) {
         failure = error;
         staticError = error instanceof AppError ? `${error.category}: ${error.detail ?? error.message}` : 'static fetch failed';
@@ -236,7 +238,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     let rendered: FetchResult | null = null;
     if (input.fetch_mode !== 'static') {
       try {
-        rendered = await this.loader.fetcher.fetch(input.url, { mode: 'dynamic', signal });
+        rendered = await this.loader.fetcher.fetch(input.url, { mode: 'dynamic', signal, scoped });
       } catch (error) {
         // No browser (or it failed): the analysis goes on with the static page when there is one.
         // Without either, the static failure (when there was one) is the reason worth reporting.
@@ -248,13 +250,18 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
   }
 
   /** Depth 1: the type and structure of a few pages the main follow pattern leads to (no model calls). */
-  private async analyzeLinked(heuristics: AnalysisHeuristics, input: AnalyzeJobInput, signal: AbortSignal) {
+  private async analyzeLinked(
+    heuristics: AnalysisHeuristics,
+    input: AnalyzeJobInput,
+    signal: AbortSignal,
+    scoped: ScopedRequestData | undefined,
+  ) {
     const pattern = heuristics.followPatterns.find((p) => p.kind === 'detail') ?? heuristics.followPatterns[0];
     const urls = (pattern?.sample_urls ?? []).slice(0, MAX_LINKED_PAGES);
     const pages = [];
     for (const url of urls) {
       try {
-        const page = await this.loader.load(url, input.fetch_mode === 'dynamic' ? 'dynamic' : 'static', { signal });
+        const page = await this.loader.load(url, input.fetch_mode === 'dynamic' ? 'dynamic' : 'static', { signal, control: { scoped } });
         const linked = analyzePage({
           html: page.fetch.html,
           url: page.fetch.url,
@@ -282,6 +289,15 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     }
     return pages;
   }
+}
+
+/**
+ * The saved site's headers and cookies (sealed with the job, docs/scrape.md "Fetch control in crawls and
+ * batches"), scoped to the analysed page's host: a linked page or a redirect on another host gets none.
+ */
+function siteScoped(url: string, secrets: Record<string, string>): ScopedRequestData | undefined {
+  const scoped = fetchControlFor(null, secrets).scoped;
+  return scoped ? { ...scoped, host: new URL(url).host } : undefined;
 }
 
 /**

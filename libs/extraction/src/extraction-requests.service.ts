@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { roundUsd } from '@app/core';
-import { splitFetchControl } from '@app/fetch';
 import { JobIntakeService } from '@app/intake';
 import { ResultsService } from '@app/results';
 import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
@@ -60,7 +59,8 @@ export class ExtractionRequestsService {
     const site = await this.intake.site(caller, dto.site_id);
     const url = this.intake.url(dto.url, site);
     const fetchMode = dto.fetch_mode ?? site?.fetch_mode ?? 'auto';
-    const control = splitFetchControl(dto, fetchMode);
+    // The site's headers and cookies under the request's own, as for a crawl of the site (422 at body.url off its host).
+    const control = this.intake.pageFetchControl(site, url, dto, fetchMode);
     const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
     // provenance and grounding: the request's, else the site's saved options, else the defaults (one resolution with crawls).
     const saved = validCrawlOptions(site?.crawl_options);
@@ -123,13 +123,16 @@ export class ExtractionRequestsService {
   async analyze(caller: Caller, dto: AnalyzeRequestDto, requestId: string) {
     const site = await this.intake.site(caller, dto.site_id);
     const url = this.intake.url(dto.url, site);
+    const fetchMode = dto.fetch_mode ?? site?.fetch_mode ?? 'auto';
+    // An analysis takes no fetch control of its own, only the saved site's headers and cookies (sealed with the job).
+    const { secrets } = this.intake.pageFetchControl(site, url, {}, fetchMode);
     const job = await this.intake.submit<AnalyzeJobInput>(caller, {
       type: 'analyze',
       url,
       input: (llmConfig) => ({
         url,
         depth: dto.depth ?? 0,
-        fetch_mode: dto.fetch_mode ?? site?.fetch_mode ?? 'auto',
+        fetch_mode: fetchMode,
         site_id: site?._id ?? null,
         llm_config: llmConfig,
       }),
@@ -137,6 +140,7 @@ export class ExtractionRequestsService {
       requestId,
       llmConfig: dto.llm_config,
       requireModel: true,
+      secrets,
     });
     const done = await this.intake.awaitJob(job.id);
     const item = await this.results.first(caller, job.id);

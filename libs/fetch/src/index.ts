@@ -24,6 +24,7 @@ export {
   fetchSecretValues,
   splitFetchControl,
   storedFetchControlSchema,
+  type FetchControlFields,
   type StoredFetchControl,
 } from './stored-fetch-control';
 export { BrowserPool } from './browser-pool';

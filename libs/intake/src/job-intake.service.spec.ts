@@ -4,11 +4,18 @@ import { AppError, Errors } from '@app/core';
 import type { JobsService } from '@app/jobs';
 import type { ModelRouter } from '@app/llm';
 import type { SavedSchemasService } from '@app/saved-schemas';
-import type { SitesService } from '@app/sites';
+import type { FetchSecretMaps, SiteRecord, SitesService } from '@app/sites';
 import type { WebhookTargetsService } from '@app/webhooks';
 import { JobIntakeService } from './job-intake.service';
 
 const caller = { userId: 'u1' } as Caller;
+
+/** What each stand-in site keeps sealed (SitesService.fetchSecrets opens it). */
+const SAVED: Record<string, FetchSecretMaps> = {
+  site_auth: { headers: { 'X-Key': 'site-key', 'X-Other': 'site-other' }, cookies: { session: 'site-session', theme: 'dark' } },
+  site_bare: { headers: {}, cookies: {} },
+};
+const savedSite = (id: string, url: string) => ({ _id: id, url }) as SiteRecord;
 
 /**
  * The saved-id lookups refuse an unknown id at the location they are handed, as the real services do
@@ -22,6 +29,7 @@ function intake(): JobIntakeService {
       if (id === 'site_ok') return { _id: id, default_schema_id: null };
       throw unknown(location, id);
     },
+    fetchSecrets: (site: SiteRecord) => SAVED[site._id] ?? { headers: {}, cookies: {} },
   } as unknown as SitesService;
   const schemas = {
     resolveForUse: async (_c: Caller, id: string, location: string) => {
@@ -75,5 +83,70 @@ describe('JobIntakeService: where a saved id was given is where its 422 points',
       requireModel: false,
     });
     expect(await locations(submitted)).toEqual(['query.webhook_id']);
+  });
+});
+
+describe("JobIntakeService.pageFetchControl: a single-page request over its saved site's headers and cookies", () => {
+  const opened = (secrets: Record<string, string>) => ({
+    headers: JSON.parse(secrets.fetch_headers ?? '{}') as Record<string, string>,
+    cookies: JSON.parse(secrets.fetch_cookies ?? '{}') as Record<string, string>,
+  });
+
+  it("merges them name by name under the request's own: the request's value wins, every other saved one goes", () => {
+    const site = savedSite('site_auth', 'http://auth.test:8080/');
+    const control = intake().pageFetchControl(
+      site,
+      'http://auth.test:8080/p/1',
+      { headers: { 'x-key': 'mine', Cookie: 'theme=light' }, cookies: { session: 'my-session' }, user_agent: 'Mine/1' },
+      'auto',
+    );
+    expect(opened(control.secrets)).toEqual({
+      headers: { 'X-Other': 'site-other', 'x-key': 'mine' },
+      cookies: { theme: 'light', session: 'my-session' },
+    });
+    expect(control.stored).toEqual({ user_agent: 'Mine/1', wait_for: null });
+  });
+
+  it("takes the site's alone when the request gives none, and a request's User-Agent header is its user agent", () => {
+    const site = savedSite('site_auth', 'http://auth.test:8080/');
+    const control = intake().pageFetchControl(site, 'http://AUTH.test:8080/', { headers: { 'User-Agent': 'Mine/2' } }, 'static');
+    expect(opened(control.secrets)).toEqual(SAVED.site_auth);
+    expect(control.stored).toEqual({ user_agent: 'Mine/2', wait_for: null });
+  });
+
+  it('refuses a URL on another host (another port too) at body.url, naming it and no secret', () => {
+    const site = savedSite('site_auth', 'http://auth.test:8080/');
+    for (const url of ['http://other.test:8080/', 'http://auth.test:9090/']) {
+      let error: unknown;
+      try {
+        intake().pageFetchControl(site, url, { cookies: { session: 'mine' } }, 'auto');
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(AppError);
+      const problems = (error as AppError).errors ?? [];
+      expect(problems).toEqual([
+        { location: 'body.url', message: expect.stringContaining('only sent to its own host (auth.test:8080)'), value: url },
+      ]);
+      expect(JSON.stringify(problems)).not.toMatch(/site-key|site-session|site-other/);
+    }
+  });
+
+  it('without a site, or with a site that keeps none, is the request alone (any host)', () => {
+    const mine = { headers: { 'X-Key': 'mine' } };
+    const alone = intake().pageFetchControl(null, 'http://other.test/', mine, 'auto');
+    const bare = intake().pageFetchControl(savedSite('site_bare', 'http://auth.test/'), 'http://other.test/', mine, 'auto');
+    for (const control of [alone, bare]) {
+      expect(opened(control.secrets)).toEqual({ headers: { 'X-Key': 'mine' }, cookies: {} });
+      expect(control.stored).toBeNull();
+    }
+    expect(intake().pageFetchControl(null, 'http://other.test/', {}, 'auto')).toEqual({ stored: null, secrets: {} });
+  });
+
+  it("keeps the request's own rules: a user agent given twice is a 422 at body.user_agent", () => {
+    const site = savedSite('site_auth', 'http://auth.test/');
+    expect(() =>
+      intake().pageFetchControl(site, 'http://auth.test/', { user_agent: 'A/1', headers: { 'user-agent': 'B/1' } }, 'auto'),
+    ).toThrow(AppError);
   });
 });

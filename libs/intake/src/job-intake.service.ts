@@ -2,11 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Errors, isStoreUnavailable, StoreUnavailableError } from '@app/core';
+import { splitFetchControl, type FetchControlFields, type FetchMode, type StoredFetchControl } from '@app/fetch';
 import { JobsService, type JobRecord, type JobType, type JobView } from '@app/jobs';
 import { ModelRouter, storeLlmConfig, type LlmConfigInput, type ModelTarget, type StoredLlmConfig } from '@app/llm';
 import { SavedSchemasService } from '@app/saved-schemas';
 import { parseSchema, type ParsedSchema } from '@app/schema';
-import { SitesService, type FetchSecretMaps, type SiteRecord } from '@app/sites';
+import { SitesService, withSavedSecrets, type FetchSecretMaps, type SiteRecord } from '@app/sites';
 import { WebhookTargetsService, type JobWebhookFields } from '@app/webhooks';
 import { jobFailureToProblem } from './failure-mapping';
 
@@ -85,6 +86,34 @@ export class JobIntakeService {
       ]);
     }
     return secrets;
+  }
+
+  /**
+   * A single-page request's fetch control (extract, analyze: its top-level `headers`, `cookies`,
+   * `user_agent`, `wait_for`), split into what the job stores and what travels sealed with it. With a
+   * saved site, the site's headers and cookies go under the request's own exactly as under a crawl's
+   * (withSavedSecrets: name by name, the request wins), and only to the site's host: a `url` on another
+   * host is the crawl's 422 at `body.url` (siteSecrets).
+   */
+  pageFetchControl(
+    site: SiteRecord | null,
+    url: string,
+    fields: FetchControlFields,
+    fetchMode: FetchMode,
+  ): { stored: StoredFetchControl | null; secrets: Record<string, string> } {
+    const { headers, cookies, user_agent } = withSavedSecrets(
+      { headers: fields.headers, cookies: fields.cookies, user_agent: fields.user_agent },
+      this.siteSecrets(site, [url], 'body.url'),
+    );
+    return splitFetchControl(
+      {
+        ...(headers ? { headers } : {}),
+        ...(cookies ? { cookies } : {}),
+        ...(user_agent !== undefined && user_agent !== null ? { user_agent } : {}),
+        ...(fields.wait_for ? { wait_for: fields.wait_for } : {}),
+      },
+      fetchMode,
+    );
   }
 
   /** The request's URL, else the site's; 422 when neither is given. */

@@ -74,6 +74,8 @@ async function crawleeRun(order: number, file: string, concurrency: number): Pro
 async function gleanerRun(ctx: BenchContext, order: number, urls: string[], concurrency: number): Promise<ListRun> {
   const app = await startEmbeddedApp(
     baseEnv('*.test=127.0.0.1', { GLEANER_PAGE_WORKERS: String(concurrency), GLEANER_HOST_MAX_CONCURRENCY: String(concurrency) }),
+    // BENCH_BATCH_CPU_PROF=DIR: the app runs under --cpu-prof (test/bench/api/cpu-top.ts summarises a profile).
+    process.env.BENCH_BATCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_BATCH_CPU_PROF}`] : [],
   );
   const rss = new RssSampler(app.proc.pid, 100);
   try {

@@ -16,6 +16,7 @@ import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import { CrawlActor, type CrawlActorDeps } from './crawl-actor';
 import { closeLeftovers } from './crawl-closer';
+import { CRAWLEE_SYSTEM_INFO_INTERVAL_MS } from './crawlee-bridge';
 
 /**
  * Runs a `crawl` job: a crawl actor owns the crawl while this handler runs (see CrawlActor). One
@@ -109,7 +110,9 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
 
   private eventManager(): Promise<LocalEventManager> {
     this.events ??= (async () => {
-      const manager = new LocalEventManager(new Configuration({ systemInfoV2: true, persistStorage: false }));
+      const manager = new LocalEventManager(
+        new Configuration({ systemInfoV2: true, systemInfoIntervalMillis: CRAWLEE_SYSTEM_INFO_INTERVAL_MS, persistStorage: false }),
+      );
       await manager.init();
       return manager;
     })();

@@ -28,6 +28,13 @@ import type { SeedSource } from './seed-source';
  */
 const CRAWLEE_MEMORY_MBYTES = Math.max(256, Math.floor((totalmem() / 2 ** 20) * 0.25));
 
+/**
+ * How often Crawlee's event manager measures the system. Each measurement spawns `ps` for the process
+ * tree's memory (~12 ms of the event loop and a child process, every second by default), and the pinned
+ * concurrency above means no decision reads it: once every ten minutes keeps the event alive, not the cost.
+ */
+export const CRAWLEE_SYSTEM_INFO_INTERVAL_MS = 10 * 60_000;
+
 export interface BridgeParts {
   lease: Pick<CrawlLease, 'holds'>;
   frontier: Frontier;
@@ -92,6 +99,7 @@ export class CrawleeBridge implements IRequestManager {
         purgeOnStart: false,
         eventManager: this.options.events,
         systemInfoV2: true,
+        systemInfoIntervalMillis: CRAWLEE_SYSTEM_INFO_INTERVAL_MS,
         memoryMbytes: CRAWLEE_MEMORY_MBYTES,
       }),
     );

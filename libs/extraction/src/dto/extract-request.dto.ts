@@ -33,7 +33,10 @@ export class ExtractRequestDto extends JobFetchFields {
   @IsString()
   @Length(1, 64)
   schema_id?: string;
-  @ApiPropertyOptional({ description: 'A saved site: its URL, fetch mode, default schema as defaults.' })
+  @ApiPropertyOptional({
+    description:
+      "A saved site: its URL, fetch mode, default schema as defaults; its headers and cookies go under the request's own (name by name, the request's win), to its host only: a `url` on another host is a 422 at `body.url`.",
+  })
   @IsOptional()
   @IsString()
   @Length(1, 64)
@@ -103,7 +106,14 @@ export class AnalyzeRequestDto {
   @IsOptional()
   @IsBoolean()
   debug?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 64) site_id?: string;
+  @ApiPropertyOptional({
+    description:
+      'A saved site: its URL and fetch mode as defaults; its headers and cookies go with the fetches, to its host only: a `url` on another host is a 422 at `body.url`.',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  site_id?: string;
   @ApiPropertyOptional({ type: LlmConfigDto })
   @IsOptional()
   @IsObject()

@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { pinnedLookup, type AddressGuard } from '@app/fetch';
 
@@ -23,16 +23,10 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  */
 export function createGuardedFetch(guard: AddressGuard, agents?: GuardedFetchAgents): FetchFunction {
   return async (input, init) => {
-    const request = new Request(input, init);
-    const url = new URL(request.url);
+    const { url, method, headers, body } = await outgoingRequest(input, init);
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
     const addresses = await guard.checkUrl(url);
-    const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
     if (body) headers['content-length'] = String(body.length);
     signal?.throwIfAborted();
 
@@ -41,7 +35,7 @@ export function createGuardedFetch(guard: AddressGuard, agents?: GuardedFetchAge
       const outgoing = (secure ? https : http).request(
         url,
         {
-          method: request.method,
+          method,
           headers,
           lookup: pinnedLookup(addresses),
           agent: agents ? (secure ? agents.https : agents.http) : undefined,
@@ -52,24 +46,63 @@ export function createGuardedFetch(guard: AddressGuard, agents?: GuardedFetchAge
           const responseHeaders = new Headers();
           for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2)
             responseHeaders.append(incoming.rawHeaders[i], incoming.rawHeaders[i + 1]);
-          if (NULL_BODY_STATUSES.has(status) || request.method === 'HEAD') {
+          if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
             incoming.resume();
             resolve(new Response(null, { status, statusText: incoming.statusMessage, headers: responseHeaders }));
             return;
           }
           const stream = decode(incoming, responseHeaders);
-          resolve(
-            new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, {
-              status,
-              statusText: incoming.statusMessage,
-              headers: responseHeaders,
-            }),
-          );
+          // The SDKs read a whole JSON answer (no streamed completions are asked for): handing it over as one
+          // buffer spares a web stream per call, a fair part of a call's cost to a local model.
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let ended = false;
+          stream.on('error', reject);
+          stream.on('end', () => {
+            ended = true;
+            resolve(new Response(Buffer.concat(chunks), { status, statusText: incoming.statusMessage, headers: responseHeaders }));
+          });
+          stream.on('close', () => {
+            if (!ended)
+              reject(signal?.aborted ? signal.reason : new Error('The model endpoint closed the connection before its answer ended.'));
+          });
         },
       );
       outgoing.on('error', reject);
       outgoing.end(body);
     });
+  };
+}
+
+/**
+ * The method, headers and body of a fetch call. The SDKs pass a URL string and a string body: read
+ * directly, without building a WHATWG Request (and its body stream) to take them apart again.
+ */
+async function outgoingRequest(
+  input: string | URL | Request,
+  init: RequestInit | undefined,
+): Promise<{ url: URL; method: string; headers: Record<string, string>; body: Buffer | undefined }> {
+  const headers: Record<string, string> = {};
+  const plainBody = init?.body === undefined || init.body === null || typeof init.body === 'string' || init.body instanceof Uint8Array;
+  if (!(input instanceof Request) && plainBody) {
+    new Headers(init?.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
+    const raw = init?.body;
+    const body =
+      raw === undefined || raw === null ? undefined : typeof raw === 'string' ? Buffer.from(raw) : Buffer.from(raw as Uint8Array);
+    if (body && headers['content-type'] === undefined && typeof raw === 'string') headers['content-type'] = 'text/plain;charset=UTF-8';
+    return { url: new URL(input), method: (init?.method ?? 'GET').toUpperCase(), headers, body };
+  }
+  const request = new Request(input, init);
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return {
+    url: new URL(request.url),
+    method: request.method,
+    headers,
+    body: request.body ? Buffer.from(await request.arrayBuffer()) : undefined,
   };
 }
 

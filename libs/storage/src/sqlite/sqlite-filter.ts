@@ -1,14 +1,25 @@
 /**
- * Translates the port's Filter/SortSpec into parameterised SQLite over a `(id TEXT, doc TEXT)` table.
+ * Translates the port's Filter/SortSpec into parameterised SQLite over a `(id TEXT, doc TEXT, x_...)`
+ * table. An indexed field is read from its own column (indexed-columns.ts), whose values are typed so
+ * that different JSON types never compare equal; any other field from the document with json_extract().
  *
- * Field paths are validated and inlined (never values): expression indexes only match when the query
- * spells exactly `json_extract(doc,'$.field')`, which a bound parameter would not. Values are always
- * bound. json_extract maps JSON true/false to 1/0 and objects to their JSON text, so every typed
- * comparison is guarded with json_type() to keep MongoDB's "types never compare equal" behaviour.
+ * Field paths are validated and inlined (never values). Values are always bound. json_extract maps JSON
+ * true/false to 1/0 and objects to their JSON text, so every typed comparison on a document field is
+ * guarded with json_type() to keep MongoDB's "types never compare equal" behaviour.
  */
 import type { FieldCondition, Filter, Scalar, SortSpec } from '../document-store.port';
 
-export type SqlParam = string | number | null;
+export type SqlParam = string | number | null | Uint8Array;
+
+/** Field path → column name of a collection's indexed fields (empty: every field from the document). */
+export type ColumnMap = ReadonlyMap<string, string>;
+
+const NO_COLUMNS: ColumnMap = new Map();
+
+/** The SQL literal of a boolean's column value (inlined: a constant, never user input). */
+export function booleanLiteral(value: boolean): string {
+  return value ? "x'74727565'" : "x'66616c7365'";
+}
 
 export interface SqlFragment {
   sql: string;
@@ -25,25 +36,44 @@ export class InvalidFilterError extends Error {
   }
 }
 
+/** Field names already found valid: the code's own, a few dozen, checked on every query otherwise. */
+const validFields = new Set<string>();
+const VALID_FIELDS_MAX = 10_000;
+
 /** Throws unless `field` is a plain (optionally dotted) identifier path. */
 export function assertFieldName(field: string): void {
+  if (validFields.has(field)) return;
   if (typeof field !== 'string' || !FIELD_RE.test(field) || field.split('.').some((s) => s === '')) {
     throw new InvalidFilterError(`invalid field name: ${JSON.stringify(field)}`);
   }
+  if (validFields.size < VALID_FIELDS_MAX) validFields.add(field);
 }
 
-/** The SQL value expression and JSON type expression of a field. `_id` is the primary-key column. */
-export function fieldExpr(field: string): { value: string; type: string } {
+/**
+ * The SQL value expression and JSON type expression of a field. `_id` is the primary-key column; an
+ * indexed field is its column (`column`: its values are typed, no type guard needed).
+ */
+export function fieldExpr(field: string, columns: ColumnMap = NO_COLUMNS): Target {
   assertFieldName(field);
-  if (field === '_id') return { value: 'id', type: "'text'" };
+  // `_id` is TEXT with text affinity (a number would be compared as text): the document rules apply to it.
+  if (field === '_id') return { value: 'id', type: "'text'", column: false };
   const path = `'$.${field}'`;
-  return { value: `json_extract(doc,${path})`, type: `json_type(doc,${path})` };
+  const column = columns.get(field);
+  if (column) return { value: column, type: `json_type(doc,${path})`, column: true };
+  return { value: `json_extract(doc,${path})`, type: `json_type(doc,${path})`, column: false };
 }
 
-type Target = { value: string; type: string };
+type Target = { value: string; type: string; column: boolean };
 
 function eq(t: Target, v: Scalar, params: SqlParam[]): string {
   if (v === null) return `${t.value} IS NULL`;
+  if (t.column) {
+    if (typeof v === 'boolean') return `${t.value} = ${booleanLiteral(v)}`;
+    if (typeof v === 'number' && !Number.isFinite(v)) throw new InvalidFilterError('non-finite number in filter');
+    if (typeof v !== 'number' && typeof v !== 'string') throw new InvalidFilterError(`unsupported filter value: ${JSON.stringify(v)}`);
+    params.push(v);
+    return `${t.value} = ?`;
+  }
   if (typeof v === 'boolean') return `(${t.value} = ${v ? 1 : 0} AND ${t.type} = '${v ? 'true' : 'false'}')`;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new InvalidFilterError('non-finite number in filter');
@@ -70,13 +100,21 @@ function inList(t: Target, values: Scalar[], params: SqlParam[]): string {
   if (strings.length === 1) parts.push(eq(t, strings[0], params));
   else if (strings.length > 1) {
     params.push(JSON.stringify(strings));
-    parts.push(`(${t.value} IN (SELECT value FROM json_each(?)) AND ${t.type} = 'text')`);
+    parts.push(
+      t.column
+        ? `${t.value} IN (SELECT value FROM json_each(?))`
+        : `(${t.value} IN (SELECT value FROM json_each(?)) AND ${t.type} = 'text')`,
+    );
   }
   if (numbers.length === 1) parts.push(eq(t, numbers[0], params));
   else if (numbers.length > 1) {
     if (!numbers.every(Number.isFinite)) throw new InvalidFilterError('non-finite number in filter');
     params.push(JSON.stringify(numbers));
-    parts.push(`(${t.value} IN (SELECT value FROM json_each(?)) AND ${t.type} IN ('integer','real'))`);
+    parts.push(
+      t.column
+        ? `${t.value} IN (SELECT value FROM json_each(?))`
+        : `(${t.value} IN (SELECT value FROM json_each(?)) AND ${t.type} IN ('integer','real'))`,
+    );
   }
   for (const v of values) {
     if (v === null || typeof v === 'boolean') parts.push(eq(t, v, params));
@@ -89,14 +127,16 @@ function inList(t: Target, values: Scalar[], params: SqlParam[]): string {
 
 function range(t: Target, op: string, v: unknown, params: SqlParam[]): string {
   const sqlOp = { $lt: '<', $lte: '<=', $gt: '>', $gte: '>=' }[op]!;
+  // A column's storage class is its JSON type (typeof() reads the index entry, not the document).
+  const type = t.column ? `typeof(${t.value})` : t.type;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new InvalidFilterError('non-finite number in filter');
     params.push(v);
-    return `(${t.value} ${sqlOp} ? AND ${t.type} IN ('integer','real'))`;
+    return `(${t.value} ${sqlOp} ? AND ${type} IN ('integer','real'))`;
   }
   if (typeof v === 'string') {
     params.push(v);
-    return `(${t.value} ${sqlOp} ? AND ${t.type} = 'text')`;
+    return `(${t.value} ${sqlOp} ? AND ${type} = 'text')`;
   }
   throw new InvalidFilterError(`${op} needs a string or number`);
 }
@@ -106,8 +146,8 @@ function not(sql: string): string {
   return `NOT IFNULL(${sql}, 0)`;
 }
 
-function condition(field: string, cond: FieldCondition, params: SqlParam[]): string {
-  const t = fieldExpr(field);
+function condition(field: string, cond: FieldCondition, params: SqlParam[], columns: ColumnMap): string {
+  const t = fieldExpr(field, columns);
   if (cond === null || typeof cond !== 'object') return eq(t, cond, params);
   if (Array.isArray(cond)) throw new InvalidFilterError(`array equality is not supported (${field})`);
   const parts: string[] = [];
@@ -138,23 +178,23 @@ function condition(field: string, cond: FieldCondition, params: SqlParam[]): str
 }
 
 /** WHERE clause body (without the keyword) for a filter; `1` when the filter is empty. */
-export function translateFilter(filter: Filter): SqlFragment {
+export function translateFilter(filter: Filter, columns: ColumnMap = NO_COLUMNS): SqlFragment {
   const params: SqlParam[] = [];
   const parts: string[] = [];
   for (const [field, cond] of Object.entries(filter ?? {})) {
     if (cond === undefined) continue;
-    parts.push(condition(field, cond, params));
+    parts.push(condition(field, cond, params, columns));
   }
   return { sql: parts.length === 0 ? '1' : parts.join(' AND '), params };
 }
 
 /** ORDER BY body (without the keyword), or '' for none. NULL/missing sort first ascending, as in MongoDB. */
-export function translateSort(sort: SortSpec | undefined): string {
+export function translateSort(sort: SortSpec | undefined, columns: ColumnMap = NO_COLUMNS): string {
   if (!sort) return '';
   return Object.entries(sort)
     .map(([field, dir]) => {
       if (dir !== 1 && dir !== -1) throw new InvalidFilterError(`invalid sort direction for ${field}`);
-      return `${fieldExpr(field).value} ${dir === 1 ? 'ASC' : 'DESC'}`;
+      return `${fieldExpr(field, columns).value} ${dir === 1 ? 'ASC' : 'DESC'}`;
     })
     .join(', ');
 }
