@@ -1,4 +1,10 @@
-/** One jest run for all three tiers: unit specs next to the code, contract/integration and e2e under test/. */
+/**
+ * The three test tiers as two jest projects. `unit`: every `*.spec.ts` that needs no server (the specs next to
+ * the code in libs/ and apps/, and those of the harness, fixtures, documents and benchmarks under test/).
+ * `servers`: the contract/integration (`*.int-spec.ts`) and end-to-end (`*.e2e-spec.ts`) suites under test/,
+ * and the specs listed in SPECS_WITH_SERVERS, with the Redis and MongoDB-wire servers global setup starts.
+ * `npm test` (test/harness/run-tests.sh) runs both projects at once; with paths it is one run over both.
+ */
 const swc = [
   '@swc/jest',
   {
@@ -13,15 +19,36 @@ const swc = [
   },
 ];
 
-module.exports = {
+/** The `*.spec.ts` files that use the servers of global setup (`describeWith` in test/harness/require-server.ts). */
+const SPECS_WITH_SERVERS = ['test/bench/capacity/redis-stats.spec.ts', 'test/bench/capacity/mongo-wire-counter.spec.ts'];
+const withServers = SPECS_WITH_SERVERS.map((path) => `<rootDir>/${path}`);
+
+const project = {
   testEnvironment: 'node',
   rootDir: __dirname,
-  roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test'],
-  testRegex: '.*\\.(spec|int-spec|e2e-spec)\\.ts$',
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: { '^@app/([^/]+)$': '<rootDir>/libs/$1/src' },
-  globalSetup: '<rootDir>/test/harness/global-setup.ts',
-  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+};
+
+module.exports = {
+  rootDir: __dirname,
+  projects: [
+    {
+      ...project,
+      displayName: 'unit',
+      roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test'],
+      testMatch: ['**/*.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...withServers],
+    },
+    {
+      ...project,
+      displayName: 'servers',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.int-spec.ts', '**/*.e2e-spec.ts', ...withServers],
+      globalSetup: '<rootDir>/test/harness/global-setup.ts',
+      globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+    },
+  ],
   testTimeout: 30000,
   reporters: ['default', ['<rootDir>/test/harness/count-reporter.js', {}]],
 };

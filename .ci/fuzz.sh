@@ -3,6 +3,7 @@
 # (the only network use), then fuzzes both deployments built in dist/ inside a network namespace
 # that has only loopback, so no generated URL can leave the machine. Prints a summary; exits non-zero
 # on any finding outside test/fuzz/baseline.json. Needs root (unshare -n) and python3 with venv.
+# `.ci/fuzz.sh --prepare` only installs (.ci/run does it early, in the background).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,7 @@ if ! "$VENV/bin/st" --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; the
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
 fi
 echo "schemathesis: $("$VENV/bin/st" --version)"
+[ "${1:-}" = "--prepare" ] && exit 0
 
 [ -f dist/apps/api/src/main.js ] || npm run build
 

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { transformFileSync } from '@swc/core';
 
@@ -34,6 +34,10 @@ export function buildTestApp(): void {
       },
       module: { type: 'commonjs' },
     });
-    writeFileSync(out, code);
+    // Unchanged output is left alone, and new output replaces the old file in one rename: another run
+    // (the chaos soak beside the tests in CI) may be starting a process from these files right now.
+    if (existsSync(out) && readFileSync(out, 'utf8') === code) continue;
+    writeFileSync(`${out}.${process.pid}.tmp`, code);
+    renameSync(`${out}.${process.pid}.tmp`, out);
   }
 }
