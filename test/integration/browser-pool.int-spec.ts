@@ -19,7 +19,6 @@ import {
 } from '@app/fetch';
 import { startJsSite, type JsSite } from '../soak/js-site';
 import { browserTrees, stillRunning, type ProcInfo } from '../soak/process-trees';
-import { waitFor } from '../e2e/helpers';
 import { CHROMIUM, failure, testResolver } from './fetch-helpers';
 
 jest.setTimeout(120_000);
@@ -168,7 +167,7 @@ describe('BrowserPool with Chromium', () => {
     it('a document that never finishes ends at the deadline as a timeout', async () => {
       expect(await failure(fetcher.fetch(site.url('/p/7')))).toMatchObject({ category: 'timeout' });
       // The site hears the tab's connection close a moment after the fetch has given up: wait for that event.
-      await waitFor(async () => site.hangs().length > 0 && site.hangs().every((h) => h.closedAt !== null));
+      await waitFor(() => site.hangs().length > 0 && site.hangs().every((h) => h.closedAt !== null), 'the hung request to close');
     });
 
     it('a page that exhausts its tab heap fails, saying so, and is not retried', async () => {
