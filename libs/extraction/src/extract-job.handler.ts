@@ -15,7 +15,7 @@ import {
 } from '@app/learned';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
-import { GroundingService, type GroundedCall } from './grounding.service';
+import { GroundingService, groundedCallOf, type GroundedCall } from './grounding.service';
 import { captureRecorder, finalJobError } from './handler-support';
 import { fetchControlFor } from '@app/fetch';
 import { llmConfigFor } from '@app/llm';
@@ -92,13 +92,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
         onCall,
         ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
       });
-      call = {
-        provider: out.target.provider,
-        model: out.target.model,
-        content: out.content,
-        excerpt: request?.excerpt !== undefined,
-        nulled: out.nulled,
-      };
+      call = groundedCallOf(out, request?.excerpt !== undefined);
       return out;
     };
     try {

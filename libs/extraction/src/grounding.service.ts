@@ -17,6 +17,7 @@ import {
 } from '@app/provenance';
 import type { JsonSchemaObject } from '@app/schema';
 import type { CoercedToNull } from './coerce';
+import type { ExtractOutput } from './extraction.service';
 
 const OUTCOMES = ['grounded', 'ungrounded', 'unchecked'] as const;
 /** Paths named in a failed page's message. */
@@ -32,6 +33,11 @@ export interface GroundedCall {
   excerpt: boolean;
   /** Values of its answer that coercion replaced by null (ExtractOutput.nulled). */
   nulled?: ReadonlyArray<CoercedToNull>;
+}
+
+/** What grounding needs of a model call's output; `excerpt`: it was given an excerpt, not the page. */
+export function groundedCallOf(out: ExtractOutput, excerpt: boolean): GroundedCall {
+  return { provider: out.target.provider, model: out.target.model, content: out.content, excerpt, nulled: out.nulled };
 }
 
 export interface GroundResultInput {

@@ -1,6 +1,6 @@
 export { ExtractionModeProperty, extractionModeSchema, type ExtractionMode } from './extraction-mode';
 export { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
-export { GroundingService, type GroundedCall, type GroundedResult } from './grounding.service';
+export { GroundingService, groundedCallOf, type GroundedCall, type GroundedResult } from './grounding.service';
 export { ExtractionRequestsService } from './extraction-requests.service';
 export { ExtractJobHandler } from './extract-job.handler';
 export { AnalyzeJobHandler } from './analyze-job.handler';

@@ -2,6 +2,7 @@ import { AppError, isStoreUnavailable } from '@app/core';
 import {
   ExtractionFailure,
   captureRecorder,
+  groundedCallOf,
   type ExtractionService,
   type ExtractOutput,
   type GroundedCall,
@@ -105,13 +106,7 @@ export class PageExtract {
           },
           targets,
         );
-        call = {
-          provider: out.target.provider,
-          model: out.target.model,
-          content: out.content,
-          excerpt: request?.excerpt !== undefined,
-          nulled: out.nulled,
-        };
+        call = groundedCallOf(out, request?.excerpt !== undefined);
         return out;
       };
       let result: PageResult;
