@@ -133,8 +133,8 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       const limit = Math.min(batchSize, remaining);
       const sql =
         `SELECT rowid AS r, ${docColumn(options?.fields)}${keyCols} FROM ${this.table} WHERE (${where.sql}) AND (${after.sql}) ` +
-        `ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
-      const rows = this.store.stmt(sql).all(...where.params, ...after.params, BigInt(limit), BigInt(skip)) as Array<
+        `ORDER BY ${orderBy}${limitClause(limit, skip)}`;
+      const rows = this.store.stmt(sql).all(...where.params, ...after.params, ...(skip > 0 ? [BigInt(skip)] : [])) as Array<
         Record<string, unknown>
       >;
       skip = 0;
@@ -250,14 +250,10 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const params: Array<SqlParam | bigint> = where.params;
     let sql = `SELECT ${columns} FROM ${this.table} WHERE ${where.sql}`;
     if (orderBy) sql += ` ORDER BY ${orderBy}`;
-    const limit = options.limit && options.limit > 0 ? Math.floor(options.limit) : -1;
+    const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
     const skip = options.skip && options.skip > 0 ? Math.floor(options.skip) : 0;
-    if (limit === 1 && skip === 0) sql += ' LIMIT 1';
-    else if (limit !== -1 || skip > 0) {
-      // BigInt binds as INTEGER; a bound JS number is a REAL, which makes SQLite's LIMIT noticeably slower.
-      sql += ' LIMIT ? OFFSET ?';
-      params.push(BigInt(limit), BigInt(skip));
-    }
+    sql += limitClause(limit, skip);
+    if (skip > 0) params.push(BigInt(skip));
     const stmt = this.store.stmt(sql);
     return { get: () => stmt.get(...params), all: () => stmt.all(...params) };
   }
@@ -280,6 +276,18 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 }
 
 const FIELD_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * ` LIMIT n` with n written into the SQL (none for no limit), then ` OFFSET ?` when rows are skipped (the
+ * caller binds it as a BigInt: an INTEGER). A bound LIMIT costs SQLite 3.53 about 4 µs more per execution
+ * than a literal one (measured: 6.6 against 2.5 µs for a one-row indexed read), and limits are few distinct
+ * values (page and batch sizes), so the statements stay few; offsets vary per request and stay bound.
+ */
+export function limitClause(limit: number, skip: number): string {
+  const rows = Math.floor(limit);
+  const literal = Number.isSafeInteger(rows) && rows > 0 ? ` LIMIT ${rows}` : skip > 0 ? ' LIMIT -1' : '';
+  return skip > 0 ? `${literal} OFFSET ?` : literal;
+}
 
 /** The `doc` column, or with a projection a JSON object of `_id` and the named top-level fields only. */
 function docColumn(fields: readonly string[] | undefined): string {
