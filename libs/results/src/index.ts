@@ -1,7 +1,7 @@
 export { toResultEventItem, type RecordResultInput, type ResultRecord } from './result.types';
 export { publicBaseUrl, type RequestOrigin } from './public-base-url';
 export { EXPORT_BATCH_SIZE, ResultsRepository } from './results.repository';
-export { ResultsService, type BodyStream } from './results.service';
+export { ResultsService, bodyHeaders, type BodyStream } from './results.service';
 export { pageKeyOf, SINGLE_PAGE_KEY } from './page-key';
 export { ResultsModule } from './results.module';
 export {

@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { AppError } from '@app/core';
-import { chooseFormat, negotiateFormat, serializeItems, type ResultFormat } from './result-formats';
+import { chooseFormat, negotiateFormat, serializeAll, serializeItems, type ResultFormat } from './result-formats';
 
 async function render(items: unknown[], format: ResultFormat): Promise<string> {
   async function* source() {
@@ -43,5 +43,13 @@ describe('result formats', () => {
     expect(JSON.parse(await render([], 'json'))).toEqual([]);
     expect(await render([], 'jsonl')).toBe('');
     expect(parseYaml(await render([], 'yaml'))).toEqual([]);
+  });
+
+  it('serialises items already in memory to the very text of the streamed form', async () => {
+    const lists = [[], [{ a: 1 }], [{ a: 1, s: 'x: y\n- z' }, [1, 2], 'yes', null, undefined, { nested: { deep: [{ k: '#' }] } }]];
+    for (const format of ['json', 'jsonl', 'yaml'] as const) {
+      for (const items of lists) expect(serializeAll(items, format)).toBe(await render(items, format));
+    }
+    expect(serializeAll([{ a: 1 }, null], 'json')).toBe('[{"a":1},null]\n');
   });
 });

@@ -105,20 +105,36 @@ export function chooseFormat(formatParam: string | undefined, accept: string | u
   return formatParam !== undefined ? parseFormat(formatParam) : negotiateFormat(accept);
 }
 
+/** One item's text in a body: `first` says whether it opens the list (JSON arrays separate the others by a comma). */
+function itemText(item: unknown, format: ResultFormat, first: boolean): string {
+  const value = item === undefined ? null : item;
+  if (format === 'json') return (first ? '' : ',') + JSON.stringify(value);
+  if (format === 'jsonl') return `${JSON.stringify(value)}\n`;
+  return yamlStringify([value], { lineWidth: 0 });
+}
+
+const OPENING: Record<ResultFormat, string> = { json: '[', jsonl: '', yaml: '' };
+const CLOSING: Record<ResultFormat, string> = { json: ']\n', jsonl: '', yaml: '' };
+const EMPTY_CLOSING: Record<ResultFormat, string> = { json: ']\n', jsonl: '', yaml: '[]\n' };
+
 /**
  * Serialises items one at a time: a JSON array, JSON lines, or a YAML block sequence whose entries
  * are rendered per item (`- ` + the item indented), so no format needs the whole list in memory.
  */
 export async function* serializeItems(items: AsyncIterable<unknown>, format: ResultFormat): AsyncIterable<string> {
   let first = true;
-  if (format === 'json') yield '[';
+  if (OPENING[format]) yield OPENING[format];
   for await (const item of items) {
-    const value = item === undefined ? null : item;
-    if (format === 'json') yield (first ? '' : ',') + JSON.stringify(value);
-    else if (format === 'jsonl') yield `${JSON.stringify(value)}\n`;
-    else yield yamlStringify([value], { lineWidth: 0 });
+    yield itemText(item, format, first);
     first = false;
   }
-  if (format === 'json') yield ']\n';
-  else if (format === 'yaml' && first) yield '[]\n';
+  const closing = first ? EMPTY_CLOSING[format] : CLOSING[format];
+  if (closing) yield closing;
+}
+
+/** The same text as serializeItems, at once, for items already in memory (one store batch). */
+export function serializeAll(items: readonly unknown[], format: ResultFormat): string {
+  let text = OPENING[format];
+  for (let i = 0; i < items.length; i++) text += itemText(items[i], format, i === 0);
+  return text + (items.length === 0 ? EMPTY_CLOSING[format] : CLOSING[format]);
 }

@@ -1,4 +1,6 @@
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Caller } from '@app/auth';
@@ -7,8 +9,9 @@ import { Errors } from '@app/core';
 import { JobsRepository, type JobRecord, type JobsService } from '@app/jobs';
 import type { AppLogger } from '@app/observability';
 import { SqliteDocumentStore } from '@app/storage';
+import { parse as parseYaml } from 'yaml';
 import type { ResultRecord } from './result.types';
-import { ResultsRepository } from './results.repository';
+import { EXPORT_BATCH_SIZE, ResultsRepository } from './results.repository';
 import { ResultsService } from './results.service';
 
 const caller = (userId: string) => ({ userId, keyId: `key-${userId}`, scopes: [], fullAccess: true, isAdmin: false }) as unknown as Caller;
@@ -80,6 +83,9 @@ describe('ResultsService.exportResults', () => {
       },
     ]);
     expect(found.stream).toMatchObject({ contentType: 'application/json', filename: 'job-a.json' });
+    // All of it in one store batch: the body at once (one write), the very text the stream would give.
+    expect(typeof found.stream.chunks).toBe('string');
+    expect(found.text).toBe(`[${JSON.stringify(JSON.parse(found.text)[0])}]\n`);
     expect(jobReads).toEqual([]);
   });
 
@@ -89,7 +95,54 @@ describe('ResultsService.exportResults', () => {
     for (let i = 0; i < 450; i++) await service.storePage(crawl, `k${i}`, page(`https://a.example/${i}`));
     const list = await items('user-1', 'job-c');
     expect(list.map((item) => item.url)).toEqual(Array.from({ length: 450 }, (_, i) => `https://a.example/${i}`));
+    expect(typeof (await service.exportResults(caller('user-1'), 'job-c', {})).chunks).not.toBe('string');
     expect(jobReads).toEqual([]);
+  });
+
+  it('streams a job of exactly one full batch, and answers one batch less one at once, in every format', async () => {
+    const crawl = job('job-b', 'user-1', 'crawl');
+    await jobsRepository.insert(crawl);
+    for (let i = 0; i < EXPORT_BATCH_SIZE - 1; i++) await service.storePage(crawl, `k${i}`, page(`https://a.example/${i}`));
+    const streamed = async (format: string) => {
+      const all = await body('user-1', 'job-b', { format });
+      return { whole: typeof all.stream.chunks === 'string', text: all.text };
+    };
+    const before = { json: await streamed('json'), jsonl: await streamed('jsonl'), yaml: await streamed('yaml') };
+    expect([before.json.whole, before.jsonl.whole, before.yaml.whole]).toEqual([true, true, true]);
+    expect(JSON.parse(before.json.text)).toHaveLength(EXPORT_BATCH_SIZE - 1);
+    expect(parseYaml(before.yaml.text)).toEqual(JSON.parse(before.json.text));
+    expect(
+      before.jsonl.text
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual(JSON.parse(before.json.text));
+    await service.storePage(crawl, 'last', page('https://a.example/last'));
+    const full = await streamed('json');
+    expect(full.whole).toBe(false);
+    expect((JSON.parse(full.text) as Array<{ url: string }>).map((item) => item.url).slice(-2)).toEqual([
+      `https://a.example/${EXPORT_BATCH_SIZE - 2}`,
+      'https://a.example/last',
+    ]);
+  });
+
+  it('send writes a body held in memory with its length and the export headers', async () => {
+    const server = createServer((_request, response) => {
+      void service.send(response, { contentType: 'application/json', filename: 'x.json', chunks: '[1]\n' }, { vary: 'Accept' });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      expect(await response.text()).toBe('[1]\n');
+      expect(Object.fromEntries(response.headers)).toMatchObject({
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'private, no-store',
+        'content-length': '4',
+        vary: 'Accept',
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('reads the job for a job without results: [] for one’s own, 404 for an unknown or another user’s job', async () => {

@@ -9,7 +9,16 @@ import { redactSecrets } from './capture-redaction';
 import { DownloadSigner } from './download-signer';
 import { mergeItemsOf, itemHash, itemUrl, richness, type ItemPosition } from './merge';
 import { publicBaseUrl, type RequestOrigin } from './public-base-url';
-import { FORMAT_CONTENT_TYPES, FORMAT_EXTENSIONS, chooseFormat, parseFormat, serializeItems, type ResultFormat } from './result-formats';
+import {
+  FORMAT_CONTENT_TYPES,
+  FORMAT_EXTENSIONS,
+  chooseFormat,
+  parseFormat,
+  serializeAll,
+  serializeItems,
+  type ResultFormat,
+} from './result-formats';
+import { itemsFrom, itemsOf, lazyJobType, readUpTo } from './export-items';
 import {
   toCaptureView,
   toResultEventItem,
@@ -21,7 +30,7 @@ import {
   type ResultItem,
   type ResultRecord,
 } from './result.types';
-import { ResultsRepository, type Owner } from './results.repository';
+import { EXPORT_BATCH_SIZE, ResultsRepository, type Owner } from './results.repository';
 import { SINGLE_PAGE_KEY, SINGLE_RESULT_TYPES } from './page-key';
 
 /** Download links live this long (docs/api.md "Results and downloads": expiry 1 hour). */
@@ -40,7 +49,13 @@ export interface BodyStream {
   contentType: string;
   /** Suggested file name (downloads set Content-Disposition with it). */
   filename: string;
-  chunks: AsyncIterable<string>;
+  /** The body as it is produced, or all of it when it was already in memory (sent in one write). */
+  chunks: AsyncIterable<string> | string;
+}
+
+/** The headers a body is sent with (besides its length). */
+export function bodyHeaders(body: BodyStream): Record<string, string> {
+  return { 'content-type': `${body.contentType}; charset=utf-8`, 'cache-control': 'private, no-store' };
 }
 
 export interface DownloadLink {
@@ -228,16 +243,16 @@ export class ResultsService {
     }
     if (options.merge) return this.bodyFor(await this.jobs.getRecord(caller, jobId), format, true);
     const records = this.repository.iterateOwn({ userId: caller.userId }, jobId)[Symbol.asyncIterator]();
-    const first = await records.next();
-    if (first.done) return this.bodyFor(await this.jobs.getRecord(caller, jobId), format, false);
+    const head = await readUpTo(records, EXPORT_BATCH_SIZE);
+    if (head.records.length === 0) return this.bodyFor(await this.jobs.getRecord(caller, jobId), format, false);
     // A record stored before `job_type` existed: the job says its type (and whether it is still there), as before.
-    const job = first.value.job_type === undefined ? await this.jobs.getRecord(caller, jobId) : null;
+    const job = head.records[0].job_type === undefined ? await this.jobs.getRecord(caller, jobId) : null;
+    const body = { contentType: FORMAT_CONTENT_TYPES[format], filename: `${jobId}.${FORMAT_EXTENSIONS[format]}` };
+    // All of them in one store batch (most jobs): the body at once, sent in one write without a stream.
+    const items = head.done ? itemsOf(head.records, job) : null;
+    if (items) return { ...body, chunks: serializeAll(items, format) };
     const typeOf = lazyJobType(job, () => this.jobsRepository.findOwn({ userId: caller.userId }, jobId));
-    return {
-      contentType: FORMAT_CONTENT_TYPES[format],
-      filename: `${jobId}.${FORMAT_EXTENSIONS[format]}`,
-      chunks: serializeItems(itemsFrom(first.value, records, typeOf), format),
-    };
+    return { ...body, chunks: serializeItems(itemsFrom(head.records, head.done ? null : records, typeOf), format) };
   }
 
   /** The first page result of a job (the answer of single-page extract/analyze), or null. 404 for a foreign job. */
@@ -323,7 +338,11 @@ export class ResultsService {
    * headers went out destroys the connection: a truncated file must not look complete.
    */
   async send(response: ServerResponse, body: BodyStream, headers: Record<string, string>): Promise<void> {
-    const head = { ...headers, 'content-type': `${body.contentType}; charset=utf-8`, 'cache-control': 'private, no-store' };
+    const head = { ...headers, ...bodyHeaders(body) };
+    if (typeof body.chunks === 'string') {
+      if (!response.destroyed) response.writeHead(200, { ...head, 'content-length': Buffer.byteLength(body.chunks) }).end(body.chunks);
+      return;
+    }
     let buffer = '';
     const flush = async () => {
       if (!response.headersSent) response.writeHead(200, head);
@@ -406,34 +425,6 @@ export class ResultsService {
         yield item;
       }
     }
-  }
-}
-
-/**
- * The job type a record's item needs: the record's own (`job_type`), else its job's, read at most once
- * (records stored before `job_type` existed; a job gone since then gives the default, a model call).
- */
-function lazyJobType(job: JobRecord | null, read: () => Promise<JobRecord | null>): (record: ResultRecord) => Promise<string | undefined> {
-  let pending: Promise<JobRecord | null> | null = job ? Promise.resolve(job) : null;
-  return async (record) => {
-    if (typeof record.job_type === 'string') return record.job_type;
-    pending ??= read();
-    return (await pending)?.type;
-  };
-}
-
-/** The items of a results query whose first record was already read (the rest are read as they are consumed). */
-async function* itemsFrom(
-  first: ResultRecord,
-  rest: AsyncIterator<ResultRecord>,
-  typeOf: (record: ResultRecord) => Promise<string | undefined>,
-): AsyncIterable<ResultItem> {
-  try {
-    yield toResultItem(first, await typeOf(first));
-    for (let next = await rest.next(); !next.done; next = await rest.next()) yield toResultItem(next.value, await typeOf(next.value));
-  } finally {
-    // A consumer that stops early (the client went away) closes the store cursor.
-    await rest.return?.();
   }
 }
 

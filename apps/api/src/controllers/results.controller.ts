@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
 import {
+  bodyHeaders,
   DebugCaptureSetResponse,
   DownloadLinkQuery,
   DownloadLinkResponse,
@@ -23,6 +24,8 @@ export async function stream(
   body: BodyStream,
   extra: Record<string, string> = {},
 ): Promise<void> {
+  // A body already in memory (most results reads): Fastify sends it with the reply's headers, without a hijack.
+  if (typeof body.chunks === 'string') return void (await reply.headers({ ...extra, ...bodyHeaders(body) }).send(body.chunks));
   const headers = Object.fromEntries(Object.entries(reply.getHeaders()).map(([name, value]) => [name, String(value)]));
   reply.hijack();
   await results.send(reply.raw, body, { ...headers, ...extra });
