@@ -90,7 +90,7 @@ export class ExtractionRequestsService {
       secrets: control.secrets,
     });
     const done = await this.intake.awaitJob(job.id);
-    const item = await this.results.first(caller, job.id);
+    const item = await this.results.firstOf(done);
     const facts = (done.extraction ?? {}) as Partial<ExtractionFacts>;
     return {
       job_id: done._id,
@@ -143,7 +143,7 @@ export class ExtractionRequestsService {
       secrets,
     });
     const done = await this.intake.awaitJob(job.id);
-    const item = await this.results.first(caller, job.id);
+    const item = await this.results.firstOf(done);
     return { job_id: done._id, ...((item?.data as Record<string, unknown> | undefined) ?? {}) };
   }
 }

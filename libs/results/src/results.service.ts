@@ -94,8 +94,9 @@ export class ResultsService {
   private async recordSingle(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
     if (input.status === 'failed') return this.append(job, input);
     const id = `${job._id}:p:${SINGLE_PAGE_KEY}`;
-    const stored = await this.storeOnce(job, id, input);
-    await this.jobs.publishResult(job, { ...toResultEventItem(stored, job.type) }, { dedupeKey: `result:${id}` });
+    const { record: stored, inserted } = await this.storeOnce(job, id, input);
+    // Stored just now, it cannot have been announced (a result is announced after it is stored): no lookup of its event.
+    await this.jobs.publishResult(job, { ...toResultEventItem(stored, job.type) }, { dedupeKey: `result:${id}`, firstTime: inserted });
     return toResultItem(stored, job.type);
   }
 
@@ -105,7 +106,7 @@ export class ResultsService {
    * the crawl announces the page itself, exactly once. Returns the stored record (the first one).
    */
   async storePage(job: JobRecord, pageKey: string, input: RecordResultInput): Promise<ResultRecord> {
-    return this.storeOnce(job, `${job._id}:p:${pageKey}`, input);
+    return (await this.storeOnce(job, `${job._id}:p:${pageKey}`, input)).record;
   }
 
   /**
@@ -114,14 +115,14 @@ export class ResultsService {
    * stand-in) is never taken for "already stored": a new seq is drawn instead, so a page is never
    * reported stored without being stored.
    */
-  private async storeOnce(job: JobRecord, id: string, input: RecordResultInput): Promise<ResultRecord> {
+  private async storeOnce(job: JobRecord, id: string, input: RecordResultInput): Promise<{ record: ResultRecord; inserted: boolean }> {
     for (let attempt = 1; ; attempt++) {
       const existing = await this.repository.findById(id);
-      if (existing) return existing;
+      if (existing) return { record: existing, inserted: false };
       const record = { ...this.buildRecord(job, await this.repository.nextSeq(job._id), input), _id: id };
       const outcome = await this.repository.insertOnce(record);
-      if (outcome === 'inserted') return record;
-      if (outcome !== 'seq-taken') return outcome;
+      if (outcome === 'inserted') return { record, inserted: true };
+      if (outcome !== 'seq-taken') return { record: outcome, inserted: false };
       if (attempt >= 20) throw new Error(`no free result seq for ${id} after ${attempt} attempts`);
     }
   }
@@ -242,7 +243,14 @@ export class ResultsService {
 
   /** The first page result of a job (the answer of single-page extract/analyze), or null. 404 for a foreign job. */
   async first(caller: Caller, jobId: string): Promise<ResultItem | null> {
-    const job = await this.jobs.getRecord(caller, jobId);
+    return this.firstOf(await this.jobs.getRecord(caller, jobId));
+  }
+
+  /**
+   * The first page result of a job record in hand: the synchronous answer of a job the caller just made
+   * and waited for (the record came with the wait; reading it again to check its owner would tell nothing new).
+   */
+  async firstOf(job: JobRecord): Promise<ResultItem | null> {
     const record = await this.repository.firstOwn({ userId: job.user_id }, job._id);
     return record ? toResultItem(record, job.type) : null;
   }
