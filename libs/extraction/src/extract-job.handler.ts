@@ -44,7 +44,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  async run({ job, input, signal, jobs, secrets }: JobContext<ExtractJobInput>): Promise<void> {
+  async run({ job, input, signal, jobs, secrets, startedNow }: JobContext<ExtractJobInput>): Promise<void> {
     // Its page is recorded (result and usage) by an earlier delivery that did not get to finish the job (a
     // crash or a store outage in between): only the finish is left to do, and counting the page again is wrong.
     if (job.page_count > 0) return;
@@ -146,21 +146,25 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
         is_byok: out?.isByok ?? false,
         ...made,
       };
-      await this.results.record(job, {
-        url: page.fetch.url,
-        status: 'completed',
-        data,
-        depth: 0,
-        parent_url: null,
-        token_usage_input: out?.usage.inputTokens ?? 0,
-        token_usage_output: out?.usage.outputTokens ?? 0,
-        fetch_duration_ms: facts.fetch_duration_ms,
-        extract_duration_ms: facts.extract_duration_ms,
-        llm_model: facts.llm_model,
-        llm_provider: facts.llm_provider,
-        cost_usd: costUsd,
-        metadata: { ...made, ...grounded.metadata },
-      });
+      await this.results.record(
+        job,
+        {
+          url: page.fetch.url,
+          status: 'completed',
+          data,
+          depth: 0,
+          parent_url: null,
+          token_usage_input: out?.usage.inputTokens ?? 0,
+          token_usage_output: out?.usage.outputTokens ?? 0,
+          fetch_duration_ms: facts.fetch_duration_ms,
+          extract_duration_ms: facts.extract_duration_ms,
+          llm_model: facts.llm_model,
+          llm_provider: facts.llm_provider,
+          cost_usd: costUsd,
+          metadata: { ...made, ...grounded.metadata },
+        },
+        { startedNow },
+      );
       await jobs.recordUsage(
         job._id,
         {

@@ -9,6 +9,11 @@ export interface JobContext<I = unknown> {
   signal: AbortSignal;
   jobs: JobsService;
   attempt: number;
+  /**
+   * This delivery moved the job from pending to running: no run of its handler came before, so nothing of
+   * an earlier run (a stored result) needs looking for. Absent or false: a resumed job (or unknown).
+   */
+  startedNow?: boolean;
   /** Request-only secrets from the queue message (e.g. `llm_api_key`), opened for this run. */
   secrets: Record<string, string>;
   /** The sealed form of `secrets`, to pass on to further queue messages (crawl page work) without opening them again. */

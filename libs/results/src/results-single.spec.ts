@@ -54,3 +54,33 @@ describe('ResultsService: one-page results', () => {
     expect(getRecord).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('ResultsService: the result of a job its run started', () => {
+  let store: SqliteDocumentStore;
+  let repository: ResultsRepository;
+  let service: ResultsService;
+  const job = { _id: 'job-2', user_id: 'user-1', type: 'extract', capture_debug: false } as unknown as JobRecord;
+  const completed = (name: string) => ({ url: 'https://a.example/', status: 'completed' as const, data: { name } });
+
+  beforeEach(async () => {
+    store = SqliteDocumentStore.open({ file: ':memory:' });
+    repository = new ResultsRepository(store);
+    await repository.onModuleInit();
+    const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gleaner-results-')) });
+    const jobs = { publishResult: jest.fn().mockResolvedValue(true) } as unknown as JobsService;
+    service = new ResultsService(repository, jobs, {} as JobsRepository, config, {} as AppLogger);
+  });
+  afterEach(() => store.close());
+
+  it('is stored without looking for one of an earlier run, and a second store still finds the first', async () => {
+    const lookups = jest.spyOn(repository, 'findById');
+    const first = await service.record(job, completed('first'), { startedNow: true });
+    expect(lookups).not.toHaveBeenCalled();
+    // Two runs that both took the job as started (a store stand-in can hand one post-image to two updates).
+    const second = await service.record(job, completed('second'), { startedNow: true });
+    expect(second).toMatchObject({ id: first.id, data: { name: 'first' } });
+    // A resumed job looks first.
+    await service.record(job, completed('resumed'));
+    expect(lookups).toHaveBeenCalledTimes(1);
+  });
+});

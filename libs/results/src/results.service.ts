@@ -73,8 +73,8 @@ export class ResultsService {
    * then emits the SSE `result` event and the `job.page` webhook event. Job counters (page_count,
    * tokens, cost) stay the handler's business (JobsService.progress).
    */
-  async record(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
-    if (SINGLE_RESULT_TYPES.has(job.type)) return this.recordSingle(job, input);
+  async record(job: JobRecord, input: RecordResultInput, options: { startedNow?: boolean } = {}): Promise<ResultItem> {
+    if (SINGLE_RESULT_TYPES.has(job.type)) return this.recordSingle(job, input, options.startedNow ?? false);
     return this.append(job, input);
   }
 
@@ -91,10 +91,11 @@ export class ResultsService {
    * result (and its event) instead of adding a second. Failed results are kept as before (a retried
    * attempt after an internal error adds its own).
    */
-  private async recordSingle(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
+  private async recordSingle(job: JobRecord, input: RecordResultInput, startedNow: boolean): Promise<ResultItem> {
     if (input.status === 'failed') return this.append(job, input);
     const id = `${job._id}:p:${SINGLE_PAGE_KEY}`;
-    const { record: stored, inserted } = await this.storeOnce(job, id, input);
+    // A job started by this run has no result of an earlier run to look for (the insert still refuses a second one).
+    const { record: stored, inserted } = await this.storeOnce(job, id, input, !startedNow);
     // Stored just now, it cannot have been announced (a result is announced after it is stored): no lookup of its event.
     await this.jobs.publishResult(job, { ...toResultEventItem(stored, job.type) }, { dedupeKey: `result:${id}`, firstTime: inserted });
     return toResultItem(stored, job.type);
@@ -115,9 +116,14 @@ export class ResultsService {
    * stand-in) is never taken for "already stored": a new seq is drawn instead, so a page is never
    * reported stored without being stored.
    */
-  private async storeOnce(job: JobRecord, id: string, input: RecordResultInput): Promise<{ record: ResultRecord; inserted: boolean }> {
+  private async storeOnce(
+    job: JobRecord,
+    id: string,
+    input: RecordResultInput,
+    lookFirst = true,
+  ): Promise<{ record: ResultRecord; inserted: boolean }> {
     for (let attempt = 1; ; attempt++) {
-      const existing = await this.repository.findById(id);
+      const existing = lookFirst || attempt > 1 ? await this.repository.findById(id) : null;
       if (existing) return { record: existing, inserted: false };
       const record = { ...this.buildRecord(job, await this.repository.nextSeq(job._id), input), _id: id };
       const outcome = await this.repository.insertOnce(record);

@@ -115,7 +115,8 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       return;
     }
 
-    if (job.status === 'pending') {
+    const startedNow = job.status === 'pending';
+    if (startedNow) {
       const started = await this.start(job);
       if (!started) return;
       job = started;
@@ -136,6 +137,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
         signal: controller.signal,
         jobs: this.jobs,
         attempt: message.attempt,
+        startedNow,
         secrets,
         sealedSecrets: message.payload.secrets,
       });
