@@ -3,7 +3,7 @@ import { PageArchive } from '@app/archive';
 import { LOGGER, type AppLogger } from '@app/observability';
 import { AppError } from '@app/core';
 import { ResultsService } from '@app/results';
-import type { JobContext, JobHandler } from '@app/jobs';
+import type { JobCompletion, JobContext, JobHandler } from '@app/jobs';
 import {
   EXTRACTS_CONSUMER,
   consumerSession,
@@ -44,7 +44,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  async run({ job, input, signal, jobs, secrets, startedNow }: JobContext<ExtractJobInput>): Promise<void> {
+  async run({ job, input, signal, jobs, secrets, startedNow }: JobContext<ExtractJobInput>): Promise<JobCompletion | void> {
     // Its page is recorded (result and usage) by an earlier delivery that did not get to finish the job (a
     // crash or a store outage in between): only the finish is left to do, and counting the page again is wrong.
     if (job.page_count > 0) return;
@@ -165,23 +165,23 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
         },
         { startedNow },
       );
-      await jobs.recordUsage(
-        job._id,
-        {
-          page_count: 1,
-          token_usage_input: out?.usage.inputTokens ?? 0,
-          token_usage_output: out?.usage.outputTokens ?? 0,
-          cost_usd: costUsd,
-          llm_cost_usd: out?.llmCostUsd ?? 0,
-          ungrounded_fields: grounded.metadata.ungrounded_fields,
-        },
-        { extraction: facts, attempts: out?.attempts ?? [] },
-      );
+      const usage = {
+        page_count: 1,
+        token_usage_input: out?.usage.inputTokens ?? 0,
+        token_usage_output: out?.usage.outputTokens ?? 0,
+        cost_usd: costUsd,
+        llm_cost_usd: out?.llmCostUsd ?? 0,
+        ungrounded_fields: grounded.metadata.ungrounded_fields,
+      };
+      const set = { extraction: facts, attempts: out?.attempts ?? [] };
       if (input.max_cost_usd !== null && costUsd > input.max_cost_usd) {
+        await jobs.recordUsage(job._id, usage, set);
         throw new AppError('validation-error', `The job cost ${costUsd.toFixed(6)} USD, over its cap of ${input.max_cost_usd} USD.`, {
           category: 'budget_exceeded',
         });
       }
+      // Written with the job's completion, in the same write as its status.
+      return { usage, set };
     } catch (error) {
       if (error instanceof AppError && error.category === 'ungrounded_output') throw finalJobError(error, 'Extraction');
       if (error instanceof ExtractionFailure) {

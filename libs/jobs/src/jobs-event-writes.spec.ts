@@ -101,6 +101,42 @@ describe('JobsService: events drawn with the job’s own writes', () => {
     expect((await repository.findForWorker(id))?.event_seq).toBe(5);
   });
 
+  it('a run’s last counters are written with its completion: one write, announced in the completed status event', async () => {
+    const id = await newJob();
+    await jobs.start(id);
+    const finished = await jobs.finish(id, 'completed', undefined, {
+      usage: { page_count: 1, cost_usd: 0.25, token_usage_input: 7 },
+      set: { extraction: { final_url: 'https://a.example/' } },
+    });
+    expect(finished).toMatchObject({ status: 'completed', page_count: 1, cost_usd: 0.25, token_usage_input: 7 });
+    const events = await repository.eventsAfter(id, 0);
+    expect(events.map((e) => [e.seq, e.event, e.data.status])).toEqual([
+      [1, 'status', 'pending'],
+      [2, 'status', 'running'],
+      [3, 'status', 'completed'],
+      [4, 'complete', 'completed'],
+    ]);
+    expect(events[2].data).toMatchObject({ page_count: 1, cost_usd: 0.25, token_usage_input: 7 });
+    expect(events[3].data).toMatchObject({ page_count: 1, cost_usd: 0.25 });
+    expect(count('findOneAndUpdate jobs')).toBe(2);
+    expect(await repository.findForWorker(id)).toMatchObject({
+      status: 'completed',
+      page_count: 1,
+      cost_usd: 0.25,
+      extraction: { final_url: 'https://a.example/' },
+      event_seq: 4,
+    });
+  });
+
+  it('a job cancelled before its run could complete it still gets the run’s counters', async () => {
+    const id = await newJob();
+    await jobs.start(id);
+    await jobs.stop(id, 'Cancelled by the caller.');
+    const finished = await jobs.finish(id, 'completed', undefined, { usage: { page_count: 1, cost_usd: 0.5 } });
+    expect(finished).toBeNull();
+    expect(await repository.findForWorker(id)).toMatchObject({ status: 'cancelled', page_count: 1, cost_usd: 0.5 });
+  });
+
   it('an event whose drawn seq another writer holds is stored under a new seq, never taken for stored', async () => {
     const id = await newJob();
     // What a store whose counter is not atomic under concurrency allows: seq 2 is held while the job's counter says 1.

@@ -93,12 +93,16 @@ export class JobsRepository implements OnModuleInit {
     patch: Record<string, unknown> = {},
     from?: JobStatus[],
     drawEvents = 0,
+    inc: Record<string, number | undefined> = {},
   ): Promise<JobRecord | null> {
     const allowed = (from ?? sourcesOf(to)).filter((s) => sourcesOf(to).includes(s));
-    // `drawEvents` event seqs are drawn in the same write (the move's own events: storeDrawnEvents after it).
+    // `drawEvents` event seqs are drawn in the same write (the move's own events: storeDrawnEvents after it),
+    // and counters `inc` added (a run's last usage, with its job's completion).
+    const counters = Object.fromEntries(Object.entries(inc).filter((entry): entry is [string, number] => entry[1] !== undefined));
+    if (drawEvents > 0) counters.event_seq = drawEvents;
     return this.jobs.findOneAndUpdate(
       { _id: jobId, status: { $in: allowed } },
-      { $set: { ...patch, status: to }, ...(drawEvents > 0 ? { $inc: { event_seq: drawEvents } } : {}) },
+      { $set: { ...patch, status: to }, ...(Object.keys(counters).length > 0 ? { $inc: counters } : {}) },
       { returnDocument: 'before' },
     );
   }

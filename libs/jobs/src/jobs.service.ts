@@ -33,6 +33,14 @@ import {
   type RunJobPayload,
 } from './job.types';
 
+/** The counters a page adds to its job (JobsService.recordUsage). */
+export type UsageCounters = Partial<
+  Record<
+    'page_count' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd' | 'llm_cost_usd' | 'ungrounded_fields',
+    number
+  >
+>;
+
 export interface CreateJobInput {
   type: JobType;
   url: string | null;
@@ -209,15 +217,20 @@ export class JobsService {
     jobId: string,
     status: Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>,
     error?: { category: ErrorCategory; message: string },
+    completion?: { usage: UsageCounters; set?: Record<string, unknown> },
   ): Promise<JobRecord | null> {
-    const patch: Record<string, unknown> = { completed_at: nowIso(), holds_slot: false };
+    const patch: Record<string, unknown> = { completed_at: nowIso(), holds_slot: false, ...(completion?.set ?? {}) };
     if (error) {
       patch.error_category = error.category;
       patch.error_message = error.message;
     }
-    // The move draws the seqs of its two events (status, complete) in the same write.
-    const before = await this.repository.transition(jobId, status, patch, undefined, 2);
-    if (!before) return null;
+    // The move draws the seqs of its two events (status, complete) in the same write, and adds the run's last counters.
+    const before = await this.repository.transition(jobId, status, patch, undefined, 2, completion?.usage);
+    if (!before) {
+      // Finished meanwhile (a cancel): what the run used is still the job's.
+      if (completion) await this.recordUsage(jobId, completion.usage, completion.set);
+      return null;
+    }
     // The job is finished in the store: what follows must happen even across a store outage, or the
     // stream's `complete` and the terminal webhook would be lost (nothing redoes a finished job).
     const outage = () => this.logger.warn({ job_id: jobId, status }, 'finishing the job waits for the store');
@@ -226,7 +239,7 @@ export class JobsService {
       await pastStoreOutage(() => this.repository.releaseSlot(before.user_id, jobClass), outage);
       await pastStoreOutage(() => this.wakeParked(before.user_id, 1, jobClass), outage);
     }
-    const job = { ...before, ...patch, status, event_seq: before.event_seq + 2 } as JobRecord;
+    const job = { ...before, ...patch, ...added(before, completion?.usage), status, event_seq: before.event_seq + 2 } as JobRecord;
     this.metrics.jobTransitions.inc({ type: job.type, status });
     await pastStoreOutage(() => this.storeDrawn(jobId, before.event_seq + 1, [{ event: 'status', data: this.statusData(job) }]), outage);
     await pastStoreOutage(
@@ -306,16 +319,7 @@ export class JobsService {
   }
 
   /** Adds a page's usage to the job (tokens, cost) and sets its extraction facts (model, timings). */
-  async recordUsage(
-    jobId: string,
-    inc: Partial<
-      Record<
-        'page_count' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd' | 'llm_cost_usd' | 'ungrounded_fields',
-        number
-      >
-    >,
-    set: Record<string, unknown> = {},
-  ): Promise<JobRecord | null> {
+  async recordUsage(jobId: string, inc: UsageCounters, set: Record<string, unknown> = {}): Promise<JobRecord | null> {
     // The status event's seq is drawn in the same write as the counters.
     const job = await this.repository.update(jobId, { $inc: { ...inc, event_seq: 1 }, ...(Object.keys(set).length ? { $set: set } : {}) });
     if (job) await this.storeDrawn(jobId, job.event_seq, [{ event: 'status', data: this.statusData(job) }]);
@@ -463,4 +467,12 @@ export class JobsService {
     if (error instanceof AppError) return { category: error.category ?? 'internal', message: error.detail ?? error.message };
     return { category: 'internal', message: 'Internal error while running the job.' };
   }
+}
+
+/** The job's counters after `inc` was added to them (what the store computed in the same write). */
+function added(before: JobRecord, inc: UsageCounters | undefined): Record<string, number> {
+  const after: Record<string, number> = {};
+  const counters = before as unknown as Record<string, number | undefined>;
+  for (const [field, value] of Object.entries(inc ?? {})) if (value !== undefined) after[field] = (counters[field] ?? 0) + value;
+  return after;
 }
