@@ -12,7 +12,8 @@
  *   strict json_schema); JSON.parse of the answer; the result document inserted; the job's final state in one
  *   update; the data sent. Embedded, all in the server's process; in the cluster, the server LPUSHes the job
  *   id on a Redis list and a second bare process (anchor-worker.ts) BLPOPs it, reads the job, does the work
- *   and pushes the answer back (the server waits on one BLPOP loop of the reply list). The anchor does
+ *   and pushes the answer back (the server waits on one BLPOP loop of the reply list). Embedded, its SQLite
+ *   writes are autocommitted without an fsync each (WAL, synchronous=NORMAL; anchor-store.ts says why). The anchor does
  *   **not** guard the fetch (SSRF/DNS), convert to markdown, validate or retry the answer, ground values,
  *   count cost, keep an event log or stream events, call webhooks, honour idempotency keys, apply a
  *   per-user running-jobs cap, retry a lost job (no lease, no watchdog), or record metrics.
