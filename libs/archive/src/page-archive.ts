@@ -39,6 +39,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * cannot remove it.
  */
 export class PageArchive {
+  /** Bodies this process is storing now, by blob id (see reference). */
+  private readonly storing = new Map<string, Promise<boolean>>();
+
   constructor(
     private readonly repository: ArchiveRepository,
     private readonly blobs: ArchiveBlobStore,
@@ -311,6 +314,28 @@ export class PageArchive {
     // Not stored yet: this call stores the bytes (another first reference may be writing the same bytes
     // under the same id, or have died before it could); whoever marks them stored counts them.
     const id = before?.blob_id ?? blobId;
+    // A first reference of this process is storing these very bytes under this id (pages with one body
+    // fetched at once): its storing is this one's. Only if it failed does this call store them itself.
+    const running = this.storing.get(id);
+    if (
+      running &&
+      (await running.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return false;
+    const storing = this.store(userId, sha256, id, data);
+    this.storing.set(id, storing);
+    try {
+      return await storing;
+    } finally {
+      if (this.storing.get(id) === storing) this.storing.delete(id);
+    }
+  }
+
+  /** Compresses and writes the bytes under `id`, and counts them for the one call that marks them stored. */
+  private async store(userId: string, sha256: string, id: string, data: Buffer): Promise<boolean> {
     const encoded = await encodeBody(data);
     await this.blobs.write(id, encoded);
     if (!(await this.repository.markStored(userId, sha256, id, encoded.length))) return false;
