@@ -8,6 +8,7 @@ import {
   ArchiveRepository,
   BlobTooLarge,
   PageArchive,
+  USAGE_FRESH_MS,
   type ArchiveBlobStore,
   type PageCapture,
   type PageArchiveSettings,
@@ -200,6 +201,25 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
       expect(await capped.keep(user, 'cap', 'k2', capture(html('second')))).toBe('refused_cap');
       expect(await capped.record(user, 'cap', 'k2')).toBeNull();
       expect(await capped.keep(tenant(), 'cap', 'k2', capture(html('second')))).toBe('stored');
+    });
+
+    it("another process's bodies count toward the cap within USAGE_FRESH_MS; this process's own at once", async () => {
+      const user = tenant();
+      await archive.keep(user, 'shared', 'a', capture(html('mine')));
+      const mine = (await archive.usage(user)).stored_bytes;
+      const here = archiveWith({ maxBytesPerTenant: mine + 1 });
+      const there = archiveWith({ maxBytesPerTenant: 0 });
+      const now = Date.now();
+      const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+      try {
+        expect(await here.keep(user, 'shared', 'b', capture(html('mine')))).toBe('deduplicated'); // usage read: under the cap
+        expect(await there.keep(user, 'shared', 'c', capture(html('theirs')))).toBe('stored'); // now over it
+        expect(await here.keep(user, 'shared', 'd', capture(html('mine')))).toBe('deduplicated'); // not seen yet
+        clock.mockReturnValue(now + USAGE_FRESH_MS);
+        expect(await here.keep(user, 'shared', 'e', capture(html('mine')))).toBe('refused_cap');
+      } finally {
+        clock.mockRestore();
+      }
     });
 
     it('keeps nothing when archiving is off (TTL 0)', async () => {
