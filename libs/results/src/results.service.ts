@@ -103,9 +103,11 @@ export class ResultsService {
    * A crawl page's result, stored at most once per page: its `_id` comes from the page key, so a
    * page redone after a crash finds the first result instead of adding a second. No events here:
    * the crawl announces the page itself, exactly once. Returns the stored record (the first one).
+   * `firstTime`: the caller knows of no earlier run of the page that got this far; the lookup before the
+   * insert is spared (a repeat is still found, by the insert's unique `_id`, at the cost of a seq gap).
    */
-  async storePage(job: JobRecord, pageKey: string, input: RecordResultInput): Promise<ResultRecord> {
-    return this.storeOnce(job, `${job._id}:p:${pageKey}`, input);
+  async storePage(job: JobRecord, pageKey: string, input: RecordResultInput, options: { firstTime?: boolean } = {}): Promise<ResultRecord> {
+    return this.storeOnce(job, `${job._id}:p:${pageKey}`, input, options.firstTime === true);
   }
 
   /**
@@ -114,9 +116,9 @@ export class ResultsService {
    * stand-in) is never taken for "already stored": a new seq is drawn instead, so a page is never
    * reported stored without being stored.
    */
-  private async storeOnce(job: JobRecord, id: string, input: RecordResultInput): Promise<ResultRecord> {
+  private async storeOnce(job: JobRecord, id: string, input: RecordResultInput, firstTime = false): Promise<ResultRecord> {
     for (let attempt = 1; ; attempt++) {
-      const existing = await this.repository.findById(id);
+      const existing = firstTime && attempt === 1 ? null : await this.repository.findById(id);
       if (existing) return existing;
       const record = { ...this.buildRecord(job, await this.repository.nextSeq(job._id), input), _id: id };
       const outcome = await this.repository.insertOnce(record);
