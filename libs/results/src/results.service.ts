@@ -95,7 +95,7 @@ export class ResultsService {
     if (input.status === 'failed') return this.append(job, input);
     const id = `${job._id}:p:${SINGLE_PAGE_KEY}`;
     // A job started by this run has no result of an earlier run to look for (the insert still refuses a second one).
-    const { record: stored, inserted } = await this.storeOnce(job, id, input, !startedNow);
+    const { record: stored, inserted } = await this.storeOnce(job, id, input, startedNow);
     // Stored just now, it cannot have been announced (a result is announced after it is stored): no lookup of its event.
     await this.jobs.publishResult(job, { ...toResultEventItem(stored, job.type) }, { dedupeKey: `result:${id}`, firstTime: inserted });
     return toResultItem(stored, job.type);
@@ -105,9 +105,11 @@ export class ResultsService {
    * A crawl page's result, stored at most once per page: its `_id` comes from the page key, so a
    * page redone after a crash finds the first result instead of adding a second. No events here:
    * the crawl announces the page itself, exactly once. Returns the stored record (the first one).
+   * `firstTime`: the caller knows of no earlier run of the page that got this far; the lookup before the
+   * insert is spared (a repeat is still found, by the insert's unique `_id`, at the cost of a seq gap).
    */
-  async storePage(job: JobRecord, pageKey: string, input: RecordResultInput): Promise<ResultRecord> {
-    return (await this.storeOnce(job, `${job._id}:p:${pageKey}`, input)).record;
+  async storePage(job: JobRecord, pageKey: string, input: RecordResultInput, options: { firstTime?: boolean } = {}): Promise<ResultRecord> {
+    return (await this.storeOnce(job, `${job._id}:p:${pageKey}`, input, options.firstTime === true)).record;
   }
 
   /**
@@ -120,10 +122,10 @@ export class ResultsService {
     job: JobRecord,
     id: string,
     input: RecordResultInput,
-    lookFirst = true,
+    firstTime = false,
   ): Promise<{ record: ResultRecord; inserted: boolean }> {
     for (let attempt = 1; ; attempt++) {
-      const existing = lookFirst || attempt > 1 ? await this.repository.findById(id) : null;
+      const existing = firstTime && attempt === 1 ? null : await this.repository.findById(id);
       if (existing) return { record: existing, inserted: false };
       const record = { ...this.buildRecord(job, await this.repository.nextSeq(job._id), input), _id: id };
       const outcome = await this.repository.insertOnce(record);
