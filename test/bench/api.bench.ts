@@ -5,8 +5,18 @@
  *
  * - `GET /api/v1/jobs/{id}` (a finished extract job) — the anchor reads the same job document;
  * - `GET /api/v1/jobs/{id}/results` (its one result) — the anchor queries the same result documents;
- * - `POST /api/v1/extract` with an instant model (the local model server) on a local page — the anchor parses
- *   the body and stores one job document (the intake up to the queue).
+ * - `POST /api/v1/extract` with an instant model (the local model server) on a local page, a synchronous
+ *   extract (200 with the data) — the anchor does the same minimum work the bare way: the job document
+ *   inserted; the page fetched over HTTP (node:http, keep-alive) and stripped to text by regular expressions;
+ *   one chat completion with the official `openai` SDK in the app's request shape (system + user message,
+ *   strict json_schema); JSON.parse of the answer; the result document inserted; the job's final state in one
+ *   update; the data sent. Embedded, all in the server's process; in the cluster, the server LPUSHes the job
+ *   id on a Redis list and a second bare process (anchor-worker.ts) BLPOPs it, reads the job, does the work
+ *   and pushes the answer back (the server waits on one BLPOP loop of the reply list). Embedded, its SQLite
+ *   writes are autocommitted without an fsync each (WAL, synchronous=NORMAL; anchor-store.ts says why). The anchor does
+ *   **not** guard the fetch (SSRF/DNS), convert to markdown, validate or retry the answer, ground values,
+ *   count cost, keep an event log or stream events, call webhooks, honour idempotency keys, apply a
+ *   per-user running-jobs cap, retry a lost job (no lease, no watchdog), or record metrics.
  *
  * autocannon, 50 connections; after a warm-up, BENCH_ROUNDS rounds of BENCH_DURATION s alternate the anchor
  * and the app (the machine is shared: only numbers of one run compare), medians of the rounds. Targets: the
@@ -16,7 +26,8 @@
  * moves far less than req/s. The per-key rate limit is raised
  * for the run (it is still evaluated on every request). BENCH_CPU_PROF=<dir> runs the app processes with
  * --cpu-prof into that directory (test/bench/api/cpu-top.ts summarises a profile).
- * Writes bench-results/api.json.
+ * Writes bench-results/api.json; with BENCH_ROUTES naming some routes, the file's other routes keep the
+ * numbers of the run that measured them (each route says when: measured_at).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -106,18 +117,32 @@ async function measure(target: Target, duration: number): Promise<Round> {
   };
 }
 
-async function startAnchor(store: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
+interface Anchor {
+  url: string;
+  /** The anchor's processes: the server and, in the cluster, its extract worker. */
+  children: ChildProcess[];
+}
+
+function spawnAnchorPart(file: string, env: Record<string, string>, profileName: string): ChildProcess {
   // BENCH_CPU_PROF profiles the anchor too (into <dir>/anchor), for a side-by-side look at the same work.
-  const profile = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, 'anchor')}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(__dirname, 'api', 'anchor-server.ts')], {
-    env: { PATH: process.env.PATH ?? '', ANCHOR_PORT: String(port), ANCHOR_STORE: store },
+  const profile = CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, 'anchor')}`, `--cpu-prof-name=${profileName}-${Date.now()}.cpuprofile`]
+    : [];
+  return spawn(process.execPath, [...profile, '--import', 'tsx', join(__dirname, 'api', file)], {
+    env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+}
+
+async function startAnchor(store: string, redisUrl: string | null): Promise<Anchor> {
+  const port = await freePort();
+  const env = { ANCHOR_STORE: store, ...(redisUrl ? { ANCHOR_REDIS: redisUrl } : {}) };
+  const children = [spawnAnchorPart('anchor-server.ts', { ...env, ANCHOR_PORT: String(port) }, 'server')];
+  if (redisUrl) children.push(spawnAnchorPart('anchor-worker.ts', env, 'worker'));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    if ((await fetch(`${url}/health`).catch(() => null))?.ok) return { url, child };
-    if (child.exitCode !== null || i > 600) throw new Error('the anchor server did not start');
+    if ((await fetch(`${url}/health`).catch(() => null))?.ok) return { url, children };
+    if (children.some((child) => child.exitCode !== null) || i > 600) throw new Error('the anchor server did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -126,6 +151,8 @@ interface Stand {
   api: AppProcess;
   pids: number[];
   anchorStore: string;
+  /** The cluster's Redis: the anchor hands its extracts to its worker through it. */
+  redisUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -146,7 +173,13 @@ async function startStand(deployment: Deployment, play: Playground): Promise<Sta
   if (deployment === 'embedded') {
     const dataDir = mkdtempSync(join(tmpdir(), 'gleaner-bench-api-'));
     const api = await startProcess('embedded', API_MAIN, [], { ...env, DATA_DIR: dataDir }, 'PORT');
-    return { api, pids: [api.child.pid!], anchorStore: `sqlite:${join(dataDir, 'gleaner.db')}`, stop: async () => void (await api.stop()) };
+    return {
+      api,
+      pids: [api.child.pid!],
+      anchorStore: `sqlite:${join(dataDir, 'gleaner.db')}`,
+      redisUrl: null,
+      stop: async () => void (await api.stop()),
+    };
   }
   const servers: StartedServer[] = [await startRedis(), await startMongoWire()];
   const [redis, mongo] = servers;
@@ -162,6 +195,7 @@ async function startStand(deployment: Deployment, play: Playground): Promise<Sta
     api,
     pids: [api.child.pid!, crawler.child.pid!],
     anchorStore: `${mongo.url}/gleaner_bench`,
+    redisUrl: redis.url,
     async stop() {
       await Promise.all([api.stop(), crawler.stop()]);
       for (const server of servers) await server.stop();
@@ -185,9 +219,10 @@ async function benchDeployment(deployment: Deployment, play: Playground, models:
     });
     const job = (await seeded.json()) as { job_id?: string };
     if (seeded.status !== 200 || !job.job_id) throw new Error(`the seeding extract answered ${seeded.status}: ${JSON.stringify(job)}`);
-    const anchor = await startAnchor(stand.anchorStore);
+    const anchor = await startAnchor(stand.anchorStore, stand.redisUrl);
+    const anchorPids = anchor.children.map((child) => child.pid!);
     try {
-      const background = { app: await backgroundCpu(stand.pids), anchor: await backgroundCpu([anchor.child.pid!]) };
+      const background = { app: await backgroundCpu(stand.pids), anchor: await backgroundCpu(anchorPids) };
       log(`${deployment}: background CPU ${background.app.join(' + ')} ms/s (app), ${background.anchor.join(' + ')} ms/s (anchor)`);
       const targets = (base: string, pids: number[], backgroundCpuMsPerS: number[]): Record<RouteName, Target> => ({
         job: { url: `${base}/api/v1/jobs/${job.job_id}`, method: 'GET', pids, backgroundCpuMsPerS },
@@ -197,7 +232,7 @@ async function benchDeployment(deployment: Deployment, play: Playground, models:
       const routes: Record<string, { met: boolean } & Record<string, unknown>> = {};
       for (const route of ROUTES) {
         const sides = {
-          anchor: targets(anchor.url, [anchor.child.pid!], background.anchor)[route],
+          anchor: targets(anchor.url, anchorPids, background.anchor)[route],
           app: targets(stand.api.url, stand.pids, background.app)[route],
         };
         await measure(sides.anchor, 2);
@@ -232,6 +267,7 @@ async function benchDeployment(deployment: Deployment, play: Playground, models:
           cpu_per_request_ratio: cpuRatio,
           api_cpu_per_request_ratio: apiCpuRatio,
           met,
+          measured_at: new Date().toISOString(),
         };
         log(
           `${deployment} ${route}: app ${b.requests_per_s} req/s p99 ${b.p99_ms} ms ${b.cpu_ms_per_request} CPU ms/req; ` +
@@ -240,9 +276,15 @@ async function benchDeployment(deployment: Deployment, play: Playground, models:
       }
       return { background_cpu_ms_per_s: background, routes };
     } finally {
-      anchor.child.kill('SIGTERM');
       // A profiled anchor writes its profile on exit: wait for it.
-      if (anchor.child.exitCode === null) await new Promise((resolve) => anchor.child.once('exit', resolve));
+      await Promise.all(
+        anchor.children.map(async (child) => {
+          if (child.exitCode !== null) return;
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          child.kill('SIGTERM');
+          await exited;
+        }),
+      );
     }
   } finally {
     await stand.stop();
@@ -262,21 +304,48 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all([play.close(), models.close()]);
   }
+  const file = join(ROOT, 'bench-results', 'api.json');
   const summary = {
-    benchmark: 'api: the hot path (job read, results read, extract intake) against a bare Fastify anchor in the same run',
+    benchmark: 'api: the hot path (job read, results read, synchronous extract) against a bare Fastify anchor in the same run',
     date: new Date().toISOString(),
     machine: { cpu: cpus()[0]?.model, cores: cpus().length, node: process.version },
     connections: CONNECTIONS,
     duration_s: DURATION,
     rounds: ROUNDS,
-    anchor: 'bare Fastify: bearer → SHA-256 → key lookup (cached) → one stored JSON document, on the app’s own store',
+    anchor: {
+      job: 'bare Fastify: bearer → SHA-256 → key lookup (cached) → one read of the job document, on the app’s own store',
+      results: 'bare Fastify: bearer → SHA-256 → key lookup (cached) → one query of the result documents, on the app’s own store',
+      extract:
+        'bare Fastify: key lookup (cached) → job inserted → (cluster: job id through a Redis list to a bare worker process that reads the job) → ' +
+        'page fetched (node:http) and stripped to text → one openai SDK chat completion (strict json_schema) → JSON.parse → result inserted → ' +
+        'job updated once → data sent back (cluster: through a Redis reply list). No SSRF guard, markdown, validation, grounding, cost, events, ' +
+        'webhooks, idempotency, running-jobs cap, lease/watchdog or metrics.',
+    },
     targets: { requests_per_s_ratio: TARGET_RATIO, p99_ratio: TARGET_P99_RATIO },
-    deployments,
-    met: Object.values(deployments).every((d) => Object.values(d.routes).every((r) => r.met)),
+    deployments: mergedDeployments(file, deployments),
+    met: false,
   };
+  summary.met = Object.values(summary.deployments).every((d) => Object.values(d.routes).every((r) => r.met));
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench-results', 'api.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify(summary, null, 2)}\n`);
   console.log(JSON.stringify(summary, null, 2));
+}
+
+type DeploymentResult = { background_cpu_ms_per_s?: unknown; routes: Record<string, { met: boolean } & Record<string, unknown>> };
+
+/** The routes of this run over those of the file (a run of some routes leaves the others' numbers as they were). */
+function mergedDeployments(file: string, measured: Record<string, DeploymentResult>): Record<string, DeploymentResult> {
+  let previous: Record<string, DeploymentResult> = {};
+  try {
+    previous = (JSON.parse(readFileSync(file, 'utf8')) as { deployments?: Record<string, DeploymentResult> }).deployments ?? {};
+  } catch {
+    // No earlier file (or an unreadable one): this run's numbers alone.
+  }
+  const merged: Record<string, DeploymentResult> = { ...previous };
+  for (const [name, result] of Object.entries(measured)) {
+    merged[name] = { ...result, routes: { ...(previous[name]?.routes ?? {}), ...result.routes } };
+  }
+  return merged;
 }
 
 main().catch((error: unknown) => {

@@ -22,3 +22,19 @@ archiveContract(
     if (dir) rmSync(dir, { recursive: true, force: true });
   },
 );
+
+describe('file blob store (embedded)', () => {
+  it('writes into a fan-out directory removed behind its back (made again)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gleaner-blobs-'));
+    try {
+      const blobs = new FileBlobStore(join(dir, 'archive'));
+      await blobs.write('blob0000aa', Buffer.from('first'));
+      rmSync(join(dir, 'archive', 'aa'), { recursive: true, force: true });
+      await blobs.write('blob0001aa', Buffer.from('second'));
+      expect((await blobs.read('blob0001aa'))?.toString()).toBe('second');
+      expect(await blobs.read('blob0000aa')).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -8,6 +8,7 @@ import {
   ArchiveRepository,
   BlobTooLarge,
   PageArchive,
+  USAGE_FRESH_MS,
   type ArchiveBlobStore,
   type PageCapture,
   type PageArchiveSettings,
@@ -50,6 +51,16 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
       new PageArchive(repository, parts.blobs, { ttlDays: 30, maxBytesPerTenant: 0, maxBodyBytes: 10 * 1024 * 1024, ...settings });
     let archive: PageArchive;
     const tenant = () => `u_${newId()}`;
+    /** The suite's blob store with another `write` (to count or fail writes). */
+    const blobsWith = (write: ArchiveBlobStore['write']): ArchiveBlobStore => ({
+      kind: parts.blobs.kind,
+      write,
+      writeStream: (id, source, maxBytes) => parts.blobs.writeStream(id, source, maxBytes),
+      read: (id) => parts.blobs.read(id),
+      readStream: (id) => parts.blobs.readStream(id),
+      delete: (id) => parts.blobs.delete(id),
+      close: async () => undefined,
+    });
 
     beforeAll(async () => {
       parts = await open();
@@ -192,6 +203,25 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
       expect(await capped.keep(tenant(), 'cap', 'k2', capture(html('second')))).toBe('stored');
     });
 
+    it("another process's bodies count toward the cap within USAGE_FRESH_MS; this process's own at once", async () => {
+      const user = tenant();
+      await archive.keep(user, 'shared', 'a', capture(html('mine')));
+      const mine = (await archive.usage(user)).stored_bytes;
+      const here = archiveWith({ maxBytesPerTenant: mine + 1 });
+      const there = archiveWith({ maxBytesPerTenant: 0 });
+      const now = Date.now();
+      const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+      try {
+        expect(await here.keep(user, 'shared', 'b', capture(html('mine')))).toBe('deduplicated'); // usage read: under the cap
+        expect(await there.keep(user, 'shared', 'c', capture(html('theirs')))).toBe('stored'); // now over it
+        expect(await here.keep(user, 'shared', 'd', capture(html('mine')))).toBe('deduplicated'); // not seen yet
+        clock.mockReturnValue(now + USAGE_FRESH_MS);
+        expect(await here.keep(user, 'shared', 'e', capture(html('mine')))).toBe('refused_cap');
+      } finally {
+        clock.mockRestore();
+      }
+    });
+
     it('keeps nothing when archiving is off (TTL 0)', async () => {
       const user = tenant();
       expect(await archiveWith({ ttlDays: 0 }).keep(user, 'off', 'k', capture('x'))).toBe('disabled');
@@ -223,6 +253,41 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
       await Promise.all(Array.from({ length: 12 }, (_, i) => archive.keep(user, 'cc', `k${i}`, capture(body))));
       expect((await archive.usage(user)).blobs).toBe(1);
       for (let i = 0; i < 12; i++) expect((await archive.load(user, 'cc', `k${i}`))?.body.equals(Buffer.from(body, 'latin1'))).toBe(true);
+    });
+
+    it('concurrent first references in one process compress and write the body once', async () => {
+      const user = tenant();
+      const body = html('one-writer');
+      const writes: string[] = [];
+      const counted = new PageArchive(
+        repository,
+        blobsWith((id, data) => (writes.push(id), parts.blobs.write(id, data))),
+        { ttlDays: 30, maxBytesPerTenant: 0, maxBodyBytes: 10 * 1024 * 1024 },
+      );
+      const kept = await Promise.all(Array.from({ length: 12 }, (_, i) => counted.keep(user, 'one', `k${i}`, capture(body))));
+      expect(writes).toHaveLength(1);
+      expect(kept.filter((k) => k === 'stored')).toHaveLength(1);
+      expect(kept.filter((k) => k === 'deduplicated')).toHaveLength(11);
+      expect(await counted.usage(user)).toEqual({ stored_bytes: expect.any(Number), blobs: 1 });
+      for (let i = 0; i < 12; i++) expect((await counted.load(user, 'one', `k${i}`))?.body.equals(Buffer.from(body, 'latin1'))).toBe(true);
+    });
+
+    it('when the first reference fails to write the body, the ones waiting on it store it themselves', async () => {
+      const user = tenant();
+      const body = html('first-fails');
+      let failed = 0;
+      const flaky = new PageArchive(
+        repository,
+        blobsWith((id, data) => (failed++ === 0 ? Promise.reject(new Error('disk hiccup')) : parts.blobs.write(id, data))),
+        { ttlDays: 30, maxBytesPerTenant: 0, maxBodyBytes: 10 * 1024 * 1024 },
+      );
+      const kept = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => flaky.keep(user, 'ff', `k${i}`, capture(body))));
+      expect(kept.filter((k) => k.status === 'rejected')).toHaveLength(1);
+      expect(kept.some((k) => k.status === 'fulfilled' && k.value === 'stored')).toBe(true);
+      expect((await flaky.usage(user)).blobs).toBe(1);
+      for (const [i, k] of kept.entries()) {
+        if (k.status === 'fulfilled') expect((await flaky.load(user, 'ff', `k${i}`))?.body.equals(Buffer.from(body, 'latin1'))).toBe(true);
+      }
     });
 
     it('a body is never deleted under a page that references it, whatever runs at once', async () => {

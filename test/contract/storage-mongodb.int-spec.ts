@@ -1,3 +1,4 @@
+import mongoose from 'mongoose';
 import { MongoDocumentStore } from '@app/storage';
 import { describeWith, uniqueDbName } from '../harness/require-server';
 import { storageContract } from './storage.contract';
@@ -35,6 +36,26 @@ describeWith(['mongodb'], 'MongoDocumentStore', () => {
     await expect(cb.count({})).resolves.toBe(0);
     expect(b.kind).toBe('mongodb');
     await b.close();
+  });
+
+  it('sends the point operations of a request straight to the driver, not through mongoose queries', async () => {
+    const store = await MongoDocumentStore.connect(process.env.TEST_MONGODB_URI!, { dbName: `${dbName}_native` });
+    try {
+      const things = await store.collection<{ _id: string; n: number; tag?: string }>({ name: 'things', indexes: [] });
+      const queries = jest.spyOn(mongoose.Query.prototype, 'exec');
+      const bulk = jest.spyOn(mongoose.Model, 'insertMany');
+      await things.insertOne({ _id: 'a', n: 1, tag: 'x' });
+      expect(await things.findOne({ _id: 'a' })).toEqual({ _id: 'a', n: 1, tag: 'x' });
+      expect(await things.findOneAndUpdate({ _id: 'a' }, { $inc: { n: 1 } }, { returnDocument: 'before' })).toMatchObject({ n: 1 });
+      expect(await things.find({ n: 2 }, { fields: ['n'], sort: { n: 1 }, limit: 5 })).toEqual([{ _id: 'a', n: 2 }]);
+      expect(await things.deleteOne({ _id: 'a' })).toBe(true);
+      expect(queries).not.toHaveBeenCalled();
+      expect(bulk).not.toHaveBeenCalled();
+      queries.mockRestore();
+      bulk.mockRestore();
+    } finally {
+      await store.close();
+    }
   });
 
   it('fails to connect to an unreachable server within the selection timeout', async () => {

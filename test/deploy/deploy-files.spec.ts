@@ -297,7 +297,9 @@ describe('docker/healthcheck.mjs', () => {
   }
   function probe(env: Record<string, string>): Promise<number | null> {
     const child = spawn(process.execPath, [join(DOCKER, 'healthcheck.mjs')], {
-      env: { HEALTHCHECK_TIMEOUT_MS: '2000', ...env },
+      // Every server here answers (or refuses) at once: the deadline only has to outlast a slow start of
+      // node and of its fetch on a busy machine.
+      env: { HEALTHCHECK_TIMEOUT_MS: '60000', ...env },
       stdio: 'ignore',
     });
     return new Promise((resolve) => child.on('exit', resolve));
@@ -305,15 +307,15 @@ describe('docker/healthcheck.mjs', () => {
 
   it('is healthy when the API port answers /health', async () => {
     expect(await probe({ PORT: String(await serve(200)), CRAWLER_PORT: String(await closedPort()) })).toBe(0);
-  });
+  }, 120_000);
 
   it('falls back to the crawler port (crawler role)', async () => {
     expect(await probe({ PORT: String(await closedPort()), CRAWLER_PORT: String(await serve(200)) })).toBe(0);
-  });
+  }, 120_000);
 
   it('is unhealthy when nothing answers 2xx', async () => {
     expect(await probe({ PORT: String(await serve(503)), CRAWLER_PORT: String(await closedPort()) })).toBe(1);
-  });
+  }, 120_000);
 });
 
 describe('docker/compose.yaml (development)', () => {

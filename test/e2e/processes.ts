@@ -46,7 +46,8 @@ const OUTPUT_TAIL_LINES = 60;
 /**
  * Runs a built app (`dist/`) as a real child process with its own environment, and waits until it answers
  * /health. A child that exits first fails the start at once (its exit code or signal and the tail of its
- * output), instead of the wait running out.
+ * output), instead of the wait running out. `options.port`: a port the caller chose (to start a process
+ * again at the same address); a free one otherwise.
  */
 export async function startProcess(
   name: string,
@@ -54,8 +55,9 @@ export async function startProcess(
   args: string[],
   env: Record<string, string>,
   portVar: 'PORT' | 'CRAWLER_PORT',
+  options: { port?: number } = {},
 ): Promise<AppProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const chunks: string[] = [];
   const child = spawn(process.execPath, [main, ...args], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env, [portVar]: String(port) },

@@ -102,6 +102,27 @@ function siteSecretsTests(getEnv: () => CrawlEnv): void {
     expect(wrong.text).not.toMatch(SECRET);
   });
 
+  it("POST /extract with a site: the site's saved user_agent is the page's User-Agent unless the request gives its own", async () => {
+    const created = await call('POST', '/api/v1/sites', {
+      body: {
+        url: env.play.url('auth.test', '/'),
+        fetch_mode: 'static',
+        crawl_options: { headers: { 'X-Key': key }, cookies: { session }, user_agent: 'SiteAgent/1' },
+      },
+    });
+    expect(created.status).toBe(201);
+    const withAgent = (body: Record<string, unknown>) =>
+      call('POST', '/api/v1/extract', {
+        body: { site_id: created.body.id, schema: { name: 'string' }, llm_config: llm(), url: env.play.url('auth.test', '/p/1'), ...body },
+      });
+    const savedSince = Date.now();
+    expect((await withAgent({})).status).toBe(200);
+    expect(seen('auth.test', savedSince).map((r) => [r.path, r.userAgent, r.key])).toEqual([['/p/1', 'SiteAgent/1', key]]);
+    const ownSince = Date.now();
+    expect((await withAgent({ headers: { 'User-Agent': 'Mine/2' } })).status).toBe(200);
+    expect(seen('auth.test', ownSince).map((r) => [r.path, r.userAgent])).toEqual([['/p/1', 'Mine/2']]);
+  });
+
   it("POST /analyze with a site: the site's cookie and header reach its page and its linked pages on the host, no other host", async () => {
     const since = Date.now();
     const res = await analyze({ depth: 1 });

@@ -18,8 +18,10 @@ rm -f "$dir/summary.txt" "$dir/summary-unit.txt" "$dir/summary-servers.txt"
 
 # The unit project's output is kept apart and printed whole once both are done (two live jest outputs
 # would interleave line by line). It runs niced: the servers suites hold leases and lock timers that a
-# starved process can miss, the unit specs only have to finish.
-GLEANER_TEST_SUMMARY="$dir/summary-unit.txt" nice -n 10 "${jest[@]}" --selectProjects unit --maxWorkers=2 >"$dir/unit.log" 2>&1 &
+# starved process can miss, the unit specs only have to finish. So on a machine busy with other work a unit
+# spec gets what is left of the CPU: its timeout (a hang guard, not a stopwatch) is minutes, not jest.config's
+# 30 s (the command line's, because jest-circus reads only the run's global timeout, never a project's).
+GLEANER_TEST_SUMMARY="$dir/summary-unit.txt" nice -n 10 "${jest[@]}" --selectProjects unit --maxWorkers=2 --testTimeout=180000 >"$dir/unit.log" 2>&1 &
 unit_pid=$!
 trap '[ -n "$unit_pid" ] && kill "$unit_pid" 2>/dev/null' EXIT
 GLEANER_TEST_SUMMARY="$dir/summary-servers.txt" "${jest[@]}" --selectProjects servers --runInBand

@@ -25,6 +25,9 @@ const NO_EVENTS: ArchiveEvents = { kept: () => undefined, written: () => undefin
 /** A body not referenced for this long past the retention is collected even if a page delete missed it. */
 const STALE_GRACE_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** A tenant's usage, as read for the cap check, is trusted this long (other processes' writes show within it). */
+export const USAGE_FRESH_MS = 1000;
+const USAGE_KEPT = 10_000;
 
 /**
  * The page archive (docs/archive.md): pages as fetched, their bodies content-addressed per tenant.
@@ -39,6 +42,11 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * cannot remove it.
  */
 export class PageArchive {
+  /** Tenants' stored bytes as last read (see overCap). */
+  private readonly tenantBytes = new Map<string, { bytes: number; at: number }>();
+  /** Bodies this process is storing now, by blob id (see reference). */
+  private readonly storing = new Map<string, Promise<boolean>>();
+
   constructor(
     private readonly repository: ArchiveRepository,
     private readonly blobs: ArchiveBlobStore,
@@ -207,6 +215,7 @@ export class PageArchive {
       for (const upload of uploads) await this.dropUpload(upload._id);
     }
     await this.repository.dropUsage(userId);
+    this.tenantBytes.delete(userId);
     return { pages, bodies };
   }
 
@@ -290,6 +299,7 @@ export class PageArchive {
     await this.blobs.delete(blob.blob_id);
     if (blob.stored) {
       await this.repository.addUsage(blob.user_id, -blob.stored_size, -1);
+      this.counted(blob.user_id, -blob.stored_size);
       this.events.deleted(blob.stored_size);
     }
     return true;
@@ -311,10 +321,33 @@ export class PageArchive {
     // Not stored yet: this call stores the bytes (another first reference may be writing the same bytes
     // under the same id, or have died before it could); whoever marks them stored counts them.
     const id = before?.blob_id ?? blobId;
+    // A first reference of this process is storing these very bytes under this id (pages with one body
+    // fetched at once): its storing is this one's. Only if it failed does this call store them itself.
+    const running = this.storing.get(id);
+    if (
+      running &&
+      (await running.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return false;
+    const storing = this.store(userId, sha256, id, data);
+    this.storing.set(id, storing);
+    try {
+      return await storing;
+    } finally {
+      if (this.storing.get(id) === storing) this.storing.delete(id);
+    }
+  }
+
+  /** Compresses and writes the bytes under `id`, and counts them for the one call that marks them stored. */
+  private async store(userId: string, sha256: string, id: string, data: Buffer): Promise<boolean> {
     const encoded = await encodeBody(data);
     await this.blobs.write(id, encoded);
     if (!(await this.repository.markStored(userId, sha256, id, encoded.length))) return false;
     await this.repository.addUsage(userId, encoded.length, 1);
+    this.counted(userId, encoded.length);
     this.events.written(encoded.length);
     return true;
   }
@@ -334,9 +367,27 @@ export class PageArchive {
     return before?.stored === true;
   }
 
+  /**
+   * Whether the tenant is at or over its cap. Its usage is read at most once per USAGE_FRESH_MS (a read per
+   * page was one more store round trip on every page's way); this process's own writes and deletes count at
+   * once, other processes' within USAGE_FRESH_MS (docs/archive.md: a tenant may pass the cap by a few pages).
+   */
   private async overCap(userId: string): Promise<boolean> {
     if (this.settings.maxBytesPerTenant <= 0) return false;
-    return (await this.repository.usageOf(userId)).stored_bytes >= this.settings.maxBytesPerTenant;
+    let known = this.tenantBytes.get(userId);
+    if (!known || Date.now() - known.at >= USAGE_FRESH_MS) {
+      known = { bytes: (await this.repository.usageOf(userId)).stored_bytes, at: Date.now() };
+      this.tenantBytes.delete(userId);
+      this.tenantBytes.set(userId, known);
+      if (this.tenantBytes.size > USAGE_KEPT) this.tenantBytes.delete(this.tenantBytes.keys().next().value as string);
+    }
+    return known.bytes >= this.settings.maxBytesPerTenant;
+  }
+
+  /** This process's own change of a tenant's stored bytes, for the cap check. */
+  private counted(userId: string, bytes: number): void {
+    const known = this.tenantBytes.get(userId);
+    if (known) known.bytes += bytes;
   }
 
   private expiry(from: string): string {

@@ -11,8 +11,9 @@ describe('ContentPool', () => {
 
   beforeAll(() => {
     // The crash/hang hooks exist only in this pool's worker. A task's limit also covers starting its
-    // worker (from source, through tsx): generous, for a busy machine.
-    pool = new ContentPool({ threads: 2, taskTimeoutMs: 30_000, ...HOOKS });
+    // worker (from source, through tsx): generous, for a machine busy with other work (a niced run there
+    // can wait tens of seconds for a worker's start; jest's per-test limit is the hang guard).
+    pool = new ContentPool({ threads: 2, taskTimeoutMs: 120_000, ...HOOKS });
   });
 
   afterAll(async () => {
@@ -78,7 +79,7 @@ describe('ContentPool', () => {
   });
 
   it('has no test hooks in its own worker, whatever the environment says', async () => {
-    const plain = new ContentPool({ threads: 1, taskTimeoutMs: 20_000, env: { ...process.env, GLEANER_CONTENT_TEST_HOOKS: '1' } });
+    const plain = new ContentPool({ threads: 1, taskTimeoutMs: 120_000, env: { ...process.env, GLEANER_CONTENT_TEST_HOOKS: '1' } });
     try {
       const result = await plain.convert({ html: `${TEST_CRASH_MARKER}<p>still fine</p>`, url: 'https://pool.example/', mode: 'full' });
       expect(result.markdown).toBe('still fine');

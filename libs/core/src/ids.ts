@@ -23,9 +23,17 @@ export function newId(): string {
   return nextUlid();
 }
 
-/** RFC 3339 UTC timestamp with milliseconds. */
+let lastMs = NaN;
+let lastIso = '';
+
+/** RFC 3339 UTC timestamp with milliseconds (formatted once per millisecond: a page's records ask for it a dozen times). */
 export function nowIso(): string {
-  return new Date().toISOString();
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

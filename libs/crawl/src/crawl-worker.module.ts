@@ -6,6 +6,7 @@ import { MonitorPagesModule } from '@app/monitors';
 import { PagesModule } from '@app/pages';
 import { ResultsModule } from '@app/results';
 import { CrawlRepository } from './crawl.repository';
+import { LocalOutcomes } from './local-outcomes';
 import { BatchJobHandler } from './owner/batch-job.handler';
 import { CrawlJobHandler } from './owner/crawl-job.handler';
 import { ReextractJobHandler } from './owner/reextract-job.handler';
@@ -20,6 +21,7 @@ import { PageWorkerService } from './worker/page-worker.service';
   imports: [JobsModule, ResultsModule, ExtractionWorkerModule, PagesModule, ArchiveModule, MonitorPagesModule],
   providers: [
     CrawlRepository,
+    LocalOutcomes,
     CrawlJobHandler,
     BatchJobHandler,
     ReextractJobHandler,

@@ -3,7 +3,7 @@ import { PageArchive } from '@app/archive';
 import { LOGGER, type AppLogger } from '@app/observability';
 import { AppError } from '@app/core';
 import { ResultsService } from '@app/results';
-import type { JobContext, JobHandler } from '@app/jobs';
+import type { JobCompletion, JobContext, JobHandler } from '@app/jobs';
 import {
   EXTRACTS_CONSUMER,
   consumerSession,
@@ -44,7 +44,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  async run({ job, input, signal, jobs, secrets }: JobContext<ExtractJobInput>): Promise<void> {
+  async run({ job, input, signal, jobs, secrets, startedNow }: JobContext<ExtractJobInput>): Promise<JobCompletion | void> {
     // Its page is recorded (result and usage) by an earlier delivery that did not get to finish the job (a
     // crash or a store outage in between): only the finish is left to do, and counting the page again is wrong.
     if (job.page_count > 0) return;
@@ -146,38 +146,42 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
         is_byok: out?.isByok ?? false,
         ...made,
       };
-      await this.results.record(job, {
-        url: page.fetch.url,
-        status: 'completed',
-        data,
-        depth: 0,
-        parent_url: null,
-        token_usage_input: out?.usage.inputTokens ?? 0,
-        token_usage_output: out?.usage.outputTokens ?? 0,
-        fetch_duration_ms: facts.fetch_duration_ms,
-        extract_duration_ms: facts.extract_duration_ms,
-        llm_model: facts.llm_model,
-        llm_provider: facts.llm_provider,
-        cost_usd: costUsd,
-        metadata: { ...made, ...grounded.metadata },
-      });
-      await jobs.recordUsage(
-        job._id,
+      await this.results.record(
+        job,
         {
-          page_count: 1,
+          url: page.fetch.url,
+          status: 'completed',
+          data,
+          depth: 0,
+          parent_url: null,
           token_usage_input: out?.usage.inputTokens ?? 0,
           token_usage_output: out?.usage.outputTokens ?? 0,
+          fetch_duration_ms: facts.fetch_duration_ms,
+          extract_duration_ms: facts.extract_duration_ms,
+          llm_model: facts.llm_model,
+          llm_provider: facts.llm_provider,
           cost_usd: costUsd,
-          llm_cost_usd: out?.llmCostUsd ?? 0,
-          ungrounded_fields: grounded.metadata.ungrounded_fields,
+          metadata: { ...made, ...grounded.metadata },
         },
-        { extraction: facts, attempts: out?.attempts ?? [] },
+        { startedNow },
       );
+      const usage = {
+        page_count: 1,
+        token_usage_input: out?.usage.inputTokens ?? 0,
+        token_usage_output: out?.usage.outputTokens ?? 0,
+        cost_usd: costUsd,
+        llm_cost_usd: out?.llmCostUsd ?? 0,
+        ungrounded_fields: grounded.metadata.ungrounded_fields,
+      };
+      const set = { extraction: facts, attempts: out?.attempts ?? [] };
       if (input.max_cost_usd !== null && costUsd > input.max_cost_usd) {
+        await jobs.recordUsage(job._id, usage, set);
         throw new AppError('validation-error', `The job cost ${costUsd.toFixed(6)} USD, over its cap of ${input.max_cost_usd} USD.`, {
           category: 'budget_exceeded',
         });
       }
+      // Written with the job's completion, in the same write as its status.
+      return { usage, set };
     } catch (error) {
       if (error instanceof AppError && error.category === 'ungrounded_output') throw finalJobError(error, 'Extraction');
       if (error instanceof ExtractionFailure) {

@@ -59,11 +59,12 @@ export class ExtractionRequestsService {
     const site = await this.intake.site(caller, dto.site_id);
     const url = this.intake.url(dto.url, site);
     const fetchMode = dto.fetch_mode ?? site?.fetch_mode ?? 'auto';
-    // The site's headers and cookies under the request's own, as for a crawl of the site (422 at body.url off its host).
-    const control = this.intake.pageFetchControl(site, url, dto, fetchMode);
+    const saved = validCrawlOptions(site?.crawl_options);
+    // The site's headers and cookies under the request's own, as for a crawl of the site (422 at body.url off
+    // its host); its saved user_agent and wait_for when the request has none.
+    const control = this.intake.pageFetchControl(site, url, dto, fetchMode, saved);
     const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
     // provenance and grounding: the request's, else the site's saved options, else the defaults (one resolution with crawls).
-    const saved = validCrawlOptions(site?.crawl_options);
     const { provenance, grounding } = resolveCrawlOptions({ provenance: dto.provenance, grounding: dto.grounding }, saved);
     const job = await this.intake.submit<ExtractJobInput>(caller, {
       type: 'extract',
@@ -90,7 +91,7 @@ export class ExtractionRequestsService {
       secrets: control.secrets,
     });
     const done = await this.intake.awaitJob(job.id);
-    const item = await this.results.first(caller, job.id);
+    const item = await this.results.firstOf(done);
     const facts = (done.extraction ?? {}) as Partial<ExtractionFacts>;
     return {
       job_id: done._id,
@@ -143,7 +144,7 @@ export class ExtractionRequestsService {
       secrets,
     });
     const done = await this.intake.awaitJob(job.id);
-    const item = await this.results.first(caller, job.id);
+    const item = await this.results.firstOf(done);
     return { job_id: done._id, ...((item?.data as Record<string, unknown> | undefined) ?? {}) };
   }
 }

@@ -143,6 +143,40 @@ describe("JobIntakeService.pageFetchControl: a single-page request over its save
     expect(intake().pageFetchControl(null, 'http://other.test/', {}, 'auto')).toEqual({ stored: null, secrets: {} });
   });
 
+  it("takes the site's saved user_agent and wait_for when the request gives none; the request's own win", () => {
+    const site = savedSite('site_auth', 'http://auth.test/');
+    const saved = { user_agent: 'Saved/1', wait_for: { selector: '#ready' } };
+    expect(intake().pageFetchControl(site, 'http://auth.test/', {}, 'auto', saved).stored).toEqual(saved);
+    // A User-Agent header is the request's user agent: it wins over the saved one too.
+    const own = intake().pageFetchControl(
+      site,
+      'http://auth.test/',
+      { headers: { 'User-Agent': 'Mine/3' }, wait_for: { ms: 500 } },
+      'dynamic',
+      saved,
+    );
+    expect(own.stored).toEqual({ user_agent: 'Mine/3', wait_for: { ms: 500 } });
+  });
+
+  it("refuses a saved wait_for with a static fetch at body.fetch_mode (the request's own is refused at body.wait_for)", () => {
+    const site = savedSite('site_auth', 'http://auth.test/');
+    const problems = (fields: object) => {
+      try {
+        intake().pageFetchControl(site, 'http://auth.test/', fields, 'static', { wait_for: { ms: 100 } });
+      } catch (error) {
+        return ((error as AppError).errors ?? []).map((problem) => problem.location);
+      }
+      return [];
+    };
+    expect(problems({})).toEqual(['body.fetch_mode']);
+    expect(problems({ wait_for: { ms: 200 } })).toEqual(['body.wait_for']);
+    // Without a saved wait_for a static fetch takes the saved user agent alone.
+    expect(intake().pageFetchControl(site, 'http://auth.test/', {}, 'static', { user_agent: 'Saved/2' }).stored).toEqual({
+      user_agent: 'Saved/2',
+      wait_for: null,
+    });
+  });
+
   it("keeps the request's own rules: a user agent given twice is a 422 at body.user_agent", () => {
     const site = savedSite('site_auth', 'http://auth.test/');
     expect(() =>

@@ -7,7 +7,7 @@ import { JobsService, type JobRecord, type JobType, type JobView } from '@app/jo
 import { ModelRouter, storeLlmConfig, type LlmConfigInput, type ModelTarget, type StoredLlmConfig } from '@app/llm';
 import { SavedSchemasService } from '@app/saved-schemas';
 import { parseSchema, type ParsedSchema } from '@app/schema';
-import { SitesService, withSavedSecrets, type FetchSecretMaps, type SiteRecord } from '@app/sites';
+import { SitesService, withSavedSecrets, type CrawlOptionsLayer, type FetchSecretMaps, type SiteRecord } from '@app/sites';
 import { WebhookTargetsService, type JobWebhookFields } from '@app/webhooks';
 import { jobFailureToProblem } from './failure-mapping';
 
@@ -93,24 +93,41 @@ export class JobIntakeService {
    * `user_agent`, `wait_for`), split into what the job stores and what travels sealed with it. With a
    * saved site, the site's headers and cookies go under the request's own exactly as under a crawl's
    * (withSavedSecrets: name by name, the request wins), and only to the site's host: a `url` on another
-   * host is the crawl's 422 at `body.url` (siteSecrets).
+   * host is the crawl's 422 at `body.url` (siteSecrets). `saved`, the site's saved crawl options (an
+   * extract's): their `user_agent` and `wait_for` apply when the request gives none, as they do for a crawl
+   * of the site; a saved `wait_for` with a static fetch is a 422 at `body.fetch_mode` (it needs the browser).
    */
   pageFetchControl(
     site: SiteRecord | null,
     url: string,
     fields: FetchControlFields,
     fetchMode: FetchMode,
+    saved: Pick<CrawlOptionsLayer, 'user_agent' | 'wait_for'> = {},
   ): { stored: StoredFetchControl | null; secrets: Record<string, string> } {
     const { headers, cookies, user_agent } = withSavedSecrets(
       { headers: fields.headers, cookies: fields.cookies, user_agent: fields.user_agent },
       this.siteSecrets(site, [url], 'body.url'),
     );
+    const userAgent = user_agent ?? saved.user_agent ?? null;
+    let waitFor = fields.wait_for ?? null;
+    if (!waitFor && saved.wait_for) {
+      if (fetchMode === 'static') {
+        throw Errors.validation([
+          {
+            location: 'body.fetch_mode',
+            message:
+              "is static, and the saved site's crawl_options.wait_for needs the browser: use fetch_mode auto (which then renders) or dynamic, or leave site_id out",
+          },
+        ]);
+      }
+      waitFor = saved.wait_for;
+    }
     return splitFetchControl(
       {
         ...(headers ? { headers } : {}),
         ...(cookies ? { cookies } : {}),
-        ...(user_agent !== undefined && user_agent !== null ? { user_agent } : {}),
-        ...(fields.wait_for ? { wait_for: fields.wait_for } : {}),
+        ...(userAgent !== null ? { user_agent: userAgent } : {}),
+        ...(waitFor ? { wait_for: waitFor } : {}),
       },
       fetchMode,
     );

@@ -87,11 +87,22 @@ export class JobsRepository implements OnModuleInit {
    * `to`. Returns the job before the move, or null when the move was not allowed (already terminal,
    * already running, ...).
    */
-  transition(jobId: string, to: JobStatus, patch: Record<string, unknown> = {}, from?: JobStatus[]): Promise<JobRecord | null> {
+  transition(
+    jobId: string,
+    to: JobStatus,
+    patch: Record<string, unknown> = {},
+    from?: JobStatus[],
+    drawEvents = 0,
+    inc: Record<string, number | undefined> = {},
+  ): Promise<JobRecord | null> {
     const allowed = (from ?? sourcesOf(to)).filter((s) => sourcesOf(to).includes(s));
+    // `drawEvents` event seqs are drawn in the same write (the move's own events: storeDrawnEvents after it),
+    // and counters `inc` added (a run's last usage, with its job's completion).
+    const counters = Object.fromEntries(Object.entries(inc).filter((entry): entry is [string, number] => entry[1] !== undefined));
+    if (drawEvents > 0) counters.event_seq = drawEvents;
     return this.jobs.findOneAndUpdate(
       { _id: jobId, status: { $in: allowed } },
-      { $set: { ...patch, status: to } },
+      { $set: { ...patch, status: to }, ...(Object.keys(counters).length > 0 ? { $inc: counters } : {}) },
       { returnDocument: 'before' },
     );
   }
@@ -159,6 +170,42 @@ export class JobsRepository implements OnModuleInit {
         if (attempt >= 20) throw new Error(`no free event seq for job ${jobId} after ${attempt} attempts`);
       }
     }
+  }
+
+  /**
+   * Stores events under seqs the caller drew in its own write of the job (the job's insert, a transition, a
+   * counter update: `firstSeq`, `firstSeq + 1`, …), one write less per event than appendEvent. A seq found
+   * taken (a store whose counter is not atomic under concurrency hands one out twice) is never taken for
+   * "stored": the event is appended under a seq drawn anew; an event whose dedupe key is already stored is
+   * not stored again (null in its place).
+   */
+  async storeDrawnEvents(
+    jobId: string,
+    firstSeq: number,
+    events: Array<{ event: JobEventName; data: Record<string, unknown>; dedupeKey?: string }>,
+  ): Promise<Array<JobEventRecord | null>> {
+    const stored: Array<JobEventRecord | null> = [];
+    for (const [i, { event, data, dedupeKey }] of events.entries()) {
+      const seq = firstSeq + i;
+      const record: JobEventRecord = {
+        _id: `${jobId}:${String(seq).padStart(10, '0')}`,
+        job_id: jobId,
+        seq,
+        event,
+        data,
+        dedupe_key: dedupeKey ?? `#${seq}`,
+        created_at: nowIso(),
+      };
+      try {
+        await this.events.insertOne(record);
+        stored.push(record);
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+        if (dedupeKey && (await this.events.findOne({ job_id: jobId, dedupe_key: dedupeKey }))) stored.push(null);
+        else stored.push(await this.appendEvent(jobId, event, data, { dedupeKey, firstTime: true }));
+      }
+    }
+    return stored;
   }
 
   /** Conditional update of a running job (counters of a crawl page): null once the job is terminal. */

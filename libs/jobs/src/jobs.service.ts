@@ -25,12 +25,21 @@ import {
   groundingCounters,
   onCrawlEngine,
   type JobEventName,
+  type JobEventRecord,
   type JobRecord,
   type JobStatus,
   type JobType,
   type JobView,
   type RunJobPayload,
 } from './job.types';
+
+/** The counters a page adds to its job (JobsService.recordUsage). */
+export type UsageCounters = Partial<
+  Record<
+    'page_count' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd' | 'llm_cost_usd' | 'ungrounded_fields',
+    number
+  >
+>;
 
 export interface CreateJobInput {
   type: JobType;
@@ -75,10 +84,11 @@ export class JobsService {
   }
 
   async create(caller: Caller, input: CreateJobInput): Promise<JobView> {
-    const job = this.newRecord(caller, input);
+    // The job is stored with its first event's seq drawn: nobody else can hold seq 1 of a new job.
+    const job = { ...this.newRecord(caller, input), event_seq: 1 };
     await this.repository.insert(job);
     this.metrics.jobTransitions.inc({ type: job.type, status: 'pending' });
-    await this.emit(job._id, 'status', this.statusData(job));
+    await this.storeDrawn(job._id, 1, [{ event: 'status', data: this.statusData(job) }]);
     const secrets = input.secrets && Object.keys(input.secrets).length > 0 ? this.sealer.seal(JSON.stringify(input.secrets)) : undefined;
     // The job id doubles as the queue message id: a retried request can never run a job twice.
     await this.sendRun(job, job._id, secrets);
@@ -102,11 +112,14 @@ export class JobsService {
       completed_at: at,
       error_category: error.category,
       error_message: error.message,
+      event_seq: 2,
     };
     await this.repository.insert(job);
     this.metrics.jobTransitions.inc({ type: job.type, status: 'failed' });
-    await this.emit(job._id, 'status', this.statusData(job));
-    await this.emit(job._id, 'complete', this.completeData(job), { dedupeKey: 'complete' });
+    await this.storeDrawn(job._id, 1, [
+      { event: 'status', data: this.statusData(job) },
+      { event: 'complete', data: this.completeData(job), dedupeKey: 'complete' },
+    ]);
     await this.hooks.notify({ type: 'job.failed', job, data: { ...toJobView(job) }, occurred_at: at, dedupeKey: 'job.finished' });
     return job;
   }
@@ -186,11 +199,11 @@ export class JobsService {
 
   /** pending → running. Returns the running job, or null when the job is no longer pending. */
   async start(jobId: string): Promise<JobRecord | null> {
-    const before = await this.repository.transition(jobId, 'running', { started_at: nowIso(), holds_slot: true }, ['pending']);
+    const before = await this.repository.transition(jobId, 'running', { started_at: nowIso(), holds_slot: true }, ['pending'], 1);
     if (!before) return null;
-    const job = { ...before, status: 'running' as const, holds_slot: true };
+    const job = { ...before, status: 'running' as const, holds_slot: true, event_seq: before.event_seq + 1 };
     this.metrics.jobTransitions.inc({ type: job.type, status: 'running' });
-    await this.emit(jobId, 'status', this.statusData(job));
+    await this.storeDrawn(jobId, job.event_seq, [{ event: 'status', data: this.statusData(job) }]);
     await this.hooks.notify({ type: 'job.started', job, data: { ...toJobView(job) }, occurred_at: nowIso(), dedupeKey: 'job.started' });
     return job;
   }
@@ -204,14 +217,20 @@ export class JobsService {
     jobId: string,
     status: Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>,
     error?: { category: ErrorCategory; message: string },
+    completion?: { usage: UsageCounters; set?: Record<string, unknown> },
   ): Promise<JobRecord | null> {
-    const patch: Record<string, unknown> = { completed_at: nowIso(), holds_slot: false };
+    const patch: Record<string, unknown> = { completed_at: nowIso(), holds_slot: false, ...(completion?.set ?? {}) };
     if (error) {
       patch.error_category = error.category;
       patch.error_message = error.message;
     }
-    const before = await this.repository.transition(jobId, status, patch);
-    if (!before) return null;
+    // The move draws the seqs of its two events (status, complete) in the same write, and adds the run's last counters.
+    const before = await this.repository.transition(jobId, status, patch, undefined, 2, completion?.usage);
+    if (!before) {
+      // Finished meanwhile (a cancel): what the run used is still the job's.
+      if (completion) await this.recordUsage(jobId, completion.usage, completion.set);
+      return null;
+    }
     // The job is finished in the store: what follows must happen even across a store outage, or the
     // stream's `complete` and the terminal webhook would be lost (nothing redoes a finished job).
     const outage = () => this.logger.warn({ job_id: jobId, status }, 'finishing the job waits for the store');
@@ -220,10 +239,13 @@ export class JobsService {
       await pastStoreOutage(() => this.repository.releaseSlot(before.user_id, jobClass), outage);
       await pastStoreOutage(() => this.wakeParked(before.user_id, 1, jobClass), outage);
     }
-    const job = { ...before, ...patch, status } as JobRecord;
+    const job = { ...before, ...patch, ...added(before, completion?.usage), status, event_seq: before.event_seq + 2 } as JobRecord;
     this.metrics.jobTransitions.inc({ type: job.type, status });
-    await pastStoreOutage(() => this.emit(jobId, 'status', this.statusData(job)), outage);
-    await pastStoreOutage(() => this.emit(jobId, 'complete', this.completeData(job), { dedupeKey: 'complete' }), outage);
+    await pastStoreOutage(() => this.storeDrawn(jobId, before.event_seq + 1, [{ event: 'status', data: this.statusData(job) }]), outage);
+    await pastStoreOutage(
+      () => this.storeDrawn(jobId, before.event_seq + 2, [{ event: 'complete', data: this.completeData(job), dedupeKey: 'complete' }]),
+      outage,
+    );
     await this.hooks.notify({ type: `job.${status}`, job, data: { ...toJobView(job) }, occurred_at: nowIso(), dedupeKey: 'job.finished' });
     this.logger.info({ job_id: jobId, request_id: job.request_id, status, error_category: job.error_category }, 'job finished');
     return job;
@@ -253,7 +275,12 @@ export class JobsService {
    */
   async waitForTerminal(jobId: string, timeoutMs: number): Promise<JobRecord | null> {
     let wake: () => void = () => undefined;
-    const unsubscribe = await this.bus.subscribe(jobChannel(jobId), () => wake());
+    // A message that does not say the job finished (a progress event) is no reason to read it; one without
+    // `event` comes from a process of an earlier version, which does not say.
+    const unsubscribe = await this.bus.subscribe(jobChannel(jobId), (message) => {
+      const { event, terminal } = (message ?? {}) as { event?: unknown; terminal?: unknown };
+      if (terminal === true || event === undefined) wake();
+    });
     const deadline = Date.now() + timeoutMs;
     try {
       for (;;) {
@@ -292,18 +319,10 @@ export class JobsService {
   }
 
   /** Adds a page's usage to the job (tokens, cost) and sets its extraction facts (model, timings). */
-  async recordUsage(
-    jobId: string,
-    inc: Partial<
-      Record<
-        'page_count' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd' | 'llm_cost_usd' | 'ungrounded_fields',
-        number
-      >
-    >,
-    set: Record<string, unknown> = {},
-  ): Promise<JobRecord | null> {
-    const job = await this.repository.update(jobId, { $inc: inc, ...(Object.keys(set).length ? { $set: set } : {}) });
-    if (job) await this.emit(jobId, 'status', this.statusData(job));
+  async recordUsage(jobId: string, inc: UsageCounters, set: Record<string, unknown> = {}): Promise<JobRecord | null> {
+    // The status event's seq is drawn in the same write as the counters.
+    const job = await this.repository.update(jobId, { $inc: { ...inc, event_seq: 1 }, ...(Object.keys(set).length ? { $set: set } : {}) });
+    if (job) await this.storeDrawn(jobId, job.event_seq, [{ event: 'status', data: this.statusData(job) }]);
     return job;
   }
 
@@ -312,8 +331,8 @@ export class JobsService {
     jobId: string,
     inc: Partial<Record<'page_count' | 'urls_queued' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd', number>>,
   ): Promise<JobRecord | null> {
-    const job = await this.repository.update(jobId, { $inc: inc });
-    if (job) await this.emit(jobId, 'status', this.statusData(job));
+    const job = await this.repository.update(jobId, { $inc: { ...inc, event_seq: 1 } });
+    if (job) await this.storeDrawn(jobId, job.event_seq, [{ event: 'status', data: this.statusData(job) }]);
     return job;
   }
 
@@ -354,8 +373,27 @@ export class JobsService {
   ): Promise<boolean> {
     const record = await this.repository.appendEvent(jobId, event, data, options);
     if (!record) return false;
-    await this.bus.publish(jobChannel(jobId), { seq: record.seq });
+    await this.announce(record);
     return true;
+  }
+
+  /** Stores events under seqs drawn by the caller's own write of the job, and announces those stored now. */
+  private async storeDrawn(
+    jobId: string,
+    firstSeq: number,
+    events: Array<{ event: JobEventName; data: Record<string, unknown>; dedupeKey?: string }>,
+  ): Promise<void> {
+    for (const record of await this.repository.storeDrawnEvents(jobId, firstSeq, events)) if (record) await this.announce(record);
+  }
+
+  /**
+   * "Something new happened" on the job's channel: the seq for streams, and for waiters of a synchronous
+   * answer whether the job is finished by it (`terminal`: its `complete` event or a terminal status), so they
+   * read the job once instead of after each of its events.
+   */
+  private async announce(record: JobEventRecord): Promise<void> {
+    const terminal = record.event === 'complete' || (record.event === 'status' && isTerminal(record.data.status as JobStatus));
+    await this.bus.publish(jobChannel(record.job_id), { seq: record.seq, event: record.event, ...(terminal ? { terminal: true } : {}) });
   }
 
   /** Parks a pending job whose user is at the running-jobs cap (it is woken when a slot frees). */
@@ -429,4 +467,12 @@ export class JobsService {
     if (error instanceof AppError) return { category: error.category ?? 'internal', message: error.detail ?? error.message };
     return { category: 'internal', message: 'Internal error while running the job.' };
   }
+}
+
+/** The job's counters after `inc` was added to them (what the store computed in the same write). */
+function added(before: JobRecord, inc: UsageCounters | undefined): Record<string, number> {
+  const after: Record<string, number> = {};
+  const counters = before as unknown as Record<string, number | undefined>;
+  for (const [field, value] of Object.entries(inc ?? {})) if (value !== undefined) after[field] = (counters[field] ?? 0) + value;
+  return after;
 }

@@ -14,8 +14,8 @@ export interface DateSpan {
   last: number;
 }
 
-// No prototype: a page's word `constructor` is not a month.
-const MONTHS: Record<string, number> = Object.create(null) as Record<string, number>;
+// A Map, not an object: a page's word `constructor` is not a month (and a lookup per word stays cheap).
+const MONTHS = new Map<string, number>();
 const NAMES = [
   ['january', 'jan', 'januar', 'janvier', 'enero', 'ene', 'jänner'],
   ['february', 'feb', 'februar', 'février', 'fevrier', 'febrero', 'févr'],
@@ -31,7 +31,7 @@ const NAMES = [
   ['december', 'dec', 'dezember', 'dez', 'décembre', 'decembre', 'diciembre', 'dic', 'déc'],
 ];
 NAMES.forEach((names, index) => {
-  for (const name of names) MONTHS[name] = index + 1;
+  for (const name of names) MONTHS.set(name, index + 1);
 });
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -82,6 +82,9 @@ export function findDates(words: Tokens, text: string): DateSpan[] {
   const inDay = new Set<number>();
   for (let i = 0; i < keys.length; i++) {
     const k0 = keys[i];
+    // Every date starts with a number or a month name: most words are neither.
+    const month0 = MONTHS.get(k0);
+    if (month0 === undefined && !digitFirst(k0)) continue;
     const k1 = keys[i + 1];
     const k2 = keys[i + 2];
     // 2024-03-05, 2024/03/05, 2024.03.05
@@ -105,7 +108,6 @@ export function findDates(words: Tokens, text: string): DateSpan[] {
       if (b <= 12) add(dayKey(y2, b, a), i, i + 2);
       if (a <= 12 && a !== b) add(dayKey(y2, a, b), i, i + 2);
     }
-    const month0 = MONTHS[k0];
     if (month0 !== undefined) {
       // March 5, 2024 / Mar. 5th 2024
       const d = dayOf(k1);
@@ -120,7 +122,7 @@ export function findDates(words: Tokens, text: string): DateSpan[] {
     if (d0 !== undefined) {
       const of = k1 === 'of' || k1 === 'de';
       const mi = of ? i + 2 : i + 1;
-      const month = MONTHS[keys[mi]];
+      const month = MONTHS.get(keys[mi]);
       const y = year(keys[mi + 1]);
       if (month !== undefined && y !== undefined && spaced(i) && (!of || spaced(i + 1)) && spaced(mi)) {
         inDay.add(mi);

@@ -109,18 +109,22 @@ export class GroundingIndex {
     const to = Math.min(text.length, room);
     if (to < text.length) this.clipped = true;
     const segment = this.segments.length;
-    const tokens: Tokens = { keys: [], starts: [], ends: [] };
-    tokenizeInto(tokens, text, 0, to, skip);
     const first = this.keys.length;
+    // The first segment (the page's text, most of the words) is read straight into the index's arrays.
+    const tokens: Tokens = first === 0 ? this : { keys: [], starts: [], ends: [] };
+    tokenizeInto(tokens, text, 0, to, skip);
     for (let i = 0; i < tokens.keys.length; i++) {
       const at = first + i;
-      this.keys.push(tokens.keys[i]);
-      this.starts.push(tokens.starts[i]);
-      this.ends.push(tokens.ends[i]);
+      const key = tokens.keys[i];
+      if (tokens !== this) {
+        this.keys.push(key);
+        this.starts.push(tokens.starts[i]);
+        this.ends.push(tokens.ends[i]);
+      }
       this.segmentOf.push(segment);
-      let list = this.words.get(tokens.keys[i]);
-      if (!list) this.words.set(tokens.keys[i], (list = []));
-      list.push(at);
+      const list = this.words.get(key);
+      if (list) list.push(at);
+      else this.words.set(key, [at]);
     }
     this.segments.push({ in: kind, ...(attribute ? { attribute } : {}), text, firstWord: first, endWord: this.keys.length });
     this.addNumbers(tokens, text, first);

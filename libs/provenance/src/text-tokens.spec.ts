@@ -49,6 +49,106 @@ describe('words (tokenize)', () => {
   });
 });
 
+/** The tokenizer's definition, read by the regular expression alone (what the character scan must agree with). */
+function byRegex(text: string, from: number, to: number, skip: number[]): Tokens {
+  const out: Tokens = { keys: [], starts: [], ends: [] };
+  const re = /[\p{L}\p{N}\p{M}]+/gu;
+  re.lastIndex = from;
+  let span = 0;
+  for (let m = re.exec(text); m !== null && m.index < to; m = re.exec(text)) {
+    const start = m.index;
+    const end = Math.min(to, start + m[0].length);
+    while (span < skip.length && skip[span + 1] <= start) span += 2;
+    if (span < skip.length && skip[span] < end) continue;
+    const word = text.slice(start, end);
+    const push = (key: string, s: number, e: number) => (out.keys.push(key), out.starts.push(s), out.ends.push(e));
+    if (/^[\x00-\x7f]*$/.test(word)) push(word.toLowerCase(), start, end);
+    else if (!/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(word)) push(wordKey(word), start, end);
+    else {
+      // Each Han/Kana character a word, the letters between them one word.
+      let run = -1;
+      let at = start;
+      for (const ch of word) {
+        if (/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u.test(ch)) {
+          if (run >= 0) push(wordKey(text.slice(run, at)), run, at);
+          run = -1;
+          push(wordKey(ch), at, at + ch.length);
+        } else if (run < 0) run = at;
+        at += ch.length;
+      }
+      if (run >= 0) push(wordKey(text.slice(run, end)), run, end);
+    }
+  }
+  return out;
+}
+
+describe('the character scan agrees with the regular expression', () => {
+  const pieces = [
+    'a',
+    'Z',
+    'q',
+    '7',
+    '0',
+    ' ',
+    '  ',
+    '.',
+    ',',
+    '-',
+    '_',
+    '*',
+    '](',
+    ')',
+    '\n',
+    '\u00a0',
+    'é',
+    'e\u0301',
+    '²',
+    'ª',
+    'ﬁ',
+    'Ａ',
+    '１',
+    '東',
+    'の',
+    'カ',
+    '—',
+    '’',
+    '€',
+    '😀',
+    '𝐀',
+    'ß',
+    'İ',
+    'Ω',
+    'ж',
+    '\u0301',
+    'ä',
+    'ı',
+  ];
+  it('on random texts, ranges and skipped spans', () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    for (let round = 0; round < 3000; round++) {
+      let text = '';
+      const parts = 1 + rand(25);
+      for (let p = 0; p < parts; p++) text += pieces[rand(pieces.length)].repeat(1 + rand(3));
+      // Only positions that start a code point, as the index passes them.
+      const points = [...text.matchAll(/[\s\S]/gu)].map((m) => m.index).concat(text.length);
+      const from = points[rand(Math.min(3, points.length))];
+      const to = points[points.length - 1 - rand(Math.min(3, points.length))];
+      const skip: number[] = [];
+      if (rand(3) === 0 && text.length > 4) {
+        const a = rand(text.length - 2);
+        skip.push(a, a + 1 + rand(text.length - a - 1));
+      }
+      const got: Tokens = { keys: [], starts: [], ends: [] };
+      tokenizeInto(got, text, from, Math.max(from, to), skip);
+      expect([text, from, to, skip, got]).toEqual([text, from, to, skip, byRegex(text, from, Math.max(from, to), skip)]);
+    }
+  });
+});
+
 describe('scripts the tokenizer does not segment', () => {
   it('flags Thai, Lao, Khmer and Myanmar letters, not the scripts it knows', () => {
     expect(hasUnsegmentedScript('สวัสดีครับ')).toBe(true);

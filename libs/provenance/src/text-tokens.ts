@@ -40,22 +40,54 @@ export function isDigits(key: string): boolean {
   return true;
 }
 
+/** A–Z, a–z, 0–9: the ASCII characters of WORD (\p{L}, \p{N}, \p{M} have no others below 128). */
+function asciiWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+}
+
 /**
  * Tokenizes `text[from, to)` into `out`. `skip` lists spans (sorted, not overlapping, as [start, end) pairs) whose
- * words are left out (markdown link targets).
+ * words are left out (markdown link targets). The words are WORD's matches: runs of plain ASCII letters and digits
+ * are read by a scan of character codes (most of most pages), and wherever a character past ASCII starts or
+ * continues a run, WORD itself reads the word.
  */
 export function tokenizeInto(out: Tokens, text: string, from = 0, to = text.length, skip: number[] = []): void {
-  const re = new RegExp(WORD.source, WORD.flags);
-  re.lastIndex = from;
+  let re: RegExp | undefined;
   let span = 0;
-  for (let m = re.exec(text); m !== null && m.index < to; m = re.exec(text)) {
-    const start = m.index;
-    const end = Math.min(to, start + m[0].length);
+  const length = text.length;
+  let i = from;
+  while (i < to) {
+    const c = text.charCodeAt(i);
+    let start: number;
+    let stop: number;
+    let ascii: boolean;
+    if (c < 128 && !asciiWordChar(c)) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    if (c < 128) while (j < length && asciiWordChar(text.charCodeAt(j))) j++;
+    if (c < 128 && (j === length || text.charCodeAt(j) < 128)) {
+      start = i;
+      stop = j;
+      ascii = true;
+    } else {
+      // A character past ASCII: WORD decides where the next word starts and ends.
+      re ??= new RegExp(WORD.source, WORD.flags);
+      re.lastIndex = i;
+      const m = re.exec(text);
+      if (m === null || m.index >= to) return;
+      start = m.index;
+      stop = start + m[0].length;
+      ascii = false;
+    }
+    i = stop;
+    const end = Math.min(to, stop);
     while (span < skip.length && skip[span + 1] <= start) span += 2;
     if (span < skip.length && skip[span] < end) continue; // inside (or across) a skipped span
     const word = text.slice(start, end);
     // Most words of most pages are ASCII: no Han or Kana in them, and nothing for NFKC to change.
-    if (ASCII_WORD.test(word)) push(out, word.toLowerCase(), start, end);
+    if (ascii || ASCII_WORD.test(word)) push(out, word.toLowerCase(), start, end);
     else if (CJK.test(word)) pushCjk(out, word, start);
     else push(out, wordKey(word), start, end);
   }

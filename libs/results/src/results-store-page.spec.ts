@@ -37,6 +37,21 @@ describe('ResultsService.storePage', () => {
     expect(await repository.findById(first._id)).toMatchObject({ id: first.id });
   });
 
+  it('firstTime skips the lookup before the insert; a repeat all the same returns the first record (a seq gap, no second record)', async () => {
+    let lookups = 0;
+    const findById = repository.findById.bind(repository);
+    repository.findById = (id) => (lookups++, findById(id));
+    const first = await service.storePage(job, 'k3', page('https://a.example/3'), { firstTime: true });
+    expect(lookups).toBe(0);
+    const again = await service.storePage(job, 'k3', page('https://a.example/3-redone'), { firstTime: true });
+    expect(again).toMatchObject({ _id: first._id, id: first.id, url: 'https://a.example/3', seq: first.seq });
+    const next = await service.storePage(job, 'k4', page('https://a.example/4'), { firstTime: true });
+    expect(next.seq).toBe(first.seq + 2);
+    const all: ResultRecord[] = [];
+    for await (const record of repository.iterateOwn({ userId: job.user_id }, job._id)) all.push(record);
+    expect(all.map((r) => r.url)).toEqual(['https://a.example/3', 'https://a.example/4']);
+  });
+
   it('draws a new seq when the one it got is already taken, and really stores the page', async () => {
     // Another writer holds seq 1 and 2 while the counter still stands at 0 (what a non-atomic counter allows).
     for (const seq of [1, 2]) {

@@ -88,8 +88,8 @@ export class ResultsService {
    * then emits the SSE `result` event and the `job.page` webhook event. Job counters (page_count,
    * tokens, cost) stay the handler's business (JobsService.progress).
    */
-  async record(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
-    if (SINGLE_RESULT_TYPES.has(job.type)) return this.recordSingle(job, input);
+  async record(job: JobRecord, input: RecordResultInput, options: { startedNow?: boolean } = {}): Promise<ResultItem> {
+    if (SINGLE_RESULT_TYPES.has(job.type)) return this.recordSingle(job, input, options.startedNow ?? false);
     return this.append(job, input);
   }
 
@@ -106,11 +106,13 @@ export class ResultsService {
    * result (and its event) instead of adding a second. Failed results are kept as before (a retried
    * attempt after an internal error adds its own).
    */
-  private async recordSingle(job: JobRecord, input: RecordResultInput): Promise<ResultItem> {
+  private async recordSingle(job: JobRecord, input: RecordResultInput, startedNow: boolean): Promise<ResultItem> {
     if (input.status === 'failed') return this.append(job, input);
     const id = `${job._id}:p:${SINGLE_PAGE_KEY}`;
-    const stored = await this.storeOnce(job, id, input);
-    await this.jobs.publishResult(job, { ...toResultEventItem(stored, job.type) }, { dedupeKey: `result:${id}` });
+    // A job started by this run has no result of an earlier run to look for (the insert still refuses a second one).
+    const { record: stored, inserted } = await this.storeOnce(job, id, input, startedNow);
+    // Stored just now, it cannot have been announced (a result is announced after it is stored): no lookup of its event.
+    await this.jobs.publishResult(job, { ...toResultEventItem(stored, job.type) }, { dedupeKey: `result:${id}`, firstTime: inserted });
     return toResultItem(stored, job.type);
   }
 
@@ -118,9 +120,11 @@ export class ResultsService {
    * A crawl page's result, stored at most once per page: its `_id` comes from the page key, so a
    * page redone after a crash finds the first result instead of adding a second. No events here:
    * the crawl announces the page itself, exactly once. Returns the stored record (the first one).
+   * `firstTime`: the caller knows of no earlier run of the page that got this far; the lookup before the
+   * insert is spared (a repeat is still found, by the insert's unique `_id`, at the cost of a seq gap).
    */
-  async storePage(job: JobRecord, pageKey: string, input: RecordResultInput): Promise<ResultRecord> {
-    return this.storeOnce(job, `${job._id}:p:${pageKey}`, input);
+  async storePage(job: JobRecord, pageKey: string, input: RecordResultInput, options: { firstTime?: boolean } = {}): Promise<ResultRecord> {
+    return (await this.storeOnce(job, `${job._id}:p:${pageKey}`, input, options.firstTime === true)).record;
   }
 
   /**
@@ -129,14 +133,19 @@ export class ResultsService {
    * stand-in) is never taken for "already stored": a new seq is drawn instead, so a page is never
    * reported stored without being stored.
    */
-  private async storeOnce(job: JobRecord, id: string, input: RecordResultInput): Promise<ResultRecord> {
+  private async storeOnce(
+    job: JobRecord,
+    id: string,
+    input: RecordResultInput,
+    firstTime = false,
+  ): Promise<{ record: ResultRecord; inserted: boolean }> {
     for (let attempt = 1; ; attempt++) {
-      const existing = await this.repository.findById(id);
-      if (existing) return existing;
+      const existing = firstTime && attempt === 1 ? null : await this.repository.findById(id);
+      if (existing) return { record: existing, inserted: false };
       const record = { ...this.buildRecord(job, await this.repository.nextSeq(job._id), input), _id: id };
       const outcome = await this.repository.insertOnce(record);
-      if (outcome === 'inserted') return record;
-      if (outcome !== 'seq-taken') return outcome;
+      if (outcome === 'inserted') return { record, inserted: true };
+      if (outcome !== 'seq-taken') return { record: outcome, inserted: false };
       if (attempt >= 20) throw new Error(`no free result seq for ${id} after ${attempt} attempts`);
     }
   }
@@ -257,7 +266,14 @@ export class ResultsService {
 
   /** The first page result of a job (the answer of single-page extract/analyze), or null. 404 for a foreign job. */
   async first(caller: Caller, jobId: string): Promise<ResultItem | null> {
-    const job = await this.jobs.getRecord(caller, jobId);
+    return this.firstOf(await this.jobs.getRecord(caller, jobId));
+  }
+
+  /**
+   * The first page result of a job record in hand: the synchronous answer of a job the caller just made
+   * and waited for (the record came with the wait; reading it again to check its owner would tell nothing new).
+   */
+  async firstOf(job: JobRecord): Promise<ResultItem | null> {
     const record = await this.repository.firstOwn({ userId: job.user_id }, job._id);
     return record ? toResultItem(record, job.type) : null;
   }

@@ -45,7 +45,7 @@ export class ScrapeRequestsService {
       secrets: control.secrets,
     });
     const done = await this.intake.awaitJob(job.id);
-    const item = await this.results.first(caller, job.id);
+    const item = await this.results.firstOf(done);
     if (!item || item.status !== 'completed') throw Errors.internal('The scrape job completed without its result.');
     const { fetched_at, ...metadata } = item.metadata as Record<string, unknown> & { fetched_at?: string; screenshot_id?: string };
     const link = metadata.screenshot_id ? this.screenshots.signedLink(metadata.screenshot_id, origin) : undefined;

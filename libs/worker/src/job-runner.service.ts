@@ -115,7 +115,8 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       return;
     }
 
-    if (job.status === 'pending') {
+    const startedNow = job.status === 'pending';
+    if (startedNow) {
       const started = await this.start(job);
       if (!started) return;
       job = started;
@@ -130,18 +131,23 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     });
     try {
       const secrets = this.jobs.openSecrets(message.payload.secrets);
-      await handler.run({
+      const completion = await handler.run({
         job,
         input,
         signal: controller.signal,
         jobs: this.jobs,
         attempt: message.attempt,
+        startedNow,
         secrets,
         sealedSecrets: message.payload.secrets,
       });
-      if (controller.signal.reason instanceof ShutdownSignal) throw new HandBackError();
-      if (controller.signal.aborted) return; // cancelled: the API already finished the job
-      await this.jobs.finish(jobId, 'completed');
+      if (controller.signal.aborted) {
+        // Not finished here, yet what the run used is the job's (a handed-back job resumes from its counters).
+        if (completion) await this.jobs.recordUsage(jobId, completion.usage, completion.set);
+        if (controller.signal.reason instanceof ShutdownSignal) throw new HandBackError();
+        return; // cancelled: the API already finished the job
+      }
+      await this.jobs.finish(jobId, 'completed', undefined, completion ?? undefined);
     } catch (error) {
       if (error instanceof HandBackError || controller.signal.reason instanceof ShutdownSignal) {
         log.info('job handed back on shutdown');

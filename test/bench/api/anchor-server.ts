@@ -1,66 +1,59 @@
 /**
  * The anchor of `npm run bench:api`: a bare Fastify server doing the minimum work of the measured routes on
- * the very data the app stored, in the app's own store (the SQLite file of the embedded app, or the
- * MongoDB-wire server of the cluster): bearer → SHA-256 → key lookup (cached after the first, as the app's
- * verified-key cache does) → one stored JSON document.
+ * the very data the app stored, in the app's own store (anchor-store.ts): bearer → SHA-256 → key lookup
+ * (cached after the first, as the app's verified-key cache does), then
  *
  * - `GET /api/v1/jobs/:id`: one read of the caller's job document, sent as JSON.
  * - `GET /api/v1/jobs/:id/results`: one query of the job's result documents, sent as a JSON array.
- * - `POST /api/v1/extract`: the JSON body parsed, one job document inserted (the intake up to the queue).
+ * - `POST /api/v1/extract`: a synchronous extract, the bare way: the job document inserted (pending, with
+ *   the request as its input); the work (anchor-extract.ts: the page fetched over HTTP and stripped to text,
+ *   one chat completion with the `openai` SDK, its JSON parsed) done in-process (ANCHOR_STORE sqlite:, the
+ *   embedded app's shape) or, with ANCHOR_REDIS, by a second process (anchor-worker.ts) that gets the job id
+ *   through a Redis list, reads the job, does the work, inserts the result document, writes the job's final
+ *   state in one update and pushes the answer back on a reply list; the server answers with the data.
+ *   In-process, the server inserts the result and updates the job itself.
  *
- * Run as a child process: ANCHOR_PORT, ANCHOR_STORE (`sqlite:<file>` or a `mongodb://…/<db>` URI).
+ * Run as a child process: ANCHOR_PORT, ANCHOR_STORE (`sqlite:<file>` or a `mongodb://…/<db>` URI), ANCHOR_REDIS.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { DatabaseSync } from 'node:sqlite';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import { MongoClient } from 'mongodb';
+import { Redis } from 'ioredis';
+import { anchorExtract, type AnchorExtractInput } from './anchor-extract';
+import { finishAnchorJob, JOBS_LIST, REPLIES_LIST, type AnchorReply } from './anchor-worker';
+import { openStore, type Doc } from './anchor-store';
 
-type Doc = Record<string, unknown> & { _id: string };
-
-interface AnchorStore {
-  keyByHash(hash: string): Promise<Doc | null>;
-  job(id: string, userId: string): Promise<Doc | null>;
-  results(jobId: string, userId: string): Promise<Doc[]>;
-  insertJob(doc: Doc): Promise<void>;
-}
-
-function sqliteStore(file: string): AnchorStore {
-  const db = new DatabaseSync(file);
-  db.exec('PRAGMA busy_timeout=5000');
-  db.exec('CREATE TABLE IF NOT EXISTS "c_anchor_jobs" (id TEXT PRIMARY KEY, doc TEXT NOT NULL)');
-  const key = db.prepare(`SELECT doc FROM "c_api_keys" WHERE json_extract(doc,'$.key_hash') = ?`);
-  const job = db.prepare(`SELECT doc FROM "c_jobs" WHERE id = ? AND json_extract(doc,'$.user_id') = ?`);
-  const results = db.prepare(
-    `SELECT doc FROM "c_job_results" WHERE json_extract(doc,'$.job_id') = ? AND json_extract(doc,'$.user_id') = ? ORDER BY json_extract(doc,'$.seq')`,
-  );
-  const insert = db.prepare('INSERT INTO "c_anchor_jobs" (id, doc) VALUES (?, ?)');
-  const one = (row: unknown) => (row ? (JSON.parse((row as { doc: string }).doc) as Doc) : null);
+/** The cluster's hand-off: LPUSH of the job id, one BLPOP loop on the reply list settles the waiting requests. */
+function remoteRunner(url: string): { run(jobId: string): Promise<AnchorReply>; close(): void } {
+  const commands = new Redis(url);
+  const replies = new Redis(url);
+  const waiting = new Map<string, (reply: AnchorReply) => void>();
+  let open = true;
+  void (async () => {
+    while (open) {
+      const popped = await replies.blpop(REPLIES_LIST, 0).catch(() => null);
+      if (!popped) continue;
+      const reply = JSON.parse(popped[1]) as AnchorReply;
+      waiting.get(reply.job_id)?.(reply);
+      waiting.delete(reply.job_id);
+    }
+  })();
   return {
-    keyByHash: async (hash) => one(key.get(hash)),
-    job: async (id, userId) => one(job.get(id, userId)),
-    results: async (jobId, userId) => results.all(jobId, userId).map((row) => one(row)!),
-    insertJob: async (doc) => void insert.run(doc._id, JSON.stringify(doc)),
-  };
-}
-
-async function mongoStore(uri: string): Promise<AnchorStore> {
-  const client = await new MongoClient(uri).connect();
-  const db = client.db();
-  const keys = db.collection<Doc>('api_keys');
-  const jobs = db.collection<Doc>('jobs');
-  const results = db.collection<Doc>('job_results');
-  const anchorJobs = db.collection<Doc>('anchor_jobs');
-  return {
-    keyByHash: (hash) => keys.findOne({ key_hash: hash }),
-    job: (id, userId) => jobs.findOne({ _id: id, user_id: userId }),
-    results: (jobId, userId) => results.find({ job_id: jobId, user_id: userId }).sort({ seq: 1 }).toArray(),
-    insertJob: async (doc) => void (await anchorJobs.insertOne(doc)),
+    run: (jobId) =>
+      new Promise((resolve, reject) => {
+        waiting.set(jobId, resolve);
+        commands.lpush(JOBS_LIST, jobId).catch(reject);
+      }),
+    close: () => {
+      open = false;
+      replies.disconnect();
+      commands.disconnect();
+    },
   };
 }
 
 async function main(): Promise<void> {
-  const spec = process.env.ANCHOR_STORE ?? '';
-  const store = spec.startsWith('sqlite:') ? sqliteStore(spec.slice('sqlite:'.length)) : await mongoStore(spec);
+  const store = await openStore(process.env.ANCHOR_STORE ?? '');
+  const remote = process.env.ANCHOR_REDIS ? remoteRunner(process.env.ANCHOR_REDIS) : null;
   const verified = new Map<string, Doc>();
   const server = Fastify();
 
@@ -92,24 +85,40 @@ async function main(): Promise<void> {
   server.post('/api/v1/extract', async (request, reply) => {
     const key = await authenticate(request, reply);
     if (!key) return reply;
-    const body = request.body as { url?: unknown };
-    const doc: Doc = {
+    const input = request.body as AnchorExtractInput;
+    const job: Doc = {
       _id: randomUUID(),
       user_id: key.user_id,
       type: 'extract',
       status: 'pending',
-      input: body,
-      url: body?.url,
+      input,
+      url: input.url,
       created_at: new Date().toISOString(),
     };
-    await store.insertJob(doc);
-    return { job_id: doc._id, status: 'pending' };
+    await store.insertJob(job);
+    let answer: AnchorReply;
+    if (remote) {
+      answer = await remote.run(job._id);
+    } else {
+      const started = new Date().toISOString();
+      answer = await finishAnchorJob(store, job, await anchorExtract(input), started);
+    }
+    if (answer.error) return reply.code(502).send({ title: 'Bad Gateway', detail: answer.error });
+    return { job_id: job._id, url: input.url, data: answer.data, usage: answer.usage };
   });
 
   server.get('/health', async () => ({ status: 'ok' }));
   await server.listen({ port: Number(process.env.ANCHOR_PORT), host: '127.0.0.1' });
   // A normal exit on SIGTERM, so that --cpu-prof (BENCH_CPU_PROF) writes its profile.
-  process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
+  process.once(
+    'SIGTERM',
+    () =>
+      void server.close().then(async () => {
+        remote?.close();
+        await store.close();
+        process.exit(0);
+      }),
+  );
 }
 
 main().catch((error: unknown) => {

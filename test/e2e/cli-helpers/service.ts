@@ -2,10 +2,10 @@
  * The embedded service as a built process (dist/apps/api/src/main.js) for the CLI tests, on a port
  * the test chooses so that it can be stopped and started again at the same address and DATA_DIR.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../harness/servers';
 import { http, tempDir, waitFor } from '../helpers';
-import { API_MAIN, assertBuilt } from '../processes';
+import { API_MAIN, assertBuilt, startProcess } from '../processes';
 
 /** The admin key the service creates at first start (`glk_` + 40 letters and digits). */
 export const CLI_TEST_KEY = `glk_${'CliTests42'.repeat(4)}`;
@@ -31,12 +31,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   assertBuilt();
   const port = options.port ?? (await freePort());
   const dataDir = options.dataDir ?? tempDir('gleaner-cli-e2e-');
-  const chunks: string[] = [];
-  const child = spawn(process.execPath, [API_MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: String(port),
+  const proc = await startProcess(
+    'service',
+    API_MAIN,
+    [],
+    {
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       GLEANER_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -45,39 +44,18 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       GLEANER_RATE_LIMIT_PER_MINUTE: '100000',
       ...options.env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.on('data', (d: Buffer) => chunks.push(d.toString()));
-  child.stderr.on('data', (d: Buffer) => chunks.push(d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  const service: Service = {
-    url,
+    'PORT',
+    { port },
+  );
+  return {
+    url: proc.url,
     port,
     dataDir,
     key: CLI_TEST_KEY,
-    child,
-    output: () => chunks.join(''),
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
+    child: proc.child,
+    output: proc.output,
+    stop: (signal) => proc.stop(signal),
   };
-  try {
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode})`);
-        const res = await fetch(`${url}/health`).catch(() => null);
-        return res?.status === 200;
-      },
-      90_000,
-      100,
-    );
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw new Error(`the service did not become healthy: ${(error as Error).message}\n${service.output()}`);
-  }
-  return service;
 }
 
 /** GET with the admin key, parsed. */

@@ -14,16 +14,28 @@ import { BlobTooLarge, checkBlobId, type ArchiveBlobStore } from '../blob-store.
 export class FileBlobStore implements ArchiveBlobStore {
   readonly kind = 'files' as const;
 
+  /** Fan-out directories made (or found) by this process: each is made once, not before every write. */
+  private readonly made = new Set<string>();
+
   constructor(private readonly dir: string) {}
 
   async write(id: string, data: Buffer): Promise<void> {
     const path = await this.pathFor(id, true);
     const part = partName(path);
-    await writeFile(part, data);
+    try {
+      await writeFile(part, data);
+    } catch (error) {
+      // Its directory was removed behind this process's back: made again, and the write tried once more.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      this.made.clear();
+      await this.pathFor(id, true);
+      await writeFile(part, data);
+    }
     await rename(part, path);
   }
 
   async writeStream(id: string, source: AsyncIterable<Buffer>, maxBytes: number): Promise<number> {
+    this.made.clear(); // an upload is rare: its directory is made (or found) anew
     const path = await this.pathFor(id, true);
     const part = partName(path);
     let total = 0;
@@ -73,12 +85,19 @@ export class FileBlobStore implements ArchiveBlobStore {
   private async pathFor(id: string, create: boolean): Promise<string> {
     checkBlobId(id);
     const dir = join(this.dir, id.slice(-2).toLowerCase());
-    if (create) await mkdir(dir, { recursive: true });
+    if (create && !this.made.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.made.add(dir);
+    }
     return join(dir, id);
   }
 }
 
+/** This process's tag in temporary names: random, as processes of two containers sharing the directory may have one pid. */
+const PROCESS_TAG = `${process.pid}-${randomBytes(6).toString('hex')}`;
+let partSerial = 0;
+
 /** A temporary name of this writer's own (two writers of one blob never share one). */
 function partName(path: string): string {
-  return `${path}.${process.pid}-${randomBytes(6).toString('hex')}.part`;
+  return `${path}.${PROCESS_TAG}-${++partSerial}.part`;
 }

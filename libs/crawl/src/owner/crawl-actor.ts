@@ -11,6 +11,7 @@ import { HandBackError, type QueuePort } from '@app/queue';
 import type { ResultsService } from '@app/results';
 import { isArchiveSource, type CrawlJobInput } from '../crawl-input';
 import type { CrawlRepository } from '../crawl.repository';
+import type { LocalOutcomes } from '../local-outcomes';
 import { canonicalize } from '../url-canon';
 import { Admission } from './admission';
 import { CrawlCloser } from './crawl-closer';
@@ -51,6 +52,8 @@ export interface CrawlActorDeps {
   metrics: CommitMetrics & { takeovers: { inc(): void } };
   /** A monitor's run: the sitemap `lastmod` of its URLs, for the page workers. */
   lastmods?: SitemapLastmods;
+  /** Outcomes of this process's page workers, handed to the owner without the bus and a store read. */
+  localOutcomes?: Pick<LocalOutcomes, 'expect' | 'forget'>;
   /** The page archive: a WARC extraction's pages are read into it (owner/warc-seeding.ts). */
   archive?: WarcSeedingArchive & Pick<PageArchive, 'enabled'>;
 }
@@ -123,7 +126,7 @@ export class CrawlActor {
       onQueued: (count) => this.counters.add({ urls_queued: count }),
     });
     this.admission = new Admission(run, repository, this.lease, this.tickets, robots, this.frontier, inFlight, this.counters);
-    this.dispatcher = new PageDispatcher(run, repository, deps.queue, deps.bus);
+    this.dispatcher = new PageDispatcher(run, repository, deps.queue, deps.bus, deps.localOutcomes);
     this.announcer = new PageAnnouncer(run, deps.jobs, deps.results, repository);
     const committer = new PageCommitter(
       run,

@@ -14,6 +14,7 @@ import { QUEUE, type QueuePort } from '@app/queue';
 import { ResultsService } from '@app/results';
 import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
+import { LocalOutcomes } from '../local-outcomes';
 import { CrawlActor, type CrawlActorDeps } from './crawl-actor';
 import { closeLeftovers } from './crawl-closer';
 import { CRAWLEE_SYSTEM_INFO_INTERVAL_MS } from './crawlee-bridge';
@@ -46,6 +47,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
     private readonly loader: PageLoaderService,
     private readonly monitorPages: MonitorPagesService,
     private readonly archive: PageArchive,
+    private readonly localOutcomes: LocalOutcomes,
   ) {
     this.takeovers = metrics.once(
       'gleaner_crawl_takeovers_total',
@@ -87,6 +89,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
       metrics: { takeovers: this.takeovers, commits: this.commits },
       lastmods: this.monitorPages,
       archive: this.archive,
+      localOutcomes: this.localOutcomes,
     };
     await new CrawlActor(deps, context).run();
   }

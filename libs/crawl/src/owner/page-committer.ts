@@ -94,29 +94,34 @@ export class PageCommitter {
     // A page a monitor's run found unchanged stores no result and announces none: its record is the
     // monitor's already (docs/monitors.md "Cheap re-runs"); the entry and the counters still count it.
     if (result && result.method !== 'unchanged') {
-      record = await this.results.storePage(this.run.job, entry.key, {
-        url: outcome.final_url,
-        status: 'completed',
-        data: result.data,
-        depth: entry.depth,
-        parent_url: entry.parentUrl,
-        token_usage_input: result.token_usage_input,
-        token_usage_output: result.token_usage_output,
-        fetch_duration_ms: outcome.fetch_duration_ms,
-        extract_duration_ms: outcome.extract_duration_ms,
-        llm_model: result.llm_model,
-        llm_provider: result.llm_provider,
-        cost_usd: result.cost_usd,
-        metadata: {
-          method: result.method ?? 'model',
-          ...(result.program_id ? { program_id: result.program_id } : {}),
-          ...(result.template_id ? { template_id: result.template_id } : {}),
-          ...(result.model_fields ? { model_fields: result.model_fields } : {}),
-          ...(result.model_call ? { model_call: result.model_call } : {}),
-          ...(result.provenance ?? {}),
-          ...(result.details ?? {}),
+      record = await this.results.storePage(
+        this.run.job,
+        entry.key,
+        {
+          url: outcome.final_url,
+          status: 'completed',
+          data: result.data,
+          depth: entry.depth,
+          parent_url: entry.parentUrl,
+          token_usage_input: result.token_usage_input,
+          token_usage_output: result.token_usage_output,
+          fetch_duration_ms: outcome.fetch_duration_ms,
+          extract_duration_ms: outcome.extract_duration_ms,
+          llm_model: result.llm_model,
+          llm_provider: result.llm_provider,
+          cost_usd: result.cost_usd,
+          metadata: {
+            method: result.method ?? 'model',
+            ...(result.program_id ? { program_id: result.program_id } : {}),
+            ...(result.template_id ? { template_id: result.template_id } : {}),
+            ...(result.model_fields ? { model_fields: result.model_fields } : {}),
+            ...(result.model_call ? { model_call: result.model_call } : {}),
+            ...(result.provenance ?? {}),
+            ...(result.details ?? {}),
+          },
         },
-      });
+        { firstTime: !entry.mayBeAnnounced },
+      );
     }
     await this.announcer.announce(
       { key: entry.key, url: entry.url, status: 'completed', error_category: null, error_message: null },
@@ -170,18 +175,23 @@ export class PageCommitter {
     if (!(await this.lease.holds())) return;
     const usage = outcome.usage;
     const record = entry.extract
-      ? await this.results.storePage(this.run.job, entry.key, {
-          url: outcome.final_url ?? entry.url,
-          status: 'failed',
-          data: null,
-          error_category: category,
-          error_message: outcome.error_message,
-          depth: entry.depth,
-          parent_url: entry.parentUrl,
-          token_usage_input: usage?.token_usage_input ?? 0,
-          token_usage_output: usage?.token_usage_output ?? 0,
-          cost_usd: usage?.cost_usd ?? 0,
-        })
+      ? await this.results.storePage(
+          this.run.job,
+          entry.key,
+          {
+            url: outcome.final_url ?? entry.url,
+            status: 'failed',
+            data: null,
+            error_category: category,
+            error_message: outcome.error_message,
+            depth: entry.depth,
+            parent_url: entry.parentUrl,
+            token_usage_input: usage?.token_usage_input ?? 0,
+            token_usage_output: usage?.token_usage_output ?? 0,
+            cost_usd: usage?.cost_usd ?? 0,
+          },
+          { firstTime: !entry.mayBeAnnounced },
+        )
       : null;
     await this.announcer.announce(
       { key: entry.key, url: entry.url, status: 'failed', error_category: category, error_message: outcome.error_message },

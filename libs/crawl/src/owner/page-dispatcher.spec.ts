@@ -1,6 +1,7 @@
 import { LocalEventBus } from '@app/events';
 import { MemoryQueueAdapter, type QueuePort } from '@app/queue';
 import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
+import { LocalOutcomes } from '../local-outcomes';
 import { CRAWL_PAGES_QUEUE, crawlOutcomeChannel, pageTaskId, type PageOutcome, type PageTaskPayload } from '../crawl.types';
 import { StopCrawl } from './crawl-run';
 import { PageDispatcher, REDISPATCH_AFTER_MS } from './page-dispatcher';
@@ -93,6 +94,48 @@ describe('PageDispatcher', () => {
     await dispatcher.redispatchStale(Date.now() + 2 * REDISPATCH_AFTER_MS + 1);
     const id = pageTaskId(f.run.jobId, entry.key, 0);
     expect(sent).toEqual([id, id]);
+  });
+
+  describe('with the page workers of this process (local outcomes)', () => {
+    let local: LocalOutcomes;
+    let reads: number;
+    let near: PageDispatcher;
+
+    beforeEach(async () => {
+      local = new LocalOutcomes();
+      reads = 0;
+      const store = { doneOutcomes: (ids: string[]) => (reads++, f.repository.doneOutcomes(ids)) };
+      near = new PageDispatcher(f.run, store, { enqueue: async (_q, _n, _p, options) => options!.jobId! }, bus, local);
+      await near.open();
+    });
+    afterEach(() => near.close(new StopCrawl('shutdown')));
+
+    it('takes an outcome a worker here offers, without a bus message or a store read', async () => {
+      const entry = await f.pending('/a');
+      const waiting = near.dispatch(entry);
+      const taskId = pageTaskId(f.run.jobId, entry.key, 0);
+      expect(local.offer(taskId, skipped)).toBe(true);
+      await expect(waiting).resolves.toBe(skipped);
+      expect(reads).toBe(0);
+      expect(near.waiting).toBe(0);
+      expect(local.offer(taskId, skipped)).toBe(false); // taken once
+    });
+
+    it('a task resolved from the store, or abandoned by a stopping owner, is no longer taken here', async () => {
+      const entry = await f.pending('/a');
+      const waiting = near.dispatch(entry);
+      const taskId = pageTaskId(f.run.jobId, entry.key, 0);
+      await f.repository.delivered(taskId, f.run.jobId);
+      await f.repository.finishOutcome(taskId, skipped);
+      await near.collect([taskId]);
+      await expect(waiting).resolves.toEqual(skipped);
+      expect(local.size).toBe(0);
+      const other = await f.pending('/b');
+      const stopped = near.dispatch(other);
+      near.rejectAll(new StopCrawl('lease-lost'));
+      await expect(stopped).rejects.toBeInstanceOf(StopCrawl);
+      expect(local.offer(pageTaskId(f.run.jobId, other.key, 0), skipped)).toBe(false);
+    });
   });
 
   it('ends every wait when the owner stops', async () => {

@@ -1,6 +1,7 @@
 import type { EventBusPort } from '@app/events';
 import type { QueuePort } from '@app/queue';
 import type { CrawlRepository } from '../crawl.repository';
+import type { LocalOutcomes } from '../local-outcomes';
 import { CRAWL_PAGES_QUEUE, PAGE_TASK, crawlOutcomeChannel, pageTaskId, type PageOutcome, type PageTaskPayload } from '../crawl.types';
 import { PAGE_RETRY_LIMITS } from '../page-retry-policy';
 import type { CrawlRun, StopCrawl } from './crawl-run';
@@ -24,7 +25,8 @@ interface Waiter {
  * Sends page tasks to the page worker pool and waits for their outcomes (docs/crawl.md "Roles",
  * "Embedded page tasks"). A task's id is `<job>:<key>:<dispatch>`, so sending it again is idempotent:
  * a task not finished after REDISPATCH_AFTER_MS is sent again (a Redis restart may have lost it). An
- * outcome is announced on the bus and kept in the store; a waiter not woken by the bus finds it by a poll.
+ * outcome is announced on the bus and kept in the store; a waiter not woken by the bus finds it by a poll. The
+ * outcome of a task run by a page worker of this process comes straight from it, once stored (local-outcomes.ts).
  */
 export class PageDispatcher {
   private readonly waiters = new Map<string, Waiter>();
@@ -36,6 +38,8 @@ export class PageDispatcher {
     private readonly store: DispatchStore,
     private readonly queue: Pick<QueuePort, 'enqueue'>,
     private readonly bus: Pick<EventBusPort, 'subscribe'>,
+    /** Outcomes of the page workers of this process, handed over without the bus and the store read. */
+    private readonly local?: Pick<LocalOutcomes, 'expect' | 'forget'>,
   ) {}
 
   /** Listens for outcomes (bus and poll) and starts the re-send sweep. */
@@ -57,6 +61,7 @@ export class PageDispatcher {
     entry.outcomeMayBeStored = false;
     return new Promise<PageOutcome>((resolve, reject) => {
       this.waiters.set(taskId, { entry, lastSent: Date.now(), resolve, reject });
+      this.local?.expect(taskId, (outcome) => this.resolve(taskId, outcome));
       void this.send(entry)
         .then(() => (mayBeDone ? this.collect([taskId]) : undefined))
         .catch((error: unknown) => {
@@ -68,7 +73,10 @@ export class PageDispatcher {
 
   /** Ends every wait now (the owner stopped: nothing more of it may be written). */
   rejectAll(stop: StopCrawl): void {
-    for (const waiter of this.waiters.values()) waiter.reject(stop);
+    for (const [taskId, waiter] of this.waiters) {
+      this.local?.forget(taskId);
+      waiter.reject(stop);
+    }
     this.waiters.clear();
   }
 
@@ -87,11 +95,16 @@ export class PageDispatcher {
   async collect(taskIds: string[]): Promise<void> {
     if (taskIds.length === 0) return;
     for (const record of await this.store.doneOutcomes(taskIds)) {
-      const waiter = this.waiters.get(record._id);
-      if (!waiter || !record.outcome) continue;
-      this.waiters.delete(record._id);
-      waiter.resolve(record.outcome);
+      if (record.outcome) this.resolve(record._id, record.outcome);
     }
+  }
+
+  private resolve(taskId: string, outcome: PageOutcome): void {
+    const waiter = this.waiters.get(taskId);
+    if (!waiter) return;
+    this.waiters.delete(taskId);
+    this.local?.forget(taskId);
+    waiter.resolve(outcome);
   }
 
   /** Sends again every task not finished after REDISPATCH_AFTER_MS (`now` for tests). */

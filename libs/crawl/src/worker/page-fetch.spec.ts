@@ -14,7 +14,14 @@ import { canonicalize } from '../url-canon';
 import type { ArchivedPages } from './archived-pages';
 import { DomainLabels } from './domain-labels';
 import type { MonitorNote } from './monitor-note';
-import { crawlPageControl, PageFetch, type FetchContext } from './page-fetch';
+import { crawlPageControl, PageFetch, type FetchContext, type FetchedPage } from './page-fetch';
+
+/** A promise the test opens. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
 
 const config = { hostMinIntervalMs: 0, hostMaxConcurrency: 4, hostSlotLeaseMs: 60_000 } as AppConfig;
 type Load = PageLoaderService['load'];
@@ -36,7 +43,14 @@ function page(url: string): LoadedPage {
 function stage(load: Load, options: Partial<CrawlOptions> = {}, known: Record<string, string> = {}) {
   const politeness = new MemoryPoliteness({ backoffBaseMs: 1000, backoffMaxMs: 10_000 });
   const kept: string[] = [];
-  const archived = { keep: async (_job: JobRecord, _key: string, url: string) => void kept.push(url) } as unknown as ArchivedPages;
+  let before: () => Promise<void> = async () => undefined;
+  const archived = {
+    keep: async (_job: JobRecord, _key: string, url: string) => {
+      await before();
+      kept.push(url);
+    },
+  } as unknown as ArchivedPages;
+  const keepWith = (wait: () => Promise<void>) => void (before = wait);
   const pauses = new Counter({ name: 'pauses_total', help: 'h', labelNames: ['domain'], registers: [new Registry()] });
   const repository = { entry: async (id: string) => (known[id] ? ({ status: known[id] } as never) : null) };
   const fetch = new PageFetch(politeness, config, { load } as PageLoaderService, repository, archived, pauses, new DomainLabels(20));
@@ -49,7 +63,7 @@ function stage(load: Load, options: Partial<CrawlOptions> = {}, known: Record<st
   };
   const task = (path: string): PageTaskPayload =>
     ({ job_id: 'J1', key: canonicalize(`http://shop.test${path}`)!.key, url: `http://shop.test${path}`, extract: true }) as PageTaskPayload;
-  return { fetch, context, task, kept, politeness, pauses };
+  return { fetch, context, task, kept, keepWith, politeness, pauses };
 }
 
 describe('PageFetch (a page task fetch stage)', () => {
@@ -57,7 +71,26 @@ describe('PageFetch (a page task fetch stage)', () => {
     const s = stage(async (url) => page(url), { archive: true });
     const got = await s.fetch.fetch(s.task('/a'), s.context, new AbortController().signal, null, {});
     expect('kind' in got).toBe(false);
+    await (got as FetchedPage).kept;
     expect(s.kept).toEqual(['http://shop.test/a']);
+    const off = stage(async (url) => page(url), { archive: false });
+    const plain = await off.fetch.fetch(off.task('/a'), off.context, new AbortController().signal, null, {});
+    expect((plain as FetchedPage).kept).toBeUndefined();
+    expect(off.kept).toEqual([]);
+  });
+
+  it('hands the page on while its archiving runs: the caller awaits `kept` before reporting', async () => {
+    const s = stage(async (url) => page(url), { archive: true });
+    const archiving = gate();
+    s.keepWith(() => archiving.wait);
+    const got = (await s.fetch.fetch(s.task('/slow'), s.context, new AbortController().signal, null, {})) as FetchedPage;
+    let done = false;
+    void got.kept!.then(() => (done = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    archiving.open();
+    await got.kept;
+    expect(s.kept).toEqual(['http://shop.test/slow']);
   });
 
   it('a 429 pauses the host for every worker and reports rate_limited', async () => {

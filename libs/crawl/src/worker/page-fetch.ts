@@ -37,6 +37,12 @@ export interface FetchContext {
   scope: CrawlScope;
 }
 
+/**
+ * A fetched page; `kept`: its archiving, running while the page is extracted (it never fails: an error is
+ * logged), to be awaited before the page's outcome is reported.
+ */
+export type FetchedPage = LoadedPage & { kept?: Promise<void> };
+
 /** Stops a page after its fetch, before any model call (a duplicate or off-site redirect target). */
 export class StopAfterFetch extends Error {
   constructor(readonly outcome: PageOutcome) {
@@ -61,14 +67,17 @@ export class PageFetch {
     private readonly domains: DomainLabels,
   ) {}
 
-  /** The page fetched under the host's politeness slot (and kept in the archive when the crawl keeps pages), or the outcome. */
+  /**
+   * The page fetched under the host's politeness slot, or the outcome. A crawl that keeps pages archives it
+   * meanwhile (`kept`): archiving is a few store writes, no reason for the model call to wait for them.
+   */
   async fetch(
     task: PageTaskPayload,
     context: FetchContext,
     signal: AbortSignal,
     note: MonitorNote | null,
     secrets: Record<string, string>,
-  ): Promise<LoadedPage | PageOutcome> {
+  ): Promise<FetchedPage | PageOutcome> {
     const options = context.input.options;
     const host = hostnameOf(task.url);
     const control = crawlPageControl(context.input, secrets);
@@ -115,8 +124,9 @@ export class PageFetch {
     if (!loaded.ran) return { kind: 'deferred', retry_in_ms: loaded.retryInMs, reason: loaded.reason };
     if (!loaded.value.ok) return loaded.value.failure;
     await this.politeness.reportSuccess(host).catch(() => undefined);
-    if (options.archive) await this.archived.keep(context.job, task.key, task.url, loaded.value.page);
-    return loaded.value.page;
+    const page: FetchedPage = loaded.value.page;
+    if (options.archive) page.kept = this.archived.keep(context.job, task.key, task.url, page);
+    return page;
   }
 
   /**
@@ -145,6 +155,7 @@ export class PageFetch {
     context: FetchContext,
     next: string,
   ): Promise<{ reason: 'filtered' | 'duplicate'; why: string } | null> {
+    if (next === task.url) return null; // no redirect (the usual final URL): one canonical form, nothing to judge
     const target = canonicalize(next);
     const requested = canonicalize(task.url);
     if (!target || !requested || target.key === requested.key) return null;

@@ -7,14 +7,14 @@ import { ExtractionService, GroundingService } from '@app/extraction';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel } from '@app/jobs';
 import { MonitorPagesService, textHash } from '@app/monitors';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
-import { PageLoaderService } from '@app/pages';
+import { PageLoaderService, type LoadedPage } from '@app/pages';
 import { POLITENESS, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { ResultsService, ScreenshotsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
-import { isArchiveSource, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
-import { CrawlScope } from '../crawl-scope';
+import { isArchiveSource } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
+import { LocalOutcomes } from '../local-outcomes';
 import {
   CRAWL_PAGES_QUEUE,
   MAX_LINKS_PER_PAGE,
@@ -24,23 +24,14 @@ import {
   type PageTaskPayload,
 } from '../crawl.types';
 import { PAGE_RETRY_LIMITS } from '../page-retry-policy';
-import { canonicalize } from '../url-canon';
 import { ArchivedPages } from './archived-pages';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
 import { formatsOutcome } from './formats-result';
 import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
-import { PageExtract, type ExtractContext } from './page-extract';
-import { PageFetch, type FetchContext } from './page-fetch';
-
-interface JobContextCache extends FetchContext, ExtractContext {
-  /** The crawl's sealed secrets as opened once (every task of a crawl carries the same sealed text). */
-  secrets?: { sealed: string; opened: Record<string, string> };
-  at: number;
-}
-
-/** Job records and their parsed input are re-read this often by a page worker (cancellation also comes by bus). */
-const JOB_CACHE_MS = 500;
+import { JobContexts, type JobContext } from './job-contexts';
+import { PageExtract } from './page-extract';
+import { PageFetch } from './page-fetch';
 
 /**
  * The page worker pool: every crawler process consumes page tasks of every crawl (the crawl's owner
@@ -51,7 +42,7 @@ const JOB_CACHE_MS = 500;
  */
 @Injectable()
 export class PageWorkerService implements OnApplicationBootstrap {
-  private readonly jobsCache = new Map<string, JobContextCache>();
+  private readonly contexts: JobContexts;
   private readonly outcomes: Counter<'outcome'>;
   private readonly pauses: Counter<'domain'>;
   private readonly domains = new DomainLabels(20);
@@ -78,8 +69,10 @@ export class PageWorkerService implements OnApplicationBootstrap {
     @Inject(DOCUMENT_STORE) store: DocumentStore,
     private readonly monitorPages: MonitorPagesService,
     archive: PageArchive,
+    private readonly localOutcomes: LocalOutcomes,
   ) {
     this.archived = new ArchivedPages(archive, loader, logger);
+    this.contexts = new JobContexts((jobId) => this.jobsRepository.findForWorker(jobId));
     this.outcomes = metrics.once(
       'gleaner_crawl_page_tasks_total',
       () =>
@@ -187,15 +180,16 @@ export class PageWorkerService implements OnApplicationBootstrap {
     }
   }
 
-  /** Stores the outcome (first writer wins) and tells the owner. */
+  /** Stores the outcome (first writer wins) and tells the owner: directly when it runs in this process, else by bus. */
   private async report(task: PageTaskPayload, taskId: string, outcome: PageOutcome): Promise<void> {
     this.outcomes.inc({ outcome: outcome.kind });
     if (await this.repository.finishOutcome(taskId, outcome)) {
+      if (this.localOutcomes.offer(taskId, outcome)) return;
       await this.bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId }).catch(() => undefined);
     }
   }
 
-  private async run(task: PageTaskPayload, context: JobContextCache, signal: AbortSignal, note: MonitorNote | null): Promise<PageOutcome> {
+  private async run(task: PageTaskPayload, context: JobContext, signal: AbortSignal, note: MonitorNote | null): Promise<PageOutcome> {
     const { input, job } = context;
     const options = input.options;
     const started = Date.now();
@@ -221,6 +215,24 @@ export class PageWorkerService implements OnApplicationBootstrap {
       : await this.fetch.fetch(task, context, signal, note, this.secretsOf(context, task.secrets));
     if ('kind' in obtained) return obtained;
     const page = obtained;
+    // The page's archiving runs beside the rest of the task: it is done before the task's outcome is reported.
+    try {
+      return await this.afterFetch(task, context, page, signal, note, started);
+    } finally {
+      if ('kept' in page) await page.kept;
+    }
+  }
+
+  /** The page's outcome once it is fetched: its links, a monitor's verdict, its formats or its extraction. */
+  private async afterFetch(
+    task: PageTaskPayload,
+    context: JobContext,
+    page: LoadedPage,
+    signal: AbortSignal,
+    note: MonitorNote | null,
+    started: number,
+  ): Promise<PageOutcome> {
+    const { input, job } = context;
     const fetchMs = page.fetchDurationMs;
     // A batch follows no links: none are reported.
     const links = input.source ? [] : (page.content.selectedLinks ?? page.content.links).slice(0, MAX_LINKS_PER_PAGE).map((l) => l.url);
@@ -249,37 +261,15 @@ export class PageWorkerService implements OnApplicationBootstrap {
     return this.extract.extract(task, context, page, base, signal, this.secretsOf(context, task.secrets), started);
   }
 
-  private async context(jobId: string): Promise<JobContextCache | null> {
-    const cached = this.jobsCache.get(jobId);
-    if (cached && Date.now() - cached.at < JOB_CACHE_MS) return cached;
-    const job = await this.jobsRepository.findForWorker(jobId);
-    if (!job) return null;
-    let input: CrawlJobInput;
-    try {
-      input = parseCrawlInput(job.input);
-    } catch {
-      return null;
-    }
-    const seed = canonicalize(input.url);
-    if (!seed) return null;
-    const fresh: JobContextCache = {
-      job,
-      input,
-      scope: new CrawlScope(seed, input.options),
-      plan: cached?.plan,
-      secrets: cached?.secrets,
-      at: Date.now(),
-    };
-    this.jobsCache.set(jobId, fresh);
-    if (this.jobsCache.size > 1000) this.jobsCache.delete(this.jobsCache.keys().next().value as string);
-    return fresh;
+  private async context(jobId: string): Promise<JobContext | null> {
+    return this.contexts.get(jobId);
   }
 
   /**
    * A task's sealed secrets, opened once per crawl and process (opening them for every page was a
    * measurable share of a 304 page's work in a monitor's run). A different sealed text is opened anew.
    */
-  private secretsOf(context: JobContextCache, sealed: string | undefined): Record<string, string> {
+  private secretsOf(context: JobContext, sealed: string | undefined): Record<string, string> {
     if (!sealed) return {};
     if (context.secrets?.sealed !== sealed) context.secrets = { sealed, opened: this.jobs.openSecrets(sealed) };
     return context.secrets.opened;

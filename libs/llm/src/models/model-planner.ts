@@ -60,7 +60,8 @@ export class ModelPlanner {
       if (problem) throw Errors.validation([{ location: 'body.llm_config.base_url', message: problem }]);
     }
     const requestKey = typeof input.api_key === 'string' && input.api_key.trim() !== '' ? input.api_key.trim() : undefined;
-    const stored = await this.keys.resolveKey(userId, provider);
+    // The stored key gives what the request leaves out (its key, its base URL): a request with both needs no read.
+    const stored = requestKey && input.base_url ? null : await this.keys.resolveKey(userId, provider);
     let apiKey = requestKey;
     if (!requestKey) {
       if (stored && !stored.isEnabled) {

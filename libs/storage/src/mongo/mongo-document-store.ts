@@ -4,6 +4,7 @@
  * createIndexes are used — no transactions, change streams, TTL indexes or $lookup — so that
  * FerretDB and mongo-java-server work too.
  */
+import type { Collection as DriverCollection, Document as DriverDocument } from 'mongodb';
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
 import { DuplicateKeyError, newId } from '@app/core';
 import type {
@@ -74,7 +75,9 @@ export class MongoDocumentStore implements DocumentStore {
       if (error?.code !== 48 && error?.codeName !== 'NamespaceExists') throw error;
     });
     await model.createIndexes();
-    return new MongoCollection<Doc>(spec.name, model);
+    const db = this.conn.db;
+    if (!db) throw new Error('MongoDB connection is not open');
+    return new MongoCollection<Doc>(spec.name, model, db.collection(spec.name));
   }
 
   async ping(): Promise<void> {
@@ -100,16 +103,24 @@ function isDuplicate(error: unknown): boolean {
   return (e?.writeErrors ?? []).some((w) => w?.code === 11000 || w?.err?.code === 11000);
 }
 
+/**
+ * The point operations of every request (insertOne, findOne, find, findOneAndUpdate, deleteOne) go to the
+ * driver's collection directly: mongoose's query layer (casting against a schema that has none, hooks,
+ * query objects) was ~9 % of a crawler's CPU in an extract (bench:api profile). The schema is `strict: false`
+ * with no fields but `_id: String`, so mongoose changed nothing on the way; the rest (indexes, counts,
+ * iteration, bulk writes) still goes through the model.
+ */
 class MongoCollection<T extends Doc> implements Collection<T> {
   constructor(
     readonly name: string,
     private readonly model: AnyModel,
+    private readonly native: DriverCollection<DriverDocument>,
   ) {}
 
   async insertOne(doc: T): Promise<void> {
     assertDoc(doc);
-    // lean insert: no hydration/validation, the document goes to the server as given (copied, as the driver mutates).
-    await this.guard(() => this.model.insertMany([{ ...doc }], { lean: true }));
+    // Copied: the driver mutates what it inserts.
+    await this.guard(() => this.native.insertOne({ ...doc } as DriverDocument));
   }
 
   async insertMany(docs: readonly T[]): Promise<InsertManyResult> {
@@ -145,13 +156,13 @@ class MongoCollection<T extends Doc> implements Collection<T> {
   async findOne(filter: Filter, options?: { sort?: SortSpec }): Promise<T | null> {
     validateFilter(filter);
     validateSort(options?.sort);
-    let q = this.model.findOne(filter);
-    if (options?.sort) q = q.sort(options.sort);
-    return (await outage(() => q.lean().exec())) as T | null;
+    return (await outage(() => this.native.findOne(filter, options?.sort ? { sort: options.sort } : {}))) as T | null;
   }
 
   async find(filter: Filter, options?: FindOptions): Promise<T[]> {
-    const docs = (await outage(() => this.query(filter, options).lean().exec())) as unknown as T[];
+    validateFilter(filter);
+    validateSort(options?.sort);
+    const docs = (await outage(() => this.native.find(filter, findOptions(options)).toArray())) as unknown as T[];
     return options?.fields ? docs.map((d) => dropNulls(d) as T) : docs;
   }
 
@@ -186,14 +197,11 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     }
     return this.guard(
       async () =>
-        (await this.model
-          .findOneAndUpdate(filter, mongoUpdate, {
-            upsert: options?.upsert === true,
-            returnDocument: options?.returnDocument ?? 'after',
-            sort: options?.sort,
-          })
-          .lean()
-          .exec()) as T | null,
+        (await this.native.findOneAndUpdate(filter, mongoUpdate, {
+          upsert: options?.upsert === true,
+          returnDocument: options?.returnDocument ?? 'after',
+          ...(options?.sort ? { sort: options.sort } : {}),
+        })) as T | null,
     );
   }
 
@@ -211,7 +219,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
 
   async deleteOne(filter: Filter): Promise<boolean> {
     validateFilter(filter);
-    const result = await outage(() => this.model.deleteOne(filter).exec());
+    const result = await outage(() => this.native.deleteOne(filter));
     return result.deletedCount > 0;
   }
 
@@ -225,11 +233,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     validateFilter(filter);
     validateSort(options?.sort);
     let q = this.model.find(filter);
-    if (options?.fields) {
-      for (const f of options.fields)
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f)) throw new InvalidFilterError(`invalid projection field: ${f}`);
-      q = q.select(Object.fromEntries(options.fields.map((f) => [f, 1])));
-    }
+    if (options?.fields) q = q.select(projectionOf(options.fields));
     if (options?.sort) q = q.sort(options.sort);
     if (options?.skip && options.skip > 0) q = q.skip(Math.floor(options.skip));
     if (options?.limit && options.limit > 0) q = q.limit(Math.floor(options.limit));
@@ -255,6 +259,22 @@ async function outage<R>(fn: () => Promise<R>): Promise<R> {
   } catch (error) {
     throw asStoreOutage(error);
   }
+}
+
+/** The projection of `fields` (names checked: a projection is no place for operators or paths). */
+function projectionOf(fields: readonly string[]): Record<string, 1> {
+  for (const f of fields) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f)) throw new InvalidFilterError(`invalid projection field: ${f}`);
+  return Object.fromEntries(fields.map((f) => [f, 1]));
+}
+
+/** FindOptions as the driver takes them. */
+function findOptions(options?: FindOptions): Record<string, unknown> {
+  return {
+    ...(options?.fields ? { projection: projectionOf(options.fields) } : {}),
+    ...(options?.sort ? { sort: options.sort } : {}),
+    ...(options?.skip && options.skip > 0 ? { skip: Math.floor(options.skip) } : {}),
+    ...(options?.limit && options.limit > 0 ? { limit: Math.floor(options.limit) } : {}),
+  };
 }
 
 /** Projections return absent, never null, for missing or null fields (the port's rule for both adapters). */

@@ -11,8 +11,11 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A copy as the document's JSON text will hold it (a string or a finite number is that already). */
 function clone<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+  if (typeof v === 'string' || typeof v === 'boolean' || v === null || v === undefined) return v;
+  if (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)) return v;
+  return JSON.parse(JSON.stringify(v)) as T;
 }
 
 /** Parent object of a dotted path, creating intermediate objects (like MongoDB's $set). */

@@ -1,0 +1,70 @@
+import type { JobRecord } from '@app/jobs';
+import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { CrawlScope } from '../crawl-scope';
+import { canonicalize } from '../url-canon';
+import type { ExtractContext } from './page-extract';
+import type { FetchContext } from './page-fetch';
+
+/** What a page worker knows of a job: its record, its parsed input and what is built from it once. */
+export interface JobContext extends FetchContext, ExtractContext {
+  /** The crawl's sealed secrets as opened once (every task of a crawl carries the same sealed text). */
+  secrets?: { sealed: string; opened: Record<string, string> };
+  at: number;
+}
+
+/** Job records are re-read this often by a page worker (cancellation also comes by bus). */
+export const JOB_CACHE_MS = 500;
+/** Jobs whose context a process keeps (the oldest goes first). */
+const JOBS_KEPT = 1000;
+
+/**
+ * The page workers' view of their jobs: the job record re-read every JOB_CACHE_MS (its status), by one
+ * read however many pages ask at once. A job's input never changes while the job exists (only deleting
+ * the job clears it), so it is parsed and validated once per job and process, and its scope built once,
+ * not at every re-read. Null for a job that is gone, deleted, or whose input is malformed.
+ */
+export class JobContexts {
+  private readonly cache = new Map<string, JobContext>();
+  private readonly reading = new Map<string, Promise<JobContext | null>>();
+
+  constructor(private readonly findJob: (jobId: string) => Promise<JobRecord | null>) {}
+
+  get(jobId: string): Promise<JobContext | null> {
+    const cached = this.cache.get(jobId);
+    if (cached && Date.now() - cached.at < JOB_CACHE_MS) return Promise.resolve(cached);
+    let reading = this.reading.get(jobId);
+    if (!reading) {
+      reading = this.read(jobId, cached).finally(() => this.reading.delete(jobId));
+      this.reading.set(jobId, reading);
+    }
+    return reading;
+  }
+
+  private async read(jobId: string, cached: JobContext | undefined): Promise<JobContext | null> {
+    const job = await this.findJob(jobId);
+    if (!job || job.deleted_at) return null;
+    let parsed: Pick<JobContext, 'input' | 'scope'> | undefined = cached;
+    if (!parsed) {
+      let input: CrawlJobInput;
+      try {
+        input = parseCrawlInput(job.input);
+      } catch {
+        return null;
+      }
+      const seed = canonicalize(input.url);
+      if (!seed) return null;
+      parsed = { input, scope: new CrawlScope(seed, input.options) };
+    }
+    const fresh: JobContext = {
+      job,
+      input: parsed.input,
+      scope: parsed.scope,
+      plan: cached?.plan,
+      secrets: cached?.secrets,
+      at: Date.now(),
+    };
+    this.cache.set(jobId, fresh);
+    if (this.cache.size > JOBS_KEPT) this.cache.delete(this.cache.keys().next().value as string);
+    return fresh;
+  }
+}
