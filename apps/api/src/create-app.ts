@@ -17,6 +17,8 @@ import {
 import { createLogger, Metrics, PinoNestLogger, type AppLogger } from '@app/observability';
 import { openPorts } from '@app/platform';
 import type { AppExtensions } from '@app/worker';
+import fastifyWebsocket from '@fastify/websocket';
+import { buildFirecrawlOpenApi, FirecrawlWatcherService, type WatcherSocket } from '@app/firecrawl';
 import { ApiModule, apiControllers } from './app.module';
 import { WARC_ROUTES } from './controllers/archive.controller';
 import { URL_LIST_ROUTES } from './controllers/batch.controller';
@@ -32,6 +34,8 @@ export interface ApiApp {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The /v2 status routes that also serve Firecrawl's WebSocket watcher. */
+const WATCHED_ROUTES = new Set(['/v2/crawl/:id', '/v2/batch/scrape/:id']);
 
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
@@ -175,6 +179,21 @@ export async function createApiApp(
       );
     }
   });
+
+  // The Firecrawl-compatible crawl watcher (docs/firecrawl.md "Watcher"): a WebSocket upgrade of GET
+  // /v2/crawl/{id} or /v2/batch/scrape/{id} goes to the watcher, a plain GET to the status route. This hook
+  // runs before @fastify/websocket's own (registered after it), which then dispatches on the upgrade.
+  const watcher = app.get(FirecrawlWatcherService);
+  fastify.addHook('onRoute', (route: { method: string | string[]; url: string; wsHandler?: unknown }) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('GET') || !WATCHED_ROUTES.has(route.url)) return;
+    route.wsHandler = (socket: WatcherSocket, request: FastifyRequest) =>
+      watcher.attach(socket, (request.params as { id: string }).id, request, request.url.split('?')[0], String(request.id));
+  });
+  // The key arrives as the subprotocol: none is selected, so it is never sent back in the 101's headers.
+  await fastify.register(fastifyWebsocket, { options: { handleProtocols: () => false, maxPayload: 64 * 1024 } });
+  const firecrawlDocument = buildFirecrawlOpenApi(config.version);
+  fastify.get('/v2/openapi.json', async () => firecrawlDocument);
 
   const document = buildOpenApiDocument(app, config, apiControllers());
   fastify.get('/api/v1/openapi.json', async () => document);
