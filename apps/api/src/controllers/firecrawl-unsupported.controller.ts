@@ -16,7 +16,7 @@ export class FirecrawlUnsupportedController {
     throw routeNotSupported('Web search (/v2/search)');
   }
 
-  @All('search/*rest')
+  @All('search/*')
   searchMore(): never {
     throw routeNotSupported('Research and developer search (/v2/search/...)');
   }
@@ -31,7 +31,7 @@ export class FirecrawlUnsupportedController {
     throw routeNotSupported('Agents (/v2/agent)');
   }
 
-  @All('agent/*rest')
+  @All('agent/*')
   agentMore(): never {
     throw routeNotSupported('Agents (/v2/agent)');
   }
@@ -46,7 +46,7 @@ export class FirecrawlUnsupportedController {
     throw routeNotSupported('Browser sessions (/v2/browser)');
   }
 
-  @All('browser/*rest')
+  @All('browser/*')
   browserMore(): never {
     throw routeNotSupported('Browser sessions (/v2/browser)');
   }
