@@ -190,8 +190,12 @@ export async function createApiApp(
     route.wsHandler = (socket: WatcherSocket, request: FastifyRequest) =>
       watcher.attach(socket, (request.params as { id: string }).id, request, request.url.split('?')[0], String(request.id));
   });
-  // The key arrives as the subprotocol: none is selected, so it is never sent back in the 101's headers.
-  await fastify.register(fastifyWebsocket, { options: { handleProtocols: () => false, maxPayload: 64 * 1024 } });
+  // The key arrives as the subprotocol, and a WebSocket client (Node's, browsers') fails a handshake that selects
+  // none of the protocols it offered: the first is selected, so the key goes back to its own sender in the 101's
+  // headers (as Firecrawl's server does); it is never logged (docs/firecrawl.md "Watcher").
+  await fastify.register(fastifyWebsocket, {
+    options: { handleProtocols: (protocols: Set<string>) => protocols.values().next().value ?? false, maxPayload: 64 * 1024 },
+  });
   const firecrawlDocument = buildFirecrawlOpenApi(config.version);
   fastify.get('/v2/openapi.json', async () => firecrawlDocument);
 
