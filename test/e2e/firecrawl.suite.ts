@@ -53,15 +53,19 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
     env = get();
     firecrawl = new Firecrawl({ apiKey: env.app.adminKey, apiUrl: env.app.baseUrl });
     // The SDK's own axios instance: every answer is recorded for the document check.
-    const axios = (firecrawl as unknown as { http: { instance: { interceptors: { response: { use: (ok: (r: any) => any, bad: (e: any) => any) => void } } } } }).http
-      .instance;
+    const axios = (
+      firecrawl as unknown as {
+        http: { instance: { interceptors: { response: { use: (ok: (r: any) => any, bad: (e: any) => any) => void } } } };
+      }
+    ).http.instance;
     axios.interceptors.response.use(
       (response) => {
         seen.push({ method: response.config.method, url: response.config.url, status: response.status, body: response.data });
         return response;
       },
       (error) => {
-        if (error.response) seen.push({ method: error.config.method, url: error.config.url, status: error.response.status, body: error.response.data });
+        if (error.response)
+          seen.push({ method: error.config.method, url: error.config.url, status: error.response.status, body: error.response.data });
         return Promise.reject(error);
       },
     );
@@ -72,19 +76,29 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       body: { provider: 'openai', is_enabled: true, api_key: 'sk-firecrawl', base_url: env.models.openaiBaseUrl },
     });
     expect(key.status).toBe(200);
-    const chain = await http(env.app.baseUrl, 'PUT', '/api/v1/llm/chain', { headers: auth, body: { chain: [{ provider: 'openai', model: 'gpt-4o-mini' }] } });
+    const chain = await http(env.app.baseUrl, 'PUT', '/api/v1/llm/chain', {
+      headers: auth,
+      body: { chain: [{ provider: 'openai', model: 'gpt-4o-mini' }] },
+    });
     expect(chain.status).toBe(200);
   });
 
   it('scrape: markdown, html, rawHtml, links, images and metadata in Firecrawl names; a Gleaner scrape job', async () => {
-    const doc = await firecrawl.scrape(u('/product/3'), { formats: ['markdown', 'html', 'rawHtml', 'links', 'images'], onlyMainContent: false, origin: 'test', integration: 'jest' } as never);
+    const doc = await firecrawl.scrape(u('/product/3'), {
+      formats: ['markdown', 'html', 'rawHtml', 'links', 'images'],
+      onlyMainContent: false,
+      origin: 'test',
+      integration: 'jest',
+    } as never);
     expect(doc.markdown).toContain('Widget 3');
     expect(doc.html).toContain('Widget 3');
     expect(doc.rawHtml).toContain('<html');
     expect(doc.links).toEqual(expect.arrayContaining([u('/catalog/page/1')]));
     expect(Array.isArray(doc.images)).toBe(true);
     expect(doc.metadata).toMatchObject({ sourceURL: u('/product/3'), url: u('/product/3'), statusCode: 200, creditsUsed: 1 });
-    const job = await http(env.app.baseUrl, 'GET', `/api/v1/jobs/${doc.metadata!.scrapeId}`, { headers: { authorization: `Bearer ${env.app.adminKey}` } });
+    const job = await http(env.app.baseUrl, 'GET', `/api/v1/jobs/${doc.metadata!.scrapeId}`, {
+      headers: { authorization: `Bearer ${env.app.adminKey}` },
+    });
     expect(job.body).toMatchObject({ type: 'scrape', status: 'completed' });
   });
 
@@ -140,7 +154,14 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
   });
 
   it('crawl waiter: a Gleaner crawl job, its pages as Documents', async () => {
-    const job = await firecrawl.crawl(u('/catalog/page/1'), { limit: 4, crawlEntireDomain: true, sitemap: 'skip', scrapeOptions: { formats: ['markdown', 'links'] }, pollInterval: 1, timeout: 90 });
+    const job = await firecrawl.crawl(u('/catalog/page/1'), {
+      limit: 4,
+      crawlEntireDomain: true,
+      sitemap: 'skip',
+      scrapeOptions: { formats: ['markdown', 'links'] },
+      pollInterval: 1,
+      timeout: 90,
+    });
     expect(job.status).toBe('completed');
     expect(job.completed).toBe(4);
     expect(job.data).toHaveLength(4);
@@ -149,13 +170,19 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       expect(Array.isArray(doc.links)).toBe(true);
       expect(doc.metadata?.scrapeId).toBe(job.id);
     }
-    const listed = await http(env.app.baseUrl, 'GET', `/api/v1/jobs/${job.id}`, { headers: { authorization: `Bearer ${env.app.adminKey}` } });
+    const listed = await http(env.app.baseUrl, 'GET', `/api/v1/jobs/${job.id}`, {
+      headers: { authorization: `Bearer ${env.app.adminKey}` },
+    });
     expect(listed.body).toMatchObject({ type: 'crawl', status: 'completed', page_count: 4 });
   });
 
   it('crawl status pages with next: the SDK follows it, or stops with autoPaginate false', async () => {
     const started = await firecrawl.startCrawl(u('/', 'big.test') + '?size=150', { limit: 120, maxDiscoveryDepth: 3, sitemap: 'skip' });
-    await waitFor(async () => ((await firecrawl.getCrawlStatus(started.id, { autoPaginate: false })).status === 'completed' ? true : null), 120_000, 500);
+    await waitFor(
+      async () => ((await firecrawl.getCrawlStatus(started.id, { autoPaginate: false })).status === 'completed' ? true : null),
+      120_000,
+      500,
+    );
     const first = await firecrawl.getCrawlStatus(started.id, { autoPaginate: false });
     expect(first.data).toHaveLength(100);
     expect(first.next).toContain(`/v2/crawl/${started.id}?skip=100`);
@@ -182,21 +209,26 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
   it("watcher's polling fallback (no WebSocket in the runtime) gets the same documents", async () => {
     const started = await firecrawl.startCrawl(u('/catalog/page/2'), { limit: 2, crawlEntireDomain: true, sitemap: 'skip' });
     const real = globalThis.WebSocket;
-    (globalThis as { WebSocket?: unknown }).WebSocket = undefined;
+    // A runtime whose WebSocket cannot connect (the SDK then polls); a fresh copy of the SDK, since the loaded
+    // one keeps the WebSocket class it found first.
+    (globalThis as { WebSocket?: unknown }).WebSocket = class {
+      constructor() {
+        throw new Error('no WebSocket here');
+      }
+    };
     try {
-      // A fresh copy of the SDK: the loaded one keeps the WebSocket class it found first.
       let Fresh!: typeof Firecrawl;
       jest.isolateModules(() => {
-        Fresh = (jest.requireActual('@mendable/firecrawl-js') as { default: typeof Firecrawl }).default;
+        Fresh = jest.requireActual<{ default: typeof Firecrawl }>('@mendable/firecrawl-js').default;
       });
       const client = new Fresh({ apiKey: env.app.adminKey, apiUrl: env.app.baseUrl });
       let polls = 0;
-      (client as unknown as { http: { instance: { interceptors: { request: { use: (f: (c: any) => any) => void } } } } }).http.instance.interceptors.request.use(
-        (config) => {
-          if (String(config.url).includes(`/v2/crawl/${started.id}`)) polls++;
-          return config;
-        },
-      );
+      (
+        client as unknown as { http: { instance: { interceptors: { request: { use: (f: (c: any) => any) => void } } } } }
+      ).http.instance.interceptors.request.use((config) => {
+        if (String(config.url).includes(`/v2/crawl/${started.id}`)) polls++;
+        return config;
+      });
       const watcher = client.watcher(started.id, { kind: 'crawl', pollInterval: 1, timeout: 90 });
       const documents: Document[] = [];
       watcher.on('document', (doc: Document) => documents.push(doc));
@@ -268,22 +300,40 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
   });
 
   it('extract: a batch job with the schema, its pages merged into one answer', async () => {
-    const answer = await firecrawl.extract({ urls: [u('/product/6')], schema: SCHEMA, prompt: 'The product', pollInterval: 1, timeout: 90 });
+    const answer = await firecrawl.extract({
+      urls: [u('/product/6')],
+      schema: SCHEMA,
+      prompt: 'The product',
+      pollInterval: 1,
+      timeout: 90,
+    });
     expect(answer).toMatchObject({ success: true, status: 'completed', data: { name: 'Widget 6', sku: 'SKU-0006' } });
-    const started = await firecrawl.startExtract({ urls: [u('/product/7'), u('/product/8')], schema: { type: 'object', properties: { products: { type: 'array', items: SCHEMA } } } });
-    const done = await waitFor(async () => {
-      const status = await firecrawl.getExtractStatus(started.id!);
-      return status.status === 'completed' ? status : null;
-    }, 90_000, 500);
+    const started = await firecrawl.startExtract({
+      urls: [u('/product/7'), u('/product/8')],
+      schema: { type: 'object', properties: { products: { type: 'array', items: SCHEMA } } },
+    });
+    const done = await waitFor(
+      async () => {
+        const status = await firecrawl.getExtractStatus(started.id!);
+        return status.status === 'completed' ? status : null;
+      },
+      90_000,
+      500,
+    );
     expect(done.data).toHaveProperty('products');
-    expect(await sdkError(firecrawl.startExtract({ urls: [u('/*')], schema: SCHEMA }))).toMatchObject({ status: 400, code: 'NOT_SUPPORTED' });
+    expect(await sdkError(firecrawl.startExtract({ urls: [u('/*')], schema: SCHEMA }))).toMatchObject({
+      status: 400,
+      code: 'NOT_SUPPORTED',
+    });
   });
 
   it('monitors: create, list, get, update (pause), run, checks, check, delete', async () => {
     const monitor = await firecrawl.createMonitor({
       name: 'Widgets',
       schedule: { text: 'every 30 minutes' },
-      targets: [{ type: 'scrape', urls: [u('/product/1'), u('/product/2')], scrapeOptions: { formats: [{ type: 'json', schema: SCHEMA }] } }],
+      targets: [
+        { type: 'scrape', urls: [u('/product/1'), u('/product/2')], scrapeOptions: { formats: [{ type: 'json', schema: SCHEMA }] } },
+      ],
     });
     expect(monitor).toMatchObject({ name: 'Widgets', status: 'active', targets: [{ type: 'scrape' }] });
     expect((await firecrawl.listMonitors()).map((m) => m.id)).toContain(monitor.id);
@@ -291,12 +341,17 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
     const paused = await firecrawl.updateMonitor(monitor.id, { status: 'paused', name: 'Widgets (paused)' });
     expect(paused).toMatchObject({ status: 'paused', name: 'Widgets (paused)' });
     // The first run is due at once (its baseline) unless paused first; wait for it, or run now.
-    const check = await waitFor(async () => {
-      const checks = await firecrawl.listMonitorChecks(monitor.id);
-      if (checks.some((c) => c.status === 'completed')) return checks.find((c) => c.status === 'completed')!;
-      if (!checks.some((c) => c.status === 'running' || c.status === 'queued')) await firecrawl.runMonitor(monitor.id).catch(() => undefined);
-      return null;
-    }, 90_000, 500);
+    const check = await waitFor(
+      async () => {
+        const checks = await firecrawl.listMonitorChecks(monitor.id);
+        if (checks.some((c) => c.status === 'completed')) return checks.find((c) => c.status === 'completed')!;
+        if (!checks.some((c) => c.status === 'running' || c.status === 'queued'))
+          await firecrawl.runMonitor(monitor.id).catch(() => undefined);
+        return null;
+      },
+      90_000,
+      500,
+    );
     expect(check.summary.new + check.summary.same + check.summary.changed).toBeGreaterThan(0);
     const detail = await firecrawl.getMonitorCheck(monitor.id, check.id);
     expect(detail.id).toBe(check.id);
@@ -338,7 +393,8 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       expect(tools).toEqual(expect.arrayContaining(['firecrawl_scrape', 'firecrawl_map', 'firecrawl_crawl']));
       const call = async (name: string, args: Record<string, unknown>) =>
         (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
-      const text = (result: CallToolResult) => (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('\n');
+      const text = (result: CallToolResult) =>
+        (result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('\n');
 
       const scraped = await call('firecrawl_scrape', { url: u('/product/9'), formats: ['markdown'] });
       expect(scraped.isError).toBeFalsy();
@@ -360,7 +416,7 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
   });
 
   it('every answer the SDK got matches the /v2 OpenAPI document (the contract)', async () => {
-    const doc = (await http(env.app.baseUrl, 'GET', '/v2/openapi.json')).body as any;
+    const doc = (await http(env.app.baseUrl, 'GET', '/v2/openapi.json')).body;
     const { Validator } = await import('@seriousme/openapi-schema-validator');
     expect((await new Validator().validate(doc)).valid).toBe(true);
     const ajv = new Ajv({ strict: false, allErrors: true });

@@ -73,7 +73,13 @@ export function apiControllers(): Type[] {
 
 /** The Firecrawl-compatible API's controllers (/v2, docs/firecrawl.md): not in /api/v1/openapi.json, which covers apiControllers(). */
 export function firecrawlControllers(): Type[] {
-  return [FirecrawlScrapeController, FirecrawlCrawlController, FirecrawlTeamController, FirecrawlMonitorsController, FirecrawlUnsupportedController];
+  return [
+    FirecrawlScrapeController,
+    FirecrawlCrawlController,
+    FirecrawlTeamController,
+    FirecrawlMonitorsController,
+    FirecrawlUnsupportedController,
+  ];
 }
 
 @Module({})

@@ -101,7 +101,9 @@ export async function createApiApp(
   const fastify = app.getHttpAdapter().getInstance();
   // Strict JSON bodies (duplicate keys, lone surrogates, nesting and array limits: libs/http json-body.ts).
   fastify.removeContentTypeParser(['application/json']);
-  const jsonParser = (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+  const jsonParser = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+    // Firecrawl's Python SDK sends DELETE with Content-Type: application/json and no body (docs/firecrawl.md).
+    if (request.method === 'DELETE' && request.url.startsWith('/v2/') && body.length === 0) return done(null, undefined);
     try {
       done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
     } catch (error) {

@@ -31,7 +31,8 @@ export class FirecrawlExtractService {
 
   async start(caller: Caller, body: unknown, requestId: string, origin: RequestOrigin) {
     const request = parseWith(extractRequestSchema, body);
-    if (!request.urls || request.urls.length === 0) throw optionNotSupported('urls', 'an extract without URLs (web search is not available)');
+    if (!request.urls || request.urls.length === 0)
+      throw optionNotSupported('urls', 'an extract without URLs (web search is not available)');
     if (request.enableWebSearch) throw optionNotSupported('enableWebSearch', 'web search');
     if (request.agent) throw optionNotSupported('agent', 'agents');
     const wildcard = request.urls.find((url) => url.includes('*'));
@@ -40,11 +41,13 @@ export class FirecrawlExtractService {
     const scrape = request.scrapeOptions ?? {};
     refuseUnsupported(scrape, 'scrapeOptions.');
     const { valid, invalid } = splitUrls(request.urls);
-    if (invalid.length > 0 && !request.ignoreInvalidURLs) throw optionNotSupported('urls', `invalid URLs (${invalid.slice(0, 5).join(', ')})`);
+    if (invalid.length > 0 && !request.ignoreInvalidURLs)
+      throw optionNotSupported('urls', `invalid URLs (${invalid.slice(0, 5).join(', ')})`);
     if (valid.length === 0) throw optionNotSupported('urls', 'no valid URL left');
     const notes = [request.systemPrompt, request.prompt].filter((text): text is string => Boolean(text));
     const schema: Record<string, unknown> = { type: 'object', ...request.schema };
-    if (notes.length > 0) schema.description = [typeof schema.description === 'string' ? schema.description : '', ...notes].filter(Boolean).join('\n');
+    if (notes.length > 0)
+      schema.description = [typeof schema.description === 'string' ? schema.description : '', ...notes].filter(Boolean).join('\n');
     const dto = await asGleanerDto(BatchRequestDto, {
       urls: valid,
       schema,

@@ -28,7 +28,10 @@ function pageFields(plan: FormatPlan, at: string): { fields: Record<string, unkn
   const content = [...plan.wanted].filter((f) => f !== 'json');
   if (plan.json) {
     if (content.length > 0)
-      throw optionNotSupported(at, `json beside ${content.join(', ')} in a crawl or batch (ask for json alone, or the other formats alone)`);
+      throw optionNotSupported(
+        at,
+        `json beside ${content.join(', ')} in a crawl or batch (ask for json alone, or the other formats alone)`,
+      );
     return { fields: { schema: jsonFormatSchema(plan, at) }, jsonOnly: true };
   }
   if (plan.wanted.has('summary')) throw optionNotSupported(at, 'summary in a crawl or batch (scrape pages one by one for a summary)');
@@ -134,7 +137,12 @@ export class FirecrawlJobStartsService {
       success: true as const,
       crawls: jobs
         .filter((job) => job.type === 'crawl')
-        .map((job) => ({ id: job._id, teamId: job.user_id, url: job.url ?? '', options: (job.input as { options?: unknown }).options ?? null })),
+        .map((job) => ({
+          id: job._id,
+          teamId: job.user_id,
+          url: job.url ?? '',
+          options: (job.input as { options?: unknown }).options ?? null,
+        })),
     };
   }
 
@@ -142,7 +150,14 @@ export class FirecrawlJobStartsService {
     return `${publicBaseUrl(this.config.publicUrl, origin, this.config.port)}/v2/${path}/${id}`;
   }
 
-  private note(caller: Caller, jobId: string, kind: 'crawl' | 'batch' | 'extract', plan: FormatPlan, jsonOnly: boolean, invalid?: string[]) {
+  private note(
+    caller: Caller,
+    jobId: string,
+    kind: 'crawl' | 'batch' | 'extract',
+    plan: FormatPlan,
+    jsonOnly: boolean,
+    invalid?: string[],
+  ) {
     return this.notes.insert({
       _id: jobId,
       user_id: caller.userId,

@@ -67,7 +67,8 @@ export class FirecrawlJobStatusService {
       success: true,
       status,
       completed: job.page_count,
-      total: job.page_count + job.failed_count + job.urls_queued,
+      // URLs still queued count while the job runs; once it ended, what was skipped is not part of its total.
+      total: job.page_count + job.failed_count + (status === 'scraping' ? job.urls_queued : 0),
       creditsUsed: job.page_count * (jsonOnly ? 5 : 1),
       data: items.map((item) => itemDocument(job, item, plan, jsonOnly, link)),
       ...(status === 'failed' && job.error_message ? { error: job.error_message } : {}),

@@ -91,7 +91,11 @@ export class FirecrawlMapAndTeamService {
     const periods = [...months.entries()].map(([month, used]) => {
       const start = new Date(`${month}-01T00:00:00.000Z`);
       const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
-      return { startDate: start.toISOString(), endDate: end.toISOString(), ...(what === 'credits' ? { creditsUsed: used } : { tokensUsed: used }) };
+      return {
+        startDate: start.toISOString(),
+        endDate: end.toISOString(),
+        ...(what === 'credits' ? { creditsUsed: used } : { tokensUsed: used }),
+      };
     });
     return { success: true as const, periods };
   }

@@ -86,7 +86,11 @@ export class FirecrawlMonitorsService {
       skip + changes.length < total
         ? `${base}/v2/monitor/${id}/checks/${checkId}?skip=${skip + changes.length}&limit=${limit}${status ? `&status=${status}` : ''}`
         : null;
-    return { success: true as const, data: { ...firecrawlCheck(run, Boolean(view.urls)), pages: changes.map(firecrawlCheckPage), next }, next };
+    return {
+      success: true as const,
+      data: { ...firecrawlCheck(run, Boolean(view.urls)), pages: changes.map(firecrawlCheckPage), next },
+      next,
+    };
   }
 
   private monitor(view: Awaited<ReturnType<MonitorsService['get']>>) {

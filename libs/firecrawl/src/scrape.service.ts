@@ -23,7 +23,12 @@ export class FirecrawlScrapeService {
     private readonly extracts: ExtractionRequestsService,
   ) {}
 
-  async scrape(caller: Caller, body: unknown, requestId: string, origin: RequestOrigin): Promise<{ success: true; data: FirecrawlDocument }> {
+  async scrape(
+    caller: Caller,
+    body: unknown,
+    requestId: string,
+    origin: RequestOrigin,
+  ): Promise<{ success: true; data: FirecrawlDocument }> {
     const request = parseWith(scrapeRequestSchema, body);
     refuseUnsupported(request);
     const plan = planFormats(request);

@@ -2,7 +2,13 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
-import { FirecrawlExtractService, FirecrawlJobStartsService, FirecrawlJobStatusService, FirecrawlMapAndTeamService, FirecrawlScrapeService } from '@app/firecrawl';
+import {
+  FirecrawlExtractService,
+  FirecrawlJobStartsService,
+  FirecrawlJobStatusService,
+  FirecrawlMapAndTeamService,
+  FirecrawlScrapeService,
+} from '@app/firecrawl';
 
 /**
  * The Firecrawl-compatible API (docs/firecrawl.md): Firecrawl's SDKs, MCP server and integrations pointed at

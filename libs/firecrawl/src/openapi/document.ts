@@ -18,33 +18,141 @@ const ID = ['404'];
 
 /** Every /v2 operation this server answers (the e2e suite checks the routes and this list agree). */
 export const OPERATIONS: Operation[] = [
-  { method: 'post', path: '/v2/scrape', summary: 'Scrape one page (a Gleaner scrape job; json and summary by the model chain)', body: scrapeRequestSchema, ok: res.scrapeResponseSchema, statuses: [409, 502, 504] },
-  { method: 'post', path: '/v2/crawl', summary: 'Start a crawl (a Gleaner crawl job)', body: req.crawlRequestSchema, ok: res.jobStartedSchema },
-  { method: 'get', path: '/v2/crawl/{id}', summary: "A crawl's status and a page of its documents (`next` for more); a WebSocket upgrade is the watcher", query: req.statusQuerySchema, ok: res.jobStatusSchema, statuses: [404] },
+  {
+    method: 'post',
+    path: '/v2/scrape',
+    summary: 'Scrape one page (a Gleaner scrape job; json and summary by the model chain)',
+    body: scrapeRequestSchema,
+    ok: res.scrapeResponseSchema,
+    statuses: [409, 502, 504],
+  },
+  {
+    method: 'post',
+    path: '/v2/crawl',
+    summary: 'Start a crawl (a Gleaner crawl job)',
+    body: req.crawlRequestSchema,
+    ok: res.jobStartedSchema,
+  },
+  {
+    method: 'get',
+    path: '/v2/crawl/{id}',
+    summary: "A crawl's status and a page of its documents (`next` for more); a WebSocket upgrade is the watcher",
+    query: req.statusQuerySchema,
+    ok: res.jobStatusSchema,
+    statuses: [404],
+  },
   { method: 'delete', path: '/v2/crawl/{id}', summary: 'Cancel a crawl', ok: res.cancelledSchema, statuses: [404, 409] },
-  { method: 'get', path: '/v2/crawl/{id}/errors', summary: "A crawl's failed pages and robots.txt-blocked URLs", ok: res.errorsResponseSchema, statuses: [404] },
+  {
+    method: 'get',
+    path: '/v2/crawl/{id}/errors',
+    summary: "A crawl's failed pages and robots.txt-blocked URLs",
+    ok: res.errorsResponseSchema,
+    statuses: [404],
+  },
   { method: 'get', path: '/v2/crawl/active', summary: 'Your crawls that have not ended', ok: res.activeCrawlsSchema },
   { method: 'get', path: '/v2/crawl/ongoing', summary: 'Same as /v2/crawl/active', ok: res.activeCrawlsSchema },
-  { method: 'post', path: '/v2/crawl/params-preview', summary: 'The crawl options this server would use (prompts are not interpreted)', body: req.paramsPreviewRequestSchema, ok: res.paramsPreviewSchema },
-  { method: 'post', path: '/v2/map', summary: "A site's URLs (sitemaps and the seed page's links)", body: req.mapRequestSchema, ok: res.mapResponseSchema, statuses: [502] },
-  { method: 'post', path: '/v2/batch/scrape', summary: 'Scrape a list of URLs (a Gleaner batch job)', body: req.batchScrapeRequestSchema, ok: res.jobStartedSchema },
-  { method: 'get', path: '/v2/batch/scrape/{id}', summary: "A batch's status and a page of its documents (`next` for more)", query: req.statusQuerySchema, ok: res.jobStatusSchema, statuses: ID.map(Number) },
+  {
+    method: 'post',
+    path: '/v2/crawl/params-preview',
+    summary: 'The crawl options this server would use (prompts are not interpreted)',
+    body: req.paramsPreviewRequestSchema,
+    ok: res.paramsPreviewSchema,
+  },
+  {
+    method: 'post',
+    path: '/v2/map',
+    summary: "A site's URLs (sitemaps and the seed page's links)",
+    body: req.mapRequestSchema,
+    ok: res.mapResponseSchema,
+    statuses: [502],
+  },
+  {
+    method: 'post',
+    path: '/v2/batch/scrape',
+    summary: 'Scrape a list of URLs (a Gleaner batch job)',
+    body: req.batchScrapeRequestSchema,
+    ok: res.jobStartedSchema,
+  },
+  {
+    method: 'get',
+    path: '/v2/batch/scrape/{id}',
+    summary: "A batch's status and a page of its documents (`next` for more)",
+    query: req.statusQuerySchema,
+    ok: res.jobStatusSchema,
+    statuses: ID.map(Number),
+  },
   { method: 'delete', path: '/v2/batch/scrape/{id}', summary: 'Cancel a batch', ok: res.cancelledSchema, statuses: [404, 409] },
   { method: 'get', path: '/v2/batch/scrape/{id}/errors', summary: "A batch's failed pages", ok: res.errorsResponseSchema, statuses: [404] },
-  { method: 'post', path: '/v2/extract', summary: 'Extract a schema from a list of URLs (a Gleaner batch job with the schema)', body: req.extractRequestSchema, ok: res.extractStartedSchema },
+  {
+    method: 'post',
+    path: '/v2/extract',
+    summary: 'Extract a schema from a list of URLs (a Gleaner batch job with the schema)',
+    body: req.extractRequestSchema,
+    ok: res.extractStartedSchema,
+  },
   { method: 'get', path: '/v2/extract/{id}', summary: "An extract's status and merged data", ok: res.extractStatusSchema, statuses: [404] },
-  { method: 'post', path: '/v2/monitor', summary: 'Create a monitor (a Gleaner monitor)', body: req.createMonitorRequestSchema, ok: res.monitorResponseSchema },
+  {
+    method: 'post',
+    path: '/v2/monitor',
+    summary: 'Create a monitor (a Gleaner monitor)',
+    body: req.createMonitorRequestSchema,
+    ok: res.monitorResponseSchema,
+  },
   { method: 'get', path: '/v2/monitor', summary: 'Your monitors', query: req.listQuerySchema, ok: res.monitorListSchema },
   { method: 'get', path: '/v2/monitor/{id}', summary: 'A monitor', ok: res.monitorResponseSchema, statuses: [404] },
-  { method: 'patch', path: '/v2/monitor/{id}', summary: 'Update a monitor (status pauses or resumes it)', body: req.updateMonitorRequestSchema, ok: res.monitorResponseSchema, statuses: [404] },
-  { method: 'delete', path: '/v2/monitor/{id}', summary: 'Delete a monitor and its history', ok: res.monitorDeletedSchema, statuses: [404] },
+  {
+    method: 'patch',
+    path: '/v2/monitor/{id}',
+    summary: 'Update a monitor (status pauses or resumes it)',
+    body: req.updateMonitorRequestSchema,
+    ok: res.monitorResponseSchema,
+    statuses: [404],
+  },
+  {
+    method: 'delete',
+    path: '/v2/monitor/{id}',
+    summary: 'Delete a monitor and its history',
+    ok: res.monitorDeletedSchema,
+    statuses: [404],
+  },
   { method: 'post', path: '/v2/monitor/{id}/run', summary: 'Run a monitor now', ok: res.checkResponseSchema, statuses: [404, 409] },
-  { method: 'get', path: '/v2/monitor/{id}/checks', summary: "A monitor's checks (runs), newest first", query: req.listQuerySchema, ok: res.checkListSchema, statuses: [404] },
-  { method: 'get', path: '/v2/monitor/{id}/checks/{checkId}', summary: 'A check and its changed pages (field diffs), with `next`', query: req.checkQuerySchema, ok: res.checkDetailSchema, statuses: [404] },
-  { method: 'get', path: '/v2/team/credit-usage', summary: 'Pages this month (a page is a credit; nothing runs out)', ok: res.creditUsageSchema },
-  { method: 'get', path: '/v2/team/credit-usage/historical', summary: 'Pages per month', query: req.historicalQuerySchema, ok: res.historicalSchema },
+  {
+    method: 'get',
+    path: '/v2/monitor/{id}/checks',
+    summary: "A monitor's checks (runs), newest first",
+    query: req.listQuerySchema,
+    ok: res.checkListSchema,
+    statuses: [404],
+  },
+  {
+    method: 'get',
+    path: '/v2/monitor/{id}/checks/{checkId}',
+    summary: 'A check and its changed pages (field diffs), with `next`',
+    query: req.checkQuerySchema,
+    ok: res.checkDetailSchema,
+    statuses: [404],
+  },
+  {
+    method: 'get',
+    path: '/v2/team/credit-usage',
+    summary: 'Pages this month (a page is a credit; nothing runs out)',
+    ok: res.creditUsageSchema,
+  },
+  {
+    method: 'get',
+    path: '/v2/team/credit-usage/historical',
+    summary: 'Pages per month',
+    query: req.historicalQuerySchema,
+    ok: res.historicalSchema,
+  },
   { method: 'get', path: '/v2/team/token-usage', summary: 'Model tokens this month', ok: res.tokenUsageSchema },
-  { method: 'get', path: '/v2/team/token-usage/historical', summary: 'Model tokens per month', query: req.historicalQuerySchema, ok: res.historicalSchema },
+  {
+    method: 'get',
+    path: '/v2/team/token-usage/historical',
+    summary: 'Model tokens per month',
+    query: req.historicalQuerySchema,
+    ok: res.historicalSchema,
+  },
   { method: 'get', path: '/v2/team/queue-status', summary: 'Your jobs waiting and running', ok: res.queueStatusSchema },
   { method: 'get', path: '/v2/concurrency-check', summary: 'Your running jobs and the per-user cap', ok: res.concurrencySchema },
 ];
@@ -102,7 +210,8 @@ function parameters(op: { path: string; query?: z.ZodType }): unknown[] {
   }));
   if (op.query) {
     const schema = jsonSchema(op.query) as { properties?: Record<string, unknown> };
-    for (const [name, property] of Object.entries(schema.properties ?? {})) params.push({ name, in: 'query', required: false, schema: property });
+    for (const [name, property] of Object.entries(schema.properties ?? {}))
+      params.push({ name, in: 'query', required: false, schema: property });
   }
   return params;
 }
@@ -135,8 +244,14 @@ export function buildFirecrawlOpenApi(version: string): Record<string, unknown> 
         ...errorResponses(statuses.filter((s) => s !== 413 && s !== 415)),
         ...(op.body
           ? {
-              '413': { description: 'The body is over GLEANER_BODY_LIMIT_BYTES.', content: { 'application/json': { schema: { $ref: '#/components/schemas/FirecrawlError' } } } },
-              '415': { description: 'The body is not JSON.', content: { 'application/json': { schema: { $ref: '#/components/schemas/FirecrawlError' } } } },
+              '413': {
+                description: 'The body is over GLEANER_BODY_LIMIT_BYTES.',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/FirecrawlError' } } },
+              },
+              '415': {
+                description: 'The body is not JSON.',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/FirecrawlError' } } },
+              },
             }
           : {}),
       },
@@ -148,7 +263,9 @@ export function buildFirecrawlOpenApi(version: string): Record<string, unknown> 
       summary: `${op.what}: not supported by this server (501)`,
       security: [{ bearer: [] }],
       parameters: parameters(op),
-      ...(op.method === 'post' ? { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } } } : {}),
+      ...(op.method === 'post'
+        ? { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } } }
+        : {}),
       responses: errorResponses([401, 403, 429, 501, ...(op.method === 'post' ? [400] : [])]),
     };
   }

@@ -30,7 +30,10 @@ export function urlPattern(pattern: string, fullUrl: boolean): string {
  * by default the seed's host and the pages under the seed's path; `crawlEntireDomain` the whole host;
  * `allowSubdomains` its subdomains too; `allowExternalLinks` anywhere (no pattern, and not only the seed's domain).
  */
-export function scopePattern(seed: string, request: Pick<CrawlRequest, 'crawlEntireDomain' | 'allowSubdomains' | 'allowExternalLinks'>): string | undefined {
+export function scopePattern(
+  seed: string,
+  request: Pick<CrawlRequest, 'crawlEntireDomain' | 'allowSubdomains' | 'allowExternalLinks'>,
+): string | undefined {
   if (request.allowExternalLinks) return undefined;
   const url = new URL(seed);
   const host = escapeRegExp(url.host);
@@ -42,7 +45,8 @@ export function scopePattern(seed: string, request: Pick<CrawlRequest, 'crawlEnt
 /** Refuses the crawl options that would change which pages a crawl makes and that Gleaner cannot honour. */
 export function refuseUnsupportedCrawl(request: CrawlRequest, at = ''): void {
   if (request.prompt) throw optionNotSupported(`${at}prompt`, 'natural-language crawl options (give limit, includePaths, ... yourself)');
-  if (request.sitemap === 'only') throw optionNotSupported(`${at}sitemap`, "'only' (use 'include', or map the sitemap with /v2/map and batch-scrape it)");
+  if (request.sitemap === 'only')
+    throw optionNotSupported(`${at}sitemap`, "'only' (use 'include', or map the sitemap with /v2/map and batch-scrape it)");
   if (request.robotsUserAgent) throw optionNotSupported(`${at}robotsUserAgent`, 'robots.txt is read as GLEANER_ROBOTS_USER_AGENT');
 }
 

@@ -24,17 +24,21 @@ export interface GleanerFetchFields {
  */
 export function refuseUnsupported(options: ScrapeOptions, at = ''): void {
   const where = (name: string) => `${at}${name}`;
-  if (options.actions && options.actions.length > 0) throw optionNotSupported(where('actions'), 'browser actions are not run (wait with waitFor)');
+  if (options.actions && options.actions.length > 0)
+    throw optionNotSupported(where('actions'), 'browser actions are not run (wait with waitFor)');
   if (options.proxy !== undefined && !['basic', 'auto'].includes(options.proxy))
     throw optionNotSupported(where('proxy'), `proxy '${options.proxy}' (only basic and auto: the direct fetch)`);
   if (options.mobile === true) throw optionNotSupported(where('mobile'), 'no mobile emulation');
   if (options.location && Object.keys(options.location).length > 0) throw optionNotSupported(where('location'), 'no geolocated fetches');
   if (options.redactPII !== undefined && options.redactPII !== false) throw optionNotSupported(where('redactPII'), 'no PII redaction');
-  if (options.includeTags && options.includeTags.length > 0) throw optionNotSupported(where('includeTags'), 'no tag filters (onlyMainContent picks the content)');
-  if (options.excludeTags && options.excludeTags.length > 0) throw optionNotSupported(where('excludeTags'), 'no tag filters (onlyMainContent picks the content)');
+  if (options.includeTags && options.includeTags.length > 0)
+    throw optionNotSupported(where('includeTags'), 'no tag filters (onlyMainContent picks the content)');
+  if (options.excludeTags && options.excludeTags.length > 0)
+    throw optionNotSupported(where('excludeTags'), 'no tag filters (onlyMainContent picks the content)');
   for (const [index, parser] of (options.parsers ?? []).entries()) {
     const type = typeof parser === 'string' ? parser : parser.type;
-    if (type !== 'pdf') throw optionNotSupported(where(`parsers[${index}]`), `the parser '${type}' (PDFs are always read; there is no other parser)`);
+    if (type !== 'pdf')
+      throw optionNotSupported(where(`parsers[${index}]`), `the parser '${type}' (PDFs are always read; there is no other parser)`);
   }
 }
 

@@ -37,7 +37,8 @@ export function planFormats(options: Pick<ScrapeOptions, 'formats'>, at = 'forma
     const raw = typeof format === 'string' ? format : format.type;
     // v1's name for a full-page screenshot, still accepted by Firecrawl.
     const name = raw === 'screenshot@fullPage' ? 'screenshot' : raw;
-    if (!isSupported(name)) throw optionNotSupported(where, `the format '${raw}' is not made by this server (it makes ${SUPPORTED_FORMATS.join(', ')})`);
+    if (!isSupported(name))
+      throw optionNotSupported(where, `the format '${raw}' is not made by this server (it makes ${SUPPORTED_FORMATS.join(', ')})`);
     wanted.add(name);
     if (raw === 'screenshot@fullPage') fullPageScreenshot = true;
     if (typeof format === 'object') {

@@ -28,8 +28,12 @@ export function gleanerSchedule(schedule: { cron?: string; text?: string; timezo
   const named: Record<string, string> = { hourly: '1h', daily: '1d', weekly: '7d' };
   if (named[text]) return { every: named[text] };
   const dailyAt = /^daily at (\d{1,2}):(\d{2})$/.exec(text);
-  if (dailyAt && Number(dailyAt[1]) < 24 && Number(dailyAt[2]) < 60) return { cron: `${Number(dailyAt[2])} ${Number(dailyAt[1])} * * *`, ...zone };
-  throw optionNotSupported(`${at}.text`, `the schedule '${schedule.text ?? ''}' (give cron, or text such as 'every 30 minutes', 'hourly', 'daily at 9:00')`);
+  if (dailyAt && Number(dailyAt[1]) < 24 && Number(dailyAt[2]) < 60)
+    return { cron: `${Number(dailyAt[2])} ${Number(dailyAt[1])} * * *`, ...zone };
+  throw optionNotSupported(
+    `${at}.text`,
+    `the schedule '${schedule.text ?? ''}' (give cron, or text such as 'every 30 minutes', 'hourly', 'daily at 9:00')`,
+  );
 }
 
 /** The schema a target's pages are compared by: a Gleaner monitor diffs extracted fields, so a json format with a schema. */
@@ -39,7 +43,10 @@ function targetSchema(target: Extract<MonitorTarget, { type: 'scrape' | 'crawl' 
   const plan = planFormats(scrape.formats ? scrape : { formats: [] }, `${at}.scrapeOptions.formats`);
   const schema = jsonFormatSchema(plan, `${at}.scrapeOptions.formats`);
   if (!schema)
-    throw optionNotSupported(`${at}.scrapeOptions.formats`, "a monitor without a json format: this server compares extracted fields (add {type: 'json', schema})");
+    throw optionNotSupported(
+      `${at}.scrapeOptions.formats`,
+      "a monitor without a json format: this server compares extracted fields (add {type: 'json', schema})",
+    );
   return schema;
 }
 
@@ -52,8 +59,20 @@ export function gleanerTarget(targets: MonitorTarget[]): Record<string, unknown>
   if (target.type === 'scrape') return { urls: target.urls, schema };
   const crawl = { ...(target.crawlOptions ?? {}), url: target.url };
   refuseUnsupportedCrawl(crawl, 'targets[0].crawlOptions.');
-  const { max_pages, max_depth, include_patterns, exclude_patterns, follow_pattern, same_domain_only, use_sitemap, respect_robots, delay_ms, concurrency, headers, wait_for } =
-    crawlOptions(crawl, target.scrapeOptions ?? {});
+  const {
+    max_pages,
+    max_depth,
+    include_patterns,
+    exclude_patterns,
+    follow_pattern,
+    same_domain_only,
+    use_sitemap,
+    respect_robots,
+    delay_ms,
+    concurrency,
+    headers,
+    wait_for,
+  } = crawlOptions(crawl, target.scrapeOptions ?? {});
   // A monitor re-crawls on every run: Firecrawl's 10,000-page crawl default is not a monitor's; Gleaner's own applies unless limit is given.
   const options = Object.fromEntries(
     Object.entries({

@@ -110,7 +110,15 @@ export function firecrawlError(
     };
   }
   const problem = toProblem(error, path, requestId);
-  const body = problem.body as { type?: string; detail?: string; title?: string; errors?: FieldError[]; error_category?: string; error_id?: string; job_id?: string };
+  const body = problem.body as {
+    type?: string;
+    detail?: string;
+    title?: string;
+    errors?: FieldError[];
+    error_category?: string;
+    error_id?: string;
+    job_id?: string;
+  };
   const fields = (body.errors ?? []).map((e) => ({ path: firecrawlFieldName(e.location), message: e.message }));
   const message = [body.detail ?? body.title ?? 'Request failed', ...fields.map((f) => `${f.path}: ${f.message}`)].join(' ');
   const code = (body.error_category ?? body.type?.replace('/problems/', '') ?? 'error').toUpperCase().replace(/-/g, '_');

@@ -86,7 +86,12 @@ const monitorWebhookSchema = z.looseObject({
 });
 
 export const monitorTargetSchema = z.union([
-  z.looseObject({ id: z.string().max(64).optional(), type: z.literal('scrape'), urls: z.array(z.string().max(2048)).min(1).max(10_000), scrapeOptions: scrapeOptionsSchema.optional() }),
+  z.looseObject({
+    id: z.string().max(64).optional(),
+    type: z.literal('scrape'),
+    urls: z.array(z.string().max(2048)).min(1).max(10_000),
+    scrapeOptions: scrapeOptionsSchema.optional(),
+  }),
   z.looseObject({
     id: z.string().max(64).optional(),
     type: z.literal('crawl'),

@@ -60,7 +60,9 @@ export const cancelledSchema = z.object({ success: z.literal(true), status: z.li
 
 export const errorsResponseSchema = z.object({
   success: z.literal(true),
-  errors: z.array(z.object({ id: z.string(), timestamp: z.string().optional(), url: z.string(), code: z.string().optional(), error: z.string() })),
+  errors: z.array(
+    z.object({ id: z.string(), timestamp: z.string().optional(), url: z.string(), code: z.string().optional(), error: z.string() }),
+  ),
   robotsBlocked: z.array(z.string()),
 });
 
@@ -69,7 +71,11 @@ export const activeCrawlsSchema = z.object({
   crawls: z.array(z.object({ id: z.string(), teamId: z.string(), url: z.string(), options: z.unknown() })),
 });
 
-export const paramsPreviewSchema = z.object({ success: z.literal(true), data: z.record(z.string(), z.unknown()), warning: z.string().optional() });
+export const paramsPreviewSchema = z.object({
+  success: z.literal(true),
+  data: z.record(z.string(), z.unknown()),
+  warning: z.string().optional(),
+});
 
 export const mapResponseSchema = z.object({
   success: z.literal(true),
@@ -162,7 +168,12 @@ export const tokenUsageSchema = usageData('Tokens');
 export const historicalSchema = z.object({
   success: z.literal(true),
   periods: z.array(
-    z.object({ startDate: z.string().nullable(), endDate: z.string().nullable(), creditsUsed: z.number().optional(), tokensUsed: z.number().optional() }),
+    z.object({
+      startDate: z.string().nullable(),
+      endDate: z.string().nullable(),
+      creditsUsed: z.number().optional(),
+      tokensUsed: z.number().optional(),
+    }),
   ),
 });
 
@@ -175,4 +186,7 @@ export const queueStatusSchema = z.object({
   mostRecentSuccess: z.string().nullable(),
 });
 
-export const concurrencySchema = z.object({ success: z.literal(true), data: z.object({ concurrency: z.number(), maxConcurrency: z.number() }) });
+export const concurrencySchema = z.object({
+  success: z.literal(true),
+  data: z.object({ concurrency: z.number(), maxConcurrency: z.number() }),
+});

@@ -9,11 +9,32 @@ import { z } from 'zod';
  */
 
 /** Formats Gleaner makes. The other names Firecrawl knows are refused with "not supported" (translate/formats.ts). */
-export const SUPPORTED_FORMATS = ['markdown', 'html', 'rawHtml', 'links', 'images', 'screenshot', 'summary', 'json', 'changeTracking'] as const;
+export const SUPPORTED_FORMATS = [
+  'markdown',
+  'html',
+  'rawHtml',
+  'links',
+  'images',
+  'screenshot',
+  'summary',
+  'json',
+  'changeTracking',
+] as const;
 export type SupportedFormat = (typeof SUPPORTED_FORMATS)[number];
 
 /** Firecrawl's format names this server refuses (FormatString of the SDK, plus the older object formats). */
-export const UNSUPPORTED_FORMATS = ['attributes', 'branding', 'product', 'menu', 'audio', 'video', 'question', 'highlights', 'query', 'rawBase64'] as const;
+export const UNSUPPORTED_FORMATS = [
+  'attributes',
+  'branding',
+  'product',
+  'menu',
+  'audio',
+  'video',
+  'question',
+  'highlights',
+  'query',
+  'rawBase64',
+] as const;
 
 const jsonSchemaObject = z.record(z.string(), z.unknown()).describe('A JSON Schema object.');
 
@@ -62,7 +83,10 @@ export const scrapeOptionsSchema = z.looseObject({
   timeout: z.number().int().positive().max(600_000).optional(),
   waitFor: z.number().int().min(0).max(60_000).optional(),
   mobile: z.boolean().optional(),
-  parsers: z.array(z.union([z.string().max(64), z.looseObject({ type: z.string().max(64) })])).max(10).optional(),
+  parsers: z
+    .array(z.union([z.string().max(64), z.looseObject({ type: z.string().max(64) })]))
+    .max(10)
+    .optional(),
   actions: z.array(actionSchema).max(50).optional(),
   location: z.looseObject({ country: z.string().max(8).optional(), languages: z.array(z.string().max(35)).max(20).optional() }).optional(),
   skipTlsVerification: z.boolean().optional(),
