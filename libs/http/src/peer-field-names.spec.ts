@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { suggestField } from './field-suggestions';
