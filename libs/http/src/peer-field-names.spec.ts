@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { suggestField } from './field-suggestions';
+import { peerFieldSuggestion } from './peer-field-names';
 
 class Options {
   @IsOptional() @IsInt() max_pages?: number;
@@ -30,5 +31,10 @@ describe("peer field names: Firecrawl's and Crawl4AI's names point at Gleaner's"
   it('inside options too, and never a field the body does not have', () => {
     expect(suggestField('limit', Options, Body, 'body')).toBe('body.options.max_pages');
     expect(suggestField('maxConcurrency', Body, Body, 'body')).toBeUndefined();
+  });
+
+  it('finds nothing for the names every object inherits (a body key `constructor` or `__proto__` is a plain unknown field)', () => {
+    for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty'])
+      expect(peerFieldSuggestion(key, () => true)).toBeUndefined();
   });
 });
