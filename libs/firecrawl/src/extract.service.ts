@@ -12,6 +12,7 @@ import { mergePageData } from './translate/merge';
 import { gleanerWebhook } from './translate/webhook';
 import { optionNotSupported, parseWith } from './wire/errors';
 import { extractRequestSchema } from './wire/requests';
+import type { ExtractStartedResponse, ExtractStatusResponse } from './wire/responses';
 
 /** Results read to merge an extract's answer (an extract of more pages is a crawl: read its results). */
 const MAX_EXTRACT_PAGES = 1000;
@@ -29,7 +30,7 @@ export class FirecrawlExtractService {
     private readonly notes: FirecrawlJobsRepository,
   ) {}
 
-  async start(caller: Caller, body: unknown, requestId: string, origin: RequestOrigin) {
+  async start(caller: Caller, body: unknown, requestId: string, origin: RequestOrigin): Promise<ExtractStartedResponse> {
     const request = parseWith(extractRequestSchema, body);
     if (!request.urls || request.urls.length === 0)
       throw optionNotSupported('urls', 'an extract without URLs (web search is not available)');
@@ -64,16 +65,16 @@ export class FirecrawlExtractService {
       ...(invalid.length > 0 ? { invalid_urls: invalid } : {}),
       created_at: nowIso(),
     });
-    return { success: true as const, id: answer.body.job_id, ...(invalid.length > 0 ? { invalidURLs: invalid } : {}) };
+    return { success: true, id: answer.body.job_id, ...(invalid.length > 0 ? { invalidURLs: invalid } : {}) };
   }
 
-  async status(caller: Caller, jobId: string) {
+  async status(caller: Caller, jobId: string): Promise<ExtractStatusResponse> {
     const { job, items } = await this.results.page(caller, jobId, 0, MAX_EXTRACT_PAGES);
     const note = await this.notes.find(caller.userId, job._id);
     if (!note || note.kind !== 'extract') throw Errors.notFound('Extract job');
     const status = job.status === 'pending' || job.status === 'running' ? 'processing' : job.status;
     return {
-      success: true as const,
+      success: true,
       id: job._id,
       status,
       data: status === 'processing' ? null : mergePageData(items.map((item) => item.data)),

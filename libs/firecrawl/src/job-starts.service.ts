@@ -14,6 +14,7 @@ import { jsonFormatSchema } from './translate/model-formats';
 import { gleanerWebhook } from './translate/webhook';
 import { optionNotSupported, parseWith } from './wire/errors';
 import { batchScrapeRequestSchema, crawlRequestSchema, paramsPreviewRequestSchema, type CrawlRequest } from './wire/requests';
+import type { ActiveCrawlsResponse, JobStartedResponse, ParamsPreviewResponse } from './wire/responses';
 import type { ScrapeOptions } from './wire/scrape-options';
 
 /** Active crawls listed at most. */
@@ -60,7 +61,7 @@ export class FirecrawlJobStartsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async crawl(caller: Caller, body: unknown, requestId: string, origin: RequestOrigin) {
+  async crawl(caller: Caller, body: unknown, requestId: string, origin: RequestOrigin): Promise<JobStartedResponse> {
     const request = parseWith(crawlRequestSchema, body);
     refuseUnsupportedCrawl(request);
     const scrape = request.scrapeOptions ?? {};
@@ -76,10 +77,10 @@ export class FirecrawlJobStartsService {
     });
     const answer = await this.crawls.start(caller, dto, {}, requestId, origin);
     await this.note(caller, answer.body.job_id, 'crawl', plan, jsonOnly);
-    return { success: true as const, id: answer.body.job_id, url: this.statusUrl(origin, 'crawl', answer.body.job_id) };
+    return { success: true, id: answer.body.job_id, url: this.statusUrl(origin, 'crawl', answer.body.job_id) };
   }
 
-  async batch(caller: Caller, body: unknown, requestId: string, origin: RequestOrigin) {
+  async batch(caller: Caller, body: unknown, requestId: string, origin: RequestOrigin): Promise<JobStartedResponse> {
     const request = parseWith(batchScrapeRequestSchema, body);
     if (request.appendToId) throw optionNotSupported('appendToId', 'adding URLs to a running batch (start another batch)');
     refuseUnsupported(request);
@@ -100,7 +101,7 @@ export class FirecrawlJobStartsService {
     const answer = await this.batches.start(caller, dto, {}, requestId, origin);
     await this.note(caller, answer.body.job_id, 'batch', plan, jsonOnly);
     return {
-      success: true as const,
+      success: true,
       id: answer.body.job_id,
       url: this.statusUrl(origin, 'batch/scrape', answer.body.job_id),
       ...(invalid.length > 0 ? { invalidURLs: invalid } : {}),
@@ -111,10 +112,10 @@ export class FirecrawlJobStartsService {
    * POST /v2/crawl/params-preview: the options this server would crawl with for a URL, in Firecrawl's names.
    * Natural-language prompts are not interpreted (the answer says so in `warning`).
    */
-  paramsPreview(body: unknown) {
+  paramsPreview(body: unknown): ParamsPreviewResponse {
     const request = parseWith(paramsPreviewRequestSchema, body);
     return {
-      success: true as const,
+      success: true,
       data: {
         url: request.url,
         limit: FIRECRAWL_DEFAULT_LIMIT,
@@ -131,17 +132,17 @@ export class FirecrawlJobStartsService {
   }
 
   /** GET /v2/crawl/active (and /ongoing): the caller's crawls that have not ended. */
-  async active(caller: Caller) {
+  async active(caller: Caller): Promise<ActiveCrawlsResponse> {
     const jobs = await this.jobs.unfinishedOf({ userId: caller.userId }, MAX_ACTIVE);
     return {
-      success: true as const,
+      success: true,
       crawls: jobs
         .filter((job) => job.type === 'crawl')
         .map((job) => ({
           id: job._id,
           teamId: job.user_id,
           url: job.url ?? '',
-          options: (job.input as { options?: unknown }).options ?? null,
+          options: (job.input as { options?: Record<string, unknown> }).options ?? null,
         })),
     };
   }

@@ -8,9 +8,9 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { Inject } from '@nestjs/common';
 import { FirecrawlJobsRepository } from './firecrawl-jobs.repository';
 import { firecrawlStatus, itemDocument, planOfJob } from './job-documents';
-import type { FirecrawlDocument } from './translate/document';
 import { parseWith } from './wire/errors';
 import { statusQuerySchema } from './wire/requests';
+import type { CancelledResponse, ErrorsResponse, JobSnapshot, JobStatusResponse } from './wire/responses';
 
 /** Documents per status read when the caller gives no `limit` (the SDK follows `next` for the rest). */
 export const STATUS_PAGE_SIZE = 100;
@@ -18,17 +18,6 @@ export const STATUS_PAGE_SIZE = 100;
 const MAX_ERRORS = 1000;
 
 export type JobKind = 'crawl' | 'batch';
-
-export interface StatusBody {
-  success: true;
-  status: 'scraping' | 'completed' | 'failed' | 'cancelled';
-  completed: number;
-  total: number;
-  creditsUsed: number;
-  next: string | null;
-  data: FirecrawlDocument[];
-  error?: string;
-}
 
 /**
  * The reads of a /v2 crawl or batch (GET status with `next`, DELETE, GET errors) on the Gleaner job: any
@@ -45,7 +34,7 @@ export class FirecrawlJobStatusService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async status(caller: Caller, kind: JobKind, jobId: string, query: unknown, origin: RequestOrigin): Promise<StatusBody> {
+  async status(caller: Caller, kind: JobKind, jobId: string, query: unknown, origin: RequestOrigin): Promise<JobStatusResponse> {
     const { skip = 0, limit = STATUS_PAGE_SIZE } = parseWith(statusQuerySchema, query, 'query');
     const { job, items, more } = await this.results.page(caller, jobId, skip, limit);
     if (!onCrawlEngine(job.type)) throw Errors.notFound('Job');
@@ -58,7 +47,7 @@ export class FirecrawlJobStatusService {
   }
 
   /** The job's counts and these results as Documents (also what the WebSocket watcher sends). */
-  async snapshot(caller: Caller, job: JobRecord, items: ResultItem[], origin: RequestOrigin): Promise<Omit<StatusBody, 'next'>> {
+  async snapshot(caller: Caller, job: JobRecord, items: ResultItem[], origin: RequestOrigin): Promise<JobSnapshot> {
     const note = await this.notes.find(caller.userId, job._id);
     const { plan, jsonOnly } = planOfJob(job, note);
     const link = (id: string) => this.screenshots.signedLink(id, origin).url;
@@ -76,7 +65,7 @@ export class FirecrawlJobStatusService {
   }
 
   /** DELETE: cancels the job (Firecrawl answers `{status: "cancelled"}`); one already ended is a 409. */
-  async cancel(caller: Caller, jobId: string): Promise<{ success: true; status: 'cancelled' }> {
+  async cancel(caller: Caller, jobId: string): Promise<CancelledResponse> {
     const job = await this.jobs.getRecord(caller, jobId);
     if (!onCrawlEngine(job.type)) throw Errors.notFound('Job');
     await this.jobs.cancel(caller, jobId);
@@ -84,10 +73,10 @@ export class FirecrawlJobStatusService {
   }
 
   /** GET errors: the failed pages of the crawl map and the URLs robots.txt ruled out. */
-  async errors(caller: Caller, jobId: string) {
+  async errors(caller: Caller, jobId: string): Promise<ErrorsResponse> {
     const { failed, robotsBlocked } = await this.maps.failures(caller, jobId, MAX_ERRORS);
     return {
-      success: true as const,
+      success: true,
       errors: failed.map((entry) => ({
         id: entry.id,
         ...(entry.completed_at ? { timestamp: entry.completed_at } : {}),

@@ -6,12 +6,24 @@ import { JobsRepository, UsageService } from '@app/jobs';
 import { asGleanerDto } from './gleaner-dto';
 import { parseWith } from './wire/errors';
 import { historicalQuerySchema, mapRequestSchema } from './wire/requests';
+import type {
+  ConcurrencyResponse,
+  CreditHistoryResponse,
+  CreditUsageResponse,
+  MapResponse,
+  QueueStatusResponse,
+  TokenHistoryResponse,
+  TokenUsageResponse,
+} from './wire/responses';
 
 /**
  * What a self-hosted server says where Firecrawl's cloud counts credits: there is no plan, so nothing runs
  * out (docs/firecrawl.md "Usage"). A large constant rather than a missing field: clients compare with it.
  */
 export const UNLIMITED = 1_000_000_000;
+/** One day of Gleaner's usage report. */
+type UsageDay = Awaited<ReturnType<UsageService['report']>>['days'][number];
+
 /** Jobs of the caller read for the queue reads. */
 const QUEUE_SCAN = 1000;
 
@@ -30,7 +42,7 @@ export class FirecrawlMapAndTeamService {
   ) {}
 
   /** The site's URLs (Gleaner's map: sitemaps and the seed page's links), `sitemap: only` keeping the sitemaps' alone. */
-  async map(body: unknown) {
+  async map(body: unknown): Promise<MapResponse> {
     const request = parseWith(mapRequestSchema, body);
     const dto = await asGleanerDto(MapRequestDto, {
       url: request.url,
@@ -42,17 +54,17 @@ export class FirecrawlMapAndTeamService {
     const { map } = await this.maps.discover(dto);
     const urls = request.sitemap === 'only' ? map.urls.filter((u) => u.source === 'sitemap') : map.urls;
     return {
-      success: true as const,
+      success: true,
       links: urls.map((u) => ({ url: u.url, ...(u.text ? { title: u.text } : {}) })),
       ...(map.complete ? {} : { warning: 'The map was cut short by the server time budget: these are the URLs found by then.' }),
     };
   }
 
   /** Credits as Firecrawl counts them (a page one credit), this billing period (the UTC month). */
-  async creditUsage(caller: Caller) {
+  async creditUsage(caller: Caller): Promise<CreditUsageResponse> {
     const report = await this.usage.report(caller, monthStart(new Date()).toISOString());
     return {
-      success: true as const,
+      success: true,
       data: {
         remainingCredits: UNLIMITED,
         planCredits: UNLIMITED,
@@ -63,10 +75,10 @@ export class FirecrawlMapAndTeamService {
     };
   }
 
-  async tokenUsage(caller: Caller) {
+  async tokenUsage(caller: Caller): Promise<TokenUsageResponse> {
     const report = await this.usage.report(caller, monthStart(new Date()).toISOString());
     return {
-      success: true as const,
+      success: true,
       data: {
         remainingTokens: UNLIMITED,
         planTokens: UNLIMITED,
@@ -77,8 +89,23 @@ export class FirecrawlMapAndTeamService {
     };
   }
 
-  /** Month by month over the last year (usage keeps every job's counts; `byApiKey` is not split: the caller's key is its tenant). */
-  async historical(caller: Caller, query: unknown, what: 'credits' | 'tokens') {
+  /** Pages month by month over the last year (usage keeps every job's counts; `byApiKey` is not split: the caller's key is its tenant). */
+  async creditHistory(caller: Caller, query: unknown): Promise<CreditHistoryResponse> {
+    const months = await this.monthly(caller, query, (day) => day.pages);
+    return { success: true, periods: months.map(({ used, ...period }) => ({ ...period, creditsUsed: used })) };
+  }
+
+  /** Model tokens month by month over the last year. */
+  async tokenHistory(caller: Caller, query: unknown): Promise<TokenHistoryResponse> {
+    const months = await this.monthly(caller, query, (day) => day.input_tokens + day.output_tokens);
+    return { success: true, periods: months.map(({ used, ...period }) => ({ ...period, tokensUsed: used })) };
+  }
+
+  private async monthly(
+    caller: Caller,
+    query: unknown,
+    count: (day: UsageDay) => number,
+  ): Promise<Array<{ startDate: string; endDate: string; used: number }>> {
     parseWith(historicalQuerySchema, query, 'query');
     const now = new Date();
     const from = monthStart(new Date(Date.UTC(now.getUTCFullYear() - 1, now.getUTCMonth() + 1, 1)));
@@ -86,29 +113,24 @@ export class FirecrawlMapAndTeamService {
     const months = new Map<string, number>();
     for (const day of report.days) {
       const month = day.date.slice(0, 7);
-      months.set(month, (months.get(month) ?? 0) + (what === 'credits' ? day.pages : day.input_tokens + day.output_tokens));
+      months.set(month, (months.get(month) ?? 0) + count(day));
     }
-    const periods = [...months.entries()].map(([month, used]) => {
+    return [...months.entries()].map(([month, used]) => {
       const start = new Date(`${month}-01T00:00:00.000Z`);
       const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
-      return {
-        startDate: start.toISOString(),
-        endDate: end.toISOString(),
-        ...(what === 'credits' ? { creditsUsed: used } : { tokensUsed: used }),
-      };
+      return { startDate: start.toISOString(), endDate: end.toISOString(), used };
     });
-    return { success: true as const, periods };
   }
 
   /** The caller's jobs waiting and running, the per-user cap, and when a job last completed. */
-  async queueStatus(caller: Caller) {
+  async queueStatus(caller: Caller): Promise<QueueStatusResponse> {
     const owner = { userId: caller.userId };
     const unfinished = await this.jobs.unfinishedOf(owner, QUEUE_SCAN);
     const active = unfinished.filter((job) => job.status === 'running').length;
     const recent = await this.jobs.listOwn(owner, 100, 0);
     const lastDone = recent.find((job) => job.status === 'completed' && job.completed_at);
     return {
-      success: true as const,
+      success: true,
       jobsInQueue: unfinished.length,
       activeJobsInQueue: active,
       waitingJobsInQueue: unfinished.length - active,
@@ -117,10 +139,10 @@ export class FirecrawlMapAndTeamService {
     };
   }
 
-  async concurrency(caller: Caller) {
+  async concurrency(caller: Caller): Promise<ConcurrencyResponse> {
     const unfinished = await this.jobs.unfinishedOf({ userId: caller.userId }, QUEUE_SCAN);
     return {
-      success: true as const,
+      success: true,
       data: { concurrency: unfinished.filter((job) => job.status === 'running').length, maxConcurrency: this.config.maxRunningJobsPerUser },
     };
   }

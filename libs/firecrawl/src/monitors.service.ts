@@ -8,6 +8,15 @@ import { asGleanerDto } from './gleaner-dto';
 import { firecrawlCheck, firecrawlCheckPage, firecrawlMonitor, gleanerMonitor, gleanerSchedule, gleanerTarget } from './translate/monitor';
 import { parseWith } from './wire/errors';
 import { checkQuerySchema, createMonitorRequestSchema, listQuerySchema, updateMonitorRequestSchema } from './wire/requests';
+import type {
+  CheckDetailResponse,
+  CheckListResponse,
+  CheckResponse,
+  FirecrawlMonitor,
+  MonitorDeletedResponse,
+  MonitorListResponse,
+  MonitorResponse,
+} from './wire/responses';
 
 /** Runs searched for one check (a check is one of the monitor's latest runs). */
 const RUNS_SEARCHED = 100;
@@ -20,24 +29,24 @@ export class FirecrawlMonitorsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async create(caller: Caller, body: unknown) {
+  async create(caller: Caller, body: unknown): Promise<MonitorResponse> {
     const request = parseWith(createMonitorRequestSchema, body);
     const view = await this.monitors.create(caller, await asGleanerDto(CreateMonitorDto, gleanerMonitor(request)));
-    return { success: true as const, data: this.monitor(view) };
+    return { success: true, data: this.monitor(view) };
   }
 
-  async list(caller: Caller, query: unknown) {
+  async list(caller: Caller, query: unknown): Promise<MonitorListResponse> {
     const { limit = 20, offset = 0 } = parseWith(listQuerySchema, query, 'query');
     const { monitors } = await this.monitors.list(caller, limit, offset);
     const views = await Promise.all(monitors.map((m) => this.monitors.get(caller, m.id)));
-    return { success: true as const, data: views.map((view) => this.monitor(view)) };
+    return { success: true, data: views.map((view) => this.monitor(view)) };
   }
 
-  async get(caller: Caller, id: string) {
-    return { success: true as const, data: this.monitor(await this.monitors.get(caller, id)) };
+  async get(caller: Caller, id: string): Promise<MonitorResponse> {
+    return { success: true, data: this.monitor(await this.monitors.get(caller, id)) };
   }
 
-  async update(caller: Caller, id: string, body: unknown) {
+  async update(caller: Caller, id: string, body: unknown): Promise<MonitorResponse> {
     const request = parseWith(updateMonitorRequestSchema, body);
     const fields: Record<string, unknown> = {
       ...(request.name ? { name: request.name } : {}),
@@ -51,26 +60,26 @@ export class FirecrawlMonitorsService {
     return this.get(caller, id);
   }
 
-  async remove(caller: Caller, id: string) {
+  async remove(caller: Caller, id: string): Promise<MonitorDeletedResponse> {
     await this.monitors.remove(caller, id);
-    return { success: true as const, data: { id } };
+    return { success: true, data: { id } };
   }
 
-  async run(caller: Caller, id: string) {
+  async run(caller: Caller, id: string): Promise<CheckResponse> {
     const view = await this.monitors.get(caller, id);
     const started = await this.monitors.run(caller, id);
-    return { success: true as const, data: firecrawlCheck(started.run, Boolean(view.urls)) };
+    return { success: true, data: firecrawlCheck(started.run, Boolean(view.urls)) };
   }
 
-  async checks(caller: Caller, id: string, query: unknown) {
+  async checks(caller: Caller, id: string, query: unknown): Promise<CheckListResponse> {
     const { limit = 20, offset = 0 } = parseWith(listQuerySchema, query, 'query');
     const view = await this.monitors.get(caller, id);
     const { runs } = await this.monitors.listRuns(caller, id, limit, offset);
-    return { success: true as const, data: runs.map((run) => firecrawlCheck(run, Boolean(view.urls))) };
+    return { success: true, data: runs.map((run) => firecrawlCheck(run, Boolean(view.urls))) };
   }
 
   /** One check: the run and its changes as pages (field diffs), paged with `next`. Unchanged pages are counted in `summary`, not listed. */
-  async check(caller: Caller, id: string, checkId: string, query: unknown, origin: RequestOrigin) {
+  async check(caller: Caller, id: string, checkId: string, query: unknown, origin: RequestOrigin): Promise<CheckDetailResponse> {
     const { limit = 20, skip = 0, status } = parseWith(checkQuerySchema, query, 'query');
     const view = await this.monitors.get(caller, id);
     const { runs } = await this.monitors.listRuns(caller, id, RUNS_SEARCHED, 0);
@@ -87,13 +96,13 @@ export class FirecrawlMonitorsService {
         ? `${base}/v2/monitor/${id}/checks/${checkId}?skip=${skip + changes.length}&limit=${limit}${status ? `&status=${status}` : ''}`
         : null;
     return {
-      success: true as const,
+      success: true,
       data: { ...firecrawlCheck(run, Boolean(view.urls)), pages: changes.map(firecrawlCheckPage), next },
       next,
     };
   }
 
-  private monitor(view: Awaited<ReturnType<MonitorsService['get']>>) {
+  private monitor(view: Awaited<ReturnType<MonitorsService['get']>>): FirecrawlMonitor {
     return firecrawlMonitor(view, this.config.monitorHistoryDays);
   }
 }

@@ -131,7 +131,7 @@ export class FirecrawlTeamController {
 
   @Get('team/credit-usage/historical')
   creditHistory(@CurrentCaller() caller: Caller, @Query() query: unknown) {
-    return this.team.historical(caller, query, 'credits');
+    return this.team.creditHistory(caller, query);
   }
 
   @Get('team/token-usage')
@@ -141,7 +141,7 @@ export class FirecrawlTeamController {
 
   @Get('team/token-usage/historical')
   tokenHistory(@CurrentCaller() caller: Caller, @Query() query: unknown) {
-    return this.team.historical(caller, query, 'tokens');
+    return this.team.tokenHistory(caller, query);
   }
 
   @Get('team/queue-status')

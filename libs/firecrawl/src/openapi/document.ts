@@ -143,7 +143,7 @@ export const OPERATIONS: Operation[] = [
     path: '/v2/team/credit-usage/historical',
     summary: 'Pages per month',
     query: req.historicalQuerySchema,
-    ok: res.historicalSchema,
+    ok: res.creditHistorySchema,
   },
   { method: 'get', path: '/v2/team/token-usage', summary: 'Model tokens this month', ok: res.tokenUsageSchema },
   {
@@ -151,7 +151,7 @@ export const OPERATIONS: Operation[] = [
     path: '/v2/team/token-usage/historical',
     summary: 'Model tokens per month',
     query: req.historicalQuerySchema,
-    ok: res.historicalSchema,
+    ok: res.tokenHistorySchema,
   },
   { method: 'get', path: '/v2/team/queue-status', summary: 'Your jobs waiting and running', ok: res.queueStatusSchema },
   { method: 'get', path: '/v2/concurrency-check', summary: 'Your running jobs and the per-user cap', ok: res.concurrencySchema },

@@ -1,21 +1,9 @@
 import type { PageInfo, ScrapeData } from '@app/pages';
+import type { DocumentMetadata, FirecrawlDocument } from '../wire/responses';
 import type { FormatPlan } from './formats';
 import { imagesOf } from './images';
 
-/** Firecrawl's `Document` (the SDK's type is the contract: test/contract/firecrawl-shapes.spec.ts). */
-export interface FirecrawlDocument {
-  markdown?: string;
-  html?: string;
-  rawHtml?: string;
-  json?: unknown;
-  summary?: string;
-  links?: string[];
-  images?: string[];
-  screenshot?: string;
-  changeTracking?: Record<string, unknown>;
-  warning?: string;
-  metadata: Record<string, unknown>;
-}
+export type { FirecrawlDocument };
 
 /** One page as Gleaner made it: a scrape's answer, or a crawl or batch result item. */
 export interface GleanerPage {
@@ -44,27 +32,28 @@ function openGraphName(property: string): string {
 }
 
 /** Firecrawl's `metadata` of a page from Gleaner's `page_info` and result metadata. */
-export function documentMetadata(page: GleanerPage, info: PageInfo | undefined): Record<string, unknown> {
-  const metadata: Record<string, unknown> = {};
-  if (info?.title) metadata.title = info.title;
-  if (info?.description) metadata.description = info.description;
-  if (info?.language) metadata.language = info.language;
-  for (const [property, value] of Object.entries(info?.open_graph ?? {})) metadata[openGraphName(property)] = value;
-  if (info?.document) {
-    metadata.numPages = info.document.pages;
-    if (info.document.author) metadata.author = info.document.author;
-  }
-  metadata.sourceURL = page.requestedUrl ?? page.url;
-  metadata.url = page.url;
-  metadata.statusCode = info?.status_code ?? page.metadata.status_code ?? 200;
-  metadata.contentType = info?.content_type ?? page.metadata.content_type;
-  metadata.scrapeId = page.jobId;
-  metadata.proxyUsed = 'basic';
-  metadata.cacheState = page.cachedAt ? 'hit' : 'miss';
-  if (page.cachedAt) metadata.cachedAt = page.cachedAt;
-  // One page is one credit; a page the model read (json, summary) five, as Firecrawl counts (docs/firecrawl.md "Usage").
-  metadata.creditsUsed = page.data.json !== undefined || page.data.summary !== undefined ? 5 : 1;
-  return metadata;
+export function documentMetadata(page: GleanerPage, info: PageInfo | undefined): DocumentMetadata {
+  const openGraph: Record<string, string> = {};
+  for (const [property, value] of Object.entries(info?.open_graph ?? {})) openGraph[openGraphName(property)] = value;
+  const status = info?.status_code ?? page.metadata.status_code;
+  const contentType = info?.content_type ?? page.metadata.content_type;
+  return {
+    ...(info?.title ? { title: info.title } : {}),
+    ...(info?.description ? { description: info.description } : {}),
+    ...(info?.language ? { language: info.language } : {}),
+    ...openGraph,
+    ...(info?.document ? { numPages: info.document.pages, ...(info.document.author ? { author: info.document.author } : {}) } : {}),
+    sourceURL: page.requestedUrl ?? page.url,
+    url: page.url,
+    statusCode: typeof status === 'number' ? status : 200,
+    ...(typeof contentType === 'string' ? { contentType } : {}),
+    scrapeId: page.jobId,
+    proxyUsed: 'basic',
+    cacheState: page.cachedAt ? 'hit' : 'miss',
+    ...(page.cachedAt ? { cachedAt: page.cachedAt } : {}),
+    // One page is one credit; a page the model read (json, summary) five, as Firecrawl counts (docs/firecrawl.md "Usage").
+    creditsUsed: page.data.json !== undefined || page.data.summary !== undefined ? 5 : 1,
+  };
 }
 
 /** A Gleaner page as Firecrawl's Document, with exactly the formats the plan asked for. */

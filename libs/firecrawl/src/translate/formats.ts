@@ -54,7 +54,13 @@ export function planFormats(options: Pick<ScrapeOptions, 'formats'>, at = 'forma
       }
       if (name === 'changeTracking') {
         const modes = Array.isArray(object.modes) ? (object.modes as Array<'git-diff' | 'json'>) : [];
-        changeTracking = { modes, tag: typeof object.tag === 'string' ? object.tag : null };
+        // json mode extracts both copies with the model: it waits for the page pipeline's json format (issue 42, item 2).
+        if (modes.includes('json'))
+          throw optionNotSupported(`${where}.modes`, 'the json mode (git-diff is made; the markdown is always compared)');
+        // A tag keeps separate histories; here the previous copy is the tenant's newest archived one, whatever made it.
+        if (object.tag !== undefined && object.tag !== null)
+          throw optionNotSupported(`${where}.tag`, 'separate change-tracking histories (the previous copy is your newest archived one)');
+        changeTracking = { modes, tag: null };
       }
     } else if (name === 'json') {
       throw optionNotSupported(where, "the json format is an object: {type: 'json', schema, prompt}");

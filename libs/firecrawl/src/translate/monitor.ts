@@ -1,6 +1,7 @@
 import type { MonitorsService } from '@app/monitors';
 import { optionNotSupported } from '../wire/errors';
 import type { CreateMonitorRequest, MonitorTarget } from '../wire/requests';
+import type { FirecrawlCheck, FirecrawlCheckPage, FirecrawlMonitor } from '../wire/responses';
 import { crawlOptions, refuseUnsupportedCrawl } from './crawl-options';
 import { refuseUnsupported } from './fetch-options';
 import { planFormats } from './formats';
@@ -106,9 +107,9 @@ export function gleanerMonitor(request: CreateMonitorRequest): Record<string, un
 }
 
 /** A Gleaner monitor as Firecrawl's Monitor. */
-export function firecrawlMonitor(view: MonitorView, retentionDays: number) {
+export function firecrawlMonitor(view: MonitorView, retentionDays: number): FirecrawlMonitor {
   const schedule = view.schedule as { every?: string; cron?: string; timezone?: string };
-  const scrapeOptions = { formats: [{ type: 'json', schema: view.schema ?? {} }] };
+  const scrapeOptions = { formats: [{ type: 'json' as const, schema: (view.schema ?? {}) as Record<string, unknown> }] };
   const target = view.urls
     ? { id: TARGET_ID, type: 'scrape' as const, urls: view.urls, scrapeOptions }
     : { id: TARGET_ID, type: 'crawl' as const, url: view.url ?? '', scrapeOptions };
@@ -153,7 +154,7 @@ function checkSummary(run: RunView) {
 }
 
 /** A Gleaner monitor run as Firecrawl's MonitorCheck. */
-export function firecrawlCheck(run: RunView, listMonitor: boolean) {
+export function firecrawlCheck(run: RunView, listMonitor: boolean): FirecrawlCheck {
   return {
     id: run.id,
     monitorId: run.monitor_id,
@@ -178,7 +179,7 @@ export function firecrawlCheck(run: RunView, listMonitor: boolean) {
 const PAGE_STATUS = { added: 'new', changed: 'changed', removed: 'removed' } as const;
 
 /** A Gleaner change as Firecrawl's MonitorCheckPage (a field-level JSON diff). */
-export function firecrawlCheckPage(change: ChangeView) {
+export function firecrawlCheckPage(change: ChangeView): FirecrawlCheckPage {
   const diff: Record<string, { previous: unknown; current: unknown }> = {};
   for (const field of change.fields) diff[field.path] = { previous: field.before, current: field.after };
   return {
