@@ -1,11 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { ArchiveModule } from '@app/archive';
 import { AuthModule } from '@app/auth';
 import { CrawlModule } from '@app/crawl';
 import { ExtractionModule } from '@app/extraction';
+import { IntakeModule } from '@app/intake';
 import { JobsModule } from '@app/jobs';
 import { ResultsModule } from '@app/results';
 import { ScrapeModule } from '@app/scrape';
 import { FirecrawlJobsRepository } from './firecrawl-jobs.repository';
+import { FirecrawlArchivedScrapes } from './archived-scrape.service';
 import { FirecrawlScrapeService } from './scrape.service';
 import { FirecrawlJobStartsService } from './job-starts.service';
 import { FirecrawlJobStatusService } from './job-status.service';
@@ -33,8 +36,8 @@ export class FirecrawlModule {
   static register(monitors: DynamicModule): DynamicModule {
     return {
       module: FirecrawlModule,
-      imports: [AuthModule, JobsModule, ResultsModule, ScrapeModule, ExtractionModule, CrawlModule, monitors],
-      providers: [FirecrawlJobsRepository, ...SERVICES],
+      imports: [AuthModule, JobsModule, ResultsModule, ScrapeModule, ExtractionModule, CrawlModule, ArchiveModule, IntakeModule, monitors],
+      providers: [FirecrawlJobsRepository, FirecrawlArchivedScrapes, ...SERVICES],
       exports: SERVICES,
     };
   }
