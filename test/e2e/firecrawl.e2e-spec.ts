@@ -26,5 +26,5 @@ describe('Firecrawl SDK and MCP server against /v2, embedded deployment', () => 
     app = await startEmbedded(firecrawlEnv(play));
   });
   afterAll(async () => app?.close());
-  firecrawlSuite(() => ({ app, play, models }));
+  firecrawlSuite(() => ({ app, logs: () => app.logs.text, play, models }));
 });

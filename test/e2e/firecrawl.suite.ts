@@ -4,7 +4,7 @@
  * playground and the local model server, and every answer checked against the /v2 OpenAPI document.
  */
 import { join } from 'node:path';
-import Firecrawl, { SdkError, type Document } from '@mendable/firecrawl-js';
+import Firecrawl, { SdkError, type Document, type FormatOption } from '@mendable/firecrawl-js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -16,7 +16,10 @@ import { http, waitFor } from './helpers';
 import { ROOT } from './processes';
 
 export interface FirecrawlEnv {
-  app: RunningApp;
+  /** The API the SDK talks to: the embedded app, or a cluster's API process. */
+  app: Pick<RunningApp, 'baseUrl' | 'adminKey'>;
+  /** Everything the deployment's processes logged so far. */
+  logs: () => string;
   play: Playground;
   models: ModelServer;
 }
@@ -110,6 +113,63 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
     expect(doc.json).toMatchObject({ name: 'Widget 4', sku: 'SKU-0004' });
     expect(typeof doc.summary).toBe('string');
     expect(doc.metadata?.creditsUsed).toBe(5);
+  });
+
+  it('maxAge: the scrape keeps its page (a batch job); the next within maxAge is the archived copy (a reextract job, no request)', async () => {
+    const path = '/product/11?fc=max-age';
+    const url = u(path);
+    const fetches = () => env.play.requestsTo('shop.test', path).length;
+    const jobType = async (id: unknown) =>
+      (await http(env.app.baseUrl, 'GET', `/api/v1/jobs/${id}`, { headers: { authorization: `Bearer ${env.app.adminKey}` } })).body;
+    const first = await firecrawl.scrape(url, { formats: ['markdown', 'html', 'links'], maxAge: 3_600_000 });
+    expect(first.metadata).toMatchObject({ cacheState: 'miss', sourceURL: url, statusCode: 200 });
+    expect(first.markdown).toContain('Widget 11');
+    expect(fetches()).toBe(1);
+    expect(await jobType(first.metadata!.scrapeId)).toMatchObject({ type: 'batch', status: 'completed' });
+    const second = await firecrawl.scrape(url, { formats: ['markdown', 'html', 'links'], maxAge: 3_600_000 });
+    expect(second.metadata).toMatchObject({ cacheState: 'hit', cachedAt: expect.any(String), sourceURL: url });
+    expect({ markdown: second.markdown, html: second.html, links: second.links }).toEqual({
+      markdown: first.markdown,
+      html: first.html,
+      links: first.links,
+    });
+    expect(fetches()).toBe(1);
+    expect(await jobType(second.metadata!.scrapeId)).toMatchObject({ type: 'reextract', status: 'completed' });
+    // Older than maxAge: fetched again (and kept again); without maxAge: a plain scrape job, kept nowhere.
+    expect((await firecrawl.scrape(url, { formats: ['markdown'], maxAge: 1 })).metadata?.cacheState).toBe('miss');
+    expect(fetches()).toBe(2);
+    const plain = await firecrawl.scrape(url, { formats: ['markdown'] });
+    expect(plain.metadata?.cacheState).toBe('miss');
+    expect(await jobType(plain.metadata!.scrapeId)).toMatchObject({ type: 'scrape' });
+  });
+
+  it('changeTracking: the page against your previous archived copy of it (new, then changed with a git diff, or same)', async () => {
+    const ticking = env.play.url('tick.test', '/news');
+    const tracked: FormatOption[] = ['markdown', { type: 'changeTracking', modes: ['git-diff'] }];
+    const first = await firecrawl.scrape(ticking, { formats: tracked });
+    expect(first.changeTracking).toEqual({ previousScrapeAt: null, changeStatus: 'new', visibility: 'visible' });
+    expect(first.markdown).toContain('Visit 1');
+    const second = await firecrawl.scrape(ticking, { formats: tracked });
+    expect(second.markdown).toContain('Visit 2');
+    expect(second.changeTracking).toMatchObject({ changeStatus: 'changed', previousScrapeAt: expect.any(String), visibility: 'visible' });
+    const diff = (second.changeTracking as { diff: { text: string } }).diff.text;
+    expect(diff).toMatch(/^-.*Visit 1$/m);
+    expect(diff).toMatch(/^\+.*Visit 2$/m);
+    // The previous copy was converted from the archive: the site saw one request per scrape, not two.
+    expect(env.play.requestsTo('tick.test', '/news')).toHaveLength(2);
+    const still = u('/product/12?fc=tracked');
+    await firecrawl.scrape(still, { formats: ['markdown', 'changeTracking'] });
+    const same = await firecrawl.scrape(still, { formats: ['markdown', 'changeTracking'] });
+    expect(same.changeTracking).toEqual({ previousScrapeAt: expect.any(String), changeStatus: 'same', visibility: 'visible' });
+    for (const format of [
+      { type: 'changeTracking' as const, modes: ['json' as const] },
+      { type: 'changeTracking' as const, tag: 'prices' },
+    ]) {
+      expect(await sdkError(firecrawl.scrape(still, { formats: ['markdown', format] }))).toMatchObject({
+        status: 400,
+        code: 'NOT_SUPPORTED',
+      });
+    }
   });
 
   it('refuses what it does not do with a 400 NOT_SUPPORTED naming it, and validation errors in Firecrawl names', async () => {
@@ -243,12 +303,41 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
   });
 
   it('watcher refuses a bad key with an error message', async () => {
-    const stranger = new Firecrawl({ apiKey: 'glk_unknown0000000000000000000000000000000', apiUrl: env.app.baseUrl });
+    const unknownKey = 'glk_unknown0000000000000000000000000000000';
+    const stranger = new Firecrawl({ apiKey: unknownKey, apiUrl: env.app.baseUrl });
     const watcher = stranger.watcher('01J00000000000000000000000', { kind: 'crawl', timeout: 10 });
     const failed = new Promise<{ error: string }>((resolve) => watcher.on('error', resolve));
     await watcher.start();
     expect((await failed).error).toMatch(/API key/);
+    expect((await failed).error).not.toContain(unknownKey);
     watcher.close();
+  });
+
+  it('watcher subprotocol: the key offered is the one selected (the only place a key is echoed, docs/security.md)', async () => {
+    const started = await firecrawl.startCrawl(u('/catalog/page/4'), { limit: 1, sitemap: 'skip' });
+    const url = `${env.app.baseUrl.replace(/^http/, 'ws')}/v2/crawl/${started.id}`;
+    const open = (protocols: string | string[], headers?: Record<string, string>) =>
+      new Promise<{ protocol: string; first: { type: string; error?: string } }>((resolve, reject) => {
+        // Node's WebSocket (undici) takes headers beside the protocols, as firecrawl-py's client sends them.
+        const ws = new WebSocket(url, headers ? { protocols, headers } : protocols);
+        ws.onmessage = (event) => {
+          resolve({ protocol: ws.protocol, first: JSON.parse(String(event.data)) });
+          ws.close();
+        };
+        ws.onerror = () => reject(new Error('the handshake failed'));
+      });
+    const sdkLike = await open(env.app.adminKey);
+    expect(sdkLike.protocol).toBe(env.app.adminKey);
+    expect(sdkLike.first.type).toBe('catchup');
+    // A client that sends the key as a header offers no subprotocol and gets none.
+    const pyLike = await open([], { authorization: `Bearer ${env.app.adminKey}` });
+    expect(pyLike.protocol).toBe('');
+    expect(pyLike.first.type).toBe('catchup');
+    // The status read of the same path (a plain GET) carries no key anywhere.
+    const plain = await fetch(`${env.app.baseUrl}/v2/crawl/${started.id}`, { headers: { authorization: `Bearer ${env.app.adminKey}` } });
+    const text = `${JSON.stringify([...plain.headers])}${await plain.text()}`;
+    expect(plain.status).toBe(200);
+    expect(text).not.toContain(env.app.adminKey);
   });
 
   it('cancel, active crawls and errors', async () => {
@@ -386,6 +475,9 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       env: { PATH: process.env.PATH ?? '', FIRECRAWL_API_URL: env.app.baseUrl, FIRECRAWL_API_KEY: env.app.adminKey },
       stderr: 'pipe',
     });
+    // Read, so the server's stderr pipe is drained and closes with it (an unread pipe keeps jest from exiting).
+    let mcpLog = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (mcpLog += chunk.toString()));
     const client = new Client({ name: 'gleaner-e2e', version: '1.0.0' });
     await client.connect(transport);
     try {
@@ -410,9 +502,16 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       expect(text(crawled)).toContain('"completed"');
       const retired = await call('firecrawl_extract', { urls: [u('/product/1')], schema: SCHEMA });
       expect(retired.isError).toBe(true);
+      expect(mcpLog).not.toContain(env.app.adminKey);
     } finally {
       await client.close();
     }
+  });
+
+  it('no key reached a log line (the watcher’s subprotocol included)', () => {
+    expect(env.logs().length).toBeGreaterThan(0);
+    expect(env.logs()).not.toContain(env.app.adminKey);
+    expect(env.logs()).not.toContain(env.app.adminKey.slice(4));
   });
 
   it('every answer the SDK got matches the /v2 OpenAPI document (the contract)', async () => {

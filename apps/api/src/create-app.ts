@@ -192,12 +192,13 @@ export async function createApiApp(
     route.wsHandler = (socket: WatcherSocket, request: FastifyRequest) =>
       watcher.attach(socket, (request.params as { id: string }).id, request, request.url.split('?')[0], String(request.id));
   });
-  // The key arrives as the subprotocol, and a WebSocket client (Node's, browsers') fails a handshake that selects
-  // none of the protocols it offered: the first is selected, so the key goes back to its own sender in the 101's
-  // headers (as Firecrawl's server does); it is never logged (docs/firecrawl.md "Watcher").
-  await fastify.register(fastifyWebsocket, {
-    options: { handleProtocols: (protocols: Set<string>) => protocols.values().next().value ?? false, maxPayload: 64 * 1024 },
-  });
+  // Firecrawl's JS SDK offers its key as the only subprotocol, and a WebSocket client (Node's, browsers') fails a
+  // handshake that selects none of the protocols it offered: on the watcher paths the first is selected, so the
+  // key goes back to its own sender in the 101's headers (as Firecrawl's server does). The one place a caller's
+  // credential is echoed; never logged (docs/security.md "The Firecrawl watcher's subprotocol").
+  const selectOnWatcher = (protocols: Set<string>, request: { url?: string }) =>
+    /^\/v2\/(crawl|batch\/scrape)\/[^/?]+(\?|$)/.test(request.url ?? '') ? (protocols.values().next().value ?? false) : false;
+  await fastify.register(fastifyWebsocket, { options: { handleProtocols: selectOnWatcher, maxPayload: 64 * 1024 } });
   const firecrawlDocument = buildFirecrawlOpenApi(config.version);
   fastify.get('/v2/openapi.json', async () => firecrawlDocument);
 

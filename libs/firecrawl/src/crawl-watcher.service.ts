@@ -4,6 +4,7 @@ import { JobStreamService, JobsService, onCrawlEngine, type JobEventRecord, type
 import { ResultsService, type RequestOrigin, type ResultItem } from '@app/results';
 import { firecrawlError } from './wire/errors';
 import { FirecrawlJobStatusService } from './job-status.service';
+import type { WatcherMessage } from './wire/responses';
 
 /** What the watcher needs of a WebSocket (the `ws` socket @fastify/websocket hands over). */
 export interface WatcherSocket {
@@ -18,8 +19,9 @@ const OPEN = 1;
 const CATCHUP_LIMIT = 1000;
 
 /**
- * The key a WebSocket client sends: Firecrawl's SDKs put it in the subprotocol list (`new WebSocket(url, key)`),
- * others may send `Authorization`. The subprotocol is never echoed back (docs/firecrawl.md "Watcher").
+ * The key a WebSocket client sends: Firecrawl's JS SDK puts it in the subprotocol list (`new WebSocket(url, key)`),
+ * firecrawl-py sends `Authorization`. The app selects that subprotocol in the 101 (the one echo of a credential,
+ * to its own sender: docs/security.md "The Firecrawl watcher's subprotocol"); it appears in no message or log.
  */
 export function keyOfUpgrade(headers: Record<string, string | string[] | undefined>): string | undefined {
   const auth = headers.authorization;
@@ -47,10 +49,17 @@ export class FirecrawlWatcherService {
   ) {}
 
   async attach(socket: WatcherSocket, jobId: string, origin: RequestOrigin, path: string, requestId: string): Promise<void> {
-    const send = (message: unknown) => {
+    const send = (message: WatcherMessage) => {
       if (socket.readyState === OPEN) socket.send(JSON.stringify(message));
     };
     let caller: Caller;
+    // The client may close at any point, even before the follower exists (right after `catchup`): it is then closed at once.
+    let stopFollowing: (() => void) | null = null;
+    let gone = false;
+    socket.on('close', () => {
+      gone = true;
+      stopFollowing?.();
+    });
     try {
       caller = await this.auth.authenticate(keyOfUpgrade(origin.headers));
       await this.rateLimit.consume(caller, { header: () => undefined });
@@ -67,7 +76,8 @@ export class FirecrawlWatcherService {
         },
         closed: () => undefined,
       });
-      socket.on('close', follower.close);
+      if (gone || socket.readyState !== OPEN) follower.close();
+      else stopFollowing = follower.close;
     } catch (error) {
       send({ type: 'error', error: firecrawlError(error, path, requestId).body.error });
       socket.close(1008, 'refused');
@@ -79,7 +89,7 @@ export class FirecrawlWatcherService {
     job: JobRecord,
     event: JobEventRecord,
     origin: RequestOrigin,
-    send: (message: unknown) => void,
+    send: (message: WatcherMessage) => void,
     socket: WatcherSocket,
   ): Promise<void> {
     if (event.event === 'result') {
