@@ -18,7 +18,7 @@ import { createLogger, Metrics, PinoNestLogger, type AppLogger } from '@app/obse
 import { openPorts } from '@app/platform';
 import type { AppExtensions } from '@app/worker';
 import fastifyWebsocket from '@fastify/websocket';
-import { buildFirecrawlOpenApi, FirecrawlWatcherService, type WatcherSocket } from '@app/firecrawl';
+import { buildFirecrawlOpenApi, FirecrawlWatcherService, isNotSupportedRoute, type WatcherSocket } from '@app/firecrawl';
 import { ApiModule, apiControllers } from './app.module';
 import { WARC_ROUTES } from './controllers/archive.controller';
 import { URL_LIST_ROUTES } from './controllers/batch.controller';
@@ -131,6 +131,16 @@ export async function createApiApp(
     ['application/warc', 'application/gzip'],
     (_request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, value?: unknown) => void) => done(null, payload),
   );
+  // The /v2 routes of Firecrawl features this server does not have answer 501 to any body, a file upload
+  // (/v2/parse) too: such a body is read and dropped, then the key is checked and the route answers.
+  fastify.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit: config.bodyLimitBytes },
+    (request: FastifyRequest, _body: Buffer, done: (error: Error | null, value?: unknown) => void) =>
+      isNotSupportedRoute(request.url)
+        ? done(null, undefined)
+        : done(new AppError('unsupported-media-type', 'Request bodies must be JSON (Content-Type: application/json).')),
+  );
   const warcRoutes = new Set(WARC_ROUTES);
   const listRoutes = new Set(URL_LIST_ROUTES);
   // Which methods each path answers: an unsupported method on a known path is a 405 with Allow.
@@ -157,7 +167,7 @@ export async function createApiApp(
         );
       return;
     }
-    if (hasBody(request) && !isJson(contentType)) {
+    if (hasBody(request) && !isJson(contentType) && !isNotSupportedRoute(request.url)) {
       const takesLists = request.method === 'POST' && listRoutes.has(request.routeOptions?.url ?? '');
       if (!takesLists) throw new AppError('unsupported-media-type', 'Request bodies must be JSON (Content-Type: application/json).');
       if (!isUrlList(contentType)) {

@@ -7,5 +7,5 @@ export { FirecrawlExtractService } from './extract.service';
 export { FirecrawlMapAndTeamService } from './map-and-team.service';
 export { FirecrawlMonitorsService } from './monitors.service';
 export { FirecrawlWatcherService, keyOfUpgrade, type WatcherSocket } from './crawl-watcher.service';
-export { firecrawlError, routeNotSupported, FirecrawlError, type FirecrawlErrorBody } from './wire/errors';
+export { firecrawlError, isNotSupportedRoute, routeNotSupported, FirecrawlError, type FirecrawlErrorBody } from './wire/errors';
 export { buildFirecrawlOpenApi } from './openapi/document';

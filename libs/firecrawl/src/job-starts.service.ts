@@ -15,7 +15,7 @@ import { gleanerWebhook } from './translate/webhook';
 import { optionNotSupported, parseWith } from './wire/errors';
 import { batchScrapeRequestSchema, crawlRequestSchema, paramsPreviewRequestSchema, type CrawlRequest } from './wire/requests';
 import type { ActiveCrawlsResponse, JobStartedResponse, ParamsPreviewResponse } from './wire/responses';
-import type { ScrapeOptions } from './wire/scrape-options';
+import { isGleanerUrl, type ScrapeOptions } from './wire/scrape-options';
 
 /** Active crawls listed at most. */
 const MAX_ACTIVE = 100;
@@ -171,11 +171,11 @@ export class FirecrawlJobStartsService {
   }
 }
 
-/** URLs Firecrawl would take (absolute http(s)) and the others. */
+/** The URLs Gleaner takes (its own URL rule) and the others. */
 export function splitUrls(urls: readonly string[]): { valid: string[]; invalid: string[] } {
   const valid: string[] = [];
   const invalid: string[] = [];
-  for (const url of urls) (/^https?:\/\//i.test(url.trim()) && URL.canParse(url.trim()) ? valid : invalid).push(url.trim());
+  for (const url of urls) (isGleanerUrl(url.trim()) ? valid : invalid).push(url.trim());
   return { valid, invalid };
 }
 

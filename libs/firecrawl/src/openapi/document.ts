@@ -14,8 +14,6 @@ interface Operation {
   statuses?: number[];
 }
 
-const ID = ['404'];
-
 /** Every /v2 operation this server answers (the e2e suite checks the routes and this list agree). */
 export const OPERATIONS: Operation[] = [
   {
@@ -79,7 +77,7 @@ export const OPERATIONS: Operation[] = [
     summary: "A batch's status and a page of its documents (`next` for more)",
     query: req.statusQuerySchema,
     ok: res.jobStatusSchema,
-    statuses: ID.map(Number),
+    statuses: [404],
   },
   { method: 'delete', path: '/v2/batch/scrape/{id}', summary: 'Cancel a batch', ok: res.cancelledSchema, statuses: [404, 409] },
   { method: 'get', path: '/v2/batch/scrape/{id}/errors', summary: "A batch's failed pages", ok: res.errorsResponseSchema, statuses: [404] },
@@ -266,7 +264,8 @@ export function buildFirecrawlOpenApi(version: string): Record<string, unknown> 
       ...(op.method === 'post'
         ? { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } } }
         : {}),
-      responses: errorResponses([401, 403, 429, 501, ...(op.method === 'post' ? [400] : [])]),
+      // 404: a path segment longer than any id (Fastify's limit) names nothing, whatever the route.
+      responses: errorResponses([401, 403, 429, 501, ...(op.method === 'post' ? [400] : []), ...(op.path.includes('{') ? [404] : [])]),
     };
   }
   return {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { Errors, type FieldError } from '@app/core';
-import { toProblem } from '@app/http';
+import { SCHEMA_MISMATCH_DETAIL, toProblem } from '@app/http';
 
 /** Firecrawl's error body (what its SDKs read: `error` is the message, `code` and `details` are kept on the SdkError). */
 export interface FirecrawlErrorBody {
@@ -29,6 +29,14 @@ export class FirecrawlError extends Error {
 
 export const NOT_SUPPORTED = 'NOT_SUPPORTED';
 
+/** The paths of the Firecrawl operations this server does not offer (docs/firecrawl.md "Not supported"). */
+const NOT_SUPPORTED_PATH = /^\/v2\/(?:(?:search|agent|browser)(?:\/|$|\?)|(?:parse|feedback)(?:$|\?)|scrape\/[^/?]+\/interact(?:$|\?))/;
+
+/** Whether a request URL is one of them: their 501 is the answer to any body. */
+export function isNotSupportedRoute(url: string): boolean {
+  return NOT_SUPPORTED_PATH.test(url);
+}
+
 /** A whole Firecrawl operation this server does not offer. */
 export function routeNotSupported(what: string): FirecrawlError {
   return new FirecrawlError(
@@ -45,15 +53,25 @@ export function optionNotSupported(location: string, why: string): FirecrawlErro
   ]);
 }
 
+/**
+ * The message of a refusal for a rule the /v2 document states (a /v2 schema error, or one of Gleaner's own DTO
+ * checks that its document states): it tells such a refusal from one for a rule no document can state, as
+ * Gleaner's SCHEMA_MISMATCH_DETAIL does, for the fuzzer's rules (test/fuzz/hooks.py).
+ */
+export const V2_SCHEMA_MISMATCH = 'The request does not match the API schema; details lists each difference.';
+
 /** Parses a body or query with its /v2 schema; a mismatch is a 400 naming each field in Firecrawl's names. */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, at: 'body' | 'query' = 'body'): z.output<S> {
   const parsed = schema.safeParse(value ?? {});
   if (parsed.success) return parsed.data;
-  const errors: FieldError[] = parsed.error.issues.slice(0, 50).map((issue) => ({
+  const issues = parsed.error.issues.slice(0, 50);
+  const errors: FieldError[] = issues.map((issue) => ({
     location: [at, ...issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : String(part)))].join('.').replace(/\.\[/g, '['),
     message: issue.message,
   }));
-  throw Errors.validation(errors);
+  // A refinement (a URL that does not parse) is a rule the document cannot state; any other issue is one it states.
+  const stated = issues.some((issue) => issue.code !== 'custom');
+  throw Errors.validation(errors, stated ? SCHEMA_MISMATCH_DETAIL : undefined);
 }
 
 /**
@@ -120,7 +138,8 @@ export function firecrawlError(
     job_id?: string;
   };
   const fields = (body.errors ?? []).map((e) => ({ path: firecrawlFieldName(e.location), message: e.message }));
-  const message = [body.detail ?? body.title ?? 'Request failed', ...fields.map((f) => `${f.path}: ${f.message}`)].join(' ');
+  const detail = body.detail === SCHEMA_MISMATCH_DETAIL ? V2_SCHEMA_MISMATCH : (body.detail ?? body.title ?? 'Request failed');
+  const message = [detail, ...fields.map((f) => `${f.path}: ${f.message}`)].join(' ');
   const code = (body.error_category ?? body.type?.replace('/problems/', '') ?? 'error').toUpperCase().replace(/-/g, '_');
   return {
     status: firecrawlStatus(problem.status),

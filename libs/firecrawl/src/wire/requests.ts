@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PRINTABLE_PATTERN } from '@app/http';
 import { scrapeOptionsSchema, urlSchema, webhookSchema } from './scrape-options';
 
 /**
@@ -47,7 +48,7 @@ export type BatchScrapeRequest = z.infer<typeof batchScrapeRequestSchema>;
 
 export const mapRequestSchema = z.looseObject({
   url: urlSchema,
-  search: z.string().max(500).optional(),
+  search: z.string().min(1).max(200).regex(PRINTABLE_PATTERN, { message: 'must not contain control characters' }).optional(),
   sitemap: z.enum(['only', 'include', 'skip']).optional(),
   includeSubdomains: z.boolean().optional(),
   ignoreQueryParameters: z.boolean().optional(),
@@ -107,8 +108,11 @@ const notificationSchema = z.looseObject({
   email: z.looseObject({ enabled: z.boolean().optional(), recipients: z.array(z.string().max(320)).max(50).optional() }).optional(),
 });
 
+/** A monitor's name, as Gleaner's monitors take it: printable text. */
+const monitorNameSchema = z.string().min(1).max(200).regex(PRINTABLE_PATTERN, { message: 'must not contain control characters' });
+
 export const createMonitorRequestSchema = z.looseObject({
-  name: z.string().min(1).max(200),
+  name: monitorNameSchema,
   schedule: monitorScheduleSchema,
   webhook: monitorWebhookSchema.optional(),
   notification: notificationSchema.optional(),
@@ -120,7 +124,7 @@ export const createMonitorRequestSchema = z.looseObject({
 export type CreateMonitorRequest = z.infer<typeof createMonitorRequestSchema>;
 
 export const updateMonitorRequestSchema = z.looseObject({
-  name: z.string().min(1).max(200).optional(),
+  name: monitorNameSchema.optional(),
   status: z.enum(['active', 'paused']).optional(),
   schedule: monitorScheduleSchema.optional(),
   webhook: monitorWebhookSchema.nullish(),

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { HEADER_VALUE_PATTERN, TOKEN_PATTERN } from '@app/fetch';
+import { checkHttpUrl, HTTP_URL_PATTERN } from '@app/http';
 
 /**
  * Firecrawl's scrape options as its SDKs send them (`ScrapeOptions` of @mendable/firecrawl-js 4.42, the
@@ -72,11 +74,30 @@ export const formatOptionSchema = z.union([
 ]);
 export type FormatOption = z.infer<typeof formatOptionSchema>;
 
+/**
+ * Headers for the page's host, as Gleaner's fetch control takes them (header names and values, at most 50: the
+ * rules /api/v1 states; which names are refused is a rule no document states).
+ */
+export const pageHeadersSchema = z
+  .record(z.string().regex(TOKEN_PATTERN), z.string().max(8192).regex(HEADER_VALUE_PATTERN))
+  .meta({ maxProperties: 50 });
+
+/** A webhook's own headers, as Gleaner's webhooks take them (at most 10, no line breaks in a value). */
+const webhookHeadersSchema = z
+  .record(
+    z.string().regex(TOKEN_PATTERN),
+    z
+      .string()
+      .max(4096)
+      .regex(/^[^\r\n\x00]*$/),
+  )
+  .meta({ maxProperties: 10 });
+
 const actionSchema = z.looseObject({ type: z.string().max(64) });
 
 export const scrapeOptionsSchema = z.looseObject({
   formats: z.array(formatOptionSchema).max(32).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
+  headers: pageHeadersSchema.optional(),
   includeTags: z.array(z.string().max(500)).max(100).optional(),
   excludeTags: z.array(z.string().max(500)).max(100).optional(),
   onlyMainContent: z.boolean().optional(),
@@ -102,19 +123,31 @@ export const scrapeOptionsSchema = z.looseObject({
 });
 export type ScrapeOptions = z.infer<typeof scrapeOptionsSchema>;
 
-/** A URL as /v2 takes it: an absolute http(s) URL (the SDKs trim it). */
+/** The message of a URL the /v2 document refuses (the pattern) and of one Gleaner refuses beyond it (checkHttpUrl). */
+const URL_MESSAGE = 'must be an absolute http(s) URL';
+
+/**
+ * A URL as /v2 takes it: Gleaner's own URL rule (HTTP_URL_PATTERN, what /api/v1's document states, and the
+ * checks no pattern can state: it parses, no credentials), so a /v2 URL is one Gleaner's routes take.
+ */
 export const urlSchema = z
   .string()
   .min(1)
   .max(2048)
-  .refine((value) => /^https?:\/\/[^\s/?#]+[^\s]*$/i.test(value) && URL.canParse(value), { message: 'must be an absolute http(s) URL' });
+  .regex(HTTP_URL_PATTERN, { message: URL_MESSAGE })
+  .refine((value) => checkHttpUrl(value) === null, { message: URL_MESSAGE });
+
+/** Whether a URL of a list (batch, extract) is one Gleaner takes; the others are left out or refused by name. */
+export function isGleanerUrl(value: string): boolean {
+  return HTTP_URL_PATTERN.test(value) && checkHttpUrl(value) === null;
+}
 
 /** Firecrawl's webhook: an address, or `{url, headers, metadata, events}`. */
 export const webhookSchema = z.union([
   urlSchema,
   z.looseObject({
     url: urlSchema,
-    headers: z.record(z.string(), z.string()).optional(),
+    headers: webhookHeadersSchema.optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
     events: z.array(z.enum(['completed', 'failed', 'page', 'started'])).optional(),
   }),
