@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 // CI runs the embedded deployment; the cluster one is `npm run test:firecrawl-cluster` (firecrawl-cluster.dev-spec.ts),
-// its last result committed in test/e2e/firecrawl-cluster.result.txt (docs/firecrawl.md "Tests").
+// its last result committed in bench-results/firecrawl-cluster.json (docs/firecrawl.md "Tests").
 describe('Firecrawl SDK and MCP server against /v2, embedded deployment', () => {
   let app: RunningApp;
   beforeAll(async () => {
