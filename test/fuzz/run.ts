@@ -15,7 +15,8 @@
  *
  * Environment: FUZZ_SEED (default 20261124), FUZZ_MAX_EXAMPLES (fixed pass, per operation, default 10),
  * FUZZ_RANDOM_SECONDS (time box of the random pass per deployment, default 25; /v2's is FUZZ_V2_RANDOM_SECONDS,
- * default 15), FUZZ_V2_MAX_EXAMPLES (/v2's fixed pass, default 5), FUZZ_COVERAGE=1 (add the
+ * default 15), FUZZ_V2_MAX_EXAMPLES (/v2's fixed pass, default 5), FUZZ_V2_CLUSTER=1 (fuzz /v2 on the cluster
+ * deployment too; by default on the embedded one only), FUZZ_COVERAGE=1 (add the
  * coverage phase to the fixed pass: minutes longer), FUZZ_DIST (built apps, default dist/),
  * FUZZ_REPORT_DIR (default .fuzz-report).
  */
@@ -36,10 +37,18 @@ const V2_RANDOM_SECONDS = process.env.FUZZ_V2_RANDOM_SECONDS ?? '15';
 
 /** The two API documents fuzzed (each its own rules in test/fuzz/hooks.py: /v2 answers Firecrawl's error shape). */
 const APIS = {
-  v1: { document: '/api/v1/openapi.json', maxExamples: MAX_EXAMPLES, randomSeconds: RANDOM_SECONDS, excludeChecks: [] },
-  // Firecrawl's DELETE /v2/crawl/{id} and /v2/batch/scrape/{id} cancel the job, which stays readable (its status,
-  // its errors), as on Firecrawl: "deleted resource still available" does not apply.
-  v2: { document: '/v2/openapi.json', maxExamples: V2_MAX_EXAMPLES, randomSeconds: V2_RANDOM_SECONDS, excludeChecks: ['use_after_free'] },
+  v1: { document: '/api/v1/openapi.json', maxExamples: MAX_EXAMPLES, randomSeconds: RANDOM_SECONDS, excludeChecks: [], everywhere: true },
+  v2: {
+    document: '/v2/openapi.json',
+    maxExamples: V2_MAX_EXAMPLES,
+    randomSeconds: V2_RANDOM_SECONDS,
+    // Firecrawl's DELETE /v2/crawl/{id} and /v2/batch/scrape/{id} cancel the job, which stays readable (its status,
+    // its errors), as on Firecrawl: "deleted resource still available" does not apply.
+    excludeChecks: ['use_after_free'],
+    // Its translation is the same code on both deployments, and the jobs it starts are the ones /api/v1 starts,
+    // fuzzed on both: /v2 is fuzzed on the embedded deployment only unless FUZZ_V2_CLUSTER=1.
+    everywhere: process.env.FUZZ_V2_CLUSTER === '1',
+  },
 } as const;
 type Api = keyof typeof APIS;
 /** The built apps; FUZZ_DIST points at a private copy when others rebuild dist/ meanwhile. */
@@ -193,7 +202,9 @@ async function fuzzDeployment(st: string, deployment: string, baseUrl: string, s
   const findings: Finding[] = [];
   const only = arg('--api');
   if (only !== undefined && !(only in APIS)) throw new Error(`--api takes ${Object.keys(APIS).join(' or ')}, not ${only}`);
-  for (const api of (only ? [only] : Object.keys(APIS)) as Api[]) findings.push(...(await fuzzApi(st, deployment, api, baseUrl, summary)));
+  const apis = (only ? [only] : Object.keys(APIS)) as Api[];
+  for (const api of apis.filter((a) => APIS[a].everywhere || deployment === 'embedded'))
+    findings.push(...(await fuzzApi(st, deployment, api, baseUrl, summary)));
   return findings;
 }
 
