@@ -68,13 +68,14 @@ export class FirecrawlCrawlController {
     return this.statuses.status(caller, 'crawl', id, query, request);
   }
 
-  @Delete('crawl/:id')
-  cancelCrawl(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  /** A crawl's and a batch's cancel and errors are the same reads of the job (its type aside). */
+  @Delete(['crawl/:id', 'batch/scrape/:id'])
+  cancel(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.statuses.cancel(caller, id);
   }
 
-  @Get('crawl/:id/errors')
-  crawlErrors(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  @Get(['crawl/:id/errors', 'batch/scrape/:id/errors'])
+  errors(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return this.statuses.errors(caller, id);
   }
 
@@ -87,16 +88,6 @@ export class FirecrawlCrawlController {
   @Get('batch/scrape/:id')
   batchStatus(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: unknown, @Req() request: FastifyRequest) {
     return this.statuses.status(caller, 'batch', id, query, request);
-  }
-
-  @Delete('batch/scrape/:id')
-  cancelBatch(@CurrentCaller() caller: Caller, @Param('id') id: string) {
-    return this.statuses.cancel(caller, id);
-  }
-
-  @Get('batch/scrape/:id/errors')
-  batchErrors(@CurrentCaller() caller: Caller, @Param('id') id: string) {
-    return this.statuses.errors(caller, id);
   }
 
   @Post('map')
