@@ -51,6 +51,21 @@ function targetSchema(target: Extract<MonitorTarget, { type: 'scrape' | 'crawl' 
   return schema;
 }
 
+/** The crawl options a crawl monitor takes (max_pages only when the target gives limit). */
+const MONITOR_CRAWL_OPTIONS = [
+  'max_depth',
+  'include_patterns',
+  'exclude_patterns',
+  'follow_pattern',
+  'same_domain_only',
+  'use_sitemap',
+  'respect_robots',
+  'delay_ms',
+  'concurrency',
+  'headers',
+  'wait_for',
+];
+
 /** The Gleaner monitor fields of Firecrawl's targets (exactly one scrape or crawl target). */
 export function gleanerTarget(targets: MonitorTarget[]): Record<string, unknown> {
   if (targets.length !== 1) throw optionNotSupported('targets', 'more than one target per monitor (create one monitor per target)');
@@ -60,37 +75,10 @@ export function gleanerTarget(targets: MonitorTarget[]): Record<string, unknown>
   if (target.type === 'scrape') return { urls: target.urls, schema };
   const crawl = { ...(target.crawlOptions ?? {}), url: target.url };
   refuseUnsupportedCrawl(crawl, 'targets[0].crawlOptions.');
-  const {
-    max_pages,
-    max_depth,
-    include_patterns,
-    exclude_patterns,
-    follow_pattern,
-    same_domain_only,
-    use_sitemap,
-    respect_robots,
-    delay_ms,
-    concurrency,
-    headers,
-    wait_for,
-  } = crawlOptions(crawl, target.scrapeOptions ?? {});
+  const translated = crawlOptions(crawl, target.scrapeOptions ?? {});
   // A monitor re-crawls on every run: Firecrawl's 10,000-page crawl default is not a monitor's; Gleaner's own applies unless limit is given.
-  const options = Object.fromEntries(
-    Object.entries({
-      max_pages: crawl.limit ? max_pages : undefined,
-      max_depth,
-      include_patterns,
-      exclude_patterns,
-      follow_pattern,
-      same_domain_only,
-      use_sitemap,
-      respect_robots,
-      delay_ms,
-      concurrency,
-      headers,
-      wait_for,
-    }).filter(([, value]) => value !== undefined),
-  );
+  const kept = crawl.limit ? ['max_pages', ...MONITOR_CRAWL_OPTIONS] : MONITOR_CRAWL_OPTIONS;
+  const options = Object.fromEntries(kept.filter((name) => translated[name] !== undefined).map((name) => [name, translated[name]]));
   return { url: target.url, schema, options };
 }
 
