@@ -68,6 +68,31 @@ function browserCrawlSuite(getApp: () => RunningApp): void {
     // Only a browser runs the page's script.
     expect(seen.filter((r) => r.path === '/app.js')).toHaveLength(3);
   });
+
+  it('fails a page whose script navigates to a refused address (ssrf_blocked); the rest of the crawl goes on', async () => {
+    const app = getApp();
+    const host = `away${Date.now() % 1_000_000}.test`;
+    const started = await http(app.baseUrl, 'POST', '/api/v1/crawl', {
+      key: app.adminKey,
+      body: {
+        url: play.url(host, '/'),
+        schema: { name: 'string' },
+        llm_config: { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-browser', base_url: models.openaiBaseUrl },
+        options: { max_depth: 1, concurrency: 1, fetch_mode: 'dynamic' },
+      },
+    });
+    expect(started.status).toBe(202);
+    const job = await waitFor(async () => {
+      const body = (await http(app.baseUrl, 'GET', `/api/v1/jobs/${started.body.job_id}`, { key: app.adminKey })).body;
+      return ['completed', 'failed', 'cancelled'].includes(body.status) ? body : null;
+    }, 150_000);
+    expect(job).toMatchObject({ status: 'completed', page_count: 2, failed_count: 1 });
+    const entries = (await http(app.baseUrl, 'GET', `/api/v1/jobs/${job.id}/crawl-map`, { key: app.adminKey })).body.entries as any[];
+    expect(entries.find((e) => e.url === play.url(host, '/leave'))).toMatchObject({ status: 'failed', error_category: 'ssrf_blocked' });
+    expect(entries.find((e) => e.url === play.url(host, '/stay'))).toMatchObject({ status: 'completed' });
+    const items = (await http(app.baseUrl, 'GET', `/api/v1/jobs/${job.id}/results`, { key: app.adminKey })).body as any[];
+    expect(JSON.stringify(items)).not.toContain('chrome-error');
+  });
 }
 
 describe('crawl with the browser, embedded deployment', () => {

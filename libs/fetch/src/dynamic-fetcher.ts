@@ -203,6 +203,11 @@ export class DynamicFetcher {
     page.on('response', (r) => {
       if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastDocument = r;
     });
+    let lastFailedNavigation: { url: string; error: string } | undefined;
+    page.on('requestfailed', (r) => {
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame())
+        lastFailedNavigation = { url: r.url(), error: r.failure()?.errorText ?? '' };
+    });
     try {
       if (options.headers) await page.setExtraHTTPHeaders(options.headers);
       const { response, redirects: followed } = await this.navigate(page, url, navigation, deadline, options, blocked, blockedBefore).catch(
@@ -233,6 +238,7 @@ export class DynamicFetcher {
         await page.waitForLoadState('networkidle', { timeout: 1000 }).catch(() => undefined);
       }
 
+      this.assertLanded(page, navigation, lastFailedNavigation, blocked.slice(blockedBefore));
       const headers = doc?.headers() ?? {};
       const status = doc?.status() ?? 200;
       if (headers[REFUSED_HEADER]) throw fetchError('ssrf_blocked', headers[REFUSED_HEADER], { url: doc?.url() });
@@ -328,6 +334,26 @@ export class DynamicFetcher {
         await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
       }
     }
+  }
+
+  /**
+   * The page's final state is a page, not the browser's error page, and the page never went anywhere the
+   * guard refused: a script, a meta refresh or a form that navigates the tab to a forbidden address after
+   * it loaded leaves `chrome-error://chromewebdata/` behind, which is a failed page, never content.
+   */
+  private assertLanded(
+    page: Page,
+    navigation: NavigationState,
+    failed: { url: string; error: string } | undefined,
+    blocked: string[],
+  ): void {
+    if (navigation.refused)
+      throw fetchError('ssrf_blocked', `The page navigated to ${navigation.refused}, which the address guard refused.`, {
+        url: navigation.refused,
+      });
+    if (!page.url().startsWith('chrome-error:')) return;
+    const target = failed?.url ?? page.url();
+    throw this.mapNavigationError(new Error(failed?.error || 'navigation failed'), target, blocked);
   }
 
   private mapNavigationError(error: unknown, url: string, blocked: string[]): AppError {
