@@ -2,6 +2,7 @@ import type { BrowserContext, Page, Response } from 'playwright';
 import { AppError } from '@app/core';
 import { AddressGuard } from './address-guard';
 import { detectBotWall } from './bot-wall-detector';
+import { removePeerConnections } from './browser-egress';
 import { BrowserPool, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool';
 import { takeScreenshot, waitForInPage } from './browser-page-steps';
 import { SessionRouter, type NavigationState } from './browser-routing';
@@ -144,6 +145,7 @@ export class DynamicFetcher {
       await lease.release();
     };
     try {
+      await removePeerConnections(context);
       await router.install(context);
       const cookies = Object.entries(options.scoped?.cookies ?? {});
       if (scopeHost !== undefined && cookies.length > 0) {
