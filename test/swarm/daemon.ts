@@ -78,6 +78,7 @@ export async function startDaemon(logFile: string): Promise<void> {
   const state = (await mustDocker(['info', '--format', '{{.Swarm.LocalNodeState}}'])).trim();
   if (state !== 'inactive') await mustDocker(['swarm', 'leave', '--force']);
   await mustDocker(['swarm', 'init', '--advertise-addr', '127.0.0.1']);
+  await removeVolumes('gleaner');
   const node = (await mustDocker(['node', 'ls', '--format', '{{.Hostname}}'])).trim().split('\n')[0];
   // docker/stack.yaml pins the data services to the node labelled gleaner.data=true.
   await mustDocker(['node', 'update', '--label-add', 'gleaner.data=true', node]);
@@ -94,11 +95,23 @@ export async function teardown(stack: string): Promise<void> {
       async () => (await docker(['ps', '-q', '--filter', `label=com.docker.stack.namespace=${stack}`])).stdout.trim() === '',
       120_000,
     ).catch(() => log('stack tasks still up after 120 s'));
+    await removeVolumes(stack);
     await docker(['swarm', 'leave', '--force']);
   } catch (error) {
     log(`teardown: ${String(error)}`);
   }
   await stopDaemon();
+}
+
+/** The stack's volumes and the test's own (embedded data, backups): every run starts from empty stores. */
+export async function removeVolumes(stack: string): Promise<void> {
+  const listed = (await docker(['volume', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${stack}`])).stdout
+    .split('\n')
+    .filter(Boolean);
+  const volumes = [...listed, 'gleaner-data', 'gleaner-backups'];
+  await waitUntil('volumes removed', async () => (await docker(['volume', 'rm', '-f', ...volumes])).code === 0, 60_000).catch(() =>
+    log(`volumes not removed: ${volumes.join(' ')}`),
+  );
 }
 
 async function stopDaemon(): Promise<void> {

@@ -71,8 +71,12 @@ async function buildBase(): Promise<number | null> {
   });
 }
 
+/** Build contexts made here, removed once the images are built. */
+const made: string[] = [];
+
 function context(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'gleaner-swarm-image-'));
+  made.push(dir);
   for (const [to, from] of Object.entries(files)) cpSync(from, join(dir, to), { recursive: true, dereference: true });
   return dir;
 }
@@ -123,7 +127,7 @@ export async function buildImages(options: { cold: boolean }): Promise<BuildTime
     context({ out: join(ROOT, 'test', 'servers', 'mongo-wire', 'out'), mongosh: join(IMAGES, 'mongosh') }),
     { BASE_IMAGE: BASE },
   );
-  const bed = mkdtempSync(join(tmpdir(), 'gleaner-swarm-testbed-'));
+  const bed = context({});
   await bundleTestbed(join(bed, 'app'));
   cpSync('/usr/bin/docker', join(bed, 'docker'));
   await build(TESTBED, join(IMAGES, 'testbed.Dockerfile'), bed, { NODE_BASE_IMAGE: NODE_BASE });
@@ -132,6 +136,7 @@ export async function buildImages(options: { cold: boolean }): Promise<BuildTime
   await mustDocker(['tag', BASE, 'gleaner-swarm/none:test']);
   await mustDocker(['tag', BASE, 'debian:bookworm']);
   const other_images_s = (Date.now() - others) / 1000;
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 
   // The production Dockerfile: cold (no build cache, so apt and npm download everything), then warm.
   const secret = existsSync(CA_BUNDLE) ? ['--secret', `id=ca_bundle,src=${CA_BUNDLE}`] : [];

@@ -115,6 +115,40 @@ async function embeddedContainer(): Promise<Record<string, unknown>> {
   }
 }
 
+/** The record as the table of docs/operations-deploy.md "Numbers" (pasted there after a recorded run). */
+function numbersTable(record: Record<string, any>): string {
+  const scenario = (prefix: string) => (record.scenarios ?? []).find((s: { scenario: string }) => s.scenario.startsWith(prefix)) ?? {};
+  const n = (v: unknown, digits = 1) => (typeof v === 'number' ? v.toFixed(digits) : String(v ?? '–'));
+  const rows: Array<[string, string]> = [
+    ['commit, load average at the start', `${String(record.commit).slice(0, 7)}, ${record.machine?.load_at_start?.join(' / ')}`],
+    [
+      'gleaner image build, cold / warm',
+      `${n(record.build?.app_cold_s, 0)} s / ${n(record.build?.app_warm_s, 0)} s (${n((record.build?.app_image_bytes ?? 0) / 2 ** 30, 2)} GiB)`,
+    ],
+    ['deploy to healthy', `${n(record.deploy_to_healthy_s, 0)} s`],
+    ['crawl of 1,000 pages, 2 crawler tasks', `${n(scenario('1').numbers?.pages_per_s)} pages/s`],
+  ];
+  const rates = scenario('2').numbers?.pages_per_s_by_crawler_tasks ?? {};
+  rows.push(['pages/s with 1 / 2 / 3 crawler tasks (slow-300 model, one crawl)', `${n(rates['1'])} / ${n(rates['2'])} / ${n(rates['3'])}`]);
+  rows.push([
+    'failover after docker kill of the owner (3 kills)',
+    `${(scenario('3').numbers?.failover_s ?? []).map((x: number) => n(x)).join(', ')} s`,
+  ]);
+  for (const [name, t] of Object.entries<any>(scenario('4').numbers?.requests ?? {})) {
+    rows.push([
+      `requests during the ${name} update: sent / failed raw / failed with one retry`,
+      `${t.sent} / ${t.failedRaw} / ${t.failedRetried}`,
+    ]);
+  }
+  rows.push(['store (MongoDB-wire) kill → every replica answers again', `${n(scenario('5').numbers?.mongo?.recovery_s)} s`]);
+  rows.push(['Redis kill → every replica answers again', `${n(scenario('5').numbers?.redis?.recovery_s)} s`]);
+  const memory = typeof record.memory_per_task === 'object' ? record.memory_per_task : {};
+  for (const [svc, mem] of Object.entries<any>(memory))
+    rows.push([`memory per task, ${svc}`, Array.isArray(mem) ? mem.join(', ') : String(mem)]);
+  for (const s of record.scenarios ?? []) rows.push([`scenario ${s.scenario}`, `${s.verdict} (${n(s.seconds, 0)} s)`]);
+  return ['| What | Measured |', '| --- | --- |', ...rows.map(([a, b]) => `| ${a} | ${b} |`)].join('\n') + '\n';
+}
+
 async function main(): Promise<number> {
   const started = Date.now();
   rmSync(OUT, { recursive: true, force: true });
@@ -156,6 +190,9 @@ async function main(): Promise<number> {
       ),
       { echo: true },
     );
+    // Grafana at 0 replicas: the override says so, but Debian's Docker 20.10 client drops a zero when it
+    // merges the two files (the stack's `replicas: 1` stays), so the test scales it down as well.
+    await mustDocker(['service', 'scale', '--detach', `${STACK}_grafana=0`]);
     // The test site and the stand-in model server, on the stack's network (addresses the guard allows).
     const network = `${STACK}_gleaner`;
     for (const [name, program] of [
@@ -236,6 +273,7 @@ async function main(): Promise<number> {
   record.total_s = (Date.now() - started) / 1000;
   record.load_at_end = loadavg().map((l) => Number(l.toFixed(1)));
   writeFileSync(join(OUT, 'swarm.json'), JSON.stringify(record, null, 2) + '\n');
+  writeFileSync(join(OUT, 'numbers.md'), numbersTable(record));
   if (!process.env.SWARM_SCENARIOS) writeFileSync(join(ROOT, 'bench-results', 'swarm.json'), JSON.stringify(record, null, 2) + '\n');
   log(
     `${String(record.summary ?? 'no scenario ran')}; numbers in ${process.env.SWARM_SCENARIOS ? '.swarm/swarm.json' : 'bench-results/swarm.json'}`,

@@ -4,7 +4,7 @@
  */
 import { containersOf, docker, mustDocker } from '../docker-cli';
 import { pause, untilDone } from './client';
-import { checkCrawl, crawlerPageTasks, finished, job, ownerOf, service, startCrawl, type Context } from './context';
+import { checkCrawl, crawlerPageTasks, finished, job, ownerOf, service, startCrawl, type Context, type Crawl } from './context';
 
 type Numbers = Record<string, unknown>;
 
@@ -29,6 +29,16 @@ export async function crawlThousand(ctx: Context): Promise<{ problems: string[];
       crawler_tasks: Number(crawlers),
       refetched,
     },
+  };
+}
+
+/** A crawl's end and every check of it, with its numbers (pages, seconds, pages fetched more than once). */
+async function endOf(ctx: Context, crawl: Crawl, maxFetches: number): Promise<{ problems: string[]; numbers: Numbers }> {
+  const { job: done, endedAt } = await finished(ctx, crawl);
+  const check = await checkCrawl(ctx, crawl, maxFetches);
+  return {
+    problems: check.problems,
+    numbers: { job_id: crawl.id, pages: done.page_count, seconds: (endedAt - crawl.startedAt) / 1000, refetched: check.refetched },
   };
 }
 
@@ -95,21 +105,12 @@ export async function scaleWhileCrawling(ctx: Context): Promise<{ problems: stri
   ctx.shared.scaledTo3 = true;
   if ((await job(ctx, crawl.id)).status !== 'running') problems.push('the crawl ended before the scale-down: make it larger');
   await scaleTo(ctx, 1);
-  const { job: done, endedAt } = await finished(ctx, crawl);
   // A replica removed by the scale-down hands its pages back (SIGTERM): a page in flight is fetched again at most once.
-  const check = await checkCrawl(ctx, crawl, 2);
-  problems.push(...check.problems);
+  const result = await endOf(ctx, crawl, 2);
+  problems.push(...result.problems);
   return {
     problems,
-    numbers: {
-      job_id: crawl.id,
-      pages: done.page_count,
-      seconds: (endedAt - crawl.startedAt) / 1000,
-      pages_per_s_by_crawler_tasks: rates,
-      page_tasks_per_replica_at_3: took,
-      refetched: check.refetched,
-      model: 'slow-300',
-    },
+    numbers: { ...result.numbers, pages_per_s_by_crawler_tasks: rates, page_tasks_per_replica_at_3: took, model: 'slow-300' },
   };
 }
 
@@ -150,21 +151,13 @@ export async function killOwner(ctx: Context): Promise<{ problems: string[]; num
     );
     failovers.push((Date.now() - killedAt) / 1000);
   }
-  const { job: done, endedAt } = await finished(ctx, crawl);
-  const check = await checkCrawl(ctx, crawl, 4);
-  problems.push(...check.problems);
+  const result = await endOf(ctx, crawl, 4);
+  problems.push(...result.problems);
   const failed = (await ctx.api.json('GET', `/api/v1/jobs/${crawl.id}/crawl-map?status=failed&limit=100`)).entries as any[];
   const crashes = failed.filter((e) => e.error_category === 'worker_crash').length;
   if (crashes > 0) problems.push(`${crashes} pages failed worker_crash`);
   return {
     problems,
-    numbers: {
-      job_id: crawl.id,
-      pages: done.page_count,
-      seconds: (endedAt - crawl.startedAt) / 1000,
-      failover_s: failovers,
-      refetched: check.refetched,
-      worker_crash: crashes,
-    },
+    numbers: { ...result.numbers, failover_s: failovers, worker_crash: crashes },
   };
 }

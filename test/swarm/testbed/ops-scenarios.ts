@@ -83,9 +83,63 @@ export async function pagesCounterAgainstCrawl(ctx: Context): Promise<Numbers> {
   return { crawl_pages: crawl.pages, counter_increase_exact: exact, increase_promql: estimated };
 }
 
+/**
+ * What the dashboards show beyond the crawls of the other scenarios, so that every panel has data: a
+ * failed extraction, rate-limit pauses (a crawl of pages that answer 429 once), refused and unknown
+ * requests (401, 404), the API's own 429s (a burst past the per-key limit on a key of its own) and a webhook
+ * delivery.
+ */
+async function panelActivity(ctx: Context): Promise<Numbers> {
+  const extract = (model: string, extra: Record<string, unknown> = {}) =>
+    ctx.api.steady('POST', '/api/v1/extract', {
+      timeoutMs: 150_000,
+      body: {
+        url: `http://${ctx.siteHost}:${ctx.sitePort}/product/3`,
+        schema: { name: 'string' },
+        fetch_mode: 'static',
+        llm_config: { provider: 'openai', model, api_key: ctx.llmKey, base_url: ctx.modelBaseUrl },
+        ...extra,
+      },
+    });
+  const failing = await extract('fail-500');
+  const hooked = await extract('gpt-4o-mini', { webhook_url: `http://${ctx.siteHost}:${ctx.sitePort}/hook` });
+  const limited = await ctx.api.json('POST', '/api/v1/crawl', {
+    body: {
+      url: `http://${ctx.siteHost}:${ctx.sitePort}/r/limited/n/0?size=12`,
+      schema: { name: 'string' },
+      llm_config: { provider: 'openai', model: 'gpt-4o-mini', api_key: ctx.llmKey, base_url: ctx.modelBaseUrl },
+      options: { max_pages: 12, max_depth: 3, concurrency: 4 },
+    },
+  });
+  const unknown = await ctx.api.steady('GET', '/api/v1/jobs/01NOSUCHJOB0000000000000000');
+  const [host] = await addresses('tasks.api');
+  const refused = await call(host, 8080, 'GET', '/api/v1/jobs', { key: 'glk_' + 'x'.repeat(40) });
+  const burstKey = (await ctx.api.json('POST', '/api/v1/keys', { body: { name: 'swarm-burst' } })).key as string;
+  let sent = 0;
+  let limitedAt = 0;
+  while (!limitedAt && sent < 2000) {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => call(host, 8080, 'GET', '/api/v1/jobs?limit=1', { key: burstKey }).catch(() => null)),
+    );
+    sent += answers.length;
+    if (answers.some((a) => a?.status === 429)) limitedAt = sent;
+  }
+  await finished(ctx, { id: limited.job_id, tag: 'limited', size: 12, startedAt: Date.now() });
+  // Two scrape intervals: every replica's counters are in Prometheus.
+  await pause(35_000);
+  return {
+    failing_extract: failing.status,
+    webhook_extract: hooked.status,
+    unknown_job: unknown.status,
+    bad_key: refused.status,
+    burst_429_after: limitedAt,
+  };
+}
+
 /** 7. Prometheus in the stack. */
 export async function prometheus(ctx: Context): Promise<{ problems: string[]; numbers: Numbers }> {
   const problems: string[] = [];
+  const activity = await panelActivity(ctx);
   const counter = ctx.shared.pagesCounter as Numbers | undefined;
   if (!counter || counter.counter_increase_exact !== counter.crawl_pages) {
     problems.push(`pages counter over scenario 1: ${JSON.stringify(counter)}`);
@@ -143,6 +197,7 @@ export async function prometheus(ctx: Context): Promise<{ problems: string[]; nu
       panels,
       panel_queries_without_data: empty,
       pages_counter: counter ?? null,
+      activity_for_panels: activity,
     },
   };
 }
@@ -267,47 +322,23 @@ async function scale(ctx: Context, name: string, n: number): Promise<void> {
   await mustDocker(['service', 'scale', '--detach=false', `${service(ctx, name)}=${n}`]);
 }
 
-/** A volume's files to a tar in the backups volume (the service stopped, so the copy is consistent). */
-async function backup(ctx: Context, name: string, volume: string, file: string): Promise<number> {
+/**
+ * A one-off container on a service's volume, the service scaled to 0 meanwhile (a consistent copy):
+ * `docker run --rm -v <volume>:/data[:ro] -v gleaner-backups:/backup debian:bookworm ...`. Returns its seconds.
+ */
+async function onStoppedVolume(ctx: Context, name: string, volume: string, command: string[]): Promise<number> {
   const started = Date.now();
   await scale(ctx, name, 0);
-  await mustDocker([
-    'run',
-    '--rm',
-    '-v',
-    `${volume}:/data:ro`,
-    '-v',
-    'gleaner-backups:/backup',
-    BACKUP_IMAGE,
-    'tar',
-    '-C',
-    '/data',
-    '-czf',
-    `/backup/${file}`,
-    '.',
-  ]);
+  await mustDocker(['run', '--rm', '-v', volume, '-v', 'gleaner-backups:/backup', BACKUP_IMAGE, ...command]);
   await scale(ctx, name, 1);
   return (Date.now() - started) / 1000;
 }
 
-async function restore(ctx: Context, name: string, volume: string, file: string): Promise<number> {
-  const started = Date.now();
-  await scale(ctx, name, 0);
-  await mustDocker([
-    'run',
-    '--rm',
-    '-v',
-    `${volume}:/data`,
-    '-v',
-    'gleaner-backups:/backup',
-    BACKUP_IMAGE,
-    'sh',
-    '-c',
-    `find /data -mindepth 1 -delete && tar -C /data -xzf /backup/${file}`,
-  ]);
-  await scale(ctx, name, 1);
-  return (Date.now() - started) / 1000;
-}
+const backup = (ctx: Context, name: string, volume: string, file: string) =>
+  onStoppedVolume(ctx, name, `${volume}:/data:ro`, ['tar', '-C', '/data', '-czf', `/backup/${file}`, '.']);
+
+const restore = (ctx: Context, name: string, volume: string, file: string) =>
+  onStoppedVolume(ctx, name, `${volume}:/data`, ['sh', '-c', `find /data -mindepth 1 -delete && tar -C /data -xzf /backup/${file}`]);
 
 async function redisCli(ctx: Context, args: string[]): Promise<string> {
   const [container] = await containersOf(service(ctx, 'redis'));
@@ -322,21 +353,11 @@ export async function backups(ctx: Context): Promise<{ problems: string[]; numbe
   const kept = await startCrawl(ctx, 'backup-before', 30);
   await finished(ctx, kept);
   numbers.store_backup_s = await backup(ctx, 'mongo', `${ctx.stack}_mongo-data`, 'mongo-data.tgz');
-  await untilDone(
-    'store back',
-    async () => (await ctx.api.once('GET', `/api/v1/jobs/${kept.id}`).catch(() => null))?.status === 200,
-    async () => 0,
-    180_000,
-  );
+  await jobReadable(ctx, kept.id);
   const lost = await startCrawl(ctx, 'backup-after', 10);
   await finished(ctx, lost);
   numbers.store_restore_s = await restore(ctx, 'mongo', `${ctx.stack}_mongo-data`, 'mongo-data.tgz');
-  await untilDone(
-    'store back',
-    async () => (await ctx.api.once('GET', `/api/v1/jobs/${kept.id}`).catch(() => null))?.status === 200,
-    async () => 0,
-    180_000,
-  );
+  await jobReadable(ctx, kept.id);
   const check = await checkCrawl(ctx, kept, 1);
   problems.push(...check.problems.map((p) => `restored crawl: ${p}`));
   const gone = await ctx.api.steady('GET', `/api/v1/jobs/${lost.id}`);
@@ -355,6 +376,16 @@ export async function backups(ctx: Context): Promise<{ problems: string[]; numbe
   await finished(ctx, after);
   problems.push(...(await checkCrawl(ctx, after, 1)).problems.map((p) => `crawl after the restores: ${p}`));
   return { problems, numbers };
+}
+
+/** Waits until the store answers again (a job read is 200). */
+async function jobReadable(ctx: Context, id: string): Promise<void> {
+  await untilDone(
+    'store back',
+    async () => (await ctx.api.once('GET', `/api/v1/jobs/${id}`).catch(() => null))?.status === 200,
+    async () => 0,
+    180_000,
+  );
 }
 
 async function redisCliWhenUp(ctx: Context): Promise<void> {
