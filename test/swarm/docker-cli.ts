@@ -33,6 +33,8 @@ export function docker(args: string[], options: { input?: string | Buffer; echo?
     child.on('close', (code) =>
       resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
     );
+    // A command that exits before reading its input closes the pipe: not an error of ours.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }

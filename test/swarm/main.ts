@@ -282,7 +282,11 @@ async function main(): Promise<number> {
   return exitCode;
 }
 
-// Ctrl-C or a kill of the run: the daemon is still torn down.
+// Ctrl-C, a kill of the run or an error nothing caught: the daemon is still torn down.
+process.on('uncaughtException', (error) => {
+  log(`uncaught: ${error.stack ?? String(error)}; tearing down`);
+  void teardown(STACK).finally(() => process.exit(1));
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     log(`${signal}: tearing down`);

@@ -57,6 +57,16 @@ export async function job(ctx: Context, id: string): Promise<any> {
   return ctx.api.json('GET', `/api/v1/jobs/${id}`);
 }
 
+/**
+ * A crawl size that lasts about `seconds` at the pace scenario 1 measured (the machine is shared: its pace
+ * varies 2-5×), within [min, max]; 2 pages/s when scenario 1 did not run.
+ */
+export function sized(ctx: Context, seconds: number, min: number, max: number): number {
+  const crawl = ctx.shared.crawl1 as { startedAt: number; endedAt: number; pages: number } | undefined;
+  const pace = crawl ? crawl.pages / ((crawl.endedAt - crawl.startedAt) / 1000) : 2;
+  return Math.max(min, Math.min(max, Math.round(pace * seconds)));
+}
+
 /** Waits for the crawl to end, as long as its page count moves. */
 export async function finished(ctx: Context, crawl: Crawl, idleMs = 240_000): Promise<{ job: any; endedAt: number }> {
   const done = await untilDone(

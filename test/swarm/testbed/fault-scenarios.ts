@@ -4,7 +4,7 @@
  */
 import { containersOf, mustDocker } from '../docker-cli';
 import { NoAnswer, addresses, call, pause, type Answer } from './client';
-import { checkCrawl, finished, job, service, startCrawl, type Context } from './context';
+import { checkCrawl, finished, job, service, sized, startCrawl, type Context } from './context';
 
 type Numbers = Record<string, unknown>;
 
@@ -106,7 +106,9 @@ async function updateState(name: string): Promise<string> {
 /** 4. docker service update --force of the crawler, then of the API, during a crawl and a client loop. */
 export async function rollingUpdates(ctx: Context): Promise<{ problems: string[]; numbers: Numbers }> {
   const problems: string[] = [];
-  const crawl = await startCrawl(ctx, 'rolling', 5000, 'slow-1500', 16);
+  // Long enough to last through both updates and the rollback (about ten minutes of update timers) at
+  // the pace scenario 1 measured on this machine now.
+  const crawl = await startCrawl(ctx, 'rolling', sized(ctx, 900, 800, 6000), 'slow-500', 16);
   const loop = clientLoop(ctx, crawl.id);
   const seconds: Record<string, number> = {};
   try {
@@ -212,7 +214,7 @@ async function outage(ctx: Context, name: string, jobId: string): Promise<{ prob
 /** 5. The store's and then Redis's container killed during a crawl. */
 export async function storeAndRedis(ctx: Context): Promise<{ problems: string[]; numbers: Numbers }> {
   const problems: string[] = [];
-  const crawl = await startCrawl(ctx, 'outage', 1500, 'slow-1000', 16);
+  const crawl = await startCrawl(ctx, 'outage', sized(ctx, 360, 400, 3000), 'slow-500', 16);
   const numbers: Numbers = { job_id: crawl.id };
   for (const name of ['mongo', 'redis']) {
     const before = (await job(ctx, crawl.id)).page_count as number;
