@@ -99,8 +99,21 @@ function clientLoop(
   };
 }
 
+/**
+ * The end state of a service's update or rollback. `docker service update --detach=false` returns once the
+ * tasks converged, while Swarm still watches the last new task for the `monitor` period (state `updating`
+ * or `rollback_started`): this waits for that to end.
+ */
 async function updateState(name: string): Promise<string> {
-  return (await mustDocker(['service', 'inspect', name, '--format', '{{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}'])).trim();
+  const read = async () =>
+    (await mustDocker(['service', 'inspect', name, '--format', '{{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}'])).trim();
+  const deadline = Date.now() + 300_000;
+  let state = await read();
+  while (['updating', 'rollback_started'].includes(state) && Date.now() < deadline) {
+    await pause(2000);
+    state = await read();
+  }
+  return state;
 }
 
 /** 4. docker service update --force of the crawler, then of the API, during a crawl and a client loop. */
