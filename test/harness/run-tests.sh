@@ -6,11 +6,12 @@
 # their processes.
 # Each project writes its own `N passed, N failed`; their sum is the closing line, also written to
 # .test-servers/summary.txt (CI reads it). Exits non-zero when either project failed or did not report.
-# With arguments (paths, patterns, jest options) it is one in-band jest run over both projects.
+# With arguments (paths, patterns, jest options) it is one in-band jest run over both projects (never the
+# `dev` project's developer commands, which start their own deployments: they have npm scripts of their own).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 jest=(node --experimental-vm-modules node_modules/jest/bin/jest.js)
-if [ $# -gt 0 ]; then exec "${jest[@]}" --runInBand "$@"; fi
+if [ $# -gt 0 ]; then exec "${jest[@]}" --runInBand "$@" --selectProjects unit servers; fi
 
 dir=.test-servers
 mkdir -p "$dir"

@@ -17,6 +17,8 @@ import {
 import { createLogger, Metrics, PinoNestLogger, type AppLogger } from '@app/observability';
 import { openPorts } from '@app/platform';
 import type { AppExtensions } from '@app/worker';
+import fastifyWebsocket from '@fastify/websocket';
+import { buildFirecrawlOpenApi, FirecrawlWatcherService, isNotSupportedRoute, type WatcherSocket } from '@app/firecrawl';
 import { ApiModule, apiControllers } from './app.module';
 import { WARC_ROUTES } from './controllers/archive.controller';
 import { URL_LIST_ROUTES } from './controllers/batch.controller';
@@ -32,6 +34,8 @@ export interface ApiApp {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The /v2 status routes that also serve Firecrawl's WebSocket watcher. */
+const WATCHED_ROUTES = new Set(['/v2/crawl/:id', '/v2/batch/scrape/:id']);
 
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
@@ -97,7 +101,9 @@ export async function createApiApp(
   const fastify = app.getHttpAdapter().getInstance();
   // Strict JSON bodies (duplicate keys, lone surrogates, nesting and array limits: libs/http json-body.ts).
   fastify.removeContentTypeParser(['application/json']);
-  const jsonParser = (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+  const jsonParser = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+    // Firecrawl's Python SDK sends DELETE with Content-Type: application/json and no body (docs/firecrawl.md).
+    if (request.method === 'DELETE' && request.url.startsWith('/v2/') && body.length === 0) return done(null, undefined);
     try {
       done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
     } catch (error) {
@@ -125,6 +131,16 @@ export async function createApiApp(
     ['application/warc', 'application/gzip'],
     (_request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, value?: unknown) => void) => done(null, payload),
   );
+  // The /v2 routes of Firecrawl features this server does not have answer 501 to any body, a file upload
+  // (/v2/parse) too: such a body is read and dropped, then the key is checked and the route answers.
+  fastify.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit: config.bodyLimitBytes },
+    (request: FastifyRequest, _body: Buffer, done: (error: Error | null, value?: unknown) => void) =>
+      isNotSupportedRoute(request.url)
+        ? done(null, undefined)
+        : done(new AppError('unsupported-media-type', 'Request bodies must be JSON (Content-Type: application/json).')),
+  );
   const warcRoutes = new Set(WARC_ROUTES);
   const listRoutes = new Set(URL_LIST_ROUTES);
   // Which methods each path answers: an unsupported method on a known path is a 405 with Allow.
@@ -151,7 +167,7 @@ export async function createApiApp(
         );
       return;
     }
-    if (hasBody(request) && !isJson(contentType)) {
+    if (hasBody(request) && !isJson(contentType) && !isNotSupportedRoute(request.url)) {
       const takesLists = request.method === 'POST' && listRoutes.has(request.routeOptions?.url ?? '');
       if (!takesLists) throw new AppError('unsupported-media-type', 'Request bodies must be JSON (Content-Type: application/json).');
       if (!isUrlList(contentType)) {
@@ -175,6 +191,26 @@ export async function createApiApp(
       );
     }
   });
+
+  // The Firecrawl-compatible crawl watcher (docs/firecrawl.md "Watcher"): a WebSocket upgrade of GET
+  // /v2/crawl/{id} or /v2/batch/scrape/{id} goes to the watcher, a plain GET to the status route. This hook
+  // runs before @fastify/websocket's own (registered after it), which then dispatches on the upgrade.
+  const watcher = app.get(FirecrawlWatcherService);
+  fastify.addHook('onRoute', (route: { method: string | string[]; url: string; wsHandler?: unknown }) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('GET') || !WATCHED_ROUTES.has(route.url)) return;
+    route.wsHandler = (socket: WatcherSocket, request: FastifyRequest) =>
+      watcher.attach(socket, (request.params as { id: string }).id, request, request.url.split('?')[0], String(request.id));
+  });
+  // Firecrawl's JS SDK offers its key as the only subprotocol, and a WebSocket client (Node's, browsers') fails a
+  // handshake that selects none of the protocols it offered: on the watcher paths the first is selected, so the
+  // key goes back to its own sender in the 101's headers (as Firecrawl's server does). The one place a caller's
+  // credential is echoed; never logged (docs/security.md "The Firecrawl watcher's subprotocol").
+  const selectOnWatcher = (protocols: Set<string>, request: { url?: string }) =>
+    /^\/v2\/(crawl|batch\/scrape)\/[^/?]+(\?|$)/.test(request.url ?? '') ? (protocols.values().next().value ?? false) : false;
+  await fastify.register(fastifyWebsocket, { options: { handleProtocols: selectOnWatcher, maxPayload: 64 * 1024 } });
+  const firecrawlDocument = buildFirecrawlOpenApi(config.version);
+  fastify.get('/v2/openapi.json', async () => firecrawlDocument);
 
   const document = buildOpenApiDocument(app, config, apiControllers());
   fastify.get('/api/v1/openapi.json', async () => document);

@@ -1,4 +1,5 @@
-export type { Caller } from './caller';
+export { satisfies, type Caller } from './caller';
+export { AuthService } from './auth.service';
 export { KeysService } from './keys.service';
 export { UsersService } from './users.service';
 export { TenantDeletionService } from './tenant-deletion.service';

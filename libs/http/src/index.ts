@@ -1,6 +1,7 @@
 export { SCHEMA_MISMATCH_DETAIL, StrictValidationPipe } from './validation.pipe';
 export { problemPage, toProblem } from './problem';
 export {
+  checkHttpUrl,
   EMPTY_OR_HTTP_URL_NO_FRAGMENT_PATTERN,
   HTTP_URL_NO_FRAGMENT_PATTERN,
   HTTP_URL_PATTERN,
@@ -8,6 +9,7 @@ export {
   IsHttpUrl,
   IsPrintable,
   IsRfc3339,
+  PRINTABLE_PATTERN,
   QueryInteger,
 } from './dto-rules';
 export { JSON_BODY_LIMITS, parseJsonBody } from './json-body';

@@ -264,6 +264,13 @@ export class ResultsService {
     return { ...body, chunks: serializeItems(itemsFrom(head.records, head.done ? null : records, typeOf), format) };
   }
 
+  /** A page of a job's completed results (the job read first: 404 for an unknown or foreign job), and whether more follow. */
+  async page(caller: Caller, jobId: string, skip: number, limit: number): Promise<{ job: JobRecord; items: ResultItem[]; more: boolean }> {
+    const job = await this.jobs.getRecord(caller, jobId);
+    const { records, more } = await this.repository.pageOwn({ userId: job.user_id }, job._id, skip, limit);
+    return { job, items: records.map((record) => toResultItem(record, job.type)), more };
+  }
+
   /** The first page result of a job (the answer of single-page extract/analyze), or null. 404 for a foreign job. */
   async first(caller: Caller, jobId: string): Promise<ResultItem | null> {
     return this.firstOf(await this.jobs.getRecord(caller, jobId));

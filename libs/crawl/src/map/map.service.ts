@@ -31,7 +31,8 @@ export class MapService {
     });
   }
 
-  async map(dto: MapRequestDto, accept: string | undefined): Promise<{ headers: Record<string, string>; body: BodyStream }> {
+  /** The site's URLs (what POST /map answers, before it is written): also the Firecrawl-compatible map's source. */
+  async discover(dto: MapRequestDto): Promise<{ url: string; map: Awaited<ReturnType<SiteMapper['map']>> }> {
     const seed = canonicalize(dto.url);
     if (!seed) throw Errors.validation([{ location: 'body.url', message: 'must be an http or https URL', value: dto.url }]);
     const robots = new RobotsCache({
@@ -55,8 +56,13 @@ export class MapService {
       .catch((error: unknown) => {
         throw seedFailure(error);
       });
+    return { url: seed.url, map };
+  }
+
+  async map(dto: MapRequestDto, accept: string | undefined): Promise<{ headers: Record<string, string>; body: BodyStream }> {
+    const { url, map } = await this.discover(dto);
     const totals = {
-      url: seed.url,
+      url,
       complete: map.complete,
       count: map.urls.length,
       found: map.found,

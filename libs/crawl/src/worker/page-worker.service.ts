@@ -207,7 +207,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     }
     // A re-extraction or a WARC extraction reads its pages from the archive: no request reaches a site.
     const obtained = isArchiveSource(input.source)
-      ? await this.archived.read(job, input.source, task.key, options.follow_selector ?? undefined)
+      ? await this.archived.read(job, input.source, task.key, options.follow_selector ?? undefined, input.page_formats)
       : await this.fetch.fetch(task, context, signal, note, this.secretsOf(context, task.secrets));
     if ('kind' in obtained) return obtained;
     const page = obtained;
