@@ -58,5 +58,7 @@ module.exports = {
     },
   ],
   testTimeout: 30000,
+  // The servers project's shards of `npm test` are cut by measured time (test/harness/run-tests.sh).
+  testSequencer: '<rootDir>/test/harness/servers-sequencer.js',
   reporters: ['default', ['<rootDir>/test/harness/count-reporter.js', {}]],
 };
