@@ -36,6 +36,17 @@ export async function pagePlan(
     const stray = (['only_main_content', 'full_page_screenshot'] as const).filter((name) => fields[name] !== undefined);
     if (stray.length > 0)
       throw Errors.validation(stray.map((name) => ({ location: `body.${name}`, message: 'is only for a request with formats' })));
+    // Nothing says what to keep: name both ways (a list body's query has no formats; the intake's 422 says what it takes).
+    if (at === 'body' && isAbsent(fields.schema) && isAbsent(fields.schema_id) && !siteDefaultSchema) {
+      throw Errors.validation([
+        {
+          location: 'body.schema',
+          message:
+            'is required: give a schema (or a schema_id, or a site_id of a site with a default schema) to extract each page with a model, ' +
+            'or formats (e.g. ["markdown"]) to keep each page as it is, without a model (docs/scrape.md "Crawls and batches without a schema")',
+        },
+      ]);
+    }
     const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema, at);
     return { schema: parsed.jsonSchema, schemaId, pageFormats: null };
   }
@@ -60,4 +71,8 @@ export async function pagePlan(
       full_page_screenshot: fields.full_page_screenshot ?? false,
     },
   };
+}
+
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null;
 }
