@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { UsersService } from '@app/auth';
+import { AuthGuard, UsersService } from '@app/auth';
 import type { AppConfig } from '@app/config';
 import { AppError, newId } from '@app/core';
 import {
@@ -21,6 +21,7 @@ import { ApiModule, apiControllers } from './app.module';
 import { WARC_ROUTES } from './controllers/archive.controller';
 import { URL_LIST_ROUTES } from './controllers/batch.controller';
 import { MethodTable } from './method-table';
+import { RoutePolicies, routeKey, routesWithBody } from './route-policies';
 import { buildOpenApiDocument } from './openapi';
 import { sendProblem } from './problem.filter';
 
@@ -97,8 +98,12 @@ export async function createApiApp(
   const fastify = app.getHttpAdapter().getInstance();
   // Strict JSON bodies (duplicate keys, lone surrogates, nesting and array limits: libs/http json-body.ts).
   fastify.removeContentTypeParser(['application/json']);
-  const jsonParser = (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
+  // Operations that take a body (from the OpenAPI document, filled below): an empty body with a JSON content type
+  // is no body at all on the others (a client library that always sends the header), not a malformed one.
+  let bodyRoutes = new Set<string>();
+  const jsonParser = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
     try {
+      if (body.length === 0 && !bodyRoutes.has(routeKey(request.method, request.routeOptions?.url))) return done(null, undefined);
       done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
     } catch (error) {
       done(error as Error);
@@ -130,6 +135,8 @@ export async function createApiApp(
   // Which methods each path answers: an unsupported method on a known path is a 405 with Allow.
   const methods = new MethodTable();
   fastify.addHook('onRoute', (route: { method: string | string[]; url: string }) => methods.add(route.method, route.url));
+  // Filled once the app is initialised: each route's key, rate limit and scope checks, run before its body is read.
+  let admission: { policies: RoutePolicies; guard: AuthGuard } | null = null;
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('x-request-id', String(request.id));
     void reply.header('x-api-version', config.version);
@@ -141,6 +148,10 @@ export async function createApiApp(
         });
       }
     }
+    // Authenticate first (401, then 429 and 403), on every route: a caller without a valid key is told that, not what
+    // is wrong with its body (its content type, size or JSON), which the checks below and the parsers answer.
+    const policy = admission?.policies.policyOf(request.method, request.routeOptions?.url);
+    if (policy) await admission!.guard.admit(request as never, reply, policy);
     // JSON-only bodies: refuse anything else before it is parsed (Nest also registers a form parser); URL lists where a route takes them.
     const contentType = request.headers['content-type'];
     if (request.method === 'POST' && warcRoutes.has(request.routeOptions?.url ?? '')) {
@@ -177,10 +188,12 @@ export async function createApiApp(
   });
 
   const document = buildOpenApiDocument(app, config, apiControllers());
+  bodyRoutes = routesWithBody(document);
   fastify.get('/api/v1/openapi.json', async () => document);
   SwaggerModule.setup('docs', app, document, { raw: false, customSiteTitle: 'Gleaner API' });
 
   await app.init();
+  admission = { policies: RoutePolicies.of(app), guard: app.get(AuthGuard) };
   const bootstrap = await app.get(UsersService).bootstrap();
   return { app, logger, bootstrap };
 }

@@ -14,6 +14,8 @@ export {
   RequiresFullAccess,
   RequiresKey,
   RequiresScope,
+  routePolicyOf,
+  type RoutePolicy,
 } from './auth.guard';
 export { AuthModule } from './auth.module';
 export {
