@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AuthGuard, UsersService } from '@app/auth';
+import { AuthGuard, UsersService, type BootstrapOutcome } from '@app/auth';
 import type { AppConfig } from '@app/config';
 import { AppError, newId } from '@app/core';
 import {
@@ -28,8 +28,10 @@ import { sendProblem } from './problem.filter';
 export interface ApiApp {
   app: NestFastifyApplication;
   logger: AppLogger;
-  /** The bootstrap key when this start created it (printed once by main). */
-  bootstrap: { secret: string; generated: boolean } | null;
+  /** What this start did about the admin key before listening: GLEANER_BOOTSTRAP_KEY's key, or `none`/`exists`. */
+  bootstrap: BootstrapOutcome;
+  /** Once listening, embedded: a generated admin key when the store holds none (main prints it once). */
+  generateAdminKey(): Promise<BootstrapOutcome>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -194,6 +196,7 @@ export async function createApiApp(
 
   await app.init();
   admission = { policies: RoutePolicies.of(app), guard: app.get(AuthGuard) };
-  const bootstrap = await app.get(UsersService).bootstrap();
-  return { app, logger, bootstrap };
+  const users = app.get(UsersService);
+  const bootstrap = await users.bootstrapFromSetting();
+  return { app, logger, bootstrap, generateAdminKey: () => users.bootstrapGenerated() };
 }

@@ -1,6 +1,6 @@
 export type { Caller } from './caller';
 export { KeysService } from './keys.service';
-export { UsersService } from './users.service';
+export { UsersService, type BootstrapOutcome } from './users.service';
 export { TenantDeletionService } from './tenant-deletion.service';
 export { TenantDeletionResumer } from './tenant-deletion-resumer';
 export { TenantDeletionModule } from './tenant-deletion.module';
