@@ -25,6 +25,8 @@ export interface JobView {
 
 export interface JobList {
   jobs: JobView[];
+  /** Jobs matching the filters, all pages. */
+  total: number;
 }
 
 /** POST /crawl (202). */

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { QueryInteger } from '@app/http';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { JOB_STATUSES, JOB_TYPES } from '../job.types';
+import { ERROR_CATEGORIES, type ErrorCategory } from '@app/core';
+import { IsRfc3339, QueryInteger } from '@app/http';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { JOB_STATUSES, JOB_TYPES, type JobStatus } from '../job.types';
 
 /** Paging further than this is refused (422), not handed to the store. */
 export const MAX_OFFSET = 1_000_000;
@@ -25,7 +26,38 @@ export class PageQuery {
   offset?: number;
 }
 
-export class ListJobsQuery extends PageQuery {}
+/** `GET /jobs`: a page of the caller's jobs, newest first, narrowed by any of these (docs/api.md "Jobs"). */
+export class ListJobsQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: [...JOB_STATUSES], description: 'Only jobs in this status.' })
+  @IsOptional()
+  @IsIn([...JOB_STATUSES])
+  status?: JobStatus;
+
+  @ApiPropertyOptional({ enum: [...JOB_TYPES], description: 'Only jobs of this type.' })
+  @IsOptional()
+  @IsIn([...JOB_TYPES])
+  type?: string;
+
+  @ApiPropertyOptional({ description: 'Only jobs that named this saved site (`site_id` of an extract, crawl, batch or monitor run).' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  site_id?: string;
+
+  @ApiPropertyOptional({ description: 'Only jobs created at or after this instant (RFC 3339).', example: '2026-11-26T10:00:00.000Z' })
+  @IsOptional()
+  @IsRfc3339()
+  since?: string;
+
+  @ApiPropertyOptional({
+    enum: [...ERROR_CATEGORIES],
+    description:
+      'Only failed (or cancelled) jobs with this error_category: `ssrf_blocked` lists the requests the address guard refused, each with its `error_message` naming the address and the setting that opens it.',
+  })
+  @IsOptional()
+  @IsIn([...ERROR_CATEGORIES])
+  error_category?: ErrorCategory;
+}
 
 export class PagesByMethodResponse {
   @ApiProperty({ type: 'integer', minimum: 0 }) model!: number;
@@ -135,4 +167,5 @@ export class JobResponse {
 
 export class JobListResponse {
   @ApiProperty({ type: [JobResponse] }) jobs!: JobResponse[];
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'How many jobs match the filters (all pages).' }) total!: number;
 }
