@@ -136,7 +136,11 @@ function describeJob(job: JobView, c: Colors): string {
     ['started', job.started_at ?? '-'],
     ['completed', job.completed_at ?? '-'],
     ['duration', Number.isFinite(started) ? formatDuration(ended - started) : '-'],
-    ['pages', `${formatInt(job.page_count)} done · ${formatInt(job.failed_count)} failed · ${formatInt(job.urls_queued)} discovered`],
+    // urls_queued is what the job fetches, not every URL it found (skipped ones are in `gleaner crawl-map`).
+    [
+      'pages',
+      `${formatInt(job.page_count)} done · ${formatInt(job.failed_count)} failed · ${formatInt(job.urls_queued)} to fetch or fetched`,
+    ],
     ['tokens', `${formatInt(job.token_usage_input)} in · ${formatInt(job.token_usage_output)} out`],
     ['cost', formatUsd(job.cost_usd)],
   ];

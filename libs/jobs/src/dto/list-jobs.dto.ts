@@ -99,12 +99,34 @@ export class JobResponse {
   @ApiProperty({ example: '2026-11-22T05:40:00.123Z' }) created_at!: string;
   @ApiProperty({ type: String, nullable: true }) started_at!: string | null;
   @ApiProperty({ type: String, nullable: true }) completed_at!: string | null;
-  @ApiProperty() cost_usd!: number;
-  @ApiProperty() page_count!: number;
-  @ApiProperty() urls_queued!: number;
-  @ApiProperty() failed_count!: number;
-  @ApiProperty() token_usage_input!: number;
-  @ApiProperty() token_usage_output!: number;
+  @ApiProperty({ description: 'What the job cost in USD so far: its model calls (failed attempts included) plus the operator fee.' })
+  cost_usd!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Pages with a result: extracted (or stored as formats) and completed. Single-page jobs: 1 once done.',
+  })
+  page_count!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Crawl-engine jobs: URLs the job has fetched, is fetching or will still fetch (crawl-map entries pending, running, completed or failed). ' +
+      'Not every URL it found: URLs ruled out (filters, robots.txt, depth, duplicates, `max_pages`, the budget) are `skipped` entries of ' +
+      'the crawl map (`skipped_by_reason`), and once every `max_pages` ticket is out the URLs left waiting drop out of this count ' +
+      '(docs/crawl.md "Counters"). At the end: the pages fetched (completed and failed entries). Other job types: 0.',
+  })
+  urls_queued!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Pages that failed (their error_category is in the crawl map’s `error_summary`).',
+  })
+  failed_count!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Model input tokens of every call of the job, failed attempts included.' })
+  token_usage_input!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Model output tokens of every call of the job, failed attempts included.' })
+  token_usage_output!: number;
   @ApiProperty({ type: String, nullable: true }) error_category!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
   @ApiPropertyOptional({
