@@ -298,6 +298,25 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect((await call('GET', '/api/v1/learned-programs/lt_000000000000000000000000')).status).toBe(404);
   });
 
+  it("puts the request's warnings on every page's result item (issue 40)", async () => {
+    const started = await crawl({
+      url: env.play.url('shop.test', '/catalog/page/1'),
+      schema: { name: 'string', price: 'numbr' },
+      options: { max_depth: 0, max_pages: 1 },
+    });
+    expect(started.status).toBe(202);
+    expect((await finished(started.body.job_id)).status).toBe('completed');
+    const items = await results(started.body.job_id);
+    expect(items).toHaveLength(1);
+    expect(items[0].warnings).toEqual([
+      {
+        code: 'schema_type_misspelled',
+        message: '"numbr" is not a type name, so this is a text field described as "numbr"; did you mean number?',
+        location: 'body.schema.price',
+      },
+    ]);
+  });
+
   it('stops at exactly max_pages (concurrency above it), the rest skipped with max_pages', async () => {
     const since = Date.now();
     const started = await crawl({

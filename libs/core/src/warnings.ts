@@ -8,14 +8,15 @@ export interface Warning {
   code: WarningCode;
   /** For a person: what happened and what to do about it. */
   message: string;
-  /** Where it applies, as `errors[].location` has it (`body.webhook_url`, `body.schema.price`), or null (the page). */
+  /** Where it applies, as `errors[].location` has it (`body.schema.price`), or null (the page). */
   location: string | null;
 }
 
 /** Every code, with what it means (the OpenAPI document's description of `code` lists them). */
 export const WARNING_CODES = {
   content_truncated: "the page's text was cut to fit the model's context: values past the cut could not be extracted",
-  deprecated_option: 'an option that still works but is kept for compatibility; the message names what to use instead',
+  model_extra_fields:
+    'a partial model call (extraction_mode auto) answered fields it was not asked for; they were dropped and the fields asked for kept',
   schema_type_misspelled:
     'a shorthand schema value close to a type name (`"numbr"`) was taken as the description of a text field, as the schema language says; the message names the type it may have meant',
 } as const;
@@ -29,8 +30,10 @@ export function warning(code: WarningCode, message: string, location: string | n
 /** A stored list as it is on the wire: anything that is not a warning is dropped (records stored before warnings had none). */
 export function warningsOf(value: unknown): Warning[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(
-    (w): w is Warning =>
-      typeof w === 'object' && w !== null && typeof (w as Warning).code === 'string' && typeof (w as Warning).message === 'string',
-  ).map((w) => ({ code: w.code, message: w.message, location: typeof w.location === 'string' ? w.location : null }));
+  return value
+    .filter(
+      (w): w is Warning =>
+        typeof w === 'object' && w !== null && typeof (w as Warning).code === 'string' && typeof (w as Warning).message === 'string',
+    )
+    .map((w) => ({ code: w.code, message: w.message, location: typeof w.location === 'string' ? w.location : null }));
 }

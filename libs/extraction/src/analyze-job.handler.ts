@@ -106,7 +106,15 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       } catch (error) {
         if (!(error instanceof ExtractionFailure) || signal.aborted) throw error;
         if (error.summary)
-          spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false, content: '', nulled: [] });
+          spent.push({
+            ...error.summary,
+            data: null,
+            target: undefined as never,
+            contentTruncated: false,
+            content: '',
+            nulled: [],
+            warnings: [],
+          });
         warnings.push({
           code: 'model_failed',
           stage,
@@ -200,7 +208,15 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       );
     } catch (error) {
       if (error instanceof ExtractionFailure && error.summary) {
-        spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false, content: '', nulled: [] });
+        spent.push({
+          ...error.summary,
+          data: null,
+          target: undefined as never,
+          contentTruncated: false,
+          content: '',
+          nulled: [],
+          warnings: [],
+        });
       }
       if (spent.length > 0) {
         await jobs.recordUsage(

@@ -10,3 +10,4 @@ export { captureRecorder, finalJobError } from './handler-support';
 export { LearnedProgramsService } from './learned-programs.service';
 export { LearnedProgramListResponse, LearnedProgramResponse, ListLearnedProgramsQuery } from './dto/learned-programs.dto';
 export { parseExtractInput, type ExtractJobInput } from './job-inputs';
+export { storedWarnings } from './job-inputs';

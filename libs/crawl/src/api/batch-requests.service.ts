@@ -167,6 +167,7 @@ export class BatchRequestsService {
         schema: plan.schema,
         schema_id: plan.schemaId,
         page_formats: plan.pageFormats,
+        warnings: plan.warnings,
         site_id: site?._id ?? null,
         llm_config: llmConfig,
         options,

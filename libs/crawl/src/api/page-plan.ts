@@ -1,4 +1,4 @@
-import { Errors } from '@app/core';
+import { Errors, type Warning } from '@app/core';
 import type { FetchMode } from '@app/fetch';
 import type { FieldsAt, JobIntakeService } from '@app/intake';
 import { formatsFetchProblem, normaliseFormats, type PageFormatsPlan, type ScrapeFormat } from '@app/pages';
@@ -15,8 +15,12 @@ export interface PagePlanFields {
 }
 
 /** Either a schema to extract (with a model) or formats to store (no model, no cost). */
-export type PagePlan =
-  { schema: JsonSchemaObject; schemaId: string | null; pageFormats: null } | { schema: null; schemaId: null; pageFormats: PageFormatsPlan };
+export type PagePlan = (
+  { schema: JsonSchemaObject; schemaId: string | null; pageFormats: null } | { schema: null; schemaId: null; pageFormats: PageFormatsPlan }
+) & {
+  /** What the request's schema parsed with that deserves a look (libs/core warnings.ts): on every page's result. */
+  warnings: Warning[];
+};
 
 /**
  * What a crawl or batch keeps of each page (docs/scrape.md "Crawls and batches"): with `formats` the
@@ -48,7 +52,7 @@ export async function pagePlan(
       ]);
     }
     const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema, at);
-    return { schema: parsed.jsonSchema, schemaId, pageFormats: null };
+    return { schema: parsed.jsonSchema, schemaId, pageFormats: null, warnings: parsed.warnings ?? [] };
   }
   const both = (['schema', 'schema_id'] as const).filter((name) => fields[name] !== undefined && fields[name] !== null);
   if (both.length > 0) {
@@ -65,6 +69,7 @@ export async function pagePlan(
   return {
     schema: null,
     schemaId: null,
+    warnings: [],
     pageFormats: {
       formats,
       only_main_content: fields.only_main_content ?? true,
