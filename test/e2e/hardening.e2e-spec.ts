@@ -214,6 +214,19 @@ describe('hardening from outside (embedded)', () => {
       expect(schemas.PutProviderKeyDto.properties.api_key).toMatchObject({ type: ['string', 'null'], maxLength: 4096 });
     });
 
+    it('states the rules it can: exactly one of wait_for selector and ms, of a schedule every and cron; the batch query for every body (issue 40)', () => {
+      const schemas = doc.components.schemas;
+      expect(schemas.WaitForDto.oneOf).toEqual([{ required: ['selector'] }, { required: ['ms'] }]);
+      expect(schemas.MonitorScheduleDto.oneOf).toEqual([{ required: ['every'] }, { required: ['cron'] }]);
+      const batch = doc.paths['/api/v1/batch/extract'].post.parameters.filter((p: { in: string }) => p.in === 'query');
+      expect(batch.map((p: { name: string }) => p.name)).toEqual(['schema_id', 'site_id', 'extraction_mode', 'webhook_id']);
+      for (const p of batch) expect(p.description).not.toMatch(/only/i);
+      // 502 names its problem type, and every 4xx/5xx the problem types of its status.
+      const scrape = doc.paths['/api/v1/scrape'].post.responses;
+      expect(scrape['502'].description).toContain('/problems/upstream-failure');
+      expect(scrape['502'].description).toContain('fetch_error');
+    });
+
     it('every operation lists every status it can answer, with the problem+json schema', () => {
       for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
         for (const [method, op] of Object.entries<any>(item)) {
@@ -223,6 +236,9 @@ describe('hardening from outside (embedded)', () => {
             expect([path, method, ['401', '403', '429'].every((s) => statuses.includes(s))]).toEqual([path, method, true]);
           if (op.requestBody)
             expect([path, method, ['400', '413', '415', '422'].every((s) => statuses.includes(s))]).toEqual([path, method, true]);
+          // A body sent to an operation that takes none is still read: its limit and content type answer too (issue 40).
+          if (method !== 'get')
+            expect([path, method, ['400', '413', '415'].every((s) => statuses.includes(s))]).toEqual([path, method, true]);
           for (const status of statuses.filter((s) => Number(s) >= 400)) {
             expect(op.responses[status].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
           }
