@@ -94,7 +94,7 @@ export class BatchRequestsService {
       site_id: body.site_id ?? query.site_id,
       extraction_mode: body.extraction_mode ?? query.extraction_mode,
       webhook_id: body.webhook_id ?? query.webhook_id,
-    } as BatchRequestDto;
+    };
     const list = checkList(
       body.urls.map((url, index) => ({ index, line: index + 1, url })),
       (index) => `body.urls[${index}]`,
