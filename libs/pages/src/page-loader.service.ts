@@ -76,7 +76,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     @Optional() @Inject(CONTENT_WORKER_FILE) workerFile?: ContentPoolOptions['workerFile'],
   ) {
     this.fetcher = new Fetcher({
-      guard: guardFromSettings(config),
+      guard: guardFromSettings(config, logger),
       hostMemory,
       static: { timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes },
       dynamic: config.browserEnabled

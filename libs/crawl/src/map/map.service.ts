@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Errors } from '@app/core';
 import { RobotsCache, StaticFetcher, guardFromSettings } from '@app/fetch';
+import { LOGGER, type AppLogger } from '@app/observability';
 import type { BodyStream } from '@app/results';
 import { canonicalize } from '../url-canon';
 import { MAP_DEFAULTS, type MapRequestDto } from './dto/map-request.dto';
@@ -19,9 +20,12 @@ export const MAP_NDJSON = 'application/x-ndjson';
 export class MapService {
   private readonly fetcher: StaticFetcher;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) logger: AppLogger,
+  ) {
     this.fetcher = new StaticFetcher({
-      guard: guardFromSettings(config),
+      guard: guardFromSettings(config, logger),
       timeoutMs: config.fetchTimeoutMs,
       maxBytes: config.fetchMaxBytes,
     });
