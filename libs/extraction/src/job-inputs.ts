@@ -44,7 +44,10 @@ export const jsonSchemaObject = z.custom<JsonSchemaObject>(
 const fetchModeSchema = z.enum(FETCH_MODES);
 
 /** Warnings stored on a job's input (libs/core warnings.ts); absent on jobs from before they existed. */
-export const storedWarnings = z.unknown().transform((value) => warningsOf(value));
+export const storedWarnings = z
+  .unknown()
+  .optional()
+  .transform((value) => warningsOf(value));
 
 const extractInputSchema = z.object({
   url: z.string(),
