@@ -7,8 +7,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envSchema, EXIT_CONFIG } from '@app/config';
 import { ERROR_CATEGORIES } from '@app/core';
-import { TOOLS } from '@app/mcp';
-import { SCRAPE_FORMATS } from '@app/pages';
 import { CRAWL_OPTION_DEFAULTS } from '@app/sites';
 import { EXIT_USAGE } from '../../apps/cli/src/command';
 import { EXIT } from '../../apps/cli/src/exit-codes';
@@ -104,42 +102,5 @@ describe('docs/crawl.md "Options"', () => {
       const expected = value === null ? 'none' : `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
       expect({ name, shown }).toEqual({ name, shown: expected });
     }
-  });
-});
-
-/** Backticked names of a list in a sentence: the text between `start` and the next `)`. */
-function namesAfter(text: string, start: string): string[] {
-  const at = text.indexOf(start);
-  expect(at).toBeGreaterThanOrEqual(0);
-  const list = text.slice(at + start.length, text.indexOf(')', at));
-  return [...list.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
-}
-
-describe('lists of names in the documents are the service’s (issue 40)', () => {
-  const tools = TOOLS.map((tool) => tool.name).sort();
-
-  it("the README's MCP section names every tool the server has, and no other", () => {
-    expect(namesAfter(read('README.md'), "Gleaner's tools (").sort()).toEqual(tools);
-  });
-
-  it("docs/mcp.md's tool table has a row per tool", () => {
-    // A row's first cell names its tool, or tools (`monitor_pause`, `monitor_resume`).
-    const rows = [...read('docs/mcp.md').matchAll(/^\| (`[a-z_]+`(?:, `[a-z_]+`)*) \| /gm)].flatMap((m) =>
-      [...m[1].matchAll(/`([a-z_]+)`/g)].map((n) => n[1]),
-    );
-    expect(rows.sort()).toEqual(tools);
-  });
-
-  it('the scrape formats the documents list are the ones the service takes', () => {
-    const mcpRow = read('docs/mcp.md')
-      .split('\n')
-      .find((line) => line.startsWith('| `scrape` |'))!;
-    const listed = /`formats` \(([^)]*)\)/
-      .exec(mcpRow)![1]
-      .split(',')
-      .map((f) => f.trim());
-    expect(listed.sort()).toEqual([...SCRAPE_FORMATS].sort());
-    const scrapeDoc = read('docs/scrape.md');
-    for (const format of SCRAPE_FORMATS) expect([format, scrapeDoc.includes(`\`${format}\``)]).toEqual([format, true]);
   });
 });
