@@ -48,6 +48,8 @@ export function resultsSuite(getEnv: () => RunningApp): void {
         data: { step },
         // Stored without metadata (not a crawl page): made by a model call, as every extract result.
         metadata: { method: 'model' },
+        // Every item has its list, [] when nothing deserves a look (docs/api.md "Warnings").
+        warnings: [],
       }));
     });
 
@@ -58,7 +60,7 @@ export function resultsSuite(getEnv: () => RunningApp): void {
       expect(res.headers.get('x-request-id')).toBeTruthy();
       expect(res.headers.get('vary')).toMatch(/accept/i);
       expect(res.body).toEqual(expected.map((item) => ({ ...item, id: expect.stringMatching(ULID) })));
-      expect(Object.keys(res.body[0])).toEqual(['id', 'url', 'status', 'data', 'metadata']);
+      expect(Object.keys(res.body[0])).toEqual(['id', 'url', 'status', 'data', 'metadata', 'warnings']);
       expect(new Set(res.body.map((item: { id: string }) => item.id)).size).toBe(3);
     });
 
@@ -203,6 +205,7 @@ export function resultsSuite(getEnv: () => RunningApp): void {
         error_category: 'http_error',
         error_message: 'HTTP 500',
         metadata: { method: null }, // no data was made
+        warnings: [],
       });
       expect(res.body[0]).not.toHaveProperty('error_category');
       expect(res.body[0].metadata).toEqual({ method: 'model' });
