@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { UsersService } from '@app/auth';
+import { AuthGuard, UsersService, type BootstrapOutcome } from '@app/auth';
 import type { AppConfig } from '@app/config';
 import { AppError, newId } from '@app/core';
 import {
@@ -23,14 +23,17 @@ import { ApiModule, apiControllers } from './app.module';
 import { WARC_ROUTES } from './controllers/archive.controller';
 import { URL_LIST_ROUTES } from './controllers/batch.controller';
 import { MethodTable } from './method-table';
+import { RoutePolicies, routeKey, routesWithBody } from './route-policies';
 import { buildOpenApiDocument } from './openapi';
 import { sendProblem } from './problem.filter';
 
 export interface ApiApp {
   app: NestFastifyApplication;
   logger: AppLogger;
-  /** The bootstrap key when this start created it (printed once by main). */
-  bootstrap: { secret: string; generated: boolean } | null;
+  /** What this start did about the admin key before listening: GLEANER_BOOTSTRAP_KEY's key, or `none`/`exists`. */
+  bootstrap: BootstrapOutcome;
+  /** Once listening, embedded: a generated admin key when the store holds none (main prints it once). */
+  generateAdminKey(): Promise<BootstrapOutcome>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -101,9 +104,18 @@ export async function createApiApp(
   const fastify = app.getHttpAdapter().getInstance();
   // Strict JSON bodies (duplicate keys, lone surrogates, nesting and array limits: libs/http json-body.ts).
   fastify.removeContentTypeParser(['application/json']);
+  // Operations that take a body (from the OpenAPI document, filled below): an empty body with a JSON content type
+  // is no body at all on the others (a client library that always sends the header), not a malformed one. The
+  // /v2 routes have their own document: there only DELETE takes an empty body as none (Firecrawl's Python SDK
+  // sends DELETE with Content-Type: application/json and no body; docs/firecrawl.md).
+  let bodyRoutes = new Set<string>();
   const jsonParser = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
-    // Firecrawl's Python SDK sends DELETE with Content-Type: application/json and no body (docs/firecrawl.md).
-    if (request.method === 'DELETE' && request.url.startsWith('/v2/') && body.length === 0) return done(null, undefined);
+    const firecrawl = request.url.startsWith('/v2/');
+    if (
+      body.length === 0 &&
+      (firecrawl ? request.method === 'DELETE' : !bodyRoutes.has(routeKey(request.method, request.routeOptions?.url)))
+    )
+      return done(null, undefined);
     try {
       done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
     } catch (error) {
@@ -146,6 +158,8 @@ export async function createApiApp(
   // Which methods each path answers: an unsupported method on a known path is a 405 with Allow.
   const methods = new MethodTable();
   fastify.addHook('onRoute', (route: { method: string | string[]; url: string }) => methods.add(route.method, route.url));
+  // Filled once the app is initialised: each route's key, rate limit and scope checks, run before its body is read.
+  let admission: { policies: RoutePolicies; guard: AuthGuard } | null = null;
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('x-request-id', String(request.id));
     void reply.header('x-api-version', config.version);
@@ -157,6 +171,10 @@ export async function createApiApp(
         });
       }
     }
+    // Authenticate first (401, then 429 and 403), on every route: a caller without a valid key is told that, not what
+    // is wrong with its body (its content type, size or JSON), which the checks below and the parsers answer.
+    const policy = admission?.policies.policyOf(request.method, request.routeOptions?.url);
+    if (policy) await admission!.guard.admit(request, reply, policy);
     // JSON-only bodies: refuse anything else before it is parsed (Nest also registers a form parser); URL lists where a route takes them.
     const contentType = request.headers['content-type'];
     if (request.method === 'POST' && warcRoutes.has(request.routeOptions?.url ?? '')) {
@@ -213,10 +231,13 @@ export async function createApiApp(
   fastify.get('/v2/openapi.json', async () => firecrawlDocument);
 
   const document = buildOpenApiDocument(app, config, apiControllers());
+  bodyRoutes = routesWithBody(document);
   fastify.get('/api/v1/openapi.json', async () => document);
   SwaggerModule.setup('docs', app, document, { raw: false, customSiteTitle: 'Gleaner API' });
 
   await app.init();
-  const bootstrap = await app.get(UsersService).bootstrap();
-  return { app, logger, bootstrap };
+  admission = { policies: RoutePolicies.of(app), guard: app.get(AuthGuard) };
+  const users = app.get(UsersService);
+  const bootstrap = await users.bootstrapFromSetting();
+  return { app, logger, bootstrap, generateAdminKey: () => users.bootstrapGenerated() };
 }

@@ -7,3 +7,4 @@ export { isSealedSecret, SecretBox, type SealedSecret } from './secret-box';
 export { roundUsd } from './money';
 export { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS, StoreUnavailableError, storeOutageOf } from './store-unavailable';
 export { TENANT_ERASERS, TENANT_ERASURE_PHASES, TenantErasers, type TenantEraser, type TenantErasurePhase } from './tenant-erasure';
+export { WARNING_CODES, warning, warningsOf, type Warning, type WarningCode } from './warnings';

@@ -1,4 +1,4 @@
-import type { ErrorCategory } from '@app/core';
+import type { ErrorCategory, Warning } from '@app/core';
 
 /** A crawl-map entry's status (the map's `status` filter takes the same values). */
 export const ENTRY_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const;
@@ -182,6 +182,8 @@ export type PageOutcome =
         llm_cost_usd: number;
         /** Grounding (docs/provenance.md): `metadata.fields` per the crawl's `provenance`, and the count of values not on the page. */
         provenance?: { fields?: Record<string, unknown>; fields_omitted?: number; ungrounded_fields: number };
+        /** The page's own warnings (its text cut to fit the model); the request's are added when the result is stored. */
+        warnings?: Warning[];
       } | null;
     }
   | {

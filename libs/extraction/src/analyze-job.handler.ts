@@ -7,7 +7,7 @@ import { ResultsService } from '@app/results';
 import { parseSchema, type JsonSchemaObject } from '@app/schema';
 import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
 import { captureRecorder, finalJobError } from './handler-support';
-import { llmConfigFor } from '@app/llm';
+import { llmConfigFor, type RunSummary } from '@app/llm';
 import { PageLoaderService } from '@app/pages';
 import { parseAnalyzeInput, type AnalyzeJobInput } from './job-inputs';
 
@@ -105,8 +105,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
         return out.data as T;
       } catch (error) {
         if (!(error instanceof ExtractionFailure) || signal.aborted) throw error;
-        if (error.summary)
-          spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false, content: '', nulled: [] });
+        if (error.summary) spent.push(failedOutput(error.summary));
         warnings.push({
           code: 'model_failed',
           stage,
@@ -199,9 +198,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
         { attempts: spent.flatMap((s) => s.attempts) },
       );
     } catch (error) {
-      if (error instanceof ExtractionFailure && error.summary) {
-        spent.push({ ...error.summary, data: null, target: undefined as never, contentTruncated: false, content: '', nulled: [] });
-      }
+      if (error instanceof ExtractionFailure && error.summary) spent.push(failedOutput(error.summary));
       if (spent.length > 0) {
         await jobs.recordUsage(
           job._id,
@@ -330,4 +327,9 @@ function hintsFor(h: AnalysisHeuristics): string {
 
 function sum<T>(items: T[], pick: (item: T) => number): number {
   return items.reduce((acc, item) => acc + pick(item), 0);
+}
+
+/** What a failed extraction spent (its attempts were billed), as an entry of the handler's spending: it made no data. */
+function failedOutput(summary: RunSummary): ExtractOutput {
+  return { ...summary, data: null, target: undefined as never, contentTruncated: false, content: '', nulled: [], warnings: [] };
 }

@@ -91,6 +91,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
         signal,
         onCall,
         ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
+        ...(request?.kind === 'partial' ? { partial: true } : {}),
       });
       call = groundedCallOf(out, request?.excerpt !== undefined);
       return out;
@@ -162,6 +163,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
           llm_provider: facts.llm_provider,
           cost_usd: costUsd,
           metadata: { ...made, ...grounded.metadata },
+          warnings: [...input.warnings, ...(out?.warnings ?? [])],
         },
         { startedNow },
       );

@@ -82,6 +82,7 @@ export class ExtractionRequestsService {
         provenance,
         grounding,
         archive: extractArchives(dto.archive, saved),
+        warnings: parsed.warnings,
       }),
       captureDebug: dto.capture_debug ?? false,
       requestId,
@@ -118,6 +119,7 @@ export class ExtractionRequestsService {
         llm_cost_usd: roundUsd(facts.llm_cost_usd ?? 0),
         is_byok: facts.is_byok ?? false,
       },
+      warnings: item?.warnings ?? [],
     };
   }
 

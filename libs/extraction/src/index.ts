@@ -9,4 +9,4 @@ export { AnalyzeRequestDto, ExtractionResponse, ExtractRequestDto } from './dto/
 export { captureRecorder, finalJobError } from './handler-support';
 export { LearnedProgramsService } from './learned-programs.service';
 export { LearnedProgramListResponse, LearnedProgramResponse, ListLearnedProgramsQuery } from './dto/learned-programs.dto';
-export { parseExtractInput, type ExtractJobInput } from './job-inputs';
+export { parseExtractInput, storedWarnings, type ExtractJobInput } from './job-inputs';

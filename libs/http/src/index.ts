@@ -14,7 +14,7 @@ export {
 } from './dto-rules';
 export { JSON_BODY_LIMITS, parseJsonBody } from './json-body';
 export { describeDto, isDto, type DtoClass, type PropertyDescription, type PropertyRule } from './dto-metadata';
-export { dtoJsonSchema, dtoObjectSchema, propertyJsonSchema, type JsonSchema } from './dto-json-schema';
+export { dtoJsonSchema, dtoObjectSchema, ExactlyOneOf, propertyJsonSchema, type JsonSchema } from './dto-json-schema';
 export {
   readUrlListBody,
   URL_LIST_MAX_LINE_BYTES,

@@ -15,3 +15,4 @@ export {
   ScreenshotFileQuery,
 } from './dto/results-query.dto';
 export { ScreenshotsService } from './screenshots.service';
+export { WARNINGS_PROPERTY, WarningResponse } from './dto/warning.dto';

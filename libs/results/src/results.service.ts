@@ -184,6 +184,7 @@ export class ResultsService {
       cost_usd: input.cost_usd ?? null,
       job_type: job.type,
       ...(input.metadata ? { metadata: input.metadata } : {}),
+      ...(input.warnings && input.warnings.length > 0 ? { warnings: input.warnings } : {}),
       created_at: nowIso(),
     };
     return record;

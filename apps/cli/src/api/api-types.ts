@@ -25,6 +25,8 @@ export interface JobView {
 
 export interface JobList {
   jobs: JobView[];
+  /** Jobs matching the filters, all pages. */
+  total: number;
 }
 
 /** POST /crawl (202). */
@@ -73,6 +75,8 @@ export interface ResultEventData {
   error_message?: string;
   /** How the data was made ({method, program_id?, template_id?}); absent from servers older than it. */
   metadata?: Record<string, unknown>;
+  /** What worked but deserves a look (docs/api.md "Warnings"); absent from servers older than it. */
+  warnings?: Array<{ code: string; message: string; location: string | null }>;
   depth?: number;
   parent_url?: string | null;
   token_usage_input?: number;
@@ -130,5 +134,6 @@ export function exportedResultItem(event: ResultEventData): Record<string, unkno
     item.error_message = event.error_message ?? '';
   }
   if (event.metadata !== undefined) item.metadata = event.metadata;
+  if (event.warnings !== undefined) item.warnings = event.warnings;
   return item;
 }

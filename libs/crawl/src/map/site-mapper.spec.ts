@@ -79,6 +79,22 @@ describe('SiteMapper', () => {
     expect(pageOnly.fetched).toEqual(['http://site.test/']);
   });
 
+  it('counts only the sitemap files it read: a 404 /sitemap.xml or a page that is not a sitemap is not one (issue 40)', async () => {
+    const none = mapper({ 'http://site.test/': '<a href="/x">x</a>' });
+    expect(await none.mapper.map(request, new AbortController().signal)).toMatchObject({ sitemapFiles: 0, found: 2 });
+    expect(none.fetched).toContain('http://site.test/sitemap.xml');
+    const soft404 = mapper(
+      {
+        'http://site.test/': '',
+        'http://site.test/sitemap.xml': '<html><body>Not found</body></html>',
+        'http://site.test/s.xml': urlset(['http://site.test/y']),
+      },
+      [],
+      ['http://site.test/s.xml', 'http://site.test/missing.xml'],
+    );
+    expect(await soft404.mapper.map(request, new AbortController().signal)).toMatchObject({ sitemapFiles: 1, found: 2 });
+  });
+
   it('ranks by search (URL and link text) and cuts at the limit', async () => {
     const { mapper: m } = mapper({
       'http://site.test/':

@@ -88,8 +88,10 @@ export class SiteMapper {
           return (await this.deps.fetcher.fetch(url, { acceptGzip: true, maxBytes: SITEMAP_MAX_BYTES, signal })).html;
         },
       };
+      // Files read: a 404 (the usual /sitemap.xml of a site without one) or a page that is no sitemap is not one.
+      const unread = () => void sitemapFiles--;
       try {
-        for await (const batch of walkSitemaps([...roots], source, { ...SITEMAP_LIMITS, maxUrls: MAX_CANDIDATES }, () => undefined)) {
+        for await (const batch of walkSitemaps([...roots], source, { ...SITEMAP_LIMITS, maxUrls: MAX_CANDIDATES }, unread)) {
           for (const url of batch.urls) add(url, 'sitemap', null);
           if (signal.aborted) break;
           if (found.size >= wanted && !request.search) break;

@@ -119,6 +119,7 @@ export class PageCommitter {
             ...(result.provenance ?? {}),
             ...(result.details ?? {}),
           },
+          warnings: [...(this.run.input.warnings ?? []), ...(result.warnings ?? [])],
         },
         { firstTime: !entry.mayBeAnnounced },
       );

@@ -38,6 +38,7 @@ function output(data: unknown, content: string): ExtractOutput {
     contentTruncated: false,
     content,
     nulled: [],
+    warnings: [],
     attempts: [],
     usage: { inputTokens: 120, outputTokens: 30 },
     llmCostUsd: 0.001,

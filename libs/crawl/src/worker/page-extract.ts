@@ -1,4 +1,4 @@
-import { AppError, isStoreUnavailable } from '@app/core';
+import { AppError, isStoreUnavailable, type Warning } from '@app/core';
 import {
   ExtractionFailure,
   captureRecorder,
@@ -84,6 +84,8 @@ export class PageExtract {
     const groundingPage = this.grounding.pageOf(page.fetch.url, page.content);
     // The model call whose answer is in the result, and what it was given (its values are grounded on that).
     let call: GroundedCall | undefined;
+    // That call's warnings (its text cut to fit the model), for the page's result.
+    let warnings: Warning[] = [];
     try {
       const targets = await this.plan(context, llmConfig);
       // A learned partial call asks for some fields only, or sends the page's text around their values (an excerpt).
@@ -95,6 +97,7 @@ export class PageExtract {
             content: request?.excerpt ?? page.content.markdown,
             schema: request?.schema ?? extractionSchema(input),
             ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
+            ...(request?.kind === 'partial' ? { partial: true } : {}),
             llmConfig,
             signal,
             onCall: captureRecorder(
@@ -107,6 +110,7 @@ export class PageExtract {
           targets,
         );
         call = groundedCallOf(out, request?.excerpt !== undefined);
+        warnings = out.warnings;
         return out;
       };
       let result: PageResult;
@@ -144,7 +148,7 @@ export class PageExtract {
         kind: 'completed',
         ...base,
         extract_duration_ms: Date.now() - extractStarted,
-        result: { ...result, data: grounded.data, provenance: grounded.metadata },
+        result: { ...result, data: grounded.data, provenance: grounded.metadata, ...(warnings.length > 0 ? { warnings } : {}) },
       };
     } catch (error) {
       // A store outage is not the page's failure: the task goes back to the queue until the store is back.

@@ -19,13 +19,14 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
-import { IsHttpUrl, IsPrintable, JSON_BODY_LIMITS } from '@app/http';
+import { ExactlyOneOf, IsHttpUrl, IsPrintable, JSON_BODY_LIMITS } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
 import { SavedCrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
 import { FIRST_RUN_MODES, NOTIFY_KINDS, type FirstRunMode, type NotifyKind } from '../monitor.types';
 import { EVERY_PATTERN } from '../schedule';
 
+@ExactlyOneOf('every', 'cron')
 export class MonitorScheduleDto {
   @ApiPropertyOptional({
     example: '30m',

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { checkCssSelector } from '@app/content';
 import { COOKIE_VALUE_PATTERN, forbiddenHeaderReason, HEADER_VALUE_PATTERN, TOKEN_PATTERN } from '@app/fetch';
-import { HasUsableKeys, IsStringMap, type StringMapRule } from '@app/http';
+import { ExactlyOneOf, HasUsableKeys, IsStringMap, type StringMapRule } from '@app/http';
 
 /*
  * Fetch control (docs/scrape.md "Fetch control"): one definition of each field's rule and words, used
@@ -65,6 +65,7 @@ export function IsCssSelector(options?: ValidationOptions) {
 }
 
 /** What a browser fetch waits for before the page is read: give exactly one of the two. */
+@ExactlyOneOf('selector', 'ms')
 export class WaitForDto {
   @ApiPropertyOptional({
     example: '#results .item',
