@@ -7,6 +7,7 @@ import { extractMainContent } from './main-content';
 import { MarkdownRenderer } from './markdown-renderer';
 import { extractMetadata } from './metadata-extractor';
 import { isSiteChrome } from './site-chrome';
+import { declaredKinds } from './structure/declared-kind';
 import { UrlResolver } from './url-resolver';
 import { isHidden, NON_CONTENT_TAGS } from './visibility';
 import type { ConversionInput, ConversionResult, OutputFormat } from './types';
@@ -38,9 +39,9 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   let skip: (el: Element) => boolean;
   let dropActionLinks: boolean;
   if (input.mode === 'main') {
-    const main = extractMainContent(document, isNonContent);
+    const main = extractMainContent(document, isNonContent, declaredKinds(metadata));
     roots = main.roots;
-    skip = (el) => main.removed.has(el) || isNonContent(el);
+    skip = (el) => main.removed.has(el) || main.isSkipped(el);
     dropActionLinks = false;
   } else {
     roots = [findFirst(document, 'body') ?? document];

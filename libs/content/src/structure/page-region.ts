@@ -1,0 +1,64 @@
+import { walk, type Element } from '../dom';
+import { isExcluded } from '../readability/signals';
+import { isSiteChrome } from '../site-chrome';
+import type { TextCount } from './text-census';
+
+/** A `<main>` holding less than this share of the body's text is a fragment, not the page's main region. */
+const MAIN_MIN_SHARE = 0.2;
+/** A block whose text is at least this share of link text, in at least MENU_MIN_LINKS short links, is a menu. */
+const MENU_LINK_SHARE = 0.9;
+const MENU_MIN_LINKS = 3;
+const MENU_MAX_LINK_TEXT = 30;
+
+const FURNITURE_ROLES = new Set(['complementary', 'dialog', 'alertdialog', 'search', 'menu', 'menubar', 'navigation', 'banner', 'contentinfo']);
+const STRICT = { stripUnlikely: true, weightClasses: true, cleanConditionally: true };
+
+/** The page's main region: the `<main>` (or `role="main"`) element holding the most text when it holds enough, else the body. */
+export function mainRegion(body: Element, counts: Map<Element, TextCount>): Element {
+  const total = counts.get(body)?.text ?? 0;
+  let best: Element | undefined;
+  let bestText = 0;
+  walk(body, (el) => {
+    if (!counts.has(el)) return false;
+    if (el.name === 'main' || el.attribs.role === 'main') {
+      const text = counts.get(el)!.text;
+      if (text > bestText) {
+        best = el;
+        bestText = text;
+      }
+    }
+    return true;
+  });
+  return best && bestText >= total * MAIN_MIN_SHARE ? best : body;
+}
+
+/**
+ * What a region holds besides its content: site chrome (navigation, footers, cookie banners), asides and
+ * dialogs, furniture readability would never score (sidebars, related links, share bars), and menus (blocks of
+ * short links). Returns the elements to leave out; their subtrees go with them.
+ */
+export function regionFurniture(region: Element, counts: Map<Element, TextCount>, isSkipped: (el: Element) => boolean): Set<Element> {
+  const removed = new Set<Element>();
+  walk(region, (el) => {
+    const count = counts.get(el);
+    if (!count || isSkipped(el) || isFurniture(el, count, isSkipped)) {
+      removed.add(el);
+      return false;
+    }
+    return true;
+  });
+  return removed;
+}
+
+function isFurniture(el: Element, count: TextCount, isSkipped: (el: Element) => boolean): boolean {
+  if (isSiteChrome(el) || el.name === 'aside' || el.name === 'dialog') return true;
+  const role = el.attribs.role;
+  if (role !== undefined && FURNITURE_ROLES.has(role)) return true;
+  if (isExcluded(el, STRICT, isSkipped)) return true;
+  return isMenu(count);
+}
+
+function isMenu(count: TextCount): boolean {
+  return count.links >= MENU_MIN_LINKS && count.link >= count.text * MENU_LINK_SHARE && count.link / count.links <= MENU_MAX_LINK_TEXT;
+}
+
