@@ -1,11 +1,13 @@
 import { Element as ElementNode } from 'domhandler';
-import { findFirst, type Document, type Element } from './dom';
+import { findFirst, isElement, type Document, type Element } from './dom';
 import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
 import { isAppShell } from './structure/app-shell';
 import type { DeclaredKind } from './structure/declared-kind';
+import { isRendered, mainHeading } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
-import { textCensus } from './structure/text-census';
+import { groupOf } from './structure/repeated-blocks';
+import { textCensus, type TextCount } from './structure/text-census';
 
 /**
  * Main-content detection, without mutating the DOM, in named parts:
@@ -23,6 +25,7 @@ export interface MainContent {
 }
 
 export interface MainContentCandidates {
+  body: Element;
   grab: Grab;
   region: Grab;
   isSkipped: (el: Element) => boolean;
@@ -39,6 +42,13 @@ function grabMinShare(region: Element, kinds: ReadonlySet<DeclaredKind>): number
   return region.name === 'body' ? 0.6 : 0.7;
 }
 
+/** How far above the grab's block a run of blocks is looked for. */
+const WIDEN_MAX_LEVELS = 4;
+/** A run replaces the grab when it holds this many times the grab's text... */
+const WIDEN_MIN_GAIN = 1.2;
+/** ...and this share of its parent's text. */
+const WIDEN_MIN_SHARE = 0.5;
+
 const ATTEMPTS: GrabFlags[] = [
   { stripUnlikely: true, weightClasses: true, cleanConditionally: true },
   { stripUnlikely: false, weightClasses: true, cleanConditionally: true },
@@ -46,20 +56,55 @@ const ATTEMPTS: GrabFlags[] = [
   { stripUnlikely: false, weightClasses: false, cleanConditionally: false },
 ];
 
-export function extractMainContent(
-  document: Document,
-  isSkipped: (el: Element) => boolean,
-  kinds: ReadonlySet<DeclaredKind> = new Set(),
-): MainContent {
+/** What the page says about itself that steers the detection (from its metadata). */
+export interface PageDeclarations {
+  kinds?: ReadonlySet<DeclaredKind>;
+  /** The document's title (`<title>`, `og:title`). */
+  title?: string;
+}
+
+export function extractMainContent(document: Document, isSkipped: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
   const c = mainContentCandidates(document, isSkipped);
-  const chosen = c.grab.length >= grabMinShare(c.region.roots[0], kinds) * c.region.length ? c.grab : c.region;
-  return { roots: chosen.roots, removed: chosen.removed, isSkipped: c.isSkipped };
+  const chosen = c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set()) * c.region.length ? c.grab : c.region;
+  const roots = [...chosen.roots];
+  const removed = new Set(chosen.removed);
+  // The page's title stays with its content (a docs page's section heading sits above the winning block).
+  const heading = mainHeading(c.body, c.isSkipped, page.title);
+  if (heading && !isRendered(heading, roots, removed, c.isSkipped)) {
+    removed.delete(heading);
+    roots.unshift(heading);
+  }
+  return { roots, removed, isSkipped: c.isSkipped };
 }
 
 export function mainContentCandidates(document: Document, callerSkips: (el: Element) => boolean): MainContentCandidates {
   const body = findFirst(document, 'body') ?? findFirst(document, 'html') ?? adoptIntoBody(document);
   const isSkipped = isAppShell(body, callerSkips) ? (el: Element) => el.name !== 'noscript' && callerSkips(el) : callerSkips;
-  return { grab: readabilityGrab(body, isSkipped), region: regionGrab(body, isSkipped), isSkipped };
+  const counts = textCensus(body, isSkipped);
+  const grab = readabilityGrab(body, isSkipped);
+  return { body, grab: widenToRepeatedBlocks(grab, body, counts, isSkipped) ?? grab, region: regionGrab(body, counts, isSkipped), isSkipped };
+}
+
+/**
+ * Readability picks one block; when that block is one of a run of blocks of its kind (a post of a thread, a
+ * section of a reference page, an item of a listing) that holds much more text than the grab, the run is the
+ * content: the grab widens to the run's parent, without its furniture (the run's members are kept whatever
+ * their class names say).
+ */
+function widenToRepeatedBlocks(grab: Grab, body: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean): Grab | undefined {
+  for (const root of grab.roots) {
+    let node: Element = root;
+    for (let level = 0; level < WIDEN_MAX_LEVELS && node !== body; level++) {
+      const group = groupOf(node, counts);
+      const parentText = counts.get(group?.parent ?? body)?.text ?? 0;
+      if (group && group.text >= WIDEN_MIN_GAIN * grab.length && group.text >= WIDEN_MIN_SHARE * parentText) {
+        return furnitureFree(group.parent, counts, isSkipped, new Set(group.items));
+      }
+      if (!node.parent || !isElement(node.parent)) break;
+      node = node.parent;
+    }
+  }
+  return undefined;
 }
 
 function readabilityGrab(body: Element, isSkipped: (el: Element) => boolean): Grab {
@@ -72,16 +117,17 @@ function readabilityGrab(body: Element, isSkipped: (el: Element) => boolean): Gr
   return best!;
 }
 
-function regionGrab(body: Element, isSkipped: (el: Element) => boolean): Grab {
-  const counts = textCensus(body, isSkipped);
-  const region = mainRegion(body, counts);
-  const removed = regionFurniture(region, counts, isSkipped);
-  let length = counts.get(region)?.text ?? 0;
-  for (const el of removed) {
-    // Only the outermost removed elements subtract (their subtrees are not walked).
-    length -= counts.get(el)?.text ?? 0;
-  }
-  return { roots: [region], removed, length: Math.max(0, length) };
+function regionGrab(body: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean): Grab {
+  return furnitureFree(mainRegion(body, counts), counts, isSkipped);
+}
+
+/** `root` without its furniture, as a grab. */
+function furnitureFree(root: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean, keep?: ReadonlySet<Element>): Grab {
+  const removed = regionFurniture(root, counts, isSkipped, keep);
+  let length = counts.get(root)?.text ?? 0;
+  // Only the outermost removed elements subtract (their subtrees are not walked).
+  for (const el of removed) length -= counts.get(el)?.text ?? 0;
+  return { roots: [root], removed, length: Math.max(0, length) };
 }
 
 /** Fragments without <html>/<body>: wrap the top level so ancestors can be scored (the document is ours). */

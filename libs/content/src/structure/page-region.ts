@@ -14,7 +14,7 @@ const FURNITURE_ROLES = new Set(['complementary', 'dialog', 'alertdialog', 'sear
 const STRICT = { stripUnlikely: true, weightClasses: true, cleanConditionally: true };
 
 /** The page's main region: the `<main>` (or `role="main"`) element holding the most text when it holds enough, else the body. */
-export function mainRegion(body: Element, counts: Map<Element, TextCount>): Element {
+export function mainRegion(body: Element, counts: ReadonlyMap<Element, TextCount>): Element {
   const total = counts.get(body)?.text ?? 0;
   let best: Element | undefined;
   let bestText = 0;
@@ -35,13 +35,19 @@ export function mainRegion(body: Element, counts: Map<Element, TextCount>): Elem
 /**
  * What a region holds besides its content: site chrome (navigation, footers, cookie banners), asides and
  * dialogs, furniture readability would never score (sidebars, related links, share bars), and menus (blocks of
- * short links). Returns the elements to leave out; their subtrees go with them.
+ * short links). Returns the elements to leave out; their subtrees go with them. Elements in `keep` (the posts
+ * of a thread, whatever their class names say) are walked but never left out themselves.
  */
-export function regionFurniture(region: Element, counts: Map<Element, TextCount>, isSkipped: (el: Element) => boolean): Set<Element> {
+export function regionFurniture(
+  region: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  isSkipped: (el: Element) => boolean,
+  keep: ReadonlySet<Element> = new Set(),
+): Set<Element> {
   const removed = new Set<Element>();
   walk(region, (el) => {
     const count = counts.get(el);
-    if (!count || isSkipped(el) || isFurniture(el, count, isSkipped)) {
+    if (!count || isSkipped(el) || (!keep.has(el) && isFurniture(el, count, isSkipped))) {
       removed.add(el);
       return false;
     }
