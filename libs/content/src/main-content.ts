@@ -45,7 +45,7 @@ function grabMinShare(region: Element, kinds: ReadonlySet<DeclaredKind>): number
 /** How far above the grab's block a run of blocks is looked for. */
 const WIDEN_MAX_LEVELS = 4;
 /** A run replaces the grab when it holds this many times the grab's text... */
-const WIDEN_MIN_GAIN = 1.2;
+const WIDEN_MIN_GAIN = 1.1;
 /** ...and this share of its parent's text. */
 const WIDEN_MIN_SHARE = 0.5;
 

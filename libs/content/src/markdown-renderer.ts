@@ -144,6 +144,8 @@ export class MarkdownRenderer {
       case 'menu':
       case 'dir':
         return `\n\n${this.list(node, d)}\n\n`;
+      case 'dl':
+        return isLinkTree(node) ? `\n\n${this.linkTree(node, d)}\n\n` : `\n\n${this.children(node, d)}\n\n`;
       case 'a':
         return this.link(node, d);
       case 'img':
@@ -197,6 +199,24 @@ export class MarkdownRenderer {
         out += `\n${marker}${body.replace(/\n/g, `\n${INDENT_MARK}`)}`;
       } else {
         out += this.node(child, depth);
+      }
+    }
+    return out;
+  }
+
+  /** A table of contents written as a definition list: each term an item, its description (sub-entries) nested. */
+  private linkTree(dl: Element, depth: number): string {
+    let out = '';
+    for (const child of dl.children) {
+      if (!isElement(child) || this.options.skip(child)) continue;
+      if (child.name === 'dt') {
+        const term = this.inline(child, depth + 1);
+        if (term !== '') out += `\n- ${term}`;
+      } else if (child.name === 'dd') {
+        const body = this.children(child, depth + 1)
+          .trim()
+          .replace(/\s*\n\s*\n\s*/g, '\n');
+        if (body !== '') out += `\n${INDENT_MARK}${body.replace(/\n/g, `\n${INDENT_MARK}`)}`;
       }
     }
     return out;
@@ -293,6 +313,30 @@ export class MarkdownRenderer {
       text = text.replace(new RegExp(`${PRE_MARK}(\\d+)${PRE_MARK}`, 'g'), (_, i: string) => this.pre[Number(i)]);
     }
     return text;
+  }
+}
+
+/** A definition list whose every term is a link (a table of contents, an index): a tree of links, rendered as a list. */
+function isLinkTree(dl: Element): boolean {
+  let terms = 0;
+  for (const child of dl.children) {
+    if (!isElement(child) || child.name !== 'dt') continue;
+    terms++;
+    let linked = false;
+    walkElements(child, (el) => {
+      if (el.name === 'a' && el.attribs.href !== undefined) linked = true;
+    });
+    if (!linked) return false;
+  }
+  return terms > 0;
+}
+
+function walkElements(root: Element, visit: (el: Element) => void): void {
+  const stack: Element[] = [root];
+  while (stack.length > 0) {
+    const el = stack.pop()!;
+    visit(el);
+    for (const child of el.children) if (isElement(child)) stack.push(child);
   }
 }
 

@@ -35,7 +35,8 @@ export function mainRegion(body: Element, counts: ReadonlyMap<Element, TextCount
 /**
  * What a region holds besides its content: site chrome (navigation, footers, cookie banners), asides and
  * dialogs, furniture readability would never score (sidebars, related links, share bars), and menus (blocks of
- * short links). Returns the elements to leave out; their subtrees go with them. Elements in `keep` (the posts
+ * short links) unless a menu holds more text than all the region keeps besides (then it is the page's content:
+ * a table of contents, an index). Returns the elements to leave out; their subtrees go with them. Elements in `keep` (the posts
  * of a thread, whatever their class names say) are walked but never left out themselves.
  */
 export function regionFurniture(
@@ -45,23 +46,35 @@ export function regionFurniture(
   keep: ReadonlySet<Element> = new Set(),
 ): Set<Element> {
   const removed = new Set<Element>();
+  const menus: Element[] = [];
   walk(region, (el) => {
     const count = counts.get(el);
-    if (!count || isSkipped(el) || (!keep.has(el) && isFurniture(el, count, isSkipped))) {
+    if (!count || isSkipped(el) || (!keep.has(el) && isFurniture(el, isSkipped))) {
       removed.add(el);
+      return false;
+    }
+    if (!keep.has(el) && isMenu(count)) {
+      removed.add(el);
+      menus.push(el);
       return false;
     }
     return true;
   });
+  // A menu larger than everything else the region keeps is what the page is: a table of contents, an index.
+  let kept = counts.get(region)?.text ?? 0;
+  for (const el of removed) kept -= counts.get(el)?.text ?? 0;
+  for (const menu of menus) {
+    const text = counts.get(menu)!.text;
+    if (text > kept) removed.delete(menu);
+  }
   return removed;
 }
 
-function isFurniture(el: Element, count: TextCount, isSkipped: (el: Element) => boolean): boolean {
+function isFurniture(el: Element, isSkipped: (el: Element) => boolean): boolean {
   if (isSiteChrome(el) || el.name === 'aside' || el.name === 'dialog') return true;
   const role = el.attribs.role;
   if (role !== undefined && FURNITURE_ROLES.has(role)) return true;
-  if (isExcluded(el, STRICT, isSkipped)) return true;
-  return isMenu(count);
+  return isExcluded(el, STRICT, isSkipped);
 }
 
 function isMenu(count: TextCount): boolean {
