@@ -78,8 +78,11 @@ describe('extractMainContent: the article, without the page around it', () => {
   });
 
   it('keeps every post of a thread, not the longest one', () => {
-    const post = (i: number, n: number) => `<article class="message"><div class="user">member${i}</div><div class="body"><p>${prose(n, i * 10)}</p></div></article>`;
-    const text = kept(`<body><div class="thread">${post(1, 8)}${post(2, 2)}${post(3, 2)}${post(4, 3)}</div><aside><p>${prose(1, 900)}</p></aside></body>`);
+    const post = (i: number, n: number) =>
+      `<article class="message"><div class="user">member${i}</div><div class="body"><p>${prose(n, i * 10)}</p></div></article>`;
+    const text = kept(
+      `<body><div class="thread">${post(1, 8)}${post(2, 2)}${post(3, 2)}${post(4, 3)}</div><aside><p>${prose(1, 900)}</p></aside></body>`,
+    );
     for (const i of [1, 2, 3, 4]) expect(text).toContain(`member${i}`);
     expect(text).toContain('Sentence 40');
     expect(text).not.toContain('Sentence 900');
@@ -88,7 +91,14 @@ describe('extractMainContent: the article, without the page around it', () => {
   it('keeps all the sibling sections of a reference page and its title (PostgreSQL’s CREATE TABLE)', () => {
     const html = readFileSync(join(__dirname, '../../../test/fixtures/content/pg-sql-createtable.html'), 'utf8');
     const text = kept(html, { title: 'CREATE TABLE' });
-    for (const section of ['CREATE TABLE — define a new table', 'Synopsis', 'Description', 'Parameters', 'Examples', 'CREATE TABLE distributors']) {
+    for (const section of [
+      'CREATE TABLE — define a new table',
+      'Synopsis',
+      'Description',
+      'Parameters',
+      'Examples',
+      'CREATE TABLE distributors',
+    ]) {
       expect(text).toContain(section);
     }
     expect(text).not.toContain('Prev');
@@ -102,5 +112,9 @@ describe('extractMainContent: the article, without the page around it', () => {
     expect(kept(article, { kinds: new Set(['article']) })).not.toContain('Another story');
     expect(kept(article)).toContain('Another story');
   });
-});
 
+  it("leaves a header's heading that does not say what the title says where it is, away from the content", () => {
+    const html = `<body><header class="top"><div><h2>Contact Us</h2></div></header><div class="wrap"><div class="inner"><div class="row"><div class="col"><div class="text"><p>${prose(8)}</p></div></div></div></div></div></body>`;
+    expect(kept(html, { title: 'Planting guide' })).not.toContain('Contact Us');
+  });
+});

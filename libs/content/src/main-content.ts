@@ -69,7 +69,7 @@ export function extractMainContent(document: Document, isSkipped: (el: Element) 
   const roots = [...chosen.roots];
   const removed = new Set(chosen.removed);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
-  const heading = mainHeading(c.body, c.isSkipped, page.title);
+  const heading = mainHeading(c.body, c.isSkipped, page.title, (el) => isNearContent(el, roots));
   if (heading && !isRendered(heading, roots, removed, c.isSkipped)) {
     removed.delete(heading);
     roots.unshift(heading);
@@ -77,12 +77,38 @@ export function extractMainContent(document: Document, isSkipped: (el: Element) 
   return { roots, removed, isSkipped: c.isSkipped };
 }
 
+/** How far above a root of the content a heading that does not match the title may sit. */
+const HEADING_NEAR_LEVELS = 2;
+
+/**
+ * Whether `el` lies under one of `roots`' ancestors at most HEADING_NEAR_LEVELS up, short of the body: the
+ * block the content opens with, not the page's header.
+ */
+function isNearContent(el: Element, roots: readonly Element[]): boolean {
+  const near = new Set<Element>();
+  for (const root of roots) {
+    let node: Element = root;
+    for (let level = 0; level <= HEADING_NEAR_LEVELS && node.name !== 'body'; level++) {
+      near.add(node);
+      if (!node.parent || !isElement(node.parent)) break;
+      node = node.parent;
+    }
+  }
+  for (let node: Element | null = el; node && isElement(node); node = node.parent as Element | null) if (near.has(node)) return true;
+  return false;
+}
+
 export function mainContentCandidates(document: Document, callerSkips: (el: Element) => boolean): MainContentCandidates {
   const body = findFirst(document, 'body') ?? findFirst(document, 'html') ?? adoptIntoBody(document);
   const isSkipped = isAppShell(body, callerSkips) ? (el: Element) => el.name !== 'noscript' && callerSkips(el) : callerSkips;
   const counts = textCensus(body, isSkipped);
   const grab = readabilityGrab(body, isSkipped);
-  return { body, grab: widenToRepeatedBlocks(grab, body, counts, isSkipped) ?? grab, region: regionGrab(body, counts, isSkipped), isSkipped };
+  return {
+    body,
+    grab: widenToRepeatedBlocks(grab, body, counts, isSkipped) ?? grab,
+    region: regionGrab(body, counts, isSkipped),
+    isSkipped,
+  };
 }
 
 /**
@@ -91,7 +117,12 @@ export function mainContentCandidates(document: Document, callerSkips: (el: Elem
  * content: the grab widens to the run's parent, without its furniture (the run's members are kept whatever
  * their class names say).
  */
-function widenToRepeatedBlocks(grab: Grab, body: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean): Grab | undefined {
+function widenToRepeatedBlocks(
+  grab: Grab,
+  body: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  isSkipped: (el: Element) => boolean,
+): Grab | undefined {
   for (const root of grab.roots) {
     let node: Element = root;
     for (let level = 0; level < WIDEN_MAX_LEVELS && node !== body; level++) {
@@ -122,7 +153,12 @@ function regionGrab(body: Element, counts: ReadonlyMap<Element, TextCount>, isSk
 }
 
 /** `root` without its furniture, as a grab. */
-function furnitureFree(root: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean, keep?: ReadonlySet<Element>): Grab {
+function furnitureFree(
+  root: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  isSkipped: (el: Element) => boolean,
+  keep?: ReadonlySet<Element>,
+): Grab {
   const removed = regionFurniture(root, counts, isSkipped, keep);
   let length = counts.get(root)?.text ?? 0;
   // Only the outermost removed elements subtract (their subtrees are not walked).

@@ -7,7 +7,10 @@ const KINDS: [RegExp, DeclaredKind][] = [
   [/^(?:discussionforumposting|qapage|question|socialmediaposting)$/, 'discussion'],
   [/^(?:product|productgroup|individualproduct|productmodel|softwareapplication|book)$/, 'product'],
   [/^(?:itemlist|collectionpage|searchresultspage|offercatalog)$/, 'collection'],
-  [/^(?:article|newsarticle|blogposting|reportagenewsarticle|analysisnewsarticle|opinionnewsarticle|backgroundnewsarticle|reviewnewsarticle|techarticle|scholarlyarticle|report|liveblogposting)$/, 'article'],
+  [
+    /^(?:article|newsarticle|blogposting|reportagenewsarticle|analysisnewsarticle|opinionnewsarticle|backgroundnewsarticle|reviewnewsarticle|techarticle|scholarlyarticle|report|liveblogposting)$/,
+    'article',
+  ],
 ];
 
 /**
@@ -17,7 +20,9 @@ const KINDS: [RegExp, DeclaredKind][] = [
 export function declaredKinds(metadata: Pick<PageMetadata, 'jsonLd' | 'openGraph'>): Set<DeclaredKind> {
   const kinds = new Set<DeclaredKind>();
   const add = (type: unknown) => {
-    const name = String(type).toLowerCase().replace(/^https?:\/\/schema\.org\//, '');
+    const name = String(type)
+      .toLowerCase()
+      .replace(/^https?:\/\/schema\.org\//, '');
     for (const [pattern, kind] of KINDS) if (pattern.test(name)) kinds.add(kind);
   };
   const visit = (node: unknown, depth: number) => {

@@ -37,4 +37,17 @@ describe('the main region: <main> or the body, without its furniture', () => {
     const keep = new Set([findFirst(posts.doc, 'div')!]);
     expect(ids(regionFurniture(posts.body, posts.counts, () => false, keep))).toEqual(['c2']);
   });
+
+  it("leaves out a listing's controls (filters, sorting, breadcrumbs, buttons, form controls) unless one holds much of the region", () => {
+    const items = Array.from({ length: 6 }, (_, i) => `<div class="item"><a href="/p${i}">Product ${i}</a> ${words(12)}</div>`).join('');
+    const { body, counts } = setup(
+      `<body><div class="breadcrumbs" id="crumbs">Home &gt; Shop &gt; Desks</div><div id="sort-by">Sort and Filter</div>` +
+        `<select id="sel"><option>Price</option></select><a class="btn-primary" id="cta" href="/go">Get started</a>` +
+        `<div id="grid">${items}</div><a class="button" id="long" href="/x">${words(30)}</a></body>`,
+    );
+    expect(ids(regionFurniture(body, counts, () => false))).toEqual(['crumbs', 'cta', 'sel', 'sort-by']);
+    // A block named like a filter that holds the listing itself (a theme's `facets-container` around the grid) stays.
+    const wrapped = setup(`<body><div class="facets-container" id="wrap">${items}</div><p>${words(5)}</p></body>`);
+    expect(ids(regionFurniture(wrapped.body, wrapped.counts, () => false))).toEqual([]);
+  });
 });

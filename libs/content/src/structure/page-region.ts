@@ -10,7 +10,26 @@ const MENU_LINK_SHARE = 0.9;
 const MENU_MIN_LINKS = 3;
 const MENU_MAX_LINK_TEXT = 30;
 
-const FURNITURE_ROLES = new Set(['complementary', 'dialog', 'alertdialog', 'search', 'menu', 'menubar', 'navigation', 'banner', 'contentinfo']);
+const FURNITURE_ROLES = new Set([
+  'complementary',
+  'dialog',
+  'alertdialog',
+  'search',
+  'menu',
+  'menubar',
+  'navigation',
+  'banner',
+  'contentinfo',
+]);
+/** Controls of a page, not its content: filters, sorting, paging, breadcrumbs, tool bars, buttons and calls to action, form controls. */
+const CONTROLS =
+  /(?:^|[-_ ])(?:filters?|facets?|refine(?:ments)?|sort(?:ing|by|-by)?|toolbar|breadcrumbs?|pagination|pager|paging)(?:$|[-_ ])/i;
+/** A button or call to action ("Get started", "Shop now"): a few words named or marked as one. */
+const BUTTON = /(?:^|[-_ ])(?:btn|button|cta)(?:$|[-_ ])/i;
+const BUTTON_MAX_TEXT = 40;
+/** Controls hold little of what their region shows: a block named like one but holding more is the listing itself. */
+const CONTROLS_MAX_SHARE = 0.2;
+const CONTROL_TAGS = new Set(['button', 'select', 'label', 'input', 'textarea']);
 const STRICT = { stripUnlikely: true, weightClasses: true, cleanConditionally: true };
 
 /** The page's main region: the `<main>` (or `role="main"`) element holding the most text when it holds enough, else the body. */
@@ -47,9 +66,14 @@ export function regionFurniture(
 ): Set<Element> {
   const removed = new Set<Element>();
   const menus: Element[] = [];
+  const maxControls = (counts.get(region)?.text ?? 0) * CONTROLS_MAX_SHARE;
   walk(region, (el) => {
     const count = counts.get(el);
-    if (!count || isSkipped(el) || (!keep.has(el) && isFurniture(el, isSkipped))) {
+    if (
+      !count ||
+      isSkipped(el) ||
+      (!keep.has(el) && (isFurniture(el, isSkipped) || (count.text <= maxControls && isControls(el, count.text))))
+    ) {
       removed.add(el);
       return false;
     }
@@ -77,7 +101,14 @@ function isFurniture(el: Element, isSkipped: (el: Element) => boolean): boolean 
   return isExcluded(el, STRICT, isSkipped);
 }
 
+/** Form controls, and blocks named for what they do to a listing rather than what it holds. */
+function isControls(el: Element, text: number): boolean {
+  if (CONTROL_TAGS.has(el.name)) return true;
+  const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`.split(/\s+/);
+  if (text <= BUTTON_MAX_TEXT && (el.attribs.role === 'button' || names.some((name) => BUTTON.test(name)))) return true;
+  return names.some((name) => CONTROLS.test(name));
+}
+
 function isMenu(count: TextCount): boolean {
   return count.links >= MENU_MIN_LINKS && count.link >= count.text * MENU_LINK_SHARE && count.link / count.links <= MENU_MAX_LINK_TEXT;
 }
-

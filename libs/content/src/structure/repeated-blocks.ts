@@ -26,7 +26,11 @@ export interface RepeatedBlocksOptions {
  * a reference page a run of sections. `counts` are the page's text counts (text-census.ts); elements without
  * one (skipped) are not members. Largest group (by text) first.
  */
-export function repeatedBlocks(parent: Element, counts: ReadonlyMap<Element, TextCount>, options: RepeatedBlocksOptions = {}): RepeatedBlocks[] {
+export function repeatedBlocks(
+  parent: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  options: RepeatedBlocksOptions = {},
+): RepeatedBlocks[] {
   const minItems = options.minItems ?? 3;
   const minItemText = options.minItemText ?? 1;
   const groups = new Map<string, RepeatedBlocks>();
@@ -44,7 +48,11 @@ export function repeatedBlocks(parent: Element, counts: ReadonlyMap<Element, Tex
 }
 
 /** The group of repeated blocks `el` is a member of among its siblings, if any. */
-export function groupOf(el: Element, counts: ReadonlyMap<Element, TextCount>, options: RepeatedBlocksOptions = {}): RepeatedBlocks | undefined {
+export function groupOf(
+  el: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  options: RepeatedBlocksOptions = {},
+): RepeatedBlocks | undefined {
   const parent = el.parent;
   if (!parent || !isElement(parent)) return undefined;
   const signature = signatureOf(el);
@@ -78,7 +86,8 @@ export function findRepeatedBlocks(
 }
 
 /** Class names that say which state one member is in, not what kind it is. */
-const STATE_CLASS = /^(?:active|current|selected|first|last|odd|even|open|closed|expanded|collapsed|new|sticky|featured|highlighted|visible|(?:is|has)-.*)$/i;
+const STATE_CLASS =
+  /^(?:active|current|selected|first|last|odd|even|open|closed|expanded|collapsed|new|sticky|featured|highlighted|visible|(?:is|has)-.*)$/i;
 
 /**
  * Tag and class names with digits and state names left out, sorted (`li.card.card-3` and `li.card-7.card.active`
