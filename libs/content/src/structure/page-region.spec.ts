@@ -50,4 +50,12 @@ describe('the main region: <main> or the body, without its furniture', () => {
     const wrapped = setup(`<body><div class="facets-container" id="wrap">${items}</div><p>${words(5)}</p></body>`);
     expect(ids(regionFurniture(wrapped.body, wrapped.counts, () => false))).toEqual([]);
   });
+
+  it("leaves out the poster's card and signature of a post, keeping the post", () => {
+    const post = (i: number) =>
+      `<div class="post" id="p${i}"><div class="message-userDetails" id="u${i}">Join Date: Aug 2008 Posts: 1,077</div>` +
+      `<div class="message-body">${words(40)}</div><div class="signature" id="s${i}">Sent from my phone</div></div>`;
+    const { body, counts } = setup(`<body>${[1, 2, 3].map(post).join('')}</body>`);
+    expect(ids(regionFurniture(body, counts, () => false))).toEqual(['s1', 's2', 's3', 'u1', 'u2', 'u3']);
+  });
 });

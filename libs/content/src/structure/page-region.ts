@@ -24,6 +24,9 @@ const FURNITURE_ROLES = new Set([
 /** Controls of a page, not its content: filters, sorting, paging, breadcrumbs, tool bars, buttons and calls to action, form controls. */
 const CONTROLS =
   /(?:^|[-_ ])(?:filters?|facets?|refine(?:ments)?|sort(?:ing|by|-by)?|toolbar|breadcrumbs?|pagination|pager|paging)(?:$|[-_ ])/i;
+/** What a post says about its author rather than the topic: the poster's card (join date, post count) and signature. */
+const POSTER =
+  /(?:^|[-_ ])(?:user-?info|member-?info|user-?details|user-?stats|author-?info|post-?profile|postprofile|signature)(?:$|[-_ ])/i;
 /** A button or call to action ("Get started", "Shop now"): a few words named or marked as one. */
 const BUTTON = /(?:^|[-_ ])(?:btn|button|cta)(?:$|[-_ ])/i;
 const BUTTON_MAX_TEXT = 40;
@@ -105,6 +108,7 @@ function isFurniture(el: Element, isSkipped: (el: Element) => boolean): boolean 
 function isControls(el: Element, text: number): boolean {
   if (CONTROL_TAGS.has(el.name)) return true;
   const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`.split(/\s+/);
+  if (names.some((name) => POSTER.test(name))) return true;
   if (text <= BUTTON_MAX_TEXT && (el.attribs.role === 'button' || names.some((name) => BUTTON.test(name)))) return true;
   return names.some((name) => CONTROLS.test(name));
 }
