@@ -253,23 +253,46 @@ function printWholeWeb(wcxb: ReturnType<typeof wholeWeb>, docs: DocsSiteResult[]
   const o = wcxb.gleaner.overall;
   const met = (pass: boolean) => (pass ? 'met' : 'NOT met');
   const worst = Math.min(...WCXB_TYPES.map((t) => wcxb.gleaner[t].f1));
-  console.log(`overall F1 ${o.f1.toFixed(3)} (target ≥ ${TARGETS.wcxbF1}: ${met(o.f1 >= TARGETS.wcxbF1)}); lowest type ${worst.toFixed(3)} (≥ ${TARGETS.wcxbTypeF1}: ${met(worst >= TARGETS.wcxbTypeF1)})`);
-  console.log(`with-snippets ${o.withSnippets.toFixed(3)} (before ${WCXB_BEFORE.withSnippets}, target ≥ ${TARGETS.wcxbWithSnippets}: ${met(o.withSnippets >= TARGETS.wcxbWithSnippets)}); trafilatura ${wcxb.trafilatura.overall.withSnippets.toFixed(3)}`);
-  console.log(`without-leaks ${o.withoutLeaks.toFixed(3)} (before ${WCXB_BEFORE.withoutLeaks}, no worse: ${met(o.withoutLeaks <= TARGETS.wcxbWithoutLeaks)}); trafilatura ${wcxb.trafilatura.overall.withoutLeaks.toFixed(3)}`);
+  console.log(
+    `overall F1 ${o.f1.toFixed(3)} (target ≥ ${TARGETS.wcxbF1}: ${met(o.f1 >= TARGETS.wcxbF1)}); lowest type ${worst.toFixed(3)} (≥ ${TARGETS.wcxbTypeF1}: ${met(worst >= TARGETS.wcxbTypeF1)})`,
+  );
+  console.log(
+    `with-snippets ${o.withSnippets.toFixed(3)} (before ${WCXB_BEFORE.withSnippets}, target ≥ ${TARGETS.wcxbWithSnippets}: ${met(o.withSnippets >= TARGETS.wcxbWithSnippets)}); trafilatura ${wcxb.trafilatura.overall.withSnippets.toFixed(3)}`,
+  );
+  console.log(
+    `without-leaks ${o.withoutLeaks.toFixed(3)} (before ${WCXB_BEFORE.withoutLeaks}, no worse: ${met(o.withoutLeaks <= TARGETS.wcxbWithoutLeaks)}); trafilatura ${wcxb.trafilatura.overall.withoutLeaks.toFixed(3)}`,
+  );
   const ratio = o.msPerPage / wcxb.trafilatura.overall.msPerPage;
-  console.log(`time per page ${o.msPerPage.toFixed(1)} ms against ${wcxb.trafilatura.overall.msPerPage.toFixed(1)} ms: ${ratio.toFixed(3)} (≤ ${TARGETS.wcxbTimeRatio}: ${met(ratio <= TARGETS.wcxbTimeRatio)})`);
+  console.log(
+    `time per page ${o.msPerPage.toFixed(1)} ms against ${wcxb.trafilatura.overall.msPerPage.toFixed(1)} ms: ${ratio.toFixed(3)} (≤ ${TARGETS.wcxbTimeRatio}: ${met(ratio <= TARGETS.wcxbTimeRatio)})`,
+  );
   console.log(`empty extractions ${o.empty} (before ${WCXB_BEFORE.empty}, target 0: ${met(o.empty === 0)})`);
   const h = wcxb.headings;
-  console.log(`main heading kept ${h.kept}/${h.pages} = ${pct1(h.kept / h.pages)} (≥ 99 %: ${met(h.kept >= h.pages * TARGETS.headingsKept)}); missed e.g. ${h.missed.slice(0, 12).join(' ')}`);
+  console.log(
+    `main heading kept ${h.kept}/${h.pages} = ${pct1(h.kept / h.pages)} (≥ 99 %: ${met(h.kept >= h.pages * TARGETS.headingsKept)}); missed e.g. ${h.missed.slice(0, 12).join(' ')}`,
+  );
   for (const site of docs) {
     console.log(`\n${site.site}: ${site.pages} pages, ${site.msPerPage.toFixed(1)} ms/page (main)`);
-    console.log(`  main heading kept ${site.heading.kept}/${site.heading.pages} (${met(site.heading.kept >= site.heading.pages * TARGETS.headingsKept)})${site.heading.missed.length ? `; missed ${site.heading.missed.join(' ')}` : ''}`);
-    console.log(`  table-of-contents/index pages with their links as list items ${site.tocPages.kept}/${site.tocPages.pages}${site.tocPages.missed.length ? `; missed ${site.tocPages.missed.join(', ')}` : ''}`);
-    console.log(`  navigation bars rendered as tables: main ${site.navTables.main}, full ${site.navTables.full}${site.navTables.examples.length ? ` (${site.navTables.examples.join(', ')})` : ''}`);
-    if (site.synopsis) console.log(`  sql-*.html keeping their Synopsis ${site.synopsis.kept}/${site.synopsis.pages}${site.synopsis.missed.length ? `; missed ${site.synopsis.missed.join(' ')}` : ''}`);
+    console.log(
+      `  main heading kept ${site.heading.kept}/${site.heading.pages} (${met(site.heading.kept >= site.heading.pages * TARGETS.headingsKept)})${site.heading.missed.length ? `; missed ${site.heading.missed.join(' ')}` : ''}`,
+    );
+    console.log(
+      `  table-of-contents/index pages with their links as list items ${site.tocPages.kept}/${site.tocPages.pages}${site.tocPages.missed.length ? `; missed ${site.tocPages.missed.join(', ')}` : ''}`,
+    );
+    console.log(
+      `  navigation bars rendered as tables: main ${site.navTables.main}, full ${site.navTables.full}${site.navTables.examples.length ? ` (${site.navTables.examples.join(', ')})` : ''}`,
+    );
+    if (site.synopsis)
+      console.log(
+        `  sql-*.html keeping their Synopsis ${site.synopsis.kept}/${site.synopsis.pages}${site.synopsis.missed.length ? `; missed ${site.synopsis.missed.join(' ')}` : ''}`,
+      );
     if (site.createTable) {
       const c = site.createTable;
-      console.log(`  sql-createtable.html: ${Object.entries(c.sections).map(([k, v]) => `${k} ${v ? 'yes' : 'NO'}`).join(', ')}; code blocks ${c.codeBlocks}/${c.preBlocks}`);
+      console.log(
+        `  sql-createtable.html: ${Object.entries(c.sections)
+          .map(([k, v]) => `${k} ${v ? 'yes' : 'NO'}`)
+          .join(', ')}; code blocks ${c.codeBlocks}/${c.preBlocks}`,
+      );
     }
   }
 }

@@ -292,9 +292,11 @@ describe('nested lists', () => {
 
 describe('convertHtml: inline spacing, link trees, link bars, never-empty main content', () => {
   it('separates touching links and images by a space only where the text has none', () => {
-    expect(md('<body><p>See <a href="/a">Statista</a>, then <a href="/b">one</a><a href="/c">two</a> (<a href="/d">here</a>).</p></body>', { format: 'text' })).toBe(
-      'See Statista, then one two (here).',
-    );
+    expect(
+      md('<body><p>See <a href="/a">Statista</a>, then <a href="/b">one</a><a href="/c">two</a> (<a href="/d">here</a>).</p></body>', {
+        format: 'text',
+      }),
+    ).toBe('See Statista, then one two (here).');
     expect(md('<body><p>Read <a href="/a">the guide</a>.</p></body>')).toBe('Read [the guide](https://shop.example/a).');
   });
 
@@ -316,7 +318,8 @@ describe('convertHtml: inline spacing, link trees, link bars, never-empty main c
   });
 
   it('falls back to the whole page, then to the page’s description, rather than return nothing', () => {
-    const described = '<html><head><meta name="description" content="A thread about telescopes."></head><body><div id="app"></div></body></html>';
+    const described =
+      '<html><head><meta name="description" content="A thread about telescopes."></head><body><div id="app"></div></body></html>';
     expect(md(described, { mode: 'main', format: 'text' })).toBe('A thread about telescopes.');
     expect(convertHtml({ html: described, url: URL_, mode: 'main', also: { html: true } }).html).toBe('<p>A thread about telescopes.</p>');
     const menuOnly = '<body><nav><a href="/a">Alpha</a> <a href="/b">Beta</a></nav></body>';

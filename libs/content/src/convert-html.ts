@@ -46,7 +46,10 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   let skip: (el: Element) => boolean;
   let dropActionLinks: boolean;
   if (input.mode === 'main') {
-    const main = extractMainContent(document, isNonContent, { kinds: declaredKinds(metadata), title: metadata.title ?? metadata.openGraph['og:title'] });
+    const main = extractMainContent(document, isNonContent, {
+      kinds: declaredKinds(metadata),
+      title: metadata.title ?? metadata.openGraph['og:title'],
+    });
     roots = main.roots;
     skip = (el) => main.removed.has(el) || main.isSkipped(el);
     dropActionLinks = true;

@@ -53,7 +53,12 @@ export function checkDocsSite(site: (typeof DOCS_SITES)[number]): DocsSiteResult
     ms += performance.now() - started;
     const full = convertHtml({ html, url, mode: 'full', format: 'markdown' }).markdown;
     const doc = parseHtml(html);
-    const headingLines = new Set(main.split('\n').filter((l) => l.startsWith('#')).map((l) => words(l)));
+    const headingLines = new Set(
+      main
+        .split('\n')
+        .filter((l) => l.startsWith('#'))
+        .map((l) => words(l)),
+    );
 
     const heading = mainHeadingText(doc);
     if (heading !== undefined) {
@@ -65,13 +70,20 @@ export function checkDocsSite(site: (typeof DOCS_SITES)[number]): DocsSiteResult
     const toc = tocLinks(doc);
     if (toc !== undefined) {
       result.tocPages.pages++;
-      const items = main.split('\n').filter((l) => /^\s*(?:[-*]|\d+\.) /.test(l)).map(words).join('\n');
+      const items = main
+        .split('\n')
+        .filter((l) => /^\s*(?:[-*]|\d+\.) /.test(l))
+        .map(words)
+        .join('\n');
       const listed = toc.filter((text) => items.includes(text)).length;
       if (listed >= toc.length * 0.9) result.tocPages.kept++;
       else if (result.tocPages.missed.length < 10) result.tocPages.missed.push(`${name} (${listed}/${toc.length})`);
     }
 
-    for (const [mode, markdown] of [['main', main], ['full', full]] as const) {
+    for (const [mode, markdown] of [
+      ['main', main],
+      ['full', full],
+    ] as const) {
       if (hasNavTable(markdown)) {
         result.navTables[mode]++;
         if (result.navTables.examples.length < 5) result.navTables.examples.push(`${mode} ${name}`);

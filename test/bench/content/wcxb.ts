@@ -97,7 +97,15 @@ export function scoreWcxb(cases: WcxbCase[], outputs: Map<string, PageOutput>): 
   for (const key of [...WCXB_TYPES, 'overall'] as const) {
     const s = sums.get(key)!;
     const n = s.pages;
-    scores[key] = { ...s, f1: s.f1 / n, precision: s.precision / n, recall: s.recall / n, withSnippets: s.withSnippets / n, withoutLeaks: s.withoutLeaks / n, msPerPage: s.msPerPage / n };
+    scores[key] = {
+      ...s,
+      f1: s.f1 / n,
+      precision: s.precision / n,
+      recall: s.recall / n,
+      withSnippets: s.withSnippets / n,
+      withoutLeaks: s.withoutLeaks / n,
+      msPerPage: s.msPerPage / n,
+    };
   }
   return scores;
 }
@@ -114,7 +122,12 @@ export function headingsKept(cases: WcxbCase[], outputs: Map<string, PageOutput>
     const heading = truthHeading(c);
     if (heading === undefined) continue;
     pages++;
-    if (wordTokens(outputs.get(c.id)?.text ?? '').join(' ').includes(heading)) kept++;
+    if (
+      wordTokens(outputs.get(c.id)?.text ?? '')
+        .join(' ')
+        .includes(heading)
+    )
+      kept++;
     else missed.push(c.id);
   }
   return { pages, kept, missed };
