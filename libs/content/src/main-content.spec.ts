@@ -112,9 +112,4 @@ describe('extractMainContent: the article, without the page around it', () => {
     expect(kept(article, { kinds: new Set(['article']) })).not.toContain('Another story');
     expect(kept(article)).toContain('Another story');
   });
-
-  it("leaves a header's heading that does not say what the title says where it is, away from the content", () => {
-    const html = `<body><header class="top"><div><h2>Contact Us</h2></div></header><div class="wrap"><div class="inner"><div class="row"><div class="col"><div class="text"><p>${prose(8)}</p></div></div></div></div></div></body>`;
-    expect(kept(html, { title: 'Planting guide' })).not.toContain('Contact Us');
-  });
 });

@@ -69,33 +69,12 @@ export function extractMainContent(document: Document, isSkipped: (el: Element) 
   const roots = [...chosen.roots];
   const removed = new Set(chosen.removed);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
-  const heading = mainHeading(c.body, c.isSkipped, page.title, (el) => isNearContent(el, roots));
+  const heading = mainHeading(c.body, c.isSkipped, page.title);
   if (heading && !isRendered(heading, roots, removed, c.isSkipped)) {
     removed.delete(heading);
     roots.unshift(heading);
   }
   return { roots, removed, isSkipped: c.isSkipped };
-}
-
-/** How far above a root of the content a heading that does not match the title may sit. */
-const HEADING_NEAR_LEVELS = 2;
-
-/**
- * Whether `el` lies under one of `roots`' ancestors at most HEADING_NEAR_LEVELS up, short of the body: the
- * block the content opens with, not the page's header.
- */
-function isNearContent(el: Element, roots: readonly Element[]): boolean {
-  const near = new Set<Element>();
-  for (const root of roots) {
-    let node: Element = root;
-    for (let level = 0; level <= HEADING_NEAR_LEVELS && node.name !== 'body'; level++) {
-      near.add(node);
-      if (!node.parent || !isElement(node.parent)) break;
-      node = node.parent;
-    }
-  }
-  for (let node: Element | null = el; node && isElement(node); node = node.parent as Element | null) if (near.has(node)) return true;
-  return false;
 }
 
 export function mainContentCandidates(document: Document, callerSkips: (el: Element) => boolean): MainContentCandidates {

@@ -27,17 +27,6 @@ describe('mainHeading: the heading that titles the page', () => {
     expect(heading(html, '')).toBe('h1:The Blog');
   });
 
-  it('takes a heading that does not say what the title says only where the caller accepts it', () => {
-    const body = findFirst(
-      parseHtml('<body><div id="top"><h2>Contact Us</h2></div><div id="post"><h3>Catering</h3><p>Text</p></div></body>'),
-      'body',
-    )!;
-    const inPost = (el: Element) => (el.parent as Element).attribs.id === 'post';
-    expect(textOf(mainHeading(body, never, 'Unrelated words', inPost)!)).toBe('Catering');
-    expect(mainHeading(body, never, 'Unrelated words', () => false)).toBeUndefined();
-    expect(textOf(mainHeading(body, never, 'Contact Us | Example', () => false)!)).toBe('Contact Us');
-  });
-
   it('tells whether an element is rendered with roots and removed elements', () => {
     const doc = parseHtml('<body><div id="root"><div id="gone"><h1>Title</h1></div><p>Text</p></div></body>');
     const root = findFirst(doc, 'div')!;

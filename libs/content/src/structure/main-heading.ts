@@ -17,15 +17,9 @@ const HOME_HREF = /^(?:https?:\/\/[^/]+)?\/?(?:index\.\w+)?(?:[?#].*)?$/i;
  * says (its words nearly all in the title, and most of the title; of the highest level, then the closest, then
  * the first), else the first of the highest level present. A documentation page titles itself with its
  * top heading whatever its level (`<h2 class="title">` for a section, `<h1>` for a chapter); a blog names
- * itself in an `<h1>` above the post's title. A heading that does not say what the title says is only taken
- * when `untitledOk` accepts it (the caller's test that it sits by the content, not in a header's "Contact us").
+ * itself in an `<h1>` above the post's title.
  */
-export function mainHeading(
-  body: Element,
-  isSkipped: (el: Element) => boolean,
-  documentTitle = '',
-  untitledOk: (el: Element) => boolean = () => true,
-): Element | undefined {
+export function mainHeading(body: Element, isSkipped: (el: Element) => boolean, documentTitle = ''): Element | undefined {
   const titleWords = words(documentTitle);
   let top: Element | undefined;
   let topLevel = 7;
@@ -38,7 +32,7 @@ export function mainHeading(
     if (level === undefined) return true;
     const headingWords = words(textOf(el));
     if (headingWords.size === 0 || isLogo(el)) return false;
-    if (level < topLevel && untitledOk(el)) {
+    if (level < topLevel) {
       top = el;
       topLevel = level;
     }
@@ -62,12 +56,7 @@ export function mainHeading(
  * Whether `el` is rendered with `roots` minus `removed`: it lies under a root and neither it nor an ancestor
  * on the way is removed or skipped.
  */
-export function isRendered(
-  el: Element,
-  roots: readonly Element[],
-  removed: ReadonlySet<Element>,
-  isSkipped: (el: Element) => boolean,
-): boolean {
+export function isRendered(el: Element, roots: readonly Element[], removed: ReadonlySet<Element>, isSkipped: (el: Element) => boolean): boolean {
   const rootSet = new Set(roots);
   for (let node: Element | null = el; node && isElement(node); node = node.parent as Element | null) {
     if (removed.has(node) || isSkipped(node)) return false;
