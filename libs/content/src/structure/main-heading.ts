@@ -56,7 +56,12 @@ export function mainHeading(body: Element, isSkipped: (el: Element) => boolean, 
  * Whether `el` is rendered with `roots` minus `removed`: it lies under a root and neither it nor an ancestor
  * on the way is removed or skipped.
  */
-export function isRendered(el: Element, roots: readonly Element[], removed: ReadonlySet<Element>, isSkipped: (el: Element) => boolean): boolean {
+export function isRendered(
+  el: Element,
+  roots: readonly Element[],
+  removed: ReadonlySet<Element>,
+  isSkipped: (el: Element) => boolean,
+): boolean {
   const rootSet = new Set(roots);
   for (let node: Element | null = el; node && isElement(node); node = node.parent as Element | null) {
     if (removed.has(node) || isSkipped(node)) return false;
