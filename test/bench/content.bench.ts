@@ -1,6 +1,10 @@
 /**
  * Content benchmark on the ground-truth corpus in $GLEANER_CORPUS_DIR (default and layout: corpus-dir.ts):
  * - `main`: F1 on 181 articles (published scoring) and ms/page;
+ * - `main` on the whole web: the WCXB development split (1,497 pages, seven page types, WCXB's own scoring)
+ *   against trafilatura in the same run, and the docs-site checks on PostgreSQL's and Python's manuals
+ *   (content/wcxb.ts, content/docs-sites.ts; `npm run bench:content` installs the peer and the sites first with
+ *   content/prepare.sh);
  * - `full`: value recall on 500 SWDE book pages and cl100k token ratio vs raw HTML;
  * - throughput through a 2-thread ContentPool (full mode, all pages).
  * Writes bench-results/content.json.
@@ -21,9 +25,25 @@ import {
   type ArticleCase,
   type SwdeCase,
 } from './content-corpus';
+import { checkDocsSite, DOCS_SITES, type DocsSiteResult } from './content/docs-sites';
+import { headingsKept, runGleaner, runTrafilatura, scoreWcxb, WCXB_BEFORE, type PageOutput } from './content/wcxb';
 import { corpusDir } from './corpus-dir';
+import { loadWcxb, WCXB_TYPES } from './wcxb-corpus';
 
-const TARGETS = { fullRecall: 0.995, fullTokenRatio: 0.05, mainF1: 0.94, mainMsPerPage: 10, poolPagesPerSecond: 300 };
+const TARGETS = {
+  fullRecall: 0.995,
+  fullTokenRatio: 0.05,
+  mainF1: 0.94,
+  mainMsPerPage: 10,
+  poolPagesPerSecond: 300,
+  wcxbF1: 0.87,
+  wcxbTypeF1: 0.75,
+  wcxbWithSnippets: 0.85,
+  wcxbWithoutLeaks: WCXB_BEFORE.withoutLeaks,
+  /** Gleaner's time per page over trafilatura's, same pages, same run. */
+  wcxbTimeRatio: 0.2,
+  headingsKept: 0.99,
+};
 
 function mainScore(articles: ArticleCase[], format: OutputFormat) {
   // Warm-up pass so JIT compilation is not billed to the first pages.
@@ -105,7 +125,7 @@ async function poolThroughput(inputs: ConversionInput[], threads: number) {
 }
 
 async function main(): Promise<void> {
-  const corpus = corpusDir(['articles/ground-truth.json', 'articles/html', 'swde/pages', 'swde/groundtruth/book']);
+  const corpus = corpusDir(['articles/ground-truth.json', 'articles/html', 'swde/pages', 'swde/groundtruth/book', 'wcxb-dev/html']);
   console.log(`corpus: ${corpus}`);
   const articles = loadArticles(corpus);
   const swde = loadSwde(corpus);
@@ -126,6 +146,9 @@ async function main(): Promise<void> {
     articles.map((a) => ({ html: a.html, url: a.url, mode: 'main' as const })),
     2,
   );
+
+  const wcxb = wholeWeb(corpus);
+  const docsSites = DOCS_SITES.map(checkDocsSite);
 
   const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
   const ok = (pass: boolean) => (pass ? 'yes' : 'NO');
@@ -168,6 +191,7 @@ async function main(): Promise<void> {
   console.log(width.map((w) => '-'.repeat(w)).join('-|-'));
   for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(width[c])).join(' | '));
   if (fullProse.missedExamples.length > 0) console.log(`missed values: ${fullProse.missedExamples.join('; ')}`);
+  printWholeWeb(wcxb, docsSites);
 
   const out = {
     date: new Date().toISOString(),
@@ -182,11 +206,99 @@ async function main(): Promise<void> {
     main: { text: mainText, markdown: mainMarkdown },
     full: { prose: fullProse, all: fullAll, none: fullNone },
     pool: { full: pool, main: poolMain },
+    wcxb,
+    docsSites,
   };
   const dir = resolve(__dirname, '../../bench-results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'content.json'), `${JSON.stringify(out, null, 2)}\n`);
   console.log(`wrote ${join(dir, 'content.json')}`);
+}
+
+/** WCXB dev: Gleaner before and after trafilatura (their times averaged per page), trafilatura between. */
+function wholeWeb(corpus: string) {
+  const cases = loadWcxb(corpus);
+  const first = runGleaner(cases);
+  const peer = runTrafilatura(corpus);
+  const second = runGleaner(cases);
+  const gleaner = new Map<string, PageOutput>();
+  for (const [id, page] of second) gleaner.set(id, { text: page.text, ms: (page.ms + first.get(id)!.ms) / 2 });
+  const scores = scoreWcxb(cases, gleaner);
+  const peerScores = scoreWcxb(cases, peer.pages);
+  const headings = headingsKept(cases, gleaner);
+  return { pages: cases.length, before: WCXB_BEFORE, gleaner: scores, trafilatura: { version: peer.version, ...peerScores }, headings };
+}
+
+function printWholeWeb(wcxb: ReturnType<typeof wholeWeb>, docs: DocsSiteResult[]): void {
+  console.log(`\nWCXB dev (${wcxb.pages} pages), word F1; time per page against trafilatura ${wcxb.trafilatura.version} in the same run`);
+  console.log('type          | pages | before | Gleaner | trafilatura | Gleaner ms | trafilatura ms | time ratio | empty');
+  console.log('--------------|-------|--------|---------|-------------|------------|----------------|------------|------');
+  for (const type of [...WCXB_TYPES, 'overall'] as const) {
+    const g = wcxb.gleaner[type];
+    const t = wcxb.trafilatura[type];
+    console.log(
+      [
+        type.padEnd(13),
+        String(g.pages).padStart(5),
+        WCXB_BEFORE.f1[type].toFixed(3).padStart(6),
+        g.f1.toFixed(3).padStart(7),
+        t.f1.toFixed(3).padStart(11),
+        g.msPerPage.toFixed(1).padStart(10),
+        t.msPerPage.toFixed(1).padStart(14),
+        (g.msPerPage / t.msPerPage).toFixed(3).padStart(10),
+        String(g.empty).padStart(5),
+      ].join(' | '),
+    );
+  }
+  const o = wcxb.gleaner.overall;
+  const met = (pass: boolean) => (pass ? 'met' : 'NOT met');
+  const worst = Math.min(...WCXB_TYPES.map((t) => wcxb.gleaner[t].f1));
+  console.log(
+    `overall F1 ${o.f1.toFixed(3)} (target ≥ ${TARGETS.wcxbF1}: ${met(o.f1 >= TARGETS.wcxbF1)}); lowest type ${worst.toFixed(3)} (≥ ${TARGETS.wcxbTypeF1}: ${met(worst >= TARGETS.wcxbTypeF1)})`,
+  );
+  console.log(
+    `with-snippets ${o.withSnippets.toFixed(3)} (before ${WCXB_BEFORE.withSnippets}, target ≥ ${TARGETS.wcxbWithSnippets}: ${met(o.withSnippets >= TARGETS.wcxbWithSnippets)}); trafilatura ${wcxb.trafilatura.overall.withSnippets.toFixed(3)}`,
+  );
+  console.log(
+    `without-leaks ${o.withoutLeaks.toFixed(3)} (before ${WCXB_BEFORE.withoutLeaks}, no worse: ${met(o.withoutLeaks <= TARGETS.wcxbWithoutLeaks)}); trafilatura ${wcxb.trafilatura.overall.withoutLeaks.toFixed(3)}`,
+  );
+  const ratio = o.msPerPage / wcxb.trafilatura.overall.msPerPage;
+  console.log(
+    `time per page ${o.msPerPage.toFixed(1)} ms against ${wcxb.trafilatura.overall.msPerPage.toFixed(1)} ms: ${ratio.toFixed(3)} (≤ ${TARGETS.wcxbTimeRatio}: ${met(ratio <= TARGETS.wcxbTimeRatio)})`,
+  );
+  console.log(`empty extractions ${o.empty} (before ${WCXB_BEFORE.empty}, target 0: ${met(o.empty === 0)})`);
+  const h = wcxb.headings;
+  console.log(
+    `main heading kept ${h.kept}/${h.pages} = ${pct1(h.kept / h.pages)} (≥ 99 %: ${met(h.kept >= h.pages * TARGETS.headingsKept)}); missed e.g. ${h.missed.slice(0, 12).join(' ')}`,
+  );
+  for (const site of docs) {
+    console.log(`\n${site.site}: ${site.pages} pages, ${site.msPerPage.toFixed(1)} ms/page (main)`);
+    console.log(
+      `  main heading kept ${site.heading.kept}/${site.heading.pages} (${met(site.heading.kept >= site.heading.pages * TARGETS.headingsKept)})${site.heading.missed.length ? `; missed ${site.heading.missed.join(' ')}` : ''}`,
+    );
+    console.log(
+      `  table-of-contents/index pages with their links as list items ${site.tocPages.kept}/${site.tocPages.pages}${site.tocPages.missed.length ? `; missed ${site.tocPages.missed.join(', ')}` : ''}`,
+    );
+    console.log(
+      `  navigation bars rendered as tables: main ${site.navTables.main}, full ${site.navTables.full}${site.navTables.examples.length ? ` (${site.navTables.examples.join(', ')})` : ''}`,
+    );
+    if (site.synopsis)
+      console.log(
+        `  sql-*.html keeping their Synopsis ${site.synopsis.kept}/${site.synopsis.pages}${site.synopsis.missed.length ? `; missed ${site.synopsis.missed.join(' ')}` : ''}`,
+      );
+    if (site.createTable) {
+      const c = site.createTable;
+      console.log(
+        `  sql-createtable.html: ${Object.entries(c.sections)
+          .map(([k, v]) => `${k} ${v ? 'yes' : 'NO'}`)
+          .join(', ')}; code blocks ${c.codeBlocks}/${c.preBlocks}`,
+      );
+    }
+  }
+}
+
+function pct1(x: number): string {
+  return `${(x * 100).toFixed(1)} %`;
 }
 
 function mean(xs: number[]): number {

@@ -289,3 +289,40 @@ describe('nested lists', () => {
     expect(md).not.toContain('\u0002');
   });
 });
+
+describe('convertHtml: inline spacing, link trees, link bars, never-empty main content', () => {
+  it('separates touching links and images by a space only where the text has none', () => {
+    expect(
+      md('<body><p>See <a href="/a">Statista</a>, then <a href="/b">one</a><a href="/c">two</a> (<a href="/d">here</a>).</p></body>', {
+        format: 'text',
+      }),
+    ).toBe('See Statista, then one two (here).');
+    expect(md('<body><p>Read <a href="/a">the guide</a>.</p></body>')).toBe('Read [the guide](https://shop.example/a).');
+  });
+
+  it('renders a definition list of links (a table of contents) as a nested list', () => {
+    const toc =
+      '<body><dl class="toc"><dt><a href="/1">1. Preface</a></dt><dd><dl><dt><a href="/1.1">1.1. What is it?</a></dt></dl></dd>' +
+      '<dt><a href="/2">2. Tutorial</a></dt></dl><dl><dt>Term</dt><dd>A definition.</dd></dl></body>';
+    expect(md(toc, { format: 'text' })).toBe('- 1. Preface\n  - 1.1. What is it?\n- 2. Tutorial\n\nTerm\n\nA definition.');
+  });
+
+  it('never renders a prev/up/next bar as a table, and keeps a table of data', () => {
+    const bar =
+      '<body><table summary="Navigation header"><tr><th colspan="3">1.3. Creating a Database</th></tr>' +
+      '<tr><td><a href="p.html">Prev</a></td><td><a href="u.html">Up</a></td><td><a href="n.html">Next</a></td></tr></table>' +
+      '<table><tr><th>Plan</th><th>Price</th></tr><tr><td><a href="/basic">Basic</a></td><td>$5</td></tr></table></body>';
+    const out = md(bar, { format: 'text' });
+    expect(out).toContain('1.3. Creating a Database\n\nPrev\n\nUp\n\nNext');
+    expect(out).toContain('| Plan | Price |');
+  });
+
+  it('falls back to the whole page, then to the page’s description, rather than return nothing', () => {
+    const described =
+      '<html><head><meta name="description" content="A thread about telescopes."></head><body><div id="app"></div></body></html>';
+    expect(md(described, { mode: 'main', format: 'text' })).toBe('A thread about telescopes.');
+    expect(convertHtml({ html: described, url: URL_, mode: 'main', also: { html: true } }).html).toBe('<p>A thread about telescopes.</p>');
+    const menuOnly = '<body><nav><a href="/a">Alpha</a> <a href="/b">Beta</a></nav></body>';
+    expect(md(menuOnly, { mode: 'main', format: 'text' })).not.toBe('');
+  });
+});

@@ -1,15 +1,23 @@
 import { performance } from 'node:perf_hooks';
 import { attributeValues } from './attribute-values';
 import { cleanHtml } from './clean-html';
-import { findFirst, parseHtml, type AnyNode, type Element } from './dom';
+import { escapeText } from 'entities';
+import { collapseWhitespace, findFirst, parseHtml, type AnyNode, type Element } from './dom';
 import { extractLinks, selectLinks } from './link-extractor';
 import { extractMainContent } from './main-content';
 import { MarkdownRenderer } from './markdown-renderer';
 import { extractMetadata } from './metadata-extractor';
 import { isSiteChrome } from './site-chrome';
+import { declaredKinds } from './structure/declared-kind';
 import { UrlResolver } from './url-resolver';
 import { isHidden, NON_CONTENT_TAGS } from './visibility';
 import type { ConversionInput, ConversionResult, OutputFormat } from './types';
+
+const HAS_WORD = /[\p{L}\p{N}]/u;
+
+function summaryHtml(summary: string): string {
+  return summary === '' ? '' : `<p>${escapeText(summary)}</p>`;
+}
 
 /** Never rendered in any mode: non-text elements and hidden ones. */
 function isNonContent(el: Element): boolean {
@@ -38,25 +46,46 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   let skip: (el: Element) => boolean;
   let dropActionLinks: boolean;
   if (input.mode === 'main') {
-    const main = extractMainContent(document, isNonContent);
+    const main = extractMainContent(document, isNonContent, {
+      kinds: declaredKinds(metadata),
+      title: metadata.title ?? metadata.openGraph['og:title'],
+    });
     roots = main.roots;
-    skip = (el) => main.removed.has(el) || isNonContent(el);
-    dropActionLinks = false;
+    skip = (el) => main.removed.has(el) || main.isSkipped(el);
+    dropActionLinks = true;
   } else {
     roots = [findFirst(document, 'body') ?? document];
     skip = isFullModeSkipped;
     dropActionLinks = true;
   }
+  let several = input.mode === 'main';
   const render = (as: OutputFormat) => {
     const renderer = new MarkdownRenderer({ resolver, format: as, linkUrls, dropActionLinks, skip });
-    return input.mode === 'main' ? renderer.renderAll(roots) : renderer.render(roots[0]);
+    return several ? renderer.renderAll(roots) : renderer.render(roots[0]);
   };
-  const markdown = render(format);
+  let markdown = render(format);
+  // Main content is never empty while the page has words: the whole page minus chrome, else with it, else what
+  // the page says about itself (an app whose content is all in its scripts still has a description).
+  let summary: string | undefined;
+  if (input.mode === 'main' && !HAS_WORD.test(markdown)) {
+    roots = [findFirst(document, 'body') ?? document];
+    skip = isFullModeSkipped;
+    several = false;
+    markdown = render(format);
+    if (!HAS_WORD.test(markdown)) {
+      skip = isNonContent;
+      markdown = render(format);
+    }
+    if (!HAS_WORD.test(markdown)) {
+      summary = collapseWhitespace(metadata.description ?? metadata.openGraph['og:description'] ?? metadata.title ?? '');
+      markdown = summary;
+    }
+  }
 
   return {
     markdown,
-    ...(input.also?.text ? { text: format === 'text' ? markdown : render('text') } : {}),
-    ...(input.also?.html ? { html: cleanHtml(roots, resolver, skip) } : {}),
+    ...(input.also?.text ? { text: format === 'text' || summary !== undefined ? markdown : render('text') } : {}),
+    ...(input.also?.html ? { html: summary !== undefined ? summaryHtml(summary) : cleanHtml(roots, resolver, skip) } : {}),
     ...(input.also?.attributes ? { attributes: attributeValues(document, resolver) } : {}),
     metadata,
     links,

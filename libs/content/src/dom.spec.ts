@@ -76,3 +76,12 @@ describe('DOM helpers', () => {
     expect(bodyOf(fragment)).toBe(fragment);
   });
 });
+
+describe('parseHtml: markup a browser forgives', () => {
+  it('ends a CDATA opener in HTML content where it starts, not at a "]]>" that never comes', () => {
+    const doc = parseHtml('<body><![CDATA[<div id="a"><p>Still parsed</p></div><script>var s = "<![CDATA[";</script></body>');
+    expect(visibleText(doc)).toContain('Still parsed');
+    expect(findFirst(doc, 'p')).toBeDefined();
+    expect(textData(findFirst(doc, 'script')!.children[0])).toBe('var s = "<![CDATA[";');
+  });
+});

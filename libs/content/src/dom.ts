@@ -9,11 +9,19 @@ import { isInvisible } from './visibility';
  */
 export type { AnyNode, Document, Element };
 
-/** Parses forgivingly (htmlparser2 never throws on bad markup); a leading BOM is dropped. */
+/**
+ * Parses forgivingly (htmlparser2 never throws on bad markup); a leading BOM is dropped. A `<![CDATA[` in HTML
+ * content is a bogus comment that a browser ends at the next `>`; htmlparser2 reads it as a section running to
+ * `]]>`, which on some pages is never written and swallows the rest of the page: it is closed where it starts.
+ */
 export function parseHtml(html: string): Document {
-  const source = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
+  let source = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
+  if (source.includes('<![CDATA[')) source = source.replace(CDATA_OUTSIDE_RAW_TEXT, (m) => (m.charCodeAt(1) === 33 ? '<!---->' : m));
   return parseDocument(source, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
 }
+
+/** A CDATA opener, or a whole script/style element (raw text, where it is left alone). */
+const CDATA_OUTSIDE_RAW_TEXT = /<(script|style)\b[\s\S]*?<\/\1\s*>|<!\[CDATA\[/gi;
 
 /** The node type as a plain string ('tag', 'text', 'script', 'style', 'comment', ...). */
 export function typeOf(node: AnyNode): string {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseHtml, type Element } from './dom';
 import { extractMainContent } from './main-content';
 import { textOf } from './readability/text-measure';
@@ -6,9 +8,9 @@ const sentence = (i: number) => `Sentence ${i} of the article, with enough words
 const prose = (n: number, from = 0) => Array.from({ length: n }, (_, i) => sentence(from + i)).join('');
 
 /** The text the main content keeps: the roots in order, without what it removed. */
-function kept(html: string): string {
+function kept(html: string, page: Parameters<typeof extractMainContent>[2] = {}): string {
   const doc = parseHtml(html);
-  const { roots, removed } = extractMainContent(doc, (el) => el.name === 'script');
+  const { roots, removed } = extractMainContent(doc, (el) => el.name === 'script' || el.name === 'noscript', page);
   const text = (el: Element): string =>
     removed.has(el) ? '' : el.children.map((c) => ('name' in c ? text(c as Element) : textOf(c as unknown as Element))).join('');
   return roots.map(text).join(' ').replace(/\s+/g, ' ').trim();
@@ -55,5 +57,59 @@ describe('extractMainContent: the article, without the page around it', () => {
     const text = kept(`<body><div class="comment"><p>${prose(8)}</p></div></body>`);
     expect(text).toContain('Sentence 0');
     expect(text).toContain('Sentence 7');
+  });
+
+  it('reads an app shell from its <noscript> (a forum front end writes its crawler view there)', () => {
+    const text = kept(`<body><div id="splash">Loading…</div><noscript><div class="topic"><p>${prose(6)}</p></div></noscript></body>`);
+    expect(text).toContain('Sentence 5');
+  });
+
+  it('takes the main region when the content is a grid of items, not one body of prose', () => {
+    const item = (i: number) => `<div class="product-card"><a href="/p${i}">Walnut desk number ${i}</a><span>$${i}99.00</span></div>`;
+    const html =
+      '<body><nav><a href="/">Home</a><a href="/shop">Shop</a><a href="/help">Help</a></nav>' +
+      `<main><h1>Desks</h1><p>Our desks, all in stock.</p><div class="grid">${Array.from({ length: 12 }, (_, i) => item(i)).join('')}</div></main>` +
+      '<footer>Copyright</footer></body>';
+    const text = kept(html);
+    expect(text).toContain('Walnut desk number 0');
+    expect(text).toContain('Walnut desk number 11$1199.00');
+    expect(text).not.toContain('Copyright');
+    expect(text).not.toContain('Help');
+  });
+
+  it('keeps every post of a thread, not the longest one', () => {
+    const post = (i: number, n: number) =>
+      `<article class="message"><div class="user">member${i}</div><div class="body"><p>${prose(n, i * 10)}</p></div></article>`;
+    const text = kept(
+      `<body><div class="thread">${post(1, 8)}${post(2, 2)}${post(3, 2)}${post(4, 3)}</div><aside><p>${prose(1, 900)}</p></aside></body>`,
+    );
+    for (const i of [1, 2, 3, 4]) expect(text).toContain(`member${i}`);
+    expect(text).toContain('Sentence 40');
+    expect(text).not.toContain('Sentence 900');
+  });
+
+  it('keeps all the sibling sections of a reference page and its title (PostgreSQL’s CREATE TABLE)', () => {
+    const html = readFileSync(join(__dirname, '../../../test/fixtures/content/pg-sql-createtable.html'), 'utf8');
+    const text = kept(html, { title: 'CREATE TABLE' });
+    for (const section of [
+      'CREATE TABLE — define a new table',
+      'Synopsis',
+      'Description',
+      'Parameters',
+      'Examples',
+      'CREATE TABLE distributors',
+    ]) {
+      expect(text).toContain(section);
+    }
+    expect(text).not.toContain('Prev');
+  });
+
+  it('keeps the page’s heading when the winning block is below it, and declared articles keep readability’s grab', () => {
+    const html = `<body><div class="page"><h1>How to plant tomatoes</h1><div class="meta"><a href="/a">Author</a></div><div class="text"><p>${prose(8)}</p></div></div></body>`;
+    expect(kept(html)).toMatch(/^How to plant tomatoes .*Sentence 7/);
+    const related = `<div class="more-grid">${Array.from({ length: 8 }, (_, i) => `<div class="card"><a href="/s${i}">Another story about the garden, part ${i}</a> <span>${i + 2} min read</span></div>`).join('')}</div>`;
+    const article = `<body><main><article><p>${prose(3)}</p></article>${related}</main></body>`;
+    expect(kept(article, { kinds: new Set(['article']) })).not.toContain('Another story');
+    expect(kept(article)).toContain('Another story');
   });
 });

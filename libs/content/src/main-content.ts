@@ -1,39 +1,148 @@
 import { Element as ElementNode } from 'domhandler';
-import { childElements, findFirst, isElement, textData, type Document, type Element, typeOf } from './dom';
-import { CHAR_THRESHOLD, ConditionalCleaner } from './readability/conditional-cleaner';
-import { DIV_TO_P, initialScore, isExcluded, PARAGRAPH_LIKE, SCORED, SENTENCE_END } from './readability/signals';
-import { ancestors, countCommas, normalizedLength, textOf } from './readability/text-measure';
-import type { ElementInfo, GrabFlags } from './readability/types';
+import { findFirst, isElement, type Document, type Element } from './dom';
+import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
+import type { GrabFlags } from './readability/types';
+import { isAppShell } from './structure/app-shell';
+import type { DeclaredKind } from './structure/declared-kind';
+import { isRendered, mainHeading } from './structure/main-heading';
+import { mainRegion, regionFurniture } from './structure/page-region';
+import { groupOf } from './structure/repeated-blocks';
+import { textCensus, type TextCount } from './structure/text-census';
 
 /**
- * Readability-style main-content detection, without mutating the DOM: paragraphs score their
- * ancestors (commas, length), candidates are damped by link density, the best one is widened to
- * its parent when that scores well, related siblings are merged, and the result is cleaned
- * conditionally (readability/conditional-cleaner.ts). What tags, roles and class names say is in
- * readability/signals.ts.
+ * Main-content detection, without mutating the DOM, in named parts:
+ * 1. the app shell (structure/app-shell.ts): a body that is a loading screen is read from its `<noscript>`;
+ * 2. readability's grab (readability/grabber.ts), relaxed attempt by attempt while it finds too little;
+ * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture.
  */
 export interface MainContent {
   /** Elements to render, in document order. */
   roots: Element[];
   /** Descendants of `roots` to leave out. */
   removed: Set<Element>;
+  /** Elements never rendered (the caller's rule, `<noscript>` shown for an app shell). */
+  isSkipped: (el: Element) => boolean;
 }
 
-export function extractMainContent(document: Document, isSkipped: (el: Element) => boolean): MainContent {
+export interface MainContentCandidates {
+  body: Element;
+  grab: Grab;
+  region: Grab;
+  isSkipped: (el: Element) => boolean;
+}
+
+/**
+ * Readability's grab is precise on a page with one body of prose; when it holds little of the main region's
+ * text, the content is spread over several blocks (sections, item grids, posts) and the region is the main
+ * content. The share the grab must hold: none on a page that declares itself an article (its body is prose);
+ * less when the region is only the body without its furniture (no `<main>`: it keeps more that is not content).
+ */
+function grabMinShare(region: Element, kinds: ReadonlySet<DeclaredKind>): number {
+  if (kinds.has('article')) return 0;
+  return region.name === 'body' ? 0.6 : 0.7;
+}
+
+/** How far above the grab's block a run of blocks is looked for. */
+const WIDEN_MAX_LEVELS = 4;
+/** A run replaces the grab when it holds this many times the grab's text... */
+const WIDEN_MIN_GAIN = 1.1;
+/** ...and this share of its parent's text. */
+const WIDEN_MIN_SHARE = 0.5;
+
+const ATTEMPTS: GrabFlags[] = [
+  { stripUnlikely: true, weightClasses: true, cleanConditionally: true },
+  { stripUnlikely: false, weightClasses: true, cleanConditionally: true },
+  { stripUnlikely: false, weightClasses: false, cleanConditionally: true },
+  { stripUnlikely: false, weightClasses: false, cleanConditionally: false },
+];
+
+/** What the page says about itself that steers the detection (from its metadata). */
+export interface PageDeclarations {
+  kinds?: ReadonlySet<DeclaredKind>;
+  /** The document's title (`<title>`, `og:title`). */
+  title?: string;
+}
+
+export function extractMainContent(document: Document, isSkipped: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
+  const c = mainContentCandidates(document, isSkipped);
+  const chosen = c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set()) * c.region.length ? c.grab : c.region;
+  const roots = [...chosen.roots];
+  const removed = new Set(chosen.removed);
+  // The page's title stays with its content (a docs page's section heading sits above the winning block).
+  const heading = mainHeading(c.body, c.isSkipped, page.title);
+  if (heading && !isRendered(heading, roots, removed, c.isSkipped)) {
+    removed.delete(heading);
+    roots.unshift(heading);
+  }
+  return { roots, removed, isSkipped: c.isSkipped };
+}
+
+export function mainContentCandidates(document: Document, callerSkips: (el: Element) => boolean): MainContentCandidates {
   const body = findFirst(document, 'body') ?? findFirst(document, 'html') ?? adoptIntoBody(document);
-  const attempts: GrabFlags[] = [
-    { stripUnlikely: true, weightClasses: true, cleanConditionally: true },
-    { stripUnlikely: false, weightClasses: true, cleanConditionally: true },
-    { stripUnlikely: false, weightClasses: false, cleanConditionally: true },
-    { stripUnlikely: false, weightClasses: false, cleanConditionally: false },
-  ];
-  let best: { content: MainContent; length: number } | undefined;
-  for (const flags of attempts) {
-    const grabbed = new Grabber(body, flags, isSkipped).grab();
-    if (grabbed.length >= CHAR_THRESHOLD) return grabbed.content;
+  const isSkipped = isAppShell(body, callerSkips) ? (el: Element) => el.name !== 'noscript' && callerSkips(el) : callerSkips;
+  const counts = textCensus(body, isSkipped);
+  const grab = readabilityGrab(body, isSkipped);
+  return {
+    body,
+    grab: widenToRepeatedBlocks(grab, body, counts, isSkipped) ?? grab,
+    region: regionGrab(body, counts, isSkipped),
+    isSkipped,
+  };
+}
+
+/**
+ * Readability picks one block; when that block is one of a run of blocks of its kind (a post of a thread, a
+ * section of a reference page, an item of a listing) that holds much more text than the grab, the run is the
+ * content: the grab widens to the run's parent, without its furniture (the run's members are kept whatever
+ * their class names say).
+ */
+function widenToRepeatedBlocks(
+  grab: Grab,
+  body: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  isSkipped: (el: Element) => boolean,
+): Grab | undefined {
+  for (const root of grab.roots) {
+    let node: Element = root;
+    for (let level = 0; level < WIDEN_MAX_LEVELS && node !== body; level++) {
+      const group = groupOf(node, counts);
+      const parentText = counts.get(group?.parent ?? body)?.text ?? 0;
+      if (group && group.text >= WIDEN_MIN_GAIN * grab.length && group.text >= WIDEN_MIN_SHARE * parentText) {
+        return furnitureFree(group.parent, counts, isSkipped, new Set(group.items));
+      }
+      if (!node.parent || !isElement(node.parent)) break;
+      node = node.parent;
+    }
+  }
+  return undefined;
+}
+
+function readabilityGrab(body: Element, isSkipped: (el: Element) => boolean): Grab {
+  let best: Grab | undefined;
+  for (const flags of ATTEMPTS) {
+    const grabbed = grabArticle(body, flags, isSkipped);
+    if (grabbed.length >= CHAR_THRESHOLD) return grabbed;
     if (!best || grabbed.length > best.length) best = grabbed;
   }
-  return best!.content;
+  return best!;
+}
+
+function regionGrab(body: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean): Grab {
+  return furnitureFree(mainRegion(body, counts), counts, isSkipped);
+}
+
+/** `root` without its furniture, as a grab. */
+function furnitureFree(
+  root: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  isSkipped: (el: Element) => boolean,
+  keep?: ReadonlySet<Element>,
+): Grab {
+  const removed = regionFurniture(root, counts, isSkipped, keep);
+  let length = counts.get(root)?.text ?? 0;
+  // Only the outermost removed elements subtract (their subtrees are not walked).
+  for (const el of removed) length -= counts.get(el)?.text ?? 0;
+  return { roots: [root], removed, length: Math.max(0, length) };
 }
 
 /** Fragments without <html>/<body>: wrap the top level so ancestors can be scored (the document is ours). */
@@ -43,203 +152,4 @@ function adoptIntoBody(document: Document): Element {
   body.parent = document;
   document.children = [body];
   return body;
-}
-
-class Grabber {
-  private readonly info = new Map<Element, ElementInfo>();
-  private readonly scores = new Map<Element, number>();
-  /** Elements excluded while scoring (unlikely candidates, never-content tags, hidden). */
-  private readonly excluded = new Set<Element>();
-
-  constructor(
-    private readonly body: Element,
-    private readonly flags: GrabFlags,
-    private readonly isSkipped: (el: Element) => boolean,
-  ) {}
-
-  grab(): { content: MainContent; length: number } {
-    this.measure();
-    const top = this.pickTopCandidate();
-    const roots = this.mergeSiblings(top);
-    const removed = new Set<Element>(this.excluded);
-    const cleaner = new ConditionalCleaner(this.flags, (el) => this.info.get(el), this.isSkipped);
-    let length = 0;
-    for (const root of roots) length += cleaner.clean(root, removed);
-    return { content: { roots, removed }, length };
-  }
-
-  /** One post-order pass: text/link/comma counts per element, paragraph scores to ancestors. */
-  private measure(): void {
-    const stack: { el: Element; i: number; text: number; link: number; commas: number; block: boolean; run: number; runCommas: number }[] =
-      [];
-    const enter = (el: Element) => stack.push({ el, i: 0, text: 0, link: 0, commas: 0, block: false, run: 0, runCommas: 0 });
-    enter(this.body);
-    while (stack.length > 0) {
-      const frame = stack[stack.length - 1];
-      const children = frame.el.children;
-      if (frame.i < children.length) {
-        const child = children[frame.i++];
-        if (typeOf(child) === 'text') {
-          const data = textData(child);
-          const len = normalizedLength(data);
-          const commas = countCommas(data);
-          frame.text += len;
-          frame.commas += commas;
-          frame.run += len;
-          frame.runCommas += commas;
-        } else if (isElement(child)) {
-          if (isExcluded(child, this.flags, this.isSkipped)) {
-            this.excluded.add(child);
-          } else {
-            enter(child);
-          }
-        }
-        continue;
-      }
-      stack.pop();
-      const el = frame.el;
-      const isLink = el.name === 'a';
-      const info: ElementInfo = { text: frame.text, link: isLink ? frame.text : frame.link, commas: frame.commas, blockDesc: frame.block };
-      this.info.set(el, info);
-      this.flushRun(frame);
-      const parent = stack[stack.length - 1];
-      if (parent) {
-        parent.text += info.text;
-        parent.link += info.link;
-        parent.commas += info.commas;
-        const isBlock = DIV_TO_P.has(el.name) || info.blockDesc;
-        if (isBlock) {
-          parent.block = true;
-          this.flushRun(parent);
-        } else {
-          parent.run += info.text;
-          parent.runCommas += info.commas;
-        }
-      }
-      if (SCORED.has(el.name) || (PARAGRAPH_LIKE.has(el.name) && !info.blockDesc)) {
-        this.scoreParagraph(el, info.text, info.commas);
-      }
-    }
-  }
-
-  /** Inline runs inside a container div would be wrapped in <p> by readability; score them as such. */
-  private flushRun(frame: { el: Element; block: boolean; run: number; runCommas: number }): void {
-    if (frame.block && frame.run >= 25) this.scoreRun(frame.el, frame.run, frame.runCommas);
-    frame.run = 0;
-    frame.runCommas = 0;
-  }
-
-  private scoreRun(container: Element, length: number, commas: number): void {
-    const score = 2 + commas + Math.min(Math.floor(length / 100), 3);
-    this.addToAncestors(container, score, 0);
-  }
-
-  private scoreParagraph(el: Element, length: number, commas: number): void {
-    if (length < 25) return;
-    const score = 2 + commas + Math.min(Math.floor(length / 100), 3);
-    const parent = el.parent;
-    if (parent && isElement(parent)) this.addToAncestors(parent, score, 0);
-  }
-
-  private addToAncestors(start: Element, score: number, startLevel: number): void {
-    let node: Element | null = start;
-    for (let level = startLevel; level < 5 && node && isElement(node); level++) {
-      if (!node.parent) break;
-      const divider = level === 0 ? 1 : level === 1 ? 2 : level * 3;
-      const current = this.scores.get(node) ?? initialScore(node, this.flags);
-      this.scores.set(node, current + score / divider);
-      if (node === this.body) break;
-      node = node.parent as Element | null;
-    }
-  }
-
-  private linkDensity(el: Element): number {
-    const info = this.info.get(el);
-    if (!info || info.text === 0) return 0;
-    return info.link / info.text;
-  }
-
-  private finalScore(el: Element): number {
-    return (this.scores.get(el) ?? 0) * (1 - this.linkDensity(el));
-  }
-
-  private pickTopCandidate(): Element {
-    const ranked: { el: Element; score: number }[] = [];
-    for (const el of this.scores.keys()) ranked.push({ el, score: this.finalScore(el) });
-    ranked.sort((a, b) => b.score - a.score);
-    const topFive = ranked.slice(0, 5);
-    let top = topFive[0]?.el;
-    if (!top || top === this.body) return this.body;
-    const topScore = topFive[0].score;
-
-    // Several strong candidates sharing an ancestor: the article is that ancestor.
-    const alternativeAncestors: Set<Element>[] = [];
-    for (let i = 1; i < topFive.length; i++) {
-      if (topFive[i].score / topScore >= 0.75) alternativeAncestors.push(ancestors(topFive[i].el));
-    }
-    if (alternativeAncestors.length >= 3) {
-      for (let p = top.parent as Element | null; p && p !== this.body && isElement(p); p = p.parent as Element | null) {
-        let containing = 0;
-        for (const set of alternativeAncestors) if (set.has(p)) containing++;
-        if (containing >= 3) {
-          top = p;
-          break;
-        }
-      }
-    }
-
-    // Climb while the parent scores better (the candidate was one part of a larger article).
-    let lastScore = this.finalScore(top);
-    const threshold = lastScore / 3;
-    for (let p = top.parent as Element | null; p && p !== this.body && isElement(p); p = p.parent as Element | null) {
-      if (!this.scores.has(p)) continue;
-      const parentScore = this.finalScore(p);
-      if (parentScore < threshold) break;
-      if (parentScore > lastScore) {
-        top = p;
-        break;
-      }
-      lastScore = parentScore;
-    }
-
-    // An only child stands for its parent.
-    for (
-      let p = top.parent as Element | null;
-      p && p !== this.body && isElement(p) && childElements(p).length === 1;
-      p = p.parent as Element | null
-    ) {
-      top = p;
-    }
-    return top;
-  }
-
-  private mergeSiblings(top: Element): Element[] {
-    const parent = top.parent;
-    if (!parent || !isElement(parent) || top === this.body) return [top];
-    const topScore = this.finalScore(top);
-    const threshold = Math.max(10, topScore * 0.2);
-    const topClass = top.attribs.class ?? '';
-    const roots: Element[] = [];
-    for (const sibling of parent.children) {
-      if (!isElement(sibling)) continue;
-      if (sibling === top) {
-        roots.push(sibling);
-        continue;
-      }
-      if (this.excluded.has(sibling) || !this.info.has(sibling)) continue;
-      let bonus = 0;
-      if (topClass !== '' && sibling.attribs.class === topClass) bonus += topScore * 0.2;
-      if (this.scores.has(sibling) && this.finalScore(sibling) + bonus >= threshold) {
-        roots.push(sibling);
-        continue;
-      }
-      if (sibling.name === 'p' || (sibling.name === 'div' && !this.info.get(sibling)!.blockDesc)) {
-        const info = this.info.get(sibling)!;
-        const density = this.linkDensity(sibling);
-        if (info.text > 80 && density < 0.25) roots.push(sibling);
-        else if (info.text < 80 && info.text > 0 && density === 0 && SENTENCE_END.test(textOf(sibling))) roots.push(sibling);
-      }
-    }
-    return roots;
-  }
 }

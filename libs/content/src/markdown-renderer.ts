@@ -75,6 +75,16 @@ const LEADING_INDENT = /^[\u0002\s]*/;
 const INDENT_MARK_ANYWHERE = /\u0002/g;
 
 /**
+ * A space that only separates words: written around inline elements (links, images) whose neighbours in the
+ * markup may touch them without whitespace (`<a>one</a><a>two</a>`), and dropped by the final pass where the
+ * text already has a space, a line edge or punctuation there (`<a>Statista</a>, the` reads "Statista, the").
+ */
+const SOFT_SPACE = '\u0003';
+const SOFT_SPACE_RUN = /[ \u0003]*\u0003[ \u0003]*/g;
+const NO_SPACE_AFTER = /[\s([{“‘«¿¡$#@/]/u;
+const NO_SPACE_BEFORE = /[\s,.;:!?)\]}’”»%…/]/u;
+
+/**
  * DOM → compact markdown. Elements return strings; blocks are wrapped in blank lines and the final
  * pass trims lines, collapses spaces and squeezes blank-line runs, so nested blocks need no
  * bookkeeping.
@@ -134,6 +144,8 @@ export class MarkdownRenderer {
       case 'menu':
       case 'dir':
         return `\n\n${this.list(node, d)}\n\n`;
+      case 'dl':
+        return isLinkTree(node) ? `\n\n${this.linkTree(node, d)}\n\n` : `\n\n${this.children(node, d)}\n\n`;
       case 'a':
         return this.link(node, d);
       case 'img':
@@ -192,6 +204,24 @@ export class MarkdownRenderer {
     return out;
   }
 
+  /** A table of contents written as a definition list: each term an item, its description (sub-entries) nested. */
+  private linkTree(dl: Element, depth: number): string {
+    let out = '';
+    for (const child of dl.children) {
+      if (!isElement(child) || this.options.skip(child)) continue;
+      if (child.name === 'dt') {
+        const term = this.inline(child, depth + 1);
+        if (term !== '') out += `\n- ${term}`;
+      } else if (child.name === 'dd') {
+        const body = this.children(child, depth + 1)
+          .trim()
+          .replace(/\s*\n\s*\n\s*/g, '\n');
+        if (body !== '') out += `\n${INDENT_MARK}${body.replace(/\n/g, `\n${INDENT_MARK}`)}`;
+      }
+    }
+    return out;
+  }
+
   private link(a: Element, depth: number): string {
     if (this.inLink) return this.children(a, depth);
     this.inLink = true;
@@ -215,7 +245,7 @@ export class MarkdownRenderer {
     if (!this.markdown || url === undefined || this.options.resolver.isSamePageAnchor(url)) return spaced(content);
     if (this.options.linkUrls === 'none' || (this.options.linkUrls === 'prose' && !this.inProse(a))) return spaced(content);
     if (content === '') return '';
-    return ` [${content.replace(/[[\]]/g, '')}](${escapeUrl(url.href)}) `;
+    return `${SOFT_SPACE}[${content.replace(/[[\]]/g, '')}](${escapeUrl(url.href)})${SOFT_SPACE}`;
   }
 
   /** A link inside running text (its block is mostly non-link text), as opposed to menus and link lists. */
@@ -248,8 +278,8 @@ export class MarkdownRenderer {
       src = a['data-src'] ?? a['data-lazy-src'] ?? a['data-original'] ?? a.srcset?.trim().split(/\s+/)[0];
     }
     const url = this.options.resolver.resolve(src);
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return alt.length > 0 ? ` ${alt} ` : '';
-    return ` ![${alt.replace(/[[\]]/g, '')}](${escapeUrl(url.href)}) `;
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return alt.length > 0 ? spaced(alt) : '';
+    return spaced(`![${alt.replace(/[[\]]/g, '')}](${escapeUrl(url.href)})`);
   }
 
   private preformatted(pre: Element): string {
@@ -264,7 +294,8 @@ export class MarkdownRenderer {
     const lines = raw.split('\n');
     const out: string[] = [];
     let blank = true;
-    for (const line of lines) {
+    for (const raw of lines) {
+      const line = raw.includes(SOFT_SPACE) ? resolveSoftSpaces(raw) : raw;
       const lead = LEADING_INDENT.exec(line)![0];
       const depth = lead.split(INDENT_MARK).length - 1;
       const trimmed = line.slice(lead.length).replace(INDENT_MARK_ANYWHERE, '').replace(/ {2,}/g, ' ').trim();
@@ -285,12 +316,47 @@ export class MarkdownRenderer {
   }
 }
 
+/** A definition list whose every term is a link (a table of contents, an index): a tree of links, rendered as a list. */
+function isLinkTree(dl: Element): boolean {
+  let terms = 0;
+  for (const child of dl.children) {
+    if (!isElement(child) || child.name !== 'dt') continue;
+    terms++;
+    let linked = false;
+    walkElements(child, (el) => {
+      if (el.name === 'a' && el.attribs.href !== undefined) linked = true;
+    });
+    if (!linked) return false;
+  }
+  return terms > 0;
+}
+
+function walkElements(root: Element, visit: (el: Element) => void): void {
+  const stack: Element[] = [root];
+  while (stack.length > 0) {
+    const el = stack.pop()!;
+    visit(el);
+    for (const child of el.children) if (isElement(child)) stack.push(child);
+  }
+}
+
 function spaced(content: string): string {
-  return content === '' ? '' : ` ${content} `;
+  return content === '' ? '' : `${SOFT_SPACE}${content}${SOFT_SPACE}`;
+}
+
+/** Resolves the soft spaces of a line (see SOFT_SPACE). */
+function resolveSoftSpaces(line: string): string {
+  return line.replace(SOFT_SPACE_RUN, (run: string, at: number) => {
+    if (run.includes(' ')) return ' ';
+    const before = line[at - 1];
+    const after = line[at + run.length];
+    if (before === undefined || after === undefined || NO_SPACE_AFTER.test(before) || NO_SPACE_BEFORE.test(after)) return '';
+    return ' ';
+  });
 }
 
 function collapse(text: string): string {
-  return text.replace(/[\s\u00a0\u0000\u0001\u0002]+/g, ' ');
+  return text.replace(/[\s\u00a0\u0000-\u0003]+/g, ' ');
 }
 
 /** Parentheses and spaces would end a markdown link destination early. */

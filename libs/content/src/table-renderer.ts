@@ -1,4 +1,4 @@
-import { isElement, textData, type Element, typeOf } from './dom';
+import { isElement, textContent, textData, type Element, typeOf } from './dom';
 import type { MarkdownRenderer } from './markdown-renderer';
 
 /** Cell content that means the table is page layout rather than data. */
@@ -6,6 +6,9 @@ const LAYOUT_CONTENT = new Set(['table', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5
 
 const MAX_SPAN = 50;
 const MAX_DATA_CELL_CHARS = 400;
+const LINK_BAR_MAX_CELL = 80;
+const LINK_BAR_MAX_LINK = 20;
+const LINK_BAR_LINK_SHARE = 0.5;
 
 interface Row {
   cells: Element[];
@@ -82,7 +85,27 @@ function isLayout(table: Element, rows: Row[]): boolean {
       if (hasLayoutContent(cell)) return true;
     }
   }
-  return false;
+  return isLinkBar(rows);
+}
+
+/**
+ * A navigation bar laid out as a table (prev / up / next, with the titles they lead to): most non-empty cells
+ * are a lone short link, none holds more than a title. Its links are not data; it reads as a line of links.
+ */
+function isLinkBar(rows: Row[]): boolean {
+  let filled = 0;
+  let linkOnly = 0;
+  for (const row of rows) {
+    for (const cell of row.cells) {
+      const text = textContent(cell).replace(/\s+/g, ' ').trim();
+      if (text === '') continue;
+      if (text.length > LINK_BAR_MAX_CELL) return false;
+      filled++;
+      const links = cell.children.filter((c): c is Element => isElement(c) && c.name === 'a');
+      if (links.length === 1 && textContent(links[0]).replace(/\s+/g, ' ').trim() === text && text.length <= LINK_BAR_MAX_LINK) linkOnly++;
+    }
+  }
+  return filled >= 2 && linkOnly >= filled * LINK_BAR_LINK_SHARE;
 }
 
 function hasLayoutContent(cell: Element): boolean {

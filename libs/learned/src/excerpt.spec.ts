@@ -35,7 +35,7 @@ describe('excerptOf', () => {
     expect(excerpt.split('\n…\n')).toEqual([
       'og:title: Salt Roads',
       // The block as the content converter renders pages for the model: markdown.
-      ['# Salt Roads', 'By: Ada Quist , Bram Vance', 'ISBN-13: 9781916042131', 'Publisher: Tidewater Press'].join('\n\n'),
+      ['# Salt Roads', 'By: Ada Quist, Bram Vance', 'ISBN-13: 9781916042131', 'Publisher: Tidewater Press'].join('\n\n'),
     ]);
     expect(excerpt).not.toContain('word1');
   });

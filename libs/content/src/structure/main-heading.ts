@@ -1,0 +1,83 @@
+import { isElement, walk, type Element } from '../dom';
+import { textOf } from '../readability/text-measure';
+
+/** A heading says what the title says when this share of its words is in the title... */
+const TITLE_MATCH = 0.8;
+/** ...and it holds this share of the title's words (a title may add the site's name). */
+const TITLE_COVERAGE = 0.6;
+const LEVELS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+const NEVER_HOLDS_THE_TITLE = new Set(['nav', 'footer', 'aside', 'dialog', 'template']);
+const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'menu', 'menubar']);
+/** A link to the site's home page: what a logo heading holds. */
+const HOME_HREF = /^(?:https?:\/\/[^/]+)?\/?(?:index\.\w+)?(?:[?#].*)?$/i;
+
+/**
+ * The page's main heading, among the visible headings outside navigation, footers, asides and dialogs (a logo,
+ * a heading that only links to the home page, is not one): the heading that says what the document's title
+ * says (its words nearly all in the title, and most of the title; of the highest level, then the closest, then
+ * the first), else the first of the highest level present. A documentation page titles itself with its
+ * top heading whatever its level (`<h2 class="title">` for a section, `<h1>` for a chapter); a blog names
+ * itself in an `<h1>` above the post's title.
+ */
+export function mainHeading(body: Element, isSkipped: (el: Element) => boolean, documentTitle = ''): Element | undefined {
+  const titleWords = words(documentTitle);
+  let top: Element | undefined;
+  let topLevel = 7;
+  let titled: Element | undefined;
+  let titledScore = 0;
+  let titledLevel = 7;
+  walk(body, (el) => {
+    if (isSkipped(el) || NEVER_HOLDS_THE_TITLE.has(el.name) || CHROME_ROLES.has(el.attribs.role ?? '')) return false;
+    const level = LEVELS[el.name];
+    if (level === undefined) return true;
+    const headingWords = words(textOf(el));
+    if (headingWords.size === 0 || isLogo(el)) return false;
+    if (level < topLevel) {
+      top = el;
+      topLevel = level;
+    }
+    if (titleWords.size > 0) {
+      const shared = [...headingWords].filter((w) => titleWords.has(w)).length;
+      const coverage = shared / titleWords.size;
+      if (shared / headingWords.size >= TITLE_MATCH && coverage >= TITLE_COVERAGE) {
+        if (level < titledLevel || (level === titledLevel && coverage > titledScore)) {
+          titled = el;
+          titledScore = coverage;
+          titledLevel = level;
+        }
+      }
+    }
+    return false;
+  });
+  return titled ?? top;
+}
+
+/**
+ * Whether `el` is rendered with `roots` minus `removed`: it lies under a root and neither it nor an ancestor
+ * on the way is removed or skipped.
+ */
+export function isRendered(
+  el: Element,
+  roots: readonly Element[],
+  removed: ReadonlySet<Element>,
+  isSkipped: (el: Element) => boolean,
+): boolean {
+  const rootSet = new Set(roots);
+  for (let node: Element | null = el; node && isElement(node); node = node.parent as Element | null) {
+    if (removed.has(node) || isSkipped(node)) return false;
+    if (rootSet.has(node)) return true;
+  }
+  return false;
+}
+
+function isLogo(heading: Element): boolean {
+  const links = heading.children.filter(isElement);
+  if (links.length !== 1 || links[0].name !== 'a') return false;
+  const onlyChild = heading.children.every((c) => c === links[0] || !/\S/.test(textOf(c as Element)));
+  return onlyChild && HOME_HREF.test(links[0].attribs.href?.trim() ?? '');
+}
+
+/** Words cut to their first five letters, so that "certificate" and "certifications" count as one. */
+function words(text: string): Set<string> {
+  return new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => w.slice(0, 5)));
+}

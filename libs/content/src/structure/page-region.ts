@@ -1,0 +1,118 @@
+import { walk, type Element } from '../dom';
+import { isExcluded } from '../readability/signals';
+import { isSiteChrome } from '../site-chrome';
+import type { TextCount } from './text-census';
+
+/** A `<main>` holding less than this share of the body's text is a fragment, not the page's main region. */
+const MAIN_MIN_SHARE = 0.2;
+/** A block whose text is at least this share of link text, in at least MENU_MIN_LINKS short links, is a menu. */
+const MENU_LINK_SHARE = 0.9;
+const MENU_MIN_LINKS = 3;
+const MENU_MAX_LINK_TEXT = 30;
+
+const FURNITURE_ROLES = new Set([
+  'complementary',
+  'dialog',
+  'alertdialog',
+  'search',
+  'menu',
+  'menubar',
+  'navigation',
+  'banner',
+  'contentinfo',
+]);
+/** Controls of a page, not its content: filters, sorting, paging, breadcrumbs, tool bars, buttons and calls to action, form controls. */
+const CONTROLS =
+  /(?:^|[-_ ])(?:filters?|facets?|refine(?:ments)?|sort(?:ing|by|-by)?|toolbar|breadcrumbs?|pagination|pager|paging)(?:$|[-_ ])/i;
+/** What a post says about its author rather than the topic: the poster's card (join date, post count) and signature. */
+const POSTER =
+  /(?:^|[-_ ])(?:user-?info|member-?info|user-?details|user-?stats|author-?info|post-?profile|postprofile|signature)(?:$|[-_ ])/i;
+/** A button or call to action ("Get started", "Shop now"): a few words named or marked as one. */
+const BUTTON = /(?:^|[-_ ])(?:btn|button|cta)(?:$|[-_ ])/i;
+const BUTTON_MAX_TEXT = 40;
+/** Controls hold little of what their region shows: a block named like one but holding more is the listing itself. */
+const CONTROLS_MAX_SHARE = 0.2;
+const CONTROL_TAGS = new Set(['button', 'select', 'label', 'input', 'textarea']);
+const STRICT = { stripUnlikely: true, weightClasses: true, cleanConditionally: true };
+
+/** The page's main region: the `<main>` (or `role="main"`) element holding the most text when it holds enough, else the body. */
+export function mainRegion(body: Element, counts: ReadonlyMap<Element, TextCount>): Element {
+  const total = counts.get(body)?.text ?? 0;
+  let best: Element | undefined;
+  let bestText = 0;
+  walk(body, (el) => {
+    if (!counts.has(el)) return false;
+    if (el.name === 'main' || el.attribs.role === 'main') {
+      const text = counts.get(el)!.text;
+      if (text > bestText) {
+        best = el;
+        bestText = text;
+      }
+    }
+    return true;
+  });
+  return best && bestText >= total * MAIN_MIN_SHARE ? best : body;
+}
+
+/**
+ * What a region holds besides its content: site chrome (navigation, footers, cookie banners), asides and
+ * dialogs, furniture readability would never score (sidebars, related links, share bars), and menus (blocks of
+ * short links) unless a menu holds more text than all the region keeps besides (then it is the page's content:
+ * a table of contents, an index). Returns the elements to leave out; their subtrees go with them. Elements in `keep` (the posts
+ * of a thread, whatever their class names say) are walked but never left out themselves.
+ */
+export function regionFurniture(
+  region: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  isSkipped: (el: Element) => boolean,
+  keep: ReadonlySet<Element> = new Set(),
+): Set<Element> {
+  const removed = new Set<Element>();
+  const menus: Element[] = [];
+  const maxControls = (counts.get(region)?.text ?? 0) * CONTROLS_MAX_SHARE;
+  walk(region, (el) => {
+    const count = counts.get(el);
+    if (
+      !count ||
+      isSkipped(el) ||
+      (!keep.has(el) && (isFurniture(el, isSkipped) || (count.text <= maxControls && isControls(el, count.text))))
+    ) {
+      removed.add(el);
+      return false;
+    }
+    if (!keep.has(el) && isMenu(count)) {
+      removed.add(el);
+      menus.push(el);
+      return false;
+    }
+    return true;
+  });
+  // A menu larger than everything else the region keeps is what the page is: a table of contents, an index.
+  let kept = counts.get(region)?.text ?? 0;
+  for (const el of removed) kept -= counts.get(el)?.text ?? 0;
+  for (const menu of menus) {
+    const text = counts.get(menu)!.text;
+    if (text > kept) removed.delete(menu);
+  }
+  return removed;
+}
+
+function isFurniture(el: Element, isSkipped: (el: Element) => boolean): boolean {
+  if (isSiteChrome(el) || el.name === 'aside' || el.name === 'dialog') return true;
+  const role = el.attribs.role;
+  if (role !== undefined && FURNITURE_ROLES.has(role)) return true;
+  return isExcluded(el, STRICT, isSkipped);
+}
+
+/** Form controls, and blocks named for what they do to a listing rather than what it holds. */
+function isControls(el: Element, text: number): boolean {
+  if (CONTROL_TAGS.has(el.name)) return true;
+  const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`.split(/\s+/);
+  if (names.some((name) => POSTER.test(name))) return true;
+  if (text <= BUTTON_MAX_TEXT && (el.attribs.role === 'button' || names.some((name) => BUTTON.test(name)))) return true;
+  return names.some((name) => CONTROLS.test(name));
+}
+
+function isMenu(count: TextCount): boolean {
+  return count.links >= MENU_MIN_LINKS && count.link >= count.text * MENU_LINK_SHARE && count.link / count.links <= MENU_MAX_LINK_TEXT;
+}
