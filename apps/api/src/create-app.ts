@@ -173,7 +173,10 @@ export async function createApiApp(
     }
     // Authenticate first (401, then 429 and 403), on every route: a caller without a valid key is told that, not what
     // is wrong with its body (its content type, size or JSON), which the checks below and the parsers answer.
-    const policy = admission?.policies.policyOf(request.method, request.routeOptions?.url);
+    // A WebSocket upgrade of a watched route goes to the Firecrawl watcher, which authenticates the key its client
+    // offers as a subprotocol (an SDK's WebSocket cannot send Authorization) and answers a bad one in the socket.
+    const watcherUpgrade = request.headers.upgrade?.toLowerCase() === 'websocket' && WATCHED_ROUTES.has(request.routeOptions?.url ?? '');
+    const policy = watcherUpgrade ? null : admission?.policies.policyOf(request.method, request.routeOptions?.url);
     if (policy) await admission!.guard.admit(request, reply, policy);
     // JSON-only bodies: refuse anything else before it is parsed (Nest also registers a form parser); URL lists where a route takes them.
     const contentType = request.headers['content-type'];
