@@ -19,6 +19,7 @@ export { JobsModule } from './jobs.module';
 export { JobListResponse, JobResponse, ListJobsQuery, PageQuery } from './dto/list-jobs.dto';
 export { UsageService } from './usage.service';
 export { JobLifecycleHooks, type JobLifecycleEvent } from './job-lifecycle-hooks';
+export { finalJobError } from './final-job-error';
 export { isJobYielded, JOB_HANDLERS, JobYieldedError, type JobCompletion, type JobContext, type JobHandler } from './job-handler';
 export { IdempotencyService } from './idempotency.service';
 export { JobDeletionHooks } from './job-deletion-hooks';
