@@ -6,33 +6,8 @@ import { ResultsService } from '@app/results';
 import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
 import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request.dto';
 import { extractArchives } from './extract-archive';
+import type { ExtractionFacts } from './extraction-facts';
 import type { AnalyzeJobInput, ExtractJobInput } from './job-inputs';
-
-/** How an extract's data was made (also the stored result's `metadata`). */
-export interface ExtractionMade {
-  method: 'model' | 'selectors' | 'mixed';
-  /** The learned program that extracted the page (or some of its fields), or that was compared with the model on it. */
-  program_id?: string;
-  /** The page's template of the site (extraction_mode auto). */
-  template_id?: string;
-  /** `mixed`: the fields the model filled. */
-  model_fields?: string[];
-  /** extraction_mode auto, when the model was called: a `full` call (the whole page, every field) or a `partial` one. */
-  model_call?: 'full' | 'partial';
-}
-
-/** What an extract job leaves on its job record for the synchronous answer. */
-export interface ExtractionFacts extends ExtractionMade {
-  fetched_at: string;
-  final_url: string;
-  /** `null` when a learned program extracted the page (no model call). */
-  llm_model: string | null;
-  llm_provider: string | null;
-  fetch_duration_ms: number;
-  extract_duration_ms: number;
-  llm_cost_usd: number;
-  is_byok: boolean;
-}
 
 /** The answer's provenance (the stored item's `metadata`); jobs stored before provenance existed have none to show. */
 function provenanceOf(metadata: Record<string, unknown> | undefined) {

@@ -4,7 +4,8 @@ import { AppError, isStoreUnavailable } from '@app/core';
 import { fetchControlFor, RedirectStopped, type FetchResult, type WaitFor } from '@app/fetch';
 import type { JobRecord } from '@app/jobs';
 import { conditionalHeaders } from '@app/monitors';
-import { loadOptionsFor, type LoadedPage, type PageFetchControl, type PageLoaderService } from '@app/pages';
+import { pageLoadOptions, type ModelPagePlan } from '@app/extraction';
+import type { LoadedPage, PageFetchControl, PageFormatsPlan, PageLoaderService } from '@app/pages';
 import { hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { crawlHostPolicy } from '../crawl-host-policy';
 import type { CrawlJobInput } from '../crawl-input';
@@ -14,6 +15,7 @@ import type { PageOutcome, PageTaskPayload } from '../crawl.types';
 import { isRetryableFailure } from '../page-retry-policy';
 import { canonicalize } from '../url-canon';
 import type { ArchivedPages } from './archived-pages';
+import { crawlPagePlan } from './page-outcomes';
 import type { DomainLabels } from './domain-labels';
 import { unchangedOutcome, type MonitorNote } from './monitor-note';
 
@@ -35,6 +37,8 @@ export interface FetchContext {
   job: JobRecord;
   input: CrawlJobInput;
   scope: CrawlScope;
+  /** How its pages are extracted (what the load must give them). */
+  plan: ModelPagePlan | PageFormatsPlan;
 }
 
 /**
@@ -92,13 +96,9 @@ export class PageFetch {
             linkSelector: options.follow_selector ?? undefined,
             control,
             keepRaw: options.archive,
-            // A page that is extracted: its formats (a crawl without a schema), or the attribute values a
-            // value may be grounded on (docs/provenance.md).
-            ...(task.extract
-              ? context.input.page_formats
-                ? loadOptionsFor(context.input.page_formats)
-                : { also: { attributes: true } }
-              : {}),
+            // A page that is extracted: what its plan needs of the load (its formats, or the attribute values a
+            // value may be grounded on: docs/provenance.md).
+            ...(task.extract ? pageLoadOptions(crawlPagePlan(context, task.key)) : {}),
             headers: conditionalHeaders(note?.memory ?? null),
             beforeConvert: (fetched) => {
               if (note) {
