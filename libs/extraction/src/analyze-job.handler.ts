@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { analyzePage, type AnalysisHeuristics } from '@app/analysis';
 import { AppError, Usage } from '@app/core';
-import { detectNeedsJs, fetchControlFor, type FetchResult, type ScopedRequestData } from '@app/fetch';
+import { detectNeedsJs, openFetchControl, type FetchResult, type ScopedRequestData } from '@app/fetch';
 import { finalJobError, type JobContext, type JobHandler } from '@app/jobs';
 import { ResultsService } from '@app/results';
 import { parseSchema, type JsonSchemaObject } from '@app/schema';
@@ -276,8 +276,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
  * batches"), scoped to the analysed page's host: a linked page or a redirect on another host gets none.
  */
 function siteScoped(url: string, secrets: Record<string, string>): ScopedRequestData | undefined {
-  const scoped = fetchControlFor(null, secrets).scoped;
-  return scoped ? { ...scoped, host: new URL(url).host } : undefined;
+  return openFetchControl(null, secrets, { host: new URL(url).host }).scoped;
 }
 
 /**

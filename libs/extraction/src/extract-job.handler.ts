@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PageArchive } from '@app/archive';
 import { AppError, Usage } from '@app/core';
-import { fetchControlFor } from '@app/fetch';
+import { openFetchControl } from '@app/fetch';
 import { finalJobError, type JobCompletion, type JobContext, type JobHandler } from '@app/jobs';
 import { EXTRACTS_CONSUMER } from '@app/learned';
 import { LOGGER, type AppLogger } from '@app/observability';
@@ -55,7 +55,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     try {
       page = await this.loader.load(input.url, input.fetch_mode, {
         signal,
-        control: fetchControlFor(input.fetch_control, secrets),
+        control: openFetchControl(input.fetch_control, secrets),
         keepRaw: input.archive,
         ...pageLoadOptions(plan),
       });

@@ -20,13 +20,32 @@ export { Fetcher } from './fetcher';
 export { RobotsCache } from './robots';
 export { guardFromSettings } from './guard-config';
 export {
-  fetchControlFor,
+  FETCH_CONTROL_DEFAULTS,
   fetchSecretValues,
+  openFetchControl,
+  resolveFetchControl,
   splitFetchControl,
+  splitOptionsFetchControl,
   storedFetchControlSchema,
+  type FetchControl,
   type FetchControlFields,
+  type FetchControlLayer,
+  type FetchScope,
+  type SplitFetchControl,
   type StoredFetchControl,
-} from './stored-fetch-control';
+} from './fetch-control/fetch-control';
+export {
+  COOKIE_MAP_RULE,
+  FetchCookiesProperty,
+  FetchHeadersProperty,
+  HEADER_MAP_RULE,
+  IsCssSelector,
+  MAX_WAIT_MS,
+  UserAgentProperty,
+  WaitForDto,
+  WaitForProperty,
+  WithFetchControl,
+} from './fetch-control/fetch-control.properties';
 export { BrowserPool } from './browser-pool';
 export { markedBrowsers, ownerMark, reapOrphanedBrowsers } from './browser-owner';
 export { CgroupMemory, MemoryAdmission } from './memory-admission';

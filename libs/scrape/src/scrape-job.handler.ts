@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { completedResult, failedResult, PageExtractor, PageFailure, type FormatsPagePlan } from '@app/extraction';
-import { fetchControlFor } from '@app/fetch';
+import { openFetchControl } from '@app/fetch';
 import { finalJobError, type JobContext, type JobHandler } from '@app/jobs';
 import { loadOptionsFor, PageLoaderService } from '@app/pages';
 import { ResultsService } from '@app/results';
@@ -30,7 +30,7 @@ export class ScrapeJobHandler implements JobHandler<ScrapeJobInput> {
     // One page per scrape job: the screenshot's id is derived from the job, so a run redone after a crash stores it once.
     const plan: FormatsPagePlan = { kind: 'formats', formats: input, screenshotId: `${job._id}-1`, withFetchDuration: true };
     try {
-      const control = fetchControlFor(input.fetch_control, secrets);
+      const control = openFetchControl(input.fetch_control, secrets);
       const page = await this.loader.load(input.url, input.fetch_mode, {
         signal,
         ...loadOptionsFor(input),

@@ -1,11 +1,11 @@
 import type { Counter } from 'prom-client';
 import type { AppConfig } from '@app/config';
 import { AppError, isStoreUnavailable } from '@app/core';
-import { fetchControlFor, RedirectStopped, type FetchResult, type WaitFor } from '@app/fetch';
+import { openFetchControl, RedirectStopped, type FetchControl, type FetchResult } from '@app/fetch';
 import type { JobRecord } from '@app/jobs';
 import { conditionalHeaders } from '@app/monitors';
 import { pageLoadOptions, type ModelPagePlan } from '@app/extraction';
-import type { LoadedPage, PageFetchControl, PageFormatsPlan, PageLoaderService } from '@app/pages';
+import type { LoadedPage, PageFormatsPlan, PageLoaderService } from '@app/pages';
 import { hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { crawlHostPolicy } from '../crawl-host-policy';
 import type { CrawlJobInput } from '../crawl-input';
@@ -25,11 +25,8 @@ import { unchangedOutcome, type MonitorNote } from './monitor-note';
  * headers and cookies to its seed's host only (links may lead elsewhere); a batch to each listed URL's own
  * host (the caller named every one).
  */
-export function crawlPageControl(input: CrawlJobInput, secrets: Record<string, string>): PageFetchControl {
-  const { user_agent, wait_for } = input.options;
-  const control = fetchControlFor({ user_agent, wait_for: (wait_for as WaitFor | null) ?? null }, secrets);
-  if (control.scoped && !input.source) control.scoped = { ...control.scoped, host: new URL(input.url).host };
-  return control;
+export function crawlPageControl(input: CrawlJobInput, secrets: Record<string, string>): FetchControl {
+  return openFetchControl(input.options, secrets, input.source ? {} : { host: new URL(input.url).host });
 }
 
 /** What the fetch stage needs of a page task's job. */

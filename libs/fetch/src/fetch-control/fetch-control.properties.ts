@@ -15,12 +15,14 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { checkCssSelector } from '@app/content';
-import { COOKIE_VALUE_PATTERN, forbiddenHeaderReason, HEADER_VALUE_PATTERN, TOKEN_PATTERN } from '@app/fetch';
+import { COOKIE_VALUE_PATTERN, forbiddenHeaderReason, HEADER_VALUE_PATTERN, TOKEN_PATTERN } from '../request-control';
+import type { FetchControlFields } from './fetch-control';
 import { HasUsableKeys, IsStringMap, type StringMapRule } from '@app/http';
 
 /*
- * Fetch control (docs/scrape.md "Fetch control"): one definition of each field's rule and words, used
- * at the top level of POST /extract and /scrape and under the crawl options of crawls and batches.
+ * Fetch control (docs/scrape.md "Fetch control"): one definition of each field's rule and words, and the group
+ * of them a DTO embeds (WithFetchControl): at the top level of POST /extract and /scrape, under the crawl
+ * options of crawls, batches, saved sites and monitors.
  */
 
 export const HEADER_MAP_RULE: StringMapRule = {
@@ -148,4 +150,28 @@ export function WaitForProperty() {
     ValidateNested(),
     Type(() => WaitForDto),
   );
+}
+
+/** A DTO class a group of fields is added to (its own fields come first in the document). */
+type DtoBase = new (...args: any[]) => object;
+
+/**
+ * The fetch control fields as one group (docs/scrape.md "Fetch control"), added to a DTO after its base's
+ * fields: `headers` and `cookies` for `scope` (the host they are sent to), `user_agent`, `wait_for`.
+ */
+export function WithFetchControl<TBase extends DtoBase>(Base: TBase, scope = "the page's host") {
+  class FetchControlGroup extends Base implements FetchControlFields {
+    @FetchHeadersProperty(scope)
+    headers?: Record<string, string>;
+
+    @FetchCookiesProperty(scope)
+    cookies?: Record<string, string>;
+
+    @UserAgentProperty()
+    user_agent?: string;
+
+    @WaitForProperty()
+    wait_for?: WaitForDto;
+  }
+  return FetchControlGroup;
 }
