@@ -33,7 +33,7 @@ export function extractPlan(input: ExtractJobInput): ModelPagePlan {
  * the job's completion. A failure is the job's final answer (finalJobError).
  */
 @Injectable()
-export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
+export class ExtractJobHandler implements JobHandler<ExtractJobInput, ExtractionFacts> {
   readonly type = 'extract';
   readonly parseInput = parseExtractInput;
 
@@ -45,7 +45,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  async run(context: JobContext<ExtractJobInput>): Promise<JobCompletion | void> {
+  async run(context: JobContext<ExtractJobInput>): Promise<JobCompletion<ExtractionFacts> | void> {
     const { job, input, signal, jobs, secrets } = context;
     // Its page is recorded (result and usage) by an earlier delivery that did not get to finish the job (a
     // crash or a store outage in between): only the finish is left to do, and counting the page again is wrong.
@@ -85,7 +85,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput> {
     page: LoadedPage,
     extracted: PageExtraction<ExtractionMade>,
     extractDurationMs: number,
-  ): Promise<JobCompletion> {
+  ): Promise<JobCompletion<ExtractionFacts>> {
     const facts: ExtractionFacts = {
       fetched_at: page.fetchedAt,
       final_url: page.fetch.url,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
-import { roundUsd } from '@app/core';
+import { Usage } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { ResultsService } from '@app/results';
 import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
@@ -65,9 +65,10 @@ export class ExtractionRequestsService {
       requireModel: true,
       secrets: control.secrets,
     });
-    const done = await this.intake.awaitJob(job.id);
+    const done = await this.intake.awaitJob<ExtractJobInput, ExtractionFacts>(job.id);
     const item = await this.results.firstOf(done);
-    const facts = (done.extraction ?? {}) as Partial<ExtractionFacts>;
+    // Jobs finished before some facts existed lack them (each has its fallback below).
+    const facts: Partial<ExtractionFacts> = done.extraction ?? {};
     return {
       job_id: done._id,
       url: facts.final_url ?? url,
@@ -87,10 +88,8 @@ export class ExtractionRequestsService {
         ...provenanceOf(item?.metadata),
       },
       usage: {
-        input_tokens: done.token_usage_input,
-        output_tokens: done.token_usage_output,
-        cost_usd: roundUsd(done.cost_usd),
-        llm_cost_usd: roundUsd(facts.llm_cost_usd ?? 0),
+        // The job's counters (the page's model calls, a failed attempt's too) with the model cost of its facts.
+        ...Usage.toWire(Usage.fromRecordFields({ ...done, llm_cost_usd: facts.llm_cost_usd })),
         is_byok: facts.is_byok ?? false,
       },
     };

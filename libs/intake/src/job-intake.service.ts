@@ -192,10 +192,10 @@ export class JobIntakeService {
    * of failed extract/analyze"); a job still running is a 504 with its id (it goes on), and a store outage
    * longer than the wait a 503 with its id.
    */
-  async awaitJob(jobId: string): Promise<JobRecord> {
-    let job: JobRecord | null;
+  async awaitJob<I = unknown, R = unknown>(jobId: string): Promise<JobRecord<I, R>> {
+    let job: JobRecord<I, R> | null;
     try {
-      job = await this.jobs.waitForTerminal(jobId, this.config.extractWaitMs);
+      job = await this.jobs.waitForTerminal<I, R>(jobId, this.config.extractWaitMs);
     } catch (error) {
       // A store outage that outlasts the wait: the job was accepted and goes on, so the 503 says which it is.
       if (!isStoreUnavailable(error)) throw error;

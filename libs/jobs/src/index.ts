@@ -10,6 +10,7 @@ export {
   type JobRecord,
   type JobType,
   type JobView,
+  type JobWebhookTarget,
   type RunJobPayload,
 } from './job.types';
 export { JobsRepository } from './jobs.repository';
@@ -20,6 +21,14 @@ export { JobListResponse, JobResponse, ListJobsQuery, PageQuery } from './dto/li
 export { UsageService } from './usage.service';
 export { JobLifecycleHooks, type JobLifecycleEvent } from './job-lifecycle-hooks';
 export { finalJobError } from './final-job-error';
-export { isJobYielded, JOB_HANDLERS, JobYieldedError, type JobCompletion, type JobContext, type JobHandler } from './job-handler';
+export {
+  isJobYielded,
+  JOB_HANDLERS,
+  JobYieldedError,
+  type JobCompletion,
+  type JobContext,
+  type JobHandler,
+  type JobResultFields,
+} from './job-handler';
 export { IdempotencyService } from './idempotency.service';
 export { JobDeletionHooks } from './job-deletion-hooks';

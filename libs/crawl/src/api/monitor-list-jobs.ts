@@ -53,7 +53,7 @@ export class CrawlMonitorListJobs extends MonitorListJobs {
       schema_id: request.schemaId,
       page_formats: null,
       site_id: site?._id ?? null,
-      llm_config: request.llmConfig as CrawlJobInput['llm_config'],
+      llm_config: request.llmConfig,
       options,
       extraction_mode: request.extractionMode,
       source: { kind: 'list', list_id: listId, urls: urls.length, duplicates: 0 },
