@@ -49,7 +49,6 @@ export function fromStoredOutcome(stored: StoredPageOutcome): PageOutcome {
 
 function toStoredResult(result: PageExtraction): StoredPageResult {
   const { made } = result;
-  const usage = Usage.toCounters(result.usage);
   return {
     data: result.data,
     method: made.method,
@@ -57,10 +56,7 @@ function toStoredResult(result: PageExtraction): StoredPageResult {
     ...(made.method !== 'scrape' && made.method !== 'unchanged' ? learnedFieldsOf(made) : {}),
     llm_model: result.model?.model ?? null,
     llm_provider: result.model?.provider ?? null,
-    token_usage_input: usage.token_usage_input,
-    token_usage_output: usage.token_usage_output,
-    cost_usd: usage.cost_usd,
-    llm_cost_usd: usage.llm_cost_usd,
+    ...Usage.toCounters(result.usage),
     ...(result.provenance ? { provenance: result.provenance } : {}),
   };
 }
