@@ -50,3 +50,5 @@ export { BrowserPool } from './browser-pool';
 export { markedBrowsers, ownerMark, reapOrphanedBrowsers } from './browser-owner';
 export { CgroupMemory, MemoryAdmission } from './memory-admission';
 export { DynamicFetcher } from './dynamic-fetcher';
+export { NO_PROXY, parseProxyPools, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pool/proxy-pools-config';
+export { PROXY_REST, ProxyPool, ProxyPools, type ProxyCounters } from './proxy-pool/proxy-pool';
