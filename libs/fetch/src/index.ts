@@ -43,6 +43,7 @@ export {
   MAX_WAIT_MS,
   UserAgentProperty,
   WaitForDto,
+  ProxyProperty,
   WaitForProperty,
   WithFetchControl,
 } from './fetch-control/fetch-control.properties';
@@ -52,3 +53,4 @@ export { CgroupMemory, MemoryAdmission } from './memory-admission';
 export { DynamicFetcher } from './dynamic-fetcher';
 export { NO_PROXY, parseProxyPools, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pool/proxy-pools-config';
 export { PROXY_REST, ProxyPool, ProxyPools, type ProxyCounters } from './proxy-pool/proxy-pool';
+export { proxyPoolCounters, useProxyPools } from './proxy-pool/configured-pools';

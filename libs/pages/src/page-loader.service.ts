@@ -8,7 +8,9 @@ import {
   guardFromSettings,
   HOST_MODE_MEMORY,
   MemoryAdmission,
+  proxyPoolCounters,
   reapOrphanedBrowsers,
+  useProxyPools,
   type FetchMode,
   type FetchOptions,
   type FetchResult,
@@ -66,8 +68,11 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Optional() @Inject(CONTENT_WORKER_FILE) workerFile?: ContentPoolOptions['workerFile'],
   ) {
+    // Read (and checked) at start: a GLEANER_PROXY_POOLS that does not parse stops the process here.
+    const proxyPools = useProxyPools(config.proxyPools, proxyPoolCounters(metrics.registry));
     this.fetcher = new Fetcher({
       guard: guardFromSettings(config),
+      proxyPools,
       hostMemory,
       static: { timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes },
       dynamic: config.browserEnabled

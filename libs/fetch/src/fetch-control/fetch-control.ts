@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { Errors, type FieldError } from '@app/core';
-import type { FetchMode, FetchOptions } from '../fetch-types';
+import type { FetchMode } from '../fetch-types';
+import type { ModeFetchOptions } from '../fetcher';
+import { configuredProxyPools } from '../proxy-pool/configured-pools';
+import { NO_PROXY } from '../proxy-pool/proxy-pools-config';
 import { COOKIE_VALUE_PATTERN, parseCookieHeader, TOKEN_PATTERN, type WaitFor } from '../request-control';
 
 /*
@@ -19,13 +22,18 @@ export interface FetchControlFields {
   cookies?: Record<string, string>;
   user_agent?: string;
   wait_for?: { selector?: string; ms?: number };
+  /** An operator's proxy pool by name, or `none` (docs/proxies.md); never a proxy URL. */
+  proxy?: string;
 }
 
 /** What an absent option is under crawl options (every fetch control option: none). */
-export const FETCH_CONTROL_DEFAULTS = { headers: null, cookies: null, user_agent: null, wait_for: null } as const satisfies Record<
-  keyof FetchControlFields,
-  null
->;
+export const FETCH_CONTROL_DEFAULTS = {
+  headers: null,
+  cookies: null,
+  user_agent: null,
+  wait_for: null,
+  proxy: null,
+} as const satisfies Record<keyof FetchControlFields, null>;
 
 /** The fetch control options as a layer of crawl options gives them (a request's, a site's): absent or null is unset. */
 export type FetchControlLayer = { [K in keyof FetchControlFields]?: FetchControlFields[K] | null };
@@ -37,13 +45,21 @@ export type ResolvedFetchControl = { [K in keyof FetchControlFields]-?: NonNulla
 export function resolveFetchControl(
   first: <K extends keyof FetchControlFields>(key: K) => NonNullable<FetchControlFields[K]> | null,
 ): ResolvedFetchControl {
-  return { headers: first('headers'), cookies: first('cookies'), user_agent: first('user_agent'), wait_for: first('wait_for') };
+  return {
+    headers: first('headers'),
+    cookies: first('cookies'),
+    user_agent: first('user_agent'),
+    wait_for: first('wait_for'),
+    proxy: first('proxy'),
+  };
 }
 
 /** What a job stores of its fetch control: nothing secret (headers and cookies travel sealed). */
 export interface StoredFetchControl {
   user_agent: string | null;
   wait_for: WaitFor | null;
+  /** Present only when a pool was named (a job without one keeps the layout it always had). */
+  proxy?: string;
 }
 
 const absent = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? null);
@@ -52,6 +68,7 @@ export const storedFetchControlSchema = z
   .object({
     user_agent: absent(z.string()),
     wait_for: absent(z.union([z.object({ selector: z.string() }), z.object({ ms: z.number() })])),
+    proxy: z.string().optional(),
   })
   .nullish()
   .transform((v) => v ?? null);
@@ -102,12 +119,18 @@ export function splitFetchControl(fields: FetchControlFields, fetchMode: FetchMo
       problems.push({ location: `${at}.wait_for`, message: 'needs the browser: use fetch_mode auto (which then renders) or dynamic' });
     } else waitFor = selector !== undefined ? { selector } : { ms: ms! };
   }
+  const proxyProblem = fields.proxy !== undefined ? configuredProxyPools().problem(fields.proxy, `${at}.proxy`) : null;
+  if (proxyProblem) problems.push(proxyProblem);
   if (problems.length > 0) throw Errors.validation(problems);
 
   const secrets: Record<string, string> = {};
   if (Object.keys(headers).length > 0) secrets[HEADERS_SECRET] = JSON.stringify(headers);
   if (Object.keys(cookies).length > 0) secrets[COOKIES_SECRET] = JSON.stringify(cookies);
-  const stored = userAgent !== null || waitFor !== null ? { user_agent: userAgent, wait_for: waitFor } : null;
+  const proxy = fields.proxy;
+  const stored =
+    userAgent !== null || waitFor !== null || proxy !== undefined
+      ? { user_agent: userAgent, wait_for: waitFor, ...(proxy !== undefined ? { proxy } : {}) }
+      : null;
   return { stored, secrets };
 }
 
@@ -125,6 +148,7 @@ export function splitOptionsFetchControl<T extends FetchControlLayer & { fetch_m
     ...(options.cookies ? { cookies: options.cookies } : {}),
     ...(options.user_agent ? { user_agent: options.user_agent } : {}),
     ...(options.wait_for ? { wait_for: options.wait_for } : {}),
+    ...(options.proxy ? { proxy: options.proxy } : {}),
   };
   const { stored, secrets } = splitFetchControl(fields, options.fetch_mode, at);
   return {
@@ -134,7 +158,7 @@ export function splitOptionsFetchControl<T extends FetchControlLayer & { fetch_m
 }
 
 /** The one typed value a page's fetch takes from fetch control: the fetcher's own options (FetchOptions). */
-export type FetchControl = Pick<FetchOptions, 'scoped' | 'userAgent' | 'waitFor' | 'timeoutMs'>;
+export type FetchControl = Pick<ModeFetchOptions, 'scoped' | 'userAgent' | 'waitFor' | 'timeoutMs' | 'proxyPool'>;
 
 /**
  * Where a job's headers and cookies may go: each fetched URL's own host (no `host`: a one-page job, a batch,
@@ -149,6 +173,7 @@ export interface FetchScope {
 export interface StoredFetchFields {
   user_agent?: string | null;
   wait_for?: { selector?: string; ms?: number } | null;
+  proxy?: string | null;
 }
 
 /** The worker's side: the stored control and the headers and cookies opened from the queue message, for one page's fetch. */
@@ -161,6 +186,7 @@ export function openFetchControl(stored: StoredFetchFields | null, secrets: Reco
     ...(scoped ? { scoped: { headers, cookies, ...(scope.host !== undefined ? { host: scope.host } : {}) } } : {}),
     ...(stored?.user_agent ? { userAgent: stored.user_agent } : {}),
     ...(waitFor ? { waitFor } : {}),
+    ...(stored?.proxy && stored.proxy !== NO_PROXY ? { proxyPool: stored.proxy } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { Errors } from '@app/core';
+import { Errors, type FieldError } from '@app/core';
 import { fetchError } from '../errors';
 import { NO_PROXY, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pools-config';
 
@@ -120,14 +120,17 @@ export class ProxyPools {
    * unknown name is a 422 at `location` that lists the known ones.
    */
   assertKnown(name: string, location: string): void {
-    if (name === NO_PROXY || this.pools.has(name)) return;
+    const problem = this.problem(name, location);
+    if (problem) throw Errors.validation([problem]);
+  }
+
+  /** The field error of an unknown pool name (null: known, or none). */
+  problem(name: string, location: string): FieldError | null {
+    if (name === NO_PROXY || this.pools.has(name)) return null;
     const known = this.names();
-    throw Errors.validation([
-      {
-        location,
-        message: `no proxy pool is named ${JSON.stringify(name.slice(0, 64))}; ${known.length > 0 ? `known pools: ${known.join(', ')}, or none` : 'no pool is configured (GLEANER_PROXY_POOLS); use none'}`,
-      },
-    ]);
+    const choices =
+      known.length > 0 ? `known pools: ${known.join(', ')}, or none` : 'no pool is configured (GLEANER_PROXY_POOLS); use none';
+    return { location, message: `no proxy pool is named ${JSON.stringify(name.slice(0, 64))}; ${choices}` };
   }
 
   /**
