@@ -158,8 +158,6 @@ export function ProxyProperty() {
   return applyDecorators(
     ApiPropertyOptional({
       example: 'residential',
-      maxLength: 63,
-      pattern: '^[a-z0-9][a-z0-9_-]{0,62}$',
       description:
         "The operator's proxy pool the page's requests go through, by name (GLEANER_PROXY_POOLS; docs/proxies.md), or `none` for a direct fetch whatever a saved site says. Never a proxy URL. An unknown name is a 422 that lists the known pools.",
     }),
