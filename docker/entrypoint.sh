@@ -9,6 +9,7 @@
 #   GLEANER_BOOTSTRAP_KEY  /run/secrets/gleaner_bootstrap_key
 #   MONGODB_URI            /run/secrets/mongodb_uri
 #   REDIS_URL              /run/secrets/redis_url
+#   GLEANER_PROXY_POOLS    /run/secrets/gleaner_proxy_pools
 # All arguments are passed to node (default: dist/apps/api/src/main.js, the embedded app).
 set -eu
 
@@ -34,5 +35,6 @@ load_secret GLEANER_SECRET /run/secrets/gleaner_secret
 load_secret GLEANER_BOOTSTRAP_KEY /run/secrets/gleaner_bootstrap_key
 load_secret MONGODB_URI /run/secrets/mongodb_uri
 load_secret REDIS_URL /run/secrets/redis_url
+load_secret GLEANER_PROXY_POOLS /run/secrets/gleaner_proxy_pools
 
 exec node "$@"
