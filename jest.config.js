@@ -4,6 +4,8 @@
  * `servers`: the contract/integration (`*.int-spec.ts`) and end-to-end (`*.e2e-spec.ts`) suites under test/,
  * and the specs listed in SPECS_WITH_SERVERS, with the Redis and MongoDB-wire servers global setup starts.
  * `npm test` (test/harness/run-tests.sh) runs both projects at once; with paths it is one run over both.
+ * `dev`: developer commands that start their own servers and are not part of `npm test` (`*.dev-spec.ts`,
+ * run by `--selectProjects dev`: `npm run test:firecrawl-cluster`).
  */
 const swc = [
   '@swc/jest',
@@ -48,7 +50,15 @@ module.exports = {
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
     },
+    {
+      ...project,
+      displayName: 'dev',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.dev-spec.ts'],
+    },
   ],
   testTimeout: 30000,
+  // The servers project's shards of `npm test` are cut by measured time (test/harness/run-tests.sh).
+  testSequencer: '<rootDir>/test/harness/servers-sequencer.js',
   reporters: ['default', ['<rootDir>/test/harness/count-reporter.js', {}]],
 };

@@ -247,6 +247,23 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
       expect(await archive.record(user, 'warc', 'k')).toBeNull();
     });
 
+    it("finds the tenant's newest usable copy of a URL, within an age when given, never another tenant's", async () => {
+      const user = tenant();
+      const other = tenant();
+      const at = (ms: number) => new Date(Date.now() - ms).toISOString();
+      const url = 'https://shop.test/p/latest';
+      await archive.keep(user, 'old', 'k', capture(html('old'), { url, fetchedAt: at(3 * DAY) }));
+      await archive.keep(user, 'new', 'k', capture(html('new'), { url, fetchedAt: at(DAY) }));
+      await archive.keep(user, 'gone', 'k', capture(html('gone'), { url, status: 404, fetchedAt: at(1000) }));
+      await archive.keepFailure(user, 'warc', 'k', url, { category: 'invalid_request', message: 'unreadable' });
+      await archive.keep(other, 'theirs', 'k', capture(html('theirs'), { url, fetchedAt: at(10) }));
+      expect((await archive.latest(user, [url]))?.job_id).toBe('new');
+      expect((await archive.latest(user, ['https://other.test/', url], at(2 * DAY)))?.job_id).toBe('new');
+      expect(await archive.latest(user, [url], at(DAY / 2))).toBeNull();
+      expect(await archive.latest(tenant(), [url])).toBeNull();
+      expect((await archive.latest(other, [url]))?.job_id).toBe('theirs');
+    });
+
     it('concurrent first references of one body store it once and count it once', async () => {
       const user = tenant();
       const body = html('concurrent');

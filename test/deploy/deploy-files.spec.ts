@@ -196,6 +196,11 @@ describe('docker/Dockerfile', () => {
   const lines = text.split('\n').filter((l) => !l.trimStart().startsWith('#'));
   const code = lines.join('\n');
 
+  it('has no `# syntax=` line (a frontend image cannot be fetched without Docker Hub; the built-in one runs RUN --mount)', () => {
+    expect(text).not.toMatch(/^#\s*syntax\s*=/im);
+    expect(code).toMatch(/--mount=type=secret,id=ca_bundle/);
+  });
+
   it('builds on Node 24 (bookworm-slim) in every stage', () => {
     expect(code).toMatch(/ARG NODE_IMAGE=node:24-bookworm-slim/);
     const froms = lines.filter((l) => /^FROM /.test(l));
@@ -251,6 +256,31 @@ describe('docker/entrypoint.sh', () => {
     expect(text.startsWith('#!/bin/sh\n')).toBe(true);
     expect(text).toMatch(/^exec node "\$@"$/m);
     expect(spawnSync('sh', ['-n', file]).status).toBe(0);
+  });
+
+  it('loads every secret the README names, GLEANER_PREVIOUS_SECRETS included, each from /run/secrets/<name in lower case>', () => {
+    const loaded = [...read(file).matchAll(/^load_secret (\w+) (\S+)$/gm)].map((m) => [m[1], m[2]]);
+    const names = [
+      'GLEANER_SECRET',
+      'GLEANER_PREVIOUS_SECRETS',
+      'GLEANER_BOOTSTRAP_KEY',
+      'MONGODB_URI',
+      'REDIS_URL',
+      'GLEANER_OPENAI_API_KEY',
+      'GLEANER_ANTHROPIC_API_KEY',
+      'GLEANER_OPENROUTER_API_KEY',
+    ];
+    expect(loaded).toEqual(names.map((n) => [n, `/run/secrets/${n.toLowerCase()}`]));
+  });
+
+  it('exports GLEANER_PREVIOUS_SECRETS from its file as well (rotation with Docker secrets)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gleaner-entrypoint-'));
+    writeFileSync(join(dir, 'previous'), 'old-secret-1,old-secret-2\n');
+    const run = spawnSync(file, ['-e', 'process.stdout.write(String(process.env.GLEANER_PREVIOUS_SECRETS))'], {
+      env: { ...env, GLEANER_PREVIOUS_SECRETS_FILE: join(dir, 'previous') },
+      encoding: 'utf8',
+    });
+    expect(run.stdout).toBe('old-secret-1,old-secret-2');
   });
 
   it('exports GLEANER_SECRET from a secret file and passes the arguments to node', () => {

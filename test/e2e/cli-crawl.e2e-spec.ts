@@ -86,7 +86,7 @@ describe('gleaner crawl', () => {
     expect(lines).toHaveLength(6);
     expect(new Set(lines.map((l) => l.url)).size).toBe(6);
     for (const line of lines) {
-      expect(Object.keys(line)).toEqual(['id', 'url', 'status', 'data', 'metadata']);
+      expect(Object.keys(line)).toEqual(['id', 'url', 'status', 'data', 'metadata', 'warnings']);
       expect(line.status).toBe('completed');
       // How it was made, and where each value came from (provenance summary by default).
       expect(line.metadata).toEqual({ method: 'model', fields: expect.any(Object), ungrounded_fields: 0 });
@@ -99,6 +99,11 @@ describe('gleaner crawl', () => {
     expect(run.stderr).toContain(`Crawl ${jobId} started at ${site.url}/`);
     expect(run.stderr).toMatch(new RegExp(`\\[${jobId}\\] (pending|crawling|completed) · \\d+ done / \\d+ discovered · \\d+ failed`));
     expect(run.stderr).not.toMatch(/[\r\x1b]/);
+    // The last progress line adds up as the summary does (issue 40): every URL found is done, failed or skipped.
+    const last = [...run.stderr.matchAll(/(\d+) done \/ (\d+) discovered · (\d+) failed(?: · (\d+) skipped)?/g)].at(-1)!;
+    const skipped = Number(/pages {5}6 done · 0 failed · (\d+) skipped/.exec(run.stdout)![1]);
+    expect(skipped).toBeGreaterThan(0);
+    expect(last.slice(1).map((n) => Number(n ?? 0))).toEqual([6, 6 + skipped, 0, skipped]);
   });
 
   it('jobs list/get, results and crawl-map show that crawl', async () => {

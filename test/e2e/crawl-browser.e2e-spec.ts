@@ -31,27 +31,32 @@ const env = (): Record<string, string> => ({
   GLEANER_BROWSER_MAX_BROWSERS: '1',
 });
 
+/** A crawl of `host` from its home page, one page at a time and one link deep, followed to its end. */
+async function crawlToEnd(app: RunningApp, host: string, schema: Record<string, string>, fetchMode: 'auto' | 'dynamic'): Promise<any> {
+  const started = await http(app.baseUrl, 'POST', '/api/v1/crawl', {
+    key: app.adminKey,
+    body: {
+      url: play.url(host, '/'),
+      schema,
+      llm_config: { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-browser', base_url: models.openaiBaseUrl },
+      options: { max_depth: 1, concurrency: 1, fetch_mode: fetchMode },
+    },
+  });
+  expect(started.status).toBe(202);
+  return waitFor(async () => {
+    const body = (await http(app.baseUrl, 'GET', `/api/v1/jobs/${started.body.job_id}`, { key: app.adminKey })).body;
+    return ['completed', 'failed', 'cancelled'].includes(body.status) ? body : null;
+  }, 150_000);
+}
+
 function browserCrawlSuite(getApp: () => RunningApp): void {
   it('fetches a JavaScript-only page with the browser, and the host’s next pages with the browser at once', async () => {
     const app = getApp();
     // A host no earlier run has seen (the cluster's memory of hosts lives in Redis).
     const host = `spa${Date.now() % 1_000_000}.test`;
     const since = Date.now();
-    const started = await http(app.baseUrl, 'POST', '/api/v1/crawl', {
-      key: app.adminKey,
-      body: {
-        url: play.url(host, '/'),
-        schema: { name: 'string', price: 'string', sku: 'string' },
-        llm_config: { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-browser', base_url: models.openaiBaseUrl },
-        // One page at a time, so the first JavaScript page is known before the next one starts.
-        options: { max_depth: 1, concurrency: 1, fetch_mode: 'auto' },
-      },
-    });
-    expect(started.status).toBe(202);
-    const job = await waitFor(async () => {
-      const body = (await http(app.baseUrl, 'GET', `/api/v1/jobs/${started.body.job_id}`, { key: app.adminKey })).body;
-      return ['completed', 'failed', 'cancelled'].includes(body.status) ? body : null;
-    }, 150_000);
+    // One page at a time, so the first JavaScript page is known before the next one starts.
+    const job = await crawlToEnd(app, host, { name: 'string', price: 'string', sku: 'string' }, 'auto');
     expect(job).toMatchObject({ status: 'completed', page_count: 4, failed_count: 0 });
 
     const items = (await http(app.baseUrl, 'GET', `/api/v1/jobs/${job.id}/results`, { key: app.adminKey })).body as any[];
@@ -67,6 +72,18 @@ function browserCrawlSuite(getApp: () => RunningApp): void {
     expect(perPage).toEqual([1, 1, 2]);
     // Only a browser runs the page's script.
     expect(seen.filter((r) => r.path === '/app.js')).toHaveLength(3);
+  });
+
+  it('fails a page whose script navigates to a refused address (ssrf_blocked); the rest of the crawl goes on', async () => {
+    const app = getApp();
+    const host = `away${Date.now() % 1_000_000}.test`;
+    const job = await crawlToEnd(app, host, { name: 'string' }, 'dynamic');
+    expect(job).toMatchObject({ status: 'completed', page_count: 2, failed_count: 1 });
+    const entries = (await http(app.baseUrl, 'GET', `/api/v1/jobs/${job.id}/crawl-map`, { key: app.adminKey })).body.entries as any[];
+    expect(entries.find((e) => e.url === play.url(host, '/leave'))).toMatchObject({ status: 'failed', error_category: 'ssrf_blocked' });
+    expect(entries.find((e) => e.url === play.url(host, '/stay'))).toMatchObject({ status: 'completed' });
+    const items = (await http(app.baseUrl, 'GET', `/api/v1/jobs/${job.id}/results`, { key: app.adminKey })).body as any[];
+    expect(JSON.stringify(items)).not.toContain('chrome-error');
   });
 }
 

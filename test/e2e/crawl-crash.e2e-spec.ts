@@ -8,7 +8,7 @@
  * result and one `result` event, no page completed before the failure is fetched again, a page in
  * flight at the failure is fetched at most once more, and max_pages holds exactly.
  */
-import { startModelServer, type ModelServer } from '../fixtures/model-server';
+import { pageUrlOf, startModelServer, type ModelServer, type RecordedRequest } from '../fixtures/model-server';
 import { SHOP_PAGES, SHOP_PRODUCTS, startPlayground, type Playground } from '../fixtures/playground/playground';
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 import { startRedis, type StartedServer } from '../harness/servers';
@@ -44,11 +44,13 @@ const POISON_OPTIONS = { follow_selector: null, follow_pattern: '/(poison|produc
 
 let play: Playground;
 let models: ModelServer;
+/** A test's hold on model answers (none: answered at once). */
+let holdModel: ((request: RecordedRequest) => Promise<void>) | null = null;
 
 beforeAll(async () => {
   assertBuilt();
   play = await startPlayground();
-  models = await startModelServer();
+  models = await startModelServer({ hold: (request) => holdModel?.(request) });
 });
 afterAll(async () => {
   await play?.close();
@@ -298,29 +300,60 @@ describeWith(['mongodb'], 'crawl under failures, cluster deployment (1 API, 2 cr
   it('kill -9 of the owner three times in a row (a new crawler each time): the crawl converges, nothing twice', async () => {
     const since = Date.now();
     models.reset();
-    // 120 pages of ~1 s each, so three kills fit well inside the crawl.
-    const id = await startCrawl(
-      api.url,
-      { follow_selector: null, max_depth: 10, max_pages: 200, concurrency: 4 },
-      play.url('big.test', '/?size=120'),
-      'slow-1000',
+    // One crawler at a time, so that every page in flight is on the owner. Each kill waits for one page
+    // (the first one sent to the model after some progress), held at the model, to be in flight on the
+    // owner: three deaths with that page in flight (the first shared, the next two alone), which must not
+    // fail it as worker_crash (docs/crawl.md "A page that kills its worker").
+    await Promise.all(
+      alive()
+        .slice(1)
+        .map((c) => c.stop('SIGKILL')),
     );
-    let epoch = 1;
-    let before: string[] | null = null;
-    for (let kill = 1; kill <= 3; kill++) {
-      const { crawler: owner, epoch: owned } = await ownerOf(id, epoch);
-      const progress = (await job(api.url, id)).page_count;
-      await waitFor(async () => (await job(api.url, id)).page_count >= progress + 3, 120_000);
-      before ??= await completedUrls(api.url, id);
-      owner.child.kill('SIGKILL');
-      await owner.exited;
-      await startCrawler();
-      epoch = owned + 1;
+    let armed = false;
+    let heldUrl: string | null = null;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    holdModel = async (request) => {
+      const url = pageUrlOf(request);
+      if (armed && !heldUrl) heldUrl = url;
+      if (url && url === heldUrl) await released;
+    };
+    try {
+      // 120 pages of ~1 s each.
+      const id = await startCrawl(
+        api.url,
+        { follow_selector: null, max_depth: 10, max_pages: 200, concurrency: 4 },
+        play.url('big.test', '/?size=120'),
+        'slow-1000',
+      );
+      let epoch = 1;
+      let before: string[] | null = null;
+      for (let kill = 1; kill <= 3; kill++) {
+        const { crawler: owner, epoch: owned } = await ownerOf(id, epoch);
+        if (kill === 1) {
+          await waitFor(async () => (await job(api.url, id)).page_count >= 3, 120_000);
+          armed = true;
+        }
+        // The kill point: the held page's run number `kill` is at the model, on the owner (the one crawler).
+        const url = await waitFor(async () => heldUrl !== null && modelCallsFor(heldUrl) >= kill && heldUrl, 120_000);
+        expect(alive()).toEqual([owner]);
+        before ??= await completedUrls(api.url, id);
+        expect(before).not.toContain(url);
+        owner.child.kill('SIGKILL');
+        await owner.exited;
+        await startCrawler();
+        epoch = owned + 1;
+      }
+      release();
+      await ownerOf(id, epoch);
+      await expectIntact(api.url, id, 120, before ?? [], since, 4);
+      const failed = (await http(api.url, 'GET', `/api/v1/jobs/${id}/crawl-map?status=failed`, { key: KEY })).body.entries;
+      expect(failed.filter((e: any) => e.error_category === 'worker_crash')).toEqual([]);
+      expect(modelCallsFor(heldUrl!)).toBe(4);
+    } finally {
+      release();
+      holdModel = null;
     }
-    await ownerOf(id, epoch);
-    await expectIntact(api.url, id, 120, before ?? [], since, 4);
-    const failed = (await http(api.url, 'GET', `/api/v1/jobs/${id}/crawl-map?status=failed`, { key: KEY })).body.entries;
-    expect(failed.filter((e: any) => e.error_category === 'worker_crash')).toEqual([]);
   });
 
   it('kill -9 of a page worker: its pages are redone by another', async () => {

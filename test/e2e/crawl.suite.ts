@@ -298,6 +298,68 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     expect((await call('GET', '/api/v1/learned-programs/lt_000000000000000000000000')).status).toBe(404);
   });
 
+  it("puts the request's warnings on every page's result item (issue 40)", async () => {
+    const started = await crawl({
+      url: env.play.url('shop.test', '/catalog/page/1'),
+      schema: { name: 'string', price: 'numbr' },
+      options: { max_depth: 0, max_pages: 1 },
+    });
+    expect(started.status).toBe(202);
+    expect((await finished(started.body.job_id)).status).toBe('completed');
+    const items = await results(started.body.job_id);
+    expect(items).toHaveLength(1);
+    expect(items[0].warnings).toEqual([
+      {
+        code: 'schema_type_misspelled',
+        message: '"numbr" is not a type name, so this is a text field described as "numbr"; did you mean number?',
+        location: 'body.schema.price',
+      },
+    ]);
+  });
+
+  it('extraction_mode auto with a model that answers more fields than a partial call asks: keeps the asked ones, warns model_extra_fields (issue 40, 11a)', async () => {
+    // The page's own URL is on no page, so no rule reads it: once the rules of the other fields are trusted, each
+    // page asks the model for page_url alone (a partial call). The model (Ollama's protocol, no strict JSON mode:
+    // the model server's every-field) answers every field it was asked for before, too.
+    const since = env.models.requests.length;
+    const started = await crawl({
+      url: env.play.url('shop.test', '/product/1'),
+      schema: { ...PRODUCT_SCHEMA, page_url: 'string' },
+      llm_config: { provider: 'ollama', model: 'every-field', base_url: env.models.openaiBaseUrl },
+      extraction_mode: 'auto',
+      options: { follow_selector: '.related a', max_depth: 10, max_pages: 11, concurrency: 1 },
+    });
+    expect([started.status, started.body]).toEqual([202, expect.objectContaining({ job_id: expect.any(String) })]);
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: 11, failed_count: 0 });
+    const partialCalls = env.models.requests
+      .slice(since)
+      .filter((r) => r.model === 'every-field' && Object.keys(r.schema?.properties ?? {}).join() === 'page_url');
+    expect(partialCalls.length).toBeGreaterThan(0);
+    const items = await results(job.id);
+    expect(items).toHaveLength(11);
+    const mixed = items.filter((i) => i.metadata.method === 'mixed');
+    // Each partial call is one mixed page: its asked field from the model, the others from the rules.
+    expect(mixed).toHaveLength(partialCalls.length);
+    for (const item of items) {
+      const id = Number(/\/product\/(\d+)$/.exec(item.url)![1]);
+      const { name, price, sku } = product(id);
+      expect({ id, data: item.data }).toEqual({ id, data: { name, price, sku, page_url: item.url } });
+    }
+    for (const item of mixed) {
+      expect(item.metadata).toMatchObject({ model_call: 'partial', model_fields: ['page_url'] });
+      expect(item.warnings).toEqual([
+        {
+          code: 'model_extra_fields',
+          message:
+            'ollama/every-field was asked for some fields only and also answered name, price, sku: those were dropped, the fields asked for kept.',
+          location: null,
+        },
+      ]);
+    }
+    for (const item of items.filter((i) => i.metadata.method !== 'mixed')) expect(item.warnings).toEqual([]);
+  });
+
   it('stops at exactly max_pages (concurrency above it), the rest skipped with max_pages', async () => {
     const since = Date.now();
     const started = await crawl({

@@ -11,6 +11,7 @@ import { startFixtureSite, type FixtureSite } from '../fixtures/site';
 import { documentPaths, examplesOf, type DocExample } from '../docs/doc-examples';
 import { makeWrappers, runExample, type RunnerSetup } from '../docs/example-runner';
 import { assertCliBuilt, CLI_MAIN } from './cli-helpers/cli';
+import { docsNamesSuite } from './docs-names.suite';
 import { startService, type Service } from './cli-helpers/service';
 import { tempDir } from './helpers';
 import { ROOT } from './processes';
@@ -94,3 +95,6 @@ describe.each(runnable.map((e) => [`${e.file}:${e.line}`, e] as const))('%s', (_
     }
   });
 });
+
+// After the examples: the service has extracted, crawled, scraped and sent webhooks, so its /metrics has series.
+docsNamesSuite(() => ({ url: service.url, key: service.key }));

@@ -18,14 +18,16 @@ export async function startEmbedded(env: Record<string, string> = {}): Promise<R
   const dataDir = env.DATA_DIR ?? tempDir();
   const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, 'all');
   const logs = new LogCapture();
-  const { app, bootstrap } = await createApiApp(config, { destination: logs, extensions: testAppExtensions() });
+  const { app, bootstrap, generateAdminKey } = await createApiApp(config, { destination: logs, extensions: testAppExtensions() });
   await app.listen({ port: 0, host: '127.0.0.1' });
+  // As main does: a generated admin key once the app listens, when no GLEANER_BOOTSTRAP_KEY made one.
+  const outcome = bootstrap.kind === 'none' ? await generateAdminKey() : bootstrap;
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     app,
     baseUrl: `http://127.0.0.1:${port}`,
-    adminKey: bootstrap?.secret ?? env.GLEANER_BOOTSTRAP_KEY ?? '',
+    adminKey: outcome.kind === 'generated' ? outcome.secret : (env.GLEANER_BOOTSTRAP_KEY ?? ''),
     logs,
     dataDir,
     close: () => app.close(),

@@ -132,6 +132,37 @@ export function extractionSuite(getEnv: () => ExtractionEnv, options: { embedded
     if (options.embedded) expect(filesContaining(env.app.dataDir, BYOK)).toEqual([]);
   });
 
+  it('answers warnings: a schema value that looks like a misspelled type, at its field; [] when nothing deserves a look (issue 40)', async () => {
+    const res = await call('POST', '/api/v1/extract', {
+      body: {
+        url: `${env.site.url}/page/1/`,
+        schema: { quotes: [{ text: 'strng', author: 'string' }] },
+        fetch_mode: 'static',
+        llm_config: { provider: 'openai', model: 'gpt-4o-mini', api_key: BYOK, base_url: env.models.openaiBaseUrl },
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.warnings).toEqual([
+      {
+        code: 'schema_type_misspelled',
+        message: '"strng" is not a type name, so this is a text field described as "strng"; did you mean string?',
+        location: 'body.schema.quotes[0].text',
+      },
+    ]);
+    // The job's result item says the same (exports, SSE and webhooks carry the item).
+    const items = (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`)).body;
+    expect(items[0].warnings).toEqual(res.body.warnings);
+    const clean = await call('POST', '/api/v1/extract', {
+      body: {
+        url: `${env.site.url}/page/1/`,
+        schema: QUOTES_SCHEMA,
+        fetch_mode: 'static',
+        llm_config: { provider: 'openai', model: 'gpt-4o-mini', api_key: BYOK, base_url: env.models.openaiBaseUrl },
+      },
+    });
+    expect([clean.status, clean.body.warnings]).toEqual([200, []]);
+  });
+
   it('extracts through the Anthropic protocol with the stored key of the chain, and counts saved schema use', async () => {
     await useChain(
       [{ provider: 'anthropic', model: 'claude-3-5-haiku-latest' }],

@@ -6,9 +6,8 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './processes';
 
-export const DASHBOARD_DIR = join(ROOT, 'grafana', 'dashboards');
+export const DASHBOARD_DIR = join(__dirname, '..', '..', 'grafana', 'dashboards');
 
 export interface DashboardTarget {
   refId: string;
@@ -49,12 +48,13 @@ interface RawPanel {
   panels?: RawPanel[];
 }
 
-export function loadDashboards(): Dashboard[] {
-  return readdirSync(DASHBOARD_DIR)
+/** The dashboards of `dir` (the repository's by default; the swarm test's driver reads its copy). */
+export function loadDashboards(dir = DASHBOARD_DIR): Dashboard[] {
+  return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((file) => {
-      const raw = JSON.parse(readFileSync(join(DASHBOARD_DIR, file), 'utf8')) as {
+      const raw = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
         title: string;
         panels: RawPanel[];
         templating?: { list: Array<Record<string, any>> };

@@ -214,6 +214,19 @@ describe('hardening from outside (embedded)', () => {
       expect(schemas.PutProviderKeyDto.properties.api_key).toMatchObject({ type: ['string', 'null'], maxLength: 4096 });
     });
 
+    it('states the rules it can: exactly one of wait_for selector and ms, of a schedule every and cron; the batch query for every body (issue 40)', () => {
+      const schemas = doc.components.schemas;
+      expect(schemas.WaitForDto.oneOf).toEqual([{ required: ['selector'] }, { required: ['ms'] }]);
+      expect(schemas.MonitorScheduleDto.oneOf).toEqual([{ required: ['every'] }, { required: ['cron'] }]);
+      const batch = doc.paths['/api/v1/batch/extract'].post.parameters.filter((p: { in: string }) => p.in === 'query');
+      expect(batch.map((p: { name: string }) => p.name)).toEqual(['schema_id', 'site_id', 'extraction_mode', 'webhook_id']);
+      for (const p of batch) expect(p.description).not.toMatch(/only/i);
+      // 502 names its problem type, and every 4xx/5xx the problem types of its status.
+      const scrape = doc.paths['/api/v1/scrape'].post.responses;
+      expect(scrape['502'].description).toContain('/problems/upstream-failure');
+      expect(scrape['502'].description).toContain('fetch_error');
+    });
+
     it('every operation lists every status it can answer, with the problem+json schema', () => {
       for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
         for (const [method, op] of Object.entries<any>(item)) {
@@ -223,11 +236,92 @@ describe('hardening from outside (embedded)', () => {
             expect([path, method, ['401', '403', '429'].every((s) => statuses.includes(s))]).toEqual([path, method, true]);
           if (op.requestBody)
             expect([path, method, ['400', '413', '415', '422'].every((s) => statuses.includes(s))]).toEqual([path, method, true]);
+          // A body sent to an operation that takes none is still read: its limit and content type answer too (issue 40).
+          if (method !== 'get')
+            expect([path, method, ['400', '413', '415'].every((s) => statuses.includes(s))]).toEqual([path, method, true]);
           for (const status of statuses.filter((s) => Number(s) >= 400)) {
             expect(op.responses[status].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
           }
         }
       }
+    });
+  });
+
+  describe('authentication comes first, bodies only where an operation takes one (issue 40, items 6 and 11)', () => {
+    let doc: any;
+    let operations: Array<{ method: string; path: string; secured: boolean; body: boolean }>;
+    const concrete = (path: string) => path.replace(/\{[^}]+\}/g, '01J00000000000000000000000');
+    beforeAll(async () => {
+      doc = (await call('GET', '/api/v1/openapi.json')).body;
+      operations = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, item]) =>
+        Object.entries<any>(item).map(([method, op]) => ({
+          method: method.toUpperCase(),
+          path,
+          secured: Boolean(op.security?.length),
+          body: Boolean(op.requestBody),
+        })),
+      );
+    });
+
+    it('answers 401 to a request without a key whatever its body: content type, size or JSON (was a 415 on POST /warc-extract)', async () => {
+      const secured = operations.filter((o) => o.secured);
+      expect(secured.length).toBeGreaterThan(50);
+      for (const { method, path } of secured) {
+        // (fetch sends no body with a GET)
+        const body = method === 'GET' ? {} : { rawBody: 'a,b\n1,2\n' };
+        const odd = await http(env.baseUrl, method, concrete(path), { ...body, headers: { 'content-type': 'text/csv' } });
+        expect([method, path, odd.status, odd.body?.type]).toEqual([method, path, 401, '/problems/unauthorized']);
+      }
+      const broken = await http(env.baseUrl, 'POST', '/api/v1/extract', {
+        rawBody: '{"url":',
+        headers: { 'content-type': 'application/json' },
+      });
+      expectProblem(broken, 401);
+      const huge = await http(env.baseUrl, 'PUT', '/api/v1/schemas/s1', {
+        rawBody: JSON.stringify({ schema_yaml: 'x'.repeat(1_100_000) }),
+        headers: { 'content-type': 'application/json' },
+      });
+      expectProblem(huge, 401);
+    });
+
+    it('answers 403 before 415 to a key without the scope', async () => {
+      const jobsOnly = (await call('POST', '/api/v1/keys', { body: { name: 'jobs only', scopes: ['jobs'] } })).body.key as string;
+      const res = await http(env.baseUrl, 'POST', '/api/v1/warc-extract', {
+        key: jobsOnly,
+        rawBody: 'x',
+        headers: { 'content-type': 'text/csv' },
+      });
+      expectProblem(res, 403);
+      // With the scope, the content type is what is wrong.
+      expectProblem(await call('POST', '/api/v1/warc-extract', { rawBody: 'x', headers: { 'content-type': 'text/csv' } }), 415);
+    });
+
+    it('takes an empty JSON body on every operation that takes no body (cancel, delete, ...), as no body', async () => {
+      const bodyless = operations.filter((o) => !o.body && o.method !== 'GET');
+      expect(bodyless.map((o) => `${o.method} ${o.path}`)).toEqual(
+        expect.arrayContaining(['POST /api/v1/jobs/{id}/cancel', 'DELETE /api/v1/jobs/{id}', 'DELETE /api/v1/keys/{id}']),
+      );
+      for (const { method, path } of bodyless) {
+        const res = await call(method, concrete(path), { rawBody: '', headers: { 'content-type': 'application/json' } });
+        // An unknown id (or no such user, ...): the answer of the operation itself, never "the body is empty".
+        expect([method, path, res.status === 400 ? res.body.detail : 'not a 400']).toEqual([method, path, 'not a 400']);
+      }
+    });
+
+    it('cancels and deletes a real job sent with Content-Type: application/json and no body', async () => {
+      const started = await call('POST', '/api/v1/test-jobs', { body: { steps: 50, step_ms: 100 } });
+      expect(started.status).toBe(201);
+      const id = started.body.id as string;
+      const json = { rawBody: '', headers: { 'content-type': 'application/json' } };
+      const cancelled = await call('POST', `/api/v1/jobs/${id}/cancel`, json);
+      expect([cancelled.status, cancelled.body.status]).toEqual([200, 'cancelled']);
+      expect((await call('DELETE', `/api/v1/jobs/${id}`, json)).status).toBe(200);
+    });
+
+    it('still refuses an empty body where the operation takes one (400, the body is empty)', async () => {
+      const res = await call('POST', '/api/v1/keys', { rawBody: '', headers: { 'content-type': 'application/json' } });
+      expectProblem(res, 400);
+      expect(res.body.detail).toContain('empty');
     });
   });
 

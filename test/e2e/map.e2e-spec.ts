@@ -8,7 +8,8 @@ jest.setTimeout(120_000);
 let play: Playground;
 const env = () => ({
   GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
-  GLEANER_RESOLVE: play.resolve,
+  // intranet.example: a name that resolves to a refused address (its refusal must not tell which).
+  GLEANER_RESOLVE: `${play.resolve},intranet.example=10.9.8.7`,
   GLEANER_BROWSER_ENABLED: 'false',
   GLEANER_RATE_LIMIT_PER_MINUTE: '1000000',
   GLEANER_MAP_TIME_BUDGET_MS: '2000',

@@ -80,9 +80,21 @@ export function mapSuite(getEnv: () => MapEnv): void {
     const bad = await call('POST', '/api/v1/map', { body: { url: 'ftp://x.example/', limit: 0, search: '', extra: 1 } });
     expect(bad.status).toBe(422);
     expect(bad.body.errors.map((e: any) => e.location).sort()).toEqual(['body.extra', 'body.limit', 'body.search', 'body.url']);
-    const forbidden = await call('POST', '/api/v1/map', { body: { url: 'http://10.1.2.3/', use_sitemap: false } });
-    expect(forbidden.status).toBe(422);
-    expect(forbidden.body.error_category).toBe('ssrf_blocked');
+    // With sitemaps (the default) and without: a refused seed is a 422 naming the variable that opens it, never an empty map.
+    for (const useSitemap of [undefined, true, false]) {
+      const forbidden = await call('POST', '/api/v1/map', { body: { url: 'http://10.1.2.3/', use_sitemap: useSitemap } });
+      expect(forbidden.status).toBe(422);
+      expect(forbidden.body.error_category).toBe('ssrf_blocked');
+      expect(forbidden.body.detail).toContain('GLEANER_ALLOW_NETWORKS');
+    }
+    // A name's refusal names the host and the variables; the address it resolves to is in the log only.
+    const internal = await call('POST', '/api/v1/map', { body: { url: 'http://intranet.example/' } });
+    expect(internal.status).toBe(422);
+    expect(internal.body).toMatchObject({ error_category: 'ssrf_blocked', errors: [{ location: 'body.url' }] });
+    expect(internal.body.detail).toContain('intranet.example');
+    expect(internal.body.detail).toContain('GLEANER_ALLOW_PRIVATE_NETWORKS=true');
+    expect(internal.text).not.toContain('10.9.8.7');
+    expect(env.app.logs.text).toContain('"address":"10.9.8.7"');
     const missing = await call('POST', '/api/v1/map', { body: { url: u('/no-such-page'), use_sitemap: false } });
     expect(missing.status).toBe(502);
     expect(missing.body.error_category).toBe('http_error');

@@ -3,6 +3,7 @@
  * its controller and the content worker's crash hooks exist only in the test app (test/test-app), and the
  * built API started as production knows no test-jobs route.
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { http, tempDir } from './helpers';
@@ -33,6 +34,17 @@ describe('the production build', () => {
       return TEST_ONLY.filter((needle) => text.includes(needle)).map((needle) => `${name}: ${needle}`);
     });
     expect(found).toEqual([]);
+  });
+
+  it('records the sources it was built from, so npm start starts it without a build (issue 40)', () => {
+    const check = spawnSync(process.execPath, [join(ROOT, 'apps', 'api', 'build-if-stale.cjs'), '--check'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect([check.status, check.stdout.trim()]).toEqual([0, 'up to date']);
+    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.prestart).toBe('node apps/api/build-if-stale.cjs');
+    expect(scripts.postbuild).toContain('build-if-stale.cjs --write');
   });
 
   it('started as production, answers 404 on the test-jobs route', async () => {

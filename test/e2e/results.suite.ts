@@ -48,6 +48,8 @@ export function resultsSuite(getEnv: () => RunningApp): void {
         data: { step },
         // Stored without metadata (not a crawl page): made by a model call, as every extract result.
         metadata: { method: 'model' },
+        // Every item has its list, [] when nothing deserves a look (docs/api.md "Warnings").
+        warnings: [],
       }));
     });
 
@@ -58,7 +60,7 @@ export function resultsSuite(getEnv: () => RunningApp): void {
       expect(res.headers.get('x-request-id')).toBeTruthy();
       expect(res.headers.get('vary')).toMatch(/accept/i);
       expect(res.body).toEqual(expected.map((item) => ({ ...item, id: expect.stringMatching(ULID) })));
-      expect(Object.keys(res.body[0])).toEqual(['id', 'url', 'status', 'data', 'metadata']);
+      expect(Object.keys(res.body[0])).toEqual(['id', 'url', 'status', 'data', 'metadata', 'warnings']);
       expect(new Set(res.body.map((item: { id: string }) => item.id)).size).toBe(3);
     });
 
@@ -203,6 +205,7 @@ export function resultsSuite(getEnv: () => RunningApp): void {
         error_category: 'http_error',
         error_message: 'HTTP 500',
         metadata: { method: null }, // no data was made
+        warnings: [],
       });
       expect(res.body[0]).not.toHaveProperty('error_category');
       expect(res.body[0].metadata).toEqual({ method: 'model' });
@@ -233,6 +236,76 @@ export function resultsSuite(getEnv: () => RunningApp): void {
       expect((await get(`/api/v1/jobs/${empty}/results?merge=true`)).body).toEqual([]);
       expect((await get(`/api/v1/jobs/${empty}/results?format=jsonl`)).text).toBe('');
       expect(parseYaml((await get(`/api/v1/jobs/${empty}/results?format=yaml`)).text)).toEqual([]);
+    });
+  });
+
+  describe('the job list: filters and total (issue 40, item 7)', () => {
+    let key: string;
+    let testJob: string;
+    let refused: string;
+    let crawl: string;
+    let siteId: string;
+    let between: string;
+    const list = async (query = '') => {
+      const res = await call('GET', `/api/v1/jobs${query}`, { key });
+      expect([query, res.status]).toEqual([query, 200]);
+      return res.body as { jobs: Array<Record<string, any>>; total: number };
+    };
+    const ids = async (query = '') => (await list(query)).jobs.map((job) => job.id as string);
+    const terminal = async (id: string) =>
+      waitFor(async () => ['completed', 'failed', 'cancelled'].includes((await call('GET', `/api/v1/jobs/${id}`, { key })).body.status));
+
+    beforeAll(async () => {
+      // A tenant of its own: its list holds exactly the jobs made here.
+      key = (await call('POST', '/api/v1/users', { key: admin, body: { name: `job-list-${Date.now()}` } })).body.key.key;
+      testJob = await runJob({ steps: 1, step_ms: 0 }, key);
+      between = new Date().toISOString();
+      // Refused by the address guard: a failed scrape job that says why.
+      const scrape = await call('POST', '/api/v1/scrape', { key, body: { url: 'http://10.1.2.3/' } });
+      expect([scrape.status, scrape.body.error_category]).toEqual([422, 'ssrf_blocked']);
+      refused = scrape.body.job_id;
+      const site = await call('POST', '/api/v1/sites', { key, body: { url: 'http://10.1.2.4/', name: 'refused site' } });
+      expect(site.status).toBe(201);
+      siteId = site.body.id;
+      const started = await call('POST', '/api/v1/crawl', { key, body: { site_id: siteId, formats: ['markdown'] } });
+      expect(started.status).toBe(202);
+      crawl = started.body.job_id;
+      await terminal(crawl);
+    });
+
+    it('counts every job in total, whatever the page', async () => {
+      expect(await list()).toMatchObject({ total: 3, jobs: [{ id: crawl }, { id: refused }, { id: testJob }] });
+      expect(await list('?limit=1&offset=1')).toMatchObject({ total: 3, jobs: [{ id: refused }] });
+    });
+
+    it('filters by status, type, site_id and creation time, total counting the matches', async () => {
+      expect(await ids('?status=completed')).toEqual([testJob]);
+      expect(await ids('?type=scrape')).toEqual([refused]);
+      expect(await ids('?type=crawl&status=failed')).toEqual([crawl]);
+      expect(await list(`?site_id=${siteId}`)).toMatchObject({ total: 1, jobs: [{ id: crawl }] });
+      expect(await ids(`?since=${encodeURIComponent(between)}`)).toEqual([crawl, refused]);
+      expect(await list('?status=running')).toEqual({ jobs: [], total: 0 });
+    });
+
+    it('lists the jobs the address guard refused by their error_category, each saying which address and how to open it', async () => {
+      const blocked = await list('?error_category=ssrf_blocked');
+      expect(blocked.jobs.map((job) => job.id)).toEqual([crawl, refused]);
+      for (const job of blocked.jobs) {
+        expect(job).toMatchObject({ status: 'failed', error_category: 'ssrf_blocked' });
+        expect(job.error_message).toMatch(/10\.1\.2\.[34].*GLEANER_ALLOW_NETWORKS/);
+      }
+    });
+
+    it('refuses filters the document does not allow (422 at the parameter)', async () => {
+      for (const [query, location] of [
+        ['?status=done', 'query.status'],
+        ['?type=nope', 'query.type'],
+        ['?since=yesterday', 'query.since'],
+        ['?error_category=oops', 'query.error_category'],
+      ]) {
+        const res = await call('GET', `/api/v1/jobs${query}`, { key });
+        expect([query, res.status, res.body.errors?.[0]?.location]).toEqual([query, 422, location]);
+      }
     });
   });
 

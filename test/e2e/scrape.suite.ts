@@ -300,6 +300,28 @@ export function scrapeSuite(getEnv: () => ScrapeEnv, options: { embedded: boolea
     expect((page.data as { data: { markdown: string } }).data.markdown).toBe(res.body.data.markdown);
   });
 
+  it('a rendered page that navigates to a refused address is a refused page (422 ssrf_blocked), never the browser error page', async () => {
+    const scraped = await scrape({ url: docs('/leave'), fetch_mode: 'dynamic', formats: ['markdown', 'html'] });
+    expect(scraped.status).toBe(422);
+    expect(scraped.body).toMatchObject({ error_category: 'ssrf_blocked', job_id: expect.any(String) });
+    expect(scraped.text).not.toContain('chrome-error');
+    expect((await call('GET', `/api/v1/jobs/${scraped.body.job_id}`)).body).toMatchObject({
+      status: 'failed',
+      error_category: 'ssrf_blocked',
+    });
+    const extracted = await call('POST', '/api/v1/extract', {
+      body: {
+        url: docs('/leave'),
+        schema: { title: 'string' },
+        fetch_mode: 'dynamic',
+        llm_config: { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-scrape-suite-key', base_url: env.models.openaiBaseUrl },
+      },
+    });
+    expect(extracted.status).toBe(422);
+    expect(extracted.body.error_category).toBe('ssrf_blocked');
+    expect(env.models.requests).toEqual([]); // no model was asked about an error page
+  });
+
   it('POST /extract takes the same fetch control: the model sees the page behind the cookie', async () => {
     const res = await call('POST', '/api/v1/extract', {
       body: {

@@ -8,6 +8,13 @@ rule the document states (type, length, enum, pattern, format, unknown field) ca
 SCHEMA_MISMATCH_DETAIL (libs/http/src/validation.pipe.ts), and such a 422 on a schema-valid request
 is still a finding, as is any other refusal the built-in check reports. A reused Idempotency-Key (422
 idempotency-key-reused) depends on an earlier request, so it is allowed too.
+
+The Firecrawl-compatible /v2 (docs/firecrawl.md) has its own rules, since it answers Firecrawl's error shape
+(`{success: false, error, code}`) with 400 where Gleaner says 422: a schema-valid /v2 request may be refused
+with 400 when the option is one this server does not honour (`code: NOT_SUPPORTED`, by name) or for a rule of
+Gleaner's own that the /v2 document cannot state (its `error` does not begin with V2_SCHEMA_MISMATCH, as /v2's
+schema errors and Gleaner's own checks of what the document states do: libs/firecrawl/src/wire/errors.ts); the routes of Firecrawl features this
+server does not have answer 501 `NOT_SUPPORTED` to anything.
 """
 
 import json
@@ -17,6 +24,7 @@ from schemathesis.openapi.checks import RejectedPositiveData
 from schemathesis.specs.openapi.checks import _openapi_positive_data_acceptance
 
 SCHEMA_MISMATCH_DETAIL = "The request does not match the API schema; errors[] points at each difference."
+V2_SCHEMA_MISMATCH = "The request does not match the API schema; details lists each difference."
 
 # URL list bodies of POST /batch/extract (docs/crawl.md "Batches"): JSON lines are text, sent as generated.
 schemathesis.serializer.alias("application/x-ndjson", "text/plain")
@@ -44,12 +52,26 @@ def _is_semantic_rejection(response) -> bool:
     )
 
 
+def _is_v2_semantic_rejection(case, response) -> bool:
+    if not case.path.startswith("/v2/") or response.status_code not in (400, 501):
+        return False
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        return False
+    if not isinstance(body, dict) or body.get("success") is not False:
+        return False
+    if body.get("code") == "NOT_SUPPORTED":
+        return True
+    return response.status_code == 400 and not str(body.get("error", "")).startswith(V2_SCHEMA_MISMATCH)
+
+
 @schemathesis.check
 def positive_data_acceptance_beyond_schema(ctx, response, case):
-    """Schema-valid data is accepted, or refused (422) only for a rule the document cannot state."""
+    """Schema-valid data is accepted, or refused (422; 400 on /v2) only for a rule the document cannot state."""
     try:
         return _openapi_positive_data_acceptance(ctx, response, case)
     except RejectedPositiveData:
-        if _is_semantic_rejection(response):
+        if _is_semantic_rejection(response) or _is_v2_semantic_rejection(case, response):
             return None
         raise

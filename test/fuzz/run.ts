@@ -4,14 +4,19 @@
  * apps in dist/. Meant to run inside a network namespace that has only loopback (`.ci/fuzz.sh` does
  * `unshare -n` + `ip link set lo up`), so no generated URL can leave the machine.
  *
- * Per deployment: a fixed-seed pass (examples and fuzzing; coverage too with FUZZ_COVERAGE=1) and a
- * time-boxed random pass that includes the stateful phase. Findings are read from the JUnit reports; the ones listed in
+ * Per deployment and per API document (Gleaner's /api/v1/openapi.json and the Firecrawl-compatible
+ * /v2/openapi.json, docs/firecrawl.md): a fixed-seed pass (examples and fuzzing; coverage too with
+ * FUZZ_COVERAGE=1) and a time-boxed random pass that includes the stateful phase. Findings are read from the JUnit reports; the ones listed in
  * test/fuzz/baseline.json (each with its reason; it starts empty) are accepted, any other fails.
  *
- *   node --import tsx test/fuzz/run.ts [--st .venv-fuzz/bin/st] [--only embedded|cluster]
+ *   node --import tsx test/fuzz/run.ts [--st .venv-fuzz/bin/st] [--only embedded|cluster] [--api v1|v2]
+ *
+ * (`--only` and `--api` narrow the run to one deployment or one document, e.g. to recheck /v2 alone.)
  *
  * Environment: FUZZ_SEED (default 20261124), FUZZ_MAX_EXAMPLES (fixed pass, per operation, default 10),
- * FUZZ_RANDOM_SECONDS (time box of the random pass per deployment, default 25), FUZZ_COVERAGE=1 (add the
+ * FUZZ_RANDOM_SECONDS (time box of the random pass per deployment, default 25; /v2's is FUZZ_V2_RANDOM_SECONDS,
+ * default 15), FUZZ_V2_MAX_EXAMPLES (/v2's fixed pass, default 5), FUZZ_V2_CLUSTER=1 (fuzz /v2 on the cluster
+ * deployment too; by default on the embedded one only), FUZZ_COVERAGE=1 (add the
  * coverage phase to the fixed pass: minutes longer), FUZZ_DIST (built apps, default dist/),
  * FUZZ_REPORT_DIR (default .fuzz-report).
  */
@@ -26,6 +31,26 @@ const KEY = 'glk_fuzz000000000000000000000000000000000000';
 const SEED = process.env.FUZZ_SEED ?? '20261124';
 const MAX_EXAMPLES = process.env.FUZZ_MAX_EXAMPLES ?? '10';
 const RANDOM_SECONDS = process.env.FUZZ_RANDOM_SECONDS ?? '25';
+/** The Firecrawl-compatible /v2 is a thin translation onto the same jobs: a lighter pass than /api/v1's. */
+const V2_MAX_EXAMPLES = process.env.FUZZ_V2_MAX_EXAMPLES ?? '5';
+const V2_RANDOM_SECONDS = process.env.FUZZ_V2_RANDOM_SECONDS ?? '15';
+
+/** The two API documents fuzzed (each its own rules in test/fuzz/hooks.py: /v2 answers Firecrawl's error shape). */
+const APIS = {
+  v1: { document: '/api/v1/openapi.json', maxExamples: MAX_EXAMPLES, randomSeconds: RANDOM_SECONDS, excludeChecks: [], everywhere: true },
+  v2: {
+    document: '/v2/openapi.json',
+    maxExamples: V2_MAX_EXAMPLES,
+    randomSeconds: V2_RANDOM_SECONDS,
+    // Firecrawl's DELETE /v2/crawl/{id} and /v2/batch/scrape/{id} cancel the job, which stays readable (its status,
+    // its errors), as on Firecrawl: "deleted resource still available" does not apply.
+    excludeChecks: ['use_after_free'],
+    // Its translation is the same code on both deployments, and the jobs it starts are the ones /api/v1 starts,
+    // fuzzed on both: /v2 is fuzzed on the embedded deployment only unless FUZZ_V2_CLUSTER=1.
+    everywhere: process.env.FUZZ_V2_CLUSTER === '1',
+  },
+} as const;
+type Api = keyof typeof APIS;
 /** The built apps; FUZZ_DIST points at a private copy when others rebuild dist/ meanwhile. */
 const DIST = process.env.FUZZ_DIST ?? join(ROOT, 'dist');
 const API_MAIN = join(DIST, 'apps', 'api', 'src', 'main.js');
@@ -71,19 +96,19 @@ function apiEnv(dataDir: string): Record<string, string> {
   };
 }
 
-function runSchemathesis(st: string, baseUrl: string, pass: 'fixed' | 'random', junit: string): Promise<number> {
+function runSchemathesis(st: string, baseUrl: string, api: Api, pass: 'fixed' | 'random', junit: string): Promise<number> {
   const args = [
     '--config-file',
     join(__dirname, 'schemathesis.toml'),
     'run',
-    `${baseUrl}/api/v1/openapi.json`,
+    `${baseUrl}${APIS[api].document}`,
     '--url',
     baseUrl,
     '--checks',
     'all',
     // Replaced by positive_data_acceptance_beyond_schema (test/fuzz/hooks.py).
     '--exclude-checks',
-    'positive_data_acceptance',
+    ['positive_data_acceptance', ...APIS[api].excludeChecks].join(','),
     '--header',
     `Authorization: Bearer ${KEY}`,
     '--workers',
@@ -104,11 +129,11 @@ function runSchemathesis(st: string, baseUrl: string, pass: 'fixed' | 'random', 
     // The coverage phase (boundary values of every constraint) takes minutes per deployment on two
     // cores (the URL pattern is costly to generate for), so CI runs it only with FUZZ_COVERAGE=1.
     const phases = process.env.FUZZ_COVERAGE === '1' ? 'examples,coverage,fuzzing' : 'examples,fuzzing';
-    args.push('--seed', SEED, '--phases', phases, '--max-examples', MAX_EXAMPLES);
+    args.push('--seed', SEED, '--phases', phases, '--max-examples', APIS[api].maxExamples);
   } else {
     const seed = String(Math.floor(Math.random() * 2 ** 31));
     process.stdout.write(`random pass seed: ${seed} (rerun it with FUZZ_SEED=${seed})\n`);
-    args.push('--seed', seed, '--phases', 'fuzzing,stateful', '--max-time', RANDOM_SECONDS);
+    args.push('--seed', seed, '--phases', 'fuzzing,stateful', '--max-time', APIS[api].randomSeconds);
   }
   return new Promise((resolve) => {
     const child = spawn(st, args, {
@@ -173,24 +198,36 @@ function fuzzerCrashedItself(logPath: string): boolean {
   return /\bSystemError:|\bRecursionError:|INTERNALERROR/.test(log) && !/Network Error|Connection refused|Connection reset/i.test(log);
 }
 
-async function fuzzDeployment(st: string, name: string, baseUrl: string, summary: string[]): Promise<Finding[]> {
+async function fuzzDeployment(st: string, deployment: string, baseUrl: string, summary: string[]): Promise<Finding[]> {
   const findings: Finding[] = [];
+  const only = arg('--api');
+  if (only !== undefined && !(only in APIS)) throw new Error(`--api takes ${Object.keys(APIS).join(' or ')}, not ${only}`);
+  const apis = (only ? [only] : Object.keys(APIS)) as Api[];
+  for (const api of apis.filter((a) => APIS[a].everywhere || deployment === 'embedded'))
+    findings.push(...(await fuzzApi(st, deployment, api, baseUrl, summary)));
+  return findings;
+}
+
+async function fuzzApi(st: string, deployment: string, api: Api, baseUrl: string, summary: string[]): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  // Findings and reports are named `<deployment>` for /api/v1 (as the baseline names them) and `<deployment>-v2` for /v2.
+  const name = api === 'v1' ? deployment : `${deployment}-v2`;
   for (const pass of ['fixed', 'random'] as const) {
     const junit = join(REPORT_DIR, `${name}-${pass}.xml`);
     const started = Date.now();
-    process.stdout.write(`\n--- ${name}: ${pass} pass\n`);
-    let code = await runSchemathesis(st, baseUrl, pass, junit);
+    process.stdout.write(`\n--- ${name}: ${pass} pass (${APIS[api].document})\n`);
+    let code = await runSchemathesis(st, baseUrl, api, pass, junit);
     let report = readJunit(junit, name, pass);
     if (report.findings.length === 0 && report.errors > 0 && fuzzerCrashedItself(junit.replace(/\.xml$/, '.log'))) {
       // The fuzzer's own interpreter failed (not a finding about the API, nor a network error): run the pass once more.
       process.stdout.write(`schemathesis crashed inside itself (see ${junit.replace(/\.xml$/, '.log')}); running the ${pass} pass again\n`);
-      code = await runSchemathesis(st, baseUrl, pass, junit);
+      code = await runSchemathesis(st, baseUrl, api, pass, junit);
       report = readJunit(junit, name, pass);
     }
     const requests = requestCount(junit.replace(/\.xml$/, '.log'));
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
     summary.push(
-      `${name.padEnd(9)} ${pass.padEnd(7)} ${String(report.operations).padStart(3)} operations ${String(requests).padStart(6)} test cases ` +
+      `${name.padEnd(12)} ${pass.padEnd(7)} ${String(report.operations).padStart(3)} operations ${String(requests).padStart(6)} test cases ` +
         `${String(report.findings.length).padStart(3)} findings ${String(report.errors).padStart(2)} errors  ${seconds}s  (schemathesis exit ${code})`,
     );
     findings.push(...report.findings);

@@ -40,5 +40,6 @@ export default async function globalSetup(): Promise<void> {
 
   globalThis.__gleanerTestServers = started;
   mkdirSync(join(__dirname, '..', '..', '.test-servers'), { recursive: true });
-  writeFileSync(join(__dirname, '..', '..', '.test-servers', 'pids.json'), JSON.stringify(started.map((s) => s.pid)));
+  // Per jest process: `npm test` runs the servers project as shards, each with its own servers.
+  writeFileSync(join(__dirname, '..', '..', '.test-servers', `pids-${process.pid}.json`), JSON.stringify(started.map((s) => s.pid)));
 }

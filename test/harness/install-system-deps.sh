@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure the system parts the test suites start for real are on this machine, and reuses them when
-# they are: redis-server, curl and jq (the document examples), Chromium, Prometheus with promtool (Debian's `prometheus` package; the tests
+# they are: redis-server, curl and jq (the document examples), Chromium, unshare and ip (network namespaces), Prometheus with promtool (Debian's `prometheus` package; the tests
 # start the binary themselves on a free port, never the service), a JDK and Maven (to build the
 # MongoDB-wire test server from Maven Central). Run by `npm test` (pretest) and by `.ci/run`. On
 # Debian/Ubuntu as root it installs what is missing with apt-get; anywhere else it stops with the one
@@ -15,6 +15,9 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v jq >/dev/null 2>&1 || need+=(jq)
 [ -x "$chromium_path" ] || need+=(chromium)
+# Network namespaces for the tests that render hostile pages (test/support/netns.ts): unshare and ip.
+command -v unshare >/dev/null 2>&1 || need+=(util-linux)
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 { command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; } || need+=(prometheus)

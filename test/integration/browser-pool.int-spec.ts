@@ -4,7 +4,7 @@
  * whose owner was killed with -9.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -92,6 +92,30 @@ describe('BrowserPool with Chromium', () => {
       await lease.release();
     } finally {
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('launches Chromium with the egress switches and one effective --disable-features that keeps all of Playwright’s', async () => {
+    const marker = '--gleaner-test-egress-switches'; // tells this browser from the other tests' ones
+    const pool = new BrowserPool({
+      executablePath: CHROMIUM,
+      maxBrowsers: 1,
+      extraArgs: ['--disable-features=GleanerTestFeature', marker],
+    });
+    pools.push(pool);
+    const lease = await pool.acquire();
+    try {
+      const commandLines = mine().map((b) => readFileSync(`/proc/${b.pid}/cmdline`, 'utf8').split('\0'));
+      const args = commandLines.find((line) => line.includes(marker))!;
+      expect(args).toContain('--webrtc-ip-handling-policy=disable_non_proxied_udp');
+      // Chromium keeps the last --disable-features only: it must hold every feature an earlier one (Playwright's) names.
+      const lists = args.filter((a) => a.startsWith('--disable-features=')).map((a) => a.slice('--disable-features='.length).split(','));
+      expect(lists.length).toBeGreaterThan(1); // Playwright's and the pool's
+      const effective = lists[lists.length - 1];
+      expect(effective).toEqual(expect.arrayContaining([...lists.slice(0, -1).flat(), 'IsolateSandboxedIframes', 'GleanerTestFeature']));
+    } finally {
+      await lease.release();
+      await pool.close();
     }
   });
 

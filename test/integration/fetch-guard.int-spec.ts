@@ -127,6 +127,30 @@ describeWithChromium('address guard inside the browser', () => {
     expect(site.requests.filter((r) => r.host.startsWith('127.0.0.1'))).toEqual([]);
   });
 
+  it.each([
+    ['script', (p: number) => `http://127.0.0.1:${p}/page/1/`],
+    ['meta refresh', () => 'http://10.0.0.1/'],
+    ['form', () => 'https://169.254.169.254/latest/meta-data/'],
+  ])(
+    'refuses a page whose %s navigates to a forbidden address: a failed page, never the browser error page as content',
+    async (how, makeTarget) => {
+      const path = `/navigate/${how.split(' ')[0]}?url=${encodeURIComponent(makeTarget(site.port))}`;
+      const e = await failure(fetcher.fetch(`${pub}${path}`, { mode: 'dynamic' }));
+      expect(e).toMatchObject({ category: 'ssrf_blocked', retryable: false });
+      expect(e.message).not.toContain('chrome-error');
+      expect(site.requests.filter((r) => r.host.startsWith('127.0.0.1'))).toEqual([]);
+    },
+  );
+
+  it('fails a page that navigated to the browser error page for another reason (never the error page as content)', async () => {
+    // TLS to a plain HTTP server: the tunnel opens, the handshake fails, the tab shows chrome-error://.
+    const e = await failure(
+      fetcher.fetch(`${pub}/navigate/script?url=${encodeURIComponent(`https://public.test:${site.port}/page/2/`)}`, { mode: 'dynamic' }),
+    );
+    expect(e).toMatchObject({ category: 'fetch_error' });
+    expect(e.message).toContain(`https://public.test:${site.port}/page/2/`);
+  });
+
   it('refuses forbidden page URLs before the browser is involved', async () => {
     expect(await failure(fetcher.fetch(`http://127.0.0.1:${site.port}/`, { mode: 'dynamic' }))).toMatchObject({ category: 'ssrf_blocked' });
     expect(await failure(fetcher.fetch('http://evil.test/', { mode: 'dynamic' }))).toMatchObject({ category: 'ssrf_blocked' });

@@ -38,6 +38,10 @@ import { ScrapeController } from './controllers/scrape.controller';
 import { McpController } from './controllers/mcp.controller';
 import { MonitorsModule } from '@app/monitors';
 import { MonitorsController } from './controllers/monitors.controller';
+import { FirecrawlModule } from '@app/firecrawl';
+import { FirecrawlCrawlController, FirecrawlScrapeController, FirecrawlTeamController } from './controllers/firecrawl.controller';
+import { FirecrawlMonitorsController } from './controllers/firecrawl-monitors.controller';
+import { FirecrawlUnsupportedController } from './controllers/firecrawl-unsupported.controller';
 
 /** The API's controllers. */
 export function apiControllers(): Type[] {
@@ -67,6 +71,17 @@ export function apiControllers(): Type[] {
   ];
 }
 
+/** The Firecrawl-compatible API's controllers (/v2, docs/firecrawl.md): not in /api/v1/openapi.json, which covers apiControllers(). */
+export function firecrawlControllers(): Type[] {
+  return [
+    FirecrawlScrapeController,
+    FirecrawlCrawlController,
+    FirecrawlTeamController,
+    FirecrawlMonitorsController,
+    FirecrawlUnsupportedController,
+  ];
+}
+
 @Module({})
 export class ApiModule {
   static forRoot(
@@ -76,6 +91,8 @@ export class ApiModule {
     metrics: Metrics,
     extensions: AppExtensions = {},
   ): DynamicModule {
+    // One MonitorsModule for the app (its scheduler runs once): Gleaner's own routes and /v2 share it.
+    const monitors = MonitorsModule.register(CrawlModule);
     return {
       module: ApiModule,
       imports: [
@@ -92,14 +109,15 @@ export class ApiModule {
         ExtractionModule, // extraction modules
         ScrapeModule,
         CrawlModule,
-        MonitorsModule.register(CrawlModule),
+        monitors,
+        FirecrawlModule.register(monitors),
         // Finishes tenant deletions that stopped half way (here every lib registered its tenant eraser).
         TenantDeletionModule,
         // Embedded mode: the crawler side runs in this same process.
         ...(config.role === 'all' ? [WorkerModule.forRoot({ jobHandlers: extensions.jobHandlers })] : []),
         ...(extensions.modules ?? []),
       ],
-      controllers: apiControllers(),
+      controllers: [...apiControllers(), ...firecrawlControllers()],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },

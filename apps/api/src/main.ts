@@ -2,6 +2,7 @@ import { EXIT_CONFIG, loadConfigOrReport, type Role } from '@app/config';
 import { installShutdown } from '@app/platform';
 import type { AppExtensions } from '@app/worker';
 import { createApiApp } from './create-app';
+import { startupNote } from './startup-note';
 
 /**
  * `node main.js` runs embedded (API + crawler); `--role=api` runs the cluster API role. `extensions`
@@ -11,18 +12,13 @@ export async function main(extensions?: AppExtensions): Promise<void> {
   const role: Role = process.argv.includes('--role=api') ? 'api' : 'all';
   const config = loadConfigOrReport(process.env, role, process.stderr);
   if (!config) process.exit(EXIT_CONFIG);
-  const { app, logger, bootstrap } = await createApiApp(config, { extensions });
+  const { app, logger, bootstrap, generateAdminKey } = await createApiApp(config, { extensions });
   await app.listen({ port: config.port, host: config.host });
   logger.info({ port: config.port, deployment: config.deployment, role }, 'Gleaner API listening');
-  if (bootstrap?.generated) {
-    // Printed once, outside the JSON log, so it can be copied; never logged.
-    process.stdout.write(
-      `\n  Gleaner admin API key (generated; store it now, it will not be shown again):\n\n    ${bootstrap.secret}\n\n` +
-        `  Try: curl -H "Authorization: Bearer ${bootstrap.secret}" http://localhost:${config.port}/api/v1/jobs\n\n`,
-    );
-  } else if (bootstrap) {
-    process.stdout.write(`\n  Gleaner admin API key created from GLEANER_BOOTSTRAP_KEY (${bootstrap.secret.slice(0, 12)}...).\n\n`);
-  }
+  // A generated key only now that the service listens (a start that fails before it would lose the key), and
+  // only embedded: a cluster role's output goes to shared logs (docs/operations-deploy.md "The admin key").
+  const outcome = bootstrap.kind === 'none' && role === 'all' ? await generateAdminKey() : bootstrap;
+  process.stdout.write(startupNote(outcome, role, config.port));
   installShutdown(app, logger);
 }
 

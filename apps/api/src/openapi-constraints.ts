@@ -53,7 +53,7 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'Invalid fields; `errors[]` points at each of them.',
   429: 'Too many requests for this API key; retry after `Retry-After` seconds.',
   500: 'Unexpected error; the `error_id` is in the server logs.',
-  502: 'The target site or the language model failed; see `error_category`.',
+  502: 'The target site or the language model failed, something the caller cannot fix: the page is not there (`fetch_error`: DNS lookup, connect, TLS, reset, redirects; `http_error`, `blocked`, `rate_limit`, `unsupported_content`, `content_too_large`, `document_invalid`, `document_encrypted`) or the model chain failed (`llm_*`, `ungrounded_output`); see `error_category` and `job_id`. Only a failure of Gleaner itself is a 500.',
   503: 'Not ready or shutting down; retry after `Retry-After` seconds.',
   504: 'The job did not finish in time; it goes on (`job_id`, `status_url`).',
 };
@@ -131,7 +131,7 @@ function argumentClasses(controller: Type, method: string): { body?: DtoClass; q
 }
 
 /** The statuses every operation can answer, from what it takes and whether it needs a key. */
-function statusesOf(operation: Schema, extra: number[], hasBody: boolean, hasQuery: boolean): number[] {
+function statusesOf(operation: Schema, extra: number[], hasBody: boolean, hasQuery: boolean, method: string): number[] {
   const statuses = new Set<number>([500, 503, ...extra]);
   const secured = Array.isArray(operation.security) && operation.security.length > 0;
   if (secured) [401, 403, 429].forEach((s) => statuses.add(s));
@@ -141,6 +141,9 @@ function statusesOf(operation: Schema, extra: number[], hasBody: boolean, hasQue
   if (hasPath || hasQuery || hasBody) statuses.add(422);
   if (hasQuery || hasBody) statuses.add(400);
   if (hasBody) [400, 413, 415].forEach((s) => statuses.add(s));
+  // An operation that takes no body still reads one a client sends (an empty one is no body: create-app.ts):
+  // past the limit a 413, not JSON a 415, malformed a 400.
+  if (method !== 'get') [400, 413, 415].forEach((s) => statuses.add(s));
   return [...statuses].sort((x, y) => x - y);
 }
 
@@ -176,9 +179,9 @@ export function applyValidationToDocument(doc: OpenAPIObject, controllers: Type[
       for (const [status, response] of Object.entries(responses)) {
         if (!response.description) response.description = Number(status) < 300 ? 'OK' : (DESCRIPTIONS[Number(status)] ?? '');
       }
-      for (const status of statusesOf(operation, extra, Boolean(body), Boolean(query))) {
+      for (const status of statusesOf(operation, extra, Boolean(body), Boolean(query), method)) {
         responses[String(status)] = {
-          description: DESCRIPTIONS[status] ?? PROBLEMS_DESCRIPTION(status),
+          description: `${DESCRIPTIONS[status] ?? PROBLEMS_DESCRIPTION(status)}${problemTypes(status)}`,
           content: { [PROBLEM_MEDIA]: { schema: { $ref: '#/components/schemas/Problem' } } },
         };
       }
@@ -189,4 +192,12 @@ export function applyValidationToDocument(doc: OpenAPIObject, controllers: Type[
 
 function PROBLEMS_DESCRIPTION(status: number): string {
   return Object.values(PROBLEMS).find((p) => p.status === status)?.description ?? 'Problem';
+}
+
+/** The problem types a status is answered with (`type: /problems/<slug>`), as the description's last words. */
+function problemTypes(status: number): string {
+  const slugs = Object.entries(PROBLEMS)
+    .filter(([, problem]) => problem.status === status)
+    .map(([slug]) => `\`/problems/${slug}\``);
+  return slugs.length > 0 ? ` Problem \`type\`: ${slugs.join(', ')}.` : '';
 }

@@ -1,5 +1,6 @@
 import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { firecrawlError } from '@app/firecrawl';
 import { toProblem } from '@app/http';
 import { LOGGER, type AppLogger } from '@app/observability';
 
@@ -18,6 +19,8 @@ export class ProblemFilter implements ExceptionFilter {
 
 export function sendProblem(logger: AppLogger, exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const path = request.url.split('?')[0];
+  // The Firecrawl-compatible API answers errors in Firecrawl's shape (docs/firecrawl.md "Errors").
+  if (path.startsWith('/v2/')) return sendFirecrawlError(logger, exception, request, reply, path);
   const problem = toProblem(exception, path, String(request.id));
   if (problem.errorId) {
     logger.error({ err: exception, error_id: problem.errorId, request_id: request.id, path }, 'unhandled error');
@@ -27,4 +30,14 @@ export function sendProblem(logger: AppLogger, exception: unknown, request: Fast
     return;
   }
   void reply.status(problem.status).headers(problem.headers).type('application/problem+json').send(problem.body);
+}
+
+function sendFirecrawlError(logger: AppLogger, exception: unknown, request: FastifyRequest, reply: FastifyReply, path: string): void {
+  const answer = firecrawlError(exception, path, String(request.id));
+  if (answer.errorId) logger.error({ err: exception, error_id: answer.errorId, request_id: request.id, path }, 'unhandled error');
+  if (reply.sent || reply.raw.headersSent) {
+    if (!reply.raw.writableEnded) reply.raw.end();
+    return;
+  }
+  void reply.status(answer.status).headers(answer.headers).type('application/json').send(answer.body);
 }

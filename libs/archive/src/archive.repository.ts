@@ -25,6 +25,8 @@ export class ArchiveRepository {
         { fields: { user_id: 1, body_sha256: 1 } },
         { fields: { user_id: 1, rendered_sha256: 1 } },
         { fields: { expires_at: 1 } },
+        // The tenant's newest copy of a URL (the Firecrawl-compatible API's maxAge and changeTracking).
+        { fields: { user_id: 1, url: 1, fetched_at: 1 } },
       ],
     });
     const blobs = await store.collection<ArchiveBlobRecord>({
@@ -49,6 +51,14 @@ export class ArchiveRepository {
 
   page(userId: string, jobId: string, key: string): Promise<ArchivedPageRecord | null> {
     return this.pages.findOne({ _id: `${jobId}:${key}`, user_id: userId });
+  }
+
+  /** The tenant's newest page records of these URLs (as asked for), fetched at or after `since` when given. */
+  latestOf(userId: string, urls: string[], since: string | null, limit: number): Promise<ArchivedPageRecord[]> {
+    return this.pages.find(
+      { user_id: userId, url: { $in: urls }, ...(since ? { fetched_at: { $gte: since } } : {}) },
+      { sort: { fetched_at: -1 }, limit },
+    );
   }
 
   deletePage(id: string): Promise<boolean> {

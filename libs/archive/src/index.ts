@@ -7,7 +7,7 @@ export { ArchiveRepository } from './archive.repository';
 export { PageArchive, USAGE_FRESH_MS, type PageArchiveSettings } from './page-archive';
 export { ArchiveModule } from './archive.module';
 export { ArchiveRetentionService } from './archive-retention.service';
-export type { PageCapture } from './archive.types';
+export type { ArchivedPageRecord, PageCapture } from './archive.types';
 export { pageCapture } from './page-capture';
 export { writeWarc, type WarcPage } from './warc/warc-writer';
 export { warcPages } from './warc/warc-pages';

@@ -28,6 +28,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** A tenant's usage, as read for the cap check, is trusted this long (other processes' writes show within it). */
 export const USAGE_FRESH_MS = 1000;
 const USAGE_KEPT = 10_000;
+/** Newest records of a URL looked at for its latest usable copy (a failed WARC record or an error status is passed over). */
+const LATEST_SCANNED = 20;
 
 /**
  * The page archive (docs/archive.md): pages as fetched, their bodies content-addressed per tenant.
@@ -134,6 +136,16 @@ export class PageArchive {
   /** The page's record, or null (never archived, expired, deleted, or another tenant's). */
   record(userId: string, jobId: string, key: string): Promise<ArchivedPageRecord | null> {
     return this.repository.page(userId, jobId, key);
+  }
+
+  /**
+   * The tenant's newest kept copy of a page asked for by any of these URLs (a fetched page, not a WARC record
+   * that could not be read), fetched at or after `since` when given; null when there is none. The
+   * Firecrawl-compatible API serves `maxAge` and compares `changeTracking` with it (docs/firecrawl.md).
+   */
+  async latest(userId: string, urls: string[], since: string | null = null): Promise<ArchivedPageRecord | null> {
+    const records = await this.repository.latestOf(userId, [...new Set(urls)], since, LATEST_SCANNED);
+    return records.find((record) => !record.failure && record.status >= 200 && record.status < 300) ?? null;
   }
 
   /** The page with its bodies; null when the record or a body is gone. */

@@ -1,6 +1,6 @@
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { AuthGuard, CountsOwnRequests, Public, RequiresFullAccess, RequiresScope, type KeyRateLimit } from './auth.guard';
+import { AuthGuard, CountsOwnRequests, Public, RequiresFullAccess, RequiresScope, routePolicyOf, type KeyRateLimit } from './auth.guard';
 import type { AuthService } from './auth.service';
 import type { Caller } from './caller';
 
@@ -59,5 +59,31 @@ describe('AuthGuard', () => {
     await call(JobsRoutes, JobsRoutes.prototype.ownCount, 'Bearer ok');
     await call(JobsRoutes, JobsRoutes.prototype.ownCount, 'Bearer ok');
     expect(counted).toEqual(['k']);
+  });
+
+  it('admits a request once, before its body is read: the guard then lets it through without counting it again', async () => {
+    const request: { headers: Record<string, string>; caller?: Caller; gleanerAdmitted?: boolean } = {
+      headers: { authorization: 'Bearer ok' },
+    };
+    await guard.admit(request, { header: () => undefined }, routePolicyOf(JobsRoutes, JobsRoutes.prototype.read));
+    expect([request.caller, request.gleanerAdmitted]).toEqual([jobsKey, true]);
+    await expect(
+      guard.canActivate(new ExecutionContextHost([request, { header: () => undefined }], JobsRoutes as never, JobsRoutes.prototype.read)),
+    ).resolves.toBe(true);
+    expect(counted).toEqual(['k']);
+    const refused = { headers: { authorization: 'Bearer ok' } };
+    await expect(
+      guard.admit(refused, { header: () => undefined }, routePolicyOf(JobsRoutes, JobsRoutes.prototype.purge)),
+    ).rejects.toMatchObject({
+      slug: 'insufficient-scope',
+    });
+    expect(refused).not.toHaveProperty('gleanerAdmitted');
+  });
+
+  it('reads a policy from the decorators as the guard does (the handler over its controller)', () => {
+    expect(routePolicyOf(JobsRoutes, JobsRoutes.prototype.purge).requirement).toEqual({ fullAccess: true });
+    expect(routePolicyOf(JobsRoutes, JobsRoutes.prototype.read).requirement).toEqual({ scope: 'jobs' });
+    expect(routePolicyOf(JobsRoutes, JobsRoutes.prototype.health).isPublic).toBe(true);
+    expect(routePolicyOf(JobsRoutes, JobsRoutes.prototype.ownCount).countsOwnRequests).toBe(true);
   });
 });

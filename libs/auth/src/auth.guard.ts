@@ -30,7 +30,11 @@ export const Public = () => SetMetadata(PUBLIC, true);
 interface RequestWithCaller {
   headers: Record<string, string | string[] | undefined>;
   caller?: Caller;
+  /** Admitted by `AuthGuard.admit` before its body was read (create-app's onRequest hook): the guard lets it through. */
+  gleanerAdmitted?: boolean;
 }
+
+type ReplyHeaders = { header(name: string, value: string | number): unknown };
 
 export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext): Caller => {
   const request = context.switchToHttp().getRequest<RequestWithCaller>();
@@ -39,11 +43,23 @@ export const CurrentCaller = createParamDecorator((_data: unknown, context: Exec
 });
 
 /** What a route's decorators ask of the guard. */
-interface RoutePolicy {
+export interface RoutePolicy {
   controller: object;
   isPublic: boolean;
   countsOwnRequests: boolean;
   requirement: Requirement;
+}
+
+/** A route's policy from its decorators (the handler's win over its controller's), as Reflector.getAllAndOverride reads them. */
+export function routePolicyOf(controller: object, handler: object): RoutePolicy {
+  const read = <T>(key: string): T | undefined =>
+    (Reflect.getMetadata(key, handler) as T | undefined) ?? (Reflect.getMetadata(key, controller) as T | undefined);
+  return {
+    controller,
+    isPublic: read<boolean>(PUBLIC) === true,
+    countsOwnRequests: read<boolean>(OWN_COUNT) === true,
+    requirement: read<Requirement>(REQUIREMENT) ?? { fullAccess: true },
+  };
 }
 
 /** The per-key rate limit: RateLimit-* headers on the answer, 429 with Retry-After past it. */
@@ -104,11 +120,20 @@ export class AuthGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const policy = this.policyOf(context);
-    if (policy.isPublic) return true;
     const http = context.switchToHttp();
     const request = http.getRequest<RequestWithCaller>();
-    const reply = http.getResponse<{ header(name: string, value: string | number): unknown }>();
+    if (request.gleanerAdmitted === true) return true;
+    await this.admit(request, http.getResponse<ReplyHeaders>(), this.policyOf(context));
+    return true;
+  }
+
+  /**
+   * The key, the rate limit and the route's requirement, in that order (401, 429, 403). The API runs it as
+   * soon as the route is known, before the body is looked at (docs/api.md "Statuses": a caller without a
+   * valid key learns nothing about what it sent); the guard then lets the admitted request through.
+   */
+  async admit(request: RequestWithCaller, reply: ReplyHeaders, policy: RoutePolicy): Promise<void> {
+    if (policy.isPublic) return;
     const header = request.headers.authorization;
     const caller = await this.auth.authenticate(Array.isArray(header) ? header[0] : header);
     request.caller = caller;
@@ -119,6 +144,6 @@ export class AuthGuard implements CanActivate {
     if (!satisfies(caller, requirement)) {
       throw new AppError('insufficient-scope', `This endpoint needs ${describeRequirement(requirement)}.`);
     }
-    return true;
+    request.gleanerAdmitted = true;
   }
 }

@@ -1,6 +1,7 @@
-export type { Caller } from './caller';
+export { satisfies, type Caller } from './caller';
+export { AuthService } from './auth.service';
 export { KeysService } from './keys.service';
-export { UsersService } from './users.service';
+export { UsersService, type BootstrapOutcome } from './users.service';
 export { TenantDeletionService } from './tenant-deletion.service';
 export { TenantDeletionResumer } from './tenant-deletion-resumer';
 export { TenantDeletionModule } from './tenant-deletion.module';
@@ -14,6 +15,8 @@ export {
   RequiresFullAccess,
   RequiresKey,
   RequiresScope,
+  routePolicyOf,
+  type RoutePolicy,
 } from './auth.guard';
 export { AuthModule } from './auth.module';
 export {

@@ -55,17 +55,48 @@ export class UsersService {
   }
 
   /**
-   * When the store holds no key: an admin user and a full-access key (GLEANER_BOOTSTRAP_KEY when set).
-   * Returns the secret to print once, or null when nothing was created. Safe with several replicas.
+   * Before the service listens: when the store holds no key and GLEANER_BOOTSTRAP_KEY is set, the admin user
+   * with that key (its secret is the operator's already: nothing to lose if the start fails after). Safe with
+   * several replicas. `none`: no key exists and none was made (the variable is unset).
    */
-  async bootstrap(): Promise<{ secret: string; generated: boolean } | null> {
-    if ((await this.repository.countKeys()) > 0) return null;
-    if (!(await this.repository.claimBootstrap(nowIso()))) return null;
-    const created = await this.createUser('admin', true, this.config.bootstrapKey);
+  async bootstrapFromSetting(): Promise<BootstrapOutcome> {
+    if ((await this.repository.countKeys()) > 0) return { kind: 'exists' };
+    if (!this.config.bootstrapKey) return { kind: 'none' };
+    return this.createAdmin(this.config.bootstrapKey);
+  }
+
+  /**
+   * Once the embedded service listens (a start that fails before, on a busy port say, must not spend it): a
+   * generated admin key when the store still holds none, its secret returned to be printed once. Never run by
+   * a cluster role, whose output goes to shared logs (docs/operations-deploy.md "The admin key").
+   */
+  async bootstrapGenerated(): Promise<BootstrapOutcome> {
+    if ((await this.repository.countKeys()) > 0) return { kind: 'exists' };
+    // One embedded process owns its store: a claim left by a start that stopped between claiming and creating
+    // (a crash) must not keep the store keyless for good, so it is recorded but not waited on here.
+    return this.createAdmin(undefined, false);
+  }
+
+  private async createAdmin(secret: string | undefined, exclusive = true): Promise<BootstrapOutcome> {
+    const claimed = await this.repository.claimBootstrap(nowIso());
+    if (!claimed && exclusive) return { kind: 'claimed' };
+    const created = await this.createUser('admin', true, secret);
     this.logger.info(
       { user_id: created.id, key_id: created.key.id, key_prefix: created.key.key_prefix },
       'bootstrap admin user and key created',
     );
-    return { secret: created.key.key, generated: !this.config.bootstrapKey };
+    return secret ? { kind: 'from_setting', keyPrefix: created.key.key_prefix } : { kind: 'generated', secret: created.key.key };
   }
 }
+
+/**
+ * What a start did about the admin key: `generated` (its secret, printed once), `from_setting`
+ * (GLEANER_BOOTSTRAP_KEY's), `exists` (a key was there: nothing made), `claimed` (another process or an
+ * earlier start claimed the bootstrap and made it), `none` (no key, none made).
+ */
+export type BootstrapOutcome =
+  | { kind: 'generated'; secret: string }
+  | { kind: 'from_setting'; keyPrefix: string }
+  | { kind: 'exists' }
+  | { kind: 'claimed' }
+  | { kind: 'none' };

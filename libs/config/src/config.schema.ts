@@ -1,10 +1,19 @@
 import { z } from 'zod';
+import { BOOLEAN_WORDS_HINT, parseBooleanSetting } from './boolean-setting';
 
 const bool = (fallback: boolean) =>
   z
-    .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+    .string()
     .optional()
-    .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1' || v === 'yes'));
+    .transform((v, ctx) => {
+      if (v === undefined) return fallback;
+      const value = parseBooleanSetting(v);
+      if (value === undefined) {
+        ctx.addIssue({ code: 'custom', message: `must be ${BOOLEAN_WORDS_HINT}` });
+        return z.NEVER;
+      }
+      return value;
+    });
 
 const int = (fallback: number, min: number, max: number) =>
   z

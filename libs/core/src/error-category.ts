@@ -26,7 +26,7 @@ export const ERROR_CATEGORIES = [
   'ungrounded_output',
   'budget_exceeded',
   'cancelled',
-  /** A crawl page that made its worker die three times. */
+  /** A crawl page that made its worker die three times while it ran alone in its process. */
   'worker_crash',
   'internal',
 ] as const;

@@ -8,3 +8,4 @@ export { roundUsd } from './money';
 export { Usage, type ModelRunUsage, type UsageCounterFields, type UsageRecordFields, type UsageWire } from './usage';
 export { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS, StoreUnavailableError, storeOutageOf } from './store-unavailable';
 export { TENANT_ERASERS, TENANT_ERASURE_PHASES, TenantErasers, type TenantEraser, type TenantErasurePhase } from './tenant-erasure';
+export { WARNING_CODES, warning, warningsOf, type Warning, type WarningCode } from './warnings';

@@ -14,7 +14,14 @@ const stored = {
 
 describe('parseCrawlInput', () => {
   it('reads a stored crawl input, its options by the options DTO', () => {
-    expect(parseCrawlInput(JSON.parse(JSON.stringify(stored)))).toEqual(stored);
+    expect(parseCrawlInput(JSON.parse(JSON.stringify(stored)))).toEqual({ ...stored, warnings: [] });
+  });
+
+  it("reads a request's warnings, and none from an input without them (older jobs, re-extractions, monitor runs)", () => {
+    const warning = { code: 'schema_type_misspelled', message: 'did you mean number?', location: 'body.schema.price' };
+    expect(parseCrawlInput({ ...stored, warnings: [warning] }).warnings).toEqual([warning]);
+    expect(parseCrawlInput({ ...stored, warnings: undefined }).warnings).toEqual([]);
+    expect(parseCrawlInput(stored).warnings).toEqual([]);
   });
 
   it('fills options an older record lacks with their defaults', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { extractionModeSchema, type ExtractionMode } from '@app/extraction';
+import type { Warning } from '@app/core';
+import { extractionModeSchema, storedWarnings, type ExtractionMode } from '@app/extraction';
 import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/llm';
 import { pageFormatsPlanSchema, type PageFormatsPlan } from '@app/pages';
 import type { JsonSchemaObject } from '@app/schema';
@@ -27,6 +28,8 @@ export interface CrawlJobInput {
   /** A monitor's run (docs/monitors.md): page workers make conditional requests and report what they saw. */
   monitor_id?: string;
   monitor_run_id?: string;
+  /** The request's warnings (libs/core warnings.ts), on every page's result; absent (none) on older jobs and re-runs. */
+  warnings?: Warning[];
 }
 
 /** A batch's URL list: `urls` distinct canonical URLs in `batch_lists` chunks under `list_id`; `duplicates` removed at intake. */
@@ -104,6 +107,7 @@ const crawlInputSchema = z.object({
     .optional(),
   monitor_id: z.string().optional(),
   monitor_run_id: z.string().optional(),
+  warnings: storedWarnings,
 });
 
 export function parseCrawlInput(raw: unknown): CrawlJobInput {

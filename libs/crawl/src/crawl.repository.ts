@@ -380,24 +380,27 @@ export class CrawlRepository implements OnModuleInit {
 
   // ---- page outcomes ----
 
-  /** Counts a delivery of a page task (a worker that dies mid-page leaves the count up). */
-  async delivered(taskId: string, jobId: string): Promise<OutcomeRecord> {
+  /**
+   * Counts a delivery of a page task (a worker that dies mid-page leaves the count up); a run `alone` in its
+   * process (a suspect's) counts in `alone_runs` too.
+   */
+  async delivered(taskId: string, jobId: string, alone = false): Promise<OutcomeRecord> {
     try {
       const record = await this.outcomes.findOneAndUpdate(
         { _id: taskId },
-        { $inc: { deliveries: 1 }, $setOnInsert: { job_id: jobId, done: false, outcome: null } },
+        { $inc: runCounts(alone, 1), $setOnInsert: { job_id: jobId, done: false, outcome: null } },
         { upsert: true, returnDocument: 'after' },
       );
       if (record) return record;
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
     }
-    return this.delivered(taskId, jobId);
+    return this.delivered(taskId, jobId, alone);
   }
 
   /** A delivery handed back on shutdown did not crash its worker. */
-  async undeliver(taskId: string): Promise<void> {
-    await this.outcomes.findOneAndUpdate({ _id: taskId, deliveries: { $gt: 0 } }, { $inc: { deliveries: -1 } });
+  async undeliver(taskId: string, alone = false): Promise<void> {
+    await this.outcomes.findOneAndUpdate({ _id: taskId, deliveries: { $gt: 0 } }, { $inc: runCounts(alone, -1) });
   }
 
   /** Records the outcome of a task once (the first worker to finish wins); false if it was already done. */
@@ -435,4 +438,9 @@ function sourceFilter(jobId: string, only: ReextractOnly): Filter {
   const filter: Filter = { job_id: jobId, status: { $in: only === 'failed' ? ['failed'] : ['completed', 'failed'] }, extract: true };
   if (only === 'ungrounded') filter.ungrounded_fields = { $gt: 0 };
   return filter;
+}
+
+/** The counts a page task's run changes: its deliveries, and its runs alone when it ran alone. */
+function runCounts(alone: boolean, by: 1 | -1): Record<string, number> {
+  return alone ? { deliveries: by, alone_runs: by } : { deliveries: by };
 }

@@ -186,7 +186,13 @@ export type PageOutcome =
 export interface OutcomeRecord {
   _id: string;
   job_id: string;
+  /** Runs started and not finished (one up while a run is in flight): above 0 at a delivery, the page is a suspect. */
   deliveries: number;
+  /**
+   * Runs started alone in their process (a suspect's): those that never finished are the deaths blamed on
+   * the page (docs/crawl.md "A page that kills its worker"). Absent until the page is a suspect.
+   */
+  alone_runs?: number;
   done: boolean;
   outcome: StoredPageOutcome | null;
   [key: string]: unknown;

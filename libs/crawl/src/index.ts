@@ -18,3 +18,4 @@ export { ReextractJobHandler } from './owner/reextract-job.handler';
 export { WarcExtractJobHandler } from './owner/warc-extract-job.handler';
 export { MapService } from './map/map.service';
 export { MapRequestDto, MapResponse, MapUrl } from './map/dto/map-request.dto';
+export { canonicalize } from './url-canon';

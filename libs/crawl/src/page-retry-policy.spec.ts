@@ -7,6 +7,7 @@ import {
   isRetryableFailure,
   retryDelayMs,
   routeOutcome,
+  workerCrashVerdict,
 } from './page-retry-policy';
 
 const failed = (retryable: boolean): Extract<PageOutcome, { kind: 'failed' }> => ({
@@ -94,5 +95,22 @@ describe('retry rules', () => {
       error_category: 'internal',
       error_message: 'The page failed unexpectedly.',
     });
+  });
+});
+
+describe('workerCrashVerdict (only deaths the page had alone in its process count)', () => {
+  it('runs a page that shared its process at every death, however many there were', () => {
+    // A page in flight at outside kills (docker kill of its crawler) is a suspect, never blamed for them.
+    expect(workerCrashVerdict({})).toBeNull();
+    expect(workerCrashVerdict({ alone_runs: undefined })).toBeNull();
+  });
+
+  it('fails the page once its worker died with it alone the limit of times; this delivery is not one of them', () => {
+    for (let aloneRuns = 1; aloneRuns <= PAGE_RETRY_LIMITS.workerCrashes; aloneRuns++) {
+      expect([aloneRuns, workerCrashVerdict({ alone_runs: aloneRuns })]).toEqual([aloneRuns, null]);
+    }
+    const verdict = workerCrashVerdict({ alone_runs: PAGE_RETRY_LIMITS.workerCrashes + 1 });
+    expect(verdict).toMatchObject({ kind: 'failed', error_category: 'worker_crash', retryable: false, usage: null });
+    expect(verdict?.error_message).toMatch(/die 3 times while it ran alone; it is not tried again/);
   });
 });

@@ -1,5 +1,5 @@
 import { AppError, isOwnFailure } from '@app/core';
-import type { PageOutcome } from './crawl.types';
+import type { OutcomeRecord, PageOutcome } from './crawl.types';
 
 /**
  * Every limit on trying a crawl page again, in one table (docs/crawl.md "Retries"). Each counts
@@ -12,7 +12,7 @@ export const PAGE_RETRY_LIMITS = {
   rateLimitRetries: 10,
   /** Times a page waits for a robots.txt that could not be read (5xx, no answer) before it is skipped (`robots`). */
   robotsDeferrals: 3,
-  /** Times a page may take its worker down before it fails `worker_crash`. */
+  /** Times a page may take its worker down while it runs alone in its process before it fails `worker_crash`. */
   workerCrashes: 3,
   /** Deliveries of one page task by the queue (a lost or failed enqueue, a store error in the worker). */
   taskDeliveries: 10,
@@ -102,6 +102,27 @@ function routeRateLimited(outcome: RateLimited, attempt: PageAttempt, now: numbe
       retryable: false,
       usage: null,
     },
+  };
+}
+
+/**
+ * The `worker_crash` failure of a page task's delivery, or null to run it. Only a death the page had
+ * alone is blamed on it: a run that shared its process with other pages (and any run of a page that was
+ * not yet a suspect) ended by a death only makes it a suspect, since an outside kill (docker kill, OOM of
+ * the process) or another page may have caused it. `record` counts the delivery being judged.
+ */
+export function workerCrashVerdict(record: Pick<OutcomeRecord, 'alone_runs'>): Failed | null {
+  const deathsAlone = (record.alone_runs ?? 0) - 1;
+  if (deathsAlone < PAGE_RETRY_LIMITS.workerCrashes) return null;
+  return {
+    kind: 'failed',
+    error_category: 'worker_crash',
+    error_message: `The page made its worker die ${PAGE_RETRY_LIMITS.workerCrashes} times while it ran alone; it is not tried again.`,
+    error_details: null,
+    http_status: null,
+    final_url: null,
+    retryable: false,
+    usage: null,
   };
 }
 

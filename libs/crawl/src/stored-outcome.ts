@@ -22,6 +22,7 @@ export interface StoredPageResult extends UsageRecordFields {
   llm_provider: string | null;
   llm_cost_usd: number;
   provenance?: PageExtraction['provenance'];
+  warnings?: PageExtraction['warnings'];
 }
 
 type Completed = Extract<PageOutcome, { kind: 'completed' }>;
@@ -58,6 +59,7 @@ function toStoredResult(result: PageExtraction): StoredPageResult {
     llm_provider: result.model?.provider ?? null,
     ...Usage.toCounters(result.usage),
     ...(result.provenance ? { provenance: result.provenance } : {}),
+    ...(result.warnings && result.warnings.length > 0 ? { warnings: result.warnings } : {}),
   };
 }
 
@@ -68,6 +70,7 @@ function fromStoredResult(stored: StoredPageResult): PageExtraction {
     model: stored.llm_model !== null && stored.llm_provider !== null ? { provider: stored.llm_provider, model: stored.llm_model } : null,
     usage: Usage.fromRecordFields(stored),
     ...(stored.provenance ? { provenance: stored.provenance } : {}),
+    ...(stored.warnings && stored.warnings.length > 0 ? { warnings: stored.warnings } : {}),
   };
 }
 

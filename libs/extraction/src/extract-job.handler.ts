@@ -97,7 +97,14 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput, Extraction
       is_byok: extracted.run?.isByok ?? false,
       ...extracted.made,
     };
-    const placement = { url: page.fetch.url, depth: 0, parentUrl: null, fetchDurationMs: page.fetchDurationMs, extractDurationMs };
+    const placement = {
+      url: page.fetch.url,
+      depth: 0,
+      parentUrl: null,
+      fetchDurationMs: page.fetchDurationMs,
+      extractDurationMs,
+      requestWarnings: input.warnings,
+    };
     await this.results.record(job, completedResult(extracted, placement), { startedNow });
     const usage = { page_count: 1, ...Usage.toCounters(extracted.usage), ungrounded_fields: extracted.provenance?.ungrounded_fields ?? 0 };
     const set = { extraction: facts, attempts: extracted.run?.attempts ?? [] };

@@ -57,6 +57,7 @@ export class ExtractionRequestsService {
         provenance,
         grounding,
         archive: extractArchives(dto.archive, saved),
+        warnings: parsed.warnings,
       }),
       captureDebug: dto.capture_debug ?? false,
       requestId,
@@ -92,6 +93,7 @@ export class ExtractionRequestsService {
         ...Usage.toWire(Usage.fromRecordFields({ ...done, llm_cost_usd: facts.llm_cost_usd })),
         is_byok: facts.is_byok ?? false,
       },
+      warnings: item?.warnings ?? [],
     };
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter } from 'prom-client';
-import { AppError } from '@app/core';
+import { AppError, warning, type Warning } from '@app/core';
 import {
   ModelRouter,
   PriceTable,
@@ -33,6 +33,12 @@ export interface ExtractInput {
   instructions?: string;
   /** `content` is an excerpt of the page (learned extraction's partial calls), not the whole page. */
   excerpt?: boolean;
+  /**
+   * A partial call (learned extraction asks for some fields only): top-level fields of the answer the schema does
+   * not ask for are dropped before validation, with a `model_extra_fields` warning, instead of failing the page.
+   * Models without a strict JSON mode answer every field they saw in the prompt's history.
+   */
+  partial?: boolean;
 }
 
 export interface CallTrace {
@@ -56,6 +62,8 @@ export interface ExtractOutput extends RunSummary {
   content: string;
   /** Values of the answer that coercion replaced by null (docs/provenance.md "Reasons"). */
   nulled: CoercedToNull[];
+  /** What the page's result should say (libs/core warnings.ts): `content_truncated` when the answering call's text was cut. */
+  warnings: Warning[];
 }
 
 /** Failure of a whole extraction, with what the failed attempts cost (they were billed). */
@@ -111,6 +119,7 @@ export class ExtractionService {
     // The content of the call whose answer is returned (the last target's: an earlier one that failed was cut to its own context).
     let sent = input.content;
     let nulled: CoercedToNull[] = [];
+    let warnings: Warning[] = [];
     try {
       const result = await this.router.run(
         targets,
@@ -154,7 +163,9 @@ export class ExtractionService {
               );
               throw error;
             }
-            const raw = reply.json !== undefined ? reply.json : parseModelJson(reply.text);
+            const answered = reply.json !== undefined ? reply.json : parseModelJson(reply.text);
+            const extra = input.partial ? unaskedFields(answered, input.schema) : [];
+            const raw = extra.length > 0 ? withoutFields(answered as Record<string, unknown>, extra) : answered;
             const nulledHere: CoercedToNull[] = [];
             const data = raw === undefined ? undefined : coerceToSchema(raw, input.schema, input.url, nulledHere);
             const verdict =
@@ -174,6 +185,10 @@ export class ExtractionService {
             if (verdict.valid) {
               sent = fitted.text;
               nulled = nulledHere;
+              warnings = [
+                ...(fitted.truncated ? [truncationWarning(target, fitted.tokens, fitted.totalTokens, input.excerpt)] : []),
+                ...(extra.length > 0 ? [extraFieldsWarning(target, extra)] : []),
+              ];
               return data;
             }
             errors = verdict.errors.slice(0, 20).map((e) => `${e.path}: ${e.message}`);
@@ -185,7 +200,15 @@ export class ExtractionService {
         { signal: input.signal },
       );
       this.outcomes.inc({ outcome: 'success', error_category: '' });
-      return { ...summaryOf(result), data: result.value, target: result.target, contentTruncated: truncatedAny, content: sent, nulled };
+      return {
+        ...summaryOf(result),
+        data: result.value,
+        target: result.target,
+        contentTruncated: truncatedAny,
+        content: sent,
+        nulled,
+        warnings,
+      };
     } catch (error) {
       const appError =
         error instanceof AppError ? error : new AppError('internal-error', 'Extraction failed.', { category: 'internal', cause: error });
@@ -222,6 +245,35 @@ function trace(
     success,
     error,
   };
+}
+
+/** Top-level keys of an object answer that the schema does not list (partial calls ask for some fields only). */
+function unaskedFields(answer: unknown, schema: JsonSchemaObject): string[] {
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return [];
+  const asked = schema.properties ?? {};
+  return Object.keys(answer).filter((key) => !Object.prototype.hasOwnProperty.call(asked, key));
+}
+
+function withoutFields(answer: Record<string, unknown>, drop: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(answer).filter(([key]) => !drop.includes(key)));
+}
+
+function extraFieldsWarning(target: ModelTarget, fields: string[]): Warning {
+  const names = fields.slice(0, 10).join(', ') + (fields.length > 10 ? ` and ${fields.length - 10} more` : '');
+  return warning(
+    'model_extra_fields',
+    `${target.provider}/${target.model} was asked for some fields only and also answered ${names}: those were dropped, the fields asked for kept.`,
+  );
+}
+
+/** The answering model saw only the start of the page: values past the cut could not be extracted. */
+function truncationWarning(target: ModelTarget, sent: number | null, total: number | null, excerpt?: boolean): Warning {
+  const what = excerpt ? "The excerpt of the page's text" : "The page's text";
+  const counts = sent !== null && total !== null ? ` (${sent} of its ${total} tokens were sent)` : '';
+  return warning(
+    'content_truncated',
+    `${what} was cut to fit the context of ${target.provider}/${target.model}${counts}: values further down the page could not be extracted. A model with a larger context window sees more of it.`,
+  );
 }
 
 function summaryOf(result: RunSummary): RunSummary {

@@ -8,7 +8,7 @@ export { ExtractionModule, ExtractionWorkerModule } from './extraction.module';
 export { AnalyzeRequestDto, ExtractionResponse, ExtractRequestDto } from './dto/extract-request.dto';
 export { LearnedProgramsService } from './learned-programs.service';
 export { LearnedProgramListResponse, LearnedProgramResponse, ListLearnedProgramsQuery } from './dto/learned-programs.dto';
-export { parseExtractInput, type ExtractJobInput } from './job-inputs';
+export { parseExtractInput, storedWarnings, type ExtractJobInput } from './job-inputs';
 export type { ExtractionFacts } from './extraction-facts';
 export { captureRecorder } from './page/capture';
 export { keepPage } from './page/keep-page';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { warningsOf, type Warning } from '@app/core';
 import { FETCH_MODES, storedFetchControlSchema, type FetchMode, type StoredFetchControl } from '@app/fetch';
 import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/llm';
 import { groundingPolicySchema, provenanceModeSchema, type GroundingPolicy, type ProvenanceMode } from '@app/provenance';
@@ -22,6 +23,8 @@ export interface ExtractJobInput {
   grounding: GroundingPolicy;
   /** Keep the fetched page in the archive (docs/archive.md "Extracts"); false on jobs from before it existed. */
   archive: boolean;
+  /** The request's warnings (a schema value that looks like a misspelled type), for the result; [] on older jobs. */
+  warnings: Warning[];
 }
 
 export interface AnalyzeJobInput {
@@ -40,6 +43,12 @@ export const jsonSchemaObject = z.custom<JsonSchemaObject>(
 
 const fetchModeSchema = z.enum(FETCH_MODES);
 
+/** Warnings stored on a job's input (libs/core warnings.ts); absent on jobs from before they existed. */
+export const storedWarnings = z
+  .unknown()
+  .optional()
+  .transform((value) => warningsOf(value));
+
 const extractInputSchema = z.object({
   url: z.string(),
   fetch_mode: fetchModeSchema,
@@ -53,6 +62,7 @@ const extractInputSchema = z.object({
   provenance: provenanceModeSchema,
   grounding: groundingPolicySchema,
   archive: z.boolean().default(false),
+  warnings: storedWarnings,
 });
 
 const analyzeInputSchema = z.object({

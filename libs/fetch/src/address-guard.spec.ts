@@ -132,6 +132,77 @@ describe('AddressGuard', () => {
     });
   });
 
+  describe('what a refusal says: the variable that opens it, never what a name resolves to', () => {
+    const refusal = async (guardUnderTest: AddressGuard, host: string): Promise<AppError> => {
+      try {
+        await guardUnderTest.resolvePublic(host);
+      } catch (error) {
+        if (error instanceof AppError) return error;
+        throw error;
+      }
+      throw new Error(`${host} was not refused`);
+    };
+
+    it.each([
+      ['private.example', '10.0.0.7'],
+      ['mixed.example', '192.168.0.1'],
+      ['v6private.example', 'fd00::1'],
+      ['mapped.example', '::ffff:127.0.0.1'],
+    ])('%s: the message names the host and the variables, the address goes to the log only', async (host, address) => {
+      const logged: unknown[] = [];
+      const g = new AddressGuard({ resolver, onRefusal: (r) => logged.push(r) });
+      const e = await refusal(g, host);
+      expect(e.category).toBe('ssrf_blocked');
+      expect(e.message).toContain(host);
+      expect(e.message).toContain('GLEANER_ALLOW_NETWORKS');
+      expect(e.message).toContain('GLEANER_ALLOW_PRIVATE_NETWORKS=true');
+      for (const part of [address, '127.0.0.1', '7f00', address.replace(/^::ffff:/, '')]) expect(e.message).not.toContain(part);
+      expect(logged).toEqual([{ host, address, reason: expect.any(String) }]);
+    });
+
+    it('a name resolving to a metadata address: never allowed, and its address is not told', async () => {
+      const logged: unknown[] = [];
+      const e = await refusal(
+        new AddressGuard({ resolver, allowPrivateNetworks: true, onRefusal: (r) => logged.push(r) }),
+        'imds.intranet.test',
+      );
+      expect(e.message).toBe('The host imds.intranet.test resolves to a cloud metadata address and is never allowed.');
+      expect(logged).toEqual([{ host: 'imds.intranet.test', address: '169.254.169.254', reason: expect.stringMatching(/metadata/) }]);
+    });
+
+    it('a literal address is the caller’s own: the message keeps it and the exact entry that opens it', async () => {
+      const logged: unknown[] = [];
+      const e = await refusal(new AddressGuard({ resolver, onRefusal: (r) => logged.push(r) }), '10.1.2.3');
+      expect(e.message).toBe(
+        'The address 10.1.2.3 is not allowed: private (RFC 1918). An operator can open it with GLEANER_ALLOW_NETWORKS=10.1.2.3/32 (or its range), or GLEANER_ALLOW_PRIVATE_NETWORKS=true for development.',
+      );
+      expect(logged).toEqual([]);
+    });
+
+    it('localhost is loopback: refused with the entry that opens it, and that entry opens it', async () => {
+      const e = await refusal(guard, 'localhost');
+      expect(e.message).toContain('GLEANER_ALLOW_NETWORKS=127.0.0.1/32');
+      const opened = new AddressGuard({ resolver, allowCidrs: ['127.0.0.1/32'] });
+      await expect(opened.resolvePublic('localhost')).resolves.toEqual([{ address: '127.0.0.1', family: 4 }]);
+      await expect(opened.resolvePublic('api.localhost')).resolves.toEqual([{ address: '127.0.0.1', family: 4 }]);
+      expect(await category(new AddressGuard({ resolver, allowCidrs: ['10.0.0.0/8'] }).resolvePublic('localhost'))).toBe('ssrf_blocked');
+    });
+  });
+
+  it('an allowed range covering a whole IPv6 form opens none of the refused IPv4 addresses it carries', async () => {
+    const g = new AddressGuard({ resolver, allowCidrs: ['::ffff:0:0/96', '64:ff9b::/96', '2002::/16', '::/0', '0.0.0.0/0'] });
+    expect(await category(g.resolvePublic('mapped.example'))).toBe('ssrf_blocked');
+    for (const url of [
+      'http://[::ffff:10.0.0.1]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://[2002:c0a8:101::1]/',
+      'http://127.0.0.1/',
+      'http://[fd00::1]/',
+    ])
+      expect(await category(g.checkUrl(url))).toBe('ssrf_blocked');
+    await expect(g.checkUrl('http://[::ffff:93.184.216.34]/')).resolves.toHaveLength(1);
+  });
+
   it('allowCidrs opens a specific range only', async () => {
     const g = new AddressGuard({ resolver, allowCidrs: ['10.0.0.0/24'] });
     await expect(g.resolvePublic('private.example')).resolves.toHaveLength(1);

@@ -22,10 +22,21 @@ export interface AddressGuardOptions {
   allowCidrs?: readonly string[];
   /** Defaults to the system resolver (dns.lookup, all addresses). */
   resolver?: Resolver;
+  /** Told every refusal of a name with the address it resolved to, which the refusal's message leaves out (for the log). */
+  onRefusal?: RefusalListener;
 }
 
-/** Names that must never be fetched whatever they resolve to (unless private networks are allowed). */
-const FORBIDDEN_NAMES = new Set(['localhost', ...METADATA_HOST_NAMES]);
+/** A name the guard refused, and why: the resolved address goes to the log, never into the error message. */
+export interface GuardRefusal {
+  host: string;
+  address: string;
+  reason: string;
+}
+
+export type RefusalListener = (refusal: GuardRefusal) => void;
+
+/** What `localhost` and `*.localhost` stand for when the guard is on (the IPv4 loopback local services listen on). */
+const LOCALHOST: ResolvedAddress = { address: '127.0.0.1', family: 4 };
 
 export const systemResolver: Resolver = async (hostname) => {
   const results = await dnsLookup(hostname, { all: true, verbatim: true });
@@ -41,12 +52,14 @@ export class AddressGuard {
   private readonly allowHosts: Set<string>;
   private readonly allowCidrs: Cidr[];
   private readonly resolver: Resolver;
+  private readonly onRefusal?: RefusalListener;
 
   constructor(options: AddressGuardOptions = {}) {
     this.allowPrivateNetworks = options.allowPrivateNetworks ?? false;
     this.allowHosts = new Set((options.allowHosts ?? []).map(normaliseHost));
     this.allowCidrs = (options.allowCidrs ?? []).map((c) => parseCidr(c));
     this.resolver = options.resolver ?? systemResolver;
+    this.onRefusal = options.onRefusal;
   }
 
   /** Resolves `hostname` and returns only vetted addresses; throws AppError(ssrf_blocked) otherwise. */
@@ -61,8 +74,11 @@ export class AddressGuard {
       this.assertPublicAddress(host, host, privileged);
       return [{ address: host, family: literal === 6 ? 6 : 4 }];
     }
-    if (!privileged && (FORBIDDEN_NAMES.has(host) || host.endsWith('.localhost'))) {
-      throw fetchError('ssrf_blocked', `The host ${host} is not allowed. ${openingHint('127.0.0.1')}`);
+    if (!privileged && (host === 'localhost' || host.endsWith('.localhost'))) {
+      // Loopback by definition (RFC 6761), never asked of DNS: judged as 127.0.0.1, so the hint's range opens it.
+      if (!classifyIp(LOCALHOST.address, this.allowCidrs).allowed)
+        throw fetchError('ssrf_blocked', `The host ${host} is not allowed (loopback). ${openingHint(LOCALHOST.address)}`);
+      return [LOCALHOST];
     }
     let addresses: ResolvedAddress[];
     try {
@@ -79,16 +95,28 @@ export class AddressGuard {
     return addresses;
   }
 
-  /** Throws ssrf_blocked when `ip` is in a forbidden range (unless privileged/allowlisted). */
+  /**
+   * Throws ssrf_blocked when `ip` is in a forbidden range (unless privileged/allowlisted). When `ip` is what a
+   * name resolved to, the message names the host and the variable that would open it but not the address (an
+   * internal name's address is not the caller's to learn); the address goes to `onRefusal` (the log).
+   */
   assertPublicAddress(ip: string, hostForMessage = ip, privileged = this.allowPrivateNetworks): void {
-    const via = hostForMessage === ip ? '' : ` (${hostForMessage})`;
     const metadata = metadataRange(ip);
-    if (metadata) throw fetchError('ssrf_blocked', `The address ${ip}${via} is never allowed: ${metadata}.`);
-    if (privileged) return;
-    const verdict = classifyIp(ip, this.allowCidrs);
-    if (!verdict.allowed) {
-      throw fetchError('ssrf_blocked', `The address ${ip}${via} is not allowed: ${verdict.reason}. ${openingHint(ip)}`);
+    const verdict = metadata ? { allowed: false, reason: metadata } : privileged ? undefined : classifyIp(ip, this.allowCidrs);
+    if (!verdict || verdict.allowed) return;
+    if (hostForMessage === ip) {
+      const message = metadata
+        ? `The address ${ip} is never allowed: ${metadata}.`
+        : `The address ${ip} is not allowed: ${verdict.reason}. ${openingHint(ip)}`;
+      throw fetchError('ssrf_blocked', message);
     }
+    this.onRefusal?.({ host: hostForMessage, address: ip, reason: verdict.reason });
+    throw fetchError(
+      'ssrf_blocked',
+      metadata
+        ? `The host ${hostForMessage} resolves to a cloud metadata address and is never allowed.`
+        : `The host ${hostForMessage} resolves to an address the guard refuses. ${openingHint()}`,
+    );
   }
 
   /** Checks an absolute URL (scheme and host) and returns its vetted addresses. */
@@ -169,8 +197,11 @@ function safeUrl(url: string): URL {
   }
 }
 
-/** What the operator sets to open a refused address on purpose (docs/security.md "Opening private networks"). */
-function openingHint(ip: string): string {
-  const single = isIP(ip) === 6 ? `${ip}/128` : `${ip}/32`;
-  return `An operator can open it with GLEANER_ALLOW_NETWORKS=${single} (or its range), or GLEANER_ALLOW_PRIVATE_NETWORKS=true for development.`;
+/**
+ * What the operator sets to open a refused address on purpose (docs/security.md "Opening private networks"):
+ * for a literal address its own /32 or /128, for a name only the variable (its address stays out of the message).
+ */
+function openingHint(ip?: string): string {
+  const entry = ip === undefined ? ' (its address or range)' : `=${isIP(ip) === 6 ? `${ip}/128` : `${ip}/32`} (or its range)`;
+  return `An operator can open it with GLEANER_ALLOW_NETWORKS${entry}, or GLEANER_ALLOW_PRIVATE_NETWORKS=true for development.`;
 }

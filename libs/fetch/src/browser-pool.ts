@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, LaunchOptions } from 'playwright';
+import { withEgressSwitches } from './browser-egress';
 import { markedBrowsers, OWNER_SWITCH, ownerMark } from './browser-owner';
 import { fetchError } from './errors';
 import type { MemoryAdmission } from './memory-admission';
@@ -184,13 +185,14 @@ export class BrowserPool {
       const launchOptions: LaunchOptions = {
         executablePath: this.options.executablePath,
         headless: true,
-        args: [
+        // No UDP from pages, one --disable-features (browser-egress.ts, docs/security.md "Rendered pages").
+        args: withEgressSwitches([
           ...CHROMIUM_ARGS,
           ...(this.options.pageHeapMb ? [`--js-flags=--max-old-space-size=${this.options.pageHeapMb}`] : []),
           ...this.options.extraArgs,
           `${OWNER_SWITCH}=${this.mark}`,
           `${BROWSER_SWITCH}=${this.serial}.${entry.id}`,
-        ],
+        ]),
         timeout: this.options.launchTimeoutMs,
         // No bypass list: Playwright adds <-loopback>, so even loopback goes through the guard proxy.
         proxy: this.options.proxyServer ? { server: this.options.proxyServer } : undefined,

@@ -1,4 +1,4 @@
-import type { BrowserContext, Page, Route } from 'playwright';
+import type { BrowserContext, Page, Request, Route } from 'playwright';
 import { AppError } from '@app/core';
 import { AddressGuard, normaliseHost } from './address-guard';
 import { inScope, type ScopedRequestData } from './request-control';
@@ -6,6 +6,8 @@ import { inScope, type ScopedRequestData } from './request-control';
 /** What one page's main-frame navigation left for the renderer: a redirect it must follow itself. */
 export interface NavigationState {
   redirectTo?: string;
+  /** A main-frame navigation the guard refused (the page went, or tried to go, somewhere forbidden). */
+  refused?: string;
   /** Deadline of the fetch (ms since epoch), for requests the router makes itself. */
   deadline: number;
 }
@@ -57,6 +59,8 @@ export class SessionRouter {
     }
     if (url && /^(https?|wss?):$/.test(url.protocol) && !(await this.allowed(url))) {
       this.blocked.push(request.url());
+      const state = request.isNavigationRequest() ? this.mainFrameNavigation(request) : undefined;
+      if (state) state.refused ??= request.url();
       return route.abort('blockedbyclient');
     }
     const headers = this.scoped?.headers ?? {};
@@ -82,6 +86,13 @@ export class SessionRouter {
       return route.abort('aborted');
     }
     return route.fulfill({ response });
+  }
+
+  /** The navigation state of the page whose main frame `request` navigates, if it does. */
+  private mainFrameNavigation(request: Request): NavigationState | undefined {
+    const frame = request.frame();
+    const page = frame.page();
+    return frame === page.mainFrame() ? this.navigations.get(page) : undefined;
   }
 
   private allowed(url: URL): Promise<boolean> {

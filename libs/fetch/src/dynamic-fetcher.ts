@@ -2,6 +2,7 @@ import type { BrowserContext, Page, Response } from 'playwright';
 import { AppError } from '@app/core';
 import { AddressGuard } from './address-guard';
 import { detectBotWall } from './bot-wall-detector';
+import { removePeerConnections } from './browser-egress';
 import { BrowserPool, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool';
 import { takeScreenshot, waitForInPage } from './browser-page-steps';
 import { SessionRouter, type NavigationState } from './browser-routing';
@@ -152,6 +153,7 @@ export class DynamicFetcher {
       await lease.release();
     };
     try {
+      await removePeerConnections(context);
       await router.install(context);
       const cookies = Object.entries(options.scoped?.cookies ?? {});
       if (scopeHost !== undefined && cookies.length > 0) {
@@ -226,6 +228,11 @@ export class DynamicFetcher {
     page.on('response', (r) => {
       if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastDocument = r;
     });
+    let lastFailedNavigation: { url: string; error: string } | undefined;
+    page.on('requestfailed', (r) => {
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame())
+        lastFailedNavigation = { url: r.url(), error: r.failure()?.errorText ?? '' };
+    });
     try {
       if (options.headers) await page.setExtraHTTPHeaders(options.headers);
       const { response, redirects: followed } = await this.navigate(page, url, navigation, deadline, options, blocked, blockedBefore).catch(
@@ -256,6 +263,7 @@ export class DynamicFetcher {
         await page.waitForLoadState('networkidle', { timeout: 1000 }).catch(() => undefined);
       }
 
+      this.assertLanded(page, navigation, lastFailedNavigation, blocked.slice(blockedBefore));
       const headers = doc?.headers() ?? {};
       const status = doc?.status() ?? 200;
       if (headers[REFUSED_HEADER]) throw fetchError('ssrf_blocked', headers[REFUSED_HEADER], { url: doc?.url() });
@@ -351,6 +359,26 @@ export class DynamicFetcher {
         await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
       }
     }
+  }
+
+  /**
+   * The page's final state is a page, not the browser's error page, and the page never went anywhere the
+   * guard refused: a script, a meta refresh or a form that navigates the tab to a forbidden address after
+   * it loaded leaves `chrome-error://chromewebdata/` behind, which is a failed page, never content.
+   */
+  private assertLanded(
+    page: Page,
+    navigation: NavigationState,
+    failed: { url: string; error: string } | undefined,
+    blocked: string[],
+  ): void {
+    if (navigation.refused)
+      throw fetchError('ssrf_blocked', `The page navigated to ${navigation.refused}, which the address guard refused.`, {
+        url: navigation.refused,
+      });
+    if (!page.url().startsWith('chrome-error:')) return;
+    const target = failed?.url ?? page.url();
+    throw this.mapNavigationError(new Error(failed?.error || 'navigation failed'), target, blocked);
   }
 
   private mapNavigationError(error: unknown, url: string, blocked: string[]): AppError {

@@ -1,6 +1,11 @@
 import { isIP } from 'node:net';
 import { AddressGuard, normaliseHost, systemResolver, type ResolvedAddress, type Resolver } from './address-guard';
 
+/** Where the guard writes what its messages leave out (a pino logger). */
+export interface RefusalLog {
+  info(fields: object, message: string): void;
+}
+
 /** A static name → address entry (GLEANER_RESOLVE): `intranet.example` or a wildcard `*.test`. */
 export interface StaticResolveEntry {
   host: string;
@@ -37,11 +42,15 @@ export interface GuardSettings {
   resolve?: readonly StaticResolveEntry[];
 }
 
-/** The address guard every outbound request of the service uses, built from the configuration. */
-export function guardFromSettings(settings: GuardSettings): AddressGuard {
+/**
+ * The address guard every outbound request of the service uses, built from the configuration. A refused
+ * name's address is logged (at info) to `log`, as the refusal's message does not tell it (docs/security.md).
+ */
+export function guardFromSettings(settings: GuardSettings, log?: RefusalLog): AddressGuard {
   return new AddressGuard({
     allowPrivateNetworks: settings.allowPrivateNetworks,
     allowCidrs: settings.allowNetworks ?? [],
     resolver: staticResolver(settings.resolve ?? []),
+    onRefusal: log && ((refusal) => log.info({ guard_refusal: refusal }, `The address guard refused ${refusal.host}.`)),
   });
 }

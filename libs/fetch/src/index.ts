@@ -18,7 +18,7 @@ export { detectNeedsJs } from './js-detector';
 export { HOST_MODE_MEMORY, InMemoryHostModeMemory, type HostModeMemory } from './host-mode-memory';
 export { Fetcher } from './fetcher';
 export { RobotsCache } from './robots';
-export { guardFromSettings } from './guard-config';
+export { guardFromSettings, type RefusalLog } from './guard-config';
 export {
   FETCH_CONTROL_DEFAULTS,
   fetchSecretValues,

@@ -100,6 +100,71 @@ describe('classifyIp', () => {
     expect(classifyIp('fd00:abcd::1', extra).allowed).toBe(true);
   });
 
+  describe('an allowed range never opens a refused range it does not name (IPv4 carried in IPv6, both directions)', () => {
+    const refusedV4 = ['127.0.0.1', '10.20.3.4', '192.168.1.1', '172.16.0.1', '100.64.0.1', '0.0.0.1'];
+    // Every IPv6 form that carries an IPv4 address, written as a function of that address.
+    const forms: Array<[string, (v4: string) => string]> = [
+      ['IPv4-mapped', (v4) => `::ffff:${v4}`],
+      ['NAT64', (v4) => `64:ff9b::${v4}`],
+      ['6to4', (v4) => `2002:${hex(v4, 0)}:${hex(v4, 1)}::1`],
+      ['IPv4-compatible', (v4) => `::${v4}`],
+    ];
+    const hex = (v4: string, half: 0 | 1) => {
+      const [a, b, c, d] = v4.split('.').map(Number);
+      return (half === 0 ? (a << 8) | b : (c << 8) | d).toString(16);
+    };
+
+    it.each(['::ffff:0:0/96', '64:ff9b::/96', '2002::/16', '::/96', '::/0', '::/1', '0.0.0.0/0', '0.0.0.0/1', '::ffff:0:0/97'])(
+      'an entry wider than a refused range (%s) opens none of it, in any form',
+      (entry) => {
+        const extra = [parseCidr(entry)];
+        for (const v4 of refusedV4) {
+          expect(classifyIp(v4, extra)).toMatchObject({ allowed: false });
+          for (const [, form] of forms) expect(classifyIp(form(v4), extra)).toMatchObject({ allowed: false });
+        }
+        for (const v6 of ['::1', 'fd12::1', 'fc00::1', '2001:db8::1', 'ff02::1', '100::1', '2001::1'])
+          expect(classifyIp(v6, extra)).toMatchObject({ allowed: false });
+        // Public addresses are open with or without it.
+        expect(classifyIp('::ffff:8.8.8.8', extra).allowed).toBe(true);
+      },
+    );
+
+    it.each([
+      ['IPv4-mapped', '::ffff:10.20.0.0/112'],
+      ['NAT64', '64:ff9b::a14:0/112'],
+      ['6to4', '2002:a14::/32'],
+      ['IPv4-compatible', '::10.20.0.0/112'],
+    ])('an IPv6 entry naming the %s form of a range (%s) opens that form of it only', (name, entry) => {
+      const extra = [parseCidr(entry)];
+      for (const [formName, form] of forms) {
+        expect(classifyIp(form('10.20.3.4'), extra).allowed).toBe(formName === name);
+        expect(classifyIp(form('10.21.3.4'), extra).allowed).toBe(false);
+        expect(classifyIp(form('127.0.0.1'), extra).allowed).toBe(false);
+      }
+      expect(classifyIp('10.20.3.4', extra).allowed).toBe(false); // the plain IPv4 address is not named
+    });
+
+    it('an IPv4 entry opens the range it names in every form that carries it, and nothing beside it', () => {
+      const extra = [parseCidr('10.20.0.0/16')];
+      for (const [, form] of forms) {
+        expect(classifyIp(form('10.20.3.4'), extra).allowed).toBe(true);
+        expect(classifyIp(form('10.21.3.4'), extra)).toMatchObject({ allowed: false, reason: expect.stringMatching(/private/) });
+        expect(classifyIp(form('127.0.0.1'), extra).allowed).toBe(false);
+      }
+      const loopback = [parseCidr('127.0.0.0/8')];
+      expect(classifyIp('::ffff:127.0.0.1', loopback).allowed).toBe(true);
+      expect(classifyIp('::1', loopback).allowed).toBe(false); // IPv6 loopback is its own range
+    });
+
+    it('an IPv6 entry opens a refused IPv6 range only when it names it or a part of it', () => {
+      expect(classifyIp('fd12:3456::1', [parseCidr('fd12:3456::/48')]).allowed).toBe(true);
+      expect(classifyIp('fd12:3456::1', [parseCidr('fc00::/7')]).allowed).toBe(true);
+      expect(classifyIp('fd12:3456::1', [parseCidr('fc00::/6')]).allowed).toBe(false);
+      expect(classifyIp('::1', [parseCidr('::1/128')]).allowed).toBe(true);
+      expect(classifyIp('::1', [parseCidr('::/127')]).allowed).toBe(false);
+    });
+  });
+
   it('parses IPv6 forms to the same value', () => {
     expect(parseIPv6('::ffff:127.0.0.1')).toBe(parseIPv6('::ffff:7f00:1'));
     expect(parseIPv6('0:0:0:0:0:0:0:1')).toBe(1n);

@@ -150,16 +150,10 @@ export function metadataRange(ip: string): string | null {
   if (v6 === undefined) return null;
   const direct = V6_METADATA.find((c) => cidrContains(c, 6, v6));
   if (direct) return direct.name;
-  const low32 = v6 & 0xffffffffn;
-  let inner: { v4: bigint; form: string } | undefined;
-  if (cidrContains(V4_MAPPED, 6, v6)) inner = { v4: low32, form: 'IPv4-mapped' };
-  else if (cidrContains(NAT64, 6, v6)) inner = { v4: low32, form: 'NAT64' };
-  else if (cidrContains(SIX_TO_FOUR, 6, v6)) inner = { v4: (v6 >> 80n) & 0xffffffffn, form: '6to4' };
-  else if (cidrContains(V4_COMPAT, 6, v6) && v6 > 1n) inner = { v4: low32, form: 'IPv4-compatible' };
-  if (!inner) return null;
-  const { v4: embeddedV4, form } = inner;
-  const hit = V4_METADATA.find((c) => cidrContains(c, 4, embeddedV4));
-  return hit ? `${form} ${formatIPv4(embeddedV4)}: ${hit.name}` : null;
+  const form = embeddedForm(v6);
+  if (!form) return null;
+  const hit = V4_METADATA.find((c) => cidrContains(c, 4, form.v4));
+  return hit ? `${form.name} ${formatIPv4(form.v4)}: ${hit.name}` : null;
 }
 
 const V4_MAPPED = parseCidr('::ffff:0:0/96');
@@ -167,7 +161,16 @@ const V4_COMPAT = parseCidr('::/96');
 const NAT64 = parseCidr('64:ff9b::/96');
 const SIX_TO_FOUR = parseCidr('2002::/16');
 
-/** Classifies one IP literal (v4 or v6, brackets and zone ids tolerated). Non-IPs are forbidden. */
+/**
+ * Classifies one IP literal (v4 or v6, brackets and zone ids tolerated). Non-IPs are forbidden.
+ *
+ * `extraAllowed` (GLEANER_ALLOW_NETWORKS) opens a refused address only when the entry names the refused
+ * range or a part of it: it holds the address and is no wider than the range that refuses it. A wider
+ * entry (`0.0.0.0/0`, `::/0`, `::ffff:0:0/96`, `64:ff9b::/96`, `2002::/16`) opens nothing the guard
+ * refuses. An IPv6 address that carries an IPv4 one is opened by an IPv4 entry naming that IPv4 address,
+ * or by an IPv6 entry naming that form of it (`::ffff:10.20.0.0/112`), never by one covering the whole
+ * form (docs/security.md "Opening private networks").
+ */
 export function classifyIp(ip: string, extraAllowed: readonly Cidr[] = []): IpVerdict {
   const metadata = metadataRange(ip);
   if (metadata) return { allowed: false, reason: metadata };
@@ -175,32 +178,53 @@ export function classifyIp(ip: string, extraAllowed: readonly Cidr[] = []): IpVe
   if (v4 !== undefined) return classifyV4(v4, extraAllowed);
   const v6 = parseIPv6(ip);
   if (v6 === undefined) return { allowed: false, reason: 'not an IP address' };
-  if (extraAllowed.some((c) => cidrContains(c, 6, v6))) return { allowed: true, reason: 'allowlisted' };
 
   // IPv6 forms that carry an IPv4 address are judged by that address.
-  const low32 = v6 & 0xffffffffn;
-  if (cidrContains(V4_MAPPED, 6, v6)) return embedded(low32, 'IPv4-mapped', extraAllowed);
-  if (cidrContains(NAT64, 6, v6)) return embedded(low32, 'NAT64', extraAllowed);
-  if (cidrContains(SIX_TO_FOUR, 6, v6)) return embedded((v6 >> 80n) & 0xffffffffn, '6to4', extraAllowed);
-  // ::/128 and ::1 are matched below; any other ::a.b.c.d is the deprecated IPv4-compatible form.
-  if (cidrContains(V4_COMPAT, 6, v6) && v6 > 1n) return embedded(low32, 'IPv4-compatible', extraAllowed);
+  const carried = embeddedForm(v6);
+  if (carried) return embedded(v6, carried, extraAllowed);
 
   const hit = V6_FORBIDDEN.find((c) => cidrContains(c, 6, v6));
-  return hit ? { allowed: false, reason: hit.name } : { allowed: true, reason: 'public' };
+  if (!hit) return { allowed: true, reason: 'public' };
+  return opens(extraAllowed, 6, v6, hit.bits) ? { allowed: true, reason: 'allowlisted' } : { allowed: false, reason: hit.name };
 }
 
 function classifyV4(v4: bigint, extraAllowed: readonly Cidr[]): IpVerdict {
-  if (extraAllowed.some((c) => cidrContains(c, 4, v4))) return { allowed: true, reason: 'allowlisted' };
   const hit = V4_FORBIDDEN.find((c) => cidrContains(c, 4, v4));
-  return hit ? { allowed: false, reason: hit.name } : { allowed: true, reason: 'public' };
+  if (!hit) return { allowed: true, reason: 'public' };
+  return opens(extraAllowed, 4, v4, hit.bits) ? { allowed: true, reason: 'allowlisted' } : { allowed: false, reason: hit.name };
 }
 
-function embedded(v4: bigint, form: string, extraAllowed: readonly Cidr[]): IpVerdict {
-  const inner = classifyV4(v4, extraAllowed);
-  const embeddedV4 = formatIPv4(v4);
-  return inner.allowed
-    ? { allowed: true, reason: `${form} of a public IPv4`, embeddedV4 }
-    : { allowed: false, reason: `${form} ${embeddedV4}: ${inner.reason}`, embeddedV4 };
+/** An allowed range opens a refused address only when it names that address's refused range (`bits` long) or a part of it. */
+function opens(extraAllowed: readonly Cidr[], family: 4 | 6, value: bigint, bits: number): boolean {
+  return extraAllowed.some((c) => c.bits >= bits && cidrContains(c, family, value));
+}
+
+interface EmbeddedForm {
+  name: string;
+  v4: bigint;
+  /** Where the IPv4 address starts in the IPv6 one (bits from the left). */
+  offset: number;
+}
+
+/** The IPv4 address an IPv6 address carries (IPv4-mapped, NAT64, 6to4, IPv4-compatible), if it carries one. */
+function embeddedForm(v6: bigint): EmbeddedForm | undefined {
+  const low32 = v6 & 0xffffffffn;
+  if (cidrContains(V4_MAPPED, 6, v6)) return { name: 'IPv4-mapped', v4: low32, offset: 96 };
+  if (cidrContains(NAT64, 6, v6)) return { name: 'NAT64', v4: low32, offset: 96 };
+  if (cidrContains(SIX_TO_FOUR, 6, v6)) return { name: '6to4', v4: (v6 >> 80n) & 0xffffffffn, offset: 16 };
+  // ::/128 and ::1 are matched as themselves; any other ::a.b.c.d is the deprecated IPv4-compatible form.
+  if (cidrContains(V4_COMPAT, 6, v6) && v6 > 1n) return { name: 'IPv4-compatible', v4: low32, offset: 96 };
+  return undefined;
+}
+
+function embedded(v6: bigint, form: EmbeddedForm, extraAllowed: readonly Cidr[]): IpVerdict {
+  const embeddedV4 = formatIPv4(form.v4);
+  const hit = V4_FORBIDDEN.find((c) => cidrContains(c, 4, form.v4));
+  if (!hit) return { allowed: true, reason: `${form.name} of a public IPv4`, embeddedV4 };
+  // Opened by an IPv4 entry naming the IPv4 range, or an IPv6 entry naming this form of it.
+  if (opens(extraAllowed, 4, form.v4, hit.bits) || opens(extraAllowed, 6, v6, form.offset + hit.bits))
+    return { allowed: true, reason: 'allowlisted', embeddedV4 };
+  return { allowed: false, reason: `${form.name} ${embeddedV4}: ${hit.name}`, embeddedV4 };
 }
 
 export type { Cidr };

@@ -441,7 +441,8 @@ const FETCH_ERROR_CODES =
 /** Maps got/Node errors onto the error_category vocabulary. */
 export function mapRequestError(error: unknown, url: string): AppError {
   if (error instanceof AppError) return error;
-  const err = error as NodeJS.ErrnoException & { name?: string; cause?: unknown };
+  // Anything may be thrown (a library that rejects with null or a string): it is still the fetch's failure, never a 500.
+  const err = (error !== null && typeof error === 'object' ? error : {}) as NodeJS.ErrnoException & { name?: string; cause?: unknown };
   const cause = err.cause as NodeJS.ErrnoException | undefined;
   if (cause instanceof AppError) return cause;
   const code = err.code ?? cause?.code ?? '';

@@ -186,7 +186,20 @@ export function dtoObjectSchema(cls: DtoClass, originals: Record<string, JsonSch
     if (!property.optional) required.push(property.name);
   }
   if (required.length) out.required = required;
+  const exactlyOne = Reflect.getMetadata(EXACTLY_ONE_OF, cls) as string[] | undefined;
+  if (exactlyOne) out.oneOf = exactlyOne.map((name) => ({ required: [name] }));
   return out;
+}
+
+const EXACTLY_ONE_OF = 'gleaner:exactly-one-of';
+
+/**
+ * The object takes exactly one of these optional properties (`wait_for`: `selector` or `ms`; a monitor's
+ * schedule: `every` or `cron`). Written into the document as `oneOf` of `required`, so a request the document
+ * calls valid names exactly one; the service checks it too (its 422 says which).
+ */
+export function ExactlyOneOf(...names: string[]): ClassDecorator {
+  return (target) => Reflect.defineMetadata(EXACTLY_ONE_OF, names, target);
 }
 
 /** What @ApiProperty says about a property, as schema keywords (the part a JSON Schema can carry). */

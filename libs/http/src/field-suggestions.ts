@@ -1,4 +1,5 @@
 import { describeDto, type DtoClass } from './dto-metadata';
+import { peerFieldSuggestion } from './peer-field-names';
 
 /** Levenshtein distance (insert, delete, substitute), small strings only. */
 export function editDistance(a: string, b: string): number {
@@ -52,11 +53,15 @@ function nearest(candidates: string[], names: Iterable<string>, limit: number): 
  */
 export function suggestField(key: string, here: DtoClass, root: DtoClass, rootPath: string): string | undefined {
   if (key.length < 3) return undefined;
+  // A peer API's name for a Gleaner field (Firecrawl's `limit` is `options.max_pages`): its table first.
+  const known = fieldsOf(root, rootPath);
+  const peer = peerFieldSuggestion(key, (path) => known.some((field) => field.location === `${rootPath}.${path}`));
+  if (peer) return `${rootPath}.${peer}`;
   const candidates = [...new Set([key.toLowerCase(), snakeCase(key)])];
   const limit = maxDistance(key);
   const near = nearest(candidates, describeDto(here).keys(), limit);
   if (near) return near;
-  const fields = fieldsOf(root, rootPath);
+  const fields = known;
   const exact = fields.find((field) => candidates.includes(field.name));
   if (exact) return exact.location;
   const elsewhere = nearest(

@@ -1,6 +1,7 @@
 export { SCHEMA_MISMATCH_DETAIL, StrictValidationPipe } from './validation.pipe';
 export { problemPage, toProblem } from './problem';
 export {
+  checkHttpUrl,
   EMPTY_OR_HTTP_URL_NO_FRAGMENT_PATTERN,
   HTTP_URL_NO_FRAGMENT_PATTERN,
   HTTP_URL_PATTERN,
@@ -8,11 +9,12 @@ export {
   IsHttpUrl,
   IsPrintable,
   IsRfc3339,
+  PRINTABLE_PATTERN,
   QueryInteger,
 } from './dto-rules';
 export { JSON_BODY_LIMITS, parseJsonBody } from './json-body';
 export { describeDto, isDto, type DtoClass, type PropertyDescription, type PropertyRule } from './dto-metadata';
-export { dtoJsonSchema, dtoObjectSchema, propertyJsonSchema, type JsonSchema } from './dto-json-schema';
+export { dtoJsonSchema, dtoObjectSchema, ExactlyOneOf, propertyJsonSchema, type JsonSchema } from './dto-json-schema';
 export {
   readUrlListBody,
   URL_LIST_MAX_LINE_BYTES,

@@ -7,6 +7,7 @@ export {
   JOBS_QUEUE,
   onCrawlEngine,
   TEST_JOB_TYPE,
+  type JobEventRecord,
   type JobRecord,
   type JobType,
   type JobView,

@@ -133,17 +133,44 @@ export class JobStreamService implements BeforeApplicationShutdown {
     });
     response.flushHeaders?.();
     this.metrics.sseClients.inc();
-
-    let lastSent = lastEventId;
     let first = true;
+    const heartbeat = setInterval(() => response.write(': heartbeat\n\n'), this.config.sseHeartbeatMs);
+    if (lastEventId > 0) {
+      // A resuming client still gets the retry advice, as a field of its own.
+      response.write(`retry: ${SSE_RETRY_MS}\n\n`);
+      first = false;
+    }
+    const follower = await this.follow(jobId, lastEventId, {
+      send: (event) => {
+        response.write(formatSseEvent(event, first ? SSE_RETRY_MS : undefined));
+        first = false;
+      },
+      closed: () => {
+        clearInterval(heartbeat);
+        this.metrics.sseClients.dec();
+        if (!response.writableEnded) response.end();
+      },
+    });
+    request.on('close', follower.close);
+    response.on('close', follower.close);
+  }
+
+  /**
+   * Follows a job's event log from after `lastEventId`: each event once, in order, to `send`, until the
+   * `complete` event (sent, then the follower closes), `close()`, an unreadable log, or shutdown. The SSE
+   * stream and the Firecrawl-compatible WebSocket watcher (libs/firecrawl) are its two readers.
+   */
+  async follow(
+    jobId: string,
+    lastEventId: number,
+    sink: { send: (event: JobEventRecord) => void; closed: () => void },
+  ): Promise<{ close: () => void }> {
+    let lastSent = lastEventId;
     let closed = false;
     let pumping = false;
     let again = false;
     let gapTimer: NodeJS.Timeout | undefined;
 
-    const heartbeat = setInterval(() => {
-      if (!closed) response.write(': heartbeat\n\n');
-    }, this.config.sseHeartbeatMs);
     const poll = setInterval(() => void pump(), POLL_MS);
     const notified = coalescedWake(() => void pump(), SSE_READ_EVERY_MS);
     const unsubscribe = await this.bus.subscribe(jobChannel(jobId), () => notified.wake());
@@ -152,17 +179,13 @@ export class JobStreamService implements BeforeApplicationShutdown {
       if (closed) return;
       closed = true;
       this.open.delete(close);
-      clearInterval(heartbeat);
       clearInterval(poll);
       clearTimeout(gapTimer);
       notified.cancel();
-      this.metrics.sseClients.dec();
       void unsubscribe().catch(() => undefined);
-      if (!response.writableEnded) response.end();
+      sink.closed();
     };
     this.open.add(close);
-    request.on('close', close);
-    response.on('close', close);
 
     // Serialised: one reader at a time, re-run when woken during a read, so events go out once and in order.
     const pump = async (): Promise<void> => {
@@ -181,8 +204,7 @@ export class JobStreamService implements BeforeApplicationShutdown {
           if (waiting) gapTimer ??= setTimeout(() => ((gapTimer = undefined), void pump()), GAP_RETRY_MS);
           for (const event of events) {
             if (closed) return;
-            response.write(formatSseEvent(event, first ? SSE_RETRY_MS : undefined));
-            first = false;
+            sink.send(event);
             lastSent = event.seq;
             if (event.event === 'complete') {
               close();
@@ -192,18 +214,14 @@ export class JobStreamService implements BeforeApplicationShutdown {
           if (!waiting && events.length === 500) again = true;
         } while (again && !closed);
       } catch (error) {
-        // A store outage keeps the stream open (heartbeats go on; the poll reads again once the store is back).
+        // A store outage keeps the follower open (the poll reads again once the store is back).
         if (!isStoreUnavailable(error)) close();
       } finally {
         pumping = false;
       }
     };
 
-    if (first && lastEventId > 0) {
-      // A resuming client still gets the retry advice, as a field of its own.
-      response.write(`retry: ${SSE_RETRY_MS}\n\n`);
-      first = false;
-    }
-    await pump();
+    void pump();
+    return { close };
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { DuplicateKeyError, nowIso } from '@app/core';
+import { DuplicateKeyError, nowIso, type ErrorCategory } from '@app/core';
 import { DOCUMENT_STORE, type Collection, type DocumentStore, type Filter, type Update } from '@app/storage';
 import {
   ALL_JOB_TYPES,
@@ -73,8 +73,12 @@ export class JobsRepository implements OnModuleInit {
     return this.jobs.findOne({ _id: jobId });
   }
 
-  listOwn(owner: Owner, limit: number, offset: number): Promise<JobRecord[]> {
-    return this.jobs.find({ user_id: owner.userId, deleted_at: null }, { sort: { created_at: -1, _id: -1 }, limit, skip: offset });
+  listOwn(owner: Owner, limit: number, offset: number, filter: JobListFilter = {}): Promise<JobRecord[]> {
+    return this.jobs.find(ownListFilter(owner, filter), { sort: { created_at: -1, _id: -1 }, limit, skip: offset });
+  }
+
+  countOwn(owner: Owner, filter: JobListFilter = {}): Promise<number> {
+    return this.jobs.count(ownListFilter(owner, filter));
   }
 
   /** Streams the owner's jobs created in [from, to) (for usage reports; never all in memory). */
@@ -297,4 +301,27 @@ export class JobsRepository implements OnModuleInit {
   async runningSlots(userId: string, jobClass: JobClass = 'single'): Promise<number> {
     return (await this.slots.findOne({ _id: slotId(userId, jobClass) }))?.running ?? 0;
   }
+}
+
+/** What `GET /jobs` narrows the caller's jobs by (docs/api.md "Jobs"). */
+export interface JobListFilter {
+  status?: JobStatus;
+  type?: string;
+  siteId?: string;
+  /** Created at or after (RFC 3339, compared as the stored UTC text). */
+  since?: string;
+  errorCategory?: ErrorCategory;
+}
+
+function ownListFilter(owner: Owner, filter: JobListFilter): Filter {
+  return {
+    user_id: owner.userId,
+    deleted_at: null,
+    ...(filter.status ? { status: filter.status } : {}),
+    ...(filter.type ? { type: filter.type } : {}),
+    // Every job type that takes a saved site keeps its id in its input.
+    ...(filter.siteId ? { 'input.site_id': filter.siteId } : {}),
+    ...(filter.since ? { created_at: { $gte: new Date(filter.since).toISOString() } } : {}),
+    ...(filter.errorCategory ? { error_category: filter.errorCategory } : {}),
+  };
 }

@@ -9,7 +9,7 @@ import type { JobCompletion, JobResultFields } from './job-handler';
 import { JobDeletionHooks } from './job-deletion-hooks';
 import { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { pastStoreOutage } from './store-retry';
-import { JobsRepository } from './jobs.repository';
+import { JobsRepository, type JobListFilter } from './jobs.repository';
 import {
   CRAWLS_QUEUE,
   JOBS_QUEUE,
@@ -161,9 +161,14 @@ export class JobsService {
     };
   }
 
-  async list(caller: Caller, limit: number, offset: number): Promise<{ jobs: JobView[] }> {
-    const jobs = await this.repository.listOwn({ userId: caller.userId }, limit, offset);
-    return { jobs: jobs.map(toJobView) };
+  /** A page of the caller's jobs, newest first, with how many match `filter` (docs/api.md "Jobs"). */
+  async list(caller: Caller, limit: number, offset: number, filter: JobListFilter = {}): Promise<{ jobs: JobView[]; total: number }> {
+    const owner = { userId: caller.userId };
+    const [jobs, total] = await Promise.all([
+      this.repository.listOwn(owner, limit, offset, filter),
+      this.repository.countOwn(owner, filter),
+    ]);
+    return { jobs: jobs.map(toJobView), total };
   }
 
   async get(caller: Caller, jobId: string): Promise<JobView> {

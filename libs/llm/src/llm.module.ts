@@ -10,6 +10,7 @@ import { LlmKeysService } from './provider-keys.service';
 import { LlmTenantErasure } from './llm-tenant-erasure';
 import { SecretBox } from '@app/core';
 import { guardFromSettings } from '@app/fetch';
+import { LOGGER, type AppLogger } from '@app/observability';
 import { LlmMetrics } from './models/llm-metrics';
 import { ModelClient } from './models/model-client';
 import { ModelPlanner } from './models/model-planner';
@@ -31,8 +32,9 @@ import { ModelRouter } from './models/model-router';
     LlmTenantErasure,
     {
       provide: ModelClient,
-      inject: [APP_CONFIG],
-      useFactory: (config: LlmConfig) => new ModelClient({ guard: guardFromSettings(config), timeoutMs: config.llmTimeoutMs }),
+      inject: [APP_CONFIG, LOGGER],
+      useFactory: (config: LlmConfig, logger: AppLogger) =>
+        new ModelClient({ guard: guardFromSettings(config, logger), timeoutMs: config.llmTimeoutMs }),
     },
     LlmMetrics,
     ModelPlanner,

@@ -9,6 +9,10 @@ export const REDACT_PATHS = [
   'headers.authorization',
   'req.headers.authorization',
   'request.headers.authorization',
+  // The Firecrawl SDK's watcher sends its key as the WebSocket subprotocol (docs/security.md).
+  'headers["sec-websocket-protocol"]',
+  'req.headers["sec-websocket-protocol"]',
+  'request.headers["sec-websocket-protocol"]',
   'api_key',
   '*.api_key',
   '*.*.api_key',

@@ -71,7 +71,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     // Read (and checked) at start: a GLEANER_PROXY_POOLS that does not parse stops the process here.
     const proxyPools = useProxyPools(config.proxyPools, proxyPoolCounters(metrics.registry));
     this.fetcher = new Fetcher({
-      guard: guardFromSettings(config),
+      guard: guardFromSettings(config, logger),
       proxyPools,
       hostMemory,
       static: { timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes },

@@ -1,4 +1,4 @@
-export { toResultEventItem, type RecordResultInput, type ResultRecord } from './result.types';
+export { toResultEventItem, type RecordResultInput, type ResultItem, type ResultRecord } from './result.types';
 export { publicBaseUrl, type RequestOrigin } from './public-base-url';
 export { EXPORT_BATCH_SIZE, ResultsRepository } from './results.repository';
 export { ResultsService, bodyHeaders, type BodyStream } from './results.service';
@@ -15,3 +15,4 @@ export {
   ScreenshotFileQuery,
 } from './dto/results-query.dto';
 export { ScreenshotsService } from './screenshots.service';
+export { WARNINGS_PROPERTY, WarningResponse } from './dto/warning.dto';

@@ -1,4 +1,4 @@
-import type { ErrorCategory } from '@app/core';
+import { warningsOf, type ErrorCategory, type Warning } from '@app/core';
 
 export type ResultStatus = 'completed' | 'failed';
 
@@ -29,6 +29,8 @@ export interface ResultRecord {
   metadata?: Record<string, unknown>;
   /** The job's type, so an export needs no read of the job (absent on records stored before it existed). */
   job_type?: string;
+  /** What worked but deserves a look (libs/core warnings.ts); absent when none. */
+  warnings?: Warning[];
   created_at: string;
   [key: string]: unknown;
 }
@@ -50,6 +52,8 @@ export interface RecordResultInput {
   llm_provider?: string | null;
   cost_usd?: number | null;
   metadata?: Record<string, unknown>;
+  /** The page's warnings (and its request's): the item's `warnings`. */
+  warnings?: Warning[];
 }
 
 /**
@@ -79,6 +83,8 @@ export interface ResultItem {
   error_category?: ErrorCategory;
   error_message?: string;
   metadata: ResultMetadata;
+  /** What worked but deserves a look (docs/api.md "Warnings"); `[]` when nothing does. */
+  warnings: Warning[];
 }
 
 /** The SSE `result` event and the `job.page` webhook payload: the item plus crawl context and tokens. */
@@ -109,6 +115,7 @@ export function toResultItem(record: ResultRecord, jobType?: string): ResultItem
     item.error_message = record.error_message ?? '';
   }
   item.metadata = resultMetadata(record, jobType);
+  item.warnings = warningsOf(record.warnings);
   return item;
 }
 

@@ -92,6 +92,18 @@ export class ResultsRepository implements OnModuleInit {
     }
   }
 
+  /**
+   * One page of a job's completed results in sequence order (`skip` results passed over, at most `limit`),
+   * and whether more follow: the paged reads of the Firecrawl-compatible API (docs/firecrawl.md "Status").
+   */
+  async pageOwn(owner: Owner, jobId: string, skip: number, limit: number): Promise<{ records: ResultRecord[]; more: boolean }> {
+    const records = await this.results.find(
+      { job_id: jobId, user_id: owner.userId, status: 'completed' },
+      { sort: { seq: 1 }, skip, limit: limit + 1 },
+    );
+    return { records: records.slice(0, limit), more: records.length > limit };
+  }
+
   /** One result of the owner's job by its public id. */
   findOwnItem(owner: Owner, jobId: string, resultId: string): Promise<ResultRecord | null> {
     return this.results.findOne({ job_id: jobId, id: resultId, user_id: owner.userId });

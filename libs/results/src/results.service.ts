@@ -184,6 +184,7 @@ export class ResultsService {
       cost_usd: input.cost_usd ?? null,
       job_type: job.type,
       ...(input.metadata ? { metadata: input.metadata } : {}),
+      ...(input.warnings && input.warnings.length > 0 ? { warnings: input.warnings } : {}),
       created_at: nowIso(),
     };
     return record;
@@ -262,6 +263,13 @@ export class ResultsService {
     if (items) return { ...body, chunks: serializeAll(items, format) };
     const typeOf = lazyJobType(job, () => this.jobsRepository.findOwn({ userId: caller.userId }, jobId));
     return { ...body, chunks: serializeItems(itemsFrom(head.records, head.done ? null : records, typeOf), format) };
+  }
+
+  /** A page of a job's completed results (the job read first: 404 for an unknown or foreign job), and whether more follow. */
+  async page(caller: Caller, jobId: string, skip: number, limit: number): Promise<{ job: JobRecord; items: ResultItem[]; more: boolean }> {
+    const job = await this.jobs.getRecord(caller, jobId);
+    const { records, more } = await this.repository.pageOwn({ userId: job.user_id }, job._id, skip, limit);
+    return { job, items: records.map((record) => toResultItem(record, job.type)), more };
   }
 
   /** The first page result of a job (the answer of single-page extract/analyze), or null. 404 for a foreign job. */

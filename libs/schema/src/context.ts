@@ -1,9 +1,12 @@
+import type { Warning } from '@app/core';
 import type { Issues } from './issues';
 import { SCHEMA_LIMITS } from './limits';
 
 /** Per-parse state shared by the form converters. */
 export class ParseContext {
   fieldCount = 0;
+  /** What parsed but deserves a look (a description that looks like a misspelled type name). */
+  readonly warnings: Warning[] = [];
 
   constructor(readonly issues: Issues) {}
 

@@ -31,7 +31,7 @@ export function parseSchema(input: unknown, location = 'body.schema'): ParsedSch
     const jsonSchema = convert(root, location, ctx);
     if (!jsonSchema && issues.ok) issues.add(location, 'schema is invalid'); // defensive: converters always explain
     if (!issues.ok || !jsonSchema) throw new AbortParse();
-    return { form, jsonSchema, fieldCount: ctx.fieldCount };
+    return { form, jsonSchema, fieldCount: ctx.fieldCount, warnings: ctx.warnings };
   } catch (error) {
     if (error instanceof AbortParse) throw issues.toError();
     throw error;

@@ -1,8 +1,9 @@
+import { warning } from '@app/core';
 import type { ParseContext } from './context';
 import { checkFieldName } from './field-name';
 import { describeType, indexPath, isPlainObject, keyPath } from './issues';
 import { canonical, objectSchema } from './optional';
-import { parseShorthandString, scalarSchema } from './type-names';
+import { misspelledTypeName, parseShorthandString, scalarSchema } from './type-names';
 import type { JsonSchemaObject } from './types';
 
 interface Field {
@@ -47,6 +48,16 @@ function shorthandValue(value: unknown, at: string, ctx: ParseContext): Field | 
     if (parsed.type === 'array') {
       ctx.issues.add(at, 'a list needs an item type: write ["string"] instead of "array"', value);
       return undefined;
+    }
+    const meant = parsed.type ? undefined : misspelledTypeName(value);
+    if (meant) {
+      ctx.warnings.push(
+        warning(
+          'schema_type_misspelled',
+          `"${value.trim()}" is not a type name, so this is a text field described as "${value.trim()}"; did you mean ${meant}?`,
+          at,
+        ),
+      );
     }
     const base = parsed.type ? scalarSchema(parsed.type) : { type: 'string' as const };
     const checked = ctx.description(description, at);

@@ -57,3 +57,35 @@ export function parseShorthandString(value: string): ShorthandScalar {
   const description = value.trim();
   return { required: false, description: description ? description : undefined };
 }
+
+/**
+ * The type name a one-word description was probably meant to be (`"numbr"` → number, `"strng"` → string), or
+ * undefined. The value stays a description (the schema language's rule: a string that is not a type name
+ * describes a text field); the caller warns. Close means one edit (a transposition counts as one) for words
+ * of up to five letters, two for longer ones, so short real words ("name", "title") are not taken for types.
+ */
+export function misspelledTypeName(value: string): TypeName | undefined {
+  const word = value.trim().toLowerCase();
+  if (!/^[a-z-]{3,16}$/.test(word) || resolveTypeName(word)) return undefined;
+  const limit = word.length <= 5 ? 1 : 2;
+  let best: { name: TypeName; distance: number } | undefined;
+  for (const [spelling, name] of [...TYPE_NAMES.map((n) => [n, n] as const), ...Object.entries(ALIASES)]) {
+    const distance = editDistance(word, spelling);
+    if (distance <= limit && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent transpositions. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}

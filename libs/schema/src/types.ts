@@ -1,3 +1,4 @@
+import type { Warning } from '@app/core';
 /** JSON Schema types the normalised schema may use. */
 export type JsonSchemaType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';
 
@@ -40,4 +41,6 @@ export interface ParsedSchema {
   jsonSchema: JsonSchemaObject;
   /** Number of properties at every level (the field-count limit applies to this). */
   fieldCount: number;
+  /** What parsed but deserves a look (`schema_type_misspelled`), located in the schema. */
+  warnings: Warning[];
 }

@@ -55,6 +55,7 @@ export class ScrapeRequestsService {
       fetched_at: fetched_at ?? done.started_at,
       data: item.data,
       metadata: { ...metadata, ...(link ? { screenshot_url: link.url, screenshot_expires_at: link.expires_at } : {}) },
+      warnings: item.warnings,
     };
   }
 }

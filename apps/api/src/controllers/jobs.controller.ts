@@ -16,10 +16,20 @@ export class JobsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'List your jobs, newest first' })
+  @ApiOperation({
+    summary: 'List your jobs, newest first',
+    description:
+      'Narrowed by `status`, `type`, `site_id`, `since` (created at or after) and `error_category`, all together; `total` counts the matches.',
+  })
   @ApiOkResponse({ type: JobListResponse })
   list(@CurrentCaller() caller: Caller, @Query() query: ListJobsQuery) {
-    return this.jobs.list(caller, query.limit ?? 20, query.offset ?? 0);
+    return this.jobs.list(caller, query.limit ?? 20, query.offset ?? 0, {
+      status: query.status,
+      type: query.type,
+      siteId: query.site_id,
+      since: query.since,
+      errorCategory: query.error_category,
+    });
   }
 
   @Get(':id')

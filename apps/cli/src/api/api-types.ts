@@ -37,6 +37,8 @@ export interface ExtractionFactsView {
 
 export interface JobList {
   jobs: JobView[];
+  /** Jobs matching the filters, all pages. */
+  total: number;
 }
 
 /** POST /crawl (202). */
@@ -86,6 +88,8 @@ export interface ResultEventData {
   error_message?: string;
   /** How the data was made ({method, program_id?, template_id?}); absent from servers older than it. */
   metadata?: Record<string, unknown>;
+  /** What worked but deserves a look (docs/api.md "Warnings"); absent from servers older than it. */
+  warnings?: Array<{ code: string; message: string; location: string | null }>;
   depth?: number;
   parent_url?: string | null;
   token_usage_input?: number;
@@ -143,5 +147,6 @@ export function exportedResultItem(event: ResultEventData): Record<string, unkno
     item.error_message = event.error_message ?? '';
   }
   if (event.metadata !== undefined) item.metadata = event.metadata;
+  if (event.warnings !== undefined) item.warnings = event.warnings;
   return item;
 }

@@ -27,12 +27,24 @@ export function registerJobs(program: Command, kit: CommandKit): void {
     .description('list your jobs, newest first (GET /api/v1/jobs)')
     .option('--limit <n>', 'how many (1-100)', intParser('--limit', 1), 20)
     .option('--offset <n>', 'skip this many', intParser('--offset', 0), 0)
-    .addHelpText('after', '\nExample:\n  $ gleaner jobs list --limit 50 --json | jq -r \'.jobs[] | select(.status == "failed") | .id\'')
+    .option('--status <status>', 'only jobs in this status (pending, running, completed, failed, cancelled)')
+    .option('--type <type>', 'only jobs of this type (extract, crawl, batch, scrape, analyze, ...)')
+    .option('--site-id <id>', 'only jobs that named this saved site')
+    .option('--since <time>', 'only jobs created at or after this instant (RFC 3339)')
+    .option('--error-category <category>', 'only jobs that failed with this error_category (ssrf_blocked: refused by the address guard)')
+    .addHelpText('after', "\nExample:\n  $ gleaner jobs list --status failed --limit 50 --json | jq -r '.jobs[].id'")
     .action(
-      kit.action(async (ctx, _args, opts: { limit: number; offset: number }) => {
-        const { body } = await ctx
-          .client()
-          .json<JobList>('GET', '/api/v1/jobs', { query: { limit: opts.limit, offset: opts.offset }, signal: ctx.signal });
+      kit.action(async (ctx, _args, opts: JobListOptions) => {
+        const query = {
+          limit: opts.limit,
+          offset: opts.offset,
+          status: opts.status,
+          type: opts.type,
+          site_id: opts.siteId,
+          since: opts.since,
+          error_category: opts.errorCategory,
+        };
+        const { body } = await ctx.client().json<JobList>('GET', '/api/v1/jobs', { query, signal: ctx.signal });
         if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
         else if (body.jobs.length === 0) ctx.io.stdout.write('No jobs.\n');
         else ctx.io.stdout.write(jobsTable(body.jobs, ctx.out, ctx.io.stdout.isTTY ? ctx.io.stdout.columns : undefined));
@@ -124,11 +136,25 @@ function describeJob(job: JobView, c: Colors): string {
     ['started', job.started_at ?? '-'],
     ['completed', job.completed_at ?? '-'],
     ['duration', Number.isFinite(started) ? formatDuration(ended - started) : '-'],
-    ['pages', `${formatInt(job.page_count)} done · ${formatInt(job.failed_count)} failed · ${formatInt(job.urls_queued)} discovered`],
+    // urls_queued is what the job fetches, not every URL it found (skipped ones are in `gleaner crawl-map`).
+    [
+      'pages',
+      `${formatInt(job.page_count)} done · ${formatInt(job.failed_count)} failed · ${formatInt(job.urls_queued)} to fetch or fetched`,
+    ],
     ['tokens', `${formatInt(job.token_usage_input)} in · ${formatInt(job.token_usage_output)} out`],
     ['cost', formatUsd(job.cost_usd)],
   ];
   if (job.error_category || job.error_message)
     rows.push(['error', c.red([job.error_category, job.error_message].filter(Boolean).join(': '))]);
   return rows.map(([k, v]) => `${c.dim(k.padEnd(10))} ${v}`).join('\n') + '\n';
+}
+
+interface JobListOptions {
+  limit: number;
+  offset: number;
+  status?: string;
+  type?: string;
+  siteId?: string;
+  since?: string;
+  errorCategory?: string;
 }

@@ -130,6 +130,9 @@ export class JobFollower {
         onEvent: (event) => this.onEvent(event),
         onConnection: (state) => this.onConnection(state),
       });
+      // The last frame shows the crawl's final skipped count, as the summary after it does: a crawl that ended
+      // before a poll (or between two) would otherwise show fewer URLs discovered than the summary adds up to.
+      if (onCrawlEngine(this.options.job.type)) await this.readMap();
       return { kind: 'complete', complete: this.complete!, cancelledByUser: this.cancelledByUser };
     } catch (error) {
       if (this.stopController.signal.reason instanceof Detach) return { kind: 'detached' };
@@ -248,10 +251,20 @@ export class JobFollower {
     this.mapTimer = setTimeout(() => void this.pollMap(), delayMs);
   }
 
-  /** GET crawl-map?limit=1: the counts and error summary (not the entries); at most every few seconds. */
+  /** The crawl map's counts while the job runs, at most every few seconds. */
   private async pollMap(): Promise<void> {
     if (this.mapInFlight || this.complete) return;
     this.mapInFlight = true;
+    try {
+      await this.readMap();
+    } finally {
+      this.mapInFlight = false;
+      if (!this.complete && !this.stopController.signal.aborted) this.scheduleMapPoll(this.options.mapPollMs ?? 3000);
+    }
+  }
+
+  /** GET crawl-map?limit=1: the counts and error summary (not the entries) into the progress state. */
+  private async readMap(): Promise<void> {
     try {
       const { body } = await this.options.client.json<CrawlMap>(
         'GET',
@@ -268,9 +281,6 @@ export class JobFollower {
       this.refresh();
     } catch {
       // The stream reports connection trouble; the map is only extra detail.
-    } finally {
-      this.mapInFlight = false;
-      if (!this.complete && !this.stopController.signal.aborted) this.scheduleMapPoll(this.options.mapPollMs ?? 3000);
     }
   }
 

@@ -26,9 +26,15 @@ function state(overrides: Partial<ProgressState> = {}): ProgressState {
 }
 
 describe('formatProgressLine', () => {
+  it('adds up as a reader expects: discovered is every URL found, the skipped ones included (issue 40)', () => {
+    // A finished crawl: 60 pages, 601 URLs ruled out; urls_queued counts only the 60 fetched.
+    const line = formatProgressLine(state({ status: 'completed', done: 60, failed: 0, discovered: 60, skipped: 601 }), plain);
+    expect(line).toContain('60 done / 661 discovered · 0 failed · 601 skipped');
+  });
+
   it('shows pages done / discovered / failed, rate, tokens, cost, ETA and the clock', () => {
     expect(formatProgressLine(state(), plain)).toBe(
-      'crawling · 12 done / 40 discovered · 1 failed · 3 skipped · 2.4 pages/s · 15.2k tokens · $0.0123 · ETA 0:12 · 0:07',
+      'crawling · 12 done / 43 discovered · 1 failed · 3 skipped · 2.4 pages/s · 15.2k tokens · $0.0123 · ETA 0:12 · 0:07',
     );
   });
 
@@ -52,7 +58,7 @@ describe('formatProgressLine', () => {
   it('leaves the least useful parts out to fit a narrow terminal, never the counts', () => {
     const line = formatProgressLine(state({ rateLimited: true }), plain, { spinner: '⠋', maxWidth: 60 });
     expect([...line].length).toBeLessThanOrEqual(60);
-    expect(line).toContain('12 done / 40 discovered');
+    expect(line).toContain('12 done / 43 discovered');
     expect(line).toContain('⏸ rate-limited');
     expect(line).not.toContain('skipped');
     expect(line.startsWith('⠋ crawling')).toBe(true);

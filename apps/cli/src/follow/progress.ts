@@ -12,7 +12,7 @@ export interface ProgressState {
   /** Pages extracted. */
   done: number;
   failed: number;
-  /** URLs admitted to the crawl (`urls_queued`): done, failed, running and waiting. */
+  /** URLs admitted to the crawl (`urls_queued`): done, failed, running and waiting; shown with the skipped ones as `discovered`. */
   discovered: number;
   skipped: number;
   tokensIn: number;
@@ -57,7 +57,8 @@ export function formatProgressLine(state: ProgressState, colors: Colors, options
   const label = state.cancelling ? 'cancelling' : state.status === 'running' ? runningLabel(state.jobType) : state.status;
   segments.push({ text: `${options.spinner ? `${options.spinner} ` : ''}${label}`, style: colors.cyan, priority: 9 });
   if (state.reconnecting) segments.push({ text: `⚠ ${state.reconnecting}`, style: colors.yellow, priority: 10 });
-  segments.push({ text: `${formatInt(state.done)} done / ${formatInt(state.discovered)} discovered`, priority: 10 });
+  // Every URL found: those the job fetches (`urls_queued`) and those it ruled out, so done + failed + skipped + waiting add up.
+  segments.push({ text: `${formatInt(state.done)} done / ${formatInt(state.discovered + state.skipped)} discovered`, priority: 10 });
   segments.push({ text: `${formatInt(state.failed)} failed`, style: state.failed > 0 ? colors.red : undefined, priority: 8 });
   if (state.skipped > 0) segments.push({ text: `${formatInt(state.skipped)} skipped`, style: colors.dim, priority: 2 });
   if (state.pagesPerSecond !== null) segments.push({ text: `${formatRate(state.pagesPerSecond)} pages/s`, priority: 5 });

@@ -13,6 +13,7 @@ describe('ResultSink', () => {
       status: 'completed' as const,
       data: { x: 1 },
       metadata: { method: 'selectors', program_id: 'prg_1', template_id: 'tpl_1' },
+      warnings: [{ code: 'content_truncated', message: 'cut', location: null }],
       depth: 0,
       parent_url: null,
       token_usage_input: 5,
@@ -26,6 +27,7 @@ describe('ResultSink', () => {
       error_category: 'fetch_error',
       error_message: 'HTTP 500',
       metadata: { method: null },
+      warnings: [],
       depth: 1,
     };
     expect(sink.write(ok)).toBe(true);
@@ -35,9 +37,10 @@ describe('ResultSink', () => {
     expect(sink.written).toBe(2);
     expect(readFileSync(path, 'utf8')).toBe(
       '{"id":"r1","url":"https://a.example/","status":"completed","data":{"x":1},' +
-        '"metadata":{"method":"selectors","program_id":"prg_1","template_id":"tpl_1"}}\n' +
+        '"metadata":{"method":"selectors","program_id":"prg_1","template_id":"tpl_1"},' +
+        '"warnings":[{"code":"content_truncated","message":"cut","location":null}]}\n' +
         '{"id":"r2","url":"https://a.example/b","status":"failed","data":null,"error_category":"fetch_error","error_message":"HTTP 500",' +
-        '"metadata":{"method":null}}\n',
+        '"metadata":{"method":null},"warnings":[]}\n',
     );
   });
 

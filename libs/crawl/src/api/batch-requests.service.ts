@@ -68,15 +68,33 @@ export class BatchRequestsService {
     origin: RequestOrigin,
   ): Promise<BatchAnswer> {
     if (body instanceof UrlListBody) return this.fromList(caller, body, query, requestId, origin);
-    const given = Object.entries(query).filter(([, value]) => value !== undefined);
-    if (given.length > 0) {
+    return this.fromJson(caller, body, query, requestId, origin);
+  }
+
+  private fromJson(
+    caller: Caller,
+    body: BatchRequestDto,
+    query: BatchListQuery,
+    requestId: string,
+    origin: RequestOrigin,
+  ): Promise<BatchAnswer> {
+    // With a JSON body the query's ids fill the body's fields of the same name it leaves out (the document
+    // states these parameters for every media type); the same field with two values is a 422.
+    const clashes = (['schema_id', 'site_id', 'extraction_mode', 'webhook_id'] as const).filter(
+      (name) => query[name] !== undefined && body[name] !== undefined && query[name] !== body[name],
+    );
+    if (clashes.length > 0) {
       throw Errors.validation(
-        given.map(([name]) => ({
-          location: `query.${name}`,
-          message: 'is only for text/plain or application/x-ndjson bodies (give it in the JSON body)',
-        })),
+        clashes.map((name) => ({ location: `query.${name}`, message: `differs from body.${name}; give one of them`, value: query[name] })),
       );
     }
+    body = {
+      ...body,
+      schema_id: body.schema_id ?? query.schema_id,
+      site_id: body.site_id ?? query.site_id,
+      extraction_mode: body.extraction_mode ?? query.extraction_mode,
+      webhook_id: body.webhook_id ?? query.webhook_id,
+    };
     const list = checkList(
       body.urls.map((url, index) => ({ index, line: index + 1, url })),
       (index) => `body.urls[${index}]`,
@@ -168,6 +186,7 @@ export class BatchRequestsService {
         schema: plan.schema,
         schema_id: plan.schemaId,
         page_formats: plan.pageFormats,
+        warnings: plan.warnings,
         site_id: site?._id ?? null,
         llm_config: llmConfig,
         options,

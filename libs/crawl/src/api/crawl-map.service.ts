@@ -80,6 +80,41 @@ export class CrawlMapService {
     }
     return { contentType: 'application/json', filename: `${jobId}-crawl-map.json`, chunks: chunks() };
   }
+
+  /**
+   * The error ledger of a crawl or batch (at most `limit` of each kind): its failed pages, and the URLs
+   * robots.txt kept it from (skipped `robots`). Firecrawl's /crawl/{id}/errors reads it (docs/firecrawl.md).
+   */
+  async failures(caller: Caller, jobId: string, limit: number): Promise<{ failed: CrawlMapFailure[]; robotsBlocked: string[] }> {
+    const job = await this.jobs.getRecord(caller, jobId);
+    if (!onCrawlEngine(job.type)) throw Errors.notFound('Crawl map');
+    const owner = { userId: job.user_id };
+    const failed: CrawlMapFailure[] = [];
+    for await (const entry of this.repository.iterateMap(owner, jobId, { status: 'failed', limit })) {
+      failed.push({
+        id: entry.key,
+        url: entry.url,
+        error_category: entry.error_category,
+        error_message: entry.error_message,
+        completed_at: entry.completed_at,
+      });
+    }
+    const robotsBlocked: string[] = [];
+    for await (const entry of this.repository.iterateMap(owner, jobId, { status: 'skipped' })) {
+      if (entry.error_category === 'robots') robotsBlocked.push(entry.url);
+      if (robotsBlocked.length >= limit) break;
+    }
+    return { failed, robotsBlocked };
+  }
+}
+
+/** A failed page of a crawl or batch, as the error ledger lists it. */
+export interface CrawlMapFailure {
+  id: string;
+  url: string;
+  error_category: string | null;
+  error_message: string | null;
+  completed_at: string | null;
 }
 
 export function toEntryView(entry: CrawlEntry) {

@@ -73,6 +73,7 @@ export class CrawlRequestsService {
         schema: plan.schema,
         schema_id: plan.schemaId,
         page_formats: plan.pageFormats,
+        warnings: plan.warnings,
         site_id: site?._id ?? null,
         llm_config: llmConfig,
         options,

@@ -75,6 +75,20 @@ describe('pagePlan', () => {
     expect(errors).toEqual([expect.objectContaining({ location: 'body.formats', message: expect.stringContaining('needs the browser') })]);
   });
 
+  it('names both ways when a request has neither a schema nor formats (issue 40: not only "a schema is required")', async () => {
+    const { service, calls } = intake();
+    const errors = await refusal(pagePlan(service, caller, {}, 'auto', null));
+    expect(errors).toEqual([{ location: 'body.schema', message: expect.stringMatching(/schema_id.*formats/s) }]);
+    expect(errors[0].message).toContain('without a model');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('leaves a URL list body (ids in the query, no formats there) to the intake', async () => {
+    const { service, calls } = intake();
+    await pagePlan(service, caller, {}, 'auto', null, 'query');
+    expect(calls).toHaveLength(1);
+  });
+
   it('refuses the format options without formats, each at its field', async () => {
     const errors = await refusal(
       pagePlan(intake().service, caller, { only_main_content: false, full_page_screenshot: true }, 'auto', null),

@@ -1,4 +1,4 @@
-import { Errors } from '@app/core';
+import { Errors, type Warning } from '@app/core';
 import type { FetchMode } from '@app/fetch';
 import type { FieldsAt, JobIntakeService } from '@app/intake';
 import { formatsFetchProblem, normaliseFormats, type PageFormatsPlan, type ScrapeFormat } from '@app/pages';
@@ -18,8 +18,12 @@ export interface PagePlanFields {
  * Either a schema to extract (with a model) or formats to store (no model, no cost): what the job's input records.
  * Its pages' `PagePlan` (@app/extraction) is made of it.
  */
-export type PagesKept =
-  { schema: JsonSchemaObject; schemaId: string | null; pageFormats: null } | { schema: null; schemaId: null; pageFormats: PageFormatsPlan };
+export type PagesKept = (
+  { schema: JsonSchemaObject; schemaId: string | null; pageFormats: null } | { schema: null; schemaId: null; pageFormats: PageFormatsPlan }
+) & {
+  /** What the request's schema parsed with that deserves a look (libs/core warnings.ts): on every page's result. */
+  warnings: Warning[];
+};
 
 /**
  * What a crawl or batch keeps of each page (docs/scrape.md "Crawls and batches"): with `formats` the
@@ -39,8 +43,19 @@ export async function pagePlan(
     const stray = (['only_main_content', 'full_page_screenshot'] as const).filter((name) => fields[name] !== undefined);
     if (stray.length > 0)
       throw Errors.validation(stray.map((name) => ({ location: `body.${name}`, message: 'is only for a request with formats' })));
+    // Nothing says what to keep: name both ways (a list body's query has no formats; the intake's 422 says what it takes).
+    if (at === 'body' && isAbsent(fields.schema) && isAbsent(fields.schema_id) && !siteDefaultSchema) {
+      throw Errors.validation([
+        {
+          location: 'body.schema',
+          message:
+            'is required: give a schema (or a schema_id, or a site_id of a site with a default schema) to extract each page with a model, ' +
+            'or formats (e.g. ["markdown"]) to keep each page as it is, without a model (docs/scrape.md "Crawls and batches without a schema")',
+        },
+      ]);
+    }
     const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema, at);
-    return { schema: parsed.jsonSchema, schemaId, pageFormats: null };
+    return { schema: parsed.jsonSchema, schemaId, pageFormats: null, warnings: parsed.warnings ?? [] };
   }
   const both = (['schema', 'schema_id'] as const).filter((name) => fields[name] !== undefined && fields[name] !== null);
   if (both.length > 0) {
@@ -57,10 +72,15 @@ export async function pagePlan(
   return {
     schema: null,
     schemaId: null,
+    warnings: [],
     pageFormats: {
       formats,
       only_main_content: fields.only_main_content ?? true,
       full_page_screenshot: fields.full_page_screenshot ?? false,
     },
   };
+}
+
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null;
 }

@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PageArchive } from '@app/archive';
+import { PageArchive, type ArchivedPageRecord } from '@app/archive';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { Errors } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { JobsService, isTerminal, onCrawlEngine } from '@app/jobs';
 import { publicBaseUrl, type RequestOrigin } from '@app/results';
-import type { CrawlOptions } from '@app/sites';
+import type { PageFormatsPlan } from '@app/pages';
+import { resolveCrawlOptions, type CrawlOptions } from '@app/sites';
 import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import type { ReextractRequestDto, ReextractResponse } from './dto/archive.dto';
@@ -87,10 +88,46 @@ export class ReextractRequestsService {
       body: { job_id: job.id, status: job.status, status_url: statusUrl, source_job_id: source._id, page_count: pages },
     };
   }
+
+  /**
+   * A `reextract` job that turns one archived page into page formats: no request to the site, no model. The
+   * Firecrawl-compatible API serves `maxAge` and compares `changeTracking` with it (docs/firecrawl.md); the job
+   * is listed, streamed and deleted like any re-extraction (`source_job_id` is the job that kept the page).
+   */
+  async formatsOfPage(
+    caller: Caller,
+    page: Pick<ArchivedPageRecord, 'job_id' | 'key' | 'url'>,
+    formats: PageFormatsPlan,
+    requestId: string,
+  ): Promise<{ job_id: string }> {
+    const options = reextractOptions(resolveCrawlOptions({}), 1, {});
+    const job = await this.intake.submit<CrawlJobInput>(caller, {
+      type: 'reextract',
+      url: page.url,
+      input: () => ({
+        url: page.url,
+        schema: null,
+        schema_id: null,
+        page_formats: formats,
+        site_id: null,
+        llm_config: null,
+        options,
+        extraction_mode: 'model',
+        source: { kind: 'archive', source_job_id: page.job_id, only: 'all', pages: 1, single_page: { url: page.url, key: page.key } },
+      }),
+      requestId,
+      requireModel: false,
+    });
+    return { job_id: job.id };
+  }
 }
 
 /** The source's options with everything about finding and fetching URLs off: one page per archived page. */
-function reextractOptions(source: CrawlOptions, pages: number, dto: ReextractRequestDto): CrawlOptions {
+function reextractOptions(
+  source: CrawlOptions,
+  pages: number,
+  dto: Pick<ReextractRequestDto, 'concurrency' | 'max_cost_usd'>,
+): CrawlOptions {
   return {
     ...source,
     follow_pattern: null,

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Errors } from '@app/core';
 import { RobotsCache, StaticFetcher, guardFromSettings } from '@app/fetch';
+import { LOGGER, type AppLogger } from '@app/observability';
 import type { BodyStream } from '@app/results';
 import { canonicalize } from '../url-canon';
 import { MAP_DEFAULTS, type MapRequestDto } from './dto/map-request.dto';
@@ -19,15 +20,19 @@ export const MAP_NDJSON = 'application/x-ndjson';
 export class MapService {
   private readonly fetcher: StaticFetcher;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) logger: AppLogger,
+  ) {
     this.fetcher = new StaticFetcher({
-      guard: guardFromSettings(config),
+      guard: guardFromSettings(config, logger),
       timeoutMs: config.fetchTimeoutMs,
       maxBytes: config.fetchMaxBytes,
     });
   }
 
-  async map(dto: MapRequestDto, accept: string | undefined): Promise<{ headers: Record<string, string>; body: BodyStream }> {
+  /** The site's URLs (what POST /map answers, before it is written): also the Firecrawl-compatible map's source. */
+  async discover(dto: MapRequestDto): Promise<{ url: string; map: Awaited<ReturnType<SiteMapper['map']>> }> {
     const seed = canonicalize(dto.url);
     if (!seed) throw Errors.validation([{ location: 'body.url', message: 'must be an http or https URL', value: dto.url }]);
     const robots = new RobotsCache({
@@ -51,8 +56,13 @@ export class MapService {
       .catch((error: unknown) => {
         throw seedFailure(error);
       });
+    return { url: seed.url, map };
+  }
+
+  async map(dto: MapRequestDto, accept: string | undefined): Promise<{ headers: Record<string, string>; body: BodyStream }> {
+    const { url, map } = await this.discover(dto);
     const totals = {
-      url: seed.url,
+      url,
       complete: map.complete,
       count: map.urls.length,
       found: map.found,

@@ -1,3 +1,4 @@
+import { AppError } from '@app/core';
 import type { FetchResult } from '@app/fetch';
 import { SiteMapper } from './site-mapper';
 import { rankUrls } from './url-ranking';
@@ -78,6 +79,22 @@ describe('SiteMapper', () => {
     expect(pageOnly.fetched).toEqual(['http://site.test/']);
   });
 
+  it('counts only the sitemap files it read: a 404 /sitemap.xml or a page that is not a sitemap is not one (issue 40)', async () => {
+    const none = mapper({ 'http://site.test/': '<a href="/x">x</a>' });
+    expect(await none.mapper.map(request, new AbortController().signal)).toMatchObject({ sitemapFiles: 0, found: 2 });
+    expect(none.fetched).toContain('http://site.test/sitemap.xml');
+    const soft404 = mapper(
+      {
+        'http://site.test/': '',
+        'http://site.test/sitemap.xml': '<html><body>Not found</body></html>',
+        'http://site.test/s.xml': urlset(['http://site.test/y']),
+      },
+      [],
+      ['http://site.test/s.xml', 'http://site.test/missing.xml'],
+    );
+    expect(await soft404.mapper.map(request, new AbortController().signal)).toMatchObject({ sitemapFiles: 1, found: 2 });
+  });
+
   it('ranks by search (URL and link text) and cuts at the limit', async () => {
     const { mapper: m } = mapper({
       'http://site.test/':
@@ -86,6 +103,14 @@ describe('SiteMapper', () => {
     const map = await m.map({ ...request, useSitemap: false, search: 'blue widget', limit: 2 }, new AbortController().signal);
     expect(map.urls.map((u) => u.url)).toEqual(['http://site.test/blue-widgets', 'http://site.test/p/1']);
     expect(map.found).toBe(5);
+  });
+
+  it('refuses a seed the address guard refuses, with sitemaps too (never an empty map)', async () => {
+    const refusal = new AppError('upstream-failure', 'The address 10.1.2.3 is not allowed.', { category: 'ssrf_blocked' });
+    const { mapper: m, fetched } = mapper({ 'http://site.test/': () => Promise.reject(refusal) });
+    await expect(m.map(request, new AbortController().signal)).rejects.toBe(refusal);
+    await expect(m.map({ ...request, useSitemap: false }, new AbortController().signal)).rejects.toBe(refusal);
+    expect(fetched).toEqual(['http://site.test/', 'http://site.test/']); // no sitemap was asked for
   });
 
   it('answers with what it found when the time budget runs out (complete: false)', async () => {

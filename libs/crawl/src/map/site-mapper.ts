@@ -1,4 +1,4 @@
-import type { RobotsCache, StaticFetcher } from '@app/fetch';
+import { isFetchError, type RobotsCache, type StaticFetcher } from '@app/fetch';
 import { pageLinks } from '@app/content';
 import { walkSitemaps } from '../owner/sitemaps';
 import { canonicalize, siteOf, type CanonicalUrl } from '../url-canon';
@@ -68,6 +68,8 @@ export class SiteMapper {
       const page = await this.deps.fetcher.fetch(seed.url, { signal });
       for (const link of pageLinks(page.html, page.url)) add(link.url, 'page', link.text.trim() || null);
     } catch (error) {
+      // A seed the address guard refuses is refused as every operation refuses it (422), sitemaps or not.
+      if (isFetchError(error, 'ssrf_blocked')) throw error;
       if (signal.aborted) complete = false;
       else if (!request.useSitemap) throw error;
       // With sitemaps the map goes on without the seed page's links.
@@ -86,8 +88,10 @@ export class SiteMapper {
           return (await this.deps.fetcher.fetch(url, { acceptGzip: true, maxBytes: SITEMAP_MAX_BYTES, signal })).html;
         },
       };
+      // Files read: a 404 (the usual /sitemap.xml of a site without one) or a page that is no sitemap is not one.
+      const unread = () => void sitemapFiles--;
       try {
-        for await (const batch of walkSitemaps([...roots], source, { ...SITEMAP_LIMITS, maxUrls: MAX_CANDIDATES }, () => undefined)) {
+        for await (const batch of walkSitemaps([...roots], source, { ...SITEMAP_LIMITS, maxUrls: MAX_CANDIDATES }, unread)) {
           for (const url of batch.urls) add(url, 'sitemap', null);
           if (signal.aborted) break;
           if (found.size >= wanted && !request.search) break;

@@ -104,6 +104,7 @@ export class PageCommitter {
           parentUrl: entry.parentUrl,
           fetchDurationMs: outcome.fetch_duration_ms,
           extractDurationMs: outcome.extract_duration_ms,
+          requestWarnings: this.run.input.warnings ?? [],
         }),
         { firstTime: !entry.mayBeAnnounced },
       );

@@ -81,7 +81,7 @@ export interface SitemapWalkOptions {
 /**
  * Walks sitemaps breadth-first from the given files (robots.txt `Sitemap:` lines, `/sitemap.xml`),
  * following sitemap indexes, and yields page URLs in batches with the sitemap they came from. A file
- * that fails to load is reported through `onError` and skipped. Each file is read once.
+ * that fails to load, or is not a sitemap, is reported through `onError` and skipped. Each file is read once.
  */
 export async function* walkSitemaps(
   roots: string[],
@@ -104,6 +104,11 @@ export async function* walkSitemaps(
         parsed = parseSitemap(await source.fetch(url), options.maxUrls - yielded);
       } catch (error) {
         onError(url, error);
+        continue;
+      }
+      // A page that is neither a urlset nor an index (a "soft 404" HTML page at /sitemap.xml) is no sitemap.
+      if (parsed.kind === 'unknown') {
+        onError(url, new Error('not a sitemap (no urlset or sitemapindex element)'));
         continue;
       }
       if (parsed.kind === 'index') {

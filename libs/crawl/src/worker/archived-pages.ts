@@ -4,7 +4,7 @@ import { AppError } from '@app/core';
 import { decodeBody, type FetchResult } from '@app/fetch';
 import type { JobRecord } from '@app/jobs';
 import type { AppLogger } from '@app/observability';
-import type { LoadedPage, PageLoaderService } from '@app/pages';
+import { loadOptionsFor, type LoadedPage, type PageFormatsPlan, type PageLoaderService } from '@app/pages';
 import type { ArchiveSource, WarcSource } from '../crawl-input';
 import type { PageOutcome } from '../crawl.types';
 
@@ -25,8 +25,17 @@ export class ArchivedPages {
     return keepPage(this.archive, job, key, requestedUrl, page, this.logger);
   }
 
-  /** The archived page of an archive-sourced job, converted; or the outcome when it cannot be read. */
-  async read(job: JobRecord, source: ArchiveSource | WarcSource, key: string, linkSelector?: string): Promise<LoadedPage | PageOutcome> {
+  /**
+   * The archived page of an archive-sourced job, converted (as its page formats ask, for a job that stores
+   * formats: the Firecrawl-compatible API's maxAge, docs/firecrawl.md); or the outcome when it cannot be read.
+   */
+  async read(
+    job: JobRecord,
+    source: ArchiveSource | WarcSource,
+    key: string,
+    linkSelector?: string,
+    formats: PageFormatsPlan | null = null,
+  ): Promise<LoadedPage | PageOutcome> {
     const started = Date.now();
     const page =
       source.kind === 'archive'
@@ -69,7 +78,8 @@ export class ArchivedPages {
       mode: record.fetch_mode,
     };
     try {
-      const content = await this.loader.convert(fetch, 'full', linkSelector, { attributes: true });
+      const conversion = formats ? loadOptionsFor(formats) : { conversion: 'full' as const, also: { attributes: true } };
+      const content = await this.loader.convert(fetch, conversion.conversion ?? 'full', linkSelector, conversion.also);
       return { fetch, content, fetchedAt: record.fetched_at, fetchDurationMs: Date.now() - started };
     } catch (error) {
       const appError = error instanceof AppError ? error : null;

@@ -21,7 +21,7 @@ import {
   type PageOutcome,
   type PageTaskPayload,
 } from '../crawl.types';
-import { PAGE_RETRY_LIMITS } from '../page-retry-policy';
+import { workerCrashVerdict } from '../page-retry-policy';
 import { toStoredOutcome } from '../stored-outcome';
 import { ArchivedPages } from './archived-pages';
 import { DomainLabels } from './domain-labels';
@@ -36,7 +36,8 @@ import { crawlPagePlan, extractionOutcome } from './page-outcomes';
  * dispatches them), so one big crawl gets faster when the crawler service scales. A task is one
  * page: politeness slot → fetch (address guard on every hop; page-fetch.ts) → HTML → markdown and links →
  * the page pipeline's extraction (PageExtractor, @app/extraction) → one outcome record, reported to the owner. The worker never writes the frontier.
- * A page whose worker died MAX_WORKER_CRASHES times is reported as `worker_crash`.
+ * A page whose worker died PAGE_RETRY_LIMITS.workerCrashes times while it ran alone there is reported as
+ * `worker_crash` (workerCrashVerdict).
  */
 @Injectable()
 export class PageWorkerService implements OnApplicationBootstrap {
@@ -110,27 +111,22 @@ export class PageWorkerService implements OnApplicationBootstrap {
     if (before?.done) return;
     // A run of this task started before and never finished: its worker died (maybe because of this page).
     const suspect = (before?.deliveries ?? 0) > 0;
-    await this.gate.run(suspect, () => this.deliver(task, taskId, queueSignal));
+    await this.gate.run(suspect, () => this.deliver(task, taskId, suspect, queueSignal));
   }
 
-  /** One run of a page task, counted as started (a run its worker does not survive stays counted). */
-  private async deliver(task: PageTaskPayload, taskId: string, queueSignal: AbortSignal): Promise<void> {
+  /**
+   * One run of a page task, counted as started (a run its worker does not survive stays counted); a run
+   * `alone` in its process (a suspect's) counts among the page's runs alone, the only deaths it is blamed for.
+   */
+  private async deliver(task: PageTaskPayload, taskId: string, alone: boolean, queueSignal: AbortSignal): Promise<void> {
     // The task of a job that no longer exists (its tenant was deleted, docs/api.md "Users"): nothing to run,
     // and nothing to record (a delivery marker would outlive the job).
     if (!(await this.context(task.job_id)) && !(await this.jobsRepository.findForWorker(task.job_id))) return;
-    const marker = await this.repository.delivered(taskId, task.job_id);
+    const marker = await this.repository.delivered(taskId, task.job_id, alone);
     if (marker.done) return;
-    if (marker.deliveries > PAGE_RETRY_LIMITS.workerCrashes) {
-      await this.report(task, taskId, {
-        kind: 'failed',
-        error_category: 'worker_crash',
-        error_message: `The page made its worker die ${PAGE_RETRY_LIMITS.workerCrashes} times; it is not tried again.`,
-        error_details: null,
-        http_status: null,
-        final_url: null,
-        retryable: false,
-        usage: null,
-      });
+    const crashed = workerCrashVerdict(marker);
+    if (crashed) {
+      await this.report(task, taskId, crashed);
       return;
     }
     const context = await this.context(task.job_id);
@@ -158,7 +154,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       await this.report(task, taskId, controller.signal.aborted ? { kind: 'cancelled' } : outcome);
     } catch (error) {
       if (controller.signal.reason instanceof HandBackError || error instanceof HandBackError) {
-        await this.repository.undeliver(taskId); // handed back, not crashed
+        await this.repository.undeliver(taskId, alone); // handed back, not crashed
         throw new HandBackError();
       }
       if (controller.signal.aborted) {
@@ -203,7 +199,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     }
     // A re-extraction or a WARC extraction reads its pages from the archive: no request reaches a site.
     const obtained = isArchiveSource(input.source)
-      ? await this.archived.read(job, input.source, task.key, options.follow_selector ?? undefined)
+      ? await this.archived.read(job, input.source, task.key, options.follow_selector ?? undefined, input.page_formats)
       : await this.fetch.fetch(task, context, signal, note, this.secretsOf(context, task.secrets));
     if ('kind' in obtained) return obtained;
     const page = obtained;

@@ -8,7 +8,7 @@ import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { IsHttpUrl } from '@app/http';
 import { GroundingProperty, ProvenanceProperty } from '@app/sites';
 import type { FieldProvenance, GroundingPolicy, ProvenanceMode } from '@app/provenance';
-import { FieldProvenanceResponse } from '@app/results';
+import { FieldProvenanceResponse, WARNINGS_PROPERTY, WarningResponse } from '@app/results';
 import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 import { JobFetchFields, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 
@@ -170,4 +170,5 @@ export class ExtractionResponse {
   @ApiProperty({ description: 'The extracted data, shaped by the schema.' }) data!: unknown;
   @ApiProperty({ type: ExtractionMetadataResponse }) metadata!: ExtractionMetadataResponse;
   @ApiProperty({ type: ExtractionUsageResponse }) usage!: ExtractionUsageResponse;
+  @ApiProperty(WARNINGS_PROPERTY) warnings!: WarningResponse[];
 }

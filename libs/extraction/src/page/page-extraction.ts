@@ -1,4 +1,4 @@
-import { AppError, isOwnFailure, Usage, type ErrorCategory } from '@app/core';
+import { AppError, isOwnFailure, Usage, type ErrorCategory, type Warning } from '@app/core';
 import type { RenderMode } from '@app/fetch';
 import type { AttemptRecord } from '@app/llm';
 import type { LoadedPage } from '@app/pages';
@@ -57,6 +57,8 @@ export interface PageExtraction<M extends PageMade = PageMade> {
   usage: Usage;
   /** Grounding of the data on the page (docs/provenance.md): present when a model or a learned program made it. */
   provenance?: ProvenanceMetadata;
+  /** The page's own warnings (its text cut to fit the model, libs/core warnings.ts); the request's are added where it is recorded. */
+  warnings?: Warning[];
   /** The model run's facts a one-page job keeps on its record (whose key paid, each attempt); never stored with a crawl's outcome. */
   run?: { isByok: boolean; attempts: AttemptRecord[] };
 }
@@ -106,6 +108,8 @@ export interface ResultPlacement {
   parentUrl: string | null;
   fetchDurationMs: number | null;
   extractDurationMs: number | null;
+  /** The request's warnings (its job input's), recorded before the page's own. */
+  requestWarnings?: Warning[];
 }
 
 /** A page's stored `metadata`: how its data was made, then its provenance (docs/api.md "Results and downloads"). */
@@ -127,6 +131,7 @@ export function completedResult(extraction: PageExtraction, at: ResultPlacement)
     llm_model: extraction.model?.model ?? null,
     llm_provider: extraction.model?.provider ?? null,
     metadata: resultMetadata(extraction),
+    warnings: [...(at.requestWarnings ?? []), ...(extraction.warnings ?? [])],
   };
 }
 

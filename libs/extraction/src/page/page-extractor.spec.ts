@@ -1,5 +1,5 @@
 import { convertHtml } from '@app/content';
-import { AppError, StoreUnavailableError, Usage } from '@app/core';
+import { AppError, StoreUnavailableError, Usage, type Warning } from '@app/core';
 import type { JobRecord } from '@app/jobs';
 import { crawlConsumer, learnedTemplates } from '@app/learned';
 import type { ModelTarget } from '@app/llm';
@@ -12,7 +12,7 @@ import { bookNumber } from '../../../../test/fixtures/learned-model';
 import { BOOK_SCHEMA, book, productPage, productUrl, truth } from '../../../../test/fixtures/learned-shop';
 import { ExtractionFailure, type ExtractionService, type ExtractOutput } from '../extraction.service';
 import { GroundingService } from '../grounding.service';
-import { PageFailure, type PageExtraction } from './page-extraction';
+import { completedResult, PageFailure, type PageExtraction } from './page-extraction';
 import { PageExtractor } from './page-extractor';
 import { ModelPlanCache, PLAN_CACHE_MS, type FormatsPagePlan, type ModelPagePlan, type PageRun } from './page-plan';
 
@@ -37,6 +37,7 @@ function output(data: unknown, content: string): ExtractOutput {
     contentTruncated: false,
     content,
     nulled: [],
+    warnings: [],
     attempts: [],
     usage: { inputTokens: 120, outputTokens: 30 },
     llmCostUsd: 0.001,
@@ -48,6 +49,8 @@ function output(data: unknown, content: string): ExtractOutput {
 /** The extraction service as the step sees it: a plan that counts its resolutions, and a scripted model answer. */
 class ScriptedExtraction {
   plans = 0;
+  /** What the next calls report as their warnings (the page's text cut to fit the model). */
+  warnings: Warning[] = [];
   readonly calls: Array<{ input: ExtractInput; targets: ModelTarget[] | undefined }> = [];
   constructor(private readonly answer: Answer) {}
 
@@ -70,7 +73,7 @@ class ScriptedExtraction {
       success: true,
       error: null,
     });
-    return output(await this.answer(input), input.content);
+    return { ...output(await this.answer(input), input.content), warnings: this.warnings };
   }
 }
 
@@ -184,6 +187,19 @@ describe('PageExtractor (the page pipeline extraction step)', () => {
     const text = await s.metrics.render();
     expect(text).toContain('gleaner_field_grounding_total{provider="openai",model="gpt-4o-mini",outcome="grounded",role="test"} 1');
     expect(text).toContain('gleaner_field_grounding_total{provider="openai",model="gpt-4o-mini",outcome="ungrounded",role="test"} 1');
+  });
+
+  it("carries the model call's warnings on the page's extraction, and its result records the request's first", async () => {
+    const s = step(() => ({ title: 'Bree Tanner', price: 12.99 }));
+    const cut: Warning = { code: 'content_truncated', message: 'the page was cut to fit the model', location: null };
+    s.extraction.warnings = [cut];
+    const got = await s.run();
+    expect(got).toMatchObject({ warnings: [cut] });
+    const fromRequest: Warning = { code: 'schema_type_misspelled', message: 'a type looks misspelled', location: 'body.schema.price' };
+    const placement = { url: URL_A, depth: 0, parentUrl: null, fetchDurationMs: 1, extractDurationMs: 1, requestWarnings: [fromRequest] };
+    expect(completedResult(got as PageExtraction, placement).warnings).toEqual([fromRequest, cut]);
+    s.extraction.warnings = [];
+    expect(await s.run()).not.toHaveProperty('warnings');
   });
 
   it('records no capture when the job does not capture debug', async () => {

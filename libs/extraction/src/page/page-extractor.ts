@@ -80,6 +80,7 @@ export class PageExtractor {
           signal,
           onCall,
           ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
+          ...(request?.kind === 'partial' ? { partial: true } : {}),
         },
         targets,
       );
@@ -122,6 +123,8 @@ export class PageExtractor {
         model: out ? { provider: out.target.provider, model: out.target.model } : null,
         usage,
         provenance: grounded.metadata,
+        // The warnings of the call whose answer is in the data (its text cut to fit the model).
+        ...(out && out.warnings.length > 0 ? { warnings: out.warnings } : {}),
         run: { isByok: out?.isByok ?? false, attempts: out?.attempts ?? [] },
       };
     } catch (error) {

@@ -18,7 +18,7 @@ import { checkCssSelector } from '@app/content';
 import { COOKIE_VALUE_PATTERN, forbiddenHeaderReason, HEADER_VALUE_PATTERN, TOKEN_PATTERN } from '../request-control';
 import { configuredProxyPools } from '../proxy-pool/configured-pools';
 import type { FetchControlFields } from './fetch-control';
-import { HasUsableKeys, IsStringMap, type StringMapRule } from '@app/http';
+import { ExactlyOneOf, HasUsableKeys, IsStringMap, type StringMapRule } from '@app/http';
 
 /*
  * Fetch control (docs/scrape.md "Fetch control"): one definition of each field's rule and words, and the group
@@ -68,6 +68,7 @@ export function IsCssSelector(options?: ValidationOptions) {
 }
 
 /** What a browser fetch waits for before the page is read: give exactly one of the two. */
+@ExactlyOneOf('selector', 'ms')
 export class WaitForDto {
   @ApiPropertyOptional({
     example: '#results .item',

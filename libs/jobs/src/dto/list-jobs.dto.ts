@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { QueryInteger } from '@app/http';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { JOB_STATUSES, JOB_TYPES } from '../job.types';
+import { ERROR_CATEGORIES, type ErrorCategory } from '@app/core';
+import { IsRfc3339, QueryInteger } from '@app/http';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { JOB_STATUSES, JOB_TYPES, type JobStatus } from '../job.types';
 
 /** Paging further than this is refused (422), not handed to the store. */
 export const MAX_OFFSET = 1_000_000;
@@ -25,7 +26,38 @@ export class PageQuery {
   offset?: number;
 }
 
-export class ListJobsQuery extends PageQuery {}
+/** `GET /jobs`: a page of the caller's jobs, newest first, narrowed by any of these (docs/api.md "Jobs"). */
+export class ListJobsQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: [...JOB_STATUSES], description: 'Only jobs in this status.' })
+  @IsOptional()
+  @IsIn([...JOB_STATUSES])
+  status?: JobStatus;
+
+  @ApiPropertyOptional({ enum: [...JOB_TYPES], description: 'Only jobs of this type.' })
+  @IsOptional()
+  @IsIn([...JOB_TYPES])
+  type?: string;
+
+  @ApiPropertyOptional({ description: 'Only jobs that named this saved site (`site_id` of an extract, crawl, batch or monitor run).' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  site_id?: string;
+
+  @ApiPropertyOptional({ description: 'Only jobs created at or after this instant (RFC 3339).', example: '2026-11-26T10:00:00.000Z' })
+  @IsOptional()
+  @IsRfc3339()
+  since?: string;
+
+  @ApiPropertyOptional({
+    enum: [...ERROR_CATEGORIES],
+    description:
+      'Only failed (or cancelled) jobs with this error_category: `ssrf_blocked` lists the requests the address guard refused, each with its `error_message` naming the address and the setting that opens it.',
+  })
+  @IsOptional()
+  @IsIn([...ERROR_CATEGORIES])
+  error_category?: ErrorCategory;
+}
 
 export class PagesByMethodResponse {
   @ApiProperty({ type: 'integer', minimum: 0 }) model!: number;
@@ -67,12 +99,34 @@ export class JobResponse {
   @ApiProperty({ example: '2026-11-22T05:40:00.123Z' }) created_at!: string;
   @ApiProperty({ type: String, nullable: true }) started_at!: string | null;
   @ApiProperty({ type: String, nullable: true }) completed_at!: string | null;
-  @ApiProperty() cost_usd!: number;
-  @ApiProperty() page_count!: number;
-  @ApiProperty() urls_queued!: number;
-  @ApiProperty() failed_count!: number;
-  @ApiProperty() token_usage_input!: number;
-  @ApiProperty() token_usage_output!: number;
+  @ApiProperty({ description: 'What the job cost in USD so far: its model calls (failed attempts included) plus the operator fee.' })
+  cost_usd!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Pages with a result: extracted (or stored as formats) and completed. Single-page jobs: 1 once done.',
+  })
+  page_count!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Crawl-engine jobs: URLs the job has fetched, is fetching or will still fetch (crawl-map entries pending, running, completed or failed). ' +
+      'Not every URL it found: URLs ruled out (filters, robots.txt, depth, duplicates, `max_pages`, the budget) are `skipped` entries of ' +
+      'the crawl map (`skipped_by_reason`), and once every `max_pages` ticket is out the URLs left waiting drop out of this count ' +
+      '(docs/crawl.md "Counters"). At the end: the pages fetched (completed and failed entries). Other job types: 0.',
+  })
+  urls_queued!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Pages that failed (their error_category is in the crawl map’s `error_summary`).',
+  })
+  failed_count!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Model input tokens of every call of the job, failed attempts included.' })
+  token_usage_input!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Model output tokens of every call of the job, failed attempts included.' })
+  token_usage_output!: number;
   @ApiProperty({ type: String, nullable: true }) error_category!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
   @ApiPropertyOptional({
@@ -135,4 +189,5 @@ export class JobResponse {
 
 export class JobListResponse {
   @ApiProperty({ type: [JobResponse] }) jobs!: JobResponse[];
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'How many jobs match the filters (all pages).' }) total!: number;
 }

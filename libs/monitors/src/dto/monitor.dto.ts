@@ -18,7 +18,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
-import { IsHttpUrl, IsPrintable, JSON_BODY_LIMITS } from '@app/http';
+import { ExactlyOneOf, IsHttpUrl, IsPrintable, JSON_BODY_LIMITS } from '@app/http';
 import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import { LlmConfigDto } from '@app/llm';
 import { SavedCrawlOptionsDto } from '@app/sites';
@@ -26,6 +26,7 @@ import { JobWebhookFields } from '@app/webhooks';
 import { FIRST_RUN_MODES, NOTIFY_KINDS, type FirstRunMode, type NotifyKind } from '../monitor.types';
 import { EVERY_PATTERN } from '../schedule';
 
+@ExactlyOneOf('every', 'cron')
 export class MonitorScheduleDto {
   @ApiPropertyOptional({
     example: '30m',

@@ -1,6 +1,7 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import { RESULT_FORMATS } from '../result-formats';
+import { WARNINGS_PROPERTY, WarningResponse } from './warning.dto';
 
 const BOOLEAN = ['true', 'false'];
 
@@ -228,6 +229,7 @@ export class ResultItemResponse {
   @ApiPropertyOptional({ description: 'failed items only' }) error_message?: string;
   @ApiProperty({ type: ResultMetadataResponse, description: 'How the data was made; on every item.' })
   metadata!: ResultMetadataResponse;
+  @ApiProperty(WARNINGS_PROPERTY) warnings!: WarningResponse[];
 }
 
 class CaptureRequestResponse {

@@ -4,6 +4,7 @@ import { JobFetchFields } from '@app/intake';
 import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { IsHttpUrl } from '@app/http';
 import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
+import { WARNINGS_PROPERTY, WarningResponse } from '@app/results';
 
 /** The longest fetch deadline a request may ask for (`timeout_ms`). */
 export const MAX_SCRAPE_TIMEOUT_MS = 120_000;
@@ -104,4 +105,5 @@ export class ScrapeResponse {
   @ApiProperty() fetched_at!: string;
   @ApiProperty({ type: ScrapeDataResponse, description: 'The requested formats, nothing else.' }) data!: ScrapeDataResponse;
   @ApiProperty({ type: ScrapeMetadataResponse }) metadata!: ScrapeMetadataResponse;
+  @ApiProperty(WARNINGS_PROPERTY) warnings!: WarningResponse[];
 }

@@ -55,7 +55,7 @@ export class WebhookPumpService implements OnApplicationBootstrap, OnApplication
     @Inject(METRICS) metrics: Metrics,
   ) {
     this.lockMs = Math.max(1000, config.queueStalledMs);
-    this.sender = new WebhookSender(guardFromSettings(config), config.webhookTimeoutMs);
+    this.sender = new WebhookSender(guardFromSettings(config, logger), config.webhookTimeoutMs);
     this.deliveries = new Counter({
       name: 'gleaner_webhook_deliveries_total',
       help: 'Webhook delivery attempts, by outcome (success; retrying: failed, another attempt is scheduled; failed: the last attempt failed). Unit: attempts.',

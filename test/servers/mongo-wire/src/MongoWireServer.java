@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * Test-only MongoDB-wire server on 127.0.0.1:<port>: mongo-java-server with its in-memory backend, or,
  * given a file, with its H2 (MVStore) backend on that file (DurableH2Backend), which a kill -9 and a
- * restart on the same file survive. Usage: MongoWireServer <port> [<data file>].
+ * restart on the same file survive. Usage: MongoWireServer <port> [<data file> [<bind address>]] (the
+ * address is 127.0.0.1 unless given: the store image of `npm run test:swarm` listens on 0.0.0.0).
  * It announces wire version 13 (MongoDB 5.0) because the Node.js driver 7 refuses servers below 9;
  * the commands Gleaner uses (CRUD, findAndModify, createIndexes with unique, count) are implemented by it.
  */
@@ -20,11 +21,12 @@ public final class MongoWireServer {
   public static void main(String[] args) throws Exception {
     int port = args.length > 0 ? Integer.parseInt(args[0]) : 27017;
     String file = args.length > 1 ? args[1] : null;
+    String host = args.length > 2 ? args[2] : "127.0.0.1";
     MongoBackend backend = file == null ? new MemoryBackend() : DurableH2Backend.open(file);
     backend.version(ANNOUNCED);
     MongoServer server = new MongoServer(backend);
-    server.bind("127.0.0.1", port);
-    System.out.println("mongo-wire listening on 127.0.0.1:" + port + (file == null ? " (in memory)" : " (file " + file + ")"));
+    server.bind(host, port);
+    System.out.println("mongo-wire listening on " + host + ":" + port + (file == null ? " (in memory)" : " (file " + file + ")"));
     System.out.flush();
     Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));
     Thread.currentThread().join();

@@ -123,16 +123,22 @@ export class BatchRequestDto extends JobWebhookFields {
 
 /** Query parameters of a list body (text/plain, application/x-ndjson): the schema and options by saved ids. */
 export class BatchListQuery {
-  @SchemaIdProperty('List bodies only: the saved schema to extract. Required unless the site has a default schema.')
+  @SchemaIdProperty(
+    'The saved schema to extract (list bodies: required unless the site has a default schema; a JSON body: fills its `schema_id` when it gives none).',
+  )
   schema_id?: string;
 
-  @SiteIdProperty('List bodies only: a saved site whose crawl options, fetch mode and default schema apply.')
+  @SiteIdProperty(
+    'A saved site whose crawl options, fetch mode and default schema apply (a JSON body: fills its `site_id` when it gives none).',
+  )
   site_id?: string;
 
-  @ExtractionModeProperty('List bodies only: as `extraction_mode` in the JSON body.')
+  @ExtractionModeProperty('As `extraction_mode` in the JSON body (a JSON body: fills its own when it gives none).')
   extraction_mode?: ExtractionMode;
 
-  @ApiPropertyOptional({ description: 'List bodies only: a saved webhook of yours to call on the job’s events.' })
+  @ApiPropertyOptional({
+    description: 'A saved webhook of yours to call on the job’s events (a JSON body: fills its `webhook_id` when it gives none).',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 64)

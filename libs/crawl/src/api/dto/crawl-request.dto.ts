@@ -242,12 +242,17 @@ export class CrawlMapResponse {
   @ApiProperty() job_id!: string;
   @ApiProperty() seed_url!: string;
   @ApiProperty() max_depth!: number;
-  @ApiProperty({ description: 'Entries in the map (every status).' }) total!: number;
-  @ApiProperty() completed!: number;
-  @ApiProperty() failed!: number;
-  @ApiProperty() skipped!: number;
-  @ApiProperty() pending!: number;
-  @ApiProperty() running!: number;
+  @ApiProperty({ description: 'Entries in the map (every status): `completed` + `failed` + `skipped` + `pending` + `running`.' })
+  total!: number;
+  @ApiProperty({ description: 'Entries fetched and extracted (the job’s `page_count`).' }) completed!: number;
+  @ApiProperty({ description: 'Entries that failed (the job’s `failed_count`; by category in `error_summary`).' }) failed!: number;
+  @ApiProperty({
+    description:
+      'Entries recorded as skipped (ruled out, not fetched); `skipped_by_reason` also counts those beyond the recorded-entry cap, so its sum can be larger.',
+  })
+  skipped!: number;
+  @ApiProperty({ description: 'Entries found and waiting to be fetched.' }) pending!: number;
+  @ApiProperty({ description: 'Entries being fetched or extracted now.' }) running!: number;
   @ApiProperty({
     type: 'object',
     additionalProperties: { type: 'integer' },

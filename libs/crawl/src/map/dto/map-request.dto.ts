@@ -61,7 +61,8 @@ export class MapResponse {
   complete!: boolean;
   @ApiProperty({ description: 'URLs answered (at most `limit`).' }) count!: number;
   @ApiProperty({ description: 'URLs found (in scope, allowed by robots.txt) before the limit.' }) found!: number;
-  @ApiProperty({ description: 'Sitemap files read.' }) sitemap_files!: number;
+  @ApiProperty({ description: 'Sitemap files read (a missing `/sitemap.xml`, or a page there that is not a sitemap, is not one).' })
+  sitemap_files!: number;
   @ApiProperty({ description: 'URLs left out because robots.txt disallows them (or could not be read).' }) robots_excluded!: number;
   @ApiProperty({ type: [MapUrl] }) urls!: MapUrl[];
 }
