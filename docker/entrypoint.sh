@@ -14,6 +14,7 @@
 #   GLEANER_OPENAI_API_KEY      /run/secrets/gleaner_openai_api_key
 #   GLEANER_ANTHROPIC_API_KEY   /run/secrets/gleaner_anthropic_api_key
 #   GLEANER_OPENROUTER_API_KEY  /run/secrets/gleaner_openrouter_api_key
+#   GLEANER_PROXY_POOLS         /run/secrets/gleaner_proxy_pools
 # All arguments are passed to node (default: dist/apps/api/src/main.js, the embedded app).
 set -eu
 
@@ -43,5 +44,6 @@ load_secret REDIS_URL /run/secrets/redis_url
 load_secret GLEANER_OPENAI_API_KEY /run/secrets/gleaner_openai_api_key
 load_secret GLEANER_ANTHROPIC_API_KEY /run/secrets/gleaner_anthropic_api_key
 load_secret GLEANER_OPENROUTER_API_KEY /run/secrets/gleaner_openrouter_api_key
+load_secret GLEANER_PROXY_POOLS /run/secrets/gleaner_proxy_pools
 
 exec node "$@"

@@ -269,8 +269,19 @@ describe('docker/entrypoint.sh', () => {
       'GLEANER_OPENAI_API_KEY',
       'GLEANER_ANTHROPIC_API_KEY',
       'GLEANER_OPENROUTER_API_KEY',
+      'GLEANER_PROXY_POOLS',
     ];
     expect(loaded).toEqual(names.map((n) => [n, `/run/secrets/${n.toLowerCase()}`]));
+  });
+
+  it('exports GLEANER_PROXY_POOLS from its secret file (proxy URLs carry credentials)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gleaner-entrypoint-'));
+    writeFileSync(join(dir, 'pools'), '{"p":["http://u:pw@10.0.0.1:3128"]}\n');
+    const run = spawnSync(file, ['-e', 'process.stdout.write(String(process.env.GLEANER_PROXY_POOLS))'], {
+      env: { ...env, GLEANER_PROXY_POOLS_FILE: join(dir, 'pools') },
+      encoding: 'utf8',
+    });
+    expect(run.stdout).toBe('{"p":["http://u:pw@10.0.0.1:3128"]}');
   });
 
   it('exports GLEANER_PREVIOUS_SECRETS from its file as well (rotation with Docker secrets)', () => {

@@ -2,8 +2,12 @@ import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startPlayground, type Playground } from '../fixtures/playground/playground';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
+import * as net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Server as ProxyChainServer } from 'proxy-chain';
 import { batchSuite } from './batch.suite';
 import { startEmbedded, type RunningApp } from './embedded-app';
+import { PROXY_POOL, proxyPoolsSuite } from './proxy-pools.suite';
 
 jest.setTimeout(180_000);
 
@@ -11,6 +15,18 @@ const MAX_URLS = 60;
 let play: Playground;
 let models: ModelServer;
 let receiver: WebhookReceiver;
+// Proxy pools (proxy-pools.suite.ts) share this app start: a live proxy with credentials and a dead one.
+const PROXY_PASSWORD = 'proxy-pw-e2e-0123';
+const proxied: string[] = [];
+const proxy = new ProxyChainServer({
+  port: 0,
+  host: '127.0.0.1',
+  prepareRequestFunction: ({ username, password, hostname, port }) => {
+    proxied.push(`${username} ${hostname}:${port}`);
+    return { requestAuthentication: username !== 'gleaner' || password !== PROXY_PASSWORD };
+  },
+});
+let deadPort = 0;
 
 const env = () => ({
   GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
@@ -21,14 +37,24 @@ const env = () => ({
   GLEANER_LLM_RETRIES: '0',
   GLEANER_WEBHOOK_RETRY_BASE_MS: '100',
   GLEANER_BATCH_MAX_URLS: String(MAX_URLS),
+  GLEANER_PROXY_POOLS: JSON.stringify({
+    [PROXY_POOL]: [`http://gleaner:${PROXY_PASSWORD}@127.0.0.1:${deadPort}`, `http://gleaner:${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`],
+  }),
 });
+const proxyEnv = (app: RunningApp) => ({ app, play, models, proxied, livePort: proxy.port, deadPort, password: PROXY_PASSWORD });
 
 beforeAll(async () => {
   play = await startPlayground();
   models = await startModelServer();
   receiver = await startWebhookReceiver();
+  await proxy.listen();
+  const dead = net.createServer();
+  await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+  deadPort = (dead.address() as AddressInfo).port;
+  await new Promise((resolve) => dead.close(resolve));
 });
 afterAll(async () => {
+  await proxy.close(true);
   await play?.close();
   await models?.close();
   await receiver?.close();
@@ -41,6 +67,7 @@ describe('batch extraction, embedded deployment', () => {
   });
   afterAll(async () => app?.close());
   batchSuite(() => ({ app, play, models, receiver, maxUrls: MAX_URLS }));
+  describe('proxy pools', () => proxyPoolsSuite(() => proxyEnv(app)));
 });
 
 describeWith(['mongodb', 'redis'], 'batch extraction, cluster deployment', () => {
@@ -56,4 +83,5 @@ describeWith(['mongodb', 'redis'], 'batch extraction, cluster deployment', () =>
   });
   afterAll(async () => app?.close());
   batchSuite(() => ({ app, play, models, receiver, maxUrls: MAX_URLS }));
+  describe('proxy pools', () => proxyPoolsSuite(() => proxyEnv(app)));
 });

@@ -147,10 +147,15 @@ describe('OpenAPI document', () => {
       'headers',
       'max_cost_usd',
       'provenance',
+      'proxy',
       'respect_robots',
       'user_agent',
       'wait_for',
     ]);
+    expect(doc.components.schemas.BatchOptionsDto.properties.proxy).toMatchObject({
+      type: 'string',
+      description: expect.stringContaining('GLEANER_PROXY_POOLS'),
+    });
     const map = doc.paths['/api/v1/map'].post;
     expect(Object.keys(map.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '422', '429', '500', '502', '503']);
     expect(Object.keys(map.responses['200'].content).sort()).toEqual(['application/json', 'application/x-ndjson']);

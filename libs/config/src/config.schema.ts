@@ -123,6 +123,8 @@ export const envSchema = z.object({
       }
       return entries;
     }),
+  /** Named proxy pools (JSON; docs/proxies.md): parsed and checked by the fetch lib when the app starts. */
+  GLEANER_PROXY_POOLS: z.string().optional(),
   GLEANER_ALLOW_NETWORKS: z
     .string()
     .optional()

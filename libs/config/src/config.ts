@@ -69,6 +69,8 @@ export interface AppConfig {
   resolve: Array<{ host: string; address: string }>;
   /** Private ranges opened on purpose (GLEANER_ALLOW_NETWORKS), e.g. an intranet. */
   allowNetworks: string[];
+  /** The operator's proxy pools as given (GLEANER_PROXY_POOLS, JSON with credentials: never logged or shown). */
+  proxyPools?: string;
   /**
    * Failover of queue work (jobs, crawl actors, page tasks, webhook deliveries): a worker renews the lock
    * of each message it runs every quarter of this; a message whose lock ran out goes to another worker
@@ -221,6 +223,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     robotsUserAgent: raw.GLEANER_ROBOTS_USER_AGENT,
     resolve: raw.GLEANER_RESOLVE,
     allowNetworks: raw.GLEANER_ALLOW_NETWORKS,
+    proxyPools: raw.GLEANER_PROXY_POOLS,
     queueStalledMs: raw.GLEANER_QUEUE_STALLED_MS,
     queueStalledCheckMs:
       raw.GLEANER_QUEUE_STALLED_CHECK_MS === -1

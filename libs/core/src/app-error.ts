@@ -82,6 +82,17 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * The one "retry only our own failures" rule (docs/crawl.md "Retries"): a failure after the fetch is worth
+ * another attempt only when it is ours, an `internal` AppError or no AppError at all (a bug, a crash).
+ * Every other category would come back the same: the model chain has already retried transient provider
+ * errors, and a refused key or an unparseable answer fails again. Crawl pages (isRetryableFailure) and
+ * single-page jobs (finalJobError) both ask it.
+ */
+export function isOwnFailure(error: unknown): boolean {
+  return !(error instanceof AppError) || error.category === 'internal';
+}
+
 export interface SerializedAppError {
   __app_error: true;
   slug: ProblemSlug;

@@ -1,10 +1,11 @@
 export { ERROR_CATEGORIES, isErrorCategory, type ErrorCategory } from './error-category';
 export { isProblemSlug, PROBLEMS, type ProblemSlug } from './problems';
-export { AppError, DuplicateKeyError, Errors, type FieldError } from './app-error';
+export { AppError, DuplicateKeyError, Errors, isOwnFailure, type FieldError } from './app-error';
 export { newId, nowIso, sleep } from './ids';
 export { SECRET_SEALER, type SecretSealer } from './secret-sealer';
 export { isSealedSecret, SecretBox, type SealedSecret } from './secret-box';
 export { roundUsd } from './money';
+export { Usage, type ModelRunUsage, type UsageCounterFields, type UsageRecordFields, type UsageWire } from './usage';
 export { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS, StoreUnavailableError, storeOutageOf } from './store-unavailable';
 export { TENANT_ERASERS, TENANT_ERASURE_PHASES, TenantErasers, type TenantEraser, type TenantErasurePhase } from './tenant-erasure';
 export { WARNING_CODES, warning, warningsOf, type Warning, type WarningCode } from './warnings';

@@ -9,8 +9,8 @@ import {
   type EntryStatus,
   type ListChunkRecord,
   type OutcomeRecord,
-  type PageOutcome,
 } from './crawl.types';
+import type { StoredPageOutcome } from './stored-outcome';
 
 export interface Owner {
   userId: string;
@@ -404,7 +404,7 @@ export class CrawlRepository implements OnModuleInit {
   }
 
   /** Records the outcome of a task once (the first worker to finish wins); false if it was already done. */
-  async finishOutcome(taskId: string, outcome: PageOutcome): Promise<boolean> {
+  async finishOutcome(taskId: string, outcome: StoredPageOutcome): Promise<boolean> {
     return (await this.outcomes.findOneAndUpdate({ _id: taskId, done: false }, { $set: { done: true, outcome } })) !== null;
   }
 

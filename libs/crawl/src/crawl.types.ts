@@ -1,4 +1,6 @@
-import type { ErrorCategory, Warning } from '@app/core';
+import type { ErrorCategory, Usage } from '@app/core';
+import type { PageExtraction } from '@app/extraction';
+import type { StoredPageOutcome } from './stored-outcome';
 
 /** A crawl-map entry's status (the map's `status` filter takes the same values). */
 export const ENTRY_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const;
@@ -147,7 +149,10 @@ export function pageTaskId(jobId: string, key: string, dispatch: number): string
   return `${jobId}:${key}:${dispatch}`;
 }
 
-/** What the page worker reports for one dispatch (`crawl_outcomes`, `_id` = the task id). */
+/**
+ * What the page worker reports for one dispatch. A completed page's `result` is its PageExtraction (the one result
+ * type of a page, @app/extraction); stored in `crawl_outcomes` in its stored form (stored-outcome.ts).
+ */
 export type PageOutcome =
   | {
       kind: 'completed';
@@ -157,34 +162,8 @@ export type PageOutcome =
       links: string[];
       fetch_duration_ms: number;
       extract_duration_ms: number | null;
-      /** Present when the page was extracted. */
-      result: {
-        data: unknown;
-        /**
-         * `selectors`: a learned program extracted the page without a model call; `mixed`: the program filled some
-         * fields and a partial model call the others (extraction_mode auto); `unchanged`: a monitor's page answered 304 or
-         * had the same text as last run, and `data` is last run's record (docs/monitors.md "Cheap re-runs").
-         */
-        method?: 'model' | 'selectors' | 'mixed' | 'scrape' | 'unchanged';
-        /** `scrape` pages: how the page was made into its formats (the result's metadata: status, content type, screenshot). */
-        details?: Record<string, unknown> | null;
-        program_id?: string | null;
-        template_id?: string | null;
-        /** `mixed`: the fields the model filled. */
-        model_fields?: string[] | null;
-        /** extraction_mode auto: the model call's kind, when there was one. */
-        model_call?: 'full' | 'partial' | null;
-        llm_model: string | null;
-        llm_provider: string | null;
-        token_usage_input: number;
-        token_usage_output: number;
-        cost_usd: number;
-        llm_cost_usd: number;
-        /** Grounding (docs/provenance.md): `metadata.fields` per the crawl's `provenance`, and the count of values not on the page. */
-        provenance?: { fields?: Record<string, unknown>; fields_omitted?: number; ungrounded_fields: number };
-        /** The page's own warnings (its text cut to fit the model); the request's are added when the result is stored. */
-        warnings?: Warning[];
-      } | null;
+      /** Present when the page was extracted (or made into formats, or known unchanged by a monitor). */
+      result: PageExtraction | null;
     }
   | {
       kind: 'failed';
@@ -194,8 +173,8 @@ export type PageOutcome =
       http_status: number | null;
       final_url: string | null;
       retryable: boolean;
-      /** Failed model attempts still cost money. */
-      usage: { token_usage_input: number; token_usage_output: number; cost_usd: number } | null;
+      /** Failed model attempts still cost money; null when no model was called. */
+      usage: Usage | null;
       /** `ungrounded_output` pages: the values not on the page. */
       ungrounded_fields?: number;
     }
@@ -215,7 +194,7 @@ export interface OutcomeRecord {
    */
   alone_runs?: number;
   done: boolean;
-  outcome: PageOutcome | null;
+  outcome: StoredPageOutcome | null;
   [key: string]: unknown;
 }
 

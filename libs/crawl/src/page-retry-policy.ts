@@ -1,4 +1,4 @@
-import { AppError } from '@app/core';
+import { AppError, isOwnFailure } from '@app/core';
 import type { OutcomeRecord, PageOutcome } from './crawl.types';
 
 /**
@@ -29,13 +29,13 @@ export function retryDelayMs(retryCount: number): number {
 /**
  * Whether a page that failed at `stage` is worth another attempt. A fetch error says so itself (a timeout,
  * a reset connection, a 5xx: yes; a 404, a blocked address: no). An extraction error is retried only when
- * it is our own (`internal`): the model chain has already retried transient provider errors
+ * it is our own (`internal`; isOwnFailure, the rule single-page jobs share): the model chain has already retried transient provider errors
  * (GLEANER_LLM_RETRIES, then the fallback chain), and a refused key or an unparseable answer would fail
  * the same way again. An error that is not an AppError is unexpected: one more attempt.
  */
 export function isRetryableFailure(stage: 'fetch' | 'extract', error: unknown): boolean {
-  if (!(error instanceof AppError)) return true;
-  return stage === 'fetch' ? error.retryable : error.category === 'internal';
+  if (stage === 'extract' || !(error instanceof AppError)) return isOwnFailure(error);
+  return error.retryable;
 }
 
 type Failed = Extract<PageOutcome, { kind: 'failed' }>;

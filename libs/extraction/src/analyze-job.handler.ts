@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { analyzePage, type AnalysisHeuristics } from '@app/analysis';
-import { AppError } from '@app/core';
-import { detectNeedsJs, fetchControlFor, type FetchResult, type ScopedRequestData } from '@app/fetch';
-import type { JobContext, JobHandler } from '@app/jobs';
+import { AppError, Usage } from '@app/core';
+import { detectNeedsJs, openFetchControl, type FetchResult, type ScopedRequestData } from '@app/fetch';
+import { finalJobError, type JobContext, type JobHandler } from '@app/jobs';
 import { ResultsService } from '@app/results';
 import { parseSchema, type JsonSchemaObject } from '@app/schema';
 import { ExtractionFailure, ExtractionService, type ExtractOutput } from './extraction.service';
-import { captureRecorder, finalJobError } from './handler-support';
+import { captureRecorder } from './page/capture';
 import { llmConfigFor, type RunSummary } from '@app/llm';
 import { PageLoaderService } from '@app/pages';
 import { parseAnalyzeInput, type AnalyzeJobInput } from './job-inputs';
@@ -94,7 +94,9 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       },
       secrets,
     );
-    const spent: ExtractOutput[] = [];
+    // Every model run's summary (a failed one's too: its attempts were billed), and the last model that answered.
+    const spent: RunSummary[] = [];
+    let last: ExtractOutput | undefined;
     const warnings: AnalysisWarning[] = [];
     // The model only refines what the heuristics already found: when it fails (every attempt of the
     // chain, or replies that never fit), the heuristic analysis is the answer, with a warning.
@@ -102,10 +104,11 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       try {
         const out = await run();
         spent.push(out);
+        last = out;
         return out.data as T;
       } catch (error) {
         if (!(error instanceof ExtractionFailure) || signal.aborted) throw error;
-        if (error.summary) spent.push(failedOutput(error.summary));
+        if (error.summary) spent.push(error.summary);
         warnings.push({
           code: 'model_failed',
           stage,
@@ -151,8 +154,6 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
           message: 'No sample data: the model failed on the suggestion already.',
         });
       }
-      const answered = spent.filter((s) => s.target);
-      const last = answered[answered.length - 1];
       const result = {
         page_type: suggested?.page_type || heuristics.pageType,
         site_summary: suggested?.site_summary || heuristics.siteSummary,
@@ -180,35 +181,17 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
         data: result,
         depth: 0,
         parent_url: null,
-        token_usage_input: sum(spent, (s) => s.usage.inputTokens),
-        token_usage_output: sum(spent, (s) => s.usage.outputTokens),
+        ...Usage.toRecordFields(used(spent)),
         llm_model: last?.target.model ?? null,
         llm_provider: last?.target.provider ?? null,
-        cost_usd: sum(spent, (s) => s.costUsd),
       });
-      await jobs.recordUsage(
-        job._id,
-        {
-          page_count: 1,
-          token_usage_input: sum(spent, (s) => s.usage.inputTokens),
-          token_usage_output: sum(spent, (s) => s.usage.outputTokens),
-          cost_usd: sum(spent, (s) => s.costUsd),
-          llm_cost_usd: sum(spent, (s) => s.llmCostUsd),
-        },
-        { attempts: spent.flatMap((s) => s.attempts) },
-      );
+      await jobs.recordUsage(job._id, { page_count: 1, ...Usage.toCounters(used(spent)) }, { attempts: spent.flatMap((s) => s.attempts) });
     } catch (error) {
-      if (error instanceof ExtractionFailure && error.summary) spent.push(failedOutput(error.summary));
+      if (error instanceof ExtractionFailure && error.summary) spent.push(error.summary);
       if (spent.length > 0) {
         await jobs.recordUsage(
           job._id,
-          {
-            failed_count: 1,
-            token_usage_input: sum(spent, (s) => s.usage.inputTokens),
-            token_usage_output: sum(spent, (s) => s.usage.outputTokens),
-            cost_usd: sum(spent, (s) => s.costUsd),
-            llm_cost_usd: sum(spent, (s) => s.llmCostUsd),
-          },
+          { failed_count: 1, ...Usage.toCounters(used(spent)) },
           { attempts: spent.flatMap((s) => s.attempts) },
         );
       }
@@ -293,8 +276,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
  * batches"), scoped to the analysed page's host: a linked page or a redirect on another host gets none.
  */
 function siteScoped(url: string, secrets: Record<string, string>): ScopedRequestData | undefined {
-  const scoped = fetchControlFor(null, secrets).scoped;
-  return scoped ? { ...scoped, host: new URL(url).host } : undefined;
+  return openFetchControl(null, secrets, { host: new URL(url).host }).scoped;
 }
 
 /**
@@ -325,11 +307,7 @@ function hintsFor(h: AnalysisHeuristics): string {
   ].join(' ');
 }
 
-function sum<T>(items: T[], pick: (item: T) => number): number {
-  return items.reduce((acc, item) => acc + pick(item), 0);
-}
-
-/** What a failed extraction spent (its attempts were billed), as an entry of the handler's spending: it made no data. */
-function failedOutput(summary: RunSummary): ExtractOutput {
-  return { ...summary, data: null, target: undefined as never, contentTruncated: false, content: '', nulled: [], warnings: [] };
+/** What the analysis's model runs used, together. */
+function used(spent: RunSummary[]): Usage {
+  return Usage.sum(spent.map((run) => Usage.of(run)));
 }

@@ -1,7 +1,9 @@
 import type { PageCapture } from '@app/archive';
 import type { AppLogger } from '@app/observability';
 import type { LoadedPage } from '@app/pages';
-import { EXTRACT_ARCHIVE_DEFAULT, extractArchives, keepExtractPage } from './extract-archive';
+import { SINGLE_PAGE_KEY } from '@app/results';
+import { EXTRACT_ARCHIVE_DEFAULT, extractArchives } from './extract-archive';
+import { keepPage } from './page/keep-page';
 
 const page = {
   fetch: {
@@ -37,11 +39,11 @@ describe('extractArchives', () => {
   });
 });
 
-describe('keepExtractPage', () => {
+describe('keepPage (an extract keeps its page)', () => {
   it("keeps the page as a crawl's page worker does, under the one-page job's key", async () => {
     const kept: Array<[string, string, string, PageCapture]> = [];
     const archive = { keep: async (...args: [string, string, string, PageCapture]) => (kept.push(args), 'stored' as const) };
-    await keepExtractPage(archive, { _id: 'j1', user_id: 'u1' }, 'https://shop.test/p/1', page, logger());
+    await keepPage(archive, { _id: 'j1', user_id: 'u1' }, SINGLE_PAGE_KEY, 'https://shop.test/p/1', page, logger());
     expect(kept).toHaveLength(1);
     const [userId, jobId, key, capture] = kept[0];
     expect([userId, jobId, key]).toEqual(['u1', 'j1', 'single']);
@@ -61,7 +63,9 @@ describe('keepExtractPage', () => {
         throw new Error('disk full');
       },
     };
-    await expect(keepExtractPage(archive, { _id: 'j1', user_id: 'u1' }, 'https://shop.test/p/1', page, log)).resolves.toBeUndefined();
+    await expect(
+      keepPage(archive, { _id: 'j1', user_id: 'u1' }, SINGLE_PAGE_KEY, 'https://shop.test/p/1', page, log),
+    ).resolves.toBeUndefined();
     expect(log.warnings).toHaveLength(1);
   });
 });

@@ -1,38 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
-import { roundUsd } from '@app/core';
+import { Usage } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { ResultsService } from '@app/results';
 import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
 import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request.dto';
 import { extractArchives } from './extract-archive';
+import type { ExtractionFacts } from './extraction-facts';
 import type { AnalyzeJobInput, ExtractJobInput } from './job-inputs';
-
-/** How an extract's data was made (also the stored result's `metadata`). */
-export interface ExtractionMade {
-  method: 'model' | 'selectors' | 'mixed';
-  /** The learned program that extracted the page (or some of its fields), or that was compared with the model on it. */
-  program_id?: string;
-  /** The page's template of the site (extraction_mode auto). */
-  template_id?: string;
-  /** `mixed`: the fields the model filled. */
-  model_fields?: string[];
-  /** extraction_mode auto, when the model was called: a `full` call (the whole page, every field) or a `partial` one. */
-  model_call?: 'full' | 'partial';
-}
-
-/** What an extract job leaves on its job record for the synchronous answer. */
-export interface ExtractionFacts extends ExtractionMade {
-  fetched_at: string;
-  final_url: string;
-  /** `null` when a learned program extracted the page (no model call). */
-  llm_model: string | null;
-  llm_provider: string | null;
-  fetch_duration_ms: number;
-  extract_duration_ms: number;
-  llm_cost_usd: number;
-  is_byok: boolean;
-}
 
 /** The answer's provenance (the stored item's `metadata`); jobs stored before provenance existed have none to show. */
 function provenanceOf(metadata: Record<string, unknown> | undefined) {
@@ -91,9 +66,10 @@ export class ExtractionRequestsService {
       requireModel: true,
       secrets: control.secrets,
     });
-    const done = await this.intake.awaitJob(job.id);
+    const done = await this.intake.awaitJob<ExtractJobInput, ExtractionFacts>(job.id);
     const item = await this.results.firstOf(done);
-    const facts = (done.extraction ?? {}) as Partial<ExtractionFacts>;
+    // Jobs finished before some facts existed lack them (each has its fallback below).
+    const facts: Partial<ExtractionFacts> = done.extraction ?? {};
     return {
       job_id: done._id,
       url: facts.final_url ?? url,
@@ -113,10 +89,8 @@ export class ExtractionRequestsService {
         ...provenanceOf(item?.metadata),
       },
       usage: {
-        input_tokens: done.token_usage_input,
-        output_tokens: done.token_usage_output,
-        cost_usd: roundUsd(done.cost_usd),
-        llm_cost_usd: roundUsd(facts.llm_cost_usd ?? 0),
+        // The job's counters (the page's model calls, a failed attempt's too) with the model cost of its facts.
+        ...Usage.toWire(Usage.fromRecordFields({ ...done, llm_cost_usd: facts.llm_cost_usd })),
         is_byok: facts.is_byok ?? false,
       },
       warnings: item?.warnings ?? [],

@@ -12,6 +12,7 @@ import { ExtractionService } from './extraction.service';
 import { GroundingService } from './grounding.service';
 import { LearnedProgramsService } from './learned-programs.service';
 import { LearnedTenantErasure } from './learned-tenant-erasure';
+import { PageExtractor } from './page/page-extractor';
 
 /** API side: job intake for extract/analyze requests (then waits for the job), and the learned programs they and crawls use. */
 @Module({
@@ -21,10 +22,13 @@ import { LearnedTenantErasure } from './learned-tenant-erasure';
 })
 export class ExtractionModule {}
 
-/** Crawler side: the model extraction step, and the extract/analyze job handlers on the page pipeline (an extract may keep its page in the archive). */
+/**
+ * Crawler side: the page pipeline's extraction step (PageExtractor: the model chain or learned programs, grounding,
+ * formats) every job's pages go through, and the extract/analyze job handlers (an extract may keep its page in the archive).
+ */
 @Module({
   imports: [JobsModule, LlmModule, ResultsModule, PagesModule, ArchiveModule],
-  providers: [ExtractionService, GroundingService, ExtractJobHandler, AnalyzeJobHandler],
-  exports: [ExtractionService, GroundingService, ExtractJobHandler, AnalyzeJobHandler, PagesModule],
+  providers: [ExtractionService, GroundingService, PageExtractor, ExtractJobHandler, AnalyzeJobHandler],
+  exports: [ExtractionService, GroundingService, PageExtractor, ExtractJobHandler, AnalyzeJobHandler, PagesModule],
 })
 export class ExtractionWorkerModule {}

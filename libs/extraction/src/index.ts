@@ -6,7 +6,31 @@ export { ExtractJobHandler } from './extract-job.handler';
 export { AnalyzeJobHandler } from './analyze-job.handler';
 export { ExtractionModule, ExtractionWorkerModule } from './extraction.module';
 export { AnalyzeRequestDto, ExtractionResponse, ExtractRequestDto } from './dto/extract-request.dto';
-export { captureRecorder, finalJobError } from './handler-support';
 export { LearnedProgramsService } from './learned-programs.service';
 export { LearnedProgramListResponse, LearnedProgramResponse, ListLearnedProgramsQuery } from './dto/learned-programs.dto';
 export { parseExtractInput, storedWarnings, type ExtractJobInput } from './job-inputs';
+export type { ExtractionFacts } from './extraction-facts';
+export { captureRecorder } from './page/capture';
+export { keepPage } from './page/keep-page';
+export {
+  completedResult,
+  failedResult,
+  PageFailure,
+  resultMetadata,
+  type ExtractionMade,
+  type FormatsMade,
+  type ModelIdentity,
+  type PageExtraction,
+  type PageMade,
+  type ResultPlacement,
+} from './page/page-extraction';
+export { PageExtractor } from './page/page-extractor';
+export {
+  ModelPlanCache,
+  pageLoadOptions,
+  PLAN_CACHE_MS,
+  type FormatsPagePlan,
+  type ModelPagePlan,
+  type PagePlan,
+  type PageRun,
+} from './page/page-plan';

@@ -10,6 +10,7 @@ import { isPdfMediaType, kindFromMediaType, mediaType } from './content-type';
 import { fetchError, statusError } from './errors';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_MS, type FetchOptions, type FetchResult } from './fetch-types';
 import { GuardedProxy, REFUSED_HEADER } from './guarded-proxy';
+import type { ProxyPool } from './proxy-pool/proxy-pool';
 import { scopeHostOf, type ScopedRequestData } from './request-control';
 import { parseRetryAfter } from './retry-after';
 
@@ -50,6 +51,8 @@ export interface BrowserSessionOptions {
   scoped?: ScopedRequestData;
   /** Loads images and fonts too (a screenshot should look like the page). */
   loadAllResources?: boolean;
+  /** The proxy pool the context's connections go through, behind the guard (docs/proxies.md). */
+  proxy?: ProxyPool;
 }
 
 /** The browser would download the document (a PDF): the caller may read it over plain HTTP instead. */
@@ -69,6 +72,8 @@ export class DynamicFetcher {
   readonly guard: AddressGuard;
   private readonly proxy: GuardedProxy;
   private proxyUrl?: Promise<string>;
+  /** One guard proxy per proxy pool a context used, each chaining its pool behind the guard. */
+  private readonly poolProxies = new Map<ProxyPool, { proxy: GuardedProxy; url: Promise<string> }>();
   private readonly poolOptions: BrowserPoolOptions;
   private poolInstance?: BrowserPool;
   private readonly timeoutMs: number;
@@ -102,6 +107,7 @@ export class DynamicFetcher {
       userAgent: options.userAgent,
       scoped: options.scoped && { ...options.scoped, host: scopeHostOf(options.scoped, url) },
       loadAllResources: options.screenshot !== undefined,
+      proxy: options.proxy,
     });
     try {
       return await session.fetch(url, options);
@@ -113,10 +119,12 @@ export class DynamicFetcher {
   /** A fresh context for a group of fetches (one job). Close it when the job ends. */
   async openSession(signal?: AbortSignal, options: BrowserSessionOptions = {}): Promise<BrowserSession> {
     const pool = await this.getPool();
+    const poolProxy = options.proxy ? await this.poolProxyUrl(options.proxy) : undefined;
     const lease = await pool.acquire(signal);
     let context: BrowserContext;
     try {
       context = await lease.browser.newContext({
+        ...(poolProxy ? { proxy: { server: poolProxy } } : {}),
         ignoreHTTPSErrors: true,
         serviceWorkers: 'block', // service workers' requests bypass route()
         userAgent: options.userAgent ?? this.userAgent,
@@ -174,12 +182,27 @@ export class DynamicFetcher {
       deferredForMemory: 0,
       killed: 0,
     };
-    return { ...pool, openContexts: this.openContexts, openPages: this.openPages, proxyRefused: this.proxy.refused };
+    let proxyRefused = this.proxy.refused;
+    for (const { proxy } of this.poolProxies.values()) proxyRefused += proxy.refused;
+    return { ...pool, openContexts: this.openContexts, openPages: this.openPages, proxyRefused };
   }
 
   async close(): Promise<void> {
     await this.poolInstance?.close();
     await this.proxy.close();
+    for (const { proxy } of this.poolProxies.values()) await proxy.close();
+    this.poolProxies.clear();
+  }
+
+  /** The loopback guard proxy of a pool, started on first use. */
+  private poolProxyUrl(pool: ProxyPool): Promise<string> {
+    let entry = this.poolProxies.get(pool);
+    if (!entry) {
+      const proxy = new GuardedProxy(this.guard, undefined, pool);
+      entry = { proxy, url: proxy.start() };
+      this.poolProxies.set(pool, entry);
+    }
+    return entry.url;
   }
 
   private async getPool(): Promise<BrowserPool> {

@@ -1,3 +1,4 @@
+import type { ProxyPool } from './proxy-pool/proxy-pool';
 import type { ScopedRequestData, ScreenshotKind, WaitFor } from './request-control';
 
 /** How a page is fetched: `static` (HTTP only), `dynamic` (the browser), `auto` (static, escalating to the browser when the page needs it). */
@@ -57,6 +58,8 @@ export interface FetchOptions {
   /** Read `application/pdf` bodies (as `body` bytes) instead of failing with unsupported_content. */
   acceptPdf?: boolean;
   signal?: AbortSignal;
+  /** The operator's proxy pool the fetch goes through (docs/proxies.md); absent: direct. */
+  proxy?: ProxyPool;
   /** Static only: a gzip body (sitemap.xml.gz, served gzipped without Content-Encoding) is decompressed (within maxBytes) and read as text. */
   acceptGzip?: boolean;
   /**

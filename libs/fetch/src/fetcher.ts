@@ -3,6 +3,7 @@ import { detectBotWall } from './bot-wall-detector';
 import { BrowserDownload, DynamicFetcher, type DynamicFetcherOptions } from './dynamic-fetcher';
 import { fetchError, statusError } from './errors';
 import type { FetchMode, FetchOptions, FetchResult } from './fetch-types';
+import { ProxyPools } from './proxy-pool/proxy-pool';
 import { InMemoryHostModeMemory, type HostModeMemory } from './host-mode-memory';
 import { detectNeedsJs, type JsDetectorOptions } from './js-detector';
 import { StaticFetcher, type StaticFetcherOptions } from './static-fetcher';
@@ -16,10 +17,14 @@ export interface FetcherOptions {
   dynamic?: Omit<DynamicFetcherOptions, 'guard'> | false;
   hostMemory?: HostModeMemory;
   jsDetector?: JsDetectorOptions;
+  /** The operator's pools a fetch may name (`proxyPool`); default: none configured. */
+  proxyPools?: ProxyPools;
 }
 
 export interface ModeFetchOptions extends FetchOptions {
   mode?: FetchMode;
+  /** The operator's pool a page goes through, by name (fetch control's `proxy`; `none` or absent: direct). */
+  proxyPool?: string;
 }
 
 /**
@@ -33,6 +38,7 @@ export class Fetcher {
   readonly dynamicFetcher?: DynamicFetcher;
   readonly hostMemory: HostModeMemory;
   private readonly jsOptions: JsDetectorOptions;
+  private readonly proxyPools: ProxyPools;
 
   constructor(options: FetcherOptions = {}) {
     this.guard = options.guard ?? new AddressGuard(options.guardOptions);
@@ -40,10 +46,12 @@ export class Fetcher {
     this.dynamicFetcher = options.dynamic === false ? undefined : new DynamicFetcher({ ...options.dynamic, guard: this.guard });
     this.hostMemory = options.hostMemory ?? new InMemoryHostModeMemory();
     this.jsOptions = options.jsDetector ?? {};
+    this.proxyPools = options.proxyPools ?? new ProxyPools(new Map());
   }
 
-  async fetch(url: string, options: ModeFetchOptions = {}): Promise<FetchResult> {
-    const mode = options.mode ?? 'auto';
+  async fetch(url: string, given: ModeFetchOptions = {}): Promise<FetchResult> {
+    const mode = given.mode ?? 'auto';
+    const options = given.proxyPool ? { ...given, proxy: this.proxyPools.get(given.proxyPool) } : given;
     if (mode === 'static') return this.staticFetcher.fetch(url, options);
     try {
       // What only a browser can do (wait for something, take a screenshot) makes auto render.

@@ -3,6 +3,9 @@ import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { AppError } from '@app/core';
 import { AddressGuard, pinnedLookup } from './address-guard';
+import type { ProxyPool } from './proxy-pool/proxy-pool';
+import type { ProxyEndpoint } from './proxy-pool/proxy-pools-config';
+import { openTunnel, proxyFailureOf } from './proxy-pool/proxy-tunnel';
 
 export const REFUSED_HEADER = 'x-gleaner-refused';
 
@@ -10,6 +13,8 @@ export const REFUSED_HEADER = 'x-gleaner-refused';
  * A loopback forward proxy that Chromium is launched with. Every browser connection (documents,
  * sub-resources, redirects, WebSockets, CONNECT tunnels) is checked by the address guard and
  * connected to the vetted address, so the browser's own DNS never decides where it goes.
+ * With a proxy pool (one GuardedProxy per pool, docs/proxies.md) the connection to the vetted address is a
+ * tunnel through the pool's proxy, tried on the next proxy when one fails: the pool chained behind the guard.
  */
 export class GuardedProxy {
   private server?: http.Server;
@@ -20,6 +25,7 @@ export class GuardedProxy {
   constructor(
     private readonly guard: AddressGuard,
     private readonly connectTimeoutMs = 15_000,
+    private readonly pool?: ProxyPool,
   ) {}
 
   async start(): Promise<string> {
@@ -63,15 +69,25 @@ export class GuardedProxy {
     }
     const headers = { ...req.headers };
     for (const h of ['proxy-connection', 'proxy-authorization', 'connection', 'keep-alive']) delete headers[h];
+    const port = Number(target.port || 80);
+    let tunnel: net.Socket | undefined;
+    if (this.pool) {
+      try {
+        tunnel = await this.throughPool(target.hostname, addresses[0].address, port);
+      } catch {
+        res.writeHead(502).end();
+        return;
+      }
+    }
     const upstream = http.request(
       {
         host: target.hostname,
-        port: target.port || 80,
+        port,
         path: target.pathname + target.search,
         method: req.method,
         headers,
-        lookup: pinnedLookup(addresses),
-        agent: this.agent,
+        // A tunnel through the pool is the request's one socket (no agent: an agent would open its own connection).
+        ...(tunnel ? { createConnection: () => tunnel } : { lookup: pinnedLookup(addresses), agent: this.agent }),
         timeout: this.connectTimeoutMs,
       },
       (up) => {
@@ -105,18 +121,54 @@ export class GuardedProxy {
       client.end(`HTTP/1.1 403 Forbidden\r\n${REFUSED_HEADER}: ${reason.replace(/[\r\n]/g, ' ')}\r\n\r\n`);
       return;
     }
+    if (this.pool) {
+      let tunnel: net.Socket;
+      try {
+        tunnel = await this.throughPool(host, address, Number(port));
+      } catch {
+        client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+        return;
+      }
+      this.splice(client, tunnel, head);
+      return;
+    }
     const upstream = net.connect({ host: address, port: Number(port), timeout: this.connectTimeoutMs });
     upstream.once('connect', () => {
       upstream.setTimeout(0);
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
+      this.splice(client, upstream, head);
     });
     upstream.on('timeout', () => upstream.destroy());
     upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+  }
+
+  private splice(client: net.Socket, upstream: net.Socket, head: Buffer): void {
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+    upstream.on('error', () => client.destroy());
     upstream.on('close', () => client.destroy());
     client.on('close', () => upstream.destroy());
+  }
+
+  /** A tunnel to the vetted address through the pool: a proxy that fails rests and the next is tried. */
+  private async throughPool(host: string, address: string, port: number): Promise<net.Socket> {
+    const pool = this.pool!;
+    const tried = new Set<ProxyEndpoint>();
+    for (;;) {
+      const proxy = pool.pick(host, tried);
+      if (!proxy) throw new Error(`every proxy of the pool ${pool.name} failed`);
+      tried.add(proxy);
+      try {
+        const socket = await openTunnel(proxy, address, port, this.connectTimeoutMs);
+        pool.succeeded(proxy);
+        return socket;
+      } catch (error) {
+        const failure = proxyFailureOf(error);
+        if (!failure) throw error;
+        pool.failed(failure.proxy);
+      }
+    }
   }
 
   private refuse(res: http.ServerResponse, error: unknown): void {

@@ -20,14 +20,37 @@ export { Fetcher } from './fetcher';
 export { RobotsCache } from './robots';
 export { guardFromSettings, type RefusalLog } from './guard-config';
 export {
-  fetchControlFor,
+  FETCH_CONTROL_DEFAULTS,
   fetchSecretValues,
+  openFetchControl,
+  resolveFetchControl,
   splitFetchControl,
+  splitOptionsFetchControl,
   storedFetchControlSchema,
+  type FetchControl,
   type FetchControlFields,
+  type FetchControlLayer,
+  type FetchScope,
+  type SplitFetchControl,
   type StoredFetchControl,
-} from './stored-fetch-control';
+} from './fetch-control/fetch-control';
+export {
+  COOKIE_MAP_RULE,
+  FetchCookiesProperty,
+  FetchHeadersProperty,
+  HEADER_MAP_RULE,
+  IsCssSelector,
+  MAX_WAIT_MS,
+  UserAgentProperty,
+  WaitForDto,
+  ProxyProperty,
+  WaitForProperty,
+  WithFetchControl,
+} from './fetch-control/fetch-control.properties';
 export { BrowserPool } from './browser-pool';
 export { markedBrowsers, ownerMark, reapOrphanedBrowsers } from './browser-owner';
 export { CgroupMemory, MemoryAdmission } from './memory-admission';
 export { DynamicFetcher } from './dynamic-fetcher';
+export { NO_PROXY, parseProxyPools, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pool/proxy-pools-config';
+export { PROXY_REST, ProxyPool, ProxyPools, type ProxyCounters } from './proxy-pool/proxy-pool';
+export { proxyPoolCounters, useProxyPools } from './proxy-pool/configured-pools';

@@ -25,6 +25,9 @@ import {
 } from './fetch-types';
 import { cookieHeader, inScope, scopeHostOf, type ScopedRequestData } from './request-control';
 import { parseRetryAfter } from './retry-after';
+import { ProxyAgents, type TunnelAgents } from './proxy-pool/proxy-agents';
+import type { ProxyEndpoint } from './proxy-pool/proxy-pools-config';
+import { proxyFailureOf } from './proxy-pool/proxy-tunnel';
 
 export interface StaticFetcherOptions {
   guard?: AddressGuard;
@@ -76,6 +79,7 @@ export class StaticFetcher {
   private readonly headerSets: Array<Readonly<Record<string, string>>> = [];
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
+  private readonly proxyAgents: ProxyAgents;
 
   constructor(options: StaticFetcherOptions = {}) {
     this.guard = options.guard ?? new AddressGuard();
@@ -93,6 +97,7 @@ export class StaticFetcher {
     const maxSockets = options.maxSocketsPerHost ?? 64;
     this.httpAgent = new http.Agent({ keepAlive: true, maxSockets });
     this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets });
+    this.proxyAgents = new ProxyAgents(this.timeoutMs, maxSockets);
   }
 
   /**
@@ -132,14 +137,17 @@ export class StaticFetcher {
       if (remaining <= 0) throw timeoutError(current.href);
       // The caller's headers and cookies go to their host only: a hop to another host goes without them.
       const hopHeaders = scopeHost !== undefined && inScope(current, scopeHost) ? withScoped(headers, options.scoped!) : headers;
-      const hop = await this.requestOnce(gotScraping, current, addresses, {
+      const hopOptions = {
         headers: hopHeaders,
         timeoutMs: remaining,
         maxBytes,
         signal: options.signal,
         acceptGzip: options.acceptGzip === true,
         acceptPdf: options.acceptPdf === true,
-      });
+      };
+      const hop = options.proxy
+        ? await this.requestProxied(gotScraping, current, addresses, hopOptions, options.proxy)
+        : await this.requestOnce(gotScraping, current, addresses, hopOptions);
       if (hop.redirectTo === undefined) {
         return { ...hop.result, redirects, durationMs: Date.now() - started };
       }
@@ -159,6 +167,35 @@ export class StaticFetcher {
   close(): void {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
+    this.proxyAgents.close();
+  }
+
+  /**
+   * One hop through the request's proxy pool: the pool picks a proxy for the host, the tunnel goes to the vetted
+   * address; a proxy that fails rests (ProxyPool) and the hop is tried on the next, until every proxy was tried.
+   */
+  private async requestProxied(
+    gotScraping: GotScrapingModule['gotScraping'],
+    url: URL,
+    addresses: ResolvedAddress[],
+    hop: HopOptions,
+    pool: NonNullable<FetchOptions['proxy']>,
+  ): ReturnType<StaticFetcher['requestOnce']> {
+    const tried = new Set<ProxyEndpoint>();
+    for (;;) {
+      const proxy = pool.pick(url.hostname, tried);
+      if (!proxy) throw fetchError('fetch_error', `Every proxy of the pool ${pool.name} failed for ${url.href}.`, { url: url.href });
+      tried.add(proxy);
+      try {
+        const result = await this.requestOnce(gotScraping, url, addresses, hop, this.proxyAgents.for(proxy));
+        pool.succeeded(proxy);
+        return result;
+      } catch (error) {
+        const failure = proxyFailureOf(error);
+        if (!failure) throw error;
+        pool.failed(failure.proxy);
+      }
+    }
   }
 
   /**
@@ -195,6 +232,7 @@ export class StaticFetcher {
     url: URL,
     addresses: ResolvedAddress[],
     hop: HopOptions,
+    agents: TunnelAgents = { http: this.httpAgent, https: this.httpsAgent },
   ): Promise<{ redirectTo?: string; result: Omit<RawFetchResult, 'redirects' | 'durationMs'> }> {
     const { headers, timeoutMs, maxBytes, signal, acceptGzip, acceptPdf } = hop;
     const stream = gotScraping.stream(url.href, {
@@ -205,7 +243,7 @@ export class StaticFetcher {
       headers: { Host: url.host, ...headers },
       dnsLookup: pinnedLookup(addresses),
       // Plain agents: got-scraping's TransformHeadersAgent adds a Content-Length: 0 to GETs, which browsers never send.
-      agent: { http: this.httpAgent, https: this.httpsAgent },
+      agent: agents,
       timeout: { request: timeoutMs },
       retry: { limit: 0 },
       throwHttpErrors: false,

@@ -94,7 +94,7 @@ export class JobIntakeService {
    * saved site, the site's headers and cookies go under the request's own exactly as under a crawl's
    * (withSavedSecrets: name by name, the request wins), and only to the site's host: a `url` on another
    * host is the crawl's 422 at `body.url` (siteSecrets). `saved`, the site's saved crawl options (an
-   * extract's): their `user_agent` and `wait_for` apply when the request gives none, as they do for a crawl
+   * extract's): their `user_agent`, `wait_for` and `proxy` apply when the request gives none, as they do for a crawl
    * of the site; a saved `wait_for` with a static fetch is a 422 at `body.fetch_mode` (it needs the browser).
    */
   pageFetchControl(
@@ -102,7 +102,7 @@ export class JobIntakeService {
     url: string,
     fields: FetchControlFields,
     fetchMode: FetchMode,
-    saved: Pick<CrawlOptionsLayer, 'user_agent' | 'wait_for'> = {},
+    saved: Pick<CrawlOptionsLayer, 'user_agent' | 'wait_for' | 'proxy'> = {},
   ): { stored: StoredFetchControl | null; secrets: Record<string, string> } {
     const { headers, cookies, user_agent } = withSavedSecrets(
       { headers: fields.headers, cookies: fields.cookies, user_agent: fields.user_agent },
@@ -128,6 +128,8 @@ export class JobIntakeService {
         ...(cookies ? { cookies } : {}),
         ...(userAgent !== null ? { user_agent: userAgent } : {}),
         ...(waitFor ? { wait_for: waitFor } : {}),
+        // The request's pool, else the saved site's (docs/proxies.md): `none` in the request fetches directly.
+        ...((fields.proxy ?? saved.proxy) ? { proxy: (fields.proxy ?? saved.proxy)! } : {}),
       },
       fetchMode,
     );
@@ -192,10 +194,10 @@ export class JobIntakeService {
    * of failed extract/analyze"); a job still running is a 504 with its id (it goes on), and a store outage
    * longer than the wait a 503 with its id.
    */
-  async awaitJob(jobId: string): Promise<JobRecord> {
-    let job: JobRecord | null;
+  async awaitJob<I = unknown, R = unknown>(jobId: string): Promise<JobRecord<I, R>> {
+    let job: JobRecord<I, R> | null;
     try {
-      job = await this.jobs.waitForTerminal(jobId, this.config.extractWaitMs);
+      job = await this.jobs.waitForTerminal<I, R>(jobId, this.config.extractWaitMs);
     } catch (error) {
       // A store outage that outlasts the wait: the job was accepted and goes on, so the 503 says which it is.
       if (!isStoreUnavailable(error)) throw error;

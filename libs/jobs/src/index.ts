@@ -11,6 +11,7 @@ export {
   type JobRecord,
   type JobType,
   type JobView,
+  type JobWebhookTarget,
   type RunJobPayload,
 } from './job.types';
 export { JobsRepository } from './jobs.repository';
@@ -20,6 +21,15 @@ export { JobsModule } from './jobs.module';
 export { JobListResponse, JobResponse, ListJobsQuery, PageQuery } from './dto/list-jobs.dto';
 export { UsageService } from './usage.service';
 export { JobLifecycleHooks, type JobLifecycleEvent } from './job-lifecycle-hooks';
-export { isJobYielded, JOB_HANDLERS, JobYieldedError, type JobCompletion, type JobContext, type JobHandler } from './job-handler';
+export { finalJobError } from './final-job-error';
+export {
+  isJobYielded,
+  JOB_HANDLERS,
+  JobYieldedError,
+  type JobCompletion,
+  type JobContext,
+  type JobHandler,
+  type JobResultFields,
+} from './job-handler';
 export { IdempotencyService } from './idempotency.service';
 export { JobDeletionHooks } from './job-deletion-hooks';

@@ -1,14 +1,20 @@
 import type { JobRecord, JobType } from './job.types';
 import type { JobsService, UsageCounters } from './jobs.service';
 
+/** What a job leaves on its record besides its counters: its result facts (JobRecord<I, R>.extraction) and its model attempts. */
+export type JobResultFields<R = unknown> = {
+  extraction?: R;
+  attempts?: unknown[];
+};
+
 /**
- * What a handler may leave for its job's completion: its last counters and facts (JobsService.recordUsage's),
+ * What a handler may leave for its job's completion: its last counters and its result (JobsService.recordUsage's),
  * written with the `completed` status in one write and announced in its status event. A job that ends otherwise
- * (cancelled, handed back) still gets them, on their own.
+ * (cancelled, handed back) still gets them, on their own. `R` is the result its readers read (JobRecord<I, R>).
  */
-export interface JobCompletion {
+export interface JobCompletion<R = unknown> {
   usage: UsageCounters;
-  set?: Record<string, unknown>;
+  set?: JobResultFields<R>;
 }
 
 /** What a job type's handler gets: the running job, its validated input, an abort signal (cancel or shutdown), and the job service. */
@@ -30,12 +36,13 @@ export interface JobContext<I = unknown> {
   sealedSecrets?: string;
 }
 
-export interface JobHandler<I = unknown> {
+/** A job type's handler: `I`, its input as it parses it; `R`, the result it leaves for its answer (JobCompletion<R>). */
+export interface JobHandler<I = unknown, R = unknown> {
   readonly type: JobType;
   /** Validates a stored input (throws on a malformed one: the job fails as `internal`, never runs half-typed). */
   parseInput(raw: unknown): I;
   /** Runs the job to its end. Throw an AppError to fail it; return to complete it (with its last counters, if any). */
-  run(context: JobContext<I>): Promise<void | JobCompletion>;
+  run(context: JobContext<I>): Promise<void | JobCompletion<R>>;
   /** Called when a message arrives for a job that is already terminal (clean-up a dead owner left behind). */
   onTerminal?(job: JobRecord): Promise<void>;
 }

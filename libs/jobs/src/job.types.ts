@@ -35,8 +35,27 @@ export function isTerminal(status: JobStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
 
-/** A job as stored. Wire views are built by toJobView. */
-export interface JobRecord {
+/** A webhook target stored on a job at request time (saved webhooks are resolved live at each event). */
+export interface JobWebhookTarget {
+  /** Stable per job: `saved:<id>`, `inline` or `url`. */
+  key: string;
+  kind: 'saved' | 'inline' | 'url';
+  webhook_id: string | null;
+  url: string | null;
+  /** Sealed secret (inline only). */
+  secret: string | null;
+  events: string[];
+  headers: Array<{ name: string; value: string }>;
+}
+
+/**
+ * A job as stored, typed by its input and its result (as BullMQ's `Job<Data, Return>`): `I`, the type-specific
+ * input its handler parses (JobHandler.parseInput); `R`, what a one-page job leaves on its record for its
+ * answer (an extract's `extraction` facts; JobCompletion<R>). Writer and reader of each name the same types.
+ * A record read without knowing its type is `JobRecord` (input and result unknown). Wire views are built by
+ * toJobView.
+ */
+export type JobRecord<I = unknown, R = unknown> = {
   _id: string;
   user_id: string;
   organization_id: string;
@@ -53,6 +72,8 @@ export interface JobRecord {
   failed_count: number;
   token_usage_input: number;
   token_usage_output: number;
+  /** One-page jobs: what their model calls cost at the provider's prices (the answer's `usage.llm_cost_usd` reads the job's facts). */
+  llm_cost_usd?: number;
   error_category: ErrorCategory | null;
   error_message: string | null;
   /** Last event sequence number allocated for this job. */
@@ -63,9 +84,13 @@ export interface JobRecord {
   parked?: boolean;
   request_id: string | null;
   /** Webhook targets of this job (saved webhook references, inline webhooks, webhook_url). */
-  webhook_targets?: Array<Record<string, unknown>>;
+  webhook_targets?: JobWebhookTarget[];
   /** Type-specific input (validated request), never containing BYOK secrets. */
-  input: Record<string, unknown>;
+  input: I;
+  /** A one-page job's result facts for its answer (an extract's: model, timings, how it was made), written with its completion. */
+  extraction?: R;
+  /** Model attempts of a one-page job (provider, model, outcome, tokens, duration, cost). */
+  attempts?: unknown[];
   /** Crawls: extracted pages by method (`model`, `selectors`, `mixed`), bumped per page and recounted at the end. */
   pages_by_method?: { model?: number; selectors?: number; mixed?: number; scrape?: number; unchanged?: number };
   /** Crawls: pages sent to the model (see crawlCounters). */
@@ -76,8 +101,9 @@ export interface JobRecord {
   tokens_by_call_kind?: { full?: { input?: number; output?: number }; partial?: { input?: number; output?: number } };
   /** Extracts and crawls: values of the results not found on their pages (docs/provenance.md); absent before it existed. */
   ungrounded_fields?: number;
-  [key: string]: unknown;
-}
+  /** Set when the job is deleted (its records go after); a deleted job is never run or shown. */
+  deleted_at?: string | null;
+};
 
 export interface JobView {
   id: string;
@@ -175,6 +201,8 @@ export function crawlCounters(job: JobRecord): CrawlCounters {
 }
 
 export function toJobView(job: JobRecord): JobView {
+  // Any job type's input: the view shows what the crawl engine's inputs carry (their options, monitor, source).
+  const input = isRecord(job.input) ? job.input : {};
   return {
     id: job._id,
     type: job.type,
@@ -192,13 +220,13 @@ export function toJobView(job: JobRecord): JobView {
     token_usage_output: job.token_usage_output,
     error_category: job.error_category,
     error_message: job.error_message,
-    ...(Array.isArray(job.attempts) ? { attempts: job.attempts as unknown[] } : {}),
-    ...(job.extraction && typeof job.extraction === 'object' ? { extraction: job.extraction as Record<string, unknown> } : {}),
-    ...(onCrawlEngine(job.type) && isRecord(job.input.options) ? { options: job.input.options } : {}),
-    ...(typeof job.input.monitor_id === 'string' ? { monitor_id: job.input.monitor_id } : {}),
+    ...(Array.isArray(job.attempts) ? { attempts: job.attempts } : {}),
+    ...(isRecord(job.extraction) ? { extraction: job.extraction } : {}),
+    ...(onCrawlEngine(job.type) && isRecord(input.options) ? { options: input.options } : {}),
+    ...(typeof input.monitor_id === 'string' ? { monitor_id: input.monitor_id } : {}),
     ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
-    ...(job.type === 'reextract' && isRecord(job.input.source) && typeof job.input.source.source_job_id === 'string'
-      ? { source_job_id: job.input.source.source_job_id }
+    ...(job.type === 'reextract' && isRecord(input.source) && typeof input.source.source_job_id === 'string'
+      ? { source_job_id: input.source.source_job_id }
       : {}),
     ...groundingCounters(job),
   };
@@ -218,15 +246,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 export type JobEventName = 'status' | 'result' | 'error' | 'complete';
 
-export interface JobEventRecord {
+export type JobEventRecord = {
   _id: string;
   job_id: string;
   seq: number;
   event: JobEventName;
   data: Record<string, unknown>;
+  /** Unique per job: an event that must be stored once (a page's `result`, `complete`) names itself; others `#<seq>`. */
+  dedupe_key?: string;
   created_at: string;
-  [key: string]: unknown;
-}
+};
 
 /**
  * The queue contract: crawls have a queue of their own, so a long crawl never occupies the worker

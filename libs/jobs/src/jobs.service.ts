@@ -5,6 +5,7 @@ import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { QUEUE, type QueuePort } from '@app/queue';
 import type { Caller } from '@app/auth';
+import type { JobCompletion, JobResultFields } from './job-handler';
 import { JobDeletionHooks } from './job-deletion-hooks';
 import { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { pastStoreOutage } from './store-retry';
@@ -30,16 +31,23 @@ import {
   type JobStatus,
   type JobType,
   type JobView,
+  type JobWebhookTarget,
   type RunJobPayload,
 } from './job.types';
 
-/** The counters a page adds to its job (JobsService.recordUsage). */
-export type UsageCounters = Partial<
-  Record<
-    'page_count' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd' | 'llm_cost_usd' | 'ungrounded_fields',
-    number
-  >
->;
+/** The job record's usage counters, in the order `finish` reads them back. */
+const USAGE_COUNTERS = [
+  'page_count',
+  'failed_count',
+  'token_usage_input',
+  'token_usage_output',
+  'cost_usd',
+  'llm_cost_usd',
+  'ungrounded_fields',
+] as const satisfies ReadonlyArray<keyof JobRecord>;
+
+/** The counters a page adds to its job (JobsService.recordUsage): fields of the job record. */
+export type UsageCounters = Partial<Record<(typeof USAGE_COUNTERS)[number], number>>;
 
 export interface CreateJobInput {
   type: JobType;
@@ -49,7 +57,7 @@ export interface CreateJobInput {
   input: object;
   requestId?: string | null;
   /** Webhook targets resolved at request time (see @app/webhooks). */
-  webhookTargets?: Array<Record<string, unknown>>;
+  webhookTargets?: JobWebhookTarget[];
   /** Secrets for the worker only (BYOK key): sealed into the queue message, never stored on the job. */
   secrets?: Record<string, string>;
 }
@@ -222,7 +230,7 @@ export class JobsService {
     jobId: string,
     status: Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>,
     error?: { category: ErrorCategory; message: string },
-    completion?: { usage: UsageCounters; set?: Record<string, unknown> },
+    completion?: JobCompletion,
   ): Promise<JobRecord | null> {
     const patch: Record<string, unknown> = { completed_at: nowIso(), holds_slot: false, ...(completion?.set ?? {}) };
     if (error) {
@@ -278,7 +286,7 @@ export class JobsService {
    * Waits until the job is terminal (completed, failed, cancelled) or the time is up; returns the
    * job as last seen. Subscribes before reading, so a completion between the two is not missed.
    */
-  async waitForTerminal(jobId: string, timeoutMs: number): Promise<JobRecord | null> {
+  async waitForTerminal<I = unknown, R = unknown>(jobId: string, timeoutMs: number): Promise<JobRecord<I, R> | null> {
     let wake: () => void = () => undefined;
     // A message that does not say the job finished (a progress event) is no reason to read it; one without
     // `event` comes from a process of an earlier version, which does not say.
@@ -289,9 +297,10 @@ export class JobsService {
     const deadline = Date.now() + timeoutMs;
     try {
       for (;;) {
-        let job: JobRecord | null | undefined;
+        let job: JobRecord<I, R> | null | undefined;
         try {
-          job = await this.repository.findForWorker(jobId);
+          // The store keeps JSON: `I` and `R` name what the job type's handler wrote (JobHandler<I, R>), here and only here.
+          job = (await this.repository.findForWorker(jobId)) as JobRecord<I, R> | null;
         } catch (error) {
           // A store outage shorter than the wait is ridden out; a longer one reaches the caller.
           if (!isStoreUnavailable(error) || Date.now() >= deadline) throw error;
@@ -324,7 +333,7 @@ export class JobsService {
   }
 
   /** Adds a page's usage to the job (tokens, cost) and sets its extraction facts (model, timings). */
-  async recordUsage(jobId: string, inc: UsageCounters, set: Record<string, unknown> = {}): Promise<JobRecord | null> {
+  async recordUsage(jobId: string, inc: UsageCounters, set: JobResultFields = {}): Promise<JobRecord | null> {
     // The status event's seq is drawn in the same write as the counters.
     const job = await this.repository.update(jobId, { $inc: { ...inc, event_seq: 1 }, ...(Object.keys(set).length ? { $set: set } : {}) });
     if (job) await this.storeDrawn(jobId, job.event_seq, [{ event: 'status', data: this.statusData(job) }]);
@@ -475,9 +484,11 @@ export class JobsService {
 }
 
 /** The job's counters after `inc` was added to them (what the store computed in the same write). */
-function added(before: JobRecord, inc: UsageCounters | undefined): Record<string, number> {
-  const after: Record<string, number> = {};
-  const counters = before as unknown as Record<string, number | undefined>;
-  for (const [field, value] of Object.entries(inc ?? {})) if (value !== undefined) after[field] = (counters[field] ?? 0) + value;
+function added(before: JobRecord, inc: UsageCounters | undefined): UsageCounters {
+  const after: UsageCounters = {};
+  for (const field of USAGE_COUNTERS) {
+    const value = inc?.[field];
+    if (value !== undefined) after[field] = (before[field] ?? 0) + value;
+  }
   return after;
 }

@@ -18,6 +18,7 @@ import { MonitorsRepository } from './monitors.repository';
 import { compareRun } from './run-diff';
 import { pageStateId } from './state-ids';
 import { keyPlan } from './units';
+import { runSchemaOf } from './monitor-run-input';
 
 /** A replica that died while recording a run's changes holds its finish lock this long. */
 const FINISH_LOCK_MS = 10 * 60_000;
@@ -73,7 +74,7 @@ export class MonitorFinisher {
       if (job) await this.state.dropObservations(job._id);
       return;
     }
-    const plan = keyPlan((job?.input?.schema as Record<string, unknown>) ?? {}, monitor.key);
+    const plan = keyPlan(runSchemaOf(job?.input), monitor.key);
     const items = [];
     for await (const item of this.state.itemsOf(monitor._id)) items.push(item);
     const comparison = compareRun({

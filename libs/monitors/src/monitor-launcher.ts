@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { AppError, isStoreUnavailable, newId, SECRET_SEALER, type SecretSealer } from '@app/core';
+import { splitOptionsFetchControl } from '@app/fetch';
 import { JobIntakeService } from '@app/intake';
 import { JobsService } from '@app/jobs';
-import { crawlFetchControl, openFetchSecrets, resolveCrawlOptions, validCrawlOptions, withSavedSecrets } from '@app/sites';
+import { openFetchSecrets, resolveCrawlOptions, validCrawlOptions, withSavedSecrets } from '@app/sites';
 import { LOGGER, type AppLogger } from '@app/observability';
 import { MonitorAnnouncer } from './monitor-announcer';
 import { MonitorClock } from './monitor-clock';
@@ -181,8 +182,9 @@ export class MonitorLauncher {
     }
     // The seed as the crawl keeps it (POST /crawl's intake canonicalises the same way: WHATWG URL serialisation).
     const url = new URL(this.intake.url(monitor.url ?? undefined, site)).href;
-    const { options, secrets: fetchSecrets } = crawlFetchControl(
+    const { options, secrets: fetchSecrets } = splitOptionsFetchControl(
       resolveCrawlOptions(withSavedSecrets(layer, this.intake.siteSecrets(site, [url], 'body.url')), defaults),
+      'body.options',
     );
     const secrets = { ...llmSecrets, ...fetchSecrets };
     const job = await this.jobs.create(caller, {

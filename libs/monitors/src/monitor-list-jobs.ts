@@ -1,6 +1,8 @@
 import type { Caller } from '@app/auth';
+import type { JobWebhookTarget } from '@app/jobs';
+import type { StoredLlmConfig } from '@app/llm';
 import type { JsonSchemaObject } from '@app/schema';
-import type { SiteRecord } from '@app/sites';
+import type { CrawlOptionsLayer, SiteRecord } from '@app/sites';
 
 /** A monitor's URL list as POST /batch/extract would keep it: canonical and distinct, in the order given. */
 export interface CheckedUrlList {
@@ -15,14 +17,14 @@ export interface ListRunRequest {
   site: SiteRecord | null;
   schema: JsonSchemaObject;
   schemaId: string | null;
-  /** The monitor's crawl options (the site's and the defaults under them). */
-  options: Record<string, unknown>;
-  llmConfig: Record<string, unknown> | null;
+  /** The monitor's crawl options with its headers and cookies over the site's (the site's options and the defaults go under them). */
+  options: CrawlOptionsLayer;
+  llmConfig: StoredLlmConfig | null;
   extractionMode: 'model' | 'auto';
   monitorId: string;
   runId: string;
   requestId: string;
-  webhookTargets: Array<Record<string, unknown>>;
+  webhookTargets: JobWebhookTarget[];
   secrets: Record<string, string>;
 }
 

@@ -10,6 +10,7 @@ import { MonitorRunsRepository } from './monitor-runs.repository';
 import { slotAfter } from './monitor-slots';
 import { MonitorStateRepository } from './monitor-state.repository';
 import { MonitorsRepository } from './monitors.repository';
+import { monitorRunIdOf } from './monitor-run-input';
 
 /** Due monitors started per tick (the rest wait for the next tick). */
 const DUE_BATCH = 100;
@@ -47,8 +48,8 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
     // A run's crawl that ends in this process is finished at once; other replicas' by the sweep.
     this.hooks.register(async (event) => {
       if (!['job.completed', 'job.failed', 'job.cancelled'].includes(event.type)) return;
-      const runId = event.job.input?.monitor_run_id;
-      if (typeof runId !== 'string') return;
+      const runId = monitorRunIdOf(event.job.input);
+      if (runId === null) return;
       const run = await this.runs.find(runId);
       if (run) await this.finisher.finishIfDone(run);
     });

@@ -1,3 +1,5 @@
+import type { JobWebhookTarget } from '@app/jobs';
+import type { StoredLlmConfig } from '@app/llm';
 import type { MonitorSchedule } from './schedule';
 
 export const CHANGE_KINDS = ['added', 'changed', 'removed'] as const;
@@ -33,13 +35,13 @@ export interface MonitorRecord {
   /** Their values, sealed by the SECRET_SEALER (@app/sites saved-fetch-secrets.ts). */
   fetch_secrets_sealed?: string | null;
   /** llm_config without its api_key (see sealed_secrets). */
-  llm_config: Record<string, unknown> | null;
+  llm_config: StoredLlmConfig | null;
   /** A key given at creation, sealed (AES-256-GCM under GLEANER_SECRET) as `{llm_api_key}`; null: the tenant's stored keys. */
   sealed_secrets: string | null;
   extraction_mode: 'model' | 'auto';
   schedule: MonitorSchedule;
   key: string[];
-  notify: { targets: Array<Record<string, unknown>>; on: NotifyKind[] } | null;
+  notify: { targets: JobWebhookTarget[]; on: NotifyKind[] } | null;
   first_run: FirstRunMode;
   remove_after_misses: number;
   paused: boolean;

@@ -1,3 +1,4 @@
+import type { JobWebhookTarget } from '@app/jobs';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
@@ -247,7 +248,7 @@ export class MonitorsService {
   /** The notify targets, resolved now as a job's are (an unknown webhook is a 422 at body.notify.webhook_id). */
   private async notifyOf(caller: Caller, notify: MonitorNotifyDto | undefined): Promise<Pick<MonitorRecord, 'notify'>> {
     if (!notify) return { notify: null };
-    const targets: Array<Record<string, unknown>> = [];
+    const targets: JobWebhookTarget[] = [];
     if (notify.webhook_id) {
       const saved = await this.webhooks.resolveForJob(caller, notify.webhook_id, 'body.notify.webhook_id');
       targets.push({ key: `saved:${saved.id}`, kind: 'saved', webhook_id: saved.id, url: null, secret: null, events: [], headers: [] });

@@ -1,4 +1,4 @@
-export { CONTENT_WORKER_FILE, PageLoaderService, type LoadedPage, type PageFetchControl } from './page-loader.service';
+export { CONTENT_WORKER_FILE, PageLoaderService, type LoadedPage, type LoadOptions } from './page-loader.service';
 export { PagesModule } from './pages.module';
 export { buildFormats, MAX_SCRAPE_DATA_BYTES, type PageInfo, type ScrapeData } from './page-formats';
 export {

@@ -8,25 +8,17 @@ import {
   guardFromSettings,
   HOST_MODE_MEMORY,
   MemoryAdmission,
+  proxyPoolCounters,
   reapOrphanedBrowsers,
+  useProxyPools,
   type FetchMode,
   type FetchOptions,
   type FetchResult,
+  type FetchControl,
   type HostModeMemory,
-  type ScopedRequestData,
   type ScreenshotKind,
-  type WaitFor,
 } from '@app/fetch';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
-
-/** The caller's fetch control for one page (docs/scrape.md "Fetch control"). */
-export interface PageFetchControl {
-  scoped?: ScopedRequestData;
-  userAgent?: string;
-  waitFor?: WaitFor;
-  /** Deadline of the fetch, instead of GLEANER_FETCH_TIMEOUT_MS. */
-  timeoutMs?: number;
-}
 
 export interface LoadOptions {
   signal?: AbortSignal;
@@ -35,7 +27,8 @@ export interface LoadOptions {
   /** Runs between fetch and conversion; throwing ends the load there. */
   beforeConvert?: (fetched: FetchResult) => void | Promise<void>;
   beforeRedirect?: FetchOptions['beforeRedirect'];
-  control?: PageFetchControl;
+  /** The caller's fetch control for this page (openFetchControl), handed to the fetcher as it is. */
+  control?: FetchControl;
   /** A PNG of the rendered page (the fetch then uses the browser). */
   screenshot?: ScreenshotKind;
   /** Plain text and cleaned HTML besides the markdown. */
@@ -75,8 +68,11 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Optional() @Inject(CONTENT_WORKER_FILE) workerFile?: ContentPoolOptions['workerFile'],
   ) {
+    // Read (and checked) at start: a GLEANER_PROXY_POOLS that does not parse stops the process here.
+    const proxyPools = useProxyPools(config.proxyPools, proxyPoolCounters(metrics.registry));
     this.fetcher = new Fetcher({
       guard: guardFromSettings(config, logger),
+      proxyPools,
       hostMemory,
       static: { timeoutMs: config.fetchTimeoutMs, maxBytes: config.fetchMaxBytes },
       dynamic: config.browserEnabled
@@ -126,19 +122,15 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
 
   async load(url: string, mode: FetchMode, options: LoadOptions = {}): Promise<LoadedPage> {
     const fetchedAt = new Date().toISOString();
-    const control = options.control ?? {};
     let fetched: FetchResult;
     try {
       fetched = await this.fetcher.fetch(url, {
+        ...options.control,
         mode,
         signal: options.signal,
         beforeRedirect: options.beforeRedirect,
         acceptPdf: true,
         headers: options.headers,
-        scoped: control.scoped,
-        userAgent: control.userAgent,
-        waitFor: control.waitFor,
-        timeoutMs: control.timeoutMs,
         screenshot: options.screenshot,
         keepRaw: options.keepRaw,
       });

@@ -1,27 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { finalJobError } from '@app/extraction';
-import { fetchControlFor, type RenderMode } from '@app/fetch';
-import type { JobContext, JobHandler } from '@app/jobs';
-import { buildFormats, loadOptionsFor, PageLoaderService, type LoadedPage } from '@app/pages';
-import { ResultsService, ScreenshotsService } from '@app/results';
+import { completedResult, failedResult, PageExtractor, PageFailure, type FormatsPagePlan } from '@app/extraction';
+import { openFetchControl } from '@app/fetch';
+import { finalJobError, type JobContext, type JobHandler } from '@app/jobs';
+import { loadOptionsFor, PageLoaderService } from '@app/pages';
+import { ResultsService } from '@app/results';
 import { parseScrapeInput, type ScrapeJobInput } from './scrape-job-input';
 
-/** How the page was made into its formats: the scrape result's `metadata` (docs/scrape.md "Answer"). */
-export interface ScrapeMade {
-  method: 'scrape';
-  fetched_at: string;
-  fetch_mode: RenderMode;
-  status_code: number;
-  content_type: string;
-  fetch_duration_ms: number;
-  convert_duration_ms: number;
-  screenshot_id?: string;
-}
-
 /**
- * Runs a `scrape` job: load the page with the request's fetch control (the browser when a screenshot
- * or wait_for asks for it), convert it into the requested formats, store the screenshot, record the
- * result. No model call, no cost.
+ * Runs a `scrape` job: its one page through the page pipeline (docs/architecture.md "The page pipeline"), loaded
+ * with the request's fetch control (the browser when a screenshot or wait_for asks for it) and made into the
+ * requested formats, then recorded as the job's result. No model call, no cost.
  */
 @Injectable()
 export class ScrapeJobHandler implements JobHandler<ScrapeJobInput> {
@@ -30,8 +18,8 @@ export class ScrapeJobHandler implements JobHandler<ScrapeJobInput> {
 
   constructor(
     private readonly loader: PageLoaderService,
+    private readonly extractor: PageExtractor,
     private readonly results: ResultsService,
-    private readonly screenshots: ScreenshotsService,
   ) {}
 
   async run({ job, input, signal, jobs, secrets }: JobContext<ScrapeJobInput>): Promise<void> {
@@ -39,47 +27,33 @@ export class ScrapeJobHandler implements JobHandler<ScrapeJobInput> {
     // between): only the finish is left (see ExtractJobHandler).
     if (job.page_count > 0) return;
     let url = input.url;
+    // One page per scrape job: the screenshot's id is derived from the job, so a run redone after a crash stores it once.
+    const plan: FormatsPagePlan = { kind: 'formats', formats: input, screenshotId: `${job._id}-1`, withFetchDuration: true };
     try {
-      const control = fetchControlFor(input.fetch_control, secrets);
-      const page: LoadedPage = await this.loader.load(input.url, input.fetch_mode, {
+      const control = openFetchControl(input.fetch_control, secrets);
+      const page = await this.loader.load(input.url, input.fetch_mode, {
         signal,
         ...loadOptionsFor(input),
         control: { ...control, ...(input.timeout_ms !== null ? { timeoutMs: input.timeout_ms } : {}) },
       });
       url = page.fetch.url;
-      // One page per scrape job: the screenshot's id is derived from the job, so a run redone after a crash stores it once.
-      const screenshotId = page.fetch.screenshot ? `${job._id}-1` : undefined;
-      const data = buildFormats(page, input.formats, screenshotId ? ScreenshotsService.path(job._id, screenshotId) : null);
-      if (screenshotId) await this.screenshots.store(job, screenshotId, page.fetch.screenshot!);
-      const made: ScrapeMade = {
-        method: 'scrape',
-        fetched_at: page.fetchedAt,
-        fetch_mode: page.fetch.mode,
-        status_code: page.fetch.status,
-        content_type: page.fetch.contentType,
-        fetch_duration_ms: page.fetchDurationMs,
-        convert_duration_ms: Math.round(page.content.stats.ms),
-        ...(screenshotId ? { screenshot_id: screenshotId } : {}),
-      };
-      await this.results.record(job, {
+      const extracted = await this.extractor.extract(page, plan, { job, secrets, signal });
+      if (extracted instanceof PageFailure) throw extracted.thrown;
+      const placement = {
         url,
-        status: 'completed',
-        data,
-        fetch_duration_ms: made.fetch_duration_ms,
-        extract_duration_ms: made.convert_duration_ms,
-        cost_usd: 0,
-        metadata: { ...made },
-      });
+        depth: 0,
+        parentUrl: null,
+        fetchDurationMs: page.fetchDurationMs,
+        extractDurationMs: extracted.made.convert_duration_ms,
+      };
+      await this.results.record(job, completedResult(extracted, placement));
       await jobs.recordUsage(job._id, { page_count: 1 });
     } catch (error) {
       const failure = finalJobError(error, 'Scrape');
-      await this.results.record(job, {
-        url,
-        status: 'failed',
-        data: null,
-        error_category: failure.category,
-        error_message: failure.detail ?? failure.message,
-      });
+      await this.results.record(
+        job,
+        failedResult(url, { category: failure.category ?? 'internal', message: failure.detail ?? failure.message }),
+      );
       await jobs.recordUsage(job._id, { failed_count: 1 });
       throw failure;
     }

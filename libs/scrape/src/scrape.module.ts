@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ExtractionWorkerModule } from '@app/extraction';
 import { IntakeModule } from '@app/intake';
 import { JobsModule } from '@app/jobs';
 import { PagesModule } from '@app/pages';
@@ -16,7 +17,7 @@ export class ScrapeModule {}
 
 /** Crawler side: the scrape job handler on the page pipeline. */
 @Module({
-  imports: [JobsModule, ResultsModule, PagesModule],
+  imports: [JobsModule, ResultsModule, PagesModule, ExtractionWorkerModule],
   providers: [ScrapeJobHandler],
   exports: [ScrapeJobHandler],
 })

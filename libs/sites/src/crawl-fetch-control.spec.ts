@@ -1,9 +1,12 @@
 import { AppError } from '@app/core';
-import { fetchControlFor } from '@app/fetch';
-import { crawlFetchControl, withSavedSecrets } from './crawl-fetch-control';
-import { resolveCrawlOptions } from './dto/crawl-options.dto';
+import { openFetchControl, splitOptionsFetchControl } from '@app/fetch';
+import { withSavedSecrets } from './crawl-fetch-control';
+import { resolveCrawlOptions, type CrawlOptions } from './dto/crawl-options.dto';
 
-describe('crawlFetchControl (fetch control under crawl options)', () => {
+/** A crawl's options split as the crawl intake splits them (the fields under `body.options`). */
+const crawlFetchControl = (options: CrawlOptions) => splitOptionsFetchControl(options, 'body.options');
+
+describe('splitOptionsFetchControl (fetch control under crawl options)', () => {
   it('takes headers and cookies out of the stored options into sealed secrets, keeps the User-Agent and wait_for', () => {
     const { options, secrets } = crawlFetchControl(
       resolveCrawlOptions({
@@ -17,7 +20,7 @@ describe('crawlFetchControl (fetch control under crawl options)', () => {
     expect(options).toMatchObject({ headers: null, cookies: null, user_agent: 'MyAgent/1.0', wait_for: { selector: '#list' } });
     expect(JSON.stringify(options)).not.toContain('secret-token');
     expect(JSON.stringify(options)).not.toContain('abc123');
-    const opened = fetchControlFor(null, secrets);
+    const opened = openFetchControl(null, secrets);
     expect(opened.scoped).toEqual({ headers: { Authorization: 'Bearer secret-token' }, cookies: { a: '1', session: 'abc123' } });
   });
 
@@ -52,13 +55,13 @@ describe('withSavedSecrets (a request over a saved site or monitor)', () => {
       headers: { 'X-Team': 'blue', authorization: 'Bearer mine' },
       cookies: { lang: 'de', session: 'mine' },
     });
-    const opened = fetchControlFor(null, crawlFetchControl(resolveCrawlOptions(layer)).secrets).scoped;
+    const opened = openFetchControl(null, crawlFetchControl(resolveCrawlOptions(layer)).secrets).scoped;
     expect(opened).toEqual({ headers: { 'X-Team': 'blue', authorization: 'Bearer mine' }, cookies: { lang: 'de', session: 'mine' } });
   });
 
   it("lets a cookie in the request's Cookie header win over the saved cookie of that name", () => {
     const layer = withSavedSecrets({ headers: { Cookie: 'session=from-header' } }, saved);
-    const opened = fetchControlFor(null, crawlFetchControl(resolveCrawlOptions(layer)).secrets).scoped;
+    const opened = openFetchControl(null, crawlFetchControl(resolveCrawlOptions(layer)).secrets).scoped;
     expect(opened?.cookies).toEqual({ lang: 'de', session: 'from-header' });
   });
 

@@ -11,7 +11,7 @@ export {
 } from './dto/crawl-options.dto';
 export { CreateSiteDto, SiteListResponse, SiteResponse, UpdateSiteDto } from './dto/site.dto';
 export { SavedCrawlOptionsDto, SavedCrawlOptionsView } from './dto/saved-crawl-options.dto';
-export { crawlFetchControl, withSavedSecrets } from './crawl-fetch-control';
+export { withSavedSecrets } from './crawl-fetch-control';
 export {
   maskedFetchSecrets,
   nextFetchSecrets,
@@ -26,14 +26,3 @@ export {
 export type { SiteRecord } from './sites.repository';
 export { SitesService } from './sites.service';
 export { SitesModule } from './sites.module';
-export {
-  COOKIE_MAP_RULE,
-  FetchCookiesProperty,
-  FetchHeadersProperty,
-  HEADER_MAP_RULE,
-  IsCssSelector,
-  MAX_WAIT_MS,
-  UserAgentProperty,
-  WaitForDto,
-  WaitForProperty,
-} from './dto/fetch-control.properties';

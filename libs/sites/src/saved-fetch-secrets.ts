@@ -1,5 +1,5 @@
 import { Errors, type FieldError, type SecretSealer } from '@app/core';
-import { fetchControlFor, splitFetchControl } from '@app/fetch';
+import { openFetchControl, splitFetchControl } from '@app/fetch';
 
 /*
  * The headers and cookies a saved site keeps under its crawl options (docs/api.md "Saved sites"): the
@@ -59,7 +59,7 @@ export function nextFetchSecrets(
     'auto',
     at,
   );
-  const opened = fetchControlFor(null, control.secrets).scoped;
+  const opened = openFetchControl(null, control.secrets).scoped;
   return {
     secrets: opened ? { headers: opened.headers, cookies: opened.cookies } : { headers: {}, cookies: {} },
     userAgent: control.stored?.user_agent ?? null,

@@ -20,7 +20,19 @@ export interface JobView {
   token_usage_output: number;
   error_category: string | null;
   error_message: string | null;
+  /** A finished extract's facts (docs/api.md "Jobs"); absent on other jobs. */
+  extraction?: ExtractionFactsView;
   [key: string]: unknown;
+}
+
+/** GET /jobs/{id} `extraction`: the facts an extract job keeps for its answer (jobs of older versions may lack some). */
+export interface ExtractionFactsView {
+  fetched_at?: string;
+  final_url?: string;
+  llm_model?: string | null;
+  llm_provider?: string | null;
+  fetch_duration_ms?: number;
+  extract_duration_ms?: number;
 }
 
 export interface JobList {
@@ -44,8 +56,9 @@ export interface ExtractionAnswer {
   fetched_at: string;
   data: unknown;
   metadata?: {
-    model?: string;
-    provider?: string;
+    /** `null` when a learned program extracted the page (no model call). */
+    model?: string | null;
+    provider?: string | null;
     fetch_duration_ms?: number;
     extract_duration_ms?: number;
     /** Per value: where it came from and whether it is on the page (docs/provenance.md). */

@@ -114,17 +114,17 @@ async function finishLate(ctx: CliContext, client: ApiClient, jobId: string): Pr
       query: { format: 'json' },
     })
   ).body;
-  const extraction = (done.extraction ?? {}) as Record<string, unknown>;
+  const extraction = done.extraction ?? {};
   return {
     job_id: jobId,
     url: items[0]?.url ?? done.url ?? '',
     fetched_at: String(extraction.fetched_at ?? done.completed_at ?? ''),
     data: items[0]?.data ?? null,
     metadata: {
-      model: extraction.llm_model as string | undefined,
-      provider: extraction.llm_provider as string | undefined,
-      fetch_duration_ms: extraction.fetch_duration_ms as number | undefined,
-      extract_duration_ms: extraction.extract_duration_ms as number | undefined,
+      model: extraction.llm_model,
+      provider: extraction.llm_provider,
+      fetch_duration_ms: extraction.fetch_duration_ms,
+      extract_duration_ms: extraction.extract_duration_ms,
     },
     usage: { input_tokens: done.token_usage_input, output_tokens: done.token_usage_output, cost_usd: done.cost_usd },
   };

@@ -2,12 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { Errors, newId, type FieldError } from '@app/core';
+import { splitOptionsFetchControl } from '@app/fetch';
 import { UrlListBody, type ListedUrl } from '@app/http';
 import { JobIntakeService, type FieldsAt } from '@app/intake';
 import { publicBaseUrl, type RequestOrigin } from '@app/results';
 import {
   CRAWL_OPTION_DEFAULTS,
-  crawlFetchControl,
   resolveCrawlOptions,
   validCrawlOptions,
   withSavedSecrets,
@@ -169,11 +169,12 @@ export class BatchRequestsService {
     const at = request.fieldsAt ?? 'body';
     const site = await this.intake.site(caller, request.site_id, at);
     const saved = validCrawlOptions(site?.crawl_options);
-    const { options, secrets } = crawlFetchControl(
+    const { options, secrets } = splitOptionsFetchControl(
       batchOptions(list.urls.length, withSavedSecrets(request.options, this.intake.siteSecrets(site, list.urls, listLocation)), {
         ...saved,
         fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
       }),
+      'body.options',
     );
     const plan = await pagePlan(this.intake, caller, request, options.fetch_mode, site?.default_schema_id ?? null, at);
     const listId = `list_${newId()}`;

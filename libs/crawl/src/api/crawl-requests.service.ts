@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { Errors, roundUsd } from '@app/core';
+import { splitOptionsFetchControl } from '@app/fetch';
 import { JobIntakeService } from '@app/intake';
 import { JobsService, isTerminal, type JobRecord } from '@app/jobs';
 import { ResultsService, publicBaseUrl, type RequestOrigin } from '@app/results';
-import { crawlFetchControl, resolveCrawlOptions, validCrawlOptions, withSavedSecrets } from '@app/sites';
+import { resolveCrawlOptions, validCrawlOptions, withSavedSecrets } from '@app/sites';
 import type { CrawlJobInput } from '../crawl-input';
 import type { CrawlQuery, CrawlRequestDto } from './dto/crawl-request.dto';
 import { canonicalize } from '../url-canon';
@@ -50,7 +51,7 @@ export class CrawlRequestsService {
     // A saved site's options were validated when saved; anything unreadable now is ignored. Its headers
     // and cookies join the request's, name by name (the request's win), and travel sealed with the crawl.
     const saved = validCrawlOptions(site?.crawl_options);
-    const { options, secrets } = crawlFetchControl(
+    const { options, secrets } = splitOptionsFetchControl(
       resolveCrawlOptions(
         withSavedSecrets(
           { ...dto.options, ...(dto.max_cost_usd !== undefined ? { max_cost_usd: dto.max_cost_usd } : {}) },
@@ -61,6 +62,7 @@ export class CrawlRequestsService {
           fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
         },
       ),
+      'body.options',
     );
     const plan = await pagePlan(this.intake, caller, dto, options.fetch_mode, site?.default_schema_id ?? null);
     const job = await this.intake.submit<CrawlJobInput>(caller, {

@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { Errors, newId } from '@app/core';
+import { splitOptionsFetchControl } from '@app/fetch';
 import { JobsService } from '@app/jobs';
 import { MonitorListJobs, type CheckedUrlList, type ListRunRequest } from '@app/monitors';
-import { crawlFetchControl, validCrawlOptions } from '@app/sites';
+import { validCrawlOptions } from '@app/sites';
 import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import { batchOptions, checkList } from './batch-requests.service';
@@ -40,8 +41,9 @@ export class CrawlMonitorListJobs extends MonitorListJobs {
   async start(caller: Caller, request: ListRunRequest): Promise<string> {
     const { site, urls } = request;
     const saved = validCrawlOptions(site?.crawl_options);
-    const { options, secrets } = crawlFetchControl(
+    const { options, secrets } = splitOptionsFetchControl(
       batchOptions(urls.length, request.options, { ...saved, fetch_mode: saved.fetch_mode ?? site?.fetch_mode }),
+      'body.options',
     );
     const listId = `list_${newId()}`;
     await this.repository.storeList(listId, caller.userId, urls);
@@ -51,7 +53,7 @@ export class CrawlMonitorListJobs extends MonitorListJobs {
       schema_id: request.schemaId,
       page_formats: null,
       site_id: site?._id ?? null,
-      llm_config: request.llmConfig as CrawlJobInput['llm_config'],
+      llm_config: request.llmConfig,
       options,
       extraction_mode: request.extractionMode,
       source: { kind: 'list', list_id: listId, urls: urls.length, duplicates: 0 },

@@ -31,7 +31,7 @@ describe('pagePlan', () => {
   it('extracts the schema when no formats are given (the site default included)', async () => {
     const { service, calls } = intake();
     const plan = await pagePlan(service, caller, {}, 'auto', 'sch_site');
-    expect(plan).toEqual({ schema, schemaId: 'sch_site', pageFormats: null });
+    expect(plan).toEqual({ schema, schemaId: 'sch_site', pageFormats: null, warnings: [] });
     expect(calls).toEqual([{ fields: {}, siteDefault: 'sch_site', at: 'body' }]);
   });
 
@@ -47,6 +47,7 @@ describe('pagePlan', () => {
     expect(plan).toEqual({
       schema: null,
       schemaId: null,
+      warnings: [],
       pageFormats: { formats: ['markdown', 'links'], only_main_content: true, full_page_screenshot: false },
     });
     expect(calls).toHaveLength(0);

@@ -14,8 +14,11 @@ export interface PagePlanFields {
   full_page_screenshot?: boolean;
 }
 
-/** Either a schema to extract (with a model) or formats to store (no model, no cost). */
-export type PagePlan = (
+/**
+ * Either a schema to extract (with a model) or formats to store (no model, no cost): what the job's input records.
+ * Its pages' `PagePlan` (@app/extraction) is made of it.
+ */
+export type PagesKept = (
   { schema: JsonSchemaObject; schemaId: string | null; pageFormats: null } | { schema: null; schemaId: null; pageFormats: PageFormatsPlan }
 ) & {
   /** What the request's schema parsed with that deserves a look (libs/core warnings.ts): on every page's result. */
@@ -35,7 +38,7 @@ export async function pagePlan(
   fetchMode: FetchMode,
   siteDefaultSchema: string | null,
   at: FieldsAt = 'body',
-): Promise<PagePlan> {
+): Promise<PagesKept> {
   if (fields.formats === undefined) {
     const stray = (['only_main_content', 'full_page_screenshot'] as const).filter((name) => fields[name] !== undefined);
     if (stray.length > 0)

@@ -14,6 +14,7 @@ import { createLogger } from '@app/observability';
 import { MemoryPoliteness } from '@app/politeness';
 import { HandBackError, MemoryQueueAdapter } from '@app/queue';
 import type { ResultRecord } from '@app/results';
+import { toStoredOutcome } from '../stored-outcome';
 import { LEASE_MS, WORKER, ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
 import {
   CRAWL_PAGES_QUEUE,
@@ -71,7 +72,7 @@ describe('CrawlActor (the owner without the app)', () => {
       await gate;
       const taskId = pageTaskId(task.job_id, task.key, task.dispatch);
       await f.repository.delivered(taskId, task.job_id);
-      if (await f.repository.finishOutcome(taskId, answer(site, task)))
+      if (await f.repository.finishOutcome(taskId, toStoredOutcome(answer(site, task))))
         await bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId });
     });
   }
@@ -109,12 +110,9 @@ describe('CrawlActor (the owner without the app)', () => {
       result: task.extract
         ? {
             data: { title: path },
-            llm_model: 'm',
-            llm_provider: 'openai',
-            token_usage_input: 3,
-            token_usage_output: 1,
-            cost_usd: 0.001,
-            llm_cost_usd: 0.001,
+            made: { method: 'model' },
+            model: { provider: 'openai', model: 'm' },
+            usage: { inputTokens: 3, outputTokens: 1, costUsd: 0.001, llmCostUsd: 0.001 },
           }
         : null,
     };
@@ -238,7 +236,7 @@ describe('CrawlActor (the owner without the app)', () => {
     await f.repository.updateState(f.run.jobId, 1, { $set: { admitted: 2, seed_done: true } });
     const taskId = pageTaskId(f.run.jobId, a.key, 0);
     await f.repository.delivered(taskId, f.run.jobId);
-    await f.repository.finishOutcome(taskId, answer({ '/a': [] }, { url: a.url, extract: true } as PageTaskPayload));
+    await f.repository.finishOutcome(taskId, toStoredOutcome(answer({ '/a': [] }, { url: a.url, extract: true } as PageTaskPayload)));
     await f.repository.release(f.run.jobId, 1);
     await actor(f.abort.signal, 'worker-next').run();
     expect(tasks.map((t) => t.url)).toEqual(['http://shop.test/a']); // re-sent under the same id, not run again

@@ -1,3 +1,4 @@
+import { Usage } from '@app/core';
 import type { ResultRecord } from '@app/results';
 import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
 import type { CrawlEntry, PageOutcome } from '../crawl.types';
@@ -113,12 +114,9 @@ describe('PageCommitter', () => {
     extract_duration_ms: 7,
     result: {
       data: { title: 'x' },
-      llm_model: 'm',
-      llm_provider: 'openai',
-      token_usage_input: 10,
-      token_usage_output: 2,
-      cost_usd: 0.001,
-      llm_cost_usd: 0.001,
+      made: { method: 'model' },
+      model: { provider: 'openai', model: 'm' },
+      usage: { inputTokens: 10, outputTokens: 2, costUsd: 0.001, llmCostUsd: 0.001 },
     },
   });
   const apply = (entry: WindowEntry, outcome: PageOutcome, retryCount = 0) =>
@@ -154,7 +152,7 @@ describe('PageCommitter', () => {
     const base = completed(page.url, ['/u/1']);
     await apply(page, {
       ...base,
-      result: { ...base.result!, method: 'unchanged', token_usage_input: 0, token_usage_output: 0, cost_usd: 0 },
+      result: { ...base.result!, made: { method: 'unchanged' }, model: null, usage: Usage.NONE },
     });
     expect(steps).toEqual(['settle']);
     expect(announcements).toEqual([]);
@@ -170,11 +168,7 @@ describe('PageCommitter', () => {
       ...base,
       result: {
         ...base.result!,
-        method: 'mixed',
-        program_id: 'prg_1',
-        template_id: 'tpl_1',
-        model_fields: ['author'],
-        model_call: 'partial',
+        made: { method: 'mixed', program_id: 'prg_1', template_id: 'tpl_1', model_fields: ['author'], model_call: 'partial' },
       },
     });
     expect(metadata.at(-1)).toEqual({
@@ -199,13 +193,9 @@ describe('PageCommitter', () => {
       ...completed(program.url),
       result: {
         ...base.result!,
-        method: 'selectors',
-        program_id: 'prg_1',
-        template_id: 'tpl_1',
-        model_call: null,
-        token_usage_input: 0,
-        token_usage_output: 0,
-        cost_usd: 0,
+        made: { method: 'selectors', program_id: 'prg_1', template_id: 'tpl_1' },
+        model: null,
+        usage: Usage.NONE,
       },
     });
     expect(await stored(program.id)).toMatchObject({ method: 'selectors', model_call: null });
@@ -217,7 +207,7 @@ describe('PageCommitter', () => {
   it("keeps a page's provenance in its result metadata and its ungrounded count on its entry and the job's counters", async () => {
     const page = await running('/p');
     const base = completed(page.url);
-    const provenance = { fields: { title: { source: 'model', grounded: false } }, ungrounded_fields: 1 };
+    const provenance = { fields: { title: { source: 'model' as const, grounded: false } }, ungrounded_fields: 1 };
     await apply(page, { ...base, result: { ...base.result!, provenance } });
     expect(metadata.at(-1)).toEqual({ method: 'model', ...provenance });
     expect(await stored(page.id)).toMatchObject({ ungrounded_fields: 1 });
@@ -234,7 +224,7 @@ describe('PageCommitter', () => {
       http_status: 200,
       final_url: page.url,
       retryable: false,
-      usage: { token_usage_input: 10, token_usage_output: 2, cost_usd: 0.001 },
+      usage: { inputTokens: 10, outputTokens: 2, costUsd: 0.001, llmCostUsd: 0 },
       ungrounded_fields: 1,
     });
     expect(await stored(page.id)).toMatchObject({ status: 'failed', error_category: 'ungrounded_output', ungrounded_fields: 1 });

@@ -1,4 +1,5 @@
-import { nowIso } from '@app/core';
+import { nowIso, Usage } from '@app/core';
+import { completedResult, failedResult } from '@app/extraction';
 import type { ResultRecord, ResultsService } from '@app/results';
 import type { CrawlRepository } from '../crawl.repository';
 import type { CrawlEntry, PageOutcome, SkipReason } from '../crawl.types';
@@ -93,34 +94,18 @@ export class PageCommitter {
     let record: ResultRecord | null = null;
     // A page a monitor's run found unchanged stores no result and announces none: its record is the
     // monitor's already (docs/monitors.md "Cheap re-runs"); the entry and the counters still count it.
-    if (result && result.method !== 'unchanged') {
+    if (result && result.made.method !== 'unchanged') {
       record = await this.results.storePage(
         this.run.job,
         entry.key,
-        {
+        completedResult(result, {
           url: outcome.final_url,
-          status: 'completed',
-          data: result.data,
           depth: entry.depth,
-          parent_url: entry.parentUrl,
-          token_usage_input: result.token_usage_input,
-          token_usage_output: result.token_usage_output,
-          fetch_duration_ms: outcome.fetch_duration_ms,
-          extract_duration_ms: outcome.extract_duration_ms,
-          llm_model: result.llm_model,
-          llm_provider: result.llm_provider,
-          cost_usd: result.cost_usd,
-          metadata: {
-            method: result.method ?? 'model',
-            ...(result.program_id ? { program_id: result.program_id } : {}),
-            ...(result.template_id ? { template_id: result.template_id } : {}),
-            ...(result.model_fields ? { model_fields: result.model_fields } : {}),
-            ...(result.model_call ? { model_call: result.model_call } : {}),
-            ...(result.provenance ?? {}),
-            ...(result.details ?? {}),
-          },
-          warnings: [...(this.run.input.warnings ?? []), ...(result.warnings ?? [])],
-        },
+          parentUrl: entry.parentUrl,
+          fetchDurationMs: outcome.fetch_duration_ms,
+          extractDurationMs: outcome.extract_duration_ms,
+          requestWarnings: this.run.input.warnings ?? [],
+        }),
         { firstTime: !entry.mayBeAnnounced },
       );
     }
@@ -129,27 +114,26 @@ export class PageCommitter {
       record,
       this.announcer.firstAnnouncement(entry),
     );
+    const usage = Usage.toRecordFields(result?.usage ?? Usage.NONE);
     const settled = await this.settle(entry, 'completed', {
       final_url: outcome.final_url,
       http_status: outcome.http_status,
       fetch_duration_ms: outcome.fetch_duration_ms,
       extract_duration_ms: outcome.extract_duration_ms,
-      llm_model: result?.llm_model ?? null,
-      llm_provider: result?.llm_provider ?? null,
-      method: result ? (result.method ?? 'model') : null,
-      model_call: result ? callKind(result) : null,
+      llm_model: result?.model?.model ?? null,
+      llm_provider: result?.model?.provider ?? null,
+      method: result ? result.made.method : null,
+      model_call: result ? callKind(result.made) : null,
       ...(result?.provenance ? { ungrounded_fields: result.provenance.ungrounded_fields } : {}),
-      token_usage_input: result?.token_usage_input ?? 0,
-      token_usage_output: result?.token_usage_output ?? 0,
-      cost_usd: result?.cost_usd ?? 0,
+      ...usage,
       result_id: record?.id ?? null,
       event_done: true,
       completed_at: nowIso(),
     });
     if (!settled) return;
     if (result) {
-      const method = result.method ?? 'model';
-      const kind = callKind(result);
+      const method = result.made.method;
+      const kind = callKind(result.made);
       this.counters.add({
         page_count: 1,
         [`pages_by_method.${method}`]: 1,
@@ -157,13 +141,11 @@ export class PageCommitter {
         ...(kind
           ? {
               [`model_calls_by_kind.${kind}`]: 1,
-              [`tokens_by_call_kind.${kind}.input`]: result.token_usage_input,
-              [`tokens_by_call_kind.${kind}.output`]: result.token_usage_output,
+              [`tokens_by_call_kind.${kind}.input`]: usage.token_usage_input,
+              [`tokens_by_call_kind.${kind}.output`]: usage.token_usage_output,
             }
           : {}),
-        token_usage_input: result.token_usage_input,
-        token_usage_output: result.token_usage_output,
-        cost_usd: result.cost_usd,
+        ...usage,
         ungrounded_fields: result.provenance?.ungrounded_fields ?? 0,
       });
     }
@@ -174,23 +156,13 @@ export class PageCommitter {
     const category = outcome.error_category;
     // Self-fencing before the unfenced writes (result, announcement), as for a completed page.
     if (!(await this.lease.holds())) return;
-    const usage = outcome.usage;
+    const used = outcome.usage ?? Usage.NONE;
+    const usage = Usage.toRecordFields(used);
     const record = entry.extract
       ? await this.results.storePage(
           this.run.job,
           entry.key,
-          {
-            url: outcome.final_url ?? entry.url,
-            status: 'failed',
-            data: null,
-            error_category: category,
-            error_message: outcome.error_message,
-            depth: entry.depth,
-            parent_url: entry.parentUrl,
-            token_usage_input: usage?.token_usage_input ?? 0,
-            token_usage_output: usage?.token_usage_output ?? 0,
-            cost_usd: usage?.cost_usd ?? 0,
-          },
+          failedResult(outcome.final_url ?? entry.url, { category, message: outcome.error_message }, used, entry),
           { firstTime: !entry.mayBeAnnounced },
         )
       : null;
@@ -205,9 +177,7 @@ export class PageCommitter {
       error_details: outcome.error_details,
       http_status: outcome.http_status,
       final_url: outcome.final_url,
-      token_usage_input: usage?.token_usage_input ?? 0,
-      token_usage_output: usage?.token_usage_output ?? 0,
-      cost_usd: usage?.cost_usd ?? 0,
+      ...usage,
       ...(outcome.ungrounded_fields !== undefined ? { ungrounded_fields: outcome.ungrounded_fields } : {}),
       result_id: record?.id ?? null,
       event_done: true,
@@ -218,9 +188,7 @@ export class PageCommitter {
     this.counters.add({
       failed_count: 1,
       model_calls: isModelFailure(category) ? 1 : 0,
-      token_usage_input: usage?.token_usage_input ?? 0,
-      token_usage_output: usage?.token_usage_output ?? 0,
-      cost_usd: usage?.cost_usd ?? 0,
+      ...usage,
       ungrounded_fields: outcome.ungrounded_fields ?? 0,
     });
     await this.counters.checkBudget();

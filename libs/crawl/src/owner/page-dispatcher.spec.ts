@@ -2,6 +2,7 @@ import { LocalEventBus } from '@app/events';
 import { MemoryQueueAdapter, type QueuePort } from '@app/queue';
 import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
 import { LocalOutcomes } from '../local-outcomes';
+import { toStoredOutcome } from '../stored-outcome';
 import { CRAWL_PAGES_QUEUE, crawlOutcomeChannel, pageTaskId, type PageOutcome, type PageTaskPayload } from '../crawl.types';
 import { StopCrawl } from './crawl-run';
 import { PageDispatcher, REDISPATCH_AFTER_MS } from './page-dispatcher';
@@ -47,7 +48,7 @@ describe('PageDispatcher', () => {
       seen.push(message.payload);
       const taskId = pageTaskId(message.payload.job_id, message.payload.key, message.payload.dispatch);
       await f.repository.delivered(taskId, message.payload.job_id);
-      await f.repository.finishOutcome(taskId, outcome);
+      await f.repository.finishOutcome(taskId, toStoredOutcome(outcome));
       if (!quiet) await bus.publish(crawlOutcomeChannel(message.payload.job_id), { task: taskId });
     });
     return seen;

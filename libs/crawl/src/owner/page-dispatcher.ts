@@ -6,6 +6,7 @@ import { CRAWL_PAGES_QUEUE, PAGE_TASK, crawlOutcomeChannel, pageTaskId, type Pag
 import { PAGE_RETRY_LIMITS } from '../page-retry-policy';
 import type { CrawlRun, StopCrawl } from './crawl-run';
 import type { WindowEntry } from './frontier-window';
+import { fromStoredOutcome } from '../stored-outcome';
 
 /** An outcome not heard of by bus is looked up in the store this often. */
 export const OUTCOME_POLL_MS = 1000;
@@ -95,7 +96,7 @@ export class PageDispatcher {
   async collect(taskIds: string[]): Promise<void> {
     if (taskIds.length === 0) return;
     for (const record of await this.store.doneOutcomes(taskIds)) {
-      if (record.outcome) this.resolve(record._id, record.outcome);
+      if (record.outcome) this.resolve(record._id, fromStoredOutcome(record.outcome));
     }
   }
 

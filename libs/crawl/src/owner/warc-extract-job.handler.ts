@@ -26,7 +26,12 @@ export class WarcExtractJobHandler implements JobHandler<CrawlJobInput> {
   /** The upload is dropped once read; a job that ended before (cancelled) drops it here. */
   async onTerminal(job: JobRecord): Promise<void> {
     await this.crawls.onTerminal(job);
-    const source = (job.input as Partial<CrawlJobInput>).source;
+    let source: CrawlJobInput['source'];
+    try {
+      source = parseWarcInput(job.input).source;
+    } catch {
+      return; // an input that does not parse names no upload this process could drop
+    }
     if (source?.kind === 'warc') await this.archive.dropUpload(source.upload_id);
   }
 }

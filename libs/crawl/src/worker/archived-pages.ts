@@ -1,4 +1,5 @@
-import { pageCapture, type PageArchive } from '@app/archive';
+import type { PageArchive } from '@app/archive';
+import { keepPage } from '@app/extraction';
 import { AppError } from '@app/core';
 import { decodeBody, type FetchResult } from '@app/fetch';
 import type { JobRecord } from '@app/jobs';
@@ -20,15 +21,8 @@ export class ArchivedPages {
     private readonly logger: AppLogger,
   ) {}
 
-  async keep(job: JobRecord, key: string, requestedUrl: string, page: LoadedPage): Promise<void> {
-    try {
-      await this.archive.keep(job.user_id, job._id, key, pageCapture(requestedUrl, page.fetch, page.fetchedAt));
-    } catch (error) {
-      this.logger.warn(
-        { err: error, job_id: job._id, url: page.fetch.url },
-        'the page could not be archived; it is extracted all the same',
-      );
-    }
+  keep(job: JobRecord, key: string, requestedUrl: string, page: LoadedPage): Promise<void> {
+    return keepPage(this.archive, job, key, requestedUrl, page, this.logger);
   }
 
   /**

@@ -45,7 +45,6 @@ describe('JobContexts (what page workers know of their jobs)', () => {
     jest.useFakeTimers({ now: 1_000_000 });
     const { store, reads } = contexts([jobOf('running'), jobOf('cancelled', { input: { url: 'not even parsed' } })]);
     const first = (await store.get('J1'))!;
-    first.plan = { targets: [], at: 1 };
     first.secrets = { sealed: 's', opened: { a: 'b' } };
     jest.setSystemTime(1_000_000 + JOB_CACHE_MS);
     const again = (await store.get('J1'))!;
@@ -54,6 +53,7 @@ describe('JobContexts (what page workers know of their jobs)', () => {
     expect(again.input).toBe(first.input);
     expect(again.scope).toBe(first.scope);
     expect(again.plan).toBe(first.plan);
+    expect(again.plans).toBe(first.plans);
     expect(again.secrets).toBe(first.secrets);
   });
 

@@ -1,15 +1,32 @@
+import { ModelPlanCache, type ModelPagePlan } from '@app/extraction';
+import type { PageFormatsPlan } from '@app/pages';
 import type { JobRecord } from '@app/jobs';
-import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { crawlConsumer } from '@app/learned';
+import { extractionSchema, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlScope } from '../crawl-scope';
 import { canonicalize } from '../url-canon';
-import type { ExtractContext } from './page-extract';
 import type { FetchContext } from './page-fetch';
 
 /** What a page worker knows of a job: its record, its parsed input and what is built from it once. */
-export interface JobContext extends FetchContext, ExtractContext {
+export interface JobContext extends FetchContext {
+  /** Its model plan, resolved once per while for all its pages in this process. */
+  plans: ModelPlanCache;
   /** The crawl's sealed secrets as opened once (every task of a crawl carries the same sealed text). */
   secrets?: { sealed: string; opened: Record<string, string> };
   at: number;
+}
+
+/** A crawl's pages by the model chain (or its learned programs, as the crawl's own consumer), or its formats. */
+export function crawlPlan(jobId: string, input: CrawlJobInput): ModelPagePlan | PageFormatsPlan {
+  if (input.page_formats) return input.page_formats;
+  return {
+    kind: 'model',
+    schema: extractionSchema(input),
+    llmConfig: input.llm_config,
+    mode: input.extraction_mode,
+    consumer: crawlConsumer(jobId),
+    settings: { provenance: input.options.provenance, grounding: input.options.grounding },
+  };
 }
 
 /** Job records are re-read this often by a page worker (cancellation also comes by bus). */
@@ -43,7 +60,7 @@ export class JobContexts {
   private async read(jobId: string, cached: JobContext | undefined): Promise<JobContext | null> {
     const job = await this.findJob(jobId);
     if (!job || job.deleted_at) return null;
-    let parsed: Pick<JobContext, 'input' | 'scope'> | undefined = cached;
+    let parsed: Pick<JobContext, 'input' | 'scope' | 'plan' | 'plans'> | undefined = cached;
     if (!parsed) {
       let input: CrawlJobInput;
       try {
@@ -53,13 +70,14 @@ export class JobContexts {
       }
       const seed = canonicalize(input.url);
       if (!seed) return null;
-      parsed = { input, scope: new CrawlScope(seed, input.options) };
+      parsed = { input, scope: new CrawlScope(seed, input.options), plan: crawlPlan(job._id, input), plans: new ModelPlanCache() };
     }
     const fresh: JobContext = {
       job,
       input: parsed.input,
       scope: parsed.scope,
-      plan: cached?.plan,
+      plan: parsed.plan,
+      plans: parsed.plans,
       secrets: cached?.secrets,
       at: Date.now(),
     };

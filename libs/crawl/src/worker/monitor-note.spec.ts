@@ -21,7 +21,7 @@ describe('monitor page notes', () => {
       kind: 'completed',
       http_status: 304,
       links: ['http://s/'],
-      result: { data: { price: 1 }, method: 'unchanged', token_usage_input: 0, cost_usd: 0 },
+      result: { data: { price: 1 }, made: { method: 'unchanged' }, model: null, usage: { inputTokens: 0, costUsd: 0 } },
     });
     expect(unchangedOutcome(fetched, [], null, false)).toMatchObject({ result: null });
     expect(monitorObservation(task, input, outcome, note({ via: 'not_modified' }))).toMatchObject({
@@ -44,16 +44,16 @@ describe('monitor page notes', () => {
       extract_duration_ms: 1,
       result: {
         data: { price: 2 },
-        llm_model: 'm',
-        llm_provider: 'openai',
-        token_usage_input: 10,
-        token_usage_output: 2,
-        cost_usd: 0.01,
-        llm_cost_usd: 0.01,
+        made: { method: 'model' },
+        model: { provider: 'openai', model: 'm' },
+        usage: { inputTokens: 10, outputTokens: 2, costUsd: 0.01, llmCostUsd: 0.01 },
       },
     };
+    const extractedResult = extracted.kind === 'completed' ? extracted.result! : null;
     expect(monitorObservation(task, input, extracted, note())).toMatchObject({ kind: 'extracted', model_call: true, tokens_input: 10 });
-    expect(monitorObservation(task, input, { ...extracted, result: { ...extracted.result!, method: 'selectors' } }, note())).toMatchObject({
+    expect(
+      monitorObservation(task, input, { ...extracted, result: { ...extractedResult!, made: { method: 'selectors' } } }, note()),
+    ).toMatchObject({
       model_call: false,
     });
     expect(monitorObservation(task, input, { ...extracted, result: null }, note())).toMatchObject({ kind: 'navigation', data: null });

@@ -1,3 +1,4 @@
+import { Usage } from '@app/core';
 import type { FetchResult } from '@app/fetch';
 import type { PageMemory, PageObservation } from '@app/monitors';
 import type { CrawlJobInput } from '../crawl-input';
@@ -28,18 +29,7 @@ export function unchangedOutcome(
     links,
     fetch_duration_ms: fetchMs,
     extract_duration_ms: null,
-    result: extract
-      ? {
-          data,
-          method: 'unchanged',
-          llm_model: null,
-          llm_provider: null,
-          token_usage_input: 0,
-          token_usage_output: 0,
-          cost_usd: 0,
-          llm_cost_usd: 0,
-        }
-      : null,
+    result: extract ? { data, made: { method: 'unchanged' }, model: null, usage: Usage.NONE } : null,
   };
 }
 
@@ -64,8 +54,10 @@ export function monitorObservation(
   };
   if (outcome.kind === 'completed') {
     const result = outcome.result;
-    const modelCall = Boolean(result) && result!.method !== 'selectors' && result!.method !== 'unchanged';
-    const unchanged = result?.method === 'unchanged';
+    const method = result?.made.method;
+    const modelCall = Boolean(result) && method !== 'selectors' && method !== 'unchanged';
+    const unchanged = method === 'unchanged';
+    const usage = result?.usage ?? Usage.NONE;
     return {
       ...base,
       kind: !result ? 'navigation' : unchanged ? 'unchanged' : 'extracted',
@@ -75,9 +67,9 @@ export function monitorObservation(
       http_status: outcome.http_status,
       links: outcome.links,
       model_call: modelCall,
-      tokens_input: result?.token_usage_input ?? 0,
-      tokens_output: result?.token_usage_output ?? 0,
-      cost_usd: result?.cost_usd ?? 0,
+      tokens_input: usage.inputTokens,
+      tokens_output: usage.outputTokens,
+      cost_usd: usage.costUsd,
     };
   }
   if (outcome.kind === 'failed') {
@@ -90,9 +82,9 @@ export function monitorObservation(
       http_status: outcome.http_status,
       links: [],
       model_call: outcome.usage !== null,
-      tokens_input: outcome.usage?.token_usage_input ?? 0,
-      tokens_output: outcome.usage?.token_usage_output ?? 0,
-      cost_usd: outcome.usage?.cost_usd ?? 0,
+      tokens_input: outcome.usage?.inputTokens ?? 0,
+      tokens_output: outcome.usage?.outputTokens ?? 0,
+      cost_usd: outcome.usage?.costUsd ?? 0,
     };
   }
   return null;

@@ -1,6 +1,7 @@
 import { Counter, Registry } from 'prom-client';
 import type { AppConfig } from '@app/config';
 import { AppError } from '@app/core';
+import type { ModelPagePlan } from '@app/extraction';
 import { RedirectStopped, type FetchResult } from '@app/fetch';
 import type { JobRecord } from '@app/jobs';
 import type { LoadedPage, PageLoaderService } from '@app/pages';
@@ -60,6 +61,7 @@ function stage(load: Load, options: Partial<CrawlOptions> = {}, known: Record<st
     job: { _id: 'J1', user_id: 'u1' } as JobRecord,
     input: { url: seed.url, options: resolved, page_formats: null } as unknown as CrawlJobInput,
     scope: new CrawlScope(seed, resolved),
+    plan: { kind: 'model' } as ModelPagePlan,
   };
   const task = (path: string): PageTaskPayload =>
     ({ job_id: 'J1', key: canonicalize(`http://shop.test${path}`)!.key, url: `http://shop.test${path}`, extract: true }) as PageTaskPayload;

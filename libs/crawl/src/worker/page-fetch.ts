@@ -1,10 +1,11 @@
 import type { Counter } from 'prom-client';
 import type { AppConfig } from '@app/config';
 import { AppError, isStoreUnavailable } from '@app/core';
-import { fetchControlFor, RedirectStopped, type FetchResult, type WaitFor } from '@app/fetch';
+import { openFetchControl, RedirectStopped, type FetchControl, type FetchResult } from '@app/fetch';
 import type { JobRecord } from '@app/jobs';
 import { conditionalHeaders } from '@app/monitors';
-import { loadOptionsFor, type LoadedPage, type PageFetchControl, type PageLoaderService } from '@app/pages';
+import { pageLoadOptions, type ModelPagePlan } from '@app/extraction';
+import type { LoadedPage, PageFormatsPlan, PageLoaderService } from '@app/pages';
 import { hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { crawlHostPolicy } from '../crawl-host-policy';
 import type { CrawlJobInput } from '../crawl-input';
@@ -14,6 +15,7 @@ import type { PageOutcome, PageTaskPayload } from '../crawl.types';
 import { isRetryableFailure } from '../page-retry-policy';
 import { canonicalize } from '../url-canon';
 import type { ArchivedPages } from './archived-pages';
+import { crawlPagePlan } from './page-outcomes';
 import type { DomainLabels } from './domain-labels';
 import { unchangedOutcome, type MonitorNote } from './monitor-note';
 
@@ -23,11 +25,8 @@ import { unchangedOutcome, type MonitorNote } from './monitor-note';
  * headers and cookies to its seed's host only (links may lead elsewhere); a batch to each listed URL's own
  * host (the caller named every one).
  */
-export function crawlPageControl(input: CrawlJobInput, secrets: Record<string, string>): PageFetchControl {
-  const { user_agent, wait_for } = input.options;
-  const control = fetchControlFor({ user_agent, wait_for: (wait_for as WaitFor | null) ?? null }, secrets);
-  if (control.scoped && !input.source) control.scoped = { ...control.scoped, host: new URL(input.url).host };
-  return control;
+export function crawlPageControl(input: CrawlJobInput, secrets: Record<string, string>): FetchControl {
+  return openFetchControl(input.options, secrets, input.source ? {} : { host: new URL(input.url).host });
 }
 
 /** What the fetch stage needs of a page task's job. */
@@ -35,6 +34,8 @@ export interface FetchContext {
   job: JobRecord;
   input: CrawlJobInput;
   scope: CrawlScope;
+  /** How its pages are extracted (what the load must give them). */
+  plan: ModelPagePlan | PageFormatsPlan;
 }
 
 /**
@@ -92,13 +93,9 @@ export class PageFetch {
             linkSelector: options.follow_selector ?? undefined,
             control,
             keepRaw: options.archive,
-            // A page that is extracted: its formats (a crawl without a schema), or the attribute values a
-            // value may be grounded on (docs/provenance.md).
-            ...(task.extract
-              ? context.input.page_formats
-                ? loadOptionsFor(context.input.page_formats)
-                : { also: { attributes: true } }
-              : {}),
+            // A page that is extracted: what its plan needs of the load (its formats, or the attribute values a
+            // value may be grounded on: docs/provenance.md).
+            ...(task.extract ? pageLoadOptions(crawlPagePlan(context, task.key)) : {}),
             headers: conditionalHeaders(note?.memory ?? null),
             beforeConvert: (fetched) => {
               if (note) {

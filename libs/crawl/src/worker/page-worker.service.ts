@@ -3,15 +3,13 @@ import { Counter } from 'prom-client';
 import { PageArchive } from '@app/archive';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
-import { ExtractionService, GroundingService } from '@app/extraction';
+import { PageExtractor } from '@app/extraction';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel } from '@app/jobs';
 import { MonitorPagesService, textHash } from '@app/monitors';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { PageLoaderService, type LoadedPage } from '@app/pages';
 import { POLITENESS, type PolitenessPort } from '@app/politeness';
 import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
-import { ResultsService, ScreenshotsService } from '@app/results';
-import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { isArchiveSource } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import { LocalOutcomes } from '../local-outcomes';
@@ -24,20 +22,20 @@ import {
   type PageTaskPayload,
 } from '../crawl.types';
 import { workerCrashVerdict } from '../page-retry-policy';
+import { toStoredOutcome } from '../stored-outcome';
 import { ArchivedPages } from './archived-pages';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
-import { formatsOutcome } from './formats-result';
 import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
 import { JobContexts, type JobContext } from './job-contexts';
-import { PageExtract } from './page-extract';
 import { PageFetch } from './page-fetch';
+import { crawlPagePlan, extractionOutcome } from './page-outcomes';
 
 /**
  * The page worker pool: every crawler process consumes page tasks of every crawl (the crawl's owner
  * dispatches them), so one big crawl gets faster when the crawler service scales. A task is one
  * page: politeness slot → fetch (address guard on every hop; page-fetch.ts) → HTML → markdown and links →
- * model extraction (page-extract.ts) → one outcome record, reported to the owner. The worker never writes the frontier.
+ * the page pipeline's extraction (PageExtractor, @app/extraction) → one outcome record, reported to the owner. The worker never writes the frontier.
  * A page whose worker died PAGE_RETRY_LIMITS.workerCrashes times while it ran alone there is reported as
  * `worker_crash` (workerCrashVerdict).
  */
@@ -50,7 +48,6 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private readonly gate = new ExclusiveGate();
   private readonly archived: ArchivedPages;
   private readonly fetch: PageFetch;
-  private readonly extract: PageExtract;
 
   constructor(
     @Inject(QUEUE) private readonly queue: QueuePort,
@@ -63,11 +60,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly jobsRepository: JobsRepository,
     private readonly jobs: JobsService,
     loader: PageLoaderService,
-    extraction: ExtractionService,
-    grounding: GroundingService,
-    results: ResultsService,
-    private readonly screenshots: ScreenshotsService,
-    @Inject(DOCUMENT_STORE) store: DocumentStore,
+    private readonly extractor: PageExtractor,
     private readonly monitorPages: MonitorPagesService,
     archive: PageArchive,
     private readonly localOutcomes: LocalOutcomes,
@@ -95,7 +88,6 @@ export class PageWorkerService implements OnApplicationBootstrap {
         }),
     );
     this.fetch = new PageFetch(politeness, config, loader, repository, this.archived, this.pauses, this.domains);
-    this.extract = new PageExtract(extraction, grounding, results, store, logger);
     // From 0, so the first task of each outcome shows in rate() and increase().
     for (const outcome of ['completed', 'failed', 'rate_limited', 'deferred', 'skipped', 'cancelled'] satisfies PageOutcome['kind'][]) {
       this.outcomes.inc({ outcome }, 0);
@@ -179,7 +171,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   /** Stores the outcome (first writer wins) and tells the owner: directly when it runs in this process, else by bus. */
   private async report(task: PageTaskPayload, taskId: string, outcome: PageOutcome): Promise<void> {
     this.outcomes.inc({ outcome: outcome.kind });
-    if (await this.repository.finishOutcome(taskId, outcome)) {
+    if (await this.repository.finishOutcome(taskId, toStoredOutcome(outcome))) {
       if (this.localOutcomes.offer(taskId, outcome)) return;
       await this.bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId }).catch(() => undefined);
     }
@@ -228,7 +220,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     note: MonitorNote | null,
     started: number,
   ): Promise<PageOutcome> {
-    const { input, job } = context;
+    const { input } = context;
     const fetchMs = page.fetchDurationMs;
     // A batch follows no links: none are reported.
     const links = input.source ? [] : (page.content.selectedLinks ?? page.content.links).slice(0, MAX_LINKS_PER_PAGE).map((l) => l.url);
@@ -247,14 +239,14 @@ export class PageWorkerService implements OnApplicationBootstrap {
       }
     }
     if (!task.extract) return { kind: 'completed', ...base, extract_duration_ms: null, result: null };
-    if (input.page_formats) {
-      return formatsOutcome(page, input.page_formats, base, {
-        jobId: job._id,
-        key: task.key,
-        store: (id, png) => this.screenshots.store(job, id, png),
-      });
-    }
-    return this.extract.extract(task, context, page, base, signal, this.secretsOf(context, task.secrets), started);
+    const extractStarted = Date.now();
+    const extracted = await this.extractor.extract(page, crawlPagePlan(context, task.key), {
+      job: context.job,
+      secrets: this.secretsOf(context, task.secrets),
+      signal,
+      plans: context.plans,
+    });
+    return extractionOutcome(extracted, page, base, { started, extractStarted }, signal);
   }
 
   private async context(jobId: string): Promise<JobContext | null> {

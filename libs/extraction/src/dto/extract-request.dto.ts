@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { LlmConfigDto } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
 import { EXTRACT_ARCHIVE_DEFAULT } from '../extract-archive';
@@ -10,7 +10,7 @@ import { GroundingProperty, ProvenanceProperty } from '@app/sites';
 import type { FieldProvenance, GroundingPolicy, ProvenanceMode } from '@app/provenance';
 import { FieldProvenanceResponse, WARNINGS_PROPERTY, WarningResponse } from '@app/results';
 import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
-import { JobFetchFields } from '@app/intake';
+import { JobFetchFields, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 
 export class ExtractRequestDto extends JobFetchFields {
   @ApiPropertyOptional({ example: 'https://quotes.example/page/1/', description: 'Required unless `site_id` names a saved site.' })
@@ -20,26 +20,18 @@ export class ExtractRequestDto extends JobFetchFields {
   @IsHttpUrl()
   url?: string;
 
-  @ApiPropertyOptional({
+  @SchemaProperty({
     description:
       'The structure to extract: shorthand, field list or JSON Schema, as JSON or as a JSON/YAML string. Required unless `schema_id` or the site has a default schema.',
     example: { quotes: [{ text: 'string', author: 'string', tags: ['string'] }] },
   })
-  @Allow()
   schema?: unknown;
 
-  @ApiPropertyOptional({ description: 'A saved schema (yours, public or platform) instead of `schema`.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SchemaIdProperty()
   schema_id?: string;
-  @ApiPropertyOptional({
-    description:
-      "A saved site: its URL, fetch mode, default schema as defaults; its headers and cookies go under the request's own (name by name, the request's win), to its host only: a `url` on another host is a 422 at `body.url`.",
-  })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SiteIdProperty(
+    "A saved site: its URL, fetch mode, default schema as defaults; its headers and cookies go under the request's own (name by name, the request's win), to its host only: a `url` on another host is a 422 at `body.url`.",
+  )
   site_id?: string;
   @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
 
@@ -106,13 +98,9 @@ export class AnalyzeRequestDto {
   @IsOptional()
   @IsBoolean()
   debug?: boolean;
-  @ApiPropertyOptional({
-    description:
-      'A saved site: its URL and fetch mode as defaults; its headers and cookies go with the fetches, to its host only: a `url` on another host is a 422 at `body.url`.',
-  })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SiteIdProperty(
+    'A saved site: its URL and fetch mode as defaults; its headers and cookies go with the fetches, to its host only: a `url` on another host is a 422 at `body.url`.',
+  )
   site_id?: string;
   @ApiPropertyOptional({ type: LlmConfigDto })
   @IsOptional()

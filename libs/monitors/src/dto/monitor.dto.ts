@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  Allow,
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
@@ -20,6 +19,7 @@ import {
 } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { ExactlyOneOf, IsHttpUrl, IsPrintable, JSON_BODY_LIMITS } from '@app/http';
+import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import { LlmConfigDto } from '@app/llm';
 import { SavedCrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
@@ -92,23 +92,16 @@ export class CreateMonitorDto {
   @MaxLength(2048, { each: true })
   urls?: string[];
 
-  @ApiPropertyOptional({ description: 'A saved site: its URL, fetch mode, default schema and crawl options as defaults.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SiteIdProperty('A saved site: its URL, fetch mode, default schema and crawl options as defaults.')
   site_id?: string;
 
-  @ApiPropertyOptional({
+  @SchemaProperty({
     description: 'What to extract from every page (as POST /crawl takes it). Required unless `schema_id` or the site has a default schema.',
     example: { products: [{ sku: 'string', name: 'string', price: 'number' }] },
   })
-  @Allow()
   schema?: unknown;
 
-  @ApiPropertyOptional({ description: 'A saved schema (yours, public or platform) instead of `schema`.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SchemaIdProperty()
   schema_id?: string;
 
   @ApiPropertyOptional({

@@ -18,17 +18,17 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
-import { FETCH_MODES, type FetchMode } from '@app/fetch';
+import {
+  FETCH_CONTROL_DEFAULTS,
+  FETCH_MODES,
+  IsCssSelector,
+  resolveFetchControl,
+  WithFetchControl,
+  type FetchControlFields,
+  type FetchMode,
+} from '@app/fetch';
 import { GROUNDING_POLICIES, PROVENANCE_DEFAULTS, PROVENANCE_MODES, type GroundingPolicy, type ProvenanceMode } from '@app/provenance';
 import { checkPattern } from '../url-rules';
-import {
-  FetchCookiesProperty,
-  FetchHeadersProperty,
-  IsCssSelector,
-  UserAgentProperty,
-  WaitForProperty,
-  type WaitForDto,
-} from './fetch-control.properties';
 
 /** Server-side caps (docs/api.md "Crawl options"); over a cap is a 422. */
 export const CRAWL_CAPS = { maxDepth: 10, maxPages: 100_000, concurrency: 32 } as const;
@@ -50,10 +50,7 @@ export const CRAWL_OPTION_DEFAULTS = {
   exclude_patterns: [],
   max_cost_usd: null,
   archive: true,
-  headers: null,
-  cookies: null,
-  user_agent: null,
-  wait_for: null,
+  ...FETCH_CONTROL_DEFAULTS,
   provenance: PROVENANCE_DEFAULTS.provenance,
   grounding: PROVENANCE_DEFAULTS.grounding,
 } as const satisfies Record<keyof CrawlOptionsDto, unknown>;
@@ -104,12 +101,8 @@ export function IsRe2Pattern(options?: ValidationOptions) {
     });
 }
 
-/**
- * Crawl options as saved on a site and accepted by POST /crawl: the one definition of every option, its
- * rules and its default (docs/api.md "One source"). Absent fields take the defaults. The resolved form a
- * crawl runs with (CrawlOptions) and the reading of stored options derive from it.
- */
-export class CrawlOptionsDto {
+/** The crawl options before the fetch control group (CrawlOptionsDto adds it, then the provenance options). */
+class CrawlScopeOptions {
   @ApiPropertyOptional({ example: '^https://quotes\\.example/page/\\d+/$', description: 'RE2 regex on absolute URLs of links to follow.' })
   @IsOptional()
   @IsString()
@@ -205,25 +198,26 @@ export class CrawlOptionsDto {
   @IsOptional()
   @IsBoolean()
   archive?: boolean;
+}
 
-  @FetchHeadersProperty("the crawl's seed host (a batch: each listed URL's own host)")
-  headers?: Record<string, string>;
-
-  @FetchCookiesProperty("the crawl's seed host (a batch: each listed URL's own host)")
-  cookies?: Record<string, string>;
-
-  @UserAgentProperty()
-  user_agent?: string;
-
-  @WaitForProperty()
-  wait_for?: WaitForDto;
-
+/** The crawl options up to the fetch control group, the provenance options after it. */
+class CrawlOptionsFields extends WithFetchControl(CrawlScopeOptions, "the crawl's seed host (a batch: each listed URL's own host)") {
   @ProvenanceProperty()
   provenance?: ProvenanceMode;
 
   @GroundingProperty()
   grounding?: GroundingPolicy;
 }
+
+/**
+ * Crawl options as saved on a site and accepted by POST /crawl: the one definition of every option, its
+ * rules and its default (docs/api.md "One source"). Absent fields take the defaults. The resolved form a
+ * crawl runs with (CrawlOptions) and the reading of stored options derive from it. The fetch control
+ * options are the fetch lib's group (WithFetchControl), their headers and cookies for the crawl's seed host.
+ * It declares no field of its own: class-validator lists a class's own fields before its inherited ones,
+ * and the OpenAPI document and a 422's `errors` follow the options in the order above.
+ */
+export class CrawlOptionsDto extends CrawlOptionsFields {}
 
 /** The options a crawl runs with: every option present, `null` where an optional one is absent. */
 export type CrawlOptions = {
@@ -233,7 +227,7 @@ export type CrawlOptions = {
 };
 
 /** Options whose absence is `null` (no pattern, no selector, no cost cap, no fetch control) rather than a default value. */
-type NullableOption = 'follow_pattern' | 'follow_selector' | 'max_cost_usd' | 'headers' | 'cookies' | 'user_agent' | 'wait_for';
+type NullableOption = 'follow_pattern' | 'follow_selector' | 'max_cost_usd' | keyof FetchControlFields;
 
 /** A layer of options (a request's, a site's): any option may be absent or null. */
 export type CrawlOptionsLayer = { [K in keyof CrawlOptionsDto]?: CrawlOptionsDto[K] | null };
@@ -259,10 +253,7 @@ export function resolveCrawlOptions(...layers: Array<CrawlOptionsLayer | undefin
     exclude_patterns: of('exclude_patterns') ?? [...d.exclude_patterns],
     max_cost_usd: of('max_cost_usd'),
     archive: of('archive') ?? d.archive,
-    headers: of('headers'),
-    cookies: of('cookies'),
-    user_agent: of('user_agent'),
-    wait_for: of('wait_for'),
+    ...resolveFetchControl(of),
     provenance: of('provenance') ?? d.provenance,
     grounding: of('grounding') ?? d.grounding,
   };

@@ -1,11 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsObject, IsOptional } from 'class-validator';
-import { forbiddenHeaderReason } from '@app/fetch';
+import { COOKIE_MAP_RULE, forbiddenHeaderReason, HEADER_MAP_RULE } from '@app/fetch';
 import { HasUsableKeys, IsStringMap, type StringMapRule } from '@app/http';
 import { SECRET_MASK } from '../saved-fetch-secrets';
 import { CrawlOptionsDto } from './crawl-options.dto';
-import { COOKIE_MAP_RULE, HEADER_MAP_RULE } from './fetch-control.properties';
 
 /*
  * Crawl options as a saved site (or monitor) takes and shows them (docs/api.md "Saved sites"): the crawl

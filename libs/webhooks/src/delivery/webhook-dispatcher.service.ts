@@ -5,7 +5,6 @@ import { JobLifecycleHooks, type JobLifecycleEvent } from '@app/jobs';
 import { QUEUE, type QueuePort } from '@app/queue';
 import { subscribes } from '../webhook-events';
 import { WebhooksRepository } from '../webhooks.repository';
-import type { JobWebhookTarget } from './job-webhook-target';
 import { OutboxRepository } from './outbox.repository';
 
 export const WEBHOOKS_QUEUE = 'webhooks';
@@ -34,7 +33,7 @@ export class WebhookDispatcherService implements OnModuleInit {
   }
 
   async dispatch(event: JobLifecycleEvent): Promise<void> {
-    const targets = (event.job.webhook_targets ?? []) as unknown as JobWebhookTarget[];
+    const targets = event.job.webhook_targets ?? [];
     for (const target of targets) {
       let events = target.events;
       if (target.kind === 'saved' && target.webhook_id) {

@@ -3,7 +3,7 @@ import type { JobLifecycleEvent, JobLifecycleHooks, JobRecord } from '@app/jobs'
 import { MemoryQueueAdapter } from '@app/queue';
 import { SqliteDocumentStore } from '@app/storage';
 import type { WebhooksRepository } from '../webhooks.repository';
-import type { JobWebhookTarget } from './job-webhook-target';
+import type { JobWebhookTarget } from '@app/jobs';
 import { OutboxRepository, type OutboxItem } from './outbox.repository';
 import { WebhookDispatcherService } from './webhook-dispatcher.service';
 

@@ -7,7 +7,6 @@ import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { Counter, Histogram } from 'prom-client';
 import { WebhooksRepository } from '../webhooks.repository';
-import type { JobWebhookTarget } from './job-webhook-target';
 import { OutboxRepository, type OutboxItem } from './outbox.repository';
 import { signWebhook } from './signature';
 import { WEBHOOKS_QUEUE, WebhookDispatcherService, type PumpPayload } from './webhook-dispatcher.service';
@@ -232,7 +231,7 @@ export class WebhookPumpService implements OnApplicationBootstrap, OnApplication
       return { url: saved.url, secret: saved.secret ? this.sealer.open(saved.secret) : null, headers: saved.headers };
     }
     const job = await this.jobs.findForWorker(item.job_id);
-    const target = ((job?.webhook_targets ?? []) as unknown as JobWebhookTarget[]).find((t) => t.key === item.target_key);
+    const target = (job?.webhook_targets ?? []).find((t) => t.key === item.target_key);
     if (!target?.url) return null;
     return { url: target.url, secret: target.secret ? this.sealer.open(target.secret) : null, headers: target.headers };
   }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { SECRET_SEALER, type SecretSealer } from '@app/core';
 import type { JobWebhookFields } from '../dto/job-webhook.dto';
 import { WebhooksService } from '../webhooks.service';
-import type { JobWebhookTarget } from './job-webhook-target';
+import type { JobWebhookTarget } from '@app/jobs';
 
 /** Resolves the webhook fields of a job request into targets stored on the job (422 for an unknown webhook_id). */
 @Injectable()

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { QueryInteger } from '@app/http';
+import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import { LlmConfigDto } from '@app/llm';
 import { CRAWL_CAPS } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
@@ -10,18 +11,14 @@ import { REEXTRACT_ONLY, type ReextractOnly } from '../../crawl-input';
 
 /** POST /jobs/{id}/reextract (docs/archive.md "Re-extraction"). */
 export class ReextractRequestDto extends JobWebhookFields {
-  @ApiPropertyOptional({
+  @SchemaProperty({
     description:
       "What to extract from every archived page (shorthand, field list or JSON Schema). Absent with `schema_id` absent too: the source job's schema.",
     example: { name: 'string', price: 'string', sku: 'string' },
   })
-  @Allow()
   schema?: unknown;
 
-  @ApiPropertyOptional({ description: 'A saved schema (yours, public or platform) instead of `schema`.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SchemaIdProperty()
   schema_id?: string;
 
   @ApiPropertyOptional({
@@ -96,16 +93,10 @@ export class ArchivedPageQuery {
 
 /** POST /warc-extract: the schema and options by saved ids and query parameters (the body is the WARC file). */
 export class WarcExtractQuery {
-  @ApiPropertyOptional({ description: 'The saved schema to extract. Required unless `site_id` names a site with a default schema.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SchemaIdProperty('The saved schema to extract. Required unless `site_id` names a site with a default schema.')
   schema_id?: string;
 
-  @ApiPropertyOptional({ description: 'A saved site whose default schema and crawl options (concurrency, max_cost_usd) apply.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SiteIdProperty('A saved site whose default schema and crawl options (concurrency, max_cost_usd) apply.')
   site_id?: string;
 
   @ExtractionModeProperty('As in a crawl: `model`, or `auto` (learned selector programs per template).')

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  Allow,
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
@@ -18,6 +17,7 @@ import {
 } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { JSON_BODY_LIMITS } from '@app/http';
+import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto } from '@app/sites';
@@ -54,18 +54,14 @@ export class BatchRequestDto extends JobWebhookFields {
   @MaxLength(2048, { each: true })
   urls!: string[];
 
-  @ApiPropertyOptional({
+  @SchemaProperty({
     description:
       'What to extract from every page (shorthand, field list or JSON Schema). Required unless `schema_id`, `formats` or the site has a default schema.',
     example: { name: 'string', price: 'string' },
   })
-  @Allow()
   schema?: unknown;
 
-  @ApiPropertyOptional({ description: 'A saved schema (yours, public or platform) instead of `schema`.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SchemaIdProperty()
   schema_id?: string;
 
   @PageFormatsProperty({
@@ -80,12 +76,7 @@ export class BatchRequestDto extends JobWebhookFields {
   @FullPageScreenshotProperty()
   full_page_screenshot?: boolean;
 
-  @ApiPropertyOptional({
-    description: "A saved site: its fetch mode, default schema and crawl options as defaults under the request's own.",
-  })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SiteIdProperty("A saved site: its fetch mode, default schema and crawl options as defaults under the request's own.")
   site_id?: string;
 
   @ApiPropertyOptional({
@@ -132,22 +123,14 @@ export class BatchRequestDto extends JobWebhookFields {
 
 /** Query parameters of a list body (text/plain, application/x-ndjson): the schema and options by saved ids. */
 export class BatchListQuery {
-  @ApiPropertyOptional({
-    description:
-      'The saved schema to extract (list bodies: required unless the site has a default schema; a JSON body: fills its `schema_id` when it gives none).',
-  })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SchemaIdProperty(
+    'The saved schema to extract (list bodies: required unless the site has a default schema; a JSON body: fills its `schema_id` when it gives none).',
+  )
   schema_id?: string;
 
-  @ApiPropertyOptional({
-    description:
-      'A saved site whose crawl options, fetch mode and default schema apply (a JSON body: fills its `site_id` when it gives none).',
-  })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SiteIdProperty(
+    'A saved site whose crawl options, fetch mode and default schema apply (a JSON body: fills its `site_id` when it gives none).',
+  )
   site_id?: string;
 
   @ExtractionModeProperty('As `extraction_mode` in the JSON body (a JSON body: fills its own when it gives none).')

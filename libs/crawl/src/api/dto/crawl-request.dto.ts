@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { Allow, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
+import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
 import { IsHttpUrl, QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
@@ -19,18 +20,14 @@ export class CrawlRequestDto extends JobWebhookFields {
   @IsHttpUrl()
   url?: string;
 
-  @ApiPropertyOptional({
+  @SchemaProperty({
     description:
       'What to extract from every page: shorthand, field list or JSON Schema, as JSON or as a JSON/YAML string. Required unless `schema_id`, `formats` or the site has a default schema.',
     example: { quotes: [{ text: 'string', author: 'string' }] },
   })
-  @Allow()
   schema?: unknown;
 
-  @ApiPropertyOptional({ description: 'A saved schema (yours, public or platform) instead of `schema`.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SchemaIdProperty()
   schema_id?: string;
 
   @PageFormatsProperty({
@@ -45,12 +42,7 @@ export class CrawlRequestDto extends JobWebhookFields {
   @FullPageScreenshotProperty()
   full_page_screenshot?: boolean;
 
-  @ApiPropertyOptional({
-    description: "A saved site: its URL, fetch mode, default schema and crawl options as defaults under the request's own.",
-  })
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
+  @SiteIdProperty("A saved site: its URL, fetch mode, default schema and crawl options as defaults under the request's own.")
   site_id?: string;
 
   @ApiPropertyOptional({ type: CrawlOptionsDto, description: 'Crawl options; absent fields come from the site, then the defaults.' })

@@ -15,12 +15,15 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { checkCssSelector } from '@app/content';
-import { COOKIE_VALUE_PATTERN, forbiddenHeaderReason, HEADER_VALUE_PATTERN, TOKEN_PATTERN } from '@app/fetch';
+import { COOKIE_VALUE_PATTERN, forbiddenHeaderReason, HEADER_VALUE_PATTERN, TOKEN_PATTERN } from '../request-control';
+import { configuredProxyPools } from '../proxy-pool/configured-pools';
+import type { FetchControlFields } from './fetch-control';
 import { ExactlyOneOf, HasUsableKeys, IsStringMap, type StringMapRule } from '@app/http';
 
 /*
- * Fetch control (docs/scrape.md "Fetch control"): one definition of each field's rule and words, used
- * at the top level of POST /extract and /scrape and under the crawl options of crawls and batches.
+ * Fetch control (docs/scrape.md "Fetch control"): one definition of each field's rule and words, and the group
+ * of them a DTO embeds (WithFetchControl): at the top level of POST /extract and /scrape, under the crawl
+ * options of crawls, batches, saved sites and monitors.
  */
 
 export const HEADER_MAP_RULE: StringMapRule = {
@@ -149,4 +152,58 @@ export function WaitForProperty() {
     ValidateNested(),
     Type(() => WaitForDto),
   );
+}
+
+/** `proxy`: an operator's proxy pool by name, or `none`; an unknown name is a 422 that lists the known ones. */
+export function ProxyProperty() {
+  return applyDecorators(
+    ApiPropertyOptional({
+      example: 'residential',
+      description:
+        "The operator's proxy pool the page's requests go through, by name (GLEANER_PROXY_POOLS; docs/proxies.md), or `none` for a direct fetch whatever a saved site says. Never a proxy URL. An unknown name is a 422 that lists the known pools.",
+    }),
+    IsOptional(),
+    IsString(),
+    IsKnownProxyPool(),
+  );
+}
+
+function IsKnownProxyPool(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isKnownProxyPool',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: {
+        message: (args) => configuredProxyPools().problem(String(args.value), '')?.message ?? 'must name a proxy pool',
+      },
+      validator: { validate: (value: unknown) => typeof value === 'string' && configuredProxyPools().problem(value, '') === null },
+    });
+}
+
+/** A DTO class a group of fields is added to (its own fields come first in the document). */
+type DtoBase = new (...args: any[]) => object;
+
+/**
+ * The fetch control fields as one group (docs/scrape.md "Fetch control"), added to a DTO after its base's
+ * fields: `headers` and `cookies` for `scope` (the host they are sent to), `user_agent`, `wait_for`, `proxy`.
+ */
+export function WithFetchControl<TBase extends DtoBase>(Base: TBase, scope = "the page's host") {
+  class FetchControlGroup extends Base implements FetchControlFields {
+    @FetchHeadersProperty(scope)
+    headers?: Record<string, string>;
+
+    @FetchCookiesProperty(scope)
+    cookies?: Record<string, string>;
+
+    @UserAgentProperty()
+    user_agent?: string;
+
+    @WaitForProperty()
+    wait_for?: WaitForDto;
+
+    @ProxyProperty()
+    proxy?: string;
+  }
+  return FetchControlGroup;
 }

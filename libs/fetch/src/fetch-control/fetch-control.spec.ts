@@ -1,7 +1,13 @@
 import { AppError } from '@app/core';
-import { fetchControlFor, fetchSecretValues, splitFetchControl, storedFetchControlSchema } from './stored-fetch-control';
+import {
+  fetchSecretValues,
+  openFetchControl,
+  splitFetchControl,
+  splitOptionsFetchControl,
+  storedFetchControlSchema,
+} from './fetch-control';
 
-describe('stored fetch control', () => {
+describe('fetch control: split at intake, opened for each page', () => {
   it('stores the user agent and wait_for, seals headers and cookies, and puts the two back together for the worker', () => {
     const { stored, secrets } = splitFetchControl(
       { headers: { 'X-Token': 'tok-1234', Cookie: 'a=1; b=2', 'User-Agent': 'Bot/1' }, cookies: { b: '3' }, wait_for: { ms: 500 } },
@@ -9,7 +15,7 @@ describe('stored fetch control', () => {
     );
     expect(stored).toEqual({ user_agent: 'Bot/1', wait_for: { ms: 500 } });
     expect(JSON.stringify(stored)).not.toContain('tok-1234');
-    expect(fetchControlFor(stored, secrets)).toEqual({
+    expect(openFetchControl(stored, secrets)).toEqual({
       scoped: { headers: { 'X-Token': 'tok-1234' }, cookies: { a: '1', b: '3' } },
       userAgent: 'Bot/1',
       waitFor: { ms: 500 },
@@ -19,7 +25,7 @@ describe('stored fetch control', () => {
 
   it('stores nothing and seals nothing without fetch control', () => {
     expect(splitFetchControl({}, 'auto')).toEqual({ stored: null, secrets: {} });
-    expect(fetchControlFor(null, {})).toEqual({});
+    expect(openFetchControl(null, {})).toEqual({});
   });
 
   it('refuses a user agent given twice, wait_for with both or neither field, and wait_for without the browser', () => {
@@ -44,5 +50,28 @@ describe('stored fetch control', () => {
       user_agent: null,
       wait_for: { selector: '#x' },
     });
+  });
+
+  it("scopes the headers and cookies to one host when the job says so (a crawl's seed, an analysis's page)", () => {
+    const { secrets } = splitFetchControl({ headers: { 'X-Key': 'k' }, cookies: { s: '1' } }, 'auto');
+    expect(openFetchControl(null, secrets, { host: 'shop.test:8080' })).toEqual({
+      scoped: { headers: { 'X-Key': 'k' }, cookies: { s: '1' }, host: 'shop.test:8080' },
+    });
+    expect(openFetchControl(null, secrets).scoped).toEqual({ headers: { 'X-Key': 'k' }, cookies: { s: '1' } });
+  });
+
+  it('reads a wait_for stored under crawl options by whichever field it names', () => {
+    expect(openFetchControl({ user_agent: null, wait_for: { selector: '#x' } }, {})).toEqual({ waitFor: { selector: '#x' } });
+    expect(openFetchControl({ wait_for: { ms: 5 } }, {})).toEqual({ waitFor: { ms: 5 } });
+    expect(openFetchControl({ wait_for: {} }, {})).toEqual({});
+  });
+
+  it('splits options carrying the fields: the options keep the stored part, headers and cookies leave them', () => {
+    const { options, secrets } = splitOptionsFetchControl(
+      { fetch_mode: 'auto' as const, max_pages: 3, headers: { A: 'secret-a' }, cookies: null, user_agent: 'UA/1', wait_for: null },
+      'body.options',
+    );
+    expect(options).toEqual({ fetch_mode: 'auto', max_pages: 3, headers: null, cookies: null, user_agent: 'UA/1', wait_for: null });
+    expect(openFetchControl(options, secrets)).toEqual({ scoped: { headers: { A: 'secret-a' }, cookies: {} }, userAgent: 'UA/1' });
   });
 });

@@ -1,29 +1,11 @@
-import { AppError, isStoreUnavailable } from '@app/core';
 import type { JobRecord } from '@app/jobs';
 import { fetchSecretValues } from '@app/fetch';
 import type { ResultsService } from '@app/results';
-import type { CallTrace } from './extraction.service';
-
-/**
- * Errors of extract/analyze jobs are final: the job answers a waiting caller and retrying the whole
- * job would only delay that answer. Only internal errors (bugs, crashes) go back to the queue.
- */
-export function finalJobError(error: unknown, what: string): AppError {
-  // A store outage is nobody's final answer: thrown on as it is, the job runner waits it out (see JobRunnerService).
-  if (isStoreUnavailable(error)) throw error;
-  if (error instanceof AppError) {
-    return new AppError(error.slug, error.message, {
-      detail: error.detail,
-      category: error.category ?? 'internal',
-      retryable: error.category === 'internal',
-    });
-  }
-  return new AppError('internal-error', `${what} failed unexpectedly.`, { category: 'internal', retryable: true, cause: error });
-}
+import type { CallTrace } from '../extraction.service';
 
 /** A debug-capture recorder for the model calls of one page (a BYOK key is scrubbed from every field). */
 export function captureRecorder(
-  results: ResultsService,
+  results: Pick<ResultsService, 'recordCapture'>,
   job: JobRecord,
   page: { url: string; fetchMode: string; schema: string; hints?: Record<string, string> },
   secrets: Record<string, string>,

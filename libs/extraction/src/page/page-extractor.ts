@@ -1,0 +1,160 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppError, isStoreUnavailable, Usage } from '@app/core';
+import { consumerSession, learnedTemplates, type LearnedResult, type ModelRequest } from '@app/learned';
+import { llmConfigFor } from '@app/llm';
+import { LOGGER, type AppLogger } from '@app/observability';
+import { buildFormats, type LoadedPage } from '@app/pages';
+import { ResultsService, ScreenshotsService } from '@app/results';
+import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
+import { ExtractionFailure, ExtractionService, type ExtractOutput } from '../extraction.service';
+import { GroundingService, groundedCallOf, type GroundedCall } from '../grounding.service';
+import { captureRecorder } from './capture';
+import { formatsMade, PageFailure, type ExtractionMade, type FormatsMade, type PageExtraction } from './page-extraction';
+import type { FormatsPagePlan, ModelPagePlan, PagePlan, PageRun } from './page-plan';
+
+/**
+ * The page pipeline's extraction step (docs/architecture.md "The page pipeline"): one loaded page and its job's
+ * plan in, the page's extraction (or its failure) out, for every job type. Model pages go through the model chain
+ * or, with extraction_mode auto, the user's learned programs; every model call is recorded for debug capture; the
+ * data is grounded on what the model was given; formats pages are built and their screenshot stored. Where the
+ * outcome goes (a job's result, a crawl page's outcome) is its caller's business. A store outage is never the
+ * page's failure: it is thrown on.
+ */
+@Injectable()
+export class PageExtractor {
+  constructor(
+    private readonly extraction: ExtractionService,
+    private readonly grounding: GroundingService,
+    private readonly results: ResultsService,
+    private readonly screenshots: ScreenshotsService,
+    @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    @Inject(LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  extract(page: LoadedPage, plan: ModelPagePlan, run: PageRun): Promise<PageExtraction<ExtractionMade> | PageFailure>;
+  extract(page: LoadedPage, plan: FormatsPagePlan, run: PageRun): Promise<PageExtraction<FormatsMade> | PageFailure>;
+  extract(page: LoadedPage, plan: PagePlan, run: PageRun): Promise<PageExtraction | PageFailure>;
+  extract(page: LoadedPage, plan: PagePlan, run: PageRun): Promise<PageExtraction | PageFailure> {
+    return plan.kind === 'formats' ? this.formats(page, plan, run) : this.model(page, plan, run);
+  }
+
+  /** The page's formats (docs/scrape.md): no model call, no cost; the PNG of a screenshot is stored before the data names it. */
+  private async formats(page: LoadedPage, plan: FormatsPagePlan, { job }: PageRun): Promise<PageExtraction<FormatsMade> | PageFailure> {
+    const screenshotId = page.fetch.screenshot ? plan.screenshotId : null;
+    try {
+      const data = buildFormats(page, plan.formats.formats, screenshotId ? ScreenshotsService.path(job._id, screenshotId) : null);
+      if (screenshotId) await this.screenshots.store(job, screenshotId, page.fetch.screenshot!);
+      const made = formatsMade(page, screenshotId, plan.withFetchDuration ? page.fetchDurationMs : undefined);
+      return { data, made, model: null, usage: Usage.NONE };
+    } catch (error) {
+      // Too large to store (content_too_large) is the page's; anything else (the store) is thrown on.
+      if (!(error instanceof AppError)) throw error;
+      return new PageFailure('page', error, null, [], error);
+    }
+  }
+
+  /**
+   * The model chain (or the learned programs) on the page's markdown, grounded on what the model was given
+   * (docs/provenance.md, docs/learned-extraction.md). The model plan is resolved at the first model call: a page a
+   * learned program fills alone needs none.
+   */
+  private async model(page: LoadedPage, plan: ModelPagePlan, run: PageRun): Promise<PageExtraction<ExtractionMade> | PageFailure> {
+    const { job, secrets, signal } = run;
+    const url = page.fetch.url;
+    const llmConfig = llmConfigFor(plan.llmConfig, secrets);
+    const onCall = captureRecorder(this.results, job, { url, fetchMode: page.fetch.mode, schema: JSON.stringify(plan.schema) }, secrets);
+    const groundingPage = this.grounding.pageOf(url, page.content);
+    // The model call whose answer is in the data, and what it was given (its values are grounded on that).
+    let out: ExtractOutput | undefined;
+    let call: GroundedCall | undefined;
+    // A learned partial call asks for some fields only, or sends the page's text around their values (an excerpt).
+    const callModel = async (request?: ModelRequest): Promise<ExtractOutput> => {
+      const targets = run.plans ? await run.plans.get(() => this.extraction.plan(job.user_id, llmConfig)) : undefined;
+      out = await this.extraction.extract(
+        {
+          userId: job.user_id,
+          url,
+          content: request?.excerpt ?? page.content.markdown,
+          schema: request?.schema ?? plan.schema,
+          llmConfig,
+          signal,
+          onCall,
+          ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
+          ...(request?.kind === 'partial' ? { partial: true } : {}),
+        },
+        targets,
+      );
+      call = groundedCallOf(out, request?.excerpt !== undefined);
+      return out;
+    };
+    try {
+      let data: unknown;
+      let made: ExtractionMade;
+      let rules: LearnedResult['rules'];
+      if (plan.mode === 'auto') {
+        const session = consumerSession(
+          await learnedTemplates(this.store),
+          { userId: job.user_id, schema: plan.schema, consumer: plan.consumer },
+          async (request) => (await callModel(request)).data as Record<string, unknown>,
+        );
+        const learned = await session.extract(url, page.fetch.html, { grounded: this.grounding.learnedGuard(groundingPage) });
+        ({ data, rules } = learned);
+        made = madeBy(learned);
+      } else {
+        data = (await callModel()).data;
+        made = { method: 'model' };
+      }
+      const usage = out ? Usage.of(out) : Usage.NONE;
+      const grounded = this.grounding.ground({ page: groundingPage, data, schema: plan.schema, settings: plan.settings, call, rules });
+      if (grounded.failure) {
+        // `grounding: fail_page` and a value not on the page: the model call is paid for (docs/provenance.md "Policies").
+        return new PageFailure(
+          'grounding',
+          grounded.failure,
+          usage,
+          out?.attempts ?? [],
+          grounded.failure,
+          grounded.metadata.ungrounded_fields,
+        );
+      }
+      return {
+        data: grounded.data,
+        made,
+        model: out ? { provider: out.target.provider, model: out.target.model } : null,
+        usage,
+        provenance: grounded.metadata,
+        // The warnings of the call whose answer is in the data (its text cut to fit the model).
+        ...(out && out.warnings.length > 0 ? { warnings: out.warnings } : {}),
+        run: { isByok: out?.isByok ?? false, attempts: out?.attempts ?? [] },
+      };
+    } catch (error) {
+      if (isStoreUnavailable(error)) throw error;
+      return this.failure(error, run, url);
+    }
+  }
+
+  private failure(error: unknown, run: PageRun, url: string): PageFailure {
+    if (error instanceof ExtractionFailure) {
+      return new PageFailure('model', error, error.summary ? Usage.of(error.summary) : null, error.summary?.attempts ?? [], error);
+    }
+    if (error instanceof AppError) return new PageFailure('page', error, null, [], error);
+    this.logger.error({ err: error, job_id: run.job._id, url }, 'page extraction failed unexpectedly');
+    const internal = new AppError('internal-error', 'Extraction failed unexpectedly.', {
+      category: 'internal',
+      retryable: true,
+      cause: error,
+    });
+    return new PageFailure('page', internal, null, [], error);
+  }
+}
+
+/** How a learned extraction made the page (the result's `metadata`, docs/api.md "Results and downloads"). */
+export function madeBy(learned: LearnedResult): ExtractionMade {
+  return {
+    method: learned.method,
+    ...(learned.programId ? { program_id: learned.programId } : {}),
+    template_id: learned.templateId,
+    ...(learned.modelFields ? { model_fields: learned.modelFields } : {}),
+    ...(learned.call ? { model_call: learned.call } : {}),
+  };
+}

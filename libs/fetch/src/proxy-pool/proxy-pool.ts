@@ -1,0 +1,146 @@
+import { Errors, type FieldError } from '@app/core';
+import { fetchError } from '../errors';
+import { NO_PROXY, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pools-config';
+
+/** A proxy that failed to connect rests this long, doubling per failure in a row, up to the cap. */
+export const PROXY_REST = { firstMs: 5_000, factor: 2, maxMs: 300_000 } as const;
+
+/** What a pool counts per proxy, by pool name and the proxy's label (never its credentials). */
+export interface ProxyCounters {
+  request(pool: string, proxy: string): void;
+  failure(pool: string, proxy: string): void;
+  rested(pool: string, proxy: string): void;
+}
+
+const NO_COUNTERS: ProxyCounters = { request: () => {}, failure: () => {}, rested: () => {} };
+
+interface Health {
+  failuresInRow: number;
+  restedUntil: number;
+}
+
+/**
+ * One named pool: which proxy a request goes through. Rotation per request (round robin over the proxies not
+ * resting), or the same proxy for a host for `stickyMs`; a proxy that fails to connect rests with backoff
+ * (PROXY_REST) and the caller retries on the next. Health is kept per process, in memory: no store or Redis
+ * command per page (docs/proxies.md).
+ */
+export class ProxyPool {
+  readonly name: string;
+  readonly size: number;
+  private readonly proxies: readonly ProxyEndpoint[];
+  private readonly stickyMs: number;
+  private readonly health: Health[];
+  private readonly sticky = new Map<string, { index: number; until: number }>();
+  private next = 0;
+
+  constructor(
+    config: ProxyPoolConfig,
+    private readonly counters: ProxyCounters = NO_COUNTERS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.name = config.name;
+    this.proxies = config.proxies;
+    this.size = config.proxies.length;
+    this.stickyMs = config.stickyMs;
+    this.health = config.proxies.map(() => ({ failuresInRow: 0, restedUntil: 0 }));
+  }
+
+  /**
+   * The proxy for a request to `host`, skipping `tried` (those that failed for this request already). When every
+   * proxy rests, the one whose rest ends first is tried anyway: a pool is never empty for a request. Returns
+   * undefined only when every proxy has been tried.
+   */
+  pick(host: string, tried: ReadonlySet<ProxyEndpoint> = new Set()): ProxyEndpoint | undefined {
+    const now = this.now();
+    const held = this.stickyMs > 0 ? this.sticky.get(host) : undefined;
+    if (held && held.until > now && this.health[held.index].restedUntil <= now && !tried.has(this.proxies[held.index]))
+      return this.chosen(host, held.index, now, false);
+    let fallback: number | undefined;
+    for (let step = 0; step < this.size; step++) {
+      const index = (this.next + step) % this.size;
+      if (tried.has(this.proxies[index])) continue;
+      if (this.health[index].restedUntil <= now) {
+        this.next = (index + 1) % this.size;
+        return this.chosen(host, index, now, true);
+      }
+      if (fallback === undefined || this.health[index].restedUntil < this.health[fallback].restedUntil) fallback = index;
+    }
+    return fallback === undefined ? undefined : this.chosen(host, fallback, now, true);
+  }
+
+  /** The proxy connected (and tunnelled) as asked: it is healthy again. */
+  succeeded(proxy: ProxyEndpoint): void {
+    const health = this.health[this.proxies.indexOf(proxy)];
+    if (health) health.failuresInRow = 0;
+  }
+
+  /** The proxy could not be reached or refused the tunnel: it rests, longer for each failure in a row. */
+  failed(proxy: ProxyEndpoint): void {
+    const index = this.proxies.indexOf(proxy);
+    const health = this.health[index];
+    if (!health) return;
+    health.failuresInRow++;
+    const rest = Math.min(PROXY_REST.firstMs * PROXY_REST.factor ** (health.failuresInRow - 1), PROXY_REST.maxMs);
+    health.restedUntil = this.now() + rest;
+    for (const [host, held] of this.sticky) if (held.index === index) this.sticky.delete(host);
+    this.counters.failure(this.name, proxy.label);
+    this.counters.rested(this.name, proxy.label);
+  }
+
+  /** Whether a proxy is resting now (for tests and the pool's status). */
+  resting(proxy: ProxyEndpoint): boolean {
+    const health = this.health[this.proxies.indexOf(proxy)];
+    return health !== undefined && health.restedUntil > this.now();
+  }
+
+  private chosen(host: string, index: number, now: number, renew: boolean): ProxyEndpoint {
+    if (this.stickyMs > 0 && renew) this.sticky.set(host, { index, until: now + this.stickyMs });
+    const proxy = this.proxies[index];
+    this.counters.request(this.name, proxy.label);
+    return proxy;
+  }
+}
+
+/** Every pool of the process, by name (GLEANER_PROXY_POOLS). */
+export class ProxyPools {
+  private readonly pools = new Map<string, ProxyPool>();
+
+  constructor(configs: ReadonlyMap<string, ProxyPoolConfig>, counters?: ProxyCounters, now?: () => number) {
+    for (const [name, config] of configs) this.pools.set(name, new ProxyPool(config, counters, now));
+  }
+
+  /** The pool names an operator configured, sorted (what a 422 lists). */
+  names(): string[] {
+    return [...this.pools.keys()].sort();
+  }
+
+  /**
+   * Checks a name a request, site, crawl, batch or monitor gives (`proxy`): a configured pool or `none`. An
+   * unknown name is a 422 at `location` that lists the known ones.
+   */
+  assertKnown(name: string, location: string): void {
+    const problem = this.problem(name, location);
+    if (problem) throw Errors.validation([problem]);
+  }
+
+  /** The field error of an unknown pool name (null: known, or none). */
+  problem(name: string, location: string): FieldError | null {
+    if (name === NO_PROXY || this.pools.has(name)) return null;
+    const known = this.names();
+    const choices =
+      known.length > 0 ? `known pools: ${known.join(', ')}, or none` : 'no pool is configured (GLEANER_PROXY_POOLS); use none';
+    return { location, message: `no proxy pool is named ${JSON.stringify(name.slice(0, 64))}; ${choices}` };
+  }
+
+  /**
+   * The pool a fetch goes through (undefined: none). A name no longer configured (a saved site's pool the operator
+   * removed) fails the fetch rather than fetching without the proxy its owner chose.
+   */
+  get(name: string | null | undefined): ProxyPool | undefined {
+    if (!name || name === NO_PROXY) return undefined;
+    const pool = this.pools.get(name);
+    if (!pool) throw fetchError('fetch_error', `The proxy pool ${name} is not configured (GLEANER_PROXY_POOLS).`, { retryable: false });
+    return pool;
+  }
+}
