@@ -1,5 +1,6 @@
 import { getMetadataStorage } from 'class-validator';
 import { CRAWL_OPTION_DEFAULTS, CrawlOptionsDto, resolveCrawlOptions, validCrawlOptions } from './crawl-options.dto';
+import { ProxyPools } from '@app/fetch';
 
 describe('crawl options: one definition', () => {
   it('resolves request over site over defaults; absent and null fall through', () => {
@@ -41,6 +42,13 @@ describe('crawl options: one definition', () => {
     expect(validCrawlOptions(null)).toEqual({});
     expect(validCrawlOptions({ follow_pattern: '(a' })).toEqual({}); // not a valid RE2 pattern
     expect(validCrawlOptions({ provenance: 'full', grounding: 'nope' })).toEqual({ provenance: 'full' });
+  });
+
+  it('keeps a stored proxy pool this process does not know: the fetch refuses it, never goes out directly', () => {
+    expect(validCrawlOptions({ max_pages: 5, proxy: 'removed-pool' })).toEqual({ max_pages: 5, proxy: 'removed-pool' });
+    expect(validCrawlOptions({ proxy: 'none' })).toEqual({ proxy: 'none' });
+    expect(validCrawlOptions({ proxy: 7 })).toEqual({});
+    expect(() => new ProxyPools(new Map()).get('removed-pool')).toThrow(/removed-pool is not configured/);
   });
 
   it('extracts with provenance summary and grounding report unless told otherwise (docs/provenance.md)', () => {

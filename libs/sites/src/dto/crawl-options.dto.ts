@@ -261,7 +261,8 @@ export function resolveCrawlOptions(...layers: Array<CrawlOptionsLayer | undefin
 
 /**
  * The options of `raw` that pass the DTO's own rules (stored options: a site's, a job's). A field that
- * fails them is left out (it takes the default when resolved); `null` is absent.
+ * fails them is left out (it takes the default when resolved); `null` is absent. One exception: a named proxy
+ * pool is kept even when this process knows no such pool (never fetch directly what was meant to go through one).
  */
 export function validCrawlOptions(raw: unknown): Partial<CrawlOptionsDto> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
@@ -272,5 +273,8 @@ export function validCrawlOptions(raw: unknown): Partial<CrawlOptionsDto> {
   // The instance declares every option (as undefined when absent): only those given count.
   for (const [key, value] of Object.entries(dto))
     if (value !== undefined && !bad.has(key) && key in CRAWL_OPTION_DEFAULTS) valid[key] = value;
+  // A stored pool this process does not know (the operator removed it since) stays named: its pages then fail as a
+  // fetch_error naming the pool, instead of going out directly, which is what the pool was there to prevent.
+  if (typeof present.proxy === 'string' && present.proxy !== '') valid.proxy = present.proxy;
   return valid;
 }
