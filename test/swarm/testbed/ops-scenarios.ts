@@ -208,13 +208,17 @@ export async function prometheus(ctx: Context): Promise<{ problems: string[]; nu
 
 /**
  * The sha256 of each named variable in the environment of the container's node process (read from
- * /proc inside the container: the values themselves never leave it).
+ * /proc inside the container: the values themselves never leave it). The node process, not PID 1: tini
+ * has the app's arguments too, but the environment from before docker/entrypoint.sh read the secrets.
  */
 async function envHashes(container: string, names: string[]): Promise<Record<string, string>> {
   const script = `
     const fs = require('fs'); const crypto = require('crypto');
     const pid = fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).find((p) => {
-      try { return fs.readFileSync('/proc/' + p + '/cmdline', 'utf8').split('\\0').some((a) => a.startsWith('dist/apps/')); } catch { return false; }
+      try {
+        const argv = fs.readFileSync('/proc/' + p + '/cmdline', 'utf8').split('\\0');
+        return argv[0].split('/').pop() === 'node' && argv.some((a) => a.startsWith('dist/apps/'));
+      } catch { return false; }
     });
     const env = Object.fromEntries(fs.readFileSync('/proc/' + pid + '/environ', 'utf8').split('\\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
     const out = {}; for (const n of ${JSON.stringify(names)}) out[n] = env[n] === undefined ? null : crypto.createHash('sha256').update(env[n]).digest('hex');
