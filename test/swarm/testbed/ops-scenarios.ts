@@ -90,18 +90,26 @@ export async function pagesCounterAgainstCrawl(ctx: Context): Promise<Numbers> {
  * delivery.
  */
 async function panelActivity(ctx: Context): Promise<Numbers> {
-  const extract = (model: string, extra: Record<string, unknown> = {}) =>
-    ctx.api.steady('POST', '/api/v1/extract', {
-      timeoutMs: 150_000,
-      body: {
-        url: `http://${ctx.siteHost}:${ctx.sitePort}/product/3`,
-        schema: { name: 'string' },
-        fetch_mode: 'static',
-        llm_config: { provider: 'openai', model, api_key: ctx.llmKey, base_url: ctx.modelBaseUrl },
-        ...extra,
+  const extract = (model: string, extra: Record<string, unknown> = {}, expected: number[] = []) =>
+    ctx.api.steady(
+      'POST',
+      '/api/v1/extract',
+      {
+        timeoutMs: 150_000,
+        body: {
+          url: `http://${ctx.siteHost}:${ctx.sitePort}/product/3`,
+          schema: { name: 'string' },
+          fetch_mode: 'static',
+          llm_config: { provider: 'openai', model, api_key: ctx.llmKey, base_url: ctx.modelBaseUrl },
+          ...extra,
+        },
       },
-    });
-  const failing = await extract('fail-500');
+      180_000,
+      expected,
+    );
+  // The model fails: the extraction's documented answer is 502 upstream-failure.
+  const failing = await extract('fail-500', {}, [502]);
+  if (failing.status !== 502) throw new Error(`the failing extraction answered ${failing.status}, not 502`);
   const hooked = await extract('gpt-4o-mini', { webhook_url: `http://${ctx.siteHost}:${ctx.sitePort}/hook` });
   const limited = await ctx.api.json('POST', '/api/v1/crawl', {
     body: {
