@@ -2,21 +2,18 @@ import { AppError, StoreUnavailableError } from '@app/core';
 import { Redis } from 'ioredis';
 import { toProblem } from './problem';
 
+/** The 503 problem of an outage, answered to a read of /api/v1/jobs/j1 in request r1. */
+const unavailable = (detail: string) => ({
+  status: 503,
+  headers: { 'retry-after': '5' },
+  body: { type: '/problems/service-unavailable', title: 'Service unavailable', status: 503, detail, instance: '/api/v1/jobs/j1#r1' },
+});
+
 describe('toProblem: store outages', () => {
   it('answers a store outage with a 503 problem and Retry-After, without the driver message', () => {
     const outage = new StoreUnavailableError(new Error('connect ECONNREFUSED 10.0.0.7:27017'));
     const problem = toProblem(outage, '/api/v1/jobs/j1', 'r1');
-    expect(problem).toEqual({
-      status: 503,
-      headers: { 'retry-after': '5' },
-      body: {
-        type: '/problems/service-unavailable',
-        title: 'Service unavailable',
-        status: 503,
-        detail: 'The data store is not reachable. Retry after `Retry-After` seconds.',
-        instance: '/api/v1/jobs/j1#r1',
-      },
-    });
+    expect(problem).toEqual(unavailable('The data store is not reachable. Retry after `Retry-After` seconds.'));
     expect(JSON.stringify(problem)).not.toContain('10.0.0.7');
   });
 
@@ -58,18 +55,9 @@ describe('toProblem: Redis outages', () => {
     expect((givenUp as Error).name).toBe('MaxRetriesPerRequestError');
     expect((closed as Error).message).toBe('Connection is closed.');
     for (const error of [givenUp, closed, new Error('enqueue failed', { cause: givenUp })]) {
-      const problem = toProblem(error, '/api/v1/jobs/j1', 'r1');
-      expect(problem).toEqual({
-        status: 503,
-        headers: { 'retry-after': '5' },
-        body: {
-          type: '/problems/service-unavailable',
-          title: 'Service unavailable',
-          status: 503,
-          detail: 'The queue is not reachable. Retry after `Retry-After` seconds.',
-          instance: '/api/v1/jobs/j1#r1',
-        },
-      });
+      expect(toProblem(error, '/api/v1/jobs/j1', 'r1')).toEqual(
+        unavailable('The queue is not reachable. Retry after `Retry-After` seconds.'),
+      );
     }
   });
 
