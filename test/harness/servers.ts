@@ -61,16 +61,20 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
-/** A redis-server on a free port, or on `port` (a restart of a server a test stopped, on the same address). */
-export async function startRedis(options: { port?: number } = {}): Promise<StartedServer> {
+/**
+ * A redis-server on a free port, or on `port` (a restart of a server a test stopped, on the same address).
+ * With `aofDir`, it keeps an append-only file there, written before each reply (as the stack's Redis keeps
+ * one): a restart on the same directory finds every acknowledged write.
+ */
+export async function startRedis(options: { port?: number; aofDir?: string } = {}): Promise<StartedServer> {
   const binary = which('redis-server');
   if (!binary) throw new Error('redis-server not found (apt-get install -y redis-server)');
   const port = options.port ?? (await freePort());
-  const child = spawn(
-    binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'],
-    { stdio: 'ignore', detached: false },
-  );
+  const persistence = options.aofDir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.aofDir] : ['--appendonly', 'no'];
+  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--protected-mode', 'yes'], {
+    stdio: 'ignore',
+    detached: false,
+  });
   await waitForPort(port, child, 10_000, 'redis-server');
   return { url: `redis://127.0.0.1:${port}`, pid: child.pid!, stop: stopper(child) };
 }

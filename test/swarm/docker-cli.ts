@@ -9,16 +9,27 @@ export interface Ran {
   code: number;
   stdout: string;
   stderr: string;
+  timedOut?: boolean;
 }
 
 export function dockerBin(): string {
   return process.env.DOCKER_BIN ?? '/usr/bin/docker';
 }
 
-/** Runs `docker ARGS`; `input` goes to its stdin. Never throws for a non-zero exit: see `mustDocker`. */
-export function docker(args: string[], options: { input?: string | Buffer; echo?: boolean } = {}): Promise<Ran> {
+/**
+ * Runs `docker ARGS`; `input` goes to its stdin. Never throws for a non-zero exit: see `mustDocker`. With
+ * `timeoutMs`, a command still running then is stopped (SIGTERM) and answers `timedOut` with what it wrote.
+ */
+export function docker(args: string[], options: { input?: string | Buffer; echo?: boolean; timeoutMs?: number } = {}): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(dockerBin(), args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, DOCKER_BUILDKIT: '1' } });
+    let timedOut = false;
+    const timer = options.timeoutMs
+      ? setTimeout(() => {
+          timedOut = true;
+          child.kill('SIGTERM');
+        }, options.timeoutMs)
+      : undefined;
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => {
@@ -30,9 +41,10 @@ export function docker(args: string[], options: { input?: string | Buffer; echo?
       if (options.echo) process.stderr.write(c);
     });
     child.on('error', (error) => resolve({ code: 127, stdout: '', stderr: String(error) }));
-    child.on('close', (code) =>
-      resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
-    );
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), timedOut });
+    });
     // A command that exits before reading its input closes the pipe: not an error of ours.
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');

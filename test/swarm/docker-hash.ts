@@ -1,6 +1,7 @@
 /**
  * The hash of docker/ that bench-results/swarm.json records: the swarm test (npm run test:swarm) must run
- * again before a change to these files is committed, and swarm-record.spec.ts says so when it did not.
+ * again before a change to these files is committed. docker-hash.spec.ts covers the hash; the spec that
+ * compares the recorded hash with the tree's joins `npm test` with the first full recorded run.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';

@@ -33,8 +33,10 @@ function makeSecrets(bootstrapKey: string): Record<string, { secret: string; val
     GLEANER_SECRET: { secret: 'gleaner_secret', value: token(36) },
     GLEANER_PREVIOUS_SECRETS: { secret: 'gleaner_previous_secrets', value: token(36) },
     GLEANER_BOOTSTRAP_KEY: { secret: 'gleaner_bootstrap_key', value: bootstrapKey },
-    MONGODB_URI: { secret: 'mongodb_uri', value: 'mongodb://mongo:27017/gleaner' },
-    REDIS_URL: { secret: 'redis_url', value: 'redis://redis:6379' },
+    // Not the stack's plain `environment` values (docker/stack.yaml): the app must be seen to use the
+    // secret's value, and a value that is also in the service's spec is no leak when inspect shows it.
+    MONGODB_URI: { secret: 'mongodb_uri', value: `mongodb://mongo:27017/gleaner?appName=gleaner-${token(12)}` },
+    REDIS_URL: { secret: 'redis_url', value: 'redis://redis:6379/0' },
     GLEANER_OPENAI_API_KEY: { secret: 'gleaner_openai_api_key', value: `sk-swarm-server-${token(18)}` },
     GLEANER_ANTHROPIC_API_KEY: { secret: 'gleaner_anthropic_api_key', value: `sk-ant-swarm-${token(18)}` },
     GLEANER_OPENROUTER_API_KEY: { secret: 'gleaner_openrouter_api_key', value: `sk-or-swarm-${token(18)}` },

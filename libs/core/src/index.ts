@@ -6,6 +6,16 @@ export { SECRET_SEALER, type SecretSealer } from './secret-sealer';
 export { isSealedSecret, SecretBox, type SealedSecret } from './secret-box';
 export { roundUsd } from './money';
 export { Usage, type ModelRunUsage, type UsageCounterFields, type UsageRecordFields, type UsageWire } from './usage';
-export { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS, StoreUnavailableError, storeOutageOf } from './store-unavailable';
+export {
+  isRedisOutage,
+  isStoreUnavailable,
+  QueueUnavailableError,
+  REDIS_OUTAGE_WAIT_MS,
+  redisDownProbe,
+  STORE_RETRY_AFTER_SECONDS,
+  StoreUnavailableError,
+  storeOutageOf,
+  withinRedisOutageWait,
+} from './store-unavailable';
 export { TENANT_ERASERS, TENANT_ERASURE_PHASES, TenantErasers, type TenantEraser, type TenantErasurePhase } from './tenant-erasure';
 export { WARNING_CODES, warning, warningsOf, type Warning, type WarningCode } from './warnings';

@@ -1,4 +1,4 @@
-/** What a client is told to wait before retrying a request that met a store outage. */
+/** What a client is told to wait before retrying a request that met a store (or Redis) outage. */
 export const STORE_RETRY_AFTER_SECONDS = 5;
 
 /**
@@ -29,17 +29,111 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
- * Whether `error`, or an error it wraps (`cause`), is a store outage. By name too, so the error survives a
- * second copy of the module and code that wraps errors with their cause.
+ * Redis cannot be reached: the queues, job events, rate limits and politeness state are not there. Handled
+ * as a store outage in every way (the 503 with Retry-After, queue work that waits without using up an
+ * attempt), under its own name and detail (docs/operations.md "Redis goes down").
+ */
+export class QueueUnavailableError extends StoreUnavailableError {
+  constructor(cause?: unknown, extensions?: Record<string, unknown>) {
+    super(cause, extensions);
+    this.message = 'The queue (Redis) is not reachable.';
+    this.name = 'QueueUnavailableError';
+  }
+
+  override get detail(): string {
+    return this.extensions?.job_id
+      ? 'The job was accepted and goes on, but the queue is not reachable to answer now; follow it at `status_url`.'
+      : 'The queue is not reachable. Retry after `Retry-After` seconds.';
+  }
+}
+
+const OUTAGE_NAMES = new Set(['StoreUnavailableError', 'QueueUnavailableError']);
+
+/** ioredis's messages for a command that met no connection (its `CONNECTION_CLOSED_ERROR_MSG`, the offline-queue refusal, `commandTimeout`). */
+const REDIS_CLOSED_MESSAGES = new Set([
+  'Connection is closed.',
+  "Stream isn't writeable and enableOfflineQueue options is false",
+  'Command timed out',
+]);
+
+/** Replies of a Redis that is up but cannot serve yet: loading its AOF after a restart, a replica, a failover in progress. */
+const REDIS_UNAVAILABLE_REPLY = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN) /;
+
+/**
+ * Whether `error` is ioredis's (and so Bull's) report of a Redis that is down: recognised by the client's own
+ * error names and messages, never by a socket's error code alone (a fetched page that refuses its connection
+ * is no outage of ours).
+ */
+export function isRedisOutage(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  // The commands kept while ioredis reconnected, given up after `maxRetriesPerRequest` failed reconnections.
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  if (error.name === 'ReplyError') return REDIS_UNAVAILABLE_REPLY.test(error.message);
+  return error.constructor === Error && REDIS_CLOSED_MESSAGES.has(error.message);
+}
+
+/**
+ * Whether `error`, or an error it wraps (`cause`), is a store or Redis outage. By name too, so the error
+ * survives a second copy of the module and code that wraps errors with their cause.
  */
 export function isStoreUnavailable(error: unknown): boolean {
   return storeOutageOf(error) !== null;
 }
 
-/** The StoreUnavailableError in `error`'s cause chain, or null. */
+/**
+ * The outage in `error`'s cause chain, or null: the StoreUnavailableError (or QueueUnavailableError) an adapter
+ * made, or an ioredis error of a connection that is down, as a QueueUnavailableError. The one place where a
+ * Redis outage becomes one: whichever code it passed through, it reaches the API's error filter (a 503, never
+ * a 500) and the queue's retry rule as an outage.
+ */
 export function storeOutageOf(error: unknown): StoreUnavailableError | null {
   for (let e = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
-    if (e instanceof StoreUnavailableError || e.name === 'StoreUnavailableError') return e as StoreUnavailableError;
+    if (e instanceof StoreUnavailableError || OUTAGE_NAMES.has(e.name)) return e as StoreUnavailableError;
+    if (isRedisOutage(e)) return new QueueUnavailableError(e);
   }
   return null;
+}
+
+/** How long a request waits for a Redis that is down before it is answered 503: as long as for the store. */
+export const REDIS_OUTAGE_WAIT_MS = 5000;
+
+/**
+ * `work` (Redis commands), given up as a QueueUnavailableError once Redis has been down (`down()` true) for
+ * `waitMs` while it waited. ioredis keeps a command through a reconnection and gives it up only after
+ * `maxRetriesPerRequest` (20) failed reconnections, up to 40 s late in an outage: a request should learn of
+ * the outage as soon as it would of the store's. A slow command on a live connection is never given up.
+ */
+export function withinRedisOutageWait<T>(work: Promise<T>, down: () => boolean, waitMs = REDIS_OUTAGE_WAIT_MS): Promise<T> {
+  if (waitMs <= 0) return work;
+  const tickMs = Math.min(500, waitMs);
+  return new Promise<T>((resolve, reject) => {
+    let downFor = 0;
+    const timer = setInterval(() => {
+      downFor = down() ? downFor + tickMs : 0;
+      if (downFor < waitMs) return;
+      clearInterval(timer);
+      reject(new QueueUnavailableError(new Error(`Redis down for ${downFor} ms`)));
+    }, tickMs);
+    timer.unref?.();
+    work.then(
+      (value) => {
+        clearInterval(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearInterval(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Whether `client` (an ioredis connection) is down: it was connected once and is not now. A connection still
+ * making its first connect is not down (a process just started, or a queue's connection opened on first use).
+ */
+export function redisDownProbe(client: { status: string; once(event: 'ready', listener: () => void): unknown }): () => boolean {
+  let wasReady = client.status === 'ready';
+  if (!wasReady) client.once('ready', () => (wasReady = true));
+  return () => wasReady && client.status !== 'ready';
 }

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { redisDownProbe, withinRedisOutageWait } from '@app/core';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitDecision, RateLimiterPort } from './event-bus.port';
 
@@ -65,6 +66,7 @@ export class RedisRateLimiter extends FlexibleRateLimiter {
   protected readonly keyPrefix: string;
   private readonly client: Redis;
   private readonly ownsClient: boolean;
+  private readonly redisDown: () => boolean;
 
   constructor(options: RedisRateLimiterOptions) {
     super();
@@ -73,10 +75,16 @@ export class RedisRateLimiter extends FlexibleRateLimiter {
     this.ownsClient = !options.client;
     this.client = options.client ?? new Redis(options.redisUrl!, { enableAutoPipelining: true });
     if (this.ownsClient) this.client.on('error', () => undefined); // surfaced by the failing consume()
+    this.redisDown = redisDownProbe(this.client);
   }
 
   protected create(points: number, duration: number, keyPrefix: string): RateLimiterAbstract {
     return new RateLimiterRedis({ storeClient: this.client, points, duration, keyPrefix });
+  }
+
+  /** Every authenticated request passes here: while Redis is down it answers 503 within the store's wait, not after ioredis gives up. */
+  override consume(key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
+    return withinRedisOutageWait(super.consume(key, limit, windowMs), this.redisDown);
   }
 
   async close(): Promise<void> {

@@ -92,15 +92,22 @@ export class Api {
 
   /**
    * A scenario's own step (not what is measured): tried again on no answer, a 503 or a 429 until it gets
-   * another answer or `patienceMs` pass, so a step survives the faults the scenario injects.
+   * another answer or `patienceMs` pass, so a step survives the faults the scenario injects. A status in
+   * `expected` is an answer too (a 502 the step means to cause).
    */
-  async steady(method: string, path: string, options: CallOptions = {}, patienceMs = 180_000): Promise<Answer> {
+  async steady(
+    method: string,
+    path: string,
+    options: CallOptions = {},
+    patienceMs = 180_000,
+    expected: readonly number[] = [],
+  ): Promise<Answer> {
     const deadline = Date.now() + patienceMs;
     let last: unknown;
     while (Date.now() < deadline) {
       try {
         const answer = await this.once(method, path, options);
-        if (answer.status !== 503 && answer.status !== 429 && answer.status !== 502) return answer;
+        if (expected.includes(answer.status) || ![503, 429, 502].includes(answer.status)) return answer;
         last = new Error(`${method} ${path}: ${answer.status} ${answer.text.slice(0, 200)}`);
       } catch (error) {
         last = error;

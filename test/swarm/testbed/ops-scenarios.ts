@@ -90,18 +90,26 @@ export async function pagesCounterAgainstCrawl(ctx: Context): Promise<Numbers> {
  * delivery.
  */
 async function panelActivity(ctx: Context): Promise<Numbers> {
-  const extract = (model: string, extra: Record<string, unknown> = {}) =>
-    ctx.api.steady('POST', '/api/v1/extract', {
-      timeoutMs: 150_000,
-      body: {
-        url: `http://${ctx.siteHost}:${ctx.sitePort}/product/3`,
-        schema: { name: 'string' },
-        fetch_mode: 'static',
-        llm_config: { provider: 'openai', model, api_key: ctx.llmKey, base_url: ctx.modelBaseUrl },
-        ...extra,
+  const extract = (model: string, extra: Record<string, unknown> = {}, expected: number[] = []) =>
+    ctx.api.steady(
+      'POST',
+      '/api/v1/extract',
+      {
+        timeoutMs: 150_000,
+        body: {
+          url: `http://${ctx.siteHost}:${ctx.sitePort}/product/3`,
+          schema: { name: 'string' },
+          fetch_mode: 'static',
+          llm_config: { provider: 'openai', model, api_key: ctx.llmKey, base_url: ctx.modelBaseUrl },
+          ...extra,
+        },
       },
-    });
-  const failing = await extract('fail-500');
+      180_000,
+      expected,
+    );
+  // The model fails: the extraction's documented answer is 502 upstream-failure.
+  const failing = await extract('fail-500', {}, [502]);
+  if (failing.status !== 502) throw new Error(`the failing extraction answered ${failing.status}, not 502`);
   const hooked = await extract('gpt-4o-mini', { webhook_url: `http://${ctx.siteHost}:${ctx.sitePort}/hook` });
   const limited = await ctx.api.json('POST', '/api/v1/crawl', {
     body: {
@@ -208,13 +216,17 @@ export async function prometheus(ctx: Context): Promise<{ problems: string[]; nu
 
 /**
  * The sha256 of each named variable in the environment of the container's node process (read from
- * /proc inside the container: the values themselves never leave it).
+ * /proc inside the container: the values themselves never leave it). The node process, not PID 1: tini
+ * has the app's arguments too, but the environment from before docker/entrypoint.sh read the secrets.
  */
 async function envHashes(container: string, names: string[]): Promise<Record<string, string>> {
   const script = `
     const fs = require('fs'); const crypto = require('crypto');
     const pid = fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).find((p) => {
-      try { return fs.readFileSync('/proc/' + p + '/cmdline', 'utf8').split('\\0').some((a) => a.startsWith('dist/apps/')); } catch { return false; }
+      try {
+        const argv = fs.readFileSync('/proc/' + p + '/cmdline', 'utf8').split('\\0');
+        return argv[0].split('/').pop() === 'node' && argv.some((a) => a.startsWith('dist/apps/'));
+      } catch { return false; }
     });
     const env = Object.fromEntries(fs.readFileSync('/proc/' + pid + '/environ', 'utf8').split('\\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
     const out = {}; for (const n of ${JSON.stringify(names)}) out[n] = env[n] === undefined ? null : crypto.createHash('sha256').update(env[n]).digest('hex');
@@ -241,24 +253,45 @@ export async function secrets(
       }
     }
   }
+  const hung: string[] = [];
   const secretValues = [...Object.values(values), ctx.llmKey];
   const found = (text: string) => secretValues.filter((v) => v && text.includes(v)).length;
   for (const name of ['api', 'crawler']) {
     const inspect = await mustDocker(['service', 'inspect', service(ctx, name)]);
     if (found(inspect) > 0) problems.push(`docker service inspect ${service(ctx, name)} shows ${found(inspect)} secret values`);
-    const logs = await docker(['service', 'logs', '--raw', service(ctx, name)]);
-    const hits = found(`${logs.stdout}\n${logs.stderr}`);
+    const logs = await serviceLogs(ctx, service(ctx, name), hung);
+    const hits = found(logs);
     if (hits > 0) problems.push(`docker service logs ${service(ctx, name)} shows ${hits} secret values`);
   }
   if (leaks.length > 0) problems.push(`API answers held secret values: ${leaks.length} answers`);
 
   // Rotation: a provider key stored under the first secret is still usable after the swap.
-  const rotation = await rotate(ctx, values);
+  const rotation = await rotate(ctx, values, hung);
   problems.push(...rotation.problems);
-  return { problems, numbers: { variables_checked: checked, rotation: rotation.numbers } };
+  return { problems, numbers: { variables_checked: checked, rotation: rotation.numbers, service_logs_hung: hung } };
 }
 
-async function rotate(ctx: Context, values: Record<string, string>): Promise<{ problems: string[]; numbers: Numbers }> {
+/**
+ * `docker service logs --raw SERVICE`, stdout and stderr. Docker's `service logs` sometimes never ends
+ * (moby/moby#38640, docker/cli#4678; seen here with Docker 20.10): after 90 s its output so far is kept and
+ * the same json-file logs are read container by container (`docker logs` of each of the service's task
+ * containers, exited ones included: on one node these are all of its logs); `hung` records it.
+ */
+async function serviceLogs(ctx: Context, name: string, hung: string[]): Promise<string> {
+  const logs = await docker(['service', 'logs', '--raw', name], { timeoutMs: 90_000 });
+  let text = `${logs.stdout}\n${logs.stderr}`;
+  if (!logs.timedOut) return text;
+  hung.push(name);
+  ctx.log(`docker service logs ${name} still running after 90 s: reading its containers' logs instead`);
+  const all = await mustDocker(['ps', '-a', '-q', '--filter', `label=com.docker.swarm.service.name=${name}`]);
+  for (const container of all.split('\n').filter(Boolean)) {
+    const one = await docker(['logs', container], { timeoutMs: 90_000 });
+    text += `\n${one.stdout}\n${one.stderr}`;
+  }
+  return text;
+}
+
+async function rotate(ctx: Context, values: Record<string, string>, hung: string[]): Promise<{ problems: string[]; numbers: Numbers }> {
   const problems: string[] = [];
   const stored = 'sk-stored-' + createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 24);
   values.__stored_provider_key = stored;
@@ -303,10 +336,9 @@ async function rotate(ctx: Context, values: Record<string, string>): Promise<{ p
   values.GLEANER_SECRET = next;
   const after = await extractWithStoredKey();
   if (after.status !== 200) problems.push(`extract with the stored key after rotation: ${after.status} ${after.text.slice(0, 200)}`);
-  const logs = await docker(['service', 'logs', '--raw', service(ctx, 'api')]);
   const resealed =
-    /llm provider keys re-sealed/.test(`${logs.stdout}${logs.stderr}`) ||
-    /llm provider keys re-sealed/.test((await docker(['service', 'logs', '--raw', service(ctx, 'crawler')])).stdout);
+    /llm provider keys re-sealed/.test(await serviceLogs(ctx, service(ctx, 'api'), hung)) ||
+    /llm provider keys re-sealed/.test(await serviceLogs(ctx, service(ctx, 'crawler'), hung));
   if (!resealed) problems.push('no "llm provider keys re-sealed" in the logs after rotation');
   return { problems, numbers: { seconds: (Date.now() - started) / 1000, resealed } };
 }

@@ -1,6 +1,6 @@
 import Bull from 'bull';
 import { Redis, type RedisOptions } from 'ioredis';
-import { newId } from '@app/core';
+import { newId, redisDownProbe, withinRedisOutageWait } from '@app/core';
 import {
   HandBackError,
   type EnqueueOptions,
@@ -83,6 +83,8 @@ export class BullQueueAdapter implements QueuePort {
   private readonly stalledCheckMs: number;
   private readonly retryDelay: RetryDelay;
   private client?: Redis;
+  /** Whether `client` (enqueues and counts go through it) is down; false until it exists. */
+  private clientDown: () => boolean = () => false;
   private subscriber?: Redis;
   private stopping?: Promise<void>;
   private aborted = false;
@@ -95,7 +97,11 @@ export class BullQueueAdapter implements QueuePort {
     this.retryDelay = options.retryDelay ?? backoffDelayMs;
   }
 
-  async enqueue<P>(queueName: string, name: string, payload: P, options: EnqueueOptions = {}): Promise<string> {
+  enqueue<P>(queueName: string, name: string, payload: P, options: EnqueueOptions = {}): Promise<string> {
+    return this.withinOutageWait(this.add(queueName, name, payload, options));
+  }
+
+  private async add<P>(queueName: string, name: string, payload: P, options: EnqueueOptions): Promise<string> {
     const { queue } = this.entry(queueName);
     const jobId = options.jobId ?? newId();
     if (options.jobId !== undefined) {
@@ -136,7 +142,7 @@ export class BullQueueAdapter implements QueuePort {
   }
 
   async counts(queueName: string): Promise<QueueCounts> {
-    const c = (await this.entry(queueName).queue.getJobCounts()) as Bull.JobCounts & { paused?: number };
+    const c = (await this.withinOutageWait(this.entry(queueName).queue.getJobCounts())) as Bull.JobCounts & { paused?: number };
     return { waiting: c.waiting + (c.paused ?? 0), active: c.active, delayed: c.delayed, failed: c.failed };
   }
 
@@ -217,6 +223,11 @@ export class BullQueueAdapter implements QueuePort {
     });
   }
 
+  /** While Redis is down, a request's enqueue or count fails within the store's wait (a 503), not after ioredis gives up. */
+  private withinOutageWait<T>(work: Promise<T>): Promise<T> {
+    return withinRedisOutageWait(work, () => this.clientDown());
+  }
+
   private lockRenewMs(): number {
     return Math.max(50, Math.floor(this.stalledAfterMs / 4));
   }
@@ -229,7 +240,13 @@ export class BullQueueAdapter implements QueuePort {
     const queue = new Bull(queueName, {
       prefix: this.prefix,
       createClient: (type) => {
-        if (type === 'client') return (this.client ??= this.connect(false));
+        if (type === 'client') {
+          if (!this.client) {
+            this.client = this.connect(false);
+            this.clientDown = redisDownProbe(this.client);
+          }
+          return this.client;
+        }
         if (type === 'subscriber') return (this.subscriber ??= this.connect(true));
         // The blocking client must be per queue (BRPOPLPUSH holds the connection).
         const bclient = this.connect(true);
