@@ -65,12 +65,30 @@ describeWith(['redis', 'mongodb'], 'monitors on the cluster deployment (2 API + 
       Record<string, any>
     >;
 
-  /** Each started run has its own crawl job, and every crawl job of the monitor belongs to one run. */
+  /**
+   * Each started run has its own crawl job, and every crawl job of the monitor belongs to one run. The monitor may
+   * still be running every 2 s: the runs and jobs are read between two equal reads of the runs, none of them still
+   * starting (a run is written before its job, then names it), so both lists are of the same moment.
+   */
   async function expectOneJobPerRun(api: AppProcess): Promise<void> {
-    const runs = (await runsVia(api)).filter((r) => r.status !== 'skipped');
-    const jobs = (
-      (await http(api.url, 'GET', '/api/v1/jobs?limit=100', { key: BOOTSTRAP })).body.jobs as Array<Record<string, any>>
-    ).filter((j) => j.monitor_id === monitorId);
+    const settled = (runs: Array<Record<string, any>>) => JSON.stringify(runs.map((r) => [r.id, r.status, r.job_id ?? null]));
+    let snapshot: { runs: Array<Record<string, any>>; jobs: Array<Record<string, any>> } | null = null;
+    await waitFor(
+      async () => {
+        const before = await runsVia(api);
+        const jobs = (
+          (await http(api.url, 'GET', '/api/v1/jobs?limit=100', { key: BOOTSTRAP })).body.jobs as Array<Record<string, any>>
+        ).filter((j) => j.monitor_id === monitorId);
+        const after = await runsVia(api);
+        const still = after.some((r) => r.status === 'starting' || (r.status !== 'skipped' && !r.job_id));
+        if (still || settled(before) !== settled(after)) return false;
+        snapshot = { runs: after.filter((r) => r.status !== 'skipped'), jobs };
+        return true;
+      },
+      30_000,
+      50,
+    );
+    const { runs, jobs } = snapshot!;
     expect(new Set(runs.map((r) => r.due_at)).size).toBe(runs.length);
     expect(jobs.map((j) => j.id).sort()).toEqual(runs.map((r) => r.job_id).sort());
   }
