@@ -38,7 +38,7 @@ describe('gleaner users (CLI)', () => {
     try {
       const jobs = await http(env.baseUrl, 'GET', '/api/v1/jobs', { key: user.key.key });
       expect(jobs.status).toBe(200);
-      expect(jobs.body).toEqual({ jobs: [] });
+      expect(jobs.body).toEqual({ jobs: [], total: 0 });
     } finally {
       await env.close();
     }

@@ -82,7 +82,7 @@ describe('embedded API', () => {
       try {
         const res = await http(fresh.baseUrl, 'GET', '/api/v1/jobs', { key: fresh.adminKey });
         expect(res.status).toBe(200);
-        expect(res.body).toEqual({ jobs: [] });
+        expect(res.body).toEqual({ jobs: [], total: 0 });
       } finally {
         await fresh.close();
       }

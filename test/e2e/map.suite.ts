@@ -33,7 +33,7 @@ export function mapSuite(getEnv: () => MapEnv): void {
     expect(urls).toContain(u('/catalog/page/1'));
     expect(urls).not.toContain(u('/private/secret'));
     expect(urls.some((x) => x.includes('other.test'))).toBe(false);
-    expect(res.body).toMatchObject({ url: u('/'), complete: true, count: urls.length, found: urls.length, sitemap_files: 4 });
+    expect(res.body).toMatchObject({ url: u('/'), complete: true, count: urls.length, found: urls.length, sitemap_files: 3 });
     expect(res.body.robots_excluded).toBeGreaterThanOrEqual(1);
     expect(res.body.urls.find((x: any) => x.url === u('/product/1')).source).toBe('sitemap');
     expect(res.body.urls.find((x: any) => x.url === u('/about'))).toMatchObject({ source: 'page', text: 'About' });

@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMongoWire, startRedis, type StartedServer } from '../harness/servers';
 import { ROOT, startProcess, type AppProcess } from '../e2e/processes';
+import { NOT_SUPPORTED_OPERATIONS } from '../../libs/firecrawl/src/openapi/document';
 
 const KEY = 'glk_fuzz000000000000000000000000000000000000';
 const SEED = process.env.FUZZ_SEED ?? '20261124';
@@ -51,6 +52,8 @@ const APIS = {
   },
 } as const;
 type Api = keyof typeof APIS;
+/** The /v2 paths that answer 501 whatever is sent (docs/firecrawl.md "Not supported"), as one regular expression. */
+const NOT_SUPPORTED_PATHS = `^(${[...new Set(NOT_SUPPORTED_OPERATIONS.map((op) => op.path.replace(/[{}]/g, '\\$&')))].join('|')})$`;
 /** The built apps; FUZZ_DIST points at a private copy when others rebuild dist/ meanwhile. */
 const DIST = process.env.FUZZ_DIST ?? join(ROOT, 'dist');
 const API_MAIN = join(DIST, 'apps', 'api', 'src', 'main.js');
@@ -134,6 +137,10 @@ function runSchemathesis(st: string, baseUrl: string, api: Api, pass: 'fixed' | 
     const seed = String(Math.floor(Math.random() * 2 ** 31));
     process.stdout.write(`random pass seed: ${seed} (rerun it with FUZZ_SEED=${seed})\n`);
     args.push('--seed', seed, '--phases', 'fuzzing,stateful', '--max-time', APIS[api].randomSeconds);
+    // The /v2 routes of features this server lacks answer 501 to any body (the fixed pass checks that): their bodies
+    // are any object, whose recursive generator is where Python 3.11's parser crashed inside Hypothesis
+    // ("AST constructor recursion depth mismatch", twice in a row in one CI run), so the time goes to the others.
+    if (api === 'v2') args.push('--exclude-path-regex', NOT_SUPPORTED_PATHS);
   }
   return new Promise((resolve) => {
     const child = spawn(st, args, {
@@ -218,9 +225,16 @@ async function fuzzApi(st: string, deployment: string, api: Api, baseUrl: string
     process.stdout.write(`\n--- ${name}: ${pass} pass (${APIS[api].document})\n`);
     let code = await runSchemathesis(st, baseUrl, api, pass, junit);
     let report = readJunit(junit, name, pass);
-    if (report.findings.length === 0 && report.errors > 0 && fuzzerCrashedItself(junit.replace(/\.xml$/, '.log'))) {
-      // The fuzzer's own interpreter failed (not a finding about the API, nor a network error): run the pass once more.
-      process.stdout.write(`schemathesis crashed inside itself (see ${junit.replace(/\.xml$/, '.log')}); running the ${pass} pass again\n`);
+    // The fuzzer's own interpreter failed (not a finding about the API, nor a network error): run the pass again,
+    // twice at most (a random pass draws a new seed each time).
+    for (
+      let retry = 1;
+      retry <= 2 && report.findings.length === 0 && report.errors > 0 && fuzzerCrashedItself(junit.replace(/\.xml$/, '.log'));
+      retry++
+    ) {
+      process.stdout.write(
+        `schemathesis crashed inside itself (see ${junit.replace(/\.xml$/, '.log')}); running the ${pass} pass again (${retry} of 2)\n`,
+      );
       code = await runSchemathesis(st, baseUrl, api, pass, junit);
       report = readJunit(junit, name, pass);
     }

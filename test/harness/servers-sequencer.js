@@ -3,7 +3,7 @@
  * processes (test/harness/run-tests.sh, `--shard=1/2` and `--shard=2/2`), each with its own servers from
  * global setup; jest's own split hashes paths, which can put the four longest suites in one shard. Here each
  * suite goes, longest first, to the shard with the least time so far, by the seconds one CI run measured
- * (servers-durations.json; a suite not listed there counts as the median). Only the split changes: a suite
+ * (servers-durations.json, from a CI run's jest output, a suite under 5 s counted as 3; a suite not listed there counts as the median). Only the split changes: a suite
  * runs exactly once whatever the numbers say, and the order inside a shard is jest's.
  */
 const { readFileSync } = require('node:fs');

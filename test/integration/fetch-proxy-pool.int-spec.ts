@@ -37,7 +37,7 @@ describeWithChromium('proxy pools inside the browser', () => {
       parseProxyPools(
         JSON.stringify({ browse: [`http://dead:${PASSWORD}@127.0.0.1:${deadPort}`, `http://live:${PASSWORD}@127.0.0.1:${proxy.port}`] }),
       ),
-      { request: () => {}, failure: (_pool, label) => failed.push(label), rested: () => {} },
+      { start: () => {}, request: () => {}, failure: (_pool, label) => failed.push(label), rested: () => {} },
     );
     fetcher = new Fetcher({
       guard: new AddressGuard({ resolver: testResolver, allowHosts: ALLOWED_TEST_HOSTS }),

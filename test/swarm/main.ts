@@ -40,6 +40,11 @@ function makeSecrets(bootstrapKey: string): Record<string, { secret: string; val
     GLEANER_OPENAI_API_KEY: { secret: 'gleaner_openai_api_key', value: `sk-swarm-server-${token(18)}` },
     GLEANER_ANTHROPIC_API_KEY: { secret: 'gleaner_anthropic_api_key', value: `sk-ant-swarm-${token(18)}` },
     GLEANER_OPENROUTER_API_KEY: { secret: 'gleaner_openrouter_api_key', value: `sk-or-swarm-${token(18)}` },
+    // A pool no scenario names (nothing goes through it), with credentials that must not show anywhere.
+    GLEANER_PROXY_POOLS: {
+      secret: 'gleaner_proxy_pools',
+      value: JSON.stringify({ swarm: { proxies: [`http://swarm:${token(12)}@127.0.0.1:9`] } }),
+    },
   };
 }
 

@@ -80,6 +80,7 @@ describe('ResultsService.exportResults', () => {
         status: 'completed',
         data: { name: 'https://a.example/' },
         metadata: { method: 'analysis' },
+        warnings: [],
       },
     ]);
     expect(found.stream).toMatchObject({ contentType: 'application/json', filename: 'job-a.json' });
@@ -183,7 +184,7 @@ describe('ResultsService.exportResults', () => {
     } as unknown as ResultRecord;
     await store.collection<ResultRecord>({ name: 'job_results', indexes: [] }).then((c) => c.insertOne(old));
     expect(await items('user-1', 'job-old')).toEqual([
-      { id: 'r-old', url: 'https://a.example/', status: 'completed', data: { a: 1 }, metadata: { method: 'analysis' } },
+      { id: 'r-old', url: 'https://a.example/', status: 'completed', data: { a: 1 }, metadata: { method: 'analysis' }, warnings: [] },
     ]);
     expect(jobReads).toEqual(['job-old']);
     await jobsRepository.markDeleted('job-old');

@@ -37,6 +37,9 @@ export function proxyPoolCounters(registry: Registry): ProxyCounters {
     'Times a proxy was rested after a failure (backoff before it is used again), by pool and proxy. Unit: rests.',
   );
   return {
+    start: (pool, proxy) => {
+      for (const counter of [requests, failures, rested]) counter.inc({ pool, proxy }, 0);
+    },
     request: (pool, proxy) => requests.inc({ pool, proxy }),
     failure: (pool, proxy) => failures.inc({ pool, proxy }),
     rested: (pool, proxy) => rested.inc({ pool, proxy }),

@@ -83,6 +83,7 @@ describe('StaticFetcher through a proxy pool (real proxies on loopback)', () => 
   let pools: ProxyPools;
   const counted: string[] = [];
   const counters: ProxyCounters = {
+    start: () => {},
     request: (pool, p) => counted.push(`request ${pool} ${p}`),
     failure: (pool, p) => counted.push(`failure ${pool} ${p}`),
     rested: (pool, p) => counted.push(`rested ${pool} ${p}`),

@@ -1,6 +1,8 @@
 import { AppError } from '@app/core';
 import { PROXY_REST, ProxyPool, ProxyPools, type ProxyCounters } from './proxy-pool';
 import { parseProxyPools } from './proxy-pools-config';
+import { Registry } from 'prom-client';
+import { proxyPoolCounters } from './configured-pools';
 
 const POOLS = JSON.stringify({
   rotating: ['http://alice:s3cret@10.0.0.1:3128', 'https://10.0.0.2', 'socks5://bob:hunter22@[fd00::3]:1081'],
@@ -11,6 +13,7 @@ function counting(): ProxyCounters & { log: string[] } {
   const log: string[] = [];
   return {
     log,
+    start: () => {},
     request: (pool, proxy) => log.push(`request ${pool} ${proxy}`),
     failure: (pool, proxy) => log.push(`failure ${pool} ${proxy}`),
     rested: (pool, proxy) => log.push(`rested ${pool} ${proxy}`),
@@ -177,5 +180,20 @@ describe('ProxyPools', () => {
         errors: [expect.objectContaining({ message: expect.stringContaining('no pool is configured (GLEANER_PROXY_POOLS); use none') })],
       }),
     );
+  });
+});
+
+describe('proxy counters', () => {
+  it('export every configured proxy at 0 from the start (increase() sees its first request), without credentials', async () => {
+    const registry = new Registry();
+    const pools = new ProxyPools(parseProxyPools(POOLS), proxyPoolCounters(registry));
+    const before = await registry.metrics();
+    for (const name of ['gleaner_proxy_requests_total', 'gleaner_proxy_failures_total', 'gleaner_proxy_rested_total']) {
+      expect(before).toContain(`${name}{pool="rotating",proxy="http://10.0.0.1:3128"} 0`);
+      expect(before).toContain(`${name}{pool="sessions",proxy="http://10.0.1.2:8080"} 0`);
+    }
+    expect(before).not.toMatch(/alice|s3cret|bob|hunter22/);
+    pools.get('rotating')!.pick('a.example', new Set());
+    expect(await registry.metrics()).toContain('gleaner_proxy_requests_total{pool="rotating",proxy="http://10.0.0.1:3128"} 1');
   });
 });

@@ -6,12 +6,14 @@ export const PROXY_REST = { firstMs: 5_000, factor: 2, maxMs: 300_000 } as const
 
 /** What a pool counts per proxy, by pool name and the proxy's label (never its credentials). */
 export interface ProxyCounters {
+  /** A configured proxy's series, at 0 until it counts (so rate() and increase() see its first request). */
+  start(pool: string, proxy: string): void;
   request(pool: string, proxy: string): void;
   failure(pool: string, proxy: string): void;
   rested(pool: string, proxy: string): void;
 }
 
-const NO_COUNTERS: ProxyCounters = { request: () => {}, failure: () => {}, rested: () => {} };
+const NO_COUNTERS: ProxyCounters = { start: () => {}, request: () => {}, failure: () => {}, rested: () => {} };
 
 interface Health {
   failuresInRow: number;
@@ -43,6 +45,7 @@ export class ProxyPool {
     this.size = config.proxies.length;
     this.stickyMs = config.stickyMs;
     this.health = config.proxies.map(() => ({ failuresInRow: 0, restedUntil: 0 }));
+    for (const proxy of config.proxies) counters.start(this.name, proxy.label);
   }
 
   /**
