@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Server as ProxyChainServer } from 'proxy-chain';
 import { batchSuite } from './batch.suite';
 import { startEmbedded, type RunningApp } from './embedded-app';
-import { PROXY_POOL, proxyPoolsSuite } from './proxy-pools.suite';
+import { DEAD_POOL, PROXY_POOL, proxyPoolsSuite } from './proxy-pools.suite';
 
 jest.setTimeout(180_000);
 
@@ -39,6 +39,7 @@ const env = () => ({
   GLEANER_BATCH_MAX_URLS: String(MAX_URLS),
   GLEANER_PROXY_POOLS: JSON.stringify({
     [PROXY_POOL]: [`http://gleaner:${PROXY_PASSWORD}@127.0.0.1:${deadPort}`, `http://gleaner:${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`],
+    [DEAD_POOL]: [`http://gleaner:${PROXY_PASSWORD}@127.0.0.1:${deadPort}`],
   }),
 });
 const proxyEnv = (app: RunningApp) => ({ app, play, models, proxied, livePort: proxy.port, deadPort, password: PROXY_PASSWORD });

@@ -209,7 +209,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     let failure: unknown;
     if (input.fetch_mode !== 'dynamic') {
       try {
-        staticPage = await this.loader.fetcher.fetch(input.url, { mode: 'static', signal, scoped });
+        staticPage = await this.loader.fetcher.fetch(input.url, { mode: 'static', signal, scoped, proxyPool: input.proxy ?? undefined });
       } catch (error) {
         failure = error;
         staticError = error instanceof AppError ? `${error.category}: ${error.detail ?? error.message}` : 'static fetch failed';
@@ -218,7 +218,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     let rendered: FetchResult | null = null;
     if (input.fetch_mode !== 'static') {
       try {
-        rendered = await this.loader.fetcher.fetch(input.url, { mode: 'dynamic', signal, scoped });
+        rendered = await this.loader.fetcher.fetch(input.url, { mode: 'dynamic', signal, scoped, proxyPool: input.proxy ?? undefined });
       } catch (error) {
         // No browser (or it failed): the analysis goes on with the static page when there is one.
         // Without either, the static failure (when there was one) is the reason worth reporting.
@@ -241,7 +241,10 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     const pages = [];
     for (const url of urls) {
       try {
-        const page = await this.loader.load(url, input.fetch_mode === 'dynamic' ? 'dynamic' : 'static', { signal, control: { scoped } });
+        const page = await this.loader.load(url, input.fetch_mode === 'dynamic' ? 'dynamic' : 'static', {
+          signal,
+          control: { scoped, proxyPool: input.proxy ?? undefined },
+        });
         const linked = analyzePage({
           html: page.fetch.html,
           url: page.fetch.url,

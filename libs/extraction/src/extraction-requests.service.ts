@@ -101,8 +101,11 @@ export class ExtractionRequestsService {
     const site = await this.intake.site(caller, dto.site_id);
     const url = this.intake.url(dto.url, site);
     const fetchMode = dto.fetch_mode ?? site?.fetch_mode ?? 'auto';
-    // An analysis takes no fetch control of its own, only the saved site's headers and cookies (sealed with the job).
-    const { secrets } = this.intake.pageFetchControl(site, url, {}, fetchMode);
+    // An analysis takes no fetch control of its own but its pool, only the saved site's headers and cookies (sealed
+    // with the job) and its pool when the request names none.
+    const { stored, secrets } = this.intake.pageFetchControl(site, url, { proxy: dto.proxy }, fetchMode, {
+      proxy: validCrawlOptions(site?.crawl_options).proxy,
+    });
     const job = await this.intake.submit<AnalyzeJobInput>(caller, {
       type: 'analyze',
       url,
@@ -112,6 +115,7 @@ export class ExtractionRequestsService {
         fetch_mode: fetchMode,
         site_id: site?._id ?? null,
         llm_config: llmConfig,
+        proxy: stored?.proxy ?? null,
       }),
       captureDebug: dto.debug ?? true,
       requestId,

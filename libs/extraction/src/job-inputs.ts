@@ -33,6 +33,8 @@ export interface AnalyzeJobInput {
   fetch_mode: FetchMode;
   site_id: string | null;
   llm_config: StoredLlmConfig | null;
+  /** The proxy pool its fetches go through (docs/proxies.md); null: direct (and on jobs from before pools). */
+  proxy: string | null;
 }
 
 /** A normalised JSON Schema object as stored on a job (it was validated by the schema lib at intake). */
@@ -71,6 +73,7 @@ const analyzeInputSchema = z.object({
   fetch_mode: fetchModeSchema,
   site_id: z.string().nullable(),
   llm_config: storedLlmConfigSchema,
+  proxy: z.string().nullable().default(null),
 });
 
 export function parseExtractInput(raw: unknown): ExtractJobInput {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Errors } from '@app/core';
-import { RobotsCache, StaticFetcher, guardFromSettings } from '@app/fetch';
+import { RobotsCache, StaticFetcher, guardFromSettings, throughPool } from '@app/fetch';
 import { LOGGER, type AppLogger } from '@app/observability';
 import type { BodyStream } from '@app/results';
 import { canonicalize } from '../url-canon';
@@ -35,12 +35,14 @@ export class MapService {
   async discover(dto: MapRequestDto): Promise<{ url: string; map: Awaited<ReturnType<SiteMapper['map']>> }> {
     const seed = canonicalize(dto.url);
     if (!seed) throw Errors.validation([{ location: 'body.url', message: 'must be an http or https URL', value: dto.url }]);
+    // Every read of the map through the request's pool, as a crawl's (docs/proxies.md).
+    const fetcher = throughPool(this.fetcher, dto.proxy);
     const robots = new RobotsCache({
-      fetcher: this.fetcher,
+      fetcher,
       userAgent: this.config.robotsUserAgent,
       errorTtlMs: this.config.robotsRetryMs,
     });
-    const mapper = new SiteMapper({ fetcher: this.fetcher, robots });
+    const mapper = new SiteMapper({ fetcher, robots });
     const budget = AbortSignal.timeout(this.config.mapTimeBudgetMs);
     const map = await mapper
       .map(

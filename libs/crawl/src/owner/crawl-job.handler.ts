@@ -5,6 +5,7 @@ import { Counter } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { newId } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
+import { throughPool } from '@app/fetch';
 import { JobsRepository, JobsService, type JobContext, type JobHandler, type JobRecord } from '@app/jobs';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { MonitorPagesService } from '@app/monitors';
@@ -84,7 +85,8 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
       queue: this.queue,
       bus: this.bus,
       politeness: this.politeness,
-      staticFetcher: this.loader.fetcher.staticFetcher,
+      // robots.txt and sitemaps through the crawl's proxy pool, as its pages (docs/proxies.md).
+      staticFetcher: throughPool(this.loader.fetcher.staticFetcher, context.input.options.proxy),
       events: await this.eventManager(),
       metrics: { takeovers: this.takeovers, commits: this.commits },
       lastmods: this.monitorPages,

@@ -1,4 +1,5 @@
 import { AppError } from '@app/core';
+import { UnconfiguredProxyPool } from '@app/fetch';
 import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
 import { PAGE_RETRY_LIMITS } from '../page-retry-policy';
 import type { WindowEntry } from './frontier-window';
@@ -74,6 +75,7 @@ describe('RobotsGate', () => {
       'no.test': { check: { verdict: 'disallowed', why: 'robots.txt disallows it for GleanerBot' } },
       'down.test': { check: { verdict: 'unavailable', why: 'robots.txt answered HTTP 503', retryAt: 777 } },
       'blocked.test': { check: new AppError('upstream-failure', 'blocked', { category: 'ssrf_blocked', detail: 'a private address' }) },
+      'pool-gone.test': { check: new UnconfiguredProxyPool('removed') },
     });
     const gate = await gateWith(robots);
     expect(await gate.verdict(entry('http://yes.test/a'))).toEqual({ kind: 'allow' });
@@ -85,6 +87,8 @@ describe('RobotsGate', () => {
     });
     // The page itself then fails ssrf_blocked (the guard refuses its fetch), as its own page.
     expect(await gate.verdict(entry('http://blocked.test/a'))).toEqual({ kind: 'allow' });
+    // The crawl's proxy pool is gone: the page fails as its fetch does (docs/proxies.md), not skipped for robots.txt.
+    expect(await gate.verdict(entry('http://pool-gone.test/a'))).toEqual({ kind: 'allow' });
   });
 
   it('applies a Crawl-delay on the first look at an origin, and refuses a host whose delay is over the maximum', async () => {

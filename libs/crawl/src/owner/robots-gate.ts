@@ -1,5 +1,5 @@
 import { AppError } from '@app/core';
-import type { RobotsCache } from '@app/fetch';
+import { UnconfiguredProxyPool, type RobotsCache } from '@app/fetch';
 import type { PolitenessPort } from '@app/politeness';
 import { PAGE_RETRY_LIMITS } from '../page-retry-policy';
 import type { CrawlRun } from './crawl-run';
@@ -74,7 +74,9 @@ export class RobotsGate {
     } catch (error) {
       // ssrf_blocked: the host itself is forbidden. Its page goes on to fail under the address guard, as its
       // own page with its own category (docs/crawl.md "Batches"), rather than look like a robots.txt refusal.
-      if (error instanceof AppError && error.category === 'ssrf_blocked') return { kind: 'allow' };
+      // A proxy pool the operator removed: the page fails as its fetch would (docs/proxies.md), never skipped.
+      if (error instanceof UnconfiguredProxyPool || (error instanceof AppError && error.category === 'ssrf_blocked'))
+        return { kind: 'allow' };
       return { kind: 'skip', why: error instanceof AppError ? (error.detail ?? error.message) : 'robots.txt could not be read' };
     }
     if (verdict.verdict === 'allowed') return { kind: 'allow' };

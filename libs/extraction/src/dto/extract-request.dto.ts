@@ -4,7 +4,7 @@ import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Lengt
 import { LlmConfigDto } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
 import { EXTRACT_ARCHIVE_DEFAULT } from '../extract-archive';
-import { FETCH_MODES, type FetchMode } from '@app/fetch';
+import { FETCH_MODES, ProxyProperty, type FetchMode } from '@app/fetch';
 import { IsHttpUrl } from '@app/http';
 import { GroundingProperty, ProvenanceProperty } from '@app/sites';
 import type { FieldProvenance, GroundingPolicy, ProvenanceMode } from '@app/provenance';
@@ -108,6 +108,9 @@ export class AnalyzeRequestDto {
   @ValidateNested()
   @Type(() => LlmConfigDto)
   llm_config?: LlmConfigDto;
+  /** The page and its linked pages through this pool; absent: the saved site's (docs/proxies.md). */
+  @ProxyProperty()
+  proxy?: string;
 }
 
 @ApiExtraModels(FieldProvenanceResponse)

@@ -1,5 +1,4 @@
-import { Errors, type FieldError } from '@app/core';
-import { fetchError } from '../errors';
+import { AppError, Errors, type FieldError } from '@app/core';
 import { NO_PROXY, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pools-config';
 
 /** A proxy that failed to connect rests this long, doubling per failure in a row, up to the cap. */
@@ -105,6 +104,19 @@ export class ProxyPool {
   }
 }
 
+/**
+ * The fetch failure (`fetch_error`) of a pool no longer configured. A robots.txt read rethrows it (robots.ts): the
+ * crawl's page then fails on it as its own fetch would, instead of waiting out a robots.txt "unreachable".
+ */
+export class UnconfiguredProxyPool extends AppError {
+  constructor(name: string) {
+    super('upstream-failure', `The proxy pool ${name} is not configured (GLEANER_PROXY_POOLS).`, {
+      category: 'fetch_error',
+      retryable: false,
+    });
+  }
+}
+
 /** Every pool of the process, by name (GLEANER_PROXY_POOLS). */
 export class ProxyPools {
   private readonly pools = new Map<string, ProxyPool>();
@@ -143,7 +155,7 @@ export class ProxyPools {
   get(name: string | null | undefined): ProxyPool | undefined {
     if (!name || name === NO_PROXY) return undefined;
     const pool = this.pools.get(name);
-    if (!pool) throw fetchError('fetch_error', `The proxy pool ${name} is not configured (GLEANER_PROXY_POOLS).`, { retryable: false });
+    if (!pool) throw new UnconfiguredProxyPool(name);
     return pool;
   }
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { ProxyProperty } from '@app/fetch';
 import { IsHttpUrl, IsPrintable } from '@app/http';
 import { CRAWL_CAPS } from '@app/sites';
 
@@ -45,6 +46,10 @@ export class MapRequestDto {
   @Min(1)
   @Max(CRAWL_CAPS.maxPages)
   limit?: number;
+
+  /** robots.txt, the sitemaps and the seed page go through this pool (docs/proxies.md). */
+  @ProxyProperty()
+  proxy?: string;
 }
 
 export class MapUrl {
