@@ -242,6 +242,8 @@ export function batchSuite(getEnv: () => BatchEnv): void {
     });
     expect(mixed.status).toBe(202);
     expect((await call('GET', `/api/v1/jobs/${mixed.body.job_id}`)).body.type).toBe('batch');
+    // Finished here, so its model call never lands in a later test's count of model requests.
+    expect((await finished(mixed.body.job_id)).status).toBe('completed');
     const clash = await call('POST', `/api/v1/batch/extract?schema_id=${schema.body.id}`, {
       body: { urls: [env.play.url('h2.test', '/p/1')], schema_id: 'another' },
     });
@@ -293,6 +295,50 @@ export function batchSuite(getEnv: () => BatchEnv): void {
     const both = await batch({ urls, formats: ['markdown'] });
     expect(both.status).toBe(422);
     expect(both.body.errors[0]).toMatchObject({ location: 'body.formats' });
+  });
+
+  it('the json format beside markdown: each page stored with both, the schema by the model (Anthropic protocol), its tokens counted', async () => {
+    const since = env.models.requests.length;
+    const urls = [1, 2].map((id) => env.play.url('shop.test', `/product/${id}`));
+    const claude = {
+      provider: 'anthropic',
+      model: 'claude-haiku-4-5',
+      api_key: 'sk-ant-batch-json',
+      base_url: env.models.anthropicBaseUrl,
+    };
+    const started = await call('POST', '/api/v1/batch/extract', {
+      body: { urls, formats: ['json', 'markdown'], schema: SCHEMA, prompt: 'The product as sold here.', llm_config: claude },
+    });
+    expect(started.status).toBe(202);
+    const job = await finished(started.body.job_id);
+    expect(job).toMatchObject({ status: 'completed', page_count: 2, failed_count: 0, model_calls: 2 });
+    expect(job.pages_by_method).toEqual({ model: 0, selectors: 0, mixed: 0, scrape: 2 });
+    expect(job.token_usage_input).toBeGreaterThan(0);
+    const items = (await call('GET', `/api/v1/jobs/${job.id}/results`)).body as any[];
+    for (const id of [1, 2]) {
+      const item = items.find((i) => i.url === urls[id - 1]);
+      expect(Object.keys(item.data)).toEqual(['markdown', 'json']);
+      expect(item.data.markdown).toContain(product(id).name);
+      expect(item.data.json).toMatchObject({ name: product(id).name, sku: product(id).sku });
+      expect(item.metadata).toMatchObject({
+        method: 'scrape',
+        model_call: 'full',
+        model: 'claude-haiku-4-5',
+        provider: 'anthropic',
+        ungrounded_fields: 0,
+      });
+    }
+    const sent = env.models.requests.slice(since);
+    expect(sent.map((r) => r.protocol)).toEqual(['anthropic', 'anthropic']);
+    expect(sent.every((r) => `${r.system}\n${r.userText}`.includes('The product as sold here.'))).toBe(true);
+    // json needs its schema; a prompt or a schema without json would be unused.
+    for (const [body, location] of [
+      [{ formats: ['json'] }, 'body.schema'],
+      [{ formats: ['markdown'], prompt: 'x' }, 'body.prompt'],
+    ] as const) {
+      const refused = await call('POST', '/api/v1/batch/extract', { body: { urls, llm_config: claude, ...body } });
+      expect([refused.status, refused.body.errors?.[0]?.location]).toEqual([422, location]);
+    }
   });
 
   it('stops at max_cost_usd: the pages not started are skipped budget_exceeded', async () => {

@@ -130,6 +130,12 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       expect(doc.json).toMatchObject({ name: 'Widget 4', sku: 'SKU-0004' });
       expect(typeof doc.summary).toBe('string');
       expect(doc.metadata?.creditsUsed).toBe(5);
+      // json is the scrape job's own json format (one fetch, its tokens on the scrape job).
+      const job = await http(env.app.baseUrl, 'GET', `/api/v1/jobs/${doc.metadata!.scrapeId}`, {
+        headers: { authorization: `Bearer ${env.app.adminKey}` },
+      });
+      expect(job.body).toMatchObject({ type: 'scrape', status: 'completed' });
+      expect(job.body.token_usage_input).toBeGreaterThan(0);
     });
 
     it('maxAge: the scrape keeps its page (a batch job); the next within maxAge is the archived copy (a reextract job, no request)', async () => {
@@ -417,6 +423,21 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       expect(['scraping', 'completed']).toContain(status.status);
       const slow = await firecrawl.startBatchScrape([1, 2, 3, 4, 5].map((n) => u(`/s/${n}`, 'slow.test')));
       expect(await firecrawl.cancelBatchScrape(slow.id)).toBe(true);
+    });
+
+    it('batch scrape: json beside markdown, each Document with both (Gleaner’s json page format)', async () => {
+      const job = await firecrawl.batchScrape([u('/product/1'), u('/product/2')], {
+        options: { formats: ['markdown', { type: 'json', schema: SCHEMA, prompt: 'The product on the page' }] },
+        pollInterval: 1,
+        timeout: 90,
+      });
+      expect(job.status).toBe('completed');
+      expect(job.data).toHaveLength(2);
+      for (const doc of job.data) {
+        const id = doc.metadata?.url === u('/product/1') ? 1 : 2;
+        expect(doc.markdown).toContain(`Widget ${id}`);
+        expect(doc.json).toMatchObject({ name: `Widget ${id}`, sku: `SKU-000${id}` });
+      }
     });
 
     it('map: links with titles; sitemap only', async () => {

@@ -349,4 +349,76 @@ export function scrapeSuite(getEnv: () => ScrapeEnv, options: { embedded: boolea
     expect(wrong.status).toBe(422);
     expect(wrong.body.errors[0].location).toBe('body.wait_for');
   });
+
+  it('the json format: markdown and the schema extracted in one call, with provenance, tokens and cost (the model read the markdown)', async () => {
+    const llm = { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-scrape-json-key', base_url: env.models.openaiBaseUrl };
+    const res = await scrape({
+      url: docs('/article'),
+      formats: ['json', 'markdown'],
+      schema: { title: 'string' },
+      prompt: 'Take the title from the main heading.',
+      provenance: 'full',
+      llm_config: llm,
+    });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.data)).toEqual(['markdown', 'json']);
+    expect(res.body.data.json).toEqual({ title: 'Scraping without a schema' });
+    expect(res.body.metadata).toMatchObject({
+      method: 'scrape',
+      model_call: 'full',
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+      ungrounded_fields: 0,
+      fields: { title: expect.objectContaining({ source: 'model', grounded: true }) },
+    });
+    expect(res.body.usage).toMatchObject({ input_tokens: expect.any(Number), output_tokens: expect.any(Number), is_byok: true });
+    expect(res.body.usage.input_tokens).toBeGreaterThan(0);
+    // One model call, with the BYOK key, the prompt and the page's markdown (the same text the markdown format gives).
+    expect(env.models.requests).toHaveLength(1);
+    const [sent] = env.models.requests;
+    expect(sent.apiKey).toBe('sk-scrape-json-key');
+    expect(`${sent.system}\n${sent.userText}`).toContain('Take the title from the main heading.');
+    expect(sent.userText).toContain('Scraping without a schema');
+    // The job counts the call's tokens and cost; its result item names the model; the key is nowhere.
+    const job = await call('GET', `/api/v1/jobs/${res.body.job_id}`);
+    expect(job.body).toMatchObject({ type: 'scrape', status: 'completed', page_count: 1, token_usage_input: res.body.usage.input_tokens });
+    expect(job.text).not.toContain('sk-scrape-json-key');
+    const [item] = (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`)).body;
+    expect(item).toMatchObject({ data: res.body.data, metadata: { method: 'scrape', model: 'gpt-4o-mini', provider: 'openai' } });
+  });
+
+  it('the json format: a model failure fails the scrape with its category; no usable model is a 422 before any job', async () => {
+    const failing = await scrape({
+      url: docs('/article'),
+      formats: ['markdown', 'json'],
+      schema: { title: 'string' },
+      llm_config: { provider: 'openai', model: 'invalid-json', api_key: 'sk-scrape-json-key', base_url: env.models.openaiBaseUrl },
+    });
+    expect(failing.status).toBe(502);
+    expect(failing.body).toMatchObject({ error_category: 'llm_invalid_output', job_id: expect.any(String) });
+    const job = await call('GET', `/api/v1/jobs/${failing.body.job_id}`);
+    expect(job.body).toMatchObject({ status: 'failed', failed_count: 1 });
+    expect(job.body.token_usage_input).toBeGreaterThan(0); // the failed call was paid for
+    const before = (await call('GET', '/api/v1/jobs')).body.jobs.length;
+    const none = await scrape({ url: docs('/article'), formats: ['json'], schema: { title: 'string' } });
+    expect(none.status).toBe(422);
+    expect(none.body.error_category).toBe('no_models');
+    expect((await call('GET', '/api/v1/jobs')).body.jobs.length).toBe(before);
+  });
+
+  it('the json format: its fields without it, and it without a schema, are 422s at the field', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ formats: ['markdown', 'json'] }, 'body.schema'],
+      [{ formats: ['markdown'], schema: { title: 'string' } }, 'body.schema'],
+      [{ schema_id: 'sch_x' }, 'body.schema_id'],
+      [{ prompt: 'Titles.' }, 'body.prompt'],
+      [{ formats: ['json'], schema: { title: 'string' }, prompt: '' }, 'body.prompt'],
+      [{ grounding: 'fail_page' }, 'body.grounding'],
+    ];
+    for (const [body, location] of cases) {
+      const res = await scrape({ url: docs('/article'), ...body });
+      expect([res.status, res.body.errors?.[0]?.location]).toEqual([422, location]);
+    }
+    expect(env.models.requests).toEqual([]);
+  });
 }

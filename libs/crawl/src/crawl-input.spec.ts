@@ -34,4 +34,16 @@ describe('parseCrawlInput', () => {
     expect(() => parseCrawlInput({ ...stored, options: { ...stored.options, fetch_mode: 'teleport' } })).toThrow(/crawl options/);
     expect(() => parseCrawlInput({ ...stored, options: 'all of them' })).toThrow();
   });
+
+  it('reads formats with the json format beside its schema and prompt; refuses json without a schema, and a schema beside other formats', () => {
+    const formats = { formats: ['markdown', 'json'], only_main_content: true, full_page_screenshot: false };
+    expect(parseCrawlInput({ ...stored, page_formats: formats, prompt: 'Titles.' })).toMatchObject({
+      schema: stored.schema,
+      page_formats: formats,
+      prompt: 'Titles.',
+    });
+    expect(() => parseCrawlInput({ ...stored, schema: null, page_formats: formats })).toThrow(/json and a schema/);
+    expect(() => parseCrawlInput({ ...stored, page_formats: { ...formats, formats: ['markdown'] } })).toThrow(/json and a schema/);
+    expect(parseCrawlInput({ ...stored, schema: null, page_formats: { ...formats, formats: ['markdown'] } }).schema).toBeNull();
+  });
 });

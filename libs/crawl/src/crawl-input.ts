@@ -9,10 +9,15 @@ import { resolveCrawlOptions, validCrawlOptions, type CrawlOptions, type CrawlOp
 export interface CrawlJobInput {
   /** The seed, canonical. */
   url: string;
-  /** What to extract from every page; null for a crawl that stores each page's formats instead (`page_formats`). */
+  /**
+   * What to extract from every page; null for a crawl that stores each page's formats instead (`page_formats`), and
+   * with them the `json` format's schema (docs/scrape.md "The json format").
+   */
   schema: JsonSchemaObject | null;
-  /** A crawl or batch without a schema: how each page is stored as formats (docs/scrape.md "Crawls and batches"). */
+  /** A crawl or batch with formats: how each page is stored as formats (docs/scrape.md "Crawls and batches"). */
   page_formats: PageFormatsPlan | null;
+  /** The `json` format's prompt (told to the model beside the schema); absent without one and on older jobs. */
+  prompt?: string | null;
   schema_id: string | null;
   site_id: string | null;
   llm_config: StoredLlmConfig | null;
@@ -108,11 +113,15 @@ const crawlInputSchema = z.object({
   monitor_id: z.string().optional(),
   monitor_run_id: z.string().optional(),
   warnings: storedWarnings,
+  prompt: z.string().nullish(),
 });
 
 export function parseCrawlInput(raw: unknown): CrawlJobInput {
   const input = crawlInputSchema.parse(raw);
-  if ((input.schema === null) === (input.page_formats === null)) throw new Error('a crawl input has either a schema or page formats');
+  // A schema without formats; formats without one, or with the json format and its schema.
+  const wantsSchema = input.page_formats === null || input.page_formats.formats.includes('json');
+  if ((input.schema !== null) !== wantsSchema)
+    throw new Error('a crawl input has a schema, page formats, or page formats with json and a schema');
   return { ...input, options: resolveCrawlOptions(input.options) };
 }
 

@@ -13,6 +13,7 @@ const FROM_GLEANER: Record<string, SupportedFormat> = {
   raw_html: 'rawHtml',
   links: 'links',
   screenshot: 'screenshot',
+  json: 'json',
 };
 
 /** The Firecrawl formats of a job: its /v2 note, else what its stored page formats are in Firecrawl's names. */

@@ -21,24 +21,21 @@ import { isGleanerUrl, type ScrapeOptions } from './wire/scrape-options';
 const MAX_ACTIVE = 100;
 
 /**
- * What a crawl or batch keeps of each page, in Gleaner's terms: the page formats (no model), or the `json`
- * format's schema alone (the pages extracted by the model chain). Both at once waits for the page pipeline's
- * `json` format (docs/firecrawl.md "Formats in crawls").
+ * What a crawl or batch keeps of each page, in Gleaner's terms: the page formats (no model), the `json` format's
+ * schema alone (the pages extracted by the model chain, as Gleaner's crawl with a schema), or both: Gleaner's
+ * `json` page format beside the others (docs/firecrawl.md "Formats in crawls and batches").
  */
 function pageFields(plan: FormatPlan, at: string): { fields: Record<string, unknown>; jsonOnly: boolean } {
   const content = [...plan.wanted].filter((f) => f !== 'json');
-  if (plan.json) {
-    if (content.length > 0)
-      throw optionNotSupported(
-        at,
-        `json beside ${content.join(', ')} in a crawl or batch (ask for json alone, or the other formats alone)`,
-      );
-    return { fields: { schema: jsonFormatSchema(plan, at) }, jsonOnly: true };
-  }
   if (plan.wanted.has('summary')) throw optionNotSupported(at, 'summary in a crawl or batch (scrape pages one by one for a summary)');
   if (plan.changeTracking) throw optionNotSupported(at, 'changeTracking (a monitor compares runs: /v2/monitor)');
+  if (plan.json && content.length === 0) return { fields: { schema: jsonFormatSchema(plan, at) }, jsonOnly: true };
   return {
-    fields: { formats: plan.gleanerFormats, ...(plan.fullPageScreenshot ? { full_page_screenshot: true } : {}) },
+    fields: {
+      formats: plan.json ? [...plan.gleanerFormats, 'json'] : plan.gleanerFormats,
+      ...(plan.json ? { schema: jsonFormatSchema(plan, at) } : {}),
+      ...(plan.fullPageScreenshot ? { full_page_screenshot: true } : {}),
+    },
     jsonOnly: false,
   };
 }

@@ -58,7 +58,8 @@ export class FirecrawlJobStatusService {
       completed: job.page_count,
       // URLs still queued count while the job runs; once it ended, what was skipped is not part of its total.
       total: job.page_count + job.failed_count + (status === 'scraping' ? job.urls_queued : 0),
-      creditsUsed: job.page_count * (jsonOnly ? 5 : 1),
+      // A page the model read (json, alone or beside other formats) is five credits, as Firecrawl counts.
+      creditsUsed: job.page_count * (jsonOnly || plan.wanted.has('json') ? 5 : 1),
       data: items.map((item) => itemDocument(job, item, plan, jsonOnly, link)),
       ...(status === 'failed' && job.error_message ? { error: job.error_message } : {}),
     };

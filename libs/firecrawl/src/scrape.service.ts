@@ -17,8 +17,9 @@ import { scrapeRequestSchema, type ScrapeRequest } from './wire/scrape-options';
 
 /**
  * POST /v2/scrape: a Gleaner scrape job (listed, streamed, on the dashboards like any), its answer as
- * Firecrawl's Document. `json` and `summary` are Gleaner extract jobs on the same page, run beside the
- * scrape with the caller's model chain (docs/firecrawl.md "Formats"). With `maxAge` or `changeTracking` the
+ * Firecrawl's Document. `json` is the scrape's own json format (an extract beside it when the archive serves
+ * or keeps the page) and `summary` a Gleaner extract job on the same page, with the caller's model chain
+ * (docs/firecrawl.md "Formats"). With `maxAge` or `changeTracking` the
  * page archive takes part (archived-scrape.service.ts): the page is kept, served from a copy younger than
  * `maxAge`, or compared with the previous copy.
  */
@@ -34,9 +35,13 @@ export class FirecrawlScrapeService {
     const request = parseWith(scrapeRequestSchema, body);
     refuseUnsupported(request);
     const plan = planFormats(request);
+    // A live scrape makes `json` itself (Gleaner's json format: one fetch, one job); a page from or into the
+    // archive gets it from an extract of the same page beside it.
+    const live = !plan.changeTracking && (request.maxAge ?? 0) <= 0;
+    const jsonSchema = jsonFormatSchema(plan);
     const [{ page, tracking }, json, summary] = await Promise.all([
-      this.page(caller, request, plan, requestId, origin),
-      this.extractWith(caller, request, jsonFormatSchema(plan), requestId),
+      this.page(caller, request, plan, requestId, origin, live ? jsonSchema : null),
+      live ? Promise.resolve(undefined) : this.extractWith(caller, request, jsonSchema, requestId),
       plan.wanted.has('summary') ? this.extractWith(caller, request, { ...SUMMARY_SCHEMA }, requestId) : Promise.resolve(undefined),
     ]);
     const document = toDocument(
@@ -57,6 +62,7 @@ export class FirecrawlScrapeService {
     plan: FormatPlan,
     requestId: string,
     origin: RequestOrigin,
+    jsonSchema: Record<string, unknown> | null,
   ): Promise<{ page: GleanerPage; tracking?: ChangeTracking }> {
     if (plan.changeTracking) {
       const modes = plan.changeTracking.modes;
@@ -77,7 +83,8 @@ export class FirecrawlScrapeService {
     }
     const dto = await asGleanerDto(ScrapeRequestDto, {
       url: request.url,
-      formats: plan.gleanerFormats,
+      formats: jsonSchema ? [...plan.gleanerFormats, 'json'] : plan.gleanerFormats,
+      ...(jsonSchema ? { schema: jsonSchema } : {}),
       ...fetchFields(request),
       ...(plan.fullPageScreenshot ? { full_page_screenshot: true } : {}),
     });

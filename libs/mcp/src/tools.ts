@@ -185,7 +185,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'scrape',
     title: 'Scrape a page as markdown, text, HTML, links or a screenshot',
     description:
-      'Fetches one page and converts it, no schema and no model (POST /api/v1/scrape): `formats` picks markdown (default), text, html, raw_html, links, metadata, screenshot; PDFs become markdown and text too.',
+      'Fetches one page and converts it (POST /api/v1/scrape): `formats` picks markdown (default), text, html, raw_html, links, page_info, screenshot, and json (the `schema` extracted by the model beside them, with `prompt`; the only format that calls a model and costs); PDFs become markdown and text too.',
     scope: 'extract',
     route: 'POST /api/v1/scrape',
     body: ScrapeRequestDto,

@@ -4,6 +4,7 @@ export { buildFormats, MAX_SCRAPE_DATA_BYTES, type PageInfo, type ScrapeData } f
 export {
   DEFAULT_SCRAPE_FORMATS,
   formatsFetchProblem,
+  formatsNeedModel,
   loadOptionsFor,
   normaliseFormats,
   pageFormatsPlanSchema,

@@ -4,7 +4,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional } from
 import { SCRAPE_FORMATS } from './scrape-formats';
 
 const FORMATS_DESCRIPTION =
-  "What to return (a value given twice counts once). `markdown` and `text`: the content; `html`: the same content as cleaned HTML; `raw_html`: the body as fetched (or as the browser rendered it); `links`: every http(s) link, absolute and deduplicated, with its anchor text; `page_info`: title, description, language, canonical URL, Open Graph, JSON-LD, status and content type (and a PDF's own info); `screenshot`: a PNG taken by the browser (the fetch then renders; a 422 with `fetch_mode: static`).";
+  "What to return (a value given twice counts once). `markdown` and `text`: the content; `html`: the same content as cleaned HTML; `raw_html`: the body as fetched (or as the browser rendered it); `links`: every http(s) link, absolute and deduplicated, with its anchor text; `page_info`: title, description, language, canonical URL, Open Graph, JSON-LD, status and content type (and a PDF's own info); `screenshot`: a PNG taken by the browser (the fetch then renders; a 422 with `fetch_mode: static`); `json`: the request's `schema` (or `schema_id`) extracted from the page by the model, with its provenance (the only format that calls a model: it needs a usable model, and costs).";
 
 /**
  * The `formats` field of every request that returns pages as they are (POST /scrape, crawls and

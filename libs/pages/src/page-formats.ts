@@ -32,6 +32,8 @@ export interface ScrapeData {
   links?: Array<{ url: string; text: string }>;
   page_info?: PageInfo;
   screenshot?: string | null;
+  /** The `json` format: the schema's data as the model extracted it (set by the page pipeline, not by buildFormats). */
+  json?: unknown;
 }
 
 /** A page's formats together are stored as one result: above this they fail as content_too_large. */

@@ -2,8 +2,12 @@ import { z } from 'zod';
 import type { FetchMode } from '@app/fetch';
 import type { LoadOptions } from './page-loader.service';
 
-/** What a page can be returned as (docs/scrape.md "Formats"): by POST /scrape, and by crawls and batches without a schema. */
-export const SCRAPE_FORMATS = ['markdown', 'text', 'html', 'raw_html', 'links', 'page_info', 'screenshot'] as const;
+/**
+ * What a page can be returned as (docs/scrape.md "Formats"): by POST /scrape, and by crawls and batches with formats.
+ * `json` is the one a model makes (the request's schema extracted from the page, docs/scrape.md "The json format"):
+ * the others never call one.
+ */
+export const SCRAPE_FORMATS = ['markdown', 'text', 'html', 'raw_html', 'links', 'page_info', 'screenshot', 'json'] as const;
 export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];
 
 export const DEFAULT_SCRAPE_FORMATS: readonly ScrapeFormat[] = ['markdown'];
@@ -28,6 +32,11 @@ export const pageFormatsPlanSchema = z.object({
   full_page_screenshot: z.boolean(),
 });
 
+/** Whether the formats call the model (the `json` format): such a request needs a schema and a usable model, and costs. */
+export function formatsNeedModel(formats: readonly ScrapeFormat[]): boolean {
+  return formats.includes('json');
+}
+
 /** Why these formats cannot be made with this fetch mode, or null (a screenshot needs the browser). */
 export function formatsFetchProblem(formats: readonly ScrapeFormat[], fetchMode: FetchMode): string | null {
   return formats.includes('screenshot') && fetchMode === 'static'
@@ -40,7 +49,8 @@ export function loadOptionsFor(plan: PageFormatsPlan): Pick<LoadOptions, 'conver
   const formats = new Set(plan.formats);
   return {
     conversion: plan.only_main_content ? 'main' : 'full',
-    also: { text: formats.has('text'), html: formats.has('html') },
+    // `json`: the attribute values its extracted values may be grounded on, as a model page's load has them.
+    also: { text: formats.has('text'), html: formats.has('html'), ...(formats.has('json') ? { attributes: true } : {}) },
     ...(formats.has('screenshot') ? { screenshot: plan.full_page_screenshot ? ('full_page' as const) : ('viewport' as const) } : {}),
   };
 }

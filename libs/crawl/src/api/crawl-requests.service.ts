@@ -73,6 +73,7 @@ export class CrawlRequestsService {
         schema: plan.schema,
         schema_id: plan.schemaId,
         page_formats: plan.pageFormats,
+        ...(plan.prompt !== null ? { prompt: plan.prompt } : {}),
         warnings: plan.warnings,
         site_id: site?._id ?? null,
         llm_config: llmConfig,

@@ -31,7 +31,7 @@ describe('pagePlan', () => {
   it('extracts the schema when no formats are given (the site default included)', async () => {
     const { service, calls } = intake();
     const plan = await pagePlan(service, caller, {}, 'auto', 'sch_site');
-    expect(plan).toEqual({ schema, schemaId: 'sch_site', pageFormats: null, warnings: [] });
+    expect(plan).toEqual({ schema, schemaId: 'sch_site', pageFormats: null, prompt: null, warnings: [] });
     expect(calls).toEqual([{ fields: {}, siteDefault: 'sch_site', at: 'body' }]);
   });
 
@@ -47,6 +47,7 @@ describe('pagePlan', () => {
     expect(plan).toEqual({
       schema: null,
       schemaId: null,
+      prompt: null,
       warnings: [],
       pageFormats: { formats: ['markdown', 'links'], only_main_content: true, full_page_screenshot: false },
     });
@@ -64,11 +65,47 @@ describe('pagePlan', () => {
     expect(plan.pageFormats).toEqual({ formats: ['screenshot'], only_main_content: false, full_page_screenshot: true });
   });
 
-  it('refuses formats beside a schema or a schema_id, at body.formats', async () => {
+  it('refuses a schema or a schema_id beside formats without json, at body.formats', async () => {
     const errors = await refusal(pagePlan(intake().service, caller, { formats: ['markdown'], schema: { title: 'string' } }, 'auto', null));
     expect(errors).toEqual([expect.objectContaining({ location: 'body.formats', message: expect.stringContaining('drop schema') })]);
+    expect(errors[0].message).toContain('add "json" to formats');
     const byId = await refusal(pagePlan(intake().service, caller, { formats: ['markdown'], schema_id: 'sch_1' }, 'auto', null));
     expect(byId[0].message).toContain('schema_id');
+  });
+
+  it('extracts the schema beside the formats with json (given, by id, or the site default), with its prompt', async () => {
+    const { service, calls } = intake();
+    const plan = await pagePlan(
+      service,
+      caller,
+      { formats: ['json', 'markdown'], schema: { title: 'string' }, prompt: 'Titles only.' },
+      'auto',
+      null,
+    );
+    expect(plan).toEqual({
+      schema,
+      schemaId: null,
+      prompt: 'Titles only.',
+      warnings: [],
+      pageFormats: { formats: ['markdown', 'json'], only_main_content: true, full_page_screenshot: false },
+    });
+    expect(calls).toHaveLength(1);
+    const bySite = await pagePlan(service, caller, { formats: ['json'] }, 'auto', 'sch_site');
+    expect(bySite).toMatchObject({ schema, schemaId: 'sch_site', prompt: null });
+  });
+
+  it('refuses json without a schema, at body.schema, before the intake is asked', async () => {
+    const { service, calls } = intake();
+    const errors = await refusal(pagePlan(service, caller, { formats: ['markdown', 'json'] }, 'auto', null));
+    expect(errors).toEqual([{ location: 'body.schema', message: expect.stringContaining('required with the json format') }]);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('refuses a prompt without the json format, at body.prompt', async () => {
+    const withFormats = await refusal(pagePlan(intake().service, caller, { formats: ['markdown'], prompt: 'x' }, 'auto', null));
+    expect(withFormats).toEqual([{ location: 'body.prompt', message: expect.stringContaining('json format') }]);
+    const withSchema = await refusal(pagePlan(intake().service, caller, { schema: { title: 'string' }, prompt: 'x' }, 'auto', null));
+    expect(withSchema).toEqual([{ location: 'body.prompt', message: expect.stringContaining('json format') }]);
   });
 
   it('refuses a screenshot with the static fetch mode', async () => {

@@ -1,7 +1,7 @@
 import { Errors, type Warning } from '@app/core';
 import type { FetchMode } from '@app/fetch';
 import type { FieldsAt, JobIntakeService } from '@app/intake';
-import { formatsFetchProblem, normaliseFormats, type PageFormatsPlan, type ScrapeFormat } from '@app/pages';
+import { formatsFetchProblem, formatsNeedModel, normaliseFormats, type PageFormatsPlan, type ScrapeFormat } from '@app/pages';
 import type { JsonSchemaObject } from '@app/schema';
 import type { Caller } from '@app/auth';
 
@@ -12,14 +12,17 @@ export interface PagePlanFields {
   formats?: ScrapeFormat[];
   only_main_content?: boolean;
   full_page_screenshot?: boolean;
+  prompt?: string;
 }
 
 /**
- * Either a schema to extract (with a model) or formats to store (no model, no cost): what the job's input records.
- * Its pages' `PagePlan` (@app/extraction) is made of it.
+ * A schema to extract (with a model), formats to store (no model, no cost), or formats with the `json` format and its
+ * schema (and prompt): what the job's input records. Its pages' `PagePlan` (@app/extraction) is made of it.
  */
 export type PagesKept = (
-  { schema: JsonSchemaObject; schemaId: string | null; pageFormats: null } | { schema: null; schemaId: null; pageFormats: PageFormatsPlan }
+  | { schema: JsonSchemaObject; schemaId: string | null; pageFormats: null; prompt: null }
+  | { schema: null; schemaId: null; pageFormats: PageFormatsPlan; prompt: null }
+  | { schema: JsonSchemaObject; schemaId: string | null; pageFormats: PageFormatsPlan; prompt: string | null }
 ) & {
   /** What the request's schema parsed with that deserves a look (libs/core warnings.ts): on every page's result. */
   warnings: Warning[];
@@ -27,9 +30,10 @@ export type PagesKept = (
 
 /**
  * What a crawl or batch keeps of each page (docs/scrape.md "Crawls and batches"): with `formats` the
- * page as the scrape formats (no schema, no model; a site's default schema does not apply); without,
- * the extraction of its schema (given, by id, or the site's default). Both at once is a 422: a page has
- * one result. `at`: where the request gave `schema_id` (a batch's URL list body leaves it to the query).
+ * page as the scrape formats (no schema, no model; a site's default schema does not apply) unless they hold
+ * `json`, which extracts the schema (given, by id, or the site's default) beside them; without `formats`,
+ * the extraction of its schema. A schema beside formats without `json` is a 422 (it would be unused), and so is
+ * a prompt without `json`. `at`: where the request gave `schema_id` (a batch's URL list body leaves it to the query).
  */
 export async function pagePlan(
   intake: JobIntakeService,
@@ -54,31 +58,43 @@ export async function pagePlan(
         },
       ]);
     }
+    if (fields.prompt !== undefined)
+      throw Errors.validation([{ location: 'body.prompt', message: 'is only for a request with the json format (in formats)' }]);
     const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema, at);
-    return { schema: parsed.jsonSchema, schemaId, pageFormats: null, warnings: parsed.warnings ?? [] };
+    return { schema: parsed.jsonSchema, schemaId, pageFormats: null, prompt: null, warnings: parsed.warnings ?? [] };
+  }
+  const formats = normaliseFormats(fields.formats);
+  const problem = formatsFetchProblem(formats, fetchMode);
+  if (problem) throw Errors.validation([{ location: 'body.formats', message: problem }]);
+  const pageFormats: PageFormatsPlan = {
+    formats,
+    only_main_content: fields.only_main_content ?? true,
+    full_page_screenshot: fields.full_page_screenshot ?? false,
+  };
+  if (formatsNeedModel(formats)) {
+    if (at === 'body' && isAbsent(fields.schema) && isAbsent(fields.schema_id) && !siteDefaultSchema) {
+      throw Errors.validation([
+        {
+          location: 'body.schema',
+          message: 'is required with the json format (or a schema_id, or a site_id of a site with a default schema)',
+        },
+      ]);
+    }
+    const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema, at);
+    return { schema: parsed.jsonSchema, schemaId, pageFormats, prompt: fields.prompt ?? null, warnings: parsed.warnings ?? [] };
   }
   const both = (['schema', 'schema_id'] as const).filter((name) => fields[name] !== undefined && fields[name] !== null);
   if (both.length > 0) {
     throw Errors.validation([
       {
         location: 'body.formats',
-        message: `is for a request without a schema (each page has one result: the extracted data or the formats); drop ${both.join(' and ')} or formats`,
+        message: `is without the json format, so ${both.join(' and ')} would be unused: add "json" to formats to extract it beside them, or drop ${both.join(' and ')}`,
       },
     ]);
   }
-  const formats = normaliseFormats(fields.formats);
-  const problem = formatsFetchProblem(formats, fetchMode);
-  if (problem) throw Errors.validation([{ location: 'body.formats', message: problem }]);
-  return {
-    schema: null,
-    schemaId: null,
-    warnings: [],
-    pageFormats: {
-      formats,
-      only_main_content: fields.only_main_content ?? true,
-      full_page_screenshot: fields.full_page_screenshot ?? false,
-    },
-  };
+  if (fields.prompt !== undefined)
+    throw Errors.validation([{ location: 'body.prompt', message: 'is only for a request with the json format (in formats)' }]);
+  return { schema: null, schemaId: null, prompt: null, warnings: [], pageFormats };
 }
 
 function isAbsent(value: unknown): boolean {

@@ -16,17 +16,25 @@ export interface JobContext extends FetchContext {
   at: number;
 }
 
-/** A crawl's pages by the model chain (or its learned programs, as the crawl's own consumer), or its formats. */
-export function crawlPlan(jobId: string, input: CrawlJobInput): ModelPagePlan | PageFormatsPlan {
-  if (input.page_formats) return input.page_formats;
-  return {
+/** A crawl's pages as formats; with the `json` format, its model plan (docs/scrape.md "The json format"). */
+export type CrawlFormatsPlan = PageFormatsPlan & { json?: ModelPagePlan };
+
+/**
+ * A crawl's pages by the model chain (or its learned programs, as the crawl's own consumer), or its formats, the
+ * `json` format by that same model plan.
+ */
+export function crawlPlan(jobId: string, input: CrawlJobInput): ModelPagePlan | CrawlFormatsPlan {
+  const model = (): ModelPagePlan => ({
     kind: 'model',
     schema: extractionSchema(input),
     llmConfig: input.llm_config,
     mode: input.extraction_mode,
     consumer: crawlConsumer(jobId),
     settings: { provenance: input.options.provenance, grounding: input.options.grounding },
-  };
+    ...(input.prompt ? { instructions: input.prompt } : {}),
+  });
+  if (!input.page_formats) return model();
+  return input.page_formats.formats.includes('json') ? { ...input.page_formats, json: model() } : input.page_formats;
 }
 
 /** Job records are re-read this often by a page worker (cancellation also comes by bus). */

@@ -5,7 +5,7 @@ import { openFetchControl, RedirectStopped, type FetchControl, type FetchResult 
 import type { JobRecord } from '@app/jobs';
 import { conditionalHeaders } from '@app/monitors';
 import { pageLoadOptions, type ModelPagePlan } from '@app/extraction';
-import type { LoadedPage, PageFormatsPlan, PageLoaderService } from '@app/pages';
+import type { LoadedPage, PageLoaderService } from '@app/pages';
 import { hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { crawlHostPolicy } from '../crawl-host-policy';
 import type { CrawlJobInput } from '../crawl-input';
@@ -15,6 +15,7 @@ import type { PageOutcome, PageTaskPayload } from '../crawl.types';
 import { isRetryableFailure } from '../page-retry-policy';
 import { canonicalize } from '../url-canon';
 import type { ArchivedPages } from './archived-pages';
+import type { CrawlFormatsPlan } from './job-contexts';
 import { crawlPagePlan } from './page-outcomes';
 import type { DomainLabels } from './domain-labels';
 import { unchangedOutcome, type MonitorNote } from './monitor-note';
@@ -35,7 +36,7 @@ export interface FetchContext {
   input: CrawlJobInput;
   scope: CrawlScope;
   /** How its pages are extracted (what the load must give them). */
-  plan: ModelPagePlan | PageFormatsPlan;
+  plan: ModelPagePlan | CrawlFormatsPlan;
 }
 
 /**

@@ -28,6 +28,15 @@ describe('page outcomes (a crawl page at the end of the page pipeline)', () => {
       screenshotId: pageScreenshotId('J1', 'a.example/x'),
       withFetchDuration: false,
     });
+    // With the json format: its model plan goes with the formats plan, not into the formats.
+    const json = { ...formats, formats: ['markdown' as const, 'json' as const] };
+    expect(crawlPagePlan({ job, plan: { ...json, json: model } }, 'a.example/x')).toEqual({
+      kind: 'formats',
+      formats: json,
+      screenshotId: pageScreenshotId('J1', 'a.example/x'),
+      withFetchDuration: false,
+      json: model,
+    });
   });
 
   it('an extracted page completes with its extraction as the result', () => {

@@ -14,11 +14,21 @@ export function pageScreenshotId(jobId: string, key: string): string {
   return `${jobId}-${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
 }
 
-/** How a page of this job is extracted: its model plan, or (a crawl or batch without a schema) its formats (docs/scrape.md "Crawls and batches"). */
+/**
+ * How a page of this job is extracted: its model plan, or (a crawl or batch with formats) its formats, and with the
+ * `json` format its model plan too (docs/scrape.md "Crawls and batches").
+ */
 export function crawlPagePlan(context: Pick<JobContext, 'job' | 'plan'>, key: string): PagePlan {
   const { plan } = context;
   if ('kind' in plan) return plan;
-  return { kind: 'formats', formats: plan, screenshotId: pageScreenshotId(context.job._id, key), withFetchDuration: false };
+  const { json, ...formats } = plan;
+  return {
+    kind: 'formats',
+    formats,
+    screenshotId: pageScreenshotId(context.job._id, key),
+    withFetchDuration: false,
+    ...(json ? { json } : {}),
+  };
 }
 
 /**

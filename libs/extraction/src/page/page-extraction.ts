@@ -29,6 +29,10 @@ export interface FormatsMade {
   fetch_duration_ms?: number;
   convert_duration_ms: number;
   screenshot_id?: string;
+  /** The `json` format, when the model was called for it: the call's kind (a model page's `model_call`), the model that answered. */
+  model_call?: 'full' | 'partial';
+  model?: string;
+  provider?: string;
 }
 
 /** A monitor's page known unchanged (a 304, or the same text): `data` is last run's record (docs/monitors.md "Cheap re-runs"). */

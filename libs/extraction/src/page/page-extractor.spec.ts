@@ -159,7 +159,7 @@ function step(answer: Answer, opts: StepOptions = {}) {
       },
       runOf('J1'),
     );
-  return { run, runOf, formats, extraction, logs, captures, metrics, stored, failStore: () => (storeFails = true) };
+  return { run, runOf, formats, plan, extraction, logs, captures, metrics, stored, failStore: () => (storeFails = true) };
 }
 
 describe('PageExtractor (the page pipeline extraction step)', () => {
@@ -416,6 +416,42 @@ describe('PageExtractor (the page pipeline extraction step)', () => {
         retryable: false,
         usage: null,
       });
+    });
+
+    it('with json: the model step makes data.json beside the formats, its usage, model, provenance and call kind the page’s', async () => {
+      const s = step(() => ({ title: 'Hi', price: 3 }));
+      const got = (await s.formats(page(), {
+        formats: { formats: ['markdown', 'json'], only_main_content: true, full_page_screenshot: false },
+        json: { ...s.plan, instructions: 'Only the title.' },
+      })) as PageExtraction;
+      expect(got.data).toEqual({ markdown: 'Hi', json: { title: 'Hi', price: 3 } });
+      expect(got.made).toMatchObject({ method: 'scrape', status_code: 200, model_call: 'full', model: 'gpt-4o-mini', provider: 'openai' });
+      expect(got.model).toEqual({ provider: 'openai', model: 'gpt-4o-mini' });
+      expect(got.usage).toEqual({ inputTokens: 120, outputTokens: 30, costUsd: 0.0012, llmCostUsd: 0.001 });
+      // Grounded on the markdown the model was given: the title is on the page, the price is not.
+      expect(got.provenance).toMatchObject({ ungrounded_fields: 1, fields: { title: { grounded: true }, price: { grounded: false } } });
+      const [{ input }] = s.extraction.calls;
+      expect(input).toMatchObject({ content: 'Hi', schema: SCHEMA, instructions: 'Only the title.' });
+      expect(completedResult(got, { url: 'u', depth: 0, parentUrl: null, fetchDurationMs: 1, extractDurationMs: 1 })).toMatchObject({
+        token_usage_input: 120,
+        llm_model: 'gpt-4o-mini',
+        metadata: { method: 'scrape', model_call: 'full', ungrounded_fields: 1 },
+      });
+    });
+
+    it('with json: a model failure is the page’s, with what it cost, and stores no screenshot', async () => {
+      const cause = new AppError('upstream-failure', 'invalid', { category: 'llm_invalid_output', detail: 'The model answered no JSON.' });
+      const summary = { attempts: [], usage: { inputTokens: 50, outputTokens: 5 }, llmCostUsd: 0.0004, costUsd: 0.0005, isByok: false };
+      const s = step(() => {
+        throw new ExtractionFailure(cause, summary);
+      });
+      const got = await s.formats(page(Buffer.from('png')), {
+        formats: { formats: ['screenshot', 'json'], only_main_content: true, full_page_screenshot: false },
+        json: s.plan,
+      });
+      expect(got).toBeInstanceOf(PageFailure);
+      expect(got).toMatchObject({ stage: 'model', category: 'llm_invalid_output', usage: { inputTokens: 50, costUsd: 0.0005 } });
+      expect(s.stored).toEqual([]);
     });
 
     it('lets a store failure through (the queue delivers the task again)', async () => {

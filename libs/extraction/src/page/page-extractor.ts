@@ -38,14 +38,27 @@ export class PageExtractor {
     return plan.kind === 'formats' ? this.formats(page, plan, run) : this.model(page, plan, run);
   }
 
-  /** The page's formats (docs/scrape.md): no model call, no cost; the PNG of a screenshot is stored before the data names it. */
-  private async formats(page: LoadedPage, plan: FormatsPagePlan, { job }: PageRun): Promise<PageExtraction<FormatsMade> | PageFailure> {
+  /**
+   * The page's formats (docs/scrape.md). Without `json` no model is called and nothing costs; with it the model step
+   * makes `data.json`, and the page's model, usage, provenance and warnings are that step's (a model failure is the
+   * page's). The PNG of a screenshot is stored after the model answered and before the data names it.
+   */
+  private async formats(page: LoadedPage, plan: FormatsPagePlan, run: PageRun): Promise<PageExtraction<FormatsMade> | PageFailure> {
     const screenshotId = page.fetch.screenshot ? plan.screenshotId : null;
     try {
-      const data = buildFormats(page, plan.formats.formats, screenshotId ? ScreenshotsService.path(job._id, screenshotId) : null);
-      if (screenshotId) await this.screenshots.store(job, screenshotId, page.fetch.screenshot!);
+      const data = buildFormats(page, plan.formats.formats, screenshotId ? ScreenshotsService.path(run.job._id, screenshotId) : null);
+      const json = plan.json ? await this.model(page, plan.json, run) : null;
+      if (json instanceof PageFailure) return json;
+      if (screenshotId) await this.screenshots.store(run.job, screenshotId, page.fetch.screenshot!);
       const made = formatsMade(page, screenshotId, plan.withFetchDuration ? page.fetchDurationMs : undefined);
-      return { data, made, model: null, usage: Usage.NONE };
+      if (!json) return { data, made, model: null, usage: Usage.NONE };
+      const { made: by, data: extracted, ...model } = json;
+      // The model call the json format made (none when a learned program filled it): counted as a model page's,
+      // and named in the page's metadata (a formats item has no other place for it).
+      const call = json.model
+        ? { model_call: by.model_call ?? ('full' as const), model: json.model.model, provider: json.model.provider }
+        : {};
+      return { ...model, data: { ...data, json: extracted }, made: { ...made, ...call } };
     } catch (error) {
       // Too large to store (content_too_large) is the page's; anything else (the store) is thrown on.
       if (!(error instanceof AppError)) throw error;
@@ -81,6 +94,7 @@ export class PageExtractor {
           onCall,
           ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
           ...(request?.kind === 'partial' ? { partial: true } : {}),
+          ...(plan.instructions ? { instructions: plan.instructions } : {}),
         },
         targets,
       );

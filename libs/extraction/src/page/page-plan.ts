@@ -17,6 +17,8 @@ export interface ModelPagePlan {
   consumer: string;
   /** `metadata.fields` and what an ungrounded value does (docs/provenance.md). */
   settings: ProvenanceSettings;
+  /** The request's prompt (the `json` format's): told to the model beside the schema. */
+  instructions?: string;
 }
 
 /** A job's pages made into formats, without a model (docs/scrape.md). */
@@ -27,6 +29,11 @@ export interface FormatsPagePlan {
   screenshotId: string;
   /** A one-page scrape: the fetch duration goes into the metadata its answer is made of (FormatsMade). */
   withFetchDuration: boolean;
+  /**
+   * The `json` format (docs/scrape.md "The json format"): the page's data by this model plan, beside the other formats,
+   * with its usage, capture and grounding as a model page's.
+   */
+  json?: ModelPagePlan;
 }
 
 /** How a job makes each of its pages' data: fixed by its input, the same for every page. */

@@ -20,6 +20,19 @@ export function SchemaIdProperty(description = 'A saved schema (yours, public or
   return applyDecorators(ApiPropertyOptional({ description }), IsOptional(), IsString(), Length(1, 64));
 }
 
+/** The longest `prompt` a request may give. */
+export const MAX_PROMPT_LENGTH = 10_000;
+
+/** `prompt`: what the model is told beside the schema (the `json` format's, docs/scrape.md "The json format"). */
+export function PromptProperty(description: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ description, minLength: 1, maxLength: MAX_PROMPT_LENGTH, example: 'Only the products in stock.' }),
+    IsOptional(),
+    IsString(),
+    Length(1, MAX_PROMPT_LENGTH),
+  );
+}
+
 /** `site_id`: a saved site whose settings are defaults under the request's own (`description`: which ones, for this request). */
 export function SiteIdProperty(description: string): PropertyDecorator {
   return applyDecorators(ApiPropertyOptional({ description }), IsOptional(), IsString(), Length(1, 64));

@@ -166,8 +166,9 @@ export class ResultMetadataResponse {
       'learning, verification and check pages of auto), `selectors` (a learned program, no model call), `mixed` ' +
       '(extraction_mode auto: the learned program filled some fields and a partial model call the others, named in ' +
       '`model_fields`), `analysis` (POST /analyze: heuristics refined by a model), `scrape` (the page in the requested ' +
-      'formats, no model call; with fetched_at, fetch_mode, status_code, content_type, fetch_duration_ms, ' +
-      'convert_duration_ms and screenshot_id); null on failed items (no data was made).',
+      'formats, no model call but for the `json` format; with fetched_at, fetch_mode, status_code, content_type, fetch_duration_ms, ' +
+      'convert_duration_ms and screenshot_id, and with `json` model_call, model, provider and the provenance of `data.json`); ' +
+      'null on failed items (no data was made).',
   })
   method!: string | null;
   @ApiPropertyOptional({
@@ -189,9 +190,14 @@ export class ResultMetadataResponse {
     enum: ['full', 'partial'],
     description:
       'extraction_mode auto, when the model was called: `full` (the whole page for every field) or `partial` (some fields, or the ' +
-      "page's text around where the program found their values); the item's tokens are that call's.",
+      "page's text around where the program found their values); the item's tokens are that call's. `scrape` items with the " +
+      '`json` format: `full`, the call that made `data.json`.',
   })
   model_call?: string;
+  @ApiPropertyOptional({ example: 'gpt-4o-mini', description: '`scrape` items with the `json` format: the model that answered.' })
+  model?: string;
+  @ApiPropertyOptional({ example: 'openai', description: '`scrape` items with the `json` format: its provider.' })
+  provider?: string;
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { $ref: getSchemaPath(FieldProvenanceResponse) },

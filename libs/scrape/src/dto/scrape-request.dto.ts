@@ -1,10 +1,15 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { JobFetchFields } from '@app/intake';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { JobFetchFields, PromptProperty, SchemaIdProperty, SchemaProperty } from '@app/intake';
+import { ExtractionUsageResponse } from '@app/extraction';
+import { LlmConfigDto } from '@app/llm';
+import type { GroundingPolicy, ProvenanceMode } from '@app/provenance';
+import { GroundingProperty, ProvenanceProperty } from '@app/sites';
 import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { IsHttpUrl } from '@app/http';
 import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
-import { WARNINGS_PROPERTY, WarningResponse } from '@app/results';
+import { FieldProvenanceResponse, WARNINGS_PROPERTY, WarningResponse } from '@app/results';
 
 /** The longest fetch deadline a request may ask for (`timeout_ms`). */
 export const MAX_SCRAPE_TIMEOUT_MS = 120_000;
@@ -38,6 +43,45 @@ export class ScrapeRequestDto extends JobFetchFields {
 
   @FullPageScreenshotProperty()
   full_page_screenshot?: boolean;
+
+  @SchemaProperty({
+    description:
+      'With the `json` format (and only with it): the structure to extract, in any form `POST /extract` takes. `json` needs it or `schema_id`.',
+    example: { title: 'string', price: 'number' },
+  })
+  schema?: unknown;
+
+  @SchemaIdProperty('With the `json` format: a saved schema (yours, public or platform) instead of `schema`.')
+  schema_id?: string;
+
+  @PromptProperty('With the `json` format: told to the model beside the schema (what to pick, how to read the page).')
+  prompt?: string;
+
+  @ApiPropertyOptional({
+    type: LlmConfigDto,
+    description: 'With the `json` format: model override; with `api_key` the call is BYOK for this request only (never stored or logged).',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => LlmConfigDto)
+  llm_config?: LlmConfigDto;
+
+  /** With the `json` format: `metadata.fields` of the answer (docs/provenance.md). */
+  @ProvenanceProperty()
+  provenance?: ProvenanceMode;
+
+  /** With the `json` format: what a value not on the page does. */
+  @GroundingProperty()
+  grounding?: GroundingPolicy;
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'With the `json` format: record its prompts and model metadata (GET /jobs/{id}/debug-capture).',
+  })
+  @IsOptional()
+  @IsBoolean()
+  capture_debug?: boolean;
 }
 
 export class ScrapeLinkResponse {
@@ -85,8 +129,14 @@ export class ScrapeDataResponse {
       'The path to read the PNG with your key (`jobs` scope); null when none was taken (a PDF). `metadata.screenshot_url` is a link without a key.',
   })
   screenshot?: string | null;
+  @ApiPropertyOptional({
+    description: "The `json` format: the schema's data as the model extracted it from the page (any JSON value the schema describes).",
+    example: { title: 'A Light in the Attic', price: 51.77 },
+  })
+  json?: unknown;
 }
 
+@ApiExtraModels(FieldProvenanceResponse)
 export class ScrapeMetadataResponse {
   @ApiProperty({ enum: ['scrape'] }) method!: 'scrape';
   @ApiProperty({ enum: ['static', 'dynamic'], description: 'How the page was fetched (what `auto` chose).' }) fetch_mode!: string;
@@ -97,6 +147,29 @@ export class ScrapeMetadataResponse {
   @ApiPropertyOptional() screenshot_id?: string;
   @ApiPropertyOptional({ description: 'A link to the PNG that needs no key, valid 1 hour.' }) screenshot_url?: string;
   @ApiPropertyOptional() screenshot_expires_at?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(FieldProvenanceResponse) },
+    description:
+      'The `json` format with `provenance: summary` or `full`: per leaf path of `data.json` (`title`, `authors[0]`), where the value came from and whether it is on the page (docs/provenance.md).',
+  })
+  fields?: Record<string, FieldProvenanceResponse>;
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'The `json` format: leaves of `data.json` left out of `fields` (`provenance: summary`).',
+  })
+  fields_omitted?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'The `json` format: values of `data.json` not found on the page.' })
+  ungrounded_fields?: number;
+  @ApiPropertyOptional({
+    enum: ['full', 'partial'],
+    description: 'The `json` format: its model call (`full`: the whole page, every field).',
+  })
+  model_call?: 'full' | 'partial';
+  @ApiPropertyOptional({ example: 'gpt-4o-mini', description: 'The `json` format: the model that answered.' })
+  model?: string;
+  @ApiPropertyOptional({ example: 'openai', description: 'The `json` format: its provider.' })
+  provider?: string;
 }
 
 export class ScrapeResponse {
@@ -105,5 +178,10 @@ export class ScrapeResponse {
   @ApiProperty() fetched_at!: string;
   @ApiProperty({ type: ScrapeDataResponse, description: 'The requested formats, nothing else.' }) data!: ScrapeDataResponse;
   @ApiProperty({ type: ScrapeMetadataResponse }) metadata!: ScrapeMetadataResponse;
+  @ApiPropertyOptional({
+    type: ExtractionUsageResponse,
+    description: "With the `json` format: the model calls' tokens and cost (a failed attempt's too), as `POST /extract` answers them.",
+  })
+  usage?: ExtractionUsageResponse;
   @ApiProperty(WARNINGS_PROPERTY) warnings!: WarningResponse[];
 }

@@ -17,7 +17,7 @@ import {
 } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { JSON_BODY_LIMITS } from '@app/http';
-import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
+import { PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto } from '@app/sites';
@@ -56,7 +56,7 @@ export class BatchRequestDto extends JobWebhookFields {
 
   @SchemaProperty({
     description:
-      'What to extract from every page (shorthand, field list or JSON Schema). Required unless `schema_id`, `formats` or the site has a default schema.',
+      'What to extract from every page (shorthand, field list or JSON Schema). Required unless `schema_id`, `formats` without `json`, or the site has a default schema.',
     example: { name: 'string', price: 'string' },
   })
   schema?: unknown;
@@ -66,9 +66,12 @@ export class BatchRequestDto extends JobWebhookFields {
 
   @PageFormatsProperty({
     description:
-      "Instead of a schema: store every page in these formats (no model call, no cost; a site's default schema then does not apply). Giving `schema` or `schema_id` too is a 422.",
+      "Store every page in these formats (no model call, no cost; a site's default schema then does not apply), unless they hold `json`: the schema (`schema`, `schema_id` or the site's default) is then extracted beside them, as `data.json` of each page. `schema` or `schema_id` beside formats without `json` is a 422.",
   })
   formats?: ScrapeFormat[];
+
+  @PromptProperty('With the `json` format: told to the model beside the schema, for every page.')
+  prompt?: string;
 
   @OnlyMainContentProperty()
   only_main_content?: boolean;

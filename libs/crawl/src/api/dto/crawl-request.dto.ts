@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
-import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
+import { PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
 import { IsHttpUrl, QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
@@ -22,7 +22,7 @@ export class CrawlRequestDto extends JobWebhookFields {
 
   @SchemaProperty({
     description:
-      'What to extract from every page: shorthand, field list or JSON Schema, as JSON or as a JSON/YAML string. Required unless `schema_id`, `formats` or the site has a default schema.',
+      'What to extract from every page: shorthand, field list or JSON Schema, as JSON or as a JSON/YAML string. Required unless `schema_id`, `formats` without `json`, or the site has a default schema.',
     example: { quotes: [{ text: 'string', author: 'string' }] },
   })
   schema?: unknown;
@@ -32,9 +32,12 @@ export class CrawlRequestDto extends JobWebhookFields {
 
   @PageFormatsProperty({
     description:
-      "Instead of a schema: store every page in these formats (no model call, no cost; a site's default schema then does not apply). Giving `schema` or `schema_id` too is a 422.",
+      "Store every page in these formats (no model call, no cost; a site's default schema then does not apply), unless they hold `json`: the schema (`schema`, `schema_id` or the site's default) is then extracted beside them, as `data.json` of each page. `schema` or `schema_id` beside formats without `json` is a 422.",
   })
   formats?: ScrapeFormat[];
+
+  @PromptProperty('With the `json` format: told to the model beside the schema, for every page.')
+  prompt?: string;
 
   @OnlyMainContentProperty()
   only_main_content?: boolean;
