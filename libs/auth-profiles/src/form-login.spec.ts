@@ -78,6 +78,18 @@ describe('formLogin against a real form login (CSRF token, session cookie)', () 
     expect(posts()).toBe(before);
   });
 
+  it("a page fetch sends the session to the profile's hosts only, under the caller's own cookie of the same name", async () => {
+    const session = { hosts: ['members.test'], cookies: { sid: 'session-1', theme: 'dark' } };
+    const scoped = { headers: {}, cookies: { theme: 'light' } };
+    const seen = site.requests.length;
+    await fetcher.fetchRaw(site.url('members.test', '/members'), { session, scoped });
+    await fetcher.fetchRaw(site.url('outside.test', '/'), { session });
+    const member = site.requests.slice(seen).find((r) => r.host === 'members.test');
+    const outside = site.requests.slice(seen).find((r) => r.host === 'outside.test');
+    expect(member).toMatchObject({ host: 'members.test', cookie: 'sid=session-1; theme=light' });
+    expect(outside).toMatchObject({ host: 'outside.test', cookie: undefined });
+  });
+
   it('every login request goes through the address guard: a forbidden address fails the login with nothing sent', async () => {
     const guarded = new Fetcher({ guard: new AddressGuard({ resolver: loopback }), dynamic: false });
     const seen = site.requests.length;
