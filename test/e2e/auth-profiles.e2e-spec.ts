@@ -1,5 +1,6 @@
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 import { startLoginSite, type LoginSite } from '../fixtures/login-site/login-site';
+import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startEmbedded, type RunningApp } from './embedded-app';
 import { authProfilesSuite } from './auth-profiles.suite';
 import { http } from './helpers';
@@ -8,6 +9,7 @@ import { LOGIN_PASSWORD, LOGIN_USER } from '../fixtures/login-site/login-site';
 jest.setTimeout(300_000);
 
 let site: LoginSite;
+let models: ModelServer;
 
 function env(): Record<string, string> {
   return {
@@ -21,8 +23,12 @@ function env(): Record<string, string> {
 
 beforeAll(async () => {
   site = await startLoginSite();
+  models = await startModelServer();
 });
-afterAll(async () => site?.close());
+afterAll(async () => {
+  await site?.close();
+  await models?.close();
+});
 
 describe('auth profiles, embedded deployment', () => {
   let app: RunningApp;
@@ -30,7 +36,7 @@ describe('auth profiles, embedded deployment', () => {
     app = await startEmbedded(env());
   });
   afterAll(async () => app?.close());
-  authProfilesSuite(() => ({ app, site }));
+  authProfilesSuite(() => ({ app, site, models }));
 });
 
 describeWith(['mongodb', 'redis'], 'auth profiles, cluster deployment', () => {
@@ -53,7 +59,7 @@ describeWith(['mongodb', 'redis'], 'auth profiles, cluster deployment', () => {
     await second?.close();
     await app?.close();
   });
-  authProfilesSuite(() => ({ app, site }));
+  authProfilesSuite(() => ({ app, site, models }));
 
   it('two replicas that need the same session at once share one login', async () => {
     const key = (await http(app.baseUrl, 'POST', '/api/v1/users', { key: app.adminKey, body: { name: `race-${Date.now()}` } })).body.key

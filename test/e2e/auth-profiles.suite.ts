@@ -6,6 +6,7 @@
  * never in an answer, a log or the store in the clear. Run on both deployments by auth-profiles.e2e-spec.ts.
  */
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
+import type { ModelServer } from '../fixtures/model-server';
 import { LOGIN_PASSWORD, LOGIN_USER, type LoginSite } from '../fixtures/login-site/login-site';
 import type { RunningApp } from './embedded-app';
 import { http, waitFor } from './helpers';
@@ -13,6 +14,7 @@ import { http, waitFor } from './helpers';
 export interface AuthProfilesEnv {
   app: RunningApp;
   site: LoginSite;
+  models: ModelServer;
 }
 
 export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
@@ -191,6 +193,44 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     expect(outside.length).toBeGreaterThan(0);
     expect(outside.every((r) => r.cookie === undefined)).toBe(true);
     expect(items.find((i) => i.url.includes('outside.test'))?.data.markdown).toContain('Name: Outside');
+  });
+
+  it("a monitor run after the session's lifetime logs in again by itself", async () => {
+    const id = await createProfile({ session_ttl_seconds: 3600 });
+    const llm = { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-auth-profiles', base_url: env.models.openaiBaseUrl };
+    const created = await call('POST', '/api/v1/monitors', {
+      body: {
+        name: 'members',
+        urls: [members('/members/p/1')],
+        schema: { name: 'string' },
+        schedule: { every: '1h' },
+        llm_config: llm,
+        paused: true,
+        options: { auth_profile: id, fetch_mode: 'static' },
+      },
+    });
+    expect(created.status).toBe(201);
+    const monitorId = created.body.id;
+    const run = async () => {
+      const started = await call('POST', `/api/v1/monitors/${monitorId}/run`);
+      expect(started.status).toBe(202);
+      return waitFor(async () => {
+        const runs = (await call('GET', `/api/v1/monitors/${monitorId}/runs?limit=100`)).body.runs as Array<Record<string, any>>;
+        const found = runs.find((r) => r.id === started.body.run.id);
+        return found && ['completed', 'failed'].includes(found.status) ? found : undefined;
+      }, 120_000);
+    };
+    const before = env.site.stats.logins;
+    expect((await run()).status).toBe('completed');
+    expect(env.site.stats.logins).toBe(before + 1);
+    // A day later: the session is older than its lifetime (its stored time moved back past it).
+    const store = env.app.app.get<symbol, DocumentStore>(DOCUMENT_STORE);
+    const profiles = await store.collection({ name: 'auth_profiles', indexes: [] });
+    await profiles.findOneAndUpdate({ _id: id }, { $set: { session_at_ms: Date.now() - 24 * 3600_000 } });
+    expect((await run()).status).toBe('completed');
+    expect(env.site.stats.logins).toBe(before + 2);
+    const pages = env.site.requests.filter((r) => r.path === '/members/p/1' && r.status === 200);
+    expect(pages.length).toBeGreaterThanOrEqual(2);
   });
 
   it('the credentials and sessions are ciphertext in the store and never in an answer or a log', async () => {
