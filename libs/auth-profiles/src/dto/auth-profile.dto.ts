@@ -3,7 +3,6 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
-  ArrayUnique,
   IsArray,
   IsIn,
   IsInt,
@@ -131,7 +130,6 @@ export class LoggedInCheckDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(10)
-  @ArrayUnique()
   @IsInt({ each: true })
   @Min(400, { each: true })
   @Max(599, { each: true })
@@ -154,7 +152,6 @@ export class CreateAuthProfileDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(20)
-  @ArrayUnique()
   @IsString({ each: true })
   @Matches(HOST_NAME_PATTERN, { each: true, message: 'each must be a host name in lower case, without a port' })
   hosts!: string[];
