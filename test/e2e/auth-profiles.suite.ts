@@ -87,6 +87,14 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     });
     expect(masked.status).toBe(422);
     expect(masked.body.errors[0].location).toBe('body.login.password');
+    // A credential a 422 refuses is never echoed.
+    const long = `${LOGIN_USER}${'x'.repeat(600)}`;
+    const tooLong = await call('POST', '/api/v1/auth-profiles', {
+      body: profileBody({ login: { ...profileBody().login, username: long, password: long } }),
+    });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.errors.map((e: { location: string }) => e.location).sort()).toEqual(['body.login.password', 'body.login.username']);
+    expect(tooLong.text).not.toContain(LOGIN_USER);
     const badHost = await call('POST', '/api/v1/auth-profiles', { body: profileBody({ hosts: ['Members.test:80'] }) });
     expect(badHost.status).toBe(422);
     expect(badHost.body.errors[0]).toMatchObject({ location: 'body.hosts', message: expect.stringContaining('host name in lower case') });
