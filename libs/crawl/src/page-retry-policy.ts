@@ -1,3 +1,4 @@
+import { RELOGINS_PER_PAGE } from '@app/auth-profiles';
 import { AppError, isOwnFailure } from '@app/core';
 import type { OutcomeRecord, PageOutcome } from './crawl.types';
 
@@ -16,6 +17,12 @@ export const PAGE_RETRY_LIMITS = {
   workerCrashes: 3,
   /** Deliveries of one page task by the queue (a lost or failed enqueue, a store error in the worker). */
   taskDeliveries: 10,
+  /**
+   * Fresh logins of the page's auth profile when its answer shows a logged-out state, each followed by one more
+   * fetch inside the same attempt (the page loader, docs/auth-profiles.md "Sessions"): not one of `attempts`.
+   * Still logged out, the page fails `auth_failed`, which is not retried.
+   */
+  reLogins: RELOGINS_PER_PAGE,
 } as const;
 
 /** Crawlee's `maxRequestRetries`: the attempts after the first. */

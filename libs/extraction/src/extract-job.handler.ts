@@ -55,7 +55,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput, Extraction
     try {
       page = await this.loader.load(input.url, input.fetch_mode, {
         signal,
-        control: openFetchControl(input.fetch_control, secrets),
+        control: openFetchControl(input.fetch_control, secrets, { owner: job.user_id }),
         keepRaw: input.archive,
         ...pageLoadOptions(plan),
       });

@@ -38,6 +38,7 @@ export class ExtractionRequestsService {
     // The site's headers and cookies under the request's own, as for a crawl of the site (422 at body.url off
     // its host); its saved user_agent and wait_for when the request has none.
     const control = this.intake.pageFetchControl(site, url, dto, fetchMode, saved);
+    await this.intake.authProfile(caller, control.stored?.auth_profile, dto.auth_profile ? 'body.auth_profile' : 'body.site_id');
     const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
     // provenance and grounding: the request's, else the site's saved options, else the defaults (one resolution with crawls).
     const { provenance, grounding } = resolveCrawlOptions({ provenance: dto.provenance, grounding: dto.grounding }, saved);

@@ -9,6 +9,7 @@ export {
   TOKEN_PATTERN,
   type ScopedRequestData,
   type ScreenshotKind,
+  type SessionCookies,
   type WaitFor,
 } from './request-control';
 export { decodeBody } from './charset';
@@ -27,6 +28,7 @@ export {
   splitFetchControl,
   splitOptionsFetchControl,
   storedFetchControlSchema,
+  type AuthProfileRef,
   type FetchControl,
   type FetchControlFields,
   type FetchControlLayer,
@@ -44,6 +46,7 @@ export {
   UserAgentProperty,
   WaitForDto,
   ProxyProperty,
+  AuthProfileProperty,
   WaitForProperty,
   WithFetchControl,
 } from './fetch-control/fetch-control.properties';

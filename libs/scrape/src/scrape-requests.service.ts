@@ -32,6 +32,7 @@ export class ScrapeRequestsService {
     const problem = formatsFetchProblem(formats, fetchMode);
     if (problem) throw Errors.validation([{ location: 'body.formats', message: problem }]);
     const control = splitFetchControl(dto, fetchMode);
+    await this.intake.authProfile(caller, dto.auth_profile, 'body.auth_profile');
     const json = await this.jsonFormat(caller, dto, formatsNeedModel(formats));
     const job = await this.intake.submit<ScrapeJobInput>(caller, {
       type: 'scrape',

@@ -177,6 +177,11 @@ export class BatchRequestsService {
       }),
       'body.options',
     );
+    await this.intake.authProfile(
+      caller,
+      options.auth_profile,
+      request.options?.auth_profile ? 'body.options.auth_profile' : `${at}.site_id`,
+    );
     const plan = await pagePlan(this.intake, caller, request, options.fetch_mode, site?.default_schema_id ?? null, at);
     const listId = `list_${newId()}`;
     const job = await this.intake.submit<CrawlJobInput>(caller, {
