@@ -381,8 +381,8 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
 
     it('cancel, active crawls and errors', async () => {
       // Cancelled while its seed is in flight (held at a gate), then the gate opens: the page in flight comes back
-      // and the crawl ends. (A crawl cancelled while a page task is in flight whose outcome never comes back keeps
-      // its Crawlee run, and jest, alive: seen with a slow.test crawl; reported, not this suite's to fix.)
+      // and the crawl ends. (A cancel that lands before the owner's Crawlee pool runs, with a page in flight whose
+      // outcome never comes: libs/crawl crawl-actor.spec.ts.)
       const gate = `fc-cancel-${Date.now()}`;
       const slow = await firecrawl.startCrawl(u(`/gate/${gate}`), { limit: 6 });
       await waitFor(async () => env.play.held(gate) > 0, 60_000, 100);
