@@ -440,6 +440,44 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       }
     });
 
+    it('includeTags and excludeTags: Gleaner’s tag filters on scrape, batch and crawl pages; a bad selector is a 400 naming it', async () => {
+      const doc = await firecrawl.scrape(u('/product/5'), {
+        formats: ['markdown'],
+        includeTags: ['.related', 'h1'],
+        excludeTags: ['a[href$="/product/7"]'],
+      });
+      expect(doc.markdown).toContain('# Widget 5');
+      expect(doc.markdown).toContain('Related 6');
+      expect(doc.markdown).not.toMatch(/Related 7|Price:|SKU:/);
+      const batch = await firecrawl.batchScrape([u('/product/1')], {
+        options: { formats: ['markdown'], excludeTags: ['.related', 'header'] },
+        pollInterval: 1,
+        timeout: 90,
+      });
+      expect(batch.data[0].markdown).toContain('SKU-0001');
+      expect(batch.data[0].markdown).not.toContain('Related 2');
+      // A json format with tag filters reads the filtered content (Gleaner’s json page format): only the h1 here.
+      const crawl = await firecrawl.crawl(u('/product/2'), {
+        limit: 1,
+        sitemap: 'skip',
+        scrapeOptions: { formats: ['markdown', { type: 'json', schema: SCHEMA }], includeTags: ['h1'] },
+        pollInterval: 1,
+        timeout: 90,
+      });
+      expect(crawl.data).toHaveLength(1);
+      expect(crawl.data[0].markdown?.trim()).toBe('# Widget 2');
+      const read = env.models.requests.filter((r) => r.userText.includes(`Page URL: ${u('/product/2')}`));
+      expect(read.length).toBeGreaterThan(0);
+      for (const request of read) expect(request.userText).not.toContain('SKU-0002');
+      const bad = await sdkError(firecrawl.scrape(u('/'), { includeTags: ['div['] }));
+      expect(bad).toMatchObject({ status: 400 });
+      expect(bad.message).toMatch(/includeTags/);
+      const extract = await sdkError(
+        firecrawl.startExtract({ urls: [u('/product/1')], schema: SCHEMA, scrapeOptions: { includeTags: ['h1'] } }),
+      );
+      expect(extract).toMatchObject({ status: 400, code: 'NOT_SUPPORTED' });
+    });
+
     it('map: links with titles; sitemap only', async () => {
       const map = await firecrawl.map(u('/'), { limit: 20 });
       expect(map.links.length).toBeGreaterThan(3);

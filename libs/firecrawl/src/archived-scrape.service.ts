@@ -60,6 +60,8 @@ export class FirecrawlArchivedScrapes {
       formats: plan.gleanerFormats,
       ...(plan.fullPageScreenshot ? { full_page_screenshot: true } : {}),
       ...(fetch.only_main_content !== undefined ? { only_main_content: fetch.only_main_content } : {}),
+      ...(fetch.include_tags ? { include_tags: fetch.include_tags } : {}),
+      ...(fetch.exclude_tags ? { exclude_tags: fetch.exclude_tags } : {}),
       // A scrape is not held to robots.txt (POST /scrape is not either); the page is kept whatever the site's default.
       options: {
         archive: true,
@@ -81,7 +83,14 @@ export class FirecrawlArchivedScrapes {
     requestId: string,
     origin: RequestOrigin,
   ): Promise<GleanerPage> {
-    const plan: PageFormatsPlan = { formats, only_main_content: request.onlyMainContent ?? true, full_page_screenshot: false };
+    const fetch = fetchFields(request);
+    const plan: PageFormatsPlan = {
+      formats,
+      only_main_content: request.onlyMainContent ?? true,
+      full_page_screenshot: false,
+      ...(fetch.include_tags ? { include_tags: fetch.include_tags } : {}),
+      ...(fetch.exclude_tags ? { exclude_tags: fetch.exclude_tags } : {}),
+    };
     const { job_id } = await this.reextracts.formatsOfPage(caller, record, plan, requestId);
     return this.pageOf(caller, job_id, request.url, origin, record.fetched_at);
   }
