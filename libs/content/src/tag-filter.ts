@@ -1,5 +1,6 @@
 import { selectAll } from 'css-select';
 import type { AnyNode, Document, Element } from 'domhandler';
+import { childElements } from './dom';
 
 /**
  * CSS selectors that shape a page's content (`include_tags`, `exclude_tags`; Firecrawl's `includeTags`,
@@ -29,9 +30,7 @@ export function selectTags(document: Document, filter: TagFilter | undefined): T
   // Top-most matches only, in document order (selectAll answers per selector, so several selectors interleave).
   const roots: Element[] = [];
   const visit = (node: AnyNode): void => {
-    for (const child of (node as Element).children ?? []) {
-      if (child.type !== 'tag' && child.type !== 'script' && child.type !== 'style') continue;
-      const el = child as Element;
+    for (const el of childElements(node)) {
       if (matched.has(el)) roots.push(el);
       else visit(el);
     }
