@@ -184,15 +184,40 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       await firecrawl.scrape(still, { formats: ['markdown', 'changeTracking'] });
       const same = await firecrawl.scrape(still, { formats: ['markdown', 'changeTracking'] });
       expect(same.changeTracking).toEqual({ previousScrapeAt: expect.any(String), changeStatus: 'same', visibility: 'visible' });
-      for (const format of [
-        { type: 'changeTracking' as const, modes: ['json' as const] },
-        { type: 'changeTracking' as const, tag: 'prices' },
-      ]) {
-        expect(await sdkError(firecrawl.scrape(still, { formats: ['markdown', format] }))).toMatchObject({
-          status: 400,
-          code: 'NOT_SUPPORTED',
-        });
-      }
+      // A tag is its own history: the untagged copies above are not its previous copy.
+      const tagged: FormatOption[] = ['markdown', { type: 'changeTracking', tag: 'prices' }];
+      expect((await firecrawl.scrape(still, { formats: tagged })).changeTracking).toMatchObject({ changeStatus: 'new' });
+      const taggedAgain = await firecrawl.scrape(still, { formats: tagged });
+      expect(taggedAgain.changeTracking).toMatchObject({ changeStatus: 'same', previousScrapeAt: expect.any(String) });
+      expect(
+        (await firecrawl.scrape(still, { formats: ['markdown', { type: 'changeTracking', tag: 'other' }] })).changeTracking,
+      ).toMatchObject({
+        changeStatus: 'new',
+      });
+      // The json mode: both copies extracted with the schema by the caller's model chain, the fields compared.
+      const jsonMode: FormatOption[] = ['markdown', { type: 'changeTracking', modes: ['json'], schema: SCHEMA, tag: 'fields' }];
+      const calls = env.models.requests.length;
+      expect((await firecrawl.scrape(still, { formats: jsonMode })).changeTracking).toEqual({
+        previousScrapeAt: null,
+        changeStatus: 'new',
+        visibility: 'visible',
+      });
+      const fields = await firecrawl.scrape(still, { formats: jsonMode });
+      expect(fields.changeTracking).toEqual({
+        previousScrapeAt: expect.any(String),
+        changeStatus: 'same',
+        visibility: 'visible',
+        json: {},
+      });
+      expect(fields.json).toBeUndefined(); // the fields compared are not the json format, which was not asked for
+      // Three extractions: each fetch, and the previous copy re-extracted for the second comparison.
+      const extracted = env.models.requests.slice(calls).filter((r) => r.userText.includes('/product/12?fc=tracked'));
+      expect(extracted).toHaveLength(3);
+      expect(
+        await sdkError(
+          firecrawl.scrape(still, { formats: ['markdown', { type: 'changeTracking', modes: ['json'], prompt: 'the price' }] }),
+        ),
+      ).toMatchObject({ status: 400, code: 'NOT_SUPPORTED' });
     });
 
     it('refuses what it does not do with a 400 NOT_SUPPORTED naming it, and validation errors in Firecrawl names', async () => {
@@ -457,6 +482,7 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       expect(batch.data[0].markdown).toContain('SKU-0001');
       expect(batch.data[0].markdown).not.toContain('Related 2');
       // A json format with tag filters reads the filtered content (Gleaner’s json page format): only the h1 here.
+      const before = env.models.requests.length;
       const crawl = await firecrawl.crawl(u('/product/2'), {
         limit: 1,
         sitemap: 'skip',
@@ -466,7 +492,7 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       });
       expect(crawl.data).toHaveLength(1);
       expect(crawl.data[0].markdown?.trim()).toBe('# Widget 2');
-      const read = env.models.requests.filter((r) => r.userText.includes(`Page URL: ${u('/product/2')}`));
+      const read = env.models.requests.slice(before).filter((r) => r.userText.includes(`Page URL: ${u('/product/2')}`));
       expect(read.length).toBeGreaterThan(0);
       for (const request of read) expect(request.userText).not.toContain('SKU-0002');
       const bad = await sdkError(firecrawl.scrape(u('/'), { includeTags: ['div['] }));
