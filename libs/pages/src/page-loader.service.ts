@@ -2,6 +2,14 @@ import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnAppli
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { ContentPool, type ContentPoolOptions, type ConversionInput, type ConversionMode, type ConversionResult } from '@app/content';
+
+/** How a fetched page becomes content: the conversion options every caller of `convert` gives (one shape, the pipeline's). */
+export interface ConvertOptions {
+  mode: ConversionMode;
+  linkSelector?: string;
+  also?: ConversionInput['also'];
+  tags?: ConversionInput['tags'];
+}
 import { AppError } from '@app/core';
 import {
   AuthSessions,
@@ -43,6 +51,8 @@ export interface LoadOptions {
   screenshot?: ScreenshotKind;
   /** Plain text and cleaned HTML besides the markdown. */
   also?: ConversionInput['also'];
+  /** CSS selectors that shape the content (`include_tags`, `exclude_tags`). */
+  tags?: ConversionInput['tags'];
   /** Request headers of Gleaner's own (a monitor's If-None-Match / If-Modified-Since). */
   headers?: Record<string, string>;
   /** A browser fetch also reads the document's own bytes (FetchResult.raw), for the page archive. */
@@ -144,7 +154,12 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     await options.beforeConvert?.(fetched);
     let content: ConversionResult;
     try {
-      content = await this.convert(fetched, options.conversion ?? 'full', options.linkSelector, options.also);
+      content = await this.convert(fetched, {
+        mode: options.conversion ?? 'full',
+        linkSelector: options.linkSelector,
+        also: options.also,
+        tags: options.tags,
+      });
     } catch (error) {
       if (error instanceof AppError && error.category && error.category !== 'internal') this.pages.inc({ outcome: error.category });
       throw error;
@@ -218,12 +233,8 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
    * HTML is converted (with the links a `linkSelector` picks), a PDF's text laid out as markdown
    * (docs/scrape.md "PDFs"); JSON, XML and plain-text bodies go to the model as they are.
    */
-  async convert(
-    fetched: FetchResult,
-    mode: ConversionMode,
-    linkSelector?: string,
-    also?: ConversionInput['also'],
-  ): Promise<ConversionResult> {
+  async convert(fetched: FetchResult, options: ConvertOptions): Promise<ConversionResult> {
+    const { mode, linkSelector, also, tags } = options;
     if (fetched.contentType === 'application/pdf' && fetched.body) {
       const pdf = await this.pool.convertPdf({ pdf: fetched.body, url: fetched.url, maxPages: this.config.pdfMaxPages });
       return linkSelector ? { ...pdf, selectedLinks: [] } : pdf;
@@ -244,6 +255,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
       mode,
       ...(linkSelector ? { linkSelector } : {}),
       ...(also ? { also } : {}),
+      ...(tags && (tags.include?.length || tags.exclude?.length) ? { tags } : {}),
     });
   }
 

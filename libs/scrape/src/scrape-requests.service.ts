@@ -41,6 +41,8 @@ export class ScrapeRequestsService {
         url: dto.url,
         formats,
         only_main_content: dto.only_main_content ?? true,
+        ...(dto.include_tags?.length ? { include_tags: dto.include_tags } : {}),
+        ...(dto.exclude_tags?.length ? { exclude_tags: dto.exclude_tags } : {}),
         fetch_mode: fetchMode,
         timeout_ms: dto.timeout_ms ?? null,
         full_page_screenshot: dto.full_page_screenshot ?? false,

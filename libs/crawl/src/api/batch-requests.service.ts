@@ -112,6 +112,8 @@ export class BatchRequestsService {
         schema_id: body.schema_id,
         formats: body.formats,
         only_main_content: body.only_main_content,
+        include_tags: body.include_tags,
+        exclude_tags: body.exclude_tags,
         full_page_screenshot: body.full_page_screenshot,
         prompt: body.prompt,
         site_id: body.site_id,

@@ -40,7 +40,7 @@ export interface FormatsPagePlan {
 export type PagePlan = ModelPagePlan | FormatsPagePlan;
 
 /** What the page loader must do for a plan: the formats' conversion, or the attribute values a value may be grounded on. */
-export function pageLoadOptions(plan: PagePlan): Pick<LoadOptions, 'conversion' | 'also' | 'screenshot'> {
+export function pageLoadOptions(plan: PagePlan): Pick<LoadOptions, 'conversion' | 'also' | 'screenshot' | 'tags'> {
   return plan.kind === 'formats' ? loadOptionsFor(plan.formats) : { also: { attributes: true } };
 }
 

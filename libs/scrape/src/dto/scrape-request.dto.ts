@@ -8,7 +8,14 @@ import type { GroundingPolicy, ProvenanceMode } from '@app/provenance';
 import { GroundingProperty, ProvenanceProperty } from '@app/sites';
 import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { IsHttpUrl } from '@app/http';
-import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
+import {
+  ExcludeTagsProperty,
+  FullPageScreenshotProperty,
+  IncludeTagsProperty,
+  OnlyMainContentProperty,
+  PageFormatsProperty,
+  type ScrapeFormat,
+} from '@app/pages';
 import { FieldProvenanceResponse, WARNINGS_PROPERTY, WarningResponse } from '@app/results';
 
 /** The longest fetch deadline a request may ask for (`timeout_ms`). */
@@ -26,6 +33,12 @@ export class ScrapeRequestDto extends JobFetchFields {
 
   @OnlyMainContentProperty()
   only_main_content?: boolean;
+
+  @IncludeTagsProperty()
+  include_tags?: string[];
+
+  @ExcludeTagsProperty()
+  exclude_tags?: string[];
 
   @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
 

@@ -3,7 +3,14 @@ import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
-import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
+import {
+  ExcludeTagsProperty,
+  FullPageScreenshotProperty,
+  IncludeTagsProperty,
+  OnlyMainContentProperty,
+  PageFormatsProperty,
+  type ScrapeFormat,
+} from '@app/pages';
 import { IsHttpUrl, QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto } from '@app/sites';
@@ -41,6 +48,12 @@ export class CrawlRequestDto extends JobWebhookFields {
 
   @OnlyMainContentProperty()
   only_main_content?: boolean;
+
+  @IncludeTagsProperty()
+  include_tags?: string[];
+
+  @ExcludeTagsProperty()
+  exclude_tags?: string[];
 
   @FullPageScreenshotProperty()
   full_page_screenshot?: boolean;
