@@ -43,7 +43,9 @@ describe('item groups of a page', () => {
     const markdown = markdownOf(quotesPage('Quotes', allQuotes().slice(0, 10), '/page/', 1, true));
     const schema = {
       type: 'object' as const,
-      properties: { quotes: { type: 'array' as const, items: { type: 'object' as const, properties: { text: { type: 'string' as const } } } } },
+      properties: {
+        quotes: { type: 'array' as const, items: { type: 'object' as const, properties: { text: { type: 'string' as const } } } },
+      },
     };
     expect(pageLists(markdown, schema)[0].group?.items).toHaveLength(10);
   });
@@ -64,7 +66,9 @@ describe('item groups of a page', () => {
 describe('list paths of a schema', () => {
   it('are the root list or top-level lists of objects, with their item fields', () => {
     expect(listPaths(LIST_SCHEMA)).toEqual([{ path: 'products', keys: ['name', 'sku', 'price'] }]);
-    expect(listPaths({ type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } })).toEqual([{ path: '$', keys: ['a'] }]);
+    expect(listPaths({ type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } })).toEqual([
+      { path: '$', keys: ['a'] },
+    ]);
     expect(listPaths({ type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } })).toEqual([]);
   });
 

@@ -58,7 +58,7 @@ function group(kind: ItemGroup['kind'], items: ItemSpan[], prefix = ''): ItemGro
 /** Rows of each table after its header (a table without a separator row: every row). */
 function tables(lines: Line[]): ItemGroup[] {
   const found: ItemGroup[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     if (!TABLE_ROW.test(lines[i].text)) {
       i++;
       continue;
@@ -94,7 +94,12 @@ function lists(lines: Line[]): ItemGroup[] {
       items.push({ start: lines[i].start, end: lines[i].end });
     } else if (items.length > 0 && /^\s+\S/.test(text)) {
       items[items.length - 1].end = lines[i].end;
-    } else if (items.length > 0 && text.trim() === '' && i + 1 < lines.length && (BULLET.test(lines[i + 1].text) || /^\s+\S/.test(lines[i + 1].text))) {
+    } else if (
+      items.length > 0 &&
+      text.trim() === '' &&
+      i + 1 < lines.length &&
+      (BULLET.test(lines[i + 1].text) || /^\s+\S/.test(lines[i + 1].text))
+    ) {
       // A loose list: a blank line between items (or inside one) does not end it.
       continue;
     } else close();
@@ -161,7 +166,7 @@ interface Block extends ItemSpan {
  */
 function blockRuns(lines: Line[]): ItemGroup[] {
   const blocks: Block[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     if (lines[i].text.trim() === '') {
       i++;
       continue;
@@ -173,7 +178,7 @@ function blockRuns(lines: Line[]): ItemGroup[] {
   }
   const found: ItemGroup[] = [];
   for (let period = 1; period <= 3; period++) {
-    for (let i = 0; i + period < blocks.length; ) {
+    for (let i = 0; i + period < blocks.length;) {
       let j = i;
       while (j + period < blocks.length && blocks[j].signature === blocks[j + period].signature) j++;
       const repeats = Math.floor((j - i + period) / period);

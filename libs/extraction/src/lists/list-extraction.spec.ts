@@ -127,7 +127,14 @@ describe('extractLists', () => {
   it('stops asking for chunks once the calls cost more than the cap', async () => {
     const m = model(50);
     const markdown = page(200);
-    const result = await extractLists({ markdown, lists: pageLists(markdown, SCHEMA), budget: BUDGET, call: m.call, maxCostUsd: 0.0015, parallel: 1 });
+    const result = await extractLists({
+      markdown,
+      lists: pageLists(markdown, SCHEMA),
+      budget: BUDGET,
+      call: m.call,
+      maxCostUsd: 0.0015,
+      parallel: 1,
+    });
     expect(m.calls).toHaveLength(2);
     expect(result.items[0]).toMatchObject({ expected: 200, extracted: 100, complete: false });
   });
@@ -179,6 +186,15 @@ describe('mergeChunks', () => {
       lists,
     );
     expect(merged.data).toEqual({ a: [1, 2, 3], b: ['x', 'y'], t: 'late' });
-    expect(mergeChunks([{ data: [{ k: 1 }], from: 0 }, { data: [{ k: 2 }], from: 1 }], '$', []).data).toEqual([{ k: 1 }, { k: 2 }]);
+    expect(
+      mergeChunks(
+        [
+          { data: [{ k: 1 }], from: 0 },
+          { data: [{ k: 2 }], from: 1 },
+        ],
+        '$',
+        [],
+      ).data,
+    ).toEqual([{ k: 1 }, { k: 2 }]);
   });
 });

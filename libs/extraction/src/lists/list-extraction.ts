@@ -87,7 +87,11 @@ export async function extractLists(input: ListRunInput): Promise<ListRun> {
   };
   const perRange = await inParallel(ranges, input.parallel ?? LIST_PARALLEL_CALLS, runRange);
   const answered = perRange.flat();
-  const { data, seamDuplicates, offsets } = mergeChunks(answered.map((a) => a.answer), primary.path, lists);
+  const { data, seamDuplicates, offsets } = mergeChunks(
+    answered.map((a) => a.answer),
+    primary.path,
+    lists,
+  );
   const outs = answered.map((a) => a.out);
   const contentTruncated = outs.some((o) => o.contentTruncated);
   return {

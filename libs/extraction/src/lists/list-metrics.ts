@@ -22,7 +22,8 @@ export function listOutcomes(metrics: Metrics): ListOutcomes {
         registers: [metrics.registry],
       }),
   );
-  for (const outcome of ['complete', 'incomplete', 'unknown']) for (const chunked of ['true', 'false']) counter.inc({ outcome, chunked }, 0);
+  for (const outcome of ['complete', 'incomplete', 'unknown'])
+    for (const chunked of ['true', 'false']) counter.inc({ outcome, chunked }, 0);
   return {
     count(reports) {
       for (const r of reports) {

@@ -70,7 +70,9 @@ export async function listStep(step: ListStepInput): Promise<ListedCall> {
         return out;
       } catch (error) {
         // A failed chunk fails the page, with what the chunks answered before it cost (they were billed).
-        throw error instanceof ExtractionFailure && outs.length > 0 ? new ExtractionFailure(error, withEarlier(outs, error.summary)) : error;
+        throw error instanceof ExtractionFailure && outs.length > 0
+          ? new ExtractionFailure(error, withEarlier(outs, error.summary))
+          : error;
       }
     },
   });

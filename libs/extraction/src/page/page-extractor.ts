@@ -136,7 +136,14 @@ export class PageExtractor {
       }
       const out = listed?.answering;
       const usage = listed ? listed.usage : Usage.NONE;
-      const grounded = this.grounding.ground({ page: groundingPage, data, schema: plan.schema, settings: plan.settings, call: listed?.call, rules });
+      const grounded = this.grounding.ground({
+        page: groundingPage,
+        data,
+        schema: plan.schema,
+        settings: plan.settings,
+        call: listed?.call,
+        rules,
+      });
       if (grounded.failure) {
         // `grounding: fail_page` and a value not on the page: the model call is paid for (docs/provenance.md "Policies").
         return new PageFailure(

@@ -8,7 +8,8 @@ export class ItemsReportResponse {
     type: 'integer',
     nullable: true,
     example: 200,
-    description: "Items the page's repeated structure holds (table rows, list items, cards, sections); null when none was found for this list.",
+    description:
+      "Items the page's repeated structure holds (table rows, list items, cards, sections); null when none was found for this list.",
   })
   expected!: number | null;
   @ApiProperty({ type: 'integer', example: 200, description: 'Items in `data`.' })
@@ -20,7 +21,7 @@ export class ItemsReportResponse {
     nullable: true,
     description:
       "Every item of the page is in `data`: false when fewer than `expected` were extracted or the page's text was cut to fit the model " +
-      '(with a `list_incomplete` warning); null when the page\'s count is unknown.',
+      "(with a `list_incomplete` warning); null when the page's count is unknown.",
   })
   complete!: boolean | null;
 }
