@@ -185,7 +185,9 @@ function blockRuns(lines: Line[]): ItemGroup[] {
       const members = blocks.slice(i, i + period).map((b) => b.signature);
       // Runs of headings, tables or lists are the other readers' (a section, a row, a list item).
       const paragraphs = members.every((m) => m.startsWith('p:'));
-      if (repeats >= MIN_ITEMS && paragraphs && new Set(members).size === period) {
+      // One plain paragraph after another is running text, not a list: a run of single paragraphs needs a label or a link.
+      const marked = period > 1 || /label:|\+a/.test(members[0]);
+      if (repeats >= MIN_ITEMS && paragraphs && marked && new Set(members).size === period) {
         const items: ItemSpan[] = [];
         for (let r = 0; r < repeats; r++) items.push({ start: blocks[i + r * period].start, end: blocks[i + r * period + period - 1].end });
         found.push(group('blocks', items));
