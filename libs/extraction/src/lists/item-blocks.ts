@@ -20,6 +20,9 @@ export interface ItemGroup {
   text: number;
 }
 
+/** Paragraphs an item of paragraphs holds after its first (a quote's author line, its tags). */
+const MAX_FOLLOWERS = 3;
+
 /** Fewest items a group needs: two of a kind are a pair, not a list. */
 export const MIN_ITEMS = 3;
 
@@ -158,11 +161,14 @@ function trimmedEnd(lines: Line[], from: number, to: number): number {
 
 interface Block extends ItemSpan {
   signature: string;
+  /** It holds a markdown link. */
+  linked: boolean;
 }
 
 /**
- * The page's blocks (paragraphs; a table, a list or a heading is one block of its kind) and runs of them that
- * repeat one shape with a period of one to three blocks: items made of several paragraphs (a quote, then its tags).
+ * The page's blocks (paragraphs; a table, a list or a heading is one block of its kind) and runs of items that
+ * open with a paragraph of one shape, each with up to MAX_FOLLOWERS other paragraphs after it (a quote, then its
+ * tags line when it has one).
  */
 function blockRuns(lines: Line[]): ItemGroup[] {
   const blocks: Block[] = [];
@@ -173,32 +179,40 @@ function blockRuns(lines: Line[]): ItemGroup[] {
     }
     let j = i;
     while (j + 1 < lines.length && lines[j + 1].text.trim() !== '') j++;
-    blocks.push({ start: lines[i].start, end: lines[j].end, signature: signatureOf(lines.slice(i, j + 1).map((l) => l.text)) });
+    const texts = lines.slice(i, j + 1).map((l) => l.text);
+    blocks.push({ start: lines[i].start, end: lines[j].end, signature: signatureOf(texts), linked: /\]\(/.test(texts.join('\n')) });
     i = j + 1;
   }
   const found: ItemGroup[] = [];
-  for (let period = 1; period <= 3; period++) {
-    for (let i = 0; i + period < blocks.length;) {
-      let j = i;
-      while (j + period < blocks.length && blocks[j].signature === blocks[j + period].signature) j++;
-      const repeats = Math.floor((j - i + period) / period);
-      const members = blocks.slice(i, i + period).map((b) => b.signature);
-      // Runs of headings, tables or lists are the other readers' (a section, a row, a list item).
-      const paragraphs = members.every((m) => m.startsWith('p:'));
-      // One plain paragraph after another is running text, not a list: a run of single paragraphs needs a label or a link.
-      const marked = period > 1 || /label:|\+a/.test(members[0]);
-      if (repeats >= MIN_ITEMS && paragraphs && marked && new Set(members).size === period) {
-        const items: ItemSpan[] = [];
-        for (let r = 0; r < repeats; r++) items.push({ start: blocks[i + r * period].start, end: blocks[i + r * period + period - 1].end });
-        found.push(group('blocks', items));
-        i += repeats * period;
-      } else i++;
+  const anchors = new Set(blocks.map((b) => b.signature).filter((sig) => sig.startsWith('p:')));
+  for (const anchor of anchors) {
+    let items: Array<ItemSpan & { followers: number; linked: boolean }> = [];
+    const close = () => {
+      // One plain paragraph after another is running text, not a list: items need a label, a link or a paragraph of their own kind after them.
+      const marked = anchor.startsWith('p:label:') || items.every((i) => i.followers > 0 || i.linked);
+      if (items.length >= MIN_ITEMS && marked)
+        found.push(
+          group(
+            'blocks',
+            items.map(({ start, end }) => ({ start, end })),
+          ),
+        );
+      items = [];
+    };
+    for (const block of blocks) {
+      const current = items[items.length - 1];
+      if (block.signature === anchor) items.push({ start: block.start, end: block.end, followers: 0, linked: block.linked });
+      else if (current && block.signature.startsWith('p:') && current.followers < MAX_FOLLOWERS) {
+        current.end = block.end;
+        current.followers++;
+      } else close();
     }
+    close();
   }
   return found;
 }
 
-/** A block's shape: its kind, or for a paragraph its leading label (`Tags:`) or its first character's class and whether it holds a link. */
+/** A block's shape: its kind, or for a paragraph its leading label (`Tags:`) or its first character's class. */
 function signatureOf(lines: string[]): string {
   const first = lines[0].trim();
   if (TABLE_ROW.test(first)) return 'table';
@@ -207,6 +221,5 @@ function signatureOf(lines: string[]): string {
   if (heading) return `h${heading[1].length}`;
   const label = /^([\p{L}][\p{L} ]{0,24}):/u.exec(first);
   const lead = label ? `label:${label[1].toLowerCase()}` : /^\p{L}/u.test(first) ? 'L' : /^\p{N}/u.test(first) ? 'N' : first[0];
-  const link = /\]\(/.test(lines.join('\n')) ? '+a' : '';
-  return `p:${lead}${link}:${Math.min(lines.length, 3)}`;
+  return `p:${lead}`;
 }

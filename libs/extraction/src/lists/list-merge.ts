@@ -89,7 +89,7 @@ export interface ItemsReport {
   extracted: number;
   /** Model answers the list was extracted in (1: not chunked). */
   chunks: number;
-  /** Every item is in `data`: false when fewer than expected were extracted or the page's text was cut; null when unknown. */
+  /** Every item is in `data`: false when fewer than expected were extracted or the page's text was cut; null when unknown (no count, or more items than counted). */
   complete: boolean | null;
 }
 
@@ -97,7 +97,8 @@ export function itemsReports(data: unknown, lists: PageList[], chunks: Map<strin
   return lists.map((list) => {
     const extracted = listAt(data, list.path)?.length ?? 0;
     const expected = list.group?.items.length ?? null;
-    const complete = contentTruncated ? false : expected === null ? null : extracted >= expected;
+    // More items than counted: the count missed some, so it cannot say the list is complete.
+    const complete = contentTruncated ? false : expected === null || extracted > expected ? null : extracted === expected;
     return { path: list.path, expected, extracted, chunks: chunks.get(list.path) ?? 1, complete };
   });
 }
