@@ -73,6 +73,8 @@ export interface CrawlEntry {
   model_call?: 'full' | 'partial' | null;
   /** Extracted pages: values of the page's data not found on the page (docs/provenance.md); absent on entries stored before. */
   ungrounded_fields?: number;
+  /** Extracted pages whose schema asks for a list: items the page has that its data lacks (docs/long-lists.md); absent before. */
+  items_missing?: number;
   fetch_duration_ms: number | null;
   extract_duration_ms: number | null;
   token_usage_input: number;

@@ -23,6 +23,7 @@ export function extractPlan(input: ExtractJobInput): ModelPagePlan {
     mode: input.extraction_mode,
     consumer: EXTRACTS_CONSUMER,
     settings: { provenance: input.provenance, grounding: input.grounding },
+    maxCostUsd: input.max_cost_usd,
   };
 }
 

@@ -18,6 +18,14 @@ function provenanceOf(metadata: Record<string, unknown> | undefined) {
   };
 }
 
+/** Whether the answer is complete (docs/long-lists.md "The answer"): present on items stored since it existed. */
+function completenessOf(metadata: Record<string, unknown> | undefined) {
+  return {
+    ...(metadata?.content_truncated === true ? { content_truncated: true as const } : {}),
+    ...(Array.isArray(metadata?.items) ? { items: metadata.items as unknown[] } : {}),
+  };
+}
+
 /**
  * API side of POST /extract and /analyze: job intake (saved sites and schemas, webhooks, the model
  * check, the sealed BYOK key), then waits for a crawler worker to finish the job and answers with
@@ -87,6 +95,7 @@ export class ExtractionRequestsService {
         ...(facts.template_id ? { template_id: facts.template_id } : {}),
         ...(facts.model_fields ? { model_fields: facts.model_fields } : {}),
         ...(facts.model_call ? { model_call: facts.model_call } : {}),
+        ...completenessOf(item?.metadata),
         ...provenanceOf(item?.metadata),
       },
       usage: {

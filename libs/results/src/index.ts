@@ -16,3 +16,4 @@ export {
 } from './dto/results-query.dto';
 export { ScreenshotsService } from './screenshots.service';
 export { WARNINGS_PROPERTY, WarningResponse } from './dto/warning.dto';
+export { CONTENT_TRUNCATED_PROPERTY, ITEMS_PROPERTY, ItemsReportResponse } from './dto/completeness.dto';

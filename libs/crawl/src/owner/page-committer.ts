@@ -125,6 +125,7 @@ export class PageCommitter {
       method: result ? result.made.method : null,
       model_call: result ? callKind(result.made) : null,
       ...(result?.provenance ? { ungrounded_fields: result.provenance.ungrounded_fields } : {}),
+      ...(result?.completeness?.items ? { items_missing: itemsMissing(result.completeness.items) } : {}),
       ...usage,
       result_id: record?.id ?? null,
       event_done: true,
@@ -289,4 +290,12 @@ export class RetryPage extends Error {
   constructor(readonly failure: Failed) {
     super(failure.error_message);
   }
+}
+
+/**
+ * Items a page's lists are known to lack (the crawl map's `list_incomplete=true`): what the page's count says is
+ * missing, at least 1 for a list that is not complete for another reason (its text was cut).
+ */
+export function itemsMissing(items: ReadonlyArray<{ expected: number | null; extracted: number; complete: boolean | null }>): number {
+  return items.reduce((n, i) => n + (i.complete === false ? Math.max(1, (i.expected ?? 0) - i.extracted) : 0), 0);
 }

@@ -19,6 +19,8 @@ export interface ModelPagePlan {
   settings: ProvenanceSettings;
   /** The request's prompt (the `json` format's): told to the model beside the schema. */
   instructions?: string;
+  /** The job's cost cap: a long list's chunks stop being asked once the page's calls cost more (docs/long-lists.md). */
+  maxCostUsd?: number | null;
 }
 
 /** A job's pages made into formats, without a model (docs/scrape.md). */

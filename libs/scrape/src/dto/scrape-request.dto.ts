@@ -16,7 +16,14 @@ import {
   PageFormatsProperty,
   type ScrapeFormat,
 } from '@app/pages';
-import { FieldProvenanceResponse, WARNINGS_PROPERTY, WarningResponse } from '@app/results';
+import {
+  CONTENT_TRUNCATED_PROPERTY,
+  FieldProvenanceResponse,
+  ITEMS_PROPERTY,
+  ItemsReportResponse,
+  WARNINGS_PROPERTY,
+  WarningResponse,
+} from '@app/results';
 
 /** The longest fetch deadline a request may ask for (`timeout_ms`). */
 export const MAX_SCRAPE_TIMEOUT_MS = 120_000;
@@ -160,6 +167,8 @@ export class ScrapeMetadataResponse {
   @ApiPropertyOptional() screenshot_id?: string;
   @ApiPropertyOptional({ description: 'A link to the PNG that needs no key, valid 1 hour.' }) screenshot_url?: string;
   @ApiPropertyOptional() screenshot_expires_at?: string;
+  @ApiPropertyOptional(CONTENT_TRUNCATED_PROPERTY) content_truncated?: true;
+  @ApiPropertyOptional(ITEMS_PROPERTY) items?: ItemsReportResponse[];
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { $ref: getSchemaPath(FieldProvenanceResponse) },

@@ -180,6 +180,15 @@ export class CrawlMapQuery {
   @IsOptional()
   @IsIn(['true'], { message: 'must be true' })
   ungrounded?: 'true';
+
+  @ApiPropertyOptional({
+    enum: ['true'],
+    description:
+      'Only the pages with a list known to lack items (`items_missing` > 0: the `list_incomplete` warning; docs/long-lists.md), paged like `status`.',
+  })
+  @IsOptional()
+  @IsIn(['true'], { message: 'must be true' })
+  list_incomplete?: 'true';
 }
 
 export class CrawlMapErrorSummary {
@@ -239,6 +248,14 @@ export class CrawlMapEntryResponse {
   })
   ungrounded_fields!: number | null;
   @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      "Extracted pages whose schema asks for a list of objects: the items the page's count says its data lacks (at least 1 for a list " +
+      'whose text was cut); 0 when every list is complete; null for other pages and pages stored before it (docs/long-lists.md).',
+  })
+  items_missing!: number | null;
+  @ApiProperty({
     enum: ENTRY_VIAS,
     description: "How the URL came: the seed, a link, a sitemap, a redirect, or a batch's list.",
   })
@@ -284,5 +301,7 @@ export class CrawlMapResponse {
   @ApiProperty({ type: CrawlMapErrorSummary }) error_summary!: CrawlMapErrorSummary;
   @ApiProperty({ type: 'integer', description: 'Pages with at least one value not found on the page (what `ungrounded=true` lists).' })
   pages_with_ungrounded_fields!: number;
+  @ApiProperty({ type: 'integer', description: 'Pages with a list known to lack items (what `list_incomplete=true` lists).' })
+  pages_with_incomplete_lists!: number;
   @ApiProperty({ type: [CrawlMapEntryResponse] }) entries!: CrawlMapEntryResponse[];
 }
