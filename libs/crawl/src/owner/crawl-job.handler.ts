@@ -18,6 +18,7 @@ import { CrawlRepository } from '../crawl.repository';
 import { LocalOutcomes } from '../local-outcomes';
 import { CrawlActor, type CrawlActorDeps } from './crawl-actor';
 import { closeLeftovers } from './crawl-closer';
+import { CrawlsHere } from './crawls-here';
 import { CRAWLEE_SYSTEM_INFO_INTERVAL_MS } from './crawlee-bridge';
 
 /**
@@ -31,6 +32,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
   /** This process, as an owner of crawls. */
   readonly workerId = `crawler-${newId()}`;
   private events?: Promise<LocalEventManager>;
+  private readonly here = new CrawlsHere();
   private readonly takeovers: Counter;
   private readonly commits: Counter<'status'>;
 
@@ -73,7 +75,11 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
     for (const status of ['completed', 'failed', 'skipped', 'pending']) this.commits.inc({ status }, 0);
   }
 
-  async run(context: JobContext<CrawlJobInput>): Promise<void> {
+  run(context: JobContext<CrawlJobInput>): Promise<void> {
+    return this.here.run(context.job._id, () => this.runHere(context));
+  }
+
+  private async runHere(context: JobContext<CrawlJobInput>): Promise<void> {
     const deps: CrawlActorDeps = {
       workerId: this.workerId,
       config: this.config,
