@@ -46,7 +46,7 @@ export function fallbackAction(category: ErrorCategory | undefined, retriesDone:
  * provider's Retry-After, at most maxDelayMs. Null when Retry-After asks for more than the cap (the
  * router then moves on rather than hold the job).
  */
-export function backoffDelayMs(
+export function modelRetryDelayMs(
   retry: number,
   retryAfterSeconds: number | undefined,
   policy: RetryPolicy,

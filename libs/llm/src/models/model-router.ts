@@ -4,7 +4,7 @@ import { AppError } from '@app/core';
 import { LOGGER, type AppLogger } from '@app/observability';
 import type { LlmConfig } from '../llm-config';
 import { PriceTable } from '../price-table';
-import { backoffDelayMs, DEFAULT_BACKOFF, fallbackAction, type RetryPolicy } from './fallback-policy';
+import { modelRetryDelayMs, DEFAULT_BACKOFF, fallbackAction, type RetryPolicy } from './fallback-policy';
 import { LlmMetrics } from './llm-metrics';
 import { ModelClient } from './model-client';
 import { callCost, roundUsd, withFee } from './model-cost';
@@ -136,7 +136,7 @@ export class ModelRouter {
 
         const action = fallbackAction(appError.category, retry, this.policy);
         if (action === 'retry') {
-          const delay = backoffDelayMs(retry, appError.retryAfterSeconds, this.policy);
+          const delay = modelRetryDelayMs(retry, appError.retryAfterSeconds, this.policy);
           if (delay === null) break;
           if (!(await this.pause(delay, options.signal))) throw new ModelRunError(cancelled(), summary(target));
           continue;
