@@ -12,33 +12,23 @@ import { JobsService } from './jobs.service';
 import { JobsTenantErasure } from './jobs-tenant-erasure';
 import { UsageService } from './usage.service';
 
+/** The providers other modules use (JobsTenantErasure registers itself and is not exported). */
+const SHARED = [
+  JobLifecycleHooks,
+  JobDeletionHooks,
+  JobsRepository,
+  JobEventLog,
+  JobMessages,
+  JobSlots,
+  JobLifecycle,
+  JobsService,
+  JobStreamService,
+  UsageService,
+  IdempotencyService,
+];
+
 @Module({
-  providers: [
-    JobLifecycleHooks,
-    JobDeletionHooks,
-    JobsRepository,
-    JobEventLog,
-    JobMessages,
-    JobSlots,
-    JobLifecycle,
-    JobsService,
-    JobStreamService,
-    UsageService,
-    IdempotencyService,
-    JobsTenantErasure,
-  ],
-  exports: [
-    JobLifecycleHooks,
-    JobDeletionHooks,
-    JobsRepository,
-    JobEventLog,
-    JobMessages,
-    JobSlots,
-    JobLifecycle,
-    JobsService,
-    JobStreamService,
-    UsageService,
-    IdempotencyService,
-  ],
+  providers: [...SHARED, JobsTenantErasure],
+  exports: SHARED,
 })
 export class JobsModule {}
