@@ -1,5 +1,5 @@
 import { RELOGINS_PER_PAGE } from '@app/auth-profiles';
-import { AppError, isOwnFailure } from '@app/core';
+import { AppError, BACKOFFS, backoffMs, isOwnFailure } from '@app/core';
 import type { OutcomeRecord, PageOutcome } from './crawl.types';
 
 /**
@@ -28,9 +28,9 @@ export const PAGE_RETRY_LIMITS = {
 /** Crawlee's `maxRequestRetries`: the attempts after the first. */
 export const CRAWLEE_MAX_RETRIES = PAGE_RETRY_LIMITS.attempts - 1;
 
-/** The wait before retry `retryCount` (1, 2, ...) of a failed page: 1 s, 2 s, 4 s ... */
+/** The wait before retry `retryCount` (1, 2, ...) of a failed page: BACKOFFS.page (1 s, 2 s, 4 s ...). */
 export function retryDelayMs(retryCount: number): number {
-  return 1000 * 2 ** Math.max(0, retryCount - 1);
+  return backoffMs(BACKOFFS.page, retryCount);
 }
 
 /**

@@ -55,6 +55,6 @@ export { markedBrowsers, ownerMark, reapOrphanedBrowsers } from './browser-owner
 export { CgroupMemory, MemoryAdmission } from './memory-admission';
 export { DynamicFetcher } from './dynamic-fetcher';
 export { NO_PROXY, parseProxyPools, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pool/proxy-pools-config';
-export { PROXY_REST, ProxyPool, ProxyPools, UnconfiguredProxyPool, type ProxyCounters } from './proxy-pool/proxy-pool';
+export { ProxyPool, ProxyPools, UnconfiguredProxyPool, type ProxyCounters } from './proxy-pool/proxy-pool';
 export { throughPool, type PlainFetcher } from './proxy-pool/through-pool';
 export { proxyPoolCounters, useProxyPools } from './proxy-pool/configured-pools';

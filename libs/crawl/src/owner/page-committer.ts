@@ -26,6 +26,20 @@ export interface CommitMetrics {
   commits: { inc(labels: { status: string }): void };
 }
 
+/** PageCommitter's collaborators, by name (a crawl's parts; several are Picks of overlapping shapes). */
+export interface PageCommitterParts {
+  store: CommitStore;
+  results: Pick<ResultsService, 'storePage'>;
+  announcer: PageAnnouncer;
+  lease: Pick<CrawlLease, 'holds'>;
+  frontier: Pick<Frontier, 'offerLinks' | 'recordRedirectTarget' | 'remove' | 'putBack' | 'rescan'>;
+  tickets: Pick<TicketBook, 'giveBack'>;
+  inFlight: InFlightPages;
+  hosts: Pick<HostSchedule, 'pause'>;
+  counters: Pick<JobCounters, 'add' | 'checkBudget'>;
+  metrics: CommitMetrics;
+}
+
 /**
  * Commits a page's outcome (docs/crawl.md "Commit order for a page"). Each step is idempotent, so a crash
  * between any two is safe: the children (new frontier entries), then the result (keyed by the page), then
@@ -35,19 +49,32 @@ export interface CommitMetrics {
  * its lease (self-fencing), so a stale owner stops there.
  */
 export class PageCommitter {
+  private readonly store: PageCommitterParts['store'];
+  private readonly results: PageCommitterParts['results'];
+  private readonly announcer: PageCommitterParts['announcer'];
+  private readonly lease: PageCommitterParts['lease'];
+  private readonly frontier: PageCommitterParts['frontier'];
+  private readonly tickets: PageCommitterParts['tickets'];
+  private readonly inFlight: PageCommitterParts['inFlight'];
+  private readonly hosts: PageCommitterParts['hosts'];
+  private readonly counters: PageCommitterParts['counters'];
+  private readonly metrics: PageCommitterParts['metrics'];
+
   constructor(
     private readonly run: CrawlRun,
-    private readonly store: CommitStore,
-    private readonly results: Pick<ResultsService, 'storePage'>,
-    private readonly announcer: PageAnnouncer,
-    private readonly lease: Pick<CrawlLease, 'holds'>,
-    private readonly frontier: Pick<Frontier, 'offerLinks' | 'recordRedirectTarget' | 'remove' | 'putBack' | 'rescan'>,
-    private readonly tickets: Pick<TicketBook, 'giveBack'>,
-    private readonly inFlight: InFlightPages,
-    private readonly hosts: Pick<HostSchedule, 'pause'>,
-    private readonly counters: Pick<JobCounters, 'add' | 'checkBudget'>,
-    private readonly metrics: CommitMetrics,
-  ) {}
+    parts: PageCommitterParts,
+  ) {
+    this.store = parts.store;
+    this.results = parts.results;
+    this.announcer = parts.announcer;
+    this.lease = parts.lease;
+    this.frontier = parts.frontier;
+    this.tickets = parts.tickets;
+    this.inFlight = parts.inFlight;
+    this.hosts = parts.hosts;
+    this.counters = parts.counters;
+    this.metrics = parts.metrics;
+  }
 
   /** Carries out a route (page-retry-policy.ts). A `retry` is thrown, for Crawlee to reclaim the page. */
   async apply(entry: WindowEntry, route: PageRoute, outcome: PageOutcome): Promise<void> {

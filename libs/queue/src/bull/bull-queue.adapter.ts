@@ -1,6 +1,6 @@
 import Bull from 'bull';
 import { Redis, type RedisOptions } from 'ioredis';
-import { newId, redisDownProbe, withinRedisOutageWait } from '@app/core';
+import { BACKOFFS, newId, redisDownProbe, withinRedisOutageWait } from '@app/core';
 import {
   HandBackError,
   type EnqueueOptions,
@@ -11,6 +11,7 @@ import {
 } from '../queue.port';
 import {
   backoffDelayMs,
+  messageBackoff,
   isHandBack,
   isOutage,
   OUTAGE_RETRY_MS,
@@ -55,7 +56,7 @@ export interface BullQueueAdapterOptions {
 
 const BACKOFF_TYPE = 'gleaner';
 const DEFAULT_ATTEMPTS = 3;
-const DEFAULT_BACKOFF = { delayMs: 1000, maxDelayMs: 60_000 };
+const DEFAULT_BACKOFF = messageBackoff(BACKOFFS.queueMessage);
 /** How long Bull's blocking read for the next job (BRPOPLPUSH) waits on the server before it returns empty. */
 export const DRAIN_DELAY_S = 5;
 /**
