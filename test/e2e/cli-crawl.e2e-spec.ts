@@ -89,7 +89,13 @@ describe('gleaner crawl', () => {
       expect(Object.keys(line)).toEqual(['id', 'url', 'status', 'data', 'metadata', 'warnings']);
       expect(line.status).toBe('completed');
       // How it was made, and where each value came from (provenance summary by default).
-      expect(line.metadata).toEqual({ method: 'model', fields: expect.any(Object), ungrounded_fields: 0 });
+      // The quotes are a list: its count is in the metadata (docs/long-lists.md).
+      expect(line.metadata).toEqual({
+        method: 'model',
+        fields: expect.any(Object),
+        ungrounded_fields: 0,
+        items: [expect.objectContaining({ path: 'quotes', complete: true })],
+      });
       expect(Object.values(line.metadata.fields).every((f: any) => f.source === 'model' && f.grounded !== false)).toBe(true);
       expect(line.data.quotes.length).toBeGreaterThan(0);
     }

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startPlayground, type Playground } from '../fixtures/playground/playground';
+import { startLoginSite, LOGIN_PASSWORD, LOGIN_USER, type LoginSite } from '../fixtures/login-site/login-site';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { prometheusConfig, startPrometheus, type Prometheus } from '../harness/prometheus';
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
@@ -47,6 +48,7 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
   let play: Playground;
   let models: ModelServer;
   let receiver: WebhookReceiver;
+  let loginSite: LoginSite;
   let prom: Prometheus;
   const processes: AppProcess[] = [];
   let apiA: AppProcess;
@@ -83,7 +85,12 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
     const setupStarted = Date.now();
     assertBuilt();
     dashboards = loadDashboards();
-    [play, models, receiver] = await Promise.all([startPlayground(), startModelServer(), startWebhookReceiver()]);
+    [play, models, receiver, loginSite] = await Promise.all([
+      startPlayground(),
+      startModelServer(),
+      startWebhookReceiver(),
+      startLoginSite(),
+    ]);
     const redisDb = 13;
     spawnSync('redis-cli', ['-u', `${serverUrl('redis')}/${redisDb}`, 'flushdb']);
     const common = {
@@ -151,7 +158,7 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop('SIGKILL')));
     await prom?.stop();
-    await Promise.all([play?.close(), models?.close(), receiver?.close()]);
+    await Promise.all([play?.close(), models?.close(), receiver?.close(), loginSite?.close()]);
   });
 
   it('drives real work through every process: extractions, crawls with 429s and failed pages, webhook retries, refused keys', async () => {
@@ -239,6 +246,29 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
     expect(limitedAt).toBeGreaterThan(0);
 
     mark('refused keys, rate limit');
+    // An auth profile's first login (the auth panel's logins and session age): a members page scraped with it.
+    const profile = await http(embedded.url, 'POST', '/api/v1/auth-profiles', {
+      key: KEY,
+      body: {
+        name: 'Members',
+        hosts: ['members.test'],
+        login: {
+          type: 'form',
+          url: loginSite.url('members.test', '/login'),
+          csrf_field: 'csrf_token',
+          username: LOGIN_USER,
+          password: LOGIN_PASSWORD,
+        },
+        check: { session_cookie: 'sid', logged_in_selector: 'a[href="/logout"]' },
+      },
+    });
+    expect(profile.status).toBe(201);
+    const members = await http(embedded.url, 'POST', '/api/v1/scrape', {
+      key: KEY,
+      body: { url: loginSite.url('members.test', '/members'), formats: ['markdown'], fetch_mode: 'static', auth_profile: profile.body.id },
+    });
+    expect([members.status, loginSite.stats.logins]).toEqual([200, 1]);
+    mark('auth profile login');
     const [hubJob, redirectsJob, limitedJob] = [
       await terminal(apiA.url, hub),
       await terminal(apiA.url, redirects),

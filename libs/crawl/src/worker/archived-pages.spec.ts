@@ -68,7 +68,7 @@ describe('ArchivedPages.read (a page of an archive-sourced job)', () => {
       fetchedAt: '2026-11-30T10:00:00.000Z',
     });
     expect(s.copies).toEqual([['u1', 'src', 'J2', 'k9', 'k1']]);
-    expect(s.converted[0].slice(1)).toEqual(['full', undefined, { attributes: true }]);
+    expect(s.converted[0].slice(1)).toEqual([{ mode: 'full', also: { attributes: true } }]);
   });
 
   it('converts a page stored as formats as its formats ask (main content, cleaned HTML, text)', async () => {
@@ -78,9 +78,9 @@ describe('ArchivedPages.read (a page of an archive-sourced job)', () => {
       only_main_content: true,
       full_page_screenshot: false,
     });
-    expect(s.converted[0].slice(1)).toEqual(['main', undefined, { text: true, html: true }]);
+    expect(s.converted[0].slice(1)).toEqual([{ mode: 'main', also: { text: true, html: true } }]);
     await s.pages.read(job, source, 'k9', undefined, { formats: ['markdown'], only_main_content: false, full_page_screenshot: false });
-    expect(s.converted[1].slice(1)).toEqual(['full', undefined, { text: false, html: false }]);
+    expect(s.converted[1].slice(1)).toEqual([{ mode: 'full', also: { text: false, html: false } }]);
   });
 
   it('a page no longer in the archive is skipped archive_missing; an unreadable WARC record fails with its reason', async () => {
