@@ -116,6 +116,8 @@ export interface CrawlStateRecord {
   skipped_by_reason: Record<string, number>;
   /** Skipped entries actually recorded in the map (bounded, see SKIPPED_RECORD_MIN). */
   skipped_recorded: number;
+  /** `canonicalize: strict`: `www.` and bare hosts the site showed to be one (host → the host it is read as); absent: none. */
+  host_aliases?: Record<string, string>;
   /** Set once leftover entries of a finished (or cancelled) crawl have been closed. */
   finalized: boolean;
   /**

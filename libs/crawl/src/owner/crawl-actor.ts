@@ -12,7 +12,7 @@ import type { ResultsService } from '@app/results';
 import { isArchiveSource, type CrawlJobInput } from '../crawl-input';
 import type { CrawlRepository } from '../crawl.repository';
 import type { LocalOutcomes } from '../local-outcomes';
-import { canonicalize } from '../url-canon';
+import { canonicalize, canonRulesOf } from '../url-canon';
 import { Admission } from './admission';
 import { CrawlCloser } from './crawl-closer';
 import { CrawlLease } from './crawl-lease';
@@ -87,7 +87,8 @@ export class CrawlActor {
   ) {
     const { config, repository } = deps;
     const input = context.input;
-    const seed = canonicalize(input.url);
+    // The seed by the crawl's own canonical rules (`canonicalize: strict` drops its tracking parameters too).
+    const seed = canonicalize(input.url, undefined, canonRulesOf(input.options));
     if (!seed) throw new AppError('validation-error', `The seed URL ${input.url} is not an http(s) URL.`, { category: 'invalid_request' });
     const log = deps.logger.child({ job_id: context.job._id, request_id: context.job.request_id });
     const run = (this.crawlRun = new CrawlRun(input, seed, context.job, log, context.signal));
@@ -222,6 +223,8 @@ export class CrawlActor {
     await repository.adoptRunning(jobId, this.crawlRun.epoch);
     const ticketsInUse = await this.frontier.restore(skippedRecorded);
     const state = await repository.state(jobId);
+    // The www aliases an earlier owner learned (canonicalize: strict), before a link is read again.
+    for (const [from, to] of Object.entries(state?.host_aliases ?? {})) this.frontier.scope.learnAlias(from, to);
     this.admission.restoreTickets(state?.admitted ?? 0, ticketsInUse);
     this.counters.restore(budgetStopped);
     for (const entry of await repository.running(jobId)) this.admission.adopt(entry);

@@ -4,7 +4,7 @@ import type { ResultRecord, ResultsService } from '@app/results';
 import type { CrawlRepository } from '../crawl.repository';
 import type { CrawlEntry, PageOutcome, SkipReason } from '../crawl.types';
 import { exhaustedFailure, retryDelayMs, type PageRoute } from '../page-retry-policy';
-import { canonicalize, type CanonicalUrl } from '../url-canon';
+import type { CanonicalUrl } from '../url-canon';
 import { entryId, unadmittedTicket } from './crawl-entry';
 import type { CrawlLease } from './crawl-lease';
 import type { CrawlRun } from './crawl-run';
@@ -41,7 +41,7 @@ export class PageCommitter {
     private readonly results: Pick<ResultsService, 'storePage'>,
     private readonly announcer: PageAnnouncer,
     private readonly lease: Pick<CrawlLease, 'holds'>,
-    private readonly frontier: Pick<Frontier, 'offerLinks' | 'recordRedirectTarget' | 'remove' | 'putBack' | 'rescan'>,
+    private readonly frontier: Pick<Frontier, 'offerLinks' | 'recordRedirectTarget' | 'remove' | 'putBack' | 'rescan' | 'scope'>,
     private readonly tickets: Pick<TicketBook, 'giveBack'>,
     private readonly inFlight: InFlightPages,
     private readonly hosts: Pick<HostSchedule, 'pause'>,
@@ -82,7 +82,8 @@ export class PageCommitter {
   }
 
   private async completed(entry: WindowEntry, outcome: Completed): Promise<void> {
-    const final = canonicalize(outcome.final_url);
+    await this.learnAlias(entry, outcome.final_url);
+    const final = this.frontier.scope.canonical(outcome.final_url);
     if (final && final.key !== entry.key) {
       const clash = await this.claimRedirectTarget(entry, final);
       if (clash) return this.skipped(entry, 'duplicate', clash, final.url);
@@ -242,6 +243,22 @@ export class PageCommitter {
       }
     }
     return `redirected to ${final.url}, which this crawl fetches on its own`;
+  }
+
+  /**
+   * `canonicalize: strict`: a page that redirected from a `www.` host to its bare twin (or the reverse) shows the two are
+   * one site; links to the first are read as the second from now on, and the alias is kept for a later owner.
+   */
+  private async learnAlias(entry: WindowEntry, finalUrl: string): Promise<void> {
+    let host: string;
+    try {
+      host = new URL(finalUrl).hostname.toLowerCase();
+    } catch {
+      return;
+    }
+    if (!this.frontier.scope.learnAlias(entry.host, host)) return;
+    // The whole map: a host name's dots would make a path of a single key.
+    await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { host_aliases: this.frontier.scope.knownAliases() } });
   }
 
   /** The host is paused for this crawl's admission too (the page worker paused it for every replica). */
