@@ -144,6 +144,9 @@ export function toEntryView(entry: CrawlEntry) {
     ungrounded_fields: typeof entry.ungrounded_fields === 'number' ? entry.ungrounded_fields : null,
     via: entry.via,
     list_index: entry.list_index ?? null,
+    duplicate_of: entry.duplicate_of ?? null,
+    duplicate_reason: entry.duplicate_reason ?? null,
+    similarity: typeof entry.similarity === 'number' ? entry.similarity : null,
   };
 }
 

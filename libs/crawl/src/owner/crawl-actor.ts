@@ -1,6 +1,7 @@
 import type { EventManager } from '@crawlee/core';
 import type { PageArchive } from '@app/archive';
 import type { AppConfig } from '@app/config';
+import type { DuplicateIndex } from '@app/dedup';
 import { AppError } from '@app/core';
 import type { EventBusPort } from '@app/events';
 import { RobotsCache, type StaticFetcher } from '@app/fetch';
@@ -54,6 +55,8 @@ export interface CrawlActorDeps {
   lastmods?: SitemapLastmods;
   /** Outcomes of this process's page workers, handed to the owner without the bus and a store read. */
   localOutcomes?: Pick<LocalOutcomes, 'expect' | 'forget'>;
+  /** The job's index of its pages' texts (`dedupe`, docs/dedup.md): dropped when the crawl ends. */
+  duplicates?: Pick<DuplicateIndex, 'forget'>;
   /** The page archive: a WARC extraction's pages are read into it (owner/warc-seeding.ts). */
   archive?: WarcSeedingArchive & Pick<PageArchive, 'enabled'>;
 }
@@ -199,6 +202,8 @@ export class CrawlActor {
       this.crawlRun.throwIfStopped();
       await this.seeding.settled();
       await this.closer.finish();
+      // Every page is settled: the job's duplicate index has nothing left to answer.
+      if (this.crawlRun.options.dedupe !== 'off') await this.deps.duplicates?.forget(this.crawlRun.jobId);
     } catch (error) {
       await this.afterStop(error);
     } finally {

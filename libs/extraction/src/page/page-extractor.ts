@@ -9,7 +9,7 @@ import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { ExtractionFailure, ExtractionService, type ExtractOutput } from '../extraction.service';
 import { GroundingService, groundedCallOf, type GroundedCall } from '../grounding.service';
 import { captureRecorder } from './capture';
-import { formatsMade, PageFailure, type ExtractionMade, type FormatsMade, type PageExtraction } from './page-extraction';
+import { formatsMade, PageFailure, type DuplicateMade, type ExtractionMade, type FormatsMade, type PageExtraction } from './page-extraction';
 import type { FormatsPagePlan, ModelPagePlan, PagePlan, PageRun } from './page-plan';
 
 /**
@@ -31,10 +31,13 @@ export class PageExtractor {
     @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  extract(page: LoadedPage, plan: ModelPagePlan, run: PageRun): Promise<PageExtraction<ExtractionMade> | PageFailure>;
-  extract(page: LoadedPage, plan: FormatsPagePlan, run: PageRun): Promise<PageExtraction<FormatsMade> | PageFailure>;
+  extract(page: LoadedPage, plan: ModelPagePlan, run: SinglePageRun): Promise<PageExtraction<ExtractionMade> | PageFailure>;
+  extract(page: LoadedPage, plan: FormatsPagePlan, run: SinglePageRun): Promise<PageExtraction<FormatsMade> | PageFailure>;
   extract(page: LoadedPage, plan: PagePlan, run: PageRun): Promise<PageExtraction | PageFailure>;
-  extract(page: LoadedPage, plan: PagePlan, run: PageRun): Promise<PageExtraction | PageFailure> {
+  async extract(page: LoadedPage, plan: PagePlan, run: PageRun): Promise<PageExtraction | PageFailure> {
+    // The check before the model call: a page that repeats an earlier page of its job is settled here, for nothing.
+    const duplicate = run.duplicates ? await run.duplicates.check(page) : null;
+    if (duplicate) return duplicateOf(duplicate);
     return plan.kind === 'formats' ? this.formats(page, plan, run) : this.model(page, plan, run);
   }
 
@@ -160,6 +163,14 @@ export class PageExtractor {
     });
     return new PageFailure('page', internal, null, [], error);
   }
+}
+
+/** A page of a single-page job: no earlier page to repeat. */
+type SinglePageRun = PageRun & { duplicates?: undefined };
+
+/** A duplicate page's extraction: no data of its own, no model call, no cost. */
+function duplicateOf(made: DuplicateMade): PageExtraction<DuplicateMade> {
+  return { data: null, made, model: null, usage: Usage.NONE };
 }
 
 /** How a learned extraction made the page (the result's `metadata`, docs/api.md "Results and downloads"). */
