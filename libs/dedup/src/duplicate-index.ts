@@ -11,7 +11,7 @@ export type DedupeCheck = 'exact' | 'near';
 export interface DuplicateVerdict {
   original: { key: string; url: string };
   reason: 'exact' | 'near';
-  /** 1 for the same text; else the MinHash estimate of the shingle sets' Jaccard similarity (≥ NEAR_SIMILARITY). */
+  /** `exact`: 1. `near`: the MinHash estimate of the shingle sets' Jaccard similarity (≥ NEAR_SIMILARITY; 1 when no minimum differs). */
   similarity: number;
 }
 
@@ -24,6 +24,8 @@ interface IndexDoc {
   /** `b:` records: `<band>:<minima>`. */
   band?: string;
   fp?: string;
+  /** `b:` records: the original's text hash (a candidate with the same text is an `exact` duplicate). */
+  hash?: string;
   /** `v:` records: the page's verdict (null: an original). */
   verdict?: DuplicateVerdict | null;
   [key: string]: unknown;
@@ -53,9 +55,12 @@ export class DuplicateIndex {
     const decided = await docs.findOne({ _id: `v:${jobId}:${page.key}` });
     if (decided) return decided.verdict ?? null;
     const fp = fingerprintOf(page.text);
-    const verdict = (fp ? await this.nearest(docs, jobId, page.key, fp) : null) ?? (await this.claimText(docs, jobId, page));
+    const hash = textHash(page.text);
+    const verdict = (fp ? await this.nearest(docs, jobId, page.key, fp, hash) : null) ?? (await this.claimText(docs, jobId, page));
     if (!verdict && fp) {
-      await docs.insertMany(bandsOf(fp).map((band) => ({ _id: `b:${jobId}:${band}:${page.key}`, job_id: jobId, key: page.key, url: page.url, band, fp })));
+      await docs.insertMany(
+        bandsOf(fp).map((band) => ({ _id: `b:${jobId}:${band}:${page.key}`, job_id: jobId, key: page.key, url: page.url, band, fp, hash })),
+      );
     }
     try {
       await docs.insertOne({ _id: `v:${jobId}:${page.key}`, job_id: jobId, key: page.key, url: page.url, verdict });
@@ -73,15 +78,15 @@ export class DuplicateIndex {
   }
 
   /** The most similar original sharing an LSH band with `fp`, when at least NEAR_SIMILARITY alike (ties: the lowest key). */
-  private async nearest(docs: Collection<IndexDoc>, jobId: string, key: string, fp: string): Promise<DuplicateVerdict | null> {
-    const candidates = await docs.find({ job_id: jobId, band: { $in: bandsOf(fp) } }, { fields: ['key', 'url', 'fp'] });
+  private async nearest(docs: Collection<IndexDoc>, jobId: string, key: string, fp: string, hash: string): Promise<DuplicateVerdict | null> {
+    const candidates = await docs.find({ job_id: jobId, band: { $in: bandsOf(fp) } }, { fields: ['key', 'url', 'fp', 'hash'] });
     let best: DuplicateVerdict | null = null;
     for (const c of candidates) {
       if (c.key === key || !c.fp) continue;
       const alike = similarity(fp, c.fp);
       if (alike < NEAR_SIMILARITY) continue;
       if (!best || alike > best.similarity || (alike === best.similarity && c.key < best.original.key)) {
-        best = { original: { key: c.key, url: c.url }, reason: alike === 1 ? 'exact' : 'near', similarity: alike };
+        best = { original: { key: c.key, url: c.url }, reason: c.hash === hash ? 'exact' : 'near', similarity: alike };
       }
     }
     return best;
