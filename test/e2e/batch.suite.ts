@@ -292,6 +292,19 @@ export function batchSuite(getEnv: () => BatchEnv): void {
       expect(item.metadata).toMatchObject({ method: 'scrape', status_code: 200 });
     }
     expect(env.models.requests.length).toBe(calls);
+    // Tag filters shape each page's content, as a scrape's (the same conversion options).
+    const filtered = await call('POST', '/api/v1/batch/extract', {
+      body: { urls, formats: ['markdown'], include_tags: ['.related', 'h1'], exclude_tags: ['a[href$="/product/3"]'] },
+    });
+    expect(filtered.status).toBe(202);
+    const filteredItems = (await call('GET', `/api/v1/jobs/${(await finished(filtered.body.job_id)).id}/results`)).body as any[];
+    const first = filteredItems.find((i) => i.url === urls[0]);
+    expect(first.data.markdown).toContain(`# ${product(1).name}`);
+    expect(first.data.markdown).toContain('Related 2');
+    expect(first.data.markdown).not.toMatch(/Related 3|Price:|SKU:/);
+    const stray = await call('POST', '/api/v1/batch/extract', { body: { urls, schema: { name: 'string' }, include_tags: ['h1'] } });
+    expect(stray.status).toBe(422);
+    expect(stray.body.errors[0]).toMatchObject({ location: 'body.include_tags', message: 'is only for a request with formats' });
     const both = await batch({ urls, formats: ['markdown'] });
     expect(both.status).toBe(422);
     expect(both.body.errors[0]).toMatchObject({ location: 'body.formats' });

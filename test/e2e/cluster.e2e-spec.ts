@@ -133,6 +133,11 @@ describeWith(['redis', 'mongodb'], 'cluster deployment (2 API + 2 crawler proces
     expect(metrics.text).toContain('role="crawler"');
     expect(metrics.text).toMatch(/gleaner_browser_pool_pages\{[^}]*state="browsers"/);
     expect(metrics.text).toContain('gleaner_webhook_deliveries_total');
+    // Before its first crawl page: the pages counter's series are there at 0, so Prometheus has the 0 before
+    // the first page and increase() counts every page (npm run test:swarm scenario 7).
+    for (const status of ['completed', 'failed', 'skipped', 'pending']) {
+      expect(metrics.text).toMatch(new RegExp(`gleaner_crawl_pages_total\\{[^}]*status="${status}"[^}]*\\} 0\\n`));
+    }
   });
 
   it('hands an in-flight job back on SIGTERM, exits cleanly, and another crawler finishes it', async () => {

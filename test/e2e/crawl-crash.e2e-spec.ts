@@ -12,6 +12,7 @@ import { pageUrlOf, startModelServer, type ModelServer, type RecordedRequest } f
 import { SHOP_PAGES, SHOP_PRODUCTS, startPlayground, type Playground } from '../fixtures/playground/playground';
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 import { startRedis, type StartedServer } from '../harness/servers';
+import { Redis } from 'ioredis';
 import { http, readSse, tempDir, waitFor } from './helpers';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,6 +116,30 @@ async function completedUrls(api: string, id: string): Promise<string[]> {
 
 const fetchesOf = (url: string, since: number) => play.requests.filter((r) => url === play.url(r.host, r.path) && r.at >= since).length;
 const modelCallsFor = (url: string) => models.requests.filter((r) => r.userText.includes(`Page URL: ${url}\n`)).length;
+
+/**
+ * What the cluster's page queue holds (Bull's keys under the default prefix): printed when a cluster test
+ * fails, so a crawl that stopped moving says whether its page tasks wait, run, sleep or failed for good.
+ */
+async function pageQueueState(redisUrl: string): Promise<string> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    const key = (part: string) => `gleaner:crawl-pages:${part}`;
+    const ids = {
+      wait: await redis.lrange(key('wait'), 0, 50),
+      active: await redis.lrange(key('active'), 0, 50),
+      delayed: await redis.zrange(key('delayed'), 0, 50),
+      failed: await redis.zrange(key('failed'), 0, 50),
+    };
+    const failed = await Promise.all(
+      ids.failed.map(async (id) => `${id}: ${JSON.stringify(await redis.hmget(key(id), 'attemptsMade', 'failedReason'))}`),
+    );
+    const locks = await Promise.all(ids.active.map(async (id) => `${id}: lock ${(await redis.pttl(key(`${id}:lock`))) > 0}`));
+    return JSON.stringify({ ...ids, failed, locks }, null, 1);
+  } finally {
+    redis.disconnect();
+  }
+}
 
 /** The crawl's integrity after a failure: one result and one event per page, one complete, nothing left open. */
 async function expectIntact(
@@ -388,7 +413,10 @@ describeWith(['mongodb'], 'crawl under failures, cluster deployment (1 API, 2 cr
     const before = await completedUrls(api.url, id);
     await redis.stop();
     redis = await startRedis({ port: redisPort });
-    await expectIntact(api.url, id, ALL_PAGES, before, since);
+    await expectIntact(api.url, id, ALL_PAGES, before, since).catch(async (error: unknown) => {
+      console.log('PAGE QUEUE after the Redis restart', await pageQueueState(redis.url).catch(String));
+      throw error;
+    });
   });
 
   it('a page that kills its worker three times is failed (worker_crash); the crawl completes', async () => {

@@ -38,6 +38,7 @@ const TOOL_NAMES = [
   'job_results',
   'job_cancel',
   'list_sites',
+  'list_auth_profiles',
   'list_schemas',
   'monitor_create',
   'monitor_list',

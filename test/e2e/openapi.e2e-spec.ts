@@ -140,6 +140,7 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.components.schemas.BatchOptionsDto.properties).sort()).toEqual([
       'archive',
       'canonicalize',
+      'auth_profile',
       'concurrency',
       'cookies',
       'dedupe',
@@ -167,6 +168,32 @@ describe('OpenAPI document', () => {
     expect(Object.keys(map.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '422', '429', '500', '502', '503']);
     expect(Object.keys(map.responses['200'].content).sort()).toEqual(['application/json', 'application/x-ndjson']);
     expect(doc.components.schemas.MapRequestDto.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100000 });
+  });
+
+  it('states the auth profile operations exactly: every status, the host rule, the credentials write-only in effect (masked)', async () => {
+    const doc = (await http(env.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
+    const common = ['400', '401', '403', '413', '415', '422', '429', '500', '503'];
+    expect({
+      create: statuses('/api/v1/auth-profiles', 'post'),
+      list: statuses('/api/v1/auth-profiles', 'get'),
+      get: statuses('/api/v1/auth-profiles/{id}', 'get'),
+      update: statuses('/api/v1/auth-profiles/{id}', 'put'),
+      remove: statuses('/api/v1/auth-profiles/{id}', 'delete'),
+    }).toEqual({
+      create: ['201', ...common].sort(),
+      list: ['200', '401', '403', '429', '500', '503'],
+      // A path id is checked (400 malformed, 422 refused) though there is no body.
+      get: ['200', '400', '401', '403', '404', '422', '429', '500', '503'],
+      update: ['200', '404', ...common].sort(),
+      remove: ['200', '404', ...common].sort(),
+    });
+    const create = doc.components.schemas.CreateAuthProfileDto;
+    expect(create.required.sort()).toEqual(['hosts', 'login', 'name']);
+    expect(create.properties.hosts).toMatchObject({ type: 'array', minItems: 1, maxItems: 20 });
+    expect(doc.components.schemas.FormLoginDto.required.sort()).toEqual(['password', 'type', 'url', 'username']);
+    expect(doc.components.schemas.FormLoginView.properties.password.description).toBe('Always the mask.');
+    expect(doc.components.schemas.ScrapeRequestDto.properties.auth_profile).toMatchObject({ type: 'string', minLength: 1, maxLength: 64 });
   });
 
   it('states the user operations exactly: every status of DELETE /users/{id}, the status of a listed user', async () => {

@@ -125,6 +125,33 @@ export function scrapeSuite(getEnv: () => ScrapeEnv, options: { embedded: boolea
     });
   });
 
+  it('tag filters: include_tags keeps only its elements, exclude_tags leaves elements out (markdown, text, html); a bad selector is a 422', async () => {
+    const res = await scrape({
+      url: docs('/article'),
+      formats: ['markdown', 'text', 'html', 'links'],
+      include_tags: ['table', 'header nav', 'pre'],
+      exclude_tags: ['a[href="/pricing"]'],
+    });
+    expect(res.status).toBe(200);
+    // In page order: the menu (chrome, here chosen), the table, the code; nothing else of the article.
+    const md: string = res.body.data.markdown;
+    expect(md).toMatch(/Home[\s\S]*Docs[\s\S]*\| Format \| Use \|[\s\S]*gleaner scrape/);
+    expect(md).not.toMatch(/Pricing|Pages become|First level|Copyright/);
+    expect(res.body.data.text).toContain('markdown');
+    expect(res.body.data.text).not.toMatch(/Pricing|Pages become/);
+    expect(res.body.data.html).toContain('<table>');
+    expect(res.body.data.html).not.toMatch(/Pricing|Pages become/);
+    // Links are the whole page's.
+    expect(res.body.data.links.map((l: { url: string }) => l.url)).toContain(docs('/guide/intro'));
+    const excluded = await scrape({ url: docs('/article'), exclude_tags: ['table', 'pre', 'ul'] });
+    expect(excluded.body.data.markdown).toContain('# Scraping without a schema');
+    expect(excluded.body.data.markdown).not.toMatch(/\| Format|gleaner scrape|First level/);
+
+    const bad = await scrape({ url: docs('/article'), include_tags: ['div[', 'p'], exclude_tags: [''] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors.map((e: { location: string }) => e.location).sort()).toEqual(['body.exclude_tags', 'body.include_tags']);
+  });
+
   it('takes a screenshot with the browser, readable with the key and through the signed link only', async () => {
     const res = await scrape({ url: docs('/article'), formats: ['screenshot', 'markdown'] });
     expect(res.status).toBe(200);

@@ -33,6 +33,7 @@ const TENANT_COLLECTIONS = [
   'llm_provider_keys',
   'llm_chains',
   'sites',
+  'auth_profiles',
   'schemas',
   'webhooks',
   'webhook_outbox',
@@ -110,6 +111,11 @@ export function tenantDeletionSuite(getEnv: () => TenantDeletionEnv): void {
     });
     await made('PUT', '/api/v1/llm/chain', { chain: [{ provider: 'openai', model: 'gpt-4o-mini' }] });
     const site = await made('POST', '/api/v1/sites', { url: env.play.url('shop.test', '/'), name: `${name} shop` });
+    await made('POST', '/api/v1/auth-profiles', {
+      name: `${name} login`,
+      hosts: ['auth.test'],
+      login: { type: 'form', url: env.play.url('auth.test', '/login'), username: 'tenant-user', password: 'tenant-password' },
+    });
     await made('POST', '/api/v1/schemas', { name: `${name} product`, schema_yaml: 'name: string\nprice: string', visibility: 'public' });
     const webhook = await made('POST', '/api/v1/webhooks', { name: `${name}-hook`, url: `${env.receiver.url}/ok`, is_active: true });
     const monitor = await made('POST', '/api/v1/monitors', {

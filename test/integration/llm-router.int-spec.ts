@@ -6,7 +6,7 @@
 import { AppError } from '@app/core';
 import { AddressGuard } from '@app/fetch';
 import {
-  backoffDelayMs,
+  modelRetryDelayMs,
   fallbackAction,
   LlmMetrics,
   ModelClient,
@@ -384,12 +384,12 @@ describe('fallback policy', () => {
   });
 
   it('backs off exponentially with jitter, capped, honouring Retry-After', () => {
-    expect(backoffDelayMs(0, undefined, policy, () => 1)).toBe(250);
-    expect(backoffDelayMs(0, undefined, policy, () => 0)).toBe(125);
-    expect(backoffDelayMs(3, undefined, policy, () => 1)).toBe(2_000);
-    expect(backoffDelayMs(10, undefined, policy, () => 1)).toBe(10_000);
-    expect(backoffDelayMs(0, 2, policy, () => 1)).toBe(2_000);
-    expect(backoffDelayMs(0, 0.5, policy, () => 1)).toBe(500);
-    expect(backoffDelayMs(0, 60, policy)).toBeNull();
+    expect(modelRetryDelayMs(0, undefined, policy, () => 1)).toBe(250);
+    expect(modelRetryDelayMs(0, undefined, policy, () => 0)).toBe(125);
+    expect(modelRetryDelayMs(3, undefined, policy, () => 1)).toBe(2_000);
+    expect(modelRetryDelayMs(10, undefined, policy, () => 1)).toBe(10_000);
+    expect(modelRetryDelayMs(0, 2, policy, () => 1)).toBe(2_000);
+    expect(modelRetryDelayMs(0, 0.5, policy, () => 1)).toBe(500);
+    expect(modelRetryDelayMs(0, 60, policy)).toBeNull();
   });
 });

@@ -23,8 +23,10 @@ import { CrawlController, CrawlMapController } from './controllers/crawl.control
 import { ExtractionController } from './controllers/extraction.controller';
 import { SavedSchemasModule } from '@app/saved-schemas';
 import { SitesModule } from '@app/sites';
+import { AuthProfilesModule } from '@app/auth-profiles';
 import { WebhooksModule } from '@app/webhooks';
 import { SitesController } from './controllers/sites.controller';
+import { AuthProfilesController } from './controllers/auth-profiles.controller';
 import { SchemasController } from './controllers/schemas.controller';
 import { WebhooksController } from './controllers/webhooks.controller';
 import { JobWebhooksController } from './controllers/job-webhooks.controller';
@@ -51,6 +53,7 @@ export function apiControllers(): Type[] {
     UsersController,
     JobsController,
     SitesController,
+    AuthProfilesController,
     SchemasController,
     WebhooksController,
     JobWebhooksController,
@@ -101,6 +104,7 @@ export class ApiModule {
         JobsModule,
         SavedSchemasModule,
         SitesModule,
+        AuthProfilesModule,
         WebhooksModule,
         // resource modules
         LlmModule, // llm modules

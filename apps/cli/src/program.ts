@@ -6,6 +6,7 @@ import { registerBatch } from './commands/batch-command';
 import { registerReextract } from './commands/reextract-command';
 import { registerMap } from './commands/map-command';
 import { registerMonitors } from './commands/monitors-command';
+import { registerAuthProfiles } from './commands/auth-profiles-command';
 import { registerMcp } from './commands/mcp-command';
 import { registerCrawl } from './commands/crawl-command';
 import { registerExtract } from './commands/extract-command';
@@ -210,6 +211,7 @@ async function buildProgram(
   registerMap(program, kit);
   registerJobs(program, kit);
   registerMonitors(program, kit);
+  registerAuthProfiles(program, kit);
   registerResults(program, kit);
   registerMcp(program, kit);
 

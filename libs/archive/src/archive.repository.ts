@@ -54,9 +54,14 @@ export class ArchiveRepository {
   }
 
   /** The tenant's newest page records of these URLs (as asked for), fetched at or after `since` when given. */
-  latestOf(userId: string, urls: string[], since: string | null, limit: number): Promise<ArchivedPageRecord[]> {
+  latestOf(userId: string, urls: string[], since: string | null, limit: number, jobIds?: string[]): Promise<ArchivedPageRecord[]> {
     return this.pages.find(
-      { user_id: userId, url: { $in: urls }, ...(since ? { fetched_at: { $gte: since } } : {}) },
+      {
+        user_id: userId,
+        url: { $in: urls },
+        ...(since ? { fetched_at: { $gte: since } } : {}),
+        ...(jobIds ? { job_id: { $in: jobIds } } : {}),
+      },
       { sort: { fetched_at: -1 }, limit },
     );
   }

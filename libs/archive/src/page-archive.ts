@@ -141,10 +141,12 @@ export class PageArchive {
   /**
    * The tenant's newest kept copy of a page asked for by any of these URLs (a fetched page, not a WARC record
    * that could not be read), fetched at or after `since` when given; null when there is none. The
-   * Firecrawl-compatible API serves `maxAge` and compares `changeTracking` with it (docs/firecrawl.md).
+   * Firecrawl-compatible API serves `maxAge` and compares `changeTracking` with it (docs/firecrawl.md);
+   * `jobIds`: kept by these jobs only (a tagged change-tracking history).
    */
-  async latest(userId: string, urls: string[], since: string | null = null): Promise<ArchivedPageRecord | null> {
-    const records = await this.repository.latestOf(userId, [...new Set(urls)], since, LATEST_SCANNED);
+  async latest(userId: string, urls: string[], since: string | null = null, jobIds?: string[]): Promise<ArchivedPageRecord | null> {
+    if (jobIds && jobIds.length === 0) return null;
+    const records = await this.repository.latestOf(userId, [...new Set(urls)], since, LATEST_SCANNED, jobIds);
     return records.find((record) => !record.failure && record.status >= 200 && record.status < 300) ?? null;
   }
 

@@ -111,6 +111,8 @@ export interface AppConfig {
   pdfMaxPages: number;
   /** How long POST /extract and /analyze wait for their job before answering 504. */
   extractWaitMs: number;
+  /** Items of a long list one model answer is asked for at most (docs/long-lists.md "Chunks"). */
+  listItemsPerCall: number;
   webhookTimeoutMs: number;
   webhookMaxAttempts: number;
   webhookRetryBaseMs: number;
@@ -243,6 +245,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     llmRetries: raw.GLEANER_LLM_RETRIES,
     feePercent: raw.GLEANER_FEE_PERCENT,
     extractWaitMs: raw.GLEANER_EXTRACT_WAIT_MS,
+    listItemsPerCall: raw.GLEANER_LIST_ITEMS_PER_CALL,
     fetchTimeoutMs: raw.GLEANER_FETCH_TIMEOUT_MS,
     fetchMaxBytes: raw.GLEANER_FETCH_MAX_BYTES,
     browserEnabled: raw.GLEANER_BROWSER_ENABLED,

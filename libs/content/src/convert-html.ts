@@ -10,6 +10,7 @@ import { extractMetadata } from './metadata-extractor';
 import { isSiteChrome } from './site-chrome';
 import { declaredKinds } from './structure/declared-kind';
 import { UrlResolver } from './url-resolver';
+import { selectTags } from './tag-filter';
 import { isHidden, NON_CONTENT_TAGS } from './visibility';
 import type { ConversionInput, ConversionResult, OutputFormat } from './types';
 
@@ -45,7 +46,13 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   let roots: AnyNode[];
   let skip: (el: Element) => boolean;
   let dropActionLinks: boolean;
-  if (input.mode === 'main') {
+  const tags = selectTags(document, input.tags);
+  if (tags.roots) {
+    // The caller chose the content: its elements as they are (main-content detection and chrome aside).
+    roots = tags.roots;
+    skip = isNonContent;
+    dropActionLinks = true;
+  } else if (input.mode === 'main') {
     const main = extractMainContent(document, isNonContent, {
       kinds: declaredKinds(metadata),
       title: metadata.title ?? metadata.openGraph['og:title'],
@@ -58,7 +65,10 @@ export function convertHtml(input: ConversionInput): ConversionResult {
     skip = isFullModeSkipped;
     dropActionLinks = true;
   }
-  let several = input.mode === 'main';
+  // `exclude_tags` leaves its elements out in every mode and fallback below.
+  const leaveOut = (base: (el: Element) => boolean) => (tags.excluded.size > 0 ? (el: Element) => tags.excluded.has(el) || base(el) : base);
+  skip = leaveOut(skip);
+  let several = input.mode === 'main' || tags.roots !== null;
   const render = (as: OutputFormat) => {
     const renderer = new MarkdownRenderer({ resolver, format: as, linkUrls, dropActionLinks, skip });
     return several ? renderer.renderAll(roots) : renderer.render(roots[0]);
@@ -67,13 +77,13 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   // Main content is never empty while the page has words: the whole page minus chrome, else with it, else what
   // the page says about itself (an app whose content is all in its scripts still has a description).
   let summary: string | undefined;
-  if (input.mode === 'main' && !HAS_WORD.test(markdown)) {
+  if (input.mode === 'main' && !tags.roots && !HAS_WORD.test(markdown)) {
     roots = [findFirst(document, 'body') ?? document];
-    skip = isFullModeSkipped;
+    skip = leaveOut(isFullModeSkipped);
     several = false;
     markdown = render(format);
     if (!HAS_WORD.test(markdown)) {
-      skip = isNonContent;
+      skip = leaveOut(isNonContent);
       markdown = render(format);
     }
     if (!HAS_WORD.test(markdown)) {

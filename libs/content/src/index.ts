@@ -1,5 +1,6 @@
 export type { ConversionInput, ConversionMode, ConversionResult, LinkUrlPolicy, OutputFormat } from './types';
 export { convertHtml } from './convert-html';
+export type { TagFilter } from './tag-filter';
 export { ContentPool, type ContentPoolOptions } from './content-pool';
 export { checkCssSelector } from './link-extractor';
 export { pageLinks } from './page-links';

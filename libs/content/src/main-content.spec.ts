@@ -88,6 +88,22 @@ describe('extractMainContent: the article, without the page around it', () => {
     expect(text).not.toContain('Sentence 900');
   });
 
+  it('does not widen to blocks that are only alike in layout (grid rows, plain divs)', () => {
+    const teaser = (i: number) => `<p><a href="/s${i}">Elsewhere on the site: a teaser for story ${i}</a>, another line about it.</p>`;
+    for (const row of ['<div class="row">', '<div>']) {
+      const text = kept(
+        `<body>${row}<div class="story"><p>${prose(8)}</p></div></div>${row}${teaser(1)}</div>${row}${teaser(2)}</div></body>`,
+      );
+      expect(text).toContain('Sentence 7');
+      expect(text).not.toContain('teaser for story');
+    }
+    // Items of one kind still widen the grab.
+    const text = kept(
+      `<body><div class="post"><p>${prose(8)}</p></div><div class="post">${teaser(1)}</div><div class="post">${teaser(2)}</div></body>`,
+    );
+    expect(text).toContain('teaser for story 2');
+  });
+
   it('keeps all the sibling sections of a reference page and its title (PostgreSQL’s CREATE TABLE)', () => {
     const html = readFileSync(join(__dirname, '../../../test/fixtures/content/pg-sql-createtable.html'), 'utf8');
     const text = kept(html, { title: 'CREATE TABLE' });

@@ -6,7 +6,7 @@ import { isAppShell } from './structure/app-shell';
 import type { DeclaredKind } from './structure/declared-kind';
 import { isRendered, mainHeading } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
-import { groupOf } from './structure/repeated-blocks';
+import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 
 /**
@@ -107,8 +107,10 @@ function widenToRepeatedBlocks(
     for (let level = 0; level < WIDEN_MAX_LEVELS && node !== body; level++) {
       const group = groupOf(node, counts);
       const parentText = counts.get(group?.parent ?? body)?.text ?? 0;
-      if (group && group.text >= WIDEN_MIN_GAIN * grab.length && group.text >= WIDEN_MIN_SHARE * parentText) {
-        return furnitureFree(group.parent, counts, isSkipped, new Set(group.items));
+      if (group && namesAKind(group) && group.text >= WIDEN_MIN_GAIN * grab.length && group.text >= WIDEN_MIN_SHARE * parentText) {
+        const widened = furnitureFree(group.parent, counts, isSkipped, new Set(group.items));
+        // What the run adds once its furniture is out, not what it holds with it.
+        if (widened.length >= WIDEN_MIN_GAIN * grab.length) return widened;
       }
       if (!node.parent || !isElement(node.parent)) break;
       node = node.parent;

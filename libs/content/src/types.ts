@@ -1,3 +1,5 @@
+import type { TagFilter } from './tag-filter';
+
 /** `full`: everything a reader sees minus site chrome; `main`: the article body only. */
 export type ConversionMode = 'full' | 'main';
 
@@ -24,6 +26,8 @@ export interface ConversionInput {
    * the page's attribute values a value may be grounded on (docs/provenance.md).
    */
   also?: { text?: boolean; html?: boolean; attributes?: boolean };
+  /** CSS selectors that shape the content (`include_tags`, `exclude_tags`: tag-filter.ts). */
+  tags?: TagFilter;
 }
 
 /** A PDF to convert (docs/scrape.md "PDFs"). */

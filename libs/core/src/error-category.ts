@@ -8,6 +8,8 @@ export const ERROR_CATEGORIES = [
   'http_error',
   'rate_limit',
   'blocked',
+  /** An auth profile could not log in, or a page stayed logged out after a fresh login (docs/auth-profiles.md). */
+  'auth_failed',
   'content_too_large',
   'unsupported_content',
   /** A PDF that needs a password. */

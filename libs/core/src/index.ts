@@ -4,6 +4,7 @@ export { AppError, DuplicateKeyError, Errors, isOwnFailure, type FieldError } fr
 export { newId, nowIso, sleep } from './ids';
 export { SECRET_SEALER, type SecretSealer } from './secret-sealer';
 export { isSealedSecret, SecretBox, type SealedSecret } from './secret-box';
+export { BACKOFFS, backoffMs, type Backoff } from './backoff';
 export { roundUsd } from './money';
 export { Usage, type ModelRunUsage, type UsageCounterFields, type UsageRecordFields, type UsageWire } from './usage';
 export {

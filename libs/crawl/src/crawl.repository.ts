@@ -48,6 +48,8 @@ export class CrawlRepository implements OnModuleInit {
         { fields: { job_id: 1, rate_limited: 1 } },
         // The crawl map's pages with ungrounded values (count and `ungrounded=true`).
         { fields: { job_id: 1, ungrounded_fields: 1 } },
+        // The crawl map's pages with incomplete lists (count and `list_incomplete=true`).
+        { fields: { job_id: 1, items_missing: 1 } },
       ],
     });
     this.outcomes = await this.store.collection<OutcomeRecord>({ name: 'crawl_outcomes', indexes: [{ fields: { job_id: 1 } }] });
@@ -383,15 +385,20 @@ export class CrawlRepository implements OnModuleInit {
     return this.entries.count({ job_id: jobId, ungrounded_fields: { $gt: 0 } });
   }
 
+  countListIncomplete(jobId: string): Promise<number> {
+    return this.entries.count({ job_id: jobId, items_missing: { $gt: 0 } });
+  }
+
   /** The crawl map's entries in discovery order, streamed (owner-scoped). */
   iterateMap(
     owner: Owner,
     jobId: string,
-    options: { status?: EntryStatus; ungrounded?: boolean; skip?: number; limit?: number },
+    options: { status?: EntryStatus; ungrounded?: boolean; listIncomplete?: boolean; skip?: number; limit?: number },
   ): AsyncIterable<CrawlEntry> {
     const filter: Filter = { job_id: jobId, user_id: owner.userId };
     if (options.status) filter.status = options.status;
     if (options.ungrounded) filter.ungrounded_fields = { $gt: 0 };
+    if (options.listIncomplete) filter.items_missing = { $gt: 0 };
     return this.entries.iterate(filter, { sort: { seq: 1 }, skip: options.skip, limit: options.limit, batchSize: 500 });
   }
 

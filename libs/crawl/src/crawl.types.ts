@@ -77,6 +77,8 @@ export interface CrawlEntry {
   duplicate_of?: string;
   duplicate_reason?: PageDuplicate['duplicate_reason'];
   similarity?: number | null;
+  /** Extracted pages whose schema asks for a list: items the page has that its data lacks (docs/long-lists.md); absent before. */
+  items_missing?: number;
   fetch_duration_ms: number | null;
   extract_duration_ms: number | null;
   token_usage_input: number;

@@ -1,4 +1,5 @@
-import { AppError, isOwnFailure } from '@app/core';
+import { RELOGINS_PER_PAGE } from '@app/auth-profiles';
+import { AppError, BACKOFFS, backoffMs, isOwnFailure } from '@app/core';
 import type { OutcomeRecord, PageOutcome } from './crawl.types';
 
 /**
@@ -16,14 +17,20 @@ export const PAGE_RETRY_LIMITS = {
   workerCrashes: 3,
   /** Deliveries of one page task by the queue (a lost or failed enqueue, a store error in the worker). */
   taskDeliveries: 10,
+  /**
+   * Fresh logins of the page's auth profile when its answer shows a logged-out state, each followed by one more
+   * fetch inside the same attempt (the page loader, docs/auth-profiles.md "Sessions"): not one of `attempts`.
+   * Still logged out, the page fails `auth_failed`, which is not retried.
+   */
+  reLogins: RELOGINS_PER_PAGE,
 } as const;
 
 /** Crawlee's `maxRequestRetries`: the attempts after the first. */
 export const CRAWLEE_MAX_RETRIES = PAGE_RETRY_LIMITS.attempts - 1;
 
-/** The wait before retry `retryCount` (1, 2, ...) of a failed page: 1 s, 2 s, 4 s ... */
+/** The wait before retry `retryCount` (1, 2, ...) of a failed page: BACKOFFS.page (1 s, 2 s, 4 s ...). */
 export function retryDelayMs(retryCount: number): number {
-  return 1000 * 2 ** Math.max(0, retryCount - 1);
+  return backoffMs(BACKOFFS.page, retryCount);
 }
 
 /**

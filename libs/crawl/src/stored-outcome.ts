@@ -25,6 +25,8 @@ export interface StoredPageResult extends UsageRecordFields {
   llm_cost_usd: number;
   provenance?: PageExtraction['provenance'];
   warnings?: PageExtraction['warnings'];
+  /** `content_truncated` and the lists' item counts (docs/long-lists.md); absent on outcomes stored before them. */
+  completeness?: PageExtraction['completeness'];
 }
 
 type Completed = Extract<PageOutcome, { kind: 'completed' }>;
@@ -63,6 +65,7 @@ function toStoredResult(result: PageExtraction): StoredPageResult {
     ...Usage.toCounters(result.usage),
     ...(result.provenance ? { provenance: result.provenance } : {}),
     ...(result.warnings && result.warnings.length > 0 ? { warnings: result.warnings } : {}),
+    ...(result.completeness ? { completeness: result.completeness } : {}),
   };
 }
 
@@ -74,6 +77,7 @@ function fromStoredResult(stored: StoredPageResult): PageExtraction {
     usage: Usage.fromRecordFields(stored),
     ...(stored.provenance ? { provenance: stored.provenance } : {}),
     ...(stored.warnings && stored.warnings.length > 0 ? { warnings: stored.warnings } : {}),
+    ...(stored.completeness ? { completeness: stored.completeness } : {}),
   };
 }
 

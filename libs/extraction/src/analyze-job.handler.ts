@@ -63,7 +63,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     const scoped = siteScoped(input.url, secrets);
     const { staticPage, rendered, staticError } = await this.fetchBoth(input, signal, scoped);
     const primary = rendered ?? staticPage!;
-    const content = await this.loader.convert(primary, 'full');
+    const content = await this.loader.convert(primary, { mode: 'full' });
     const heuristics = analyzePage({
       html: staticPage?.html ?? primary.html,
       url: primary.url,

@@ -23,6 +23,7 @@ export function extractPlan(input: ExtractJobInput): ModelPagePlan {
     mode: input.extraction_mode,
     consumer: EXTRACTS_CONSUMER,
     settings: { provenance: input.provenance, grounding: input.grounding },
+    maxCostUsd: input.max_cost_usd,
   };
 }
 
@@ -55,7 +56,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput, Extraction
     try {
       page = await this.loader.load(input.url, input.fetch_mode, {
         signal,
-        control: openFetchControl(input.fetch_control, secrets),
+        control: openFetchControl(input.fetch_control, secrets, { owner: job.user_id }),
         keepRaw: input.archive,
         ...pageLoadOptions(plan),
       });

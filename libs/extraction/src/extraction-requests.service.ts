@@ -18,6 +18,14 @@ function provenanceOf(metadata: Record<string, unknown> | undefined) {
   };
 }
 
+/** Whether the answer is complete (docs/long-lists.md "The answer"): present on items stored since it existed. */
+function completenessOf(metadata: Record<string, unknown> | undefined) {
+  return {
+    ...(metadata?.content_truncated === true ? { content_truncated: true as const } : {}),
+    ...(Array.isArray(metadata?.items) ? { items: metadata.items as unknown[] } : {}),
+  };
+}
+
 /**
  * API side of POST /extract and /analyze: job intake (saved sites and schemas, webhooks, the model
  * check, the sealed BYOK key), then waits for a crawler worker to finish the job and answers with
@@ -38,6 +46,7 @@ export class ExtractionRequestsService {
     // The site's headers and cookies under the request's own, as for a crawl of the site (422 at body.url off
     // its host); its saved user_agent and wait_for when the request has none.
     const control = this.intake.pageFetchControl(site, url, dto, fetchMode, saved);
+    await this.intake.authProfile(caller, control.stored?.auth_profile, dto.auth_profile ? 'body.auth_profile' : 'body.site_id');
     const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
     // provenance and grounding: the request's, else the site's saved options, else the defaults (one resolution with crawls).
     const { provenance, grounding } = resolveCrawlOptions({ provenance: dto.provenance, grounding: dto.grounding }, saved);
@@ -86,6 +95,7 @@ export class ExtractionRequestsService {
         ...(facts.template_id ? { template_id: facts.template_id } : {}),
         ...(facts.model_fields ? { model_fields: facts.model_fields } : {}),
         ...(facts.model_call ? { model_call: facts.model_call } : {}),
+        ...completenessOf(item?.metadata),
         ...provenanceOf(item?.metadata),
       },
       usage: {

@@ -15,6 +15,8 @@ import { compileValidator, type JsonSchemaObject } from '@app/schema';
 import { coerceToSchema, type CoercedToNull } from './coerce';
 import { buildExtractionPrompt } from './prompt';
 import { parseModelJson } from './reply-parser';
+import type { ChunkBudget } from './lists/list-chunks';
+import type { ChunkPart } from './lists/list-extraction';
 import { fitToTokens } from './token-budget';
 
 /** Tokens kept free for the instructions and the schema on top of the page content. */
@@ -39,6 +41,8 @@ export interface ExtractInput {
    * Models without a strict JSON mode answer every field they saw in the prompt's history.
    */
   partial?: boolean;
+  /** `content` is one chunk of a long list (docs/long-lists.md): which items it holds. */
+  part?: ChunkPart;
 }
 
 export interface CallTrace {
@@ -137,6 +141,7 @@ export class ExtractionService {
               validationErrors: errors,
               instructions: input.instructions,
               excerpt: input.excerpt,
+              part: input.part,
             });
             const started = Date.now();
             let reply;
@@ -215,6 +220,11 @@ export class ExtractionService {
       this.outcomes.inc({ outcome: 'failed', error_category: appError.category ?? 'internal' });
       throw new ExtractionFailure(appError, summaryFromError(error));
     }
+  }
+
+  /** What one answer of `target` can hold: its output limit, the page text its context takes, the items asked at most. */
+  chunkBudget(target: ModelTarget, itemsPerCall: number): ChunkBudget {
+    return { outputTokens: target.maxTokens, contentTokens: this.contentBudget(target), itemsPerCall };
   }
 
   private contentBudget(target: ModelTarget): number {

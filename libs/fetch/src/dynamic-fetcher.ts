@@ -11,7 +11,7 @@ import { fetchError, statusError } from './errors';
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_MS, type FetchOptions, type FetchResult } from './fetch-types';
 import { GuardedProxy, REFUSED_HEADER } from './guarded-proxy';
 import type { ProxyPool } from './proxy-pool/proxy-pool';
-import { scopeHostOf, type ScopedRequestData } from './request-control';
+import { scopeHostOf, type ScopedRequestData, type SessionCookies } from './request-control';
 import { parseRetryAfter } from './retry-after';
 
 export type BlockableResource = 'image' | 'media' | 'font' | 'stylesheet';
@@ -53,6 +53,8 @@ export interface BrowserSessionOptions {
   loadAllResources?: boolean;
   /** The proxy pool the context's connections go through, behind the guard (docs/proxies.md). */
   proxy?: ProxyPool;
+  /** An auth profile's session: host-only cookies of each profile host (the scoped cookies, added after, win by name). */
+  session?: SessionCookies;
 }
 
 /** The browser would download the document (a PDF): the caller may read it over plain HTTP instead. */
@@ -108,6 +110,7 @@ export class DynamicFetcher {
       scoped: options.scoped && { ...options.scoped, host: scopeHostOf(options.scoped, url) },
       loadAllResources: options.screenshot !== undefined,
       proxy: options.proxy,
+      ...(options.session ? { session: options.session } : {}),
     });
     try {
       return await session.fetch(url, options);
@@ -155,6 +158,10 @@ export class DynamicFetcher {
     try {
       await removePeerConnections(context);
       await router.install(context);
+      const sessionCookies = Object.entries(options.session?.cookies ?? {});
+      for (const host of sessionCookies.length > 0 ? (options.session?.hosts ?? []) : []) {
+        await context.addCookies(sessionCookies.map(([name, value]) => ({ name, value, url: `http://${host}/` })));
+      }
       const cookies = Object.entries(options.scoped?.cookies ?? {});
       if (scopeHost !== undefined && cookies.length > 0) {
         // Host-only cookies of the scope host: the browser sends them to that host and nowhere else.

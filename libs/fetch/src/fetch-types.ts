@@ -1,5 +1,5 @@
 import type { ProxyPool } from './proxy-pool/proxy-pool';
-import type { ScopedRequestData, ScreenshotKind, WaitFor } from './request-control';
+import type { ScopedRequestData, ScreenshotKind, SessionCookies, WaitFor } from './request-control';
 
 /** How a page is fetched: `static` (HTTP only), `dynamic` (the browser), `auto` (static, escalating to the browser when the page needs it). */
 export const FETCH_MODES = ['auto', 'static', 'dynamic'] as const;
@@ -47,6 +47,12 @@ export interface FetchOptions {
   headers?: Record<string, string>;
   /** The caller's headers and cookies: sent only to their host, never across a redirect to another (request-control.ts). */
   scoped?: ScopedRequestData;
+  /** An auth profile's session: cookies for the profile's hosts only, under the caller's own (request-control.ts). */
+  session?: SessionCookies;
+  /** Static only: the first request POSTs this form (application/x-www-form-urlencoded); redirects are followed with GET. A login's post. */
+  form?: Record<string, string>;
+  /** Static only: told every hop's Set-Cookie headers (a login collecting its session). */
+  onSetCookie?: (url: URL, setCookie: string[]) => void;
   /** Replaces the generated User-Agent on every request of the fetch. */
   userAgent?: string;
   /** Browser only: what to wait for before the page is read (auto mode then renders). */

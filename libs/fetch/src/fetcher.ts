@@ -66,6 +66,13 @@ export class Fetcher {
     }
   }
 
+  /** One static request that answers 4xx and 5xx instead of throwing, through the named pool (an auth profile's login). */
+  async fetchRaw(url: string, given: ModeFetchOptions = {}): Promise<FetchResult> {
+    const options = given.proxyPool ? { ...given, proxy: this.proxyPools.get(given.proxyPool) } : given;
+    const { kind: _kind, retryAfterSeconds: _ra, ...result } = await this.staticFetcher.fetchRaw(url, options);
+    return result;
+  }
+
   async close(): Promise<void> {
     this.staticFetcher.close();
     await this.dynamicFetcher?.close();

@@ -9,6 +9,7 @@ export {
   TOKEN_PATTERN,
   type ScopedRequestData,
   type ScreenshotKind,
+  type SessionCookies,
   type WaitFor,
 } from './request-control';
 export { decodeBody } from './charset';
@@ -27,6 +28,7 @@ export {
   splitFetchControl,
   splitOptionsFetchControl,
   storedFetchControlSchema,
+  type AuthProfileRef,
   type FetchControl,
   type FetchControlFields,
   type FetchControlLayer,
@@ -44,6 +46,7 @@ export {
   UserAgentProperty,
   WaitForDto,
   ProxyProperty,
+  AuthProfileProperty,
   WaitForProperty,
   WithFetchControl,
 } from './fetch-control/fetch-control.properties';
@@ -52,6 +55,6 @@ export { markedBrowsers, ownerMark, reapOrphanedBrowsers } from './browser-owner
 export { CgroupMemory, MemoryAdmission } from './memory-admission';
 export { DynamicFetcher } from './dynamic-fetcher';
 export { NO_PROXY, parseProxyPools, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pool/proxy-pools-config';
-export { PROXY_REST, ProxyPool, ProxyPools, UnconfiguredProxyPool, type ProxyCounters } from './proxy-pool/proxy-pool';
+export { ProxyPool, ProxyPools, UnconfiguredProxyPool, type ProxyCounters } from './proxy-pool/proxy-pool';
 export { throughPool, type PlainFetcher } from './proxy-pool/through-pool';
 export { proxyPoolCounters, useProxyPools } from './proxy-pool/configured-pools';

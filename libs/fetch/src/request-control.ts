@@ -11,6 +11,21 @@ export interface ScopedRequestData {
   host?: string;
 }
 
+/**
+ * An auth profile's session (docs/auth-profiles.md): its cookies go to the profile's hosts only (host names,
+ * any port), never to another host, not even after a redirect. The caller's own cookies of the same name win.
+ */
+export interface SessionCookies {
+  /** Lower-case host names. */
+  hosts: readonly string[];
+  cookies: Record<string, string>;
+}
+
+/** Whether a request to `url` may carry the session's cookies. */
+export function sessionCovers(session: SessionCookies, url: URL): boolean {
+  return session.hosts.includes(url.hostname.toLowerCase());
+}
+
 /** Browser only: wait for an element (CSS selector) to be in the page, or a fixed time, before reading it. */
 export type WaitFor = { selector: string } | { ms: number };
 

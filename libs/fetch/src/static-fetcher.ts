@@ -23,7 +23,7 @@ import {
   type FetchOptions,
   type FetchResult,
 } from './fetch-types';
-import { cookieHeader, inScope, scopeHostOf, type ScopedRequestData } from './request-control';
+import { cookieHeader, inScope, scopeHostOf, sessionCovers } from './request-control';
 import { parseRetryAfter } from './retry-after';
 import { ProxyAgents, type TunnelAgents } from './proxy-pool/proxy-agents';
 import type { ProxyEndpoint } from './proxy-pool/proxy-pools-config';
@@ -135,15 +135,20 @@ export class StaticFetcher {
       const addresses = await withDeadline(this.guard.checkUrl(current), deadline, current.href);
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw timeoutError(current.href);
-      // The caller's headers and cookies go to their host only: a hop to another host goes without them.
-      const hopHeaders = scopeHost !== undefined && inScope(current, scopeHost) ? withScoped(headers, options.scoped!) : headers;
-      const hopOptions = {
+      // The caller's headers and cookies go to their host only, an auth profile's session to the profile's hosts
+      // only (the caller's cookie wins by name): a hop to another host goes without them.
+      const scoped = scopeHost !== undefined && inScope(current, scopeHost) ? options.scoped : undefined;
+      const session = options.session && sessionCovers(options.session, current) ? options.session.cookies : undefined;
+      const hopHeaders = scoped || session ? withCaller(headers, scoped?.headers ?? {}, { ...session, ...scoped?.cookies }) : headers;
+      const hopOptions: HopOptions = {
         headers: hopHeaders,
         timeoutMs: remaining,
         maxBytes,
         signal: options.signal,
         acceptGzip: options.acceptGzip === true,
         acceptPdf: options.acceptPdf === true,
+        ...(options.form && redirects.length === 0 ? { form: options.form } : {}),
+        ...(options.onSetCookie ? { onSetCookie: options.onSetCookie } : {}),
       };
       const hop = options.proxy
         ? await this.requestProxied(gotScraping, current, addresses, hopOptions, options.proxy)
@@ -234,13 +239,17 @@ export class StaticFetcher {
     hop: HopOptions,
     agents: TunnelAgents = { http: this.httpAgent, https: this.httpsAgent },
   ): Promise<{ redirectTo?: string; result: Omit<RawFetchResult, 'redirects' | 'durationMs'> }> {
-    const { headers, timeoutMs, maxBytes, signal, acceptGzip, acceptPdf } = hop;
+    const { headers, timeoutMs, maxBytes, signal, acceptGzip, acceptPdf, form } = hop;
+    const post = form
+      ? { method: 'POST', body: new URLSearchParams(form).toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }
+      : undefined;
     const stream = gotScraping.stream(url.href, {
+      ...(post ? { method: post.method, body: post.body } : {}),
       followRedirect: false,
       http2: false,
       useHeaderGenerator: false,
       // Host first, as browsers send it (Node would append it last).
-      headers: { Host: url.host, ...headers },
+      headers: { Host: url.host, ...headers, ...post?.headers },
       dnsLookup: pinnedLookup(addresses),
       // Plain agents: got-scraping's TransformHeadersAgent adds a Content-Length: 0 to GETs, which browsers never send.
       agent: agents,
@@ -258,6 +267,8 @@ export class StaticFetcher {
       });
       const status = response.statusCode ?? 0;
       const flatHeaders = flattenHeaders(response.headers);
+      const setCookie = response.headers['set-cookie'];
+      if (hop.onSetCookie && setCookie && setCookie.length > 0) hop.onSetCookie(url, setCookie);
       const location = response.headers.location;
       if (REDIRECT_STATUSES.has(status) && location) {
         stream.destroy();
@@ -353,6 +364,9 @@ interface HopOptions {
   signal: AbortSignal | undefined;
   acceptGzip: boolean;
   acceptPdf: boolean;
+  /** This hop POSTs the form (a login's first request). */
+  form?: Record<string, string>;
+  onSetCookie?: (url: URL, setCookie: string[]) => void;
 }
 
 /** Sets a header, replacing one of the same name in any case. */
@@ -361,11 +375,11 @@ function setHeader(headers: Record<string, string>, name: string, value: string)
   headers[name] = value;
 }
 
-/** The hop's headers plus the caller's scoped headers and cookies (these win over generated ones). */
-function withScoped(headers: Record<string, string>, scoped: ScopedRequestData): Record<string, string> {
+/** The hop's headers plus the caller's headers and cookies for this host (these win over generated ones). */
+function withCaller(headers: Record<string, string>, own: Record<string, string>, cookies: Record<string, string>): Record<string, string> {
   const out = { ...headers };
-  for (const [name, value] of Object.entries(scoped.headers)) setHeader(out, name, value);
-  if (Object.keys(scoped.cookies).length > 0) setHeader(out, 'Cookie', cookieHeader(scoped.cookies));
+  for (const [name, value] of Object.entries(own)) setHeader(out, name, value);
+  if (Object.keys(cookies).length > 0) setHeader(out, 'Cookie', cookieHeader(cookies));
   return out;
 }
 

@@ -5,6 +5,8 @@ import { BatchRequestDto, BatchRequestsService, canonicalize, ReextractRequestsS
 import { Errors } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import type { PageFormatsPlan } from '@app/pages';
+import type { JsonSchemaObject } from '@app/schema';
+import { FirecrawlJobsRepository } from './firecrawl-jobs.repository';
 import { ResultsService, ScreenshotsService, type RequestOrigin } from '@app/results';
 import { asGleanerDto } from './gleaner-dto';
 import type { GleanerPage } from './translate/document';
@@ -33,12 +35,37 @@ export class FirecrawlArchivedScrapes {
     private readonly intake: JobIntakeService,
     private readonly results: ResultsService,
     private readonly screenshots: ScreenshotsService,
+    private readonly notes: FirecrawlJobsRepository,
   ) {}
 
   /** The tenant's newest kept copy of the URL (as asked, or canonical), fetched at or after `since` when given. */
   latest(caller: Caller, url: string, since: Date | null = null): Promise<ArchivedPageRecord | null> {
     const canonical = canonicalize(url)?.url;
     return this.archive.latest(caller.userId, canonical ? [url, canonical] : [url], since?.toISOString() ?? null);
+  }
+
+  /**
+   * The newest copy of the URL in the caller's change-tracking history `tag`: kept by a tagged `changeTracking`
+   * scrape (tracked(), below), whatever other jobs kept since.
+   */
+  async latestTracked(caller: Caller, url: string, tag: string): Promise<ArchivedPageRecord | null> {
+    const canonical = canonicalize(url)?.url;
+    const jobs = await this.notes.trackedJobs(caller.userId, tag, url);
+    return this.archive.latest(caller.userId, canonical ? [url, canonical] : [url], null, jobs);
+  }
+
+  /** Records a kept page's job in the caller's change-tracking history `tag` of the URL. */
+  async tracked(caller: Caller, page: GleanerPage, plan: FormatPlan, tag: string): Promise<void> {
+    await this.notes.insert({
+      _id: page.jobId,
+      user_id: caller.userId,
+      kind: 'tracked',
+      formats: [...plan.wanted],
+      json_only: false,
+      tag,
+      url: page.requestedUrl,
+      created_at: new Date().toISOString(),
+    });
   }
 
   /** Whether the server keeps pages at all (GLEANER_ARCHIVE_TTL_DAYS > 0). */
@@ -53,13 +80,18 @@ export class FirecrawlArchivedScrapes {
     plan: FormatPlan,
     requestId: string,
     origin: RequestOrigin,
+    /** With the json format: the schema extracted from the page (a change-tracking json mode). */
+    schema: Record<string, unknown> | null = null,
   ): Promise<GleanerPage> {
     const fetch = fetchFields(request);
     const dto = await asGleanerDto(BatchRequestDto, {
       urls: [request.url],
-      formats: plan.gleanerFormats,
+      formats: schema ? [...plan.gleanerFormats, 'json'] : plan.gleanerFormats,
+      ...(schema ? { schema } : {}),
       ...(plan.fullPageScreenshot ? { full_page_screenshot: true } : {}),
       ...(fetch.only_main_content !== undefined ? { only_main_content: fetch.only_main_content } : {}),
+      ...(fetch.include_tags ? { include_tags: fetch.include_tags } : {}),
+      ...(fetch.exclude_tags ? { exclude_tags: fetch.exclude_tags } : {}),
       // A scrape is not held to robots.txt (POST /scrape is not either); the page is kept whatever the site's default.
       options: {
         archive: true,
@@ -80,9 +112,18 @@ export class FirecrawlArchivedScrapes {
     formats: PageFormatsPlan['formats'],
     requestId: string,
     origin: RequestOrigin,
+    /** With `json` among the formats: its schema (extracted by the caller's model chain). */
+    schema: JsonSchemaObject | null = null,
   ): Promise<GleanerPage> {
-    const plan: PageFormatsPlan = { formats, only_main_content: request.onlyMainContent ?? true, full_page_screenshot: false };
-    const { job_id } = await this.reextracts.formatsOfPage(caller, record, plan, requestId);
+    const fetch = fetchFields(request);
+    const plan: PageFormatsPlan = {
+      formats,
+      only_main_content: request.onlyMainContent ?? true,
+      full_page_screenshot: false,
+      ...(fetch.include_tags ? { include_tags: fetch.include_tags } : {}),
+      ...(fetch.exclude_tags ? { exclude_tags: fetch.exclude_tags } : {}),
+    };
+    const { job_id } = await this.reextracts.formatsOfPage(caller, record, plan, requestId, schema);
     return this.pageOf(caller, job_id, request.url, origin, record.fetched_at);
   }
 

@@ -7,7 +7,7 @@ import { FirecrawlJobsRepository } from './firecrawl-jobs.repository';
 import { asGleanerDto } from './gleaner-dto';
 import { splitUrls } from './job-starts.service';
 import { batchOptions } from './translate/crawl-options';
-import { refuseUnsupported } from './translate/fetch-options';
+import { refuseTagFilters, refuseUnsupported } from './translate/fetch-options';
 import { mergePageData } from './translate/merge';
 import { gleanerWebhook } from './translate/webhook';
 import { optionNotSupported, parseWith } from './wire/errors';
@@ -41,6 +41,7 @@ export class FirecrawlExtractService {
     if (!request.schema) throw optionNotSupported('schema', "an extract with a prompt and no schema (give a 'schema')");
     const scrape = request.scrapeOptions ?? {};
     refuseUnsupported(scrape, 'scrapeOptions.');
+    refuseTagFilters(scrape, 'scrapeOptions.', 'an extract (the model reads the page)');
     const { valid, invalid } = splitUrls(request.urls);
     if (invalid.length > 0 && !request.ignoreInvalidURLs)
       throw optionNotSupported('urls', `invalid URLs (${invalid.slice(0, 5).join(', ')})`);

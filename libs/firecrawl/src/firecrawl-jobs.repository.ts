@@ -9,13 +9,17 @@ export interface FirecrawlJobNote {
   /** The Gleaner job's id. */
   _id: string;
   user_id: string;
-  kind: 'crawl' | 'batch' | 'extract';
+  /** `tracked`: the one-URL batch job of a `changeTracking` scrape with a `tag` (its history, docs/firecrawl.md). */
+  kind: 'crawl' | 'batch' | 'extract' | 'tracked';
   /** The Firecrawl formats to answer (`images` and `rawHtml` are both Gleaner's `raw_html`, say). */
   formats: SupportedFormat[];
   /** A crawl or batch made with a schema (a `json`-only format list): its pages' data is the `json`. */
   json_only: boolean;
   /** Extract: invalid URLs left out with ignoreInvalidURLs. */
   invalid_urls?: string[];
+  /** Tracked: the change-tracking tag and the URL asked for. */
+  tag?: string;
+  url?: string;
   created_at: string;
   [key: string]: unknown;
 }
@@ -44,6 +48,12 @@ export class FirecrawlJobsRepository implements OnModuleInit {
 
   async insert(note: FirecrawlJobNote): Promise<void> {
     await this.notes.insertOne(note);
+  }
+
+  /** The jobs of the owner's change-tracking history `tag` of a URL, newest first (at most `limit`). */
+  async trackedJobs(userId: string, tag: string, url: string, limit = 50): Promise<string[]> {
+    const notes = await this.notes.find({ user_id: userId, kind: 'tracked', tag, url }, { sort: { created_at: -1 }, limit });
+    return notes.map((note) => note._id);
   }
 
   /** The note of the owner's job, or null (a job made by Gleaner's own API). */

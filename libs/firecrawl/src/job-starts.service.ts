@@ -8,7 +8,7 @@ import { publicBaseUrl, type RequestOrigin } from '@app/results';
 import { FirecrawlJobsRepository } from './firecrawl-jobs.repository';
 import { asGleanerDto } from './gleaner-dto';
 import { crawlOptions, batchOptions, FIRECRAWL_DEFAULT_LIMIT, MAX_DEPTH, refuseUnsupportedCrawl } from './translate/crawl-options';
-import { refuseUnsupported } from './translate/fetch-options';
+import { fetchFields, hasTagFilters, refuseUnsupported } from './translate/fetch-options';
 import { planFormats, type FormatPlan } from './translate/formats';
 import { jsonFormatSchema } from './translate/model-formats';
 import { gleanerWebhook } from './translate/webhook';
@@ -25,11 +25,12 @@ const MAX_ACTIVE = 100;
  * schema alone (the pages extracted by the model chain, as Gleaner's crawl with a schema), or both: Gleaner's
  * `json` page format beside the others (docs/firecrawl.md "Formats in crawls and batches").
  */
-function pageFields(plan: FormatPlan, at: string): { fields: Record<string, unknown>; jsonOnly: boolean } {
+function pageFields(plan: FormatPlan, at: string, tagFilters: boolean): { fields: Record<string, unknown>; jsonOnly: boolean } {
   const content = [...plan.wanted].filter((f) => f !== 'json');
   if (plan.wanted.has('summary')) throw optionNotSupported(at, 'summary in a crawl or batch (scrape pages one by one for a summary)');
   if (plan.changeTracking) throw optionNotSupported(at, 'changeTracking (a monitor compares runs: /v2/monitor)');
-  if (plan.json && content.length === 0) return { fields: { schema: jsonFormatSchema(plan, at) }, jsonOnly: true };
+  // Tag filters shape the formats' content: a json format with them is Gleaner's json page format, which reads it.
+  if (plan.json && content.length === 0 && !tagFilters) return { fields: { schema: jsonFormatSchema(plan, at) }, jsonOnly: true };
   return {
     fields: {
       formats: plan.json ? [...plan.gleanerFormats, 'json'] : plan.gleanerFormats,
@@ -40,8 +41,15 @@ function pageFields(plan: FormatPlan, at: string): { fields: Record<string, unkn
   };
 }
 
-function onlyMainContent(scrape: ScrapeOptions, jsonOnly: boolean): Record<string, unknown> {
-  return !jsonOnly && scrape.onlyMainContent !== undefined ? { only_main_content: scrape.onlyMainContent } : {};
+/** What shapes the formats' content (a schema extraction alone has no formats: the model reads the page as it does). */
+function contentFields(scrape: ScrapeOptions, jsonOnly: boolean): Record<string, unknown> {
+  if (jsonOnly) return {};
+  const { include_tags, exclude_tags } = fetchFields(scrape);
+  return {
+    ...(scrape.onlyMainContent !== undefined ? { only_main_content: scrape.onlyMainContent } : {}),
+    ...(include_tags ? { include_tags } : {}),
+    ...(exclude_tags ? { exclude_tags } : {}),
+  };
 }
 
 /**
@@ -64,11 +72,11 @@ export class FirecrawlJobStartsService {
     const scrape = request.scrapeOptions ?? {};
     refuseUnsupported(scrape, 'scrapeOptions.');
     const plan = planFormats(scrape, 'scrapeOptions.formats');
-    const { fields, jsonOnly } = pageFields(plan, 'scrapeOptions.formats');
+    const { fields, jsonOnly } = pageFields(plan, 'scrapeOptions.formats', hasTagFilters(scrape));
     const dto = await asGleanerDto(CrawlRequestDto, {
       url: request.url,
       ...fields,
-      ...onlyMainContent(scrape, jsonOnly),
+      ...contentFields(scrape, jsonOnly),
       options: crawlOptions(request, scrape),
       ...gleanerWebhook(request.webhook),
     });
@@ -82,7 +90,7 @@ export class FirecrawlJobStartsService {
     if (request.appendToId) throw optionNotSupported('appendToId', 'adding URLs to a running batch (start another batch)');
     refuseUnsupported(request);
     const plan = planFormats(request);
-    const { fields, jsonOnly } = pageFields(plan, 'formats');
+    const { fields, jsonOnly } = pageFields(plan, 'formats', hasTagFilters(request));
     const { valid, invalid } = splitUrls(request.urls);
     if (invalid.length > 0 && !request.ignoreInvalidURLs) {
       throw optionNotSupported('urls', `invalid URLs (${invalid.slice(0, 5).join(', ')}); send ignoreInvalidURLs: true to leave them out`);
@@ -91,7 +99,7 @@ export class FirecrawlJobStartsService {
     const dto = await asGleanerDto(BatchRequestDto, {
       urls: valid,
       ...fields,
-      ...onlyMainContent(request, jsonOnly),
+      ...contentFields(request, jsonOnly),
       options: batchOptions(request.maxConcurrency, request),
       ...gleanerWebhook(request.webhook),
     });

@@ -3,6 +3,7 @@ import type { Caller } from '@app/auth';
 import { ExtractionRequestsService, ExtractRequestDto } from '@app/extraction';
 import type { RequestOrigin } from '@app/results';
 import type { ScrapeData } from '@app/pages';
+import type { JsonSchemaObject } from '@app/schema';
 import { ScrapeRequestDto, ScrapeRequestsService } from '@app/scrape';
 import { FirecrawlArchivedScrapes } from './archived-scrape.service';
 import { asGleanerDto } from './gleaner-dto';
@@ -65,14 +66,34 @@ export class FirecrawlScrapeService {
     jsonSchema: Record<string, unknown> | null,
   ): Promise<{ page: GleanerPage; tracking?: ChangeTracking }> {
     if (plan.changeTracking) {
-      const modes = plan.changeTracking.modes;
-      const previousCopy = await this.archived.latest(caller, request.url);
+      const { modes, tag, json } = plan.changeTracking;
+      // The json mode: both copies extracted with its schema (the json format of the fetch, and of the re-extraction).
+      const schema = json ? jsonFormatSchema({ ...plan, json }, 'formats') : null;
+      const previousCopy = tag
+        ? await this.archived.latestTracked(caller, request.url, tag)
+        : await this.archived.latest(caller, request.url);
       const [page, previous] = await Promise.all([
-        this.archived.fetchAndKeep(caller, request, plan, requestId, origin),
-        previousCopy ? this.archived.fromArchive(caller, previousCopy, request, ['markdown'], requestId, origin) : Promise.resolve(null),
+        this.archived.fetchAndKeep(caller, request, plan, requestId, origin, schema),
+        previousCopy
+          ? this.archived.fromArchive(
+              caller,
+              previousCopy,
+              request,
+              schema ? ['markdown', 'json'] : ['markdown'],
+              requestId,
+              origin,
+              schema as JsonSchemaObject | null,
+            )
+          : Promise.resolve(null),
       ]);
-      const before = previous ? { markdown: previous.data.markdown ?? '', fetchedAt: previousCopy!.fetched_at } : null;
-      return { page, tracking: changeTracking(before, page.data.markdown ?? '', modes) };
+      if (tag) await this.archived.tracked(caller, page, plan, tag);
+      const before = previous
+        ? { markdown: previous.data.markdown ?? '', json: previous.data.json, fetchedAt: previousCopy!.fetched_at }
+        : null;
+      const tracking = changeTracking(before, { markdown: page.data.markdown ?? '', json: page.data.json }, modes);
+      // The json extracted for the comparison is not the Document's `json` unless that format was asked for.
+      const { json: _compared, ...data } = page.data;
+      return { page: { ...page, data }, tracking };
     }
     const maxAge = request.maxAge ?? 0;
     if (maxAge > 0) {

@@ -10,7 +10,7 @@ import { UrlListBody } from './url-list-body';
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
 /** Fields whose values are never echoed back in `errors[].value` (a base_url may hold credentials). */
-const SECRET_FIELD = /secret|api_key|apikey|password|token|^key$|authorization|^headers$|^cookies$|^base_url$/i;
+const SECRET_FIELD = /secret|api_key|apikey|password|^username$|token|^key$|authorization|^headers$|^cookies$|^base_url$/i;
 
 /**
  * The detail of a 422 whose errors break a rule the OpenAPI document states (type, length, enum,

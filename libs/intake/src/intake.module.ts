@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuthProfilesModule } from '@app/auth-profiles';
 import { JobsModule } from '@app/jobs';
 import { LlmModule } from '@app/llm';
 import { SavedSchemasModule } from '@app/saved-schemas';
@@ -7,7 +8,7 @@ import { WebhooksModule } from '@app/webhooks';
 import { JobIntakeService } from './job-intake.service';
 
 @Module({
-  imports: [JobsModule, LlmModule, SitesModule, SavedSchemasModule, WebhooksModule],
+  imports: [AuthProfilesModule, JobsModule, LlmModule, SitesModule, SavedSchemasModule, WebhooksModule],
   providers: [JobIntakeService],
   exports: [JobIntakeService],
 })

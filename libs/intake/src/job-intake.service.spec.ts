@@ -1,3 +1,4 @@
+import type { AuthProfilesService } from '@app/auth-profiles';
 import type { Caller } from '@app/auth';
 import type { AppConfig } from '@app/config';
 import { AppError, Errors } from '@app/core';
@@ -42,7 +43,12 @@ function intake(): JobIntakeService {
       return [];
     },
   } as unknown as WebhookTargetsService;
-  return new JobIntakeService({} as JobsService, sites, schemas, targets, {} as ModelRouter, {} as AppConfig);
+  const profiles = {
+    checkForUse: async (_c: Caller, id: string, location: string) => {
+      if (id !== 'profile_ok') throw Errors.validation([{ location, message: 'no such auth profile', value: id }]);
+    },
+  } as unknown as AuthProfilesService;
+  return new JobIntakeService({} as JobsService, sites, schemas, targets, {} as ModelRouter, {} as AppConfig, profiles);
 }
 
 async function locations(promise: Promise<unknown>): Promise<string[]> {
@@ -182,5 +188,12 @@ describe("JobIntakeService.pageFetchControl: a single-page request over its save
     expect(() =>
       intake().pageFetchControl(site, 'http://auth.test/', { user_agent: 'A/1', headers: { 'user-agent': 'B/1' } }, 'auto'),
     ).toThrow(AppError);
+  });
+
+  it("an auth profile that is not the caller's: a 422 where it was named (the request's field, or its saved site)", async () => {
+    const service = intake();
+    await expect(service.authProfile(caller, 'profile_ok', 'body.auth_profile')).resolves.toBeUndefined();
+    await expect(service.authProfile(caller, undefined, 'body.auth_profile')).resolves.toBeUndefined();
+    expect(await locations(service.authProfile(caller, 'theirs', 'body.options.auth_profile'))).toEqual(['body.options.auth_profile']);
   });
 });

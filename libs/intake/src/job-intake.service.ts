@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
+import { AuthProfilesService } from '@app/auth-profiles';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Errors, isStoreUnavailable, StoreUnavailableError } from '@app/core';
 import { splitFetchControl, type FetchControlFields, type FetchMode, type StoredFetchControl } from '@app/fetch';
@@ -55,7 +56,16 @@ export class JobIntakeService {
     private readonly targets: WebhookTargetsService,
     private readonly router: ModelRouter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly authProfiles: AuthProfilesService,
   ) {}
+
+  /**
+   * A request's `auth_profile` (or its saved site's, `location` then names what brought it): one of the caller's
+   * auth profiles, or a 422 there (docs/auth-profiles.md). The worker finds a profile only among its job owner's too.
+   */
+  async authProfile(caller: { userId: string }, id: string | null | undefined, location: string): Promise<void> {
+    if (id) await this.authProfiles.checkForUse(caller, id, location);
+  }
 
   /** The caller's saved site named by `site_id` (422 when it is not theirs), or null without one. */
   site(caller: Caller, siteId: string | undefined, at: FieldsAt = 'body'): Promise<SiteRecord | null> {
@@ -94,7 +104,7 @@ export class JobIntakeService {
    * saved site, the site's headers and cookies go under the request's own exactly as under a crawl's
    * (withSavedSecrets: name by name, the request wins), and only to the site's host: a `url` on another
    * host is the crawl's 422 at `body.url` (siteSecrets). `saved`, the site's saved crawl options (an
-   * extract's): their `user_agent`, `wait_for` and `proxy` apply when the request gives none, as they do for a crawl
+   * extract's): their `user_agent`, `wait_for`, `proxy` and `auth_profile` apply when the request gives none, as they do for a crawl
    * of the site; a saved `wait_for` with a static fetch is a 422 at `body.fetch_mode` (it needs the browser).
    */
   pageFetchControl(
@@ -102,7 +112,7 @@ export class JobIntakeService {
     url: string,
     fields: FetchControlFields,
     fetchMode: FetchMode,
-    saved: Pick<CrawlOptionsLayer, 'user_agent' | 'wait_for' | 'proxy'> = {},
+    saved: Pick<CrawlOptionsLayer, 'user_agent' | 'wait_for' | 'proxy' | 'auth_profile'> = {},
   ): { stored: StoredFetchControl | null; secrets: Record<string, string> } {
     const { headers, cookies, user_agent } = withSavedSecrets(
       { headers: fields.headers, cookies: fields.cookies, user_agent: fields.user_agent },
@@ -130,6 +140,8 @@ export class JobIntakeService {
         ...(waitFor ? { wait_for: waitFor } : {}),
         // The request's pool, else the saved site's (docs/proxies.md): `none` in the request fetches directly.
         ...((fields.proxy ?? saved.proxy) ? { proxy: (fields.proxy ?? saved.proxy)! } : {}),
+        // The request's auth profile, else the saved site's (docs/auth-profiles.md).
+        ...((fields.auth_profile ?? saved.auth_profile) ? { auth_profile: (fields.auth_profile ?? saved.auth_profile)! } : {}),
       },
       fetchMode,
     );

@@ -15,7 +15,11 @@ export {
   type RunJobPayload,
 } from './job.types';
 export { JobsRepository } from './jobs.repository';
-export { JobsService } from './jobs.service';
+export { JobsService, type JobsServiceParts } from './jobs.service';
+export { JobLifecycle } from './job-lifecycle';
+export { JobEventLog } from './job-event-log';
+export { JobSlots } from './job-slots';
+export { JobMessages } from './job-messages';
 export { JobStreamService, parseLastEventId } from './job-stream.service';
 export { JobsModule } from './jobs.module';
 export { JobListResponse, JobResponse, ListJobsQuery, PageQuery } from './dto/list-jobs.dto';

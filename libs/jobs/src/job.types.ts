@@ -1,4 +1,5 @@
-import type { ErrorCategory } from '@app/core';
+import { BACKOFFS, type ErrorCategory } from '@app/core';
+import { messageBackoff } from '@app/queue';
 
 /** The public job types. */
 export const JOB_TYPES = ['extract', 'crawl', 'analyze', 'scrape', 'batch', 'reextract', 'warc-extract'] as const;
@@ -293,7 +294,7 @@ export const JOBS_QUEUE = 'jobs';
 export const CRAWLS_QUEUE = 'crawls';
 export const RUN_JOB = 'run-job';
 /** Deliveries of a job's message: a worker that dies mid-job is replaced a few times, then the watchdog takes over. */
-export const RUN_JOB_OPTIONS = { attempts: 5, backoff: { delayMs: 1000, maxDelayMs: 30_000 } } as const;
+export const RUN_JOB_OPTIONS = { attempts: 5, backoff: messageBackoff(BACKOFFS.job) } as const;
 
 /** Job classes: each has its own queue, its own per-process worker slots and its own per-user running cap. */
 export type JobClass = 'single' | 'crawl';

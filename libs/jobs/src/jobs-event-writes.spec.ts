@@ -56,17 +56,17 @@ describe('JobsService: events drawn with the job’s own writes', () => {
     queue = new MemoryQueueAdapter();
     repository = new JobsRepository(store);
     await repository.onModuleInit();
-    jobs = new JobsService(
+    jobs = JobsService.of({
       repository,
-      new JobLifecycleHooks(logger),
-      new JobDeletionHooks(),
+      hooks: new JobLifecycleHooks(logger),
+      deletion: new JobDeletionHooks(),
       queue,
       bus,
       config,
-      new Metrics('test'),
+      metrics: new Metrics('test'),
       logger,
-      NO_SEAL,
-    );
+      sealer: NO_SEAL,
+    });
   });
 
   afterEach(async () => {

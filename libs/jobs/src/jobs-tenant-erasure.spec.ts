@@ -50,7 +50,17 @@ describe('JobsTenantErasure (a tenant deletion: its jobs cancelled, then erased 
     await repository.onModuleInit();
     lifecycle = new JobLifecycleHooks(logger);
     deletion = new JobDeletionHooks();
-    jobs = new JobsService(repository, lifecycle, deletion, queue, bus, config, new Metrics('test'), logger, NO_SEAL);
+    jobs = JobsService.of({
+      repository,
+      hooks: lifecycle,
+      deletion,
+      queue,
+      bus,
+      config,
+      metrics: new Metrics('test'),
+      logger,
+      sealer: NO_SEAL,
+    });
     idempotency = new IdempotencyService(store);
     await idempotency.onModuleInit();
     erasers = new TenantErasers();

@@ -1,479 +1,172 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError, Errors, isStoreUnavailable, newId, nowIso, SECRET_SEALER, type ErrorCategory, type SecretSealer } from '@app/core';
-import { EVENT_BUS, type EventBusPort } from '@app/events';
-import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
-import { QUEUE, type QueuePort } from '@app/queue';
+import { Injectable } from '@nestjs/common';
+import type { AppConfig } from '@app/config';
+import { AppError, type ErrorCategory, type SecretSealer } from '@app/core';
+import type { EventBusPort } from '@app/events';
+import type { AppLogger, Metrics } from '@app/observability';
+import type { QueuePort } from '@app/queue';
 import type { Caller } from '@app/auth';
 import type { JobCompletion, JobResultFields } from './job-handler';
-import { JobDeletionHooks } from './job-deletion-hooks';
-import { JobLifecycleHooks } from './job-lifecycle-hooks';
-import { pastStoreOutage } from './store-retry';
-import { JobsRepository, type JobListFilter } from './jobs.repository';
-import {
-  CRAWLS_QUEUE,
-  JOBS_QUEUE,
-  RUN_JOB,
-  RUN_JOB_OPTIONS,
-  isTerminal,
-  jobClassOf,
-  queueOf,
-  type JobClass,
-  jobChannel,
-  jobControlChannel,
-  toJobView,
-  crawlCounters,
-  groundingCounters,
-  onCrawlEngine,
-  type JobEventName,
-  type JobEventRecord,
-  type JobRecord,
-  type JobStatus,
-  type JobType,
-  type JobView,
-  type JobWebhookTarget,
-  type RunJobPayload,
-} from './job.types';
+import type { JobDeletionHooks } from './job-deletion-hooks';
+import { JobEventLog } from './job-event-log';
+import { JobLifecycle, type CreateJobInput, type UsageCounters } from './job-lifecycle';
+import type { JobLifecycleHooks } from './job-lifecycle-hooks';
+import { JobMessages } from './job-messages';
+import { JobSlots } from './job-slots';
+import type { JobListFilter, JobsRepository } from './jobs.repository';
+import type { JobClass, JobEventName, JobRecord, JobStatus, JobView } from './job.types';
 
-/** The job record's usage counters, in the order `finish` reads them back. */
-const USAGE_COUNTERS = [
-  'page_count',
-  'failed_count',
-  'token_usage_input',
-  'token_usage_output',
-  'cost_usd',
-  'llm_cost_usd',
-  'ungrounded_fields',
-] as const satisfies ReadonlyArray<keyof JobRecord>;
+export type { CreateJobInput, UsageCounters } from './job-lifecycle';
 
-/** The counters a page adds to its job (JobsService.recordUsage): fields of the job record. */
-export type UsageCounters = Partial<Record<(typeof USAGE_COUNTERS)[number], number>>;
-
-export interface CreateJobInput {
-  type: JobType;
-  url: string | null;
-  captureDebug?: boolean;
-  /** The job type's input (its handler validates it when the job runs). */
-  input: object;
-  requestId?: string | null;
-  /** Webhook targets resolved at request time (see @app/webhooks). */
-  webhookTargets?: JobWebhookTarget[];
-  /** Secrets for the worker only (BYOK key): sealed into the queue message, never stored on the job. */
-  secrets?: Record<string, string>;
+/** What JobsService.of builds its parts from (specs and tools that run without Nest). */
+export interface JobsServiceParts {
+  repository: JobsRepository;
+  hooks: JobLifecycleHooks;
+  deletion: JobDeletionHooks;
+  queue: QueuePort;
+  bus: EventBusPort;
+  config: AppConfig;
+  metrics: Metrics;
+  logger: AppLogger;
+  sealer: SecretSealer;
 }
 
 /**
- * Job records, their lifecycle and their event log. Every status change goes through
- * JobsRepository.transition (the single enforcement point) and is followed by a persisted event
- * and a bus notification, so streams on any replica see it.
+ * The jobs facade callers inject: each method is one of its four parts', where it is implemented and specced
+ * (docs/architecture.md "jobs"): JobLifecycle (records and status moves), JobEventLog (events and their
+ * announcement), JobSlots (running slots and parking) and JobMessages (queue messages and their secrets).
+ * New code may inject the part it needs instead.
  */
 @Injectable()
 export class JobsService {
   constructor(
-    private readonly repository: JobsRepository,
-    private readonly hooks: JobLifecycleHooks,
-    private readonly deletion: JobDeletionHooks,
-    @Inject(QUEUE) private readonly queue: QueuePort,
-    @Inject(EVENT_BUS) private readonly bus: EventBusPort,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(METRICS) private readonly metrics: Metrics,
-    @Inject(LOGGER) private readonly logger: AppLogger,
-    @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
-  ) {
-    metrics.addCollector(async () => {
-      for (const row of await this.repository.countByTypeAndStatus()) {
-        metrics.jobs.set({ type: row.type, status: row.status }, row.count);
-      }
-      for (const queue of [JOBS_QUEUE, CRAWLS_QUEUE]) {
-        const counts = await this.queue.counts(queue);
-        for (const [state, value] of Object.entries(counts)) metrics.queueDepth.set({ queue, state }, value);
-      }
-    });
+    readonly lifecycle: JobLifecycle,
+    readonly events: JobEventLog,
+    readonly slots: JobSlots,
+    readonly messages: JobMessages,
+  ) {}
+
+  /** The service and its parts, wired by name. */
+  static of(parts: JobsServiceParts): JobsService {
+    const { repository, hooks, deletion, queue, bus, config, metrics, logger, sealer } = parts;
+    const events = new JobEventLog(repository, hooks, bus, config);
+    const messages = new JobMessages(repository, queue, sealer, metrics);
+    const slots = new JobSlots(repository, messages, config);
+    const lifecycle = new JobLifecycle(repository, hooks, deletion, events, slots, messages, bus, metrics, logger);
+    return new JobsService(lifecycle, events, slots, messages);
   }
 
-  async create(caller: Caller, input: CreateJobInput): Promise<JobView> {
-    // The job is stored with its first event's seq drawn: nobody else can hold seq 1 of a new job.
-    const job = { ...this.newRecord(caller, input), event_seq: 1 };
-    await this.repository.insert(job);
-    this.metrics.jobTransitions.inc({ type: job.type, status: 'pending' });
-    await this.storeDrawn(job._id, 1, [{ event: 'status', data: this.statusData(job) }]);
-    const secrets = input.secrets && Object.keys(input.secrets).length > 0 ? this.sealer.seal(JSON.stringify(input.secrets)) : undefined;
-    // The job id doubles as the queue message id: a retried request can never run a job twice.
-    await this.sendRun(job, job._id, secrets);
-    return toJobView(job);
+  // JobLifecycle
+  create(caller: Caller, input: CreateJobInput): Promise<JobView> {
+    return this.lifecycle.create(caller, input);
   }
 
-  /**
-   * A job refused before it could start, recorded `failed` at once and never queued: work started by no
-   * caller (a monitor's scheduled run) keeps a job that says why, and the events of its failure (the
-   * `complete` stream event, `job.failed`) go out on it as on any failed job. No secret is kept.
-   */
-  async recordRefused(
+  recordRefused(
     caller: Caller,
     input: Omit<CreateJobInput, 'secrets'>,
     error: { category: ErrorCategory; message: string },
   ): Promise<JobRecord> {
-    const at = nowIso();
-    const job: JobRecord = {
-      ...this.newRecord(caller, input),
-      status: 'failed',
-      completed_at: at,
-      error_category: error.category,
-      error_message: error.message,
-      event_seq: 2,
-    };
-    await this.repository.insert(job);
-    this.metrics.jobTransitions.inc({ type: job.type, status: 'failed' });
-    await this.storeDrawn(job._id, 1, [
-      { event: 'status', data: this.statusData(job) },
-      { event: 'complete', data: this.completeData(job), dedupeKey: 'complete' },
-    ]);
-    await this.hooks.notify({ type: 'job.failed', job, data: { ...toJobView(job) }, occurred_at: at, dedupeKey: 'job.finished' });
-    return job;
+    return this.lifecycle.recordRefused(caller, input, error);
   }
 
-  private newRecord(caller: Caller, input: Omit<CreateJobInput, 'secrets'>): JobRecord {
-    return {
-      _id: newId(),
-      user_id: caller.userId,
-      organization_id: caller.organizationId,
-      type: input.type,
-      status: 'pending',
-      url: input.url,
-      capture_debug: input.captureDebug ?? false,
-      created_at: nowIso(),
-      started_at: null,
-      completed_at: null,
-      cost_usd: 0,
-      page_count: 0,
-      urls_queued: 0,
-      failed_count: 0,
-      token_usage_input: 0,
-      token_usage_output: 0,
-      error_category: null,
-      error_message: null,
-      event_seq: 0,
-      holds_slot: false,
-      request_id: input.requestId ?? null,
-      // A JSON copy: undefined fields are left out rather than stored (MongoDB would keep them as null).
-      input: JSON.parse(JSON.stringify(input.input)) as Record<string, unknown>,
-      webhook_targets: input.webhookTargets ?? [],
-    };
+  list(caller: Caller, limit: number, offset: number, filter: JobListFilter = {}): Promise<{ jobs: JobView[]; total: number }> {
+    return this.lifecycle.list(caller, limit, offset, filter);
   }
 
-  /** A page of the caller's jobs, newest first, with how many match `filter` (docs/api.md "Jobs"). */
-  async list(caller: Caller, limit: number, offset: number, filter: JobListFilter = {}): Promise<{ jobs: JobView[]; total: number }> {
-    const owner = { userId: caller.userId };
-    const [jobs, total] = await Promise.all([
-      this.repository.listOwn(owner, limit, offset, filter),
-      this.repository.countOwn(owner, filter),
-    ]);
-    return { jobs: jobs.map(toJobView), total };
+  get(caller: Caller, jobId: string): Promise<JobView> {
+    return this.lifecycle.get(caller, jobId);
   }
 
-  async get(caller: Caller, jobId: string): Promise<JobView> {
-    return toJobView(await this.getRecord(caller, jobId));
+  getRecord(caller: Caller, jobId: string): Promise<JobRecord> {
+    return this.lifecycle.getRecord(caller, jobId);
   }
 
-  async getRecord(caller: Caller, jobId: string): Promise<JobRecord> {
-    const job = await this.repository.findOwn({ userId: caller.userId }, jobId);
-    if (!job) throw Errors.notFound('Job');
-    return job;
+  cancel(caller: Caller, jobId: string): Promise<JobView> {
+    return this.lifecycle.cancel(caller, jobId);
   }
 
-  async cancel(caller: Caller, jobId: string): Promise<JobView> {
-    const job = await this.getRecord(caller, jobId);
-    if (isTerminal(job.status)) throw Errors.conflict(`Job is already ${job.status}; only pending or running jobs can be cancelled.`);
-    const updated = await this.stop(job._id, 'Cancelled by the caller.');
-    if (!updated) throw Errors.conflict('Job finished before it could be cancelled.');
-    return toJobView(updated);
+  stop(jobId: string, message: string): Promise<JobRecord | null> {
+    return this.lifecycle.stop(jobId, message);
   }
 
-  /**
-   * Cancels a pending or running job and tells the process running it (its crawl stops on the crawler).
-   * Returns the cancelled job, or null when it had finished already.
-   */
-  async stop(jobId: string, message: string): Promise<JobRecord | null> {
-    const updated = await this.finish(jobId, 'cancelled', { category: 'cancelled', message });
-    if (updated) await this.bus.publish(jobControlChannel(jobId), { type: 'cancel' });
-    return updated;
+  delete(caller: Caller, jobId: string): Promise<void> {
+    return this.lifecycle.delete(caller, jobId);
   }
 
-  /**
-   * DELETE /jobs/{id}: a finished job's results, crawl map, events and the archived pages only it
-   * referenced go (the libs that keep them are JobDeletionHooks listeners); the job is then no longer found.
-   */
-  async delete(caller: Caller, jobId: string): Promise<void> {
-    const job = await this.getRecord(caller, jobId);
-    if (!isTerminal(job.status)) throw Errors.conflict(`Job is ${job.status}; only finished jobs can be deleted (cancel it first).`);
-    await this.deletion.run(job);
-    await this.repository.markDeleted(job._id);
+  start(jobId: string): Promise<JobRecord | null> {
+    return this.lifecycle.start(jobId);
   }
 
-  /** pending → running. Returns the running job, or null when the job is no longer pending. */
-  async start(jobId: string): Promise<JobRecord | null> {
-    const before = await this.repository.transition(jobId, 'running', { started_at: nowIso(), holds_slot: true }, ['pending'], 1);
-    if (!before) return null;
-    const job = { ...before, status: 'running' as const, holds_slot: true, event_seq: before.event_seq + 1 };
-    this.metrics.jobTransitions.inc({ type: job.type, status: 'running' });
-    await this.storeDrawn(jobId, job.event_seq, [{ event: 'status', data: this.statusData(job) }]);
-    await this.hooks.notify({ type: 'job.started', job, data: { ...toJobView(job) }, occurred_at: nowIso(), dedupeKey: 'job.started' });
-    return job;
-  }
-
-  /**
-   * Moves a job to a terminal status, releases its running slot, and emits the final status and
-   * `complete` events. Returns the finished job, or null if it had already finished (exactly one
-   * caller wins, so `complete` is emitted exactly once).
-   */
-  async finish(
+  finish(
     jobId: string,
     status: Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>,
     error?: { category: ErrorCategory; message: string },
     completion?: JobCompletion,
   ): Promise<JobRecord | null> {
-    const patch: Record<string, unknown> = { completed_at: nowIso(), holds_slot: false, ...(completion?.set ?? {}) };
-    if (error) {
-      patch.error_category = error.category;
-      patch.error_message = error.message;
-    }
-    // The move draws the seqs of its two events (status, complete) in the same write, and adds the run's last counters.
-    const before = await this.repository.transition(jobId, status, patch, undefined, 2, completion?.usage);
-    if (!before) {
-      // Finished meanwhile (a cancel): what the run used is still the job's.
-      if (completion) await this.recordUsage(jobId, completion.usage, completion.set);
-      return null;
-    }
-    // The job is finished in the store: what follows must happen even across a store outage, or the
-    // stream's `complete` and the terminal webhook would be lost (nothing redoes a finished job).
-    const outage = () => this.logger.warn({ job_id: jobId, status }, 'finishing the job waits for the store');
-    if (before.holds_slot) {
-      const jobClass = jobClassOf(before.type);
-      await pastStoreOutage(() => this.repository.releaseSlot(before.user_id, jobClass), outage);
-      await pastStoreOutage(() => this.wakeParked(before.user_id, 1, jobClass), outage);
-    }
-    const job = { ...before, ...patch, ...added(before, completion?.usage), status, event_seq: before.event_seq + 2 } as JobRecord;
-    this.metrics.jobTransitions.inc({ type: job.type, status });
-    await pastStoreOutage(() => this.storeDrawn(jobId, before.event_seq + 1, [{ event: 'status', data: this.statusData(job) }]), outage);
-    await pastStoreOutage(
-      () => this.storeDrawn(jobId, before.event_seq + 2, [{ event: 'complete', data: this.completeData(job), dedupeKey: 'complete' }]),
-      outage,
-    );
-    await this.hooks.notify({ type: `job.${status}`, job, data: { ...toJobView(job) }, occurred_at: nowIso(), dedupeKey: 'job.finished' });
-    this.logger.info({ job_id: jobId, request_id: job.request_id, status, error_category: job.error_category }, 'job finished');
-    return job;
+    return this.lifecycle.finish(jobId, status, error, completion);
   }
 
-  /**
-   * The follow-ups of `finish` again, for a job found finished by a delivery of its queue message: the run that
-   * finished it may have met a store outage (or died) after the transition and before its `complete` event and
-   * terminal webhook were stored. Both carry dedupe keys, so a job whose follow-ups went out gets nothing twice.
-   */
-  async announceFinished(job: JobRecord): Promise<void> {
-    if (job.status !== 'completed' && job.status !== 'failed' && job.status !== 'cancelled') return;
-    const stored = await this.emit(job._id, 'complete', this.completeData(job), { dedupeKey: 'complete' });
-    if (stored) this.logger.warn({ job_id: job._id, status: job.status }, 'finished job: its complete event was missing and is stored now');
-    await this.hooks.notify({
-      type: `job.${job.status}`,
-      job,
-      data: { ...toJobView(job) },
-      occurred_at: nowIso(),
-      dedupeKey: 'job.finished',
-    });
+  announceFinished(job: JobRecord): Promise<void> {
+    return this.lifecycle.announceFinished(job);
   }
 
-  /**
-   * Waits until the job is terminal (completed, failed, cancelled) or the time is up; returns the
-   * job as last seen. Subscribes before reading, so a completion between the two is not missed.
-   */
-  async waitForTerminal<I = unknown, R = unknown>(jobId: string, timeoutMs: number): Promise<JobRecord<I, R> | null> {
-    let wake: () => void = () => undefined;
-    // A message that does not say the job finished (a progress event) is no reason to read it; one without
-    // `event` comes from a process of an earlier version, which does not say.
-    const unsubscribe = await this.bus.subscribe(jobChannel(jobId), (message) => {
-      const { event, terminal } = (message ?? {}) as { event?: unknown; terminal?: unknown };
-      if (terminal === true || event === undefined) wake();
-    });
-    const deadline = Date.now() + timeoutMs;
-    try {
-      for (;;) {
-        let job: JobRecord<I, R> | null | undefined;
-        try {
-          // The store keeps JSON: `I` and `R` name what the job type's handler wrote (JobHandler<I, R>), here and only here.
-          job = (await this.repository.findForWorker(jobId)) as JobRecord<I, R> | null;
-        } catch (error) {
-          // A store outage shorter than the wait is ridden out; a longer one reaches the caller.
-          if (!isStoreUnavailable(error) || Date.now() >= deadline) throw error;
-        }
-        if (job === null || (job && isTerminal(job.status))) return job;
-        const left = deadline - Date.now();
-        if (left <= 0 && job !== undefined) return job;
-        // Woken by the job's events; a slow poll covers a lost notification.
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(left, 1000));
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-    } finally {
-      await unsubscribe();
-    }
+  waitForTerminal<I = unknown, R = unknown>(jobId: string, timeoutMs: number): Promise<JobRecord<I, R> | null> {
+    return this.lifecycle.waitForTerminal<I, R>(jobId, timeoutMs);
   }
 
-  /** Opens the sealed secrets of a queue message (worker side). */
-  openSecrets(sealed: string | undefined): Record<string, string> {
-    if (!sealed) return {};
-    try {
-      return JSON.parse(this.sealer.open(sealed)) as Record<string, string>;
-    } catch {
-      return {};
-    }
+  recordUsage(jobId: string, inc: UsageCounters, set: JobResultFields = {}): Promise<JobRecord | null> {
+    return this.lifecycle.recordUsage(jobId, inc, set);
   }
 
-  /** Adds a page's usage to the job (tokens, cost) and sets its extraction facts (model, timings). */
-  async recordUsage(jobId: string, inc: UsageCounters, set: JobResultFields = {}): Promise<JobRecord | null> {
-    // The status event's seq is drawn in the same write as the counters.
-    const job = await this.repository.update(jobId, { $inc: { ...inc, event_seq: 1 }, ...(Object.keys(set).length ? { $set: set } : {}) });
-    if (job) await this.storeDrawn(jobId, job.event_seq, [{ event: 'status', data: this.statusData(job) }]);
-    return job;
+  progress(jobId: string, inc: Parameters<JobLifecycle['progress']>[1]): Promise<JobRecord | null> {
+    return this.lifecycle.progress(jobId, inc);
   }
 
-  /** Progress counters (page_count, cost, tokens...) with a status event. */
-  async progress(
-    jobId: string,
-    inc: Partial<Record<'page_count' | 'urls_queued' | 'failed_count' | 'token_usage_input' | 'token_usage_output' | 'cost_usd', number>>,
-  ): Promise<JobRecord | null> {
-    const job = await this.repository.update(jobId, { $inc: { ...inc, event_seq: 1 } });
-    if (job) await this.storeDrawn(jobId, job.event_seq, [{ event: 'status', data: this.statusData(job) }]);
-    return job;
+  // JobEventLog
+  publishResult(job: JobRecord, item: Record<string, unknown>, exactlyOnce?: { dedupeKey: string; firstTime?: boolean }): Promise<boolean> {
+    return this.events.publishResult(job, item, exactlyOnce);
   }
 
-  /**
-   * A finished page: the `result` stream event and the `job.page` lifecycle event (webhooks). With
-   * `exactlyOnce` (crawl pages, which may be re-announced after a crash) both carry the dedupe key
-   * and go out only while the job runs, so nothing is announced twice or after a cancel; returns
-   * whether the page was announced now. `firstTime`: the caller knows of no earlier announcement (the
-   * store's unique dedupe key still refuses a second one; it then leaves a seq gap).
-   */
-  async publishResult(
-    job: JobRecord,
-    item: Record<string, unknown>,
-    exactlyOnce?: { dedupeKey: string; firstTime?: boolean },
-  ): Promise<boolean> {
-    const stored = await this.emit(
-      job._id,
-      'result',
-      item,
-      exactlyOnce ? { dedupeKey: exactlyOnce.dedupeKey, onlyWhileRunning: true, firstTime: exactlyOnce.firstTime } : {},
-    );
-    if (!stored) {
-      // Stored already: perhaps by a run that met a store outage (or died) before its webhooks were stored.
-      // Announcing again is safe, the listeners store an event once per dedupe key.
-      if (exactlyOnce && (await this.repository.hasEvent(job._id, exactlyOnce.dedupeKey)))
-        await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso(), dedupeKey: exactlyOnce.dedupeKey });
-      return false;
-    }
-    await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso(), dedupeKey: exactlyOnce?.dedupeKey });
-    return true;
-  }
-
-  async emit(
+  emit(
     jobId: string,
     event: JobEventName,
     data: Record<string, unknown>,
     options: { dedupeKey?: string; onlyWhileRunning?: boolean; firstTime?: boolean } = {},
   ): Promise<boolean> {
-    const record = await this.repository.appendEvent(jobId, event, data, options);
-    if (!record) return false;
-    await this.announce(record);
-    return true;
-  }
-
-  /** Stores events under seqs drawn by the caller's own write of the job, and announces those stored now. */
-  private async storeDrawn(
-    jobId: string,
-    firstSeq: number,
-    events: Array<{ event: JobEventName; data: Record<string, unknown>; dedupeKey?: string }>,
-  ): Promise<void> {
-    for (const record of await this.repository.storeDrawnEvents(jobId, firstSeq, events)) if (record) await this.announce(record);
-  }
-
-  /**
-   * "Something new happened" on the job's channel: the seq for streams, and for waiters of a synchronous
-   * answer whether the job is finished by it (`terminal`: its `complete` event or a terminal status), so they
-   * read the job once instead of after each of its events.
-   */
-  private async announce(record: JobEventRecord): Promise<void> {
-    const terminal = record.event === 'complete' || (record.event === 'status' && isTerminal(record.data.status as JobStatus));
-    await this.bus.publish(jobChannel(record.job_id), { seq: record.seq, event: record.event, ...(terminal ? { terminal: true } : {}) });
-  }
-
-  /** Parks a pending job whose user is at the running-jobs cap (it is woken when a slot frees). */
-  async park(jobId: string): Promise<void> {
-    await this.repository.park(jobId);
-  }
-
-  /** Re-enqueues parked jobs (of one class, or of every class); a fresh message id each time since the previous message is done. */
-  async wakeParked(userId: string | null, limit: number, jobClass?: JobClass): Promise<number> {
-    const woken = await this.repository.unparkOldest(userId, limit, jobClass);
-    for (const job of woken) await this.sendRun(job, `${job._id}:${newId()}`);
-    return woken.length;
-  }
-
-  /** One of the user's running slots of this job class (crawls have their own cap, so they never starve extractions). */
-  /**
-   * The watchdog: sends the queue message of every unfinished job again, under the job's own id. That is
-   * a no-op while the message waits or runs, and brings a job back whose message was lost (Redis lost
-   * its data) or given up by the queue (its worker died more often than the queue retries).
-   */
-  async resendUnfinished(olderThanMs: number, limit = 500): Promise<number> {
-    const jobs = await this.repository.unfinishedBefore(new Date(Date.now() - olderThanMs).toISOString(), limit);
-    for (const job of jobs) await this.sendRun(job, job._id);
-    return jobs.length;
-  }
-
-  /** The job's queue message, under `messageId` (the queue drops a second message with an id it already holds). */
-  private async sendRun(job: JobRecord, messageId: string, sealedSecrets?: string): Promise<void> {
-    const payload: RunJobPayload = { job_id: job._id, request_id: job.request_id, ...(sealedSecrets ? { secrets: sealedSecrets } : {}) };
-    await this.queue.enqueue(queueOf(job.type), RUN_JOB, payload, { jobId: messageId, ...RUN_JOB_OPTIONS });
-  }
-
-  acquireSlot(userId: string, jobClass: JobClass): Promise<boolean> {
-    const cap = jobClass === 'crawl' ? this.config.maxRunningCrawlsPerUser : this.config.maxRunningJobsPerUser;
-    return this.repository.acquireSlot(userId, cap, jobClass);
-  }
-
-  releaseSlot(userId: string, jobClass: JobClass): Promise<void> {
-    return this.repository.releaseSlot(userId, jobClass);
+    return this.events.emit(jobId, event, data, options);
   }
 
   statusData(job: JobRecord): Record<string, unknown> {
-    return {
-      job_id: job._id,
-      status: job.status,
-      page_count: job.page_count,
-      urls_queued: job.urls_queued,
-      failed_count: job.failed_count,
-      cost_usd: job.cost_usd,
-      token_usage_input: job.token_usage_input,
-      token_usage_output: job.token_usage_output,
-      ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
-      ...groundingCounters(job),
-    };
+    return this.events.statusData(job);
   }
 
   completeData(job: JobRecord): Record<string, unknown> {
-    return {
-      job_id: job._id,
-      status: job.status,
-      page_count: job.page_count,
-      cost_usd: job.cost_usd,
-      results_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${job._id}/results`,
-      error_category: job.error_category,
-      error_message: job.error_message,
-    };
+    return this.events.completeData(job);
+  }
+
+  // JobSlots
+  acquireSlot(userId: string, jobClass: JobClass): Promise<boolean> {
+    return this.slots.acquireSlot(userId, jobClass);
+  }
+
+  releaseSlot(userId: string, jobClass: JobClass): Promise<void> {
+    return this.slots.releaseSlot(userId, jobClass);
+  }
+
+  park(jobId: string): Promise<void> {
+    return this.slots.park(jobId);
+  }
+
+  wakeParked(userId: string | null, limit: number, jobClass?: JobClass): Promise<number> {
+    return this.slots.wakeParked(userId, limit, jobClass);
+  }
+
+  // JobMessages
+  resendUnfinished(olderThanMs: number, limit = 500): Promise<number> {
+    return this.messages.resendUnfinished(olderThanMs, limit);
+  }
+
+  openSecrets(sealed: string | undefined): Record<string, string> {
+    return this.messages.openSecrets(sealed);
   }
 
   /** Errors raised while running a job become the job's error fields. */
@@ -481,14 +174,4 @@ export class JobsService {
     if (error instanceof AppError) return { category: error.category ?? 'internal', message: error.detail ?? error.message };
     return { category: 'internal', message: 'Internal error while running the job.' };
   }
-}
-
-/** The job's counters after `inc` was added to them (what the store computed in the same write). */
-function added(before: JobRecord, inc: UsageCounters | undefined): UsageCounters {
-  const after: UsageCounters = {};
-  for (const field of USAGE_COUNTERS) {
-    const value = inc?.[field];
-    if (value !== undefined) after[field] = (before[field] ?? 0) + value;
-  }
-  return after;
 }

@@ -14,7 +14,7 @@ export { ChainResponse, PutChainDto } from './dto/chain.dto';
 export type { AttemptRecord, LlmConfigInput, ModelCall, ModelRequest, ModelTarget, RunSummary } from './models/model-types';
 export { ModelRunError } from './models/model-errors';
 export { ModelClient } from './models/model-client';
-export { backoffDelayMs, fallbackAction, type RetryPolicy } from './models/fallback-policy';
+export { modelRetryDelayMs, fallbackAction, type RetryPolicy } from './models/fallback-policy';
 export { LlmMetrics, MODEL_LABEL_CAP } from './models/llm-metrics';
 export { ModelPlanner } from './models/model-planner';
 export { ModelRouter, pauseUnlessAborted, type AttemptFunction, type RetryPause } from './models/model-router';

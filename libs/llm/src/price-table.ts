@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { roundUsd } from '@app/core';
 import shipped from './price-table.json';
 import { LLM_PROVIDERS, isLlmProvider, type LlmProvider } from './providers';
 
@@ -153,13 +154,13 @@ export class PriceTable {
 
   /**
    * USD cost of one call, or null when the model is unknown to the table (the caller decides what an
-   * unknown price means; it is never guessed as 0). Rounded to 1e-9 USD to hide float noise.
+   * unknown price means; it is never guessed as 0). Rounded to 1e-8 USD (roundUsd) to hide float noise.
    */
   cost(provider: LlmProvider, model: string, inputTokens: number, outputTokens: number): number | null {
     const price = this.price(provider, model);
     if (!price) return null;
     const usd = (Math.max(0, inputTokens) * price.input_usd_per_mtok + Math.max(0, outputTokens) * price.output_usd_per_mtok) / 1_000_000;
-    return Math.round(usd * 1e9) / 1e9;
+    return roundUsd(usd);
   }
 
   /** Builds a table from documents applied in order (shipped first, then overrides). */

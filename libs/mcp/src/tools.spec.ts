@@ -10,7 +10,7 @@ import { FollowArgs } from './tool-args.dto';
 describe('MCP tools', () => {
   it('give each tool one object schema: the REST body DTO merged with the tool’s own arguments', () => {
     const tools = listTools();
-    expect(tools).toHaveLength(17);
+    expect(tools).toHaveLength(18);
     for (const tool of tools) expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
     const extract = tools.find((t) => t.name === 'extract')!.inputSchema as Record<string, any>;
     expect(extract.properties).toEqual(dtoJsonSchema(ExtractRequestDto).properties);

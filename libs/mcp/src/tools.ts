@@ -316,6 +316,18 @@ export const TOOLS: readonly ToolDefinition[] = [
     run: (call) => answerOf(call, { method: 'GET', path: '/api/v1/sites' }, [200], (b) => `${names(b.sites, 'saved sites')}`),
   },
   {
+    name: 'list_auth_profiles',
+    title: 'Your auth profiles',
+    description:
+      "Your auth profiles (GET /api/v1/auth-profiles): logins Gleaner performs by itself for a site's hosts (credentials never shown); pass `auth_profile` to scrape, extract, crawl_start or batch_extract to fetch pages logged in.",
+    scope: 'full access',
+    route: 'GET /api/v1/auth-profiles',
+    args: NoArgs,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: (call) =>
+      answerOf(call, { method: 'GET', path: '/api/v1/auth-profiles' }, [200], (b) => `${names(b.auth_profiles, 'auth profiles')}`),
+  },
+  {
     name: 'list_schemas',
     title: 'Saved schemas',
     description:

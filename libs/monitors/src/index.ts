@@ -17,3 +17,5 @@ export { MonitorPagesService, conditionalHeaders, textHash, type PageMemory, typ
 export { MonitorsModule, MonitorPagesModule } from './monitors.module';
 export { MonitorListJobs, type CheckedUrlList, type ListRunRequest } from './monitor-list-jobs';
 export { CHANGE_KINDS, NOTIFY_KINDS, type ChangeKind } from './monitor.types';
+export { diffRecords } from './diff';
+export type { FieldChange } from './monitor.types';

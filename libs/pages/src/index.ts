@@ -1,4 +1,4 @@
-export { CONTENT_WORKER_FILE, PageLoaderService, type LoadedPage, type LoadOptions } from './page-loader.service';
+export { CONTENT_WORKER_FILE, PageLoaderService, type ConvertOptions, type LoadedPage, type LoadOptions } from './page-loader.service';
 export { PagesModule } from './pages.module';
 export { buildFormats, MAX_SCRAPE_DATA_BYTES, type PageInfo, type ScrapeData } from './page-formats';
 export {
@@ -12,4 +12,10 @@ export {
   type PageFormatsPlan,
   type ScrapeFormat,
 } from './scrape-formats';
-export { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty } from './page-formats.property';
+export {
+  ExcludeTagsProperty,
+  FullPageScreenshotProperty,
+  IncludeTagsProperty,
+  OnlyMainContentProperty,
+  PageFormatsProperty,
+} from './page-formats.property';

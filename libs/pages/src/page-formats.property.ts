@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsCssSelector } from '@app/fetch';
 import { SCRAPE_FORMATS } from './scrape-formats';
 
 const FORMATS_DESCRIPTION =
@@ -48,5 +49,40 @@ export function FullPageScreenshotProperty() {
     }),
     IsOptional(),
     IsBoolean(),
+  );
+}
+
+/** The most selectors `include_tags` or `exclude_tags` takes. */
+export const MAX_TAG_SELECTORS = 50;
+
+function TagsProperty(description: string, example: string[]) {
+  return applyDecorators(
+    ApiPropertyOptional({ type: [String], maxItems: MAX_TAG_SELECTORS, example, description }),
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(MAX_TAG_SELECTORS),
+    IsString({ each: true }),
+    Length(1, 500, { each: true }),
+    IsCssSelector({ each: true }) as PropertyDecorator,
+  );
+}
+
+/** `include_tags`, beside `formats` (docs/scrape.md "Tag filters"). */
+export function IncludeTagsProperty() {
+  return applyDecorators(
+    TagsProperty(
+      "CSS selectors (each 1-500 characters): only the elements they match make the content (markdown, text, html and what the `json` format reads), in page order, instead of the main content or the whole page; `only_main_content` then does not apply. Links, `page_info` and screenshots are the whole page's.",
+      ['article', '.price'],
+    ),
+  );
+}
+
+/** `exclude_tags`, beside `formats`. */
+export function ExcludeTagsProperty() {
+  return applyDecorators(
+    TagsProperty(
+      'CSS selectors (each 1-500 characters): the elements they match, and everything inside them, are left out of the content.',
+      ['.ads', '#comments'],
+    ),
   );
 }

@@ -2,9 +2,27 @@ import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnAppli
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { ContentPool, type ContentPoolOptions, type ConversionInput, type ConversionMode, type ConversionResult } from '@app/content';
+
+/** How a fetched page becomes content: the conversion options every caller of `convert` gives (one shape, the pipeline's). */
+export interface ConvertOptions {
+  mode: ConversionMode;
+  linkSelector?: string;
+  also?: ConversionInput['also'];
+  tags?: ConversionInput['tags'];
+}
 import { AppError } from '@app/core';
 import {
+  AuthSessions,
+  authFailed,
+  loggedOutReason,
+  isLoginTarget,
+  RELOGINS_PER_PAGE,
+  type ActiveSession,
+  type LoginHttp,
+} from '@app/auth-profiles';
+import {
   Fetcher,
+  RedirectStopped,
   guardFromSettings,
   HOST_MODE_MEMORY,
   MemoryAdmission,
@@ -33,6 +51,8 @@ export interface LoadOptions {
   screenshot?: ScreenshotKind;
   /** Plain text and cleaned HTML besides the markdown. */
   also?: ConversionInput['also'];
+  /** CSS selectors that shape the content (`include_tags`, `exclude_tags`). */
+  tags?: ConversionInput['tags'];
   /** Request headers of Gleaner's own (a monitor's If-None-Match / If-Modified-Since). */
   headers?: Record<string, string>;
   /** A browser fetch also reads the document's own bytes (FetchResult.raw), for the page archive. */
@@ -67,6 +87,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     @Inject(HOST_MODE_MEMORY) hostMemory: HostModeMemory,
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Optional() @Inject(CONTENT_WORKER_FILE) workerFile?: ContentPoolOptions['workerFile'],
+    @Optional() private readonly sessions?: AuthSessions,
   ) {
     // Read (and checked) at start: a GLEANER_PROXY_POOLS that does not parse stops the process here.
     const proxyPools = useProxyPools(config.proxyPools, proxyPoolCounters(metrics.registry));
@@ -124,16 +145,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     const fetchedAt = new Date().toISOString();
     let fetched: FetchResult;
     try {
-      fetched = await this.fetcher.fetch(url, {
-        ...options.control,
-        mode,
-        signal: options.signal,
-        beforeRedirect: options.beforeRedirect,
-        acceptPdf: true,
-        headers: options.headers,
-        screenshot: options.screenshot,
-        keepRaw: options.keepRaw,
-      });
+      fetched = await this.fetchPage(url, mode, options);
     } catch (error) {
       this.pages.inc({ outcome: error instanceof AppError && error.category ? error.category : 'fetch_error' });
       throw error;
@@ -142,7 +154,12 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     await options.beforeConvert?.(fetched);
     let content: ConversionResult;
     try {
-      content = await this.convert(fetched, options.conversion ?? 'full', options.linkSelector, options.also);
+      content = await this.convert(fetched, {
+        mode: options.conversion ?? 'full',
+        linkSelector: options.linkSelector,
+        also: options.also,
+        tags: options.tags,
+      });
     } catch (error) {
       if (error instanceof AppError && error.category && error.category !== 'internal') this.pages.inc({ outcome: error.category });
       throw error;
@@ -152,15 +169,72 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
+   * The page's fetch. With an auth profile (docs/auth-profiles.md): its session goes along to the profile's
+   * hosts, and an answer that shows it logged out (a redirect to the login page, judged before the caller's own
+   * redirect rules such as a crawl's duplicate rule; a logged-out status; the profile's check) is fetched once
+   * more after one fresh login (RELOGINS_PER_PAGE, not one of a crawl page's attempts); still logged out, the
+   * page fails `auth_failed`.
+   */
+  private async fetchPage(url: string, mode: FetchMode, options: LoadOptions): Promise<FetchResult> {
+    const { authProfile, ...control } = options.control ?? {};
+    const fetchOptions = {
+      ...control,
+      mode,
+      signal: options.signal,
+      beforeRedirect: options.beforeRedirect,
+      acceptPdf: true,
+      headers: options.headers,
+      screenshot: options.screenshot,
+      keepRaw: options.keepRaw,
+    };
+    if (!authProfile) return this.fetcher.fetch(url, fetchOptions);
+    if (!this.sessions) throw authFailed('Auth profiles are not available in this process.');
+    // The login's requests go through the guard and the page's proxy pool, as the page's do.
+    const http: LoginHttp = (loginUrl, loginOptions) =>
+      this.fetcher.fetchRaw(loginUrl, { ...loginOptions, proxyPool: control.proxyPool, signal: options.signal });
+    let session = await this.sessions.current(authProfile, http);
+    for (let relogins = 0; ; relogins++) {
+      const answer = await this.fetchWithSession(url, fetchOptions, session);
+      if (answer.page) return answer.page;
+      if (relogins >= RELOGINS_PER_PAGE)
+        throw authFailed(`The page ${url} is still logged out after a fresh login of auth profile ${authProfile.id}: ${answer.loggedOut}.`);
+      session = await this.sessions.renew(authProfile, session.version, http);
+    }
+  }
+
+  private async fetchWithSession(
+    url: string,
+    options: Parameters<Fetcher['fetch']>[1] & object,
+    session: ActiveSession,
+  ): Promise<{ page: FetchResult; loggedOut?: undefined } | { page?: undefined; loggedOut: string }> {
+    const loginRedirect = 'it goes to the login page';
+    try {
+      const page = await this.fetcher.fetch(url, {
+        ...options,
+        session: session.cookies,
+        beforeRedirect: (next) => (isLoginTarget(session.judge, next) ? loginRedirect : (options.beforeRedirect?.(next) ?? null)),
+      });
+      const loggedOut = loggedOutReason(session.judge, page);
+      return loggedOut ? { loggedOut } : { page };
+    } catch (error) {
+      if (error instanceof RedirectStopped && error.reason === loginRedirect)
+        return { loggedOut: `redirected to the login page ${error.next}` };
+      const status = error instanceof AppError ? error.extensions?.status : undefined;
+      const where = error instanceof AppError ? error.extensions?.url : undefined;
+      if (typeof status === 'number' && typeof where === 'string') {
+        const loggedOut = loggedOutReason(session.judge, { url: where, status });
+        if (loggedOut) return { loggedOut };
+      }
+      throw error;
+    }
+  }
+
+  /**
    * HTML is converted (with the links a `linkSelector` picks), a PDF's text laid out as markdown
    * (docs/scrape.md "PDFs"); JSON, XML and plain-text bodies go to the model as they are.
    */
-  async convert(
-    fetched: FetchResult,
-    mode: ConversionMode,
-    linkSelector?: string,
-    also?: ConversionInput['also'],
-  ): Promise<ConversionResult> {
+  async convert(fetched: FetchResult, options: ConvertOptions): Promise<ConversionResult> {
+    const { mode, linkSelector, also, tags } = options;
     if (fetched.contentType === 'application/pdf' && fetched.body) {
       const pdf = await this.pool.convertPdf({ pdf: fetched.body, url: fetched.url, maxPages: this.config.pdfMaxPages });
       return linkSelector ? { ...pdf, selectedLinks: [] } : pdf;
@@ -181,6 +255,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
       mode,
       ...(linkSelector ? { linkSelector } : {}),
       ...(also ? { also } : {}),
+      ...(tags && (tags.include?.length || tags.exclude?.length) ? { tags } : {}),
     });
   }
 

@@ -24,12 +24,18 @@ export interface PageFormatsPlan {
   only_main_content: boolean;
   /** With the `screenshot` format: the viewport or the whole page. */
   full_page_screenshot: boolean;
+  /** CSS selectors: only these elements make the content (absent: the page's, by `only_main_content`). */
+  include_tags?: string[];
+  /** CSS selectors: these elements (and what is inside them) are left out of the content. */
+  exclude_tags?: string[];
 }
 
 export const pageFormatsPlanSchema = z.object({
   formats: z.array(z.enum(SCRAPE_FORMATS)).min(1),
   only_main_content: z.boolean(),
   full_page_screenshot: z.boolean(),
+  include_tags: z.array(z.string()).optional(),
+  exclude_tags: z.array(z.string()).optional(),
 });
 
 /** Whether the formats call the model (the `json` format): such a request needs a schema and a usable model, and costs. */
@@ -45,10 +51,15 @@ export function formatsFetchProblem(formats: readonly ScrapeFormat[], fetchMode:
 }
 
 /** What the page loader must do for a plan: the conversion, the extra outputs and the screenshot. */
-export function loadOptionsFor(plan: PageFormatsPlan): Pick<LoadOptions, 'conversion' | 'also' | 'screenshot'> {
+export function loadOptionsFor(plan: PageFormatsPlan): Pick<LoadOptions, 'conversion' | 'also' | 'screenshot' | 'tags'> {
   const formats = new Set(plan.formats);
+  const tags = {
+    ...(plan.include_tags?.length ? { include: plan.include_tags } : {}),
+    ...(plan.exclude_tags?.length ? { exclude: plan.exclude_tags } : {}),
+  };
   return {
     conversion: plan.only_main_content ? 'main' : 'full',
+    ...(tags.include || tags.exclude ? { tags } : {}),
     // `json`: the attribute values its extracted values may be grounded on, as a model page's load has them.
     also: { text: formats.has('text'), html: formats.has('html'), ...(formats.has('json') ? { attributes: true } : {}) },
     ...(formats.has('screenshot') ? { screenshot: plan.full_page_screenshot ? ('full_page' as const) : ('viewport' as const) } : {}),

@@ -1,5 +1,5 @@
 export { CRAWL_PAGES_QUEUE, HandBackError, PermanentError, QUEUE, type QueueMessage, type QueuePort } from './queue.port';
-export { backoffDelayMs, type RetryDelay } from './queue-helpers';
+export { backoffDelayMs, messageBackoff, type RetryDelay } from './queue-helpers';
 export { BullQueueAdapter } from './bull/bull-queue.adapter';
 export { QUEUE_MESSAGES, StoreQueueAdapter } from './store/store-queue.adapter';
 export { MemoryQueueAdapter, MemoryQueueBroker } from './memory/memory-queue.adapter';

@@ -1,4 +1,4 @@
-import { isStoreUnavailable } from '@app/core';
+import { backoffMs, isStoreUnavailable, type Backoff } from '@app/core';
 import { PermanentError, HandBackError, type MessageHandler, type QueueMessage } from './queue.port';
 
 /** How long a message whose handler met a store outage waits before its next delivery (the attempt is not used up). */
@@ -12,10 +12,14 @@ export function isOutage(error: unknown): boolean {
 /** How long a message waits after failed delivery `attempt` (adapters take one as `retryDelay`; default backoffDelayMs). */
 export type RetryDelay = (attempt: number, backoff: { delayMs: number; maxDelayMs?: number }) => number;
 
-/** Port rule: `delayMs * 2^(attempt-1)`, capped at maxDelayMs. `attempt` is the delivery that just failed. */
+/** Port rule: `delayMs * 2^(attempt-1)`, capped at maxDelayMs (backoffMs). `attempt` is the delivery that just failed. */
 export function backoffDelayMs(attempt: number, backoff: { delayMs: number; maxDelayMs?: number }): number {
-  const delay = backoff.delayMs * 2 ** Math.max(0, attempt - 1);
-  return Math.max(0, Math.round(backoff.maxDelayMs === undefined ? delay : Math.min(delay, backoff.maxDelayMs)));
+  return backoffMs({ baseMs: backoff.delayMs, factor: 2, maxMs: backoff.maxDelayMs, jitter: 'none' }, attempt);
+}
+
+/** A row of BACKOFFS as a message's `backoff` option: the port doubles per attempt without jitter, so only such rows fit. */
+export function messageBackoff(row: Backoff & { factor: 2; jitter: 'none' }): { delayMs: number; maxDelayMs?: number } {
+  return row.maxMs === undefined ? { delayMs: row.baseMs } : { delayMs: row.baseMs, maxDelayMs: row.maxMs };
 }
 
 export function toError(value: unknown): Error {

@@ -64,7 +64,7 @@ describe('ResultsService.exportResults', () => {
       },
     } as unknown as JobsService;
     const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gleaner-results-')) });
-    service = new ResultsService(repository, jobs, jobsRepository, config, {} as AppLogger);
+    service = ResultsService.of({ repository, jobs, jobsRepository, config, logger: {} as AppLogger });
   });
   afterEach(() => store.close());
 

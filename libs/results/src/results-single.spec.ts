@@ -30,7 +30,7 @@ describe('ResultsService: one-page results', () => {
     publishResult = jest.fn().mockResolvedValue(true);
     getRecord = jest.fn().mockResolvedValue(job);
     const jobs = { publishResult, getRecord } as unknown as JobsService;
-    service = new ResultsService(repository, jobs, {} as JobsRepository, config, {} as AppLogger);
+    service = ResultsService.of({ repository, jobs: jobs, jobsRepository: {} as JobsRepository, config, logger: {} as AppLogger });
   });
   afterEach(() => store.close());
 
@@ -68,7 +68,7 @@ describe('ResultsService: the result of a job its run started', () => {
     await repository.onModuleInit();
     const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gleaner-results-')) });
     const jobs = { publishResult: jest.fn().mockResolvedValue(true) } as unknown as JobsService;
-    service = new ResultsService(repository, jobs, {} as JobsRepository, config, {} as AppLogger);
+    service = ResultsService.of({ repository, jobs: jobs, jobsRepository: {} as JobsRepository, config, logger: {} as AppLogger });
   });
   afterEach(() => store.close());
 

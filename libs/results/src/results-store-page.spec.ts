@@ -26,7 +26,13 @@ describe('ResultsService.storePage', () => {
     repository = new ResultsRepository(store);
     await repository.onModuleInit();
     const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gleaner-results-')) });
-    service = new ResultsService(repository, {} as JobsService, {} as JobsRepository, config, {} as AppLogger);
+    service = ResultsService.of({
+      repository,
+      jobs: {} as JobsService,
+      jobsRepository: {} as JobsRepository,
+      config,
+      logger: {} as AppLogger,
+    });
   });
   afterEach(() => store.close());
 

@@ -32,6 +32,7 @@ export class ScrapeRequestsService {
     const problem = formatsFetchProblem(formats, fetchMode);
     if (problem) throw Errors.validation([{ location: 'body.formats', message: problem }]);
     const control = splitFetchControl(dto, fetchMode);
+    await this.intake.authProfile(caller, dto.auth_profile, 'body.auth_profile');
     const json = await this.jsonFormat(caller, dto, formatsNeedModel(formats));
     const job = await this.intake.submit<ScrapeJobInput>(caller, {
       type: 'scrape',
@@ -40,6 +41,8 @@ export class ScrapeRequestsService {
         url: dto.url,
         formats,
         only_main_content: dto.only_main_content ?? true,
+        ...(dto.include_tags?.length ? { include_tags: dto.include_tags } : {}),
+        ...(dto.exclude_tags?.length ? { exclude_tags: dto.exclude_tags } : {}),
         fetch_mode: fetchMode,
         timeout_ms: dto.timeout_ms ?? null,
         full_page_screenshot: dto.full_page_screenshot ?? false,

@@ -69,18 +69,73 @@ async function exactIncrease(selector: string, fromS: number, toS: number): Prom
   return total;
 }
 
-/** 7a, right after scenario 1: the pages counter summed over replicas against the crawl's page count. */
+const PAGES_COMPLETED = 'gleaner_crawl_pages_total{status="completed"}';
+
+/**
+ * 7a, right before scenario 1: every crawler replica's pages counter as Prometheus has it before the crawl
+ * starts. The app exports the series at 0 from its start (libs/crawl/src/owner/crawl-job.handler.ts), but
+ * Prometheus only has that 0 once it has found the task by DNS (15 s refresh) and scraped it (15 s): a
+ * crawl started right after the deploy ran before the first scrape, and what a replica counted before it
+ * was in no increase (616 of 1,000 pages in an earlier run). So the crawl waits for a sample of every
+ * crawler's series; the window of 7b starts at the oldest of them.
+ */
+export async function pagesCounterBaseline(ctx: Context): Promise<Numbers> {
+  const started = Date.now();
+  const deadline = started + 180_000;
+  const selector = PAGES_COMPLETED.replace('}', ',job="gleaner-crawler"}');
+  type Sample = { metric: { instance: string }; value: [number, string] };
+  let seen: Sample[] = [];
+  let desired = 0;
+  while (Date.now() < deadline) {
+    desired = (await replicas(service(ctx, 'crawler'))).desired;
+    seen = (await query(selector).catch(() => ({ result: [] }))).result;
+    if (seen.length === desired) break;
+    await pause(3000);
+  }
+  const values = Object.fromEntries(seen.map((s) => [s.metric.instance, Number(s.value[1])]));
+  // An instant query's value carries the evaluation time; timestamp() gives each sample's own.
+  const stamps = (await query(`timestamp(${selector})`).catch(() => ({ result: [] }))).result as Sample[];
+  const sampledAt = stamps.map((s) => Number(s.value[1]));
+  const baseline = {
+    crawler_replicas: desired,
+    series_before_crawl: values,
+    waited_s: (Date.now() - started) / 1000,
+    from_s: sampledAt.length > 0 ? Math.min(...sampledAt) : null,
+  };
+  ctx.log(`pages counter before scenario 1: ${JSON.stringify(baseline)}`);
+  return baseline;
+}
+
+/** 7b, right after scenario 1: the pages counter summed over replicas against the crawl's page count. */
 export async function pagesCounterAgainstCrawl(ctx: Context): Promise<Numbers> {
   const crawl = ctx.shared.crawl1 as { startedAt: number; endedAt: number; pages: number } | undefined;
+  const baseline = ctx.shared.pagesBaseline as { from_s: number | null; crawler_replicas: number; series_before_crawl: object } | undefined;
   if (!crawl) return { error: 'scenario 1 did not run' };
-  // Two scrape intervals after the end: every replica's last count is in.
-  await pause(Math.max(0, crawl.endedAt + 35_000 - Date.now()));
-  const fromS = crawl.startedAt / 1000 - 30;
-  const toS = Date.now() / 1000;
-  const selector = 'gleaner_crawl_pages_total{status="completed"}';
-  const exact = await exactIncrease(selector, fromS, toS);
-  const estimated = Number((await query(`sum(increase(${selector}[${Math.ceil(toS - fromS)}s]))`, toS)).result[0]?.value?.[1] ?? NaN);
-  return { crawl_pages: crawl.pages, counter_increase_exact: exact, increase_promql: estimated };
+  if (!baseline || baseline.from_s === null || Object.keys(baseline.series_before_crawl).length !== baseline.crawler_replicas) {
+    return { error: 'not every crawler replica had a sample of the pages counter before the crawl', baseline: baseline ?? null };
+  }
+  // From the last sample before the crawl (1 s earlier: whether a range includes its left end changed in
+  // Prometheus 3) until every replica's last count is scraped: at most a couple of scrape intervals after
+  // the end, longer when scrapes time out on a loaded machine.
+  const fromS = baseline.from_s - 1;
+  const deadline = crawl.endedAt + 120_000;
+  let exact = 0;
+  let toS = 0;
+  do {
+    await pause(Math.min(15_000, Math.max(0, deadline - Date.now())));
+    toS = Date.now() / 1000;
+    exact = await exactIncrease(PAGES_COMPLETED, fromS, toS);
+  } while (exact < crawl.pages && Date.now() < deadline);
+  const range = `${Math.ceil(toS - fromS)}s`;
+  const estimated = Number((await query(`sum(increase(${PAGES_COMPLETED}[${range}]))`, toS)).result[0]?.value?.[1] ?? NaN);
+  return {
+    crawl_pages: crawl.pages,
+    counter_increase_exact: exact,
+    increase_promql: estimated,
+    window_s: toS - fromS,
+    scraped_after_end_s: toS - crawl.endedAt / 1000,
+    baseline,
+  };
 }
 
 /**

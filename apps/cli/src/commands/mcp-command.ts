@@ -4,8 +4,8 @@ import type { CommandKit } from '../program';
 /** After `gleaner mcp --help`'s options (its tool list is held against the service's: test/e2e/docs-names.suite.ts). */
 export const MCP_HELP = `
 Serves Gleaner's tools (extract, analyze, scrape, crawl_start, batch_extract,
-map, job_status, job_results, job_cancel, list_sites, list_schemas,
-monitor_create, monitor_list, monitor_run, monitor_changes, monitor_pause,
+map, job_status, job_results, job_cancel, list_sites, list_auth_profiles,
+list_schemas, monitor_create, monitor_list, monitor_run, monitor_changes, monitor_pause,
 monitor_resume) to an MCP client over stdio: the client starts this command
 and talks JSON-RPC on its stdin and stdout. Every tool call is a request to the service at GLEANER_URL
 with GLEANER_API_KEY (its scopes, rate limit and data). docs/mcp.md lists the

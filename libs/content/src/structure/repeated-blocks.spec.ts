@@ -1,5 +1,5 @@
 import { findFirst, parseHtml, type Element } from '../dom';
-import { findRepeatedBlocks, groupOf, repeatedBlocks, signatureOf } from './repeated-blocks';
+import { findRepeatedBlocks, groupOf, namesAKind, repeatedBlocks, signatureOf } from './repeated-blocks';
 import { textCensus } from './text-census';
 
 const page = (html: string) => {
@@ -44,5 +44,14 @@ describe('repeated blocks: runs of siblings of one kind', () => {
     expect(groupOf(byId(body, 'm1'), counts)?.items).toHaveLength(3);
     expect(findRepeatedBlocks(body, counts).map((g) => g.parent.attribs.id)).toEqual(['thread', 'icons']);
     expect(findRepeatedBlocks(body, counts, { minItemText: 2 }).map((g) => g.parent.attribs.id)).toEqual(['thread']);
+  });
+
+  it('tells items of one kind from blocks alike only in layout', () => {
+    expect(namesAKind({ signature: 'div.post' })).toBe(true);
+    expect(namesAKind({ signature: 'li.' })).toBe(true);
+    expect(namesAKind({ signature: 'article.' })).toBe(true);
+    expect(namesAKind({ signature: 'div.' })).toBe(false);
+    expect(namesAKind({ signature: 'div.row-fluid' })).toBe(false);
+    expect(namesAKind({ signature: 'div.col-md-.col-sm-' })).toBe(false);
   });
 });

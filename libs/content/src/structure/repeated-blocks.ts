@@ -85,6 +85,22 @@ export function findRepeatedBlocks(
   return found;
 }
 
+/** Tags that are items of a run by themselves, whatever their class names. */
+const ITEM_TAGS = new Set(['article', 'section', 'li', 'tr', 'dt', 'dd', 'details', 'figure', 'blockquote']);
+/** Class names (digits left out) that say where a block sits in the page's grid, not what it holds. */
+const LAYOUT_CLASS =
+  /^(?:row(?:-fluid)?|col(?:-[a-z]+)*-?|columns?|span-?|container(?:-fluid)?|clearfix|clear|wrap(?:per)?|inner|cell|grid|flex|d-flex|pull-(?:left|right)|float-(?:left|right))$/i;
+
+/**
+ * Whether a group's members are items of one kind (posts, cards, sections) rather than blocks that merely look
+ * alike: an item tag, or a class name that is not about layout. Plain `<div>`s, or grid rows and columns, are how
+ * a page is laid out, not a run of anything.
+ */
+export function namesAKind(group: Pick<RepeatedBlocks, 'signature'>): boolean {
+  const [tag, ...classes] = group.signature.split('.');
+  return ITEM_TAGS.has(tag) || classes.some((c) => c !== '' && !LAYOUT_CLASS.test(c));
+}
+
 /** Class names that say which state one member is in, not what kind it is. */
 const STATE_CLASS =
   /^(?:active|current|selected|first|last|odd|even|open|closed|expanded|collapsed|new|sticky|featured|highlighted|visible|(?:is|has)-.*)$/i;

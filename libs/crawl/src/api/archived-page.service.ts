@@ -65,7 +65,7 @@ export class ArchivedPageService {
       durationMs: 0,
       mode: record.fetch_mode,
     };
-    const content = await this.loader.convert(fetched, 'full');
+    const content = await this.loader.convert(fetched, { mode: 'full' });
     return {
       contentType: 'text/plain; charset=utf-8',
       filename: `page-${resultId}.md`,

@@ -114,6 +114,8 @@ export class BatchRequestsService {
         schema_id: body.schema_id,
         formats: body.formats,
         only_main_content: body.only_main_content,
+        include_tags: body.include_tags,
+        exclude_tags: body.exclude_tags,
         full_page_screenshot: body.full_page_screenshot,
         prompt: body.prompt,
         site_id: body.site_id,
@@ -183,6 +185,11 @@ export class BatchRequestsService {
     // `canonicalize: strict` or `ignore_query_params` (the request's or the saved site's): the list deduplicated by them too.
     list = withCanonRules(list, canonRulesOf(resolved));
     const options = { ...resolved, max_pages: list.urls.length };
+    await this.intake.authProfile(
+      caller,
+      options.auth_profile,
+      request.options?.auth_profile ? 'body.options.auth_profile' : `${at}.site_id`,
+    );
     const plan = await pagePlan(this.intake, caller, request, options.fetch_mode, site?.default_schema_id ?? null, at);
     const listId = `list_${newId()}`;
     const job = await this.intake.submit<CrawlJobInput>(caller, {

@@ -26,21 +26,35 @@ export class CrawlMapService {
     const input = mapInput(job.input);
     const state = await this.repository.state(jobId);
     const count = (status?: EntryStatus) => this.repository.countEntries(jobId, status);
-    const [total, completed, failed, skipped, pending, running, rateLimited, byModel, bySelectors, byMixed, byScrape, ungrounded] =
-      await Promise.all([
-        count(),
-        count('completed'),
-        count('failed'),
-        count('skipped'),
-        count('pending'),
-        count('running'),
-        this.repository.countRateLimited(jobId),
-        this.repository.countByMethod(jobId, 'model'),
-        this.repository.countByMethod(jobId, 'selectors'),
-        this.repository.countByMethod(jobId, 'mixed'),
-        this.repository.countByMethod(jobId, 'scrape'),
-        this.repository.countUngrounded(jobId),
-      ]);
+    const [
+      total,
+      completed,
+      failed,
+      skipped,
+      pending,
+      running,
+      rateLimited,
+      byModel,
+      bySelectors,
+      byMixed,
+      byScrape,
+      ungrounded,
+      incomplete,
+    ] = await Promise.all([
+      count(),
+      count('completed'),
+      count('failed'),
+      count('skipped'),
+      count('pending'),
+      count('running'),
+      this.repository.countRateLimited(jobId),
+      this.repository.countByMethod(jobId, 'model'),
+      this.repository.countByMethod(jobId, 'selectors'),
+      this.repository.countByMethod(jobId, 'mixed'),
+      this.repository.countByMethod(jobId, 'scrape'),
+      this.repository.countUngrounded(jobId),
+      this.repository.countListIncomplete(jobId),
+    ]);
     const head = {
       job_id: jobId,
       seed_url: input.url,
@@ -60,11 +74,18 @@ export class CrawlMapService {
         total: failed,
       },
       pages_with_ungrounded_fields: ungrounded,
+      pages_with_incomplete_lists: incomplete,
     };
-    const paged = query.limit !== undefined || query.offset !== undefined || query.status !== undefined || query.ungrounded !== undefined;
+    const paged =
+      query.limit !== undefined ||
+      query.offset !== undefined ||
+      query.status !== undefined ||
+      query.ungrounded !== undefined ||
+      query.list_incomplete !== undefined;
     const entries = this.repository.iterateMap({ userId: job.user_id }, jobId, {
       status: query.status,
       ungrounded: query.ungrounded === 'true',
+      listIncomplete: query.list_incomplete === 'true',
       skip: query.offset,
       limit: paged ? (query.limit ?? 100) : undefined,
     });
@@ -142,6 +163,7 @@ export function toEntryView(entry: CrawlEntry) {
     result_id: entry.result_id,
     rate_limited: entry.rate_limited,
     ungrounded_fields: typeof entry.ungrounded_fields === 'number' ? entry.ungrounded_fields : null,
+    items_missing: typeof entry.items_missing === 'number' ? entry.items_missing : null,
     via: entry.via,
     list_index: entry.list_index ?? null,
     duplicate_of: entry.duplicate_of ?? null,

@@ -64,6 +64,7 @@ export class CrawlRequestsService {
       ),
       'body.options',
     );
+    await this.intake.authProfile(caller, options.auth_profile, dto.options?.auth_profile ? 'body.options.auth_profile' : 'body.site_id');
     const plan = await pagePlan(this.intake, caller, dto, options.fetch_mode, site?.default_schema_id ?? null);
     const job = await this.intake.submit<CrawlJobInput>(caller, {
       type: 'crawl',

@@ -65,6 +65,22 @@ describe('pagePlan', () => {
     expect(plan.pageFormats).toEqual({ formats: ['screenshot'], only_main_content: false, full_page_screenshot: true });
   });
 
+  it('keeps the tag filters with formats (empty lists are none)', async () => {
+    const plan = await pagePlan(
+      intake().service,
+      caller,
+      { formats: ['markdown'], include_tags: ['article'], exclude_tags: [] },
+      'auto',
+      null,
+    );
+    expect(plan.pageFormats).toEqual({
+      formats: ['markdown'],
+      only_main_content: true,
+      full_page_screenshot: false,
+      include_tags: ['article'],
+    });
+  });
+
   it('refuses a schema or a schema_id beside formats without json, at body.formats', async () => {
     const errors = await refusal(pagePlan(intake().service, caller, { formats: ['markdown'], schema: { title: 'string' } }, 'auto', null));
     expect(errors).toEqual([expect.objectContaining({ location: 'body.formats', message: expect.stringContaining('drop schema') })]);
@@ -129,8 +145,19 @@ describe('pagePlan', () => {
 
   it('refuses the format options without formats, each at its field', async () => {
     const errors = await refusal(
-      pagePlan(intake().service, caller, { only_main_content: false, full_page_screenshot: true }, 'auto', null),
+      pagePlan(
+        intake().service,
+        caller,
+        { only_main_content: false, full_page_screenshot: true, include_tags: ['h1'], exclude_tags: ['nav'] },
+        'auto',
+        null,
+      ),
     );
-    expect(errors.map((e) => e.location)).toEqual(['body.only_main_content', 'body.full_page_screenshot']);
+    expect(errors.map((e) => e.location)).toEqual([
+      'body.only_main_content',
+      'body.include_tags',
+      'body.exclude_tags',
+      'body.full_page_screenshot',
+    ]);
   });
 });

@@ -11,6 +11,8 @@ export interface PagePlanFields {
   schema_id?: string;
   formats?: ScrapeFormat[];
   only_main_content?: boolean;
+  include_tags?: string[];
+  exclude_tags?: string[];
   full_page_screenshot?: boolean;
   prompt?: string;
 }
@@ -44,7 +46,9 @@ export async function pagePlan(
   at: FieldsAt = 'body',
 ): Promise<PagesKept> {
   if (fields.formats === undefined) {
-    const stray = (['only_main_content', 'full_page_screenshot'] as const).filter((name) => fields[name] !== undefined);
+    const stray = (['only_main_content', 'include_tags', 'exclude_tags', 'full_page_screenshot'] as const).filter(
+      (name) => fields[name] !== undefined,
+    );
     if (stray.length > 0)
       throw Errors.validation(stray.map((name) => ({ location: `body.${name}`, message: 'is only for a request with formats' })));
     // Nothing says what to keep: name both ways (a list body's query has no formats; the intake's 422 says what it takes).
@@ -70,6 +74,8 @@ export async function pagePlan(
     formats,
     only_main_content: fields.only_main_content ?? true,
     full_page_screenshot: fields.full_page_screenshot ?? false,
+    ...(fields.include_tags?.length ? { include_tags: fields.include_tags } : {}),
+    ...(fields.exclude_tags?.length ? { exclude_tags: fields.exclude_tags } : {}),
   };
   if (formatsNeedModel(formats)) {
     if (at === 'body' && isAbsent(fields.schema) && isAbsent(fields.schema_id) && !siteDefaultSchema) {

@@ -7,6 +7,7 @@ import { JobIntakeService } from '@app/intake';
 import { JobsService, isTerminal, onCrawlEngine } from '@app/jobs';
 import { publicBaseUrl, type RequestOrigin } from '@app/results';
 import type { PageFormatsPlan } from '@app/pages';
+import type { JsonSchemaObject } from '@app/schema';
 import { resolveCrawlOptions, type CrawlOptions } from '@app/sites';
 import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
@@ -90,7 +91,9 @@ export class ReextractRequestsService {
   }
 
   /**
-   * A `reextract` job that turns one archived page into page formats: no request to the site, no model. The
+   * A `reextract` job that turns one archived page into page formats: no request to the site, and no model
+   * unless the formats hold `json` (then `schema` is extracted by the caller's model chain, as the json format
+   * always is: docs/scrape.md "The json format"). The
    * Firecrawl-compatible API serves `maxAge` and compares `changeTracking` with it (docs/firecrawl.md); the job
    * is listed, streamed and deleted like any re-extraction (`source_job_id` is the job that kept the page).
    */
@@ -99,14 +102,17 @@ export class ReextractRequestsService {
     page: Pick<ArchivedPageRecord, 'job_id' | 'key' | 'url'>,
     formats: PageFormatsPlan,
     requestId: string,
+    schema: JsonSchemaObject | null = null,
   ): Promise<{ job_id: string }> {
+    const json = formats.formats.includes('json');
+    if (json !== (schema !== null)) throw Errors.internal('The json format of a re-extracted page goes with its schema.');
     const options = reextractOptions(resolveCrawlOptions({}), 1, {});
     const job = await this.intake.submit<CrawlJobInput>(caller, {
       type: 'reextract',
       url: page.url,
       input: () => ({
         url: page.url,
-        schema: null,
+        schema,
         schema_id: null,
         page_formats: formats,
         site_id: null,
@@ -116,7 +122,7 @@ export class ReextractRequestsService {
         source: { kind: 'archive', source_job_id: page.job_id, only: 'all', pages: 1, single_page: { url: page.url, key: page.key } },
       }),
       requestId,
-      requireModel: false,
+      requireModel: json,
     });
     return { job_id: job.id };
   }

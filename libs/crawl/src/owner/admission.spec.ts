@@ -28,26 +28,25 @@ describe('Admission', () => {
     dropped = rescans = recounts = 0;
     tickets = new TicketBook(maxPages, (count, max) => f.repository.reserveTickets(f.run.jobId, f.run.epoch, count, max));
     inFlight = new InFlightPages(new HostSchedule({ delayMs: 0, minIntervalMs: 0, maxConcurrency: 4 }));
-    admission = new Admission(
-      f.run,
-      f.repository,
-      {
+    admission = new Admission(f.run, {
+      store: f.repository,
+      lease: {
         confirm: async () => {
           if (!leaseHeld) f.run.halt('lease-lost');
           return leaseHeld;
         },
       },
       tickets,
-      { verdict: async () => verdict },
-      {
+      robots: { verdict: async () => verdict },
+      frontier: {
         skipPending: async (entry, _reason, why) => void skipped.push([entry.url, why]),
         putBack: (entry) => void putBack.push(entry),
         dropUnadmitted: () => void dropped++,
         rescan: () => void rescans++,
       },
       inFlight,
-      { recountQueued: async () => void recounts++ },
-    );
+      counters: { recountQueued: async () => void recounts++ },
+    });
   }
   afterEach(() => f.close());
 

@@ -12,6 +12,17 @@ import type { TicketBook } from './ticket-book';
 
 export type AdmissionStore = Pick<CrawlRepository, 'claim'>;
 
+/** Admission's collaborators, by name. */
+export interface AdmissionParts {
+  store: AdmissionStore;
+  lease: Pick<CrawlLease, 'confirm'>;
+  tickets: TicketBook;
+  robots: Pick<RobotsGate, 'verdict'>;
+  frontier: Pick<Frontier, 'skipPending' | 'putBack' | 'dropUnadmitted' | 'rescan'>;
+  inFlight: InFlightPages;
+  counters: Pick<JobCounters, 'recountQueued'>;
+}
+
 /**
  * Admission of one page (docs/crawl.md "Which URLs are crawled"): robots.txt, then an admission ticket
  * (max_pages, exact), then the claim in the store (pending → running under this owner's epoch). Pages that
@@ -22,16 +33,26 @@ export type AdmissionStore = Pick<CrawlRepository, 'claim'>;
 export class Admission {
   private readonly adopted: WindowEntry[] = [];
 
+  private readonly store: AdmissionParts['store'];
+  private readonly lease: AdmissionParts['lease'];
+  private readonly tickets: AdmissionParts['tickets'];
+  private readonly robots: AdmissionParts['robots'];
+  private readonly frontier: AdmissionParts['frontier'];
+  private readonly inFlight: AdmissionParts['inFlight'];
+  private readonly counters: AdmissionParts['counters'];
+
   constructor(
     private readonly run: CrawlRun,
-    private readonly store: AdmissionStore,
-    private readonly lease: Pick<CrawlLease, 'confirm'>,
-    private readonly tickets: TicketBook,
-    private readonly robots: Pick<RobotsGate, 'verdict'>,
-    private readonly frontier: Pick<Frontier, 'skipPending' | 'putBack' | 'dropUnadmitted' | 'rescan'>,
-    private readonly inFlight: InFlightPages,
-    private readonly counters: Pick<JobCounters, 'recountQueued'>,
-  ) {}
+    parts: AdmissionParts,
+  ) {
+    this.store = parts.store;
+    this.lease = parts.lease;
+    this.tickets = parts.tickets;
+    this.robots = parts.robots;
+    this.frontier = parts.frontier;
+    this.inFlight = parts.inFlight;
+    this.counters = parts.counters;
+  }
 
   /** Takeover: the tickets reserved (`admitted`) and those the entries hold; closes admission if none is left. */
   restoreTickets(admitted: number, inUse: ReadonlySet<number>): void {

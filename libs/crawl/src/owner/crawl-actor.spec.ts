@@ -309,6 +309,41 @@ describe('CrawlActor (the owner without the app)', () => {
     expect((await f.repository.state(f.run.jobId))?.finalized).toBe(true);
   });
 
+  it('a cancel that lands before Crawlee runs ends the crawl even with an adopted page whose outcome never comes', async () => {
+    await setUp({ '/': ['/a'], '/a': [] });
+    holdPages(); // the adopted page's task never answers
+    await f.pending('/', { status: 'completed', result_id: 'res_old', ticket: 1, admitted: true, depth: 0, parent_url: null });
+    await f.pending('/a', { status: 'running', ticket: 2, admitted: true, lease_epoch: 1 });
+    await f.repository.updateState(f.run.jobId, 1, { $set: { admitted: 2, seed_done: true } });
+    await f.repository.release(f.run.jobId, 1);
+    // The owner is held in its recovery (reading the pages in flight) while the cancel arrives.
+    let reached!: () => void;
+    const atRecovery = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const running = f.repository.running.bind(f.repository);
+    f.repository.running = async (jobId: string) => {
+      reached();
+      await released;
+      return running(jobId);
+    };
+    const abort = new AbortController();
+    const crawlActor = actor(abort.signal, 'worker-next');
+    const halted = new Promise<void>((resolve) => crawlActor['crawlRun'].onHalt(() => resolve()));
+    const owner = crawlActor.run();
+    await atRecovery;
+    await f.jobs.transition(f.run.jobId, 'cancelled');
+    abort.abort();
+    await halted;
+    release();
+    await owner; // before the fix: Crawlee's pool waited forever for the adopted page
+    expect(await map()).toEqual([
+      ['/', 'completed', null],
+      ['/a', 'skipped', 'cancelled'],
+    ]);
+    expect((await f.repository.state(f.run.jobId))?.finalized).toBe(true);
+  });
+
   it('a shutdown hands the crawl back at once for another owner', async () => {
     await setUp({ '/': [] });
     holdPages();

@@ -129,22 +129,29 @@ export class CrawlActor {
       onWindowEntry: (entry) => robots.readAhead(entry),
       onQueued: (count) => this.counters.add({ urls_queued: count }),
     });
-    this.admission = new Admission(run, repository, this.lease, this.tickets, robots, this.frontier, inFlight, this.counters);
+    this.admission = new Admission(run, {
+      store: repository,
+      lease: this.lease,
+      tickets: this.tickets,
+      robots,
+      frontier: this.frontier,
+      inFlight,
+      counters: this.counters,
+    });
     this.dispatcher = new PageDispatcher(run, repository, deps.queue, deps.bus, deps.localOutcomes);
     this.announcer = new PageAnnouncer(run, deps.jobs, deps.results, repository);
-    const committer = new PageCommitter(
-      run,
-      repository,
-      deps.results,
-      this.announcer,
-      this.lease,
-      this.frontier,
-      this.tickets,
+    const committer = new PageCommitter(run, {
+      store: repository,
+      results: deps.results,
+      announcer: this.announcer,
+      lease: this.lease,
+      frontier: this.frontier,
+      tickets: this.tickets,
       inFlight,
       hosts,
-      this.counters,
-      deps.metrics,
-    );
+      counters: this.counters,
+      metrics: deps.metrics,
+    });
     this.seeding = this.seedSource(run, robots);
     this.closer = new CrawlCloser(run, repository, deps.jobsRepository, this.counters, this.announcer);
     this.bridge = new CrawleeBridge(
@@ -179,7 +186,15 @@ export class CrawlActor {
         maxExpandedBytes: source.bytes * 20 + 1024 * 1024,
       });
     }
-    return new Seeding(run, repository, this.frontier, robots, this.deps.staticFetcher, this.deps.politeness, config, this.deps.lastmods);
+    return new Seeding(run, {
+      store: repository,
+      frontier: this.frontier,
+      robots,
+      fetcher: this.deps.staticFetcher,
+      politeness: this.deps.politeness,
+      config,
+      lastmods: this.deps.lastmods,
+    });
   }
 
   /** The crawl's whole life while this process owns it. */

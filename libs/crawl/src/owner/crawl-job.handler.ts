@@ -18,6 +18,7 @@ import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import { LocalOutcomes } from '../local-outcomes';
 import { CrawlActor, type CrawlActorDeps } from './crawl-actor';
+import { LiveCrawls } from './live-crawls';
 import { closeLeftovers } from './crawl-closer';
 import { CRAWLEE_SYSTEM_INFO_INTERVAL_MS } from './crawlee-bridge';
 
@@ -32,6 +33,8 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
   /** This process, as an owner of crawls. */
   readonly workerId = `crawler-${newId()}`;
   private events?: Promise<LocalEventManager>;
+  /** One actor per crawl in this process: a second delivery of a crawl running here yields. */
+  private readonly live = new LiveCrawls();
   private readonly takeovers: Counter;
   private readonly commits: Counter<'status'>;
   private readonly duplicates: Counter<'reason'>;
@@ -97,7 +100,11 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
     for (const status of ['completed', 'failed', 'skipped', 'pending']) this.commits.inc({ status }, 0);
   }
 
-  async run(context: JobContext<CrawlJobInput>): Promise<void> {
+  run(context: JobContext<CrawlJobInput>): Promise<void> {
+    return this.live.run(context.job._id, () => this.runActor(context));
+  }
+
+  private async runActor(context: JobContext<CrawlJobInput>): Promise<void> {
     const deps: CrawlActorDeps = {
       workerId: this.workerId,
       config: this.config,

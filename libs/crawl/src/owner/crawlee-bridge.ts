@@ -64,6 +64,10 @@ export class CrawleeBridge implements IRequestManager {
   private crawler?: BasicCrawler;
   private handled = 0;
   private wakeTimer?: NodeJS.Timeout;
+  /** The owner gave the pages in flight up (abort): the pool is finished whatever is still running. */
+  private abandoned = false;
+  /** The pool has asked for work: its run() has begun, so Crawlee's abort() can end it. */
+  private poolRunning = false;
 
   constructor(
     private readonly run: CrawlRun,
@@ -111,9 +115,16 @@ export class CrawleeBridge implements IRequestManager {
     void this.crawler?.autoscaledPool?.notify();
   }
 
-  /** Stops the pool now: the pages in flight are abandoned (a lost lease, a cancel, the end of a shutdown's grace). */
+  /**
+   * Stops the pool now: the pages in flight are abandoned (a lost lease, a cancel, the end of a shutdown's grace).
+   * Crawlee's abort() only ends a pool whose run() has begun: one aborted before (the crawler not yet made, or
+   * between making its pool and running it) would be marked stopped, never ask for work and never resolve. So
+   * until the pool has asked for work, the bridge tells it there is none and that it is finished instead.
+   */
   abort(): void {
-    void this.crawler?.autoscaledPool?.abort();
+    this.abandoned = true;
+    if (this.poolRunning) void this.crawler?.autoscaledPool?.abort();
+    else this.wake();
   }
 
   close(): void {
@@ -124,7 +135,8 @@ export class CrawleeBridge implements IRequestManager {
 
   async fetchNextRequest<T extends Record<string, unknown> = Record<string, unknown>>(): Promise<Request<T> | null> {
     const { admission, frontier, hosts, counters, lease } = this.parts;
-    if (this.run.stop || !(await lease.holds())) return null;
+    this.poolRunning = true;
+    if (this.abandoned || this.run.stop || !(await lease.holds())) return null;
     const adopted = admission.takeAdopted();
     if (adopted) return toRequest(adopted);
     await frontier.refill();
@@ -145,7 +157,8 @@ export class CrawleeBridge implements IRequestManager {
 
   async isEmpty(): Promise<boolean> {
     const { admission, frontier, hosts, counters } = this.parts;
-    if (this.run.stop) return true;
+    this.poolRunning = true;
+    if (this.abandoned || this.run.stop) return true;
     if (admission.hasAdopted) return false;
     if (counters.budgetStopped) return true;
     const now = Date.now();
@@ -154,6 +167,8 @@ export class CrawleeBridge implements IRequestManager {
 
   async isFinished(): Promise<boolean> {
     const { admission, frontier, inFlight, counters, seeding } = this.parts;
+    this.poolRunning = true;
+    if (this.abandoned) return true;
     if (inFlight.size > 0 || admission.hasAdopted) return false;
     if (this.run.stop || counters.budgetStopped) return true;
     if (frontier.size > 0 || seeding.busy) return false;

@@ -80,19 +80,18 @@ describe('PageCommitter', () => {
       },
     };
     const announcer = new PageAnnouncer(f.run, events, { pageRecord: async () => null }, f.repository);
-    committer = new PageCommitter(
-      f.run,
+    committer = new PageCommitter(f.run, {
       store,
       results,
       announcer,
-      { holds: async () => leaseHeld },
+      lease: { holds: async () => leaseHeld },
       frontier,
       tickets,
       inFlight,
       hosts,
-      { add: (inc) => void added.push(inc), checkBudget: async () => undefined },
-      { commits: { inc: () => undefined } },
-    );
+      counters: { add: (inc) => void added.push(inc), checkBudget: async () => undefined },
+      metrics: { commits: { inc: () => undefined } },
+    });
   });
   afterEach(() => f.close());
 

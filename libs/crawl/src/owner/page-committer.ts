@@ -29,6 +29,20 @@ export interface CommitMetrics {
   savedCalls?: { inc(): void };
 }
 
+/** PageCommitter's collaborators, by name (a crawl's parts; several are Picks of overlapping shapes). */
+export interface PageCommitterParts {
+  store: CommitStore;
+  results: Pick<ResultsService, 'storePage'>;
+  announcer: PageAnnouncer;
+  lease: Pick<CrawlLease, 'holds'>;
+  frontier: Pick<Frontier, 'offerLinks' | 'recordRedirectTarget' | 'remove' | 'putBack' | 'rescan' | 'scope'>;
+  tickets: Pick<TicketBook, 'giveBack'>;
+  inFlight: InFlightPages;
+  hosts: Pick<HostSchedule, 'pause'>;
+  counters: Pick<JobCounters, 'add' | 'checkBudget'>;
+  metrics: CommitMetrics;
+}
+
 /**
  * Commits a page's outcome (docs/crawl.md "Commit order for a page"). Each step is idempotent, so a crash
  * between any two is safe: the children (new frontier entries), then the result (keyed by the page), then
@@ -38,19 +52,32 @@ export interface CommitMetrics {
  * its lease (self-fencing), so a stale owner stops there.
  */
 export class PageCommitter {
+  private readonly store: PageCommitterParts['store'];
+  private readonly results: PageCommitterParts['results'];
+  private readonly announcer: PageCommitterParts['announcer'];
+  private readonly lease: PageCommitterParts['lease'];
+  private readonly frontier: PageCommitterParts['frontier'];
+  private readonly tickets: PageCommitterParts['tickets'];
+  private readonly inFlight: PageCommitterParts['inFlight'];
+  private readonly hosts: PageCommitterParts['hosts'];
+  private readonly counters: PageCommitterParts['counters'];
+  private readonly metrics: PageCommitterParts['metrics'];
+
   constructor(
     private readonly run: CrawlRun,
-    private readonly store: CommitStore,
-    private readonly results: Pick<ResultsService, 'storePage'>,
-    private readonly announcer: PageAnnouncer,
-    private readonly lease: Pick<CrawlLease, 'holds'>,
-    private readonly frontier: Pick<Frontier, 'offerLinks' | 'recordRedirectTarget' | 'remove' | 'putBack' | 'rescan' | 'scope'>,
-    private readonly tickets: Pick<TicketBook, 'giveBack'>,
-    private readonly inFlight: InFlightPages,
-    private readonly hosts: Pick<HostSchedule, 'pause'>,
-    private readonly counters: Pick<JobCounters, 'add' | 'checkBudget'>,
-    private readonly metrics: CommitMetrics,
-  ) {}
+    parts: PageCommitterParts,
+  ) {
+    this.store = parts.store;
+    this.results = parts.results;
+    this.announcer = parts.announcer;
+    this.lease = parts.lease;
+    this.frontier = parts.frontier;
+    this.tickets = parts.tickets;
+    this.inFlight = parts.inFlight;
+    this.hosts = parts.hosts;
+    this.counters = parts.counters;
+    this.metrics = parts.metrics;
+  }
 
   /** Carries out a route (page-retry-policy.ts). A `retry` is thrown, for Crawlee to reclaim the page. */
   async apply(entry: WindowEntry, route: PageRoute, outcome: PageOutcome): Promise<void> {
@@ -135,6 +162,7 @@ export class PageCommitter {
       method: result ? result.made.method : null,
       model_call: result ? callKind(result.made) : null,
       ...(result?.provenance ? { ungrounded_fields: result.provenance.ungrounded_fields } : {}),
+      ...(result?.completeness?.items ? { items_missing: itemsMissing(result.completeness.items) } : {}),
       ...usage,
       result_id: record?.id ?? null,
       event_done: true,
@@ -326,4 +354,12 @@ export class RetryPage extends Error {
   constructor(readonly failure: Failed) {
     super(failure.error_message);
   }
+}
+
+/**
+ * Items a page's lists are known to lack (the crawl map's `list_incomplete=true`): what the page's count says is
+ * missing, at least 1 for a list that is not complete for another reason (its text was cut).
+ */
+export function itemsMissing(items: ReadonlyArray<{ expected: number | null; extracted: number; complete: boolean | null }>): number {
+  return items.reduce((n, i) => n + (i.complete === false ? Math.max(1, (i.expected ?? 0) - i.extracted) : 0), 0);
 }

@@ -1,5 +1,6 @@
 import type { EventBusPort } from '@app/events';
-import type { QueuePort } from '@app/queue';
+import { BACKOFFS } from '@app/core';
+import { messageBackoff, type QueuePort } from '@app/queue';
 import type { CrawlRepository } from '../crawl.repository';
 import type { LocalOutcomes } from '../local-outcomes';
 import { CRAWL_PAGES_QUEUE, PAGE_TASK, crawlOutcomeChannel, pageTaskId, type PageOutcome, type PageTaskPayload } from '../crawl.types';
@@ -131,7 +132,7 @@ export class PageDispatcher {
     return this.queue.enqueue(CRAWL_PAGES_QUEUE, PAGE_TASK, payload, {
       jobId: pageTaskId(this.run.jobId, entry.key, entry.dispatch),
       attempts: PAGE_RETRY_LIMITS.taskDeliveries,
-      backoff: { delayMs: 500, maxDelayMs: 10_000 },
+      backoff: messageBackoff(BACKOFFS.pageTask),
     });
   }
 

@@ -23,6 +23,18 @@ export type SeedingStore = Pick<CrawlRepository, 'state' | 'updateState'>;
 
 export type SeedingConfig = Pick<AppConfig, 'hostMinIntervalMs' | 'hostMaxConcurrency' | 'hostSlotLeaseMs'>;
 
+/** Seeding's collaborators and settings, by name. */
+export interface SeedingParts {
+  store: SeedingStore;
+  frontier: Pick<Frontier, 'offerSeed' | 'offerSitemapUrls'>;
+  robots: Pick<RobotsGate, 'sitemaps'>;
+  fetcher: Pick<StaticFetcher, 'fetch'>;
+  politeness: PolitenessPort;
+  config: SeedingConfig;
+  /** A monitor's run: where the sitemap `lastmod` of its URLs goes for the page workers (docs/monitors.md "Cheap re-runs"). */
+  lastmods?: SitemapLastmods;
+}
+
 /**
  * The crawl's first URLs, once per crawl whoever owns it (flags in the crawl state): the seed, then with
  * `use_sitemap` the sitemaps of the seed's origin (docs/crawl.md "Which URLs are crawled", Sitemaps):
@@ -34,17 +46,26 @@ export type SeedingConfig = Pick<AppConfig, 'hostMinIntervalMs' | 'hostMaxConcur
 export class Seeding implements SeedSource {
   private readonly sitemaps = new BackgroundReading(() => this.run.wake());
 
+  private readonly store: SeedingParts['store'];
+  private readonly frontier: SeedingParts['frontier'];
+  private readonly robots: SeedingParts['robots'];
+  private readonly fetcher: SeedingParts['fetcher'];
+  private readonly politeness: SeedingParts['politeness'];
+  private readonly config: SeedingParts['config'];
+  private readonly lastmods?: SeedingParts['lastmods'];
+
   constructor(
     private readonly run: CrawlRun,
-    private readonly store: SeedingStore,
-    private readonly frontier: Pick<Frontier, 'offerSeed' | 'offerSitemapUrls'>,
-    private readonly robots: Pick<RobotsGate, 'sitemaps'>,
-    private readonly fetcher: Pick<StaticFetcher, 'fetch'>,
-    private readonly politeness: PolitenessPort,
-    private readonly config: SeedingConfig,
-    /** A monitor's run: where the sitemap `lastmod` of its URLs goes for the page workers (docs/monitors.md "Cheap re-runs"). */
-    private readonly lastmods?: SitemapLastmods,
-  ) {}
+    parts: SeedingParts,
+  ) {
+    this.store = parts.store;
+    this.frontier = parts.frontier;
+    this.robots = parts.robots;
+    this.fetcher = parts.fetcher;
+    this.politeness = parts.politeness;
+    this.config = parts.config;
+    this.lastmods = parts.lastmods;
+  }
 
   /** Stores the seed (once per crawl), and starts reading the sitemaps (once per crawl) without waiting for them. */
   async ingest(): Promise<void> {

@@ -4,7 +4,7 @@ import { AppError } from '@app/core';
 import { decodeBody, type FetchResult } from '@app/fetch';
 import type { JobRecord } from '@app/jobs';
 import type { AppLogger } from '@app/observability';
-import { loadOptionsFor, type LoadedPage, type PageFormatsPlan, type PageLoaderService } from '@app/pages';
+import { loadOptionsFor, type LoadedPage, type LoadOptions, type PageFormatsPlan, type PageLoaderService } from '@app/pages';
 import type { ArchiveSource, WarcSource } from '../crawl-input';
 import type { PageOutcome } from '../crawl.types';
 
@@ -78,8 +78,15 @@ export class ArchivedPages {
       mode: record.fetch_mode,
     };
     try {
-      const conversion = formats ? loadOptionsFor(formats) : { conversion: 'full' as const, also: { attributes: true } };
-      const content = await this.loader.convert(fetch, conversion.conversion ?? 'full', linkSelector, conversion.also);
+      const conversion: Pick<LoadOptions, 'conversion' | 'also' | 'tags'> = formats
+        ? loadOptionsFor(formats)
+        : { conversion: 'full', also: { attributes: true } };
+      const content = await this.loader.convert(fetch, {
+        mode: conversion.conversion ?? 'full',
+        linkSelector,
+        also: conversion.also,
+        tags: conversion.tags,
+      });
       return { fetch, content, fetchedAt: record.fetched_at, fetchDurationMs: Date.now() - started };
     } catch (error) {
       const appError = error instanceof AppError ? error : null;

@@ -164,10 +164,16 @@ describe('PageFetch (a page task fetch stage)', () => {
   it("sends a crawl's headers and cookies to its seed host only, a batch's to each listed URL's host", () => {
     const secrets = { fetch_headers: JSON.stringify({ 'X-Key': 'k' }), fetch_cookies: JSON.stringify({ s: '1' }) };
     const options = { ...DEFAULT_OPTIONS, user_agent: 'UA/1', wait_for: null };
-    const crawl = crawlPageControl({ url: 'http://shop.test:8080/', options } as unknown as CrawlJobInput, secrets);
+    const crawl = crawlPageControl({ url: 'http://shop.test:8080/', options } as unknown as CrawlJobInput, secrets, 'u1');
     expect(crawl).toEqual({ scoped: { headers: { 'X-Key': 'k' }, cookies: { s: '1' }, host: 'shop.test:8080' }, userAgent: 'UA/1' });
-    const batch = crawlPageControl({ url: 'http://a.test/', options, source: { kind: 'list' } } as unknown as CrawlJobInput, secrets);
+    const batch = crawlPageControl({ url: 'http://a.test/', options, source: { kind: 'list' } } as unknown as CrawlJobInput, secrets, 'u1');
     expect(batch.scoped).toEqual({ headers: { 'X-Key': 'k' }, cookies: { s: '1' } });
-    expect(crawlPageControl({ url: 'http://a.test/', options: DEFAULT_OPTIONS } as unknown as CrawlJobInput, {})).toEqual({});
+    expect(crawlPageControl({ url: 'http://a.test/', options: DEFAULT_OPTIONS } as unknown as CrawlJobInput, {}, 'u1')).toEqual({});
+    const withProfile = crawlPageControl(
+      { url: 'http://a.test/', options: { ...DEFAULT_OPTIONS, auth_profile: 'p1' } } as unknown as CrawlJobInput,
+      {},
+      'u1',
+    );
+    expect(withProfile).toEqual({ authProfile: { id: 'p1', owner: 'u1' } });
   });
 });

@@ -8,7 +8,14 @@ import { FETCH_MODES, ProxyProperty, type FetchMode } from '@app/fetch';
 import { IsHttpUrl } from '@app/http';
 import { GroundingProperty, ProvenanceProperty } from '@app/sites';
 import type { FieldProvenance, GroundingPolicy, ProvenanceMode } from '@app/provenance';
-import { FieldProvenanceResponse, WARNINGS_PROPERTY, WarningResponse } from '@app/results';
+import {
+  CONTENT_TRUNCATED_PROPERTY,
+  FieldProvenanceResponse,
+  ITEMS_PROPERTY,
+  ItemsReportResponse,
+  WARNINGS_PROPERTY,
+  WarningResponse,
+} from '@app/results';
 import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 import { JobFetchFields, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 
@@ -144,6 +151,8 @@ export class ExtractionMetadataResponse {
       "page's text around where the program found their values); `usage` is that call's.",
   })
   model_call?: 'full' | 'partial';
+  @ApiPropertyOptional(CONTENT_TRUNCATED_PROPERTY) content_truncated?: true;
+  @ApiPropertyOptional(ITEMS_PROPERTY) items?: ItemsReportResponse[];
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { $ref: getSchemaPath(FieldProvenanceResponse) },

@@ -4,6 +4,7 @@ import type { AttemptRecord } from '@app/llm';
 import type { LoadedPage } from '@app/pages';
 import type { RecordResultInput } from '@app/results';
 import type { ProvenanceMetadata } from '../grounding.service';
+import type { ItemsReport } from '../lists/list-merge';
 
 /** How a page's data was made by the model chain or by learned programs (also the stored result's `metadata`). */
 export interface ExtractionMade {
@@ -58,6 +59,15 @@ export type DuplicateReason = (typeof DUPLICATE_REASONS)[number];
 
 export type PageMade = ExtractionMade | FormatsMade | UnchangedMade | DuplicateMade;
 
+/**
+ * Whether a page's data holds everything the page has (docs/long-lists.md "The answer"), in the result's `metadata`:
+ * `content_truncated` when the page's text was cut to fit the model, `items` per list of objects the schema asks for.
+ */
+export interface Completeness {
+  content_truncated?: true;
+  items?: ItemsReport[];
+}
+
 /** The model whose answer is in a page's data. */
 export interface ModelIdentity {
   provider: string;
@@ -77,6 +87,8 @@ export interface PageExtraction<M extends PageMade = PageMade> {
   usage: Usage;
   /** Grounding of the data on the page (docs/provenance.md): present when a model or a learned program made it. */
   provenance?: ProvenanceMetadata;
+  /** Its text cut to fit the model, its lists' item counts (kept in the stored layout). */
+  completeness?: Completeness;
   /** The page's own warnings (its text cut to fit the model, libs/core warnings.ts); the request's are added where it is recorded. */
   warnings?: Warning[];
   /** The model run's facts a one-page job keeps on its record (whose key paid, each attempt); never stored with a crawl's outcome. */
@@ -132,9 +144,9 @@ export interface ResultPlacement {
   requestWarnings?: Warning[];
 }
 
-/** A page's stored `metadata`: how its data was made, then its provenance (docs/api.md "Results and downloads"). */
+/** A page's stored `metadata`: how its data was made, whether it is complete, then its provenance (docs/api.md "Results and downloads"). */
 export function resultMetadata(extraction: PageExtraction): Record<string, unknown> {
-  return { ...extraction.made, ...extraction.provenance };
+  return { ...extraction.made, ...extraction.completeness, ...extraction.provenance };
 }
 
 /** The result record of an extracted page, for every job type alike. */

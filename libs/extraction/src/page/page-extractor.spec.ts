@@ -102,6 +102,8 @@ interface StepOptions {
   capture?: boolean;
   /** A crawl's plan cache (absent: a one-page job's, which leaves the plan to the extraction service). */
   plans?: ModelPlanCache | null;
+  /** GLEANER_LIST_ITEMS_PER_CALL. */
+  itemsPerCall?: number;
 }
 
 /** An extraction step over the real grounding service (its own metrics registry) and fakes for the rest. */
@@ -130,6 +132,8 @@ function step(answer: Answer, opts: StepOptions = {}) {
     screenshots,
     opts.store ?? ({} as DocumentStore),
     logger,
+    { listItemsPerCall: opts.itemsPerCall ?? 50 },
+    metrics,
   );
   const plan: ModelPagePlan = {
     kind: 'model',

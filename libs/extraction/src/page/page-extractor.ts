@@ -1,14 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError, isStoreUnavailable, Usage } from '@app/core';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { AppError, isStoreUnavailable, Usage, type Warning } from '@app/core';
 import { consumerSession, learnedTemplates, type LearnedResult, type ModelRequest } from '@app/learned';
 import { llmConfigFor } from '@app/llm';
-import { LOGGER, type AppLogger } from '@app/observability';
+import { LOGGER, METRICS, type AppLogger, type Metrics } from '@app/observability';
 import { buildFormats, type LoadedPage } from '@app/pages';
 import { ResultsService, ScreenshotsService } from '@app/results';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
-import { ExtractionFailure, ExtractionService, type ExtractOutput } from '../extraction.service';
-import { GroundingService, groundedCallOf, type GroundedCall } from '../grounding.service';
+import { ExtractionFailure, ExtractionService } from '../extraction.service';
+import { GroundingService } from '../grounding.service';
+import { listOutcomes, type ListOutcomes } from '../lists/list-metrics';
 import { captureRecorder } from './capture';
+import { listStep, type ListedCall } from './list-step';
 import { formatsMade, PageFailure, type DuplicateMade, type ExtractionMade, type FormatsMade, type PageExtraction } from './page-extraction';
 import type { FormatsPagePlan, ModelPagePlan, PagePlan, PageRun } from './page-plan';
 
@@ -22,6 +25,8 @@ import type { FormatsPagePlan, ModelPagePlan, PagePlan, PageRun } from './page-p
  */
 @Injectable()
 export class PageExtractor {
+  private readonly listOutcomes: ListOutcomes;
+
   constructor(
     private readonly extraction: ExtractionService,
     private readonly grounding: GroundingService,
@@ -29,7 +34,11 @@ export class PageExtractor {
     private readonly screenshots: ScreenshotsService,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
     @Inject(LOGGER) private readonly logger: AppLogger,
-  ) {}
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'listItemsPerCall'>,
+    @Inject(METRICS) metrics: Metrics,
+  ) {
+    this.listOutcomes = listOutcomes(metrics);
+  }
 
   extract(page: LoadedPage, plan: ModelPagePlan, run: SinglePageRun): Promise<PageExtraction<ExtractionMade> | PageFailure>;
   extract(page: LoadedPage, plan: FormatsPagePlan, run: SinglePageRun): Promise<PageExtraction<FormatsMade> | PageFailure>;
@@ -80,14 +89,23 @@ export class PageExtractor {
     const llmConfig = llmConfigFor(plan.llmConfig, secrets);
     const onCall = captureRecorder(this.results, job, { url, fetchMode: page.fetch.mode, schema: JSON.stringify(plan.schema) }, secrets);
     const groundingPage = this.grounding.pageOf(url, page.content);
-    // The model call whose answer is in the data, and what it was given (its values are grounded on that).
-    let out: ExtractOutput | undefined;
-    let call: GroundedCall | undefined;
+    // The model calls whose answers are in the data (a long list's chunks: several), and what they were given.
+    let listed: ListedCall | undefined;
     // A learned partial call asks for some fields only, or sends the page's text around their values (an excerpt).
-    const callModel = async (request?: ModelRequest): Promise<ExtractOutput> => {
+    const callModel = async (request?: ModelRequest): Promise<unknown> => {
       const targets = run.plans ? await run.plans.get(() => this.extraction.plan(job.user_id, llmConfig)) : undefined;
-      out = await this.extraction.extract(
-        {
+      const excerpt = request?.excerpt !== undefined;
+      listed = await listStep({
+        extraction: this.extraction,
+        markdown: page.content.markdown,
+        schema: request?.schema ?? plan.schema,
+        // Lists are counted and chunked on the whole page only: an excerpt is a few values' surroundings.
+        lists: !excerpt,
+        itemsPerCall: this.config.listItemsPerCall,
+        maxCostUsd: plan.maxCostUsd ?? null,
+        targets,
+        plan: () => this.extraction.plan(job.user_id, llmConfig),
+        input: {
           userId: job.user_id,
           url,
           content: request?.excerpt ?? page.content.markdown,
@@ -95,14 +113,12 @@ export class PageExtractor {
           llmConfig,
           signal,
           onCall,
-          ...(request?.excerpt !== undefined ? { excerpt: true } : {}),
+          ...(excerpt ? { excerpt: true } : {}),
           ...(request?.kind === 'partial' ? { partial: true } : {}),
           ...(plan.instructions ? { instructions: plan.instructions } : {}),
         },
-        targets,
-      );
-      call = groundedCallOf(out, request?.excerpt !== undefined);
-      return out;
+      });
+      return listed.data;
     };
     try {
       let data: unknown;
@@ -112,37 +128,48 @@ export class PageExtractor {
         const session = consumerSession(
           await learnedTemplates(this.store),
           { userId: job.user_id, schema: plan.schema, consumer: plan.consumer },
-          async (request) => (await callModel(request)).data as Record<string, unknown>,
+          async (request) => (await callModel(request)) as Record<string, unknown>,
         );
         const learned = await session.extract(url, page.fetch.html, { grounded: this.grounding.learnedGuard(groundingPage) });
         ({ data, rules } = learned);
         made = madeBy(learned);
       } else {
-        data = (await callModel()).data;
+        data = await callModel();
         made = { method: 'model' };
       }
-      const usage = out ? Usage.of(out) : Usage.NONE;
-      const grounded = this.grounding.ground({ page: groundingPage, data, schema: plan.schema, settings: plan.settings, call, rules });
+      const out = listed?.answering;
+      const usage = listed ? listed.usage : Usage.NONE;
+      const grounded = this.grounding.ground({
+        page: groundingPage,
+        data,
+        schema: plan.schema,
+        settings: plan.settings,
+        call: listed?.call,
+        rules,
+      });
       if (grounded.failure) {
         // `grounding: fail_page` and a value not on the page: the model call is paid for (docs/provenance.md "Policies").
         return new PageFailure(
           'grounding',
           grounded.failure,
           usage,
-          out?.attempts ?? [],
+          listed?.attempts ?? [],
           grounded.failure,
           grounded.metadata.ungrounded_fields,
         );
       }
+      if (listed?.items) this.listOutcomes.count(listed.items);
+      const warnings: Warning[] = listed?.warnings ?? [];
       return {
         data: grounded.data,
         made,
         model: out ? { provider: out.target.provider, model: out.target.model } : null,
         usage,
         provenance: grounded.metadata,
-        // The warnings of the call whose answer is in the data (its text cut to fit the model).
-        ...(out && out.warnings.length > 0 ? { warnings: out.warnings } : {}),
-        run: { isByok: out?.isByok ?? false, attempts: out?.attempts ?? [] },
+        // The warnings of the calls whose answers are in the data (their text cut to fit the model, a list left incomplete).
+        ...(warnings.length > 0 ? { warnings } : {}),
+        ...(listed?.completeness ? { completeness: listed.completeness } : {}),
+        run: { isByok: out?.isByok ?? false, attempts: listed?.attempts ?? [] },
       };
     } catch (error) {
       if (isStoreUnavailable(error)) throw error;

@@ -29,6 +29,8 @@ export interface ModelPagePlan {
   settings: ProvenanceSettings;
   /** The request's prompt (the `json` format's): told to the model beside the schema. */
   instructions?: string;
+  /** The job's cost cap: a long list's chunks stop being asked once the page's calls cost more (docs/long-lists.md). */
+  maxCostUsd?: number | null;
 }
 
 /** A job's pages made into formats, without a model (docs/scrape.md). */
@@ -50,7 +52,7 @@ export interface FormatsPagePlan {
 export type PagePlan = ModelPagePlan | FormatsPagePlan;
 
 /** What the page loader must do for a plan: the formats' conversion, or the attribute values a value may be grounded on. */
-export function pageLoadOptions(plan: PagePlan): Pick<LoadOptions, 'conversion' | 'also' | 'screenshot'> {
+export function pageLoadOptions(plan: PagePlan): Pick<LoadOptions, 'conversion' | 'also' | 'screenshot' | 'tags'> {
   return plan.kind === 'formats' ? loadOptionsFor(plan.formats) : { also: { attributes: true } };
 }
 

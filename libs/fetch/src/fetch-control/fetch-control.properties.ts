@@ -168,6 +168,21 @@ export function ProxyProperty() {
   );
 }
 
+/** `auth_profile`: one of the caller's auth profiles by id (its ownership is checked where the job is made). */
+export function AuthProfileProperty() {
+  return applyDecorators(
+    ApiPropertyOptional({
+      example: '01JD0000000000000000000000',
+      description:
+        "One of your auth profiles by id (docs/auth-profiles.md): the page is fetched with the profile's session, sent to the profile's hosts only, logging in (again) by itself when the session is missing, old or logged out. An id that is not one of yours is a 422.",
+    }),
+    IsOptional(),
+    IsString(),
+    Length(1, 64),
+    Matches(/^[0-9A-Za-z_-]+$/, { message: 'must be an auth profile id' }),
+  );
+}
+
 function IsKnownProxyPool(): PropertyDecorator {
   return (target: object, propertyName: string | symbol) =>
     registerDecorator({
@@ -186,7 +201,7 @@ type DtoBase = new (...args: any[]) => object;
 
 /**
  * The fetch control fields as one group (docs/scrape.md "Fetch control"), added to a DTO after its base's
- * fields: `headers` and `cookies` for `scope` (the host they are sent to), `user_agent`, `wait_for`, `proxy`.
+ * fields: `headers` and `cookies` for `scope` (the host they are sent to), `user_agent`, `wait_for`, `proxy`, `auth_profile`.
  */
 export function WithFetchControl<TBase extends DtoBase>(Base: TBase, scope = "the page's host") {
   class FetchControlGroup extends Base implements FetchControlFields {
@@ -204,6 +219,9 @@ export function WithFetchControl<TBase extends DtoBase>(Base: TBase, scope = "th
 
     @ProxyProperty()
     proxy?: string;
+
+    @AuthProfileProperty()
+    auth_profile?: string;
   }
   return FetchControlGroup;
 }

@@ -74,4 +74,12 @@ describe('fetch control: split at intake, opened for each page', () => {
     expect(options).toEqual({ fetch_mode: 'auto', max_pages: 3, headers: null, cookies: null, user_agent: 'UA/1', wait_for: null });
     expect(openFetchControl(options, secrets)).toEqual({ scoped: { headers: { A: 'secret-a' }, cookies: {} }, userAgent: 'UA/1' });
   });
+
+  it('stores an auth profile by id and opens it with the job owner; a control naming one never opens without its owner', () => {
+    const { stored, secrets } = splitFetchControl({ auth_profile: 'p1' }, 'auto');
+    expect(stored).toEqual({ user_agent: null, wait_for: null, auth_profile: 'p1' });
+    expect(storedFetchControlSchema.parse(stored)).toEqual(stored);
+    expect(openFetchControl(stored, secrets, { owner: 'u1' })).toEqual({ authProfile: { id: 'p1', owner: 'u1' } });
+    expect(() => openFetchControl(stored, secrets)).toThrow(/opened with its job owner/);
+  });
 });

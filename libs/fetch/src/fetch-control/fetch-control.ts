@@ -24,6 +24,8 @@ export interface FetchControlFields {
   wait_for?: { selector?: string; ms?: number };
   /** An operator's proxy pool by name, or `none` (docs/proxies.md); never a proxy URL. */
   proxy?: string;
+  /** The caller's auth profile by id (docs/auth-profiles.md): the page is fetched with its session. */
+  auth_profile?: string;
 }
 
 /** What an absent option is under crawl options (every fetch control option: none). */
@@ -33,6 +35,7 @@ export const FETCH_CONTROL_DEFAULTS = {
   user_agent: null,
   wait_for: null,
   proxy: null,
+  auth_profile: null,
 } as const satisfies Record<keyof FetchControlFields, null>;
 
 /** The fetch control options as a layer of crawl options gives them (a request's, a site's): absent or null is unset. */
@@ -51,6 +54,7 @@ export function resolveFetchControl(
     user_agent: first('user_agent'),
     wait_for: first('wait_for'),
     proxy: first('proxy'),
+    auth_profile: first('auth_profile'),
   };
 }
 
@@ -60,6 +64,8 @@ export interface StoredFetchControl {
   wait_for: WaitFor | null;
   /** Present only when a pool was named (a job without one keeps the layout it always had). */
   proxy?: string;
+  /** Present only when an auth profile was named (its id: the profile's credentials and session stay in it). */
+  auth_profile?: string;
 }
 
 const absent = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? null);
@@ -69,6 +75,7 @@ export const storedFetchControlSchema = z
     user_agent: absent(z.string()),
     wait_for: absent(z.union([z.object({ selector: z.string() }), z.object({ ms: z.number() })])),
     proxy: z.string().optional(),
+    auth_profile: z.string().optional(),
   })
   .nullish()
   .transform((v) => v ?? null);
@@ -126,10 +133,15 @@ export function splitFetchControl(fields: FetchControlFields, fetchMode: FetchMo
   const secrets: Record<string, string> = {};
   if (Object.keys(headers).length > 0) secrets[HEADERS_SECRET] = JSON.stringify(headers);
   if (Object.keys(cookies).length > 0) secrets[COOKIES_SECRET] = JSON.stringify(cookies);
-  const proxy = fields.proxy;
+  const { proxy, auth_profile } = fields;
   const stored =
-    userAgent !== null || waitFor !== null || proxy !== undefined
-      ? { user_agent: userAgent, wait_for: waitFor, ...(proxy !== undefined ? { proxy } : {}) }
+    userAgent !== null || waitFor !== null || proxy !== undefined || auth_profile !== undefined
+      ? {
+          user_agent: userAgent,
+          wait_for: waitFor,
+          ...(proxy !== undefined ? { proxy } : {}),
+          ...(auth_profile !== undefined ? { auth_profile } : {}),
+        }
       : null;
   return { stored, secrets };
 }
@@ -149,6 +161,7 @@ export function splitOptionsFetchControl<T extends FetchControlLayer & { fetch_m
     ...(options.user_agent ? { user_agent: options.user_agent } : {}),
     ...(options.wait_for ? { wait_for: options.wait_for } : {}),
     ...(options.proxy ? { proxy: options.proxy } : {}),
+    ...(options.auth_profile ? { auth_profile: options.auth_profile } : {}),
   };
   const { stored, secrets } = splitFetchControl(fields, options.fetch_mode, at);
   return {
@@ -157,8 +170,19 @@ export function splitOptionsFetchControl<T extends FetchControlLayer & { fetch_m
   };
 }
 
-/** The one typed value a page's fetch takes from fetch control: the fetcher's own options (FetchOptions). */
-export type FetchControl = Pick<ModeFetchOptions, 'scoped' | 'userAgent' | 'waitFor' | 'timeoutMs' | 'proxyPool'>;
+/** An auth profile named by a job, with the job's owner (a profile is found only among its owner's). */
+export interface AuthProfileRef {
+  id: string;
+  owner: string;
+}
+
+/**
+ * The one typed value a page's fetch takes from fetch control: the fetcher's own options (FetchOptions), and the
+ * auth profile whose session the page loader attaches (docs/auth-profiles.md).
+ */
+export type FetchControl = Pick<ModeFetchOptions, 'scoped' | 'userAgent' | 'waitFor' | 'timeoutMs' | 'proxyPool'> & {
+  authProfile?: AuthProfileRef;
+};
 
 /**
  * Where a job's headers and cookies may go: each fetched URL's own host (no `host`: a one-page job, a batch,
@@ -167,6 +191,8 @@ export type FetchControl = Pick<ModeFetchOptions, 'scoped' | 'userAgent' | 'wait
  */
 export interface FetchScope {
   host?: string;
+  /** The job's owner: the user whose auth profile the job may name. */
+  owner?: string;
 }
 
 /** The stored half as any stored options keep it (a job's `fetch_control`, a crawl's options): read leniently. */
@@ -174,6 +200,7 @@ export interface StoredFetchFields {
   user_agent?: string | null;
   wait_for?: { selector?: string; ms?: number } | null;
   proxy?: string | null;
+  auth_profile?: string | null;
 }
 
 /** The worker's side: the stored control and the headers and cookies opened from the queue message, for one page's fetch. */
@@ -187,7 +214,14 @@ export function openFetchControl(stored: StoredFetchFields | null, secrets: Reco
     ...(stored?.user_agent ? { userAgent: stored.user_agent } : {}),
     ...(waitFor ? { waitFor } : {}),
     ...(stored?.proxy && stored.proxy !== NO_PROXY ? { proxyPool: stored.proxy } : {}),
+    ...(stored?.auth_profile ? { authProfile: { id: stored.auth_profile, owner: ownerOf(scope) } } : {}),
   };
+}
+
+/** A job that names an auth profile opens its control with its owner: a page is never fetched without the session it asked for. */
+function ownerOf(scope: FetchScope): string {
+  if (scope.owner === undefined) throw new Error('a fetch control naming an auth profile is opened with its job owner');
+  return scope.owner;
 }
 
 /** Every header and cookie value of a request, for scrubbing from anything recorded (debug captures). */

@@ -1,5 +1,5 @@
-import { AppError } from '@app/core';
-import { PROXY_REST, ProxyPool, ProxyPools, type ProxyCounters } from './proxy-pool';
+import { AppError, BACKOFFS } from '@app/core';
+import { ProxyPool, ProxyPools, type ProxyCounters } from './proxy-pool';
 import { parseProxyPools } from './proxy-pools-config';
 import { Registry } from 'prom-client';
 import { proxyPoolCounters } from './configured-pools';
@@ -85,16 +85,16 @@ describe('ProxyPool', () => {
     expect(pool.resting(first)).toBe(true);
     const during = [1, 2, 3, 4].map(() => pool.pick('a.example'));
     expect(during).not.toContain(first);
-    now += PROXY_REST.firstMs;
+    now += BACKOFFS.proxyRest.baseMs;
     expect(pool.resting(first)).toBe(false);
     pool.failed(first);
-    now += PROXY_REST.firstMs;
+    now += BACKOFFS.proxyRest.baseMs;
     expect(pool.resting(first)).toBe(true);
-    now += PROXY_REST.firstMs;
+    now += BACKOFFS.proxyRest.baseMs;
     expect(pool.resting(first)).toBe(false);
     pool.succeeded(first);
     pool.failed(first);
-    now += PROXY_REST.firstMs;
+    now += BACKOFFS.proxyRest.baseMs;
     expect(pool.resting(first)).toBe(false);
   });
 
@@ -102,7 +102,7 @@ describe('ProxyPool', () => {
     const pool = new ProxyPool(parseProxyPools(POOLS).get('rotating')!, undefined, clock);
     const first = pool.pick('a.example')!;
     for (let i = 0; i < 20; i++) pool.failed(first);
-    now += PROXY_REST.maxMs;
+    now += BACKOFFS.proxyRest.maxMs;
     expect(pool.resting(first)).toBe(false);
   });
 
@@ -137,7 +137,7 @@ describe('ProxyPool', () => {
     pool.failed(held);
     const moved = pool.pick('login.example')!;
     expect(moved).not.toBe(held);
-    now += PROXY_REST.firstMs;
+    now += BACKOFFS.proxyRest.baseMs;
     expect(pool.pick('login.example')).toBe(moved);
     now += 60_001;
     const after = [pool.pick('login.example'), pool.pick('login.example')];

@@ -1,8 +1,5 @@
-import { AppError, Errors, type FieldError } from '@app/core';
+import { AppError, BACKOFFS, backoffMs, Errors, type FieldError } from '@app/core';
 import { NO_PROXY, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pools-config';
-
-/** A proxy that failed to connect rests this long, doubling per failure in a row, up to the cap. */
-export const PROXY_REST = { firstMs: 5_000, factor: 2, maxMs: 300_000 } as const;
 
 /** What a pool counts per proxy, by pool name and the proxy's label (never its credentials). */
 export interface ProxyCounters {
@@ -23,7 +20,7 @@ interface Health {
 /**
  * One named pool: which proxy a request goes through. Rotation per request (round robin over the proxies not
  * resting), or the same proxy for a host for `stickyMs`; a proxy that fails to connect rests with backoff
- * (PROXY_REST) and the caller retries on the next. Health is kept per process, in memory: no store or Redis
+ * (BACKOFFS.proxyRest) and the caller retries on the next. Health is kept per process, in memory: no store or Redis
  * command per page (docs/proxies.md).
  */
 export class ProxyPool {
@@ -83,7 +80,7 @@ export class ProxyPool {
     const health = this.health[index];
     if (!health) return;
     health.failuresInRow++;
-    const rest = Math.min(PROXY_REST.firstMs * PROXY_REST.factor ** (health.failuresInRow - 1), PROXY_REST.maxMs);
+    const rest = backoffMs(BACKOFFS.proxyRest, health.failuresInRow);
     health.restedUntil = this.now() + rest;
     for (const [host, held] of this.sticky) if (held.index === index) this.sticky.delete(host);
     this.counters.failure(this.name, proxy.label);

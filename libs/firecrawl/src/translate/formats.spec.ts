@@ -29,7 +29,16 @@ describe("planFormats (Firecrawl's formats in Gleaner's terms)", () => {
       formats: ['markdown', { type: 'json', prompt: 'p', schema: { type: 'object' } }, { type: 'changeTracking', modes: ['git-diff'] }],
     });
     expect(plan.json).toEqual({ schema: { type: 'object' }, prompt: 'p' });
-    expect(plan.changeTracking).toEqual({ modes: ['git-diff'], tag: null });
+    expect(plan.changeTracking).toEqual({ modes: ['git-diff'], tag: null, json: null });
+    const json = planFormats({
+      formats: ['markdown', { type: 'changeTracking', modes: ['json'], tag: 'prices', schema: { type: 'object' }, prompt: 'p' }],
+    });
+    expect(json.changeTracking).toEqual({ modes: ['json'], tag: 'prices', json: { schema: { type: 'object' }, prompt: 'p' } });
+    // Without its own schema the json mode takes the json format's.
+    const borrowed = planFormats({
+      formats: ['markdown', { type: 'json', schema: { type: 'object', title: 'j' } }, { type: 'changeTracking', modes: ['json'] }],
+    });
+    expect(borrowed.changeTracking?.json).toEqual({ schema: { type: 'object', title: 'j' } });
   });
 
   it('refuses by name what this server does not make', () => {
@@ -42,7 +51,8 @@ describe("planFormats (Firecrawl's formats in Gleaner's terms)", () => {
     expect(refusal([{ type: 'json' }]).message).toMatch(/needs a 'schema' or a 'prompt'/);
     expect(refusal([{ type: 'screenshot', viewport: { width: 10, height: 10 } }]).message).toMatch(/viewport/);
     expect(refusal(['changeTracking']).message).toMatch(/markdown format too/);
-    expect(refusal(['markdown', { type: 'changeTracking', modes: ['json'] }]).message).toMatch(/^formats\[1\]\.modes: the json mode/);
-    expect(refusal(['markdown', { type: 'changeTracking', tag: 'x' }]).message).toMatch(/^formats\[1\]\.tag/);
+    expect(refusal(['markdown', { type: 'changeTracking', modes: ['json'], prompt: 'p' }]).message).toMatch(
+      /^formats\[1\]\.schema: the json mode without a schema/,
+    );
   });
 });

@@ -12,7 +12,14 @@ export interface FormatPlan {
   /** `json`: a schema and/or a prompt (the model chain of the caller). */
   json: { schema?: Record<string, unknown>; prompt?: string } | null;
   /** `changeTracking`: compared with the tenant's previous archived copy of the page. */
-  changeTracking: { modes: Array<'git-diff' | 'json'>; tag: string | null } | null;
+  changeTracking: ChangeTrackingPlan | null;
+}
+
+/** `changeTracking`: its modes, its history (`tag`) and, for the `json` mode, the schema both copies are extracted with. */
+export interface ChangeTrackingPlan {
+  modes: Array<'git-diff' | 'json'>;
+  tag: string | null;
+  json: { schema: Record<string, unknown>; prompt?: string } | null;
 }
 
 /** Firecrawl's default: markdown. */
@@ -31,6 +38,7 @@ export function planFormats(options: Pick<ScrapeOptions, 'formats'>, at = 'forma
   let fullPageScreenshot = false;
   let json: FormatPlan['json'] = null;
   let changeTracking: FormatPlan['changeTracking'] = null;
+  let trackingAt = at;
   const formats = options.formats && options.formats.length > 0 ? options.formats : DEFAULT;
   formats.forEach((format, index) => {
     const where = `${at}[${index}]`;
@@ -54,20 +62,30 @@ export function planFormats(options: Pick<ScrapeOptions, 'formats'>, at = 'forma
       }
       if (name === 'changeTracking') {
         const modes = Array.isArray(object.modes) ? (object.modes as Array<'git-diff' | 'json'>) : [];
-        // json mode extracts both copies with the model: it waits for the page pipeline's json format (issue 42, item 2).
-        if (modes.includes('json'))
-          throw optionNotSupported(`${where}.modes`, 'the json mode (git-diff is made; the markdown is always compared)');
-        // A tag keeps separate histories; here the previous copy is the tenant's newest archived one, whatever made it.
-        if (object.tag !== undefined && object.tag !== null)
-          throw optionNotSupported(`${where}.tag`, 'separate change-tracking histories (the previous copy is your newest archived one)');
-        changeTracking = { modes, tag: null };
+        const tag = typeof object.tag === 'string' && object.tag !== '' ? object.tag : null;
+        // The json mode extracts both copies with the schema (its own, else the json format's) and compares the fields.
+        const schema = (object.schema as Record<string, unknown> | undefined) ?? null;
+        const prompt = typeof object.prompt === 'string' ? object.prompt : undefined;
+        changeTracking = { modes, tag, json: modes.includes('json') && schema ? { schema, ...(prompt ? { prompt } : {}) } : null };
+        trackingAt = where;
       }
     } else if (name === 'json') {
       throw optionNotSupported(where, "the json format is an object: {type: 'json', schema, prompt}");
     } else if (name === 'changeTracking') {
-      changeTracking = { modes: [], tag: null };
+      changeTracking = { modes: [], tag: null, json: null };
     }
   });
+  // The json mode's schema: the changeTracking format's own, else the json format's (a prompt alone is not read yet).
+  const tracking = changeTracking as ChangeTrackingPlan | null;
+  if (tracking?.modes.includes('json') && !tracking.json) {
+    const fromJson = (json as FormatPlan['json'])?.schema;
+    if (!fromJson)
+      throw optionNotSupported(
+        `${trackingAt}.schema`,
+        "the json mode without a schema (give changeTracking a 'schema', or a json format with one)",
+      );
+    tracking.json = { schema: fromJson };
+  }
   if (changeTracking && !wanted.has('markdown'))
     throw optionNotSupported(at, 'changeTracking compares markdown: ask for the markdown format too (as Firecrawl requires)');
   const gleaner = new Set<ScrapeFormat>(['page_info']);

@@ -3,7 +3,7 @@ import { optionNotSupported } from '../wire/errors';
 import type { CreateMonitorRequest, MonitorTarget } from '../wire/requests';
 import type { FirecrawlCheck, FirecrawlCheckPage, FirecrawlMonitor } from '../wire/responses';
 import { crawlOptions, refuseUnsupportedCrawl } from './crawl-options';
-import { refuseUnsupported } from './fetch-options';
+import { refuseTagFilters, refuseUnsupported } from './fetch-options';
 import { planFormats } from './formats';
 import { jsonFormatSchema } from './model-formats';
 
@@ -41,6 +41,7 @@ export function gleanerSchedule(schedule: { cron?: string; text?: string; timezo
 function targetSchema(target: Extract<MonitorTarget, { type: 'scrape' | 'crawl' }>, at: string): Record<string, unknown> {
   const scrape = target.scrapeOptions ?? {};
   refuseUnsupported(scrape, `${at}.scrapeOptions.`);
+  refuseTagFilters(scrape, `${at}.scrapeOptions.`, 'a monitor (its fields are extracted from the page)');
   const plan = planFormats(scrape.formats ? scrape : { formats: [] }, `${at}.scrapeOptions.formats`);
   const schema = jsonFormatSchema(plan, `${at}.scrapeOptions.formats`);
   if (!schema)

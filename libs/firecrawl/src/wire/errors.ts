@@ -82,6 +82,8 @@ const FIELD_NAMES: ReadonlyArray<[RegExp, string]> = [
   [/^body\.timeout_ms$/, 'timeout'],
   [/^body\.wait_for(\.ms)?$/, 'waitFor'],
   [/^body\.only_main_content$/, 'onlyMainContent'],
+  [/^body\.include_tags/, 'includeTags'],
+  [/^body\.exclude_tags/, 'excludeTags'],
   [/^body\.full_page_screenshot$/, 'formats'],
   [/^body\.raw_html$/, 'rawHtml'],
   [/^body\.options\.max_pages$/, 'limit'],

@@ -98,8 +98,8 @@ const actionSchema = z.looseObject({ type: z.string().max(64) });
 export const scrapeOptionsSchema = z.looseObject({
   formats: z.array(formatOptionSchema).max(32).optional(),
   headers: pageHeadersSchema.optional(),
-  includeTags: z.array(z.string().max(500)).max(100).optional(),
-  excludeTags: z.array(z.string().max(500)).max(100).optional(),
+  includeTags: z.array(z.string().min(1).max(500)).max(50).optional(),
+  excludeTags: z.array(z.string().min(1).max(500)).max(50).optional(),
   onlyMainContent: z.boolean().optional(),
   timeout: z.number().int().positive().max(600_000).optional(),
   waitFor: z.number().int().min(0).max(60_000).optional(),

@@ -1,4 +1,4 @@
-import type { ErrorCategory } from '@app/core';
+import { BACKOFFS, backoffMs, type ErrorCategory } from '@app/core';
 import { TRANSIENT_LLM_CATEGORIES } from './model-errors';
 
 /** What the router does after a failed attempt. */
@@ -23,7 +23,7 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_BACKOFF = { baseDelayMs: 250, maxDelayMs: 10_000 } as const;
+export const DEFAULT_BACKOFF = { baseDelayMs: BACKOFFS.model.baseMs, maxDelayMs: BACKOFFS.model.maxMs } as const;
 
 export function fallbackAction(category: ErrorCategory | undefined, retriesDone: number, policy: RetryPolicy): FallbackAction {
   if (category && TRANSIENT_LLM_CATEGORIES.includes(category)) return retriesDone < policy.retries ? 'retry' : 'next';
@@ -42,19 +42,18 @@ export function fallbackAction(category: ErrorCategory | undefined, retriesDone:
 }
 
 /**
- * Pause before retry number `retry` (0-based): exponential with jitter in [d/2, d], at least the
+ * Pause before retry number `retry` (0-based): BACKOFFS.model (exponential with jitter in [d/2, d]), at least the
  * provider's Retry-After, at most maxDelayMs. Null when Retry-After asks for more than the cap (the
  * router then moves on rather than hold the job).
  */
-export function backoffDelayMs(
+export function modelRetryDelayMs(
   retry: number,
   retryAfterSeconds: number | undefined,
   policy: RetryPolicy,
   random = Math.random,
 ): number | null {
-  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
-  const jittered = exponential / 2 + random() * (exponential / 2);
-  if (retryAfterSeconds === undefined) return Math.round(jittered);
+  const jittered = backoffMs({ ...BACKOFFS.model, baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, retry + 1, random);
+  if (retryAfterSeconds === undefined) return jittered;
   const asked = retryAfterSeconds * 1000;
   if (asked > policy.maxDelayMs) return null;
   return Math.round(Math.max(jittered, asked));

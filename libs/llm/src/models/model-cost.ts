@@ -1,8 +1,6 @@
+import { roundUsd } from '@app/core';
 import type { PriceTable } from '../price-table';
 import type { ProviderName, TokenUsage } from './model-types';
-
-/** Rounds to 1e-9 USD, hiding float noise in sums. */
-export const roundUsd = (usd: number): number => Math.round(usd * 1e9) / 1e9;
 
 /**
  * Cost of one model call: the provider's own report (OpenRouter usage.cost) when present, else the

@@ -1,13 +1,13 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { APP_CONFIG } from '@app/config';
-import { AppError } from '@app/core';
+import { AppError, roundUsd } from '@app/core';
 import { LOGGER, type AppLogger } from '@app/observability';
 import type { LlmConfig } from '../llm-config';
 import { PriceTable } from '../price-table';
-import { backoffDelayMs, DEFAULT_BACKOFF, fallbackAction, type RetryPolicy } from './fallback-policy';
+import { modelRetryDelayMs, DEFAULT_BACKOFF, fallbackAction, type RetryPolicy } from './fallback-policy';
 import { LlmMetrics } from './llm-metrics';
 import { ModelClient } from './model-client';
-import { callCost, roundUsd, withFee } from './model-cost';
+import { callCost, withFee } from './model-cost';
 import { ModelCallError, ModelRunError, noModelsError, scrubKeys } from './model-errors';
 import { ModelPlanner } from './model-planner';
 import type { AttemptRecord, LlmConfigInput, ModelCall, ModelRequest, ModelTarget, RunResult, RunSummary, TokenUsage } from './model-types';
@@ -136,7 +136,7 @@ export class ModelRouter {
 
         const action = fallbackAction(appError.category, retry, this.policy);
         if (action === 'retry') {
-          const delay = backoffDelayMs(retry, appError.retryAfterSeconds, this.policy);
+          const delay = modelRetryDelayMs(retry, appError.retryAfterSeconds, this.policy);
           if (delay === null) break;
           if (!(await this.pause(delay, options.signal))) throw new ModelRunError(cancelled(), summary(target));
           continue;

@@ -1,6 +1,6 @@
 import Bull from 'bull';
 import { Redis, type RedisOptions } from 'ioredis';
-import { newId, redisDownProbe, withinRedisOutageWait } from '@app/core';
+import { BACKOFFS, newId, redisDownProbe, withinRedisOutageWait } from '@app/core';
 import {
   HandBackError,
   type EnqueueOptions,
@@ -11,6 +11,7 @@ import {
 } from '../queue.port';
 import {
   backoffDelayMs,
+  messageBackoff,
   isHandBack,
   isOutage,
   OUTAGE_RETRY_MS,
@@ -45,11 +46,26 @@ export interface BullQueueAdapterOptions {
   onError?: (error: Error, queue: string) => void;
   /** The wait before a retry (default: the port rule, backoffDelayMs); tests wrap it to see the waits asked for. */
   retryDelay?: RetryDelay;
+  /**
+   * A blocking connection that has had a command unanswered this long is dropped and reconnected (default
+   * BLOCKING_SOCKET_TIMEOUT_MS). Bull's blocking read waits at most DRAIN_DELAY_S on the server, so a read
+   * unanswered well past that was lost on the way (see BLOCKING_SOCKET_TIMEOUT_MS).
+   */
+  blockingSocketTimeoutMs?: number;
 }
 
 const BACKOFF_TYPE = 'gleaner';
 const DEFAULT_ATTEMPTS = 3;
-const DEFAULT_BACKOFF = { delayMs: 1000, maxDelayMs: 60_000 };
+const DEFAULT_BACKOFF = messageBackoff(BACKOFFS.queueMessage);
+/** How long Bull's blocking read for the next job (BRPOPLPUSH) waits on the server before it returns empty. */
+export const DRAIN_DELAY_S = 5;
+/**
+ * A blocking connection unanswered this long is dead and reconnected. Without it, a blocking read whose reply
+ * was lost across a reconnection (an open ioredis defect with blocking commands) is awaited forever and the
+ * worker takes no job again until the process restarts, while enqueues still succeed: a crawl's page tasks
+ * then wait with nobody to run them. Ten seconds past the read's own limit leaves room for a busy event loop.
+ */
+export const BLOCKING_SOCKET_TIMEOUT_MS = DRAIN_DELAY_S * 1000 + 10_000;
 
 /** Marks a handed-back delivery for the backoff strategy (re-queue at once, attempt not counted). */
 class HandedBack extends Error {
@@ -249,7 +265,7 @@ export class BullQueueAdapter implements QueuePort {
         }
         if (type === 'subscriber') return (this.subscriber ??= this.connect(true));
         // The blocking client must be per queue (BRPOPLPUSH holds the connection).
-        const bclient = this.connect(true);
+        const bclient = this.connect(true, this.options.blockingSocketTimeoutMs ?? BLOCKING_SOCKET_TIMEOUT_MS);
         bclients.push(bclient);
         return bclient;
       },
@@ -259,6 +275,7 @@ export class BullQueueAdapter implements QueuePort {
         stalledInterval: this.stalledCheckMs,
         maxStalledCount: this.options.maxStalledCount ?? 2,
         retryProcessDelay: 500,
+        drainDelay: DRAIN_DELAY_S,
         backoffStrategies: {
           [BACKOFF_TYPE]: (attemptsMade: number, err: Error, options?: { delayMs: number; maxDelayMs?: number }) =>
             err instanceof HandedBack
@@ -277,9 +294,13 @@ export class BullQueueAdapter implements QueuePort {
     return entry;
   }
 
-  private connect(blocking: boolean): Redis {
+  /** `socketTimeoutMs`: only for the blocking connections (a subscriber waits for messages for as long as it likes). */
+  private connect(blocking: boolean, socketTimeoutMs?: number): Redis {
     // Bull refuses subscriber/bclient connections with a ready check or a per-request retry limit.
     const options: RedisOptions = blocking ? { maxRetriesPerRequest: null, enableReadyCheck: false } : {};
+    // ioredis destroys a socket that answers nothing this long while a command waits on it, reconnects and
+    // sends the unanswered commands again: a lost blocking read is read again instead of awaited forever.
+    if (socketTimeoutMs !== undefined) options.socketTimeout = socketTimeoutMs;
     const client = new Redis(this.options.redisUrl, options);
     client.on('error', () => undefined); // surfaced through the commands that fail
     // Every Bull queue adds its own listeners to the shared connections.

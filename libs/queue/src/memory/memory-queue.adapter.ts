@@ -1,7 +1,8 @@
-import { newId } from '@app/core';
+import { BACKOFFS, newId } from '@app/core';
 import { type EnqueueOptions, type MessageHandler, type QueueCounts, type QueueMessage, type QueuePort } from '../queue.port';
 import {
   backoffDelayMs,
+  messageBackoff,
   drainDeliveries,
   isHandBack,
   isOutage,
@@ -35,7 +36,7 @@ interface Held {
 const DEFAULT_ATTEMPTS = 3;
 /** Failed messages kept for counts (the oldest go first): nothing in memory grows without bound. */
 const FAILED_KEPT = 1000;
-const DEFAULT_BACKOFF = { delayMs: 1000, maxDelayMs: 60_000 };
+const DEFAULT_BACKOFF = messageBackoff(BACKOFFS.queueMessage);
 
 /** The messages of in-process queues, shared by the adapters created on it. */
 export class MemoryQueueBroker {

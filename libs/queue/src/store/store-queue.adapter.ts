@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
-import { AppError, DuplicateKeyError, newId } from '@app/core';
+import { AppError, BACKOFFS, DuplicateKeyError, newId } from '@app/core';
 import type { Collection, CollectionSpec, Doc, DocumentStore } from '@app/storage';
 import { type EnqueueOptions, type MessageHandler, type QueueCounts, type QueueMessage, type QueuePort } from '../queue.port';
 import {
   backoffDelayMs,
+  messageBackoff,
   isHandBack,
   isOutage,
   OUTAGE_RETRY_MS,
@@ -59,7 +60,7 @@ export const QUEUE_MESSAGES: CollectionSpec = {
 };
 
 const DEFAULT_ATTEMPTS = 3;
-const DEFAULT_BACKOFF = { delayMs: 1000, maxDelayMs: 60_000 };
+const DEFAULT_BACKOFF = messageBackoff(BACKOFFS.queueMessage);
 
 // Consumers in this process sleep on this emitter so that an in-process enqueue wakes them at once.
 const wakers = new WeakMap<DocumentStore, EventEmitter>();

@@ -1,6 +1,7 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import { RESULT_FORMATS } from '../result-formats';
+import { CONTENT_TRUNCATED_PROPERTY, ITEMS_PROPERTY, ItemsReportResponse } from './completeness.dto';
 import { WARNINGS_PROPERTY, WarningResponse } from './warning.dto';
 
 const BOOLEAN = ['true', 'false'];
@@ -213,6 +214,8 @@ export class ResultMetadataResponse {
     description: 'Extracted items: values of `data` not found on the page (counted before the grounding policy, whatever `provenance`).',
   })
   ungrounded_fields?: number;
+  @ApiPropertyOptional(CONTENT_TRUNCATED_PROPERTY) content_truncated?: true;
+  @ApiPropertyOptional(ITEMS_PROPERTY) items?: ItemsReportResponse[];
 }
 
 export class ResultItemResponse {

@@ -8,8 +8,22 @@ import type { GroundingPolicy, ProvenanceMode } from '@app/provenance';
 import { GroundingProperty, ProvenanceProperty } from '@app/sites';
 import { FETCH_MODES, type FetchMode } from '@app/fetch';
 import { IsHttpUrl } from '@app/http';
-import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
-import { FieldProvenanceResponse, WARNINGS_PROPERTY, WarningResponse } from '@app/results';
+import {
+  ExcludeTagsProperty,
+  FullPageScreenshotProperty,
+  IncludeTagsProperty,
+  OnlyMainContentProperty,
+  PageFormatsProperty,
+  type ScrapeFormat,
+} from '@app/pages';
+import {
+  CONTENT_TRUNCATED_PROPERTY,
+  FieldProvenanceResponse,
+  ITEMS_PROPERTY,
+  ItemsReportResponse,
+  WARNINGS_PROPERTY,
+  WarningResponse,
+} from '@app/results';
 
 /** The longest fetch deadline a request may ask for (`timeout_ms`). */
 export const MAX_SCRAPE_TIMEOUT_MS = 120_000;
@@ -26,6 +40,12 @@ export class ScrapeRequestDto extends JobFetchFields {
 
   @OnlyMainContentProperty()
   only_main_content?: boolean;
+
+  @IncludeTagsProperty()
+  include_tags?: string[];
+
+  @ExcludeTagsProperty()
+  exclude_tags?: string[];
 
   @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
 
@@ -147,6 +167,8 @@ export class ScrapeMetadataResponse {
   @ApiPropertyOptional() screenshot_id?: string;
   @ApiPropertyOptional({ description: 'A link to the PNG that needs no key, valid 1 hour.' }) screenshot_url?: string;
   @ApiPropertyOptional() screenshot_expires_at?: string;
+  @ApiPropertyOptional(CONTENT_TRUNCATED_PROPERTY) content_truncated?: true;
+  @ApiPropertyOptional(ITEMS_PROPERTY) items?: ItemsReportResponse[];
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { $ref: getSchemaPath(FieldProvenanceResponse) },

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { newId, nowIso } from '@app/core';
+import { BACKOFFS, newId, nowIso } from '@app/core';
 import { JobLifecycleHooks, type JobLifecycleEvent } from '@app/jobs';
-import { QUEUE, type QueuePort } from '@app/queue';
+import { messageBackoff, QUEUE, type QueuePort } from '@app/queue';
 import { subscribes } from '../webhook-events';
 import { WebhooksRepository } from '../webhooks.repository';
 import { OutboxRepository } from './outbox.repository';
@@ -91,7 +91,7 @@ export class WebhookDispatcherService implements OnModuleInit {
       WEBHOOKS_QUEUE,
       PUMP_STREAM,
       { stream },
-      { jobId: `pump:${stream}:${newId()}`, delayMs, attempts: 10, backoff: { delayMs: 1000, maxDelayMs: 60_000 } },
+      { jobId: `pump:${stream}:${newId()}`, delayMs, attempts: 10, backoff: messageBackoff(BACKOFFS.webhookPump) },
     );
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { newId, SECRET_SEALER, type SecretSealer } from '@app/core';
+import { BACKOFFS, backoffMs, newId, SECRET_SEALER, type SecretSealer } from '@app/core';
 import { guardFromSettings } from '@app/fetch';
 import { JobsRepository } from '@app/jobs';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
@@ -11,12 +11,6 @@ import { OutboxRepository, type OutboxItem } from './outbox.repository';
 import { signWebhook } from './signature';
 import { WEBHOOKS_QUEUE, WebhookDispatcherService, type PumpPayload } from './webhook-dispatcher.service';
 import { WebhookSender } from './webhook-sender';
-
-/** Exponential backoff with ±20 % jitter: base, 4×base, 16×base, ... capped. */
-export function retryDelayMs(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
-  const raw = Math.min(maxMs, baseMs * 4 ** Math.max(0, attempt - 1));
-  return Math.round(raw * (0.8 + 0.4 * random()));
-}
 
 interface ResolvedTarget {
   url: string;
@@ -192,7 +186,8 @@ export class WebhookPumpService implements OnApplicationBootstrap, OnApplication
       delivered_at: result.ok ? new Date().toISOString() : null,
     });
     if (outcome === 'retrying') {
-      const delay = retryDelayMs(attemptNumber, this.config.webhookRetryBaseMs, this.config.webhookRetryMaxMs);
+      const backoff = { ...BACKOFFS.webhook, baseMs: this.config.webhookRetryBaseMs, maxMs: this.config.webhookRetryMaxMs };
+      const delay = backoffMs(backoff, attemptNumber);
       await this.outbox.updateItem(item._id, { status: 'retrying', next_at: new Date(Date.now() + delay).toISOString() });
     } else {
       await this.outbox.updateItem(item._id, { status: outcome });

@@ -18,7 +18,14 @@ import {
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { JSON_BODY_LIMITS } from '@app/http';
 import { PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
-import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
+import {
+  ExcludeTagsProperty,
+  FullPageScreenshotProperty,
+  IncludeTagsProperty,
+  OnlyMainContentProperty,
+  PageFormatsProperty,
+  type ScrapeFormat,
+} from '@app/pages';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
@@ -75,6 +82,12 @@ export class BatchRequestDto extends JobWebhookFields {
 
   @OnlyMainContentProperty()
   only_main_content?: boolean;
+
+  @IncludeTagsProperty()
+  include_tags?: string[];
+
+  @ExcludeTagsProperty()
+  exclude_tags?: string[];
 
   @FullPageScreenshotProperty()
   full_page_screenshot?: boolean;

@@ -3,7 +3,14 @@ import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
-import { FullPageScreenshotProperty, OnlyMainContentProperty, PageFormatsProperty, type ScrapeFormat } from '@app/pages';
+import {
+  ExcludeTagsProperty,
+  FullPageScreenshotProperty,
+  IncludeTagsProperty,
+  OnlyMainContentProperty,
+  PageFormatsProperty,
+  type ScrapeFormat,
+} from '@app/pages';
 import { IsHttpUrl, QueryInteger } from '@app/http';
 import { LlmConfigDto } from '@app/llm';
 import { CrawlOptionsDto } from '@app/sites';
@@ -41,6 +48,12 @@ export class CrawlRequestDto extends JobWebhookFields {
 
   @OnlyMainContentProperty()
   only_main_content?: boolean;
+
+  @IncludeTagsProperty()
+  include_tags?: string[];
+
+  @ExcludeTagsProperty()
+  exclude_tags?: string[];
 
   @FullPageScreenshotProperty()
   full_page_screenshot?: boolean;
@@ -167,6 +180,15 @@ export class CrawlMapQuery {
   @IsOptional()
   @IsIn(['true'], { message: 'must be true' })
   ungrounded?: 'true';
+
+  @ApiPropertyOptional({
+    enum: ['true'],
+    description:
+      'Only the pages with a list known to lack items (`items_missing` > 0: the `list_incomplete` warning; docs/long-lists.md), paged like `status`.',
+  })
+  @IsOptional()
+  @IsIn(['true'], { message: 'must be true' })
+  list_incomplete?: 'true';
 }
 
 export class CrawlMapErrorSummary {
@@ -225,6 +247,14 @@ export class CrawlMapEntryResponse {
       'extracted and pages stored before grounding existed.',
   })
   ungrounded_fields!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      "Extracted pages whose schema asks for a list of objects: the items the page's count says its data lacks (at least 1 for a list " +
+      'whose text was cut); 0 when every list is complete; null for other pages and pages stored before it (docs/long-lists.md).',
+  })
+  items_missing!: number | null;
   @ApiProperty({
     enum: ENTRY_VIAS,
     description: "How the URL came: the seed, a link, a sitemap, a redirect, or a batch's list.",
@@ -293,5 +323,7 @@ export class CrawlMapResponse {
   @ApiProperty({ type: CrawlMapErrorSummary }) error_summary!: CrawlMapErrorSummary;
   @ApiProperty({ type: 'integer', description: 'Pages with at least one value not found on the page (what `ungrounded=true` lists).' })
   pages_with_ungrounded_fields!: number;
+  @ApiProperty({ type: 'integer', description: 'Pages with a list known to lack items (what `list_incomplete=true` lists).' })
+  pages_with_incomplete_lists!: number;
   @ApiProperty({ type: [CrawlMapEntryResponse] }) entries!: CrawlMapEntryResponse[];
 }

@@ -1,0 +1,7 @@
+export type { AuthProfileRecord, FormLoginRecipe, LoggedInCheck } from './auth-profile.types';
+export { AuthProfileListResponse, AuthProfileResponse, CreateAuthProfileDto, UpdateAuthProfileDto } from './dto/auth-profile.dto';
+export { AuthProfilesModule } from './auth-profiles.module';
+export { AuthProfilesService, CREDENTIAL_MASK } from './auth-profiles.service';
+export { AuthSessions, authFailed, MAX_LOGIN_FAILURES, RELOGINS_PER_PAGE, type ActiveSession } from './auth-sessions.service';
+export { formLogin, keepCookie, LoginFailed, type LoginHttp } from './form-login';
+export { isLoginTarget, loggedOutReason, type SessionJudge } from './logged-in-check';

@@ -1,0 +1,80 @@
+import { convertHtml } from '@app/content';
+import { LIST_LAYOUTS, listPage, LIST_SCHEMA, TWO_LIST_SCHEMA } from '../../../../test/fixtures/long-lists';
+import { allQuotes } from '../../../../test/fixtures/site/quotes-data';
+import { quotesPage } from '../../../../test/fixtures/site/render';
+import { itemGroups } from './item-blocks';
+import { listAt, listPaths, pageLists } from './list-paths';
+
+function markdownOf(html: string): string {
+  return convertHtml({ html, url: 'http://shop.test/', mode: 'main' }).markdown;
+}
+
+describe('item groups of a page', () => {
+  it.each(LIST_LAYOUTS.flatMap((layout) => [20, 200].map((count) => [layout, count] as const)))(
+    'counts every product of a %s page of %i',
+    (layout, count) => {
+      const markdown = markdownOf(listPage(layout, count));
+      const [products] = pageLists(markdown, LIST_SCHEMA);
+      expect(products.path).toBe('products');
+      expect(products.group?.items.length).toBe(count);
+      // Each item holds its own product and no other's.
+      const third = products.group!.items[2];
+      expect(markdown.slice(third.start, third.end)).toContain('No. 3');
+      expect(markdown.slice(third.start, third.end)).not.toContain('No. 4');
+    },
+  );
+
+  it('keeps a table header as the prefix every chunk repeats', () => {
+    const markdown = markdownOf(listPage('table', 4));
+    const [table] = itemGroups(markdown).filter((g) => g.kind === 'table');
+    expect(table.prefix).toBe('| Name | SKU | Price |\n|---|---|---|\n');
+    expect(table.items).toHaveLength(4);
+  });
+
+  it('tells two lists of one page apart by the item fields each names', () => {
+    for (const layout of LIST_LAYOUTS) {
+      const markdown = markdownOf(listPage(layout, 12, { withArticles: 3 }));
+      const lists = pageLists(markdown, TWO_LIST_SCHEMA);
+      expect(Object.fromEntries(lists.map((l) => [l.path, l.group?.items.length]))).toEqual({ products: 12, articles: 3 });
+    }
+  });
+
+  it('counts the quotes of a quotes page: items of two paragraphs each (the quote, its tags)', () => {
+    const markdown = markdownOf(quotesPage('Quotes', allQuotes().slice(0, 10), '/page/', 1, true));
+    const schema = {
+      type: 'object' as const,
+      properties: {
+        quotes: { type: 'array' as const, items: { type: 'object' as const, properties: { text: { type: 'string' as const } } } },
+      },
+    };
+    expect(pageLists(markdown, schema)[0].group?.items).toHaveLength(10);
+  });
+
+  it('finds no list in running text, nor in fewer than three items', () => {
+    const prose = '# A story\n\nIt was a dark night.\n\nThe rain fell on the roof, all night long.\n\nIn the morning the sun rose.';
+    expect(itemGroups(prose)).toEqual([]);
+    expect(itemGroups('- one\n- two\n\nand a paragraph')).toEqual([]);
+  });
+
+  it('counts the top-level items of a nested list, not its sub-items', () => {
+    const markdown = '- a\n  - a1\n  - a2\n- b\n  - b1\n- c\n- d';
+    const [list] = itemGroups(markdown).filter((g) => g.kind === 'list');
+    expect(list.items.map((i) => markdown.slice(i.start, i.end))).toEqual(['- a\n  - a1\n  - a2', '- b\n  - b1', '- c', '- d']);
+  });
+});
+
+describe('list paths of a schema', () => {
+  it('are the root list or top-level lists of objects, with their item fields', () => {
+    expect(listPaths(LIST_SCHEMA)).toEqual([{ path: 'products', keys: ['name', 'sku', 'price'] }]);
+    expect(listPaths({ type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } })).toEqual([
+      { path: '$', keys: ['a'] },
+    ]);
+    expect(listPaths({ type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } })).toEqual([]);
+  });
+
+  it('reads the list at a path of an answer', () => {
+    expect(listAt({ products: [1, 2] }, 'products')).toEqual([1, 2]);
+    expect(listAt([1], '$')).toEqual([1]);
+    expect(listAt({ products: null }, 'products')).toBeUndefined();
+  });
+});

@@ -1,0 +1,225 @@
+/**
+ * The repeated item structure of a page, read from the markdown the model is given (docs/long-lists.md "Counting
+ * items"): the rows of a table, the top-level items of a list, a run of sections under headings of one level, or a
+ * run of paragraphs that repeats one shape (a quote and its tags line, ten times). Counting in the markdown, not in
+ * the HTML, keeps the count and the chunk boundaries on the same text: an item is a span of what the model reads.
+ */
+
+/** One item of a group: where its text starts and ends in the markdown. */
+export interface ItemSpan {
+  start: number;
+  end: number;
+}
+
+export interface ItemGroup {
+  kind: 'table' | 'list' | 'sections' | 'blocks';
+  items: ItemSpan[];
+  /** Text every chunk of the group repeats before its items (a table's header and separator rows). */
+  prefix: string;
+  /** Characters of all the items together. */
+  text: number;
+}
+
+/** Paragraphs an item of paragraphs holds after its first (a quote's author line, its tags). */
+const MAX_FOLLOWERS = 3;
+
+/** Fewest items a group needs: two of a kind are a pair, not a list. */
+export const MIN_ITEMS = 3;
+
+interface Line {
+  text: string;
+  start: number;
+  /** Offset after the line's text (its newline not included). */
+  end: number;
+}
+
+function linesOf(markdown: string): Line[] {
+  const lines: Line[] = [];
+  let start = 0;
+  for (const text of markdown.split('\n')) {
+    lines.push({ text, start, end: start + text.length });
+    start += text.length + 1;
+  }
+  return lines;
+}
+
+const TABLE_ROW = /^\s*\|/;
+const TABLE_SEPARATOR = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
+const BULLET = /^(?:[-*+]|\d{1,9}[.)])\s+\S/;
+const HEADING = /^(#{1,6})\s+\S/;
+
+/** Every group of repeated items in the markdown, in no particular order. */
+export function itemGroups(markdown: string): ItemGroup[] {
+  const lines = linesOf(markdown);
+  return [...tables(lines), ...lists(lines), ...sections(lines), ...blockRuns(lines)].filter((g) => g.items.length >= MIN_ITEMS);
+}
+
+function group(kind: ItemGroup['kind'], items: ItemSpan[], prefix = ''): ItemGroup {
+  return { kind, items, prefix, text: items.reduce((sum, i) => sum + (i.end - i.start), 0) };
+}
+
+/** Rows of each table after its header (a table without a separator row: every row). */
+function tables(lines: Line[]): ItemGroup[] {
+  const found: ItemGroup[] = [];
+  for (let i = 0; i < lines.length;) {
+    if (!TABLE_ROW.test(lines[i].text)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < lines.length && TABLE_ROW.test(lines[j].text)) j++;
+    const headed = j - i >= 2 && TABLE_SEPARATOR.test(lines[i + 1].text);
+    const first = headed ? i + 2 : i;
+    const prefix = headed ? `${lines[i].text}\n${lines[i + 1].text}\n` : '';
+    found.push(
+      group(
+        'table',
+        lines.slice(first, j).map((l) => ({ start: l.start, end: l.end })),
+        prefix,
+      ),
+    );
+    i = j;
+  }
+  return found;
+}
+
+/** The top-level items of each list (an item runs to the next top-level bullet: its indented lines and sub-lists are its own). */
+function lists(lines: Line[]): ItemGroup[] {
+  const found: ItemGroup[] = [];
+  let items: ItemSpan[] = [];
+  const close = () => {
+    if (items.length > 0) found.push(group('list', items));
+    items = [];
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i].text;
+    if (BULLET.test(text)) {
+      items.push({ start: lines[i].start, end: lines[i].end });
+    } else if (items.length > 0 && /^\s+\S/.test(text)) {
+      items[items.length - 1].end = lines[i].end;
+    } else if (
+      items.length > 0 &&
+      text.trim() === '' &&
+      i + 1 < lines.length &&
+      (BULLET.test(lines[i + 1].text) || /^\s+\S/.test(lines[i + 1].text))
+    ) {
+      // A loose list: a blank line between items (or inside one) does not end it.
+      continue;
+    } else close();
+  }
+  close();
+  return found;
+}
+
+/** Runs of sections under headings of one level: a section runs to the next heading of its level or higher. */
+function sections(lines: Line[]): ItemGroup[] {
+  const headings = lines.flatMap((line, index) => {
+    const m = HEADING.exec(line.text);
+    return m ? [{ level: m[1].length, index }] : [];
+  });
+  const found: ItemGroup[] = [];
+  for (let level = 1; level <= 6; level++) {
+    let run: ItemSpan[] = [];
+    const close = () => {
+      if (run.length > 0) found.push(group('sections', run));
+      run = [];
+    };
+    let shape = '';
+    for (let h = 0; h < headings.length; h++) {
+      const { level: at, index } = headings[h];
+      if (at < level) close();
+      if (at !== level) continue;
+      const next = headings.slice(h + 1).find((o) => o.level <= level);
+      const endLine = next ? next.index - 1 : lines.length - 1;
+      // Sections of one list open alike (a price line, a paragraph): "Staff picks" with a list under it is another thing.
+      const opening = sectionShape(lines, index + 1, endLine);
+      if (run.length > 0 && opening !== shape) close();
+      shape = opening;
+      run.push({ start: lines[index].start, end: trimmedEnd(lines, index, endLine) });
+    }
+    close();
+  }
+  return found;
+}
+
+/** The signature of a section's first block under its heading (`none`: a heading alone). */
+function sectionShape(lines: Line[], from: number, to: number): string {
+  let i = from;
+  while (i <= to && lines[i].text.trim() === '') i++;
+  if (i > to || HEADING.test(lines[i].text)) return 'none';
+  let j = i;
+  while (j + 1 <= to && lines[j + 1].text.trim() !== '') j++;
+  return signatureOf(lines.slice(i, j + 1).map((l) => l.text)).replace(/^(p:label):[^:]*/, '$1');
+}
+
+/** The end of the last non-blank line of lines[from..to]. */
+function trimmedEnd(lines: Line[], from: number, to: number): number {
+  let last = to;
+  while (last > from && lines[last].text.trim() === '') last--;
+  return lines[last].end;
+}
+
+interface Block extends ItemSpan {
+  signature: string;
+  /** It holds a markdown link. */
+  linked: boolean;
+}
+
+/**
+ * The page's blocks (paragraphs; a table, a list or a heading is one block of its kind) and runs of items that
+ * open with a paragraph of one shape, each with up to MAX_FOLLOWERS other paragraphs after it (a quote, then its
+ * tags line when it has one).
+ */
+function blockRuns(lines: Line[]): ItemGroup[] {
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length;) {
+    if (lines[i].text.trim() === '') {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j + 1 < lines.length && lines[j + 1].text.trim() !== '') j++;
+    const texts = lines.slice(i, j + 1).map((l) => l.text);
+    blocks.push({ start: lines[i].start, end: lines[j].end, signature: signatureOf(texts), linked: /\]\(/.test(texts.join('\n')) });
+    i = j + 1;
+  }
+  const found: ItemGroup[] = [];
+  const anchors = new Set(blocks.map((b) => b.signature).filter((sig) => sig.startsWith('p:')));
+  for (const anchor of anchors) {
+    let items: Array<ItemSpan & { followers: number; linked: boolean }> = [];
+    const close = () => {
+      // One plain paragraph after another is running text, not a list: items need a label, a link or a paragraph of their own kind after them.
+      const marked = anchor.startsWith('p:label:') || items.every((i) => i.followers > 0 || i.linked);
+      if (items.length >= MIN_ITEMS && marked)
+        found.push(
+          group(
+            'blocks',
+            items.map(({ start, end }) => ({ start, end })),
+          ),
+        );
+      items = [];
+    };
+    for (const block of blocks) {
+      const current = items[items.length - 1];
+      if (block.signature === anchor) items.push({ start: block.start, end: block.end, followers: 0, linked: block.linked });
+      else if (current && block.signature.startsWith('p:') && current.followers < MAX_FOLLOWERS) {
+        current.end = block.end;
+        current.followers++;
+      } else close();
+    }
+    close();
+  }
+  return found;
+}
+
+/** A block's shape: its kind, or for a paragraph its leading label (`Tags:`) or its first character's class. */
+function signatureOf(lines: string[]): string {
+  const first = lines[0].trim();
+  if (TABLE_ROW.test(first)) return 'table';
+  if (BULLET.test(first)) return 'list';
+  const heading = HEADING.exec(first);
+  if (heading) return `h${heading[1].length}`;
+  const label = /^([\p{L}][\p{L} ]{0,24}):/u.exec(first);
+  const lead = label ? `label:${label[1].toLowerCase()}` : /^\p{L}/u.test(first) ? 'L' : /^\p{N}/u.test(first) ? 'N' : first[0];
+  return `p:${lead}`;
+}

@@ -1,0 +1,122 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { nowIso } from '@app/core';
+import { EVENT_BUS, type EventBusPort } from '@app/events';
+import { JobLifecycleHooks } from './job-lifecycle-hooks';
+import { JobsRepository } from './jobs.repository';
+import {
+  crawlCounters,
+  groundingCounters,
+  isTerminal,
+  jobChannel,
+  onCrawlEngine,
+  type JobEventName,
+  type JobEventRecord,
+  type JobRecord,
+  type JobStatus,
+} from './job.types';
+
+/** An event whose seq the caller's own write of the job drew (JobEventLog.storeDrawn). */
+export interface DrawnEvent {
+  event: JobEventName;
+  data: Record<string, unknown>;
+  dedupeKey?: string;
+}
+
+/**
+ * A job's event log (docs/api.md "Jobs"): events are stored under their seq, then announced on the job's bus
+ * channel so streams and waiters on any replica see them; a finished page also goes to the lifecycle listeners
+ * (webhooks). The shapes of the `status` and `complete` events are made here.
+ */
+@Injectable()
+export class JobEventLog {
+  constructor(
+    private readonly repository: JobsRepository,
+    private readonly hooks: JobLifecycleHooks,
+    @Inject(EVENT_BUS) private readonly bus: EventBusPort,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * A finished page: the `result` stream event and the `job.page` lifecycle event (webhooks). With
+   * `exactlyOnce` (crawl pages, which may be re-announced after a crash) both carry the dedupe key
+   * and go out only while the job runs, so nothing is announced twice or after a cancel; returns
+   * whether the page was announced now. `firstTime`: the caller knows of no earlier announcement (the
+   * store's unique dedupe key still refuses a second one; it then leaves a seq gap).
+   */
+  async publishResult(
+    job: JobRecord,
+    item: Record<string, unknown>,
+    exactlyOnce?: { dedupeKey: string; firstTime?: boolean },
+  ): Promise<boolean> {
+    const stored = await this.emit(
+      job._id,
+      'result',
+      item,
+      exactlyOnce ? { dedupeKey: exactlyOnce.dedupeKey, onlyWhileRunning: true, firstTime: exactlyOnce.firstTime } : {},
+    );
+    if (!stored) {
+      // Stored already: perhaps by a run that met a store outage (or died) before its webhooks were stored.
+      // Announcing again is safe, the listeners store an event once per dedupe key.
+      if (exactlyOnce && (await this.repository.hasEvent(job._id, exactlyOnce.dedupeKey)))
+        await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso(), dedupeKey: exactlyOnce.dedupeKey });
+      return false;
+    }
+    await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso(), dedupeKey: exactlyOnce?.dedupeKey });
+    return true;
+  }
+
+  async emit(
+    jobId: string,
+    event: JobEventName,
+    data: Record<string, unknown>,
+    options: { dedupeKey?: string; onlyWhileRunning?: boolean; firstTime?: boolean } = {},
+  ): Promise<boolean> {
+    const record = await this.repository.appendEvent(jobId, event, data, options);
+    if (!record) return false;
+    await this.announce(record);
+    return true;
+  }
+
+  /** Stores events under seqs drawn by the caller's own write of the job, and announces those stored now. */
+  async storeDrawn(jobId: string, firstSeq: number, events: DrawnEvent[]): Promise<void> {
+    for (const record of await this.repository.storeDrawnEvents(jobId, firstSeq, events)) if (record) await this.announce(record);
+  }
+
+  /**
+   * "Something new happened" on the job's channel: the seq for streams, and for waiters of a synchronous
+   * answer whether the job is finished by it (`terminal`: its `complete` event or a terminal status), so they
+   * read the job once instead of after each of its events.
+   */
+  private async announce(record: JobEventRecord): Promise<void> {
+    const terminal = record.event === 'complete' || (record.event === 'status' && isTerminal(record.data.status as JobStatus));
+    await this.bus.publish(jobChannel(record.job_id), { seq: record.seq, event: record.event, ...(terminal ? { terminal: true } : {}) });
+  }
+
+  statusData(job: JobRecord): Record<string, unknown> {
+    return {
+      job_id: job._id,
+      status: job.status,
+      page_count: job.page_count,
+      urls_queued: job.urls_queued,
+      failed_count: job.failed_count,
+      cost_usd: job.cost_usd,
+      token_usage_input: job.token_usage_input,
+      token_usage_output: job.token_usage_output,
+      ...(onCrawlEngine(job.type) ? crawlCounters(job) : {}),
+      ...groundingCounters(job),
+    };
+  }
+
+  completeData(job: JobRecord): Record<string, unknown> {
+    return {
+      job_id: job._id,
+      status: job.status,
+      page_count: job.page_count,
+      cost_usd: job.cost_usd,
+      results_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${job._id}/results`,
+      error_category: job.error_category,
+      error_message: job.error_message,
+    };
+  }
+}

@@ -1,0 +1,106 @@
+import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
+import { startLoginSite, type LoginSite } from '../fixtures/login-site/login-site';
+import { startModelServer, type ModelServer } from '../fixtures/model-server';
+import { startEmbedded, type RunningApp } from './embedded-app';
+import { authProfilesSuite } from './auth-profiles.suite';
+import { http } from './helpers';
+import { LOGIN_PASSWORD, LOGIN_USER } from '../fixtures/login-site/login-site';
+
+jest.setTimeout(300_000);
+
+let site: LoginSite;
+let models: ModelServer;
+
+function env(): Record<string, string> {
+  return {
+    GLEANER_ALLOW_NETWORKS: '127.0.0.0/8',
+    GLEANER_RESOLVE: site.resolve,
+    GLEANER_BROWSER_ENABLED: 'false',
+    GLEANER_RATE_LIMIT_PER_MINUTE: '1000000',
+    GLEANER_EXTRACT_WAIT_MS: '60000',
+  };
+}
+
+beforeAll(async () => {
+  site = await startLoginSite();
+  models = await startModelServer();
+});
+afterAll(async () => {
+  await site?.close();
+  await models?.close();
+});
+
+describe('auth profiles, embedded deployment', () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startEmbedded(env());
+  });
+  afterAll(async () => app?.close());
+  authProfilesSuite(() => ({ app, site, models }));
+});
+
+describeWith(['mongodb', 'redis'], 'auth profiles, cluster deployment', () => {
+  const db = uniqueDbName('gleaner_auth_profiles');
+  const cluster = (bootstrap: string) => ({
+    ...env(),
+    MONGODB_URI: `${serverUrl('mongodb')}/${db}`,
+    REDIS_URL: `${serverUrl('redis')}/3`,
+    GLEANER_SECRET: 'auth-profiles-test-secret-0123456789abcd',
+    GLEANER_BOOTSTRAP_KEY: bootstrap,
+  });
+  let app: RunningApp;
+  let second: RunningApp;
+  beforeAll(async () => {
+    app = await startEmbedded(cluster('glk_' + 'A'.repeat(40)));
+    // A second replica on the same store and Redis: its own process state, the same sessions.
+    second = await startEmbedded(cluster('glk_' + 'A'.repeat(40)));
+  });
+  afterAll(async () => {
+    await second?.close();
+    await app?.close();
+  });
+  authProfilesSuite(() => ({ app, site, models }));
+
+  it('two replicas that need the same session at once share one login', async () => {
+    const key = (await http(app.baseUrl, 'POST', '/api/v1/users', { key: app.adminKey, body: { name: `race-${Date.now()}` } })).body.key
+      .key;
+    const created = await http(app.baseUrl, 'POST', '/api/v1/auth-profiles', {
+      key,
+      body: {
+        name: 'Race',
+        hosts: ['members.test'],
+        login: {
+          type: 'form',
+          url: site.url('members.test', '/login'),
+          csrf_field: 'csrf_token',
+          username: LOGIN_USER,
+          password: LOGIN_PASSWORD,
+        },
+      },
+    });
+    const before = { logins: site.stats.logins, pages: site.stats.loginPages, requests: site.requests.length };
+    // The first login's page is held until both replicas asked for the session: the second must wait for it, not log in too.
+    site.holdLogin();
+    const scrape = (replica: RunningApp, n: number) =>
+      http(replica.baseUrl, 'POST', '/api/v1/scrape', {
+        key,
+        body: {
+          url: site.url('members.test', `/members/p/${n}`),
+          formats: ['markdown'],
+          fetch_mode: 'static',
+          auth_profile: created.body.id,
+        },
+      });
+    const both = Promise.all([scrape(app, 1), scrape(second, 2)]);
+    const deadline = Date.now() + 60_000;
+    while (!site.requests.slice(before.requests).some((r) => r.path === '/login') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    site.releaseLogin();
+    const [one, two] = await both;
+    expect([one.status, two.status]).toEqual([200, 200]);
+    expect(one.body.data.markdown).toContain('Name: Member page 1');
+    expect(two.body.data.markdown).toContain('Name: Member page 2');
+    expect(site.stats.logins - before.logins).toBe(1);
+    expect(site.stats.loginPages - before.pages).toBe(1);
+  });
+});

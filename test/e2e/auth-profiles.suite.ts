@@ -1,0 +1,256 @@
+/**
+ * Auth profiles end to end (docs/auth-profiles.md): the resource, a page fetched with the profile's session
+ * (the first login, re-logins after the site ends a session, one retry per page), a crawl of 200 member pages
+ * across two session expiries (exactly two re-logins), a crawl that leaves the host sending no cookie there,
+ * wrong credentials failing cleanly and the profile then failing at once, and the credentials and session
+ * never in an answer, a log or the store in the clear. Run on both deployments by auth-profiles.e2e-spec.ts.
+ */
+import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
+import type { ModelServer } from '../fixtures/model-server';
+import { LOGIN_PASSWORD, LOGIN_USER, type LoginSite } from '../fixtures/login-site/login-site';
+import type { RunningApp } from './embedded-app';
+import { http, waitFor } from './helpers';
+
+export interface AuthProfilesEnv {
+  app: RunningApp;
+  site: LoginSite;
+  models: ModelServer;
+}
+
+export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
+  let env: AuthProfilesEnv;
+  let key: string;
+  const call = (method: string, path: string, opts: Parameters<typeof http>[3] = {}) =>
+    http(env.app.baseUrl, method, path, { key, ...opts });
+  const members = (path: string) => env.site.url('members.test', path);
+  const profileBody = (over: Record<string, unknown> = {}) => ({
+    name: 'Members',
+    hosts: ['members.test'],
+    login: { type: 'form', url: members('/login'), csrf_field: 'csrf_token', username: LOGIN_USER, password: LOGIN_PASSWORD },
+    check: { session_cookie: 'sid', logged_in_selector: 'a[href="/logout"]' },
+    ...over,
+  });
+  const createProfile = async (over: Record<string, unknown> = {}) => {
+    const res = await call('POST', '/api/v1/auth-profiles', { body: profileBody(over) });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  const scrape = (url: string, profile: string) =>
+    call('POST', '/api/v1/scrape', { body: { url, formats: ['markdown'], fetch_mode: 'static', auth_profile: profile } });
+  /** Every value that must never be shown: the credentials and every session the site handed out. */
+  const secrets = () => new RegExp([LOGIN_USER, LOGIN_PASSWORD, ...env.site.sessions].join('|'));
+
+  beforeAll(async () => {
+    env = getEnv();
+    key = (await http(env.app.baseUrl, 'POST', '/api/v1/users', { key: env.app.adminKey, body: { name: `auth-${Date.now()}` } })).body.key
+      .key;
+  });
+  beforeEach(() => env.site.set({ sessionRequests: Infinity, sessionMs: Infinity, pages: 5 }));
+
+  it('saves a profile with its credentials masked, keeps them on an update that sends the mask, and refuses a login URL off its hosts', async () => {
+    const created = await call('POST', '/api/v1/auth-profiles', { body: profileBody() });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      name: 'Members',
+      hosts: ['members.test'],
+      login: {
+        type: 'form',
+        url: members('/login'),
+        username_field: 'username',
+        password_field: 'password',
+        csrf_field: 'csrf_token',
+        username: '••••',
+        password: '••••',
+      },
+      check: { session_cookie: 'sid', logged_out_statuses: [401, 403] },
+      session_ttl_seconds: null,
+      session: { state: 'none', logged_in_at: null, logins: 0, failures: 0, last_error: null },
+    });
+    const id = created.body.id;
+    const updated = await call('PUT', `/api/v1/auth-profiles/${id}`, {
+      body: { name: 'Renamed', login: { ...profileBody().login, username: '••••', password: '••••' } },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.name).toBe('Renamed');
+    expect((await scrape(members('/members/p/1'), id)).body.data.markdown).toContain('Name: Member page 1');
+    expect((await call('GET', '/api/v1/auth-profiles')).body.auth_profiles.map((p: any) => p.id)).toContain(id);
+
+    const off = await call('POST', '/api/v1/auth-profiles', {
+      body: profileBody({ login: { ...profileBody().login, url: env.site.url('outside.test', '/login') } }),
+    });
+    expect(off.status).toBe(422);
+    expect(off.body.errors).toEqual([
+      expect.objectContaining({ location: 'body.login.url', message: expect.stringContaining("must be one of the profile's hosts") }),
+    ]);
+    const masked = await call('POST', '/api/v1/auth-profiles', {
+      body: profileBody({ login: { ...profileBody().login, password: '••••' } }),
+    });
+    expect(masked.status).toBe(422);
+    expect(masked.body.errors[0].location).toBe('body.login.password');
+    // A credential a 422 refuses is never echoed.
+    const long = `${LOGIN_USER}${'x'.repeat(600)}`;
+    const tooLong = await call('POST', '/api/v1/auth-profiles', {
+      body: profileBody({ login: { ...profileBody().login, username: long, password: long } }),
+    });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.errors.map((e: { location: string }) => e.location).sort()).toEqual(['body.login.password', 'body.login.username']);
+    expect(tooLong.text).not.toContain(LOGIN_USER);
+    const badHost = await call('POST', '/api/v1/auth-profiles', { body: profileBody({ hosts: ['Members.test:80'] }) });
+    expect(badHost.status).toBe(422);
+    expect(badHost.body.errors[0]).toMatchObject({ location: 'body.hosts', message: expect.stringContaining('host name in lower case') });
+
+    // Another tenant sees nothing of it, and cannot name it.
+    const other = (
+      await http(env.app.baseUrl, 'POST', '/api/v1/users', { key: env.app.adminKey, body: { name: `auth-other-${Date.now()}` } })
+    ).body.key.key;
+    expect((await http(env.app.baseUrl, 'GET', `/api/v1/auth-profiles/${id}`, { key: other })).status).toBe(404);
+    const foreign = await http(env.app.baseUrl, 'POST', '/api/v1/scrape', {
+      key: other,
+      body: { url: members('/members'), auth_profile: id },
+    });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.errors).toEqual([expect.objectContaining({ location: 'body.auth_profile', message: 'no such auth profile' })]);
+
+    expect((await call('DELETE', `/api/v1/auth-profiles/${id}`)).status).toBe(200);
+    expect((await call('GET', `/api/v1/auth-profiles/${id}`)).status).toBe(404);
+  });
+
+  it('logs in once for many pages, and once more (with one retry of the page) when the site ends the session', async () => {
+    const id = await createProfile();
+    const before = env.site.stats.logins;
+    for (const n of [1, 2, 3])
+      expect((await scrape(members(`/members/p/${n}`), id)).body.data.markdown).toContain(`Name: Member page ${n}`);
+    expect(env.site.stats.logins).toBe(before + 1);
+
+    // The site ends the session: the next page is redirected to the login, logs in again, and is fetched again.
+    env.site.endSessions();
+    const json = await scrape(members('/members/p/4'), id);
+    expect(json.status).toBe(200);
+    expect(json.body.data.markdown).toContain('Name: Member page 4');
+    expect(env.site.stats.logins).toBe(before + 2);
+    const view = (await call('GET', `/api/v1/auth-profiles/${id}`)).body;
+    expect(view.session).toMatchObject({ state: 'active', logins: 2, failures: 0 });
+
+    // A 401 is logged out too (an API endpoint that does not redirect).
+    env.site.endSessions();
+    const api = await scrape(members('/api/me'), id);
+    expect(api.status).toBe(200);
+    expect(api.body.data.markdown).toContain('Member');
+    expect(env.site.stats.logins).toBe(before + 3);
+  });
+
+  it('a page that stays logged out after a fresh login fails auth_failed: one re-login, never a loop', async () => {
+    const id = await createProfile();
+    expect((await scrape(members('/members'), id)).status).toBe(200);
+    const before = env.site.stats.logins;
+    // A member page that answers 403 to a fresh session too.
+    const res = await scrape(members('/members/staff'), id);
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ error_category: 'auth_failed' });
+    expect(res.body.detail).toMatch(/still logged out after a fresh login/);
+    expect(env.site.stats.logins).toBe(before + 1);
+  });
+
+  it('wrong credentials fail cleanly; after three failed logins the profile is failing and its pages fail without a login', async () => {
+    const id = await createProfile({ login: { ...profileBody().login, password: 'not-the-password-55' } });
+    for (let i = 0; i < 3; i++) {
+      const res = await scrape(members('/members/p/1'), id);
+      expect(res.status).toBe(502);
+      expect(res.body.error_category).toBe('auth_failed');
+      expect(res.body.detail).toMatch(/could not log in: the site answered the login with its login page again/);
+      expect(res.text).not.toMatch(/not-the-password-55/);
+    }
+    const failed = env.site.stats.failedLogins;
+    const res = await scrape(members('/members/p/1'), id);
+    expect(res.body.detail).toMatch(/is failing: its last 3 logins failed/);
+    expect(env.site.stats.failedLogins).toBe(failed);
+    expect((await call('GET', `/api/v1/auth-profiles/${id}`)).body.session).toMatchObject({ state: 'failing', failures: 3, logins: 0 });
+
+    // Fixing the login makes it usable again.
+    const fixed = await call('PUT', `/api/v1/auth-profiles/${id}`, { body: { login: profileBody().login } });
+    expect(fixed.body.session).toMatchObject({ state: 'none', failures: 0 });
+    expect((await scrape(members('/members/p/1'), id)).status).toBe(200);
+  });
+
+  it('a crawl of 200 member pages across two session expiries logs in again exactly twice; the host it leaves gets no cookie', async () => {
+    env.site.set({ pages: 200, sessionRequests: 80 });
+    const id = await createProfile();
+    const before = env.site.stats.logins;
+    const since = env.site.requests.length;
+    const res = await call('POST', '/api/v1/crawl', {
+      body: {
+        url: members('/members'),
+        formats: ['markdown'],
+        options: { max_depth: 1, max_pages: 300, same_domain_only: false, fetch_mode: 'static', concurrency: 8, auth_profile: id },
+      },
+    });
+    expect([res.status, res.status === 202 ? null : res.text]).toEqual([202, null]);
+    const job = await waitFor(async () => {
+      const found = (await call('GET', `/api/v1/jobs/${res.body.job_id}`)).body;
+      return ['completed', 'failed', 'cancelled'].includes(found.status) ? found : null;
+    }, 240_000);
+    expect(job.status).toBe('completed');
+    const items: Array<{ url: string; data: { markdown: string } }> = (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`)).body;
+    const memberItems = items.filter((i) => i.url.includes('/members/p/'));
+    expect(memberItems).toHaveLength(200);
+    for (const item of memberItems) expect(item.data.markdown).toMatch(/Name: Member page \d+/);
+    // 201 member pages at 80 a session: the first login and exactly two re-logins.
+    expect(env.site.stats.logins - before).toBe(3);
+    expect((await call('GET', `/api/v1/auth-profiles/${id}`)).body.session.logins).toBe(3);
+    const outside = env.site.requests.slice(since).filter((r) => r.host === 'outside.test');
+    expect(outside.length).toBeGreaterThan(0);
+    expect(outside.every((r) => r.cookie === undefined)).toBe(true);
+    expect(items.find((i) => i.url.includes('outside.test'))?.data.markdown).toContain('Name: Outside');
+  });
+
+  it("a monitor run after the session's lifetime logs in again by itself", async () => {
+    const id = await createProfile({ session_ttl_seconds: 3600 });
+    const llm = { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-auth-profiles', base_url: env.models.openaiBaseUrl };
+    const created = await call('POST', '/api/v1/monitors', {
+      body: {
+        name: 'members',
+        urls: [members('/members/p/1')],
+        schema: { name: 'string' },
+        schedule: { every: '1h' },
+        llm_config: llm,
+        paused: true,
+        options: { auth_profile: id, fetch_mode: 'static' },
+      },
+    });
+    expect(created.status).toBe(201);
+    const monitorId = created.body.id;
+    const run = async () => {
+      const started = await call('POST', `/api/v1/monitors/${monitorId}/run`);
+      expect(started.status).toBe(202);
+      return waitFor(async () => {
+        const runs = (await call('GET', `/api/v1/monitors/${monitorId}/runs?limit=100`)).body.runs as Array<Record<string, any>>;
+        const found = runs.find((r) => r.id === started.body.run.id);
+        return found && ['completed', 'failed'].includes(found.status) ? found : undefined;
+      }, 120_000);
+    };
+    const before = env.site.stats.logins;
+    expect((await run()).status).toBe('completed');
+    expect(env.site.stats.logins).toBe(before + 1);
+    // A day later: the session is older than its lifetime (its stored time moved back past it).
+    const store = env.app.app.get<symbol, DocumentStore>(DOCUMENT_STORE);
+    const profiles = await store.collection({ name: 'auth_profiles', indexes: [] });
+    await profiles.findOneAndUpdate({ _id: id }, { $set: { session_at_ms: Date.now() - 24 * 3600_000 } });
+    expect((await run()).status).toBe('completed');
+    expect(env.site.stats.logins).toBe(before + 2);
+    const pages = env.site.requests.filter((r) => r.path === '/members/p/1' && r.status === 200);
+    expect(pages.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('the credentials and sessions are ciphertext in the store and never in an answer or a log', async () => {
+    const id = await createProfile();
+    await scrape(members('/members/p/2'), id);
+    const store = env.app.app.get<symbol, DocumentStore>(DOCUMENT_STORE);
+    const profiles = await store.collection({ name: 'auth_profiles', indexes: [] });
+    const record = await profiles.findOne({ _id: id });
+    expect(record?.session_sealed).toEqual(expect.any(String));
+    expect(JSON.stringify(record)).not.toMatch(secrets());
+    expect((await call('GET', '/api/v1/auth-profiles')).text).not.toMatch(secrets());
+    expect(env.app.logs.text).toContain('auth profile logged in');
+    expect(env.app.logs.text).not.toMatch(secrets());
+  });
+}
