@@ -158,7 +158,10 @@ describe('OpenAPI document', () => {
     ]);
     // Duplicates (docs/dedup.md): the options' rules as validation has them.
     expect(doc.components.schemas.BatchOptionsDto.properties.dedupe).toMatchObject({ enum: ['off', 'exact', 'near'], default: 'off' });
-    expect(doc.components.schemas.BatchOptionsDto.properties.canonicalize).toMatchObject({ enum: ['default', 'strict'], default: 'default' });
+    expect(doc.components.schemas.BatchOptionsDto.properties.canonicalize).toMatchObject({
+      enum: ['default', 'strict'],
+      default: 'default',
+    });
     expect(doc.components.schemas.BatchOptionsDto.properties.ignore_query_params).toMatchObject({ type: 'array', maxItems: 50 });
     expect(doc.components.schemas.BatchOptionsDto.properties.proxy).toMatchObject({
       type: 'string',

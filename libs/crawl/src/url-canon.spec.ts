@@ -50,10 +50,14 @@ describe('canonicalize strict (canonicalize: "strict")', () => {
   const strict = canonRulesOf({ canonicalize: 'strict', ignore_query_params: ['sort', 'view'] });
 
   it('drops tracking parameters, sorts the query and ignores the named parameters', () => {
-    expect(canonicalize('https://s.example/p?utm_source=x&b=2&gclid=1&a=1&FBCLID=z', undefined, strict)?.url).toBe('https://s.example/p?a=1&b=2');
+    expect(canonicalize('https://s.example/p?utm_source=x&b=2&gclid=1&a=1&FBCLID=z', undefined, strict)?.url).toBe(
+      'https://s.example/p?a=1&b=2',
+    );
     expect(canonicalize('https://s.example/p?sort=price&id=7&view=print', undefined, strict)?.url).toBe('https://s.example/p?id=7');
     expect(canonicalize('https://s.example/p?utm_medium=a', undefined, strict)?.url).toBe('https://s.example/p');
-    expect(canonicalize('https://s.example/p?b=2&a=1', undefined, strict)?.key).toBe(canonicalize('https://s.example/p?a=1&b=2', undefined, strict)?.key);
+    expect(canonicalize('https://s.example/p?b=2&a=1', undefined, strict)?.key).toBe(
+      canonicalize('https://s.example/p?a=1&b=2', undefined, strict)?.key,
+    );
   });
 
   it("keeps a repeated name's values in their order, and what default keeps (trailing slash, non-tracking names)", () => {
@@ -70,7 +74,10 @@ describe('canonicalize strict (canonicalize: "strict")', () => {
   it('maps a host onto its www twin only once the site showed them to be one (aliases)', () => {
     expect(canonicalize('https://www.s.example/p', undefined, strict)?.url).toBe('https://www.s.example/p');
     const shown = { ...strict, aliases: new Map([['www.s.example', 's.example']]) };
-    expect(canonicalize('https://WWW.s.example/p?utm_id=1', undefined, shown)).toMatchObject({ url: 'https://s.example/p', host: 's.example' });
+    expect(canonicalize('https://WWW.s.example/p?utm_id=1', undefined, shown)).toMatchObject({
+      url: 'https://s.example/p',
+      host: 's.example',
+    });
     expect(wwwTwins('www.s.example', 's.example')).toBe(true);
     expect(wwwTwins('s.example', 'www.s.example')).toBe(true);
     expect(wwwTwins('shop.s.example', 's.example')).toBe(false);

@@ -27,7 +27,10 @@ export interface CanonRules {
 export const DEFAULT_CANON: CanonRules = { strict: false, ignore: [] };
 
 /** The canonical rules of a crawl's or batch's options (absent on jobs stored before them: `default`). */
-export function canonRulesOf(options: { canonicalize?: 'default' | 'strict' | null; ignore_query_params?: readonly string[] | null }): CanonRules {
+export function canonRulesOf(options: {
+  canonicalize?: 'default' | 'strict' | null;
+  ignore_query_params?: readonly string[] | null;
+}): CanonRules {
   const ignore = options.ignore_query_params ?? [];
   return { strict: options.canonicalize === 'strict', ignore };
 }

@@ -46,7 +46,11 @@ describe('DuplicateIndex (on the embedded store)', () => {
 
   it('near: a near-duplicate names its original and the similarity; its verdict stands when it is run again', async () => {
     expect(await index.check('j1', { key: 'a', url: 'https://s.example/a', text: `${body} updated 2026-12-01` }, 'near')).toBeNull();
-    const verdict = await index.check('j1', { key: 'b', url: 'https://s.example/b?utm_source=x', text: `${body} updated 2026-12-02` }, 'near');
+    const verdict = await index.check(
+      'j1',
+      { key: 'b', url: 'https://s.example/b?utm_source=x', text: `${body} updated 2026-12-02` },
+      'near',
+    );
     expect(verdict).toMatchObject({ original: { key: 'a' }, reason: 'near' });
     expect(verdict!.similarity).toBeGreaterThanOrEqual(0.85);
     expect(verdict!.similarity).toBeLessThanOrEqual(1);

@@ -78,7 +78,13 @@ export class DuplicateIndex {
   }
 
   /** The most similar original sharing an LSH band with `fp`, when at least NEAR_SIMILARITY alike (ties: the lowest key). */
-  private async nearest(docs: Collection<IndexDoc>, jobId: string, key: string, fp: string, hash: string): Promise<DuplicateVerdict | null> {
+  private async nearest(
+    docs: Collection<IndexDoc>,
+    jobId: string,
+    key: string,
+    fp: string,
+    hash: string,
+  ): Promise<DuplicateVerdict | null> {
     const candidates = await docs.find({ job_id: jobId, band: { $in: bandsOf(fp) } }, { fields: ['key', 'url', 'fp', 'hash'] });
     let best: DuplicateVerdict | null = null;
     for (const c of candidates) {
@@ -93,7 +99,11 @@ export class DuplicateIndex {
   }
 
   /** The page's text hash for it, unless an original holds it already (then the page is that original's copy). */
-  private async claimText(docs: Collection<IndexDoc>, jobId: string, page: { key: string; url: string; text: string }): Promise<DuplicateVerdict | null> {
+  private async claimText(
+    docs: Collection<IndexDoc>,
+    jobId: string,
+    page: { key: string; url: string; text: string },
+  ): Promise<DuplicateVerdict | null> {
     const id = `h:${jobId}:${textHash(page.text)}`;
     try {
       await docs.insertOne({ _id: id, job_id: jobId, key: page.key, url: page.url });

@@ -25,8 +25,7 @@ describe('fingerprint (MinHash of word 3-shingles)', () => {
   });
 
   it('keeps pages of one template with different values apart', () => {
-    const values = (n: number) =>
-      Array.from({ length: 60 }, (_, i) => `title${n}x${i} author${n}y${i}`).join(' ');
+    const values = (n: number) => Array.from({ length: 60 }, (_, i) => `title${n}x${i} author${n}y${i}`).join(' ');
     const a = fingerprintOf(page(values(1), 40))!;
     const b = fingerprintOf(page(values(2), 40))!;
     expect(similarity(a, b)).toBeLessThan(NEAR_SIMILARITY);

@@ -34,7 +34,12 @@ export type Fingerprint = string;
 
 /** Words of a text: runs of letters or digits, lower-cased (NFKC first, so compatibility forms are one word). */
 export function wordsOf(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}]+|\p{N}+/gu) ?? [];
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{M}]+|\p{N}+/gu) ?? []
+  );
 }
 
 /** FNV-1a (32 bits) of a word. */

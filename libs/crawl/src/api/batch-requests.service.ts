@@ -249,7 +249,11 @@ type BatchFields = PagePlanFields & {
  * Each URL checked (an http(s) URL; every bad one reported at its place, the first MAX_URL_ERRORS of
  * them) and normalised as the crawl does; a URL normalising to one already listed is a duplicate.
  */
-export function checkList(urls: ListedUrl[], locate: (index: number, line: number) => string, rules: CanonRules = DEFAULT_CANON): CheckedList {
+export function checkList(
+  urls: ListedUrl[],
+  locate: (index: number, line: number) => string,
+  rules: CanonRules = DEFAULT_CANON,
+): CheckedList {
   const errors: FieldError[] = [];
   let bad = 0;
   const firstIndex = new Map<string, number>();

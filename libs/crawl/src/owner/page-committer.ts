@@ -233,7 +233,13 @@ export class PageCommitter {
   }
 
   /** A page the crawl does not keep after all (redirected off-site, or onto a page fetched on its own). Its ticket is given back. */
-  private async skipped(entry: WindowEntry, reason: SkipReason, why: string, finalUrl: string | null, duplicate?: PageDuplicate): Promise<void> {
+  private async skipped(
+    entry: WindowEntry,
+    reason: SkipReason,
+    why: string,
+    finalUrl: string | null,
+    duplicate?: PageDuplicate,
+  ): Promise<void> {
     const ticket = entry.ticket;
     const settled = await this.settle(entry, 'skipped', {
       error_category: reason,

@@ -6,13 +6,16 @@ import { canonicalize } from '../url-canon';
 import { canonicalOf, duplicateCheck } from './duplicate-check';
 
 const loaded = (headers: Record<string, string>, canonicalUrl?: string, markdown = 'text') =>
-  ({ fetch: { url: 'https://s.example/p?print=1', headers }, content: { markdown, metadata: canonicalUrl ? { canonicalUrl } : {} } }) as unknown as LoadedPage;
+  ({
+    fetch: { url: 'https://s.example/p?print=1', headers },
+    content: { markdown, metadata: canonicalUrl ? { canonicalUrl } : {} },
+  }) as unknown as LoadedPage;
 
 describe('canonicalOf', () => {
   it("reads the Link header's rel=canonical first, then the document's", () => {
-    expect(canonicalOf(loaded({ Link: '<https://s.example/a>; rel="preload", <https://s.example/p>; rel="canonical"' }, 'https://s.example/x'))).toBe(
-      'https://s.example/p',
-    );
+    expect(
+      canonicalOf(loaded({ Link: '<https://s.example/a>; rel="preload", <https://s.example/p>; rel="canonical"' }, 'https://s.example/x')),
+    ).toBe('https://s.example/p');
     expect(canonicalOf(loaded({ link: '<https://s.example/p>; rel=canonical' }))).toBe('https://s.example/p');
     expect(canonicalOf(loaded({ link: '<https://s.example/a>; rel="alternate"' }, 'https://s.example/x'))).toBe('https://s.example/x');
     expect(canonicalOf(loaded({}))).toBeNull();
@@ -21,7 +24,11 @@ describe('canonicalOf', () => {
 
 describe('duplicateCheck', () => {
   const seed = canonicalize('https://s.example/')!;
-  const task = { job_id: 'j', key: canonicalize('https://s.example/p?print=1')!.key, url: 'https://s.example/p?print=1' } as PageTaskPayload;
+  const task = {
+    job_id: 'j',
+    key: canonicalize('https://s.example/p?print=1')!.key,
+    url: 'https://s.example/p?print=1',
+  } as PageTaskPayload;
   const target = canonicalize('https://s.example/p')!;
   const entries = (status: CrawlEntry['status']) => ({
     entry: async (id: string) => (id === `j:${target.key}` ? ({ url: target.url, key: target.key, status } as CrawlEntry) : null),
@@ -43,7 +50,9 @@ describe('duplicateCheck', () => {
     });
     expect(await duplicateCheck(task, context(), entries('skipped'), noIndex)!.check(page)).toBeNull();
     expect(await duplicateCheck(task, context(), { entry: async () => null }, noIndex)!.check(page)).toBeNull();
-    expect(await duplicateCheck(task, context(), entries('completed'), noIndex)!.check(loaded({}, 'https://elsewhere.example/p'))).toBeNull();
+    expect(
+      await duplicateCheck(task, context(), entries('completed'), noIndex)!.check(loaded({}, 'https://elsewhere.example/p')),
+    ).toBeNull();
   });
 
   it('asks the index with dedupe on, and nothing for a monitor', async () => {

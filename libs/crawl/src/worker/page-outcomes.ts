@@ -50,9 +50,15 @@ export function extractionOutcome(
     return {
       kind: 'skipped',
       reason: 'duplicate',
-      why: made.reason === 'canonical' ? `its canonical address is ${made.duplicate_of}` : `${made.reason} duplicate of ${made.duplicate_of}`,
+      why:
+        made.reason === 'canonical' ? `its canonical address is ${made.duplicate_of}` : `${made.reason} duplicate of ${made.duplicate_of}`,
       final_url: base.final_url,
-      duplicate: { duplicate_of: made.duplicate_of, duplicate_key: made.duplicate_key, duplicate_reason: made.reason, similarity: made.similarity },
+      duplicate: {
+        duplicate_of: made.duplicate_of,
+        duplicate_key: made.duplicate_key,
+        duplicate_reason: made.reason,
+        similarity: made.similarity,
+      },
     };
   }
   if (!(extracted instanceof PageFailure)) {

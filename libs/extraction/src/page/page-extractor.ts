@@ -12,7 +12,14 @@ import { GroundingService } from '../grounding.service';
 import { listOutcomes, type ListOutcomes } from '../lists/list-metrics';
 import { captureRecorder } from './capture';
 import { listStep, type ListedCall } from './list-step';
-import { formatsMade, PageFailure, type DuplicateMade, type ExtractionMade, type FormatsMade, type PageExtraction } from './page-extraction';
+import {
+  formatsMade,
+  PageFailure,
+  type DuplicateMade,
+  type ExtractionMade,
+  type FormatsMade,
+  type PageExtraction,
+} from './page-extraction';
 import type { FormatsPagePlan, ModelPagePlan, PagePlan, PageRun } from './page-plan';
 
 /**

@@ -75,9 +75,17 @@ export class PagesByMethodResponse {
 }
 
 export class DuplicateCountsResponse {
-  @ApiProperty({ type: 'integer', minimum: 0, description: "Pages whose rel=canonical (or `Link: rel=canonical`) names another address of the job." })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Pages whose rel=canonical (or `Link: rel=canonical`) names another address of the job.',
+  })
   canonical!: number;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Pages with the same normalised text as an earlier page (`dedupe` `exact` or `near`).' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Pages with the same normalised text as an earlier page (`dedupe` `exact` or `near`).',
+  })
   exact!: number;
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Near-duplicates of an earlier page (`dedupe: near`).' })
   near!: number;
@@ -189,7 +197,7 @@ export class JobResponse {
   @ApiPropertyOptional({
     type: DuplicateCountsResponse,
     description:
-      'Crawls and batches: pages fetched and then skipped as duplicates, by reason (the crawl map names each one\'s original in ' +
+      "Crawls and batches: pages fetched and then skipped as duplicates, by reason (the crawl map names each one's original in " +
       '`duplicate_of`; docs/dedup.md). They are `skipped` entries, not in `page_count`.',
   })
   duplicates?: DuplicateCountsResponse;

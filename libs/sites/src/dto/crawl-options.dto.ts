@@ -226,7 +226,8 @@ class CrawlScopeOptions {
     type: [String],
     maxItems: 50,
     example: ['sort', 'view'],
-    description: 'Query parameters (exact names, 1-100 characters) that never make a page of their own: dropped from every address, whatever `canonicalize`.',
+    description:
+      'Query parameters (exact names, 1-100 characters) that never make a page of their own: dropped from every address, whatever `canonicalize`.',
   })
   @IsOptional()
   @IsArray()
@@ -239,7 +240,7 @@ class CrawlScopeOptions {
     enum: DEDUPE_MODES,
     default: CRAWL_OPTION_DEFAULTS.dedupe,
     description:
-      "Pages whose text repeats an earlier page of the job get no model call (docs/dedup.md): `off` (default), `exact` (the same " +
+      'Pages whose text repeats an earlier page of the job get no model call (docs/dedup.md): `off` (default), `exact` (the same ' +
       'normalised text), `near` (also a near-duplicate: SimHash of word shingles, similarity at least 0.95). A duplicate is a ' +
       '`skipped` entry of the crawl map (`duplicate`) naming its original in `duplicate_of`; it does not count toward `max_pages`.',
   })

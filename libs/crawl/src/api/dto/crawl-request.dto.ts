@@ -265,7 +265,8 @@ export class CrawlMapEntryResponse {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'A `duplicate` skip after the fetch: the address of the page it repeats (the original, whose result stands for it; docs/dedup.md).',
+    description:
+      'A `duplicate` skip after the fetch: the address of the page it repeats (the original, whose result stands for it; docs/dedup.md).',
   })
   duplicate_of!: string | null;
   @ApiProperty({
