@@ -139,8 +139,8 @@ describe('OpenAPI document', () => {
     });
     expect(Object.keys(doc.components.schemas.BatchOptionsDto.properties).sort()).toEqual([
       'archive',
-      'canonicalize',
       'auth_profile',
+      'canonicalize',
       'concurrency',
       'cookies',
       'dedupe',
