@@ -140,12 +140,15 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.components.schemas.BatchOptionsDto.properties).sort()).toEqual([
       'archive',
       'auth_profile',
+      'canonicalize',
       'concurrency',
       'cookies',
+      'dedupe',
       'delay_ms',
       'fetch_mode',
       'grounding',
       'headers',
+      'ignore_query_params',
       'max_cost_usd',
       'provenance',
       'proxy',
@@ -153,6 +156,13 @@ describe('OpenAPI document', () => {
       'user_agent',
       'wait_for',
     ]);
+    // Duplicates (docs/dedup.md): the options' rules as validation has them.
+    expect(doc.components.schemas.BatchOptionsDto.properties.dedupe).toMatchObject({ enum: ['off', 'exact', 'near'], default: 'off' });
+    expect(doc.components.schemas.BatchOptionsDto.properties.canonicalize).toMatchObject({
+      enum: ['default', 'strict'],
+      default: 'default',
+    });
+    expect(doc.components.schemas.BatchOptionsDto.properties.ignore_query_params).toMatchObject({ type: 'array', maxItems: 50 });
     expect(doc.components.schemas.BatchOptionsDto.properties.proxy).toMatchObject({
       type: 'string',
       description: expect.stringContaining('GLEANER_PROXY_POOLS'),

@@ -1,6 +1,6 @@
 import { RE2JS } from 're2js';
 import type { CrawlOptions } from '@app/sites';
-import { canonicalize, siteOf, type CanonicalUrl } from './url-canon';
+import { canonicalize, canonRulesOf, siteOf, wwwTwins, type CanonicalUrl, type CanonRules } from './url-canon';
 
 /** What the scope rules out (a `skipped` entry's error_category; the other skip reasons are decided elsewhere). */
 export type ScopeReason = 'filtered' | 'max_depth';
@@ -15,6 +15,9 @@ export type ScopeDecision =
  * are offered here at all.
  */
 export class CrawlScope {
+  /** The crawl's canonical rules (`canonicalize`, `ignore_query_params`); its www aliases are learned as the crawl runs. */
+  readonly rules: CanonRules;
+  private readonly aliases = new Map<string, string>();
   private readonly site: string;
   private readonly follow: RE2JS | null;
   private readonly include: RE2JS[];
@@ -24,6 +27,7 @@ export class CrawlScope {
     seed: CanonicalUrl,
     private readonly options: CrawlOptions,
   ) {
+    this.rules = { ...canonRulesOf(options), aliases: this.aliases };
     this.site = siteOf(seed.host);
     this.follow = options.follow_pattern ? RE2JS.compile(options.follow_pattern) : null;
     this.include = options.include_patterns.map((p) => RE2JS.compile(p));
@@ -35,7 +39,7 @@ export class CrawlScope {
    * Sitemap URLs (`fromSitemap`) are not links: follow_pattern does not apply to them, the rest does.
    */
   decide(rawUrl: string, depth: number, base?: string, fromSitemap = false): ScopeDecision | null {
-    const target = canonicalize(rawUrl, base);
+    const target = this.canonical(rawUrl, base);
     if (!target) return null;
     if (depth > this.options.max_depth) {
       return { admit: false, target, reason: 'max_depth', why: `deeper than max_depth ${this.options.max_depth}` };
@@ -52,6 +56,26 @@ export class CrawlScope {
       return { admit: false, target, reason: 'filtered', why: 'does not match follow_pattern' };
     }
     return { admit: true, target };
+  }
+
+  /** A URL by this crawl's canonical rules (docs/crawl.md "Canonical addresses"). */
+  canonical(rawUrl: string, base?: string): CanonicalUrl | null {
+    return canonicalize(rawUrl, base, this.rules);
+  }
+
+  /**
+   * `canonicalize: strict`: the site showed `from` and `to` (a `www.` host and its bare twin) to be one, by a redirect or
+   * rel=canonical; `from` is read as `to` from now on. Returns whether this was new (false: not strict, not twins, or known).
+   */
+  learnAlias(from: string, to: string): boolean {
+    if (!this.rules.strict || !wwwTwins(from, to) || this.aliases.has(from) || this.aliases.has(to)) return false;
+    this.aliases.set(from, to);
+    return true;
+  }
+
+  /** The www aliases learned so far (kept with the crawl state, for a later owner). */
+  knownAliases(): Record<string, string> {
+    return Object.fromEntries(this.aliases);
   }
 
   /** With same_domain_only, a reason when `target` is on another registrable domain than the seed. */

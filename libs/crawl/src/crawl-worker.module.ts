@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ArchiveModule, ArchiveRetentionService } from '@app/archive';
+import { DuplicateIndex } from '@app/dedup';
 import { ExtractionWorkerModule } from '@app/extraction';
 import { JobsModule } from '@app/jobs';
 import { MonitorPagesModule } from '@app/monitors';
@@ -28,6 +29,7 @@ import { PageWorkerService } from './worker/page-worker.service';
     WarcExtractJobHandler,
     PageWorkerService,
     ArchiveRetentionService,
+    DuplicateIndex,
   ],
   exports: [CrawlJobHandler, BatchJobHandler, ReextractJobHandler, WarcExtractJobHandler],
 })

@@ -355,6 +355,23 @@ export class CrawlRepository implements OnModuleInit {
     return this.entries.count({ job_id: jobId, status: 'completed', method });
   }
 
+  /**
+   * A job's pages skipped as duplicates after their fetch, by reason, and those of them that would have been extracted
+   * (a model call saved when the job calls a model; a redirect's page was extracted before it was found). docs/dedup.md.
+   */
+  async countDuplicates(jobId: string): Promise<{ byReason: Record<string, number>; beforeModel: number }> {
+    const byReason: Record<string, number> = {};
+    for (const reason of ['canonical', 'exact', 'near', 'redirect'])
+      byReason[reason] = await this.entries.count({ job_id: jobId, status: 'skipped', duplicate_reason: reason });
+    const beforeModel = await this.entries.count({
+      job_id: jobId,
+      status: 'skipped',
+      duplicate_reason: { $in: ['canonical', 'exact', 'near'] },
+      extract: true,
+    });
+    return { byReason, beforeModel };
+  }
+
   countUnadmittedPending(jobId: string): Promise<number> {
     return this.entries.count({ job_id: jobId, status: 'pending', admitted: false });
   }

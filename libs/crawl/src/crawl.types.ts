@@ -1,5 +1,5 @@
 import type { ErrorCategory, Usage } from '@app/core';
-import type { PageExtraction } from '@app/extraction';
+import type { DuplicateReason, PageExtraction } from '@app/extraction';
 import type { StoredPageOutcome } from './stored-outcome';
 
 /** A crawl-map entry's status (the map's `status` filter takes the same values). */
@@ -73,6 +73,10 @@ export interface CrawlEntry {
   model_call?: 'full' | 'partial' | null;
   /** Extracted pages: values of the page's data not found on the page (docs/provenance.md); absent on entries stored before. */
   ungrounded_fields?: number;
+  /** A `duplicate` skip (docs/dedup.md): the original's address, why, how alike (absent on other entries). */
+  duplicate_of?: string;
+  duplicate_reason?: PageDuplicate['duplicate_reason'];
+  similarity?: number | null;
   /** Extracted pages whose schema asks for a list: items the page has that its data lacks (docs/long-lists.md); absent before. */
   items_missing?: number;
   fetch_duration_ms: number | null;
@@ -118,6 +122,8 @@ export interface CrawlStateRecord {
   skipped_by_reason: Record<string, number>;
   /** Skipped entries actually recorded in the map (bounded, see SKIPPED_RECORD_MIN). */
   skipped_recorded: number;
+  /** `canonicalize: strict`: `www.` and bare hosts the site showed to be one (host → the host it is read as); absent: none. */
+  host_aliases?: Record<string, string>;
   /** Set once leftover entries of a finished (or cancelled) crawl have been closed. */
   finalized: boolean;
   /**
@@ -182,8 +188,23 @@ export type PageOutcome =
     }
   | { kind: 'rate_limited'; paused_until: number; limited_since: number; http_status: number; retry_after_ms: number | null }
   | { kind: 'deferred'; retry_in_ms: number; reason: string }
-  | { kind: 'skipped'; reason: SkipReason; why: string; final_url: string | null }
+  | {
+      kind: 'skipped';
+      reason: SkipReason;
+      why: string;
+      final_url: string | null;
+      /** `duplicate` after the fetch (docs/dedup.md): the original, why, how alike; absent on other skips and older outcomes. */
+      duplicate?: PageDuplicate;
+    }
   | { kind: 'cancelled' };
+
+/** A page skipped as a copy of another of its job: the crawl map's `duplicate_of`, `duplicate_reason`, `similarity`. */
+export interface PageDuplicate {
+  duplicate_of: string;
+  duplicate_key: string;
+  duplicate_reason: DuplicateReason | 'redirect';
+  similarity: number | null;
+}
 
 export interface OutcomeRecord {
   _id: string;

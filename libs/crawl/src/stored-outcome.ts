@@ -1,5 +1,5 @@
 import { Usage, type UsageRecordFields } from '@app/core';
-import type { ExtractionMade, FormatsMade, PageExtraction, PageMade } from '@app/extraction';
+import type { DuplicateMade, ExtractionMade, FormatsMade, PageExtraction, PageMade } from '@app/extraction';
 import type { PageOutcome } from './crawl.types';
 
 /**
@@ -14,6 +14,8 @@ export interface StoredPageResult extends UsageRecordFields {
   method?: PageMade['method'];
   /** `scrape` pages: how the page was made into its formats (FormatsMade but its method). */
   details?: Omit<FormatsMade, 'method'> | null;
+  /** `duplicate` pages: the original and why (DuplicateMade but its method). */
+  duplicate?: Omit<DuplicateMade, 'method'>;
   program_id?: string | null;
   template_id?: string | null;
   model_fields?: string[] | null;
@@ -56,7 +58,8 @@ function toStoredResult(result: PageExtraction): StoredPageResult {
     data: result.data,
     method: made.method,
     ...(made.method === 'scrape' ? { details: detailsOf(made) } : {}),
-    ...(made.method !== 'scrape' && made.method !== 'unchanged' ? learnedFieldsOf(made) : {}),
+    ...(made.method === 'duplicate' ? { duplicate: duplicateOf(made) } : {}),
+    ...(made.method !== 'scrape' && made.method !== 'unchanged' && made.method !== 'duplicate' ? learnedFieldsOf(made) : {}),
     llm_model: result.model?.model ?? null,
     llm_provider: result.model?.provider ?? null,
     ...Usage.toCounters(result.usage),
@@ -83,6 +86,11 @@ function detailsOf(made: FormatsMade): Omit<FormatsMade, 'method'> {
   return details;
 }
 
+function duplicateOf(made: DuplicateMade): Omit<DuplicateMade, 'method'> {
+  const { method: _method, ...duplicate } = made;
+  return duplicate;
+}
+
 function learnedFieldsOf(made: ExtractionMade): Partial<StoredPageResult> {
   return {
     ...(made.program_id ? { program_id: made.program_id } : {}),
@@ -98,6 +106,7 @@ function madeOf(stored: StoredPageResult): PageMade {
   // A formats page's details were stored with it (every version wrote them).
   if (method === 'scrape') return { method, ...stored.details! };
   if (method === 'unchanged') return { method };
+  if (method === 'duplicate') return { method, ...stored.duplicate! };
   return {
     method,
     ...(stored.program_id ? { program_id: stored.program_id } : {}),

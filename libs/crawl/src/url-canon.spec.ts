@@ -1,4 +1,4 @@
-import { canonicalize, keyOf, siteOf } from './url-canon';
+import { canonicalize, canonRulesOf, keyOf, siteOf, wwwTwins } from './url-canon';
 
 describe('canonicalize', () => {
   const same = [
@@ -43,5 +43,44 @@ describe('siteOf (same_domain_only)', () => {
     expect(siteOf('www.example.com')).toBe(siteOf('example.com'));
     expect(siteOf('a.github.io')).not.toBe(siteOf('b.github.io'));
     expect(siteOf('127.0.0.1')).toBe('127.0.0.1');
+  });
+});
+
+describe('canonicalize strict (canonicalize: "strict")', () => {
+  const strict = canonRulesOf({ canonicalize: 'strict', ignore_query_params: ['sort', 'view'] });
+
+  it('drops tracking parameters, sorts the query and ignores the named parameters', () => {
+    expect(canonicalize('https://s.example/p?utm_source=x&b=2&gclid=1&a=1&FBCLID=z', undefined, strict)?.url).toBe(
+      'https://s.example/p?a=1&b=2',
+    );
+    expect(canonicalize('https://s.example/p?sort=price&id=7&view=print', undefined, strict)?.url).toBe('https://s.example/p?id=7');
+    expect(canonicalize('https://s.example/p?utm_medium=a', undefined, strict)?.url).toBe('https://s.example/p');
+    expect(canonicalize('https://s.example/p?b=2&a=1', undefined, strict)?.key).toBe(
+      canonicalize('https://s.example/p?a=1&b=2', undefined, strict)?.key,
+    );
+  });
+
+  it("keeps a repeated name's values in their order, and what default keeps (trailing slash, non-tracking names)", () => {
+    expect(canonicalize('https://s.example/p/?tag=b&tag=a&c=1', undefined, strict)?.url).toBe('https://s.example/p/?c=1&tag=b&tag=a');
+    expect(canonicalize('https://s.example/p?sid=4', undefined, strict)?.url).toBe('https://s.example/p?sid=4');
+  });
+
+  it('ignores named parameters without strict too, and changes nothing by default', () => {
+    const ignoreOnly = canonRulesOf({ canonicalize: 'default', ignore_query_params: ['ref'] });
+    expect(canonicalize('https://s.example/p?ref=nav&utm_source=x', undefined, ignoreOnly)?.url).toBe('https://s.example/p?utm_source=x');
+    expect(canonicalize('https://s.example/p?utm_source=x&b=1&a=2')?.url).toBe('https://s.example/p?utm_source=x&b=1&a=2');
+  });
+
+  it('maps a host onto its www twin only once the site showed them to be one (aliases)', () => {
+    expect(canonicalize('https://www.s.example/p', undefined, strict)?.url).toBe('https://www.s.example/p');
+    const shown = { ...strict, aliases: new Map([['www.s.example', 's.example']]) };
+    expect(canonicalize('https://WWW.s.example/p?utm_id=1', undefined, shown)).toMatchObject({
+      url: 'https://s.example/p',
+      host: 's.example',
+    });
+    expect(wwwTwins('www.s.example', 's.example')).toBe(true);
+    expect(wwwTwins('s.example', 'www.s.example')).toBe(true);
+    expect(wwwTwins('shop.s.example', 's.example')).toBe(false);
+    expect(wwwTwins('s.example', 's.example')).toBe(false);
   });
 });

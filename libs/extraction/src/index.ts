@@ -14,9 +14,12 @@ export { captureRecorder } from './page/capture';
 export { keepPage } from './page/keep-page';
 export {
   completedResult,
+  DUPLICATE_REASONS,
   failedResult,
   PageFailure,
   resultMetadata,
+  type DuplicateMade,
+  type DuplicateReason,
   type ExtractionMade,
   type FormatsMade,
   type ModelIdentity,
@@ -28,6 +31,7 @@ export { PageExtractor } from './page/page-extractor';
 export {
   ModelPlanCache,
   pageLoadOptions,
+  type DuplicateCheck,
   PLAN_CACHE_MS,
   type FormatsPagePlan,
   type ModelPagePlan,

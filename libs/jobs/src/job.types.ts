@@ -96,6 +96,10 @@ export type JobRecord<I = unknown, R = unknown> = {
   pages_by_method?: { model?: number; selectors?: number; mixed?: number; scrape?: number; unchanged?: number };
   /** Crawls: pages sent to the model (see crawlCounters). */
   model_calls?: number;
+  /** Crawls and batches: pages skipped as duplicates after their fetch, by reason (docs/dedup.md); absent before it existed. */
+  duplicates?: Partial<DuplicateCounts>;
+  /** Crawls and batches: model calls those duplicates did not make. */
+  model_calls_saved?: number;
   /** Crawls: completed pages' model calls by kind (`full`, `partial`; see crawlCounters). */
   model_calls_by_kind?: { full?: number; partial?: number };
   /** Crawls: those calls' tokens by kind. */
@@ -138,6 +142,9 @@ export interface JobView {
   /** Crawls: the model calls of completed pages, full and partial, and their tokens. */
   model_calls_by_kind?: { full: number; partial: number };
   tokens_by_call_kind?: TokensByCallKind;
+  /** Crawls and batches: pages skipped as duplicates after their fetch, by reason, and the model calls they saved (docs/dedup.md). */
+  duplicates?: DuplicateCounts;
+  model_calls_saved?: number;
   /** Re-extractions: the job whose archived pages this one extracts again. */
   source_job_id?: string;
   /** Extracts and crawls: values of the results not found on their pages. */
@@ -154,6 +161,18 @@ export interface PagesByMethod {
   unchanged?: number;
 }
 
+/** Pages skipped as duplicates after their fetch, by reason (docs/dedup.md). */
+export interface DuplicateCounts {
+  /** The page's rel=canonical names another address of the job. */
+  canonical: number;
+  /** The same normalised text as an earlier page (`dedupe: exact` or `near`). */
+  exact: number;
+  /** A near-duplicate of an earlier page (`dedupe: near`). */
+  near: number;
+  /** A redirect onto a page the job fetches on its own. */
+  redirect: number;
+}
+
 export interface TokensByCallKind {
   full: { input: number; output: number };
   partial: { input: number; output: number };
@@ -164,6 +183,8 @@ export interface CrawlCounters {
   model_calls: number;
   model_calls_by_kind: { full: number; partial: number };
   tokens_by_call_kind: TokensByCallKind;
+  duplicates: DuplicateCounts;
+  model_calls_saved: number;
 }
 
 /**
@@ -198,6 +219,13 @@ export function crawlCounters(job: JobRecord): CrawlCounters {
           partial: { input: tokens.partial?.input ?? 0, output: tokens.partial?.output ?? 0 },
         }
       : { full: { input: job.token_usage_input, output: job.token_usage_output }, partial: { input: 0, output: 0 } },
+    duplicates: {
+      canonical: job.duplicates?.canonical ?? 0,
+      exact: job.duplicates?.exact ?? 0,
+      near: job.duplicates?.near ?? 0,
+      redirect: job.duplicates?.redirect ?? 0,
+    },
+    model_calls_saved: job.model_calls_saved ?? 0,
   };
 }
 

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { nowIso } from '@app/core';
+import { textHash } from '@app/dedup';
 import { MonitorStateRepository } from './monitor-state.repository';
 import type { MonitorPageRecord, PageObservation } from './monitor.types';
-import { hashOf, observationId } from './state-ids';
+import { observationId } from './state-ids';
 
 /** What a page worker remembers of a page for a monitor's run (libs/crawl page worker). */
 export interface PageMemory {
@@ -64,7 +65,5 @@ export function conditionalHeaders(memory: PageMemory | null): Record<string, st
   return Object.keys(headers).length ? headers : undefined;
 }
 
-/** The hash of a page's text with whitespace collapsed (formatting-only edits of the HTML are not a change). */
-export function textHash(text: string): string {
-  return hashOf(text.normalize('NFKC').replace(/\s+/g, ' ').trim());
-}
+/** The hash of a page's text with whitespace collapsed: one function, the one `dedupe: exact` compares too (@app/dedup). */
+export { textHash };

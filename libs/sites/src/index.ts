@@ -1,4 +1,8 @@
 export {
+  CANONICALIZE_MODES,
+  DEDUPE_MODES,
+  type CanonicalizeMode,
+  type DedupeMode,
   CRAWL_CAPS,
   CRAWL_OPTION_DEFAULTS,
   CrawlOptionsDto,

@@ -16,7 +16,7 @@ import {
 } from '@app/sites';
 import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
-import { canonicalize } from '../url-canon';
+import { canonicalize, canonRulesOf, DEFAULT_CANON, type CanonRules } from '../url-canon';
 import type { BatchDuplicate, BatchListQuery, BatchRequestDto } from './dto/batch-request.dto';
 import { pagePlan, type PagePlanFields } from './page-plan';
 
@@ -42,6 +42,8 @@ interface CheckedList {
   urls: string[];
   duplicates: BatchDuplicate[];
   duplicateCount: number;
+  /** Each kept URL's index and text as listed (parallel to `urls`): the batch's own canonical rules are applied to them once its options are known. */
+  listed: Array<{ index: number; url: string }>;
 }
 
 /**
@@ -157,13 +159,14 @@ export class BatchRequestsService {
 
   private async submit(
     caller: Caller,
-    list: CheckedList,
+    checked: CheckedList,
     request: BatchFields,
     requestId: string,
     origin: RequestOrigin,
     /** Where a problem with the list as a whole is reported: `body.urls` (JSON) or `body` (a list body). */
     listLocation: string,
   ): Promise<BatchAnswer> {
+    let list = checked;
     if (list.urls.length > this.config.batchMaxUrls) {
       throw Errors.validation([
         { location: 'body.urls', message: `must have at most ${this.config.batchMaxUrls} distinct URLs (GLEANER_BATCH_MAX_URLS)` },
@@ -172,13 +175,16 @@ export class BatchRequestsService {
     const at = request.fieldsAt ?? 'body';
     const site = await this.intake.site(caller, request.site_id, at);
     const saved = validCrawlOptions(site?.crawl_options);
-    const { options, secrets } = splitOptionsFetchControl(
+    const { options: resolved, secrets } = splitOptionsFetchControl(
       batchOptions(list.urls.length, withSavedSecrets(request.options, this.intake.siteSecrets(site, list.urls, listLocation)), {
         ...saved,
         fetch_mode: saved.fetch_mode ?? site?.fetch_mode,
       }),
       'body.options',
     );
+    // `canonicalize: strict` or `ignore_query_params` (the request's or the saved site's): the list deduplicated by them too.
+    list = withCanonRules(list, canonRulesOf(resolved));
+    const options = { ...resolved, max_pages: list.urls.length };
     await this.intake.authProfile(
       caller,
       options.auth_profile,
@@ -243,15 +249,20 @@ type BatchFields = PagePlanFields & {
  * Each URL checked (an http(s) URL; every bad one reported at its place, the first MAX_URL_ERRORS of
  * them) and normalised as the crawl does; a URL normalising to one already listed is a duplicate.
  */
-export function checkList(urls: ListedUrl[], locate: (index: number, line: number) => string): CheckedList {
+export function checkList(
+  urls: ListedUrl[],
+  locate: (index: number, line: number) => string,
+  rules: CanonRules = DEFAULT_CANON,
+): CheckedList {
   const errors: FieldError[] = [];
   let bad = 0;
   const firstIndex = new Map<string, number>();
   const out: string[] = [];
   const duplicates: BatchDuplicate[] = [];
+  const listed: CheckedList['listed'] = [];
   let duplicateCount = 0;
   for (const { index, line, url } of urls) {
-    const target = url.length <= 2048 ? canonicalize(url) : null;
+    const target = url.length <= 2048 ? canonicalize(url, undefined, rules) : null;
     if (!target) {
       bad++;
       if (errors.length < MAX_URL_ERRORS)
@@ -270,6 +281,7 @@ export function checkList(urls: ListedUrl[], locate: (index: number, line: numbe
     }
     firstIndex.set(target.key, index);
     out.push(target.url);
+    listed.push({ index, url });
   }
   if (bad > 0) {
     throw Errors.validation(
@@ -277,7 +289,26 @@ export function checkList(urls: ListedUrl[], locate: (index: number, line: numbe
       bad > errors.length ? `The list has ${bad} invalid URLs; errors[] shows the first ${errors.length}.` : undefined,
     );
   }
-  return { urls: out, duplicates, duplicateCount };
+  return { urls: out, duplicates, duplicateCount, listed };
+}
+
+/**
+ * A checked list deduplicated again by a batch's own canonical rules (docs/crawl.md "Canonical addresses"): the
+ * URLs that become one under them are duplicates too, reported after the ones the default rules found.
+ */
+export function withCanonRules(list: CheckedList, rules: CanonRules): CheckedList {
+  if (!rules.strict && rules.ignore.length === 0) return list;
+  const again = checkList(
+    list.listed.map(({ index, url }) => ({ index, line: index + 1, url })),
+    () => 'body',
+    rules,
+  );
+  const room = Math.max(0, MAX_DUPLICATES_LISTED - list.duplicates.length);
+  return {
+    ...again,
+    duplicates: [...list.duplicates, ...again.duplicates.slice(0, room)],
+    duplicateCount: list.duplicateCount + again.duplicateCount,
+  };
 }
 
 /** A batch's crawl options: the request's over the site's over the defaults, and those a list fixes (one page per URL, no link followed). */

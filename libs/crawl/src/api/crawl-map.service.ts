@@ -166,6 +166,9 @@ export function toEntryView(entry: CrawlEntry) {
     items_missing: typeof entry.items_missing === 'number' ? entry.items_missing : null,
     via: entry.via,
     list_index: entry.list_index ?? null,
+    duplicate_of: entry.duplicate_of ?? null,
+    duplicate_reason: entry.duplicate_reason ?? null,
+    similarity: typeof entry.similarity === 'number' ? entry.similarity : null,
   };
 }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DuplicateIndex } from '@app/dedup';
 import { ArchiveModule } from '@app/archive';
 import { PagesModule } from '@app/pages';
 import { IntakeModule } from '@app/intake';
@@ -36,6 +37,7 @@ import { CrawlMonitorListJobs } from './monitor-list-jobs';
     WarcExportService,
     WarcRequestsService,
     CrawlDeletion,
+    DuplicateIndex,
     CrawlTenantErasure,
     CrawlMonitorListJobs,
     // The monitors lib's port: a list monitor's runs are batch jobs (libs/monitors depends not on this lib).

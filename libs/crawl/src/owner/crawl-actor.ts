@@ -1,6 +1,7 @@
 import type { EventManager } from '@crawlee/core';
 import type { PageArchive } from '@app/archive';
 import type { AppConfig } from '@app/config';
+import type { DuplicateIndex } from '@app/dedup';
 import { AppError } from '@app/core';
 import type { EventBusPort } from '@app/events';
 import { RobotsCache, type StaticFetcher } from '@app/fetch';
@@ -12,7 +13,7 @@ import type { ResultsService } from '@app/results';
 import { isArchiveSource, type CrawlJobInput } from '../crawl-input';
 import type { CrawlRepository } from '../crawl.repository';
 import type { LocalOutcomes } from '../local-outcomes';
-import { canonicalize } from '../url-canon';
+import { canonicalize, canonRulesOf } from '../url-canon';
 import { Admission } from './admission';
 import { CrawlCloser } from './crawl-closer';
 import { CrawlLease } from './crawl-lease';
@@ -54,6 +55,8 @@ export interface CrawlActorDeps {
   lastmods?: SitemapLastmods;
   /** Outcomes of this process's page workers, handed to the owner without the bus and a store read. */
   localOutcomes?: Pick<LocalOutcomes, 'expect' | 'forget'>;
+  /** The job's index of its pages' texts (`dedupe`, docs/dedup.md): dropped when the crawl ends. */
+  duplicates?: Pick<DuplicateIndex, 'forget'>;
   /** The page archive: a WARC extraction's pages are read into it (owner/warc-seeding.ts). */
   archive?: WarcSeedingArchive & Pick<PageArchive, 'enabled'>;
 }
@@ -87,7 +90,8 @@ export class CrawlActor {
   ) {
     const { config, repository } = deps;
     const input = context.input;
-    const seed = canonicalize(input.url);
+    // The seed by the crawl's own canonical rules (`canonicalize: strict` drops its tracking parameters too).
+    const seed = canonicalize(input.url, undefined, canonRulesOf(input.options));
     if (!seed) throw new AppError('validation-error', `The seed URL ${input.url} is not an http(s) URL.`, { category: 'invalid_request' });
     const log = deps.logger.child({ job_id: context.job._id, request_id: context.job.request_id });
     const run = (this.crawlRun = new CrawlRun(input, seed, context.job, log, context.signal));
@@ -213,6 +217,8 @@ export class CrawlActor {
       this.crawlRun.throwIfStopped();
       await this.seeding.settled();
       await this.closer.finish();
+      // Every page is settled: the job's duplicate index has nothing left to answer.
+      if (this.crawlRun.options.dedupe !== 'off') await this.deps.duplicates?.forget(this.crawlRun.jobId);
     } catch (error) {
       await this.afterStop(error);
     } finally {
@@ -237,6 +243,8 @@ export class CrawlActor {
     await repository.adoptRunning(jobId, this.crawlRun.epoch);
     const ticketsInUse = await this.frontier.restore(skippedRecorded);
     const state = await repository.state(jobId);
+    // The www aliases an earlier owner learned (canonicalize: strict), before a link is read again.
+    for (const [from, to] of Object.entries(state?.host_aliases ?? {})) this.frontier.scope.learnAlias(from, to);
     this.admission.restoreTickets(state?.admitted ?? 0, ticketsInUse);
     this.counters.restore(budgetStopped);
     for (const entry of await repository.running(jobId)) this.admission.adopt(entry);

@@ -4,6 +4,7 @@ import { PageArchive } from '@app/archive';
 import { Counter } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { newId } from '@app/core';
+import { DuplicateIndex } from '@app/dedup';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { throughPool } from '@app/fetch';
 import { JobsRepository, JobsService, type JobContext, type JobHandler, type JobRecord } from '@app/jobs';
@@ -36,6 +37,8 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
   private readonly live = new LiveCrawls();
   private readonly takeovers: Counter;
   private readonly commits: Counter<'status'>;
+  private readonly duplicates: Counter<'reason'>;
+  private readonly savedCalls: Counter;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -52,6 +55,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
     private readonly monitorPages: MonitorPagesService,
     private readonly archive: PageArchive,
     private readonly localOutcomes: LocalOutcomes,
+    private readonly duplicateIndex: DuplicateIndex,
   ) {
     this.takeovers = metrics.once(
       'gleaner_crawl_takeovers_total',
@@ -59,6 +63,26 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
         new Counter({
           name: 'gleaner_crawl_takeovers_total',
           help: 'Crawls this process took over from another owner (a dead or stalled worker, a shutdown hand-back). Unit: crawls.',
+          registers: [metrics.registry],
+        }),
+    );
+    this.duplicates = metrics.once(
+      'gleaner_crawl_duplicates_total',
+      () =>
+        new Counter({
+          name: 'gleaner_crawl_duplicates_total',
+          help: 'Crawl and batch pages skipped as duplicates after their fetch by the crawl owners of this process, by reason (canonical: rel=canonical, exact, near, redirect; docs/dedup.md). Unit: pages.',
+          labelNames: ['reason'],
+          registers: [metrics.registry],
+        }),
+    );
+    for (const reason of ['canonical', 'exact', 'near', 'redirect']) this.duplicates.inc({ reason }, 0);
+    this.savedCalls = metrics.once(
+      'gleaner_crawl_model_calls_saved_total',
+      () =>
+        new Counter({
+          name: 'gleaner_crawl_model_calls_saved_total',
+          help: 'Model calls crawl and batch pages did not make because the page was a duplicate found before its model call (docs/dedup.md). Unit: calls.',
           registers: [metrics.registry],
         }),
     );
@@ -95,7 +119,8 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
       // robots.txt and sitemaps through the crawl's proxy pool, as its pages (docs/proxies.md).
       staticFetcher: throughPool(this.loader.fetcher.staticFetcher, context.input.options.proxy),
       events: await this.eventManager(),
-      metrics: { takeovers: this.takeovers, commits: this.commits },
+      metrics: { takeovers: this.takeovers, commits: this.commits, duplicates: this.duplicates, savedCalls: this.savedCalls },
+      duplicates: this.duplicateIndex,
       lastmods: this.monitorPages,
       archive: this.archive,
       localOutcomes: this.localOutcomes,

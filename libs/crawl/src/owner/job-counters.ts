@@ -9,7 +9,8 @@ export const STATUS_EVERY_MS = 250;
 
 export type CountersJobs = Pick<JobsRepository, 'updateRunning' | 'update' | 'findForWorker'>;
 export type CountersEvents = Pick<JobsService, 'emit' | 'statusData'>;
-export type CountersStore = Pick<CrawlRepository, 'updateState' | 'iterateDone' | 'countEntries' | 'countUnadmittedPending'>;
+export type CountersStore = Pick<CrawlRepository, 'updateState' | 'iterateDone' | 'countEntries' | 'countUnadmittedPending'> &
+  Partial<Pick<CrawlRepository, 'countDuplicates'>>;
 
 export interface CrawlTotals {
   completed: number;
@@ -160,6 +161,8 @@ export class JobCounters {
       }
     }
     const queued = await this.store.countEntries(this.run.jobId, ['pending', 'running', 'completed', 'failed']);
+    // Pages skipped as duplicates (docs/dedup.md): counted from the entries like the rest.
+    const duplicates = this.store.countDuplicates ? await this.store.countDuplicates(this.run.jobId) : null;
     await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { errors_by_category: errors } });
     const counters = {
       $set: {
@@ -174,6 +177,9 @@ export class JobCounters {
         cost_usd: roundUsd(cost),
         urls_queued: queued,
         ungrounded_fields: ungrounded,
+        ...(duplicates
+          ? { duplicates: duplicates.byReason, model_calls_saved: this.run.input.schema !== null ? duplicates.beforeModel : 0 }
+          : {}),
       },
     };
     const job = ended ? await this.jobs.update(this.run.jobId, counters) : await this.jobs.updateRunning(this.run.jobId, counters);

@@ -2,9 +2,9 @@ import { nowIso, Usage } from '@app/core';
 import { completedResult, failedResult } from '@app/extraction';
 import type { ResultRecord, ResultsService } from '@app/results';
 import type { CrawlRepository } from '../crawl.repository';
-import type { CrawlEntry, PageOutcome, SkipReason } from '../crawl.types';
+import type { CrawlEntry, PageDuplicate, PageOutcome, SkipReason } from '../crawl.types';
 import { exhaustedFailure, retryDelayMs, type PageRoute } from '../page-retry-policy';
-import { canonicalize, type CanonicalUrl } from '../url-canon';
+import type { CanonicalUrl } from '../url-canon';
 import { entryId, unadmittedTicket } from './crawl-entry';
 import type { CrawlLease } from './crawl-lease';
 import type { CrawlRun } from './crawl-run';
@@ -24,6 +24,9 @@ export type CommitStore = Pick<CrawlRepository, 'settle' | 'updateState' | 'entr
 
 export interface CommitMetrics {
   commits: { inc(labels: { status: string }): void };
+  /** Pages skipped as duplicates after their fetch, by reason (gleaner_crawl_duplicates_total). */
+  duplicates?: { inc(labels: { reason: string }): void };
+  savedCalls?: { inc(): void };
 }
 
 /** PageCommitter's collaborators, by name (a crawl's parts; several are Picks of overlapping shapes). */
@@ -32,7 +35,7 @@ export interface PageCommitterParts {
   results: Pick<ResultsService, 'storePage'>;
   announcer: PageAnnouncer;
   lease: Pick<CrawlLease, 'holds'>;
-  frontier: Pick<Frontier, 'offerLinks' | 'recordRedirectTarget' | 'remove' | 'putBack' | 'rescan'>;
+  frontier: Pick<Frontier, 'offerLinks' | 'recordRedirectTarget' | 'remove' | 'putBack' | 'rescan' | 'scope'>;
   tickets: Pick<TicketBook, 'giveBack'>;
   inFlight: InFlightPages;
   hosts: Pick<HostSchedule, 'pause'>;
@@ -91,7 +94,7 @@ export class PageCommitter {
         if (route.rateLimited) entry.rateLimitRetries++;
         return this.requeue(entry, { notBefore: route.notBefore, rateLimited: route.rateLimited });
       case 'skip':
-        return this.skipped(entry, route.outcome.reason, route.outcome.why, route.outcome.final_url);
+        return this.skipped(entry, route.outcome.reason, route.outcome.why, route.outcome.final_url, route.outcome.duplicate);
       case 'cancel':
         this.run.halt('cancelled');
         this.run.throwIfStopped();
@@ -109,10 +112,17 @@ export class PageCommitter {
   }
 
   private async completed(entry: WindowEntry, outcome: Completed): Promise<void> {
-    const final = canonicalize(outcome.final_url);
+    await this.learnAlias(entry, outcome.final_url);
+    const final = this.frontier.scope.canonical(outcome.final_url);
     if (final && final.key !== entry.key) {
       const clash = await this.claimRedirectTarget(entry, final);
-      if (clash) return this.skipped(entry, 'duplicate', clash, final.url);
+      if (clash)
+        return this.skipped(entry, 'duplicate', clash, final.url, {
+          duplicate_of: final.url,
+          duplicate_key: final.key,
+          duplicate_reason: 'redirect',
+          similarity: null,
+        });
     }
     // Self-fencing before the unfenced writes (children, result): a stale owner stops here (see Frontier.sweep).
     if (!(await this.lease.holds())) return;
@@ -223,12 +233,21 @@ export class PageCommitter {
   }
 
   /** A page the crawl does not keep after all (redirected off-site, or onto a page fetched on its own). Its ticket is given back. */
-  private async skipped(entry: WindowEntry, reason: SkipReason, why: string, finalUrl: string | null): Promise<void> {
+  private async skipped(
+    entry: WindowEntry,
+    reason: SkipReason,
+    why: string,
+    finalUrl: string | null,
+    duplicate?: PageDuplicate,
+  ): Promise<void> {
     const ticket = entry.ticket;
     const settled = await this.settle(entry, 'skipped', {
       error_category: reason,
       error_message: `Not kept: ${why}.`,
       final_url: finalUrl,
+      ...(duplicate
+        ? { duplicate_of: duplicate.duplicate_of, duplicate_reason: duplicate.duplicate_reason, similarity: duplicate.similarity }
+        : {}),
       ticket: unadmittedTicket(entry.key),
       admitted: false,
       event_done: true,
@@ -238,6 +257,14 @@ export class PageCommitter {
     // One more page may be admitted after all: a full book reopens, and the unadmitted entries come back from the store.
     if (ticket !== null && this.tickets.giveBack(ticket)) this.frontier.rescan();
     await this.store.updateState(this.run.jobId, this.run.epoch, { $inc: { [`skipped_by_reason.${reason}`]: 1 } });
+    if (duplicate) {
+      // Skipped before its model call (docs/dedup.md): a model call saved when the job calls one. A redirect onto a page
+      // fetched on its own is found here, after its extraction: nothing saved.
+      const saved = duplicate.duplicate_reason !== 'redirect' && entry.extract && this.run.input.schema !== null;
+      this.counters.add({ [`duplicates.${duplicate.duplicate_reason}`]: 1, model_calls_saved: saved ? 1 : 0 });
+      this.metrics.duplicates?.inc({ reason: duplicate.duplicate_reason });
+      if (saved) this.metrics.savedCalls?.inc();
+    }
   }
 
   /**
@@ -270,6 +297,22 @@ export class PageCommitter {
       }
     }
     return `redirected to ${final.url}, which this crawl fetches on its own`;
+  }
+
+  /**
+   * `canonicalize: strict`: a page that redirected from a `www.` host to its bare twin (or the reverse) shows the two are
+   * one site; links to the first are read as the second from now on, and the alias is kept for a later owner.
+   */
+  private async learnAlias(entry: WindowEntry, finalUrl: string): Promise<void> {
+    let host: string;
+    try {
+      host = new URL(finalUrl).hostname.toLowerCase();
+    } catch {
+      return;
+    }
+    if (!this.frontier.scope.learnAlias(entry.host, host)) return;
+    // The whole map: a host name's dots would make a path of a single key.
+    await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { host_aliases: this.frontier.scope.knownAliases() } });
   }
 
   /** The host is paused for this crawl's admission too (the page worker paused it for every replica). */

@@ -13,7 +13,6 @@ import type { CrawlScope } from '../crawl-scope';
 import type { CrawlRepository } from '../crawl.repository';
 import type { PageOutcome, PageTaskPayload } from '../crawl.types';
 import { isRetryableFailure } from '../page-retry-policy';
-import { canonicalize } from '../url-canon';
 import type { ArchivedPages } from './archived-pages';
 import type { CrawlFormatsPlan } from './job-contexts';
 import { crawlPagePlan } from './page-outcomes';
@@ -154,8 +153,8 @@ export class PageFetch {
     next: string,
   ): Promise<{ reason: 'filtered' | 'duplicate'; why: string } | null> {
     if (next === task.url) return null; // no redirect (the usual final URL): one canonical form, nothing to judge
-    const target = canonicalize(next);
-    const requested = canonicalize(task.url);
+    const target = context.scope.canonical(next);
+    const requested = context.scope.canonical(task.url);
     if (!target || !requested || target.key === requested.key) return null;
     const outside = context.scope.outsideDomain(target);
     if (outside) return { reason: 'filtered', why: outside };

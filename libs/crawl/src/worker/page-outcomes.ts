@@ -44,6 +44,23 @@ export function extractionOutcome(
   at: { started: number; extractStarted: number },
   signal: AbortSignal,
 ): PageOutcome {
+  if (!(extracted instanceof PageFailure) && extracted.made.method === 'duplicate') {
+    // The check before the model call settled the page: skipped, naming its original (docs/dedup.md).
+    const made = extracted.made;
+    return {
+      kind: 'skipped',
+      reason: 'duplicate',
+      why:
+        made.reason === 'canonical' ? `its canonical address is ${made.duplicate_of}` : `${made.reason} duplicate of ${made.duplicate_of}`,
+      final_url: base.final_url,
+      duplicate: {
+        duplicate_of: made.duplicate_of,
+        duplicate_key: made.duplicate_key,
+        duplicate_reason: made.reason,
+        similarity: made.similarity,
+      },
+    };
+  }
   if (!(extracted instanceof PageFailure)) {
     return { kind: 'completed', ...base, extract_duration_ms: Date.now() - at.extractStarted, result: extracted };
   }

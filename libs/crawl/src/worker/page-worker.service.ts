@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { Counter } from 'prom-client';
 import { PageArchive } from '@app/archive';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { DuplicateIndex } from '@app/dedup';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { PageExtractor } from '@app/extraction';
 import { JobsRepository, JobsService, isTerminal, jobControlChannel } from '@app/jobs';
@@ -24,6 +25,7 @@ import {
 import { workerCrashVerdict } from '../page-retry-policy';
 import { toStoredOutcome } from '../stored-outcome';
 import { ArchivedPages } from './archived-pages';
+import { duplicateCheck } from './duplicate-check';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
 import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
@@ -64,6 +66,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     private readonly monitorPages: MonitorPagesService,
     archive: PageArchive,
     private readonly localOutcomes: LocalOutcomes,
+    private readonly duplicates: DuplicateIndex,
   ) {
     this.archived = new ArchivedPages(archive, loader, logger);
     this.contexts = new JobContexts((jobId) => this.jobsRepository.findForWorker(jobId));
@@ -245,6 +248,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       secrets: this.secretsOf(context, task.secrets),
       signal,
       plans: context.plans,
+      duplicates: duplicateCheck(task, context, this.repository, this.duplicates),
     });
     return extractionOutcome(extracted, page, base, { started, extractStarted }, signal);
   }

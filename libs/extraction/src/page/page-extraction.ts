@@ -41,7 +41,23 @@ export interface UnchangedMade {
   method: 'unchanged';
 }
 
-export type PageMade = ExtractionMade | FormatsMade | UnchangedMade;
+/**
+ * A page that repeats an earlier page of its job (docs/dedup.md): no model call, no data of its own; its job's map
+ * names the original. `canonical`: the page names another address of the job as its canonical one (rel=canonical).
+ */
+export interface DuplicateMade {
+  method: 'duplicate';
+  /** The original's address, and its key in the job. */
+  duplicate_of: string;
+  duplicate_key: string;
+  reason: DuplicateReason;
+  /** 1 for the same text; a near-duplicate's MinHash similarity; null for a canonical link (the text was not compared). */
+  similarity: number | null;
+}
+export const DUPLICATE_REASONS = ['canonical', 'exact', 'near'] as const;
+export type DuplicateReason = (typeof DUPLICATE_REASONS)[number];
+
+export type PageMade = ExtractionMade | FormatsMade | UnchangedMade | DuplicateMade;
 
 /**
  * Whether a page's data holds everything the page has (docs/long-lists.md "The answer"), in the result's `metadata`:

@@ -12,7 +12,14 @@ import { GroundingService } from '../grounding.service';
 import { listOutcomes, type ListOutcomes } from '../lists/list-metrics';
 import { captureRecorder } from './capture';
 import { listStep, type ListedCall } from './list-step';
-import { formatsMade, PageFailure, type ExtractionMade, type FormatsMade, type PageExtraction } from './page-extraction';
+import {
+  formatsMade,
+  PageFailure,
+  type DuplicateMade,
+  type ExtractionMade,
+  type FormatsMade,
+  type PageExtraction,
+} from './page-extraction';
 import type { FormatsPagePlan, ModelPagePlan, PagePlan, PageRun } from './page-plan';
 
 /**
@@ -40,10 +47,13 @@ export class PageExtractor {
     this.listOutcomes = listOutcomes(metrics);
   }
 
-  extract(page: LoadedPage, plan: ModelPagePlan, run: PageRun): Promise<PageExtraction<ExtractionMade> | PageFailure>;
-  extract(page: LoadedPage, plan: FormatsPagePlan, run: PageRun): Promise<PageExtraction<FormatsMade> | PageFailure>;
+  extract(page: LoadedPage, plan: ModelPagePlan, run: SinglePageRun): Promise<PageExtraction<ExtractionMade> | PageFailure>;
+  extract(page: LoadedPage, plan: FormatsPagePlan, run: SinglePageRun): Promise<PageExtraction<FormatsMade> | PageFailure>;
   extract(page: LoadedPage, plan: PagePlan, run: PageRun): Promise<PageExtraction | PageFailure>;
-  extract(page: LoadedPage, plan: PagePlan, run: PageRun): Promise<PageExtraction | PageFailure> {
+  async extract(page: LoadedPage, plan: PagePlan, run: PageRun): Promise<PageExtraction | PageFailure> {
+    // The check before the model call: a page that repeats an earlier page of its job is settled here, for nothing.
+    const duplicate = run.duplicates ? await run.duplicates.check(page) : null;
+    if (duplicate) return duplicateOf(duplicate);
     return plan.kind === 'formats' ? this.formats(page, plan, run) : this.model(page, plan, run);
   }
 
@@ -187,6 +197,14 @@ export class PageExtractor {
     });
     return new PageFailure('page', internal, null, [], error);
   }
+}
+
+/** A page of a single-page job: no earlier page to repeat. */
+type SinglePageRun = PageRun & { duplicates?: undefined };
+
+/** A duplicate page's extraction: no data of its own, no model call, no cost. */
+function duplicateOf(made: DuplicateMade): PageExtraction<DuplicateMade> {
+  return { data: null, made, model: null, usage: Usage.NONE };
 }
 
 /** How a learned extraction made the page (the result's `metadata`, docs/api.md "Results and downloads"). */

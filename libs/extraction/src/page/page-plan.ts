@@ -1,9 +1,19 @@
 import type { JobRecord } from '@app/jobs';
 import type { ModelTarget, StoredLlmConfig } from '@app/llm';
-import { loadOptionsFor, type LoadOptions, type PageFormatsPlan } from '@app/pages';
+import { loadOptionsFor, type LoadedPage, type LoadOptions, type PageFormatsPlan } from '@app/pages';
 import type { ProvenanceSettings } from '@app/provenance';
 import type { JsonSchemaObject } from '@app/schema';
 import type { ExtractionMode } from '../extraction-mode';
+import type { DuplicateMade } from './page-extraction';
+
+/**
+ * The page pipeline's check before the model call (docs/architecture.md "The page pipeline", docs/dedup.md): whether the
+ * page repeats an earlier page of its job. A crawl or batch with `dedupe` or a rel=canonical in scope asks it; a
+ * single-page job has none.
+ */
+export interface DuplicateCheck {
+  check(page: LoadedPage): Promise<DuplicateMade | null>;
+}
 
 /** A job's data made by the model chain, or by its learned programs (docs/learned-extraction.md), grounded on the page. */
 export interface ModelPagePlan {
@@ -70,4 +80,6 @@ export interface PageRun {
   signal: AbortSignal;
   /** A crawl's plan cache; without one the model plan is resolved for the page. */
   plans?: ModelPlanCache;
+  /** A crawl's or batch's check for a page that repeats an earlier one (before any model call or format). */
+  duplicates?: DuplicateCheck;
 }

@@ -74,6 +74,25 @@ export class PagesByMethodResponse {
   unchanged?: number;
 }
 
+export class DuplicateCountsResponse {
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Pages whose rel=canonical (or `Link: rel=canonical`) names another address of the job.',
+  })
+  canonical!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Pages with the same normalised text as an earlier page (`dedupe` `exact` or `near`).',
+  })
+  exact!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Near-duplicates of an earlier page (`dedupe: near`).' })
+  near!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Pages that redirected onto a page the job fetches on its own.' })
+  redirect!: number;
+}
+
 export class ModelCallsByKindResponse {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Calls with the whole page for every field.' }) full!: number;
   @ApiProperty({ type: 'integer', minimum: 0, description: "Calls for some fields, or with the page's text around their values." })
@@ -175,6 +194,19 @@ export class JobResponse {
   model_calls_by_kind?: ModelCallsByKindResponse;
   @ApiPropertyOptional({ type: TokensByCallKindResponse, description: 'Crawls only: the tokens of those calls, by kind.' })
   tokens_by_call_kind?: TokensByCallKindResponse;
+  @ApiPropertyOptional({
+    type: DuplicateCountsResponse,
+    description:
+      "Crawls and batches: pages fetched and then skipped as duplicates, by reason (the crawl map names each one's original in " +
+      '`duplicate_of`; docs/dedup.md). They are `skipped` entries, not in `page_count`.',
+  })
+  duplicates?: DuplicateCountsResponse;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description: 'Crawls and batches: model calls not made because the page was a duplicate found before its model call.',
+  })
+  model_calls_saved?: number;
   @ApiPropertyOptional({ description: 'Re-extractions only: the job whose archived pages this one extracts again (docs/archive.md).' })
   source_job_id?: string;
   @ApiPropertyOptional({

@@ -30,6 +30,13 @@ import {
 import { GROUNDING_POLICIES, PROVENANCE_DEFAULTS, PROVENANCE_MODES, type GroundingPolicy, type ProvenanceMode } from '@app/provenance';
 import { checkPattern } from '../url-rules';
 
+/** How far two addresses are taken for one page (docs/crawl.md "Canonical addresses"). */
+export const CANONICALIZE_MODES = ['default', 'strict'] as const;
+export type CanonicalizeMode = (typeof CANONICALIZE_MODES)[number];
+/** Which pages of a crawl are taken for copies of an earlier one before the model is called (docs/dedup.md). */
+export const DEDUPE_MODES = ['off', 'exact', 'near'] as const;
+export type DedupeMode = (typeof DEDUPE_MODES)[number];
+
 /** Server-side caps (docs/api.md "Crawl options"); over a cap is a 422. */
 export const CRAWL_CAPS = { maxDepth: 10, maxPages: 100_000, concurrency: 32 } as const;
 
@@ -50,6 +57,9 @@ export const CRAWL_OPTION_DEFAULTS = {
   exclude_patterns: [],
   max_cost_usd: null,
   archive: true,
+  canonicalize: 'default',
+  ignore_query_params: [],
+  dedupe: 'off',
   ...FETCH_CONTROL_DEFAULTS,
   provenance: PROVENANCE_DEFAULTS.provenance,
   grounding: PROVENANCE_DEFAULTS.grounding,
@@ -198,6 +208,45 @@ class CrawlScopeOptions {
   @IsOptional()
   @IsBoolean()
   archive?: boolean;
+
+  @ApiPropertyOptional({
+    enum: CANONICALIZE_MODES,
+    default: CRAWL_OPTION_DEFAULTS.canonicalize,
+    description:
+      'Which addresses are one page (docs/crawl.md "Canonical addresses"). `default`: scheme and host case, default ports, fragments and ' +
+      'escapes only (trailing slashes and query order are kept). `strict` also drops known tracking parameters (`utm_*`, `gclid`, ' +
+      '`fbclid`, ...), sorts the query by name, and takes `www.` and the bare host for one once the site shows it (a redirect between ' +
+      'them, or rel=canonical). A batch removes and reports the URLs that become one.',
+  })
+  @IsOptional()
+  @IsIn(CANONICALIZE_MODES, { message: `must be one of: ${CANONICALIZE_MODES.join(', ')}` })
+  canonicalize?: CanonicalizeMode;
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: 50,
+    example: ['sort', 'view'],
+    description:
+      'Query parameters (exact names, 1-100 characters) that never make a page of their own: dropped from every address, whatever `canonicalize`.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Length(1, 100, { each: true })
+  ignore_query_params?: string[];
+
+  @ApiPropertyOptional({
+    enum: DEDUPE_MODES,
+    default: CRAWL_OPTION_DEFAULTS.dedupe,
+    description:
+      'Pages whose text repeats an earlier page of the job get no model call (docs/dedup.md): `off` (default), `exact` (the same ' +
+      'normalised text), `near` (also a near-duplicate: SimHash of word shingles, similarity at least 0.95). A duplicate is a ' +
+      '`skipped` entry of the crawl map (`duplicate`) naming its original in `duplicate_of`; it does not count toward `max_pages`.',
+  })
+  @IsOptional()
+  @IsIn(DEDUPE_MODES, { message: `must be one of: ${DEDUPE_MODES.join(', ')}` })
+  dedupe?: DedupeMode;
 }
 
 /** The crawl options up to the fetch control group, the provenance options after it. */
@@ -253,6 +302,9 @@ export function resolveCrawlOptions(...layers: Array<CrawlOptionsLayer | undefin
     exclude_patterns: of('exclude_patterns') ?? [...d.exclude_patterns],
     max_cost_usd: of('max_cost_usd'),
     archive: of('archive') ?? d.archive,
+    canonicalize: of('canonicalize') ?? d.canonicalize,
+    ignore_query_params: of('ignore_query_params') ?? [...d.ignore_query_params],
+    dedupe: of('dedupe') ?? d.dedupe,
     ...resolveFetchControl(of),
     provenance: of('provenance') ?? d.provenance,
     grounding: of('grounding') ?? d.grounding,

@@ -262,6 +262,29 @@ export class CrawlMapEntryResponse {
   via!: string;
   @ApiProperty({ type: 'integer', nullable: true, description: "A batch's URL: its index in the deduplicated list." })
   list_index!: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'A `duplicate` skip after the fetch: the address of the page it repeats (the original, whose result stands for it; docs/dedup.md).',
+  })
+  duplicate_of!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['canonical', 'exact', 'near', 'redirect', null],
+    description:
+      'Why it is a duplicate: `canonical` (its rel=canonical names the original), `exact` (the same normalised text), `near` (a near-duplicate, `similarity` alike), `redirect` (it redirected onto a page fetched on its own).',
+  })
+  duplicate_reason!: string | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    minimum: 0,
+    maximum: 1,
+    description: "`exact` and `near` duplicates: the texts' similarity (1: the same; a near-duplicate's MinHash estimate, at least 0.85).",
+  })
+  similarity!: number | null;
 }
 
 export class CrawlMapMethodCounts {

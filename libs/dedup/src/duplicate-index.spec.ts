@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteDocumentStore } from '@app/storage';
+import { DuplicateIndex } from './duplicate-index';
+
+const body = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+const other = Array.from({ length: 200 }, (_, i) => `other${i}`).join(' ');
+
+describe('DuplicateIndex (on the embedded store)', () => {
+  let dir: string;
+  let store: SqliteDocumentStore;
+  let index: DuplicateIndex;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gleaner-dedup-'));
+    store = SqliteDocumentStore.open({ file: join(dir, 'store.db') });
+    index = new DuplicateIndex(store);
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('exact: the first page with a text is the original, a later one its copy; a page run again keeps its verdict', async () => {
+    expect(await index.check('j1', { key: 'a', url: 'https://s.example/a', text: body }, 'exact')).toBeNull();
+    expect(await index.check('j1', { key: 'b', url: 'https://s.example/b', text: `  ${body}\n` }, 'exact')).toEqual({
+      original: { key: 'a', url: 'https://s.example/a' },
+      reason: 'exact',
+      similarity: 1,
+    });
+    expect(await index.check('j1', { key: 'a', url: 'https://s.example/a', text: body }, 'exact')).toBeNull();
+    expect(await index.check('j1', { key: 'c', url: 'https://s.example/c', text: other }, 'exact')).toBeNull();
+    // Another job's pages are not compared.
+    expect(await index.check('j2', { key: 'b', url: 'https://s.example/b', text: body }, 'exact')).toBeNull();
+  });
+
+  it('exact: of two pages with one text checked at once, exactly one is the original', async () => {
+    const verdicts = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((key) => index.check('j1', { key, url: `https://s.example/${key}`, text: body }, 'exact')),
+    );
+    expect(verdicts.filter((v) => v === null)).toHaveLength(1);
+    const original = ['a', 'b', 'c', 'd'][verdicts.indexOf(null)];
+    for (const v of verdicts) if (v) expect(v.original.key).toBe(original);
+  });
+
+  it('near: a near-duplicate names its original and the similarity; its verdict stands when it is run again', async () => {
+    expect(await index.check('j1', { key: 'a', url: 'https://s.example/a', text: `${body} updated 2026-12-01` }, 'near')).toBeNull();
+    const verdict = await index.check(
+      'j1',
+      { key: 'b', url: 'https://s.example/b?utm_source=x', text: `${body} updated 2026-12-02` },
+      'near',
+    );
+    expect(verdict).toMatchObject({ original: { key: 'a' }, reason: 'near' });
+    expect(verdict!.similarity).toBeGreaterThanOrEqual(0.85);
+    expect(verdict!.similarity).toBeLessThanOrEqual(1);
+    expect(await index.check('j1', { key: 'b', url: 'https://s.example/b', text: other }, 'near')).toEqual(verdict);
+    // A copy of a copy names the original: only originals are in the index.
+    expect(await index.check('j1', { key: 'c', url: 'https://s.example/c', text: `${body} updated 2026-12-02` }, 'near')).toMatchObject({
+      original: { key: 'a' },
+    });
+    expect(await index.check('j1', { key: 'd', url: 'https://s.example/d', text: other }, 'near')).toBeNull();
+  });
+
+  it('forgets a job', async () => {
+    await index.check('j1', { key: 'a', url: 'https://s.example/a', text: body }, 'near');
+    await index.forget('j1');
+    expect(await index.check('j1', { key: 'b', url: 'https://s.example/b', text: body }, 'near')).toBeNull();
+  });
+});
