@@ -94,7 +94,7 @@ describe('gleaner crawl', () => {
         method: 'model',
         fields: expect.any(Object),
         ungrounded_fields: 0,
-        items: [expect.objectContaining({ path: 'quotes', complete: true })],
+        items: [expect.objectContaining({ path: 'quotes', chunks: 1 })],
       });
       expect(Object.values(line.metadata.fields).every((f: any) => f.source === 'model' && f.grounded !== false)).toBe(true);
       expect(line.data.quotes.length).toBeGreaterThan(0);

@@ -13,7 +13,18 @@ import { http, waitFor, type HttpResult } from './helpers';
 jest.setTimeout(120_000);
 
 type Resource =
-  'job' | 'crawl' | 'archivedPage' | 'screenshot' | 'site' | 'schema' | 'webhook' | 'key' | 'providerKey' | 'learnedProgram' | 'monitor';
+  | 'job'
+  | 'crawl'
+  | 'archivedPage'
+  | 'screenshot'
+  | 'site'
+  | 'schema'
+  | 'webhook'
+  | 'key'
+  | 'providerKey'
+  | 'learnedProgram'
+  | 'monitor'
+  | 'authProfile';
 
 /** Path parameters that do not name a tenant's resource, each with the reason. */
 const NON_TENANT: Record<string, string> = {
@@ -46,6 +57,7 @@ const RESOURCE_BY_PREFIX: Array<[string, Resource]> = [
   ['/api/v1/llm/keys/{id}', 'providerKey'],
   ['/api/v1/learned-programs/{id}', 'learnedProgram'],
   ['/api/v1/monitors/{id}', 'monitor'],
+  ['/api/v1/auth-profiles/{id}', 'authProfile'],
 ];
 
 /** A valid body for the operations that take one (so a 404 cannot hide behind a 422). */
@@ -54,6 +66,7 @@ const BODIES: Record<string, unknown> = {
   'PUT /api/v1/schemas/{id}': { name: 'renamed by B' },
   'PUT /api/v1/webhooks/{id}': { name: 'b-hook', url: 'https://hooks.example/b', is_active: false },
   'PUT /api/v1/monitors/{id}': { name: 'renamed by B' },
+  'PUT /api/v1/auth-profiles/{id}': { name: 'renamed by B' },
   'POST /api/v1/jobs/{id}/reextract': {},
 };
 
@@ -113,6 +126,7 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
       learnedPrograms: (await as(keyA, 'GET', '/api/v1/learned-programs')).body,
       monitor: (await as(keyA, 'GET', `/api/v1/monitors/${ids.monitor}`)).body,
       monitorRuns: (await as(keyA, 'GET', `/api/v1/monitors/${ids.monitor}/runs`)).body,
+      authProfile: (await as(keyA, 'GET', `/api/v1/auth-profiles/${ids.authProfile}`)).body,
     };
   }
 
@@ -160,6 +174,14 @@ describe('tenant sweep over every id-taking operation of the OpenAPI document (e
     ids.site = (await created('POST', '/api/v1/sites', { url: play.url('shop.test', '/'), name: 'A shop' })).id;
     ids.schema = (await created('POST', '/api/v1/schemas', { name: 'A private', schema_yaml: 'name: string', visibility: 'private' })).id;
     ids.webhook = (await created('POST', '/api/v1/webhooks', { name: 'a-hook', url: `${receiver.url}/ok`, is_active: true })).id;
+    ids.authProfile = (
+      await created('POST', '/api/v1/auth-profiles', {
+        name: 'A members',
+        hosts: ['shop.test'],
+        login: { type: 'form', url: play.url('shop.test', '/login'), username: 'a-user', password: 'a-password' },
+        check: { session_cookie: 'sid' },
+      })
+    ).id;
     // Paused: no scheduled run changes it while B tries its operations.
     ids.monitor = (
       await created('POST', '/api/v1/monitors', {

@@ -4,38 +4,40 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 export type LoginKind = 'first' | 'expired' | 'relogin';
 
 /**
- * Per-profile login metrics (docs/operations.md "Auth profiles"): the profile label is its id, never a name,
- * a credential or a cookie value. Session age is sampled at scrape time from the sessions this process used.
+ * Login metrics (docs/operations.md "Metrics"). No per-profile label: profiles are tenants' resources, as many as
+ * they create, and a label per profile would grow the series without bound (a profile's own state, `failing`
+ * and its last login, is in the API). Session age is the oldest session this process used, sampled at scrape time.
  */
 export class AuthMetrics {
-  private readonly logins: Counter<'profile' | 'kind' | 'outcome'>;
+  private readonly logins: Counter<'kind' | 'outcome'>;
   private readonly sessionAt = new Map<string, number>();
 
   constructor(registry: Registry) {
     this.logins =
-      (registry.getSingleMetric('gleaner_auth_logins_total') as Counter<'profile' | 'kind' | 'outcome'> | undefined) ??
+      (registry.getSingleMetric('gleaner_auth_logins_total') as Counter<'kind' | 'outcome'> | undefined) ??
       new Counter({
         name: 'gleaner_auth_logins_total',
-        help: 'Logins of auth profiles by profile id, kind (first, expired: past session_ttl_seconds, relogin: a page showed the session logged out) and outcome (success, failure). Unit: logins.',
-        labelNames: ['profile', 'kind', 'outcome'],
+        help: 'Logins of auth profiles by kind (first, expired: past session_ttl_seconds, relogin: a page showed the session logged out) and outcome (success, failure). Unit: logins.',
+        labelNames: ['kind', 'outcome'],
         registers: [registry],
       });
     const sessionAt = this.sessionAt;
     if (!registry.getSingleMetric('gleaner_auth_session_age_seconds'))
       new Gauge({
         name: 'gleaner_auth_session_age_seconds',
-        help: 'Age of the session of each auth profile this process used, by profile id, at scrape time. Unit: seconds.',
-        labelNames: ['profile'],
+        help: 'Age of the oldest auth profile session this process used (0 before any), at scrape time. Unit: seconds.',
         registers: [registry],
         collect() {
           const now = Date.now();
-          for (const [profile, at] of sessionAt) this.set({ profile }, Math.max(0, (now - at) / 1000));
+          let oldest = now;
+          for (const at of sessionAt.values()) oldest = Math.min(oldest, at);
+          this.set(Math.max(0, (now - oldest) / 1000));
         },
       });
   }
 
-  login(profile: string, kind: LoginKind, outcome: 'success' | 'failure'): void {
-    this.logins.inc({ profile, kind, outcome });
+  login(kind: LoginKind, outcome: 'success' | 'failure'): void {
+    this.logins.inc({ kind, outcome });
   }
 
   sessionUsed(profile: string, atMs: number): void {

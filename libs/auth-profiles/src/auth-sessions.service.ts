@@ -92,13 +92,13 @@ export class AuthSessions {
       const reason = error instanceof LoginFailed ? error.message : 'the login failed unexpectedly';
       if (!(error instanceof LoginFailed)) this.logger.error({ profile: ref.id, err: error }, 'auth profile login failed unexpectedly');
       const after = await this.repository.recordFailure(ref.id, token, reason);
-      this.metrics.login(ref.id, kind, 'failure');
+      this.metrics.login(kind, 'failure');
       this.logger.warn({ profile: ref.id, kind, failures: after?.login_failures ?? null, reason }, 'auth profile login failed');
       throw authFailed(`Auth profile ${ref.id} could not log in: ${reason}.`);
     }
     const stored = await this.repository.storeSession(ref.id, token, this.sealer.seal(JSON.stringify(state)), Date.now());
     if (!stored) throw authFailed(`Auth profile ${ref.id}: its login took longer than the login lock (${LOGIN_LOCK_MS / 1000} s).`);
-    this.metrics.login(ref.id, kind, 'success');
+    this.metrics.login(kind, 'success');
     this.logger.info({ profile: ref.id, kind, version: stored.session_version }, 'auth profile logged in');
     return this.active(ref, stored);
   }
