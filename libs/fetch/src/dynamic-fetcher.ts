@@ -337,7 +337,12 @@ export class DynamicFetcher {
       } catch (error) {
         if (navigation.redirectTo === undefined) {
           if (options.acceptPdf && isDownload(error)) throw new BrowserDownload(target.href);
-          throw this.mapNavigationError(error, target.href, blocked.slice(blockedBefore));
+          const mapped = this.mapNavigationError(error, target.href, blocked.slice(blockedBefore));
+          // A load that fails once its deadline has come failed because of it (the browser may report the load cut
+          // at the deadline as a network error): a timeout, as for a navigation the deadline stopped itself.
+          if (mapped.category === 'fetch_error' && Date.now() >= deadline)
+            throw fetchError('timeout', `Rendering ${target.href} exceeded its deadline.`, { url: target.href });
+          throw mapped;
         }
       }
       redirects.push(target.href);
