@@ -115,7 +115,6 @@ describe('sendBody', () => {
 
   it('fails the request outright when the producer fails before anything was sent', async () => {
     handler = async (response) => {
-      // eslint-disable-next-line require-yield
       async function* chunks(): AsyncGenerator<string> {
         throw new Error('store unavailable');
       }
