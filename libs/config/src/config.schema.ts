@@ -82,6 +82,8 @@ export const envSchema = z.object({
   GLEANER_MAX_RUNNING_CRAWLS_PER_USER: int(5, 1, 10_000),
   GLEANER_BODY_LIMIT_BYTES: int(1_048_576, 1024, 100 * 1_048_576),
   GLEANER_BATCH_MAX_URLS: int(100_000, 1, 100_000),
+  /** A crawl's `max_pages` ceiling (docs/crawl.md "Crawls past 100,000 pages"). */
+  GLEANER_CRAWL_MAX_PAGES: int(100_000, 1, 10_000_000),
   GLEANER_MAP_TIME_BUDGET_MS: int(20_000, 1000, 120_000),
   GLEANER_ARCHIVE_TTL_DAYS: int(30, 0, 3650),
   GLEANER_ARCHIVE_MAX_BYTES_PER_TENANT: int(10 * 1024 ** 3, 0, 2 ** 50),
@@ -217,3 +219,13 @@ export const envSchema = z.object({
 });
 
 export type RawEnv = z.infer<typeof envSchema>;
+
+/**
+ * GLEANER_CRAWL_MAX_PAGES as the request DTOs read it when they are defined (their `@Max` and the OpenAPI
+ * document's `maximum`), before any configuration is loaded: the default when unset or invalid. An invalid
+ * value never gets that far: loadConfig refuses it at startup with the variable's name.
+ */
+export function crawlMaxPagesSetting(env: Record<string, string | undefined> = process.env): number {
+  const parsed = envSchema.shape.GLEANER_CRAWL_MAX_PAGES.safeParse(env.GLEANER_CRAWL_MAX_PAGES);
+  return parsed.success ? parsed.data : 100_000;
+}

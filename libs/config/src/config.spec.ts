@@ -2,6 +2,7 @@ import { mkdtempSync, statSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, loadConfigOrReport } from './config';
+import { crawlMaxPagesSetting } from './config.schema';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'gleaner-config-'));
 
@@ -41,6 +42,17 @@ describe('loadConfig', () => {
     expect(problems).toMatch(/GLEANER_ARCHIVE_TTL_DAYS/);
     expect(problems).toMatch(/GLEANER_ARCHIVE_MAX_BYTES_PER_TENANT/);
     expect(problems).toMatch(/GLEANER_WARC_MAX_BYTES/);
+  });
+
+  it("caps a crawl's max_pages at 100,000 unless the operator raises it (up to 10,000,000)", () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).crawlMaxPages).toBe(100_000);
+    expect(loadConfig({ DATA_DIR: tmp(), GLEANER_CRAWL_MAX_PAGES: '1000001' }).crawlMaxPages).toBe(1_000_001);
+    for (const bad of ['0', '10000001', '2.5', 'many']) {
+      expect(() => loadConfig({ DATA_DIR: tmp(), GLEANER_CRAWL_MAX_PAGES: bad })).toThrow(/GLEANER_CRAWL_MAX_PAGES.*from 1 to 10000000/);
+    }
+    expect(crawlMaxPagesSetting({ GLEANER_CRAWL_MAX_PAGES: '250000' })).toBe(250_000);
+    expect(crawlMaxPagesSetting({ GLEANER_CRAWL_MAX_PAGES: '0' })).toBe(100_000);
+    expect(crawlMaxPagesSetting({})).toBe(100_000);
   });
 
   it('reports every bad variable at once', () => {

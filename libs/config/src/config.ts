@@ -35,6 +35,8 @@ export interface AppConfig {
   bodyLimitBytes: number;
   /** URLs in one streamed batch list body (text/plain, ndjson), outside the JSON body limit; at most the crawl's max_pages cap. */
   batchMaxUrls: number;
+  /** A crawl's `max_pages` ceiling (GLEANER_CRAWL_MAX_PAGES). */
+  crawlMaxPages: number;
   /** POST /map answers within this (what it found by then, `complete: false`). */
   mapTimeBudgetMs: number;
   /** Days an archived page is kept (docs/archive.md); 0 turns the archive off. */
@@ -205,6 +207,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxRunningCrawlsPerUser: raw.GLEANER_MAX_RUNNING_CRAWLS_PER_USER,
     bodyLimitBytes: raw.GLEANER_BODY_LIMIT_BYTES,
     batchMaxUrls: raw.GLEANER_BATCH_MAX_URLS,
+    crawlMaxPages: raw.GLEANER_CRAWL_MAX_PAGES,
     mapTimeBudgetMs: raw.GLEANER_MAP_TIME_BUDGET_MS,
     archiveTtlDays: raw.GLEANER_ARCHIVE_TTL_DAYS,
     archiveMaxBytesPerTenant: raw.GLEANER_ARCHIVE_MAX_BYTES_PER_TENANT,

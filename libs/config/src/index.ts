@@ -1,3 +1,3 @@
 export { APP_CONFIG, EXIT_CONFIG, loadConfig, loadConfigOrReport, type AppConfig, type Role } from './config';
-export { envSchema } from './config.schema';
+export { crawlMaxPagesSetting, envSchema } from './config.schema';
 export { parseBooleanSetting } from './boolean-setting';

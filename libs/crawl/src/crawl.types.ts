@@ -223,6 +223,8 @@ export interface OutcomeRecord {
 
 /** Skipped entries recorded per crawl: at least this many, or 10 × max_pages; beyond it they are only counted. */
 export const SKIPPED_RECORD_MIN = 1000;
+/** Skipped entries recorded at most, however large the crawl (10 × the default GLEANER_CRAWL_MAX_PAGES). */
+export const SKIPPED_RECORD_MAX = 1_000_000;
 /** Links of one page considered for the frontier. */
 export const MAX_LINKS_PER_PAGE = 5000;
 

@@ -72,8 +72,8 @@ export interface Embedded extends AppHandle {
   close(): Promise<void>;
 }
 
-export async function startEmbeddedApp(env: Record<string, string>, nodeArgs: string[] = []): Promise<Embedded> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gleaner-bench-crawl-'));
+/** `dataDir`: an existing data directory (a restart after a kill keeps its crawl); by default a new one. */
+export async function startEmbeddedApp(env: Record<string, string>, nodeArgs: string[] = [], dataDir = mkdtempSync(join(tmpdir(), 'gleaner-bench-crawl-'))): Promise<Embedded> {
   let app: AppHandle;
   try {
     app = await startApp('embedded', API_MAIN, [], { ...env, DATA_DIR: dataDir }, 'PORT', nodeArgs);

@@ -13,7 +13,7 @@ import { median, procStatusMb, round, sleep } from './procs';
 
 const TARGET_GROWTH_PCT = 10;
 
-interface MapRead {
+export interface MapRead {
   at_pages: number;
   query: string;
   ms: number;
@@ -22,13 +22,13 @@ interface MapRead {
 }
 
 /** V8 heap in use (MB), from the app's own /metrics (prom-client's default nodejs_heap_size_used_bytes). */
-async function heapUsedMb(app: Embedded): Promise<number> {
+export async function heapUsedMb(app: Embedded): Promise<number> {
   const text = await (await fetch(`${app.url}/metrics`)).text();
   const m = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\d+(?:\.\d+)?)/m.exec(text);
   return m ? round(Number(m[1]) / 1024 / 1024) : NaN;
 }
 
-async function timedRead(app: Embedded, id: string, query: string, atPages: number): Promise<MapRead> {
+export async function timedRead(app: Embedded, id: string, query: string, atPages: number): Promise<MapRead> {
   const started = performance.now();
   const res = await call(app.url, 'GET', `/api/v1/jobs/${id}/crawl-map?${query}`);
   return {
@@ -41,7 +41,7 @@ async function timedRead(app: Embedded, id: string, query: string, atPages: numb
 }
 
 /** Paged reads at the start, middle and end of a map of `total` entries (and one with a status filter). */
-async function pagedReads(app: Embedded, id: string, total: number, atPages: number): Promise<MapRead[]> {
+export async function pagedReads(app: Embedded, id: string, total: number, atPages: number): Promise<MapRead[]> {
   const reads: MapRead[] = [];
   const end = Math.max(0, total - 100);
   for (const query of [
@@ -56,7 +56,7 @@ async function pagedReads(app: Embedded, id: string, total: number, atPages: num
 }
 
 /** The whole map streamed: time, bytes, entries, and the app's peak RSS during it (sampled every 50 ms). */
-async function fullRead(app: Embedded, id: string): Promise<Record<string, number>> {
+export async function fullRead(app: Embedded, id: string): Promise<Record<string, number>> {
   const rssBefore = procStatusMb(app.proc.pid, 'VmRSS') ?? NaN;
   let peak = rssBefore;
   const timer = setInterval(() => (peak = Math.max(peak, procStatusMb(app.proc.pid, 'VmRSS') ?? 0)), 50);

@@ -1,12 +1,13 @@
 import { nowIso } from '@app/core';
 import type { CrawlRepository } from '../crawl.repository';
 import { CrawlScope } from '../crawl-scope';
-import { SKIPPED_RECORD_MIN, type CrawlEntry, type EntryVia, type SkipReason } from '../crawl.types';
+import { SKIPPED_RECORD_MAX, SKIPPED_RECORD_MIN, type CrawlEntry, type EntryVia, type SkipReason } from '../crawl.types';
 import { canonicalize, type CanonicalUrl } from '../url-canon';
 import { needsTicket, newEntry, toWindowEntry, type Candidate, type SkippedCandidate } from './crawl-entry';
 import type { CrawlRun } from './crawl-run';
 import { FrontierWindow, type WindowEntry } from './frontier-window';
 import type { InFlightPages } from './in-flight';
+import { SeenKeys } from './seen-keys';
 
 /** The window is refilled from the store below this many entries, up to WINDOW_BATCH more. */
 export const WINDOW_LOW = 1000;
@@ -38,7 +39,8 @@ export interface FrontierLinks {
 export class Frontier {
   readonly scope: CrawlScope;
   private readonly window = new FrontierWindow();
-  private readonly seen = new Set<string>();
+  /** Every URL key the crawl has an entry for, as 64-bit fingerprints (seen-keys.ts). */
+  private readonly seen = new SeenKeys();
   private nextSeq = 1;
   /** The window holds (or held) every pending entry up to this seq; the refill reads past it. */
   private loadedUpTo = 0;
@@ -130,7 +132,7 @@ export class Frontier {
     const fresh: WindowEntry[] = [];
     const skipCounts: Record<string, number> = {};
     let recorded = 0;
-    const skipCap = Math.max(SKIPPED_RECORD_MIN, this.run.options.max_pages * 10);
+    const skipCap = Math.min(SKIPPED_RECORD_MAX, Math.max(SKIPPED_RECORD_MIN, this.run.options.max_pages * 10));
     const toSkip = [...skipped];
     for (const c of admitted) {
       if (this.seen.has(c.target.key)) continue;

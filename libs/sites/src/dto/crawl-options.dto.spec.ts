@@ -59,3 +59,42 @@ describe('crawl options: one definition', () => {
     });
   });
 });
+
+describe('max_pages ceiling: the operator setting GLEANER_CRAWL_MAX_PAGES', () => {
+  /** The DTO module as a process started with `env` defines it (decorators read the setting once, at definition). */
+  function dtoWith(value: string | undefined): typeof import('./crawl-options.dto') {
+    const before = process.env.GLEANER_CRAWL_MAX_PAGES;
+    if (value === undefined) delete process.env.GLEANER_CRAWL_MAX_PAGES;
+    else process.env.GLEANER_CRAWL_MAX_PAGES = value;
+    try {
+      let mod!: typeof import('./crawl-options.dto');
+      jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module instance, defined under this environment
+        mod = require('./crawl-options.dto');
+      });
+      return mod;
+    } finally {
+      if (before === undefined) delete process.env.GLEANER_CRAWL_MAX_PAGES;
+      else process.env.GLEANER_CRAWL_MAX_PAGES = before;
+    }
+  }
+
+  it('is 100,000 by default: more is refused', () => {
+    const dto = dtoWith(undefined);
+    expect(dto.CRAWL_CAPS.maxPages).toBe(100_000);
+    expect(dto.validCrawlOptions({ max_pages: 100_000 })).toEqual({ max_pages: 100_000 });
+    expect(dto.validCrawlOptions({ max_pages: 100_001 })).toEqual({});
+  });
+
+  it('raised by the operator, admits crawls up to it and no further', () => {
+    const dto = dtoWith('1000001');
+    expect(dto.CRAWL_CAPS.maxPages).toBe(1_000_001);
+    expect(dto.validCrawlOptions({ max_pages: 1_000_001 })).toEqual({ max_pages: 1_000_001 });
+    expect(dto.validCrawlOptions({ max_pages: 1_000_002 })).toEqual({});
+  });
+
+  it('falls back to the default for a value the configuration refuses (startup reports it)', () => {
+    expect(dtoWith('lots').CRAWL_CAPS.maxPages).toBe(100_000);
+    expect(dtoWith('20000000').CRAWL_CAPS.maxPages).toBe(100_000);
+  });
+});

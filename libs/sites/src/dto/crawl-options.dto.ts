@@ -27,6 +27,7 @@ import {
   type FetchControlFields,
   type FetchMode,
 } from '@app/fetch';
+import { crawlMaxPagesSetting } from '@app/config';
 import { GROUNDING_POLICIES, PROVENANCE_DEFAULTS, PROVENANCE_MODES, type GroundingPolicy, type ProvenanceMode } from '@app/provenance';
 import { checkPattern } from '../url-rules';
 
@@ -37,8 +38,11 @@ export type CanonicalizeMode = (typeof CANONICALIZE_MODES)[number];
 export const DEDUPE_MODES = ['off', 'exact', 'near'] as const;
 export type DedupeMode = (typeof DEDUPE_MODES)[number];
 
-/** Server-side caps (docs/api.md "Crawl options"); over a cap is a 422. */
-export const CRAWL_CAPS = { maxDepth: 10, maxPages: 100_000, concurrency: 32 } as const;
+/**
+ * Server-side caps (docs/api.md "Crawl options"); over a cap is a 422. `maxPages` is the operator's
+ * GLEANER_CRAWL_MAX_PAGES (default 100,000; docs/crawl.md "Crawls past 100,000 pages").
+ */
+export const CRAWL_CAPS = { maxDepth: 10, maxPages: crawlMaxPagesSetting(), concurrency: 32 } as const;
 
 /** What an absent crawl option means (the document shows each as its `default`). */
 export const CRAWL_OPTION_DEFAULTS = {

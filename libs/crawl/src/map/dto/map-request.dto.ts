@@ -2,10 +2,11 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { ProxyProperty } from '@app/fetch';
 import { IsHttpUrl, IsPrintable } from '@app/http';
-import { CRAWL_CAPS } from '@app/sites';
 
 /** POST /map defaults (docs/crawl.md "Map"); `limit` is capped like a crawl's max_pages. */
 export const MAP_DEFAULTS = { use_sitemap: true, include_subdomains: false, limit: 5000 } as const;
+/** URLs one map answers at most (a map is one answer, not a crawl: GLEANER_CRAWL_MAX_PAGES does not raise it). */
+export const MAP_MAX_LIMIT = 100_000;
 
 export class MapRequestDto {
   @ApiProperty({
@@ -40,11 +41,11 @@ export class MapRequestDto {
   @IsPrintable()
   search?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: CRAWL_CAPS.maxPages, default: MAP_DEFAULTS.limit, description: 'URLs answered at most.' })
+  @ApiPropertyOptional({ minimum: 1, maximum: MAP_MAX_LIMIT, default: MAP_DEFAULTS.limit, description: 'URLs answered at most.' })
   @IsOptional()
   @IsInt()
   @Min(1)
-  @Max(CRAWL_CAPS.maxPages)
+  @Max(MAP_MAX_LIMIT)
   limit?: number;
 
   /** robots.txt, the sitemaps and the seed page go through this pool (docs/proxies.md). */
