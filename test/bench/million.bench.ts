@@ -22,7 +22,19 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { startModelServer } from '../fixtures/model-server';
 import { envNumber } from './crawl/context';
-import { KEY, ROOT, assertBuilt, baseEnv, job, llmConfig, startCrawl, startEmbeddedApp, waitJob, type Embedded, type JobView } from './crawl/gleaner';
+import {
+  KEY,
+  ROOT,
+  assertBuilt,
+  baseEnv,
+  job,
+  llmConfig,
+  startCrawl,
+  startEmbeddedApp,
+  waitJob,
+  type Embedded,
+  type JobView,
+} from './crawl/gleaner';
 import { killAll, procStatusMb, round, sleep } from './crawl/procs';
 import { fullRead, heapUsedMb, pagedReads } from './crawl/size';
 import { startBenchSite } from './crawl/site';
@@ -163,7 +175,9 @@ async function main(): Promise<void> {
           }
           if (now - lastLog > 60_000) {
             lastLog = now;
-            log(`${v.page_count} pages, ${v.failed_count} failed, RSS ${samples.at(-1)?.rss_mb} MB, heap ${samples.at(-1)?.heap_used_mb} MB`);
+            log(
+              `${v.page_count} pages, ${v.failed_count} failed, RSS ${samples.at(-1)?.rss_mb} MB, heap ${samples.at(-1)?.heap_used_mb} MB`,
+            );
           }
           if (!kill && KILL_AT > 0 && v.status === 'running' && v.page_count >= maxPages * KILL_AT) {
             const answeredBefore = [...site.answered.values()].reduce((n, a) => n + a.length, 0);
@@ -211,7 +225,8 @@ async function main(): Promise<void> {
         rss_max_mb: inTenth.length ? Math.max(...inTenth.map((s) => s.rss_mb)) : null,
       };
     });
-    const everyPageOnce = view.status === 'completed' && view.page_count === maxPages && results.distinct_urls === maxPages && results.lines === maxPages;
+    const everyPageOnce =
+      view.status === 'completed' && view.page_count === maxPages && results.distinct_urls === maxPages && results.lines === maxPages;
     const result = {
       benchmark: 'million: one durable embedded crawl, kill -9 and restart inside it (npm run bench:million)',
       date: new Date().toISOString(),

@@ -15,7 +15,12 @@ describe('sendBody', () => {
   let port: number;
   let handler: (response: ServerResponse) => Promise<void>;
   const errors: unknown[] = [];
-  const logger = { error: (...args: unknown[]) => errors.push(args), warn: () => undefined, info: () => undefined, debug: () => undefined } as unknown as AppLogger;
+  const logger = {
+    error: (...args: unknown[]) => errors.push(args),
+    warn: () => undefined,
+    info: () => undefined,
+    debug: () => undefined,
+  } as unknown as AppLogger;
 
   beforeAll(async () => {
     server = createServer((_req, response) => void handler(response));

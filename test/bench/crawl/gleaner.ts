@@ -73,7 +73,11 @@ export interface Embedded extends AppHandle {
 }
 
 /** `dataDir`: an existing data directory (a restart after a kill keeps its crawl); by default a new one. */
-export async function startEmbeddedApp(env: Record<string, string>, nodeArgs: string[] = [], dataDir = mkdtempSync(join(tmpdir(), 'gleaner-bench-crawl-'))): Promise<Embedded> {
+export async function startEmbeddedApp(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  dataDir = mkdtempSync(join(tmpdir(), 'gleaner-bench-crawl-')),
+): Promise<Embedded> {
   let app: AppHandle;
   try {
     app = await startApp('embedded', API_MAIN, [], { ...env, DATA_DIR: dataDir }, 'PORT', nodeArgs);
