@@ -34,7 +34,7 @@ export class JobAnnouncer {
   /** Resolves once announced, or once the announcement is scheduled (a later one then carries it). */
   async announce(jobId: string, message: Announcement): Promise<void> {
     const now = this.now();
-    let state = this.jobs.get(jobId);
+    const state = this.jobs.get(jobId);
     if (message.terminal) {
       if (state?.timer) clearTimeout(state.timer);
       this.jobs.delete(jobId);

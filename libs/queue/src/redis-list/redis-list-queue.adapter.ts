@@ -211,7 +211,7 @@ export class RedisListQueueAdapter implements QueuePort {
     await drainDeliveries(this.active, graceMs, this.options.abortGraceMs ?? 5000, () => {
       this.aborted = true;
     });
-    await Promise.all(consumers.map((c) => c.loop?.catch(() => undefined)));
+    await Promise.all(consumers.map((c) => (c.loop ?? Promise.resolve()).catch(() => undefined)));
     for (const c of consumers) {
       for (const timer of c.timers) clearInterval(timer);
       // Every handler settled: what is left in this consumer's active list (a take cut short) goes back as it was.
