@@ -208,5 +208,34 @@ export function politenessContract(setup: () => PolitenessContractSetup): void {
       expect(state.limitedSince).toBe(0);
       expect((await a.reportRateLimit(h, null)).step).toBe(1);
     });
+
+    it('a release that says the request was answered ends the streak as a success does, once the pause has passed', async () => {
+      const { baseMs } = setup().backoff;
+      const a = await port();
+      const b = await peerOf(a);
+      const h = host('answered');
+      await a.reportRateLimit(h, null);
+      await setup().passTime(baseMs + 50);
+      const refused = await a.acquire(h, FREE);
+      if (!refused.granted) throw new Error('the pause should have passed');
+      await a.release(h, refused.token); // not answered (a failure): the streak goes on
+      expect((await b.hostState(h)).step).toBe(1);
+      const slot = await b.acquire(h, FREE);
+      if (!slot.granted) throw new Error('the host should be free');
+      await b.release(h, slot.token, { answered: true });
+      const state = await a.hostState(h);
+      expect(state).toMatchObject({ step: 0, limitedSince: 0, inFlight: 0 });
+    });
+
+    it('an answered release during the pause does not end the streak', async () => {
+      const a = await port();
+      const h = host('answered-early');
+      const slot = await a.acquire(h, FREE);
+      if (!slot.granted) throw new Error('the host should be free');
+      await a.reportRateLimit(h, null); // the host answered another request with a 429 meanwhile
+      await a.release(h, slot.token, { answered: true });
+      expect((await a.hostState(h)).step).toBe(1);
+      expect((await a.hostState(h)).inFlight).toBe(0);
+    });
   });
 }

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { MemoryPoliteness, RedisPoliteness } from '@app/politeness';
 import { describeWith, serverUrl } from '../harness/require-server';
 import { politenessContract } from './politeness.contract';
@@ -39,4 +40,67 @@ describeWith(['redis'], 'PolitenessContract: RedisPoliteness', () => {
     passTime: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     backoff: redisBackoff,
   }));
+});
+
+/**
+ * What a page's slot costs Redis (docs/capacity.md): one hash per host, and a granted slot that is released
+ * without spacing is two scripts touching that key with HGETALL + HSET (+ one PEXPIRE the first time) and
+ * HMGET + HDEL. Seen with MONITOR, filtered by this test's own host key (other suites share the server).
+ */
+describeWith(['redis'], 'RedisPoliteness: one hash per host, few commands per slot', () => {
+  const keyPrefix = `gleaner-test-polcost-${process.pid}-${Date.now().toString(36)}`;
+  const open: Array<{ close(): Promise<void> }> = [];
+  afterAll(async () => {
+    await Promise.all(open.map((c) => c.close()));
+  });
+
+  it('keeps a host in one key with an expiry, and a slot costs a handful of commands on it', async () => {
+    const url = serverUrl('redis')!;
+    const port = new RedisPoliteness({ redisUrl: url, keyPrefix, settings: redisSettings });
+    const redis = new Redis(url);
+    open.push(port, { close: async () => void redis.disconnect() });
+    const host = `cost-${Date.now().toString(36)}.example`;
+    const key = port.keyOf(host);
+    const seen: string[] = [];
+    const monitor = await redis.monitor();
+    open.push({ close: async () => void monitor.disconnect() });
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args.includes(key) && !/^eval/i.test(args[0])) seen.push(args[0].toLowerCase());
+    });
+    // MONITOR starts asynchronously: a marker command on the key proves it sees ours before counting.
+    const probe = new Redis(url);
+    open.push({ close: async () => void probe.disconnect() });
+    while (!seen.includes('exists')) {
+      await probe.exists(key);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    seen.length = 0;
+
+    const policy = { intervalMs: 0, maxInFlight: 4, leaseMs: 10_000 };
+    for (let i = 0; i < 3; i++) {
+      const slot = await port.acquire(host, policy);
+      if (!slot.granted) throw new Error('the host should be free');
+      await port.release(host, slot.token, { answered: true });
+    }
+    await probe.exists(key); // MONITOR shows commands in order: once this one is seen, all of the slots' are
+    while (seen.at(-1) !== 'exists') await new Promise((r) => setTimeout(r, 20));
+    seen.pop();
+    expect(seen).toEqual([
+      'hgetall',
+      'hset',
+      'pexpire',
+      'hmget',
+      'hdel',
+      'hgetall',
+      'hset',
+      'hmget',
+      'hdel',
+      'hgetall',
+      'hset',
+      'hmget',
+      'hdel',
+    ]);
+    expect(await probe.keys(`${keyPrefix}:*`)).toEqual([key]);
+    expect(await probe.pttl(key)).toBeGreaterThan(23 * 60 * 60 * 1000);
+  });
 });

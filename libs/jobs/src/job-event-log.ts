@@ -2,13 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { nowIso } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
+import { JobAnnouncer } from './job-announcer';
 import { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { JobsRepository } from './jobs.repository';
 import {
   crawlCounters,
   groundingCounters,
   isTerminal,
-  jobChannel,
   onCrawlEngine,
   type JobEventName,
   type JobEventRecord,
@@ -30,12 +30,17 @@ export interface DrawnEvent {
  */
 @Injectable()
 export class JobEventLog {
+  /** Announcements coalesced per job (job-announcer.ts): a crawl's pages cost Redis far fewer publishes than events. */
+  private readonly announcer: JobAnnouncer;
+
   constructor(
     private readonly repository: JobsRepository,
     private readonly hooks: JobLifecycleHooks,
     @Inject(EVENT_BUS) private readonly bus: EventBusPort,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.announcer = new JobAnnouncer(bus);
+  }
 
   /**
    * A finished page: the `result` stream event and the `job.page` lifecycle event (webhooks). With
@@ -90,7 +95,7 @@ export class JobEventLog {
    */
   private async announce(record: JobEventRecord): Promise<void> {
     const terminal = record.event === 'complete' || (record.event === 'status' && isTerminal(record.data.status as JobStatus));
-    await this.bus.publish(jobChannel(record.job_id), { seq: record.seq, event: record.event, ...(terminal ? { terminal: true } : {}) });
+    await this.announcer.announce(record.job_id, { seq: record.seq, event: record.event, ...(terminal ? { terminal: true } : {}) });
   }
 
   statusData(job: JobRecord): Record<string, unknown> {

@@ -19,6 +19,7 @@ import {
   CRAWL_PAGES_QUEUE,
   MemoryQueueAdapter,
   QUEUE,
+  RedisListQueueAdapter,
   RoutedQueueAdapter,
   StoreQueueAdapter,
   type QueuePort,
@@ -57,11 +58,22 @@ export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
     // API's 503 comes within it (docs/operations.md "The store goes down").
     const store = await MongoDocumentStore.connect(config.mongodbUri!, { serverSelectionTimeoutMS: 5000 });
     const archiveBlobs = await GridFsBlobStore.connect(config.mongodbUri!, { serverSelectionTimeoutMS: 5000 });
-    const queue = new BullQueueAdapter({
-      redisUrl: config.redisUrl!,
-      stalledAfterMs: config.queueStalledMs,
-      stalledCheckMs: config.queueStalledCheckMs,
-    });
+    // Crawl page tasks go through a lean Redis list queue (a page's hand-off in 7 Redis commands, nothing per
+    // waiting page: docs/crawl.md "Page tasks"); every other queue is Bull.
+    const queue = new RoutedQueueAdapter(
+      new BullQueueAdapter({
+        redisUrl: config.redisUrl!,
+        stalledAfterMs: config.queueStalledMs,
+        stalledCheckMs: config.queueStalledCheckMs,
+      }),
+      {
+        [CRAWL_PAGES_QUEUE]: new RedisListQueueAdapter({
+          redisUrl: config.redisUrl!,
+          stalledAfterMs: config.queueStalledMs,
+          stalledCheckMs: config.queueStalledCheckMs,
+        }),
+      },
+    );
     const bus = new RedisEventBus({ redisUrl: config.redisUrl! });
     const rateLimiter = new RedisRateLimiter({ redisUrl: config.redisUrl!, keyPrefix: 'gleaner:rl' });
     const shared = new Redis(config.redisUrl!);

@@ -27,6 +27,24 @@ describe('withHostSlot', () => {
   });
 });
 
+describe('withHostSlot answered', () => {
+  it('tells the port, with the release, whether the value was a normal answer', async () => {
+    const port = new MemoryPoliteness({ backoffBaseMs: 1000, backoffMaxMs: 10_000 });
+    const releases: Array<boolean | undefined> = [];
+    const release = port.release.bind(port);
+    port.release = (host, token, options) => {
+      releases.push(options?.answered);
+      return release(host, token, options);
+    };
+    const answered = { answered: (v: { ok: boolean }) => v.ok };
+    await withHostSlot(port, 'e.test', policy, async () => ({ ok: true }), answered);
+    await withHostSlot(port, 'e.test', policy, async () => ({ ok: false }), answered);
+    await expect(withHostSlot(port, 'e.test', policy, () => Promise.reject(new Error('boom')), answered)).rejects.toThrow('boom');
+    await withHostSlot(port, 'e.test', policy, async () => ({ ok: true }));
+    expect(releases).toEqual([true, undefined, undefined, undefined]);
+  });
+});
+
 describe('whenHostFree', () => {
   it('waits while the host is busy, then runs once it is free', async () => {
     const port = new MemoryPoliteness({ backoffBaseMs: 1000, backoffMaxMs: 10_000 });

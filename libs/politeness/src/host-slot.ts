@@ -14,17 +14,30 @@ export async function withHostSlot<T>(
   host: string,
   policy: HostRequestPolicy,
   fn: () => Promise<T>,
+  options: SlotOptions<T> = {},
 ): Promise<HostSlotResult<T>> {
   const slot = await port.acquire(host, policy);
   if (!slot.granted) return { ran: false, ...slot };
   const stopKeeping = keepSlot(port, host, slot.token, policy.leaseMs);
+  let answered = false;
   try {
-    return { ran: true, value: await fn() };
+    const value = await fn();
+    answered = options.answered?.(value) === true;
+    return { ran: true, value };
   } finally {
     stopKeeping();
-    // A release that fails leaves the slot to its lease, which ends soon: nothing to undo.
-    await port.release(host, slot.token).catch(() => undefined);
+    // A release that fails leaves the slot to its lease, which ends soon: nothing to undo (and a streak it
+    // did not end is ended by the host's next answer).
+    await port.release(host, slot.token, answered ? { answered } : undefined).catch(() => undefined);
   }
+}
+
+export interface SlotOptions<T> {
+  /**
+   * Whether `fn`'s value is a normal answer of the host: the release then also reports the success
+   * (PolitenessPort.reportSuccess), in the same call to the port.
+   */
+  answered?: (value: T) => boolean;
 }
 
 /**

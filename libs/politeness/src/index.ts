@@ -2,4 +2,4 @@ export { hostnameOf, POLITENESS, type HostRequestPolicy, type PolitenessPort } f
 export { MemoryPoliteness } from './memory-politeness';
 export { RedisPoliteness } from './redis-politeness';
 export { RedisHostModeMemory } from './redis-host-mode-memory';
-export { whenHostFree, withHostSlot } from './host-slot';
+export { whenHostFree, withHostSlot, type SlotOptions } from './host-slot';

@@ -7,6 +7,7 @@ import {
   type PolitenessPort,
   type PolitenessSettings,
   type RateLimitPause,
+  type ReleaseOptions,
 } from './politeness.port';
 
 interface Host {
@@ -54,14 +55,14 @@ export class MemoryPoliteness implements PolitenessPort {
     return Promise.resolve(held !== undefined);
   }
 
-  release(host: string, token: string): Promise<void> {
+  release(host: string, token: string, options: ReleaseOptions = {}): Promise<void> {
     const h = this.host(host);
     const held = h.tokens.get(token);
     if (held) {
       h.tokens.delete(token);
       h.nextAt = Math.max(h.nextAt, this.now() + held.intervalMs);
     }
-    return Promise.resolve();
+    return options.answered ? this.reportSuccess(host) : Promise.resolve();
   }
 
   readyIn(host: string, policy: HostRequestPolicy): Promise<number> {

@@ -49,6 +49,11 @@ export interface HostState {
   now: number;
 }
 
+export interface ReleaseOptions {
+  /** The request got a normal answer (not a 429 or a failure): ends a rate-limited streak as reportSuccess does. */
+  answered?: boolean;
+}
+
 export interface PolitenessSettings {
   /** Backoff of a 429 without Retry-After: base · 2^(step−1), capped. */
   backoffBaseMs: number;
@@ -65,8 +70,11 @@ export interface PolitenessPort {
    * host may already serve another request.
    */
   renew(host: string, token: string, leaseMs: number): Promise<boolean>;
-  /** Ends a request started by acquire: frees its slot and starts the host's spacing clock. */
-  release(host: string, token: string): Promise<void>;
+  /**
+   * Ends a request started by acquire: frees its slot and starts the host's spacing clock. With `answered`,
+   * the request got a normal answer: the same as reportSuccess after the release, in the same call.
+   */
+  release(host: string, token: string, options?: ReleaseOptions): Promise<void>;
   /** Without reserving anything: how long until a request with this policy could start (0: now). */
   readyIn(host: string, policy: HostRequestPolicy): Promise<number>;
   /**

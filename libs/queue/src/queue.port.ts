@@ -42,7 +42,7 @@ export interface QueueCounts {
 }
 
 export interface QueuePort {
-  readonly kind: 'bull' | 'store';
+  readonly kind: 'bull' | 'store' | 'redis';
   enqueue<P>(queue: string, name: string, payload: P, options?: EnqueueOptions): Promise<string>;
   /**
    * Starts consuming `queue` with at most `concurrency` handlers at once. The signal passed to the

@@ -84,43 +84,49 @@ export class PageFetch {
     const control = crawlPageControl(context.input, secrets, context.job.user_id);
     // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
     // other worker slips a request in between.
-    const loaded = await withHostSlot(this.politeness, host, crawlHostPolicy(options.delay_ms, this.config), async () => {
-      try {
-        return {
-          ok: true as const,
-          page: await this.loader.load(task.url, options.fetch_mode, {
-            signal,
-            linkSelector: options.follow_selector ?? undefined,
-            control,
-            keepRaw: options.archive,
-            // A page that is extracted: what its plan needs of the load (its formats, or the attribute values a
-            // value may be grounded on: docs/provenance.md).
-            ...(task.extract ? pageLoadOptions(crawlPagePlan(context, task.key)) : {}),
-            headers: conditionalHeaders(note?.memory ?? null),
-            beforeConvert: (fetched) => {
-              if (note) {
-                // A 304 carries no body: last run's record and links stand (docs/monitors.md "Cheap re-runs").
-                note.etag = fetched.headers.etag ?? (fetched.status === 304 ? (note.memory?.etag ?? null) : null);
-                note.lastModified =
-                  fetched.headers['last-modified'] ?? (fetched.status === 304 ? (note.memory?.lastModified ?? null) : null);
-                if (fetched.status === 304 && note.memory) {
-                  note.via = 'not_modified';
-                  note.textHash = note.memory.textHash;
-                  throw new StopAfterFetch(unchangedOutcome(fetched, note.memory.links, note.memory.data, task.extract));
+    const loaded = await withHostSlot(
+      this.politeness,
+      host,
+      crawlHostPolicy(options.delay_ms, this.config),
+      async () => {
+        try {
+          return {
+            ok: true as const,
+            page: await this.loader.load(task.url, options.fetch_mode, {
+              signal,
+              linkSelector: options.follow_selector ?? undefined,
+              control,
+              keepRaw: options.archive,
+              // A page that is extracted: what its plan needs of the load (its formats, or the attribute values a
+              // value may be grounded on: docs/provenance.md).
+              ...(task.extract ? pageLoadOptions(crawlPagePlan(context, task.key)) : {}),
+              headers: conditionalHeaders(note?.memory ?? null),
+              beforeConvert: (fetched) => {
+                if (note) {
+                  // A 304 carries no body: last run's record and links stand (docs/monitors.md "Cheap re-runs").
+                  note.etag = fetched.headers.etag ?? (fetched.status === 304 ? (note.memory?.etag ?? null) : null);
+                  note.lastModified =
+                    fetched.headers['last-modified'] ?? (fetched.status === 304 ? (note.memory?.lastModified ?? null) : null);
+                  if (fetched.status === 304 && note.memory) {
+                    note.via = 'not_modified';
+                    note.textHash = note.memory.textHash;
+                    throw new StopAfterFetch(unchangedOutcome(fetched, note.memory.links, note.memory.data, task.extract));
+                  }
                 }
-              }
-              return this.checkFinalUrl(task, context, fetched);
-            },
-            beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
-          }),
-        };
-      } catch (error) {
-        return { ok: false as const, failure: await this.loadFailure(task, context, host, error) };
-      }
-    });
+                return this.checkFinalUrl(task, context, fetched);
+              },
+              beforeRedirect: async (next) => (await this.redirectVerdict(task, context, next))?.why ?? null,
+            }),
+          };
+        } catch (error) {
+          return { ok: false as const, failure: await this.loadFailure(task, context, host, error) };
+        }
+        // A normal answer ends the host's rate-limited streak (reportSuccess), told with the slot's release.
+      },
+      { answered: (result) => result.ok },
+    );
     if (!loaded.ran) return { kind: 'deferred', retry_in_ms: loaded.retryInMs, reason: loaded.reason };
     if (!loaded.value.ok) return loaded.value.failure;
-    await this.politeness.reportSuccess(host).catch(() => undefined);
     const page: FetchedPage = loaded.value.page;
     if (options.archive) page.kept = this.archived.keep(context.job, task.key, task.url, page);
     return page;
