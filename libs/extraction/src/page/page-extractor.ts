@@ -6,12 +6,14 @@ import { llmConfigFor } from '@app/llm';
 import { LOGGER, METRICS, type AppLogger, type Metrics } from '@app/observability';
 import { buildFormats, type LoadedPage } from '@app/pages';
 import { ResultsService, ScreenshotsService } from '@app/results';
+import { isSchemaFromPrompt, type JsonSchemaObject } from '@app/schema';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { ExtractionFailure, ExtractionService } from '../extraction.service';
 import { GroundingService } from '../grounding.service';
 import { listOutcomes, type ListOutcomes } from '../lists/list-metrics';
 import { captureRecorder } from './capture';
 import { listStep, type ListedCall } from './list-step';
+import { joined, proposeSchema, type ProposedSchema } from './schema-proposal';
 import {
   formatsMade,
   PageFailure,
@@ -74,9 +76,10 @@ export class PageExtractor {
       const { made: by, data: extracted, ...model } = json;
       // The model call the json format made (none when a learned program filled it): counted as a model page's,
       // and named in the page's metadata (a formats item has no other place for it).
-      const call = json.model
-        ? { model_call: by.model_call ?? ('full' as const), model: json.model.model, provider: json.model.provider }
-        : {};
+      const call = {
+        ...(json.model ? { model_call: by.model_call ?? ('full' as const), model: json.model.model, provider: json.model.provider } : {}),
+        ...(by.schema ? { schema: by.schema } : {}),
+      };
       return { ...model, data: { ...data, json: extracted }, made: { ...made, ...call } };
     } catch (error) {
       // Too large to store (content_too_large) is the page's; anything else (the store) is thrown on.
@@ -98,14 +101,19 @@ export class PageExtractor {
     const groundingPage = this.grounding.pageOf(url, page.content);
     // The model calls whose answers are in the data (a long list's chunks: several), and what they were given.
     let listed: ListedCall | undefined;
+    // A prompt without a schema: the schema the model proposes for this page (schema-proposal.ts), then used as a given one.
+    const fromPrompt = isSchemaFromPrompt(plan.schema);
+    let schema: JsonSchemaObject = plan.schema;
+    let proposal: ProposedSchema | undefined;
+    const targetsOf = () => (run.plans ? run.plans.get(() => this.extraction.plan(job.user_id, llmConfig)) : Promise.resolve(undefined));
     // A learned partial call asks for some fields only, or sends the page's text around their values (an excerpt).
     const callModel = async (request?: ModelRequest): Promise<unknown> => {
-      const targets = run.plans ? await run.plans.get(() => this.extraction.plan(job.user_id, llmConfig)) : undefined;
+      const targets = await targetsOf();
       const excerpt = request?.excerpt !== undefined;
       listed = await listStep({
         extraction: this.extraction,
         markdown: page.content.markdown,
-        schema: request?.schema ?? plan.schema,
+        schema: request?.schema ?? schema,
         // Lists are counted and chunked on the whole page only: an excerpt is a few values' surroundings.
         lists: !excerpt,
         itemsPerCall: this.config.listItemsPerCall,
@@ -116,7 +124,7 @@ export class PageExtractor {
           userId: job.user_id,
           url,
           content: request?.excerpt ?? page.content.markdown,
-          schema: request?.schema ?? plan.schema,
+          schema: request?.schema ?? schema,
           llmConfig,
           signal,
           onCall,
@@ -131,7 +139,16 @@ export class PageExtractor {
       let data: unknown;
       let made: ExtractionMade;
       let rules: LearnedResult['rules'];
-      if (plan.mode === 'auto') {
+      if (fromPrompt) {
+        proposal = await proposeSchema(
+          this.extraction,
+          { userId: job.user_id, url, content: page.content.markdown, llmConfig, signal, onCall, prompt: plan.instructions ?? '' },
+          await targetsOf(),
+        );
+        schema = proposal.schema;
+      }
+      // Learned programs are kept per schema: a schema proposed page by page has none (the intake refuses auto with it).
+      if (plan.mode === 'auto' && !fromPrompt) {
         const session = consumerSession(
           await learnedTemplates(this.store),
           { userId: job.user_id, schema: plan.schema, consumer: plan.consumer },
@@ -145,11 +162,14 @@ export class PageExtractor {
         made = { method: 'model' };
       }
       const out = listed?.answering;
-      const usage = listed ? listed.usage : Usage.NONE;
+      const proposed = proposal ? Usage.of(joined(proposal.summaries)) : Usage.NONE;
+      const usage = Usage.add(proposed, listed ? listed.usage : Usage.NONE);
+      const attempts = [...(proposal?.summaries.flatMap((s) => s.attempts) ?? []), ...(listed?.attempts ?? [])];
+      if (proposal) made = { ...made, schema };
       const grounded = this.grounding.ground({
         page: groundingPage,
         data,
-        schema: plan.schema,
+        schema,
         settings: plan.settings,
         call: listed?.call,
         rules,
@@ -160,7 +180,7 @@ export class PageExtractor {
           'grounding',
           grounded.failure,
           usage,
-          listed?.attempts ?? [],
+          attempts,
           grounded.failure,
           grounded.metadata.ungrounded_fields,
         );
@@ -176,10 +196,13 @@ export class PageExtractor {
         // The warnings of the calls whose answers are in the data (their text cut to fit the model, a list left incomplete).
         ...(warnings.length > 0 ? { warnings } : {}),
         ...(listed?.completeness ? { completeness: listed.completeness } : {}),
-        run: { isByok: out?.isByok ?? false, attempts: listed?.attempts ?? [] },
+        run: { isByok: out?.isByok ?? false, attempts },
       };
     } catch (error) {
       if (isStoreUnavailable(error)) throw error;
+      // The extraction after a proposed schema failed: the proposal's calls were billed too.
+      if (proposal && error instanceof ExtractionFailure)
+        return this.failure(new ExtractionFailure(error, joined([...proposal.summaries, error.summary])), run, url);
       return this.failure(error, run, url);
     }
   }
