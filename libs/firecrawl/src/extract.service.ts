@@ -19,7 +19,10 @@ import type { ExtractStartedResponse, ExtractStatusResponse } from './wire/respo
  * with prompts alone, Gleaner's `prompt` without a schema: the model proposes each page's schema from it
  * (docs/firecrawl.md "json with a prompt alone").
  */
-function extractWhat(given: Record<string, unknown> | undefined, notes: string[]): { schema: Record<string, unknown> } | { prompt: string } {
+function extractWhat(
+  given: Record<string, unknown> | undefined,
+  notes: string[],
+): { schema: Record<string, unknown> } | { prompt: string } {
   if (!given) {
     if (notes.length === 0) throw optionNotSupported('prompt', "an extract with neither a schema nor a prompt (give 'prompt' or 'schema')");
     return { prompt: notes.join('\n') };

@@ -501,7 +501,9 @@ describe('PageExtractor (the page pipeline extraction step)', () => {
       expect(failure.category).toBe('llm_invalid_output');
       expect(failure.message).toMatch(/did not propose a usable schema/);
       expect(s.extraction.calls).toHaveLength(2);
-      expect(s.extraction.calls[1].input.instructions).toMatch(/^The title\.\n\nThe schema you proposed before did not parse \(suggested_schema/);
+      expect(s.extraction.calls[1].input.instructions).toMatch(
+        /^The title\.\n\nThe schema you proposed before did not parse \(suggested_schema/,
+      );
       expect(failure.usage).toEqual({ inputTokens: 240, outputTokens: 60, costUsd: 0.0024, llmCostUsd: 0.002 });
     });
 

@@ -176,14 +176,7 @@ export class PageExtractor {
       });
       if (grounded.failure) {
         // `grounding: fail_page` and a value not on the page: the model call is paid for (docs/provenance.md "Policies").
-        return new PageFailure(
-          'grounding',
-          grounded.failure,
-          usage,
-          attempts,
-          grounded.failure,
-          grounded.metadata.ungrounded_fields,
-        );
+        return new PageFailure('grounding', grounded.failure, usage, attempts, grounded.failure, grounded.metadata.ungrounded_fields);
       }
       if (listed?.items) this.listOutcomes.count(listed.items);
       const warnings: Warning[] = listed?.warnings ?? [];

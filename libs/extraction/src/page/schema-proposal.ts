@@ -49,7 +49,9 @@ export async function proposeSchema(
     try {
       out = await extraction.extract({ ...call, schema: PROPOSAL_SCHEMA, instructions: notes }, targets);
     } catch (error) {
-      throw error instanceof ExtractionFailure && summaries.length > 0 ? new ExtractionFailure(error, joined([...summaries, error.summary])) : error;
+      throw error instanceof ExtractionFailure && summaries.length > 0
+        ? new ExtractionFailure(error, joined([...summaries, error.summary]))
+        : error;
     }
     summaries.push(out);
     const text = (out.data as { suggested_schema?: unknown } | null)?.suggested_schema;
@@ -69,7 +71,12 @@ export async function proposeSchema(
 /** The parser's first errors, in a line. */
 function schemaProblem(error: AppError): string {
   const errors = error.errors ?? [];
-  return errors.length > 0 ? errors.slice(0, 3).map((e) => `${e.location}: ${e.message}`).join('; ') : (error.detail ?? error.message);
+  return errors.length > 0
+    ? errors
+        .slice(0, 3)
+        .map((e) => `${e.location}: ${e.message}`)
+        .join('; ')
+    : (error.detail ?? error.message);
 }
 
 /** Several runs' summaries as one (what they cost together; whose key paid is the last run's). */
