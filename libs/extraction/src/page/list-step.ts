@@ -6,6 +6,7 @@ import { groundedCallOf, type GroundedCall } from '../grounding.service';
 import { extractLists } from '../lists/list-extraction';
 import { incompleteWarnings, type ItemsReport } from '../lists/list-merge';
 import { pageLists } from '../lists/list-paths';
+import { wholePageCounts, withWholePage } from '../lists/whole-page';
 import type { Completeness } from './page-extraction';
 
 /** The model step's call(s) for one page: one, or one per chunk of a long list (docs/long-lists.md). */
@@ -35,6 +36,11 @@ export interface ListStepInput {
   targets: ModelTarget[] | undefined;
   plan: () => Promise<ModelTarget[]>;
   input: ExtractInput;
+  /**
+   * The whole page's markdown, when `markdown` is its main content only (the json format's default): read for a page
+   * whose schema has lists, to tell a list the main content cut (lists/whole-page.ts).
+   */
+  wholePage?: () => Promise<string>;
 }
 
 /**
@@ -78,7 +84,11 @@ export async function listStep(step: ListStepInput): Promise<ListedCall> {
   });
   const answering = run.outs[0];
   const chunked = run.outs.length > 1;
-  const warnings = uniqueWarnings([...run.outs.flatMap((o) => o.warnings), ...incompleteWarnings(run.items)]);
+  // A list the main content holds part of: counted on the whole page, its warning first (one per list).
+  const whole = step.wholePage
+    ? withWholePage(run.items, wholePageCounts(step.markdown, await step.wholePage(), lists))
+    : { items: run.items, warnings: [] };
+  const warnings = uniqueWarnings([...run.outs.flatMap((o) => o.warnings), ...whole.warnings, ...incompleteWarnings(whole.items)]);
   return {
     data: run.data,
     answering,
@@ -88,8 +98,8 @@ export async function listStep(step: ListStepInput): Promise<ListedCall> {
       ? { provider: answering.target.provider, model: answering.target.model, content: step.markdown, excerpt: false, nulled: run.nulled }
       : groundedCallOf(answering, false),
     warnings,
-    completeness: { ...(run.contentTruncated ? { content_truncated: true } : {}), items: run.items },
-    items: run.items,
+    completeness: { ...(run.contentTruncated ? { content_truncated: true } : {}), items: whole.items },
+    items: whole.items,
   };
 }
 

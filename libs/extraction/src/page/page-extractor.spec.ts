@@ -61,6 +61,10 @@ class ScriptedExtraction {
     return [TARGET];
   }
 
+  chunkBudget(_target: ModelTarget, itemsPerCall: number) {
+    return { outputTokens: 16_384, contentTokens: 100_000, itemsPerCall };
+  }
+
   async extract(input: ExtractInput, targets?: ModelTarget[]): Promise<ExtractOutput> {
     this.calls.push({ input, targets });
     await input.onCall?.({
@@ -108,6 +112,8 @@ interface StepOptions {
   itemsPerCall?: number;
   /** The request's prompt (the plan's instructions). */
   prompt?: string;
+  /** The whole page's markdown, as the loader converts it for a json format that read the main content. */
+  wholePage?: string;
 }
 
 /** An extraction step over the real grounding service (its own metrics registry) and fakes for the rest. */
@@ -138,6 +144,7 @@ function step(answer: Answer, opts: StepOptions = {}) {
     logger,
     { listItemsPerCall: opts.itemsPerCall ?? 50 },
     metrics,
+    { convert: async () => ({ markdown: opts.wholePage ?? '' }) } as never,
   );
   const plan: ModelPagePlan = {
     kind: 'model',
@@ -536,6 +543,43 @@ describe('PageExtractor (the page pipeline extraction step)', () => {
         model_call: 'full',
         schema: { properties: { title: { type: ['string', 'null'] }, price: { type: ['number', 'null'] } } },
       });
+    });
+  });
+
+  describe('the json format on the main content: its lists counted on the whole page (docs/long-lists.md "Main content")', () => {
+    const LIST = {
+      type: 'object' as const,
+      properties: {
+        picks: { type: 'array' as const, items: { type: 'object' as const, properties: { name: { type: 'string' as const } } } },
+      },
+    };
+    const item = (n: number) => `- Widget number ${n} of the catalogue, in stock`;
+    const main = [3, 4, 5].map(item).join('\n');
+    const whole = `# Shop\n\n${[1, 2, 3, 4, 5, 6].map(item).join('\n')}\n`;
+    const answer = () => ({ picks: [3, 4, 5].map((n) => ({ name: `Widget number ${n}` })) });
+    const json = (s: ReturnType<typeof step>) => ({ ...s.plan, schema: LIST });
+
+    it('a list the main content cut is expected at the whole page’s count, not complete, with a warning', async () => {
+      const s = step(answer, { wholePage: whole });
+      const got = (await s.formats(markdownPage(URL_A, main), { json: json(s) })) as PageExtraction;
+      expect(got.completeness?.items).toEqual([{ path: 'picks', expected: 6, extracted: 3, chunks: 1, complete: false }]);
+      expect(got.warnings).toEqual([
+        expect.objectContaining({
+          code: 'list_incomplete',
+          message: expect.stringMatching(/lists 6 items, the main content the model read holds 3/),
+        }),
+      ]);
+    });
+
+    it('not with only_main_content false or tag filters (the text read is the one asked for)', async () => {
+      for (const formats of [
+        { formats: ['markdown' as const], only_main_content: false, full_page_screenshot: false },
+        { formats: ['markdown' as const], only_main_content: true, full_page_screenshot: false, include_tags: ['main'] },
+      ]) {
+        const s = step(answer, { wholePage: whole });
+        const got = (await s.formats(markdownPage(URL_A, main), { formats, json: json(s) })) as PageExtraction;
+        expect(got.completeness?.items).toEqual([{ path: 'picks', expected: 3, extracted: 3, chunks: 1, complete: true }]);
+      }
     });
   });
 });

@@ -4,7 +4,7 @@ import { AppError, isStoreUnavailable, Usage, type Warning } from '@app/core';
 import { consumerSession, learnedTemplates, type LearnedResult, type ModelRequest } from '@app/learned';
 import { llmConfigFor } from '@app/llm';
 import { LOGGER, METRICS, type AppLogger, type Metrics } from '@app/observability';
-import { buildFormats, type LoadedPage } from '@app/pages';
+import { buildFormats, PageLoaderService, type LoadedPage } from '@app/pages';
 import { ResultsService, ScreenshotsService } from '@app/results';
 import { isSchemaFromPrompt, type JsonSchemaObject } from '@app/schema';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
@@ -45,6 +45,7 @@ export class PageExtractor {
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'listItemsPerCall'>,
     @Inject(METRICS) metrics: Metrics,
+    @Inject(PageLoaderService) private readonly loader: Pick<PageLoaderService, 'convert'>,
   ) {
     this.listOutcomes = listOutcomes(metrics);
   }
@@ -68,7 +69,10 @@ export class PageExtractor {
     const screenshotId = page.fetch.screenshot ? plan.screenshotId : null;
     try {
       const data = buildFormats(page, plan.formats.formats, screenshotId ? ScreenshotsService.path(run.job._id, screenshotId) : null);
-      const json = plan.json ? await this.model(page, plan.json, run) : null;
+      // The json format reads the main content by default: a list it cuts is counted on the whole page (docs/long-lists.md).
+      const mainOnly = plan.formats.only_main_content && !plan.formats.include_tags?.length && !plan.formats.exclude_tags?.length;
+      const wholePage = mainOnly ? async () => (await this.loader.convert(page.fetch, { mode: 'full' })).markdown : undefined;
+      const json = plan.json ? await this.model(page, plan.json, run, wholePage) : null;
       if (json instanceof PageFailure) return json;
       if (screenshotId) await this.screenshots.store(run.job, screenshotId, page.fetch.screenshot!);
       const made = formatsMade(page, screenshotId, plan.withFetchDuration ? page.fetchDurationMs : undefined);
@@ -93,7 +97,12 @@ export class PageExtractor {
    * (docs/provenance.md, docs/learned-extraction.md). The model plan is resolved at the first model call: a page a
    * learned program fills alone needs none.
    */
-  private async model(page: LoadedPage, plan: ModelPagePlan, run: PageRun): Promise<PageExtraction<ExtractionMade> | PageFailure> {
+  private async model(
+    page: LoadedPage,
+    plan: ModelPagePlan,
+    run: PageRun,
+    wholePage?: () => Promise<string>,
+  ): Promise<PageExtraction<ExtractionMade> | PageFailure> {
     const { job, secrets, signal } = run;
     const url = page.fetch.url;
     const llmConfig = llmConfigFor(plan.llmConfig, secrets);
@@ -117,6 +126,7 @@ export class PageExtractor {
         // Lists are counted and chunked on the whole page only: an excerpt is a few values' surroundings.
         lists: !excerpt,
         itemsPerCall: this.config.listItemsPerCall,
+        ...(wholePage && !excerpt ? { wholePage } : {}),
         maxCostUsd: plan.maxCostUsd ?? null,
         targets,
         plan: () => this.extraction.plan(job.user_id, llmConfig),
