@@ -1,4 +1,4 @@
-import { Usage, type Warning } from '@app/core';
+import { Usage, warning, type Warning } from '@app/core';
 import type { AttemptRecord, ModelTarget, RunSummary } from '@app/llm';
 import type { JsonSchemaObject } from '@app/schema';
 import { ExtractionFailure, type ExtractInput, type ExtractionService, type ExtractOutput } from '../extraction.service';
@@ -88,7 +88,12 @@ export async function listStep(step: ListStepInput): Promise<ListedCall> {
   const whole = step.wholePage
     ? withWholePage(run.items, wholePageCounts(step.markdown, await step.wholePage(), lists))
     : { items: run.items, warnings: [] };
-  const warnings = uniqueWarnings([...run.outs.flatMap((o) => o.warnings), ...whole.warnings, ...incompleteWarnings(whole.items)]);
+  const warnings = uniqueWarnings([
+    ...run.outs.flatMap((o) => o.warnings),
+    ...(run.budgetStopped ? budgetWarnings(whole.items, run.outs.length) : []),
+    ...whole.warnings,
+    ...incompleteWarnings(whole.items),
+  ]);
   return {
     data: run.data,
     answering,
@@ -101,6 +106,20 @@ export async function listStep(step: ListStepInput): Promise<ListedCall> {
     completeness: { ...(run.contentTruncated ? { content_truncated: true } : {}), items: whole.items },
     items: whole.items,
   };
+}
+
+/** `list_incomplete` for a list whose chunks the job's cost cap stopped (in place of the general words). */
+function budgetWarnings(items: ItemsReport[], answers: number): Warning[] {
+  return items
+    .filter((r) => r.complete === false)
+    .map((r) =>
+      warning(
+        'list_incomplete',
+        `${r.path === '$' ? 'The list' : `The list \`${r.path}\``} is incomplete: the page lists ${r.expected ?? 'more'} items and the answer has ${r.extracted}: ` +
+          `the job's cost cap (max_cost_usd) stopped asking for its chunks after ${answers} model answer${answers === 1 ? '' : 's'}.`,
+        r.path === '$' ? 'body.schema' : `body.schema.${r.path}`,
+      ),
+    );
 }
 
 /** One warning per code and location (every chunk cut to fit says so once). */
