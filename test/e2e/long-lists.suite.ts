@@ -180,8 +180,10 @@ export function longListsSuite(getEnv: () => LongListsEnv): void {
       }, 120_000);
       expect(run.status).toBe('completed');
       expect(run.counts).toMatchObject({ added: 120, removed: 0, failed: 0 });
-      const state = (await call('GET', `/api/v1/monitors/${id}/state?limit=200`)).body;
+      const state = (await call('GET', `/api/v1/monitors/${id}/state?limit=100`)).body;
+      // One record per item, keyed by its sku (the state is paged: 100 at most per read).
       expect(state.total).toBe(120);
+      expect(state.items).toHaveLength(100);
       const [item] = (await call('GET', `/api/v1/jobs/${run.job_id}/results`)).body as Array<{ metadata: any }>;
       expect(item.metadata.items).toEqual([{ path: 'products', expected: 120, extracted: 120, chunks: 3, complete: true }]);
     } finally {
