@@ -11,6 +11,7 @@ import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { ExtractionFailure, ExtractionService } from '../extraction.service';
 import { GroundingService } from '../grounding.service';
 import { listOutcomes, type ListOutcomes } from '../lists/list-metrics';
+import { programListReport } from '../lists/program-lists';
 import { captureRecorder } from './capture';
 import { listStep, type ListedCall } from './list-step';
 import { joined, proposeSchema, type ProposedSchema } from './schema-proposal';
@@ -188,8 +189,13 @@ export class PageExtractor {
         // `grounding: fail_page` and a value not on the page: the model call is paid for (docs/provenance.md "Policies").
         return new PageFailure('grounding', grounded.failure, usage, attempts, grounded.failure, grounded.metadata.ungrounded_fields);
       }
-      if (listed?.items) this.listOutcomes.count(listed.items);
-      const warnings: Warning[] = listed?.warnings ?? [];
+      // A learned program's lists (no model call made them, or a partial one on an excerpt): checked against the page's count.
+      const programLists =
+        listed?.items || made.method === 'model' ? null : programListReport(page.content.markdown, schema, grounded.data);
+      const items = listed?.items ?? programLists?.items;
+      if (items) this.listOutcomes.count(items);
+      const warnings: Warning[] = [...(listed?.warnings ?? []), ...(programLists?.warnings ?? [])];
+      const completeness = listed?.completeness ?? (programLists ? { items: programLists.items } : undefined);
       return {
         data: grounded.data,
         made,
@@ -198,7 +204,7 @@ export class PageExtractor {
         provenance: grounded.metadata,
         // The warnings of the calls whose answers are in the data (their text cut to fit the model, a list left incomplete).
         ...(warnings.length > 0 ? { warnings } : {}),
-        ...(listed?.completeness ? { completeness: listed.completeness } : {}),
+        ...(completeness ? { completeness } : {}),
         run: { isByok: out?.isByok ?? false, attempts },
       };
     } catch (error) {
