@@ -195,7 +195,7 @@ export class PageExtractor {
       const items = listed?.items ?? programLists?.items;
       if (items) this.listOutcomes.count(items);
       const warnings: Warning[] = [...(listed?.warnings ?? []), ...(programLists?.warnings ?? [])];
-      const completeness = listed?.completeness ?? (programLists ? { items: programLists.items } : undefined);
+      const completeness = programLists ? { ...listed?.completeness, items: programLists.items } : listed?.completeness;
       return {
         data: grounded.data,
         made,
