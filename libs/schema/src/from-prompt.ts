@@ -14,7 +14,7 @@ export const SCHEMA_FROM_PROMPT: JsonSchemaObject = Object.freeze({
   properties: {},
   required: [],
   additionalProperties: false,
-}) as JsonSchemaObject;
+});
 
 /** Whether a job's schema is to be proposed by the model from its prompt. */
 export function isSchemaFromPrompt(schema: JsonSchemaObject | null | undefined): boolean {

@@ -88,7 +88,9 @@ export class ScrapeRequestsService {
       return null;
     }
     if ((dto.schema === undefined || dto.schema === null) && dto.schema_id === undefined && dto.prompt === undefined)
-      throw Errors.validation([{ location: 'body.schema', message: 'is required with the json format (or give a schema_id, or a prompt)' }]);
+      throw Errors.validation([
+        { location: 'body.schema', message: 'is required with the json format (or give a schema_id, or a prompt)' },
+      ]);
     const { parsed, schemaId } = await this.intake.schema(caller, dto, null);
     return {
       schema: parsed.jsonSchema,

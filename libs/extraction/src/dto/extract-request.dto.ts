@@ -37,7 +37,7 @@ export class ExtractRequestDto extends JobFetchFields {
   @SchemaIdProperty()
   schema_id?: string;
   @PromptProperty(
-    'What to extract, in words: told to the model beside the schema. Without a schema (given, saved or the site\'s), the model first proposes one for the page from the prompt (one more model call), the page is extracted with it, and `metadata.schema` is that schema; `extraction_mode: auto` then is a 422.',
+    "What to extract, in words: told to the model beside the schema. Without a schema (given, saved or the site's), the model first proposes one for the page from the prompt (one more model call), the page is extracted with it, and `metadata.schema` is that schema; `extraction_mode: auto` then is a 422.",
   )
   prompt?: string;
   @SiteIdProperty(
