@@ -3,6 +3,7 @@ import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site';
 import { startEmbedded, type RunningApp } from './embedded-app';
 import { extractionSuite } from './extraction.suite';
+import { extractPromptSuite } from './extract-prompt.suite';
 
 jest.setTimeout(60_000);
 
@@ -37,6 +38,7 @@ describe('extraction, embedded deployment', () => {
   });
   afterAll(async () => app?.close());
   extractionSuite(() => ({ app, site, models }), { embedded: true, extractWaitMs: EXTRACT_WAIT_MS });
+  extractPromptSuite(() => ({ app, site, models }));
 });
 
 describeWith(['mongodb', 'redis'], 'extraction, cluster deployment', () => {
@@ -52,4 +54,5 @@ describeWith(['mongodb', 'redis'], 'extraction, cluster deployment', () => {
   });
   afterAll(async () => app?.close());
   extractionSuite(() => ({ app, site, models }), { embedded: false, extractWaitMs: EXTRACT_WAIT_MS });
+  extractPromptSuite(() => ({ app, site, models }));
 });

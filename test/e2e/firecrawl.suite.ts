@@ -504,6 +504,37 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
       expect(extract).toMatchObject({ status: 400, code: 'NOT_SUPPORTED' });
     });
 
+    it('json and extract with a prompt alone: the model proposes each page’s schema (scrape, batch scrape, extract)', async () => {
+      const since = env.models.requests.length;
+      const proposals = () => env.models.requests.slice(since).filter((r) => r.schema?.properties?.suggested_schema).length;
+      const doc = await firecrawl.scrape(u('/product/9'), { formats: ['markdown', { type: 'json', prompt: 'The product’s name' }] });
+      expect(doc.markdown).toContain('Widget 9');
+      // The stand-in model proposes {title, description} for a page without a list (test/fixtures/model-server).
+      expect(doc.json).toMatchObject({ title: 'Widget 9' });
+      expect(doc.metadata?.creditsUsed).toBe(5);
+      expect(proposals()).toBe(1);
+      const batch = await firecrawl.batchScrape([u('/product/9'), u('/product/10')], {
+        options: { formats: [{ type: 'json', prompt: 'The product’s name' }] },
+        pollInterval: 1,
+        timeout: 90,
+      });
+      expect(batch.status).toBe('completed');
+      expect(batch.data.map((d) => (d.json as { title: string }).title).sort()).toEqual(['Widget 10', 'Widget 9']);
+      expect(proposals()).toBe(3);
+      const answer = await firecrawl.extract({ urls: [u('/product/12')], prompt: 'The product’s name', pollInterval: 1, timeout: 90 });
+      expect(answer).toMatchObject({ success: true, status: 'completed', data: { title: 'Widget 12' } });
+      expect(proposals()).toBe(4);
+      // Where fields are compared by one schema (a monitor), a prompt alone stays a 400.
+      const monitor = await sdkError(
+        firecrawl.createMonitor({
+          name: 'prompt only',
+          schedule: { text: 'hourly' },
+          targets: [{ type: 'scrape', urls: [u('/product/1')], scrapeOptions: { formats: [{ type: 'json', prompt: 'The price' }] } }],
+        }),
+      );
+      expect(monitor).toMatchObject({ status: 400, code: 'NOT_SUPPORTED', message: expect.stringMatching(/compared by one schema/) });
+    });
+
     it('map: links with titles; sitemap only', async () => {
       const map = await firecrawl.map(u('/'), { limit: 20 });
       expect(map.links.length).toBeGreaterThan(3);
@@ -619,6 +650,13 @@ export function firecrawlSuite(get: () => FirecrawlEnv): void {
         const extracted = await call('firecrawl_scrape', { url: u('/product/10'), formats: ['json'], jsonOptions: { schema: SCHEMA } });
         expect(extracted.isError).toBeFalsy();
         expect(text(extracted)).toContain('SKU-0010');
+        const prompted = await call('firecrawl_scrape', {
+          url: u('/product/11'),
+          formats: ['json'],
+          jsonOptions: { prompt: 'The product’s name' },
+        });
+        expect(prompted.isError).toBeFalsy();
+        expect(text(prompted)).toContain('Widget 11');
         const mapped = await call('firecrawl_map', { url: u('/'), limit: 10 });
         expect(text(mapped)).toContain(u('/catalog/page/1'));
         const crawled = await call('firecrawl_crawl', { url: u('/catalog/page/3'), limit: 2 });

@@ -115,6 +115,82 @@ export function longListsSuite(getEnv: () => LongListsEnv): void {
     expect((await call('GET', `/api/v1/jobs/${jobId}/crawl-map?list_incomplete=yes`)).status).toBe(422);
   });
 
+  const finished = (jobId: string) =>
+    waitFor(async () => {
+      const job = (await call('GET', `/api/v1/jobs/${jobId}`)).body;
+      return TERMINAL.includes(job.status) ? job : null;
+    }, 120_000);
+
+  it('batch: a 2,000-row page in 40 chunks and a 200-card page in 4, every item once and in order', async () => {
+    since = env.models.requests.length;
+    const urls = [listUrl('/table/2000'), listUrl('/cards/200')];
+    const res = await call('POST', '/api/v1/batch/extract', { body: { urls, schema: LIST_SCHEMA, llm_config: llm() } });
+    expect([res.status, res.status === 202 ? null : res.text]).toEqual([202, null]);
+    expect((await finished(res.body.job_id)).status).toBe('completed');
+    const items = (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`)).body as Array<{ url: string; data: any; metadata: any }>;
+    const byUrl = new Map(items.map((i) => [i.url, i]));
+    expect(byUrl.get(urls[0])!.data.products.map((p: { sku: string }) => p.sku)).toEqual(skus(2000));
+    expect(byUrl.get(urls[0])!.metadata.items).toEqual([{ path: 'products', expected: 2000, extracted: 2000, chunks: 40, complete: true }]);
+    expect(byUrl.get(urls[1])!.data.products.map((p: { sku: string }) => p.sku)).toEqual(skus(200));
+    expect(byUrl.get(urls[1])!.metadata.items).toEqual([{ path: 'products', expected: 200, extracted: 200, chunks: 4, complete: true }]);
+    expect(callsFor(urls[0])).toHaveLength(40);
+  });
+
+  it("batch: the job's cost cap is checked between a page's chunks, and the answer says the cap stopped them", async () => {
+    since = env.models.requests.length;
+    const url = listUrl('/table/1000');
+    // Less than one chunk's call costs: the page's first chunks (four at once) are asked, no more.
+    const res = await call('POST', '/api/v1/batch/extract', {
+      body: { urls: [url], schema: LIST_SCHEMA, llm_config: llm(), max_cost_usd: 0.000001 },
+    });
+    expect([res.status, res.status === 202 ? null : res.text]).toEqual([202, null]);
+    await finished(res.body.job_id);
+    expect(callsFor(url)).toHaveLength(4);
+    const [item] = (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`)).body as Array<{ metadata: any; warnings: any[] }>;
+    expect(item.metadata.items).toEqual([{ path: 'products', expected: 1000, extracted: 200, chunks: 4, complete: false }]);
+    expect(item.warnings).toEqual([
+      expect.objectContaining({
+        code: 'list_incomplete',
+        message: expect.stringMatching(/cost cap \(max_cost_usd\) stopped asking for its chunks after 4/),
+      }),
+    ]);
+  });
+
+  it('monitor keyed by an item field: a 120-row list extracted in chunks, every item a record of the run', async () => {
+    const created = await call('POST', '/api/v1/monitors', {
+      body: {
+        name: 'long list',
+        urls: [listUrl('/table/120')],
+        schema: LIST_SCHEMA,
+        key: ['products.sku'],
+        schedule: { every: '1h' },
+        llm_config: llm(),
+        paused: true,
+      },
+    });
+    expect([created.status, created.status === 201 ? null : created.text]).toEqual([201, null]);
+    const id = created.body.id as string;
+    try {
+      const started = await call('POST', `/api/v1/monitors/${id}/run`);
+      expect(started.status).toBe(202);
+      const run = await waitFor(async () => {
+        const runs = (await call('GET', `/api/v1/monitors/${id}/runs?limit=10`)).body.runs as Array<Record<string, any>>;
+        const found = runs.find((r) => r.id === started.body.run.id);
+        return found && ['completed', 'failed'].includes(found.status) ? found : undefined;
+      }, 120_000);
+      expect(run.status).toBe('completed');
+      expect(run.counts).toMatchObject({ added: 120, removed: 0, failed: 0 });
+      const state = (await call('GET', `/api/v1/monitors/${id}/state?limit=100`)).body;
+      // One record per item, keyed by its sku (the state is paged: 100 at most per read).
+      expect(state.total).toBe(120);
+      expect(state.items).toHaveLength(100);
+      const [item] = (await call('GET', `/api/v1/jobs/${run.job_id}/results`)).body as Array<{ metadata: any }>;
+      expect(item.metadata.items).toEqual([{ path: 'products', expected: 120, extracted: 120, chunks: 3, complete: true }]);
+    } finally {
+      await call('DELETE', `/api/v1/monitors/${id}`);
+    }
+  });
+
   it('counts lists for Prometheus: complete, incomplete, chunked', async () => {
     const text = (await http(env.app.baseUrl, 'GET', '/metrics')).text;
     const value = (outcome: string, chunked: string) =>

@@ -24,6 +24,7 @@ export function extractPlan(input: ExtractJobInput): ModelPagePlan {
     consumer: EXTRACTS_CONSUMER,
     settings: { provenance: input.provenance, grounding: input.grounding },
     maxCostUsd: input.max_cost_usd,
+    ...(input.prompt ? { instructions: input.prompt } : {}),
   };
 }
 

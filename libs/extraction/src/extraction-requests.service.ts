@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { Usage } from '@app/core';
-import { JobIntakeService } from '@app/intake';
+import { JobIntakeService, refuseLearnedFromPrompt } from '@app/intake';
 import { ResultsService } from '@app/results';
 import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
 import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request.dto';
@@ -48,6 +48,7 @@ export class ExtractionRequestsService {
     const control = this.intake.pageFetchControl(site, url, dto, fetchMode, saved);
     await this.intake.authProfile(caller, control.stored?.auth_profile, dto.auth_profile ? 'body.auth_profile' : 'body.site_id');
     const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
+    refuseLearnedFromPrompt(parsed.jsonSchema, dto.extraction_mode);
     // provenance and grounding: the request's, else the site's saved options, else the defaults (one resolution with crawls).
     const { provenance, grounding } = resolveCrawlOptions({ provenance: dto.provenance, grounding: dto.grounding }, saved);
     const job = await this.intake.submit<ExtractJobInput>(caller, {
@@ -67,6 +68,7 @@ export class ExtractionRequestsService {
         grounding,
         archive: extractArchives(dto.archive, saved),
         warnings: parsed.warnings,
+        prompt: dto.prompt ?? null,
       }),
       captureDebug: dto.capture_debug ?? false,
       requestId,
@@ -95,6 +97,8 @@ export class ExtractionRequestsService {
         ...(facts.template_id ? { template_id: facts.template_id } : {}),
         ...(facts.model_fields ? { model_fields: facts.model_fields } : {}),
         ...(facts.model_call ? { model_call: facts.model_call } : {}),
+        // A prompt without a schema: the schema the model proposed for the page (the data follows it).
+        ...(item?.metadata?.schema ? { schema: item.metadata.schema } : {}),
         ...completenessOf(item?.metadata),
         ...provenanceOf(item?.metadata),
       },

@@ -25,6 +25,8 @@ export interface ExtractJobInput {
   archive: boolean;
   /** The request's warnings (a schema value that looks like a misspelled type), for the result; [] on older jobs. */
   warnings: Warning[];
+  /** The request's prompt (told to the model; with SCHEMA_FROM_PROMPT, what the proposed schema is for); null without one and on older jobs. */
+  prompt: string | null;
 }
 
 export interface AnalyzeJobInput {
@@ -65,6 +67,7 @@ const extractInputSchema = z.object({
   grounding: groundingPolicySchema,
   archive: z.boolean().default(false),
   warnings: storedWarnings,
+  prompt: z.string().nullable().default(null),
 });
 
 const analyzeInputSchema = z.object({

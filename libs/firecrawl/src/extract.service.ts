@@ -14,6 +14,25 @@ import { optionNotSupported, parseWith } from './wire/errors';
 import { extractRequestSchema } from './wire/requests';
 import type { ExtractStartedResponse, ExtractStatusResponse } from './wire/responses';
 
+/**
+ * What each page is extracted with: the schema, the prompts carried as its description (as a json format's); or,
+ * with prompts alone, Gleaner's `prompt` without a schema: the model proposes each page's schema from it
+ * (docs/firecrawl.md "json with a prompt alone").
+ */
+function extractWhat(
+  given: Record<string, unknown> | undefined,
+  notes: string[],
+): { schema: Record<string, unknown> } | { prompt: string } {
+  if (!given) {
+    if (notes.length === 0) throw optionNotSupported('prompt', "an extract with neither a schema nor a prompt (give 'prompt' or 'schema')");
+    return { prompt: notes.join('\n') };
+  }
+  const schema: Record<string, unknown> = { type: 'object', ...given };
+  if (notes.length > 0)
+    schema.description = [typeof schema.description === 'string' ? schema.description : '', ...notes].filter(Boolean).join('\n');
+  return { schema };
+}
+
 /** Results read to merge an extract's answer (an extract of more pages is a crawl: read its results). */
 const MAX_EXTRACT_PAGES = 1000;
 
@@ -38,7 +57,6 @@ export class FirecrawlExtractService {
     if (request.agent) throw optionNotSupported('agent', 'agents');
     const wildcard = request.urls.find((url) => url.includes('*'));
     if (wildcard) throw optionNotSupported('urls', `wildcards (${wildcard}): map the site with /v2/map and list its URLs`);
-    if (!request.schema) throw optionNotSupported('schema', "an extract with a prompt and no schema (give a 'schema')");
     const scrape = request.scrapeOptions ?? {};
     refuseUnsupported(scrape, 'scrapeOptions.');
     refuseTagFilters(scrape, 'scrapeOptions.', 'an extract (the model reads the page)');
@@ -47,12 +65,9 @@ export class FirecrawlExtractService {
       throw optionNotSupported('urls', `invalid URLs (${invalid.slice(0, 5).join(', ')})`);
     if (valid.length === 0) throw optionNotSupported('urls', 'no valid URL left');
     const notes = [request.systemPrompt, request.prompt].filter((text): text is string => Boolean(text));
-    const schema: Record<string, unknown> = { type: 'object', ...request.schema };
-    if (notes.length > 0)
-      schema.description = [typeof schema.description === 'string' ? schema.description : '', ...notes].filter(Boolean).join('\n');
     const dto = await asGleanerDto(BatchRequestDto, {
       urls: valid,
-      schema,
+      ...extractWhat(request.schema, notes),
       options: batchOptions(undefined, scrape),
       ...gleanerWebhook(request.webhook),
     });

@@ -10,7 +10,7 @@ import { asGleanerDto } from './gleaner-dto';
 import { crawlOptions, batchOptions, FIRECRAWL_DEFAULT_LIMIT, MAX_DEPTH, refuseUnsupportedCrawl } from './translate/crawl-options';
 import { fetchFields, hasTagFilters, refuseUnsupported } from './translate/fetch-options';
 import { planFormats, type FormatPlan } from './translate/formats';
-import { jsonFormatSchema } from './translate/model-formats';
+import { jsonFormatFields } from './translate/model-formats';
 import { gleanerWebhook } from './translate/webhook';
 import { optionNotSupported, parseWith } from './wire/errors';
 import { batchScrapeRequestSchema, crawlRequestSchema, paramsPreviewRequestSchema, type CrawlRequest } from './wire/requests';
@@ -30,11 +30,11 @@ function pageFields(plan: FormatPlan, at: string, tagFilters: boolean): { fields
   if (plan.wanted.has('summary')) throw optionNotSupported(at, 'summary in a crawl or batch (scrape pages one by one for a summary)');
   if (plan.changeTracking) throw optionNotSupported(at, 'changeTracking (a monitor compares runs: /v2/monitor)');
   // Tag filters shape the formats' content: a json format with them is Gleaner's json page format, which reads it.
-  if (plan.json && content.length === 0 && !tagFilters) return { fields: { schema: jsonFormatSchema(plan, at) }, jsonOnly: true };
+  if (plan.json && content.length === 0 && !tagFilters) return { fields: { ...jsonFormatFields(plan, at) }, jsonOnly: true };
   return {
     fields: {
       formats: plan.json ? [...plan.gleanerFormats, 'json'] : plan.gleanerFormats,
-      ...(plan.json ? { schema: jsonFormatSchema(plan, at) } : {}),
+      ...jsonFormatFields(plan, at),
       ...(plan.fullPageScreenshot ? { full_page_screenshot: true } : {}),
     },
     jsonOnly: false,

@@ -11,7 +11,7 @@ import { changeTracking } from './translate/change-tracking';
 import { fetchFields, refuseUnsupported } from './translate/fetch-options';
 import { planFormats, type FormatPlan } from './translate/formats';
 import { toDocument, type GleanerPage } from './translate/document';
-import { jsonFormatSchema, SUMMARY_SCHEMA } from './translate/model-formats';
+import { jsonFormatFields, jsonFormatSchema, SUMMARY_SCHEMA } from './translate/model-formats';
 import { parseWith } from './wire/errors';
 import type { ChangeTracking, ScrapeResponse } from './wire/responses';
 import { scrapeRequestSchema, type ScrapeRequest } from './wire/scrape-options';
@@ -39,11 +39,13 @@ export class FirecrawlScrapeService {
     // A live scrape makes `json` itself (Gleaner's json format: one fetch, one job); a page from or into the
     // archive gets it from an extract of the same page beside it.
     const live = !plan.changeTracking && (request.maxAge ?? 0) <= 0;
-    const jsonSchema = jsonFormatSchema(plan);
+    const jsonFields = jsonFormatFields(plan);
     const [{ page, tracking }, json, summary] = await Promise.all([
-      this.page(caller, request, plan, requestId, origin, live ? jsonSchema : null),
-      live ? Promise.resolve(undefined) : this.extractWith(caller, request, jsonSchema, requestId),
-      plan.wanted.has('summary') ? this.extractWith(caller, request, { ...SUMMARY_SCHEMA }, requestId) : Promise.resolve(undefined),
+      this.page(caller, request, plan, requestId, origin, live ? jsonFields : null),
+      live ? Promise.resolve(undefined) : this.extractWith(caller, request, jsonFields, requestId),
+      plan.wanted.has('summary')
+        ? this.extractWith(caller, request, { schema: { ...SUMMARY_SCHEMA } }, requestId)
+        : Promise.resolve(undefined),
     ]);
     const document = toDocument(
       { ...page, data: { ...page.data, ...(json !== undefined ? { json } : {}), ...(summary !== undefined ? { summary } : {}) } },
@@ -63,7 +65,7 @@ export class FirecrawlScrapeService {
     plan: FormatPlan,
     requestId: string,
     origin: RequestOrigin,
-    jsonSchema: Record<string, unknown> | null,
+    jsonFields: ReturnType<typeof jsonFormatFields>,
   ): Promise<{ page: GleanerPage; tracking?: ChangeTracking }> {
     if (plan.changeTracking) {
       const { modes, tag, json } = plan.changeTracking;
@@ -104,8 +106,8 @@ export class FirecrawlScrapeService {
     }
     const dto = await asGleanerDto(ScrapeRequestDto, {
       url: request.url,
-      formats: jsonSchema ? [...plan.gleanerFormats, 'json'] : plan.gleanerFormats,
-      ...(jsonSchema ? { schema: jsonSchema } : {}),
+      formats: jsonFields ? [...plan.gleanerFormats, 'json'] : plan.gleanerFormats,
+      ...jsonFields,
       ...fetchFields(request),
       ...(plan.fullPageScreenshot ? { full_page_screenshot: true } : {}),
     });
@@ -127,14 +129,14 @@ export class FirecrawlScrapeService {
   private async extractWith(
     caller: Caller,
     request: ScrapeRequest,
-    schema: Record<string, unknown> | null,
+    what: ReturnType<typeof jsonFormatFields>,
     requestId: string,
   ): Promise<unknown> {
-    if (!schema) return undefined;
+    if (!what) return undefined;
     const fields = fetchFields(request);
     const dto = await asGleanerDto(ExtractRequestDto, {
       url: request.url,
-      schema,
+      ...what,
       ...(fields.wait_for ? { wait_for: fields.wait_for } : {}),
       ...(fields.headers ? { headers: fields.headers } : {}),
     });

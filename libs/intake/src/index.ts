@@ -1,4 +1,4 @@
-export { JobIntakeService, type FieldsAt } from './job-intake.service';
+export { JobIntakeService, refuseLearnedFromPrompt, type FieldsAt } from './job-intake.service';
 export { IntakeModule } from './intake.module';
 export { JobFetchFields } from './dto/fetch-control.dto';
 export { MAX_PROMPT_LENGTH, PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from './dto/extract-target.properties';

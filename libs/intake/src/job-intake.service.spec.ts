@@ -7,7 +7,8 @@ import type { ModelRouter } from '@app/llm';
 import type { SavedSchemasService } from '@app/saved-schemas';
 import type { FetchSecretMaps, SiteRecord, SitesService } from '@app/sites';
 import type { WebhookTargetsService } from '@app/webhooks';
-import { JobIntakeService } from './job-intake.service';
+import { isSchemaFromPrompt, SCHEMA_FROM_PROMPT } from '@app/schema';
+import { JobIntakeService, refuseLearnedFromPrompt } from './job-intake.service';
 
 const caller = { userId: 'u1' } as Caller;
 
@@ -68,6 +69,20 @@ describe('JobIntakeService: where a saved id was given is where its 422 points',
     expect(await locations(service.schema(caller, {}, 'sch_of_site'))).toEqual(['body.site_id']);
     expect(await locations(service.schema(caller, {}, null))).toEqual(['body.schema']);
     expect(await locations(service.schema(caller, { schema: 'name: [' }, null))).toEqual(['body.schema']);
+  });
+
+  it('a prompt alone stands for a schema the model proposes page by page; beside a schema it changes nothing', async () => {
+    const service = intake();
+    const alone = await service.schema(caller, { prompt: 'The products.' }, null);
+    expect(alone).toEqual({ parsed: { form: 'json_schema', jsonSchema: SCHEMA_FROM_PROMPT, fieldCount: 0, warnings: [] }, schemaId: null });
+    expect(isSchemaFromPrompt(alone.parsed.jsonSchema)).toBe(true);
+    const beside = await service.schema(caller, { schema: { title: 'string' }, prompt: 'The title.' }, null);
+    expect(isSchemaFromPrompt(beside.parsed.jsonSchema)).toBe(false);
+    expect(beside.parsed.jsonSchema.properties).toHaveProperty('title');
+    // A request cannot give the marker itself: a schema with no field does not parse.
+    expect(await locations(service.schema(caller, { schema: { ...SCHEMA_FROM_PROMPT } }, null))).toEqual(['body.schema.properties']);
+    expect(() => refuseLearnedFromPrompt(SCHEMA_FROM_PROMPT, 'auto')).toThrow(AppError);
+    expect(() => refuseLearnedFromPrompt(beside.parsed.jsonSchema, 'auto')).not.toThrow();
   });
 
   it('the query (a URL list or WARC body): query.site_id, query.schema_id, query.webhook_id', async () => {

@@ -7,14 +7,30 @@ import { splitFetchControl, type FetchControlFields, type FetchMode, type Stored
 import { JobsService, type JobRecord, type JobType, type JobView } from '@app/jobs';
 import { ModelRouter, storeLlmConfig, type LlmConfigInput, type ModelTarget, type StoredLlmConfig } from '@app/llm';
 import { SavedSchemasService } from '@app/saved-schemas';
-import { parseSchema, type ParsedSchema } from '@app/schema';
+import { isSchemaFromPrompt, parseSchema, SCHEMA_FROM_PROMPT, type ParsedSchema } from '@app/schema';
 import { SitesService, withSavedSecrets, type CrawlOptionsLayer, type FetchSecretMaps, type SiteRecord } from '@app/sites';
 import { WebhookTargetsService, type JobWebhookFields } from '@app/webhooks';
 import { jobFailureToProblem } from './failure-mapping';
 
+/**
+ * `extraction_mode: auto` needs a schema: learned programs are kept per schema, and one the model proposes page by
+ * page has none (docs/learned-extraction.md). A 422 at `body.extraction_mode` when the schema is to come from the prompt.
+ */
+export function refuseLearnedFromPrompt(schema: ParsedSchema['jsonSchema'] | null, mode: string | undefined): void {
+  if (mode === 'auto' && isSchemaFromPrompt(schema))
+    throw Errors.validation([
+      {
+        location: 'body.extraction_mode',
+        message: "is 'auto', which needs a schema (learned programs are kept per schema): give a schema beside the prompt, or use 'model'",
+      },
+    ]);
+}
+
 export interface SchemaFields {
   schema?: unknown;
   schema_id?: string;
+  /** With no schema (given, by id or the site's): the model proposes each page's schema for it (SCHEMA_FROM_PROMPT). */
+  prompt?: string;
 }
 
 /**
@@ -167,6 +183,9 @@ export class JobIntakeService {
     if (fields.schema !== undefined && fields.schema !== null)
       return { parsed: parseSchema(fields.schema, `${at}.schema`), schemaId: null };
     const id = fields.schema_id ?? siteDefault;
+    // A prompt alone: each page's schema is proposed by the model (docs/scrape.md "A prompt without a schema").
+    if (!id && fields.prompt !== undefined && fields.prompt !== null)
+      return { parsed: { form: 'json_schema', jsonSchema: SCHEMA_FROM_PROMPT, fieldCount: 0, warnings: [] }, schemaId: null };
     if (!id) {
       throw Errors.validation([
         at === 'query'

@@ -87,8 +87,10 @@ export class ScrapeRequestsService {
         throw Errors.validation(stray.map((name) => ({ location: `body.${name}`, message: 'is only for a request with the json format' })));
       return null;
     }
-    if ((dto.schema === undefined || dto.schema === null) && dto.schema_id === undefined)
-      throw Errors.validation([{ location: 'body.schema', message: 'is required with the json format (or give a schema_id)' }]);
+    if ((dto.schema === undefined || dto.schema === null) && dto.schema_id === undefined && dto.prompt === undefined)
+      throw Errors.validation([
+        { location: 'body.schema', message: 'is required with the json format (or give a schema_id, or a prompt)' },
+      ]);
     const { parsed, schemaId } = await this.intake.schema(caller, dto, null);
     return {
       schema: parsed.jsonSchema,

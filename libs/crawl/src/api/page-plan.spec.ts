@@ -1,5 +1,6 @@
 import type { Caller } from '@app/auth';
 import { AppError } from '@app/core';
+import { SCHEMA_FROM_PROMPT } from '@app/schema';
 import type { JobIntakeService } from '@app/intake';
 import { pagePlan } from './page-plan';
 
@@ -117,11 +118,31 @@ describe('pagePlan', () => {
     expect(calls).toHaveLength(0);
   });
 
-  it('refuses a prompt without the json format, at body.prompt', async () => {
+  it('refuses a prompt beside formats without json, at body.prompt', async () => {
     const withFormats = await refusal(pagePlan(intake().service, caller, { formats: ['markdown'], prompt: 'x' }, 'auto', null));
     expect(withFormats).toEqual([{ location: 'body.prompt', message: expect.stringContaining('json format') }]);
-    const withSchema = await refusal(pagePlan(intake().service, caller, { schema: { title: 'string' }, prompt: 'x' }, 'auto', null));
-    expect(withSchema).toEqual([{ location: 'body.prompt', message: expect.stringContaining('json format') }]);
+  });
+
+  it('takes a prompt without formats: beside a schema, or alone (the intake then stands for the schema to be proposed)', async () => {
+    const withSchema = await pagePlan(intake().service, caller, { schema: { title: 'string' }, prompt: 'x' }, 'auto', null);
+    expect(withSchema).toMatchObject({ schema, pageFormats: null, prompt: 'x' });
+    const { service, calls } = intake();
+    const alone = await pagePlan(service, caller, { prompt: 'The products.' }, 'auto', null);
+    expect(alone).toMatchObject({ pageFormats: null, prompt: 'The products.' });
+    expect(calls).toEqual([{ fields: { prompt: 'The products.' }, siteDefault: null, at: 'body' }]);
+    const json = await pagePlan(intake().service, caller, { formats: ['markdown', 'json'], prompt: 'The products.' }, 'auto', null);
+    expect(json).toMatchObject({ prompt: 'The products.', pageFormats: { formats: ['markdown', 'json'] } });
+  });
+
+  it('refuses extraction_mode auto when the schema is to be proposed from the prompt', async () => {
+    const proposing = {
+      schema: async () => ({ parsed: { jsonSchema: SCHEMA_FROM_PROMPT, warnings: [] }, schemaId: null }),
+    } as unknown as JobIntakeService;
+    const errors = await refusal(pagePlan(proposing, caller, { prompt: 'x', extraction_mode: 'auto' }, 'auto', null));
+    expect(errors).toEqual([{ location: 'body.extraction_mode', message: expect.stringContaining('needs a schema') }]);
+    await expect(pagePlan(proposing, caller, { prompt: 'x', extraction_mode: 'model' }, 'auto', null)).resolves.toMatchObject({
+      prompt: 'x',
+    });
   });
 
   it('refuses a screenshot with the static fetch mode', async () => {

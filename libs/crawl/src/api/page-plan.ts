@@ -1,6 +1,6 @@
 import { Errors, type Warning } from '@app/core';
 import type { FetchMode } from '@app/fetch';
-import type { FieldsAt, JobIntakeService } from '@app/intake';
+import { refuseLearnedFromPrompt, type FieldsAt, type JobIntakeService } from '@app/intake';
 import { formatsFetchProblem, formatsNeedModel, normaliseFormats, type PageFormatsPlan, type ScrapeFormat } from '@app/pages';
 import type { JsonSchemaObject } from '@app/schema';
 import type { Caller } from '@app/auth';
@@ -15,6 +15,7 @@ export interface PagePlanFields {
   exclude_tags?: string[];
   full_page_screenshot?: boolean;
   prompt?: string;
+  extraction_mode?: string;
 }
 
 /**
@@ -22,7 +23,7 @@ export interface PagePlanFields {
  * schema (and prompt): what the job's input records. Its pages' `PagePlan` (@app/extraction) is made of it.
  */
 export type PagesKept = (
-  | { schema: JsonSchemaObject; schemaId: string | null; pageFormats: null; prompt: null }
+  | { schema: JsonSchemaObject; schemaId: string | null; pageFormats: null; prompt: string | null }
   | { schema: null; schemaId: null; pageFormats: PageFormatsPlan; prompt: null }
   | { schema: JsonSchemaObject; schemaId: string | null; pageFormats: PageFormatsPlan; prompt: string | null }
 ) & {
@@ -35,7 +36,9 @@ export type PagesKept = (
  * page as the scrape formats (no schema, no model; a site's default schema does not apply) unless they hold
  * `json`, which extracts the schema (given, by id, or the site's default) beside them; without `formats`,
  * the extraction of its schema. A schema beside formats without `json` is a 422 (it would be unused), and so is
- * a prompt without `json`. `at`: where the request gave `schema_id` (a batch's URL list body leaves it to the query).
+ * a prompt without `json` beside formats. A prompt and no schema (with `json`, or without formats) leaves each page's
+ * schema to the model (SCHEMA_FROM_PROMPT). `at`: where the request gave `schema_id` (a batch's URL list body leaves it
+ * to the query).
  */
 export async function pagePlan(
   intake: JobIntakeService,
@@ -52,20 +55,19 @@ export async function pagePlan(
     if (stray.length > 0)
       throw Errors.validation(stray.map((name) => ({ location: `body.${name}`, message: 'is only for a request with formats' })));
     // Nothing says what to keep: name both ways (a list body's query has no formats; the intake's 422 says what it takes).
-    if (at === 'body' && isAbsent(fields.schema) && isAbsent(fields.schema_id) && !siteDefaultSchema) {
+    if (at === 'body' && isAbsent(fields.schema) && isAbsent(fields.schema_id) && !siteDefaultSchema && fields.prompt === undefined) {
       throw Errors.validation([
         {
           location: 'body.schema',
           message:
-            'is required: give a schema (or a schema_id, or a site_id of a site with a default schema) to extract each page with a model, ' +
+            'is required: give a schema (or a schema_id, or a site_id of a site with a default schema, or a prompt) to extract each page with a model, ' +
             'or formats (e.g. ["markdown"]) to keep each page as it is, without a model (docs/scrape.md "Crawls and batches without a schema")',
         },
       ]);
     }
-    if (fields.prompt !== undefined)
-      throw Errors.validation([{ location: 'body.prompt', message: 'is only for a request with the json format (in formats)' }]);
     const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema, at);
-    return { schema: parsed.jsonSchema, schemaId, pageFormats: null, prompt: null, warnings: parsed.warnings ?? [] };
+    refuseLearnedFromPrompt(parsed.jsonSchema, fields.extraction_mode);
+    return { schema: parsed.jsonSchema, schemaId, pageFormats: null, prompt: fields.prompt ?? null, warnings: parsed.warnings ?? [] };
   }
   const formats = normaliseFormats(fields.formats);
   const problem = formatsFetchProblem(formats, fetchMode);
@@ -78,15 +80,16 @@ export async function pagePlan(
     ...(fields.exclude_tags?.length ? { exclude_tags: fields.exclude_tags } : {}),
   };
   if (formatsNeedModel(formats)) {
-    if (at === 'body' && isAbsent(fields.schema) && isAbsent(fields.schema_id) && !siteDefaultSchema) {
+    if (at === 'body' && isAbsent(fields.schema) && isAbsent(fields.schema_id) && !siteDefaultSchema && fields.prompt === undefined) {
       throw Errors.validation([
         {
           location: 'body.schema',
-          message: 'is required with the json format (or a schema_id, or a site_id of a site with a default schema)',
+          message: 'is required with the json format (or a schema_id, or a site_id of a site with a default schema, or a prompt)',
         },
       ]);
     }
     const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema, at);
+    refuseLearnedFromPrompt(parsed.jsonSchema, fields.extraction_mode);
     return { schema: parsed.jsonSchema, schemaId, pageFormats, prompt: fields.prompt ?? null, warnings: parsed.warnings ?? [] };
   }
   const both = (['schema', 'schema_id'] as const).filter((name) => fields[name] !== undefined && fields[name] !== null);

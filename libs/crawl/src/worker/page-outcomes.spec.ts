@@ -2,6 +2,7 @@ import { AppError, Usage } from '@app/core';
 import { PageFailure, type ModelPagePlan, type PageExtraction } from '@app/extraction';
 import type { JobRecord } from '@app/jobs';
 import type { LoadedPage } from '@app/pages';
+import type { CrawlJobInput } from '../crawl-input';
 import { crawlPagePlan, extractionOutcome, pageScreenshotId } from './page-outcomes';
 
 const page = { fetch: { url: 'https://a.example/x', status: 200 } } as unknown as LoadedPage;
@@ -18,11 +19,12 @@ describe('page outcomes (a crawl page at the end of the page pipeline)', () => {
   });
 
   it("plans a page: the job's model plan as it is, or its formats with the page's own screenshot id", () => {
-    const job = { _id: 'J1' } as JobRecord;
+    const job = { _id: 'J1', cost_usd: 0 } as JobRecord;
+    const input = { options: { max_cost_usd: null } } as unknown as CrawlJobInput;
     const model = { kind: 'model' } as ModelPagePlan;
-    expect(crawlPagePlan({ job, plan: model }, 'a.example/x')).toBe(model);
+    expect(crawlPagePlan({ job, input, plan: model }, 'a.example/x')).toBe(model);
     const formats = { formats: ['screenshot' as const], only_main_content: true, full_page_screenshot: false };
-    expect(crawlPagePlan({ job, plan: formats }, 'a.example/x')).toEqual({
+    expect(crawlPagePlan({ job, input, plan: formats }, 'a.example/x')).toEqual({
       kind: 'formats',
       formats,
       screenshotId: pageScreenshotId('J1', 'a.example/x'),
@@ -30,13 +32,27 @@ describe('page outcomes (a crawl page at the end of the page pipeline)', () => {
     });
     // With the json format: its model plan goes with the formats plan, not into the formats.
     const json = { ...formats, formats: ['markdown' as const, 'json' as const] };
-    expect(crawlPagePlan({ job, plan: { ...json, json: model } }, 'a.example/x')).toEqual({
+    expect(crawlPagePlan({ job, input, plan: { ...json, json: model } }, 'a.example/x')).toEqual({
       kind: 'formats',
       formats: json,
       screenshotId: pageScreenshotId('J1', 'a.example/x'),
       withFetchDuration: false,
       json: model,
     });
+  });
+
+  it("gives a page what is left of the crawl's cost cap as it starts, checked between its list chunks (docs/long-lists.md)", () => {
+    const job = { _id: 'J1', cost_usd: 0.03 } as JobRecord;
+    const input = { options: { max_cost_usd: 0.05 } } as unknown as CrawlJobInput;
+    const model = { kind: 'model' } as ModelPagePlan;
+    expect((crawlPagePlan({ job, input, plan: model }, 'k') as ModelPagePlan).maxCostUsd).toBeCloseTo(0.02, 10);
+    const formats = { formats: ['markdown' as const, 'json' as const], only_main_content: true, full_page_screenshot: false };
+    const planned = crawlPagePlan({ job, input, plan: { ...formats, json: model } }, 'k');
+    expect(planned).toMatchObject({ kind: 'formats', json: { kind: 'model' } });
+    expect((planned as { json: ModelPagePlan }).json.maxCostUsd).toBeCloseTo(0.02, 10);
+    // Past the cap (pages in flight as it was reached): nothing left, so no chunk after a page's first answers.
+    const over = crawlPagePlan({ job: { ...job, cost_usd: 0.07 }, input, plan: model }, 'k') as ModelPagePlan;
+    expect(over.maxCostUsd).toBe(0);
   });
 
   it('an extracted page completes with its extraction as the result', () => {

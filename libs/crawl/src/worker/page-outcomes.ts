@@ -18,10 +18,14 @@ export function pageScreenshotId(jobId: string, key: string): string {
  * How a page of this job is extracted: its model plan, or (a crawl or batch with formats) its formats, and with the
  * `json` format its model plan too (docs/scrape.md "Crawls and batches").
  */
-export function crawlPagePlan(context: Pick<JobContext, 'job' | 'plan'>, key: string): PagePlan {
+export function crawlPagePlan(context: Pick<JobContext, 'job' | 'plan' | 'input'>, key: string): PagePlan {
   const { plan } = context;
-  if ('kind' in plan) return plan;
-  const { json, ...formats } = plan;
+  // The crawl's cost cap, checked between a long list's chunks too: what is left of it as this page starts (docs/long-lists.md).
+  const cap = context.input.options.max_cost_usd;
+  const left = cap === null || cap === undefined ? null : Math.max(0, cap - context.job.cost_usd);
+  if ('kind' in plan) return left === null ? plan : { ...plan, maxCostUsd: left };
+  const { json: planned, ...formats } = plan;
+  const json = planned && left !== null ? { ...planned, maxCostUsd: left } : planned;
   return {
     kind: 'formats',
     formats,

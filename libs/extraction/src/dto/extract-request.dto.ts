@@ -17,7 +17,7 @@ import {
   WarningResponse,
 } from '@app/results';
 import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
-import { JobFetchFields, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
+import { JobFetchFields, PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 
 export class ExtractRequestDto extends JobFetchFields {
   @ApiPropertyOptional({ example: 'https://quotes.example/page/1/', description: 'Required unless `site_id` names a saved site.' })
@@ -29,13 +29,17 @@ export class ExtractRequestDto extends JobFetchFields {
 
   @SchemaProperty({
     description:
-      'The structure to extract: shorthand, field list or JSON Schema, as JSON or as a JSON/YAML string. Required unless `schema_id` or the site has a default schema.',
+      'The structure to extract: shorthand, field list or JSON Schema, as JSON or as a JSON/YAML string. Required unless `schema_id`, the site has a default schema, or `prompt` is given (then the model proposes the schema: docs/scrape.md "A prompt without a schema").',
     example: { quotes: [{ text: 'string', author: 'string', tags: ['string'] }] },
   })
   schema?: unknown;
 
   @SchemaIdProperty()
   schema_id?: string;
+  @PromptProperty(
+    "What to extract, in words: told to the model beside the schema. Without a schema (given, saved or the site's), the model first proposes one for the page from the prompt (one more model call), the page is extracted with it, and `metadata.schema` is that schema; `extraction_mode: auto` then is a 422.",
+  )
+  prompt?: string;
   @SiteIdProperty(
     "A saved site: its URL, fetch mode, default schema as defaults; its headers and cookies go under the request's own (name by name, the request's win), to its host only: a `url` on another host is a 422 at `body.url`.",
   )
@@ -151,6 +155,14 @@ export class ExtractionMetadataResponse {
       "page's text around where the program found their values); `usage` is that call's.",
   })
   model_call?: 'full' | 'partial';
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'], additionalProperties: false },
+    description:
+      'A `prompt` without a schema: the JSON Schema the model proposed for the page, which `data` follows (give it as `schema` to extract other pages alike; docs/scrape.md "A prompt without a schema").',
+  })
+  schema?: Record<string, unknown>;
   @ApiPropertyOptional(CONTENT_TRUNCATED_PROPERTY) content_truncated?: true;
   @ApiPropertyOptional(ITEMS_PROPERTY) items?: ItemsReportResponse[];
   @ApiPropertyOptional({

@@ -122,6 +122,7 @@ describe('extractLists', () => {
     const result = await run(10, m);
     expect(m.calls).toHaveLength(1);
     expect(result.items[0]).toMatchObject({ expected: 10, extracted: 0, complete: false });
+    expect(result.budgetStopped).toBe(false);
   });
 
   it('stops asking for chunks once the calls cost more than the cap', async () => {
@@ -137,6 +138,10 @@ describe('extractLists', () => {
     });
     expect(m.calls).toHaveLength(2);
     expect(result.items[0]).toMatchObject({ expected: 200, extracted: 100, complete: false });
+    expect(result.budgetStopped).toBe(true);
+    // A page that fits the cap: every chunk asked, and not stopped.
+    const whole = await run(200, model(50));
+    expect(whole.budgetStopped).toBe(false);
   });
 
   it('says a cut text is incomplete even without a count', async () => {

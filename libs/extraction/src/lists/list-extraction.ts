@@ -39,6 +39,8 @@ export interface ListRun {
   nulled: CoercedToNull[];
   /** Items dropped at chunk seams as repeats of the item before the seam. */
   seamDuplicates: number;
+  /** The cost cap stopped chunks that had items left to ask for. */
+  budgetStopped: boolean;
 }
 
 /**
@@ -59,17 +61,23 @@ export async function extractLists(input: ListRunInput): Promise<ListRun> {
       contentTruncated: out.contentTruncated,
       nulled: out.nulled,
       seamDuplicates: 0,
+      budgetStopped: false,
     };
   }
   const group = primary.group!;
   const total = group.items.length;
   const ranges = planChunks(markdown, group, input.budget);
   let cost = 0;
+  let budgetStopped = false;
   const overBudget = () => input.maxCostUsd !== null && input.maxCostUsd !== undefined && cost > input.maxCostUsd;
   const runRange = async (range: ItemRange): Promise<Array<{ answer: ChunkAnswer; out: ExtractOutput }>> => {
     const answered: Array<{ answer: ChunkAnswer; out: ExtractOutput }> = [];
     let from = range.from;
-    while (from < range.to && !overBudget()) {
+    while (from < range.to) {
+      if (overBudget()) {
+        budgetStopped = true;
+        break;
+      }
       const whole = ranges.length === 1 && from === 0;
       const content = whole ? markdown : chunkContent(markdown, group, { from, to: range.to });
       const part = whole ? null : { path: primary.path, first: from + 1, last: range.to, total };
@@ -101,6 +109,7 @@ export async function extractLists(input: ListRunInput): Promise<ListRun> {
     contentTruncated,
     nulled: outs.flatMap((o, i) => nulledInMerged(o.nulled, primary.path, offsets[i])),
     seamDuplicates,
+    budgetStopped,
   };
 }
 

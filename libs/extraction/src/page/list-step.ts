@@ -1,4 +1,4 @@
-import { Usage, type Warning } from '@app/core';
+import { Usage, warning, type Warning } from '@app/core';
 import type { AttemptRecord, ModelTarget, RunSummary } from '@app/llm';
 import type { JsonSchemaObject } from '@app/schema';
 import { ExtractionFailure, type ExtractInput, type ExtractionService, type ExtractOutput } from '../extraction.service';
@@ -6,6 +6,7 @@ import { groundedCallOf, type GroundedCall } from '../grounding.service';
 import { extractLists } from '../lists/list-extraction';
 import { incompleteWarnings, type ItemsReport } from '../lists/list-merge';
 import { pageLists } from '../lists/list-paths';
+import { wholePageCounts, withWholePage } from '../lists/whole-page';
 import type { Completeness } from './page-extraction';
 
 /** The model step's call(s) for one page: one, or one per chunk of a long list (docs/long-lists.md). */
@@ -35,6 +36,11 @@ export interface ListStepInput {
   targets: ModelTarget[] | undefined;
   plan: () => Promise<ModelTarget[]>;
   input: ExtractInput;
+  /**
+   * The whole page's markdown, when `markdown` is its main content only (the json format's default): read for a page
+   * whose schema has lists, to tell a list the main content cut (lists/whole-page.ts).
+   */
+  wholePage?: () => Promise<string>;
 }
 
 /**
@@ -78,7 +84,16 @@ export async function listStep(step: ListStepInput): Promise<ListedCall> {
   });
   const answering = run.outs[0];
   const chunked = run.outs.length > 1;
-  const warnings = uniqueWarnings([...run.outs.flatMap((o) => o.warnings), ...incompleteWarnings(run.items)]);
+  // A list the main content holds part of: counted on the whole page, its warning first (one per list).
+  const whole = step.wholePage
+    ? withWholePage(run.items, wholePageCounts(step.markdown, await step.wholePage(), lists))
+    : { items: run.items, warnings: [] };
+  const warnings = uniqueWarnings([
+    ...run.outs.flatMap((o) => o.warnings),
+    ...(run.budgetStopped ? budgetWarnings(whole.items, run.outs.length) : []),
+    ...whole.warnings,
+    ...incompleteWarnings(whole.items),
+  ]);
   return {
     data: run.data,
     answering,
@@ -88,9 +103,23 @@ export async function listStep(step: ListStepInput): Promise<ListedCall> {
       ? { provider: answering.target.provider, model: answering.target.model, content: step.markdown, excerpt: false, nulled: run.nulled }
       : groundedCallOf(answering, false),
     warnings,
-    completeness: { ...(run.contentTruncated ? { content_truncated: true } : {}), items: run.items },
-    items: run.items,
+    completeness: { ...(run.contentTruncated ? { content_truncated: true } : {}), items: whole.items },
+    items: whole.items,
   };
+}
+
+/** `list_incomplete` for a list whose chunks the job's cost cap stopped (in place of the general words). */
+function budgetWarnings(items: ItemsReport[], answers: number): Warning[] {
+  return items
+    .filter((r) => r.complete === false)
+    .map((r) =>
+      warning(
+        'list_incomplete',
+        `${r.path === '$' ? 'The list' : `The list \`${r.path}\``} is incomplete: the page lists ${r.expected ?? 'more'} items and the answer has ${r.extracted}: ` +
+          `the job's cost cap (max_cost_usd) stopped asking for its chunks after ${answers} model answer${answers === 1 ? '' : 's'}.`,
+        r.path === '$' ? 'body.schema' : `body.schema.${r.path}`,
+      ),
+    );
 }
 
 /** One warning per code and location (every chunk cut to fit says so once). */

@@ -3,6 +3,7 @@ import type { RenderMode } from '@app/fetch';
 import type { AttemptRecord } from '@app/llm';
 import type { LoadedPage } from '@app/pages';
 import type { RecordResultInput } from '@app/results';
+import type { JsonSchemaObject } from '@app/schema';
 import type { ProvenanceMetadata } from '../grounding.service';
 import type { ItemsReport } from '../lists/list-merge';
 
@@ -17,6 +18,8 @@ export interface ExtractionMade {
   model_fields?: string[];
   /** extraction_mode auto, when the model was called: a `full` call (the whole page, every field) or a `partial` one. */
   model_call?: 'full' | 'partial';
+  /** A prompt without a schema: the schema the model proposed for the page, which its data follows (docs/scrape.md). */
+  schema?: JsonSchemaObject;
 }
 
 /** How a page was made into its formats, without a model (the result's `metadata`, docs/scrape.md "Answer"). */
@@ -34,6 +37,8 @@ export interface FormatsMade {
   model_call?: 'full' | 'partial';
   model?: string;
   provider?: string;
+  /** The `json` format with a prompt and no schema: the schema the model proposed (ExtractionMade's). */
+  schema?: JsonSchemaObject;
 }
 
 /** A monitor's page known unchanged (a 304, or the same text): `data` is last run's record (docs/monitors.md "Cheap re-runs"). */

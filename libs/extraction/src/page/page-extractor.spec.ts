@@ -14,6 +14,8 @@ import { ExtractionFailure, type ExtractionService, type ExtractOutput } from '.
 import { GroundingService } from '../grounding.service';
 import { completedResult, PageFailure, type PageExtraction } from './page-extraction';
 import { PageExtractor } from './page-extractor';
+import { PROPOSAL_SCHEMA } from './schema-proposal';
+import { SCHEMA_FROM_PROMPT } from '@app/schema';
 import { ModelPlanCache, PLAN_CACHE_MS, type FormatsPagePlan, type ModelPagePlan, type PageRun } from './page-plan';
 
 type ExtractInput = Parameters<ExtractionService['extract']>[0];
@@ -57,6 +59,10 @@ class ScriptedExtraction {
   async plan(): Promise<ModelTarget[]> {
     this.plans++;
     return [TARGET];
+  }
+
+  chunkBudget(_target: ModelTarget, itemsPerCall: number) {
+    return { outputTokens: 16_384, contentTokens: 100_000, itemsPerCall };
   }
 
   async extract(input: ExtractInput, targets?: ModelTarget[]): Promise<ExtractOutput> {
@@ -104,6 +110,10 @@ interface StepOptions {
   plans?: ModelPlanCache | null;
   /** GLEANER_LIST_ITEMS_PER_CALL. */
   itemsPerCall?: number;
+  /** The request's prompt (the plan's instructions). */
+  prompt?: string;
+  /** The whole page's markdown, as the loader converts it for a json format that read the main content. */
+  wholePage?: string;
 }
 
 /** An extraction step over the real grounding service (its own metrics registry) and fakes for the rest. */
@@ -134,6 +144,7 @@ function step(answer: Answer, opts: StepOptions = {}) {
     logger,
     { listItemsPerCall: opts.itemsPerCall ?? 50 },
     metrics,
+    { convert: async () => ({ markdown: opts.wholePage ?? '' }) } as never,
   );
   const plan: ModelPagePlan = {
     kind: 'model',
@@ -142,6 +153,7 @@ function step(answer: Answer, opts: StepOptions = {}) {
     mode: opts.mode ?? 'model',
     consumer: crawlConsumer('J1'),
     settings: { provenance: 'summary', grounding: opts.grounding ?? 'report' },
+    ...(opts.prompt ? { instructions: opts.prompt } : {}),
   };
   const plans = opts.plans === null ? undefined : (opts.plans ?? new ModelPlanCache());
   const runOf = (jobId: string, signal = new AbortController().signal, cache = plans): PageRun => ({
@@ -465,6 +477,109 @@ describe('PageExtractor (the page pipeline extraction step)', () => {
         formats: { formats: ['screenshot'], only_main_content: true, full_page_screenshot: false },
       });
       await expect(failing).rejects.toThrow('store down');
+    });
+  });
+
+  describe('a prompt without a schema (docs/scrape.md "A prompt without a schema")', () => {
+    const propose = (text: string) => (input: ExtractInput) =>
+      input.schema === PROPOSAL_SCHEMA ? { suggested_schema: text } : { title: 'Bree Tanner', price: 12.99 };
+
+    it('asks the model for the schema, extracts with it, and says which schema in the metadata; both calls are paid', async () => {
+      const s = step(propose('title: string\nprice: number\n'), { schema: SCHEMA_FROM_PROMPT, prompt: 'The book and its price.' });
+      const got = (await s.run()) as PageExtraction;
+      expect(s.extraction.calls.map((c) => c.input.schema === PROPOSAL_SCHEMA)).toEqual([true, false]);
+      // The proposal is told the prompt; the extraction gets the proposed schema and the prompt beside it.
+      expect(s.extraction.calls[0].input).toMatchObject({ instructions: 'The book and its price.', content: MARKDOWN });
+      const proposed = s.extraction.calls[1].input.schema;
+      expect(proposed.properties).toEqual({ title: { type: ['string', 'null'] }, price: { type: ['number', 'null'] } });
+      expect(s.extraction.calls[1].input.instructions).toBe('The book and its price.');
+      expect(got.data).toEqual({ title: 'Bree Tanner', price: 12.99 });
+      expect(got.made).toEqual({ method: 'model', schema: proposed });
+      expect(got.usage).toEqual({ inputTokens: 240, outputTokens: 60, costUsd: 0.0024, llmCostUsd: 0.002 });
+      // Provenance per leaf of the proposed schema.
+      expect(got.provenance?.fields).toEqual({ title: { source: 'model', grounded: true }, price: { source: 'model', grounded: true } });
+    });
+
+    it('asks once more when the proposal does not parse, then fails the page as llm_invalid_output with every call paid', async () => {
+      const s = step(propose('title: [string'), { schema: SCHEMA_FROM_PROMPT, prompt: 'The title.' });
+      const got = await s.run();
+      expect(got).toBeInstanceOf(PageFailure);
+      const failure = got as PageFailure;
+      expect(failure.category).toBe('llm_invalid_output');
+      expect(failure.message).toMatch(/did not propose a usable schema/);
+      expect(s.extraction.calls).toHaveLength(2);
+      expect(s.extraction.calls[1].input.instructions).toMatch(
+        /^The title\.\n\nThe schema you proposed before did not parse \(suggested_schema/,
+      );
+      expect(failure.usage).toEqual({ inputTokens: 240, outputTokens: 60, costUsd: 0.0024, llmCostUsd: 0.002 });
+    });
+
+    it('a failed extraction after the proposal is billed with the proposal', async () => {
+      const s = step(
+        (input) => {
+          if (input.schema === PROPOSAL_SCHEMA) return { suggested_schema: 'title: string' };
+          throw new ExtractionFailure(new AppError('upstream-failure', 'no', { category: 'llm_invalid_output' }), {
+            attempts: [],
+            usage: { inputTokens: 5, outputTokens: 1 },
+            llmCostUsd: 0.01,
+            costUsd: 0.02,
+            isByok: false,
+          });
+        },
+        { schema: SCHEMA_FROM_PROMPT, prompt: 'The title.' },
+      );
+      const failure = (await s.run()) as PageFailure;
+      expect(failure).toBeInstanceOf(PageFailure);
+      expect(failure.usage).toEqual({ inputTokens: 125, outputTokens: 31, costUsd: 0.0212, llmCostUsd: 0.011 });
+    });
+
+    it('the json format carries the proposed schema in its metadata', async () => {
+      const s = step(propose('title: string\nprice: number'), {});
+      const plan = { ...s.plan, schema: SCHEMA_FROM_PROMPT, instructions: 'The book.' };
+      const got = (await s.formats(markdownPage(URL_A), { json: plan })) as PageExtraction;
+      expect((got.data as { json: unknown }).json).toEqual({ title: 'Bree Tanner', price: 12.99 });
+      expect(got.made).toMatchObject({
+        method: 'scrape',
+        model_call: 'full',
+        schema: { properties: { title: { type: ['string', 'null'] }, price: { type: ['number', 'null'] } } },
+      });
+    });
+  });
+
+  describe('the json format on the main content: its lists counted on the whole page (docs/long-lists.md "Main content")', () => {
+    const LIST = {
+      type: 'object' as const,
+      properties: {
+        picks: { type: 'array' as const, items: { type: 'object' as const, properties: { name: { type: 'string' as const } } } },
+      },
+    };
+    const item = (n: number) => `- Widget number ${n} of the catalogue, in stock`;
+    const main = [3, 4, 5].map(item).join('\n');
+    const whole = `# Shop\n\n${[1, 2, 3, 4, 5, 6].map(item).join('\n')}\n`;
+    const answer = () => ({ picks: [3, 4, 5].map((n) => ({ name: `Widget number ${n}` })) });
+    const json = (s: ReturnType<typeof step>) => ({ ...s.plan, schema: LIST });
+
+    it('a list the main content cut is expected at the whole page’s count, not complete, with a warning', async () => {
+      const s = step(answer, { wholePage: whole });
+      const got = (await s.formats(markdownPage(URL_A, main), { json: json(s) })) as PageExtraction;
+      expect(got.completeness?.items).toEqual([{ path: 'picks', expected: 6, extracted: 3, chunks: 1, complete: false }]);
+      expect(got.warnings).toEqual([
+        expect.objectContaining({
+          code: 'list_incomplete',
+          message: expect.stringMatching(/lists 6 items, the main content the model read holds 3/),
+        }),
+      ]);
+    });
+
+    it('not with only_main_content false or tag filters (the text read is the one asked for)', async () => {
+      for (const formats of [
+        { formats: ['markdown' as const], only_main_content: false, full_page_screenshot: false },
+        { formats: ['markdown' as const], only_main_content: true, full_page_screenshot: false, include_tags: ['main'] },
+      ]) {
+        const s = step(answer, { wholePage: whole });
+        const got = (await s.formats(markdownPage(URL_A, main), { formats, json: json(s) })) as PageExtraction;
+        expect(got.completeness?.items).toEqual([{ path: 'picks', expected: 3, extracted: 3, chunks: 1, complete: true }]);
+      }
     });
   });
 });

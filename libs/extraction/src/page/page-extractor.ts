@@ -4,14 +4,17 @@ import { AppError, isStoreUnavailable, Usage, type Warning } from '@app/core';
 import { consumerSession, learnedTemplates, type LearnedResult, type ModelRequest } from '@app/learned';
 import { llmConfigFor } from '@app/llm';
 import { LOGGER, METRICS, type AppLogger, type Metrics } from '@app/observability';
-import { buildFormats, type LoadedPage } from '@app/pages';
+import { buildFormats, PageLoaderService, type LoadedPage } from '@app/pages';
 import { ResultsService, ScreenshotsService } from '@app/results';
+import { isSchemaFromPrompt, type JsonSchemaObject } from '@app/schema';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { ExtractionFailure, ExtractionService } from '../extraction.service';
 import { GroundingService } from '../grounding.service';
 import { listOutcomes, type ListOutcomes } from '../lists/list-metrics';
+import { programListReport } from '../lists/program-lists';
 import { captureRecorder } from './capture';
 import { listStep, type ListedCall } from './list-step';
+import { joined, proposeSchema, type ProposedSchema } from './schema-proposal';
 import {
   formatsMade,
   PageFailure,
@@ -43,6 +46,7 @@ export class PageExtractor {
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'listItemsPerCall'>,
     @Inject(METRICS) metrics: Metrics,
+    @Inject(PageLoaderService) private readonly loader: Pick<PageLoaderService, 'convert'>,
   ) {
     this.listOutcomes = listOutcomes(metrics);
   }
@@ -66,7 +70,10 @@ export class PageExtractor {
     const screenshotId = page.fetch.screenshot ? plan.screenshotId : null;
     try {
       const data = buildFormats(page, plan.formats.formats, screenshotId ? ScreenshotsService.path(run.job._id, screenshotId) : null);
-      const json = plan.json ? await this.model(page, plan.json, run) : null;
+      // The json format reads the main content by default: a list it cuts is counted on the whole page (docs/long-lists.md).
+      const mainOnly = plan.formats.only_main_content && !plan.formats.include_tags?.length && !plan.formats.exclude_tags?.length;
+      const wholePage = mainOnly ? async () => (await this.loader.convert(page.fetch, { mode: 'full' })).markdown : undefined;
+      const json = plan.json ? await this.model(page, plan.json, run, wholePage) : null;
       if (json instanceof PageFailure) return json;
       if (screenshotId) await this.screenshots.store(run.job, screenshotId, page.fetch.screenshot!);
       const made = formatsMade(page, screenshotId, plan.withFetchDuration ? page.fetchDurationMs : undefined);
@@ -74,9 +81,10 @@ export class PageExtractor {
       const { made: by, data: extracted, ...model } = json;
       // The model call the json format made (none when a learned program filled it): counted as a model page's,
       // and named in the page's metadata (a formats item has no other place for it).
-      const call = json.model
-        ? { model_call: by.model_call ?? ('full' as const), model: json.model.model, provider: json.model.provider }
-        : {};
+      const call = {
+        ...(json.model ? { model_call: by.model_call ?? ('full' as const), model: json.model.model, provider: json.model.provider } : {}),
+        ...(by.schema ? { schema: by.schema } : {}),
+      };
       return { ...model, data: { ...data, json: extracted }, made: { ...made, ...call } };
     } catch (error) {
       // Too large to store (content_too_large) is the page's; anything else (the store) is thrown on.
@@ -90,7 +98,12 @@ export class PageExtractor {
    * (docs/provenance.md, docs/learned-extraction.md). The model plan is resolved at the first model call: a page a
    * learned program fills alone needs none.
    */
-  private async model(page: LoadedPage, plan: ModelPagePlan, run: PageRun): Promise<PageExtraction<ExtractionMade> | PageFailure> {
+  private async model(
+    page: LoadedPage,
+    plan: ModelPagePlan,
+    run: PageRun,
+    wholePage?: () => Promise<string>,
+  ): Promise<PageExtraction<ExtractionMade> | PageFailure> {
     const { job, secrets, signal } = run;
     const url = page.fetch.url;
     const llmConfig = llmConfigFor(plan.llmConfig, secrets);
@@ -98,17 +111,23 @@ export class PageExtractor {
     const groundingPage = this.grounding.pageOf(url, page.content);
     // The model calls whose answers are in the data (a long list's chunks: several), and what they were given.
     let listed: ListedCall | undefined;
+    // A prompt without a schema: the schema the model proposes for this page (schema-proposal.ts), then used as a given one.
+    const fromPrompt = isSchemaFromPrompt(plan.schema);
+    let schema: JsonSchemaObject = plan.schema;
+    let proposal: ProposedSchema | undefined;
+    const targetsOf = () => (run.plans ? run.plans.get(() => this.extraction.plan(job.user_id, llmConfig)) : Promise.resolve(undefined));
     // A learned partial call asks for some fields only, or sends the page's text around their values (an excerpt).
     const callModel = async (request?: ModelRequest): Promise<unknown> => {
-      const targets = run.plans ? await run.plans.get(() => this.extraction.plan(job.user_id, llmConfig)) : undefined;
+      const targets = await targetsOf();
       const excerpt = request?.excerpt !== undefined;
       listed = await listStep({
         extraction: this.extraction,
         markdown: page.content.markdown,
-        schema: request?.schema ?? plan.schema,
+        schema: request?.schema ?? schema,
         // Lists are counted and chunked on the whole page only: an excerpt is a few values' surroundings.
         lists: !excerpt,
         itemsPerCall: this.config.listItemsPerCall,
+        ...(wholePage && !excerpt ? { wholePage } : {}),
         maxCostUsd: plan.maxCostUsd ?? null,
         targets,
         plan: () => this.extraction.plan(job.user_id, llmConfig),
@@ -116,7 +135,7 @@ export class PageExtractor {
           userId: job.user_id,
           url,
           content: request?.excerpt ?? page.content.markdown,
-          schema: request?.schema ?? plan.schema,
+          schema: request?.schema ?? schema,
           llmConfig,
           signal,
           onCall,
@@ -131,7 +150,16 @@ export class PageExtractor {
       let data: unknown;
       let made: ExtractionMade;
       let rules: LearnedResult['rules'];
-      if (plan.mode === 'auto') {
+      if (fromPrompt) {
+        proposal = await proposeSchema(
+          this.extraction,
+          { userId: job.user_id, url, content: page.content.markdown, llmConfig, signal, onCall, prompt: plan.instructions ?? '' },
+          await targetsOf(),
+        );
+        schema = proposal.schema;
+      }
+      // Learned programs are kept per schema: a schema proposed page by page has none (the intake refuses auto with it).
+      if (plan.mode === 'auto' && !fromPrompt) {
         const session = consumerSession(
           await learnedTemplates(this.store),
           { userId: job.user_id, schema: plan.schema, consumer: plan.consumer },
@@ -145,28 +173,29 @@ export class PageExtractor {
         made = { method: 'model' };
       }
       const out = listed?.answering;
-      const usage = listed ? listed.usage : Usage.NONE;
+      const proposed = proposal ? Usage.of(joined(proposal.summaries)) : Usage.NONE;
+      const usage = Usage.add(proposed, listed ? listed.usage : Usage.NONE);
+      const attempts = [...(proposal?.summaries.flatMap((s) => s.attempts) ?? []), ...(listed?.attempts ?? [])];
+      if (proposal) made = { ...made, schema };
       const grounded = this.grounding.ground({
         page: groundingPage,
         data,
-        schema: plan.schema,
+        schema,
         settings: plan.settings,
         call: listed?.call,
         rules,
       });
       if (grounded.failure) {
         // `grounding: fail_page` and a value not on the page: the model call is paid for (docs/provenance.md "Policies").
-        return new PageFailure(
-          'grounding',
-          grounded.failure,
-          usage,
-          listed?.attempts ?? [],
-          grounded.failure,
-          grounded.metadata.ungrounded_fields,
-        );
+        return new PageFailure('grounding', grounded.failure, usage, attempts, grounded.failure, grounded.metadata.ungrounded_fields);
       }
-      if (listed?.items) this.listOutcomes.count(listed.items);
-      const warnings: Warning[] = listed?.warnings ?? [];
+      // A learned program's lists (no model call made them, or a partial one on an excerpt): checked against the page's count.
+      const programLists =
+        listed?.items || made.method === 'model' ? null : programListReport(page.content.markdown, schema, grounded.data);
+      const items = listed?.items ?? programLists?.items;
+      if (items) this.listOutcomes.count(items);
+      const warnings: Warning[] = [...(listed?.warnings ?? []), ...(programLists?.warnings ?? [])];
+      const completeness = programLists ? { ...listed?.completeness, items: programLists.items } : listed?.completeness;
       return {
         data: grounded.data,
         made,
@@ -175,11 +204,14 @@ export class PageExtractor {
         provenance: grounded.metadata,
         // The warnings of the calls whose answers are in the data (their text cut to fit the model, a list left incomplete).
         ...(warnings.length > 0 ? { warnings } : {}),
-        ...(listed?.completeness ? { completeness: listed.completeness } : {}),
-        run: { isByok: out?.isByok ?? false, attempts: listed?.attempts ?? [] },
+        ...(completeness ? { completeness } : {}),
+        run: { isByok: out?.isByok ?? false, attempts },
       };
     } catch (error) {
       if (isStoreUnavailable(error)) throw error;
+      // The extraction after a proposed schema failed: the proposal's calls were billed too.
+      if (proposal && error instanceof ExtractionFailure)
+        return this.failure(new ExtractionFailure(error, joined([...proposal.summaries, error.summary])), run, url);
       return this.failure(error, run, url);
     }
   }

@@ -75,7 +75,7 @@ export function planFormats(options: Pick<ScrapeOptions, 'formats'>, at = 'forma
       changeTracking = { modes: [], tag: null, json: null };
     }
   });
-  // The json mode's schema: the changeTracking format's own, else the json format's (a prompt alone is not read yet).
+  // The json mode's schema: the changeTracking format's own, else the json format's (both copies are compared by one schema: a prompt alone is a 400).
   const tracking = changeTracking as ChangeTrackingPlan | null;
   if (tracking?.modes.includes('json') && !tracking.json) {
     const fromJson = (json as FormatPlan['json'])?.schema;

@@ -14,7 +14,11 @@ export class ItemsReportResponse {
   expected!: number | null;
   @ApiProperty({ type: 'integer', example: 200, description: 'Items in `data`.' })
   extracted!: number;
-  @ApiProperty({ type: 'integer', example: 4, description: 'Model answers the list was extracted in (1: one call for the page).' })
+  @ApiProperty({
+    type: 'integer',
+    example: 4,
+    description: 'Model answers the list was extracted in (1: one call for the page; 0: a learned program filled it).',
+  })
   chunks!: number;
   @ApiProperty({
     type: Boolean,

@@ -195,6 +195,14 @@ export class ResultMetadataResponse {
       '`json` format: `full`, the call that made `data.json`.',
   })
   model_call?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'], additionalProperties: false },
+    description:
+      'A `prompt` without a schema: the JSON Schema the model proposed for this page, which its data (or `data.json`) follows (docs/scrape.md "A prompt without a schema").',
+  })
+  schema?: Record<string, unknown>;
   @ApiPropertyOptional({ example: 'gpt-4o-mini', description: '`scrape` items with the `json` format: the model that answered.' })
   model?: string;
   @ApiPropertyOptional({ example: 'openai', description: '`scrape` items with the `json` format: its provider.' })

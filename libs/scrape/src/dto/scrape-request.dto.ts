@@ -66,7 +66,7 @@ export class ScrapeRequestDto extends JobFetchFields {
 
   @SchemaProperty({
     description:
-      'With the `json` format (and only with it): the structure to extract, in any form `POST /extract` takes. `json` needs it or `schema_id`.',
+      'With the `json` format (and only with it): the structure to extract, in any form `POST /extract` takes. `json` needs it, `schema_id` or `prompt`.',
     example: { title: 'string', price: 'number' },
   })
   schema?: unknown;
@@ -74,7 +74,9 @@ export class ScrapeRequestDto extends JobFetchFields {
   @SchemaIdProperty('With the `json` format: a saved schema (yours, public or platform) instead of `schema`.')
   schema_id?: string;
 
-  @PromptProperty('With the `json` format: told to the model beside the schema (what to pick, how to read the page).')
+  @PromptProperty(
+    'With the `json` format: told to the model beside the schema (what to pick, how to read the page). Without a schema the model first proposes one for the page from it (one more model call; `metadata.schema`).',
+  )
   prompt?: string;
 
   @ApiPropertyOptional({
@@ -192,6 +194,14 @@ export class ScrapeMetadataResponse {
   model?: string;
   @ApiPropertyOptional({ example: 'openai', description: 'The `json` format: its provider.' })
   provider?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'], additionalProperties: false },
+    description:
+      'The `json` format with a `prompt` and no schema: the JSON Schema the model proposed for the page, which `data.json` follows (docs/scrape.md "A prompt without a schema").',
+  })
+  schema?: Record<string, unknown>;
 }
 
 export class ScrapeResponse {

@@ -43,7 +43,9 @@ export class CrawlRequestDto extends JobWebhookFields {
   })
   formats?: ScrapeFormat[];
 
-  @PromptProperty('With the `json` format: told to the model beside the schema, for every page.')
+  @PromptProperty(
+    "Told to the model beside the schema, for every page (with `formats`, only with the `json` format). Without a schema (given, saved or the site's) the model proposes each page's schema from it first (one more model call per page, `metadata.schema`; pages may differ in shape: give a schema for one shape); `extraction_mode: auto` then is a 422.",
+  )
   prompt?: string;
 
   @OnlyMainContentProperty()
