@@ -422,6 +422,11 @@ export class CrawlRepository implements OnModuleInit {
     return this.delivered(taskId, jobId, alone);
   }
 
+  /** A delivery of a suspect runs alone in its process: counted among its runs alone (null: no marker). */
+  ranAlone(taskId: string): Promise<OutcomeRecord | null> {
+    return this.outcomes.findOneAndUpdate({ _id: taskId }, { $inc: { alone_runs: 1 } }, { returnDocument: 'after' });
+  }
+
   /** A delivery handed back on shutdown did not crash its worker. */
   async undeliver(taskId: string, alone = false): Promise<void> {
     await this.outcomes.findOneAndUpdate({ _id: taskId, deliveries: { $gt: 0 } }, { $inc: runCounts(alone, -1) });
