@@ -83,10 +83,18 @@ export class JobEventLog {
    * emit do one by one; their seqs are drawn in one write and the events stored in one insert.
    */
   async publishPages(job: JobRecord, pages: ReadonlyArray<PublishedPage>): Promise<void> {
-    const events: Array<{ event: JobEventName; data: Record<string, unknown>; dedupeKey: string; firstTime: boolean; page: PublishedPage }> = [];
+    const events: Array<{
+      event: JobEventName;
+      data: Record<string, unknown>;
+      dedupeKey: string;
+      firstTime: boolean;
+      page: PublishedPage;
+    }> = [];
     for (const page of pages) {
-      if (page.result) events.push({ event: 'result', data: page.result.item, dedupeKey: page.result.dedupeKey, firstTime: page.firstTime, page });
-      if (page.error) events.push({ event: 'error', data: page.error.data, dedupeKey: page.error.dedupeKey, firstTime: page.firstTime, page });
+      if (page.result)
+        events.push({ event: 'result', data: page.result.item, dedupeKey: page.result.dedupeKey, firstTime: page.firstTime, page });
+      if (page.error)
+        events.push({ event: 'error', data: page.error.data, dedupeKey: page.error.dedupeKey, firstTime: page.firstTime, page });
     }
     if (events.length === 0) return;
     const stored = await this.repository.appendEvents(job._id, events, { onlyWhileRunning: true });

@@ -217,12 +217,24 @@ describe('JobsService: events drawn with the job’s own writes', () => {
       // of other writers while the job's counter still says 2 (their draws' post-images were stale).
       const raw = await store.collection({ name: 'job_events', indexes: [] });
       for (const seq of [3, 4])
-        await raw.insertOne({ _id: `${id}:${String(seq).padStart(10, '0')}`, job_id: id, seq, event: 'status', data: {}, dedupe_key: `#${seq}` });
+        await raw.insertOne({
+          _id: `${id}:${String(seq).padStart(10, '0')}`,
+          job_id: id,
+          seq,
+          event: 'status',
+          data: {},
+          dedupe_key: `#${seq}`,
+        });
       await jobs.publishPages(job, [page('a'), page('b'), page('c')]);
       const events = await repository.eventsAfter(id, 0);
       const seqs = events.map((e) => e.seq);
       expect(new Set(seqs).size).toBe(seqs.length);
-      expect(events.filter((e) => e.event === 'result').map((e) => e.dedupe_key).sort()).toEqual(['page:a', 'page:b', 'page:c']);
+      expect(
+        events
+          .filter((e) => e.event === 'result')
+          .map((e) => e.dedupe_key)
+          .sort(),
+      ).toEqual(['page:a', 'page:b', 'page:c']);
     });
   });
 

@@ -195,9 +195,11 @@ export class JobsRepository implements OnModuleInit {
     const lookup = events.filter((e) => e.dedupeKey && !e.firstTime).map((e) => e.dedupeKey as string);
     const stored =
       lookup.length > 0
-        ? new Set((await this.events.find({ job_id: jobId, dedupe_key: { $in: lookup } }, { fields: ['dedupe_key'] })).map((e) => e.dedupe_key))
+        ? new Set(
+            (await this.events.find({ job_id: jobId, dedupe_key: { $in: lookup } }, { fields: ['dedupe_key'] })).map((e) => e.dedupe_key),
+          )
         : new Set<string>();
-    const todo = [...events.keys()].filter((i) => !(events[i].dedupeKey && stored.has(events[i].dedupeKey as string)));
+    const todo = [...events.keys()].filter((i) => !(events[i].dedupeKey && stored.has(events[i].dedupeKey)));
     if (todo.length === 0) return out;
     const filter: Filter = options.onlyWhileRunning ? { _id: jobId, status: 'running' } : { _id: jobId };
     const job = await this.jobs.findOneAndUpdate(filter, { $inc: { event_seq: todo.length } }, { returnDocument: 'after' });
@@ -210,7 +212,15 @@ export class JobsRepository implements OnModuleInit {
     const records = todo.map((i, n): JobEventRecord => {
       const seq = first + n;
       const { event, data, dedupeKey } = events[i];
-      return { _id: `${jobId}:${String(seq).padStart(10, '0')}`, job_id: jobId, seq, event, data, dedupe_key: dedupeKey ?? `#${seq}`, created_at: now };
+      return {
+        _id: `${jobId}:${String(seq).padStart(10, '0')}`,
+        job_id: jobId,
+        seq,
+        event,
+        data,
+        dedupe_key: dedupeKey ?? `#${seq}`,
+        created_at: now,
+      };
     });
     const { duplicates } = await this.events.insertMany(records);
     const refused = new Set(duplicates);

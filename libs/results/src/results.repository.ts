@@ -50,7 +50,11 @@ export class ResultsRepository implements OnModuleInit {
 
   /** Allocates the next `count` result sequence numbers of a job in one write; returns the first. */
   async nextSeqs(jobId: string, count: number): Promise<number> {
-    const counter = await this.counters.findOneAndUpdate({ _id: jobId }, { $inc: { seq: count } }, { upsert: true, returnDocument: 'after' });
+    const counter = await this.counters.findOneAndUpdate(
+      { _id: jobId },
+      { $inc: { seq: count } },
+      { upsert: true, returnDocument: 'after' },
+    );
     if (!counter) throw new Error(`result counter of job ${jobId} could not be allocated`);
     return counter.seq - count + 1;
   }

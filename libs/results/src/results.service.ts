@@ -47,7 +47,10 @@ export class ResultsService {
     return this.store.record(job, input, options);
   }
 
-  storePages(job: JobRecord, pages: ReadonlyArray<{ pageKey: string; input: RecordResultInput; firstTime: boolean }>): Promise<ResultRecord[]> {
+  storePages(
+    job: JobRecord,
+    pages: ReadonlyArray<{ pageKey: string; input: RecordResultInput; firstTime: boolean }>,
+  ): Promise<ResultRecord[]> {
     return this.store.storePages(job, pages);
   }
 
