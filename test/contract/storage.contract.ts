@@ -707,6 +707,47 @@ export function storageContract(
       });
     });
 
+    describe('updateEach', () => {
+      it('applies each op to the first match of its own filter and counts the ops that matched', async () => {
+        const c = await seeded([
+          { _id: 'a', g: 1, v: 0, status: 'running' },
+          { _id: 'b', g: 1, v: 0, status: 'running' },
+          { _id: 'c', g: 2, v: 0, status: 'done' },
+        ]);
+        const matched = await c.updateEach([
+          { filter: { _id: 'a', status: 'running' }, update: { $set: { status: 'done', v: 1 }, $inc: { n: 2 } } },
+          // Fenced out: matches nothing, changes nothing, the others still apply.
+          { filter: { _id: 'c', status: 'running' }, update: { $set: { v: 9 } } },
+          { filter: { _id: 'b' }, update: { $set: { status: 'pending' }, $unset: { g: true } } },
+          // Matches, with nothing to change: still counted as matched (MongoDB's matchedCount).
+          { filter: { _id: 'a' }, update: { $set: { v: 1 } } },
+        ]);
+        expect(matched).toBe(3);
+        expect(await c.find({}, { sort: { _id: 1 } })).toEqual([
+          { _id: 'a', g: 1, v: 1, status: 'done', n: 2 },
+          { _id: 'b', v: 0, status: 'pending' },
+          { _id: 'c', g: 2, v: 0, status: 'done' },
+        ]);
+        expect(await c.updateEach([])).toBe(0);
+      });
+
+      it('keeps indexed fields queryable after the update', async () => {
+        const c = await seeded(
+          [
+            { _id: 'a', status: 'running', n: 1 },
+            { _id: 'b', status: 'running', n: 2 },
+          ],
+          [{ fields: { status: 1, n: 1 } }],
+        );
+        await c.updateEach([
+          { filter: { _id: 'a' }, update: { $set: { status: 'done' } } },
+          { filter: { _id: 'b' }, update: { $inc: { n: 5 } } },
+        ]);
+        expect((await c.find({ status: 'done' })).map((d) => d._id)).toEqual(['a']);
+        expect((await c.find({ status: 'running', n: 7 })).map((d) => d._id)).toEqual(['b']);
+      });
+    });
+
     describe('delete', () => {
       it('deleteOne removes one matching document', async () => {
         const c = await seeded([

@@ -115,5 +115,14 @@ describe('CrawlRepository', () => {
       await repository.dropOutcomes('job5');
       expect(await repository.outcome('t1')).toBeNull();
     });
+
+    it('counts a suspect run alone after its delivery, on the marker the delivery wrote', async () => {
+      expect(await repository.ranAlone('t9')).toBeNull(); // no marker: nothing counted
+      await repository.delivered('t9', 'job6');
+      expect(await repository.delivered('t9', 'job6')).toMatchObject({ deliveries: 2 });
+      expect(await repository.ranAlone('t9')).toMatchObject({ deliveries: 2, alone_runs: 1 });
+      await repository.undeliver('t9', true);
+      expect(await repository.outcome('t9')).toMatchObject({ deliveries: 1, alone_runs: 0 });
+    });
   });
 });

@@ -252,6 +252,19 @@ export class CrawlRepository implements OnModuleInit {
     );
   }
 
+  /**
+   * settle for several entries in one request (a commit batch, owner/commit-batch.ts): each running (this
+   * epoch) → its status; returns how many were settled (fewer than asked: this owner is stale).
+   */
+  settleMany(epoch: number, items: ReadonlyArray<{ id: string; status: EntryStatus; set: Partial<CrawlEntry> }>): Promise<number> {
+    return this.entries.updateEach(
+      items.map((i) => ({
+        filter: { _id: i.id, status: 'running', lease_epoch: epoch },
+        update: { $set: { ...i.set, status: i.status } },
+      })),
+    );
+  }
+
   /** pending → skipped (a pending entry the crawl will not fetch: duplicate of a redirect target, robots). */
   skipPending(id: string, set: Partial<CrawlEntry>): Promise<CrawlEntry | null> {
     return this.entries.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: { ...set, status: 'skipped' } });
@@ -420,6 +433,11 @@ export class CrawlRepository implements OnModuleInit {
       if (!(error instanceof DuplicateKeyError)) throw error;
     }
     return this.delivered(taskId, jobId, alone);
+  }
+
+  /** A delivery of a suspect runs alone in its process: counted among its runs alone (null: no marker). */
+  ranAlone(taskId: string): Promise<OutcomeRecord | null> {
+    return this.outcomes.findOneAndUpdate({ _id: taskId }, { $inc: { alone_runs: 1 } }, { returnDocument: 'after' });
   }
 
   /** A delivery handed back on shutdown did not crash its worker. */

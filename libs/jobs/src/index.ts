@@ -17,7 +17,7 @@ export {
 export { JobsRepository } from './jobs.repository';
 export { JobsService, type JobsServiceParts } from './jobs.service';
 export { JobLifecycle } from './job-lifecycle';
-export { JobEventLog } from './job-event-log';
+export { JobEventLog, type PublishedPage } from './job-event-log';
 export { JobSlots } from './job-slots';
 export { JobMessages } from './job-messages';
 export { JobStreamService, parseLastEventId } from './job-stream.service';

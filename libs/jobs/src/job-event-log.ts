@@ -23,6 +23,16 @@ export interface DrawnEvent {
   dedupeKey?: string;
 }
 
+/** A finished crawl page's events (JobEventLog.publishPages). */
+export interface PublishedPage {
+  /** The `result` event's item and its dedupe key (absent: the page stored no result). */
+  result?: { item: Record<string, unknown>; dedupeKey: string };
+  /** The stream's `error` event of a failed page and its dedupe key. */
+  error?: { data: Record<string, unknown>; dedupeKey: string };
+  /** No earlier announcement of the page is possible (its dedupe keys are not looked up first). */
+  firstTime: boolean;
+}
+
 /**
  * A job's event log (docs/api.md "Jobs"): events are stored under their seq, then announced on the job's bus
  * channel so streams and waiters on any replica see them; a finished page also goes to the lifecycle listeners
@@ -69,6 +79,39 @@ export class JobEventLog {
     }
     await this.hooks.notify({ type: 'job.page', job, data: item, occurred_at: nowIso(), dedupeKey: exactlyOnce?.dedupeKey });
     return true;
+  }
+
+  /**
+   * Several finished crawl pages at once (a crawl owner's commit batch, docs/crawl.md "Commit batches"): each
+   * page's `result` event (and `job.page` lifecycle event) when it has a result, and its stream `error` event
+   * when it failed, all exactly once under their dedupe keys and only while the job runs, as publishResult and
+   * emit do one by one; their seqs are drawn in one write and the events stored in one insert.
+   */
+  async publishPages(job: JobRecord, pages: ReadonlyArray<PublishedPage>): Promise<void> {
+    const events: Array<{
+      event: JobEventName;
+      data: Record<string, unknown>;
+      dedupeKey: string;
+      firstTime: boolean;
+      page: PublishedPage;
+    }> = [];
+    for (const page of pages) {
+      if (page.result)
+        events.push({ event: 'result', data: page.result.item, dedupeKey: page.result.dedupeKey, firstTime: page.firstTime, page });
+      if (page.error)
+        events.push({ event: 'error', data: page.error.data, dedupeKey: page.error.dedupeKey, firstTime: page.firstTime, page });
+    }
+    if (events.length === 0) return;
+    const stored = await this.repository.appendEvents(job._id, events, { onlyWhileRunning: true });
+    for (const [i, record] of stored.entries()) {
+      const { event, data, dedupeKey } = events[i];
+      if (record) await this.announce(record);
+      if (event !== 'result') continue;
+      // Stored already (a run that met a store outage or died before its webhooks were stored): announcing
+      // again is safe, the listeners store an event once per dedupe key.
+      if (!record && !(await this.repository.hasEvent(job._id, dedupeKey))) continue;
+      await this.hooks.notify({ type: 'job.page', job, data, occurred_at: nowIso(), dedupeKey });
+    }
   }
 
   async emit(

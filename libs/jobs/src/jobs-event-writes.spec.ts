@@ -154,6 +154,90 @@ describe('JobsService: events drawn with the job’s own writes', () => {
     ]);
   });
 
+  describe('a crawl owner’s commit batch (publishPages)', () => {
+    const page = (key: string, failed = false, firstTime = true) => ({
+      result: { item: { url: key }, dedupeKey: `page:${key}` },
+      ...(failed ? { error: { data: { url: key }, dedupeKey: `page-error:${key}` } } : {}),
+      firstTime,
+    });
+
+    it('stores the pages’ events in order with one draw and one insert, and announces each', async () => {
+      const id = await newJob();
+      await jobs.start(id);
+      const job = (await repository.findForWorker(id))!;
+      const announced: unknown[] = [];
+      await bus.subscribe(jobChannel(id), (message) => announced.push(message));
+      calls.length = 0;
+      await jobs.publishPages(job, [page('a'), page('b', true), page('c')]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(calls).toEqual(['findOneAndUpdate jobs', 'insertMany job_events']); // every page firstTime: no lookup
+      const events = (await repository.eventsAfter(id, 2)).map((e) => [e.seq, e.event, e.dedupe_key]);
+      expect(events).toEqual([
+        [3, 'result', 'page:a'],
+        [4, 'result', 'page:b'],
+        [5, 'error', 'page-error:b'],
+        [6, 'result', 'page:c'],
+      ]);
+      // The start's own status event is announced on a later turn of the local bus; the pages' four follow it.
+      expect(announced.slice(-4)).toEqual([
+        { seq: 3, event: 'result' },
+        { seq: 4, event: 'result' },
+        { seq: 5, event: 'error' },
+        { seq: 6, event: 'result' },
+      ]);
+    });
+
+    it('a page announced before (a redo after a crash) is not stored again and leaves no gap', async () => {
+      const id = await newJob();
+      await jobs.start(id);
+      const job = (await repository.findForWorker(id))!;
+      await jobs.publishPages(job, [page('a')]);
+      await jobs.publishPages(job, [page('a', false, false), page('b', false, false)]);
+      const events = (await repository.eventsAfter(id, 2)).map((e) => [e.seq, e.dedupe_key]);
+      expect(events).toEqual([
+        [3, 'page:a'],
+        [4, 'page:b'],
+      ]);
+    });
+
+    it('stores nothing once the job is not running', async () => {
+      const id = await newJob();
+      await jobs.start(id);
+      await jobs.stop(id, 'Cancelled by the caller.');
+      const job = (await repository.findForWorker(id))!;
+      await jobs.publishPages(job, [page('a'), page('b', true)]);
+      expect((await repository.eventsAfter(id, 0)).filter((e) => e.event === 'result' || e.event === 'error')).toEqual([]);
+    });
+
+    it('seqs another writer holds are drawn anew, never two events under one seq (a stale post-image of the draw)', async () => {
+      const id = await newJob();
+      await jobs.start(id);
+      const job = (await repository.findForWorker(id))!;
+      // What a store that hands one post-image to two concurrent updates allows: seqs 3 and 4 already hold events
+      // of other writers while the job's counter still says 2 (their draws' post-images were stale).
+      const raw = await store.collection({ name: 'job_events', indexes: [] });
+      for (const seq of [3, 4])
+        await raw.insertOne({
+          _id: `${id}:${String(seq).padStart(10, '0')}`,
+          job_id: id,
+          seq,
+          event: 'status',
+          data: {},
+          dedupe_key: `#${seq}`,
+        });
+      await jobs.publishPages(job, [page('a'), page('b'), page('c')]);
+      const events = await repository.eventsAfter(id, 0);
+      const seqs = events.map((e) => e.seq);
+      expect(new Set(seqs).size).toBe(seqs.length);
+      expect(
+        events
+          .filter((e) => e.event === 'result')
+          .map((e) => e.dedupe_key)
+          .sort(),
+      ).toEqual(['page:a', 'page:b', 'page:c']);
+    });
+  });
+
   it('finish stores `complete` once when it is stored already (a redelivery announced it first)', async () => {
     const id = await newJob();
     await jobs.start(id);

@@ -177,6 +177,68 @@ export class JobsRepository implements OnModuleInit {
   }
 
   /**
+   * appendEvent for several events at once (a crawl owner's commit batch): the seqs of all of them drawn in
+   * one write of the job, the events stored in one insert. Same rules as appendEvent, per event: with
+   * `onlyWhileRunning` nothing is stored once the job is not running; an event whose `dedupeKey` is stored
+   * already is not stored again (null in its place; looked up first in one read, unless every such event is
+   * `firstTime`). A drawn seq found taken is never taken for "stored": the event is appended under a seq
+   * drawn anew. Every writer of `event_seq` (this draw, appendEvent, a transition, a counter update) only moves
+   * the counter, and every event is stored under the unique (job_id, seq) index: a post-image a store handed
+   * to two concurrent draws (the test stand-in can) costs a redraw, never two events with one seq.
+   */
+  async appendEvents(
+    jobId: string,
+    events: ReadonlyArray<{ event: JobEventName; data: Record<string, unknown>; dedupeKey?: string; firstTime?: boolean }>,
+    options: { onlyWhileRunning?: boolean } = {},
+  ): Promise<Array<JobEventRecord | null>> {
+    const out: Array<JobEventRecord | null> = events.map(() => null);
+    const lookup = events.filter((e) => e.dedupeKey && !e.firstTime).map((e) => e.dedupeKey as string);
+    const stored =
+      lookup.length > 0
+        ? new Set(
+            (await this.events.find({ job_id: jobId, dedupe_key: { $in: lookup } }, { fields: ['dedupe_key'] })).map((e) => e.dedupe_key),
+          )
+        : new Set<string>();
+    const todo = [...events.keys()].filter((i) => !(events[i].dedupeKey && stored.has(events[i].dedupeKey)));
+    if (todo.length === 0) return out;
+    const filter: Filter = options.onlyWhileRunning ? { _id: jobId, status: 'running' } : { _id: jobId };
+    const job = await this.jobs.findOneAndUpdate(filter, { $inc: { event_seq: todo.length } }, { returnDocument: 'after' });
+    if (!job) {
+      if (options.onlyWhileRunning) return out;
+      throw new Error(`job ${jobId} vanished`);
+    }
+    const first = job.event_seq - todo.length + 1;
+    const now = nowIso();
+    const records = todo.map((i, n): JobEventRecord => {
+      const seq = first + n;
+      const { event, data, dedupeKey } = events[i];
+      return {
+        _id: `${jobId}:${String(seq).padStart(10, '0')}`,
+        job_id: jobId,
+        seq,
+        event,
+        data,
+        dedupe_key: dedupeKey ?? `#${seq}`,
+        created_at: now,
+      };
+    });
+    const { duplicates } = await this.events.insertMany(records);
+    const refused = new Set(duplicates);
+    for (const [n, i] of todo.entries()) {
+      const record = records[n];
+      if (!refused.has(record._id)) {
+        out[i] = record;
+        continue;
+      }
+      const { event, data, dedupeKey } = events[i];
+      // Stored under its key by another writer meanwhile (already announced), or its seq was taken: drawn anew.
+      if (dedupeKey && (await this.events.findOne({ job_id: jobId, dedupe_key: dedupeKey }))) continue;
+      out[i] = await this.appendEvent(jobId, event, data, { dedupeKey, onlyWhileRunning: options.onlyWhileRunning, firstTime: true });
+    }
+    return out;
+  }
+
+  /**
    * Stores events under seqs the caller drew in its own write of the job (the job's insert, a transition, a
    * counter update: `firstSeq`, `firstSeq + 1`, …), one write less per event than appendEvent. A seq found
    * taken (a store whose counter is not atomic under concurrency hands one out twice) is never taken for

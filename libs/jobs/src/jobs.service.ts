@@ -7,7 +7,7 @@ import type { QueuePort } from '@app/queue';
 import type { Caller } from '@app/auth';
 import type { JobCompletion, JobResultFields } from './job-handler';
 import type { JobDeletionHooks } from './job-deletion-hooks';
-import { JobEventLog } from './job-event-log';
+import { JobEventLog, type PublishedPage } from './job-event-log';
 import { JobLifecycle, type CreateJobInput, type UsageCounters } from './job-lifecycle';
 import type { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { JobMessages } from './job-messages';
@@ -122,6 +122,10 @@ export class JobsService {
   }
 
   // JobEventLog
+  publishPages(job: JobRecord, pages: ReadonlyArray<PublishedPage>): Promise<void> {
+    return this.events.publishPages(job, pages);
+  }
+
   publishResult(job: JobRecord, item: Record<string, unknown>, exactlyOnce?: { dedupeKey: string; firstTime?: boolean }): Promise<boolean> {
     return this.events.publishResult(job, item, exactlyOnce);
   }

@@ -73,6 +73,30 @@ export class ResultStore {
   }
 
   /**
+   * storePage for several crawl pages at once (a crawl owner's commit batch, docs/crawl.md "Commit batches"):
+   * the pages not `firstTime` looked up in one read, the seqs of the others drawn in one write and their records
+   * stored in one insert. Same guarantee per page as storePage: stored once, the first record returned. A record
+   * refused by the insert (its page stored meanwhile, or a seq another writer also got) goes the one-page way.
+   */
+  async storePages(
+    job: JobRecord,
+    pages: ReadonlyArray<{ pageKey: string; input: RecordResultInput; firstTime: boolean }>,
+  ): Promise<ResultRecord[]> {
+    const ids = pages.map((p) => `${job._id}:p:${p.pageKey}`);
+    const found = new Map((await this.repository.findByIds(ids.filter((_, i) => !pages[i].firstTime))).map((r) => [r._id, r]));
+    const out: Array<ResultRecord | undefined> = ids.map((id) => found.get(id));
+    const todo = [...ids.keys()].filter((i) => !out[i]);
+    if (todo.length === 0) return out as ResultRecord[];
+    const first = await this.repository.nextSeqs(job._id, todo.length);
+    const records = todo.map((i, n) => ({ ...this.buildRecord(job, first + n, pages[i].input), _id: ids[i] }));
+    const refused = await this.repository.insertMany(records);
+    for (const [n, i] of todo.entries()) {
+      out[i] = refused.has(ids[i]) ? (await this.storeOnce(job, ids[i], pages[i].input)).record : records[n];
+    }
+    return out as ResultRecord[];
+  }
+
+  /**
    * The record with this `_id`: the one already stored, or a new one under the job's next seq. A seq
    * another writer also got (a store whose counter is not atomic under concurrency, such as the test
    * stand-in) is never taken for "already stored": a new seq is drawn instead, so a page is never

@@ -48,6 +48,28 @@ export class ResultsRepository implements OnModuleInit {
     return counter.seq;
   }
 
+  /** Allocates the next `count` result sequence numbers of a job in one write; returns the first. */
+  async nextSeqs(jobId: string, count: number): Promise<number> {
+    const counter = await this.counters.findOneAndUpdate(
+      { _id: jobId },
+      { $inc: { seq: count } },
+      { upsert: true, returnDocument: 'after' },
+    );
+    if (!counter) throw new Error(`result counter of job ${jobId} could not be allocated`);
+    return counter.seq - count + 1;
+  }
+
+  /** Inserts records independently; returns the `_id`s refused (the `_id` or the (job_id, seq) taken). */
+  async insertMany(records: readonly ResultRecord[]): Promise<Set<string>> {
+    return new Set((await this.results.insertMany(records)).duplicates);
+  }
+
+  /** The records stored under these `_id`s (the others are not stored). */
+  findByIds(ids: readonly string[]): Promise<ResultRecord[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.results.find({ _id: { $in: [...ids] } });
+  }
+
   insert(record: ResultRecord): Promise<void> {
     return this.results.insertOne(record);
   }

@@ -47,6 +47,13 @@ export class ResultsService {
     return this.store.record(job, input, options);
   }
 
+  storePages(
+    job: JobRecord,
+    pages: ReadonlyArray<{ pageKey: string; input: RecordResultInput; firstTime: boolean }>,
+  ): Promise<ResultRecord[]> {
+    return this.store.storePages(job, pages);
+  }
+
   storePage(job: JobRecord, pageKey: string, input: RecordResultInput, options: { firstTime?: boolean } = {}): Promise<ResultRecord> {
     return this.store.storePage(job, pageKey, input, options);
   }

@@ -97,6 +97,12 @@ export interface Collection<T extends Doc = Doc> {
   findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null>;
   /** Returns the number of modified documents. */
   updateMany(filter: Filter, update: Update): Promise<number>;
+  /**
+   * Several single-document updates in one request (MongoDB's unordered `bulkWrite` of `updateOne`s; one
+   * transaction on SQLite): each op updates the first document its filter matches, if any, independently of
+   * the others. Returns how many ops matched a document. No upsert.
+   */
+  updateEach(ops: ReadonlyArray<{ filter: Filter; update: Update }>): Promise<number>;
   /** Replaces the whole document with this `_id` (insert if missing). Throws DuplicateKeyError on unique clash. */
   replaceOne(doc: T): Promise<void>;
   deleteOne(filter: Filter): Promise<boolean>;

@@ -133,15 +133,19 @@ describe('CrawlActor (the owner without the app)', () => {
           announced.push(String(item.url));
           return true;
         },
+        publishPages: async (_job, pages) => {
+          for (const page of pages) if (page.result) announced.push(String(page.result.item.url));
+        },
         emit: async () => true,
         statusData: () => ({}),
       },
       results: {
-        storePage: async (job, key, input) => {
-          const record = { _id: `${job._id}:p:${key}`, id: `res_${++n}`, ...input } as unknown as ResultRecord;
-          records.set(key, record);
-          return record;
-        },
+        storePages: async (job, pages) =>
+          pages.map(({ pageKey: key, input }) => {
+            const record = { _id: `${job._id}:p:${key}`, id: `res_${++n}`, ...input } as unknown as ResultRecord;
+            records.set(key, record);
+            return record;
+          }),
         // A record an earlier owner stored: its entry says where it came from.
         pageRecord: async (job, key) => {
           const entry = await f.repository.entry(`${job._id}:${key}`);

@@ -24,6 +24,7 @@ import { HostSchedule } from './host-schedule';
 import { InFlightPages } from './in-flight';
 import { JobCounters } from './job-counters';
 import { PageAnnouncer } from './page-announcer';
+import { CommitBatch } from './commit-batch';
 import { PageCommitter, type CommitMetrics } from './page-committer';
 import { PageDispatcher } from './page-dispatcher';
 import { RobotsGate } from './robots-gate';
@@ -41,8 +42,8 @@ export interface CrawlActorDeps {
   logger: AppLogger;
   repository: CrawlRepository;
   jobsRepository: Pick<JobsRepository, 'findForWorker' | 'update' | 'updateRunning'>;
-  jobs: Pick<JobsService, 'publishResult' | 'emit' | 'statusData'>;
-  results: Pick<ResultsService, 'storePage' | 'pageRecord'>;
+  jobs: Pick<JobsService, 'publishResult' | 'publishPages' | 'emit' | 'statusData'>;
+  results: Pick<ResultsService, 'storePages' | 'pageRecord'>;
   queue: Pick<QueuePort, 'enqueue'>;
   bus: Pick<EventBusPort, 'subscribe'>;
   politeness: PolitenessPort;
@@ -79,6 +80,7 @@ export class CrawlActor {
   private readonly admission: Admission;
   private readonly dispatcher: PageDispatcher;
   private readonly announcer: PageAnnouncer;
+  private readonly batch: CommitBatch;
   private readonly seeding: SeedSource;
   private readonly closer: CrawlCloser;
   private readonly bridge: CrawleeBridge;
@@ -140,9 +142,18 @@ export class CrawlActor {
     });
     this.dispatcher = new PageDispatcher(run, repository, deps.queue, deps.bus, deps.localOutcomes);
     this.announcer = new PageAnnouncer(run, deps.jobs, deps.results, repository);
-    const committer = new PageCommitter(run, {
+    this.batch = new CommitBatch(run, {
       store: repository,
       results: deps.results,
+      announcer: this.announcer,
+      lease: this.lease,
+      inFlight,
+      metrics: deps.metrics,
+      waiting: () => this.dispatcher.waiting,
+    });
+    const committer = new PageCommitter(run, {
+      store: repository,
+      batch: this.batch,
       announcer: this.announcer,
       lease: this.lease,
       frontier: this.frontier,
@@ -227,6 +238,7 @@ export class CrawlActor {
       this.lease.stopHeartbeat();
       this.counters.close();
       this.bridge.close();
+      this.batch.close();
       await this.dispatcher.close(this.crawlRun.stop ?? new StopCrawl('shutdown'));
     }
   }

@@ -15,7 +15,7 @@ export type AnnouncedPage = Pick<CrawlEntry, 'key' | 'url' | 'status' | 'error_c
 export class PageAnnouncer {
   constructor(
     private readonly run: CrawlRun,
-    private readonly events: Pick<JobsService, 'publishResult' | 'emit'>,
+    private readonly events: Pick<JobsService, 'publishResult' | 'emit' | 'publishPages'>,
     private readonly results: Pick<ResultsService, 'pageRecord'>,
     private readonly store: Pick<CrawlRepository, 'markAnnounced' | 'unannounced'>,
   ) {}
@@ -37,6 +37,28 @@ export class PageAnnouncer {
         { dedupeKey: `page-error:${page.key}`, onlyWhileRunning: true, firstTime },
       );
     }
+  }
+
+  /**
+   * Announces several pages at once (a commit batch): the same events as announce for each, in order, with
+   * their seqs drawn in one write and stored in one insert (JobsService.publishPages).
+   */
+  async announceMany(pages: ReadonlyArray<{ page: AnnouncedPage; record: ResultRecord | null; firstTime: boolean }>): Promise<void> {
+    await this.events.publishPages(
+      this.run.job,
+      pages.map(({ page, record, firstTime }) => ({
+        ...(record ? { result: { item: { ...toResultEventItem(record) }, dedupeKey: `page:${page.key}` } } : {}),
+        ...(page.status === 'failed'
+          ? {
+              error: {
+                data: { job_id: this.run.jobId, url: page.url, error_category: page.error_category, error_message: page.error_message },
+                dedupeKey: `page-error:${page.key}`,
+              },
+            }
+          : {}),
+        firstTime,
+      })),
+    );
   }
 
   /**

@@ -10,6 +10,7 @@ import { Frontier } from './frontier';
 import type { WindowEntry } from './frontier-window';
 import { HostSchedule } from './host-schedule';
 import { InFlightPages } from './in-flight';
+import { CommitBatch } from './commit-batch';
 import { PageAnnouncer } from './page-announcer';
 import { PageCommitter, RetryPage } from './page-committer';
 import { TicketBook } from './ticket-book';
@@ -60,31 +61,51 @@ describe('PageCommitter', () => {
       skipPending: repository.skipPending.bind(repository),
     };
     const events = {
-      publishResult: async (_job: unknown, _item: unknown, once?: { firstTime?: boolean }) => {
+      publishResult: async () => true,
+      emit: async () => true,
+      publishPages: async (_job: unknown, pages: ReadonlyArray<{ result?: unknown; error?: unknown; firstTime: boolean }>) => {
         steps.push('announce');
-        announcements.push({ kind: 'result', firstTime: once?.firstTime });
-        return true;
-      },
-      emit: async (_id: string, type: string, _data: unknown, options?: { firstTime?: boolean }) => {
-        announcements.push({ kind: type, firstTime: options?.firstTime });
-        return true;
+        for (const page of pages) {
+          if (page.result) announcements.push({ kind: 'result', firstTime: page.firstTime });
+          if (page.error) announcements.push({ kind: 'error', firstTime: page.firstTime });
+        }
       },
     };
     let n = 0;
     const results = {
-      storePage: async (_job: unknown, key: string, input: { status: string; url: string; metadata?: Record<string, unknown> }) => {
-        metadata.push(input.metadata);
-        const children = (await f.repository.countEntries(f.run.jobId)) - 1;
+      storePages: async (
+        _job: unknown,
+        pages: ReadonlyArray<{ pageKey: string; input: { status: string; url: string; metadata?: Record<string, unknown> } }>,
+      ) => {
+        const children = (await f.repository.countEntries(f.run.jobId)) - pages.length;
         steps.push(`result(children stored: ${children})`);
-        return { _id: key, id: `res_${++n}`, status: input.status, url: input.url } as unknown as ResultRecord;
+        return pages.map(({ pageKey: key, input }) => {
+          metadata.push(input.metadata);
+          return { _id: key, id: `res_${++n}`, status: input.status, url: input.url } as unknown as ResultRecord;
+        });
       },
     };
     const announcer = new PageAnnouncer(f.run, events, { pageRecord: async () => null }, f.repository);
-    committer = new PageCommitter(f.run, {
-      store,
+    const lease = { holds: async () => leaseHeld };
+    const batch = new CommitBatch(f.run, {
+      store: {
+        settleMany: (...args: Parameters<typeof repository.settleMany>) => {
+          if (settleFails-- > 0) return Promise.reject(new Error('store down'));
+          steps.push('settle');
+          return repository.settleMany(...args);
+        },
+      },
       results,
       announcer,
-      lease: { holds: async () => leaseHeld },
+      lease,
+      inFlight,
+      metrics: { commits: { inc: () => undefined } },
+    });
+    committer = new PageCommitter(f.run, {
+      store,
+      batch,
+      announcer,
+      lease,
       frontier,
       tickets,
       inFlight,

@@ -1,6 +1,5 @@
 import { nowIso, Usage } from '@app/core';
 import { completedResult, failedResult } from '@app/extraction';
-import type { ResultRecord, ResultsService } from '@app/results';
 import type { CrawlRepository } from '../crawl.repository';
 import type { CrawlEntry, PageDuplicate, PageOutcome, SkipReason } from '../crawl.types';
 import { exhaustedFailure, retryDelayMs, type PageRoute } from '../page-retry-policy';
@@ -13,6 +12,7 @@ import type { WindowEntry } from './frontier-window';
 import type { HostSchedule } from './host-schedule';
 import type { InFlightPages } from './in-flight';
 import { isModelFailure, type JobCounters } from './job-counters';
+import type { CommitBatch } from './commit-batch';
 import type { PageAnnouncer } from './page-announcer';
 import type { TicketBook } from './ticket-book';
 import { callKind } from './call-kind';
@@ -32,7 +32,8 @@ export interface CommitMetrics {
 /** PageCommitter's collaborators, by name (a crawl's parts; several are Picks of overlapping shapes). */
 export interface PageCommitterParts {
   store: CommitStore;
-  results: Pick<ResultsService, 'storePage'>;
+  /** Completed and failed pages are written in batches (commit-batch.ts). */
+  batch: Pick<CommitBatch, 'commit'>;
   announcer: PageAnnouncer;
   lease: Pick<CrawlLease, 'holds'>;
   frontier: Pick<Frontier, 'offerLinks' | 'recordRedirectTarget' | 'remove' | 'putBack' | 'rescan' | 'scope'>;
@@ -45,15 +46,16 @@ export interface PageCommitterParts {
 
 /**
  * Commits a page's outcome (docs/crawl.md "Commit order for a page"). Each step is idempotent, so a crash
- * between any two is safe: the children (new frontier entries), then the result (keyed by the page), then
- * the announcement (stored once by its dedupe key), then the entry, marked announced in the same fenced
- * write, then the job's counters (coalesced). The entry write is fenced by the owner's epoch: a refusal
- * means this owner is stale, and it stops. Before its unfenced writes (children, result) the owner checks
- * its lease (self-fencing), so a stale owner stops there.
+ * between any two is safe: the children (new frontier entries), then, in the page's commit batch with the
+ * other pages finished meanwhile (commit-batch.ts), the result (keyed by the page), the announcement (stored
+ * once by its dedupe key) and the entry, marked announced in the same fenced write; then the job's counters
+ * (coalesced). The entry write is fenced by the owner's epoch: a refusal means this owner is stale, and it
+ * stops. Before its unfenced writes (children; the batch's results) the owner checks its lease (self-fencing),
+ * so a stale owner stops there.
  */
 export class PageCommitter {
   private readonly store: PageCommitterParts['store'];
-  private readonly results: PageCommitterParts['results'];
+  private readonly batch: PageCommitterParts['batch'];
   private readonly announcer: PageCommitterParts['announcer'];
   private readonly lease: PageCommitterParts['lease'];
   private readonly frontier: PageCommitterParts['frontier'];
@@ -68,7 +70,7 @@ export class PageCommitter {
     parts: PageCommitterParts,
   ) {
     this.store = parts.store;
-    this.results = parts.results;
+    this.batch = parts.batch;
     this.announcer = parts.announcer;
     this.lease = parts.lease;
     this.frontier = parts.frontier;
@@ -124,49 +126,45 @@ export class PageCommitter {
           similarity: null,
         });
     }
-    // Self-fencing before the unfenced writes (children, result): a stale owner stops here (see Frontier.sweep).
+    // Self-fencing before the unfenced writes (children here, the result in the batch): a stale owner stops here (see Frontier.sweep).
     if (!(await this.lease.holds())) return;
     await this.frontier.offerLinks(entry, outcome.links, outcome.final_url);
     const result = outcome.result;
-    let record: ResultRecord | null = null;
-    // A page a monitor's run found unchanged stores no result and announces none: its record is the
-    // monitor's already (docs/monitors.md "Cheap re-runs"); the entry and the counters still count it.
-    if (result && result.made.method !== 'unchanged') {
-      record = await this.results.storePage(
-        this.run.job,
-        entry.key,
-        completedResult(result, {
-          url: outcome.final_url,
-          depth: entry.depth,
-          parentUrl: entry.parentUrl,
-          fetchDurationMs: outcome.fetch_duration_ms,
-          extractDurationMs: outcome.extract_duration_ms,
-          requestWarnings: this.run.input.warnings ?? [],
-        }),
-        { firstTime: !entry.mayBeAnnounced },
-      );
-    }
-    await this.announcer.announce(
-      { key: entry.key, url: entry.url, status: 'completed', error_category: null, error_message: null },
-      record,
-      this.announcer.firstAnnouncement(entry),
-    );
     const usage = Usage.toRecordFields(result?.usage ?? Usage.NONE);
-    const settled = await this.settle(entry, 'completed', {
-      final_url: outcome.final_url,
-      http_status: outcome.http_status,
-      fetch_duration_ms: outcome.fetch_duration_ms,
-      extract_duration_ms: outcome.extract_duration_ms,
-      llm_model: result?.model?.model ?? null,
-      llm_provider: result?.model?.provider ?? null,
-      method: result ? result.made.method : null,
-      model_call: result ? callKind(result.made) : null,
-      ...(result?.provenance ? { ungrounded_fields: result.provenance.ungrounded_fields } : {}),
-      ...(result?.completeness?.items ? { items_missing: itemsMissing(result.completeness.items) } : {}),
-      ...usage,
-      result_id: record?.id ?? null,
-      event_done: true,
-      completed_at: nowIso(),
+    const firstTime = this.announcer.firstAnnouncement(entry);
+    const settled = await this.batch.commit({
+      entry,
+      status: 'completed',
+      // A page a monitor's run found unchanged stores no result and announces none: its record is the
+      // monitor's already (docs/monitors.md "Cheap re-runs"); the entry and the counters still count it.
+      result:
+        result && result.made.method !== 'unchanged'
+          ? completedResult(result, {
+              url: outcome.final_url,
+              depth: entry.depth,
+              parentUrl: entry.parentUrl,
+              fetchDurationMs: outcome.fetch_duration_ms,
+              extractDurationMs: outcome.extract_duration_ms,
+              requestWarnings: this.run.input.warnings ?? [],
+            })
+          : null,
+      announced: { key: entry.key, url: entry.url, status: 'completed', error_category: null, error_message: null },
+      firstTime,
+      set: {
+        final_url: outcome.final_url,
+        http_status: outcome.http_status,
+        fetch_duration_ms: outcome.fetch_duration_ms,
+        extract_duration_ms: outcome.extract_duration_ms,
+        llm_model: result?.model?.model ?? null,
+        llm_provider: result?.model?.provider ?? null,
+        method: result ? result.made.method : null,
+        model_call: result ? callKind(result.made) : null,
+        ...(result?.provenance ? { ungrounded_fields: result.provenance.ungrounded_fields } : {}),
+        ...(result?.completeness?.items ? { items_missing: itemsMissing(result.completeness.items) } : {}),
+        ...usage,
+        event_done: true,
+        completed_at: nowIso(),
+      },
     });
     if (!settled) return;
     if (result) {
@@ -192,34 +190,28 @@ export class PageCommitter {
 
   private async failed(entry: WindowEntry, outcome: Failed): Promise<void> {
     const category = outcome.error_category;
-    // Self-fencing before the unfenced writes (result, announcement), as for a completed page.
-    if (!(await this.lease.holds())) return;
     const used = outcome.usage ?? Usage.NONE;
     const usage = Usage.toRecordFields(used);
-    const record = entry.extract
-      ? await this.results.storePage(
-          this.run.job,
-          entry.key,
-          failedResult(outcome.final_url ?? entry.url, { category, message: outcome.error_message }, used, entry),
-          { firstTime: !entry.mayBeAnnounced },
-        )
-      : null;
-    await this.announcer.announce(
-      { key: entry.key, url: entry.url, status: 'failed', error_category: category, error_message: outcome.error_message },
-      record,
-      this.announcer.firstAnnouncement(entry),
-    );
-    const settled = await this.settle(entry, 'failed', {
-      error_category: category,
-      error_message: outcome.error_message,
-      error_details: outcome.error_details,
-      http_status: outcome.http_status,
-      final_url: outcome.final_url,
-      ...usage,
-      ...(outcome.ungrounded_fields !== undefined ? { ungrounded_fields: outcome.ungrounded_fields } : {}),
-      result_id: record?.id ?? null,
-      event_done: true,
-      completed_at: nowIso(),
+    const firstTime = this.announcer.firstAnnouncement(entry);
+    const settled = await this.batch.commit({
+      entry,
+      status: 'failed',
+      result: entry.extract
+        ? failedResult(outcome.final_url ?? entry.url, { category, message: outcome.error_message }, used, entry)
+        : null,
+      announced: { key: entry.key, url: entry.url, status: 'failed', error_category: category, error_message: outcome.error_message },
+      firstTime,
+      set: {
+        error_category: category,
+        error_message: outcome.error_message,
+        error_details: outcome.error_details,
+        http_status: outcome.http_status,
+        final_url: outcome.final_url,
+        ...usage,
+        ...(outcome.ungrounded_fields !== undefined ? { ungrounded_fields: outcome.ungrounded_fields } : {}),
+        event_done: true,
+        completed_at: nowIso(),
+      },
     });
     if (!settled) return;
     await this.store.updateState(this.run.jobId, this.run.epoch, { $inc: { [`errors_by_category.${category}`]: 1 } });

@@ -104,33 +104,37 @@ export class PageWorkerService implements OnApplicationBootstrap {
   }
 
   /**
-   * A page task. A task whose earlier run never finished (its worker died, perhaps because of this very
-   * page) runs alone in its process, so that only the culprit of a crash reaches the worker_crash count.
+   * A page task, counted as delivered before anything else (the durable marker a run its worker does not
+   * survive leaves behind: docs/crawl.md "A page that kills its worker"). The marker's write answers too
+   * whether the task is done already and whether an earlier run never finished (its worker died, perhaps
+   * because of this very page): such a task runs alone in its process, so that only the culprit of a crash
+   * reaches the worker_crash count. One write and no read per task.
    */
   private async handle(message: QueueMessage<PageTaskPayload>, queueSignal: AbortSignal): Promise<void> {
     const task = message.payload;
     const taskId = pageTaskId(task.job_id, task.key, task.dispatch);
-    const before = await this.repository.outcome(taskId);
-    if (before?.done) return;
-    // A run of this task started before and never finished: its worker died (maybe because of this page).
-    const suspect = (before?.deliveries ?? 0) > 0;
+    // The task of a job that no longer exists (its tenant was deleted, docs/api.md "Users"): nothing to run,
+    // and nothing to record (a delivery marker would outlive the job).
+    if (!(await this.context(task.job_id)) && !(await this.jobsRepository.findForWorker(task.job_id))) return;
+    const marker = await this.repository.delivered(taskId, task.job_id);
+    if (marker.done) return;
+    const suspect = marker.deliveries > 1;
     await this.gate.run(suspect, () => this.deliver(task, taskId, suspect, queueSignal));
   }
 
   /**
-   * One run of a page task, counted as started (a run its worker does not survive stays counted); a run
-   * `alone` in its process (a suspect's) counts among the page's runs alone, the only deaths it is blamed for.
+   * One run of a page task (its delivery is counted already); a run `alone` in its process (a suspect's)
+   * counts among the page's runs alone, the only deaths it is blamed for.
    */
   private async deliver(task: PageTaskPayload, taskId: string, alone: boolean, queueSignal: AbortSignal): Promise<void> {
-    // The task of a job that no longer exists (its tenant was deleted, docs/api.md "Users"): nothing to run,
-    // and nothing to record (a delivery marker would outlive the job).
-    if (!(await this.context(task.job_id)) && !(await this.jobsRepository.findForWorker(task.job_id))) return;
-    const marker = await this.repository.delivered(taskId, task.job_id, alone);
-    if (marker.done) return;
-    const crashed = workerCrashVerdict(marker);
-    if (crashed) {
-      await this.report(task, taskId, crashed);
-      return;
+    if (alone) {
+      const marker = await this.repository.ranAlone(taskId);
+      if (!marker || marker.done) return;
+      const crashed = workerCrashVerdict(marker);
+      if (crashed) {
+        await this.report(task, taskId, crashed);
+        return;
+      }
     }
     const context = await this.context(task.job_id);
     if (!context || isTerminal(context.job.status)) {

@@ -212,6 +212,21 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     return result.modifiedCount;
   }
 
+  async updateEach(ops: ReadonlyArray<{ filter: Filter; update: Update }>): Promise<number> {
+    if (ops.length === 0) return 0;
+    for (const op of ops) {
+      validateFilter(op.filter);
+      validateUpdate(op.update);
+    }
+    const result = await this.guard(() =>
+      this.native.bulkWrite(
+        ops.map((op) => ({ updateOne: { filter: op.filter, update: toMongoUpdate(op.update) } })),
+        { ordered: false },
+      ),
+    );
+    return result.matchedCount;
+  }
+
   async replaceOne(doc: T): Promise<void> {
     assertDoc(doc);
     await this.guard(() => this.model.replaceOne({ _id: doc._id }, { ...doc }, { upsert: true }).exec());

@@ -208,6 +208,26 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     );
   }
 
+  async updateEach(ops: ReadonlyArray<{ filter: Filter; update: Update }>): Promise<number> {
+    if (ops.length === 0) return 0;
+    for (const op of ops) validateUpdate(op.update);
+    return this.write(() =>
+      this.store.atomic(() => {
+        let matched = 0;
+        for (const op of ops) {
+          const row = this.select(op.filter, { limit: 1 }, 'id, doc').get() as Row | undefined;
+          if (!row) continue;
+          matched++;
+          const doc = JSON.parse(row.doc) as T;
+          const old = this.columns.values(doc);
+          const json = JSON.stringify(applyUpdate(doc, op.update, false, true));
+          if (json !== row.doc) this.rewrite(row.id, json, old, doc);
+        }
+        return matched;
+      }),
+    );
+  }
+
   async replaceOne(doc: T): Promise<void> {
     const json = serialize(doc);
     const values = this.columns.values(doc);

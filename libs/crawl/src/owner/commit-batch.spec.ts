@@ -1,0 +1,145 @@
+import type { ResultRecord } from '@app/results';
+import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
+import type { CrawlEntry } from '../crawl.types';
+import { CommitBatch, type PageCommit } from './commit-batch';
+import type { WindowEntry } from './frontier-window';
+import { HostSchedule } from './host-schedule';
+import { InFlightPages } from './in-flight';
+
+/**
+ * The commit batch on the real crawl repository (SQLite): pages finished together are written together, one
+ * request per step, in a single page's commit order; a store error or a stale owner is every page's.
+ */
+describe('CommitBatch', () => {
+  let f: OwnerFixture;
+  let calls: string[];
+  let leaseHeld: boolean;
+  let failAt: string | null;
+  let waiting: number;
+  let inFlight: InFlightPages;
+  let batch: CommitBatch;
+
+  beforeEach(async () => {
+    f = await ownerFixture();
+    calls = [];
+    leaseHeld = true;
+    failAt = null;
+    waiting = 0;
+    inFlight = new InFlightPages(new HostSchedule({ delayMs: 0, minIntervalMs: 0, maxConcurrency: 100 }));
+    const step = (name: string) => {
+      calls.push(name);
+      if (failAt === name) throw new Error('store down');
+    };
+    let n = 0;
+    batch = new CommitBatch(
+      f.run,
+      {
+        store: {
+          settleMany: async (epoch, items) => {
+            step(`settle ${items.length}`);
+            return f.repository.settleMany(epoch, items);
+          },
+        },
+        results: {
+          storePages: async (_job, pages) => {
+            step(`results ${pages.length}`);
+            return pages.map((p) => ({ _id: p.pageKey, id: `res_${++n}` }) as unknown as ResultRecord);
+          },
+        },
+        announcer: {
+          announceMany: async (pages) => {
+            step(`announce ${pages.map((p) => `${p.page.status}:${p.record?.id ?? '-'}`).join(',')}`);
+          },
+        },
+        lease: { holds: async () => leaseHeld },
+        inFlight,
+        metrics: { commits: { inc: () => undefined } },
+        waiting: () => waiting,
+      },
+      { max: 3, lingerMs: 60_000 },
+    );
+  });
+  afterEach(async () => {
+    batch.close();
+    await f.close();
+  });
+
+  async function running(path: string): Promise<WindowEntry> {
+    const entry = await f.pending(path);
+    await f.repository.claim(entry.id, f.run.epoch, {});
+    inFlight.add(entry);
+    return entry;
+  }
+  const commit = (entry: WindowEntry, status: 'completed' | 'failed' = 'completed', withResult = true): PageCommit => ({
+    entry,
+    status,
+    result: withResult ? { url: entry.url, status, data: {} } : null,
+    announced: { key: entry.key, url: entry.url, status, error_category: null, error_message: null },
+    firstTime: true,
+    set: { event_done: true },
+  });
+  const stored = (id: string) => f.repository.entry(id) as Promise<CrawlEntry>;
+
+  it('pages finished together share one batch: one request per step, results before announcements before entries', async () => {
+    const [a, b, c] = [await running('/a'), await running('/b'), await running('/c')];
+    const settled = await Promise.all([
+      batch.commit(commit(a)),
+      batch.commit(commit(b, 'failed')),
+      batch.commit(commit(c, 'completed', false)),
+    ]);
+    expect(settled).toEqual([true, true, true]);
+    // c keeps no result and did not fail: nothing of it is announced.
+    expect(calls).toEqual(['results 2', 'announce completed:res_1,failed:res_2', 'settle 3']);
+    expect(await stored(a.id)).toMatchObject({ status: 'completed', result_id: 'res_1', event_done: true });
+    expect(await stored(b.id)).toMatchObject({ status: 'failed', result_id: 'res_2' });
+    expect(await stored(c.id)).toMatchObject({ status: 'completed', result_id: null });
+    expect(inFlight.size).toBe(0);
+  });
+
+  it('while other outcomes are awaited, a page waits for its batch to fill (max pages) or its linger', async () => {
+    waiting = 5;
+    const [a, b, c, d] = [await running('/a'), await running('/b'), await running('/c'), await running('/d')];
+    const first = batch.commit(commit(a));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls).toEqual([]); // lingering: more pages are on their way
+    expect(batch.size).toBe(1);
+    const rest = [batch.commit(commit(b)), batch.commit(commit(c))];
+    await Promise.all([first, ...rest]);
+    expect(calls).toEqual(['results 3', 'announce completed:res_1,completed:res_2,completed:res_3', 'settle 3']);
+    // The fourth page starts a new batch, written once nothing else is awaited.
+    const last = batch.commit(commit(d));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(batch.size).toBe(1);
+    waiting = 0;
+    const e = await running('/e');
+    await Promise.all([last, batch.commit(commit(e))]);
+    expect(calls.slice(3)).toEqual(['results 2', 'announce completed:res_4,completed:res_5', 'settle 2']);
+  });
+
+  it('a store error rejects every page of the batch and leaves them in flight (Crawlee retries them)', async () => {
+    const [a, b] = [await running('/a'), await running('/b')];
+    failAt = 'announce completed:res_1,completed:res_2';
+    const outcomes = await Promise.allSettled([batch.commit(commit(a)), batch.commit(commit(b))]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(inFlight.size).toBe(2);
+    expect((await stored(a.id)).status).toBe('running');
+    // The next batch writes them.
+    failAt = null;
+    expect(await Promise.all([batch.commit(commit(a)), batch.commit(commit(b))])).toEqual([true, true]);
+    expect((await stored(b.id)).status).toBe('completed');
+  });
+
+  it('a stale owner writes nothing (lease not held), and an entry write refused by the store halts it', async () => {
+    const [a, b] = [await running('/a'), await running('/b')];
+    leaseHeld = false;
+    expect(await batch.commit(commit(a))).toBe(false);
+    expect(calls).toEqual([]);
+    expect(inFlight.has(a.id)).toBe(false);
+    leaseHeld = true;
+    await f.takeOver();
+    await f.repository.adoptRunning(f.run.jobId, f.run.epoch + 1);
+    expect(await batch.commit(commit(b))).toBe(false);
+    expect(f.halts).toEqual(['lease-lost']);
+    expect((await stored(b.id)).status).toBe('running');
+  });
+});

@@ -1,0 +1,161 @@
+import type { RecordResultInput, ResultRecord, ResultsService } from '@app/results';
+import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlEntry } from '../crawl.types';
+import type { CrawlLease } from './crawl-lease';
+import type { CrawlRun } from './crawl-run';
+import type { WindowEntry } from './frontier-window';
+import type { InFlightPages } from './in-flight';
+import type { AnnouncedPage, PageAnnouncer } from './page-announcer';
+
+/** A finished page (completed or failed) on its way to the store: what the commit batch writes of it. */
+export interface PageCommit {
+  entry: WindowEntry;
+  status: 'completed' | 'failed';
+  /** The page's result (null: it keeps none, e.g. a monitor's unchanged page or a failed page not extracted). */
+  result: RecordResultInput | null;
+  /** What the page's announcement says. */
+  announced: AnnouncedPage;
+  /** No earlier owner or attempt can have stored or announced the page (its keys are not looked up first). */
+  firstTime: boolean;
+  /** The entry's fields once settled (`result_id` is added from the stored result). */
+  set: Partial<CrawlEntry>;
+}
+
+export interface CommitBatchParts {
+  store: Pick<CrawlRepository, 'settleMany'>;
+  results: Pick<ResultsService, 'storePages'>;
+  announcer: Pick<PageAnnouncer, 'announceMany'>;
+  lease: Pick<CrawlLease, 'holds'>;
+  inFlight: Pick<InFlightPages, 'remove'>;
+  metrics: { commits: { inc(labels: { status: string }): void } };
+  /** Outcomes this owner still waits for: none means no page will join the batch soon, so it is written at once. */
+  waiting?: () => number;
+}
+
+/** A batch is written once it holds this many pages, */
+export const COMMIT_BATCH_MAX = 64;
+/** or this long after its first page came (unless no other outcome is awaited: then at once). */
+export const COMMIT_BATCH_LINGER_MS = 20;
+
+interface Pending {
+  commit: PageCommit;
+  resolve: (settled: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * A crawl owner's commit batch (docs/crawl.md "Commit batches"): the finished pages of a short window written
+ * together, in the order of a single page's commit, one request per collection: their results (one seq draw,
+ * one insert), their announcements (one seq draw, one insert of events), then their entries (one bulk of fenced
+ * updates). Each step is idempotent, as for one page, so a crash between any two costs a redo of the batch's
+ * pages, never a second result or announcement. A page stays in flight until its batch is written: the crawl
+ * does not end, and Crawlee's slot stays taken, before it is. A store error rejects every page of the batch
+ * (each stays in flight for Crawlee's retry path); a refused entry write (a stale epoch) halts the owner.
+ */
+export class CommitBatch {
+  private pending: Pending[] = [];
+  private timer?: NodeJS.Timeout;
+  private writing: Promise<void> | null = null;
+  private firstAt = 0;
+
+  constructor(
+    private readonly run: CrawlRun,
+    private readonly parts: CommitBatchParts,
+    private readonly limits = { max: COMMIT_BATCH_MAX, lingerMs: COMMIT_BATCH_LINGER_MS },
+  ) {}
+
+  /** Adds a page; resolves once its batch is written: true when its entry was settled by this owner. */
+  commit(commit: PageCommit): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      if (this.pending.length === 0) this.firstAt = Date.now();
+      this.pending.push({ commit, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Pages waiting for their batch. */
+  get size(): number {
+    return this.pending.length;
+  }
+
+  private schedule(): void {
+    if (this.writing || this.pending.length === 0) return;
+    const due =
+      this.pending.length >= this.limits.max || (this.parts.waiting?.() ?? 0) === 0
+        ? 0
+        : Math.max(0, this.firstAt + this.limits.lingerMs - Date.now());
+    clearTimeout(this.timer);
+    // At once still waits for this turn of the event loop: pages resolved together share the batch.
+    this.timer = due === 0 ? setTimeout(() => this.write(), 0) : setTimeout(() => this.write(), due);
+  }
+
+  private write(): void {
+    if (this.writing || this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.writing = this.flush(batch).finally(() => {
+      this.writing = null;
+      if (this.pending.length > 0) {
+        // Pages that came while this batch was written: their batch is due as soon as they have waited their linger.
+        this.schedule();
+      }
+    });
+  }
+
+  private async flush(batch: Pending[]): Promise<void> {
+    let settled: boolean;
+    try {
+      settled = await this.writeBatch(batch.map((p) => p.commit));
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    for (const p of batch) p.resolve(settled);
+  }
+
+  /** Writes the batch; false when this owner turned out stale (nothing of it counts). */
+  private async writeBatch(commits: PageCommit[]): Promise<boolean> {
+    // Self-fencing before the unfenced writes (results, announcements): a stale owner stops here.
+    if (!(await this.parts.lease.holds())) {
+      this.settled(commits);
+      return false;
+    }
+    const withResult = commits.filter((c) => c.result !== null);
+    const records = new Map<PageCommit, ResultRecord>();
+    if (withResult.length > 0) {
+      const stored = await this.parts.results.storePages(
+        this.run.job,
+        withResult.map((c) => ({ pageKey: c.entry.key, input: c.result as RecordResultInput, firstTime: c.firstTime })),
+      );
+      withResult.forEach((c, i) => records.set(c, stored[i]));
+    }
+    // A page with no result announces nothing, unless it failed (the stream's `error` event).
+    const announced = commits.filter((c) => records.has(c) || c.status === 'failed');
+    if (announced.length > 0)
+      await this.parts.announcer.announceMany(
+        announced.map((c) => ({ page: c.announced, record: records.get(c) ?? null, firstTime: c.firstTime })),
+      );
+    const matched = await this.parts.store.settleMany(
+      this.run.epoch,
+      commits.map((c) => ({ id: c.entry.id, status: c.status, set: { ...c.set, result_id: records.get(c)?.id ?? null } })),
+    );
+    this.settled(commits);
+    if (matched < commits.length) {
+      this.run.halt('lease-lost');
+      return false;
+    }
+    for (const c of commits) this.parts.metrics.commits.inc({ status: c.status });
+    return true;
+  }
+
+  /** The pages are no longer in flight (written, or refused): the pool may start others. */
+  private settled(commits: PageCommit[]): void {
+    for (const c of commits) this.parts.inFlight.remove(c.entry);
+    this.run.wake();
+  }
+
+  /** Stops the timer (the crawl ended; its pages were written before it could). */
+  close(): void {
+    clearTimeout(this.timer);
+  }
+}
