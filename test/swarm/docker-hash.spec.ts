@@ -1,12 +1,12 @@
 /**
  * The hash of docker/ that `npm run test:swarm` records in bench-results/swarm.json (test/swarm/docker-hash.ts):
- * what it covers. The spec that compares the recorded hash with this tree's joins the suite with the first
- * full recorded run (README "Cluster mode").
+ * what it covers; and the check of a record against a tree that recorded-run.spec.ts applies to the
+ * committed record (README "Cluster mode").
  */
 import { mkdtempSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dockerDirHash } from './docker-hash';
+import { SCENARIOS, dockerDirHash, recordedRunProblems } from './docker-hash';
 
 describe('dockerDirHash', () => {
   let root: string;
@@ -43,5 +43,42 @@ describe('dockerDirHash', () => {
     writeFileSync(join(root, 'docker', 'Dockerfile'), 'FROM base\n');
     writeFileSync(join(root, 'docker', 'conf', 'a.yml'), 'a: 1\n');
     expect(dockerDirHash(root)).not.toBe(moved);
+  });
+});
+
+describe('recordedRunProblems', () => {
+  const hash = 'a'.repeat(64);
+  const full = () => ({
+    commit: '0123456789abcdef0123456789abcdef01234567',
+    docker_dir_sha256: hash,
+    docker_dir_uncommitted_changes: false,
+    scenarios: SCENARIOS.map((n, i) => ({ scenario: `${n} name`, verdict: i === 3 ? 'fail' : 'pass' })),
+  });
+
+  it('accepts a full run on the same docker/ files (a failed verdict is recorded, not hidden)', () => {
+    expect(recordedRunProblems(full(), hash)).toEqual([]);
+  });
+
+  it('names the recorded commit and both hashes when docker/ changed since the run', () => {
+    const problems = recordedRunProblems(full(), 'b'.repeat(64));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('docker/ changed since the recorded run (commit 0123456789ab');
+    expect(problems[0]).toContain(hash);
+    expect(problems[0]).toContain('b'.repeat(64));
+    expect(problems[0]).toContain('npm run test:swarm');
+  });
+
+  it('refuses a run on uncommitted docker/ files, a subset of the scenarios, a scenario without verdict, no record', () => {
+    expect(recordedRunProblems({ ...full(), docker_dir_uncommitted_changes: true }, hash)).toEqual([
+      'the recorded run did not run on committed docker/ files (docker_dir_uncommitted_changes: true)',
+    ]);
+    const subset = { ...full(), scenarios: full().scenarios.filter((s) => !/^(2|5) /.test(s.scenario)) };
+    expect(recordedRunProblems(subset, hash)).toEqual([expect.stringContaining('scenario 2, 5 did not run')]);
+    const noVerdict = { ...full(), scenarios: full().scenarios.map((s, i) => (i === 0 ? { scenario: s.scenario } : s)) };
+    expect(recordedRunProblems(noVerdict, hash)).toEqual(['scenario 1 name has no verdict']);
+    expect(recordedRunProblems({ docker_dir_sha256: hash, docker_dir_uncommitted_changes: false }, hash)).toEqual([
+      expect.stringContaining('scenario 1, 2, 3, 4, 5, 6, 7, 8 did not run'),
+    ]);
+    expect(recordedRunProblems(null, hash)).toEqual(['bench-results/swarm.json holds no record']);
   });
 });
