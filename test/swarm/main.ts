@@ -277,7 +277,12 @@ async function main(): Promise<number> {
     record.scenarios = results.verdicts;
     const all = (results.verdicts as Array<{ verdict: string }>) ?? [];
     const passed = all.filter((v) => v.verdict === 'pass').length;
-    record.summary = `${passed} passed, ${all.length - passed} failed`;
+    const notRun = (n: number) => (n > 0 ? `, ${n} not run (the driver exited ${driver.code})` : '');
+    // A driver stopped before the end (`docker stop gleaner-swarm-driver`: the way to end a run early and
+    // keep what finished) leaves scenarios without a verdict: the record says how many and why.
+    record.driver_exit_code = driver.code;
+    const expected = process.env.SWARM_SCENARIOS ? process.env.SWARM_SCENARIOS.split(',').length : 8;
+    record.summary = `${passed} passed, ${all.length - passed} failed${notRun(expected - all.length)}`;
     exitCode = driver.code === 0 && all.length === 8 && passed === 8 ? 0 : 1;
     if (process.env.SWARM_SCENARIOS) exitCode = driver.code === 0 && passed === all.length ? 0 : 1;
   } catch (error) {
