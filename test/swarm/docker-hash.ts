@@ -38,7 +38,9 @@ export function recordedRunProblems(record: unknown, hash: string): string[] {
     );
   }
   if (r.docker_dir_uncommitted_changes !== false) {
-    problems.push(`the recorded run did not run on committed docker/ files (docker_dir_uncommitted_changes: ${String(r.docker_dir_uncommitted_changes)})`);
+    problems.push(
+      `the recorded run did not run on committed docker/ files (docker_dir_uncommitted_changes: ${String(r.docker_dir_uncommitted_changes)})`,
+    );
   }
   const ran = Array.isArray(r.scenarios) ? (r.scenarios as Array<{ scenario?: unknown; verdict?: unknown }>) : [];
   if (ran.length === 0) problems.push(`the recorded run has no scenario (${rerun})`);
