@@ -81,7 +81,7 @@ export async function scaleWhileCrawling(ctx: Context): Promise<{ problems: stri
   await scaleTo(ctx, 1);
   // A model that answers after 300 ms, and a crawl that lasts through every step (the run of 2026-12-02 at
   // load ~40 scaled down 7 minutes in, at 2.1 pages/s) but not far beyond: a fixed 3,000 pages kept that
-  // run's single crawler busy 17 more minutes after the scale-down.
+  // run's single crawler busy 30 more minutes after the scale-down.
   const crawl = await startCrawl(ctx, 'scale', sized(ctx, 900, 600, 3000), 'slow-300', 24);
   await untilDone(
     'first pages',
