@@ -27,8 +27,12 @@ export function ensurePackages(): void {
   if (need.length === 0) return;
   const packages = [...new Set(need)];
   log(`installing ${packages.join(' ')} (apt-get)`);
+  // Another engineer's apt-get may hold dpkg's lock: wait for it (up to 10 min) instead of failing.
   const run = (args: string[]) =>
-    spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   if (run(['update', '-qq']).status !== 0 || run(['install', '-y', '-qq', ...packages]).status !== 0) {
     throw new Error(`apt-get install ${packages.join(' ')} failed (the swarm test needs root on Debian)`);
   }

@@ -25,6 +25,8 @@ import { dockerDirHash } from './docker-hash';
 const STACK = 'gleaner';
 const OUT = join(ROOT, '.swarm');
 const log = (message: string) => console.log(`[swarm ${new Date().toISOString().slice(11, 19)}] ${message}`);
+/** The machine's 1/5/15-minute load averages: recorded beside every number (the machine is shared). */
+const load = () => loadavg().map((l) => Number(l.toFixed(1)));
 
 /** The stack's secrets: every one the README names, random here (the driver knows them to look for leaks). */
 function makeSecrets(bootstrapKey: string): Record<string, { secret: string; value: string }> {
@@ -126,33 +128,42 @@ async function embeddedContainer(): Promise<Record<string, unknown>> {
 function numbersTable(record: Record<string, any>): string {
   const scenario = (prefix: string) => (record.scenarios ?? []).find((s: { scenario: string }) => s.scenario.startsWith(prefix)) ?? {};
   const n = (v: unknown, digits = 1) => (typeof v === 'number' ? v.toFixed(digits) : String(v ?? '–'));
+  const at = (l: unknown) => (Array.isArray(l) ? ` (load ${l.join(' / ')})` : '');
+  const during = (s: { load?: { start: number[]; end: number[] } }) =>
+    s.load ? ` (load ${s.load.start[0]} → ${s.load.end[0]}, 1-min averages at start and end)` : '';
   const rows: Array<[string, string]> = [
     ['commit, load average at the start', `${String(record.commit).slice(0, 7)}, ${record.machine?.load_at_start?.join(' / ')}`],
     [
       'gleaner image build, cold / warm',
-      `${n(record.build?.app_cold_s, 0)} s / ${n(record.build?.app_warm_s, 0)} s (${n((record.build?.app_image_bytes ?? 0) / 2 ** 30, 2)} GiB)`,
+      `${n(record.build?.app_cold_s, 0)} s / ${n(record.build?.app_warm_s, 0)} s (${n((record.build?.app_image_bytes ?? 0) / 2 ** 30, 2)} GiB)${at(record.build?.load_at_end)}`,
     ],
-    ['deploy to healthy', `${n(record.deploy_to_healthy_s, 0)} s`],
-    ['crawl of 1,000 pages, 2 crawler tasks', `${n(scenario('1').numbers?.pages_per_s)} pages/s`],
+    ['deploy to healthy', `${n(record.deploy_to_healthy_s, 0)} s${at(record.load_at_healthy)}`],
+    ['crawl of 1,000 pages, 2 crawler tasks', `${n(scenario('1').numbers?.pages_per_s)} pages/s${during(scenario('1'))}`],
   ];
   const rates = scenario('2').numbers?.pages_per_s_by_crawler_tasks ?? {};
-  rows.push(['pages/s with 1 / 2 / 3 crawler tasks (slow-300 model, one crawl)', `${n(rates['1'])} / ${n(rates['2'])} / ${n(rates['3'])}`]);
+  rows.push([
+    'pages/s with 1 / 2 / 3 crawler tasks (slow-300 model, one crawl)',
+    `${n(rates['1'])} / ${n(rates['2'])} / ${n(rates['3'])}${during(scenario('2'))}`,
+  ]);
   rows.push([
     'failover after docker kill of the owner (3 kills)',
-    `${(scenario('3').numbers?.failover_s ?? []).map((x: number) => n(x)).join(', ')} s`,
+    `${(scenario('3').numbers?.failover_s ?? []).map((x: number) => n(x)).join(', ')} s${during(scenario('3'))}`,
   ]);
   for (const [name, t] of Object.entries<any>(scenario('4').numbers?.requests ?? {})) {
     rows.push([
       `requests during the ${name} update: sent / failed raw / failed with one retry`,
-      `${t.sent} / ${t.failedRaw} / ${t.failedRetried}`,
+      `${t.sent} / ${t.failedRaw} / ${t.failedRetried}${during(scenario('4'))}`,
     ]);
   }
-  rows.push(['store (MongoDB-wire) kill → every replica answers again', `${n(scenario('5').numbers?.mongo?.recovery_s)} s`]);
-  rows.push(['Redis kill → every replica answers again', `${n(scenario('5').numbers?.redis?.recovery_s)} s`]);
+  rows.push([
+    'store (MongoDB-wire) kill → every replica answers again',
+    `${n(scenario('5').numbers?.mongo?.recovery_s)} s${during(scenario('5'))}`,
+  ]);
+  rows.push(['Redis kill → every replica answers again', `${n(scenario('5').numbers?.redis?.recovery_s)} s${during(scenario('5'))}`]);
   const memory = typeof record.memory_per_task === 'object' ? record.memory_per_task : {};
   for (const [svc, mem] of Object.entries<any>(memory))
-    rows.push([`memory per task, ${svc}`, Array.isArray(mem) ? mem.join(', ') : String(mem)]);
-  for (const s of record.scenarios ?? []) rows.push([`scenario ${s.scenario}`, `${s.verdict} (${n(s.seconds, 0)} s)`]);
+    rows.push([`memory per task, ${svc}`, `${Array.isArray(mem) ? mem.join(', ') : String(mem)}${at(record.load_at_memory)}`]);
+  for (const s of record.scenarios ?? []) rows.push([`scenario ${s.scenario}`, `${s.verdict} (${n(s.seconds, 0)} s)${during(s)}`]);
   return ['| What | Measured |', '| --- | --- |', ...rows.map(([a, b]) => `| ${a} | ${b} |`)].join('\n') + '\n';
 }
 
@@ -172,7 +183,7 @@ async function main(): Promise<number> {
     machine: {
       cores: cpus().length,
       memory_gib: Math.round(totalmem() / 2 ** 30),
-      load_at_start: loadavg().map((l) => Number(l.toFixed(1))),
+      load_at_start: load(),
     },
   };
   let exitCode = 1;
@@ -180,7 +191,7 @@ async function main(): Promise<number> {
     await startDaemon(join(OUT, 'dockerd.log'));
     record.docker_version = (await mustDocker(['version', '--format', '{{.Server.Version}}'])).trim();
     log('building images');
-    record.build = await buildImages({ cold: process.env.GLEANER_SWARM_COLD !== '0' });
+    record.build = { ...(await buildImages({ cold: process.env.GLEANER_SWARM_COLD !== '0' })), load_at_end: load() };
 
     record.embedded = await embeddedContainer();
 
@@ -223,6 +234,7 @@ async function main(): Promise<number> {
     }
     await waitHealthy();
     record.deploy_to_healthy_s = (Date.now() - deployStarted) / 1000;
+    record.load_at_healthy = load();
     log(`stack healthy in ${record.deploy_to_healthy_s} s`);
 
     log('scenarios (driver container on the overlay network)');
@@ -258,13 +270,19 @@ async function main(): Promise<number> {
       { echo: true },
     );
     record.memory_per_task = await memoryPerTask().catch((e: Error) => e.message);
+    record.load_at_memory = load();
     const results = existsSync(join(OUT, 'out', 'results.json'))
       ? JSON.parse(readFileSync(join(OUT, 'out', 'results.json'), 'utf8'))
       : { verdicts: [] };
     record.scenarios = results.verdicts;
     const all = (results.verdicts as Array<{ verdict: string }>) ?? [];
     const passed = all.filter((v) => v.verdict === 'pass').length;
-    record.summary = `${passed} passed, ${all.length - passed} failed`;
+    const notRun = (n: number) => (n > 0 ? `, ${n} not run (the driver exited ${driver.code})` : '');
+    // A driver stopped before the end (`docker stop gleaner-swarm-driver`: the way to end a run early and
+    // keep what finished) leaves scenarios without a verdict: the record says how many and why.
+    record.driver_exit_code = driver.code;
+    const expected = process.env.SWARM_SCENARIOS ? process.env.SWARM_SCENARIOS.split(',').length : 8;
+    record.summary = `${passed} passed, ${all.length - passed} failed${notRun(expected - all.length)}`;
     exitCode = driver.code === 0 && all.length === 8 && passed === 8 ? 0 : 1;
     if (process.env.SWARM_SCENARIOS) exitCode = driver.code === 0 && passed === all.length ? 0 : 1;
   } catch (error) {
@@ -278,7 +296,7 @@ async function main(): Promise<number> {
     }
   }
   record.total_s = (Date.now() - started) / 1000;
-  record.load_at_end = loadavg().map((l) => Number(l.toFixed(1)));
+  record.load_at_end = load();
   writeFileSync(join(OUT, 'swarm.json'), JSON.stringify(record, null, 2) + '\n');
   writeFileSync(join(OUT, 'numbers.md'), numbersTable(record));
   if (!process.env.SWARM_SCENARIOS) writeFileSync(join(ROOT, 'bench-results', 'swarm.json'), JSON.stringify(record, null, 2) + '\n');

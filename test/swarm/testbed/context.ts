@@ -11,6 +11,8 @@ export interface Verdict {
   problems: string[];
   numbers: Record<string, unknown>;
   seconds: number;
+  /** The machine's 1/5/15-minute load averages when the scenario started and ended. */
+  load?: { start: number[]; end: number[] };
 }
 
 export interface Context {

@@ -4,7 +4,7 @@
  */
 import { containersOf, docker, mustDocker } from '../docker-cli';
 import { pause, untilDone } from './client';
-import { checkCrawl, crawlerPageTasks, finished, job, ownerOf, service, startCrawl, type Context, type Crawl } from './context';
+import { checkCrawl, crawlerPageTasks, finished, job, ownerOf, service, sized, startCrawl, type Context, type Crawl } from './context';
 
 type Numbers = Record<string, unknown>;
 
@@ -79,8 +79,10 @@ async function healthyCrawlers(ctx: Context): Promise<number> {
 export async function scaleWhileCrawling(ctx: Context): Promise<{ problems: string[]; numbers: Numbers }> {
   const problems: string[] = [];
   await scaleTo(ctx, 1);
-  // A model that answers after 300 ms: the crawl lasts through every step on a machine of any speed.
-  const crawl = await startCrawl(ctx, 'scale', 3000, 'slow-300', 24);
+  // A model that answers after 300 ms, and a crawl that lasts through every step (the run of 2026-12-02 at
+  // load ~40 scaled down 7 minutes in, at 2.1 pages/s) but not far beyond: a fixed 3,000 pages kept that
+  // run's single crawler busy 30 more minutes after the scale-down.
+  const crawl = await startCrawl(ctx, 'scale', sized(ctx, 900, 600, 3000), 'slow-300', 24);
   await untilDone(
     'first pages',
     async () => (await job(ctx, crawl.id)).page_count >= 20,

@@ -6,6 +6,7 @@
  * secret the stack was given), SWARM_STACK, SWARM_SITE, SWARM_MODEL, SWARM_SCENARIOS (optional: a subset).
  */
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { Api, answersSeen, untilDone } from './client';
 import { crawlThousand, killOwner, scaleWhileCrawling } from './crawl-scenarios';
 import { rollingUpdates, storeAndRedis } from './fault-scenarios';
@@ -48,6 +49,10 @@ async function main(): Promise<void> {
   const run = async (name: string, scenario: () => Promise<{ problems: string[]; numbers: Record<string, unknown> }>) => {
     if (only && !only.has(name.split(' ')[0])) return;
     const t = Date.now();
+    // The machine's load average (a container reads the host's) beside the scenario's numbers: the
+    // machine is shared, and every figure is indicative only with the load it was measured at.
+    const load = () => loadavg().map((l) => Number(l.toFixed(1)));
+    const loadAtStart = load();
     ctx.log(`scenario ${name}: start`);
     let verdict: Verdict;
     try {
@@ -62,6 +67,7 @@ async function main(): Promise<void> {
         seconds: (Date.now() - t) / 1000,
       };
     }
+    verdict.load = { start: loadAtStart, end: load() };
     ctx.log(`scenario ${name}: ${verdict.verdict.toUpperCase()} in ${verdict.seconds.toFixed(0)} s ${JSON.stringify(verdict.numbers)}`);
     for (const problem of verdict.problems) ctx.log(`  problem: ${problem}`);
     verdicts.push(verdict);
