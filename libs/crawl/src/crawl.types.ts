@@ -169,6 +169,8 @@ export type PageOutcome =
       fetch_mode: string;
       links: string[];
       fetch_duration_ms: number;
+      /** `canonicalize: strict`: the page's rel=canonical as it declared it (a www alias is learned from it); absent otherwise. */
+      canonical_url?: string;
       extract_duration_ms: number | null;
       /** Present when the page was extracted (or made into formats, or known unchanged by a monitor). */
       result: PageExtraction | null;
