@@ -75,6 +75,8 @@ export interface CrawlEntry {
   ungrounded_fields?: number;
   /** A `duplicate` skip (docs/dedup.md): the original's address, why, how alike (absent on other entries). */
   duplicate_of?: string;
+  /** The original's key (its result is `<job>:p:<key>`: `copy_duplicates`); absent on entries stored before. */
+  duplicate_key?: string;
   duplicate_reason?: PageDuplicate['duplicate_reason'];
   similarity?: number | null;
   /** Extracted pages whose schema asks for a list: items the page has that its data lacks (docs/long-lists.md); absent before. */

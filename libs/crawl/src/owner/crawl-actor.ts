@@ -153,7 +153,7 @@ export class CrawlActor {
       metrics: deps.metrics,
     });
     this.seeding = this.seedSource(run, robots);
-    this.closer = new CrawlCloser(run, repository, deps.jobsRepository, this.counters, this.announcer);
+    this.closer = new CrawlCloser(run, repository, deps.jobsRepository, this.counters, this.announcer, deps.results);
     this.bridge = new CrawleeBridge(
       run,
       {

@@ -249,7 +249,12 @@ export class PageCommitter {
       error_message: `Not kept: ${why}.`,
       final_url: finalUrl,
       ...(duplicate
-        ? { duplicate_of: duplicate.duplicate_of, duplicate_reason: duplicate.duplicate_reason, similarity: duplicate.similarity }
+        ? {
+            duplicate_of: duplicate.duplicate_of,
+            duplicate_key: duplicate.duplicate_key,
+            duplicate_reason: duplicate.duplicate_reason,
+            similarity: duplicate.similarity,
+          }
         : {}),
       ticket: unadmittedTicket(entry.key),
       admitted: false,
