@@ -38,7 +38,6 @@ export function dedupSuite(getEnv: () => DedupEnv): void {
     http(env.app.baseUrl, method, path, { key: env.app.adminKey, ...opts });
   const llm = () => ({ provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-dedup-test', base_url: env.models.openaiBaseUrl });
   const bare = (path: string) => env.play.url('dup.test', path);
-  const www = (path: string) => env.play.url('www.dup.test', path);
   /** A URL as the crawl map shows it: the path and query on its host (`www:` for the www host). */
   const short = (url: string | null) => {
     if (url === null) return null;
@@ -172,21 +171,30 @@ export function dedupSuite(getEnv: () => DedupEnv): void {
     const job = await finished(jobId);
     expect(job).toMatchObject({
       status: 'completed',
-      duplicates: { canonical: 1, exact: 0, near: 0, redirect: 1 },
-      model_calls_saved: 1,
+      duplicates: { canonical: 2, exact: 0, near: 0, redirect: 1 },
+      model_calls_saved: 2,
     });
     const { entries } = await mapOf(jobId);
     const skipped = entries
       .filter((e) => e.error_category === 'duplicate')
       .map((e) => [short(e.url), e.duplicate_reason, short(e.duplicate_of)])
       .sort();
+    // The www host's product page (reached from www.dup.test/about's navigation) names the bare one: a duplicate, but no alias.
     expect(skipped).toEqual([
       ['/old/6', 'redirect', '/p/6'],
       ['/p/3/amp', 'canonical', '/p/3'],
+      ['www:/p/1', 'canonical', '/p/1'],
     ]);
     // Text copies are extracted (dedupe off), tracking parameters kept (default rules), the www host's link kept as it is.
     const done = new Set(entries.filter((e) => e.status === 'completed').map((e) => short(e.url)));
-    for (const path of ['/p/2/print', '/p/4?sort=price', '/news/1/updated', '/p/1?utm_source=news&utm_medium=email', 'www:/team'])
+    for (const path of [
+      '/p/2/print',
+      '/p/4?sort=price',
+      '/news/1/updated',
+      '/p/1?utm_source=news&utm_medium=email',
+      'www:/team',
+      'www:/about',
+    ])
       expect([path, done.has(path)]).toEqual([path, true]);
     expect(done.has('/team')).toBe(false);
     expect(modelPages(since)).toContain('/p/2/print');

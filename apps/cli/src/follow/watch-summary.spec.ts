@@ -36,9 +36,9 @@ describe('renderSummary (the end of crawl and batch)', () => {
   });
 
   it('says nothing of duplicates when there were none, or the job has no count', () => {
-    expect(renderSummary(summary({ duplicates: { canonical: 0, exact: 0, near: 0, redirect: 0 }, model_calls_saved: 0 }), plain)).not.toContain(
-      'duplicates',
-    );
+    expect(
+      renderSummary(summary({ duplicates: { canonical: 0, exact: 0, near: 0, redirect: 0 }, model_calls_saved: 0 }), plain),
+    ).not.toContain('duplicates');
     expect(renderSummary(summary(), plain)).not.toContain('duplicates');
   });
 });

@@ -72,7 +72,13 @@ describe('CrawlCloser', () => {
     });
     const failed = await f.pending('/failed', { status: 'failed', admitted: true, ticket: 2 });
     const duplicate = (path: string, of: { url: string; key: string }, reason: 'exact' | 'near' | 'canonical') =>
-      f.pending(path, { status: 'skipped', error_category: 'duplicate', duplicate_of: of.url, duplicate_key: of.key, duplicate_reason: reason });
+      f.pending(path, {
+        status: 'skipped',
+        error_category: 'duplicate',
+        duplicate_of: of.url,
+        duplicate_key: of.key,
+        duplicate_reason: reason,
+      });
     const copy = await duplicate('/?utm_source=x', original, 'exact');
     const canonical = await duplicate('/print', original, 'canonical');
     const ofFailed = await duplicate('/failed-copy', failed, 'near');
@@ -91,7 +97,10 @@ describe('CrawlCloser', () => {
     expect(results.has(`${f.run.jobId}:p:${ofFailed.key}`)).toBe(false);
     expect(results.size).toBe(3);
     // The crawl map links the copy; the job still counts one page.
-    expect(await f.repository.entry(copy.id)).toMatchObject({ status: 'skipped', result_id: results.get(`${f.run.jobId}:p:${copy.key}`)!.id });
+    expect(await f.repository.entry(copy.id)).toMatchObject({
+      status: 'skipped',
+      result_id: results.get(`${f.run.jobId}:p:${copy.key}`)!.id,
+    });
     expect((await f.jobs.findForWorker(f.run.jobId))?.page_count).toBe(1);
     // A finish run again (a takeover) adds nothing.
     await closer.finish();
@@ -102,7 +111,13 @@ describe('CrawlCloser', () => {
     await setUp();
     const original = await f.pending('/', { status: 'completed', admitted: true, ticket: 1 });
     await resultStore.storePage(f.run.job, original.key, { url: original.url, status: 'completed', data: {} });
-    await f.pending('/copy', { status: 'skipped', error_category: 'duplicate', duplicate_of: original.url, duplicate_key: original.key, duplicate_reason: 'exact' });
+    await f.pending('/copy', {
+      status: 'skipped',
+      error_category: 'duplicate',
+      duplicate_of: original.url,
+      duplicate_key: original.key,
+      duplicate_reason: 'exact',
+    });
     await closer.finish();
     expect(results.size).toBe(1);
   });

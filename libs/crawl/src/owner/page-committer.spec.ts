@@ -316,11 +316,17 @@ describe('PageCommitter', () => {
     await f.close();
     await setUp({ max_pages: 4, canonicalize: 'strict' }, 'http://www.shop.test/');
     const page = await running('/a');
-    await apply(page, { ...completed(page.url), canonical_url: 'http://shop.test/a' });
+    await apply(page, { ...completed(page.url, ['http://www.shop.test/c']), canonical_url: 'http://shop.test/a' });
     expect(frontier.scope.knownAliases()).toEqual({ 'www.shop.test': 'shop.test' });
+    expect(await f.repository.entry(entryId(f.run.jobId, canonicalize('http://shop.test/c')!.key))).toMatchObject({
+      url: 'http://shop.test/c',
+    });
     expect((await f.repository.state(f.run.jobId))?.host_aliases).toEqual({ 'www.shop.test': 'shop.test' });
     // Links to the www host are read as the bare host's from now on.
     expect(frontier.scope.canonical('http://www.shop.test/b')?.url).toBe('http://shop.test/b');
+    // The page itself is kept as it came (not taken for a redirect onto its twin), and its links are read by the new rule.
+    expect(await stored(page.id)).toMatchObject({ status: 'completed' });
+    expect(await f.repository.entry(entryId(f.run.jobId, canonicalize('http://shop.test/a')!.key))).toBeNull();
   });
 
   it('canonicalize strict: a page skipped for its rel=canonical on the twin teaches the alias too; default mode never', async () => {

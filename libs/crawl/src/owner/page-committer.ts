@@ -113,7 +113,6 @@ export class PageCommitter {
 
   private async completed(entry: WindowEntry, outcome: Completed): Promise<void> {
     await this.learnAlias(entry.host, outcome.final_url);
-    if (outcome.canonical_url) await this.learnAlias(hostOf(outcome.final_url) ?? entry.host, outcome.canonical_url);
     const final = this.frontier.scope.canonical(outcome.final_url);
     if (final && final.key !== entry.key) {
       const clash = await this.claimRedirectTarget(entry, final);
@@ -127,6 +126,8 @@ export class PageCommitter {
     }
     // Self-fencing before the unfenced writes (children, result): a stale owner stops here (see Frontier.sweep).
     if (!(await this.lease.holds())) return;
+    // After the redirect check (the page's own address is not a redirect onto its twin), before its links are read.
+    if (outcome.canonical_url) await this.learnAlias(hostOf(outcome.final_url) ?? entry.host, outcome.canonical_url);
     await this.frontier.offerLinks(entry, outcome.links, outcome.final_url);
     const result = outcome.result;
     let record: ResultRecord | null = null;
@@ -242,7 +243,8 @@ export class PageCommitter {
     duplicate?: PageDuplicate,
   ): Promise<void> {
     // A page skipped for its rel=canonical shows, as a redirect does, that its host and the canonical's are one site.
-    if (duplicate?.duplicate_reason === 'canonical') await this.learnAlias(hostOf(finalUrl ?? entry.url) ?? entry.host, duplicate.duplicate_of);
+    if (duplicate?.duplicate_reason === 'canonical')
+      await this.learnAlias(hostOf(finalUrl ?? entry.url) ?? entry.host, duplicate.duplicate_of);
     const ticket = entry.ticket;
     const settled = await this.settle(entry, 'skipped', {
       error_category: reason,

@@ -253,7 +253,7 @@ class CrawlScopeOptions {
     default: CRAWL_OPTION_DEFAULTS.copy_duplicates,
     description:
       "A page skipped as a duplicate (rel=canonical, `dedupe`, a redirect) gets a result item of its own: a copy of its original's " +
-      "(its `data`, no tokens or cost), with `metadata.duplicate_of`, stored when the crawl ends (docs/dedup.md). Off (default): " +
+      '(its `data`, no tokens or cost), with `metadata.duplicate_of`, stored when the crawl ends (docs/dedup.md). Off (default): ' +
       "the duplicate has no item; the crawl map's `duplicate_of` names the original whose item stands for it.",
   })
   @IsOptional()
