@@ -64,6 +64,27 @@ describe('DuplicateIndex (on the embedded store)', () => {
     expect(await index.check(J1, { key: 'd', url: 'https://s.example/d', text: other }, 'near')).toBeNull();
   });
 
+  it('near: of near-duplicates checked at once, the lowest key is the original and the others its copies, whatever the order', async () => {
+    const text = (day: number) => `${body} updated 2026-12-0${day}`;
+    for (const order of [
+      ['a', 'b', 'c'],
+      ['c', 'b', 'a'],
+    ]) {
+      const job = { id: `j-${order.join('')}`, userId: 'u1' };
+      const verdicts = await Promise.all(
+        order.map((key, i) => index.check(job, { key, url: `https://s.example/${key}`, text: text(i + 1) }, 'near')),
+      );
+      const byKey = Object.fromEntries(order.map((key, i) => [key, verdicts[i]]));
+      expect(byKey.a).toBeNull();
+      expect(byKey.b).toMatchObject({ original: { key: 'a' }, reason: 'near' });
+      expect(byKey.c).toMatchObject({ original: { key: 'a' }, reason: 'near' });
+      // Only the original is left in the index: a later copy names it.
+      expect(await index.check(job, { key: 'd', url: 'https://s.example/d', text: text(9) }, 'near')).toMatchObject({
+        original: { key: 'a' },
+      });
+    }
+  });
+
   it('forgets a job', async () => {
     await index.check(J1, { key: 'a', url: 'https://s.example/a', text: body }, 'near');
     await index.forget('j1');

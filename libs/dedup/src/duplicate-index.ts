@@ -48,7 +48,8 @@ interface IndexDoc {
  * - `exact`: an original's text hash is recorded by an insert the store refuses for a second page (a unique `_id`): of
  *   two pages with one text finishing at once, exactly one is the original, and a page run again finds its own record;
  * - `near`: a page's verdict is recorded once (`v:`), before it is acted on, and read back by a later run of the page;
- *   two near-duplicates checked at the same moment may both find no original and both be extracted (never both skipped).
+ *   two near-duplicates checked at the same moment may both find no original: each then enters the index and asks again
+ *   for an original with a lower key; the higher steps back (its records go) and is the lower's copy, never both skipped.
  */
 @Injectable()
 export class DuplicateIndex {
@@ -66,11 +67,16 @@ export class DuplicateIndex {
     if (decided) return decided.verdict ?? null;
     const fp = fingerprintOf(page.text);
     const hash = textHash(page.text);
-    const verdict = (fp ? await this.nearest(docs, jobId, page.key, fp, hash) : null) ?? (await this.claimText(docs, owner, page));
+    let verdict = (fp ? await this.nearest(docs, jobId, page.key, fp, hash) : null) ?? (await this.claimText(docs, owner, page));
     if (!verdict && fp) {
-      await docs.insertMany(
-        bandsOf(fp).map((band) => ({ _id: `b:${jobId}:${band}:${page.key}`, ...owner, key: page.key, url: page.url, band, fp, hash })),
-      );
+      const bands = bandsOf(fp).map((band) => `b:${jobId}:${band}:${page.key}`);
+      await docs.insertMany(bandsOf(fp).map((band, i) => ({ _id: bands[i], ...owner, key: page.key, url: page.url, band, fp, hash })));
+      // Two near-duplicates checked at the same moment both found no original: the lower key is the original. Asked
+      // again with this page's bands in (so of two such pages at least the higher sees the lower), it steps back.
+      verdict = await this.nearest(docs, jobId, page.key, fp, hash, page.key);
+      if (verdict) {
+        await docs.deleteMany({ _id: { $in: [...bands, `h:${jobId}:${hash}`] }, key: page.key });
+      }
     }
     try {
       await docs.insertOne({ _id: `v:${jobId}:${page.key}`, ...owner, key: page.key, url: page.url, verdict });
@@ -95,18 +101,22 @@ export class DuplicateIndex {
     return (await this.collection()).deleteMany({ user_id: userId });
   }
 
-  /** The most similar original sharing an LSH band with `fp`, when at least NEAR_SIMILARITY alike (ties: the lowest key). */
+  /**
+   * The most similar original sharing an LSH band with `fp`, when at least NEAR_SIMILARITY alike (ties: the lowest key);
+   * `below`: only originals whose key sorts before it.
+   */
   private async nearest(
     docs: Collection<IndexDoc>,
     jobId: string,
     key: string,
     fp: string,
     hash: string,
+    below?: string,
   ): Promise<DuplicateVerdict | null> {
     const candidates = await docs.find({ job_id: jobId, band: { $in: bandsOf(fp) } }, { fields: ['key', 'url', 'fp', 'hash'] });
     let best: DuplicateVerdict | null = null;
     for (const c of candidates) {
-      if (c.key === key || !c.fp) continue;
+      if (c.key === key || !c.fp || (below !== undefined && c.key >= below)) continue;
       const alike = similarity(fp, c.fp);
       if (alike < NEAR_SIMILARITY) continue;
       if (!best || alike > best.similarity || (alike === best.similarity && c.key < best.original.key)) {

@@ -112,9 +112,8 @@ async function crawlOnce(
     const fetched = entries.filter((e) => e.status === 'completed' || e.status === 'failed' || e.error_category === 'duplicate').length;
     const path = (url: string) => new URL(url).pathname;
     // A false merge: a page taken for a copy of a page whose record is another (a product for another product).
-    const falseMerges = entries.filter(
-      (e) => e.duplicate_of !== null && path(e.url).replace(/\/(print|amp|updated)$/, '') !== path(e.duplicate_of),
-    ).length;
+    const recordOf = (url: string) => path(url).replace(/\/(print|amp|updated)$/, '');
+    const falseMerges = entries.filter((e) => e.duplicate_of !== null && recordOf(e.url) !== recordOf(e.duplicate_of)).length;
     // Missed: a generated duplicate extracted as a page of its own (by kind); found before the fetch: strict rules made it
     // its original's address (tracking parameters), so it was never fetched.
     const byUrl = new Map(entries.map((e) => [e.url, e]));
@@ -161,7 +160,8 @@ export async function siteCrawl(log: (line: string) => void): Promise<Record<str
       for (const mode of r % 2 === 0 ? (['off', 'near'] as const) : (['near', 'off'] as const)) {
         log(`site crawl: ${mode} run ${r + 1}/${repeats}`);
         const run = await crawlOnce(mode, site, models, addresses);
-        log(`  ${run.fetched} addresses fetched in ${run.seconds} s, ${run.model_calls} model calls`);
+        const failed = run.entries.filter((e) => e.status === 'failed').map((e) => e.error_category);
+        log(`  ${run.fetched} addresses fetched in ${run.seconds} s, ${run.model_calls} model calls, failed: ${JSON.stringify(failed)}`);
         runs.push(run);
       }
     log('site crawl: near run with SQLite statements counted');
