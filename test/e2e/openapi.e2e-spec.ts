@@ -143,6 +143,7 @@ describe('OpenAPI document', () => {
       'canonicalize',
       'concurrency',
       'cookies',
+      'copy_duplicates',
       'dedupe',
       'delay_ms',
       'fetch_mode',
@@ -163,6 +164,26 @@ describe('OpenAPI document', () => {
       default: 'default',
     });
     expect(doc.components.schemas.BatchOptionsDto.properties.ignore_query_params).toMatchObject({ type: 'array', maxItems: 50 });
+    expect(doc.components.schemas.BatchOptionsDto.properties.copy_duplicates).toMatchObject({ type: 'boolean', default: false });
+    // Crawls and saved sites take the same options (one definition).
+    for (const options of ['CrawlOptionsDto', 'BatchOptionsDto'])
+      expect(Object.keys(doc.components.schemas[options].properties)).toEqual(
+        expect.arrayContaining(['canonicalize', 'ignore_query_params', 'dedupe', 'copy_duplicates']),
+      );
+    // What a job, its crawl map and its results say of duplicates.
+    const job = doc.components.schemas.JobResponse.properties;
+    expect(job.duplicates).toMatchObject({ allOf: [{ $ref: '#/components/schemas/DuplicateCountsResponse' }] });
+    expect(doc.components.schemas.DuplicateCountsResponse).toMatchObject({
+      required: ['canonical', 'exact', 'near', 'redirect'],
+      properties: { canonical: { type: 'integer', minimum: 0 }, near: { type: 'integer', minimum: 0 } },
+    });
+    expect(job.model_calls_saved).toMatchObject({ type: 'integer', minimum: 0 });
+    const entry = doc.components.schemas.CrawlMapEntryResponse;
+    expect(entry.required).toEqual(expect.arrayContaining(['duplicate_of', 'duplicate_reason', 'similarity']));
+    expect(entry.properties.duplicate_of).toMatchObject({ type: 'string', nullable: true });
+    expect(entry.properties.duplicate_reason).toMatchObject({ nullable: true, enum: ['canonical', 'exact', 'near', 'redirect', null] });
+    expect(entry.properties.similarity).toMatchObject({ type: 'number', nullable: true, minimum: 0, maximum: 1 });
+    expect(doc.components.schemas.ResultMetadataResponse.properties.duplicate_of).toMatchObject({ type: 'string', format: 'uri' });
     expect(doc.components.schemas.BatchOptionsDto.properties.proxy).toMatchObject({
       type: 'string',
       description: expect.stringContaining('GLEANER_PROXY_POOLS'),

@@ -270,7 +270,7 @@ export class CrawlRepository implements OnModuleInit {
     return this.entries.findOneAndUpdate({ _id: id, status: 'pending' }, { $set: { ...set, status: 'skipped' } });
   }
 
-  /** Changes why a skipped entry was skipped (a URL recorded as too deep, then fetched as a redirect target). */
+  /** Changes a skipped entry: why it was skipped (a URL recorded as too deep, then fetched as a redirect target), a copied result. */
   relabelSkipped(id: string, set: Partial<CrawlEntry>): Promise<CrawlEntry | null> {
     return this.entries.findOneAndUpdate({ _id: id, status: 'skipped' }, { $set: set });
   }
@@ -383,6 +383,14 @@ export class CrawlRepository implements OnModuleInit {
       extract: true,
     });
     return { byReason, beforeModel };
+  }
+
+  /** A job's pages skipped as duplicates of another of its pages (`copy_duplicates`: docs/dedup.md), streamed. */
+  iterateDuplicates(jobId: string): AsyncIterable<CrawlEntry> {
+    return this.entries.iterate(
+      { job_id: jobId, status: 'skipped', duplicate_reason: { $in: ['canonical', 'exact', 'near', 'redirect'] } },
+      { sort: { seq: 1 }, batchSize: 500 },
+    );
   }
 
   countUnadmittedPending(jobId: string): Promise<number> {

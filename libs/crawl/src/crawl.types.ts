@@ -75,6 +75,8 @@ export interface CrawlEntry {
   ungrounded_fields?: number;
   /** A `duplicate` skip (docs/dedup.md): the original's address, why, how alike (absent on other entries). */
   duplicate_of?: string;
+  /** The original's key (its result is `<job>:p:<key>`: `copy_duplicates`); absent on entries stored before. */
+  duplicate_key?: string;
   duplicate_reason?: PageDuplicate['duplicate_reason'];
   similarity?: number | null;
   /** Extracted pages whose schema asks for a list: items the page has that its data lacks (docs/long-lists.md); absent before. */
@@ -169,6 +171,8 @@ export type PageOutcome =
       fetch_mode: string;
       links: string[];
       fetch_duration_ms: number;
+      /** `canonicalize: strict`: the page's rel=canonical as it declared it (a www alias is learned from it); absent otherwise. */
+      canonical_url?: string;
       extract_duration_ms: number | null;
       /** Present when the page was extracted (or made into formats, or known unchanged by a monitor). */
       result: PageExtraction | null;

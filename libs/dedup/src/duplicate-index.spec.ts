@@ -6,6 +6,8 @@ import { DuplicateIndex } from './duplicate-index';
 
 const body = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
 const other = Array.from({ length: 200 }, (_, i) => `other${i}`).join(' ');
+const J1 = { id: 'j1', userId: 'u1' };
+const J2 = { id: 'j2', userId: 'u2' };
 
 describe('DuplicateIndex (on the embedded store)', () => {
   let dir: string;
@@ -23,21 +25,21 @@ describe('DuplicateIndex (on the embedded store)', () => {
   });
 
   it('exact: the first page with a text is the original, a later one its copy; a page run again keeps its verdict', async () => {
-    expect(await index.check('j1', { key: 'a', url: 'https://s.example/a', text: body }, 'exact')).toBeNull();
-    expect(await index.check('j1', { key: 'b', url: 'https://s.example/b', text: `  ${body}\n` }, 'exact')).toEqual({
+    expect(await index.check(J1, { key: 'a', url: 'https://s.example/a', text: body }, 'exact')).toBeNull();
+    expect(await index.check(J1, { key: 'b', url: 'https://s.example/b', text: `  ${body}\n` }, 'exact')).toEqual({
       original: { key: 'a', url: 'https://s.example/a' },
       reason: 'exact',
       similarity: 1,
     });
-    expect(await index.check('j1', { key: 'a', url: 'https://s.example/a', text: body }, 'exact')).toBeNull();
-    expect(await index.check('j1', { key: 'c', url: 'https://s.example/c', text: other }, 'exact')).toBeNull();
+    expect(await index.check(J1, { key: 'a', url: 'https://s.example/a', text: body }, 'exact')).toBeNull();
+    expect(await index.check(J1, { key: 'c', url: 'https://s.example/c', text: other }, 'exact')).toBeNull();
     // Another job's pages are not compared.
-    expect(await index.check('j2', { key: 'b', url: 'https://s.example/b', text: body }, 'exact')).toBeNull();
+    expect(await index.check(J2, { key: 'b', url: 'https://s.example/b', text: body }, 'exact')).toBeNull();
   });
 
   it('exact: of two pages with one text checked at once, exactly one is the original', async () => {
     const verdicts = await Promise.all(
-      ['a', 'b', 'c', 'd'].map((key) => index.check('j1', { key, url: `https://s.example/${key}`, text: body }, 'exact')),
+      ['a', 'b', 'c', 'd'].map((key) => index.check(J1, { key, url: `https://s.example/${key}`, text: body }, 'exact')),
     );
     expect(verdicts.filter((v) => v === null)).toHaveLength(1);
     const original = ['a', 'b', 'c', 'd'][verdicts.indexOf(null)];
@@ -45,26 +47,61 @@ describe('DuplicateIndex (on the embedded store)', () => {
   });
 
   it('near: a near-duplicate names its original and the similarity; its verdict stands when it is run again', async () => {
-    expect(await index.check('j1', { key: 'a', url: 'https://s.example/a', text: `${body} updated 2026-12-01` }, 'near')).toBeNull();
+    expect(await index.check(J1, { key: 'a', url: 'https://s.example/a', text: `${body} updated 2026-12-01` }, 'near')).toBeNull();
     const verdict = await index.check(
-      'j1',
+      J1,
       { key: 'b', url: 'https://s.example/b?utm_source=x', text: `${body} updated 2026-12-02` },
       'near',
     );
     expect(verdict).toMatchObject({ original: { key: 'a' }, reason: 'near' });
     expect(verdict!.similarity).toBeGreaterThanOrEqual(0.85);
     expect(verdict!.similarity).toBeLessThanOrEqual(1);
-    expect(await index.check('j1', { key: 'b', url: 'https://s.example/b', text: other }, 'near')).toEqual(verdict);
+    expect(await index.check(J1, { key: 'b', url: 'https://s.example/b', text: other }, 'near')).toEqual(verdict);
     // A copy of a copy names the original: only originals are in the index.
-    expect(await index.check('j1', { key: 'c', url: 'https://s.example/c', text: `${body} updated 2026-12-02` }, 'near')).toMatchObject({
+    expect(await index.check(J1, { key: 'c', url: 'https://s.example/c', text: `${body} updated 2026-12-02` }, 'near')).toMatchObject({
       original: { key: 'a' },
     });
-    expect(await index.check('j1', { key: 'd', url: 'https://s.example/d', text: other }, 'near')).toBeNull();
+    expect(await index.check(J1, { key: 'd', url: 'https://s.example/d', text: other }, 'near')).toBeNull();
+  });
+
+  it('near: of near-duplicates checked at once, the lowest key is the original and the others its copies, whatever the order', async () => {
+    const text = (day: number) => `${body} updated 2026-12-0${day}`;
+    for (const order of [
+      ['a', 'b', 'c'],
+      ['c', 'b', 'a'],
+    ]) {
+      const job = { id: `j-${order.join('')}`, userId: 'u1' };
+      const verdicts = await Promise.all(
+        order.map((key, i) => index.check(job, { key, url: `https://s.example/${key}`, text: text(i + 1) }, 'near')),
+      );
+      const byKey = Object.fromEntries(order.map((key, i) => [key, verdicts[i]]));
+      expect(byKey.a).toBeNull();
+      expect(byKey.b).toMatchObject({ original: { key: 'a' }, reason: 'near' });
+      expect(byKey.c).toMatchObject({ original: { key: 'a' }, reason: 'near' });
+      // Only the original is left in the index: a later copy names it.
+      expect(await index.check(job, { key: 'd', url: 'https://s.example/d', text: text(9) }, 'near')).toMatchObject({
+        original: { key: 'a' },
+      });
+    }
   });
 
   it('forgets a job', async () => {
-    await index.check('j1', { key: 'a', url: 'https://s.example/a', text: body }, 'near');
+    await index.check(J1, { key: 'a', url: 'https://s.example/a', text: body }, 'near');
     await index.forget('j1');
-    expect(await index.check('j1', { key: 'b', url: 'https://s.example/b', text: body }, 'near')).toBeNull();
+    expect(await index.check(J1, { key: 'b', url: 'https://s.example/b', text: body }, 'near')).toBeNull();
+  });
+
+  it("forgets a tenant: every record of its jobs, and no other tenant's", async () => {
+    await index.check(J1, { key: 'a', url: 'https://s.example/a', text: body }, 'near');
+    await index.check(J1, { key: 'b', url: 'https://s.example/b', text: other }, 'exact');
+    await index.check(J2, { key: 'a', url: 'https://s.example/a', text: body }, 'near');
+    const docs = await store.collection<{ _id: string; user_id?: string }>({ name: 'crawl_duplicates', indexes: [] });
+    const ofU1 = await docs.count({ user_id: 'u1' });
+    expect(ofU1).toBeGreaterThan(2); // a verdict, a hash and bands for j1/a, a hash for j1/b
+    expect(await index.forgetTenant('u1')).toBe(ofU1);
+    expect(await docs.count({ user_id: 'u1' })).toBe(0);
+    expect(await docs.count({ job_id: 'j1' })).toBe(0);
+    // The other tenant's index still answers.
+    expect(await index.check(J2, { key: 'c', url: 'https://s.example/c', text: body }, 'near')).toMatchObject({ original: { key: 'a' } });
   });
 });

@@ -15,10 +15,18 @@ export interface DuplicateVerdict {
   similarity: number;
 }
 
+/** The job whose pages are compared, and its tenant (a tenant's erasure drops its records: docs/dedup.md). */
+export interface IndexedJob {
+  id: string;
+  userId: string;
+}
+
 /** One record of the index (`crawl_duplicates`): a verdict (`v:`), an original's text hash (`h:`) or one of its LSH bands (`b:`). */
 interface IndexDoc {
   _id: string;
   job_id: string;
+  /** The job's tenant (absent on records stored before). */
+  user_id?: string;
   key: string;
   url: string;
   /** `b:` records: `<band>:<minima>`. */
@@ -40,7 +48,8 @@ interface IndexDoc {
  * - `exact`: an original's text hash is recorded by an insert the store refuses for a second page (a unique `_id`): of
  *   two pages with one text finishing at once, exactly one is the original, and a page run again finds its own record;
  * - `near`: a page's verdict is recorded once (`v:`), before it is acted on, and read back by a later run of the page;
- *   two near-duplicates checked at the same moment may both find no original and both be extracted (never both skipped).
+ *   two near-duplicates checked at the same moment may both find no original: each then enters the index and asks again
+ *   for an original with a lower key; the higher steps back (its records go) and is the lower's copy, never both skipped.
  */
 @Injectable()
 export class DuplicateIndex {
@@ -49,21 +58,28 @@ export class DuplicateIndex {
   constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
 
   /** The page's verdict: a copy of an earlier page of the job, or null (an original, now in the index). */
-  async check(jobId: string, page: { key: string; url: string; text: string }, mode: DedupeCheck): Promise<DuplicateVerdict | null> {
+  async check(job: IndexedJob, page: { key: string; url: string; text: string }, mode: DedupeCheck): Promise<DuplicateVerdict | null> {
     const docs = await this.collection();
-    if (mode === 'exact') return this.claimText(docs, jobId, page);
+    const jobId = job.id;
+    const owner = { job_id: jobId, user_id: job.userId };
+    if (mode === 'exact') return this.claimText(docs, owner, page);
     const decided = await docs.findOne({ _id: `v:${jobId}:${page.key}` });
     if (decided) return decided.verdict ?? null;
     const fp = fingerprintOf(page.text);
     const hash = textHash(page.text);
-    const verdict = (fp ? await this.nearest(docs, jobId, page.key, fp, hash) : null) ?? (await this.claimText(docs, jobId, page));
+    let verdict = (fp ? await this.nearest(docs, jobId, page.key, fp, hash) : null) ?? (await this.claimText(docs, owner, page));
     if (!verdict && fp) {
-      await docs.insertMany(
-        bandsOf(fp).map((band) => ({ _id: `b:${jobId}:${band}:${page.key}`, job_id: jobId, key: page.key, url: page.url, band, fp, hash })),
-      );
+      const bands = bandsOf(fp).map((band) => `b:${jobId}:${band}:${page.key}`);
+      await docs.insertMany(bandsOf(fp).map((band, i) => ({ _id: bands[i], ...owner, key: page.key, url: page.url, band, fp, hash })));
+      // Two near-duplicates checked at the same moment both found no original: the lower key is the original. Asked
+      // again with this page's bands in (so of two such pages at least the higher sees the lower), it steps back.
+      verdict = await this.nearest(docs, jobId, page.key, fp, hash, page.key);
+      if (verdict) {
+        await docs.deleteMany({ _id: { $in: [...bands, `h:${jobId}:${hash}`] }, key: page.key });
+      }
     }
     try {
-      await docs.insertOne({ _id: `v:${jobId}:${page.key}`, job_id: jobId, key: page.key, url: page.url, verdict });
+      await docs.insertOne({ _id: `v:${jobId}:${page.key}`, ...owner, key: page.key, url: page.url, verdict });
       return verdict;
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
@@ -77,18 +93,30 @@ export class DuplicateIndex {
     await (await this.collection()).deleteMany({ job_id: jobId });
   }
 
-  /** The most similar original sharing an LSH band with `fp`, when at least NEAR_SIMILARITY alike (ties: the lowest key). */
+  /**
+   * Drops every record of a tenant's jobs (its deletion, docs/api.md "Users"): also those a page worker still finishing
+   * a cancelled crawl wrote after the job's own were dropped. Returns how many went.
+   */
+  async forgetTenant(userId: string): Promise<number> {
+    return (await this.collection()).deleteMany({ user_id: userId });
+  }
+
+  /**
+   * The most similar original sharing an LSH band with `fp`, when at least NEAR_SIMILARITY alike (ties: the lowest key);
+   * `below`: only originals whose key sorts before it.
+   */
   private async nearest(
     docs: Collection<IndexDoc>,
     jobId: string,
     key: string,
     fp: string,
     hash: string,
+    below?: string,
   ): Promise<DuplicateVerdict | null> {
     const candidates = await docs.find({ job_id: jobId, band: { $in: bandsOf(fp) } }, { fields: ['key', 'url', 'fp', 'hash'] });
     let best: DuplicateVerdict | null = null;
     for (const c of candidates) {
-      if (c.key === key || !c.fp) continue;
+      if (c.key === key || !c.fp || (below !== undefined && c.key >= below)) continue;
       const alike = similarity(fp, c.fp);
       if (alike < NEAR_SIMILARITY) continue;
       if (!best || alike > best.similarity || (alike === best.similarity && c.key < best.original.key)) {
@@ -101,12 +129,12 @@ export class DuplicateIndex {
   /** The page's text hash for it, unless an original holds it already (then the page is that original's copy). */
   private async claimText(
     docs: Collection<IndexDoc>,
-    jobId: string,
+    owner: { job_id: string; user_id: string },
     page: { key: string; url: string; text: string },
   ): Promise<DuplicateVerdict | null> {
-    const id = `h:${jobId}:${textHash(page.text)}`;
+    const id = `h:${owner.job_id}:${textHash(page.text)}`;
     try {
-      await docs.insertOne({ _id: id, job_id: jobId, key: page.key, url: page.url });
+      await docs.insertOne({ _id: id, ...owner, key: page.key, url: page.url });
       return null;
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
@@ -117,7 +145,10 @@ export class DuplicateIndex {
   }
 
   private collection(): Promise<Collection<IndexDoc>> {
-    this.docs ??= this.store.collection<IndexDoc>({ name: 'crawl_duplicates', indexes: [{ fields: { job_id: 1, band: 1 } }] });
+    this.docs ??= this.store.collection<IndexDoc>({
+      name: 'crawl_duplicates',
+      indexes: [{ fields: { job_id: 1, band: 1 } }, { fields: { user_id: 1 } }],
+    });
     return this.docs;
   }
 }

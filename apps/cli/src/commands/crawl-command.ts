@@ -28,6 +28,9 @@ interface CrawlOptions extends ModelOptions {
   useSitemap?: boolean;
   ignoreRobots?: boolean;
   maxCost?: number;
+  canonicalize?: string;
+  dedupe?: string;
+  copyDuplicates?: boolean;
   provenance?: string;
   grounding?: string;
   output?: string;
@@ -78,7 +81,15 @@ export function registerCrawl(program: Command, kit: CommandKit): void {
     .addOption(kit.extractionModeOption())
     .option('--use-sitemap', "also start from the site's sitemap.xml")
     .option('--ignore-robots', 'do not read robots.txt (nor its Crawl-delay); only for sites you may crawl so')
-    .option('--max-cost <usd>', 'cost cap in USD: no new page starts beyond it', numberParser('--max-cost', 0));
+    .option('--max-cost <usd>', 'cost cap in USD: no new page starts beyond it', numberParser('--max-cost', 0))
+    .addOption(
+      kit.choiceOption('--canonicalize <mode>', 'strict: drop tracking parameters, sort queries, www. and bare host as one', [
+        'default',
+        'strict',
+      ]),
+    )
+    .addOption(kit.choiceOption('--dedupe <mode>', 'skip pages repeating an earlier one before the model call', ['off', 'exact', 'near']))
+    .option('--copy-duplicates', "give each duplicate a copy of its original's result");
   kit.addProvenanceOptions(command);
   kit.addModelOptions(command);
   command
@@ -114,6 +125,9 @@ async function crawl(ctx: CliContext, url: string | undefined, opts: CrawlOption
     use_sitemap: opts.useSitemap ? true : undefined,
     respect_robots: opts.ignoreRobots ? false : undefined,
     max_cost_usd: opts.maxCost,
+    canonicalize: opts.canonicalize,
+    dedupe: opts.dedupe,
+    copy_duplicates: opts.copyDuplicates ? true : undefined,
     provenance: opts.provenance,
     grounding: opts.grounding,
   });

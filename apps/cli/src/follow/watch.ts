@@ -32,6 +32,9 @@ export interface JobSummary {
   rate_limited: boolean | null;
   /** Values of the results not found on their pages (docs/provenance.md); null for jobs that do not count them. */
   ungrounded_fields: number | null;
+  /** Crawls and batches: pages skipped as duplicates, by reason, and the model calls they saved (docs/dedup.md); null for other jobs. */
+  duplicates: Record<string, number> | null;
+  model_calls_saved: number | null;
   token_usage: { input: number; output: number };
   cost_usd: number;
   duration_ms: number;
@@ -139,6 +142,8 @@ async function buildSummary(client: ApiClient, job: JobView, follower: JobFollow
     failures_by_category: map?.error_summary?.by_category ?? null,
     rate_limited: map ? map.error_summary?.has_rate_limit === true : null,
     ungrounded_fields: typeof latest.ungrounded_fields === 'number' ? latest.ungrounded_fields : null,
+    duplicates: duplicateCounts(latest.duplicates),
+    model_calls_saved: typeof latest.model_calls_saved === 'number' ? latest.model_calls_saved : null,
     token_usage: {
       input: Math.max(latest.token_usage_input ?? 0, follower.totals.tokensIn),
       output: Math.max(latest.token_usage_output ?? 0, follower.totals.tokensOut),
@@ -151,6 +156,12 @@ async function buildSummary(client: ApiClient, job: JobView, follower: JobFollow
     results_written: sink.written,
     results_unit: sink.unit,
   };
+}
+
+/** The job's `duplicates` (by reason), numbers only; null when the job has none (not a crawl or batch, or older). */
+function duplicateCounts(raw: unknown): Record<string, number> | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  return Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
 }
 
 export function renderSummary(s: JobSummary, c: CliContext['out']): string {
@@ -169,6 +180,11 @@ export function renderSummary(s: JobSummary, c: CliContext['out']): string {
   if (s.rate_limited) lines.push(`  ${c.yellow('rate limits met: some pages answered 429 or Retry-After')}`);
   if (s.ungrounded_fields)
     lines.push(`  ${c.yellow(`${formatInt(s.ungrounded_fields)} values not on their page`)} (crawl map: ungrounded=true lists the pages)`);
+  const duplicates = Object.values(s.duplicates ?? {}).reduce((sum, n) => sum + n, 0);
+  if (duplicates > 0)
+    lines.push(
+      `  duplicates ${formatInt(duplicates)} (${formatCounts(s.duplicates ?? {})}) · ${formatInt(s.model_calls_saved ?? 0)} model calls saved`,
+    );
   lines.push(`  tokens    ${formatInt(s.token_usage.input)} in · ${formatInt(s.token_usage.output)} out`);
   lines.push(`  cost      ${formatUsd(s.cost_usd)}`);
   if (s.output) lines.push(`  results   ${formatInt(s.results_written)} ${s.results_unit} in ${s.output}`);

@@ -36,6 +36,8 @@ describe('CrawlActor (the owner without the app)', () => {
   let queue: MemoryQueueAdapter;
   let bus: LocalEventBus;
   let announced: string[];
+  /** Jobs whose duplicate index the owner dropped. */
+  let forgotten: string[];
   let tasks: PageTaskPayload[];
   /** Sitemap files by URL (absent: 404), and a gate they wait at when set. */
   let sitemaps: Record<string, string>;
@@ -61,6 +63,7 @@ describe('CrawlActor (the owner without the app)', () => {
     queue = new MemoryQueueAdapter();
     bus = new LocalEventBus();
     announced = [];
+    forgotten = [];
     tasks = [];
     gate = null;
     openGate = () => undefined;
@@ -177,6 +180,7 @@ describe('CrawlActor (the owner without the app)', () => {
       },
       events,
       metrics: { takeovers: { inc: () => undefined }, commits: { inc: () => undefined } },
+      duplicates: { forget: async (jobId) => void forgotten.push(jobId) },
     };
     return new CrawlActor(deps, { input: f.run.input, job: f.run.job, signal });
   }
@@ -346,6 +350,41 @@ describe('CrawlActor (the owner without the app)', () => {
       ['/a', 'skipped', 'cancelled'],
     ]);
     expect((await f.repository.state(f.run.jobId))?.finalized).toBe(true);
+  });
+
+  it('drops the duplicate index when the crawl completes', async () => {
+    await setUp({ '/': ['/a'], '/a': [] }, { dedupe: 'near' });
+    await actor().run();
+    expect(forgotten).toEqual([f.run.jobId]);
+  });
+
+  it('drops the duplicate index of a crawl that failed (no page at all)', async () => {
+    await setUp({}, { dedupe: 'exact' }); // the seed answers 404
+    await expect(actor().run()).rejects.toMatchObject({ category: 'http_error' });
+    expect(forgotten).toEqual([f.run.jobId]);
+  });
+
+  it('drops the duplicate index of a cancelled crawl, not of one handed back (its next owner asks it)', async () => {
+    await setUp({ '/': ['/a'] }, { dedupe: 'near' });
+    holdPages();
+    const abort = new AbortController();
+    const running = actor(abort.signal).run();
+    while (tasks.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    abort.abort();
+    await expect(running).rejects.toBeInstanceOf(HandBackError);
+    expect(forgotten).toEqual([]);
+    openGate();
+    await Promise.all([queue.close(), bus.close(), f.close()]);
+    rmSync(dir, { recursive: true, force: true });
+    await setUp({ '/': ['/a'] }, { dedupe: 'near' });
+    holdPages();
+    const cancel = new AbortController();
+    const cancelled = actor(cancel.signal).run();
+    while (tasks.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await f.jobs.transition(f.run.jobId, 'cancelled');
+    cancel.abort();
+    await cancelled;
+    expect(forgotten).toEqual([f.run.jobId]);
   });
 
   it('a shutdown hands the crawl back at once for another owner', async () => {

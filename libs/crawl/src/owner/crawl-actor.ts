@@ -164,7 +164,7 @@ export class CrawlActor {
       metrics: deps.metrics,
     });
     this.seeding = this.seedSource(run, robots);
-    this.closer = new CrawlCloser(run, repository, deps.jobsRepository, this.counters, this.announcer);
+    this.closer = new CrawlCloser(run, repository, deps.jobsRepository, this.counters, this.announcer, deps.results);
     this.bridge = new CrawleeBridge(
       run,
       {
@@ -227,9 +227,8 @@ export class CrawlActor {
       await this.bridge.crawl();
       this.crawlRun.throwIfStopped();
       await this.seeding.settled();
-      await this.closer.finish();
-      // Every page is settled: the job's duplicate index has nothing left to answer.
-      if (this.crawlRun.options.dedupe !== 'off') await this.deps.duplicates?.forget(this.crawlRun.jobId);
+      // Every page is settled (the crawl completes, or fails having produced no page): its duplicate index has nothing left to answer.
+      await this.closer.finish().finally(() => this.forgetDuplicates());
     } catch (error) {
       await this.afterStop(error);
     } finally {
@@ -298,11 +297,19 @@ export class CrawlActor {
     this.graceTimer.unref();
   }
 
+  /** Drops the job's duplicate index (`dedupe`, docs/dedup.md) once the crawl ended; a later owner (a takeover) needs it. */
+  private async forgetDuplicates(): Promise<void> {
+    if (this.crawlRun.options.dedupe !== 'off') await this.deps.duplicates?.forget(this.crawlRun.jobId);
+  }
+
   private async afterStop(error: unknown): Promise<void> {
     const stop = error instanceof StopCrawl ? error : this.crawlRun.stop;
     if (!stop) throw error;
     if (stop.why === 'lease-lost') throw new JobYieldedError('the crawl lease was taken over by another worker');
-    if (stop.why === 'cancelled') return this.closer.cancelled();
+    if (stop.why === 'cancelled') {
+      await this.closer.cancelled();
+      return this.forgetDuplicates();
+    }
     // Shutdown: give the crawl up at once, so another worker resumes it without waiting for the lease.
     await this.lease.release().catch(() => undefined);
     throw new HandBackError();

@@ -1,4 +1,5 @@
 import { AppError } from '@app/core';
+import type { RecordResultInput, ResultRecord } from '@app/results';
 import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
 import { CrawlCloser, closeLeftovers } from './crawl-closer';
 import { JobCounters } from './job-counters';
@@ -8,12 +9,31 @@ describe('CrawlCloser', () => {
   let leftoversAnnounced: number;
   let counters: JobCounters;
   let closer: CrawlCloser;
+  /** Page results by `_id` (`<job>:p:<key>`), stored once each as ResultStore.storePage does. */
+  let results: Map<string, ResultRecord>;
+  const resultStore = {
+    storePage: async (job: { _id: string }, key: string, input: RecordResultInput) => {
+      const id = `${job._id}:p:${key}`;
+      const record = results.get(id) ?? ({ ...input, _id: id, id: `res_${results.size + 1}`, job_id: job._id } as unknown as ResultRecord);
+      results.set(id, record);
+      return record;
+    },
+    pageRecord: async (job: { _id: string }, key: string) => results.get(`${job._id}:p:${key}`) ?? null,
+  };
 
   async function setUp(options: Parameters<typeof ownerFixture>[0] = {}) {
     f = await ownerFixture(options);
     leftoversAnnounced = 0;
+    results = new Map();
     counters = new JobCounters(f.run, f.jobs, { emit: async () => true, statusData: () => ({}) }, f.repository);
-    closer = new CrawlCloser(f.run, f.repository, f.jobs, counters, { announceLeftovers: async () => void leftoversAnnounced++ });
+    closer = new CrawlCloser(
+      f.run,
+      f.repository,
+      f.jobs,
+      counters,
+      { announceLeftovers: async () => void leftoversAnnounced++ },
+      resultStore,
+    );
   }
   afterEach(() => {
     counters.close();
@@ -37,6 +57,69 @@ describe('CrawlCloser', () => {
     expect(leftoversAnnounced).toBe(1);
     expect(await f.repository.state(f.run.jobId)).toMatchObject({ finalized: true, skipped_by_reason: { max_pages: 1 } });
     expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({ page_count: 1 });
+  });
+
+  it("copy_duplicates: a duplicate whose original completed gets a copy of the original's result, once", async () => {
+    await setUp({ copy_duplicates: true });
+    const original = await f.pending('/', { status: 'completed', result_id: 'res_0', admitted: true, ticket: 1 });
+    await resultStore.storePage(f.run.job, original.key, {
+      url: original.url,
+      status: 'completed',
+      data: { title: 'Book' },
+      token_usage_input: 100,
+      cost_usd: 0.01,
+      metadata: { method: 'model' },
+    });
+    const failed = await f.pending('/failed', { status: 'failed', admitted: true, ticket: 2 });
+    const duplicate = (path: string, of: { url: string; key: string }, reason: 'exact' | 'near' | 'canonical') =>
+      f.pending(path, {
+        status: 'skipped',
+        error_category: 'duplicate',
+        duplicate_of: of.url,
+        duplicate_key: of.key,
+        duplicate_reason: reason,
+      });
+    const copy = await duplicate('/?utm_source=x', original, 'exact');
+    const canonical = await duplicate('/print', original, 'canonical');
+    const ofFailed = await duplicate('/failed-copy', failed, 'near');
+    await f.pending('/deep', { status: 'skipped', error_category: 'max_depth' });
+    await closer.finish();
+    expect(results.get(`${f.run.jobId}:p:${copy.key}`)).toMatchObject({
+      url: copy.url,
+      status: 'completed',
+      data: { title: 'Book' },
+      metadata: { method: 'model', duplicate_of: original.url },
+    });
+    // A copy costs nothing: no tokens, no cost of its own.
+    expect(results.get(`${f.run.jobId}:p:${copy.key}`)).not.toHaveProperty('cost_usd');
+    expect(results.get(`${f.run.jobId}:p:${canonical.key}`)).toMatchObject({ url: canonical.url, data: { title: 'Book' } });
+    // An original without a completed result has nothing to copy; other skips are not duplicates.
+    expect(results.has(`${f.run.jobId}:p:${ofFailed.key}`)).toBe(false);
+    expect(results.size).toBe(3);
+    // The crawl map links the copy; the job still counts one page.
+    expect(await f.repository.entry(copy.id)).toMatchObject({
+      status: 'skipped',
+      result_id: results.get(`${f.run.jobId}:p:${copy.key}`)!.id,
+    });
+    expect((await f.jobs.findForWorker(f.run.jobId))?.page_count).toBe(1);
+    // A finish run again (a takeover) adds nothing.
+    await closer.finish();
+    expect(results.size).toBe(3);
+  });
+
+  it('without copy_duplicates, a duplicate has no result of its own', async () => {
+    await setUp();
+    const original = await f.pending('/', { status: 'completed', admitted: true, ticket: 1 });
+    await resultStore.storePage(f.run.job, original.key, { url: original.url, status: 'completed', data: {} });
+    await f.pending('/copy', {
+      status: 'skipped',
+      error_category: 'duplicate',
+      duplicate_of: original.url,
+      duplicate_key: original.key,
+      duplicate_reason: 'exact',
+    });
+    await closer.finish();
+    expect(results.size).toBe(1);
   });
 
   it('at the cost cap, closes every pending entry as budget_exceeded and says so on the job', async () => {

@@ -1,5 +1,6 @@
 import { AppError, nowIso, type ErrorCategory } from '@app/core';
 import type { JobsRepository } from '@app/jobs';
+import type { ResultsService } from '@app/results';
 import type { CrawlRepository } from '../crawl.repository';
 import type { SkipReason } from '../crawl.types';
 import { entryId } from './crawl-entry';
@@ -7,7 +8,10 @@ import type { CrawlRun } from './crawl-run';
 import type { JobCounters } from './job-counters';
 import type { PageAnnouncer } from './page-announcer';
 
-export type CloseStore = Pick<CrawlRepository, 'closeAll' | 'updateState' | 'bumpState' | 'markFinalized' | 'dropOutcomes' | 'entry'>;
+export type CloseStore = Pick<
+  CrawlRepository,
+  'closeAll' | 'updateState' | 'bumpState' | 'markFinalized' | 'dropOutcomes' | 'entry' | 'iterateDuplicates' | 'relabelSkipped'
+>;
 
 /**
  * Closes what a crawl leaves open once it ended with no owner to close it, or was cancelled: every
@@ -46,6 +50,7 @@ export class CrawlCloser {
     private readonly jobs: Pick<JobsRepository, 'updateRunning'>,
     private readonly counters: Pick<JobCounters, 'freeze' | 'recount' | 'budgetStopped'>,
     private readonly announcer: Pick<PageAnnouncer, 'announceLeftovers'>,
+    private readonly results?: Pick<ResultsService, 'storePage' | 'pageRecord'>,
   ) {}
 
   async finish(): Promise<void> {
@@ -64,6 +69,7 @@ export class CrawlCloser {
     if (closed > 0) await this.store.updateState(jobId, epoch, { $inc: { [`skipped_by_reason.${reason}`]: closed } });
     // Pages whose announcement failed after their commit (a store or bus error) are announced now, once.
     await this.announcer.announceLeftovers();
+    if (options.copy_duplicates) await this.copyDuplicates();
     await this.counters.freeze();
     const totals = await this.counters.recount();
     await this.store.markFinalized(jobId);
@@ -94,6 +100,33 @@ export class CrawlCloser {
       }
     }
     this.run.log.info({ pages: totals.completed, failed: totals.failed }, 'crawl finished');
+  }
+
+  /**
+   * `copy_duplicates` (docs/dedup.md): every duplicate whose original has a completed result gets a copy of it, under its
+   * own address, without tokens or cost, naming the original in `metadata.duplicate_of`. Done at the end, when every
+   * original is settled (a canonical original may be fetched after its copies). Each copy is stored once (its `_id` is
+   * the page's, as a page's result is), so an owner that finishes again after a takeover adds none.
+   */
+  private async copyDuplicates(): Promise<void> {
+    if (!this.results) return;
+    const { job } = this.run;
+    for await (const entry of this.store.iterateDuplicates(this.run.jobId)) {
+      if (!entry.duplicate_key || entry.result_id) continue;
+      const original = await this.results.pageRecord(job, entry.duplicate_key);
+      if (!original || original.status !== 'completed') continue;
+      const copy = await this.results.storePage(job, entry.key, {
+        url: entry.url,
+        status: 'completed',
+        data: original.data,
+        depth: entry.depth,
+        parent_url: entry.parent_url,
+        fetch_duration_ms: entry.fetch_duration_ms,
+        metadata: { ...(original.metadata ?? {}), duplicate_of: original.url },
+        ...(original.warnings ? { warnings: original.warnings } : {}),
+      });
+      await this.store.relabelSkipped(entry._id, { result_id: copy.id });
+    }
   }
 
   /** A cancelled crawl: nothing pending or running stays open in the map, and the counters are exact. */

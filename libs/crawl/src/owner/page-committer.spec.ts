@@ -1,4 +1,5 @@
 import { Usage } from '@app/core';
+import type { CrawlOptions } from '@app/sites';
 import type { ResultRecord } from '@app/results';
 import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
 import type { CrawlEntry, PageOutcome } from '../crawl.types';
@@ -31,8 +32,11 @@ describe('PageCommitter', () => {
   let frontier: Frontier;
   let committer: PageCommitter;
 
-  beforeEach(async () => {
-    f = await ownerFixture({ max_pages: 2 });
+  beforeEach(() => setUp({ max_pages: 2 }));
+
+  /** The committer over a fresh owner fixture with these options. */
+  async function setUp(options: Partial<CrawlOptions>, seedUrl?: string): Promise<void> {
+    f = await ownerFixture(options, seedUrl);
     steps = [];
     announcements = [];
     added = [];
@@ -113,7 +117,7 @@ describe('PageCommitter', () => {
       counters: { add: (inc) => void added.push(inc), checkBudget: async () => undefined },
       metrics: { commits: { inc: () => undefined } },
     });
-  });
+  }
   afterEach(() => f.close());
 
   /** A page admitted with the next ticket and claimed by this owner. */
@@ -327,6 +331,41 @@ describe('PageCommitter', () => {
     const id = entryId(f.run.jobId, canonicalize('http://shop.test/elsewhere')!.key);
     expect(await stored(id)).toMatchObject({ status: 'skipped', error_category: 'duplicate', via: 'redirect' });
     expect((await stored(page.id)).status).toBe('completed');
+  });
+
+  it("canonicalize strict: a page's rel=canonical on the www twin teaches the alias, kept in the crawl state", async () => {
+    await f.close();
+    await setUp({ max_pages: 4, canonicalize: 'strict' }, 'http://www.shop.test/');
+    const page = await running('/a');
+    await apply(page, { ...completed(page.url, ['http://www.shop.test/c']), canonical_url: 'http://shop.test/a' });
+    expect(frontier.scope.knownAliases()).toEqual({ 'www.shop.test': 'shop.test' });
+    expect(await f.repository.entry(entryId(f.run.jobId, canonicalize('http://shop.test/c')!.key))).toMatchObject({
+      url: 'http://shop.test/c',
+    });
+    expect((await f.repository.state(f.run.jobId))?.host_aliases).toEqual({ 'www.shop.test': 'shop.test' });
+    // Links to the www host are read as the bare host's from now on.
+    expect(frontier.scope.canonical('http://www.shop.test/b')?.url).toBe('http://shop.test/b');
+    // The page itself is kept as it came (not taken for a redirect onto its twin), and its links are read by the new rule.
+    expect(await stored(page.id)).toMatchObject({ status: 'completed' });
+    expect(await f.repository.entry(entryId(f.run.jobId, canonicalize('http://shop.test/a')!.key))).toBeNull();
+  });
+
+  it('canonicalize strict: a page skipped for its rel=canonical on the twin teaches the alias too; default mode never', async () => {
+    await f.close();
+    await setUp({ max_pages: 4, canonicalize: 'strict' }, 'http://shop.test/');
+    const original = await running('/a');
+    const copy = await running('http://www.shop.test/a');
+    const duplicate = { duplicate_of: original.url, duplicate_key: original.key, duplicate_reason: 'canonical' as const, similarity: null };
+    await apply(copy, { kind: 'skipped', reason: 'duplicate', why: 'canonical', final_url: copy.url, duplicate });
+    expect(await stored(copy.id)).toMatchObject({ status: 'skipped', duplicate_of: original.url, duplicate_reason: 'canonical' });
+    expect(frontier.scope.knownAliases()).toEqual({ 'www.shop.test': 'shop.test' });
+
+    await f.close();
+    await setUp({ max_pages: 4 }, 'http://www.shop.test/');
+    const plain = await running('/a');
+    await apply(plain, { ...completed(plain.url), canonical_url: 'http://shop.test/a' });
+    expect(frontier.scope.knownAliases()).toEqual({});
+    expect((await f.repository.state(f.run.jobId))?.host_aliases).toBeUndefined();
   });
 
   it('a rate-limited page pauses its host and goes back pending under a new dispatch number', async () => {

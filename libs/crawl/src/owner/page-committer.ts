@@ -114,7 +114,7 @@ export class PageCommitter {
   }
 
   private async completed(entry: WindowEntry, outcome: Completed): Promise<void> {
-    await this.learnAlias(entry, outcome.final_url);
+    await this.learnAlias(entry.host, outcome.final_url);
     const final = this.frontier.scope.canonical(outcome.final_url);
     if (final && final.key !== entry.key) {
       const clash = await this.claimRedirectTarget(entry, final);
@@ -128,6 +128,8 @@ export class PageCommitter {
     }
     // Self-fencing before the unfenced writes (children here, the result in the batch): a stale owner stops here (see Frontier.sweep).
     if (!(await this.lease.holds())) return;
+    // After the redirect check (the page's own address is not a redirect onto its twin), before its links are read.
+    if (outcome.canonical_url) await this.learnAlias(hostOf(outcome.final_url) ?? entry.host, outcome.canonical_url);
     await this.frontier.offerLinks(entry, outcome.links, outcome.final_url);
     const result = outcome.result;
     const usage = Usage.toRecordFields(result?.usage ?? Usage.NONE);
@@ -232,13 +234,21 @@ export class PageCommitter {
     finalUrl: string | null,
     duplicate?: PageDuplicate,
   ): Promise<void> {
+    // A page skipped for its rel=canonical shows, as a redirect does, that its host and the canonical's are one site.
+    if (duplicate?.duplicate_reason === 'canonical')
+      await this.learnAlias(hostOf(finalUrl ?? entry.url) ?? entry.host, duplicate.duplicate_of);
     const ticket = entry.ticket;
     const settled = await this.settle(entry, 'skipped', {
       error_category: reason,
       error_message: `Not kept: ${why}.`,
       final_url: finalUrl,
       ...(duplicate
-        ? { duplicate_of: duplicate.duplicate_of, duplicate_reason: duplicate.duplicate_reason, similarity: duplicate.similarity }
+        ? {
+            duplicate_of: duplicate.duplicate_of,
+            duplicate_key: duplicate.duplicate_key,
+            duplicate_reason: duplicate.duplicate_reason,
+            similarity: duplicate.similarity,
+          }
         : {}),
       ticket: unadmittedTicket(entry.key),
       admitted: false,
@@ -292,17 +302,13 @@ export class PageCommitter {
   }
 
   /**
-   * `canonicalize: strict`: a page that redirected from a `www.` host to its bare twin (or the reverse) shows the two are
-   * one site; links to the first are read as the second from now on, and the alias is kept for a later owner.
+   * `canonicalize: strict`: a page that redirected from a `www.` host to its bare twin (or the reverse), or whose
+   * rel=canonical names the twin, shows the two are one site; links to `from` are read as the twin from now on, and the
+   * alias is kept for a later owner.
    */
-  private async learnAlias(entry: WindowEntry, finalUrl: string): Promise<void> {
-    let host: string;
-    try {
-      host = new URL(finalUrl).hostname.toLowerCase();
-    } catch {
-      return;
-    }
-    if (!this.frontier.scope.learnAlias(entry.host, host)) return;
+  private async learnAlias(from: string, to: string): Promise<void> {
+    const host = hostOf(to);
+    if (!host || !this.frontier.scope.learnAlias(from, host)) return;
     // The whole map: a host name's dots would make a path of a single key.
     await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { host_aliases: this.frontier.scope.knownAliases() } });
   }
@@ -360,4 +366,13 @@ export class RetryPage extends Error {
  */
 export function itemsMissing(items: ReadonlyArray<{ expected: number | null; extracted: number; complete: boolean | null }>): number {
   return items.reduce((n, i) => n + (i.complete === false ? Math.max(1, (i.expected ?? 0) - i.extracted) : 0), 0);
+}
+
+/** A URL's host name, lower case (null: not a URL). */
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
 }

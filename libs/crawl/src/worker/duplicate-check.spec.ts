@@ -36,7 +36,11 @@ describe('duplicateCheck', () => {
   const noIndex = { check: async () => null };
   const context = (options = {}, monitor?: string) => {
     const resolved = resolveCrawlOptions(options);
-    return { input: { options: resolved, ...(monitor ? { monitor_id: monitor } : {}) } as never, scope: new CrawlScope(seed, resolved) };
+    return {
+      input: { options: resolved, ...(monitor ? { monitor_id: monitor } : {}) } as never,
+      scope: new CrawlScope(seed, resolved),
+      job: { _id: 'j', user_id: 'u1' } as never,
+    };
   };
 
   it("honours rel=canonical naming a page the job has (not skipped), in every mode; not one it skipped or doesn't have", async () => {
@@ -58,8 +62,8 @@ describe('duplicateCheck', () => {
   it('asks the index with dedupe on, and nothing for a monitor', async () => {
     const asked: string[] = [];
     const index = {
-      check: async (_job: string, page: { key: string }, mode: string) => {
-        asked.push(`${page.key}:${mode}`);
+      check: async (job: { id: string; userId: string }, page: { key: string }, mode: string) => {
+        asked.push(`${job.id}/${job.userId}/${page.key}:${mode}`);
         return { original: { key: 'k0', url: 'https://s.example/0' }, reason: 'near' as const, similarity: 0.9 };
       },
     };
@@ -68,7 +72,8 @@ describe('duplicateCheck', () => {
       duplicate_of: 'https://s.example/0',
       similarity: 0.9,
     });
-    expect(asked).toEqual([`${task.key}:near`]);
+    // The job and its tenant (a tenant's erasure drops its records).
+    expect(asked).toEqual([`j/u1/${task.key}:near`]);
     expect(await duplicateCheck(task, context({ dedupe: 'off' }), entries('completed'), index)!.check(loaded({}))).toBeNull();
     expect(duplicateCheck(task, context({ dedupe: 'near' }, 'm1'), entries('completed'), index)).toBeUndefined();
   });

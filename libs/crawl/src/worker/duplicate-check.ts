@@ -15,7 +15,7 @@ import type { JobContext } from './job-contexts';
  */
 export function duplicateCheck(
   task: PageTaskPayload,
-  context: Pick<JobContext, 'input' | 'scope'>,
+  context: Pick<JobContext, 'input' | 'scope' | 'job'>,
   repository: Pick<CrawlRepository, 'entry'>,
   index: Pick<DuplicateIndex, 'check'>,
 ): DuplicateCheck | undefined {
@@ -33,7 +33,8 @@ export function duplicateCheck(
         }
       }
       if (dedupe === 'off') return null;
-      const verdict = await index.check(task.job_id, { key: task.key, url: task.url, text: page.content.markdown }, dedupe);
+      const job = { id: task.job_id, userId: context.job.user_id };
+      const verdict = await index.check(job, { key: task.key, url: task.url, text: page.content.markdown }, dedupe);
       if (!verdict) return null;
       return {
         method: 'duplicate',

@@ -53,7 +53,9 @@ function stage(load: Load, options: Partial<CrawlOptions> = {}, known: Record<st
   } as unknown as ArchivedPages;
   const keepWith = (wait: () => Promise<void>) => void (before = wait);
   const pauses = new Counter({ name: 'pauses_total', help: 'h', labelNames: ['domain'], registers: [new Registry()] });
-  const repository = { entry: async (id: string) => (known[id] ? ({ status: known[id] } as never) : null) };
+  const repository = {
+    entry: async (id: string) => (known[id] ? ({ status: known[id], key: id.slice(3), url: `entry of ${id.slice(3)}` } as never) : null),
+  };
   const fetch = new PageFetch(politeness, config, { load } as PageLoaderService, repository, archived, pauses, new DomainLabels(20));
   const resolved = { ...DEFAULT_OPTIONS, ...options };
   const seed = canonicalize('http://shop.test/')!;
@@ -131,7 +133,25 @@ describe('PageFetch (a page task fetch stage)', () => {
     expect(await dup.fetch.fetch(dup.task('/d'), dup.context, new AbortController().signal, null, {})).toMatchObject({
       kind: 'skipped',
       reason: 'duplicate',
+      // The crawl map names the page it redirected to (docs/dedup.md).
+      duplicate: { duplicate_of: `entry of ${target}`, duplicate_key: target, duplicate_reason: 'redirect', similarity: null },
     });
+    // A redirect refused before it is followed names it too.
+    const refused = stage(
+      async () => {
+        throw new RedirectStopped('which this crawl fetches on its own', 'http://shop.test/known');
+      },
+      {},
+      { [`J1:${target}`]: 'running' },
+    );
+    expect(await refused.fetch.fetch(refused.task('/e'), refused.context, new AbortController().signal, null, {})).toMatchObject({
+      kind: 'skipped',
+      reason: 'duplicate',
+      final_url: 'http://shop.test/known',
+      duplicate: { duplicate_of: `entry of ${target}`, duplicate_reason: 'redirect' },
+    });
+    // Off the domain: no original to name.
+    expect(await off.fetch.fetch(off.task('/f'), off.context, new AbortController().signal, null, {})).not.toHaveProperty('duplicate');
   });
 
   it("a monitor's conditional request answered 304 keeps last run's record and links, with no body", async () => {

@@ -11,7 +11,7 @@ import { crawlHostPolicy } from '../crawl-host-policy';
 import type { CrawlJobInput } from '../crawl-input';
 import type { CrawlScope } from '../crawl-scope';
 import type { CrawlRepository } from '../crawl.repository';
-import type { PageOutcome, PageTaskPayload } from '../crawl.types';
+import type { PageDuplicate, PageOutcome, PageTaskPayload } from '../crawl.types';
 import { isRetryableFailure } from '../page-retry-policy';
 import type { ArchivedPages } from './archived-pages';
 import type { CrawlFormatsPlan } from './job-contexts';
@@ -144,6 +144,7 @@ export class PageFetch {
         reason: verdict.reason,
         why: `redirected to ${fetched.url}, ${verdict.why}`,
         final_url: fetched.url,
+        ...(verdict.duplicate ? { duplicate: verdict.duplicate } : {}),
       });
     }
   }
@@ -152,12 +153,13 @@ export class PageFetch {
    * Whether a redirect target is one this page should not go to: off the crawl's domain
    * (same_domain_only), or a URL this crawl fetches on its own. Asked before each hop is followed (so
    * no request goes there) and once more for the final URL (browser rendering follows redirects itself).
+   * A duplicate names the page it redirects to (the crawl map's `duplicate_of`, reason `redirect`: docs/dedup.md).
    */
   private async redirectVerdict(
     task: PageTaskPayload,
     context: FetchContext,
     next: string,
-  ): Promise<{ reason: 'filtered' | 'duplicate'; why: string } | null> {
+  ): Promise<{ reason: 'filtered' | 'duplicate'; why: string; duplicate?: PageDuplicate } | null> {
     if (next === task.url) return null; // no redirect (the usual final URL): one canonical form, nothing to judge
     const target = context.scope.canonical(next);
     const requested = context.scope.canonical(task.url);
@@ -166,7 +168,11 @@ export class PageFetch {
     if (outside) return { reason: 'filtered', why: outside };
     const known = await this.repository.entry(`${task.job_id}:${target.key}`);
     if (known && (known.status === 'completed' || known.status === 'running' || known.status === 'failed')) {
-      return { reason: 'duplicate', why: 'which this crawl fetches on its own' };
+      return {
+        reason: 'duplicate',
+        why: 'which this crawl fetches on its own',
+        duplicate: { duplicate_of: known.url, duplicate_key: known.key, duplicate_reason: 'redirect', similarity: null },
+      };
     }
     return null;
   }
@@ -181,6 +187,7 @@ export class PageFetch {
         reason: verdict?.reason ?? 'filtered',
         why: `redirected to ${error.next}, ${error.reason}`,
         final_url: error.next,
+        ...(verdict?.duplicate ? { duplicate: verdict.duplicate } : {}),
       };
     }
     return this.fetchFailure(host, error);

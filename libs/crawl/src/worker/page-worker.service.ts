@@ -25,7 +25,7 @@ import {
 import { workerCrashVerdict } from '../page-retry-policy';
 import { toStoredOutcome } from '../stored-outcome';
 import { ArchivedPages } from './archived-pages';
-import { duplicateCheck } from './duplicate-check';
+import { canonicalOf, duplicateCheck } from './duplicate-check';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
 import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
@@ -231,12 +231,15 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const fetchMs = page.fetchDurationMs;
     // A batch follows no links: none are reported.
     const links = input.source ? [] : (page.content.selectedLinks ?? page.content.links).slice(0, MAX_LINKS_PER_PAGE).map((l) => l.url);
+    // `canonicalize: strict`: the page's rel=canonical, for its owner to learn a www alias from (docs/dedup.md).
+    const canonical = input.options.canonicalize === 'strict' ? canonicalOf(page) : null;
     const base = {
       final_url: page.fetch.url,
       http_status: page.fetch.status,
       fetch_mode: page.fetch.mode,
       links,
       fetch_duration_ms: fetchMs,
+      ...(canonical ? { canonical_url: canonical } : {}),
     };
     if (note) {
       note.textHash = textHash(page.content.markdown);

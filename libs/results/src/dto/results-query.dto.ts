@@ -224,6 +224,14 @@ export class ResultMetadataResponse {
   ungrounded_fields?: number;
   @ApiPropertyOptional(CONTENT_TRUNCATED_PROPERTY) content_truncated?: true;
   @ApiPropertyOptional(ITEMS_PROPERTY) items?: ItemsReportResponse[];
+  @ApiPropertyOptional({
+    format: 'uri',
+    example: 'https://shop.example/p/1',
+    description:
+      "Crawls and batches with `copy_duplicates`: this item is a copy of the original page's (this address was skipped as its " +
+      "duplicate; no model call, no tokens or cost); the original's address (docs/dedup.md).",
+  })
+  duplicate_of?: string;
 }
 
 export class ResultItemResponse {

@@ -64,6 +64,7 @@ export const CRAWL_OPTION_DEFAULTS = {
   canonicalize: 'default',
   ignore_query_params: [],
   dedupe: 'off',
+  copy_duplicates: false,
   ...FETCH_CONTROL_DEFAULTS,
   provenance: PROVENANCE_DEFAULTS.provenance,
   grounding: PROVENANCE_DEFAULTS.grounding,
@@ -245,12 +246,23 @@ class CrawlScopeOptions {
     default: CRAWL_OPTION_DEFAULTS.dedupe,
     description:
       'Pages whose text repeats an earlier page of the job get no model call (docs/dedup.md): `off` (default), `exact` (the same ' +
-      'normalised text), `near` (also a near-duplicate: SimHash of word shingles, similarity at least 0.95). A duplicate is a ' +
-      '`skipped` entry of the crawl map (`duplicate`) naming its original in `duplicate_of`; it does not count toward `max_pages`.',
+      'normalised text), `near` (also a near-duplicate: MinHash of word 3-shingles, estimated similarity at least 0.85). A duplicate ' +
+      'is a `skipped` entry of the crawl map (`duplicate`) naming its original in `duplicate_of`; it does not count toward `max_pages`.',
   })
   @IsOptional()
   @IsIn(DEDUPE_MODES, { message: `must be one of: ${DEDUPE_MODES.join(', ')}` })
   dedupe?: DedupeMode;
+
+  @ApiPropertyOptional({
+    default: CRAWL_OPTION_DEFAULTS.copy_duplicates,
+    description:
+      "A page skipped as a duplicate (rel=canonical, `dedupe`, a redirect) gets a result item of its own: a copy of its original's " +
+      '(its `data`, no tokens or cost), with `metadata.duplicate_of`, stored when the crawl ends (docs/dedup.md). Off (default): ' +
+      "the duplicate has no item; the crawl map's `duplicate_of` names the original whose item stands for it.",
+  })
+  @IsOptional()
+  @IsBoolean()
+  copy_duplicates?: boolean;
 }
 
 /** The crawl options up to the fetch control group, the provenance options after it. */
@@ -309,6 +321,7 @@ export function resolveCrawlOptions(...layers: Array<CrawlOptionsLayer | undefin
     canonicalize: of('canonicalize') ?? d.canonicalize,
     ignore_query_params: of('ignore_query_params') ?? [...d.ignore_query_params],
     dedupe: of('dedupe') ?? d.dedupe,
+    copy_duplicates: of('copy_duplicates') ?? d.copy_duplicates,
     ...resolveFetchControl(of),
     provenance: of('provenance') ?? d.provenance,
     grounding: of('grounding') ?? d.grounding,

@@ -268,7 +268,8 @@ export class CrawlMapEntryResponse {
     type: String,
     nullable: true,
     description:
-      'A `duplicate` skip after the fetch: the address of the page it repeats (the original, whose result stands for it; docs/dedup.md).',
+      'A `duplicate` skip after the fetch: the address of the page it repeats (the original, whose result stands for it; with ' +
+      "`copy_duplicates`, this entry's `result_id` is a copy of it made when the crawl ended; docs/dedup.md).",
   })
   duplicate_of!: string | null;
   @ApiProperty({
