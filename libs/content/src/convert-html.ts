@@ -9,6 +9,7 @@ import { MarkdownRenderer } from './markdown-renderer';
 import { extractMetadata } from './metadata-extractor';
 import { isSiteChrome } from './site-chrome';
 import { declaredKinds } from './structure/declared-kind';
+import { resolveStreamedBoundaries } from './structure/streamed-boundaries';
 import { UrlResolver } from './url-resolver';
 import { selectTags } from './tag-filter';
 import { isHidden, NON_CONTENT_TAGS } from './visibility';
@@ -37,6 +38,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   const started = performance.now();
   const html = typeof input.html === 'string' ? input.html : '';
   const document = parseHtml(html);
+  resolveStreamedBoundaries(document, html);
   const resolver = new UrlResolver(document, input.url);
   const metadata = extractMetadata(document, resolver);
   const links = extractLinks(document, resolver);
