@@ -37,7 +37,7 @@ describe('resolveStreamedBoundaries: streamed server rendering put where its scr
       '<html><head><title>The story</title></head><body><nav><a href="/">Home</a><a href="/a">A</a><a href="/b">B</a></nav>' +
       '<!--$?--><template id="B:0"></template><div class="animate-pulse"></div><!--/$--><footer>Footer</footer>' +
       `<div hidden id="S:0">${story}</div><script>$RC("B:0","S:0")</script></body></html>`;
-    const text = convertHtml({ html, mode: 'main', format: 'text' }).markdown;
+    const text = convertHtml({ html, url: 'https://example.com/story', mode: 'main', format: 'text' }).markdown;
     expect(text).toContain('The story');
     expect(text).toContain('The paragraphs the reader came for');
   });
