@@ -27,11 +27,13 @@ describe('mainHeading: the heading that titles the page', () => {
     expect(heading(html, '')).toBe('h1:The Blog');
   });
 
-  it('among headings of the top level, takes the one sharing most words with the title (a banner or placeholder comes first)', () => {
+  it('among headings of the top level, takes the one whose words are most in the title (a banner or placeholder comes first)', () => {
     const html = '<body><h1>The Blog</h1><h1>Catering 101: catering tips to make your next event a success</h1><p>Text</p></body>';
     expect(heading(html, "Catering Tips for a Successful Event | Example's Catering")).toBe(
       'h1:Catering 101: catering tips to make your next event a success',
     );
+    const service = '<body><h1>Dental care</h1><p>Text</p><h1>Ohio Health centers that offer dental</h1></body>';
+    expect(heading(service, 'Dental Care | Ohio Health')).toBe('h1:Dental care');
   });
 
   it('keeps the top heading beside the title-matching one when it words the title otherwise', () => {

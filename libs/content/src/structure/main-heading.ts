@@ -17,7 +17,7 @@ const HOME_HREF = /^(?:https?:\/\/[^/]+)?\/?(?:index\.\w+)?(?:[?#].*)?$/i;
  * The page's main heading, among the visible headings outside navigation, footers, asides and dialogs (a logo,
  * a heading that only links to the home page, is not one): the heading that says what the document's title
  * says (its words nearly all in the title, and most of the title; of the highest level, then the closest, then
- * the first), else the heading of the highest level present that shares the most words with the title (the
+ * the first), else the heading of the highest level present whose words are most in the title (the
  * first on a tie: a template's placeholder or a "The Blog" banner above the post's own `<h1>` says nothing of
  * the title). A documentation page titles itself with its top heading whatever its level (`<h2 class="title">`
  * for a section, `<h1>` for a chapter); a blog names itself in an `<h1>` above the post's title.
@@ -35,7 +35,7 @@ export function mainHeadings(body: Element, isSkipped: (el: Element) => boolean,
   const titleWords = words(documentTitle);
   let top: Element | undefined;
   let topLevel = 7;
-  let topShared = 0;
+  let topShare = 0;
   let titled: Element | undefined;
   let titledScore = 0;
   let titledLevel = 7;
@@ -46,10 +46,12 @@ export function mainHeadings(body: Element, isSkipped: (el: Element) => boolean,
     const headingWords = words(textOf(el));
     if (headingWords.size === 0 || isLogo(el)) return false;
     const shared = [...headingWords].filter((w) => titleWords.has(w)).length;
-    if (level < topLevel || (level === topLevel && shared > topShared)) {
+    // Of the heading's own words (a longer heading shares the site's name with the title by chance).
+    const share = shared / headingWords.size;
+    if (level < topLevel || (level === topLevel && share > topShare)) {
       top = el;
       topLevel = level;
-      topShared = shared;
+      topShare = share;
     }
     if (titleWords.size > 0) {
       const coverage = shared / titleWords.size;
@@ -65,7 +67,7 @@ export function mainHeadings(body: Element, isSkipped: (el: Element) => boolean,
   });
   const first = titled ?? top;
   if (!first) return [];
-  if (top && top !== first && topShared >= TOP_MIN_SHARED * words(textOf(top)).size) return [first, top];
+  if (top && top !== first && topShare >= TOP_MIN_SHARED) return [first, top];
   return [first];
 }
 
