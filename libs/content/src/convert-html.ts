@@ -9,6 +9,9 @@ import { MarkdownRenderer } from './markdown-renderer';
 import { extractMetadata } from './metadata-extractor';
 import { isSiteChrome } from './site-chrome';
 import { declaredKinds } from './structure/declared-kind';
+import { adoptContentAfterBody } from './structure/after-body';
+import { revealedWrappers } from './structure/revealed-wrappers';
+import { resolveStreamedBoundaries } from './structure/streamed-boundaries';
 import { UrlResolver } from './url-resolver';
 import { selectTags } from './tag-filter';
 import { isHidden, NON_CONTENT_TAGS } from './visibility';
@@ -20,13 +23,9 @@ function summaryHtml(summary: string): string {
   return summary === '' ? '' : `<p>${escapeText(summary)}</p>`;
 }
 
-/** Never rendered in any mode: non-text elements and hidden ones. */
-function isNonContent(el: Element): boolean {
-  return NON_CONTENT_TAGS.has(el.name) || isHidden(el);
-}
-
-function isFullModeSkipped(el: Element): boolean {
-  return isNonContent(el) || isSiteChrome(el);
+/** Never rendered in any mode: non-text elements and hidden ones, but for wrappers the page's scripts show. */
+function nonContent(revealed: ReadonlySet<Element>): (el: Element) => boolean {
+  return (el) => NON_CONTENT_TAGS.has(el.name) || (isHidden(el) && !revealed.has(el));
 }
 
 /**
@@ -37,6 +36,10 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   const started = performance.now();
   const html = typeof input.html === 'string' ? input.html : '';
   const document = parseHtml(html);
+  resolveStreamedBoundaries(document, html);
+  adoptContentAfterBody(document);
+  const isNonContent = nonContent(revealedWrappers(document));
+  const isFullModeSkipped = (el: Element) => isNonContent(el) || isSiteChrome(el);
   const resolver = new UrlResolver(document, input.url);
   const metadata = extractMetadata(document, resolver);
   const links = extractLinks(document, resolver);

@@ -4,7 +4,7 @@ import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
 import { isAppShell } from './structure/app-shell';
 import type { DeclaredKind } from './structure/declared-kind';
-import { isRendered, mainHeading } from './structure/main-heading';
+import { isRendered, mainHeadings } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
@@ -69,8 +69,8 @@ export function extractMainContent(document: Document, isSkipped: (el: Element) 
   const roots = [...chosen.roots];
   const removed = new Set(chosen.removed);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
-  const heading = mainHeading(c.body, c.isSkipped, page.title);
-  if (heading && !isRendered(heading, roots, removed, c.isSkipped)) {
+  for (const heading of mainHeadings(c.body, c.isSkipped, page.title).reverse()) {
+    if (isRendered(heading, roots, removed, c.isSkipped)) continue;
     removed.delete(heading);
     roots.unshift(heading);
   }

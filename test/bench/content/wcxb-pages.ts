@@ -1,6 +1,6 @@
 /**
  * Per-page probe of the `main` conversion on WCXB dev and the 181 articles, for reading failures: every page's
- * F1, precision, recall, snippets and time, per type, written to a JSON file; with a second file, the pages
+ * F1, precision, recall, snippets and time, per type, the main heading kept, written to a JSON file; with a second file, the pages
  * whose F1 moved most between the two. Not part of `npm test`.
  *
  * Usage: node --import tsx test/bench/content/wcxb-pages.ts OUT.json [BEFORE.json] [--type=forum] [--articles]
@@ -12,6 +12,7 @@ import { convertHtml } from '../../../libs/content/src';
 import { loadArticles, scoreArticles, shingleMatch } from '../content-corpus';
 import { corpusDir } from '../corpus-dir';
 import { loadWcxb, snippetRate, WCXB_TYPES, wordScore } from '../wcxb-corpus';
+import { headingsKept, type PageOutput } from './wcxb';
 
 interface PageRow {
   id: string;
@@ -38,10 +39,12 @@ function main(): void {
   const cases = loadWcxb(corpus).filter((c) => !only || c.type === only);
   for (const c of cases.slice(0, 20)) convertHtml({ html: c.html, url: c.url, mode: 'main', format: 'text' });
   const rows: PageRow[] = [];
+  const outputs = new Map<string, PageOutput>();
   for (const c of cases) {
     const started = performance.now();
     const text = convertHtml({ html: c.html, url: c.url, mode: 'main', format: 'text' }).markdown;
     const ms = performance.now() - started;
+    outputs.set(c.id, { text, ms });
     const s = wordScore(text, c.truth);
     rows.push({
       id: c.id,
@@ -74,6 +77,8 @@ function main(): void {
       `${type.padEnd(13)} ${String(s.pages).padStart(4)}  F1 ${s.f1.toFixed(3)}  P ${s.precision.toFixed(3)}  R ${s.recall.toFixed(3)}  with ${s.with.toFixed(3)}  leaks ${s.without.toFixed(3)}  ${s.ms.toFixed(1)} ms${s.peer !== undefined ? `  peer ${s.peer.toFixed(3)}` : ''}`,
     );
   }
+  const headings = headingsKept(cases, outputs);
+  console.log(`main heading kept ${headings.kept}/${headings.pages}; missed ${headings.missed.join(' ')}`);
   if (flags.has('--articles')) {
     const articles = loadArticles(corpus);
     for (const format of ['text', 'markdown'] as const) {

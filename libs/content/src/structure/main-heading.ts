@@ -5,6 +5,8 @@ import { textOf } from '../readability/text-measure';
 const TITLE_MATCH = 0.8;
 /** ...and it holds this share of the title's words (a title may add the site's name). */
 const TITLE_COVERAGE = 0.6;
+/** The top heading stays beside a title-matching one when this share of its words is in the title. */
+const TOP_MIN_SHARED = 0.5;
 const LEVELS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
 const NEVER_HOLDS_THE_TITLE = new Set(['nav', 'footer', 'aside', 'dialog', 'template']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'menu', 'menubar']);
@@ -15,14 +17,25 @@ const HOME_HREF = /^(?:https?:\/\/[^/]+)?\/?(?:index\.\w+)?(?:[?#].*)?$/i;
  * The page's main heading, among the visible headings outside navigation, footers, asides and dialogs (a logo,
  * a heading that only links to the home page, is not one): the heading that says what the document's title
  * says (its words nearly all in the title, and most of the title; of the highest level, then the closest, then
- * the first), else the first of the highest level present. A documentation page titles itself with its
- * top heading whatever its level (`<h2 class="title">` for a section, `<h1>` for a chapter); a blog names
- * itself in an `<h1>` above the post's title.
+ * the first), else the heading of the highest level present whose words are most in the title (the
+ * first on a tie: a template's placeholder or a "The Blog" banner above the post's own `<h1>` says nothing of
+ * the title). A documentation page titles itself with its top heading whatever its level (`<h2 class="title">`
+ * for a section, `<h1>` for a chapter); a blog names itself in an `<h1>` above the post's title.
  */
 export function mainHeading(body: Element, isSkipped: (el: Element) => boolean, documentTitle = ''): Element | undefined {
+  return mainHeadings(body, isSkipped, documentTitle)[0];
+}
+
+/**
+ * The main heading (mainHeading), then the page's top heading when that is another one that still shares at least
+ * TOP_MIN_SHARED of its words with the title: a post whose `<h1>` words its title otherwise than the document's
+ * title does, above a section heading that repeats the title. Both title the page; both stay with its content.
+ */
+export function mainHeadings(body: Element, isSkipped: (el: Element) => boolean, documentTitle = ''): Element[] {
   const titleWords = words(documentTitle);
   let top: Element | undefined;
   let topLevel = 7;
+  let topShare = 0;
   let titled: Element | undefined;
   let titledScore = 0;
   let titledLevel = 7;
@@ -32,12 +45,15 @@ export function mainHeading(body: Element, isSkipped: (el: Element) => boolean, 
     if (level === undefined) return true;
     const headingWords = words(textOf(el));
     if (headingWords.size === 0 || isLogo(el)) return false;
-    if (level < topLevel) {
+    const shared = [...headingWords].filter((w) => titleWords.has(w)).length;
+    // Of the heading's own words (a longer heading shares the site's name with the title by chance).
+    const share = shared / headingWords.size;
+    if (level < topLevel || (level === topLevel && share > topShare)) {
       top = el;
       topLevel = level;
+      topShare = share;
     }
     if (titleWords.size > 0) {
-      const shared = [...headingWords].filter((w) => titleWords.has(w)).length;
       const coverage = shared / titleWords.size;
       if (shared / headingWords.size >= TITLE_MATCH && coverage >= TITLE_COVERAGE) {
         if (level < titledLevel || (level === titledLevel && coverage > titledScore)) {
@@ -49,7 +65,10 @@ export function mainHeading(body: Element, isSkipped: (el: Element) => boolean, 
     }
     return false;
   });
-  return titled ?? top;
+  const first = titled ?? top;
+  if (!first) return [];
+  if (top && top !== first && topShare >= TOP_MIN_SHARED) return [first, top];
+  return [first];
 }
 
 /**

@@ -1,0 +1,29 @@
+import { convertHtml } from '../convert-html';
+import { parseHtml } from '../dom';
+import { revealedWrappers } from './revealed-wrappers';
+
+const article = '<article><h1>Dark roast</h1><p>A bold blend for long days, described at the length a product page gives it.</p></article>';
+
+describe('revealedWrappers: content a page hides until its scripts show it', () => {
+  it('returns an inline-hidden wrapper holding more than the page shows, not a hidden menu, dialog or microdata', () => {
+    const doc = parseHtml(
+      `<body><div id="app" style="visibility:hidden;min-height:100vh">${article}<ul style="display:none"><li>Menu</li></ul></div>` +
+        '<div class="modal" style="display: none">Sign up</div><p>Footer</p></body>',
+    );
+    expect([...revealedWrappers(doc)].map((el) => el.attribs.id)).toEqual(['app']);
+    const shown = parseHtml(`<body>${article}<div id="notes" style="display:none">${article}</div></body>`);
+    expect(revealedWrappers(shown).size).toBe(0);
+    const microdata = parseHtml(`<body><p>Short visible lead.</p><div itemscope style="display:none">${article}</div></body>`);
+    expect(revealedWrappers(microdata).size).toBe(0);
+  });
+
+  it('shows the wrapper in the main content while what it hides inside stays hidden', () => {
+    const html =
+      `<html><head><title>Dark roast</title></head><body><header><a href="/">Shop</a></header><div class="lockdown-content" style="display:none;">${article}` +
+      '<div style="display:none">Hidden inside</div></div><div style="display:none">Cart drawer</div></body></html>';
+    const text = convertHtml({ html, url: 'https://example.com/p', mode: 'main', format: 'text' }).markdown;
+    expect(text).toContain('A bold blend for long days');
+    expect(text).not.toContain('Hidden inside');
+    expect(text).not.toContain('Cart drawer');
+  });
+});
