@@ -12,6 +12,7 @@
  *   cluster_1_large pages with 8× the text: how the costs grow with the page
  *   latency_8 / latency_24  pages that take ~1 s (site 300 ms + model 700 ms) with 8 or 24 page workers:
  *                   a replica's pages/s is bounded by page workers / page latency before CPU
+ *   latency_3s_8 / latency_3s_24  the same with a 3 s model (300 pages)
  *
  * `npm run bench:capacity -- report` runs nothing and rewrites the summary and the projection from the runs
  * in the file (after a change of an assumption or a published figure in capacity/projection.ts).
@@ -48,12 +49,12 @@ const base: Workload = {
   concurrency: 32,
   env: { GLEANER_PAGE_WORKERS: '16' },
 };
-const latency = (workers: number): Workload => ({
-  hosts: 200,
+const latency = (workers: number, modelMs = 700, hosts = 200): Workload => ({
+  hosts,
   pagesPerHost: 3,
   pageBytes: 4000,
   siteDelayMs: 300,
-  model: 'slow-700',
+  model: `slow-${modelMs}`,
   concurrency: 32,
   env: { GLEANER_PAGE_WORKERS: String(workers) },
 });
@@ -74,6 +75,9 @@ const RUNS: Record<string, Runner> = {
   cluster_1_large: (ctx) => clusterRun(ctx, { ...base, pageBytes: 32_000 }, 1),
   latency_8: (ctx) => clusterRun(ctx, latency(8), 1),
   latency_24: (ctx) => clusterRun(ctx, latency(24), 1),
+  // A slow model (3 s): waiting is most of a page's life, so whatever costs CPU while waiting shows most.
+  latency_3s_8: (ctx) => clusterRun(ctx, latency(8, 3000, 100), 1),
+  latency_3s_24: (ctx) => clusterRun(ctx, latency(24, 3000, 100), 1),
 };
 
 function machine() {

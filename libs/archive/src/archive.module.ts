@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { METRICS, type Metrics } from '@app/observability';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
@@ -26,4 +26,11 @@ import { PageArchive } from './page-archive';
   ],
   exports: [PageArchive],
 })
-export class ArchiveModule {}
+export class ArchiveModule implements OnApplicationShutdown {
+  constructor(private readonly archive: PageArchive) {}
+
+  /** New bodies' usage not written yet (usage-tally.ts) is written on the way out; a store already gone loses it. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.archive.flushUsage().catch(() => undefined);
+  }
+}

@@ -242,6 +242,6 @@ export function summarise(runs: Record<string, RunResult>): Record<string, unkno
   const out: Record<string, unknown> = {};
   if (ok(runs.embedded)) out.embedded = embedded(runs.embedded, ok(runs.embedded_sql) ? runs.embedded_sql : undefined);
   for (const name of ['cluster_1', 'cluster_2', 'cluster_1_large']) if (ok(runs[name])) out[name] = cluster(runs[name]);
-  for (const name of ['latency_8', 'latency_24']) if (ok(runs[name])) out[name] = latency(runs[name]);
+  for (const name of ['latency_8', 'latency_24', 'latency_3s_8', 'latency_3s_24']) if (ok(runs[name])) out[name] = latency(runs[name]);
   return out;
 }
