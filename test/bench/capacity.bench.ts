@@ -10,6 +10,7 @@
  *                   CPU per process, store commands and bytes, Redis commands and bytes per page
  *   cluster_2       the same with 2 crawlers (per-page costs do not depend on the replica count; per-replica background does)
  *   cluster_1_large pages with 8× the text: how the costs grow with the page
+ *   embedded_real / cluster_1_real  real-sized pages: 50–150 KB with a real page's markup (crawl/real-markup.ts)
  *   latency_8 / latency_24  pages that take ~1 s (site 300 ms + model 700 ms) with 8 or 24 page workers:
  *                   a replica's pages/s is bounded by page workers / page latency before CPU
  *   latency_3s_8 / latency_3s_24  the same with a 3 s model (300 pages)
@@ -73,6 +74,9 @@ const RUNS: Record<string, Runner> = {
   cluster_1: (ctx) => clusterRun(ctx, base, 1),
   cluster_2: (ctx) => clusterRun(ctx, base, 2),
   cluster_1_large: (ctx) => clusterRun(ctx, { ...base, pageBytes: 32_000 }, 1),
+  // Real-sized pages (50–150 KB with a real page's markup, issue 37): compression, conversion and grounding weigh more.
+  embedded_real: (ctx) => embeddedRun(ctx, { ...base, realMarkup: true }),
+  cluster_1_real: (ctx) => clusterRun(ctx, { ...base, realMarkup: true }, 1),
   latency_8: (ctx) => clusterRun(ctx, latency(8), 1),
   latency_24: (ctx) => clusterRun(ctx, latency(24), 1),
   // A slow model (3 s): waiting is most of a page's life, so whatever costs CPU while waiting shows most.

@@ -75,19 +75,21 @@ function store(run: RunResult) {
     if (collection.startsWith('job') || collection === 'jobs') return 'job_results_events_counters';
     return 'other';
   };
-  const byArea: Record<string, { commands: number; write_commands: number; write_request_bytes: number }> = {};
+  const byArea: Record<string, { commands: number; write_commands: number; docs_written: number; write_request_bytes: number }> = {};
   for (const [key, c] of Object.entries(crawl)) {
     if (!work(key)) continue;
-    const area = (byArea[areaOf(key)] ??= { commands: 0, write_commands: 0, write_request_bytes: 0 });
+    const area = (byArea[areaOf(key)] ??= { commands: 0, write_commands: 0, docs_written: 0, write_request_bytes: 0 });
     area.commands += c.n / pages;
     if (WRITE.has(verb(key))) {
       area.write_commands += c.n / pages;
+      area.docs_written += c.docs_written / pages;
       area.write_request_bytes += c.request_bytes / pages;
     }
   }
   for (const area of Object.values(byArea)) {
     area.commands = r(area.commands);
     area.write_commands = r(area.write_commands);
+    area.docs_written = r(area.docs_written);
     area.write_request_bytes = Math.round(area.write_request_bytes);
   }
   const background = sumCounts(idle, isBackground);
@@ -241,7 +243,8 @@ const ok = (run: unknown): run is RunResult => typeof run === 'object' && run !=
 export function summarise(runs: Record<string, RunResult>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (ok(runs.embedded)) out.embedded = embedded(runs.embedded, ok(runs.embedded_sql) ? runs.embedded_sql : undefined);
-  for (const name of ['cluster_1', 'cluster_2', 'cluster_1_large']) if (ok(runs[name])) out[name] = cluster(runs[name]);
+  if (ok(runs.embedded_real)) out.embedded_real = embedded(runs.embedded_real);
+  for (const name of ['cluster_1', 'cluster_2', 'cluster_1_large', 'cluster_1_real']) if (ok(runs[name])) out[name] = cluster(runs[name]);
   for (const name of ['latency_8', 'latency_24', 'latency_3s_8', 'latency_3s_24']) if (ok(runs[name])) out[name] = latency(runs[name]);
   return out;
 }
