@@ -14,12 +14,13 @@ import { PageArchive } from './page-archive';
       provide: PageArchive,
       useFactory: async (store: DocumentStore, blobs: ArchiveBlobStore, config: AppConfig, metrics: Metrics) => {
         const repository = await ArchiveRepository.open(store);
-        return new PageArchive(
+        const archive: PageArchive = new PageArchive(
           repository,
           blobs,
           { ttlDays: config.archiveTtlDays, maxBytesPerTenant: config.archiveMaxBytesPerTenant, maxBodyBytes: config.fetchMaxBytes },
-          archiveMetrics(metrics, repository),
+          archiveMetrics(metrics, repository, () => archive.writeUsage()),
         );
+        return archive;
       },
       inject: [DOCUMENT_STORE, ARCHIVE_BLOBS, APP_CONFIG, METRICS],
     },

@@ -89,6 +89,11 @@ export class PageArchive {
     await this.tally.flush();
   }
 
+  /** Writes the usage changes not written yet, now (a metrics scrape reads every tenant's usage). */
+  writeUsage(): Promise<void> {
+    return this.tally.flush();
+  }
+
   get enabled(): boolean {
     return this.settings.ttlDays > 0;
   }
