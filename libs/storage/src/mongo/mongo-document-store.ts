@@ -217,6 +217,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     const result = await this.guard(() =>
       this.native.bulkWrite(
         entries.map((entry) => ({
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: the driver types _id as an ObjectId
           updateOne: { filter: { _id: entry._id } as DriverDocument, update: toMongoUpdate(entry.update), upsert: entry.upsert !== false },
         })),
         { ordered: true },
