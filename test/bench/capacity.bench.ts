@@ -10,8 +10,11 @@
  *                   CPU per process, store commands and bytes, Redis commands and bytes per page
  *   cluster_2       the same with 2 crawlers (per-page costs do not depend on the replica count; per-replica background does)
  *   cluster_1_large pages with 8× the text: how the costs grow with the page
+ *   embedded_real / cluster_1_real  real-sized pages: 50–150 KB with a real page's markup (crawl/real-markup.ts)
+ *   crawlee_peer / crawlee_peer_real  raw Crawlee (CheerioCrawler) on the same pages: the CPU target's peer
  *   latency_8 / latency_24  pages that take ~1 s (site 300 ms + model 700 ms) with 8 or 24 page workers:
  *                   a replica's pages/s is bounded by page workers / page latency before CPU
+ *   latency_3s_8 / latency_3s_24  the same with a 3 s model (300 pages)
  *
  * `npm run bench:capacity -- report` runs nothing and rewrites the summary and the projection from the runs
  * in the file (after a change of an assumption or a published figure in capacity/projection.ts).
@@ -31,6 +34,7 @@ import { clusterRun, embeddedRun, type RunResult, type Workload } from './capaci
 import type { BenchContext } from './crawl/context';
 import { envNumber } from './crawl/context';
 import { assertBuilt, ROOT } from './crawl/gleaner';
+import { crawleeRun } from './crawl/overhead';
 import { killAll, round } from './crawl/procs';
 import { startBenchSite } from './crawl/site';
 
@@ -48,17 +52,31 @@ const base: Workload = {
   concurrency: 32,
   env: { GLEANER_PAGE_WORKERS: '16' },
 };
-const latency = (workers: number): Workload => ({
-  hosts: 200,
+const latency = (workers: number, modelMs = 700, hosts = 200): Workload => ({
+  hosts,
   pagesPerHost: 3,
   pageBytes: 4000,
   siteDelayMs: 300,
-  model: 'slow-700',
+  model: `slow-${modelMs}`,
   concurrency: 32,
   env: { GLEANER_PAGE_WORKERS: String(workers) },
 });
 
-type Runner = (ctx: BenchContext) => Promise<RunResult>;
+/**
+ * The peer of the CPU target (issue 37: crawler CPU per page ≤ 1.5× raw Crawlee's): a plain CheerioCrawler
+ * (test/bench/crawl/crawlee-child.ts) on the same pages in the same run, one host of hosts × pagesPerHost
+ * pages (it follows same-hostname links only), at the workload's concurrency.
+ */
+async function crawleePeer(ctx: BenchContext, w: Workload): Promise<Record<string, unknown>> {
+  const pages = w.hosts * w.pagesPerHost;
+  ctx.site.configure({ size: pages, delayMs: w.siteDelayMs, bytes: w.pageBytes, hostInTitle: true, realMarkup: w.realMarkup === true });
+  const seed = ctx.site.url('127.0.0.1', '/');
+  await fetch(seed).then((r) => r.text());
+  const run = await crawleeRun(ctx, 1, seed, w.concurrency, pages);
+  return { deployment: 'crawlee', workload: w, ...run };
+}
+
+type Runner = (ctx: BenchContext) => Promise<RunResult | Record<string, unknown>>;
 const RUNS: Record<string, Runner> = {
   embedded: (ctx) => embeddedRun(ctx, base),
   embedded_sql: async (ctx) => {
@@ -72,8 +90,16 @@ const RUNS: Record<string, Runner> = {
   cluster_1: (ctx) => clusterRun(ctx, base, 1),
   cluster_2: (ctx) => clusterRun(ctx, base, 2),
   cluster_1_large: (ctx) => clusterRun(ctx, { ...base, pageBytes: 32_000 }, 1),
+  // Real-sized pages (50–150 KB with a real page's markup, issue 37): compression, conversion and grounding weigh more.
+  embedded_real: (ctx) => embeddedRun(ctx, { ...base, realMarkup: true }),
+  cluster_1_real: (ctx) => clusterRun(ctx, { ...base, realMarkup: true }, 1),
+  crawlee_peer: (ctx) => crawleePeer(ctx, base),
+  crawlee_peer_real: (ctx) => crawleePeer(ctx, { ...base, realMarkup: true }),
   latency_8: (ctx) => clusterRun(ctx, latency(8), 1),
   latency_24: (ctx) => clusterRun(ctx, latency(24), 1),
+  // A slow model (3 s): waiting is most of a page's life, so whatever costs CPU while waiting shows most.
+  latency_3s_8: (ctx) => clusterRun(ctx, latency(8, 3000, 100), 1),
+  latency_3s_24: (ctx) => clusterRun(ctx, latency(24, 3000, 100), 1),
 };
 
 function machine() {
@@ -162,7 +188,11 @@ async function main(): Promise<void> {
       try {
         const run = await RUNS[name](ctx);
         runs[name] = { date: new Date().toISOString(), load_average_at_start: round(loadAtStart, 2), ...run };
-        ctx.log(`   ${run.job.pages} pages, ${run.pages_per_s} pages/s, crawl phase ${run.crawl.seconds} s`);
+        if ('job' in run) {
+          const measured = run as RunResult;
+          ctx.log(`   ${measured.job.pages} pages, ${measured.pages_per_s} pages/s, crawl phase ${measured.crawl.seconds} s`);
+        }
+        else ctx.log(`   ${String(run.pages)} pages, ${String(run.pages_per_s)} pages/s, ${String(run.cpu_ms_per_page)} ms CPU a page`);
       } catch (error) {
         failed = true;
         console.error(error);

@@ -3,6 +3,8 @@
  * (SQLite records, files under a data directory) and the cluster's (MongoDB records, GridFS on the
  * MongoDB-wire test server), so the archive behaves alike on both.
  */
+import { createHash } from 'node:crypto';
+import { brotliCompressSync } from 'node:zlib';
 import { newId } from '@app/core';
 import {
   ArchiveRepository,
@@ -13,7 +15,7 @@ import {
   type PageCapture,
   type PageArchiveSettings,
 } from '@app/archive';
-import type { DocumentStore } from '@app/storage';
+import type { Collection, Doc, DocumentStore } from '@app/storage';
 
 export interface ArchiveParts {
   store: DocumentStore;
@@ -21,6 +23,31 @@ export interface ArchiveParts {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+
+const WRITES = new Set(['insertOne', 'insertMany', 'upsertMany', 'findOneAndUpdate', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany']);
+
+/** The store with its write calls counted per `<method> <collection>` (one call is one write command). */
+function countingStore(store: DocumentStore): { store: DocumentStore; writes: string[] } {
+  const writes: string[] = [];
+  const wrap = <T extends Doc>(c: Collection<T>): Collection<T> =>
+    new Proxy(c, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (WRITES.has(String(name))) writes.push(`${String(name)} ${target.name}`);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  const counted: DocumentStore = {
+    kind: store.kind,
+    collection: async (spec) => wrap(await store.collection(spec)),
+    ping: () => store.ping(),
+    close: () => store.close(),
+  };
+  return { store: counted, writes };
+}
 
 function capture(body: string | Buffer, extra: Partial<PageCapture> = {}): PageCapture {
   return {
@@ -214,6 +241,7 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
       try {
         expect(await here.keep(user, 'shared', 'b', capture(html('mine')))).toBe('deduplicated'); // usage read: under the cap
         expect(await there.keep(user, 'shared', 'c', capture(html('theirs')))).toBe('stored'); // now over it
+        await there.flushUsage(); // what its own timer does within USAGE_FLUSH_MS
         expect(await here.keep(user, 'shared', 'd', capture(html('mine')))).toBe('deduplicated'); // not seen yet
         clock.mockReturnValue(now + USAGE_FRESH_MS);
         expect(await here.keep(user, 'shared', 'e', capture(html('mine')))).toBe('refused_cap');
@@ -279,7 +307,7 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
       const counted = new PageArchive(
         repository,
         blobsWith((id, data) => (writes.push(id), parts.blobs.write(id, data))),
-        { ttlDays: 30, maxBytesPerTenant: 0, maxBodyBytes: 10 * 1024 * 1024 },
+        { ttlDays: 30, maxBytesPerTenant: 0, maxBodyBytes: 10 * 1024 * 1024, inlineMaxBytes: 0 },
       );
       const kept = await Promise.all(Array.from({ length: 12 }, (_, i) => counted.keep(user, 'one', `k${i}`, capture(body))));
       expect(writes).toHaveLength(1);
@@ -296,7 +324,7 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
       const flaky = new PageArchive(
         repository,
         blobsWith((id, data) => (failed++ === 0 ? Promise.reject(new Error('disk hiccup')) : parts.blobs.write(id, data))),
-        { ttlDays: 30, maxBytesPerTenant: 0, maxBodyBytes: 10 * 1024 * 1024 },
+        { ttlDays: 30, maxBytesPerTenant: 0, maxBodyBytes: 10 * 1024 * 1024, inlineMaxBytes: 0 },
       );
       const kept = await Promise.allSettled(Array.from({ length: 4 }, (_, i) => flaky.keep(user, 'ff', `k${i}`, capture(body))));
       expect(kept.filter((k) => k.status === 'rejected')).toHaveLength(1);
@@ -307,17 +335,154 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
       }
     });
 
-    it('a body is never deleted under a page that references it, whatever runs at once', async () => {
+    it.each([
+      ['inline', {}],
+      ['in the blob store', { inlineMaxBytes: 0 }],
+    ])('a body is never deleted under a page that references it, whatever runs at once (%s)', async (_, settings) => {
       const user = tenant();
       const body = html('race');
+      // The keeper and the deleter are two processes: the keeper's memory of stored bodies does not see the deletes.
+      const keeper = archiveWith(settings);
+      const deleter = archiveWith(settings);
       for (let round = 0; round < 15; round++) {
-        await archive.keep(user, `old${round}`, 'k', capture(body));
-        await Promise.all([archive.deleteJob(user, `old${round}`), archive.keep(user, `new${round}`, 'k', capture(body))]);
-        const page = await archive.load(user, `new${round}`, 'k');
+        await keeper.keep(user, `old${round}`, 'k', capture(body));
+        await Promise.all([deleter.deleteJob(user, `old${round}`), keeper.keep(user, `new${round}`, 'k', capture(body))]);
+        const page = await deleter.load(user, `new${round}`, 'k');
         expect(page?.body.equals(Buffer.from(body, 'latin1'))).toBe(true);
-        await archive.deleteJob(user, `new${round}`);
+        await deleter.deleteJob(user, `new${round}`);
       }
-      expect((await archive.usage(user)).blobs).toBe(0);
+      await deleter.flushUsage();
+      expect((await keeper.usage(user)).blobs).toBe(0);
+    });
+
+    describe('bodies inline (docs/archive.md "Where it is kept")', () => {
+      it('a page with a new body, a deduplicated one and a known one are each ONE store write and no blob', async () => {
+        const counting = countingStore(parts.store);
+        const blobWrites: string[] = [];
+        const here = new PageArchive(
+          await ArchiveRepository.open(counting.store),
+          blobsWith((id, data) => (blobWrites.push(id), parts.blobs.write(id, data))),
+          { ttlDays: 30, maxBytesPerTenant: 0, maxBodyBytes: 10 * 1024 * 1024 },
+        );
+        const elsewhere = archiveWith();
+        const user = tenant();
+        counting.writes.length = 0;
+        expect(await here.keep(user, 'j', 'new', capture(html('inline new')))).toBe('stored');
+        expect(counting.writes).toEqual(['upsertMany archive_pages']);
+        // Stored by another process: this one compresses it, finds it there, and counts nothing.
+        await elsewhere.keep(user, 'j', 'theirs', capture(html('stored elsewhere')));
+        counting.writes.length = 0;
+        expect(await here.keep(user, 'j', 'dedup', capture(html('stored elsewhere')))).toBe('deduplicated');
+        // Known to this process: only touched.
+        expect(await here.keep(user, 'j', 'known', capture(html('inline new')))).toBe('deduplicated');
+        expect(counting.writes).toEqual(['upsertMany archive_pages', 'upsertMany archive_pages']);
+        expect(blobWrites).toEqual([]);
+        // The usage of new bodies is written once per tenant and second, not with each page.
+        await elsewhere.flushUsage();
+        expect(await here.usage(user)).toEqual({ stored_bytes: expect.any(Number), blobs: 2 });
+        expect(counting.writes.filter((w) => w.endsWith('archive_usage'))).toHaveLength(1);
+        for (const key of ['new', 'dedup', 'known']) expect(await here.load(user, 'j', key)).not.toBeNull();
+      });
+
+      it('a body above the inline size goes to the blob store; both read back alike', async () => {
+        const user = tenant();
+        const blobWrites: string[] = [];
+        const small = new PageArchive(repository, blobsWith((id, data) => (blobWrites.push(id), parts.blobs.write(id, data))), {
+          ttlDays: 30,
+          maxBytesPerTenant: 0,
+          maxBodyBytes: 10 * 1024 * 1024,
+          inlineMaxBytes: 64,
+        });
+        expect(await small.keep(user, 'j', 'big', capture(html('too big for 64 bytes')))).toBe('stored');
+        expect(await small.keep(user, 'j', 'tiny', capture('<p>x</p>'))).toBe('stored');
+        expect(blobWrites).toHaveLength(1);
+        expect((await small.load(user, 'j', 'big'))?.body.toString('latin1')).toBe(html('too big for 64 bytes'));
+        expect((await small.load(user, 'j', 'tiny'))?.body.toString('latin1')).toBe('<p>x</p>');
+        expect(await small.keep(user, 'j2', 'big', capture(html('too big for 64 bytes')))).toBe('deduplicated');
+        expect(blobWrites).toHaveLength(1);
+        expect(await small.deleteJob(user, 'j')).toEqual({ pages: 2, bodies: 1 });
+        expect(await small.deleteJob(user, 'j2')).toEqual({ pages: 1, bodies: 1 });
+        expect(await parts.blobs.read(blobWrites[0])).toBeNull();
+        expect(await small.usage(user)).toEqual({ stored_bytes: 0, blobs: 0 });
+      });
+    });
+
+    describe('bodies stored before issue 37 (archive_blobs records, bytes in the blob store)', () => {
+      /** A page kept the old way: its record, its body's archive_blobs record and the bytes in the blob store. */
+      async function keptTheOldWay(user: string, jobId: string, key: string, body: string): Promise<string> {
+        const data = Buffer.from(body, 'latin1');
+        const sha = createHash('sha256').update(data).digest('hex');
+        const encoded = brotliCompressSync(data);
+        const blobId = newId();
+        await parts.blobs.write(blobId, encoded);
+        const now = new Date().toISOString();
+        const blobs = await parts.store.collection({ name: 'archive_blobs', indexes: [] });
+        await blobs
+          .findOneAndUpdate(
+            { _id: `${user}:${sha}` },
+            {
+              $set: { touch: newId(), touched_at: now },
+              $setOnInsert: { user_id: user, sha256: sha, blob_id: blobId, size: data.length, stored_size: encoded.length, encoding: 'br', stored: true, created_at: now },
+            },
+            { upsert: true },
+          );
+        const pages = await parts.store.collection({ name: 'archive_pages', indexes: [] });
+        await pages.insertOne({
+          _id: `${jobId}:${key}`,
+          job_id: jobId,
+          user_id: user,
+          key,
+          url: `https://old.test/${key}`,
+          final_url: `https://old.test/${key}`,
+          status: 200,
+          headers: { 'content-type': 'text/html' },
+          redirects: [],
+          fetch_mode: 'static',
+          content_type: 'text/html',
+          charset: 'utf-8',
+          body_sha256: sha,
+          body_bytes: data.length,
+          rendered_sha256: null,
+          rendered_bytes: null,
+          fetched_at: now,
+          expires_at: new Date(Date.now() + 30 * DAY).toISOString(),
+          origin: 'fetch',
+          failure: null,
+        });
+        return blobId;
+      }
+
+      it('are read back, copied for a re-extraction, and deleted with the last page that references them', async () => {
+        const user = tenant();
+        const [old, rex, fresh] = ['old', 'rex', 'new'].map((name) => `${name}_${newId()}`);
+        const blobId = await keptTheOldWay(user, old, 'k', html('old body'));
+        expect((await archive.load(user, old, 'k'))?.body.toString('latin1')).toBe(html('old body'));
+        expect(await archive.body(user, (await archive.record(user, old, 'k'))!.body_sha256)).not.toBeNull();
+        // A re-extraction references the old body where it is.
+        expect(await archive.copy(user, old, rex, 'k')).not.toBeNull();
+        // A new page with the same body stores it the new way; the old record stays while old pages need it.
+        expect(await archive.keep(user, fresh, 'k', capture(html('old body')))).toBe('stored');
+        expect(await archive.deleteJob(user, old)).toEqual({ pages: 1, bodies: 0 });
+        expect((await archive.load(user, rex, 'k'))?.body.toString('latin1')).toBe(html('old body'));
+        expect(await archive.deleteJob(user, rex)).toEqual({ pages: 1, bodies: 0 });
+        expect(await archive.deleteJob(user, fresh)).toEqual({ pages: 1, bodies: 2 });
+        expect(await parts.blobs.read(blobId)).toBeNull();
+      });
+
+      it('go with a tenant deletion and with the retention', async () => {
+        const user = tenant();
+        const first = await keptTheOldWay(user, 'a', 'k1', html('erased'));
+        await archive.keep(user, 'b', 'k2', capture(html('new way')));
+        expect(await archive.deleteTenant(user)).toEqual({ pages: 2, bodies: 2 });
+        expect(await parts.blobs.read(first)).toBeNull();
+        expect(await archive.load(user, 'a', 'k1')).toBeNull();
+        const later = tenant();
+        const second = await keptTheOldWay(later, 'c', 'k', html('expires'));
+        const swept = await archive.sweep(new Date(Date.now() + 31 * DAY), 100_000);
+        expect(swept.bodies).toBeGreaterThanOrEqual(1);
+        expect(await parts.blobs.read(second)).toBeNull();
+        expect(await archive.load(later, 'c', 'k')).toBeNull();
+      });
     });
 
     describe('blob store', () => {

@@ -686,6 +686,48 @@ export function storageContract(
       });
     });
 
+    describe('upsertMany', () => {
+      it('inserts the missing documents and updates the existing ones, in order, saying which it inserted', async () => {
+        const c = await seeded([{ _id: 'a', first: 'old', n: 1 }], [{ fields: { first: 1 } }]);
+        const result = await c.upsertMany([
+          { _id: 'a', update: { $set: { last: 'x' }, $setOnInsert: { first: 'new' }, $inc: { n: 1 } } },
+          { _id: 'b', update: { $setOnInsert: { first: 'new', nested: { k: [1, 2] } } } },
+          { _id: 'b', update: { $set: { last: 'y' }, $setOnInsert: { first: 'never' } } },
+          { _id: 'gone', update: { $set: { last: 'z' } }, upsert: false },
+          { _id: 'a', update: { $set: { again: true } }, upsert: false },
+        ]);
+        expect(result).toEqual({ inserted: [false, true, false, false, false], matched: 3 });
+        expect(await c.findOne({ _id: 'gone' })).toBeNull();
+        expect((await c.findOne({ _id: 'a' }))?.again).toBe(true);
+        await c.updateMany({ _id: 'a' }, { $unset: { again: true } });
+        expect(await c.findOne({ _id: 'a' })).toEqual({ _id: 'a', first: 'old', n: 2, last: 'x' });
+        expect(await c.findOne({ _id: 'b' })).toEqual({ _id: 'b', first: 'new', nested: { k: [1, 2] }, last: 'y' });
+        // Indexed fields written by either path stay queryable.
+        expect(sortedIds(await c.find({ first: 'new' }))).toEqual(['b']);
+        expect(sortedIds(await c.find({ first: 'old' }))).toEqual(['a']);
+        expect(await c.upsertMany([])).toEqual({ inserted: [], matched: 0 });
+      });
+
+      it('throws DuplicateKeyError when a unique index refuses an entry', async () => {
+        const c = await seeded([{ _id: 'a', key: 'k1' }], [{ fields: { key: 1 }, unique: true }]);
+        await expect(
+          c.upsertMany([
+            { _id: 'b', update: { $setOnInsert: { key: 'k2' } } },
+            { _id: 'c', update: { $setOnInsert: { key: 'k1' } } },
+          ]),
+        ).rejects.toBeInstanceOf(DuplicateKeyError);
+        expect(await c.findOne({ _id: 'c' })).toBeNull();
+        expect(await c.findOne({ _id: 'a' })).toEqual({ _id: 'a', key: 'k1' });
+      });
+
+      it('refuses an entry without a string _id or with an unknown operator', async () => {
+        const c = await seeded([]);
+        await expect(c.upsertMany([{ _id: '', update: { $set: { v: 1 } } }])).rejects.toThrow(/_id/);
+        await expect(c.upsertMany([{ _id: 'x', update: { $push: { v: 1 } } as never }])).rejects.toThrow(/operator/);
+        expect(await c.count({})).toBe(0);
+      });
+    });
+
     describe('updateMany', () => {
       it('updates every match and returns the number of modified documents', async () => {
         const c = await seeded([

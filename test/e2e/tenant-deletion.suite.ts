@@ -7,6 +7,7 @@
  */
 import { TENANT_ERASERS, type TenantErasers } from '@app/core';
 import { UsersService } from '@app/auth';
+import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { TenantDeletionResumer } from '@app/auth';
 import type { ModelServer } from '../fixtures/model-server';
 import type { Playground } from '../fixtures/playground/playground';
@@ -236,6 +237,22 @@ export function tenantDeletionSuite(getEnv: () => TenantDeletionEnv): void {
     });
     gone.ids.push(running.job_id);
     await waitFor(async () => env.play.held(gate) > 0, 60_000);
+    // A body archived before issue 37 (an archive_blobs record, docs/archive.md "Where it is kept"): erased too.
+    const legacy = await env.app.app.get<DocumentStore>(DOCUMENT_STORE).collection({ name: 'archive_blobs', indexes: [] });
+    const at = new Date().toISOString();
+    await legacy.insertOne({
+      _id: `${gone.id}:${'f'.repeat(64)}`,
+      user_id: gone.id,
+      sha256: 'f'.repeat(64),
+      blob_id: 'legacyblob0001',
+      size: 10,
+      stored_size: 5,
+      encoding: 'br',
+      stored: true,
+      touch: 'legacytouch',
+      touched_at: at,
+      created_at: at,
+    });
     // The tenant is in every store the check below reads (so finding nothing of it afterwards means something).
     const during = await env.dump();
     const holding = new Set(mentions(during, gone.ids).map((m) => m.collection.replace(/^c_/, '')));

@@ -11,7 +11,12 @@ const OUTCOMES: KeepOutcome[] = ['stored', 'deduplicated', 'refused_cap', 'disab
  * (counters), and the whole archive's size from the per-tenant usage records (gauges sampled at scrape
  * time; every process reads the shared store, so aggregate them with max).
  */
-export function archiveMetrics(metrics: Metrics, repository: ArchiveRepository): ArchiveEvents {
+export function archiveMetrics(
+  metrics: Metrics,
+  repository: ArchiveRepository,
+  /** Writes this process's usage changes not written yet (usage-tally.ts), so a scrape sees them. */
+  flushUsage: () => Promise<void> = async () => undefined,
+): ArchiveEvents {
   const registers = [metrics.registry];
   const pages = metrics.once(
     'gleaner_archive_pages_total',
@@ -45,8 +50,9 @@ export function archiveMetrics(metrics: Metrics, repository: ArchiveRepository):
   // One read of the usage records per scrape, however many gauges ask.
   let sampling: Promise<{ bytes: number; bodies: number }> | null = null;
   const sample = () =>
-    (sampling ??= repository
-      .allUsage()
+    (sampling ??= flushUsage()
+      .catch(() => undefined)
+      .then(() => repository.allUsage())
       .then((all) => ({
         bytes: all.reduce((sum, usage) => sum + Math.max(0, usage.stored_bytes), 0),
         bodies: all.reduce((sum, usage) => sum + Math.max(0, usage.blobs), 0),

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { METRICS, type Metrics } from '@app/observability';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
@@ -14,16 +14,24 @@ import { PageArchive } from './page-archive';
       provide: PageArchive,
       useFactory: async (store: DocumentStore, blobs: ArchiveBlobStore, config: AppConfig, metrics: Metrics) => {
         const repository = await ArchiveRepository.open(store);
-        return new PageArchive(
+        const archive: PageArchive = new PageArchive(
           repository,
           blobs,
           { ttlDays: config.archiveTtlDays, maxBytesPerTenant: config.archiveMaxBytesPerTenant, maxBodyBytes: config.fetchMaxBytes },
-          archiveMetrics(metrics, repository),
+          archiveMetrics(metrics, repository, () => archive.writeUsage()),
         );
+        return archive;
       },
       inject: [DOCUMENT_STORE, ARCHIVE_BLOBS, APP_CONFIG, METRICS],
     },
   ],
   exports: [PageArchive],
 })
-export class ArchiveModule {}
+export class ArchiveModule implements OnApplicationShutdown {
+  constructor(private readonly archive: PageArchive) {}
+
+  /** New bodies' usage not written yet (usage-tally.ts) is written on the way out; a store already gone loses it. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.archive.flushUsage().catch(() => undefined);
+  }
+}

@@ -1,6 +1,31 @@
 import { DuplicateKeyError, newId, nowIso } from '@app/core';
-import type { Collection, DocumentStore } from '@app/storage';
+import type { Collection, DocumentStore, UpsertEntry } from '@app/storage';
 import type { ArchiveBlobRecord, ArchivedPageRecord, ArchiveUploadRecord, ArchiveUsageRecord } from './archive.types';
+
+/** The `_id` of a body document in `archive_pages`. */
+export const bodyId = (userId: string, sha256: string): string => `body:${userId}:${sha256}`;
+
+/** Where a body's record is: a body document of `archive_pages` (since issue 37) or an `archive_blobs` record (before). */
+export type BodyPlace = 'pages' | 'legacy';
+export const placeOf = (record: ArchiveBlobRecord): BodyPlace => (record.kind === 'body' ? 'pages' : 'legacy');
+
+/** A body's reference written with its page (see keepPage). */
+export interface BodyReference {
+  sha256: string;
+  /** The record to create when the body has none (then the page's write stores it); null: touch only, never create. */
+  create: Omit<ArchiveBlobRecord, '_id' | 'touch' | 'touched_at' | 'created_at' | 'user_id' | 'sha256'> | null;
+}
+
+/** What keepPage did: whether the page record was new, per body whether this write created its record, and which touches found none. */
+export interface KeptPage {
+  pageInserted: boolean;
+  created: boolean[];
+  /** Bodies referenced without `create` whose record was gone (indexes into the references); [] when all were found. */
+  missing: number[];
+}
+
+/** Page records only (body documents share the collection). */
+const PAGES_ONLY = { kind: null } as const;
 
 /** Page records read per store round-trip when a job's pages are walked (deletion, WARC export). */
 export const PAGE_BATCH = 200;
@@ -27,6 +52,8 @@ export class ArchiveRepository {
         { fields: { expires_at: 1 } },
         // The tenant's newest copy of a URL (the Firecrawl-compatible API's maxAge and changeTracking).
         { fields: { user_id: 1, url: 1, fetched_at: 1 } },
+        // Body documents nobody referenced for long (the retention's stale sweep).
+        { fields: { touched_at: 1 } },
       ],
     });
     const blobs = await store.collection<ArchiveBlobRecord>({
@@ -47,6 +74,39 @@ export class ArchiveRepository {
       if (error instanceof DuplicateKeyError) return false;
       throw error;
     }
+  }
+
+  /**
+   * A page record and its bodies' references in ONE write command (docs/archive.md "Where it is kept"):
+   * the record first (inserted unless the job has it: a task run twice), then per body a new touch token,
+   * creating the body document from `create` when it has none. Same order as ever: a release that counted
+   * the references before the page existed finds the touch changed, or its delete is undone by the create.
+   */
+  async keepPage(record: ArchivedPageRecord, userId: string, bodies: readonly BodyReference[]): Promise<KeptPage> {
+    const now = nowIso();
+    const { _id, ...fields } = record;
+    const entries: UpsertEntry[] = [{ _id, update: { $setOnInsert: fields } }];
+    for (const body of bodies) {
+      const touch = { touch: newId(), touched_at: now };
+      entries.push({
+        _id: bodyId(userId, body.sha256),
+        update: body.create
+          ? { $set: touch, $setOnInsert: { kind: 'body', user_id: userId, sha256: body.sha256, ...body.create, created_at: now } }
+          : { $set: touch },
+        ...(body.create ? {} : { upsert: false }),
+      });
+    }
+    const { inserted, matched } = await this.retryingDuplicates(() => this.pages.upsertMany(entries));
+    // Entries that found their document: every one not inserted, but a touch-only entry may have found none.
+    const touchOnly = bodies.flatMap((body, i) => (body.create ? [] : [i]));
+    const foundWithoutInsert = inserted.filter((x) => !x).length;
+    const missingCount = foundWithoutInsert - matched;
+    return {
+      pageInserted: inserted[0] === true,
+      created: bodies.map((_, i) => inserted[i + 1] === true),
+      // The command says how many found nothing, not which: every touch-only entry is then treated as missing.
+      missing: missingCount > 0 ? touchOnly : [],
+    };
   }
 
   page(userId: string, jobId: string, key: string): Promise<ArchivedPageRecord | null> {
@@ -84,7 +144,7 @@ export class ArchiveRepository {
   }
 
   tenantPages(userId: string, limit: number): Promise<ArchivedPageRecord[]> {
-    return this.pages.find({ user_id: userId }, { limit });
+    return this.pages.find({ user_id: userId, ...PAGES_ONLY }, { limit });
   }
 
   /** Whether any page of the tenant still references this body. */
@@ -93,8 +153,15 @@ export class ArchiveRepository {
     return (await this.pages.count({ user_id: userId, rendered_sha256: sha256 })) > 0;
   }
 
-  blob(userId: string, sha256: string): Promise<ArchiveBlobRecord | null> {
-    return this.blobs.findOne({ _id: `${userId}:${sha256}`, user_id: userId });
+  /** The body's record where it is: its body document, else (a body stored before issue 37) its `archive_blobs` record. */
+  async blob(userId: string, sha256: string): Promise<ArchiveBlobRecord | null> {
+    return (await this.bodyIn('pages', userId, sha256)) ?? this.bodyIn('legacy', userId, sha256);
+  }
+
+  bodyIn(place: BodyPlace, userId: string, sha256: string): Promise<ArchiveBlobRecord | null> {
+    return place === 'pages'
+      ? (this.pages.findOne({ _id: bodyId(userId, sha256), user_id: userId }) as unknown as Promise<ArchiveBlobRecord | null>)
+      : this.blobs.findOne({ _id: `${userId}:${sha256}`, user_id: userId });
   }
 
   /**
@@ -102,23 +169,31 @@ export class ArchiveRepository {
    * Returns the record as it was before (null: this call created it with `created`).
    */
   async touchBlob(
+    place: BodyPlace,
     userId: string,
     sha256: string,
     created: Pick<ArchiveBlobRecord, 'blob_id' | 'size' | 'stored_size' | 'encoding'>,
   ): Promise<ArchiveBlobRecord | null> {
     const now = nowIso();
+    const $set = { touch: newId(), touched_at: now };
+    const $setOnInsert = { user_id: userId, sha256, ...created, stored: false, created_at: now };
+    return this.retryingDuplicates(() =>
+      place === 'pages'
+        ? (this.pages.findOneAndUpdate(
+            { _id: bodyId(userId, sha256) },
+            { $set, $setOnInsert: { kind: 'body', ...$setOnInsert } },
+            { upsert: true, returnDocument: 'before' },
+          ) as unknown as Promise<ArchiveBlobRecord | null>)
+        : this.blobs.findOneAndUpdate({ _id: `${userId}:${sha256}` }, { $set, $setOnInsert }, { upsert: true, returnDocument: 'before' }),
+    );
+  }
+
+  /** Two first references at once: one inserted, the other, refused, updates the record it made. */
+  private async retryingDuplicates<R>(write: () => Promise<R>): Promise<R> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.blobs.findOneAndUpdate(
-          { _id: `${userId}:${sha256}` },
-          {
-            $set: { touch: newId(), touched_at: now },
-            $setOnInsert: { user_id: userId, sha256, ...created, stored: false, created_at: now },
-          },
-          { upsert: true, returnDocument: 'before' },
-        );
+        return await write();
       } catch (error) {
-        // Two first references at once: one inserted, the other updates the record it made.
         if (!(error instanceof DuplicateKeyError) || attempt >= 3) throw error;
       }
     }
@@ -126,26 +201,31 @@ export class ArchiveRepository {
 
   /** Marks the bytes of this blob id stored; true for the one call that did (it counts them). */
   async markStored(userId: string, sha256: string, blobId: string, storedSize: number): Promise<boolean> {
-    const before = await this.blobs.findOneAndUpdate(
-      { _id: `${userId}:${sha256}`, blob_id: blobId, stored: false },
+    const before = await this.pages.findOneAndUpdate(
+      { _id: bodyId(userId, sha256), blob_id: blobId, stored: false },
       { $set: { stored: true, stored_size: storedSize } },
       { returnDocument: 'before' },
     );
     return before !== null;
   }
 
-  /** Deletes the blob record only if nobody referenced the body since `touch` was read. */
+  /** Deletes the body's record (where it is) only if nobody referenced the body since `touch` was read. */
   deleteBlobIfUntouched(record: ArchiveBlobRecord): Promise<boolean> {
-    return this.blobs.deleteOne({ _id: record._id, touch: record.touch });
+    const filter = { _id: record._id, touch: record.touch };
+    return placeOf(record) === 'pages' ? this.pages.deleteOne({ ...filter, kind: 'body' }) : this.blobs.deleteOne(filter);
   }
 
-  /** Bodies not referenced since `before` (orphans of a crash, bodies of deleted pages), oldest first. */
-  staleBlobs(before: string, limit: number): Promise<ArchiveBlobRecord[]> {
-    return this.blobs.find({ touched_at: { $lt: before } }, { sort: { touched_at: 1 }, limit });
+  /** Bodies not referenced since `before` (orphans of a crash, bodies of deleted pages), oldest first, from both places. */
+  async staleBlobs(before: string, limit: number): Promise<ArchiveBlobRecord[]> {
+    const filter = { touched_at: { $lt: before } };
+    const bodies = (await this.pages.find({ ...filter, kind: 'body' }, { sort: { touched_at: 1 }, limit })) as unknown as ArchiveBlobRecord[];
+    const legacy = bodies.length < limit ? await this.blobs.find(filter, { sort: { touched_at: 1 }, limit: limit - bodies.length }) : [];
+    return [...bodies, ...legacy];
   }
 
-  tenantBlobs(userId: string, limit: number): Promise<ArchiveBlobRecord[]> {
-    return this.blobs.find({ user_id: userId }, { limit });
+  async tenantBlobs(userId: string, limit: number): Promise<ArchiveBlobRecord[]> {
+    const bodies = (await this.pages.find({ user_id: userId, kind: 'body' }, { limit })) as unknown as ArchiveBlobRecord[];
+    return bodies.length < limit ? [...bodies, ...(await this.blobs.find({ user_id: userId }, { limit: limit - bodies.length }))] : bodies;
   }
 
   async addUsage(userId: string, storedBytes: number, blobs: number): Promise<void> {

@@ -38,13 +38,24 @@ export interface ArchivedPageRecord {
   [key: string]: unknown;
 }
 
-/** A stored body (`archive_blobs`, `_id` = `<tenant>:<sha256>`): one per distinct body per tenant. */
+/**
+ * A stored body: one per distinct body per tenant. Written since issue 37 as a document of
+ * `archive_pages` itself (`kind: 'body'`, `_id` = `body:<tenant>:<sha256>`), so a page record and its
+ * body's reference are one write command; the compressed bytes inline (`data`) up to
+ * `PageArchiveSettings.inlineMaxBytes`, in the blob store (`blob_id`) above it. Bodies written before
+ * are records of `archive_blobs` (`_id` = `<tenant>:<sha256>`, no `kind`, bytes always in the blob store):
+ * still read, referenced and deleted the same way (docs/archive.md "Where it is kept").
+ */
 export interface ArchiveBlobRecord {
   _id: string;
+  /** `body` for a body document of `archive_pages`; absent on an `archive_blobs` record. */
+  kind?: 'body';
   user_id: string;
   sha256: string;
-  /** The blob store's id of the bytes (a new one each time the body is stored anew). */
-  blob_id: string;
+  /** The blob store's id of the bytes (a new one each time the body is stored anew); absent when inline. */
+  blob_id?: string;
+  /** The compressed bytes, base64, when kept inline. */
+  data?: string;
   /** Body bytes, uncompressed. */
   size: number;
   /** Bytes as stored (compressed). */

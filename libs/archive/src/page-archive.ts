@@ -1,8 +1,9 @@
 import { newId, nowIso } from '@app/core';
 import { ARCHIVE_ENCODING, decodeBody, encodeBody, sha256Hex } from './archive-codec';
-import type { ArchiveRepository } from './archive.repository';
+import { placeOf, type ArchiveRepository, type BodyReference } from './archive.repository';
 import type { ArchivedPage, ArchivedPageRecord, ArchiveBlobRecord, KeepOutcome, PageCapture } from './archive.types';
 import type { ArchiveBlobStore } from './blob-store.port';
+import { UsageTally } from './usage-tally';
 
 export interface PageArchiveSettings {
   /** Days a page is kept after it was archived; 0 turns archiving off (GLEANER_ARCHIVE_TTL_DAYS). */
@@ -11,6 +12,24 @@ export interface PageArchiveSettings {
   maxBytesPerTenant: number;
   /** Largest body read back (a stored body is never larger than the fetch cap). */
   maxBodyBytes: number;
+  /**
+   * Compressed bodies up to this many bytes are kept inline in their body document; larger ones in the
+   * blob store (default INLINE_MAX_BYTES; 0 = every body in the blob store).
+   */
+  inlineMaxBytes?: number;
+}
+
+/** Compressed bodies up to a GridFS chunk (255 KiB) are inline: one document where GridFS writes two. */
+export const INLINE_MAX_BYTES = 255 * 1024;
+/** Bodies this process saw stored, remembered so that a page with one is only a touch (no compression). */
+const KNOWN_KEPT = 20_000;
+
+/** A body of a page being kept, compressed (null: known stored, not compressed again). */
+interface PreparedBody {
+  sha256: string;
+  data: Buffer;
+  encoded: Buffer | null;
+  inline: boolean;
 }
 
 /** What the archive reports to its metrics (archive-metrics.ts). */
@@ -48,13 +67,32 @@ export class PageArchive {
   private readonly tenantBytes = new Map<string, { bytes: number; at: number }>();
   /** Bodies this process is storing now, by blob id (see reference). */
   private readonly storing = new Map<string, Promise<boolean>>();
+  /** Bodies this process is compressing now, by `<tenant>:<sha256>` (pages with one body fetched at once compress it once). */
+  private readonly encoding = new Map<string, Promise<Buffer>>();
+  /** Bodies this process saw stored (`<tenant>:<sha256>` → inline or not), least recently used first. */
+  private readonly known = new Map<string, 'inline' | 'blob'>();
+  /** New bodies' bytes, added to the tenants' usage records once a second (usage-tally.ts). */
+  private readonly tally: UsageTally;
 
   constructor(
     private readonly repository: ArchiveRepository,
     private readonly blobs: ArchiveBlobStore,
     private readonly settings: PageArchiveSettings,
     private readonly events: ArchiveEvents = NO_EVENTS,
-  ) {}
+  ) {
+    this.tally = new UsageTally((userId, bytes, blobs) => this.repository.addUsage(userId, bytes, blobs));
+  }
+
+  /** Writes the usage changes not written yet (at shutdown). */
+  async flushUsage(): Promise<void> {
+    this.tally.stop();
+    await this.tally.flush();
+  }
+
+  /** Writes the usage changes not written yet, now (a metrics scrape reads every tenant's usage). */
+  writeUsage(): Promise<void> {
+    return this.tally.flush();
+  }
 
   get enabled(): boolean {
     return this.settings.ttlDays > 0;
@@ -94,10 +132,83 @@ export class PageArchive {
       origin,
       failure: null,
     };
-    await this.repository.insertPage(record);
-    let fresh = await this.reference(userId, bodySha, capture.body);
-    if (rendered && renderedSha && renderedSha !== bodySha) fresh = (await this.reference(userId, renderedSha, rendered)) || fresh;
-    return this.report(fresh ? 'stored' : 'deduplicated');
+    const bodies = [{ sha256: bodySha, data: capture.body }];
+    if (rendered && renderedSha && renderedSha !== bodySha) bodies.push({ sha256: renderedSha, data: rendered });
+    return this.report((await this.keepWith(userId, record, bodies)) ? 'stored' : 'deduplicated');
+  }
+
+  /**
+   * Writes the page record and references its bodies: one write command for the record and every inline
+   * body (docs/archive.md "Where it is kept"); a body above the inline size then goes to the blob store.
+   * True when this call stored a body.
+   */
+  private async keepWith(userId: string, record: ArchivedPageRecord, bodies: Array<{ sha256: string; data: Buffer }>): Promise<boolean> {
+    const prepared = await Promise.all(bodies.map((body) => this.prepare(userId, body)));
+    const inline = prepared.filter((body) => body.inline);
+    const kept = await this.repository.keepPage(record, userId, inline.map((body) => this.inlineReference(body)));
+    let fresh = this.settle(userId, inline, kept.created);
+    if (kept.missing.length > 0) {
+      // Known bodies deleted since this process saw them (a job deletion, the retention): created again with
+      // their bytes, in a second command (the page record is there already).
+      const again = await Promise.all(kept.missing.map((i) => this.prepare(userId, inline[i], true)));
+      const retried = await this.repository.keepPage(record, userId, again.map((body) => this.inlineReference(body)));
+      fresh = this.settle(userId, again, retried.created) || fresh;
+    }
+    for (const body of prepared.filter((b) => !b.inline)) fresh = (await this.reference(userId, body.sha256, body.data, body.encoded)) || fresh;
+    return fresh;
+  }
+
+  /** Compresses a body once per process at a time, unless it is known stored (`fresh`: compress all the same). */
+  private async prepare(userId: string, body: { sha256: string; data: Buffer }, fresh = false): Promise<PreparedBody> {
+    const key = `${userId}:${body.sha256}`;
+    const known = fresh ? undefined : this.known.get(key);
+    if (known) {
+      this.known.delete(key);
+      this.known.set(key, known);
+      return { ...body, encoded: null, inline: known === 'inline' };
+    }
+    let encoding = this.encoding.get(key);
+    if (!encoding) {
+      encoding = encodeBody(body.data);
+      this.encoding.set(key, encoding);
+      void encoding.then(
+        () => this.encoding.delete(key),
+        () => this.encoding.delete(key),
+      );
+    }
+    const encoded = await encoding;
+    return { ...body, encoded, inline: encoded.length <= (this.settings.inlineMaxBytes ?? INLINE_MAX_BYTES) };
+  }
+
+  /** An inline body's reference: created with its bytes when compressed now, touched only when known stored. */
+  private inlineReference(body: PreparedBody): BodyReference {
+    return {
+      sha256: body.sha256,
+      create: body.encoded
+        ? { size: body.data.length, stored_size: body.encoded.length, encoding: ARCHIVE_ENCODING, stored: true, data: body.encoded.toString('base64') }
+        : null,
+    };
+  }
+
+  /** Counts the inline bodies this write created, remembers them all as stored; true when it created one. */
+  private settle(userId: string, bodies: PreparedBody[], created: boolean[]): boolean {
+    let fresh = false;
+    for (const [i, body] of bodies.entries()) {
+      if (created[i] && body.encoded) {
+        fresh = true;
+        this.tally.add(userId, body.encoded.length, 1);
+        this.counted(userId, body.encoded.length);
+        this.events.written(body.encoded.length);
+      }
+      this.remember(`${userId}:${body.sha256}`, 'inline');
+    }
+    return fresh;
+  }
+
+  private remember(key: string, kind: 'inline' | 'blob'): void {
+    this.known.delete(key);
+    this.known.set(key, kind);
+    if (this.known.size > KNOWN_KEPT) this.known.delete(this.known.keys().next().value as string);
   }
 
   /** A WARC record that could not be read: a page record that says why (its page fails with it). */
@@ -163,10 +274,14 @@ export class PageArchive {
 
   /** One stored body by digest (the tenant's own), decompressed; null when it is gone. */
   async body(userId: string, sha256: string): Promise<Buffer | null> {
-    const blob = await this.repository.blob(userId, sha256);
-    if (!blob || !blob.stored) return null;
-    const stored = await this.blobs.read(blob.blob_id);
-    return stored ? decodeBody(stored, this.settings.maxBodyBytes) : null;
+    // Its body document, else (a body stored before issue 37) its archive_blobs record.
+    for (const place of ['pages', 'legacy'] as const) {
+      const blob = await this.repository.bodyIn(place, userId, sha256);
+      if (!blob?.stored) continue;
+      const stored = blob.data !== undefined ? Buffer.from(blob.data, 'base64') : blob.blob_id ? await this.blobs.read(blob.blob_id) : null;
+      if (stored) return decodeBody(stored, this.settings.maxBodyBytes);
+    }
+    return null;
   }
 
   /**
@@ -228,6 +343,7 @@ export class PageArchive {
       if (uploads.length === 0) break;
       for (const upload of uploads) await this.dropUpload(upload._id);
     }
+    this.tally.forget(userId);
     await this.repository.dropUsage(userId);
     this.tenantBytes.delete(userId);
     return { pages, bodies };
@@ -276,7 +392,9 @@ export class PageArchive {
     await this.repository.deleteUpload(id);
   }
 
-  usage(userId: string): Promise<{ stored_bytes: number; blobs: number }> {
+  /** The tenant's stored bytes and bodies (this process's changes not written yet are written first). */
+  async usage(userId: string): Promise<{ stored_bytes: number; blobs: number }> {
+    await this.tally.flush(userId);
     return this.repository.usageOf(userId);
   }
 
@@ -299,10 +417,13 @@ export class PageArchive {
     let deleted = 0;
     for (const [id, userId] of bodies) {
       const sha = id.slice(userId.length + 1);
-      const blob = await this.repository.blob(userId, sha);
-      if (!blob) continue;
-      if (await this.repository.referenced(userId, sha)) continue;
-      if (await this.dropBlob(blob)) deleted++;
+      // A body may have a record in both places (stored before issue 37 and again since): each goes alike.
+      for (const place of ['pages', 'legacy'] as const) {
+        const blob = await this.repository.bodyIn(place, userId, sha);
+        if (!blob) continue;
+        if (await this.repository.referenced(userId, sha)) break;
+        if (await this.dropBlob(blob)) deleted++;
+      }
     }
     return deleted;
   }
@@ -310,9 +431,10 @@ export class PageArchive {
   /** Deletes a body whose record is unchanged since it was read (no new reference in between). */
   private async dropBlob(blob: ArchiveBlobRecord): Promise<boolean> {
     if (!(await this.repository.deleteBlobIfUntouched(blob))) return false;
-    await this.blobs.delete(blob.blob_id);
+    this.known.delete(`${blob.user_id}:${blob.sha256}`);
+    if (blob.blob_id) await this.blobs.delete(blob.blob_id);
     if (blob.stored) {
-      await this.repository.addUsage(blob.user_id, -blob.stored_size, -1);
+      this.tally.add(blob.user_id, -blob.stored_size, -1);
       this.counted(blob.user_id, -blob.stored_size);
       this.events.deleted(blob.stored_size);
     }
@@ -323,15 +445,18 @@ export class PageArchive {
    * References a body: touches its record (creating it on first reference) and stores the bytes when
    * they are not stored yet. True when this call stored them.
    */
-  private async reference(userId: string, sha256: string, data: Buffer): Promise<boolean> {
+  private async reference(userId: string, sha256: string, data: Buffer, encoded: Buffer | null = null): Promise<boolean> {
     const blobId = newId();
-    const before = await this.repository.touchBlob(userId, sha256, {
+    const before = await this.repository.touchBlob('pages', userId, sha256, {
       blob_id: blobId,
       size: data.length,
       stored_size: 0,
       encoding: ARCHIVE_ENCODING,
     });
-    if (before?.stored) return false;
+    if (before?.stored) {
+      this.remember(`${userId}:${sha256}`, 'blob');
+      return false;
+    }
     // Not stored yet: this call stores the bytes (another first reference may be writing the same bytes
     // under the same id, or have died before it could); whoever marks them stored counts them.
     const id = before?.blob_id ?? blobId;
@@ -346,7 +471,7 @@ export class PageArchive {
       ))
     )
       return false;
-    const storing = this.store(userId, sha256, id, data);
+    const storing = this.store(userId, sha256, id, data, encoded);
     this.storing.set(id, storing);
     try {
       return await storing;
@@ -356,11 +481,12 @@ export class PageArchive {
   }
 
   /** Compresses and writes the bytes under `id`, and counts them for the one call that marks them stored. */
-  private async store(userId: string, sha256: string, id: string, data: Buffer): Promise<boolean> {
-    const encoded = await encodeBody(data);
+  private async store(userId: string, sha256: string, id: string, data: Buffer, known: Buffer | null): Promise<boolean> {
+    const encoded = known ?? (await encodeBody(data));
     await this.blobs.write(id, encoded);
     if (!(await this.repository.markStored(userId, sha256, id, encoded.length))) return false;
-    await this.repository.addUsage(userId, encoded.length, 1);
+    this.remember(`${userId}:${sha256}`, 'blob');
+    this.tally.add(userId, encoded.length, 1);
     this.counted(userId, encoded.length);
     this.events.written(encoded.length);
     return true;
@@ -372,7 +498,7 @@ export class PageArchive {
     if (!existing?.stored) return false;
     // Deleted between the read and the touch: the touch makes an empty record (a new blob id, never the
     // deleted one's), which the caller's release or the sweep removes.
-    const before = await this.repository.touchBlob(userId, sha256, {
+    const before = await this.repository.touchBlob(placeOf(existing), userId, sha256, {
       blob_id: newId(),
       size: existing.size,
       stored_size: 0,

@@ -68,6 +68,20 @@ export interface FindOneAndUpdateOptions {
   sort?: SortSpec;
 }
 
+/** One entry of `upsertMany`: the document with this `_id` gets `update`, or is inserted from it (unless `upsert: false`). */
+export interface UpsertEntry {
+  _id: string;
+  update: Update;
+  /** false: update the document only if it exists (default true). */
+  upsert?: boolean;
+}
+
+/** What `upsertMany` did: per entry whether it inserted its document, and how many entries found theirs. */
+export interface UpsertManyResult {
+  inserted: boolean[];
+  matched: number;
+}
+
 export interface IndexSpec {
   /** Ordered index keys on top-level fields. */
   fields: Record<string, 1 | -1>;
@@ -95,6 +109,15 @@ export interface Collection<T extends Doc = Doc> {
   count(filter: Filter): Promise<number>;
   /** Atomic read-modify-write of the first matching document. Returns null when nothing matched (and no upsert). */
   findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null>;
+  /**
+   * Upserts several documents by `_id` in ONE request (MongoDB: one `update` command with a statement per
+   * entry, applied in order; SQLite: one transaction). `inserted[i]`: entry i inserted its document (from its
+   * `_id`, `$setOnInsert` and `$set`); `matched`: how many entries found their document (and applied
+   * `$set`/`$inc`/`$unset` to it), so entries.length − inserted − matched entries with `upsert: false` found none.
+   * Throws DuplicateKeyError when a unique index other than `_id` refuses an entry (which of the other
+   * entries were applied is then not defined: MongoDB keeps those before it, SQLite none).
+   */
+  upsertMany(entries: readonly UpsertEntry[]): Promise<UpsertManyResult>;
   /** Returns the number of modified documents. */
   updateMany(filter: Filter, update: Update): Promise<number>;
   /**

@@ -6,6 +6,8 @@ export {
   type DocumentStore,
   type Filter,
   type Update,
+  type UpsertEntry,
+  type UpsertManyResult,
 } from './document-store.port';
 export { MongoDocumentStore, openMongoConnection } from './mongo/mongo-document-store';
 export { asStoreOutage } from './mongo/mongo-outage';

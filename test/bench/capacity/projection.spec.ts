@@ -1,7 +1,7 @@
 import { ASSUMED, PUBLISHED, project } from './projection';
 
 /** A summary shaped like summary.ts writes it, with round numbers. */
-function summary(overrides: { crawlerMainMs?: number; writes?: number; redisCommands?: number } = {}) {
+function summary(overrides: { crawlerMainMs?: number; writes?: number; docs?: number; redisCommands?: number } = {}) {
   // Each crawler of a run gets an equal share of the page's crawler CPU (20 ms, 14 ms of it on main threads).
   const crawlerCpu = (crawlers: number) =>
     Object.fromEntries(
@@ -14,8 +14,8 @@ function summary(overrides: { crawlerMainMs?: number; writes?: number; redisComm
     crawlers,
     cpu_per_page: { api: { net_ms: 1 }, ...crawlerCpu(crawlers), redis: { net_ms: 0.5 } },
     store: {
-      per_page: { commands: 20, write_commands: overrides.writes ?? 14, write_request_bytes: 10_000 },
-      by_area: { archive: { write_commands: 6 } },
+      per_page: { commands: 20, write_commands: overrides.writes ?? 14, docs_written: overrides.docs ?? 15, write_request_bytes: 10_000 },
+      by_area: { archive: { write_commands: 6, docs_written: 6 } },
       idle_per_s: { driver_housekeeping_commands: housekeeping },
     },
     redis: { per_page: { commands: overrides.redisCommands ?? 50 }, idle_per_s: { commands: redisIdle } },
@@ -50,11 +50,21 @@ describe('the capacity projection', () => {
     const raised = p.scenarios.page_workers_raised;
     expect(raised.map((s: { replicas: number }) => s.replicas)).toEqual([1, 4, 16, 64]);
     expect(raised[0].saturates_first).toBe('crawler_replicas');
-    const storeCap = (PUBLISHED.mongo_single_doc_writes_per_s.value * ASSUMED.store_target.value) / 14;
+    // Priced per command and per document, fitted to the published 1- and 1,000-document figures.
+    const perDoc = 1 / PUBLISHED.mongo_batched_writes_per_s.value;
+    const perCommand = 1 / PUBLISHED.mongo_single_doc_writes_per_s.value - perDoc;
+    const storeCap = ASSUMED.store_target.value / (14 * perCommand + 15 * perDoc);
     expect(raised[3].saturates_first).toBe('store_write_ops');
     expect(raised[3].projected_pages_per_s).toBeCloseTo(storeCap, 1);
-    // Without the archive's 6 writes a page leaves 8: the store allows 14/8 as many pages.
-    expect(p.shared_caps_pages_per_s.store_write_ops_archive_off).toBeCloseTo((storeCap * 14) / 8, 0);
+    expect(raised[3].saturates_next).toBe('redis_commands');
+    // A command of one document costs what the single-document figure says.
+    expect(ASSUMED.store_target.value / (perCommand + perDoc)).toBeCloseTo(PUBLISHED.mongo_single_doc_writes_per_s.value * ASSUMED.store_target.value, 6);
+    // Without the archive's 6 writes (6 documents) a page leaves 8 writes of 9 documents.
+    expect(p.shared_caps_pages_per_s.store_write_ops_archive_off).toBeCloseTo(ASSUMED.store_target.value / (8 * perCommand + 9 * perDoc), 0);
+    // The same documents in fewer commands: the store allows more pages.
+    const batched = project(summary({ writes: 3, docs: 15 })).shared_caps_pages_per_s.store_write_ops;
+    expect(batched).toBeCloseTo(ASSUMED.store_target.value / (3 * perCommand + 15 * perDoc), 0);
+    expect(batched).toBeGreaterThan(storeCap * 2);
     // Fewer store writes per page and Redis becomes the limit instead.
     const redisBound = project(summary({ writes: 1, redisCommands: 400 })).scenarios.page_workers_raised[3];
     expect(redisBound.saturates_first).toBe('redis_commands');

@@ -143,7 +143,16 @@ export function project(summary: Json): Json {
   const perReplicaDefault = Math.min(replicaCpuCap, latencyCapDefault);
   const workersForCpuCap = Math.ceil(replicaCpuCap * wait);
 
-  const storeWriteCap = PUBLISHED.mongo_single_doc_writes_per_s.value * ASSUMED.store_target.value;
+  // A write command costs its round trip and its documents. The two published figures (1 document per
+  // command; 1,000 per command, where the volume's bandwidth is the limit) fit seconds = commands ×
+  // per_command + documents × per_document; a page's writes are priced by that (documents written, not
+  // only commands), so batched writes count as what they are.
+  const perDocS = 1 / PUBLISHED.mongo_batched_writes_per_s.value;
+  const perCommandS = 1 / PUBLISHED.mongo_single_doc_writes_per_s.value - perDocS;
+  const storeDocs = input('store.per_page.docs_written');
+  const writeSeconds = (commands: number, docs: number) => commands * perCommandS + docs * perDocS;
+  const storeWriteCap = ASSUMED.store_target.value / writeSeconds(storeWrites.value, storeDocs.value); // pages/s
+  const storeWriteCapSingleDoc = (PUBLISHED.mongo_single_doc_writes_per_s.value * ASSUMED.store_target.value) / storeWrites.value;
   const storeBytesCap =
     (PUBLISHED.mongo_volume_write_mb_per_s.value * 1e6 * ASSUMED.store_target.value) / PUBLISHED.mongo_write_amplification.value;
   const redisCap = PUBLISHED.redis_commands_per_s_vm.value * ASSUMED.redis_target.value;
@@ -153,7 +162,7 @@ export function project(summary: Json): Json {
     const crawlers = replicas * perReplica;
     // pages/s the shared services allow (Redis: once the replicas' own background commands are taken off;
     // the store's background is the driver's heartbeats, which write nothing)
-    const storeByWrites = storeWriteCap / storeWrites.value;
+    const storeByWrites = storeWriteCap;
     const storeByBytes = storeBytesCap / Math.max(1, storeWriteBytes.value);
     const redisByCommands = Math.max(0, redisCap - replicas * redisBgPerReplica.value) / redisCommands.value;
     const caps: Record<string, number> = {
@@ -163,12 +172,16 @@ export function project(summary: Json): Json {
       redis_commands: redisByCommands,
       redis_cpu: redisCpuCap,
     };
-    const [first, pagesPerS] = Object.entries(caps).sort((a, b) => a[1] - b[1])[0];
+    const sorted = Object.entries(caps).sort((a, b) => a[1] - b[1]);
+    const [first, pagesPerS] = sorted[0];
     return {
       replicas,
       projected_pages_per_s: r(pagesPerS),
       pages_per_day: Math.round(pagesPerS * 86_400),
       saturates_first: first,
+      // What limits next once the first limit is lifted (more replicas, a larger store…), and where.
+      saturates_next: sorted[1][0],
+      saturates_next_at_pages_per_s: r(sorted[1][1]),
       caps_pages_per_s: Object.fromEntries(Object.entries(caps).map(([k, v]) => [k, r(v)])),
       at_that_rate: {
         crawler_vcpus: r((pagesPerS * crawlerMs.value) / 1000 / ASSUMED.cpu_target.value, 1),
@@ -188,6 +201,8 @@ export function project(summary: Json): Json {
     value: get(summary, `${base}.store.by_area.archive.write_commands`),
     from: `summary.${base}.store.by_area.archive.write_commands`,
   };
+  const archiveDocsPath = `${base}.store.by_area.archive.docs_written`;
+  const archiveDocs = { value: get(summary, archiveDocsPath), from: `summary.${archiveDocsPath}` };
   const target = TARGET_PAGES_PER_DAY / 86_400;
   const needed = (perReplica: number) => Math.ceil(target / perReplica);
   return {
@@ -199,6 +214,8 @@ export function project(summary: Json): Json {
         redis_cpu_ms_per_page: redisCpuMs,
         store_commands_per_page: storeCommands,
         store_write_commands_per_page: storeWrites,
+        store_docs_written_per_page: storeDocs,
+        store_archive_docs_written_per_page: archiveDocs,
         store_write_request_bytes_per_page: storeWriteBytes,
         store_archive_write_commands_per_page: archiveWrites,
         redis_commands_per_page: redisCommands,
@@ -219,9 +236,19 @@ export function project(summary: Json): Json {
       pages_per_s_default_workers: r(perReplicaDefault),
       page_workers_to_reach_cpu_cap: workersForCpuCap,
     },
+    store_write_model: {
+      per_command_ms: r(perCommandS * 1000, 4),
+      per_document_ms: r(perDocS * 1000, 4),
+      what: 'seconds of the published replica set per write command and per document written, fitted to its 1-document and 1,000-document figures',
+      ms_per_page: r(writeSeconds(storeWrites.value, storeDocs.value) * 1000, 3),
+    },
     shared_caps_pages_per_s: {
-      store_write_ops: r(storeWriteCap / storeWrites.value),
-      store_write_ops_archive_off: r(storeWriteCap / Math.max(0.1, storeWrites.value - archiveWrites.value)),
+      store_write_ops: r(storeWriteCap),
+      store_write_ops_archive_off: r(
+        ASSUMED.store_target.value /
+          writeSeconds(Math.max(0.1, storeWrites.value - archiveWrites.value), Math.max(0.1, storeDocs.value - archiveDocs.value)),
+      ),
+      store_write_ops_if_every_command_single_doc: r(storeWriteCapSingleDoc),
       store_write_bytes: r(storeBytesCap / Math.max(1, storeWriteBytes.value)),
       redis_commands: r(redisCap / redisCommands.value),
       redis_cpu: r(redisCpuCap),

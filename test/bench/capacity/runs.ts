@@ -19,6 +19,8 @@ export interface Workload {
   pagesPerHost: number;
   /** Bytes of article text on each page (the site's filler). */
   pageBytes: number;
+  /** Pages of 50–150 KB with a real page's markup (test/bench/crawl/real-markup.ts) instead of `pageBytes` of text. */
+  realMarkup?: boolean;
   /** Every page answer waits this long. */
   siteDelayMs: number;
   /** The model id on the local model server (`slow-<ms>` answers after that many ms). */
@@ -171,7 +173,7 @@ async function phases(
  */
 export async function embeddedRun(ctx: BenchContext, w: Workload, sqlCounter?: { script: string; file: string }): Promise<RunResult> {
   ctx.site.clearLog();
-  ctx.site.configure({ size: w.pagesPerHost, delayMs: w.siteDelayMs, bytes: w.pageBytes, hostInTitle: true });
+  ctx.site.configure({ size: w.pagesPerHost, delayMs: w.siteDelayMs, bytes: w.pageBytes, hostInTitle: true, realMarkup: w.realMarkup === true });
   ctx.models.reset();
   const env = { ...appEnv(ctx, w), ...(sqlCounter ? { BENCH_SQL_COUNTS_FILE: sqlCounter.file } : {}) };
   const app = await startEmbeddedApp(env, sqlCounter ? ['--require', sqlCounter.script] : []);
@@ -194,7 +196,7 @@ export async function embeddedRun(ctx: BenchContext, w: Workload, sqlCounter?: {
 /** API + `crawlers` crawler processes on a fresh Redis and MongoDB-wire server; the store is reached through the counting proxy. */
 export async function clusterRun(ctx: BenchContext, w: Workload, crawlers: number): Promise<RunResult> {
   ctx.site.clearLog();
-  ctx.site.configure({ size: w.pagesPerHost, delayMs: w.siteDelayMs, bytes: w.pageBytes, hostInTitle: true });
+  ctx.site.configure({ size: w.pagesPerHost, delayMs: w.siteDelayMs, bytes: w.pageBytes, hostInTitle: true, realMarkup: w.realMarkup === true });
   ctx.models.reset();
   const backing = await startBacking();
   try {

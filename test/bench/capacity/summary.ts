@@ -75,19 +75,21 @@ function store(run: RunResult) {
     if (collection.startsWith('job') || collection === 'jobs') return 'job_results_events_counters';
     return 'other';
   };
-  const byArea: Record<string, { commands: number; write_commands: number; write_request_bytes: number }> = {};
+  const byArea: Record<string, { commands: number; write_commands: number; docs_written: number; write_request_bytes: number }> = {};
   for (const [key, c] of Object.entries(crawl)) {
     if (!work(key)) continue;
-    const area = (byArea[areaOf(key)] ??= { commands: 0, write_commands: 0, write_request_bytes: 0 });
+    const area = (byArea[areaOf(key)] ??= { commands: 0, write_commands: 0, docs_written: 0, write_request_bytes: 0 });
     area.commands += c.n / pages;
     if (WRITE.has(verb(key))) {
       area.write_commands += c.n / pages;
+      area.docs_written += c.docs_written / pages;
       area.write_request_bytes += c.request_bytes / pages;
     }
   }
   for (const area of Object.values(byArea)) {
     area.commands = r(area.commands);
     area.write_commands = r(area.write_commands);
+    area.docs_written = r(area.docs_written);
     area.write_request_bytes = Math.round(area.write_request_bytes);
   }
   const background = sumCounts(idle, isBackground);
@@ -236,12 +238,45 @@ function latency(run: RunResult) {
   };
 }
 
+/**
+ * The CPU target (issue 37): crawler CPU per page ≤ 1.5× raw Crawlee's on the same pages (crawlee_peer,
+ * crawlee_peer_real), embedded (the one process) and in a cluster (the crawler; the API's share apart).
+ */
+function cpuVsCrawlee(runs: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const pairs: Array<[string, string, string, string]> = [
+    ['embedded', 'embedded', 'crawlee_peer', 'app'],
+    ['cluster_1', 'cluster_1', 'crawlee_peer', 'crawler-1'],
+    ['embedded_real', 'embedded_real', 'crawlee_peer_real', 'app'],
+    ['cluster_1_real', 'cluster_1_real', 'crawlee_peer_real', 'crawler-1'],
+  ];
+  for (const [name, run, peer, proc] of pairs) {
+    const g = runs[run];
+    const c = runs[peer] as { cpu_ms_per_page?: number; date?: string; load_average_at_start?: number } | undefined;
+    if (!ok(g) || typeof c?.cpu_ms_per_page !== 'number') continue;
+    const gleaner = cpu(g)[proc]?.gross_ms;
+    if (typeof gleaner !== 'number') continue;
+    out[name] = {
+      gleaner_cpu_ms_per_page: gleaner,
+      crawlee_cpu_ms_per_page: c.cpu_ms_per_page,
+      ratio: r(gleaner / c.cpu_ms_per_page, 2),
+      target_max_ratio: 1.5,
+      met: gleaner / c.cpu_ms_per_page <= 1.5,
+      measured: { gleaner: (g as { date?: string }).date, crawlee: c.date },
+    };
+  }
+  return out;
+}
+
 const ok = (run: unknown): run is RunResult => typeof run === 'object' && run !== null && 'crawl' in run;
 
 export function summarise(runs: Record<string, RunResult>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (ok(runs.embedded)) out.embedded = embedded(runs.embedded, ok(runs.embedded_sql) ? runs.embedded_sql : undefined);
-  for (const name of ['cluster_1', 'cluster_2', 'cluster_1_large']) if (ok(runs[name])) out[name] = cluster(runs[name]);
-  for (const name of ['latency_8', 'latency_24']) if (ok(runs[name])) out[name] = latency(runs[name]);
+  if (ok(runs.embedded_real)) out.embedded_real = embedded(runs.embedded_real);
+  for (const name of ['cluster_1', 'cluster_2', 'cluster_1_large', 'cluster_1_real']) if (ok(runs[name])) out[name] = cluster(runs[name]);
+  for (const name of ['latency_8', 'latency_24', 'latency_3s_8', 'latency_3s_24']) if (ok(runs[name])) out[name] = latency(runs[name]);
+  const vs = cpuVsCrawlee(runs);
+  if (Object.keys(vs).length > 0) out.cpu_vs_crawlee = vs;
   return out;
 }

@@ -27,8 +27,11 @@ export interface AppHandle {
   proc: Proc;
 }
 
+/** How long an app may take to answer /health (BENCH_HEALTH_S, default 180 s: a loaded shared machine starts Nest slowly). */
+const HEALTH_S = Number(process.env.BENCH_HEALTH_S ?? 180);
+
 async function waitHealthy(proc: Proc, url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < HEALTH_S * 10; i++) {
     if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited (${proc.child.exitCode}):\n${proc.lines.join('\n')}`);
     if ((await fetch(`${url}/health`).catch(() => null))?.ok) return;
     await sleep(100);

@@ -11,6 +11,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { realPage } from './real-markup';
 
 export interface HostRule {
   /** Pages of the tree on this host. */
@@ -26,8 +27,9 @@ export interface BenchSite {
   /**
    * Default tree size and delay for every host (per-host overrides with `host`). `hostInTitle`: each page's
    * title names its host, so no two hosts serve the same bytes (a content-addressed archive keeps every page).
+   * `realMarkup`: pages of 50–150 KB with a real page's furniture around the same facts (real-markup.ts; `bytes` unused).
    */
-  configure(rule: Partial<HostRule> & { bytes?: number; hostInTitle?: boolean }): void;
+  configure(rule: Partial<HostRule> & { bytes?: number; hostInTitle?: boolean; realMarkup?: boolean }): void;
   host(name: string, rule: Partial<HostRule>): void;
   /** Answers 429 with `Retry-After: retryAfterS` on `name` until `untilMs` (ms since epoch). */
   limit(name: string, untilMs: number, retryAfterS: number): void;
@@ -72,6 +74,9 @@ export async function startBenchSite(options: { extraAddresses?: string[] } = {}
   const defaults: HostRule = { size: 2000, delayMs: 0 };
   let bytes = 4000;
   let hostInTitle = false;
+  let realMarkup = false;
+  /** Real-markup pages by seed, with their title, facts and links left to fill in. */
+  const realShells = new Map<number, string>();
   const rules = new Map<string, Partial<HostRule>>();
   const limits = new Map<string, { until: number; retryAfterS: number; durationMs?: number }>();
   const windows = new Map<string, { from: number; until: number }>();
@@ -135,6 +140,15 @@ export async function startBenchSite(options: { extraAddresses?: string[] } = {}
     if (text === undefined) bodies.set(n % 64, (text = filler((n % 64) + 1, bytes)));
     const children: string[] = [];
     for (let c = n * 10 + 1; c <= n * 10 + 10 && c < rule.size; c++) children.push(`<li><a href="/n/${c}">Node ${c}</a></li>`);
+    if (realMarkup) {
+      const title = hostInTitle ? `Node ${n} of ${host}` : `Node ${n}`;
+      const facts = `<p>Name: Node ${n}</p><p>Price: $${(n % 97) + 1}.00</p>`;
+      const seed = (n % 64) + 1;
+      let shell = realShells.get(seed);
+      if (shell === undefined) realShells.set(seed, (shell = realPage(seed, '\u0001title\u0001', '\u0001facts\u0001', '\u0001tail\u0001')));
+      const tail = `<ul class="children">${children.join('')}</ul>`;
+      return send(200, shell.replaceAll('\u0001title\u0001', title).replace('\u0001facts\u0001', facts).replace('\u0001tail\u0001', tail));
+    }
     send(
       200,
       page(
@@ -161,6 +175,7 @@ export async function startBenchSite(options: { extraAddresses?: string[] } = {}
       if (rule.size !== undefined) defaults.size = rule.size;
       if (rule.delayMs !== undefined) defaults.delayMs = rule.delayMs;
       if (rule.hostInTitle !== undefined) hostInTitle = rule.hostInTitle;
+      if (rule.realMarkup !== undefined) realMarkup = rule.realMarkup;
       if (rule.bytes !== undefined && rule.bytes !== bytes) {
         bytes = rule.bytes;
         bodies.clear();

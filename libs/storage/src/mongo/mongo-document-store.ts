@@ -18,6 +18,8 @@ import type {
   InsertManyResult,
   SortSpec,
   Update,
+  UpsertEntry,
+  UpsertManyResult,
 } from '../document-store.port';
 import { asStoreOutage } from './mongo-outage';
 import { validateFilter, validateSort, validateUpdate } from '../filter-validation';
@@ -203,6 +205,27 @@ class MongoCollection<T extends Doc> implements Collection<T> {
           ...(options?.sort ? { sort: options.sort } : {}),
         })) as T | null,
     );
+  }
+
+  async upsertMany(entries: readonly UpsertEntry[]): Promise<UpsertManyResult> {
+    if (entries.length === 0) return { inserted: [], matched: 0 };
+    for (const entry of entries) {
+      if (typeof entry._id !== 'string' || entry._id === '') throw new InvalidFilterError('upsertMany needs a string _id per entry');
+      validateUpdate(entry.update);
+    }
+    // Updates only: the driver sends a run of one kind of operation as one command.
+    const result = await this.guard(() =>
+      this.native.bulkWrite(
+        entries.map((entry) => ({
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it: the driver types _id as an ObjectId
+          updateOne: { filter: { _id: entry._id } as DriverDocument, update: toMongoUpdate(entry.update), upsert: entry.upsert !== false },
+        })),
+        { ordered: true },
+      ),
+    );
+    const inserted = entries.map(() => false);
+    for (const index of Object.keys(result.upsertedIds ?? {})) inserted[Number(index)] = true;
+    return { inserted, matched: result.matchedCount };
   }
 
   async updateMany(filter: Filter, update: Update): Promise<number> {

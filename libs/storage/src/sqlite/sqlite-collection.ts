@@ -14,6 +14,8 @@ import type {
   InsertManyResult,
   SortSpec,
   Update,
+  UpsertEntry,
+  UpsertManyResult,
 } from '../document-store.port';
 import { applyUpdate, upsertSeed, validateUpdate } from './apply-update';
 import type { ColumnValue, IndexedColumns } from './indexed-columns';
@@ -186,6 +188,36 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       this.store.stmt(this.insertSql).run(inserted._id, serialize(reorderId(inserted)), ...this.columns.values(inserted));
       return options?.returnDocument === 'before' ? null : reorderId(inserted);
     });
+  }
+
+  async upsertMany(entries: readonly UpsertEntry[]): Promise<UpsertManyResult> {
+    for (const entry of entries) {
+      if (typeof entry._id !== 'string' || entry._id === '') throw new InvalidFilterError('upsertMany needs a string _id per entry');
+      validateUpdate(entry.update);
+    }
+    if (entries.length === 0) return { inserted: [], matched: 0 };
+    let matched = 0;
+    const inserted = await this.write(() =>
+      this.store.atomic(() =>
+        entries.map((entry) => {
+          const row = this.select({ _id: entry._id }, { limit: 1 }, 'id, doc').get() as Row | undefined;
+          if (row) {
+            matched++;
+            const doc = JSON.parse(row.doc) as T;
+            const old = this.columns.values(doc);
+            const json = JSON.stringify(applyUpdate(doc, entry.update, false, true));
+            if (json !== row.doc) this.rewrite(row.id, json, old, doc);
+            return false;
+          }
+          if (entry.upsert === false) return false;
+          const inserted = reorderId(applyUpdate({ _id: entry._id } as T, entry.update, true));
+          inserted._id = entry._id;
+          this.store.stmt(this.insertSql).run(inserted._id, serialize(inserted), ...this.columns.values(inserted));
+          return true;
+        }),
+      ),
+    );
+    return { inserted, matched };
   }
 
   async updateMany(filter: Filter, update: Update): Promise<number> {
