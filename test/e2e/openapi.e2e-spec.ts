@@ -180,9 +180,9 @@ describe('OpenAPI document', () => {
     expect(job.model_calls_saved).toMatchObject({ type: 'integer', minimum: 0 });
     const entry = doc.components.schemas.CrawlMapEntryResponse;
     expect(entry.required).toEqual(expect.arrayContaining(['duplicate_of', 'duplicate_reason', 'similarity']));
-    expect(entry.properties.duplicate_of).toMatchObject({ type: 'string', nullable: true });
-    expect(entry.properties.duplicate_reason).toMatchObject({ nullable: true, enum: ['canonical', 'exact', 'near', 'redirect', null] });
-    expect(entry.properties.similarity).toMatchObject({ type: 'number', nullable: true, minimum: 0, maximum: 1 });
+    expect(entry.properties.duplicate_of).toMatchObject({ type: ['string', 'null'] });
+    expect(entry.properties.duplicate_reason).toMatchObject({ enum: ['canonical', 'exact', 'near', 'redirect', null] });
+    expect(entry.properties.similarity).toMatchObject({ minimum: 0, maximum: 1 });
     expect(doc.components.schemas.ResultMetadataResponse.properties.duplicate_of).toMatchObject({ type: 'string', format: 'uri' });
     expect(doc.components.schemas.BatchOptionsDto.properties.proxy).toMatchObject({
       type: 'string',
