@@ -149,6 +149,12 @@ describe('CrawlActor (the owner without the app)', () => {
             records.set(key, record);
             return record;
           }),
+        // A duplicate's copy at the crawl's end (copy_duplicates).
+        storePage: async (job, key, input) => {
+          const record = { _id: `${job._id}:p:${key}`, id: `res_${++n}`, ...input } as unknown as ResultRecord;
+          records.set(key, record);
+          return record;
+        },
         // A record an earlier owner stored: its entry says where it came from.
         pageRecord: async (job, key) => {
           const entry = await f.repository.entry(`${job._id}:${key}`);

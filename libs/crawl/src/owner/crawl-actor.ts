@@ -43,7 +43,7 @@ export interface CrawlActorDeps {
   repository: CrawlRepository;
   jobsRepository: Pick<JobsRepository, 'findForWorker' | 'update' | 'updateRunning'>;
   jobs: Pick<JobsService, 'publishResult' | 'publishPages' | 'emit' | 'statusData'>;
-  results: Pick<ResultsService, 'storePages' | 'pageRecord'>;
+  results: Pick<ResultsService, 'storePages' | 'storePage' | 'pageRecord'>;
   queue: Pick<QueuePort, 'enqueue'>;
   bus: Pick<EventBusPort, 'subscribe'>;
   politeness: PolitenessPort;
