@@ -18,7 +18,7 @@ import {
   isLoginTarget,
   RELOGINS_PER_PAGE,
   type ActiveSession,
-  type LoginHttp,
+  type LoginAgent,
 } from '@app/auth-profiles';
 import {
   Fetcher,
@@ -189,16 +189,23 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     };
     if (!authProfile) return this.fetcher.fetch(url, fetchOptions);
     if (!this.sessions) throw authFailed('Auth profiles are not available in this process.');
-    // The login's requests go through the guard and the page's proxy pool, as the page's do.
-    const http: LoginHttp = (loginUrl, loginOptions) =>
-      this.fetcher.fetchRaw(loginUrl, { ...loginOptions, proxyPool: control.proxyPool, signal: options.signal });
-    let session = await this.sessions.current(authProfile, http);
+    // The login's requests (static, or a browser confined to the profile's hosts) go through the guard and the page's proxy pool, as the page's do.
+    const agent: LoginAgent = {
+      http: (loginUrl, loginOptions) => this.fetcher.fetchRaw(loginUrl, { ...loginOptions, proxyPool: control.proxyPool, signal: options.signal }),
+      ...(this.fetcher.dynamicFetcher
+        ? {
+            browser: (script) =>
+              this.fetcher.browserScript({ ...script, proxyPool: control.proxyPool, signal: options.signal, timeoutMs: this.config.fetchTimeoutMs }),
+          }
+        : {}),
+    };
+    let session = await this.sessions.current(authProfile, agent);
     for (let relogins = 0; ; relogins++) {
       const answer = await this.fetchWithSession(url, fetchOptions, session);
       if (answer.page) return answer.page;
       if (relogins >= RELOGINS_PER_PAGE)
         throw authFailed(`The page ${url} is still logged out after a fresh login of auth profile ${authProfile.id}: ${answer.loggedOut}.`);
-      session = await this.sessions.renew(authProfile, session.version, http);
+      session = await this.sessions.renew(authProfile, session.version, agent);
     }
   }
 
