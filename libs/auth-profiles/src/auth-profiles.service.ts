@@ -222,7 +222,8 @@ function stepOf(
   const given = (['selector', 'credential', 'text', 'url', 'url_path'] as const).filter((field) => step[field] !== undefined);
   const before = problems.length;
   for (const field of given)
-    if (!rules.allowed.includes(field)) problems.push({ location: `${location}.${field}`, message: `a ${step.action} step does not take ${field}` });
+    if (!rules.allowed.includes(field))
+      problems.push({ location: `${location}.${field}`, message: `a ${step.action} step does not take ${field}` });
   for (const oneOf of rules.required) {
     const present = oneOf.filter((field) => given.includes(field as (typeof given)[number]));
     if (present.length !== 1)
@@ -243,7 +244,9 @@ function stepOf(
     case 'click':
       return { action: 'click', selector: step.selector! };
     default:
-      return step.selector !== undefined ? { action: 'wait_for', selector: step.selector } : { action: 'wait_for', url_path: step.url_path! };
+      return step.selector !== undefined
+        ? { action: 'wait_for', selector: step.selector }
+        : { action: 'wait_for', url_path: step.url_path! };
   }
 }
 

@@ -3,6 +3,7 @@ import { AppError, newId, SECRET_SEALER, sleep, type SecretSealer } from '@app/c
 import type { AuthProfileRef, SessionCookies } from '@app/fetch';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { AuthMetrics, type LoginKind } from './auth-metrics';
+import { AuthProfileEvents } from './auth-profile-events';
 import type { AuthProfileRecord, LoginCredentials, SessionState } from './auth-profile.types';
 import { AuthProfilesRepository } from './auth-profiles.repository';
 import { browserLogin, type LoginBrowser } from './browser-login';
@@ -50,6 +51,7 @@ export class AuthSessions {
     @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
     @Inject(METRICS) metrics: Metrics,
     @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly events: AuthProfileEvents,
   ) {
     this.metrics = new AuthMetrics(metrics.registry);
   }
@@ -105,6 +107,12 @@ export class AuthSessions {
       const after = await this.repository.recordFailure(ref.id, token, reason);
       this.metrics.login(kind, 'failure');
       this.logger.warn({ profile: ref.id, kind, failures: after?.login_failures ?? null, reason }, 'auth profile login failed');
+      // Exactly the failure that makes it failing is announced (the lock's holder recorded it: one replica, once).
+      if (after && after.login_failures === MAX_LOGIN_FAILURES)
+        await this.events.failing(
+          { ref, name: after.name, failures: after.login_failures, reason, logins: after.logins, occurred_at: new Date().toISOString() },
+          (err) => this.logger.error({ profile: ref.id, err }, 'auth profile failing listener failed'),
+        );
       throw authFailed(`Auth profile ${ref.id} could not log in: ${reason}.`);
     }
     const stored = await this.repository.storeSession(ref.id, token, this.sealer.seal(JSON.stringify(state)), Date.now());

@@ -42,7 +42,8 @@ export async function browserLogin(input: BrowserLoginInput, browser: LoginBrows
     throw new LoginFailed(`the browser login from ${login.url} failed: ${scrub(message, credentials)}`);
   }
   const judge = { hosts, login, check };
-  if (isLoginTarget(judge, page.url)) throw new LoginFailed(`after the browser login the page is the login page again (${page.url}): wrong credentials?`);
+  if (isLoginTarget(judge, page.url))
+    throw new LoginFailed(`after the browser login the page is the login page again (${page.url}): wrong credentials?`);
   const out = loggedOutReason(judge, page);
   if (out) throw new LoginFailed(`after the browser login, ${out}`);
   if (check.session_cookie && page.cookies[check.session_cookie] === undefined)

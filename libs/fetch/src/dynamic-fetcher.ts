@@ -232,7 +232,10 @@ export class DynamicFetcher {
       await router.install(context);
     } catch (error) {
       await close();
-      throw fetchError('fetch_error', `Could not prepare the browser context: ${(error as Error).message}`, { retryable: true, cause: error });
+      throw fetchError('fetch_error', `Could not prepare the browser context: ${(error as Error).message}`, {
+        retryable: true,
+        cause: error,
+      });
     }
     return { context, router, close };
   }
