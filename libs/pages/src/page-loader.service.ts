@@ -14,7 +14,6 @@ import { AppError } from '@app/core';
 import { AuthSessions, authFailed, fetchLoggedIn, type LoginAgent } from '@app/auth-profiles';
 import {
   Fetcher,
-  RedirectStopped,
   guardFromSettings,
   HOST_MODE_MEMORY,
   MemoryAdmission,
