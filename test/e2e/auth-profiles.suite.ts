@@ -313,7 +313,7 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     });
     expect([res.status, res.status === 200 ? null : res.text]).toEqual([200, null]);
     const seed = env.site.requests.slice(before).filter((r) => r.path === '/members');
-    // Every read of the page (the analysis's fetch, then its sample extraction's) is logged in: no redirect to the login.
+    // Every read of /members is logged in (the login's own post lands there too, then the analysis reads it): no redirect to the login.
     expect(seed.length).toBeGreaterThan(0);
     expect(seed.map((r) => [r.status, /sid=/.test(r.cookie ?? '')])).toEqual(seed.map(() => [200, true]));
     expect(res.text).not.toMatch(secrets());
