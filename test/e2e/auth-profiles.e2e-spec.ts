@@ -1,6 +1,7 @@
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 import { startLoginSite, type LoginSite } from '../fixtures/login-site/login-site';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
+import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { startEmbedded, type RunningApp } from './embedded-app';
 import { authProfilesSuite } from './auth-profiles.suite';
 import { http } from './helpers';
@@ -10,6 +11,7 @@ jest.setTimeout(300_000);
 
 let site: LoginSite;
 let models: ModelServer;
+let receiver: WebhookReceiver;
 
 function env(): Record<string, string> {
   return {
@@ -24,10 +26,12 @@ function env(): Record<string, string> {
 beforeAll(async () => {
   site = await startLoginSite();
   models = await startModelServer();
+  receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await site?.close();
   await models?.close();
+  await receiver?.close();
 });
 
 describe('auth profiles, embedded deployment', () => {
@@ -36,7 +40,7 @@ describe('auth profiles, embedded deployment', () => {
     app = await startEmbedded(env());
   });
   afterAll(async () => app?.close());
-  authProfilesSuite(() => ({ app, site, models }));
+  authProfilesSuite(() => ({ app, site, models, receiver }));
 });
 
 describeWith(['mongodb', 'redis'], 'auth profiles, cluster deployment', () => {
@@ -59,7 +63,7 @@ describeWith(['mongodb', 'redis'], 'auth profiles, cluster deployment', () => {
     await second?.close();
     await app?.close();
   });
-  authProfilesSuite(() => ({ app, site, models }));
+  authProfilesSuite(() => ({ app, site, models, receiver }));
 
   it('two replicas that need the same session at once share one login', async () => {
     const key = (await http(app.baseUrl, 'POST', '/api/v1/users', { key: app.adminKey, body: { name: `race-${Date.now()}` } })).body.key
@@ -102,5 +106,58 @@ describeWith(['mongodb', 'redis'], 'auth profiles, cluster deployment', () => {
     expect(two.body.data.markdown).toContain('Name: Member page 2');
     expect(site.stats.logins - before.logins).toBe(1);
     expect(site.stats.loginPages - before.pages).toBe(1);
+  });
+});
+
+describe('auth profiles with a browser login, embedded deployment', () => {
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startEmbedded({ ...env(), GLEANER_BROWSER_ENABLED: 'true', GLEANER_BROWSER_MAX_BROWSERS: '1' });
+  });
+  afterAll(async () => app?.close());
+
+  it('logs in once through the browser steps of a JavaScript-only login; static pages get its cookie, rendered pages its local storage', async () => {
+    const key = (await http(app.baseUrl, 'POST', '/api/v1/users', { key: app.adminKey, body: { name: `browser-${Date.now()}` } })).body.key
+      .key;
+    const created = await http(app.baseUrl, 'POST', '/api/v1/auth-profiles', {
+      key,
+      body: {
+        name: 'JS members',
+        hosts: ['members.test'],
+        login: {
+          type: 'browser',
+          url: site.url('members.test', '/js-login'),
+          username: LOGIN_USER,
+          password: LOGIN_PASSWORD,
+          steps: [
+            { action: 'fill', selector: '#user', credential: 'username' },
+            { action: 'fill', selector: '#pass', credential: 'password' },
+            { action: 'click', selector: '#go' },
+            { action: 'wait_for', url_path: '/members' },
+          ],
+        },
+        // No logged_in_selector: /app is a page of the host without the member's Log out link.
+        check: { session_cookie: 'sid' },
+      },
+    });
+    expect(created.status).toBe(201);
+    const before = site.stats.logins;
+    const scrape = (path: string, over: Record<string, unknown> = {}) =>
+      http(app.baseUrl, 'POST', '/api/v1/scrape', {
+        key,
+        body: { url: site.url('members.test', path), formats: ['markdown'], fetch_mode: 'static', auth_profile: created.body.id, ...over },
+      });
+    const member = await scrape('/members/p/3');
+    expect([member.status, member.body.data?.markdown]).toEqual([200, expect.stringContaining('Name: Member page 3')]);
+    const rendered = await scrape('/app', { fetch_mode: 'dynamic', wait_for: { selector: '#ready' } });
+    expect([rendered.status, rendered.status === 200 ? null : rendered.text]).toEqual([200, null]);
+    expect(rendered.body.data.markdown).toContain('Name: Token member');
+    expect(site.stats.logins).toBe(before + 1);
+    expect((await http(app.baseUrl, 'GET', `/api/v1/auth-profiles/${created.body.id}`, { key })).body.session).toMatchObject({
+      state: 'active',
+      logins: 1,
+    });
+    expect(app.logs.text).toContain('auth profile logged in');
+    expect(app.logs.text).not.toMatch(new RegExp([LOGIN_USER, LOGIN_PASSWORD, ...site.sessions].join('|')));
   });
 });

@@ -5,7 +5,9 @@
  * wrong credentials failing cleanly and the profile then failing at once, and the credentials and session
  * never in an answer, a log or the store in the clear. Run on both deployments by auth-profiles.e2e-spec.ts.
  */
+import { createHmac } from 'node:crypto';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
+import type { WebhookReceiver } from '../fixtures/webhook-receiver';
 import type { ModelServer } from '../fixtures/model-server';
 import { LOGIN_PASSWORD, LOGIN_USER, type LoginSite } from '../fixtures/login-site/login-site';
 import type { RunningApp } from './embedded-app';
@@ -15,6 +17,9 @@ export interface AuthProfilesEnv {
   app: RunningApp;
   site: LoginSite;
   models: ModelServer;
+  receiver: WebhookReceiver;
+  /** Whether the app renders pages (a browser login can run). */
+  browser?: boolean;
 }
 
 export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
@@ -170,6 +175,148 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     const fixed = await call('PUT', `/api/v1/auth-profiles/${id}`, { body: { login: profileBody().login } });
     expect(fixed.body.session).toMatchObject({ state: 'none', failures: 0 });
     expect((await scrape(members('/members/p/1'), id)).status).toBe(200);
+  });
+
+  it('the login failure that makes a profile failing sends auth_profile.failing, signed, to the webhook of the job whose page met it', async () => {
+    const id = await createProfile({ name: 'Failing members', login: { ...profileBody().login, password: 'not-the-password-77' } });
+    for (let i = 0; i < 2; i++) expect((await scrape(members('/members/p/1'), id)).body.error_category).toBe('auth_failed');
+    const secret = 'auth-failing-hook-secret';
+    const res = await call('POST', '/api/v1/crawl', {
+      body: {
+        url: members('/members/p/1'),
+        formats: ['markdown'],
+        options: { max_depth: 0, max_pages: 1, fetch_mode: 'static', auth_profile: id },
+        webhook: { url: `${env.receiver.url}/ok`, secret, events: ['auth_profile.failing', 'job.failed', 'job.completed'] },
+      },
+    });
+    expect(res.status).toBe(202);
+    const jobId = res.body.job_id;
+    const hook = await waitFor(async () =>
+      env.receiver.ok('/ok').find((r) => r.json?.job_id === jobId && r.json.type === 'auth_profile.failing'),
+    );
+    expect(hook.json.data).toEqual({
+      auth_profile: { id, name: 'Failing members' },
+      state: 'failing',
+      failures: 3,
+      reason: expect.stringContaining('the site answered the login with its login page again'),
+    });
+    const signed = `${hook.headers['webhook-id']}.${hook.headers['webhook-timestamp']}.${hook.body}`;
+    expect(String(hook.headers['webhook-signature'])).toBe(`v1,${createHmac('sha256', secret).update(signed).digest('base64')}`);
+    expect(hook.body).not.toMatch(/not-the-password-77/);
+    expect(hook.body).not.toMatch(secrets());
+    // Once: a page of a failing profile fails at once, with no login and no second event.
+    expect((await scrape(members('/members/p/2'), id)).body.detail).toMatch(/is failing/);
+    await waitFor(async () => {
+      const found = (await call('GET', `/api/v1/jobs/${jobId}`)).body;
+      return ['completed', 'failed'].includes(found.status) ? found : null;
+    });
+    expect(
+      env.receiver.requests.filter(
+        (r) => r.json?.type === 'auth_profile.failing' && (r.json.data?.auth_profile as { id?: string } | undefined)?.id === id,
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('refuses a browser login whose steps break their rules, each at its field', async () => {
+    const browserLogin = (steps: unknown, over: Record<string, unknown> = {}) =>
+      call('POST', '/api/v1/auth-profiles', {
+        body: profileBody({
+          login: { type: 'browser', url: members('/js-login'), username: LOGIN_USER, password: LOGIN_PASSWORD, steps, ...over },
+        }),
+      });
+    const fillPassword = { action: 'fill', selector: '#pass', credential: 'password' };
+    const locations = async (res: Promise<Awaited<ReturnType<typeof call>>>) => {
+      const answer = await res;
+      expect(answer.status).toBe(422);
+      expect(answer.text).not.toMatch(secrets());
+      return answer.body.errors.map((e: { location: string }) => e.location).sort();
+    };
+    expect(await locations(browserLogin(undefined))).toEqual(['body.login.steps']);
+    expect(await locations(browserLogin([{ action: 'click', selector: '#go' }]))).toEqual(['body.login.steps']);
+    expect(
+      await locations(
+        browserLogin([
+          fillPassword,
+          { action: 'goto', url: env.site.url('outside.test', '/') },
+          { action: 'fill', selector: '#user' },
+          { action: 'fill', selector: '#user', credential: 'username', text: 'x' },
+          { action: 'click', selector: '#go', url_path: '/x' },
+          { action: 'wait_for' },
+        ]),
+      ),
+    ).toEqual([
+      'body.login.steps[1].url',
+      'body.login.steps[2].credential',
+      'body.login.steps[3].text',
+      'body.login.steps[4].url_path',
+      'body.login.steps[5].selector',
+    ]);
+    expect(await locations(browserLogin([fillPassword, { action: 'type', selector: '#x' }, { action: 'click', selector: 'a[' }]))).toEqual([
+      'body.login.steps[1].action',
+      'body.login.steps[2].selector',
+    ]);
+    expect(await locations(browserLogin([fillPassword], { csrf_field: 'csrf_token' }))).toEqual(['body.login.csrf_field']);
+    expect(
+      await locations(
+        call('POST', '/api/v1/auth-profiles', { body: profileBody({ login: { ...profileBody().login, steps: [fillPassword] } }) }),
+      ),
+    ).toEqual(['body.login.steps']);
+    // A browser login in a process without a browser fails cleanly, naming why.
+    const created = await browserLogin([fillPassword]);
+    if (created.status === 201 && !env.browser) {
+      const res = await scrape(members('/members/p/1'), created.body.id);
+      expect(res.body).toMatchObject({ error_category: 'auth_failed' });
+      expect(res.body.detail).toMatch(/browser rendering is disabled on this server/);
+    }
+    expect(created.status).toBe(201);
+    expect(created.body.login).toEqual({
+      type: 'browser',
+      url: members('/js-login'),
+      steps: [fillPassword],
+      username: '••••',
+      password: '••••',
+    });
+  });
+
+  it('POST /map reads its seed page logged in with auth_profile (and a stranger cannot name the profile)', async () => {
+    const id = await createProfile();
+    const map = (body: Record<string, unknown>, key2 = key) =>
+      http(env.app.baseUrl, 'POST', '/api/v1/map', { key: key2, body: { url: members('/members'), use_sitemap: false, ...body } });
+    const loggedIn = await map({ auth_profile: id });
+    expect([loggedIn.status, loggedIn.status === 200 ? null : loggedIn.text]).toEqual([200, null]);
+    const urls = loggedIn.body.urls.map((u: { url: string }) => u.url);
+    for (const n of [1, 2, 3, 4, 5]) expect(urls).toContain(members(`/members/p/${n}`));
+    // Without the profile the seed is the login page: no member page in the map.
+    const anonymous = await map({});
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body.urls.map((u: { url: string }) => u.url).filter((u: string) => u.includes('/members/p/'))).toEqual([]);
+    // After the site ended the session, the map logs in again (one re-login) and reads the seed.
+    const before = env.site.stats.logins;
+    env.site.endSessions();
+    expect((await map({ auth_profile: id })).body.urls.length).toBeGreaterThanOrEqual(5);
+    expect(env.site.stats.logins).toBe(before + 1);
+    const other = (
+      await http(env.app.baseUrl, 'POST', '/api/v1/users', { key: env.app.adminKey, body: { name: `auth-map-${Date.now()}` } })
+    ).body.key.key;
+    const foreign = await map({ auth_profile: id }, other);
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.errors).toEqual([expect.objectContaining({ location: 'body.auth_profile', message: 'no such auth profile' })]);
+    expect(loggedIn.text + anonymous.text + foreign.text).not.toMatch(secrets());
+  });
+
+  it('POST /analyze reads its page logged in with auth_profile', async () => {
+    const id = await createProfile();
+    const llm = { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-auth-profiles', base_url: env.models.openaiBaseUrl };
+    const before = env.site.requests.length;
+    const res = await call('POST', '/api/v1/analyze', {
+      body: { url: members('/members'), fetch_mode: 'static', auth_profile: id, llm_config: llm },
+    });
+    expect([res.status, res.status === 200 ? null : res.text]).toEqual([200, null]);
+    const seed = env.site.requests.slice(before).filter((r) => r.path === '/members');
+    // Every read of /members is logged in (the login's own post lands there too, then the analysis reads it): no redirect to the login.
+    expect(seed.length).toBeGreaterThan(0);
+    expect(seed.map((r) => [r.status, /sid=/.test(r.cookie ?? '')])).toEqual(seed.map(() => [200, true]));
+    expect(res.text).not.toMatch(secrets());
   });
 
   it('a crawl of 200 member pages across two session expiries logs in again exactly twice; the host it leaves gets no cookie', async () => {

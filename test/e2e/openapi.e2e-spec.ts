@@ -215,8 +215,13 @@ describe('OpenAPI document', () => {
     const create = doc.components.schemas.CreateAuthProfileDto;
     expect(create.required.sort()).toEqual(['hosts', 'login', 'name']);
     expect(create.properties.hosts).toMatchObject({ type: 'array', minItems: 1, maxItems: 20 });
-    expect(doc.components.schemas.FormLoginDto.required.sort()).toEqual(['password', 'type', 'url', 'username']);
-    expect(doc.components.schemas.FormLoginView.properties.password.description).toBe('Always the mask.');
+    expect(doc.components.schemas.LoginDto.required.sort()).toEqual(['password', 'type', 'url', 'username']);
+    expect(doc.components.schemas.LoginDto.properties.type.enum).toEqual(['form', 'browser']);
+    expect(doc.components.schemas.BrowserStepDto.properties.action.enum).toEqual(['goto', 'fill', 'click', 'wait_for']);
+    expect(doc.components.schemas.LoginView.properties.password.description).toBe('Always the mask.');
+    expect(Object.keys(doc.components.schemas.MapRequestDto.properties)).toEqual(
+      expect.arrayContaining(['headers', 'cookies', 'user_agent', 'auth_profile']),
+    );
     expect(doc.components.schemas.ScrapeRequestDto.properties.auth_profile).toMatchObject({ type: 'string', minLength: 1, maxLength: 64 });
   });
 

@@ -16,6 +16,25 @@ export interface FormLoginRecipe {
   form_selector: string | null;
 }
 
+/** One step of a browser login: `fill` types a credential (or a fixed text) into an element. */
+export type BrowserLoginStep =
+  | { action: 'goto'; url: string }
+  | { action: 'fill'; selector: string; credential: 'username' | 'password' }
+  | { action: 'fill'; selector: string; text: string }
+  | { action: 'click'; selector: string }
+  | { action: 'wait_for'; selector: string }
+  | { action: 'wait_for'; url_path: string };
+
+/** A login run in the browser (for sites whose login needs JavaScript): open `url`, then the steps in order. */
+export interface BrowserLoginRecipe {
+  type: 'browser';
+  /** The login page (its host is one of the profile's hosts). */
+  url: string;
+  steps: BrowserLoginStep[];
+}
+
+export type LoginRecipe = FormLoginRecipe | BrowserLoginRecipe;
+
 /** How a page's answer shows a logged-out state (besides a redirect to the login URL, always). */
 export interface LoggedInCheck {
   /** An element only a logged-in page has: its absence on an HTML page is logged out. */
@@ -41,6 +60,8 @@ export interface LoginCredentials {
 /** The session a login obtained: its cookies, for the profile's hosts only. */
 export interface SessionState {
   cookies: Record<string, string>;
+  /** A browser login's final page's local storage (browser fetches of the profile's hosts get it). */
+  local_storage?: Record<string, string>;
 }
 
 export interface AuthProfileRecord {
@@ -50,7 +71,7 @@ export interface AuthProfileRecord {
   name: string;
   /** Lower-case host names the session (and the credentials) may go to. */
   hosts: string[];
-  login: FormLoginRecipe;
+  login: LoginRecipe;
   check: LoggedInCheck;
   /** A session older than this is renewed before its next page (null: only when a page shows it logged out). */
   session_ttl_seconds: number | null;

@@ -4,13 +4,14 @@ import { Errors, newId, nowIso, SECRET_SEALER, type FieldError, type SecretSeale
 import {
   DEFAULT_LOGGED_OUT_STATUSES,
   type AuthProfileRecord,
-  type FormLoginRecipe,
+  type BrowserLoginStep,
   type LoggedInCheck,
   type LoginCredentials,
+  type LoginRecipe,
 } from './auth-profile.types';
 import { AuthProfilesRepository } from './auth-profiles.repository';
 import { MAX_LOGIN_FAILURES } from './auth-sessions.service';
-import type { CreateAuthProfileDto, FormLoginDto, LoggedInCheckDto, UpdateAuthProfileDto } from './dto/auth-profile.dto';
+import type { BrowserStepDto, CreateAuthProfileDto, LoggedInCheckDto, LoginDto, UpdateAuthProfileDto } from './dto/auth-profile.dto';
 
 /** What an answer shows for a stored credential; sent back in an update, it keeps the stored value. */
 export const CREDENTIAL_MASK = '••••';
@@ -19,7 +20,7 @@ export interface AuthProfileView {
   id: string;
   name: string;
   hosts: string[];
-  login: FormLoginRecipe & { username: string; password: string };
+  login: LoginRecipe & { username: string; password: string };
   check: LoggedInCheck;
   session_ttl_seconds: number | null;
   session: {
@@ -150,20 +151,22 @@ export class AuthProfilesService {
     return found;
   }
 
-  /** The stored recipe and the credentials (a mask keeps the stored one); the login URL's host must be a profile host. */
+  /**
+   * The stored recipe and the credentials (a mask keeps the stored one); the login URL's host, and every `goto`
+   * step's, must be a profile host; a field of the other login type is a 422 at it.
+   */
   private loginOf(
-    given: Omit<FormLoginDto, 'username_field' | 'password_field' | 'csrf_field' | 'form_selector'> &
-      Partial<Pick<FormLoginDto, 'username_field' | 'password_field'>> & { csrf_field?: string | null; form_selector?: string | null },
+    given: Omit<LoginDto, 'csrf_field' | 'form_selector'> & { csrf_field?: string | null; form_selector?: string | null },
     hosts: string[],
     stored: LoginCredentials | null,
-  ): { login: FormLoginRecipe; credentials: LoginCredentials } {
+  ): { login: LoginRecipe; credentials: LoginCredentials } {
     const problems: FieldError[] = [];
-    const host = new URL(given.url).hostname.toLowerCase();
-    if (!hosts.includes(host))
-      problems.push({
-        location: 'body.login.url',
-        message: `the login URL's host ${host} must be one of the profile's hosts (${hosts.join(', ')})`,
-      });
+    const offHosts = (url: string, location: string) => {
+      const host = new URL(url).hostname.toLowerCase();
+      if (!hosts.includes(host))
+        problems.push({ location, message: `the host ${host} must be one of the profile's hosts (${hosts.join(', ')})` });
+    };
+    offHosts(given.url, 'body.login.url');
     const credential = (name: 'username' | 'password'): string => {
       if (given[name] !== CREDENTIAL_MASK) return given[name];
       if (stored) return stored[name];
@@ -174,18 +177,76 @@ export class AuthProfilesService {
       return '';
     };
     const credentials = { username: credential('username'), password: credential('password') };
-    if (problems.length > 0) throw Errors.validation(problems);
-    return {
-      login: {
+    let login: LoginRecipe;
+    if (given.type === 'browser') {
+      for (const field of ['username_field', 'password_field', 'csrf_field', 'form_selector'] as const)
+        if (given[field] !== undefined && given[field] !== null)
+          problems.push({ location: `body.login.${field}`, message: 'only a login of type form takes this field' });
+      const steps = (given.steps ?? []).map((step, index) => stepOf(step, `body.login.steps[${index}]`, problems, offHosts));
+      if (!given.steps || given.steps.length === 0)
+        problems.push({ location: 'body.login.steps', message: 'a login of type browser needs its steps (1 to 20)' });
+      else if (!steps.some((step) => step?.action === 'fill' && 'credential' in step && step.credential === 'password'))
+        problems.push({ location: 'body.login.steps', message: 'no step fills in the password (a fill step with credential password)' });
+      login = { type: 'browser', url: given.url, steps: steps.filter((step): step is BrowserLoginStep => step !== null) };
+    } else {
+      if (given.steps !== undefined) problems.push({ location: 'body.login.steps', message: 'only a login of type browser takes steps' });
+      login = {
         type: 'form',
         url: given.url,
         username_field: given.username_field ?? 'username',
         password_field: given.password_field ?? 'password',
         csrf_field: given.csrf_field ?? null,
         form_selector: given.form_selector ?? null,
-      },
-      credentials,
-    };
+      };
+    }
+    if (problems.length > 0) throw Errors.validation(problems);
+    return { login, credentials };
+  }
+}
+
+/** The fields each action takes (docs/auth-profiles.md "Browser logins"): one required target, nothing else. */
+const STEP_FIELDS: Record<BrowserStepDto['action'], { required: string[][]; allowed: string[] }> = {
+  goto: { required: [['url']], allowed: ['url'] },
+  fill: { required: [['selector'], ['credential', 'text']], allowed: ['selector', 'credential', 'text'] },
+  click: { required: [['selector']], allowed: ['selector'] },
+  wait_for: { required: [['selector', 'url_path']], allowed: ['selector', 'url_path'] },
+};
+
+function stepOf(
+  step: BrowserStepDto,
+  location: string,
+  problems: FieldError[],
+  offHosts: (url: string, location: string) => void,
+): BrowserLoginStep | null {
+  const rules = STEP_FIELDS[step.action];
+  const given = (['selector', 'credential', 'text', 'url', 'url_path'] as const).filter((field) => step[field] !== undefined);
+  const before = problems.length;
+  for (const field of given)
+    if (!rules.allowed.includes(field))
+      problems.push({ location: `${location}.${field}`, message: `a ${step.action} step does not take ${field}` });
+  for (const oneOf of rules.required) {
+    const present = oneOf.filter((field) => given.includes(field as (typeof given)[number]));
+    if (present.length !== 1)
+      problems.push({
+        location: `${location}.${oneOf.length === 1 || present.length === 0 ? oneOf[0] : present[1]}`,
+        message: `a ${step.action} step needs ${oneOf.length === 1 ? oneOf[0] : `exactly one of ${oneOf.join(', ')}`}`,
+      });
+  }
+  if (step.action === 'goto' && step.url !== undefined) offHosts(step.url, `${location}.url`);
+  if (problems.length > before) return null;
+  switch (step.action) {
+    case 'goto':
+      return { action: 'goto', url: step.url! };
+    case 'fill':
+      return step.credential !== undefined
+        ? { action: 'fill', selector: step.selector!, credential: step.credential }
+        : { action: 'fill', selector: step.selector!, text: step.text! };
+    case 'click':
+      return { action: 'click', selector: step.selector! };
+    default:
+      return step.selector !== undefined
+        ? { action: 'wait_for', selector: step.selector }
+        : { action: 'wait_for', url_path: step.url_path! };
   }
 }
 

@@ -3,8 +3,10 @@ import { AppError, newId, SECRET_SEALER, sleep, type SecretSealer } from '@app/c
 import type { AuthProfileRef, SessionCookies } from '@app/fetch';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import { AuthMetrics, type LoginKind } from './auth-metrics';
+import { AuthProfileEvents } from './auth-profile-events';
 import type { AuthProfileRecord, LoginCredentials, SessionState } from './auth-profile.types';
 import { AuthProfilesRepository } from './auth-profiles.repository';
+import { browserLogin, type LoginBrowser } from './browser-login';
 import { formLogin, LoginFailed, type LoginHttp } from './form-login';
 import type { SessionJudge } from './logged-in-check';
 
@@ -25,6 +27,12 @@ export interface ActiveSession {
   judge: SessionJudge;
 }
 
+/** How a login reaches the site: static requests for a form login, a confined browser for a browser login (absent: no browser here). */
+export interface LoginAgent {
+  http: LoginHttp;
+  browser?: LoginBrowser;
+}
+
 export const authFailed = (message: string) => new AppError('upstream-failure', message, { category: 'auth_failed', retryable: false });
 
 /**
@@ -32,7 +40,7 @@ export const authFailed = (message: string) => new AppError('upstream-failure', 
  * sealed there, obtained by one login at a time per profile (a lock in the profile's record, taken by one
  * compare-and-set on the session version and freed by its holder or by its timeout), renewed when older than
  * the profile's lifetime or when a page's answer shows it logged out. The login's requests are the caller's
- * `http`: the page loader's fetcher, so the address guard and the page's proxy pool apply to every one.
+ * `agent`: the page loader's fetcher, so the address guard and the page's proxy pool apply to every one.
  */
 @Injectable()
 export class AuthSessions {
@@ -43,27 +51,28 @@ export class AuthSessions {
     @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
     @Inject(METRICS) metrics: Metrics,
     @Inject(LOGGER) private readonly logger: AppLogger,
+    private readonly events: AuthProfileEvents,
   ) {
     this.metrics = new AuthMetrics(metrics.registry);
   }
 
   /** The profile's session for a page: the stored one, or a login's when there is none or it is past its lifetime. */
-  async current(ref: AuthProfileRef, http: LoginHttp): Promise<ActiveSession> {
+  async current(ref: AuthProfileRef, agent: LoginAgent): Promise<ActiveSession> {
     const record = await this.profile(ref);
     if (record.session_sealed) {
       const ttl = record.session_ttl_seconds;
       if (ttl === null || Date.now() - record.session_at_ms < ttl * 1000) return this.active(ref, record);
-      return this.login(ref, record.session_version, 'expired', http);
+      return this.login(ref, record.session_version, 'expired', agent);
     }
-    return this.login(ref, record.session_version, 'first', http);
+    return this.login(ref, record.session_version, 'first', agent);
   }
 
   /** A fresh session after a page saw version `seen` logged out: one login across every replica, whoever asks. */
-  renew(ref: AuthProfileRef, seen: number, http: LoginHttp): Promise<ActiveSession> {
-    return this.login(ref, seen, 'relogin', http);
+  renew(ref: AuthProfileRef, seen: number, agent: LoginAgent): Promise<ActiveSession> {
+    return this.login(ref, seen, 'relogin', agent);
   }
 
-  private async login(ref: AuthProfileRef, seen: number, kind: LoginKind, http: LoginHttp): Promise<ActiveSession> {
+  private async login(ref: AuthProfileRef, seen: number, kind: LoginKind, agent: LoginAgent): Promise<ActiveSession> {
     const deadline = Date.now() + LOGIN_LOCK_MS + 10_000;
     for (;;) {
       const record = await this.profile(ref);
@@ -71,7 +80,7 @@ export class AuthSessions {
       if (record.session_version !== seen && record.session_sealed) return this.active(ref, record);
       const token = newId();
       const held = await this.repository.takeLoginLock(ref.owner, ref.id, seen, token, Date.now(), LOGIN_LOCK_MS);
-      if (held) return this.loginHolding(ref, held, token, kind, http);
+      if (held) return this.loginHolding(ref, held, token, kind, agent);
       if (Date.now() > deadline) throw authFailed(`Auth profile ${ref.id}: another replica's login did not finish in time.`);
       await sleep(LOGIN_POLL_MS);
     }
@@ -82,18 +91,28 @@ export class AuthSessions {
     record: AuthProfileRecord,
     token: string,
     kind: LoginKind,
-    http: LoginHttp,
+    agent: LoginAgent,
   ): Promise<ActiveSession> {
     let state: SessionState;
     try {
       const credentials = JSON.parse(this.sealer.open(record.credentials_sealed)) as LoginCredentials;
-      state = await formLogin({ hosts: record.hosts, login: record.login, check: record.check, credentials }, http);
+      const { hosts, login, check } = record;
+      state =
+        login.type === 'browser'
+          ? await browserLogin({ hosts, login, check, credentials }, agent.browser)
+          : await formLogin({ hosts, login, check, credentials }, agent.http);
     } catch (error) {
       const reason = error instanceof LoginFailed ? error.message : 'the login failed unexpectedly';
       if (!(error instanceof LoginFailed)) this.logger.error({ profile: ref.id, err: error }, 'auth profile login failed unexpectedly');
       const after = await this.repository.recordFailure(ref.id, token, reason);
       this.metrics.login(kind, 'failure');
       this.logger.warn({ profile: ref.id, kind, failures: after?.login_failures ?? null, reason }, 'auth profile login failed');
+      // Exactly the failure that makes it failing is announced (the lock's holder recorded it: one replica, once).
+      if (after && after.login_failures === MAX_LOGIN_FAILURES)
+        await this.events.failing(
+          { ref, name: after.name, failures: after.login_failures, reason, logins: after.logins, occurred_at: new Date().toISOString() },
+          (err) => this.logger.error({ profile: ref.id, err }, 'auth profile failing listener failed'),
+        );
       throw authFailed(`Auth profile ${ref.id} could not log in: ${reason}.`);
     }
     const stored = await this.repository.storeSession(ref.id, token, this.sealer.seal(JSON.stringify(state)), Date.now());
@@ -119,7 +138,7 @@ export class AuthSessions {
     return {
       ref,
       version: record.session_version,
-      cookies: { hosts: record.hosts, cookies: state.cookies },
+      cookies: { hosts: record.hosts, cookies: state.cookies, ...(state.local_storage ? { localStorage: state.local_storage } : {}) },
       judge: { hosts: record.hosts, login: record.login, check: record.check },
     };
   }

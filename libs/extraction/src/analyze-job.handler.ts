@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { analyzePage, type AnalysisHeuristics } from '@app/analysis';
 import { AppError, Usage } from '@app/core';
-import { detectNeedsJs, openFetchControl, type FetchResult, type ScopedRequestData } from '@app/fetch';
+import { AuthSessions, fetchLoggedIn } from '@app/auth-profiles';
+import { detectNeedsJs, openFetchControl, type FetchOptions, type FetchResult, type ScopedRequestData } from '@app/fetch';
 import { finalJobError, type JobContext, type JobHandler } from '@app/jobs';
 import { ResultsService } from '@app/results';
 import { parseSchema, type JsonSchemaObject } from '@app/schema';
@@ -54,6 +55,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     private readonly loader: PageLoaderService,
     private readonly extraction: ExtractionService,
     private readonly results: ResultsService,
+    private readonly sessions: AuthSessions,
   ) {}
 
   async run({ job, input, signal, jobs, secrets }: JobContext<AnalyzeJobInput>): Promise<void> {
@@ -61,7 +63,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     if (job.page_count > 0) return;
     const llmConfig = llmConfigFor(input.llm_config, secrets);
     const scoped = siteScoped(input.url, secrets);
-    const { staticPage, rendered, staticError } = await this.fetchBoth(input, signal, scoped);
+    const { staticPage, rendered, staticError } = await this.fetchBoth(input, signal, scoped, job.user_id, job._id);
     const primary = rendered ?? staticPage!;
     const content = await this.loader.convert(primary, { mode: 'full' });
     const heuristics = analyzePage({
@@ -77,7 +79,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       rendered: rendered ? { html: rendered.html } : null,
       staticError,
     });
-    const linkedPages = input.depth >= 1 ? await this.analyzeLinked(heuristics, input, signal, scoped) : [];
+    const linkedPages = input.depth >= 1 ? await this.analyzeLinked(heuristics, input, signal, scoped, job) : [];
 
     const onCall = captureRecorder(
       this.results,
@@ -203,13 +205,29 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     input: AnalyzeJobInput,
     signal: AbortSignal,
     scoped: ScopedRequestData | undefined,
+    owner: string,
+    jobId: string,
   ): Promise<{ staticPage: FetchResult | null; rendered: FetchResult | null; staticError?: string }> {
+    const proxyPool = input.proxy ?? undefined;
+    // With an auth profile both fetches carry its session, logging in (again) as a page's fetch does (docs/auth-profiles.md).
+    const ref = input.auth_profile ? { id: input.auth_profile, owner, job: jobId } : null;
+    const fetch = (mode: 'static' | 'dynamic') =>
+      ref
+        ? fetchLoggedIn(
+            this.sessions,
+            ref,
+            this.loader.loginAgent(proxyPool, signal),
+            (url, options) => this.loader.fetcher.fetch(url, options),
+            input.url,
+            { mode, signal, scoped, proxyPool } as FetchOptions,
+          )
+        : this.loader.fetcher.fetch(input.url, { mode, signal, scoped, proxyPool });
     let staticPage: FetchResult | null = null;
     let staticError: string | undefined;
     let failure: unknown;
     if (input.fetch_mode !== 'dynamic') {
       try {
-        staticPage = await this.loader.fetcher.fetch(input.url, { mode: 'static', signal, scoped, proxyPool: input.proxy ?? undefined });
+        staticPage = await fetch('static');
       } catch (error) {
         failure = error;
         staticError = error instanceof AppError ? `${error.category}: ${error.detail ?? error.message}` : 'static fetch failed';
@@ -218,7 +236,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     let rendered: FetchResult | null = null;
     if (input.fetch_mode !== 'static') {
       try {
-        rendered = await this.loader.fetcher.fetch(input.url, { mode: 'dynamic', signal, scoped, proxyPool: input.proxy ?? undefined });
+        rendered = await fetch('dynamic');
       } catch (error) {
         // No browser (or it failed): the analysis goes on with the static page when there is one.
         // Without either, the static failure (when there was one) is the reason worth reporting.
@@ -235,6 +253,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     input: AnalyzeJobInput,
     signal: AbortSignal,
     scoped: ScopedRequestData | undefined,
+    job: { _id: string; user_id: string },
   ) {
     const pattern = heuristics.followPatterns.find((p) => p.kind === 'detail') ?? heuristics.followPatterns[0];
     const urls = (pattern?.sample_urls ?? []).slice(0, MAX_LINKED_PAGES);
@@ -243,7 +262,11 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       try {
         const page = await this.loader.load(url, input.fetch_mode === 'dynamic' ? 'dynamic' : 'static', {
           signal,
-          control: { scoped, proxyPool: input.proxy ?? undefined },
+          control: {
+            scoped,
+            proxyPool: input.proxy ?? undefined,
+            ...(input.auth_profile ? { authProfile: { id: input.auth_profile, owner: job.user_id, job: job._id } } : {}),
+          },
         });
         const linked = analyzePage({
           html: page.fetch.html,

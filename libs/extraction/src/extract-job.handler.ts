@@ -57,7 +57,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput, Extraction
     try {
       page = await this.loader.load(input.url, input.fetch_mode, {
         signal,
-        control: openFetchControl(input.fetch_control, secrets, { owner: job.user_id }),
+        control: openFetchControl(input.fetch_control, secrets, { owner: job.user_id, job: job._id }),
         keepRaw: input.archive,
         ...pageLoadOptions(plan),
       });

@@ -117,9 +117,12 @@ export class ExtractionRequestsService {
     const fetchMode = dto.fetch_mode ?? site?.fetch_mode ?? 'auto';
     // An analysis takes no fetch control of its own but its pool, only the saved site's headers and cookies (sealed
     // with the job) and its pool when the request names none.
-    const { stored, secrets } = this.intake.pageFetchControl(site, url, { proxy: dto.proxy }, fetchMode, {
-      proxy: validCrawlOptions(site?.crawl_options).proxy,
+    const saved = validCrawlOptions(site?.crawl_options);
+    const { stored, secrets } = this.intake.pageFetchControl(site, url, { proxy: dto.proxy, auth_profile: dto.auth_profile }, fetchMode, {
+      proxy: saved.proxy,
+      auth_profile: saved.auth_profile,
     });
+    await this.intake.authProfile(caller, stored?.auth_profile, dto.auth_profile ? 'body.auth_profile' : 'body.site_id');
     const job = await this.intake.submit<AnalyzeJobInput>(caller, {
       type: 'analyze',
       url,
@@ -130,6 +133,7 @@ export class ExtractionRequestsService {
         site_id: site?._id ?? null,
         llm_config: llmConfig,
         proxy: stored?.proxy ?? null,
+        auth_profile: stored?.auth_profile ?? null,
       }),
       captureDebug: dto.debug ?? true,
       requestId,

@@ -1,3 +1,4 @@
+import { AuthProfilesModule } from '@app/auth-profiles';
 import { Module } from '@nestjs/common';
 import { ArchiveModule } from '@app/archive';
 import { IntakeModule } from '@app/intake';
@@ -27,7 +28,7 @@ export class ExtractionModule {}
  * formats) every job's pages go through, and the extract/analyze job handlers (an extract may keep its page in the archive).
  */
 @Module({
-  imports: [JobsModule, LlmModule, ResultsModule, PagesModule, ArchiveModule],
+  imports: [JobsModule, LlmModule, ResultsModule, PagesModule, ArchiveModule, AuthProfilesModule],
   providers: [ExtractionService, GroundingService, PageExtractor, ExtractJobHandler, AnalyzeJobHandler],
   exports: [ExtractionService, GroundingService, PageExtractor, ExtractJobHandler, AnalyzeJobHandler, PagesModule],
 })

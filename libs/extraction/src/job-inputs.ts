@@ -37,6 +37,8 @@ export interface AnalyzeJobInput {
   llm_config: StoredLlmConfig | null;
   /** The proxy pool its fetches go through (docs/proxies.md); null: direct (and on jobs from before pools). */
   proxy: string | null;
+  /** The auth profile its fetches use (docs/auth-profiles.md); null: none (and on jobs from before). */
+  auth_profile: string | null;
 }
 
 /** A normalised JSON Schema object as stored on a job (it was validated by the schema lib at intake). */
@@ -77,6 +79,7 @@ const analyzeInputSchema = z.object({
   site_id: z.string().nullable(),
   llm_config: storedLlmConfigSchema,
   proxy: z.string().nullable().default(null),
+  auth_profile: z.string().nullable().default(null),
 });
 
 export function parseExtractInput(raw: unknown): ExtractJobInput {

@@ -119,6 +119,21 @@ export class AddressGuard {
     );
   }
 
+  /**
+   * This guard, refusing every host but `hosts` as well (an auth profile's browser login: docs/auth-profiles.md
+   * "Browser logins"). Everything else is this guard's own judgement, so the address rules still hold.
+   */
+  confinedTo(hosts: readonly string[]): AddressGuard {
+    const allowed = new Set(hosts.map(normaliseHost));
+    const confined = Object.create(this) as AddressGuard;
+    confined.resolvePublic = async (hostname: string) => {
+      const host = normaliseHost(hostname);
+      if (!allowed.has(host)) throw fetchError('ssrf_blocked', `The host ${host} is not one of the login's hosts.`);
+      return this.resolvePublic(hostname);
+    };
+    return confined;
+  }
+
   /** Checks an absolute URL (scheme and host) and returns its vetted addresses. */
   async checkUrl(url: string | URL): Promise<ResolvedAddress[]> {
     const parsed = typeof url === 'string' ? safeUrl(url) : url;

@@ -162,6 +162,8 @@ export class DynamicFetcher {
       for (const host of sessionCookies.length > 0 ? (options.session?.hosts ?? []) : []) {
         await context.addCookies(sessionCookies.map(([name, value]) => ({ name, value, url: `http://${host}/` })));
       }
+      const items = options.session?.localStorage ?? {};
+      if (Object.keys(items).length > 0) await context.addInitScript({ content: localStorageScript(options.session!.hosts, items) });
       const cookies = Object.entries(options.scoped?.cookies ?? {});
       if (scopeHost !== undefined && cookies.length > 0) {
         // Host-only cookies of the scope host: the browser sends them to that host and nowhere else.
@@ -175,6 +177,67 @@ export class DynamicFetcher {
       });
     }
     return { fetch: (url, fetchOptions = {}) => this.render(context, url, fetchOptions, router), close };
+  }
+
+  /**
+   * A context confined to `hosts` for a scripted login (browser-script.ts): its own guard proxy refuses every
+   * connection to another host (documents, redirects, a 307 re-posting a form, scripts' requests), chained to the
+   * proxy pool when one is given; the session router refuses them early too. Nothing is blocked by type.
+   */
+  async openConfined(
+    hosts: readonly string[],
+    options: { signal?: AbortSignal; proxy?: ProxyPool; userAgent?: string },
+  ): Promise<{ context: BrowserContext; router: SessionRouter; close(): Promise<void> }> {
+    const guard = this.guard.confinedTo(hosts);
+    const proxy = new GuardedProxy(guard, undefined, options.proxy);
+    const server = await proxy.start();
+    const pool = await this.getPool();
+    let lease;
+    try {
+      lease = await pool.acquire(options.signal);
+    } catch (error) {
+      await proxy.close();
+      throw error;
+    }
+    const release = lease;
+    let context: BrowserContext;
+    try {
+      context = await release.browser.newContext({
+        proxy: { server },
+        ignoreHTTPSErrors: true,
+        serviceWorkers: 'block',
+        userAgent: options.userAgent ?? this.userAgent,
+        viewport: this.viewport,
+        javaScriptEnabled: true,
+        acceptDownloads: false,
+      });
+    } catch (error) {
+      await release.release();
+      await proxy.close();
+      throw fetchError('fetch_error', `Could not open a browser context: ${(error as Error).message}`, { retryable: true, cause: error });
+    }
+    this.openContexts++;
+    const router = new SessionRouter(guard, new Set(['media']), undefined, undefined);
+    let closed = false;
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      this.openContexts--;
+      await context.close().catch(() => undefined);
+      await release.release();
+      await proxy.close();
+    };
+    try {
+      await removePeerConnections(context);
+      await router.install(context);
+    } catch (error) {
+      await close();
+      throw fetchError('fetch_error', `Could not prepare the browser context: ${(error as Error).message}`, {
+        retryable: true,
+        cause: error,
+      });
+    }
+    return { context, router, close };
   }
 
   stats(): DynamicFetcherStats {
@@ -412,6 +475,14 @@ export class DynamicFetcher {
     const code = /net::(ERR_[A-Z_]+)/.exec(message)?.[1] ?? 'navigation failed';
     return fetchError('fetch_error', `Loading ${url} failed: ${code}.`, { url, cause: error });
   }
+}
+
+/**
+ * An init script giving the pages of the session's hosts the local storage a browser login kept (before the
+ * page's own scripts run); pages of other hosts get nothing.
+ */
+function localStorageScript(hosts: readonly string[], items: Record<string, string>): string {
+  return `(() => { try { if (${JSON.stringify(hosts)}.includes(location.hostname.toLowerCase())) for (const [k, v] of Object.entries(${JSON.stringify(items)})) localStorage.setItem(k, v); } catch (e) {} })();`;
 }
 
 /** A page that crashed its tab (out of memory past the tab's heap cap, or a renderer fault): retrying would crash it again. */

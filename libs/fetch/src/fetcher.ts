@@ -1,6 +1,7 @@
 import { AddressGuard, type AddressGuardOptions } from './address-guard';
 import { detectBotWall } from './bot-wall-detector';
 import { BrowserDownload, DynamicFetcher, type DynamicFetcherOptions } from './dynamic-fetcher';
+import { runBrowserScript, type BrowserScriptInput, type BrowserScriptResult } from './browser-script';
 import { fetchError, statusError } from './errors';
 import type { FetchMode, FetchOptions, FetchResult } from './fetch-types';
 import { ProxyPools } from './proxy-pool/proxy-pool';
@@ -71,6 +72,12 @@ export class Fetcher {
     const options = given.proxyPool ? { ...given, proxy: this.proxyPools.get(given.proxyPool) } : given;
     const { kind: _kind, retryAfterSeconds: _ra, ...result } = await this.staticFetcher.fetchRaw(url, options);
     return result;
+  }
+
+  /** A scripted browser session confined to its hosts (an auth profile's browser login), through the named pool. */
+  browserScript(input: Omit<BrowserScriptInput, 'proxy'> & { proxyPool?: string }): Promise<BrowserScriptResult> {
+    const { proxyPool, ...script } = input;
+    return runBrowserScript(this.requireBrowser(), { ...script, ...(proxyPool ? { proxy: this.proxyPools.get(proxyPool) } : {}) });
   }
 
   async close(): Promise<void> {

@@ -54,6 +54,14 @@ export { BrowserPool } from './browser-pool';
 export { markedBrowsers, ownerMark, reapOrphanedBrowsers } from './browser-owner';
 export { CgroupMemory, MemoryAdmission } from './memory-admission';
 export { DynamicFetcher } from './dynamic-fetcher';
+export {
+  BrowserStepFailed,
+  describeStep,
+  runBrowserScript,
+  type BrowserScriptInput,
+  type BrowserScriptResult,
+  type BrowserStep,
+} from './browser-script';
 export { NO_PROXY, parseProxyPools, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pool/proxy-pools-config';
 export { ProxyPool, ProxyPools, UnconfiguredProxyPool, type ProxyCounters } from './proxy-pool/proxy-pool';
 export { throughPool, type PlainFetcher } from './proxy-pool/through-pool';

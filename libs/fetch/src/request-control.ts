@@ -19,6 +19,8 @@ export interface SessionCookies {
   /** Lower-case host names. */
   hosts: readonly string[];
   cookies: Record<string, string>;
+  /** Browser only: local storage items a browser login kept, set on the profile's hosts' pages before their scripts run. */
+  localStorage?: Record<string, string>;
 }
 
 /** Whether a request to `url` may carry the session's cookies. */

@@ -3,9 +3,19 @@ import { LOGGER, type AppLogger } from '@app/observability';
 import type { JobRecord } from './job.types';
 import { pastStoreOutage } from './store-retry';
 
-/** `monitor.*` are announced on a monitor's run job (libs/monitors) when the run's changes are recorded. */
+/**
+ * `monitor.*` are announced on a monitor's run job (libs/monitors) when the run's changes are recorded;
+ * `auth_profile.failing` on the job whose page met the login failure that made its auth profile failing.
+ */
 export type JobLifecycleEventType =
-  'job.started' | 'job.page' | 'job.completed' | 'job.failed' | 'job.cancelled' | 'monitor.changed' | 'monitor.failed';
+  | 'job.started'
+  | 'job.page'
+  | 'job.completed'
+  | 'job.failed'
+  | 'job.cancelled'
+  | 'monitor.changed'
+  | 'monitor.failed'
+  | 'auth_profile.failing';
 
 export interface JobLifecycleEvent {
   type: JobLifecycleEventType;

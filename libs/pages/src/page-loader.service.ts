@@ -11,18 +11,9 @@ export interface ConvertOptions {
   tags?: ConversionInput['tags'];
 }
 import { AppError } from '@app/core';
-import {
-  AuthSessions,
-  authFailed,
-  loggedOutReason,
-  isLoginTarget,
-  RELOGINS_PER_PAGE,
-  type ActiveSession,
-  type LoginHttp,
-} from '@app/auth-profiles';
+import { AuthSessions, authFailed, fetchLoggedIn, type LoginAgent } from '@app/auth-profiles';
 import {
   Fetcher,
-  RedirectStopped,
   guardFromSettings,
   HOST_MODE_MEMORY,
   MemoryAdmission,
@@ -189,44 +180,28 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     };
     if (!authProfile) return this.fetcher.fetch(url, fetchOptions);
     if (!this.sessions) throw authFailed('Auth profiles are not available in this process.');
-    // The login's requests go through the guard and the page's proxy pool, as the page's do.
-    const http: LoginHttp = (loginUrl, loginOptions) =>
-      this.fetcher.fetchRaw(loginUrl, { ...loginOptions, proxyPool: control.proxyPool, signal: options.signal });
-    let session = await this.sessions.current(authProfile, http);
-    for (let relogins = 0; ; relogins++) {
-      const answer = await this.fetchWithSession(url, fetchOptions, session);
-      if (answer.page) return answer.page;
-      if (relogins >= RELOGINS_PER_PAGE)
-        throw authFailed(`The page ${url} is still logged out after a fresh login of auth profile ${authProfile.id}: ${answer.loggedOut}.`);
-      session = await this.sessions.renew(authProfile, session.version, http);
-    }
+    const agent = this.loginAgent(control.proxyPool, options.signal);
+    return fetchLoggedIn(
+      this.sessions,
+      authProfile,
+      agent,
+      (pageUrl, pageOptions) => this.fetcher.fetch(pageUrl, pageOptions),
+      url,
+      fetchOptions,
+    );
   }
 
-  private async fetchWithSession(
-    url: string,
-    options: Parameters<Fetcher['fetch']>[1] & object,
-    session: ActiveSession,
-  ): Promise<{ page: FetchResult; loggedOut?: undefined } | { page?: undefined; loggedOut: string }> {
-    const loginRedirect = 'it goes to the login page';
-    try {
-      const page = await this.fetcher.fetch(url, {
-        ...options,
-        session: session.cookies,
-        beforeRedirect: (next) => (isLoginTarget(session.judge, next) ? loginRedirect : (options.beforeRedirect?.(next) ?? null)),
-      });
-      const loggedOut = loggedOutReason(session.judge, page);
-      return loggedOut ? { loggedOut } : { page };
-    } catch (error) {
-      if (error instanceof RedirectStopped && error.reason === loginRedirect)
-        return { loggedOut: `redirected to the login page ${error.next}` };
-      const status = error instanceof AppError ? error.extensions?.status : undefined;
-      const where = error instanceof AppError ? error.extensions?.url : undefined;
-      if (typeof status === 'number' && typeof where === 'string') {
-        const loggedOut = loggedOutReason(session.judge, { url: where, status });
-        if (loggedOut) return { loggedOut };
-      }
-      throw error;
-    }
+  /**
+   * How an auth profile's login reaches its site from this process: static requests, or a browser confined to the
+   * profile's hosts when this process renders; both through the guard and the page's proxy pool, as the page's fetches.
+   */
+  loginAgent(proxyPool: string | undefined, signal?: AbortSignal): LoginAgent {
+    return {
+      http: (url, options) => this.fetcher.fetchRaw(url, { ...options, proxyPool, signal }),
+      ...(this.fetcher.dynamicFetcher
+        ? { browser: (script) => this.fetcher.browserScript({ ...script, proxyPool, signal, timeoutMs: this.config.fetchTimeoutMs }) }
+        : {}),
+    };
   }
 
   /**

@@ -56,7 +56,7 @@ export class ScrapeJobHandler implements JobHandler<ScrapeJobInput> {
     // What a failed model call of the json format cost (it was billed): counted with the failed page.
     let failedUsage = Usage.NONE;
     try {
-      const control = openFetchControl(input.fetch_control, secrets, { owner: job.user_id });
+      const control = openFetchControl(input.fetch_control, secrets, { owner: job.user_id, job: job._id });
       const page = await this.loader.load(input.url, input.fetch_mode, {
         signal,
         ...loadOptionsFor(input),

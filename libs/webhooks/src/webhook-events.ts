@@ -7,6 +7,7 @@ export const WEBHOOK_EVENTS = [
   'job.cancelled',
   'monitor.changed',
   'monitor.failed',
+  'auth_profile.failing',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

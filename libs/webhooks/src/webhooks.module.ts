@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AuthProfilesModule } from '@app/auth-profiles';
 import { JobsModule } from '@app/jobs';
+import { AuthProfileAnnouncer } from './delivery/auth-profile-announcer';
 import { OutboxRepository } from './delivery/outbox.repository';
 import { WebhookDispatcherService } from './delivery/webhook-dispatcher.service';
 import { WebhookPumpService } from './delivery/webhook-pump.service';
@@ -10,8 +12,9 @@ import { WebhooksTenantErasure } from './webhooks-tenant-erasure';
 
 /** Saved webhooks, job targets and the dispatcher (every process that changes jobs needs it). */
 @Module({
-  imports: [JobsModule],
+  imports: [JobsModule, AuthProfilesModule],
   providers: [
+    AuthProfileAnnouncer,
     WebhooksRepository,
     WebhooksService,
     OutboxRepository,

@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { RequiresScope } from '@app/auth';
+import { CurrentCaller, RequiresScope, type Caller } from '@app/auth';
 import { MapRequestDto, MapResponse, MapService, MapUrl } from '@app/crawl';
 import { ResultsService } from '@app/results';
 import { ApiProblems } from '../openapi-constraints';
@@ -26,7 +26,7 @@ export class MapController {
     description:
       "Reads robots.txt `Sitemap:` lines, `/sitemap.xml` (indexes and gzip followed) and the seed page's links; keeps URLs on the seed's host (its registrable domain with `include_subdomains`) that robots.txt allows, canonical and deduplicated as a crawl does; ranks them by `search`. " +
       'Answers within GLEANER_MAP_TIME_BUDGET_MS (default 20 s) with what it found (`complete: false` when cut short). JSON, or JSON lines (one URL object per line; totals in the `x-map-complete`, `x-map-count`, `x-map-found` headers) with `Accept: application/x-ndjson`. ' +
-      '502 when the seed page cannot be read and no sitemap was asked for; a forbidden address is a 422.',
+      '502 when the seed page cannot be read and no sitemap was asked for (`auth_failed` when its auth profile cannot log in or the page stays logged out); a forbidden address, or an `auth_profile` that is not one of yours, is a 422.',
   })
   @ApiOkResponse({
     description: 'The map.',
@@ -38,8 +38,13 @@ export class MapController {
       },
     },
   })
-  async map(@Body() dto: MapRequestDto, @Headers('accept') accept: string | undefined, @Res() reply: FastifyReply): Promise<void> {
-    const { headers, body } = await this.maps.map(dto, accept);
+  async map(
+    @CurrentCaller() caller: Caller,
+    @Body() dto: MapRequestDto,
+    @Headers('accept') accept: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { headers, body } = await this.maps.map(dto, accept, caller);
     await stream(this.results, reply, body, headers);
   }
 }

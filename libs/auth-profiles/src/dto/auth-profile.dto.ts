@@ -24,10 +24,63 @@ export const HOST_NAME_PATTERN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-
 /** The longest session lifetime a profile may set (30 days). */
 export const MAX_SESSION_TTL_SECONDS = 30 * 24 * 3600;
 
-export class FormLoginDto {
-  @ApiProperty({ enum: ['form'], description: 'How the profile logs in: `form`, an HTTP form login.' })
-  @IsIn(['form'])
-  type!: 'form';
+/** The longest browser login (steps after opening the login page). */
+export const MAX_BROWSER_STEPS = 20;
+
+/** One step of a browser login (docs/auth-profiles.md "Browser logins"); which fields a step takes depends on its action. */
+export class BrowserStepDto {
+  @ApiProperty({
+    enum: ['goto', 'fill', 'click', 'wait_for'],
+    description:
+      "`goto` opens `url` (a profile host); `fill` types `credential` (the profile's `username` or `password`) or `text` into the element `selector`; `click` clicks `selector`; `wait_for` waits until `selector` is in the page or the page's path starts with `url_path`.",
+  })
+  @IsIn(['goto', 'fill', 'click', 'wait_for'])
+  action!: 'goto' | 'fill' | 'click' | 'wait_for';
+
+  @ApiPropertyOptional({ example: '#email', description: '`fill`, `click` (required) and `wait_for` (this or `url_path`): a CSS selector.' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 500)
+  @IsCssSelector()
+  selector?: string;
+
+  @ApiPropertyOptional({
+    enum: ['username', 'password'],
+    description: '`fill` (this or `text`): which credential goes in; the value itself is never part of the step.',
+  })
+  @IsOptional()
+  @IsIn(['username', 'password'])
+  credential?: 'username' | 'password';
+
+  @ApiPropertyOptional({ example: 'staff', description: '`fill` (this or `credential`): a fixed text (not sealed: no secret belongs here).' })
+  @IsOptional()
+  @IsString()
+  @Length(0, 512)
+  text?: string;
+
+  @ApiPropertyOptional({ example: 'https://shop.example/sso', description: "`goto` (required): a URL on one of the profile's hosts." })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  @IsHttpUrl()
+  url?: string;
+
+  @ApiPropertyOptional({ example: '/account', description: "`wait_for` (this or `selector`): a path prefix the page's URL must reach." })
+  @IsOptional()
+  @IsString()
+  @Length(1, 500)
+  @Matches(/^\/[\x21-\x7e]*$/, { message: 'must be a URL path starting with /' })
+  url_path?: string;
+}
+
+export class LoginDto {
+  @ApiProperty({
+    enum: ['form', 'browser'],
+    description:
+      'How the profile logs in: `form`, an HTTP form login (the form fields below); `browser`, `steps` run in the browser from `url` (for logins that need JavaScript).',
+  })
+  @IsIn(['form', 'browser'])
+  type!: 'form' | 'browser';
 
   @ApiProperty({
     example: 'https://shop.example/login',
@@ -38,13 +91,26 @@ export class FormLoginDto {
   @IsHttpUrl()
   url!: string;
 
-  @ApiPropertyOptional({ default: 'username', description: 'The name of the form field the username goes in.' })
+  @ApiPropertyOptional({
+    type: [BrowserStepDto],
+    maxItems: MAX_BROWSER_STEPS,
+    description: `\`browser\` only, and required there: 1 to ${MAX_BROWSER_STEPS} steps run in order after the login page opened. At least one \`fill\` step must type the password.`,
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_BROWSER_STEPS)
+  @ValidateNested({ each: true })
+  @Type(() => BrowserStepDto)
+  steps?: BrowserStepDto[];
+
+  @ApiPropertyOptional({ default: 'username', description: '`form` only: the name of the form field the username goes in.' })
   @IsOptional()
   @IsString()
   @Matches(TOKEN_PATTERN, { message: "must be a form field name (letters, digits and !#$%&'*+.^_`|~-, at most 100)" })
   username_field?: string;
 
-  @ApiPropertyOptional({ default: 'password', description: 'The name of the form field the password goes in.' })
+  @ApiPropertyOptional({ default: 'password', description: '`form` only: the name of the form field the password goes in.' })
   @IsOptional()
   @IsString()
   @Matches(TOKEN_PATTERN, { message: "must be a form field name (letters, digits and !#$%&'*+.^_`|~-, at most 100)" })
@@ -53,7 +119,7 @@ export class FormLoginDto {
   @ApiPropertyOptional({
     example: 'csrf_token',
     description:
-      "The form's hidden field that carries the CSRF token. Every hidden field of the form is posted back anyway; naming this one makes a login page without it a failed login.",
+      "`form` only: the form's hidden field that carries the CSRF token. Every hidden field of the form is posted back anyway; naming this one makes a login page without it a failed login.",
   })
   @IsOptional()
   @IsString()
@@ -62,7 +128,7 @@ export class FormLoginDto {
 
   @ApiPropertyOptional({
     example: 'form#login',
-    description: 'Which form of the login page (default: the one holding the password field).',
+    description: '`form` only: which form of the login page (default: the one holding the password field).',
   })
   @IsOptional()
   @IsString()
@@ -156,11 +222,11 @@ export class CreateAuthProfileDto {
   @Matches(HOST_NAME_PATTERN, { each: true, message: 'each must be a host name in lower case, without a port' })
   hosts!: string[];
 
-  @ApiProperty({ type: FormLoginDto, description: 'How the profile logs in.' })
+  @ApiProperty({ type: LoginDto, description: 'How the profile logs in.' })
   @IsObject()
   @ValidateNested()
-  @Type(() => FormLoginDto)
-  login!: FormLoginDto;
+  @Type(() => LoginDto)
+  login!: LoginDto;
 
   @ApiPropertyOptional({
     type: LoggedInCheckDto,
@@ -190,13 +256,23 @@ export class CreateAuthProfileDto {
 /** PUT /auth-profiles/{id}: every field optional; a given `login` or `check` replaces the stored one. */
 export class UpdateAuthProfileDto extends PartialType(CreateAuthProfileDto) {}
 
-export class FormLoginView {
-  @ApiProperty({ enum: ['form'] }) type!: 'form';
+export class BrowserStepView {
+  @ApiProperty({ enum: ['goto', 'fill', 'click', 'wait_for'] }) action!: string;
+  @ApiPropertyOptional() selector?: string;
+  @ApiPropertyOptional({ enum: ['username', 'password'] }) credential?: string;
+  @ApiPropertyOptional() text?: string;
+  @ApiPropertyOptional() url?: string;
+  @ApiPropertyOptional() url_path?: string;
+}
+
+export class LoginView {
+  @ApiProperty({ enum: ['form', 'browser'] }) type!: 'form' | 'browser';
   @ApiProperty() url!: string;
-  @ApiProperty() username_field!: string;
-  @ApiProperty() password_field!: string;
-  @ApiProperty({ type: String, nullable: true }) csrf_field!: string | null;
-  @ApiProperty({ type: String, nullable: true }) form_selector!: string | null;
+  @ApiPropertyOptional({ description: '`form` only.' }) username_field?: string;
+  @ApiPropertyOptional({ description: '`form` only.' }) password_field?: string;
+  @ApiPropertyOptional({ type: String, nullable: true, description: '`form` only.' }) csrf_field?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: '`form` only.' }) form_selector?: string | null;
+  @ApiPropertyOptional({ type: [BrowserStepView], description: '`browser` only.' }) steps?: BrowserStepView[];
   @ApiProperty({ example: '••••', description: 'Always the mask.' }) username!: string;
   @ApiProperty({ example: '••••', description: 'Always the mask.' }) password!: string;
 }
@@ -225,7 +301,7 @@ export class AuthProfileResponse {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ type: [String] }) hosts!: string[];
-  @ApiProperty({ type: FormLoginView }) login!: FormLoginView;
+  @ApiProperty({ type: LoginView }) login!: LoginView;
   @ApiProperty({ type: LoggedInCheckView }) check!: LoggedInCheckView;
   @ApiProperty({ type: Number, nullable: true }) session_ttl_seconds!: number | null;
   @ApiProperty({ type: AuthSessionView }) session!: AuthSessionView;

@@ -1,3 +1,4 @@
+import { AuthProfilesModule } from '@app/auth-profiles';
 import { Module } from '@nestjs/common';
 import { DuplicateIndex } from '@app/dedup';
 import { ArchiveModule } from '@app/archive';
@@ -25,7 +26,7 @@ import { CrawlMonitorListJobs } from './monitor-list-jobs';
  * batch jobs of list monitors (MonitorListJobs).
  */
 @Module({
-  imports: [IntakeModule, JobsModule, ResultsModule, ArchiveModule, PagesModule],
+  imports: [IntakeModule, JobsModule, ResultsModule, ArchiveModule, PagesModule, AuthProfilesModule],
   providers: [
     CrawlRepository,
     CrawlRequestsService,

@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Errors } from '@app/core';
-import { RobotsCache, StaticFetcher, guardFromSettings, throughPool } from '@app/fetch';
+import { fetchLoggedIn, AuthSessions } from '@app/auth-profiles';
+import { RobotsCache, StaticFetcher, guardFromSettings, throughPool, type FetchOptions, type PlainFetcher } from '@app/fetch';
+import { JobIntakeService } from '@app/intake';
+import { PageLoaderService } from '@app/pages';
 import { LOGGER, type AppLogger } from '@app/observability';
 import type { BodyStream } from '@app/results';
 import { canonicalize } from '../url-canon';
@@ -23,6 +26,9 @@ export class MapService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) logger: AppLogger,
+    private readonly intake: JobIntakeService,
+    private readonly sessions: AuthSessions,
+    private readonly pages: PageLoaderService,
   ) {
     this.fetcher = new StaticFetcher({
       guard: guardFromSettings(config, logger),
@@ -32,11 +38,15 @@ export class MapService {
   }
 
   /** The site's URLs (what POST /map answers, before it is written): also the Firecrawl-compatible map's source. */
-  async discover(dto: MapRequestDto): Promise<{ url: string; map: Awaited<ReturnType<SiteMapper['map']>> }> {
+  async discover(dto: MapRequestDto, caller?: { userId: string }): Promise<{ url: string; map: Awaited<ReturnType<SiteMapper['map']>> }> {
     const seed = canonicalize(dto.url);
     if (!seed) throw Errors.validation([{ location: 'body.url', message: 'must be an http or https URL', value: dto.url }]);
+    if (dto.auth_profile) {
+      if (!caller) throw new Error('a map naming an auth profile is made for its caller');
+      await this.intake.authProfile(caller, dto.auth_profile, 'body.auth_profile');
+    }
     // Every read of the map through the request's pool, as a crawl's (docs/proxies.md).
-    const fetcher = throughPool(this.fetcher, dto.proxy);
+    const fetcher = this.controlled(throughPool(this.fetcher, dto.proxy), dto, seed.url, caller);
     const robots = new RobotsCache({
       fetcher,
       userAgent: this.config.robotsUserAgent,
@@ -61,8 +71,12 @@ export class MapService {
     return { url: seed.url, map };
   }
 
-  async map(dto: MapRequestDto, accept: string | undefined): Promise<{ headers: Record<string, string>; body: BodyStream }> {
-    const { url, map } = await this.discover(dto);
+  async map(
+    dto: MapRequestDto,
+    accept: string | undefined,
+    caller?: { userId: string },
+  ): Promise<{ headers: Record<string, string>; body: BodyStream }> {
+    const { url, map } = await this.discover(dto, caller);
     const totals = {
       url,
       complete: map.complete,
@@ -100,6 +114,33 @@ export class MapService {
       yield ']}\n';
     }
     return { headers, body: { contentType: 'application/json', filename: 'map.json', chunks: json() } };
+  }
+
+  /**
+   * The request's fetch control on every read of the map: its headers and cookies to the seed's host only, its
+   * User-Agent; with an auth profile, the session's cookies (to the profile's hosts only), and the seed page judged
+   * logged in or out as a page is (one re-login, then `auth_failed`).
+   */
+  private controlled(base: PlainFetcher, dto: MapRequestDto, seed: string, caller: { userId: string } | undefined): PlainFetcher {
+    const scoped =
+      dto.headers || dto.cookies ? { scoped: { headers: dto.headers ?? {}, cookies: dto.cookies ?? {}, host: new URL(seed).host } } : {};
+    const control: FetchOptions = { ...scoped, ...(dto.user_agent ? { userAgent: dto.user_agent } : {}) };
+    const withControl = (options: FetchOptions = {}): FetchOptions => ({ ...control, ...options });
+    if (!dto.auth_profile || !caller)
+      return { fetch: (url, o) => base.fetch(url, withControl(o)), fetchRaw: (url, o) => base.fetchRaw(url, withControl(o)) };
+    const ref = { id: dto.auth_profile, owner: caller.userId };
+    const agent = this.pages.loginAgent(dto.proxy ?? undefined);
+    const session = async (options?: FetchOptions) => ({
+      ...withControl(options),
+      session: (await this.sessions.current(ref, agent)).cookies,
+    });
+    return {
+      fetch: async (url, options) =>
+        url === seed
+          ? fetchLoggedIn(this.sessions, ref, agent, (u, o) => base.fetch(u, o), url, withControl(options))
+          : base.fetch(url, await session(options)),
+      fetchRaw: async (url, options) => base.fetchRaw(url, await session(options)),
+    };
   }
 }
 

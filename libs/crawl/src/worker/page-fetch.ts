@@ -25,8 +25,12 @@ import { unchangedOutcome, type MonitorNote } from './monitor-note';
  * headers and cookies to its seed's host only (links may lead elsewhere); a batch to each listed URL's own
  * host (the caller named every one). An auth profile's session goes to the profile's hosts (docs/auth-profiles.md).
  */
-export function crawlPageControl(input: CrawlJobInput, secrets: Record<string, string>, owner: string): FetchControl {
-  return openFetchControl(input.options, secrets, { owner, ...(input.source ? {} : { host: new URL(input.url).host }) });
+export function crawlPageControl(input: CrawlJobInput, secrets: Record<string, string>, owner: string, job?: string): FetchControl {
+  return openFetchControl(input.options, secrets, {
+    owner,
+    ...(job ? { job } : {}),
+    ...(input.source ? {} : { host: new URL(input.url).host }),
+  });
 }
 
 /** What the fetch stage needs of a page task's job. */
@@ -81,7 +85,7 @@ export class PageFetch {
   ): Promise<FetchedPage | PageOutcome> {
     const options = context.input.options;
     const host = hostnameOf(task.url);
-    const control = crawlPageControl(context.input, secrets, context.job.user_id);
+    const control = crawlPageControl(context.input, secrets, context.job.user_id, context.job._id);
     // A failed fetch is judged while the slot is held: a 429 pauses the host before its slot frees, so no
     // other worker slips a request in between.
     const loaded = await withHostSlot(

@@ -4,7 +4,7 @@ import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Lengt
 import { LlmConfigDto } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
 import { EXTRACT_ARCHIVE_DEFAULT } from '../extract-archive';
-import { FETCH_MODES, ProxyProperty, type FetchMode } from '@app/fetch';
+import { AuthProfileProperty, FETCH_MODES, ProxyProperty, type FetchMode } from '@app/fetch';
 import { IsHttpUrl } from '@app/http';
 import { GroundingProperty, ProvenanceProperty } from '@app/sites';
 import type { FieldProvenance, GroundingPolicy, ProvenanceMode } from '@app/provenance';
@@ -109,6 +109,10 @@ export class AnalyzeRequestDto {
   @IsOptional()
   @IsBoolean()
   debug?: boolean;
+  /** The page (and its linked pages) fetched with the profile's session (docs/auth-profiles.md). */
+  @AuthProfileProperty()
+  auth_profile?: string;
+
   @SiteIdProperty(
     'A saved site: its URL and fetch mode as defaults; its headers and cookies go with the fetches, to its host only: a `url` on another host is a 422 at `body.url`.',
   )

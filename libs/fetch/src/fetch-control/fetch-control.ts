@@ -174,6 +174,8 @@ export function splitOptionsFetchControl<T extends FetchControlLayer & { fetch_m
 export interface AuthProfileRef {
   id: string;
   owner: string;
+  /** The job whose page uses it: a login failure that makes the profile failing is announced on it (`auth_profile.failing`). */
+  job?: string;
 }
 
 /**
@@ -193,6 +195,8 @@ export interface FetchScope {
   host?: string;
   /** The job's owner: the user whose auth profile the job may name. */
   owner?: string;
+  /** The job itself, by id (where a profile's `auth_profile.failing` is announced). */
+  job?: string;
 }
 
 /** The stored half as any stored options keep it (a job's `fetch_control`, a crawl's options): read leniently. */
@@ -214,7 +218,9 @@ export function openFetchControl(stored: StoredFetchFields | null, secrets: Reco
     ...(stored?.user_agent ? { userAgent: stored.user_agent } : {}),
     ...(waitFor ? { waitFor } : {}),
     ...(stored?.proxy && stored.proxy !== NO_PROXY ? { proxyPool: stored.proxy } : {}),
-    ...(stored?.auth_profile ? { authProfile: { id: stored.auth_profile, owner: ownerOf(scope) } } : {}),
+    ...(stored?.auth_profile
+      ? { authProfile: { id: stored.auth_profile, owner: ownerOf(scope), ...(scope.job ? { job: scope.job } : {}) } }
+      : {}),
   };
 }
 

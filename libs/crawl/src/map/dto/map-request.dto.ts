@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { ProxyProperty } from '@app/fetch';
+import { AuthProfileProperty, FetchCookiesProperty, FetchHeadersProperty, ProxyProperty, UserAgentProperty } from '@app/fetch';
 import { IsHttpUrl, IsPrintable } from '@app/http';
 
 /** POST /map defaults (docs/crawl.md "Map"); `limit` is capped like a crawl's max_pages. */
@@ -51,6 +51,20 @@ export class MapRequestDto {
   /** robots.txt, the sitemaps and the seed page go through this pool (docs/proxies.md). */
   @ProxyProperty()
   proxy?: string;
+
+  /** Fetch control (docs/scrape.md "Fetch control"; no `wait_for`: a map renders nothing). */
+  @FetchHeadersProperty("the seed's host")
+  headers?: Record<string, string>;
+
+  @FetchCookiesProperty("the seed's host")
+  cookies?: Record<string, string>;
+
+  @UserAgentProperty()
+  user_agent?: string;
+
+  /** The seed page is read logged in (docs/auth-profiles.md); robots.txt and the sitemaps carry the session too. */
+  @AuthProfileProperty()
+  auth_profile?: string;
 }
 
 export class MapUrl {
