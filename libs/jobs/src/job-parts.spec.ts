@@ -60,10 +60,16 @@ describe('JobsService parts', () => {
     it('emit stores an event under the next seq and announces it on the job channel; a dedupe key stores it once', async () => {
       const job = await newJob();
       const heard: unknown[] = [];
+      let wake: (() => void) | undefined;
       await delivered(); // the bus delivers on a later turn: the create's own announcement goes first
-      await bus.subscribe(jobChannel(job._id), (message) => void heard.push(message));
+      await bus.subscribe(jobChannel(job._id), (message) => {
+        heard.push(message);
+        wake?.();
+      });
       expect(await jobs.events.emit(job._id, 'status', { a: 1 }, { dedupeKey: 'k' })).toBe(true);
       expect(await jobs.events.emit(job._id, 'status', { a: 2 }, { dedupeKey: 'k' })).toBe(false);
+      // Within 100 ms of the create's announcement this one is coalesced (job-announcer.ts): it comes later.
+      while (heard.length === 0) await new Promise<void>((resolve) => (wake = resolve));
       await delivered();
       expect(heard).toEqual([{ seq: 2, event: 'status' }]);
     });
