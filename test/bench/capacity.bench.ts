@@ -191,8 +191,7 @@ async function main(): Promise<void> {
         if ('job' in run) {
           const measured = run as RunResult;
           ctx.log(`   ${measured.job.pages} pages, ${measured.pages_per_s} pages/s, crawl phase ${measured.crawl.seconds} s`);
-        }
-        else ctx.log(`   ${String(run.pages)} pages, ${String(run.pages_per_s)} pages/s, ${String(run.cpu_ms_per_page)} ms CPU a page`);
+        } else ctx.log(`   ${String(run.pages)} pages, ${String(run.pages_per_s)} pages/s, ${String(run.cpu_ms_per_page)} ms CPU a page`);
       } catch (error) {
         failed = true;
         console.error(error);

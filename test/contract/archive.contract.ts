@@ -24,7 +24,16 @@ export interface ArchiveParts {
 
 const DAY = 24 * 60 * 60 * 1000;
 
-const WRITES = new Set(['insertOne', 'insertMany', 'upsertMany', 'findOneAndUpdate', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany']);
+const WRITES = new Set([
+  'insertOne',
+  'insertMany',
+  'upsertMany',
+  'findOneAndUpdate',
+  'updateMany',
+  'replaceOne',
+  'deleteOne',
+  'deleteMany',
+]);
 
 /** The store with its write calls counted per `<method> <collection>` (one call is one write command). */
 function countingStore(store: DocumentStore): { store: DocumentStore; writes: string[] } {
@@ -387,12 +396,16 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
       it('a body above the inline size goes to the blob store; both read back alike', async () => {
         const user = tenant();
         const blobWrites: string[] = [];
-        const small = new PageArchive(repository, blobsWith((id, data) => (blobWrites.push(id), parts.blobs.write(id, data))), {
-          ttlDays: 30,
-          maxBytesPerTenant: 0,
-          maxBodyBytes: 10 * 1024 * 1024,
-          inlineMaxBytes: 64,
-        });
+        const small = new PageArchive(
+          repository,
+          blobsWith((id, data) => (blobWrites.push(id), parts.blobs.write(id, data))),
+          {
+            ttlDays: 30,
+            maxBytesPerTenant: 0,
+            maxBodyBytes: 10 * 1024 * 1024,
+            inlineMaxBytes: 64,
+          },
+        );
         expect(await small.keep(user, 'j', 'big', capture(html('too big for 64 bytes')))).toBe('stored');
         expect(await small.keep(user, 'j', 'tiny', capture('<p>x</p>'))).toBe('stored');
         expect(blobWrites).toHaveLength(1);
@@ -417,15 +430,23 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
         await parts.blobs.write(blobId, encoded);
         const now = new Date().toISOString();
         const blobs = await parts.store.collection({ name: 'archive_blobs', indexes: [] });
-        await blobs
-          .findOneAndUpdate(
-            { _id: `${user}:${sha}` },
-            {
-              $set: { touch: newId(), touched_at: now },
-              $setOnInsert: { user_id: user, sha256: sha, blob_id: blobId, size: data.length, stored_size: encoded.length, encoding: 'br', stored: true, created_at: now },
+        await blobs.findOneAndUpdate(
+          { _id: `${user}:${sha}` },
+          {
+            $set: { touch: newId(), touched_at: now },
+            $setOnInsert: {
+              user_id: user,
+              sha256: sha,
+              blob_id: blobId,
+              size: data.length,
+              stored_size: encoded.length,
+              encoding: 'br',
+              stored: true,
+              created_at: now,
             },
-            { upsert: true },
-          );
+          },
+          { upsert: true },
+        );
         const pages = await parts.store.collection({ name: 'archive_pages', indexes: [] });
         await pages.insertOne({
           _id: `${jobId}:${key}`,

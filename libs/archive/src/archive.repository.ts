@@ -218,7 +218,10 @@ export class ArchiveRepository {
   /** Bodies not referenced since `before` (orphans of a crash, bodies of deleted pages), oldest first, from both places. */
   async staleBlobs(before: string, limit: number): Promise<ArchiveBlobRecord[]> {
     const filter = { touched_at: { $lt: before } };
-    const bodies = (await this.pages.find({ ...filter, kind: 'body' }, { sort: { touched_at: 1 }, limit })) as unknown as ArchiveBlobRecord[];
+    const bodies = (await this.pages.find(
+      { ...filter, kind: 'body' },
+      { sort: { touched_at: 1 }, limit },
+    )) as unknown as ArchiveBlobRecord[];
     const legacy = bodies.length < limit ? await this.blobs.find(filter, { sort: { touched_at: 1 }, limit: limit - bodies.length }) : [];
     return [...bodies, ...legacy];
   }

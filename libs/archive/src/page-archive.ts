@@ -145,16 +145,25 @@ export class PageArchive {
   private async keepWith(userId: string, record: ArchivedPageRecord, bodies: Array<{ sha256: string; data: Buffer }>): Promise<boolean> {
     const prepared = await Promise.all(bodies.map((body) => this.prepare(userId, body)));
     const inline = prepared.filter((body) => body.inline);
-    const kept = await this.repository.keepPage(record, userId, inline.map((body) => this.inlineReference(body)));
+    const kept = await this.repository.keepPage(
+      record,
+      userId,
+      inline.map((body) => this.inlineReference(body)),
+    );
     let fresh = this.settle(userId, inline, kept.created);
     if (kept.missing.length > 0) {
       // Known bodies deleted since this process saw them (a job deletion, the retention): created again with
       // their bytes, in a second command (the page record is there already).
       const again = await Promise.all(kept.missing.map((i) => this.prepare(userId, inline[i], true)));
-      const retried = await this.repository.keepPage(record, userId, again.map((body) => this.inlineReference(body)));
+      const retried = await this.repository.keepPage(
+        record,
+        userId,
+        again.map((body) => this.inlineReference(body)),
+      );
       fresh = this.settle(userId, again, retried.created) || fresh;
     }
-    for (const body of prepared.filter((b) => !b.inline)) fresh = (await this.reference(userId, body.sha256, body.data, body.encoded)) || fresh;
+    for (const body of prepared.filter((b) => !b.inline))
+      fresh = (await this.reference(userId, body.sha256, body.data, body.encoded)) || fresh;
     return fresh;
   }
 
@@ -185,7 +194,13 @@ export class PageArchive {
     return {
       sha256: body.sha256,
       create: body.encoded
-        ? { size: body.data.length, stored_size: body.encoded.length, encoding: ARCHIVE_ENCODING, stored: true, data: body.encoded.toString('base64') }
+        ? {
+            size: body.data.length,
+            stored_size: body.encoded.length,
+            encoding: ARCHIVE_ENCODING,
+            stored: true,
+            data: body.encoded.toString('base64'),
+          }
         : null,
     };
   }

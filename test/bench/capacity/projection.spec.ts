@@ -58,9 +58,15 @@ describe('the capacity projection', () => {
     expect(raised[3].projected_pages_per_s).toBeCloseTo(storeCap, 1);
     expect(raised[3].saturates_next).toBe('redis_commands');
     // A command of one document costs what the single-document figure says.
-    expect(ASSUMED.store_target.value / (perCommand + perDoc)).toBeCloseTo(PUBLISHED.mongo_single_doc_writes_per_s.value * ASSUMED.store_target.value, 6);
+    expect(ASSUMED.store_target.value / (perCommand + perDoc)).toBeCloseTo(
+      PUBLISHED.mongo_single_doc_writes_per_s.value * ASSUMED.store_target.value,
+      6,
+    );
     // Without the archive's 6 writes (6 documents) a page leaves 8 writes of 9 documents.
-    expect(p.shared_caps_pages_per_s.store_write_ops_archive_off).toBeCloseTo(ASSUMED.store_target.value / (8 * perCommand + 9 * perDoc), 0);
+    expect(p.shared_caps_pages_per_s.store_write_ops_archive_off).toBeCloseTo(
+      ASSUMED.store_target.value / (8 * perCommand + 9 * perDoc),
+      0,
+    );
     // The same documents in fewer commands: the store allows more pages.
     const batched = project(summary({ writes: 3, docs: 15 })).shared_caps_pages_per_s.store_write_ops;
     expect(batched).toBeCloseTo(ASSUMED.store_target.value / (3 * perCommand + 15 * perDoc), 0);

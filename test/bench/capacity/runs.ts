@@ -173,7 +173,13 @@ async function phases(
  */
 export async function embeddedRun(ctx: BenchContext, w: Workload, sqlCounter?: { script: string; file: string }): Promise<RunResult> {
   ctx.site.clearLog();
-  ctx.site.configure({ size: w.pagesPerHost, delayMs: w.siteDelayMs, bytes: w.pageBytes, hostInTitle: true, realMarkup: w.realMarkup === true });
+  ctx.site.configure({
+    size: w.pagesPerHost,
+    delayMs: w.siteDelayMs,
+    bytes: w.pageBytes,
+    hostInTitle: true,
+    realMarkup: w.realMarkup === true,
+  });
   ctx.models.reset();
   const env = { ...appEnv(ctx, w), ...(sqlCounter ? { BENCH_SQL_COUNTS_FILE: sqlCounter.file } : {}) };
   const app = await startEmbeddedApp(env, sqlCounter ? ['--require', sqlCounter.script] : []);
@@ -196,7 +202,13 @@ export async function embeddedRun(ctx: BenchContext, w: Workload, sqlCounter?: {
 /** API + `crawlers` crawler processes on a fresh Redis and MongoDB-wire server; the store is reached through the counting proxy. */
 export async function clusterRun(ctx: BenchContext, w: Workload, crawlers: number): Promise<RunResult> {
   ctx.site.clearLog();
-  ctx.site.configure({ size: w.pagesPerHost, delayMs: w.siteDelayMs, bytes: w.pageBytes, hostInTitle: true, realMarkup: w.realMarkup === true });
+  ctx.site.configure({
+    size: w.pagesPerHost,
+    delayMs: w.siteDelayMs,
+    bytes: w.pageBytes,
+    hostInTitle: true,
+    realMarkup: w.realMarkup === true,
+  });
   ctx.models.reset();
   const backing = await startBacking();
   try {

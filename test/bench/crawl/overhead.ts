@@ -42,7 +42,13 @@ export interface OverheadRun {
   extra?: Record<string, unknown>;
 }
 
-export async function crawleeRun(ctx: BenchContext, order: number, seed: string, concurrency: number, maxPages: number): Promise<OverheadRun> {
+export async function crawleeRun(
+  ctx: BenchContext,
+  order: number,
+  seed: string,
+  concurrency: number,
+  maxPages: number,
+): Promise<OverheadRun> {
   const proc = spawnProc(
     'crawlee',
     process.execPath,

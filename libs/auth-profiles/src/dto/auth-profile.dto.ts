@@ -37,7 +37,10 @@ export class BrowserStepDto {
   @IsIn(['goto', 'fill', 'click', 'wait_for'])
   action!: 'goto' | 'fill' | 'click' | 'wait_for';
 
-  @ApiPropertyOptional({ example: '#email', description: '`fill`, `click` (required) and `wait_for` (this or `url_path`): a CSS selector.' })
+  @ApiPropertyOptional({
+    example: '#email',
+    description: '`fill`, `click` (required) and `wait_for` (this or `url_path`): a CSS selector.',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 500)
@@ -52,7 +55,10 @@ export class BrowserStepDto {
   @IsIn(['username', 'password'])
   credential?: 'username' | 'password';
 
-  @ApiPropertyOptional({ example: 'staff', description: '`fill` (this or `credential`): a fixed text (not sealed: no secret belongs here).' })
+  @ApiPropertyOptional({
+    example: 'staff',
+    description: '`fill` (this or `credential`): a fixed text (not sealed: no secret belongs here).',
+  })
   @IsOptional()
   @IsString()
   @Length(0, 512)

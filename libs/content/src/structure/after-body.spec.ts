@@ -2,7 +2,8 @@ import { convertHtml } from '../convert-html';
 import { findFirst, parseHtml, textContent } from '../dom';
 import { adoptContentAfterBody } from './after-body';
 
-const post = '<div class="post"><h1>Six types of outsourcing</h1><p>The post a template writes after closing its document once already.</p></div>';
+const post =
+  '<div class="post"><h1>Six types of outsourcing</h1><p>The post a template writes after closing its document once already.</p></div>';
 
 describe('adoptContentAfterBody: what a page writes after </html> belongs to its body', () => {
   it('moves elements and text after <html> to the end of the body', () => {

@@ -42,7 +42,9 @@ describe('mainHeading: the heading that titles the page', () => {
     const found = mainHeadings(findFirst(parseHtml(html), 'body')!, never, 'Top 10 Appliance Manufacturers in the U.S.A. - Example');
     expect(found.map((h) => h.name)).toEqual(['h3', 'h1']);
     const blog = '<body><h1>Example Blog</h1><h2>Catering tips for your next event</h2></body>';
-    expect(mainHeadings(findFirst(parseHtml(blog), 'body')!, never, 'Catering tips for your next event').map((h) => h.name)).toEqual(['h2']);
+    expect(mainHeadings(findFirst(parseHtml(blog), 'body')!, never, 'Catering tips for your next event').map((h) => h.name)).toEqual([
+      'h2',
+    ]);
   });
 
   it('tells whether an element is rendered with roots and removed elements', () => {

@@ -26,7 +26,8 @@ describe('resolveStreamedBoundaries: streamed server rendering put where its scr
   });
 
   it('keeps a nested boundary inside a fallback, and leaves a boundary never closed as it is', () => {
-    const nested = '<body><!--$?--><template id="B:0"></template><!--$--><i>inner</i><!--/$--><b>outer</b><!--/$--><p>After</p><div hidden id="S:0">Done</div></body>';
+    const nested =
+      '<body><!--$?--><template id="B:0"></template><!--$--><i>inner</i><!--/$--><b>outer</b><!--/$--><p>After</p><div hidden id="S:0">Done</div></body>';
     expect(resolved(nested)).toBe('<!--$?-->Done<!--/$--><p>After</p>');
     const cut = '<body><!--$?--><template id="B:0"></template><p>Rest of the page</p><div hidden id="S:0">Done</div></body>';
     expect(resolved(cut)).toBe('<!--$?-->Done<p>Rest of the page</p>');
