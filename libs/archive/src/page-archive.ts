@@ -440,6 +440,9 @@ export class PageArchive {
         if (await this.dropBlob(blob)) deleted++;
       }
     }
+    // A deletion frees its tenants' quota at once (not with the next second's tally): the caller's answer and
+    // every read after it see the usage without the bodies it dropped.
+    if (deleted > 0) for (const userId of new Set(bodies.values())) await this.tally.flush(userId);
     return deleted;
   }
 
