@@ -77,32 +77,32 @@ async function readResults(app: Embedded, id: string): Promise<Record<string, nu
     const urls = new Set<string>();
     let lines = 0;
     let completed = 0;
+    // The hub's pages (the ranged start page and the bare one every page's Home link leads to) are answered
+    // by the site but not logged in `site.answered`, which logs the tree pages only.
+    let hubPages = 0;
     let bytes = 0;
     let carry = '';
     const decoder = new TextDecoder();
+    const take = (line: string) => {
+      const item = JSON.parse(line) as { url: string; status: string };
+      lines++;
+      urls.add(item.url);
+      if (item.status === 'completed') completed++;
+      if (new URL(item.url).hostname === 'hub.test') hubPages++;
+    };
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       bytes += chunk.length;
       const parts = (carry + decoder.decode(chunk, { stream: true })).split('\n');
       carry = parts.pop() ?? '';
-      for (const line of parts) {
-        if (!line) continue;
-        const item = JSON.parse(line) as { url: string; status: string };
-        lines++;
-        urls.add(item.url);
-        if (item.status === 'completed') completed++;
-      }
+      for (const line of parts) if (line) take(line);
     }
-    if (carry.trim()) {
-      const item = JSON.parse(carry) as { url: string; status: string };
-      lines++;
-      urls.add(item.url);
-      if (item.status === 'completed') completed++;
-    }
+    if (carry.trim()) take(carry);
     return {
       http_status: res.status,
       lines,
       distinct_urls: urls.size,
       completed,
+      hub_pages: hubPages,
       mb: round(bytes / 1048576, 1),
       seconds: round((performance.now() - started) / 1000, 1),
       app_rss_before_mb: round(rssBefore),
@@ -118,7 +118,8 @@ function perMinute(samples: Sample[]): Array<{ minute: number; pages_per_s: numb
   const out: Array<{ minute: number; pages_per_s: number }> = [];
   for (let m = 1; ; m++) {
     const end = samples.find((s) => s.t_s >= m * 60);
-    const start = [...samples].reverse().find((s) => s.t_s <= (m - 1) * 60);
+    // The first sample is taken a moment after the start (t ≈ 0.1 s): it opens the first minute.
+    const start = m === 1 ? samples[0] : [...samples].reverse().find((s) => s.t_s <= (m - 1) * 60);
     if (!end || !start) break;
     out.push({ minute: m, pages_per_s: round((end.pages - start.pages) / (end.t_s - start.t_s)) });
   }
@@ -255,7 +256,8 @@ async function main(): Promise<void> {
         wall_s: round(wall),
         pages_per_s: round(view.page_count / wall),
         site_answers: answered,
-        pages_fetched_again: answered - view.page_count - view.failed_count,
+        // Tree pages answered more than once: the site's answers against the tree pages the crawl ended with.
+        pages_fetched_again: answered - (view.page_count + view.failed_count - results.hub_pages),
       },
       kill,
       memory: {
