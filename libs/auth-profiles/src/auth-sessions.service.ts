@@ -33,6 +33,14 @@ export interface LoginAgent {
   browser?: LoginBrowser;
 }
 
+/**
+ * A session's key in a proxy pool (ProxyPool.pick): the profile and the session's version, so every replica sends
+ * a session's requests (its login's among them) through the same proxy of the pool, and the next login draws again.
+ */
+export function sessionProxyKey(profileId: string, version: number): string {
+  return `auth-profile:${profileId}:${version}`;
+}
+
 export const authFailed = (message: string) => new AppError('upstream-failure', message, { category: 'auth_failed', retryable: false });
 
 /**
@@ -97,10 +105,12 @@ export class AuthSessions {
     try {
       const credentials = JSON.parse(this.sealer.open(record.credentials_sealed)) as LoginCredentials;
       const { hosts, login, check } = record;
+      // The login leaves from the proxy of the session it makes (the version storeSession will give it).
+      const proxyKey = sessionProxyKey(ref.id, record.session_version + 1);
       state =
         login.type === 'browser'
-          ? await browserLogin({ hosts, login, check, credentials }, agent.browser)
-          : await formLogin({ hosts, login, check, credentials }, agent.http);
+          ? await browserLogin({ hosts, login, check, credentials, proxyKey }, agent.browser)
+          : await formLogin({ hosts, login, check, credentials, proxyKey }, agent.http);
     } catch (error) {
       const reason = error instanceof LoginFailed ? error.message : 'the login failed unexpectedly';
       if (!(error instanceof LoginFailed)) this.logger.error({ profile: ref.id, err: error }, 'auth profile login failed unexpectedly');
@@ -138,7 +148,12 @@ export class AuthSessions {
     return {
       ref,
       version: record.session_version,
-      cookies: { hosts: record.hosts, cookies: state.cookies, ...(state.local_storage ? { localStorage: state.local_storage } : {}) },
+      cookies: {
+        hosts: record.hosts,
+        cookies: state.cookies,
+        ...(state.local_storage ? { localStorage: state.local_storage } : {}),
+        proxyKey: sessionProxyKey(ref.id, record.session_version),
+      },
       judge: { hosts: record.hosts, login: record.login, check: record.check },
     };
   }

@@ -8,6 +8,7 @@ export {
   authFailed,
   MAX_LOGIN_FAILURES,
   RELOGINS_PER_PAGE,
+  sessionProxyKey,
   type ActiveSession,
   type LoginAgent,
 } from './auth-sessions.service';
