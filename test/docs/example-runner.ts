@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expectationOf, mismatches, programsOf, splitCommands, type CheckedProgram, type DocExample } from './doc-examples';
-import { isSetupCommand, nonLoopbackAddresses, rewriteExample, type RewriteTargets } from './doc-rewrite';
+import { isSetupCommand, LOGIN_EXAMPLE_HOST, nonLoopbackAddresses, rewriteExample, type RewriteTargets } from './doc-rewrite';
 
 export interface RunnerSetup extends RewriteTargets {
   /** The node binary that runs the CLI and its built entry point (dist/apps/cli/src/main.js). */
@@ -107,7 +107,7 @@ export function scriptOf(example: DocExample, targets: RewriteTargets): { script
 
 export async function runExample(example: DocExample, setup: RunnerSetup, bin: string): Promise<ExampleOutcome> {
   const { script, commands } = scriptOf(example, setup);
-  const refused = nonLoopbackAddresses(script);
+  const refused = nonLoopbackAddresses(script, setup.loginSiteUrl ? [LOGIN_EXAMPLE_HOST] : []);
   if (refused.length > 0) {
     return { problems: [`not run: addresses left after rewriting that are not loopback: ${refused.join(', ')}`], transcript: script };
   }
