@@ -1,7 +1,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** Why a login happened: the profile's first, a session past its lifetime, or a page that showed it logged out. */
-export type LoginKind = 'first' | 'expired' | 'relogin';
+export const LOGIN_KINDS = ['first', 'expired', 'relogin'] as const;
+export type LoginKind = (typeof LOGIN_KINDS)[number];
 
 /**
  * Login metrics (docs/operations.md "Metrics"). No per-profile label: profiles are tenants' resources, as many as
@@ -21,6 +22,8 @@ export class AuthMetrics {
         labelNames: ['kind', 'outcome'],
         registers: [registry],
       });
+    // Every series at 0 from the start: increase() sees the first failure, and the alert on failures has a series to read.
+    for (const kind of LOGIN_KINDS) for (const outcome of ['success', 'failure']) this.logins.inc({ kind, outcome }, 0);
     const sessionAt = this.sessionAt;
     if (!registry.getSingleMetric('gleaner_auth_session_age_seconds'))
       new Gauge({
