@@ -163,7 +163,7 @@ describeWith(['mongodb', 'redis'], 'auth profiles, cluster deployment', () => {
           .map((t) => t.exit),
       );
     // Each answer of the site closes its connection: every request is a tunnel of its own in the proxy's log.
-    site.set({ closeConnections: true });
+    site.set({ closeConnections: true, pages: 10 });
     try {
       const sessions: string[] = [];
       for (let round = 0; round < 3; round++) {

@@ -350,6 +350,60 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     expect(items.find((i) => i.url.includes('outside.test'))?.data.markdown).toContain('Name: Outside');
   });
 
+  it('a saved site names the profile: its crawl is logged in, cookies combine session < site < request; a batch takes auth_profile', async () => {
+    const id = await createProfile();
+    const site = await call('POST', '/api/v1/sites', {
+      body: {
+        url: members('/members'),
+        crawl_options: { auth_profile: id, cookies: { theme: 'site-theme', lang: 'site-lang' }, max_depth: 1, fetch_mode: 'static' },
+      },
+    });
+    expect([site.status, site.body.crawl_options?.auth_profile]).toEqual([201, id]);
+    const finished = (jobId: string) =>
+      waitFor(async () => {
+        const found = (await call('GET', `/api/v1/jobs/${jobId}`)).body;
+        return ['completed', 'failed', 'cancelled'].includes(found.status) ? found : null;
+      }, 120_000);
+    const cookiesOf = (header: string | undefined) =>
+      (header ?? '').split(/;\s*/).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]);
+
+    const since = env.site.requests.length;
+    const crawl = await call('POST', '/api/v1/crawl', {
+      body: { site_id: site.body.id, formats: ['markdown'], options: { cookies: { theme: 'request-theme' } } },
+    });
+    expect([crawl.status, crawl.status === 202 ? null : crawl.text]).toEqual([202, null]);
+    expect(await finished(crawl.body.job_id)).toMatchObject({ status: 'completed', failed_count: 0 });
+    const items: Array<{ url: string; data: { markdown: string } }> = (await call('GET', `/api/v1/jobs/${crawl.body.job_id}/results`)).body;
+    expect(items.filter((i) => /Name: Member page \d/.test(i.data.markdown))).toHaveLength(5);
+    const pages = env.site.requests.slice(since).filter((r) => r.host === 'members.test' && r.path.startsWith('/members/p/'));
+    expect(pages).toHaveLength(5);
+    for (const page of pages) {
+      const cookies = cookiesOf(page.cookie);
+      // Each name once: the session's sid, the site's lang, and the request's theme over the site's.
+      expect(cookies.map(([name]) => name).sort()).toEqual(['lang', 'sid', 'theme']);
+      expect(Object.fromEntries(cookies)).toEqual({ sid: expect.stringMatching(/^sid-/), lang: 'site-lang', theme: 'request-theme' });
+      expect(env.site.sessions).toContain(Object.fromEntries(cookies).sid);
+    }
+
+    const batchSince = env.site.requests.length;
+    const llm = { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-auth-profiles', base_url: env.models.openaiBaseUrl };
+    const batch = await call('POST', '/api/v1/batch/extract', {
+      body: {
+        urls: [members('/members/p/1'), members('/members/p/2')],
+        schema: { name: 'string' },
+        llm_config: llm,
+        options: { auth_profile: id, fetch_mode: 'static' },
+      },
+    });
+    expect([batch.status, batch.status === 202 ? null : batch.text]).toEqual([202, null]);
+    expect(await finished(batch.body.job_id)).toMatchObject({ status: 'completed', failed_count: 0 });
+    const read = env.site.requests.slice(batchSince).filter((r) => r.path.startsWith('/members/p/'));
+    expect(read.map((r) => [r.path, r.status, /sid=sid-/.test(r.cookie ?? '')]).sort()).toEqual([
+      ['/members/p/1', 200, true],
+      ['/members/p/2', 200, true],
+    ]);
+  });
+
   it("a monitor run after the session's lifetime logs in again by itself", async () => {
     const id = await createProfile({ session_ttl_seconds: 3600 });
     const llm = { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-auth-profiles', base_url: env.models.openaiBaseUrl };
