@@ -50,7 +50,7 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     key = (await http(env.app.baseUrl, 'POST', '/api/v1/users', { key: env.app.adminKey, body: { name: `auth-${Date.now()}` } })).body.key
       .key;
   });
-  beforeEach(() => env.site.set({ sessionRequests: Infinity, sessionMs: Infinity, pages: 5 }));
+  beforeEach(() => env.site.set({ sessionRequests: Infinity, sessionMs: Infinity, pages: 5, endSessionLink: false }));
 
   it('saves a profile with its credentials masked, keeps them on an update that sends the mask, and refuses a login URL off its hosts', async () => {
     const created = await call('POST', '/api/v1/auth-profiles', { body: profileBody() });
@@ -68,6 +68,7 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
         password: '••••',
       },
       check: { session_cookie: 'sid', logged_out_statuses: [401, 403] },
+      logout_patterns: [],
       session_ttl_seconds: null,
       session: { state: 'none', logged_in_at: null, logins: 0, failures: 0, last_error: null },
     });
@@ -350,6 +351,40 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     expect(items.find((i) => i.url.includes('outside.test'))?.data.markdown).toContain('Name: Outside');
   });
 
+  it("a crawl with the profile never follows a logout link (the logout words, and the profile's logout_patterns): one login, every page logged in", async () => {
+    env.site.set({ endSessionLink: true });
+    const bad = await call('POST', '/api/v1/auth-profiles', { body: profileBody({ logout_patterns: ['(a'] }) });
+    expect([bad.status, bad.body.errors?.[0]?.location]).toEqual([422, expect.stringMatching(/^body\.logout_patterns/)]);
+    const id = await createProfile({ logout_patterns: ['^/account/end-session'] });
+    const before = env.site.stats.logins;
+    const since = env.site.requests.length;
+    const res = await call('POST', '/api/v1/crawl', {
+      body: {
+        url: members('/members'),
+        formats: ['markdown'],
+        options: { max_depth: 1, max_pages: 20, fetch_mode: 'static', auth_profile: id },
+      },
+    });
+    expect([res.status, res.status === 202 ? null : res.text]).toEqual([202, null]);
+    const job = await waitFor(async () => {
+      const found = (await call('GET', `/api/v1/jobs/${res.body.job_id}`)).body;
+      return ['completed', 'failed', 'cancelled'].includes(found.status) ? found : null;
+    }, 120_000);
+    expect([job.status, job.failed_count]).toEqual(['completed', 0]);
+    const requested = env.site.requests.slice(since);
+    expect(requested.filter((r) => r.path === '/logout' || r.path === '/account/end-session')).toEqual([]);
+    expect(requested.filter((r) => r.path.startsWith('/members/p/')).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(env.site.stats.logins - before).toBe(1);
+    const items: Array<{ url: string; data: { markdown: string } | null }> = (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`))
+      .body;
+    expect(items.filter((i) => /Name: Member page \d/.test(i.data?.markdown ?? ''))).toHaveLength(5);
+    const map = (await call('GET', `/api/v1/jobs/${res.body.job_id}/crawl-map`)).body;
+    const entry = (path: string) => map.entries.find((e: { url: string }) => new URL(e.url).pathname === path);
+    expect(entry('/logout')).toMatchObject({ status: 'skipped', error_category: 'logout_link' });
+    expect(entry('/account/end-session')).toMatchObject({ status: 'skipped', error_category: 'logout_link' });
+    expect(map.skipped_by_reason.logout_link).toBe(2);
+  });
+
   it('a saved site names the profile: its crawl is logged in, cookies combine session < site < request; a batch takes auth_profile', async () => {
     const id = await createProfile();
     const site = await call('POST', '/api/v1/sites', {
@@ -373,14 +408,9 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     });
     expect([crawl.status, crawl.status === 202 ? null : crawl.text]).toEqual([202, null]);
     const crawled = await finished(crawl.body.job_id);
-    // Its one failed page is the members page's Log out link (a 404 on the fixture; a logged-in page links to it).
-    expect([crawled.status, crawled.failed_count]).toEqual(['completed', 1]);
-    expect(
-      env.site.requests
-        .slice(since)
-        .filter((r) => r.path === '/logout')
-        .map((r) => r.status),
-    ).toEqual([404]);
+    // The members page's Log out link is not followed (a logout link, docs/auth-profiles.md "Logout links").
+    expect([crawled.status, crawled.failed_count]).toEqual(['completed', 0]);
+    expect(env.site.requests.slice(since).filter((r) => r.path === '/logout')).toEqual([]);
     const items: Array<{ url: string; data: { markdown: string } | null }> = (
       await call('GET', `/api/v1/jobs/${crawl.body.job_id}/results`)
     ).body;

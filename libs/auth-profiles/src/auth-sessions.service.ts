@@ -9,6 +9,7 @@ import { AuthProfilesRepository } from './auth-profiles.repository';
 import { browserLogin, type LoginBrowser } from './browser-login';
 import { formLogin, LoginFailed, type LoginHttp } from './form-login';
 import type { SessionJudge } from './logged-in-check';
+import { LogoutLinks } from './logout-links';
 
 /** How long one replica may hold a profile's login lock: a login takes two fetches and their redirects. */
 export const LOGIN_LOCK_MS = 90_000;
@@ -73,6 +74,12 @@ export class AuthSessions {
       return this.login(ref, record.session_version, 'expired', agent);
     }
     return this.login(ref, record.session_version, 'first', agent);
+  }
+
+  /** The links a crawl with this profile must not follow (its logout links); null when the profile is gone. */
+  async logoutLinks(ref: AuthProfileRef): Promise<LogoutLinks | null> {
+    const record = await this.repository.findForSession(ref.owner, ref.id);
+    return record ? new LogoutLinks(record.hosts, record.logout_patterns ?? []) : null;
   }
 
   /** A fresh session after a page saw version `seen` logged out: one login across every replica, whoever asks. */
