@@ -62,7 +62,7 @@ export class AuthSessions {
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly events: AuthProfileEvents,
   ) {
-    this.metrics = new AuthMetrics(metrics.registry);
+    this.metrics = new AuthMetrics(metrics);
   }
 
   /** The profile's session for a page: the stored one, or a login's when there is none or it is past its lifetime. */
@@ -122,7 +122,7 @@ export class AuthSessions {
       const reason = error instanceof LoginFailed ? error.message : 'the login failed unexpectedly';
       if (!(error instanceof LoginFailed)) this.logger.error({ profile: ref.id, err: error }, 'auth profile login failed unexpectedly');
       const after = await this.repository.recordFailure(ref.id, token, reason);
-      this.metrics.login(kind, 'failure');
+      this.metrics.login(ref.id, kind, 'failure');
       this.logger.warn({ profile: ref.id, kind, failures: after?.login_failures ?? null, reason }, 'auth profile login failed');
       // Exactly the failure that makes it failing is announced (the lock's holder recorded it: one replica, once).
       if (after && after.login_failures === MAX_LOGIN_FAILURES)
@@ -134,7 +134,7 @@ export class AuthSessions {
     }
     const stored = await this.repository.storeSession(ref.id, token, this.sealer.seal(JSON.stringify(state)), Date.now());
     if (!stored) throw authFailed(`Auth profile ${ref.id}: its login took longer than the login lock (${LOGIN_LOCK_MS / 1000} s).`);
-    this.metrics.login(kind, 'success');
+    this.metrics.login(ref.id, kind, 'success');
     this.logger.info({ profile: ref.id, kind, version: stored.session_version }, 'auth profile logged in');
     return this.active(ref, stored);
   }
