@@ -320,6 +320,29 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     expect(res.text).not.toMatch(secrets());
   });
 
+  it('POST /extract with auth_profile extracts the logged-in page (without it, the login page it is sent to)', async () => {
+    const id = await createProfile();
+    const llm = { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-auth-profiles', base_url: env.models.openaiBaseUrl };
+    const extract = (over: Record<string, unknown>) =>
+      call('POST', '/api/v1/extract', {
+        body: { url: members('/members/p/3'), schema: { title: 'string' }, llm_config: llm, fetch_mode: 'static', ...over },
+      });
+    // Without the profile the member page sends the request to the login form: its title is not the member page's.
+    const anonymous = await extract({});
+    expect([anonymous.status, anonymous.status === 200 ? null : anonymous.text]).toEqual([200, null]);
+    expect(anonymous.body.data.title).not.toBe('Member page 3');
+
+    const logins = env.site.stats.logins;
+    const since = env.site.requests.length;
+    const res = await extract({ auth_profile: id });
+    expect([res.status, res.status === 200 ? null : res.text]).toEqual([200, null]);
+    expect(res.body.data).toEqual({ title: 'Member page 3' });
+    expect(env.site.stats.logins - logins).toBe(1);
+    const page = env.site.requests.slice(since).filter((r) => r.path === '/members/p/3');
+    expect(page.map((r) => [r.status, /sid=sid-/.test(r.cookie ?? '')])).toEqual([[200, true]]);
+    expect(res.text).not.toMatch(secrets());
+  });
+
   it('a crawl of 200 member pages across two session expiries logs in again exactly twice; the host it leaves gets no cookie', async () => {
     env.site.set({ pages: 200, sessionRequests: 80 });
     const id = await createProfile();
