@@ -113,6 +113,12 @@ describe('rewriting and the loopback guard', () => {
     expect(rewriteExample(code, targets)).toBe(
       'KEY=glk_K\ncurl 127.0.0.1:4001/a http://127.0.0.1:4001/b -d \'{"url": "http://127.0.0.1:4002/page/2/"}\'\ngleaner --help',
     );
+    // The login fixture's name stays (the service resolves it to loopback), with the fixture's port; only when it runs.
+    const profile = '"hosts": ["members.example"], "url": "https://members.example/login", "x": "https://members.example.org/"';
+    expect(rewriteExample(profile, { ...targets, loginSiteUrl: 'http://members.example:4003' })).toBe(
+      '"hosts": ["members.example"], "url": "http://members.example:4003/login", "x": "https://members.example.org/"',
+    );
+    expect(rewriteExample(profile, targets)).toBe(profile);
     expect(isSetupCommand('npm install &&  npm run build')).toBe(true);
     expect(isSetupCommand('npm start')).toBe(false);
   });
@@ -125,5 +131,9 @@ describe('rewriting and the loopback guard', () => {
       'books.toscrape.com',
     ]);
     expect(nonLoopbackAddresses('gleaner crawl -o quotes.jsonl --schema quotes.yaml dist/apps/cli/src/main.js')).toEqual([]);
+    // A name the service resolves to loopback passes only when the harness says so.
+    const login = 'curl -d \'{"url": "http://members.example:4003/login"}\' http://members.example.org/';
+    expect(nonLoopbackAddresses(login)).toEqual(['http://members.example', 'http://members.example.org']);
+    expect(nonLoopbackAddresses(login, ['members.example'])).toEqual(['http://members.example.org']);
   });
 });

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expectationOf, mismatches, programsOf, splitCommands, type CheckedProgram, type DocExample } from './doc-examples';
-import { isSetupCommand, nonLoopbackAddresses, rewriteExample, type RewriteTargets } from './doc-rewrite';
+import { isSetupCommand, LOGIN_EXAMPLE_HOST, nonLoopbackAddresses, rewriteExample, type RewriteTargets } from './doc-rewrite';
 
 export interface RunnerSetup extends RewriteTargets {
   /** The node binary that runs the CLI and its built entry point (dist/apps/cli/src/main.js). */
@@ -41,10 +41,10 @@ refuse_non_loopback() {
   for arg in "$@"; do
     if [[ "$arg" =~ ^[A-Za-z][A-Za-z0-9+.-]*://(\\[[^]]*\\]|[^/:?#]+) ]]; then
       host="\${BASH_REMATCH[1],,}"
-      if [[ "$host" != "127.0.0.1" && "$host" != "localhost" && "$host" != "[::1]" ]]; then
+      if [[ "$host" != "127.0.0.1" && "$host" != "localhost" && "$host" != "[::1]" && " $RESOLVED_LOOPBACK " != *" $host "* ]]; then
         echo "docs harness: refused a non-loopback address: $arg" >&2; exit 97
       fi
-    elif [[ "$arg" =~ ^([A-Za-z0-9-]+\\.)+[A-Za-z]{2,}(:[0-9]+)?/ ]]; then
+    elif [[ "$arg" =~ ^(([A-Za-z0-9-]+\\.)+[A-Za-z]{2,})(:[0-9]+)?/ && " $RESOLVED_LOOPBACK " != *" \${BASH_REMATCH[1],,} "* ]]; then
       echo "docs harness: refused a non-loopback address: $arg" >&2; exit 97
     fi
   done
@@ -65,7 +65,12 @@ export function makeWrappers(setup: RunnerSetup): string {
   if (!realCurl) throw new Error('curl is not installed: the document examples need it (test/harness/install-system-deps.sh installs it)');
   const bin = mkdtempSync(join(tmpdir(), 'gleaner-docs-bin-'));
   const write = (name: string, body: string): void => {
-    writeFileSync(join(bin, name), `#!/usr/bin/env bash\n# Written by test/docs/example-runner.ts\n${LOOPBACK_CHECK}\n${body}`);
+    // Names the service resolves to loopback itself (the login fixture's) pass the check too.
+    const resolved = `RESOLVED_LOOPBACK=${JSON.stringify(setup.loginSiteUrl ? LOGIN_EXAMPLE_HOST : '')}`;
+    writeFileSync(
+      join(bin, name),
+      `#!/usr/bin/env bash\n# Written by test/docs/example-runner.ts\n${resolved}\n${LOOPBACK_CHECK}\n${body}`,
+    );
     chmodSync(join(bin, name), 0o755);
   };
   write(
@@ -107,7 +112,7 @@ export function scriptOf(example: DocExample, targets: RewriteTargets): { script
 
 export async function runExample(example: DocExample, setup: RunnerSetup, bin: string): Promise<ExampleOutcome> {
   const { script, commands } = scriptOf(example, setup);
-  const refused = nonLoopbackAddresses(script);
+  const refused = nonLoopbackAddresses(script, setup.loginSiteUrl ? [LOGIN_EXAMPLE_HOST] : []);
   if (refused.length > 0) {
     return { problems: [`not run: addresses left after rewriting that are not loopback: ${refused.join(', ')}`], transcript: script };
   }

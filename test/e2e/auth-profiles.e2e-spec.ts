@@ -1,3 +1,4 @@
+import { Server as ProxyChainServer } from 'proxy-chain';
 import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
 import { startLoginSite, type LoginSite } from '../fixtures/login-site/login-site';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
@@ -12,6 +13,17 @@ jest.setTimeout(300_000);
 let site: LoginSite;
 let models: ModelServer;
 let receiver: WebhookReceiver;
+/** The cluster's proxy pool: one proxy server, three exits told apart by username; its log is every tunnel it opened. */
+const EXITS = ['exit-a', 'exit-b', 'exit-c'];
+const tunnels: Array<{ exit: string; target: string }> = [];
+const proxy = new ProxyChainServer({
+  port: 0,
+  host: '127.0.0.1',
+  prepareRequestFunction: ({ username, hostname, port }) => {
+    tunnels.push({ exit: username, target: `${hostname}:${port}` });
+    return {};
+  },
+});
 
 function env(): Record<string, string> {
   return {
@@ -27,8 +39,10 @@ beforeAll(async () => {
   site = await startLoginSite();
   models = await startModelServer();
   receiver = await startWebhookReceiver();
+  await proxy.listen();
 });
 afterAll(async () => {
+  await proxy.close(true);
   await site?.close();
   await models?.close();
   await receiver?.close();
@@ -51,6 +65,7 @@ describeWith(['mongodb', 'redis'], 'auth profiles, cluster deployment', () => {
     REDIS_URL: `${serverUrl('redis')}/3`,
     GLEANER_SECRET: 'auth-profiles-test-secret-0123456789abcd',
     GLEANER_BOOTSTRAP_KEY: bootstrap,
+    GLEANER_PROXY_POOLS: JSON.stringify({ exits: EXITS.map((exit) => `http://${exit}:pw@127.0.0.1:${proxy.port}`) }),
   });
   let app: RunningApp;
   let second: RunningApp;
@@ -106,6 +121,78 @@ describeWith(['mongodb', 'redis'], 'auth profiles, cluster deployment', () => {
     expect(two.body.data.markdown).toContain('Name: Member page 2');
     expect(site.stats.logins - before.logins).toBe(1);
     expect(site.stats.loginPages - before.pages).toBe(1);
+  });
+
+  it('with a proxy pool, a session leaves from one proxy on both replicas while it lives (its login too); the next login draws again', async () => {
+    const key = (await http(app.baseUrl, 'POST', '/api/v1/users', { key: app.adminKey, body: { name: `sticky-${Date.now()}` } })).body.key
+      .key;
+    const created = await http(app.baseUrl, 'POST', '/api/v1/auth-profiles', {
+      key,
+      body: {
+        name: 'Sticky',
+        hosts: ['members.test'],
+        login: {
+          type: 'form',
+          url: site.url('members.test', '/login'),
+          csrf_field: 'csrf_token',
+          username: LOGIN_USER,
+          password: LOGIN_PASSWORD,
+        },
+        check: { session_cookie: 'sid', logged_in_selector: 'a[href="/logout"]' },
+      },
+    });
+    expect(created.status).toBe(201);
+    const scrape = (replica: RunningApp, url: string, withProfile = true) =>
+      http(replica.baseUrl, 'POST', '/api/v1/scrape', {
+        key,
+        body: {
+          url,
+          formats: ['markdown'],
+          fetch_mode: 'static',
+          proxy: 'exits',
+          ...(withProfile ? { auth_profile: created.body.id } : {}),
+        },
+      });
+    const target = `127.0.0.1:${site.port}`;
+    /** The exits the proxy opened tunnels to the site from since `from`. */
+    const exitsSince = (from: number) =>
+      new Set(
+        tunnels
+          .slice(from)
+          .filter((t) => t.target === target)
+          .map((t) => t.exit),
+      );
+    // Each answer of the site closes its connection: every request is a tunnel of its own in the proxy's log.
+    site.set({ closeConnections: true, pages: 10 });
+    try {
+      const sessions: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        const from = tunnels.length;
+        const logins = site.stats.logins;
+        // The first round logs in; each later one starts after the site ended the session (a re-login, on either replica).
+        for (let n = 1; n <= 6; n++) {
+          const res = await scrape(n % 2 ? app : second, site.url('members.test', `/members/p/${n}`));
+          expect([res.status, res.body.data?.markdown]).toEqual([200, expect.stringContaining(`Name: Member page ${n}`)]);
+        }
+        expect(site.stats.logins - logins).toBe(1);
+        // After the first round, the first tunnel is the ended session's (its page, sent to the login): its own exit.
+        const start = round === 0 ? from : from + 1;
+        if (round > 0) expect(tunnels[from].exit).toBe(sessions.at(-1));
+        // The login's requests and the six pages, from both replicas: more than six tunnels, all through one exit.
+        expect(tunnels.length - start).toBeGreaterThan(6);
+        const exits = exitsSince(start);
+        expect(exits.size).toBe(1);
+        sessions.push([...exits][0]);
+        site.endSessions();
+      }
+      expect(sessions.every((exit) => EXITS.includes(exit))).toBe(true);
+      // Pages without the session rotate over the pool's exits.
+      const from = tunnels.length;
+      for (let n = 0; n < 6; n++) await scrape(n % 2 ? app : second, site.url('outside.test', `/free/${n}`), false);
+      expect(new Set(tunnels.slice(from).map((t) => t.exit)).size).toBeGreaterThan(1);
+    } finally {
+      site.set({ closeConnections: false });
+    }
   });
 });
 

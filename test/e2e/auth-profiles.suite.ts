@@ -50,7 +50,7 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     key = (await http(env.app.baseUrl, 'POST', '/api/v1/users', { key: env.app.adminKey, body: { name: `auth-${Date.now()}` } })).body.key
       .key;
   });
-  beforeEach(() => env.site.set({ sessionRequests: Infinity, sessionMs: Infinity, pages: 5 }));
+  beforeEach(() => env.site.set({ sessionRequests: Infinity, sessionMs: Infinity, pages: 5, endSessionLink: false }));
 
   it('saves a profile with its credentials masked, keeps them on an update that sends the mask, and refuses a login URL off its hosts', async () => {
     const created = await call('POST', '/api/v1/auth-profiles', { body: profileBody() });
@@ -68,6 +68,7 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
         password: '••••',
       },
       check: { session_cookie: 'sid', logged_out_statuses: [401, 403] },
+      logout_patterns: [],
       session_ttl_seconds: null,
       session: { state: 'none', logged_in_at: null, logins: 0, failures: 0, last_error: null },
     });
@@ -319,6 +320,29 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     expect(res.text).not.toMatch(secrets());
   });
 
+  it('POST /extract with auth_profile extracts the logged-in page (without it, the login page it is sent to)', async () => {
+    const id = await createProfile();
+    const llm = { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-auth-profiles', base_url: env.models.openaiBaseUrl };
+    const extract = (over: Record<string, unknown>) =>
+      call('POST', '/api/v1/extract', {
+        body: { url: members('/members/p/3'), schema: { title: 'string' }, llm_config: llm, fetch_mode: 'static', ...over },
+      });
+    // Without the profile the member page sends the request to the login form: its title is not the member page's.
+    const anonymous = await extract({});
+    expect([anonymous.status, anonymous.status === 200 ? null : anonymous.text]).toEqual([200, null]);
+    expect(anonymous.body.data.title).not.toBe('Member page 3');
+
+    const logins = env.site.stats.logins;
+    const since = env.site.requests.length;
+    const res = await extract({ auth_profile: id });
+    expect([res.status, res.status === 200 ? null : res.text]).toEqual([200, null]);
+    expect(res.body.data).toEqual({ title: 'Member page 3' });
+    expect(env.site.stats.logins - logins).toBe(1);
+    const page = env.site.requests.slice(since).filter((r) => r.path === '/members/p/3');
+    expect(page.map((r) => [r.status, /sid=sid-/.test(r.cookie ?? '')])).toEqual([[200, true]]);
+    expect(res.text).not.toMatch(secrets());
+  });
+
   it('a crawl of 200 member pages across two session expiries logs in again exactly twice; the host it leaves gets no cookie', async () => {
     env.site.set({ pages: 200, sessionRequests: 80 });
     const id = await createProfile();
@@ -350,8 +374,103 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     expect(items.find((i) => i.url.includes('outside.test'))?.data.markdown).toContain('Name: Outside');
   });
 
-  it("a monitor run after the session's lifetime logs in again by itself", async () => {
-    const id = await createProfile({ session_ttl_seconds: 3600 });
+  it("a crawl with the profile never follows a logout link (the logout words, and the profile's logout_patterns): one login, every page logged in", async () => {
+    env.site.set({ endSessionLink: true });
+    const bad = await call('POST', '/api/v1/auth-profiles', { body: profileBody({ logout_patterns: ['(a'] }) });
+    expect([bad.status, bad.body.errors?.[0]?.location]).toEqual([422, expect.stringMatching(/^body\.logout_patterns/)]);
+    const id = await createProfile({ logout_patterns: ['^/account/end-session'] });
+    const before = env.site.stats.logins;
+    const since = env.site.requests.length;
+    const res = await call('POST', '/api/v1/crawl', {
+      body: {
+        url: members('/members'),
+        formats: ['markdown'],
+        options: { max_depth: 1, max_pages: 20, fetch_mode: 'static', auth_profile: id },
+      },
+    });
+    expect([res.status, res.status === 202 ? null : res.text]).toEqual([202, null]);
+    const job = await waitFor(async () => {
+      const found = (await call('GET', `/api/v1/jobs/${res.body.job_id}`)).body;
+      return ['completed', 'failed', 'cancelled'].includes(found.status) ? found : null;
+    }, 120_000);
+    expect([job.status, job.failed_count]).toEqual(['completed', 0]);
+    const requested = env.site.requests.slice(since);
+    expect(requested.filter((r) => r.path === '/logout' || r.path === '/account/end-session')).toEqual([]);
+    expect(requested.filter((r) => r.path.startsWith('/members/p/')).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(env.site.stats.logins - before).toBe(1);
+    const items: Array<{ url: string; data: { markdown: string } | null }> = (await call('GET', `/api/v1/jobs/${res.body.job_id}/results`))
+      .body;
+    expect(items.filter((i) => /Name: Member page \d/.test(i.data?.markdown ?? ''))).toHaveLength(5);
+    const map = (await call('GET', `/api/v1/jobs/${res.body.job_id}/crawl-map`)).body;
+    const entry = (path: string) => map.entries.find((e: { url: string }) => new URL(e.url).pathname === path);
+    expect(entry('/logout')).toMatchObject({ status: 'skipped', error_category: 'logout_link' });
+    expect(entry('/account/end-session')).toMatchObject({ status: 'skipped', error_category: 'logout_link' });
+    expect(map.skipped_by_reason.logout_link).toBe(2);
+  });
+
+  it('a saved site names the profile: its crawl is logged in, cookies combine session < site < request; a batch takes auth_profile', async () => {
+    const id = await createProfile();
+    const site = await call('POST', '/api/v1/sites', {
+      body: {
+        url: members('/members'),
+        crawl_options: { auth_profile: id, cookies: { theme: 'site-theme', lang: 'site-lang' }, max_depth: 1, fetch_mode: 'static' },
+      },
+    });
+    expect([site.status, site.body.crawl_options?.auth_profile]).toEqual([201, id]);
+    const finished = (jobId: string) =>
+      waitFor(async () => {
+        const found = (await call('GET', `/api/v1/jobs/${jobId}`)).body;
+        return ['completed', 'failed', 'cancelled'].includes(found.status) ? found : null;
+      }, 120_000);
+    const cookiesOf = (header: string | undefined) =>
+      (header ?? '').split(/;\s*/).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]);
+
+    const since = env.site.requests.length;
+    const crawl = await call('POST', '/api/v1/crawl', {
+      body: { site_id: site.body.id, formats: ['markdown'], options: { cookies: { theme: 'request-theme' } } },
+    });
+    expect([crawl.status, crawl.status === 202 ? null : crawl.text]).toEqual([202, null]);
+    const crawled = await finished(crawl.body.job_id);
+    // The members page's Log out link is not followed (a logout link, docs/auth-profiles.md "Logout links").
+    expect([crawled.status, crawled.failed_count]).toEqual(['completed', 0]);
+    expect(env.site.requests.slice(since).filter((r) => r.path === '/logout')).toEqual([]);
+    const items: Array<{ url: string; data: { markdown: string } | null }> = (
+      await call('GET', `/api/v1/jobs/${crawl.body.job_id}/results`)
+    ).body;
+    expect(items.filter((i) => /Name: Member page \d/.test(i.data?.markdown ?? ''))).toHaveLength(5);
+    const pages = env.site.requests.slice(since).filter((r) => r.host === 'members.test' && r.path.startsWith('/members/p/'));
+    expect(pages).toHaveLength(5);
+    for (const page of pages) {
+      const cookies = cookiesOf(page.cookie);
+      // Each name once: the session's sid, the site's lang, and the request's theme over the site's.
+      expect(cookies.map(([name]) => name).sort()).toEqual(['lang', 'sid', 'theme']);
+      expect(Object.fromEntries(cookies)).toEqual({ sid: expect.stringMatching(/^sid-/), lang: 'site-lang', theme: 'request-theme' });
+      expect(env.site.sessions).toContain(Object.fromEntries(cookies).sid);
+    }
+
+    const batchSince = env.site.requests.length;
+    const llm = { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-auth-profiles', base_url: env.models.openaiBaseUrl };
+    const batch = await call('POST', '/api/v1/batch/extract', {
+      body: {
+        urls: [members('/members/p/1'), members('/members/p/2')],
+        schema: { name: 'string' },
+        llm_config: llm,
+        options: { auth_profile: id, fetch_mode: 'static' },
+      },
+    });
+    expect([batch.status, batch.status === 202 ? null : batch.text]).toEqual([202, null]);
+    expect(await finished(batch.body.job_id)).toMatchObject({ status: 'completed', failed_count: 0 });
+    const read = env.site.requests.slice(batchSince).filter((r) => r.path.startsWith('/members/p/'));
+    expect(read.map((r) => [r.path, r.status, /sid=sid-/.test(r.cookie ?? '')]).sort()).toEqual([
+      ['/members/p/1', 200, true],
+      ['/members/p/2', 200, true],
+    ]);
+  });
+
+  it("a monitor run after the session's lifetime (the site's, in seconds) logs in again by itself", async () => {
+    // The site ends a session 3 s after its login; the profile renews one older than 2 s before its next page.
+    env.site.set({ sessionMs: 3000 });
+    const id = await createProfile({ session_ttl_seconds: 2 });
     const llm = { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-auth-profiles', base_url: env.models.openaiBaseUrl };
     const created = await call('POST', '/api/v1/monitors', {
       body: {
@@ -367,25 +486,41 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     expect(created.status).toBe(201);
     const monitorId = created.body.id;
     const run = async () => {
+      const since = env.site.requests.length;
       const started = await call('POST', `/api/v1/monitors/${monitorId}/run`);
       expect(started.status).toBe(202);
-      return waitFor(async () => {
+      const done = await waitFor(async () => {
         const runs = (await call('GET', `/api/v1/monitors/${monitorId}/runs?limit=100`)).body.runs as Array<Record<string, any>>;
         const found = runs.find((r) => r.id === started.body.run.id);
         return found && ['completed', 'failed'].includes(found.status) ? found : undefined;
       }, 120_000);
+      const page = env.site.requests.slice(since).filter((r) => r.path === '/members/p/1');
+      return { status: done.status, page: page.map((r) => [r.status, /sid=sid-/.test(r.cookie ?? '')]) };
     };
+    /** Until the site itself has ended every session it handed out (its lifetime passed by its own clock). */
+    const sessionsEnded = () => waitFor(async () => env.site.liveSessions() === 0 || undefined, 30_000);
     const before = env.site.stats.logins;
-    expect((await run()).status).toBe('completed');
+    expect(await run()).toEqual({ status: 'completed', page: [[200, true]] });
     expect(env.site.stats.logins).toBe(before + 1);
-    // A day later: the session is older than its lifetime (its stored time moved back past it).
-    const store = env.app.app.get<symbol, DocumentStore>(DOCUMENT_STORE);
-    const profiles = await store.collection({ name: 'auth_profiles', indexes: [] });
-    await profiles.findOneAndUpdate({ _id: id }, { $set: { session_at_ms: Date.now() - 24 * 3600_000 } });
-    expect((await run()).status).toBe('completed');
+
+    // Past the site's lifetime, and so past the profile's: the monitor logs in before its page (kind expired), and the
+    // page is read logged in at once (no redirect to the login).
+    await sessionsEnded();
+    expect(await run()).toEqual({ status: 'completed', page: [[200, true]] });
     expect(env.site.stats.logins).toBe(before + 2);
-    const pages = env.site.requests.filter((r) => r.path === '/members/p/1' && r.status === 200);
-    expect(pages.length).toBeGreaterThanOrEqual(2);
+
+    // Without a lifetime of its own, the profile learns it from the page: redirected to the login, one re-login, the page again.
+    expect((await call('PUT', `/api/v1/auth-profiles/${id}`, { body: { session_ttl_seconds: null } })).status).toBe(200);
+    await sessionsEnded();
+    expect(await run()).toEqual({
+      status: 'completed',
+      page: [
+        [302, true],
+        [200, true],
+      ],
+    });
+    expect(env.site.stats.logins).toBe(before + 3);
+    expect((await call('GET', `/api/v1/auth-profiles/${id}`)).body.session).toMatchObject({ state: 'active', logins: 3, failures: 0 });
   });
 
   it('the credentials and sessions are ciphertext in the store and never in an answer or a log', async () => {

@@ -6,9 +6,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { startLoginSite, type LoginSite } from '../fixtures/login-site/login-site';
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startFixtureSite, type FixtureSite } from '../fixtures/site';
 import { documentPaths, examplesOf, type DocExample } from '../docs/doc-examples';
+import { LOGIN_EXAMPLE_HOST } from '../docs/doc-rewrite';
 import { makeWrappers, runExample, type RunnerSetup } from '../docs/example-runner';
 import { assertCliBuilt, CLI_MAIN } from './cli-helpers/cli';
 import { docsNamesSuite } from './docs-names.suite';
@@ -24,6 +26,9 @@ const marked = examples.filter((e) => e.skip !== undefined || e.badMarker !== un
 
 let site: FixtureSite;
 let models: ModelServer;
+let login: LoginSite;
+/** The credentials docs/auth-profiles.md's example profile logs in with (the login fixture takes them). */
+const DOC_LOGIN = { username: 'alice', password: 'correct horse battery staple' };
 let service: Service;
 let setup: RunnerSetup;
 let bin: string;
@@ -31,7 +36,12 @@ let bin: string;
 beforeAll(async () => {
   assertCliBuilt();
   // The quotes site without its 2 s Crawl-delay: the examples' crawls need not wait it out page by page.
-  [site, models] = await Promise.all([startFixtureSite({ crawlDelaySeconds: 0 }), startModelServer()]);
+  [site, models, login] = await Promise.all([
+    startFixtureSite({ crawlDelaySeconds: 0 }),
+    startModelServer(),
+    // docs/auth-profiles.md's site behind a login, under the name its examples give it.
+    startLoginSite({ memberHost: LOGIN_EXAMPLE_HOST, ...DOC_LOGIN }),
+  ]);
   service = await startService({
     env: {
       // The model endpoint: a request's llm_config without base_url goes to the operator's endpoint.
@@ -39,16 +49,24 @@ beforeAll(async () => {
       GLEANER_OPENROUTER_BASE_URL: models.openaiBaseUrl,
       GLEANER_ANTHROPIC_BASE_URL: models.anthropicBaseUrl,
       GLEANER_OLLAMA_BASE_URL: models.url,
+      GLEANER_RESOLVE: `${LOGIN_EXAMPLE_HOST}=127.0.0.1`,
       LOG_LEVEL: 'warn',
     },
   });
-  setup = { serviceUrl: service.url, key: service.key, quotesSiteUrl: site.url, node: process.execPath, cliMain: CLI_MAIN };
+  setup = {
+    serviceUrl: service.url,
+    key: service.key,
+    quotesSiteUrl: site.url,
+    loginSiteUrl: `http://${LOGIN_EXAMPLE_HOST}:${login.port}`,
+    node: process.execPath,
+    cliMain: CLI_MAIN,
+  };
   bin = makeWrappers(setup);
 });
 
 afterAll(async () => {
   await service?.stop();
-  await Promise.all([site?.close(), models?.close()]);
+  await Promise.all([site?.close(), models?.close(), login?.close()]);
 });
 
 it('finds the examples of every document', () => {
@@ -94,6 +112,19 @@ describe.each(runnable.map((e) => [`${e.file}:${e.line}`, e] as const))('%s', (_
       throw new Error(`${outcome.problems.join('\n')}\n\n--- transcript ---\n${outcome.transcript.slice(-6000)}`);
     }
   });
+});
+
+// After the examples: docs/auth-profiles.md's profile logged in to the login fixture for real, and neither the
+// service's answers nor its output ever showed the credentials or the session.
+it("ran docs/auth-profiles.md's profile against the login fixture: a real login, no credential or session shown", async () => {
+  expect(runnable.some((e) => e.file === 'docs/auth-profiles.md' && e.code.includes('"login"'))).toBe(true);
+  expect(login.stats.logins).toBeGreaterThanOrEqual(1);
+  const listed = await fetch(`${service.url}/api/v1/auth-profiles`, { headers: { authorization: `Bearer ${service.key}` } });
+  const text = await listed.text();
+  expect(JSON.parse(text).auth_profiles.map((p: { session: { state: string } }) => p.session.state)).toContain('active');
+  const shown = new RegExp([DOC_LOGIN.password, ...login.sessions].map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+  expect(text).not.toMatch(shown);
+  expect(service.output()).not.toMatch(shown);
 });
 
 // After the examples: the service has extracted, crawled, scraped and sent webhooks, so its /metrics has series.

@@ -69,4 +69,28 @@ describeWithChromium('proxy pools inside the browser', () => {
     expect(res.blockedRequests).toEqual(expect.arrayContaining(['http://10.0.0.1/x.js']));
     expect(asked.every((a) => a.hostname === '127.0.0.1' && a.port === site.port)).toBe(true);
   });
+
+  it("renders a session's pages through its one proxy (the session's key), with the pools of two replicas; pages without it rotate", async () => {
+    // One proxy server, three proxies of the pool told apart by their usernames (a gateway with one username per exit).
+    const config = JSON.stringify({ exits: ['a', 'b', 'c'].map((user) => `http://${user}:${PASSWORD}@127.0.0.1:${proxy.port}`) });
+    const replicas = [new ProxyPools(parseProxyPools(config)), new ProxyPools(parseProxyPools(config))];
+    const session = { hosts: ['public.test'], cookies: { sid: 'browser-session' }, proxyKey: 'auth-profile:p-browser:1' };
+    asked.length = 0;
+    for (const [n, pools] of replicas.entries()) {
+      for (const page of [1, 2]) {
+        const res = await fetcher.fetch(`http://public.test:${site.port}/page/${page}/`, {
+          mode: 'dynamic',
+          proxy: pools.get('exits'),
+          session,
+        });
+        expect(parseQuotes(res.html)).toHaveLength(10);
+      }
+      expect({ replica: n, exits: new Set(asked.map((a) => a.username)).size }).toEqual({ replica: n, exits: 1 });
+    }
+    expect(new Set(asked.map((a) => a.username)).size).toBe(1);
+    asked.length = 0;
+    for (const page of [3, 4, 5])
+      await fetcher.fetch(`http://public.test:${site.port}/page/${page}/`, { mode: 'dynamic', proxy: replicas[0].get('exits') });
+    expect(new Set(asked.map((a) => a.username)).size).toBeGreaterThan(1);
+  });
 });

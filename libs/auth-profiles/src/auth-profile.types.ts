@@ -73,6 +73,11 @@ export interface AuthProfileRecord {
   hosts: string[];
   login: LoginRecipe;
   check: LoggedInCheck;
+  /**
+   * RE2 patterns (searched in a link's path and query) of the site's own logout links, besides the logout words a
+   * crawl always leaves alone (logout-links.ts). Absent on profiles made before it: none.
+   */
+  logout_patterns?: string[];
   /** A session older than this is renewed before its next page (null: only when a page shows it logged out). */
   session_ttl_seconds: number | null;
   credentials_sealed: string;

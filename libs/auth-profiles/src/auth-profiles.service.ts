@@ -22,6 +22,7 @@ export interface AuthProfileView {
   hosts: string[];
   login: LoginRecipe & { username: string; password: string };
   check: LoggedInCheck;
+  logout_patterns: string[];
   session_ttl_seconds: number | null;
   session: {
     state: 'none' | 'active' | 'failing';
@@ -45,6 +46,7 @@ export function profileView(r: AuthProfileRecord): AuthProfileView {
     hosts: r.hosts,
     login: { ...r.login, username: CREDENTIAL_MASK, password: CREDENTIAL_MASK },
     check: r.check,
+    logout_patterns: r.logout_patterns ?? [],
     session_ttl_seconds: r.session_ttl_seconds,
     session: {
       state: failing ? 'failing' : r.session_sealed ? 'active' : 'none',
@@ -79,6 +81,7 @@ export class AuthProfilesService {
       hosts: dto.hosts,
       login,
       check: checkOf(dto.check),
+      logout_patterns: dto.logout_patterns ?? [],
       session_ttl_seconds: dto.session_ttl_seconds ?? null,
       credentials_sealed: this.sealer.seal(JSON.stringify(credentials)),
       session_sealed: null,
@@ -115,6 +118,7 @@ export class AuthProfilesService {
     if (dto.name !== undefined) set.name = dto.name;
     if (dto.hosts !== undefined) set.hosts = dto.hosts;
     if (dto.check !== undefined) set.check = checkOf(dto.check);
+    if (dto.logout_patterns !== undefined) set.logout_patterns = dto.logout_patterns;
     if (dto.session_ttl_seconds !== undefined) set.session_ttl_seconds = dto.session_ttl_seconds;
     if (dto.login !== undefined || dto.hosts !== undefined) {
       const stored = JSON.parse(this.sealer.open(current.credentials_sealed)) as LoginCredentials;

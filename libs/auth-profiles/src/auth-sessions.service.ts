@@ -9,6 +9,7 @@ import { AuthProfilesRepository } from './auth-profiles.repository';
 import { browserLogin, type LoginBrowser } from './browser-login';
 import { formLogin, LoginFailed, type LoginHttp } from './form-login';
 import type { SessionJudge } from './logged-in-check';
+import { LogoutLinks } from './logout-links';
 
 /** How long one replica may hold a profile's login lock: a login takes two fetches and their redirects. */
 export const LOGIN_LOCK_MS = 90_000;
@@ -33,6 +34,14 @@ export interface LoginAgent {
   browser?: LoginBrowser;
 }
 
+/**
+ * A session's key in a proxy pool (ProxyPool.pick): the profile and the session's version, so every replica sends
+ * a session's requests (its login's among them) through the same proxy of the pool, and the next login draws again.
+ */
+export function sessionProxyKey(profileId: string, version: number): string {
+  return `auth-profile:${profileId}:${version}`;
+}
+
 export const authFailed = (message: string) => new AppError('upstream-failure', message, { category: 'auth_failed', retryable: false });
 
 /**
@@ -53,7 +62,7 @@ export class AuthSessions {
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly events: AuthProfileEvents,
   ) {
-    this.metrics = new AuthMetrics(metrics.registry);
+    this.metrics = new AuthMetrics(metrics);
   }
 
   /** The profile's session for a page: the stored one, or a login's when there is none or it is past its lifetime. */
@@ -65,6 +74,12 @@ export class AuthSessions {
       return this.login(ref, record.session_version, 'expired', agent);
     }
     return this.login(ref, record.session_version, 'first', agent);
+  }
+
+  /** The links a crawl with this profile must not follow (its logout links); null when the profile is gone. */
+  async logoutLinks(ref: AuthProfileRef): Promise<LogoutLinks | null> {
+    const record = await this.repository.findForSession(ref.owner, ref.id);
+    return record ? new LogoutLinks(record.hosts, record.logout_patterns ?? []) : null;
   }
 
   /** A fresh session after a page saw version `seen` logged out: one login across every replica, whoever asks. */
@@ -97,15 +112,17 @@ export class AuthSessions {
     try {
       const credentials = JSON.parse(this.sealer.open(record.credentials_sealed)) as LoginCredentials;
       const { hosts, login, check } = record;
+      // The login leaves from the proxy of the session it makes (the version storeSession will give it).
+      const proxyKey = sessionProxyKey(ref.id, record.session_version + 1);
       state =
         login.type === 'browser'
-          ? await browserLogin({ hosts, login, check, credentials }, agent.browser)
-          : await formLogin({ hosts, login, check, credentials }, agent.http);
+          ? await browserLogin({ hosts, login, check, credentials, proxyKey }, agent.browser)
+          : await formLogin({ hosts, login, check, credentials, proxyKey }, agent.http);
     } catch (error) {
       const reason = error instanceof LoginFailed ? error.message : 'the login failed unexpectedly';
       if (!(error instanceof LoginFailed)) this.logger.error({ profile: ref.id, err: error }, 'auth profile login failed unexpectedly');
       const after = await this.repository.recordFailure(ref.id, token, reason);
-      this.metrics.login(kind, 'failure');
+      this.metrics.login(ref.id, kind, 'failure');
       this.logger.warn({ profile: ref.id, kind, failures: after?.login_failures ?? null, reason }, 'auth profile login failed');
       // Exactly the failure that makes it failing is announced (the lock's holder recorded it: one replica, once).
       if (after && after.login_failures === MAX_LOGIN_FAILURES)
@@ -117,7 +134,7 @@ export class AuthSessions {
     }
     const stored = await this.repository.storeSession(ref.id, token, this.sealer.seal(JSON.stringify(state)), Date.now());
     if (!stored) throw authFailed(`Auth profile ${ref.id}: its login took longer than the login lock (${LOGIN_LOCK_MS / 1000} s).`);
-    this.metrics.login(kind, 'success');
+    this.metrics.login(ref.id, kind, 'success');
     this.logger.info({ profile: ref.id, kind, version: stored.session_version }, 'auth profile logged in');
     return this.active(ref, stored);
   }
@@ -138,7 +155,12 @@ export class AuthSessions {
     return {
       ref,
       version: record.session_version,
-      cookies: { hosts: record.hosts, cookies: state.cookies, ...(state.local_storage ? { localStorage: state.local_storage } : {}) },
+      cookies: {
+        hosts: record.hosts,
+        cookies: state.cookies,
+        ...(state.local_storage ? { localStorage: state.local_storage } : {}),
+        proxyKey: sessionProxyKey(ref.id, record.session_version),
+      },
       judge: { hosts: record.hosts, login: record.login, check: record.check },
     };
   }

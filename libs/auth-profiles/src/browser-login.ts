@@ -19,6 +19,8 @@ export interface BrowserLoginInput {
   login: BrowserLoginRecipe;
   check: LoggedInCheck;
   credentials: LoginCredentials;
+  /** The session's key in the page's proxy pool: the login's browser leaves from the session's proxy. */
+  proxyKey?: string;
 }
 
 /** The script a recipe runs: a `fill` of a credential types its value (never stored in the step). */
@@ -30,11 +32,16 @@ export function scriptSteps(login: BrowserLoginRecipe, credentials: LoginCredent
 }
 
 export async function browserLogin(input: BrowserLoginInput, browser: LoginBrowser | undefined): Promise<SessionState> {
-  const { hosts, login, check, credentials } = input;
+  const { hosts, login, check, credentials, proxyKey } = input;
   if (!browser) throw new LoginFailed('the login runs in the browser, and browser rendering is disabled on this server');
   let page: BrowserScriptResult;
   try {
-    page = await browser({ url: login.url, hosts, steps: scriptSteps(login, credentials) });
+    page = await browser({
+      url: login.url,
+      hosts,
+      steps: scriptSteps(login, credentials),
+      ...(proxyKey !== undefined ? { proxyKey } : {}),
+    });
   } catch (error) {
     // BrowserStepFailed names the step; anything else is reported without its message (it may quote a typed value).
     const name = (error as Error)?.name;

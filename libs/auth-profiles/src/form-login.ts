@@ -30,15 +30,17 @@ export interface LoginInput {
   login: FormLoginRecipe;
   check: LoggedInCheck;
   credentials: LoginCredentials;
+  /** The session's key in the page's proxy pool: every request of the login goes through the session's proxy. */
+  proxyKey?: string;
 }
 
 /** Logs in; the session's cookies, or LoginFailed. */
 export async function formLogin(input: LoginInput, http: LoginHttp): Promise<SessionState> {
-  const { hosts, login, check, credentials } = input;
+  const { hosts, login, check, credentials, proxyKey } = input;
   const cookies: Record<string, string> = {};
   const onHost = (url: URL) => hosts.includes(url.hostname.toLowerCase());
   const options: FetchOptions = {
-    session: { hosts, cookies },
+    session: { hosts, cookies, ...(proxyKey !== undefined ? { proxyKey } : {}) },
     onSetCookie: (url, headers) => {
       if (onHost(url)) for (const header of headers) keepCookie(cookies, header);
     },

@@ -8,6 +8,7 @@ export {
   authFailed,
   MAX_LOGIN_FAILURES,
   RELOGINS_PER_PAGE,
+  sessionProxyKey,
   type ActiveSession,
   type LoginAgent,
 } from './auth-sessions.service';
@@ -15,3 +16,4 @@ export { browserLogin, scriptSteps, type LoginBrowser } from './browser-login';
 export { formLogin, keepCookie, LoginFailed, type LoginHttp } from './form-login';
 export { isLoginTarget, loggedOutReason, type SessionJudge } from './logged-in-check';
 export { fetchLoggedIn, type SessionFetch } from './session-fetch';
+export { LOGOUT_WORDS, LogoutLinks } from './logout-links';

@@ -1,3 +1,4 @@
+import { LogoutLinks } from '@app/auth-profiles';
 import { resolveCrawlOptions, type CrawlOptions } from '@app/sites';
 import { CrawlScope } from './crawl-scope';
 import { canonicalize } from './url-canon';
@@ -35,6 +36,23 @@ describe('CrawlScope', () => {
   it('runs a pattern that backtracks catastrophically elsewhere, on a long input, to an answer', () => {
     const scope = new CrawlScope(seed, { ...base, follow_pattern: '^(a+)+$' });
     expect(scope.decide(`/${'a'.repeat(50_000)}!`, 1, seed.url)).toMatchObject({ admit: false, reason: 'filtered' });
+  });
+
+  it("with an auth profile, skips its hosts' logout links (logout_link), links to other hosts are followed", () => {
+    const scope = new CrawlScope(seed, { ...base, same_domain_only: false }, new LogoutLinks(['www.shop.example'], ['^/bye$']));
+    expect(scope.decide('/logout', 1, seed.url)).toMatchObject({
+      admit: false,
+      reason: 'logout_link',
+      why: expect.stringMatching(/end the session/),
+    });
+    expect(scope.decide('/account?action=sign-out', 1, seed.url)).toMatchObject({ admit: false, reason: 'logout_link' });
+    expect(scope.decide('/bye', 1, seed.url)).toMatchObject({ admit: false, reason: 'logout_link' });
+    expect(scope.decide('/p/1', 1, seed.url)).toMatchObject({ admit: true });
+    expect(scope.decide('https://other.example/logout', 1)).toMatchObject({ admit: true });
+    // Deeper than max_depth first: the depth is why it is not followed.
+    expect(scope.decide('/logout', 3, seed.url)).toMatchObject({ admit: false, reason: 'max_depth' });
+    // Without a profile, a logout link is a link.
+    expect(new CrawlScope(seed, base).decide('/logout', 1, seed.url)).toMatchObject({ admit: true });
   });
 
   it('ignores non-web links', () => {

@@ -1,9 +1,10 @@
 import { RE2JS } from 're2js';
+import type { LogoutLinks } from '@app/auth-profiles';
 import type { CrawlOptions } from '@app/sites';
 import { canonicalize, canonRulesOf, siteOf, wwwTwins, type CanonicalUrl, type CanonRules } from './url-canon';
 
 /** What the scope rules out (a `skipped` entry's error_category; the other skip reasons are decided elsewhere). */
-export type ScopeReason = 'filtered' | 'max_depth';
+export type ScopeReason = 'filtered' | 'max_depth' | 'logout_link';
 
 export type ScopeDecision =
   { admit: true; target: CanonicalUrl } | { admit: false; target: CanonicalUrl; reason: ScopeReason; why: string };
@@ -12,7 +13,8 @@ export type ScopeDecision =
  * Which discovered links a crawl follows: depth, same registrable domain, `exclude_patterns`,
  * `include_patterns` and `follow_pattern` (regular expressions searched in the absolute URL, run by
  * RE2: linear time whatever the pattern). `follow_selector` acts earlier: only the links it selects
- * are offered here at all.
+ * are offered here at all. With an auth profile, its logout links are never followed (`logout_link`,
+ * docs/auth-profiles.md "Logout links").
  */
 export class CrawlScope {
   /** The crawl's canonical rules (`canonicalize`, `ignore_query_params`); its www aliases are learned as the crawl runs. */
@@ -26,6 +28,8 @@ export class CrawlScope {
   constructor(
     seed: CanonicalUrl,
     private readonly options: CrawlOptions,
+    /** A crawl with an auth profile: the links that would end its session. */
+    private readonly logout: Pick<LogoutLinks, 'why'> | null = null,
   ) {
     this.rules = { ...canonRulesOf(options), aliases: this.aliases };
     this.site = siteOf(seed.host);
@@ -46,6 +50,8 @@ export class CrawlScope {
     }
     const outside = this.outsideDomain(target);
     if (outside) return { admit: false, target, reason: 'filtered', why: outside };
+    const logout = this.logout?.why(target.url);
+    if (logout) return { admit: false, target, reason: 'logout_link', why: logout };
     if (this.exclude.some((re) => re.matcher(target.url).find())) {
       return { admit: false, target, reason: 'filtered', why: 'matches an exclude_patterns entry' };
     }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ArchiveModule, ArchiveRetentionService } from '@app/archive';
+import { AuthProfilesModule } from '@app/auth-profiles';
 import { DuplicateIndex } from '@app/dedup';
 import { ExtractionWorkerModule } from '@app/extraction';
 import { JobsModule } from '@app/jobs';
@@ -19,7 +20,7 @@ import { PageWorkerService } from './worker/page-worker.service';
  * their actor), the page worker pool, and the archive's retention sweep.
  */
 @Module({
-  imports: [JobsModule, ResultsModule, ExtractionWorkerModule, PagesModule, ArchiveModule, MonitorPagesModule],
+  imports: [JobsModule, ResultsModule, ExtractionWorkerModule, PagesModule, ArchiveModule, MonitorPagesModule, AuthProfilesModule],
   providers: [
     CrawlRepository,
     LocalOutcomes,

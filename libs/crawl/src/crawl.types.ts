@@ -8,7 +8,7 @@ export type EntryStatus = (typeof ENTRY_STATUSES)[number];
 
 /**
  * Why a URL is not crawled, or a page not kept (a `skipped` entry's error_category). The scope decides
- * `filtered` and `max_depth`; robots.txt `robots`; the owner the rest.
+ * `filtered`, `max_depth` and `logout_link`; robots.txt `robots`; the owner the rest.
  */
 export type SkipReason =
   | 'filtered'
@@ -19,7 +19,9 @@ export type SkipReason =
   | 'duplicate'
   | 'budget_exceeded'
   /** A re-extraction: the page's archive expired, was deleted, or was never kept (docs/archive.md). */
-  | 'archive_missing';
+  | 'archive_missing'
+  /** A crawl with an auth profile: a link that would end the session (docs/auth-profiles.md "Logout links"). */
+  | 'logout_link';
 export const ENTRY_VIAS = ['seed', 'link', 'sitemap', 'redirect', 'list'] as const;
 export type EntryVia = (typeof ENTRY_VIAS)[number];
 

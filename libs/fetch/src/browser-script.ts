@@ -27,6 +27,8 @@ export interface BrowserScriptInput {
   signal?: AbortSignal;
   /** The proxy pool every connection goes through, behind the guard (docs/proxies.md). */
   proxy?: ProxyPool;
+  /** The session's key in the pool (ProxyPool.pick): a login leaves from the proxy its session's pages will use. */
+  proxyKey?: string;
 }
 
 export interface BrowserScriptResult {
@@ -67,7 +69,11 @@ export async function runBrowserScript(fetcher: DynamicFetcher, input: BrowserSc
       return false;
     }
   };
-  const { context, router, close } = await fetcher.openConfined(hosts, { signal: input.signal, proxy: input.proxy });
+  const { context, router, close } = await fetcher.openConfined(hosts, {
+    signal: input.signal,
+    proxy: input.proxy,
+    ...(input.proxyKey !== undefined ? { proxyKey: input.proxyKey } : {}),
+  });
   try {
     const page = await context.newPage();
     const navigation = router.track(page, deadline);

@@ -87,6 +87,8 @@ export class DynamicFetcher {
   private readonly userAgent?: string;
   private readonly viewport: { width: number; height: number };
   private openContexts = 0;
+  /** What the guard proxies of closed session contexts (a session held to one proxy of a pool) refused. */
+  private sessionProxiesRefused = 0;
   private openPages = 0;
 
   constructor(options: DynamicFetcherOptions = {}) {
@@ -122,8 +124,21 @@ export class DynamicFetcher {
   /** A fresh context for a group of fetches (one job). Close it when the job ends. */
   async openSession(signal?: AbortSignal, options: BrowserSessionOptions = {}): Promise<BrowserSession> {
     const pool = await this.getPool();
-    const poolProxy = options.proxy ? await this.poolProxyUrl(options.proxy) : undefined;
-    const lease = await pool.acquire(signal);
+    // A session held to one proxy of the pool (SessionCookies.proxyKey) gets a guard proxy of its own for the context.
+    const key = options.session?.proxyKey;
+    const own =
+      options.proxy && key !== undefined
+        ? new GuardedProxy(this.guard, undefined, options.proxy, { hosts: options.session!.hosts, key })
+        : undefined;
+    let lease;
+    let poolProxy: string | undefined;
+    try {
+      poolProxy = own ? await own.start() : options.proxy ? await this.poolProxyUrl(options.proxy) : undefined;
+      lease = await pool.acquire(signal);
+    } catch (error) {
+      await own?.close();
+      throw error;
+    }
     let context: BrowserContext;
     try {
       context = await lease.browser.newContext({
@@ -137,6 +152,7 @@ export class DynamicFetcher {
       });
     } catch (error) {
       await lease.release();
+      await own?.close();
       throw fetchError('fetch_error', `Could not open a browser context: ${(error as Error).message}`, { retryable: true, cause: error });
     }
     this.openContexts++;
@@ -154,6 +170,10 @@ export class DynamicFetcher {
       this.openContexts--;
       await context.close().catch(() => undefined);
       await lease.release();
+      if (own) {
+        this.sessionProxiesRefused += own.refused;
+        await own.close();
+      }
     };
     try {
       await removePeerConnections(context);
@@ -186,10 +206,11 @@ export class DynamicFetcher {
    */
   async openConfined(
     hosts: readonly string[],
-    options: { signal?: AbortSignal; proxy?: ProxyPool; userAgent?: string },
+    options: { signal?: AbortSignal; proxy?: ProxyPool; proxyKey?: string; userAgent?: string },
   ): Promise<{ context: BrowserContext; router: SessionRouter; close(): Promise<void> }> {
     const guard = this.guard.confinedTo(hosts);
-    const proxy = new GuardedProxy(guard, undefined, options.proxy);
+    const affinity = options.proxyKey !== undefined ? { hosts, key: options.proxyKey } : undefined;
+    const proxy = new GuardedProxy(guard, undefined, options.proxy, affinity);
     const server = await proxy.start();
     const pool = await this.getPool();
     let lease;
@@ -252,7 +273,7 @@ export class DynamicFetcher {
       deferredForMemory: 0,
       killed: 0,
     };
-    let proxyRefused = this.proxy.refused;
+    let proxyRefused = this.proxy.refused + this.sessionProxiesRefused;
     for (const { proxy } of this.poolProxies.values()) proxyRefused += proxy.refused;
     return { ...pool, openContexts: this.openContexts, openPages: this.openPages, proxyRefused };
   }

@@ -7,6 +7,13 @@ import type { ProxyPool } from './proxy-pool/proxy-pool';
 import type { ProxyEndpoint } from './proxy-pool/proxy-pools-config';
 import { openTunnel, proxyFailureOf } from './proxy-pool/proxy-tunnel';
 
+/** A session's hold on one proxy of the pool (ProxyPool.pick's key) for its hosts' connections. */
+export interface ProxyAffinity {
+  /** Lower-case host names. */
+  hosts: readonly string[];
+  key: string;
+}
+
 export const REFUSED_HEADER = 'x-gleaner-refused';
 
 /**
@@ -15,6 +22,8 @@ export const REFUSED_HEADER = 'x-gleaner-refused';
  * connected to the vetted address, so the browser's own DNS never decides where it goes.
  * With a proxy pool (one GuardedProxy per pool, docs/proxies.md) the connection to the vetted address is a
  * tunnel through the pool's proxy, tried on the next proxy when one fails: the pool chained behind the guard.
+ * With an `affinity` (a context that carries an auth profile's session) the connections to the session's hosts
+ * go through the session's own proxy of the pool, as its static requests do.
  */
 export class GuardedProxy {
   private server?: http.Server;
@@ -26,6 +35,7 @@ export class GuardedProxy {
     private readonly guard: AddressGuard,
     private readonly connectTimeoutMs = 15_000,
     private readonly pool?: ProxyPool,
+    private readonly affinity?: ProxyAffinity,
   ) {}
 
   async start(): Promise<string> {
@@ -155,8 +165,9 @@ export class GuardedProxy {
   private async throughPool(host: string, address: string, port: number): Promise<net.Socket> {
     const pool = this.pool!;
     const tried = new Set<ProxyEndpoint>();
+    const key = this.affinity?.hosts.includes(host.toLowerCase()) ? this.affinity.key : undefined;
     for (;;) {
-      const proxy = pool.pick(host, tried);
+      const proxy = pool.pick(host, tried, key);
       if (!proxy) throw new Error(`every proxy of the pool ${pool.name} failed`);
       tried.add(proxy);
       try {

@@ -21,6 +21,11 @@ export interface SessionCookies {
   cookies: Record<string, string>;
   /** Browser only: local storage items a browser login kept, set on the profile's hosts' pages before their scripts run. */
   localStorage?: Record<string, string>;
+  /**
+   * The session's key in a proxy pool (ProxyPool.pick): every connection to the profile's hosts, static or from the
+   * browser, goes through the one proxy the key picks, in every process, while the session lives.
+   */
+  proxyKey?: string;
 }
 
 /** Whether a request to `url` may carry the session's cookies. */

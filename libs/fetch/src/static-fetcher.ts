@@ -150,8 +150,10 @@ export class StaticFetcher {
         ...(options.form && redirects.length === 0 ? { form: options.form } : {}),
         ...(options.onSetCookie ? { onSetCookie: options.onSetCookie } : {}),
       };
+      // A hop that carries a session goes through the session's own proxy of the pool (ProxyPool.pick's key).
+      const proxyKey = session ? options.session?.proxyKey : undefined;
       const hop = options.proxy
-        ? await this.requestProxied(gotScraping, current, addresses, hopOptions, options.proxy)
+        ? await this.requestProxied(gotScraping, current, addresses, hopOptions, options.proxy, proxyKey)
         : await this.requestOnce(gotScraping, current, addresses, hopOptions);
       if (hop.redirectTo === undefined) {
         return { ...hop.result, redirects, durationMs: Date.now() - started };
@@ -176,8 +178,9 @@ export class StaticFetcher {
   }
 
   /**
-   * One hop through the request's proxy pool: the pool picks a proxy for the host, the tunnel goes to the vetted
-   * address; a proxy that fails rests (ProxyPool) and the hop is tried on the next, until every proxy was tried.
+   * One hop through the request's proxy pool: the pool picks a proxy for the host (for a session's `key`, the
+   * session's proxy), the tunnel goes to the vetted address; a proxy that fails rests (ProxyPool) and the hop is
+   * tried on the next, until every proxy was tried.
    */
   private async requestProxied(
     gotScraping: GotScrapingModule['gotScraping'],
@@ -185,10 +188,11 @@ export class StaticFetcher {
     addresses: ResolvedAddress[],
     hop: HopOptions,
     pool: NonNullable<FetchOptions['proxy']>,
+    key: string | undefined,
   ): ReturnType<StaticFetcher['requestOnce']> {
     const tried = new Set<ProxyEndpoint>();
     for (;;) {
-      const proxy = pool.pick(url.hostname, tried);
+      const proxy = pool.pick(url.hostname, tried, key);
       if (!proxy) throw fetchError('fetch_error', `Every proxy of the pool ${pool.name} failed for ${url.href}.`, { url: url.href });
       tried.add(proxy);
       try {

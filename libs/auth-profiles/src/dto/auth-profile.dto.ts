@@ -13,10 +13,26 @@ import {
   Matches,
   Max,
   Min,
+  MaxLength,
+  registerDecorator,
   ValidateNested,
+  type ValidationOptions,
 } from 'class-validator';
 import { IsCssSelector, TOKEN_PATTERN } from '@app/fetch';
 import { IsHttpUrl, IsPrintable } from '@app/http';
+import { logoutPatternProblem, MAX_LOGOUT_PATTERN_LENGTH, MAX_LOGOUT_PATTERNS } from '../logout-links';
+
+/** Each element a valid logout pattern (RE2, linear time whatever it is: a crawl's owner runs it on every link). */
+function IsLogoutPattern(options?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isLogoutPattern',
+      target: target.constructor,
+      propertyName,
+      options: { message: 'each must be a valid RE2 regular expression (no backreferences or lookaround)', ...options },
+      validator: { validate: (value: unknown) => typeof value === 'string' && logoutPatternProblem(value) === null },
+    });
+}
 
 /** A host name as a URL has it (lower case, no port): the profile's session goes to these hosts only. */
 export const HOST_NAME_PATTERN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -245,6 +261,21 @@ export class CreateAuthProfileDto {
   check?: LoggedInCheckDto;
 
   @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_LOGOUT_PATTERNS,
+    example: ['^/account/end-session'],
+    description:
+      "RE2 regular expressions searched in a link's path and query (case-sensitive; `(?i)` for not): links of the profile's hosts that match one are the site's own logout links, which a crawl with this profile never follows (skipped `logout_link`). Links naming logout, log-out, log_out, signout, sign-out, sign_out or logoff as a path segment or query name or value are never followed anyway.",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_LOGOUT_PATTERNS)
+  @IsString({ each: true })
+  @MaxLength(MAX_LOGOUT_PATTERN_LENGTH, { each: true })
+  @IsLogoutPattern({ each: true })
+  logout_patterns?: string[];
+
+  @ApiPropertyOptional({
     type: Number,
     nullable: true,
     minimum: 1,
@@ -309,6 +340,8 @@ export class AuthProfileResponse {
   @ApiProperty({ type: [String] }) hosts!: string[];
   @ApiProperty({ type: LoginView }) login!: LoginView;
   @ApiProperty({ type: LoggedInCheckView }) check!: LoggedInCheckView;
+  @ApiProperty({ type: [String], description: "The site's own logout links (RE2 on path and query): a crawl never follows them." })
+  logout_patterns!: string[];
   @ApiProperty({ type: Number, nullable: true }) session_ttl_seconds!: number | null;
   @ApiProperty({ type: AuthSessionView }) session!: AuthSessionView;
   @ApiProperty() organization_id!: string;

@@ -1,5 +1,6 @@
 import type { EventManager } from '@crawlee/core';
 import type { PageArchive } from '@app/archive';
+import type { LogoutLinks } from '@app/auth-profiles';
 import type { AppConfig } from '@app/config';
 import type { DuplicateIndex } from '@app/dedup';
 import { AppError } from '@app/core';
@@ -56,6 +57,8 @@ export interface CrawlActorDeps {
   lastmods?: SitemapLastmods;
   /** Outcomes of this process's page workers, handed to the owner without the bus and a store read. */
   localOutcomes?: Pick<LocalOutcomes, 'expect' | 'forget'>;
+  /** A crawl with an auth profile: its logout links (never followed; skipped `logout_link`). */
+  logoutLinks?: Pick<LogoutLinks, 'why'> | null;
   /** The job's index of its pages' texts (`dedupe`, docs/dedup.md): dropped when the crawl ends. */
   duplicates?: Pick<DuplicateIndex, 'forget'>;
   /** The page archive: a WARC extraction's pages are read into it (owner/warc-seeding.ts). */
@@ -97,6 +100,7 @@ export class CrawlActor {
     if (!seed) throw new AppError('validation-error', `The seed URL ${input.url} is not an http(s) URL.`, { category: 'invalid_request' });
     const log = deps.logger.child({ job_id: context.job._id, request_id: context.job.request_id });
     const run = (this.crawlRun = new CrawlRun(input, seed, context.job, log, context.signal));
+    run.logoutLinks = deps.logoutLinks ?? null;
 
     this.lease = new CrawlLease(run, repository, {
       workerId: deps.workerId,

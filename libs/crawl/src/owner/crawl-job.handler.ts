@@ -1,6 +1,7 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { Configuration, LocalEventManager } from '@crawlee/core';
 import { PageArchive } from '@app/archive';
+import { AuthSessions } from '@app/auth-profiles';
 import { Counter } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { newId } from '@app/core';
@@ -56,6 +57,7 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
     private readonly archive: PageArchive,
     private readonly localOutcomes: LocalOutcomes,
     private readonly duplicateIndex: DuplicateIndex,
+    @Optional() private readonly sessions?: AuthSessions,
   ) {
     this.takeovers = metrics.once(
       'gleaner_crawl_takeovers_total',
@@ -124,8 +126,16 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
       lastmods: this.monitorPages,
       archive: this.archive,
       localOutcomes: this.localOutcomes,
+      logoutLinks: await this.logoutLinks(context),
     };
     await new CrawlActor(deps, context).run();
+  }
+
+  /** A crawl that follows links with an auth profile: the profile's logout links (read as the owner starts). */
+  private async logoutLinks(context: JobContext<CrawlJobInput>) {
+    const id = context.input.options.auth_profile;
+    if (!id || context.input.source !== undefined || !this.sessions) return null;
+    return this.sessions.logoutLinks({ id, owner: context.job.user_id });
   }
 
   /**

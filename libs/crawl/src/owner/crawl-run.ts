@@ -1,3 +1,4 @@
+import type { LogoutLinks } from '@app/auth-profiles';
 import type { JobRecord } from '@app/jobs';
 import type { AppLogger } from '@app/observability';
 import type { CrawlOptions } from '@app/sites';
@@ -26,6 +27,8 @@ export class CrawlRun {
   epoch = 0;
   /** The crawl's sealed request secrets (a BYOK key), from the queue message or kept with the crawl for later owners. */
   sealedSecrets?: string;
+  /** A crawl with an auth profile: its logout links, never followed (read when the owner starts). */
+  logoutLinks: Pick<LogoutLinks, 'why'> | null = null;
   private stopped: StopCrawl | null = null;
   private readonly haltListeners: Array<(stop: StopCrawl) => void> = [];
   private waker: () => void = () => undefined;

@@ -54,7 +54,7 @@ export class Frontier {
     private readonly inFlight: Pick<InFlightPages, 'has'>,
     private readonly links: FrontierLinks,
   ) {
-    this.scope = new CrawlScope(run.seed, run.options);
+    this.scope = new CrawlScope(run.seed, run.options, run.logoutLinks);
   }
 
   /**

@@ -145,6 +145,56 @@ describe('ProxyPool', () => {
   });
 });
 
+describe("ProxyPool with a session's key", () => {
+  const EIGHT = JSON.stringify({ many: [1, 2, 3, 4, 5, 6, 7, 8].map((n) => `http://10.0.2.${n}:3128`) });
+  let now = 1_000_000;
+  const clock = () => now;
+  const pool = () => new ProxyPool(parseProxyPools(EIGHT).get('many')!, undefined, clock);
+  beforeEach(() => {
+    now = 1_000_000;
+  });
+
+  it('picks the same proxy for a key in every process, whatever else the pools were asked before; other keys spread', () => {
+    const one = pool();
+    const two = pool();
+    // The second "process" rotated a while for other pages first: rotation does not move a key.
+    for (let i = 0; i < 5; i++) two.pick('site.example');
+    const keys = Array.from({ length: 24 }, (_, n) => `auth-profile:p${n}:1`);
+    const first = keys.map((key) => one.pick('members.example', new Set(), key)!.label);
+    expect(keys.map((key) => two.pick('other.example', new Set(), key)!.label)).toEqual(first);
+    expect(keys.map((key) => one.pick('members.example', new Set(), key)!.label)).toEqual(first);
+    expect(new Set(first).size).toBeGreaterThan(3);
+    // Rotation of pages without a key goes on as before.
+    const fresh = pool();
+    fresh.pick('a', new Set(), keys[0]);
+    expect([fresh.pick('a')!.label, fresh.pick('a')!.label]).toEqual(['http://10.0.2.1:3128', 'http://10.0.2.2:3128']);
+  });
+
+  it('moves a key to the next of its order while its proxy rests, in step on every process, and back after the rest', () => {
+    const one = pool();
+    const two = pool();
+    const key = 'auth-profile:p1:1';
+    const held = one.pick('m', new Set(), key)!;
+    one.failed(held);
+    two.failed(two.pick('m', new Set(), key)!);
+    const moved = one.pick('m', new Set(), key)!;
+    expect(moved.label).not.toBe(held.label);
+    expect(two.pick('m', new Set(), key)!.label).toBe(moved.label);
+    // A proxy the request tried already is skipped the same way.
+    expect(one.pick('m', new Set([moved]), key)).not.toBe(moved);
+    now += BACKOFFS.proxyRest.baseMs + 1;
+    expect(one.pick('m', new Set(), key)).toBe(held);
+  });
+
+  it('tells proxies of one gateway apart by their credentials (one username per exit)', () => {
+    const gateway = new ProxyPool(
+      parseProxyPools(JSON.stringify({ gw: [1, 2, 3, 4, 5, 6].map((n) => `http://exit-${n}:pw@10.0.3.1:8000`) })).get('gw')!,
+    );
+    const picked = Array.from({ length: 24 }, (_, n) => gateway.pick('m', new Set(), `auth-profile:g${n}:1`)!.username);
+    expect(new Set(picked).size).toBeGreaterThan(2);
+  });
+});
+
 describe('ProxyPools', () => {
   const pools = new ProxyPools(parseProxyPools(POOLS));
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError, BACKOFFS, backoffMs, Errors, type FieldError } from '@app/core';
 import { NO_PROXY, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pools-config';
 
@@ -17,11 +18,14 @@ interface Health {
   restedUntil: number;
 }
 
+/** Session keys whose proxy order a pool keeps (a few per auth profile in use; the oldest is dropped first). */
+const RANKED_KEYS = 512;
+
 /**
  * One named pool: which proxy a request goes through. Rotation per request (round robin over the proxies not
- * resting), or the same proxy for a host for `stickyMs`; a proxy that fails to connect rests with backoff
- * (BACKOFFS.proxyRest) and the caller retries on the next. Health is kept per process, in memory: no store or Redis
- * command per page (docs/proxies.md).
+ * resting), or the same proxy for a host for `stickyMs`, or, for a session's key, the proxy the key picks;
+ * a proxy that fails to connect rests with backoff (BACKOFFS.proxyRest) and the caller retries on the next.
+ * Health is kept per process, in memory: no store or Redis command per page (docs/proxies.md).
  */
 export class ProxyPool {
   readonly name: string;
@@ -30,6 +34,7 @@ export class ProxyPool {
   private readonly stickyMs: number;
   private readonly health: Health[];
   private readonly sticky = new Map<string, { index: number; until: number }>();
+  private readonly ranked = new Map<string, readonly number[]>();
   private next = 0;
 
   constructor(
@@ -49,9 +54,16 @@ export class ProxyPool {
    * The proxy for a request to `host`, skipping `tried` (those that failed for this request already). When every
    * proxy rests, the one whose rest ends first is tried anyway: a pool is never empty for a request. Returns
    * undefined only when every proxy has been tried.
+   *
+   * With a session's `key` (an auth profile's session, docs/auth-profiles.md "Sessions"), the proxy is the first
+   * healthy one of the key's own order of the pool (rendezvous hashing of the key with each proxy): the
+   * same in every process that has the pool, with no shared state, so a session leaves from one proxy on every
+   * replica while it lives; a new session (a new key) draws again. A resting proxy gives way to the next of the
+   * order, and the session returns to its proxy once that one rests no more.
    */
-  pick(host: string, tried: ReadonlySet<ProxyEndpoint> = new Set()): ProxyEndpoint | undefined {
+  pick(host: string, tried: ReadonlySet<ProxyEndpoint> = new Set(), key?: string): ProxyEndpoint | undefined {
     const now = this.now();
+    if (key !== undefined) return this.pickFor(key, host, tried, now);
     const held = this.stickyMs > 0 ? this.sticky.get(host) : undefined;
     if (held && held.until > now && this.health[held.index].restedUntil <= now && !tried.has(this.proxies[held.index]))
       return this.chosen(host, held.index, now, false);
@@ -91,6 +103,35 @@ export class ProxyPool {
   resting(proxy: ProxyEndpoint): boolean {
     const health = this.health[this.proxies.indexOf(proxy)];
     return health !== undefined && health.restedUntil > this.now();
+  }
+
+  private pickFor(key: string, host: string, tried: ReadonlySet<ProxyEndpoint>, now: number): ProxyEndpoint | undefined {
+    let fallback: number | undefined;
+    for (const index of this.order(key)) {
+      if (tried.has(this.proxies[index])) continue;
+      if (this.health[index].restedUntil <= now) return this.chosen(host, index, now, false);
+      if (fallback === undefined || this.health[index].restedUntil < this.health[fallback].restedUntil) fallback = index;
+    }
+    return fallback === undefined ? undefined : this.chosen(host, fallback, now, false);
+  }
+
+  /**
+   * The key's order of the proxies: by the hash of the key with each proxy (its label and credentials: one gateway
+   * with a username per exit is several proxies), highest first. Hashed in memory only, never shown.
+   */
+  private order(key: string): readonly number[] {
+    let order = this.ranked.get(key);
+    if (order) return order;
+    const scores = this.proxies.map((proxy) =>
+      createHash('sha256')
+        .update(JSON.stringify([key, proxy.label, proxy.username ?? '', proxy.password ?? '']))
+        .digest()
+        .readUIntBE(0, 6),
+    );
+    order = scores.map((_, index) => index).sort((a, b) => scores[b] - scores[a] || a - b);
+    if (this.ranked.size >= RANKED_KEYS) this.ranked.delete(this.ranked.keys().next().value!);
+    this.ranked.set(key, order);
+    return order;
   }
 
   private chosen(host: string, index: number, now: number, renew: boolean): ProxyEndpoint {

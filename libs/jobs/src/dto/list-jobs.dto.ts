@@ -131,7 +131,7 @@ export class JobResponse {
     minimum: 0,
     description:
       'Crawl-engine jobs: URLs the job has fetched, is fetching or will still fetch (crawl-map entries pending, running, completed or failed). ' +
-      'Not every URL it found: URLs ruled out (filters, robots.txt, depth, duplicates, `max_pages`, the budget) are `skipped` entries of ' +
+      'Not every URL it found: URLs ruled out (filters, robots.txt, depth, duplicates, `max_pages`, the budget, the logout links of an auth profile) are `skipped` entries of ' +
       'the crawl map (`skipped_by_reason`), and once every `max_pages` ticket is out the URLs left waiting drop out of this count ' +
       '(docs/crawl.md "Counters"). At the end: the pages fetched (completed and failed entries). Other job types: 0.',
   })

@@ -211,7 +211,8 @@ export class CrawlMapEntryResponse {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'Failed: an error_category. Skipped: why (filtered, max_depth, robots, max_pages, duplicate, budget_exceeded, cancelled).',
+    description:
+      'Failed: an error_category. Skipped: why (filtered, max_depth, robots, max_pages, duplicate, budget_exceeded, cancelled, archive_missing, logout_link: a link that would end the session of the auth profile).',
   })
   error_category!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
