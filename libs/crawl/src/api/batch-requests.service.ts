@@ -216,7 +216,7 @@ export class BatchRequestsService {
       requireModel: plan.schema !== null,
       secrets,
       beforeCreate: async () => {
-        await this.repository.storeList(listId, caller.userId, list.urls);
+        await this.repository.lists.storeList(listId, caller.userId, list.urls);
       },
     });
     const statusUrl = `${publicBaseUrl(this.config.publicUrl, origin, this.config.port)}/api/v1/jobs/${job.id}`;

@@ -133,12 +133,12 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
    * running entries are closed, once, when its message comes back.
    */
   async onTerminal(job: JobRecord): Promise<void> {
-    const state = await this.repository.state(job._id);
+    const state = await this.repository.states.state(job._id);
     if (!state || state.finalized) return;
-    const owned = await this.repository.acquire(job._id, this.workerId, this.config.crawlLeaseMs);
+    const owned = await this.repository.states.acquire(job._id, this.workerId, this.config.crawlLeaseMs);
     if (!owned) return; // a live owner is closing it
     await closeLeftovers(this.repository, job._id, `the crawl ended (${job.status})`);
-    await this.repository.release(job._id, owned.epoch + 1);
+    await this.repository.states.release(job._id, owned.epoch + 1);
   }
 
   async onApplicationShutdown(): Promise<void> {

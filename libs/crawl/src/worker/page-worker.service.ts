@@ -116,7 +116,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     // The task of a job that no longer exists (its tenant was deleted, docs/api.md "Users"): nothing to run,
     // and nothing to record (a delivery marker would outlive the job).
     if (!(await this.context(task.job_id)) && !(await this.jobsRepository.findForWorker(task.job_id))) return;
-    const marker = await this.repository.delivered(taskId, task.job_id);
+    const marker = await this.repository.outcomes.delivered(taskId, task.job_id);
     if (marker.done) return;
     const suspect = marker.deliveries > 1;
     await this.gate.run(suspect, () => this.deliver(task, taskId, suspect, queueSignal));
@@ -128,7 +128,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
    */
   private async deliver(task: PageTaskPayload, taskId: string, alone: boolean, queueSignal: AbortSignal): Promise<void> {
     if (alone) {
-      const marker = await this.repository.ranAlone(taskId);
+      const marker = await this.repository.outcomes.ranAlone(taskId);
       if (!marker || marker.done) return;
       const crashed = workerCrashVerdict(marker);
       if (crashed) {
@@ -161,7 +161,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       await this.report(task, taskId, controller.signal.aborted ? { kind: 'cancelled' } : outcome);
     } catch (error) {
       if (controller.signal.reason instanceof HandBackError || error instanceof HandBackError) {
-        await this.repository.undeliver(taskId, alone); // handed back, not crashed
+        await this.repository.outcomes.undeliver(taskId, alone); // handed back, not crashed
         throw new HandBackError();
       }
       if (controller.signal.aborted) {
@@ -178,7 +178,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   /** Stores the outcome (first writer wins) and tells the owner: directly when it runs in this process, else by bus. */
   private async report(task: PageTaskPayload, taskId: string, outcome: PageOutcome): Promise<void> {
     this.outcomes.inc({ outcome: outcome.kind });
-    if (await this.repository.finishOutcome(taskId, toStoredOutcome(outcome))) {
+    if (await this.repository.outcomes.finishOutcome(taskId, toStoredOutcome(outcome))) {
       if (this.localOutcomes.offer(taskId, outcome)) return;
       await this.bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId }).catch(() => undefined);
     }
