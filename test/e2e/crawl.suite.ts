@@ -612,11 +612,11 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     // The seed is in flight, so the owner has read the store past it.
     await waitFor(async () => env.play.held(gate) > 0);
     const repository = env.app.app.get(CrawlRepository);
-    const [seed, ...others] = await repository.running(jobId);
+    const [seed, ...others] = await repository.entries.running(jobId);
     expect([seed, others]).toMatchObject([{ status: 'running', seq: 1 }, []]);
     // What a stale owner's last insert looks like: a child under a sequence number the owner already passed.
     const child = canonicalize(env.play.url('shop.test', '/product/3'))!;
-    const duplicates = await repository.insertEntries([
+    const duplicates = await repository.entries.insertEntries([
       {
         ...seed,
         _id: `${jobId}:${child.key}`,
@@ -996,7 +996,7 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     const hosts = new Set(env.play.requests.filter((r) => r.at >= since && /^h\d+\.test$/.test(r.host)).map((r) => r.host));
     expect(hosts.size).toBe(20);
     // Concurrent admissions never cost the owner its lease (epoch 1: no takeover, on either store).
-    expect(await env.app.app.get(CrawlRepository).state(job.id)).toMatchObject({ epoch: 1 });
+    expect(await env.app.app.get(CrawlRepository).states.state(job.id)).toMatchObject({ epoch: 1 });
   });
 
   it('reads the robots.txt of newly found hosts ahead of admission, not one concurrency slot at a time', async () => {
@@ -1048,7 +1048,7 @@ export function crawlSuite(getEnv: () => CrawlEnv): void {
     const m = await map(job.id);
     expect(m.completed).toBe(37);
     expect(m.skipped_by_reason.max_pages).toBeGreaterThan(0);
-    expect(await env.app.app.get(CrawlRepository).state(job.id)).toMatchObject({ epoch: 1, admitted: 37 });
+    expect(await env.app.app.get(CrawlRepository).states.state(job.id)).toMatchObject({ epoch: 1, admitted: 37 });
   });
 
   it('records the model prompts of every page with capture_debug', async () => {

@@ -29,36 +29,36 @@ function ticketCases(open: () => Promise<DocumentStore>): void {
   /** A new crawl state, owned at epoch 1. */
   async function owned(): Promise<string> {
     const jobId = `job_tickets_${++n}`;
-    await repository.ensureState(jobId, 'user_1');
-    expect(await repository.acquire(jobId, 'worker-a', 10_000)).toMatchObject({ epoch: 0 });
+    await repository.states.ensureState(jobId, 'user_1');
+    expect(await repository.states.acquire(jobId, 'worker-a', 10_000)).toMatchObject({ epoch: 0 });
     return jobId;
   }
 
   it('reserves blocks up to max_pages and never past it', async () => {
     const jobId = await owned();
-    expect(await repository.reserveTickets(jobId, 1, 16, 20)).toBe(true);
-    expect(await repository.reserveTickets(jobId, 1, 16, 20)).toBe(false); // 4 left
-    expect(await repository.reserveTickets(jobId, 1, 4, 20)).toBe(true);
-    expect(await repository.reserveTickets(jobId, 1, 1, 20)).toBe(false);
-    expect((await repository.state(jobId))?.admitted).toBe(20);
+    expect(await repository.states.reserveTickets(jobId, 1, 16, 20)).toBe(true);
+    expect(await repository.states.reserveTickets(jobId, 1, 16, 20)).toBe(false); // 4 left
+    expect(await repository.states.reserveTickets(jobId, 1, 4, 20)).toBe(true);
+    expect(await repository.states.reserveTickets(jobId, 1, 1, 20)).toBe(false);
+    expect((await repository.states.state(jobId))?.admitted).toBe(20);
   });
 
   it('refuses a stale epoch and leaves the counter alone', async () => {
     const jobId = await owned();
-    expect(await repository.reserveTickets(jobId, 1, 3, 10)).toBe(true);
+    expect(await repository.states.reserveTickets(jobId, 1, 3, 10)).toBe(true);
     // Another worker takes over (the lease ran out): epoch 2.
-    expect(await repository.acquire(jobId, 'worker-b', 10_000, Date.now() + 60_000)).toMatchObject({ epoch: 1, owner: 'worker-a' });
-    expect(await repository.reserveTickets(jobId, 1, 1, 10)).toBe(false);
-    expect((await repository.state(jobId))?.admitted).toBe(3);
-    expect(await repository.reserveTickets(jobId, 2, 1, 10)).toBe(true);
-    expect((await repository.state(jobId))?.admitted).toBe(4);
+    expect(await repository.states.acquire(jobId, 'worker-b', 10_000, Date.now() + 60_000)).toMatchObject({ epoch: 1, owner: 'worker-a' });
+    expect(await repository.states.reserveTickets(jobId, 1, 1, 10)).toBe(false);
+    expect((await repository.states.state(jobId))?.admitted).toBe(3);
+    expect(await repository.states.reserveTickets(jobId, 2, 1, 10)).toBe(true);
+    expect((await repository.states.state(jobId))?.admitted).toBe(4);
   });
 
   it('of 50 concurrent single reservations under max_pages 10, exactly 10 succeed', async () => {
     const jobId = await owned();
-    const granted = await Promise.all(Array.from({ length: 50 }, () => repository.reserveTickets(jobId, 1, 1, 10)));
+    const granted = await Promise.all(Array.from({ length: 50 }, () => repository.states.reserveTickets(jobId, 1, 1, 10)));
     expect(granted.filter(Boolean)).toHaveLength(10);
-    expect((await repository.state(jobId))?.admitted).toBe(10);
+    expect((await repository.states.state(jobId))?.admitted).toBe(10);
   });
 }
 

@@ -68,14 +68,14 @@ export async function ownerFixture(
   };
   const job = crawlJob(input);
   await jobs.insert(job);
-  await repository.ensureState(job._id, job.user_id);
+  await repository.states.ensureState(job._id, job.user_id);
   const abort = new AbortController();
   const run = new CrawlRun(input, seed, job, createLogger({ level: 'silent' }), abort.signal);
   const halts: string[] = [];
   run.onHalt((stop) => halts.push(stop.why));
   let wakes = 0;
   run.attachWaker(() => wakes++);
-  const before = await repository.acquire(job._id, WORKER, LEASE_MS);
+  const before = await repository.states.acquire(job._id, WORKER, LEASE_MS);
   run.epoch = before!.epoch + 1;
 
   return {
@@ -94,11 +94,11 @@ export async function ownerFixture(
         { depth: 1, parentUrl: seed.url, via: 'link', seq: ++seq, now: nowIso() },
         extra,
       );
-      await repository.insertEntries([entry]);
+      await repository.entries.insertEntries([entry]);
       return toWindowEntry(entry);
     },
     async takeOver() {
-      await repository.acquire(job._id, 'worker-other', LEASE_MS, Date.now() + 2 * LEASE_MS);
+      await repository.states.acquire(job._id, 'worker-other', LEASE_MS, Date.now() + 2 * LEASE_MS);
     },
     async close() {
       abort.abort();

@@ -11,6 +11,7 @@ export {
   isRedisOutage,
   isStoreUnavailable,
   QueueUnavailableError,
+  quitRedis,
   REDIS_OUTAGE_WAIT_MS,
   redisDownProbe,
   STORE_RETRY_AFTER_SECONDS,

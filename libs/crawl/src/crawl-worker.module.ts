@@ -7,6 +7,7 @@ import { JobsModule } from '@app/jobs';
 import { MonitorPagesModule } from '@app/monitors';
 import { PagesModule } from '@app/pages';
 import { ResultsModule } from '@app/results';
+import { CrawlPageSources, CrawlPorts, CrawlRecords } from './crawl-process';
 import { CrawlRepository } from './crawl.repository';
 import { LocalOutcomes } from './local-outcomes';
 import { BatchJobHandler } from './owner/batch-job.handler';
@@ -24,6 +25,9 @@ import { PageWorkerService } from './worker/page-worker.service';
   providers: [
     CrawlRepository,
     LocalOutcomes,
+    CrawlPorts,
+    CrawlRecords,
+    CrawlPageSources,
     CrawlJobHandler,
     BatchJobHandler,
     ReextractJobHandler,

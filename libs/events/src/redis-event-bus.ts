@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { quitRedis } from '@app/core';
 import type { BusHandler, EventBusPort } from './event-bus.port';
 
 export interface RedisEventBusOptions {
@@ -69,7 +70,7 @@ export class RedisEventBus implements EventBusPort {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.handlers.clear();
-      await Promise.all([quit(this.publisher), quit(this.subscriber)]);
+      await Promise.all([quitRedis(this.publisher), quitRedis(this.subscriber)]);
     })();
     return this.closing;
   }
@@ -92,14 +93,4 @@ export class RedisEventBus implements EventBusPort {
       }
     }
   }
-}
-
-async function quit(client: Redis): Promise<void> {
-  if (client.status === 'end') return;
-  try {
-    await Promise.race([client.quit(), new Promise((r) => setTimeout(r, 500).unref())]);
-  } catch {
-    // already closed
-  }
-  client.disconnect();
 }

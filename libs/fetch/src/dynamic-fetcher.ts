@@ -3,7 +3,7 @@ import { AppError } from '@app/core';
 import { AddressGuard } from './address-guard';
 import { detectBotWall } from './bot-wall-detector';
 import { removePeerConnections } from './browser-egress';
-import { BrowserPool, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool';
+import { BrowserPool, type BrowserLease, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool';
 import { takeScreenshot, waitForInPage } from './browser-page-steps';
 import { SessionRouter, type NavigationState } from './browser-routing';
 import { isPdfMediaType, kindFromMediaType, mediaType } from './content-type';
@@ -130,6 +130,12 @@ export class DynamicFetcher {
       options.proxy && key !== undefined
         ? new GuardedProxy(this.guard, undefined, options.proxy, { hosts: options.session!.hosts, key })
         : undefined;
+    const closeOwn = own
+      ? async () => {
+          this.sessionProxiesRefused += own.refused;
+          await own.close();
+        }
+      : undefined;
     let lease;
     let poolProxy: string | undefined;
     try {
@@ -139,23 +145,8 @@ export class DynamicFetcher {
       await own?.close();
       throw error;
     }
-    let context: BrowserContext;
-    try {
-      context = await lease.browser.newContext({
-        ...(poolProxy ? { proxy: { server: poolProxy } } : {}),
-        ignoreHTTPSErrors: true,
-        serviceWorkers: 'block', // service workers' requests bypass route()
-        userAgent: options.userAgent ?? this.userAgent,
-        viewport: this.viewport,
-        javaScriptEnabled: true,
-        acceptDownloads: false,
-      });
-    } catch (error) {
-      await lease.release();
-      await own?.close();
-      throw fetchError('fetch_error', `Could not open a browser context: ${(error as Error).message}`, { retryable: true, cause: error });
-    }
-    this.openContexts++;
+    const context = await this.newContext(lease, poolProxy, options.userAgent, closeOwn);
+    const close = this.closerOf(context, lease, closeOwn);
     const scopeHost = options.scoped?.host;
     const router = new SessionRouter(
       this.guard,
@@ -163,21 +154,7 @@ export class DynamicFetcher {
       options.scoped,
       scopeHost,
     );
-    let closed = false;
-    const close = async () => {
-      if (closed) return;
-      closed = true;
-      this.openContexts--;
-      await context.close().catch(() => undefined);
-      await lease.release();
-      if (own) {
-        this.sessionProxiesRefused += own.refused;
-        await own.close();
-      }
-    };
-    try {
-      await removePeerConnections(context);
-      await router.install(context);
+    await this.prepare(context, router, close, async () => {
       const sessionCookies = Object.entries(options.session?.cookies ?? {});
       for (const host of sessionCookies.length > 0 ? (options.session?.hosts ?? []) : []) {
         await context.addCookies(sessionCookies.map(([name, value]) => ({ name, value, url: `http://${host}/` })));
@@ -189,13 +166,7 @@ export class DynamicFetcher {
         // Host-only cookies of the scope host: the browser sends them to that host and nowhere else.
         await context.addCookies(cookies.map(([name, value]) => ({ name, value, url: `http://${scopeHost}/` })));
       }
-    } catch (error) {
-      await close();
-      throw fetchError('fetch_error', `Could not prepare the browser context: ${(error as Error).message}`, {
-        retryable: true,
-        cause: error,
-      });
-    }
+    });
     return { fetch: (url, fetchOptions = {}) => this.render(context, url, fetchOptions, router), close };
   }
 
@@ -221,36 +192,65 @@ export class DynamicFetcher {
       throw error;
     }
     const release = lease;
-    let context: BrowserContext;
+    const context = await this.newContext(release, server, options.userAgent, () => proxy.close());
+    const close = this.closerOf(context, release, () => proxy.close());
+    const router = new SessionRouter(guard, new Set(['media']), undefined, undefined);
+    await this.prepare(context, router, close);
+    return { context, router, close };
+  }
+
+  /**
+   * A browser context on `lease` with the fetcher's settings, through `proxyServer` when there is one. When it
+   * cannot be opened, the lease is released and `onFail` runs (a context's own proxy is closed).
+   */
+  private async newContext(
+    lease: BrowserLease,
+    proxyServer: string | undefined,
+    userAgent: string | undefined,
+    onFail?: () => Promise<void>,
+  ): Promise<BrowserContext> {
     try {
-      context = await release.browser.newContext({
-        proxy: { server },
+      return await lease.browser.newContext({
+        ...(proxyServer ? { proxy: { server: proxyServer } } : {}),
         ignoreHTTPSErrors: true,
-        serviceWorkers: 'block',
-        userAgent: options.userAgent ?? this.userAgent,
+        serviceWorkers: 'block', // service workers' requests bypass route()
+        userAgent: userAgent ?? this.userAgent,
         viewport: this.viewport,
         javaScriptEnabled: true,
         acceptDownloads: false,
       });
     } catch (error) {
-      await release.release();
-      await proxy.close();
+      await lease.release();
+      await onFail?.();
       throw fetchError('fetch_error', `Could not open a browser context: ${(error as Error).message}`, { retryable: true, cause: error });
     }
+  }
+
+  /** Counts a new context open; returns what closes it once: the context, then its lease, then `after` (its own proxy). */
+  private closerOf(context: BrowserContext, lease: BrowserLease, after?: () => Promise<void>): () => Promise<void> {
     this.openContexts++;
-    const router = new SessionRouter(guard, new Set(['media']), undefined, undefined);
     let closed = false;
-    const close = async () => {
+    return async () => {
       if (closed) return;
       closed = true;
       this.openContexts--;
       await context.close().catch(() => undefined);
-      await release.release();
-      await proxy.close();
+      await lease.release();
+      await after?.();
     };
+  }
+
+  /** Readies a new context (no peer connections, the session router, then `more`); when that fails, it is closed. */
+  private async prepare(
+    context: BrowserContext,
+    router: SessionRouter,
+    close: () => Promise<void>,
+    more?: () => Promise<void>,
+  ): Promise<void> {
     try {
       await removePeerConnections(context);
       await router.install(context);
+      await more?.();
     } catch (error) {
       await close();
       throw fetchError('fetch_error', `Could not prepare the browser context: ${(error as Error).message}`, {
@@ -258,7 +258,6 @@ export class DynamicFetcher {
         cause: error,
       });
     }
-    return { context, router, close };
   }
 
   stats(): DynamicFetcherStats {

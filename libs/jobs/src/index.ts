@@ -9,6 +9,7 @@ export {
   TEST_JOB_TYPE,
   type JobEventRecord,
   type JobRecord,
+  type JobSummaryFields,
   type JobType,
   type JobView,
   type JobWebhookTarget,

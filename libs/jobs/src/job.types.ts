@@ -49,17 +49,8 @@ export interface JobWebhookTarget {
   headers: Array<{ name: string; value: string }>;
 }
 
-/**
- * A job as stored, typed by its input and its result (as BullMQ's `Job<Data, Return>`): `I`, the type-specific
- * input its handler parses (JobHandler.parseInput); `R`, what a one-page job leaves on its record for its
- * answer (an extract's `extraction` facts; JobCompletion<R>). Writer and reader of each name the same types.
- * A record read without knowing its type is `JobRecord` (input and result unknown). Wire views are built by
- * toJobView.
- */
-export type JobRecord<I = unknown, R = unknown> = {
-  _id: string;
-  user_id: string;
-  organization_id: string;
+/** What a job's stored record and its wire view (JobView) both carry, by the same names (a type: records need no index signature). */
+export type JobSummaryFields = {
   type: JobType;
   status: JobStatus;
   url: string | null;
@@ -73,10 +64,23 @@ export type JobRecord<I = unknown, R = unknown> = {
   failed_count: number;
   token_usage_input: number;
   token_usage_output: number;
-  /** One-page jobs: what their model calls cost at the provider's prices (the answer's `usage.llm_cost_usd` reads the job's facts). */
-  llm_cost_usd?: number;
   error_category: ErrorCategory | null;
   error_message: string | null;
+};
+
+/**
+ * A job as stored, typed by its input and its result (as BullMQ's `Job<Data, Return>`): `I`, the type-specific
+ * input its handler parses (JobHandler.parseInput); `R`, what a one-page job leaves on its record for its
+ * answer (an extract's `extraction` facts; JobCompletion<R>). Writer and reader of each name the same types.
+ * A record read without knowing its type is `JobRecord` (input and result unknown). Wire views are built by
+ * toJobView.
+ */
+export type JobRecord<I = unknown, R = unknown> = JobSummaryFields & {
+  _id: string;
+  user_id: string;
+  organization_id: string;
+  /** One-page jobs: what their model calls cost at the provider's prices (the answer's `usage.llm_cost_usd` reads the job's facts). */
+  llm_cost_usd?: number;
   /** Last event sequence number allocated for this job. */
   event_seq: number;
   /** Whether this job holds one of its user's running slots. */
@@ -110,23 +114,8 @@ export type JobRecord<I = unknown, R = unknown> = {
   deleted_at?: string | null;
 };
 
-export interface JobView {
+export interface JobView extends JobSummaryFields {
   id: string;
-  type: JobType;
-  status: JobStatus;
-  url: string | null;
-  capture_debug: boolean;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  cost_usd: number;
-  page_count: number;
-  urls_queued: number;
-  failed_count: number;
-  token_usage_input: number;
-  token_usage_output: number;
-  error_category: ErrorCategory | null;
-  error_message: string | null;
   /** Model attempts of the job (provider, model, outcome, tokens, duration, cost), when it called models. */
   attempts?: unknown[];
   /** Extraction facts of a single-page job: model, provider, timings, model cost, whose key paid. */

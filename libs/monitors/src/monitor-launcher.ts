@@ -5,15 +5,12 @@ import { splitOptionsFetchControl } from '@app/fetch';
 import { JobIntakeService } from '@app/intake';
 import { JobsService } from '@app/jobs';
 import { openFetchSecrets, resolveCrawlOptions, validCrawlOptions, withSavedSecrets } from '@app/sites';
-import { LOGGER, type AppLogger } from '@app/observability';
 import { MonitorAnnouncer } from './monitor-announcer';
-import { MonitorClock } from './monitor-clock';
 import { MonitorListJobs } from './monitor-list-jobs';
 import { monitorLlm, monitorSecrets } from './monitor-llm';
-import { MonitorMetrics } from './monitor-metrics';
-import { activeLockId, MonitorRunsRepository } from './monitor-runs.repository';
+import { MonitorRecords, MonitorRuntime } from './monitor-parts';
+import { activeLockId } from './monitor-runs.repository';
 import { emptyCounts, type MonitorRecord, type MonitorRunRecord, type RunTrigger } from './monitor.types';
-import { MonitorsRepository } from './monitors.repository';
 import { refusalOf } from './run-refusal';
 
 /** How long a run may stay `starting` (its replica died before the job existed) before its slot is freed. */
@@ -38,23 +35,20 @@ export const monitorCaller = (monitor: MonitorRecord): Caller => ({
 @Injectable()
 export class MonitorLauncher {
   constructor(
-    private readonly monitors: MonitorsRepository,
-    private readonly runs: MonitorRunsRepository,
+    private readonly records: MonitorRecords,
+    private readonly runtime: MonitorRuntime,
     private readonly intake: JobIntakeService,
     private readonly jobs: JobsService,
-    private readonly clock: MonitorClock,
-    private readonly metrics: MonitorMetrics,
     private readonly announcer: MonitorAnnouncer,
     private readonly listJobs: MonitorListJobs,
     @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
-    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
   /** The run, or null when another replica claimed this slot first. */
   async start(monitor: MonitorRecord, trigger: RunTrigger, dueAt: string): Promise<MonitorRunRecord | null>;
   async start(monitor: MonitorRecord, trigger: 'manual', dueAt: string): Promise<MonitorRunRecord>;
   async start(monitor: MonitorRecord, trigger: RunTrigger, dueAt: string): Promise<MonitorRunRecord | null> {
-    const now = new Date(this.clock.now()).toISOString();
+    const now = new Date(this.runtime.clock.now()).toISOString();
     const run: MonitorRunRecord = {
       _id: trigger === 'schedule' ? `${monitor._id}:${dueAt}` : `${monitor._id}:manual:${newId()}`,
       monitor_id: monitor._id,
@@ -68,19 +62,21 @@ export class MonitorLauncher {
       created_at: now,
       finished_at: null,
     };
-    if (!(await this.runs.claim(run))) return null;
+    if (!(await this.records.runs.claim(run))) return null;
     if (!(await this.takeSlot(monitor._id, run._id))) {
-      this.metrics.runs.inc({ outcome: 'skipped' });
-      return (await this.runs.set(run._id, { status: 'skipped', reason: 'the previous run was still going', finished_at: now })) ?? run;
+      this.runtime.metrics.runs.inc({ outcome: 'skipped' });
+      return (
+        (await this.records.runs.set(run._id, { status: 'skipped', reason: 'the previous run was still going', finished_at: now })) ?? run
+      );
     }
     try {
       const jobId = await this.createJob(monitor, run._id);
-      this.metrics.runs.inc({ outcome: 'started' });
-      await this.monitors.update(monitor._id, {
+      this.runtime.metrics.runs.inc({ outcome: 'started' });
+      await this.records.monitors.update(monitor._id, {
         $set: { last_run_id: run._id, last_run_at: now, last_run_status: 'running' },
         $inc: { runs_total: 1 },
       });
-      return (await this.runs.set(run._id, { status: 'running', job_id: jobId })) ?? { ...run, status: 'running', job_id: jobId };
+      return (await this.records.runs.set(run._id, { status: 'running', job_id: jobId })) ?? { ...run, status: 'running', job_id: jobId };
     } catch (error) {
       // A store outage is no refusal: the run stays `starting` and its slot is freed after STARTING_TIMEOUT_MS.
       if (isStoreUnavailable(error)) throw error;
@@ -97,7 +93,7 @@ export class MonitorLauncher {
   private async refused(monitor: MonitorRecord, run: MonitorRunRecord, error: unknown, now: string): Promise<MonitorRunRecord> {
     const refusal = refusalOf(error);
     if (!(error instanceof AppError))
-      this.logger.error({ err: error, monitor_id: monitor._id, run_id: run._id }, 'monitor run could not start');
+      this.runtime.logger.error({ err: error, monitor_id: monitor._id, run_id: run._id }, 'monitor run could not start');
     const job = await this.jobs.recordRefused(
       monitorCaller(monitor),
       {
@@ -109,11 +105,11 @@ export class MonitorLauncher {
       },
       refusal,
     );
-    this.metrics.runs.inc({ outcome: 'failed' });
+    this.runtime.metrics.runs.inc({ outcome: 'failed' });
     const failed: MonitorRunRecord = { ...run, status: 'failed', reason: refusal.message, job_id: job._id, finished_at: now };
-    await this.runs.set(run._id, { status: 'failed', reason: refusal.message, job_id: job._id, finished_at: now });
-    await this.runs.unlock(activeLockId(monitor._id), run._id);
-    await this.monitors.update(monitor._id, {
+    await this.records.runs.set(run._id, { status: 'failed', reason: refusal.message, job_id: job._id, finished_at: now });
+    await this.records.runs.unlock(activeLockId(monitor._id), run._id);
+    await this.records.monitors.update(monitor._id, {
       $set: { last_run_id: run._id, last_run_at: now, last_run_status: 'failed' },
       $inc: { runs_total: 1, consecutive_failures: 1 },
     });
@@ -123,21 +119,21 @@ export class MonitorLauncher {
 
   /** The active-run lock; a lock left by a run that never got its job (its replica died) is broken after a while. */
   private async takeSlot(monitorId: string, runId: string): Promise<boolean> {
-    if (await this.runs.lock(activeLockId(monitorId), monitorId, runId, '')) return true;
-    const holder = await this.runs.lockHolder(activeLockId(monitorId));
-    if (!holder) return this.runs.lock(activeLockId(monitorId), monitorId, runId, '');
-    const held = await this.runs.find(holder.run_id);
+    if (await this.records.runs.lock(activeLockId(monitorId), monitorId, runId, '')) return true;
+    const holder = await this.records.runs.lockHolder(activeLockId(monitorId));
+    if (!holder) return this.records.runs.lock(activeLockId(monitorId), monitorId, runId, '');
+    const held = await this.records.runs.find(holder.run_id);
     const stale =
       !held ||
       held.status === 'completed' ||
       held.status === 'failed' ||
       held.status === 'skipped' ||
-      (held.status === 'starting' && this.clock.now() - Date.parse(held.created_at) > STARTING_TIMEOUT_MS);
+      (held.status === 'starting' && this.runtime.clock.now() - Date.parse(held.created_at) > STARTING_TIMEOUT_MS);
     if (!stale) return false;
     if (held?.status === 'starting')
-      await this.runs.set(held._id, { status: 'failed', reason: 'its replica stopped before the crawl started' });
-    await this.runs.unlock(activeLockId(monitorId), holder.run_id);
-    return this.runs.lock(activeLockId(monitorId), monitorId, runId, '');
+      await this.records.runs.set(held._id, { status: 'failed', reason: 'its replica stopped before the crawl started' });
+    await this.records.runs.unlock(activeLockId(monitorId), holder.run_id);
+    return this.records.runs.lock(activeLockId(monitorId), monitorId, runId, '');
   }
 
   /**

@@ -1,15 +1,9 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@app/config';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { JobLifecycleHooks } from '@app/jobs';
-import { LOGGER, type AppLogger } from '@app/observability';
-import { MonitorClock } from './monitor-clock';
 import { MonitorFinisher } from './monitor-finisher';
 import { MonitorLauncher } from './monitor-launcher';
-import { MonitorMetrics } from './monitor-metrics';
-import { MonitorRunsRepository } from './monitor-runs.repository';
+import { MonitorRecords, MonitorRuntime } from './monitor-parts';
 import { slotAfter } from './monitor-slots';
-import { MonitorStateRepository } from './monitor-state.repository';
-import { MonitorsRepository } from './monitors.repository';
 import { monitorRunIdOf } from './monitor-run-input';
 
 /** Due monitors started per tick (the rest wait for the next tick). */
@@ -32,16 +26,11 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
   private ticks = 0;
 
   constructor(
-    private readonly monitors: MonitorsRepository,
-    private readonly runs: MonitorRunsRepository,
-    private readonly state: MonitorStateRepository,
+    private readonly records: MonitorRecords,
+    private readonly runtime: MonitorRuntime,
     private readonly launcher: MonitorLauncher,
     private readonly finisher: MonitorFinisher,
     private readonly hooks: JobLifecycleHooks,
-    private readonly clock: MonitorClock,
-    private readonly metrics: MonitorMetrics,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LOGGER) private readonly logger: AppLogger,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -50,11 +39,11 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
       if (!['job.completed', 'job.failed', 'job.cancelled'].includes(event.type)) return;
       const runId = monitorRunIdOf(event.job.input);
       if (runId === null) return;
-      const run = await this.runs.find(runId);
+      const run = await this.records.runs.find(runId);
       if (run) await this.finisher.finishIfDone(run);
     });
-    if (!this.config.monitorScheduler) return;
-    this.timer = setInterval(() => void this.tickOnce(), this.config.monitorTickMs);
+    if (!this.runtime.config.monitorScheduler) return;
+    this.timer = setInterval(() => void this.tickOnce(), this.runtime.config.monitorTickMs);
     this.timer.unref();
   }
 
@@ -68,31 +57,35 @@ export class MonitorScheduler implements OnApplicationBootstrap, OnApplicationSh
     if (this.ticking) return;
     this.ticking = this.tick()
       .then(() => undefined)
-      .catch((error: unknown) => this.logger.error({ err: error }, 'monitor scheduler tick failed'))
+      .catch((error: unknown) => this.runtime.logger.error({ err: error }, 'monitor scheduler tick failed'))
       .finally(() => (this.ticking = null));
     await this.ticking;
   }
 
   /** Starts what is due at the clock's now, finishes ended runs; returns the runs it started or skipped. */
   async tick(): Promise<string[]> {
-    const now = this.clock.now();
+    const now = this.runtime.clock.now();
     const started: string[] = [];
-    const due = await this.monitors.due(new Date(now).toISOString(), DUE_BATCH);
-    this.metrics.due.set(due.length);
+    const due = await this.records.monitors.due(new Date(now).toISOString(), DUE_BATCH);
+    this.runtime.metrics.due.set(due.length);
     for (const monitor of due) {
       const slot = monitor.next_slot_at;
       if (!slot || monitor.paused) continue;
       const run = await this.launcher.start(monitor, 'schedule', slot);
       // Whoever claimed the slot, it is spent: the monitor moves to the first slot after now.
-      await this.monitors.advance(monitor._id, slot, slotAfter(monitor, Math.max(now, Date.parse(slot)), this.config.monitorJitterMaxMs));
+      await this.records.monitors.advance(
+        monitor._id,
+        slot,
+        slotAfter(monitor, Math.max(now, Date.parse(slot)), this.runtime.config.monitorJitterMaxMs),
+      );
       if (run) started.push(run._id);
     }
-    const running = await this.runs.withStatus('running', 1000);
-    this.metrics.running.set(running.length);
+    const running = await this.records.runs.withStatus('running', 1000);
+    this.runtime.metrics.running.set(running.length);
     for (const run of running) await this.finisher.finishIfDone(run);
-    this.metrics.maxFailures.set(await this.monitors.maxConsecutiveFailures());
+    this.runtime.metrics.maxFailures.set(await this.records.monitors.maxConsecutiveFailures());
     if (this.ticks++ % PRUNE_EVERY_TICKS === 0) {
-      await this.state.pruneChanges(new Date(now - this.config.monitorHistoryDays * DAY_MS).toISOString());
+      await this.records.state.pruneChanges(new Date(now - this.runtime.config.monitorHistoryDays * DAY_MS).toISOString());
     }
     return started;
   }

@@ -8,6 +8,7 @@ import { MonitorFinisher } from './monitor-finisher';
 import { MonitorLauncher } from './monitor-launcher';
 import { MonitorMetrics } from './monitor-metrics';
 import { MonitorPagesService } from './monitor-pages.service';
+import { MonitorRecords, MonitorRuntime } from './monitor-parts';
 import { MonitorRunsRepository } from './monitor-runs.repository';
 import { MonitorScheduler } from './monitor-scheduler';
 import { MonitorStateRepository } from './monitor-state.repository';
@@ -29,6 +30,8 @@ export class MonitorsModule {
       providers: [
         MonitorClock,
         MonitorMetrics,
+        MonitorRecords,
+        MonitorRuntime,
         MonitorsRepository,
         MonitorRunsRepository,
         MonitorStateRepository,

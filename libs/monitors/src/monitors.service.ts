@@ -1,23 +1,19 @@
 import type { JobWebhookTarget } from '@app/jobs';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
-import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Errors, newId, SECRET_SEALER, type FieldError, type SecretSealer } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import type { LlmConfigInput } from '@app/llm';
 import { savedCrawlOptions, type StoredFetchSecrets } from '@app/sites';
 import { WebhooksService } from '@app/webhooks';
 import type { CreateMonitorDto, MonitorNotifyDto, UpdateMonitorDto } from './dto/monitor.dto';
-import { MonitorClock } from './monitor-clock';
 import { MonitorLauncher } from './monitor-launcher';
 import { MonitorListJobs } from './monitor-list-jobs';
 import { monitorLlm } from './monitor-llm';
 import { seedProblems } from './monitor-seed';
-import { MonitorRunsRepository } from './monitor-runs.repository';
-import { MonitorStateRepository } from './monitor-state.repository';
+import { MonitorRecords, MonitorRuntime } from './monitor-parts';
 import { NOTIFY_KINDS, type MonitorRecord } from './monitor.types';
 import { changeView, itemView, monitorListView, monitorView, runView, type MonitorView } from './monitor-view';
-import { MonitorsRepository } from './monitors.repository';
 import { normaliseSchedule, scheduleProblems } from './schedule';
 import { slotAfter } from './monitor-slots';
 import { keyPlan } from './units';
@@ -32,20 +28,17 @@ const MONITOR_EVENTS = ['monitor.changed', 'monitor.failed'];
 @Injectable()
 export class MonitorsService {
   constructor(
-    private readonly monitors: MonitorsRepository,
-    private readonly runs: MonitorRunsRepository,
-    private readonly state: MonitorStateRepository,
+    private readonly records: MonitorRecords,
+    private readonly runtime: MonitorRuntime,
     private readonly intake: JobIntakeService,
     private readonly webhooks: WebhooksService,
     private readonly launcher: MonitorLauncher,
     private readonly listJobs: MonitorListJobs,
-    private readonly clock: MonitorClock,
     @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async create(caller: Caller, dto: CreateMonitorDto): Promise<MonitorView> {
-    const at = new Date(this.clock.now()).toISOString();
+    const at = new Date(this.runtime.clock.now()).toISOString();
     const record: MonitorRecord = {
       _id: newId(),
       user_id: caller.userId,
@@ -81,15 +74,15 @@ export class MonitorsService {
     Object.assign(record, this.savedOptions(dto.options, null));
     await this.check(caller, record, dto);
     Object.assign(record, this.sealed(dto.llm_config), await this.notifyOf(caller, dto.notify));
-    if (!record.paused) Object.assign(record, slotAfter(record, Date.parse(at) - 1, this.config.monitorJitterMaxMs));
-    await this.monitors.insert(record);
+    if (!record.paused) Object.assign(record, slotAfter(record, Date.parse(at) - 1, this.runtime.config.monitorJitterMaxMs));
+    await this.records.monitors.insert(record);
     return monitorView(record, null, 0);
   }
 
   async list(caller: Caller, limit: number, offset: number): Promise<{ monitors: Array<Omit<MonitorView, 'urls'>>; total: number }> {
-    const records = await this.monitors.listOwn(caller, limit, offset);
+    const records = await this.records.monitors.listOwn(caller, limit, offset);
     const monitors = await Promise.all(records.map(async (m) => monitorListView(await this.view(m))));
-    return { monitors, total: await this.monitors.countOwn(caller) };
+    return { monitors, total: await this.records.monitors.countOwn(caller) };
   }
 
   async get(caller: Caller, id: string): Promise<MonitorView> {
@@ -126,19 +119,22 @@ export class MonitorsService {
     if (dto.llm_config !== undefined) Object.assign(next, this.sealed(dto.llm_config));
     if (dto.notify !== undefined) Object.assign(next, await this.notifyOf(caller, dto.notify));
     if (dto.paused !== undefined) next.paused = dto.paused;
-    const set: Record<string, unknown> = { ...next, updated_at: new Date(this.clock.now()).toISOString() };
+    const set: Record<string, unknown> = { ...next, updated_at: new Date(this.runtime.clock.now()).toISOString() };
     delete set._id;
     if (dto.schedule !== undefined || (dto.paused === false && current.paused)) {
       set.anchor_at = set.updated_at;
-      Object.assign(set, slotAfter({ ...next, anchor_at: set.updated_at as string }, this.clock.now(), this.config.monitorJitterMaxMs));
+      Object.assign(
+        set,
+        slotAfter({ ...next, anchor_at: set.updated_at as string }, this.runtime.clock.now(), this.runtime.config.monitorJitterMaxMs),
+      );
     }
     if (next.paused) Object.assign(set, { next_slot_at: null, next_run_at: null });
-    const updated = await this.monitors.updateOwn(caller, id, set);
+    const updated = await this.records.monitors.updateOwn(caller, id, set);
     if (!updated) throw Errors.notFound('Monitor');
     // A page taken out of the list is forgotten now; its records are removed by the next run (docs/monitors.md).
     const kept = new Set(updated.urls ?? []);
     const dropped = (current.urls ?? []).filter((url) => !kept.has(url));
-    if (dropped.length) await this.state.forgetPages(id, dropped);
+    if (dropped.length) await this.records.state.forgetPages(id, dropped);
     return this.view(updated);
   }
 
@@ -152,15 +148,15 @@ export class MonitorsService {
 
   /** Deletes the monitor and its history (runs, state, changes); a run going on ends, and its changes are dropped. */
   async remove(caller: Caller, id: string): Promise<void> {
-    if (!(await this.monitors.deleteOwn(caller, id))) throw Errors.notFound('Monitor');
-    await this.runs.deleteMonitor(id);
-    await this.state.deleteMonitor(id);
+    if (!(await this.records.monitors.deleteOwn(caller, id))) throw Errors.notFound('Monitor');
+    await this.records.runs.deleteMonitor(id);
+    await this.records.state.deleteMonitor(id);
   }
 
   /** POST /run: a run now, outside the schedule (409 while a run of this monitor is going). */
   async run(caller: Caller, id: string): Promise<{ run: ReturnType<typeof runView>; job_id: string; job_type: 'crawl' | 'batch' }> {
     const monitor = await this.record(caller, id);
-    const run = await this.launcher.start(monitor, 'manual', new Date(this.clock.now()).toISOString());
+    const run = await this.launcher.start(monitor, 'manual', new Date(this.runtime.clock.now()).toISOString());
     if (run.status === 'skipped') throw Errors.conflict('A run of this monitor is going; try again when it ended.');
     // Refused (its model, site or schema gone...): recorded as a failed run on a failed job, and answered as what it is.
     if (run.status === 'failed' || !run.job_id) {
@@ -171,8 +167,8 @@ export class MonitorsService {
 
   async listRuns(caller: Caller, id: string, limit: number, offset: number) {
     await this.record(caller, id);
-    const runs = await this.runs.list(id, limit, offset);
-    return { runs: runs.map(runView), total: await this.runs.count(id) };
+    const runs = await this.records.runs.list(id, limit, offset);
+    return { runs: runs.map(runView), total: await this.records.runs.count(id) };
   }
 
   async changes(
@@ -182,23 +178,23 @@ export class MonitorsService {
   ) {
     await this.record(caller, id);
     const filter = { since: query.since, kind: query.kind, runId: query.run_id, limit: query.limit, offset: query.offset };
-    const changes = await this.state.listChanges(id, filter);
-    return { changes: changes.map(changeView), total: await this.state.countChanges(id, filter) };
+    const changes = await this.records.state.listChanges(id, filter);
+    return { changes: changes.map(changeView), total: await this.records.state.countChanges(id, filter) };
   }
 
   async currentState(caller: Caller, id: string, limit: number, offset: number) {
     await this.record(caller, id);
-    const items = await this.state.listItems(id, limit, offset);
-    return { items: items.map(itemView), total: await this.state.countItems(id) };
+    const items = await this.records.state.listItems(id, limit, offset);
+    return { items: items.map(itemView), total: await this.records.state.countItems(id) };
   }
 
   private async view(monitor: MonitorRecord): Promise<MonitorView> {
-    const last = monitor.last_run_id ? await this.runs.find(monitor.last_run_id) : null;
-    return monitorView(monitor, last, await this.state.countItems(monitor._id));
+    const last = monitor.last_run_id ? await this.records.runs.find(monitor.last_run_id) : null;
+    return monitorView(monitor, last, await this.records.state.countItems(monitor._id));
   }
 
   private async record(caller: Caller, id: string): Promise<MonitorRecord> {
-    const monitor = await this.monitors.findOwn(caller, id);
+    const monitor = await this.records.monitors.findOwn(caller, id);
     if (!monitor) throw Errors.notFound('Monitor');
     return monitor;
   }
@@ -210,7 +206,7 @@ export class MonitorsService {
    */
   private async check(caller: Caller, monitor: MonitorRecord, dto: Partial<CreateMonitorDto>): Promise<void> {
     const problems: FieldError[] = [
-      ...scheduleProblems(dto.schedule ?? monitor.schedule, this.config.monitorMinIntervalMs),
+      ...scheduleProblems(dto.schedule ?? monitor.schedule, this.runtime.config.monitorMinIntervalMs),
       ...seedProblems(monitor),
     ];
     if (problems.length) throw Errors.validation(problems);

@@ -1,5 +1,5 @@
-import { backoffMs, isStoreUnavailable, type Backoff } from '@app/core';
-import { PermanentError, HandBackError, type MessageHandler, type QueueMessage } from './queue.port';
+import { BACKOFFS, backoffMs, isStoreUnavailable, type Backoff } from '@app/core';
+import { PermanentError, HandBackError, type EnqueueOptions, type MessageHandler, type QueueMessage } from './queue.port';
 
 /** How long a message whose handler met a store outage waits before its next delivery (the attempt is not used up). */
 export const OUTAGE_RETRY_MS = 2000;
@@ -20,6 +20,39 @@ export function backoffDelayMs(attempt: number, backoff: { delayMs: number; maxD
 /** A row of BACKOFFS as a message's `backoff` option: the port doubles per attempt without jitter, so only such rows fit. */
 export function messageBackoff(row: Backoff & { factor: 2; jitter: 'none' }): { delayMs: number; maxDelayMs?: number } {
   return row.maxMs === undefined ? { delayMs: row.baseMs } : { delayMs: row.baseMs, maxDelayMs: row.maxMs };
+}
+
+/** What the two Redis queue adapters (bull/, redis-list/) are configured with alike. */
+export interface RedisQueueOptions {
+  redisUrl: string;
+  /** Redis key prefix (default 'gleaner' for Bull, 'gleaner:lq' for redis-list). */
+  prefix?: string;
+  /**
+   * A consumer that has not shown it is alive this long is dead: its messages go to others (default 10000).
+   * Bull's lockDuration, renewed every quarter of it; the redis-list consumer's alive key.
+   */
+  stalledAfterMs?: number;
+  /** How often the check for dead consumers (and redis-list's due delayed messages) runs (default a fifth of stalledAfterMs). */
+  stalledCheckMs?: number;
+  /** How many times a message may be taken back from a dead consumer before it fails (default 2). */
+  maxStalledCount?: number;
+  /** After aborting handlers on stop, how long to wait for them to hand back (default 5000). */
+  abortGraceMs?: number;
+  /** Redis errors that have no caller to reject (default: ignored). */
+  onError?: (error: Error, queue: string) => void;
+  /** The wait before a retry (default: the port rule, backoffDelayMs); tests wrap it to see the waits asked for. */
+  retryDelay?: RetryDelay;
+}
+
+/** A message's backoff when its enqueue options name none. */
+export const DEFAULT_BACKOFF = messageBackoff(BACKOFFS.queueMessage);
+
+/** The retry rule a message is enqueued with, in every adapter: its options' attempts (default 3) and backoff over DEFAULT_BACKOFF. */
+export function messageRetry(options: Pick<EnqueueOptions, 'attempts' | 'backoff'>): {
+  attempts: number;
+  backoff: { delayMs: number; maxDelayMs?: number };
+} {
+  return { attempts: options.attempts ?? 3, backoff: { ...DEFAULT_BACKOFF, ...options.backoff } };
 }
 
 export function toError(value: unknown): Error {

@@ -1,25 +1,16 @@
 /** The shapes of the service's answers the CLI reads (see GET /api/v1/openapi.json). */
+import type { JobSummaryFields } from '@app/jobs';
 
 export type JobStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 
 export const TERMINAL_STATUSES: readonly string[] = ['completed', 'failed', 'cancelled'];
 
-export interface JobView {
+/** GET /jobs/{id}: the service's job view as the CLI reads it (a job type or error category it does not know is a string). */
+export interface JobView extends Omit<JobSummaryFields, 'type' | 'status' | 'capture_debug' | 'error_category'> {
   id: string;
   type: string;
   status: JobStatus;
-  url: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  cost_usd: number;
-  page_count: number;
-  urls_queued: number;
-  failed_count: number;
-  token_usage_input: number;
-  token_usage_output: number;
   error_category: string | null;
-  error_message: string | null;
   /** A finished extract's facts (docs/api.md "Jobs"); absent on other jobs. */
   extraction?: ExtractionFactsView;
   [key: string]: unknown;

@@ -18,7 +18,7 @@ import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import { canonicalize, canonRulesOf, DEFAULT_CANON, type CanonRules } from '../url-canon';
 import type { BatchDuplicate, BatchListQuery, BatchRequestDto } from './dto/batch-request.dto';
-import { pagePlan, type PagePlanFields } from './page-plan';
+import { pagePlan, plannedInput, type PagePlanFields } from './page-plan';
 
 /** Invalid URLs listed in one 422 (the count says how many more there were). */
 const MAX_URL_ERRORS = 100;
@@ -196,16 +196,12 @@ export class BatchRequestsService {
       type: 'batch',
       url: list.urls[0],
       input: (llmConfig) => ({
-        url: list.urls[0],
-        schema: plan.schema,
-        schema_id: plan.schemaId,
-        page_formats: plan.pageFormats,
-        ...(plan.prompt !== null ? { prompt: plan.prompt } : {}),
-        warnings: plan.warnings,
-        site_id: site?._id ?? null,
-        llm_config: llmConfig,
-        options,
-        extraction_mode: request.extraction_mode ?? 'model',
+        ...plannedInput(list.urls[0], plan, {
+          site_id: site?._id ?? null,
+          llm_config: llmConfig,
+          options,
+          extraction_mode: request.extraction_mode ?? 'model',
+        }),
         source: { kind: 'list', list_id: listId, urls: list.urls.length, duplicates: list.duplicateCount },
       }),
       captureDebug: request.capture_debug ?? false,
@@ -216,7 +212,7 @@ export class BatchRequestsService {
       requireModel: plan.schema !== null,
       secrets,
       beforeCreate: async () => {
-        await this.repository.storeList(listId, caller.userId, list.urls);
+        await this.repository.lists.storeList(listId, caller.userId, list.urls);
       },
     });
     const statusUrl = `${publicBaseUrl(this.config.publicUrl, origin, this.config.port)}/api/v1/jobs/${job.id}`;

@@ -24,8 +24,8 @@ export class CrawlMapService {
     const job = await this.jobs.getRecord(caller, jobId);
     if (!onCrawlEngine(job.type)) throw Errors.notFound('Crawl map');
     const input = mapInput(job.input);
-    const state = await this.repository.state(jobId);
-    const count = (status?: EntryStatus) => this.repository.countEntries(jobId, status);
+    const state = await this.repository.states.state(jobId);
+    const count = (status?: EntryStatus) => this.repository.map.countEntries(jobId, status);
     const [
       total,
       completed,
@@ -47,13 +47,13 @@ export class CrawlMapService {
       count('skipped'),
       count('pending'),
       count('running'),
-      this.repository.countRateLimited(jobId),
-      this.repository.countByMethod(jobId, 'model'),
-      this.repository.countByMethod(jobId, 'selectors'),
-      this.repository.countByMethod(jobId, 'mixed'),
-      this.repository.countByMethod(jobId, 'scrape'),
-      this.repository.countUngrounded(jobId),
-      this.repository.countListIncomplete(jobId),
+      this.repository.map.countRateLimited(jobId),
+      this.repository.map.countByMethod(jobId, 'model'),
+      this.repository.map.countByMethod(jobId, 'selectors'),
+      this.repository.map.countByMethod(jobId, 'mixed'),
+      this.repository.map.countByMethod(jobId, 'scrape'),
+      this.repository.map.countUngrounded(jobId),
+      this.repository.map.countListIncomplete(jobId),
     ]);
     const head = {
       job_id: jobId,
@@ -82,7 +82,7 @@ export class CrawlMapService {
       query.status !== undefined ||
       query.ungrounded !== undefined ||
       query.list_incomplete !== undefined;
-    const entries = this.repository.iterateMap({ userId: job.user_id }, jobId, {
+    const entries = this.repository.map.iterateMap({ userId: job.user_id }, jobId, {
       status: query.status,
       ungrounded: query.ungrounded === 'true',
       listIncomplete: query.list_incomplete === 'true',
@@ -111,7 +111,7 @@ export class CrawlMapService {
     if (!onCrawlEngine(job.type)) throw Errors.notFound('Crawl map');
     const owner = { userId: job.user_id };
     const failed: CrawlMapFailure[] = [];
-    for await (const entry of this.repository.iterateMap(owner, jobId, { status: 'failed', limit })) {
+    for await (const entry of this.repository.map.iterateMap(owner, jobId, { status: 'failed', limit })) {
       failed.push({
         id: entry.key,
         url: entry.url,
@@ -121,7 +121,7 @@ export class CrawlMapService {
       });
     }
     const robotsBlocked: string[] = [];
-    for await (const entry of this.repository.iterateMap(owner, jobId, { status: 'skipped' })) {
+    for await (const entry of this.repository.map.iterateMap(owner, jobId, { status: 'skipped' })) {
       if (entry.error_category === 'robots') robotsBlocked.push(entry.url);
       if (robotsBlocked.length >= limit) break;
     }

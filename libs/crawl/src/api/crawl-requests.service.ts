@@ -10,7 +10,7 @@ import { resolveCrawlOptions, validCrawlOptions, withSavedSecrets } from '@app/s
 import type { CrawlJobInput } from '../crawl-input';
 import type { CrawlQuery, CrawlRequestDto } from './dto/crawl-request.dto';
 import { canonicalize } from '../url-canon';
-import { pagePlan } from './page-plan';
+import { pagePlan, plannedInput } from './page-plan';
 
 export interface CrawlAnswer {
   /** 202 accepted (or the wait ran out), 200 when wait=true saw the crawl end. */
@@ -69,18 +69,13 @@ export class CrawlRequestsService {
     const job = await this.intake.submit<CrawlJobInput>(caller, {
       type: 'crawl',
       url: seed.url,
-      input: (llmConfig) => ({
-        url: seed.url,
-        schema: plan.schema,
-        schema_id: plan.schemaId,
-        page_formats: plan.pageFormats,
-        ...(plan.prompt !== null ? { prompt: plan.prompt } : {}),
-        warnings: plan.warnings,
-        site_id: site?._id ?? null,
-        llm_config: llmConfig,
-        options,
-        extraction_mode: dto.extraction_mode ?? 'model',
-      }),
+      input: (llmConfig) =>
+        plannedInput(seed.url, plan, {
+          site_id: site?._id ?? null,
+          llm_config: llmConfig,
+          options,
+          extraction_mode: dto.extraction_mode ?? 'model',
+        }),
       captureDebug: dto.capture_debug ?? false,
       requestId,
       webhooks: dto,

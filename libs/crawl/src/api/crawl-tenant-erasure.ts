@@ -21,7 +21,7 @@ export class CrawlTenantErasure implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.erasers.register({ name: 'batch_lists', phase: 'data', run: (userId) => this.repository.deleteListsOf({ userId }) });
+    this.erasers.register({ name: 'batch_lists', phase: 'data', run: (userId) => this.repository.lists.deleteListsOf({ userId }) });
     this.erasers.register({ name: 'duplicate_index', phase: 'data', run: (userId) => this.duplicates.forgetTenant(userId) });
     this.erasers.register({
       name: 'archive',

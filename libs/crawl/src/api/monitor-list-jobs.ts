@@ -46,7 +46,7 @@ export class CrawlMonitorListJobs extends MonitorListJobs {
       'body.options',
     );
     const listId = `list_${newId()}`;
-    await this.repository.storeList(listId, caller.userId, urls);
+    await this.repository.lists.storeList(listId, caller.userId, urls);
     const input: CrawlJobInput = {
       url: urls[0],
       schema: request.schema,

@@ -2,7 +2,7 @@ import type { Caller } from '@app/auth';
 import { AppError } from '@app/core';
 import { SCHEMA_FROM_PROMPT } from '@app/schema';
 import type { JobIntakeService } from '@app/intake';
-import { pagePlan } from './page-plan';
+import { pagePlan, plannedInput } from './page-plan';
 
 const caller = { userId: 'u1' } as Caller;
 const schema = { type: 'object', properties: { title: { type: 'string' } } };
@@ -180,5 +180,36 @@ describe('pagePlan', () => {
       'body.exclude_tags',
       'body.full_page_screenshot',
     ]);
+  });
+});
+
+describe('plannedInput (what a crawl and a batch store of their plan)', () => {
+  const job = { site_id: 'site_1', llm_config: null, options: { max_pages: 5 } as never, extraction_mode: 'model' as const };
+
+  it('stores the plan and the job fields in one order, the prompt only when there is one', () => {
+    const input = plannedInput(
+      'https://a.test/',
+      { schema, schemaId: 'sch_1', pageFormats: null, prompt: null, warnings: [] } as never,
+      job,
+    );
+    expect(Object.keys(input)).toEqual([
+      'url',
+      'schema',
+      'schema_id',
+      'page_formats',
+      'warnings',
+      'site_id',
+      'llm_config',
+      'options',
+      'extraction_mode',
+    ]);
+    expect(input).toMatchObject({ url: 'https://a.test/', schema, schema_id: 'sch_1', site_id: 'site_1', options: { max_pages: 5 } });
+    const prompted = plannedInput(
+      'https://a.test/',
+      { schema, schemaId: null, pageFormats: null, prompt: 'titles', warnings: [] } as never,
+      job,
+    );
+    expect(Object.keys(prompted).indexOf('prompt')).toBe(4);
+    expect(prompted.prompt).toBe('titles');
   });
 });

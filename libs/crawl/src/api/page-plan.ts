@@ -4,6 +4,7 @@ import { refuseLearnedFromPrompt, type FieldsAt, type JobIntakeService } from '@
 import { formatsFetchProblem, formatsNeedModel, normaliseFormats, type PageFormatsPlan, type ScrapeFormat } from '@app/pages';
 import type { JsonSchemaObject } from '@app/schema';
 import type { Caller } from '@app/auth';
+import type { CrawlJobInput } from '../crawl-input';
 
 /** What a crawl or batch request says about what to keep of each page. */
 export interface PagePlanFields {
@@ -108,4 +109,27 @@ export async function pagePlan(
 
 function isAbsent(value: unknown): boolean {
   return value === undefined || value === null;
+}
+
+/**
+ * The job input a crawl or a batch records of its plan, in the order it is stored (a batch adds its `source`):
+ * the first URL, what to keep of each page, the request's warnings, its site, model and options.
+ */
+export function plannedInput(
+  url: string,
+  plan: PagesKept,
+  job: Pick<CrawlJobInput, 'site_id' | 'llm_config' | 'options' | 'extraction_mode'>,
+): CrawlJobInput {
+  return {
+    url,
+    schema: plan.schema,
+    schema_id: plan.schemaId,
+    page_formats: plan.pageFormats,
+    ...(plan.prompt !== null ? { prompt: plan.prompt } : {}),
+    warnings: plan.warnings,
+    site_id: job.site_id,
+    llm_config: job.llm_config,
+    options: job.options,
+    extraction_mode: job.extraction_mode,
+  };
 }

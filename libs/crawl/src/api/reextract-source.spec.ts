@@ -78,7 +78,7 @@ describe('extractSource', () => {
 describe('crawlSource', () => {
   it('a crawl-engine job: its input as stored and its fetched pages as the crawl map counts them; no single page', async () => {
     const counted: unknown[] = [];
-    const repository = { countFetched: async (jobId: string, only: string) => (counted.push([jobId, only]), 7) };
+    const repository = { map: { countFetched: async (jobId: string, only: string) => (counted.push([jobId, only]), 7) } };
     const job = {
       _id: 'j_crawl',
       type: 'crawl',

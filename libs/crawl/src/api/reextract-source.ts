@@ -5,7 +5,7 @@ import type { JobRecord } from '@app/jobs';
 import { SINGLE_PAGE_KEY } from '@app/results';
 import { resolveCrawlOptions } from '@app/sites';
 import { parseCrawlInput, type ArchiveSource, type CrawlJobInput, type ReextractOnly } from '../crawl-input';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStorePort } from '../crawl.repository';
 
 /** What a re-extraction takes from its source job: what it extracted and how, and the pages to read again. */
 export interface ReextractSource {
@@ -26,11 +26,11 @@ const NOTHING_TO_REEXTRACT: Record<ReextractOnly, string> = {
 
 /** A crawl-engine job (crawl, batch, reextract, warc-extract): its fetched pages, as its crawl map counts them. */
 export async function crawlSource(
-  repository: Pick<CrawlRepository, 'countFetched'>,
+  repository: CrawlStorePort<{ map: 'countFetched' }>,
   job: JobRecord,
   only: ReextractOnly,
 ): Promise<ReextractSource> {
-  const pages = await repository.countFetched(job._id, only);
+  const pages = await repository.map.countFetched(job._id, only);
   // First: a job refused before it started (a monitor's run, docs/monitors.md) fetched nothing and has no crawl input to read.
   if (pages === 0) throw Errors.conflict(NOTHING_TO_REEXTRACT[only]);
   return { input: parseCrawlInput(job.input), pages, nothing: NOTHING_TO_REEXTRACT[only] };

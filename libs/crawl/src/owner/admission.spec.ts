@@ -26,10 +26,10 @@ describe('Admission', () => {
     skipped = [];
     putBack = [];
     dropped = rescans = recounts = 0;
-    tickets = new TicketBook(maxPages, (count, max) => f.repository.reserveTickets(f.run.jobId, f.run.epoch, count, max));
+    tickets = new TicketBook(maxPages, (count, max) => f.repository.states.reserveTickets(f.run.jobId, f.run.epoch, count, max));
     inFlight = new InFlightPages(new HostSchedule({ delayMs: 0, minIntervalMs: 0, maxConcurrency: 4 }));
     admission = new Admission(f.run, {
-      store: f.repository,
+      store: f.repository.entries,
       lease: {
         confirm: async () => {
           if (!leaseHeld) f.run.halt('lease-lost');
@@ -56,7 +56,12 @@ describe('Admission', () => {
     expect(await admission.admit(entry)).toBe(entry);
     expect(entry.ticket).toBe(1);
     expect(inFlight.has(entry.id)).toBe(true);
-    expect(await f.repository.entry(entry.id)).toMatchObject({ status: 'running', lease_epoch: f.run.epoch, ticket: 1, admitted: true });
+    expect(await f.repository.entries.entry(entry.id)).toMatchObject({
+      status: 'running',
+      lease_epoch: f.run.epoch,
+      ticket: 1,
+      admitted: true,
+    });
   });
 
   it('a page not extracted (the seed with extract_from_seed false) needs no ticket', async () => {
@@ -64,7 +69,7 @@ describe('Admission', () => {
     const seed = await f.pending('/', { extract: false });
     expect(await admission.admit(seed)).toBe(seed);
     expect(seed.ticket).toBeNull();
-    expect(await f.repository.entry(seed.id)).toMatchObject({ status: 'running', admitted: false });
+    expect(await f.repository.entries.entry(seed.id)).toMatchObject({ status: 'running', admitted: false });
     expect(tickets.reservedCount).toBe(0);
   });
 
@@ -112,7 +117,7 @@ describe('Admission', () => {
   it('gives the ticket back when the entry is no longer pending (closed by a redirect meanwhile)', async () => {
     await setUp();
     const a = await f.pending('/a');
-    await f.repository.skipPending(a.id, { error_category: 'duplicate' });
+    await f.repository.entries.skipPending(a.id, { error_category: 'duplicate' });
     expect(await admission.admit(a)).toBeNull();
     expect(tickets.freeCount).toBe(10); // the whole block (max_pages 10), none lost
     expect(inFlight.size).toBe(0);
@@ -123,7 +128,7 @@ describe('Admission', () => {
     admission.restoreTickets(2, new Set([1, 2]));
     expect(admission.closed).toBe(true);
     expect(dropped).toBe(1);
-    const entry = (await f.repository.entry((await f.pending('/adopted', { status: 'running', ticket: 1, admitted: true })).id))!;
+    const entry = (await f.repository.entries.entry((await f.pending('/adopted', { status: 'running', ticket: 1, admitted: true })).id))!;
     admission.adopt(entry);
     expect(inFlight.has(entry._id)).toBe(true);
     const adopted = admission.takeAdopted();

@@ -1,4 +1,4 @@
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlEntryStore } from '../store/crawl-entry-store';
 import type { CrawlEntry } from '../crawl.types';
 import { toWindowEntry, unadmittedTicket } from './crawl-entry';
 import type { CrawlLease } from './crawl-lease';
@@ -10,7 +10,7 @@ import type { JobCounters } from './job-counters';
 import type { RobotsGate } from './robots-gate';
 import type { TicketBook } from './ticket-book';
 
-export type AdmissionStore = Pick<CrawlRepository, 'claim'>;
+export type AdmissionStore = Pick<CrawlEntryStore, 'claim'>;
 
 /** Admission's collaborators, by name. */
 export interface AdmissionParts {

@@ -18,7 +18,7 @@ describe("ArchiveSeeding (a re-extraction's pages into the frontier)", () => {
 
   async function entries() {
     const out: Array<{ url: string; key: string; via: string; list_index?: number; depth: number }> = [];
-    for await (const e of f.repository.iterateMap({ userId: 'user_spec' }, f.run.jobId, {}))
+    for await (const e of f.repository.map.iterateMap({ userId: 'user_spec' }, f.run.jobId, {}))
       out.push({ url: e.url, key: e.key, via: e.via, list_index: e.list_index, depth: e.depth });
     return out;
   }
@@ -38,7 +38,7 @@ describe("ArchiveSeeding (a re-extraction's pages into the frontier)", () => {
     expect(seeding.busy).toBe(false);
     const canonical = canonicalize('http://shop.test/p/1')!;
     expect(await entries()).toEqual([{ url: canonical.url, key: canonical.key, via: 'list', list_index: 0, depth: 0 }]);
-    expect(await f.repository.state(f.run.jobId)).toMatchObject({ seed_done: true });
+    expect(await f.repository.states.state(f.run.jobId)).toMatchObject({ seed_done: true });
 
     // A second ingest (a new owner once seeding was recorded done) adds nothing.
     await new ArchiveSeeding(f.run, source, f.repository, frontierOf(f)).ingest();

@@ -1,11 +1,11 @@
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStorePort } from '../crawl.repository';
 import type { ArchiveSource } from '../crawl-input';
 import type { CrawlRun } from './crawl-run';
 import { BackgroundReading, recordProgress } from './background-reading';
 import type { Frontier } from './frontier';
 import type { SeedSource } from './seed-source';
 
-export type ArchiveSeedingStore = Pick<CrawlRepository, 'state' | 'updateState' | 'fetchedAfter'>;
+export type ArchiveSeedingStore = CrawlStorePort<{ states: 'state' | 'updateState'; map: 'fetchedAfter' }>;
 
 /** Source pages stored in the frontier per step. */
 const STEP = 1000;
@@ -29,7 +29,7 @@ export class ArchiveSeeding implements SeedSource {
   ) {}
 
   async ingest(): Promise<void> {
-    const state = await this.store.state(this.run.jobId);
+    const state = await this.store.states.state(this.run.jobId);
     if (state?.seed_done) return;
     if (this.source.single_page) {
       // A one-page source (an extract) has no crawl entries: its page is the list. Offered again by a new
@@ -60,7 +60,7 @@ export class ArchiveSeeding implements SeedSource {
 
   /** Stores the next source pages in the frontier and records how far it got; false past the end. */
   private async step(position: { seq: number; offered: number }): Promise<boolean> {
-    const entries = await this.store.fetchedAfter(this.source.source_job_id, this.source.only, position.seq, STEP);
+    const entries = await this.store.map.fetchedAfter(this.source.source_job_id, this.source.only, position.seq, STEP);
     if (entries.length === 0) return false;
     await this.frontier.offerListUrls(
       entries.map((e) => e.url),
@@ -68,11 +68,11 @@ export class ArchiveSeeding implements SeedSource {
     );
     position.seq = entries[entries.length - 1].seq;
     position.offered += entries.length;
-    await recordProgress(this.run, this.store, { archive_seq_done: position.seq, archive_offered: position.offered });
+    await recordProgress(this.run, this.store.states, { archive_seq_done: position.seq, archive_offered: position.offered });
     return entries.length === STEP;
   }
 
   private async done(): Promise<void> {
-    await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { seed_done: true } });
+    await this.store.states.updateState(this.run.jobId, this.run.epoch, { $set: { seed_done: true } });
   }
 }

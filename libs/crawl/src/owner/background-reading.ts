@@ -1,4 +1,4 @@
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStateStore } from '../store/crawl-state-store';
 import type { CrawlStateRecord } from '../crawl.types';
 import type { CrawlRun } from './crawl-run';
 
@@ -43,7 +43,7 @@ export class BackgroundReading {
  */
 export async function recordProgress(
   run: Pick<CrawlRun, 'jobId' | 'epoch' | 'halt' | 'throwIfStopped'>,
-  store: Pick<CrawlRepository, 'updateState'>,
+  store: Pick<CrawlStateStore, 'updateState'>,
   set: Partial<CrawlStateRecord>,
 ): Promise<void> {
   if (await store.updateState(run.jobId, run.epoch, { $set: set })) return;

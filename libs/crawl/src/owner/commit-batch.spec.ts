@@ -37,7 +37,7 @@ describe('CommitBatch', () => {
         store: {
           settleMany: async (epoch, items) => {
             step(`settle ${items.length}`);
-            return f.repository.settleMany(epoch, items);
+            return f.repository.entries.settleMany(epoch, items);
           },
         },
         results: {
@@ -66,7 +66,7 @@ describe('CommitBatch', () => {
 
   async function running(path: string): Promise<WindowEntry> {
     const entry = await f.pending(path);
-    await f.repository.claim(entry.id, f.run.epoch, {});
+    await f.repository.entries.claim(entry.id, f.run.epoch, {});
     inFlight.add(entry);
     return entry;
   }
@@ -78,7 +78,7 @@ describe('CommitBatch', () => {
     firstTime: true,
     set: { event_done: true },
   });
-  const stored = (id: string) => f.repository.entry(id) as Promise<CrawlEntry>;
+  const stored = (id: string) => f.repository.entries.entry(id) as Promise<CrawlEntry>;
 
   it('pages finished together share one batch: one request per step, results before announcements before entries', async () => {
     const [a, b, c] = [await running('/a'), await running('/b'), await running('/c')];
@@ -137,7 +137,7 @@ describe('CommitBatch', () => {
     expect(inFlight.has(a.id)).toBe(false);
     leaseHeld = true;
     await f.takeOver();
-    await f.repository.adoptRunning(f.run.jobId, f.run.epoch + 1);
+    await f.repository.entries.adoptRunning(f.run.jobId, f.run.epoch + 1);
     expect(await batch.commit(commit(b))).toBe(false);
     expect(f.halts).toEqual(['lease-lost']);
     expect((await stored(b.id)).status).toBe('running');

@@ -1,5 +1,5 @@
 import type { RecordResultInput, ResultRecord, ResultsService } from '@app/results';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlEntryStore } from '../store/crawl-entry-store';
 import type { CrawlEntry } from '../crawl.types';
 import type { CrawlLease } from './crawl-lease';
 import type { CrawlRun } from './crawl-run';
@@ -22,7 +22,7 @@ export interface PageCommit {
 }
 
 export interface CommitBatchParts {
-  store: Pick<CrawlRepository, 'settleMany'>;
+  store: Pick<CrawlEntryStore, 'settleMany'>;
   results: Pick<ResultsService, 'storePages'>;
   announcer: Pick<PageAnnouncer, 'announceMany'>;
   lease: Pick<CrawlLease, 'holds'>;

@@ -74,8 +74,8 @@ describe('CrawlActor (the owner without the app)', () => {
       tasks.push(task);
       await gate;
       const taskId = pageTaskId(task.job_id, task.key, task.dispatch);
-      await f.repository.delivered(taskId, task.job_id);
-      if (await f.repository.finishOutcome(taskId, toStoredOutcome(answer(site, task))))
+      await f.repository.outcomes.delivered(taskId, task.job_id);
+      if (await f.repository.outcomes.finishOutcome(taskId, toStoredOutcome(answer(site, task))))
         await bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId });
     });
   }
@@ -157,7 +157,7 @@ describe('CrawlActor (the owner without the app)', () => {
         },
         // A record an earlier owner stored: its entry says where it came from.
         pageRecord: async (job, key) => {
-          const entry = await f.repository.entry(`${job._id}:${key}`);
+          const entry = await f.repository.entries.entry(`${job._id}:${key}`);
           return records.get(key) ?? (entry ? ({ id: entry.result_id, url: entry.url } as unknown as ResultRecord) : null);
         },
       },
@@ -193,7 +193,7 @@ describe('CrawlActor (the owner without the app)', () => {
 
   async function map(): Promise<Array<[string, string, string | null]>> {
     const out: Array<[string, string, string | null]> = [];
-    for await (const e of f.repository.iterateMap({ userId: 'user_spec' }, f.run.jobId, {})) {
+    for await (const e of f.repository.map.iterateMap({ userId: 'user_spec' }, f.run.jobId, {})) {
       out.push([new URL(e.url).pathname, e.status, e.error_category ?? null]);
     }
     return out;
@@ -219,7 +219,7 @@ describe('CrawlActor (the owner without the app)', () => {
     ]);
     expect(tasks).toHaveLength(5);
     expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({ page_count: 4, failed_count: 1, urls_queued: 5, cost_usd: 0.004 });
-    expect(await f.repository.state(f.run.jobId)).toMatchObject({ finalized: true, errors_by_category: { http_error: 1 } });
+    expect(await f.repository.states.state(f.run.jobId)).toMatchObject({ finalized: true, errors_by_category: { http_error: 1 } });
   });
 
   it('admits exactly max_pages pages, across ticket blocks, and closes the rest as skipped', async () => {
@@ -230,7 +230,7 @@ describe('CrawlActor (the owner without the app)', () => {
     const entries = await map();
     expect(entries.filter(([, status]) => status === 'completed')).toHaveLength(21);
     expect(entries.filter(([, status, why]) => status === 'skipped' && why === 'max_pages')).toHaveLength(20);
-    expect((await f.repository.state(f.run.jobId))?.admitted).toBe(21);
+    expect((await f.repository.states.state(f.run.jobId))?.admitted).toBe(21);
     expect(tasks).toHaveLength(21);
   });
 
@@ -247,11 +247,14 @@ describe('CrawlActor (the owner without the app)', () => {
       event_done: false,
     });
     const a = await f.pending('/a', { status: 'running', ticket: 2, admitted: true, lease_epoch: 1 });
-    await f.repository.updateState(f.run.jobId, 1, { $set: { admitted: 2, seed_done: true } });
+    await f.repository.states.updateState(f.run.jobId, 1, { $set: { admitted: 2, seed_done: true } });
     const taskId = pageTaskId(f.run.jobId, a.key, 0);
-    await f.repository.delivered(taskId, f.run.jobId);
-    await f.repository.finishOutcome(taskId, toStoredOutcome(answer({ '/a': [] }, { url: a.url, extract: true } as PageTaskPayload)));
-    await f.repository.release(f.run.jobId, 1);
+    await f.repository.outcomes.delivered(taskId, f.run.jobId);
+    await f.repository.outcomes.finishOutcome(
+      taskId,
+      toStoredOutcome(answer({ '/a': [] }, { url: a.url, extract: true } as PageTaskPayload)),
+    );
+    await f.repository.states.release(f.run.jobId, 1);
     await actor(f.abort.signal, 'worker-next').run();
     expect(tasks.map((t) => t.url)).toEqual(['http://shop.test/a']); // re-sent under the same id, not run again
     expect(await map()).toEqual([
@@ -259,7 +262,7 @@ describe('CrawlActor (the owner without the app)', () => {
       ['/a', 'completed', null],
     ]);
     expect(announced.sort()).toEqual(['http://shop.test/', 'http://shop.test/a']);
-    expect((await f.repository.state(f.run.jobId))?.epoch).toBe(2);
+    expect((await f.repository.states.state(f.run.jobId))?.epoch).toBe(2);
   });
 
   it('reads the sitemaps while it crawls: the seed does not wait for them, the crawl ends after them', async () => {
@@ -278,13 +281,17 @@ describe('CrawlActor (the owner without the app)', () => {
       ['/', 'completed', null],
       ['/from-sitemap', 'completed', null],
     ]);
-    expect((await f.repository.state(f.run.jobId))?.sitemap_done).toBe(true);
+    expect((await f.repository.states.state(f.run.jobId))?.sitemap_done).toBe(true);
   });
 
   it('runs a batch: every listed URL once, in list order, none of their links followed, and drops the list', async () => {
     const source = { kind: 'list' as const, list_id: 'list_actor', urls: 3, duplicates: 0 };
     await setUp({ '/': ['/a', '/b'], '/b': ['/c'] }, { max_depth: 0, max_pages: 3, same_domain_only: false }, { source });
-    await f.repository.storeList(source.list_id, 'user_spec', ['http://shop.test/', 'http://shop.test/b', 'http://shop.test/missing']);
+    await f.repository.lists.storeList(source.list_id, 'user_spec', [
+      'http://shop.test/',
+      'http://shop.test/b',
+      'http://shop.test/missing',
+    ]);
     await actor().run();
     expect(await map()).toEqual([
       ['/', 'completed', null],
@@ -293,7 +300,7 @@ describe('CrawlActor (the owner without the app)', () => {
     ]);
     expect(tasks.map((t) => new URL(t.url).pathname).sort()).toEqual(['/', '/b', '/missing']);
     expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({ page_count: 2, failed_count: 1, urls_queued: 3 });
-    expect(await f.repository.listChunk(source.list_id, 0)).toBeNull();
+    expect(await f.repository.lists.listChunk(source.list_id, 0)).toBeNull();
   });
 
   it('loses its lease mid-crawl to another owner: it stops at its next heartbeat, writing nothing more', async () => {
@@ -302,10 +309,10 @@ describe('CrawlActor (the owner without the app)', () => {
     const running = actor().run();
     while (tasks.length === 0) await new Promise((resolve) => setImmediate(resolve));
     // Another replica took the crawl (this owner looked dead to it) while the seed is in flight.
-    await f.repository.acquire(f.run.jobId, 'worker-other', LEASE_MS, Date.now() + 2 * LEASE_MS);
+    await f.repository.states.acquire(f.run.jobId, 'worker-other', LEASE_MS, Date.now() + 2 * LEASE_MS);
     await expect(running).rejects.toBeInstanceOf(JobYieldedError);
     openGate(); // the page's outcome arrives late: nobody commits it
-    const seed = (await f.repository.entry(`${f.run.jobId}:${f.run.seed.key}`)) as CrawlEntry;
+    const seed = (await f.repository.entries.entry(`${f.run.jobId}:${f.run.seed.key}`)) as CrawlEntry;
     expect(seed).toMatchObject({ status: 'running', event_done: false });
     expect(announced).toEqual([]);
   });
@@ -320,7 +327,7 @@ describe('CrawlActor (the owner without the app)', () => {
     abort.abort();
     await running;
     expect(await map()).toEqual([['/', 'skipped', 'cancelled']]);
-    expect((await f.repository.state(f.run.jobId))?.finalized).toBe(true);
+    expect((await f.repository.states.state(f.run.jobId))?.finalized).toBe(true);
   });
 
   it('a cancel that lands before Crawlee runs ends the crawl even with an adopted page whose outcome never comes', async () => {
@@ -328,15 +335,15 @@ describe('CrawlActor (the owner without the app)', () => {
     holdPages(); // the adopted page's task never answers
     await f.pending('/', { status: 'completed', result_id: 'res_old', ticket: 1, admitted: true, depth: 0, parent_url: null });
     await f.pending('/a', { status: 'running', ticket: 2, admitted: true, lease_epoch: 1 });
-    await f.repository.updateState(f.run.jobId, 1, { $set: { admitted: 2, seed_done: true } });
-    await f.repository.release(f.run.jobId, 1);
+    await f.repository.states.updateState(f.run.jobId, 1, { $set: { admitted: 2, seed_done: true } });
+    await f.repository.states.release(f.run.jobId, 1);
     // The owner is held in its recovery (reading the pages in flight) while the cancel arrives.
     let reached!: () => void;
     const atRecovery = new Promise<void>((resolve) => (reached = resolve));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const running = f.repository.running.bind(f.repository);
-    f.repository.running = async (jobId: string) => {
+    const running = f.repository.entries.running.bind(f.repository.entries);
+    f.repository.entries.running = async (jobId: string) => {
       reached();
       await released;
       return running(jobId);
@@ -355,7 +362,7 @@ describe('CrawlActor (the owner without the app)', () => {
       ['/', 'completed', null],
       ['/a', 'skipped', 'cancelled'],
     ]);
-    expect((await f.repository.state(f.run.jobId))?.finalized).toBe(true);
+    expect((await f.repository.states.state(f.run.jobId))?.finalized).toBe(true);
   });
 
   it('drops the duplicate index when the crawl completes', async () => {
@@ -401,7 +408,7 @@ describe('CrawlActor (the owner without the app)', () => {
     while (tasks.length === 0) await new Promise((resolve) => setImmediate(resolve));
     abort.abort();
     await expect(running).rejects.toBeInstanceOf(HandBackError);
-    expect(await f.repository.acquire(f.run.jobId, 'worker-next', LEASE_MS)).not.toBeNull();
-    expect((await f.repository.entry(`${f.run.jobId}:${f.run.seed.key}`))?.status).toBe('running');
+    expect(await f.repository.states.acquire(f.run.jobId, 'worker-next', LEASE_MS)).not.toBeNull();
+    expect((await f.repository.entries.entry(`${f.run.jobId}:${f.run.seed.key}`))?.status).toBe('running');
   });
 });

@@ -102,7 +102,7 @@ export class CrawlActor {
     const run = (this.crawlRun = new CrawlRun(input, seed, context.job, log, context.signal));
     run.logoutLinks = deps.logoutLinks ?? null;
 
-    this.lease = new CrawlLease(run, repository, {
+    this.lease = new CrawlLease(run, repository.states, {
       workerId: deps.workerId,
       leaseMs: config.crawlLeaseMs,
       jobEnded: async () => {
@@ -117,7 +117,9 @@ export class CrawlActor {
         ? { delayMs: 0, minIntervalMs: 0, maxConcurrency: Number.MAX_SAFE_INTEGER }
         : { delayMs: input.options.delay_ms, minIntervalMs: config.hostMinIntervalMs, maxConcurrency: config.hostMaxConcurrency },
     );
-    this.tickets = new TicketBook(input.options.max_pages, (count, max) => repository.reserveTickets(run.jobId, run.epoch, count, max));
+    this.tickets = new TicketBook(input.options.max_pages, (count, max) =>
+      repository.states.reserveTickets(run.jobId, run.epoch, count, max),
+    );
     this.counters = new JobCounters(run, deps.jobsRepository, deps.jobs, repository);
     const robotsCache = new RobotsCache({
       fetcher: deps.staticFetcher,
@@ -136,7 +138,7 @@ export class CrawlActor {
       onQueued: (count) => this.counters.add({ urls_queued: count }),
     });
     this.admission = new Admission(run, {
-      store: repository,
+      store: repository.entries,
       lease: this.lease,
       tickets: this.tickets,
       robots,
@@ -144,10 +146,10 @@ export class CrawlActor {
       inFlight,
       counters: this.counters,
     });
-    this.dispatcher = new PageDispatcher(run, repository, deps.queue, deps.bus, deps.localOutcomes);
-    this.announcer = new PageAnnouncer(run, deps.jobs, deps.results, repository);
+    this.dispatcher = new PageDispatcher(run, repository.outcomes, deps.queue, deps.bus, deps.localOutcomes);
+    this.announcer = new PageAnnouncer(run, deps.jobs, deps.results, repository.entries);
     this.batch = new CommitBatch(run, {
-      store: repository,
+      store: repository.entries,
       results: deps.results,
       announcer: this.announcer,
       lease: this.lease,
@@ -195,14 +197,14 @@ export class CrawlActor {
     if (source?.kind === 'archive') return new ArchiveSeeding(run, source, repository, this.frontier);
     if (source?.kind === 'warc') {
       if (!this.deps.archive) throw new Error('a WARC extraction needs the page archive');
-      return new WarcSeeding(run, source, repository, this.frontier, this.deps.archive, {
+      return new WarcSeeding(run, source, repository.states, this.frontier, this.deps.archive, {
         maxHeaderBytes: 64 * 1024,
         maxRecordBytes: config.fetchMaxBytes,
         maxExpandedBytes: source.bytes * 20 + 1024 * 1024,
       });
     }
     return new Seeding(run, {
-      store: repository,
+      store: repository.states,
       frontier: this.frontier,
       robots,
       fetcher: this.deps.staticFetcher,
@@ -214,7 +216,7 @@ export class CrawlActor {
 
   /** The crawl's whole life while this process owns it. */
   async run(): Promise<void> {
-    await this.deps.repository.ensureState(this.crawlRun.jobId, this.crawlRun.job.user_id);
+    await this.deps.repository.states.ensureState(this.crawlRun.jobId, this.crawlRun.job.user_id);
     const before = await this.lease.acquire();
     if (!before) return;
     const stopWatching = this.watchAbort();
@@ -223,7 +225,7 @@ export class CrawlActor {
       if (this.crawlRun.signal.aborted) await this.haltOnAbort();
       this.crawlRun.sealedSecrets = this.context.sealedSecrets ?? before.sealed_secrets;
       if (this.context.sealedSecrets && !before.sealed_secrets)
-        await this.deps.repository.keepSecrets(this.crawlRun.jobId, this.context.sealedSecrets);
+        await this.deps.repository.states.keepSecrets(this.crawlRun.jobId, this.context.sealedSecrets);
       this.crawlRun.throwIfStopped();
       await this.recover(before.skipped_recorded, before.budget_stopped, before.epoch > 0);
       await this.seeding.ingest();
@@ -255,14 +257,14 @@ export class CrawlActor {
   private async recover(skippedRecorded: number, budgetStopped: boolean, takenOver: boolean): Promise<void> {
     const { repository } = this.deps;
     const jobId = this.crawlRun.jobId;
-    await repository.adoptRunning(jobId, this.crawlRun.epoch);
+    await repository.entries.adoptRunning(jobId, this.crawlRun.epoch);
     const ticketsInUse = await this.frontier.restore(skippedRecorded);
-    const state = await repository.state(jobId);
+    const state = await repository.states.state(jobId);
     // The www aliases an earlier owner learned (canonicalize: strict), before a link is read again.
     for (const [from, to] of Object.entries(state?.host_aliases ?? {})) this.frontier.scope.learnAlias(from, to);
     this.admission.restoreTickets(state?.admitted ?? 0, ticketsInUse);
     this.counters.restore(budgetStopped);
-    for (const entry of await repository.running(jobId)) this.admission.adopt(entry);
+    for (const entry of await repository.entries.running(jobId)) this.admission.adopt(entry);
     await this.announcer.announceLeftovers();
     if (takenOver) await this.counters.recount();
   }

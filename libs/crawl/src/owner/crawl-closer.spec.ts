@@ -48,14 +48,15 @@ describe('CrawlCloser', () => {
     await f.pending('/admitted-late', { admitted: true, ticket: 2 }); // admitted: not a max_pages skip
     await closer.finish();
     const map = [];
-    for await (const e of f.repository.iterateMap({ userId: 'user_spec' }, f.run.jobId, {})) map.push([e.url, e.status, e.error_category]);
+    for await (const e of f.repository.map.iterateMap({ userId: 'user_spec' }, f.run.jobId, {}))
+      map.push([e.url, e.status, e.error_category]);
     expect(map).toEqual([
       ['http://shop.test/', 'completed', null],
       ['http://shop.test/never', 'skipped', 'max_pages'],
       ['http://shop.test/admitted-late', 'pending', null],
     ]);
     expect(leftoversAnnounced).toBe(1);
-    expect(await f.repository.state(f.run.jobId)).toMatchObject({ finalized: true, skipped_by_reason: { max_pages: 1 } });
+    expect(await f.repository.states.state(f.run.jobId)).toMatchObject({ finalized: true, skipped_by_reason: { max_pages: 1 } });
     expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({ page_count: 1 });
   });
 
@@ -97,7 +98,7 @@ describe('CrawlCloser', () => {
     expect(results.has(`${f.run.jobId}:p:${ofFailed.key}`)).toBe(false);
     expect(results.size).toBe(3);
     // The crawl map links the copy; the job still counts one page.
-    expect(await f.repository.entry(copy.id)).toMatchObject({
+    expect(await f.repository.entries.entry(copy.id)).toMatchObject({
       status: 'skipped',
       result_id: results.get(`${f.run.jobId}:p:${copy.key}`)!.id,
     });
@@ -129,7 +130,7 @@ describe('CrawlCloser', () => {
     await f.pending('/a', { admitted: true, ticket: 2 });
     await closer.finish();
     expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({ error_category: 'budget_exceeded', cost_usd: 1 });
-    expect((await f.repository.state(f.run.jobId))?.skipped_by_reason).toEqual({ budget_exceeded: 1 });
+    expect((await f.repository.states.state(f.run.jobId))?.skipped_by_reason).toEqual({ budget_exceeded: 1 });
   });
 
   it('fails the crawl with the seed’s own error when every page failed', async () => {
@@ -154,8 +155,8 @@ describe('CrawlCloser', () => {
     await f.pending('/b');
     await f.jobs.transition(f.run.jobId, 'cancelled');
     await closer.cancelled();
-    expect(await f.repository.countEntries(f.run.jobId, 'skipped')).toBe(2);
-    expect(await f.repository.state(f.run.jobId)).toMatchObject({ finalized: true, skipped_by_reason: { cancelled: 2 } });
+    expect(await f.repository.map.countEntries(f.run.jobId, 'skipped')).toBe(2);
+    expect(await f.repository.states.state(f.run.jobId)).toMatchObject({ finalized: true, skipped_by_reason: { cancelled: 2 } });
     expect((await f.jobs.findForWorker(f.run.jobId))?.page_count).toBe(1);
   });
 
@@ -164,8 +165,8 @@ describe('CrawlCloser', () => {
     await f.pending('/a', { status: 'running' });
     await closeLeftovers(f.repository, f.run.jobId, 'the crawl ended (cancelled)');
     const a = [];
-    for await (const e of f.repository.iterateMap({ userId: 'user_spec' }, f.run.jobId, { status: 'skipped' })) a.push(e.error_message);
+    for await (const e of f.repository.map.iterateMap({ userId: 'user_spec' }, f.run.jobId, { status: 'skipped' })) a.push(e.error_message);
     expect(a).toEqual(['Not crawled: the crawl ended (cancelled).']);
-    expect(await f.repository.markFinalized(f.run.jobId)).toBe(false);
+    expect(await f.repository.states.markFinalized(f.run.jobId)).toBe(false);
   });
 });

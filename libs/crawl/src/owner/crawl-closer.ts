@@ -1,17 +1,19 @@
 import { AppError, nowIso, type ErrorCategory } from '@app/core';
 import type { JobsRepository } from '@app/jobs';
 import type { ResultsService } from '@app/results';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStorePort } from '../crawl.repository';
 import type { SkipReason } from '../crawl.types';
 import { entryId } from './crawl-entry';
 import type { CrawlRun } from './crawl-run';
 import type { JobCounters } from './job-counters';
 import type { PageAnnouncer } from './page-announcer';
 
-export type CloseStore = Pick<
-  CrawlRepository,
-  'closeAll' | 'updateState' | 'bumpState' | 'markFinalized' | 'dropOutcomes' | 'entry' | 'iterateDuplicates' | 'relabelSkipped'
->;
+export type CloseStore = CrawlStorePort<{
+  entries: 'closeAll' | 'entry' | 'relabelSkipped';
+  states: 'updateState' | 'bumpState' | 'markFinalized';
+  map: 'iterateDuplicates';
+  outcomes: 'dropOutcomes';
+}>;
 
 /**
  * Closes what a crawl leaves open once it ended with no owner to close it, or was cancelled: every
@@ -20,21 +22,21 @@ export type CloseStore = Pick<
  * the job's counters there).
  */
 export async function closeLeftovers(
-  store: Pick<CrawlRepository, 'closeAll' | 'bumpState' | 'markFinalized' | 'dropOutcomes'>,
+  store: CrawlStorePort<{ entries: 'closeAll'; states: 'bumpState' | 'markFinalized'; outcomes: 'dropOutcomes' }>,
   jobId: string,
   why: string,
   beforeFinal?: () => Promise<void>,
 ): Promise<void> {
-  const closed = await store.closeAll(jobId, ['pending', 'running'], {
+  const closed = await store.entries.closeAll(jobId, ['pending', 'running'], {
     error_category: 'cancelled',
     error_message: `Not crawled: ${why}.`,
     completed_at: nowIso(),
     event_done: true,
   });
-  if (closed > 0) await store.bumpState(jobId, { $inc: { 'skipped_by_reason.cancelled': closed } });
+  if (closed > 0) await store.states.bumpState(jobId, { $inc: { 'skipped_by_reason.cancelled': closed } });
   await beforeFinal?.();
-  await store.markFinalized(jobId);
-  await store.dropOutcomes(jobId);
+  await store.states.markFinalized(jobId);
+  await store.outcomes.dropOutcomes(jobId);
 }
 
 /**
@@ -60,20 +62,20 @@ export class CrawlCloser {
     const why = budgetStopped
       ? `the crawl reached its cost cap of ${options.max_cost_usd} USD`
       : `max_pages (${options.max_pages}) reached`;
-    const closed = await this.store.closeAll(
+    const closed = await this.store.entries.closeAll(
       jobId,
       ['pending'],
       { error_category: reason, error_message: `Not crawled: ${why}.`, completed_at: nowIso(), event_done: true },
       !budgetStopped,
     );
-    if (closed > 0) await this.store.updateState(jobId, epoch, { $inc: { [`skipped_by_reason.${reason}`]: closed } });
+    if (closed > 0) await this.store.states.updateState(jobId, epoch, { $inc: { [`skipped_by_reason.${reason}`]: closed } });
     // Pages whose announcement failed after their commit (a store or bus error) are announced now, once.
     await this.announcer.announceLeftovers();
     if (options.copy_duplicates) await this.copyDuplicates();
     await this.counters.freeze();
     const totals = await this.counters.recount();
-    await this.store.markFinalized(jobId);
-    await this.store.dropOutcomes(jobId);
+    await this.store.states.markFinalized(jobId);
+    await this.store.outcomes.dropOutcomes(jobId);
     if (budgetStopped) {
       await this.jobs.updateRunning(jobId, {
         $set: {
@@ -83,7 +85,7 @@ export class CrawlCloser {
       });
     }
     if (totals.completed === 0 && totals.failed > 0 && totals.pagesFetched === totals.failed) {
-      const seed = await this.store.entry(entryId(jobId, this.run.seed.key));
+      const seed = await this.store.entries.entry(entryId(jobId, this.run.seed.key));
       const category = (seed?.error_category as ErrorCategory | null) ?? 'fetch_error';
       throw new AppError('upstream-failure', `The crawl produced no page: ${seed?.error_message ?? 'every page failed'}`, {
         category,
@@ -91,7 +93,7 @@ export class CrawlCloser {
       });
     }
     if (totals.pagesFetched === 0) {
-      const seed = await this.store.entry(entryId(jobId, this.run.seed.key));
+      const seed = await this.store.entries.entry(entryId(jobId, this.run.seed.key));
       if (seed?.status === 'skipped') {
         throw new AppError('upstream-failure', `The crawl produced no page: ${seed.error_message ?? 'the seed was not crawled'}`, {
           category: seed.error_category === 'robots' ? 'robots_disallowed' : 'invalid_request',
@@ -111,7 +113,7 @@ export class CrawlCloser {
   private async copyDuplicates(): Promise<void> {
     if (!this.results) return;
     const { job } = this.run;
-    for await (const entry of this.store.iterateDuplicates(this.run.jobId)) {
+    for await (const entry of this.store.map.iterateDuplicates(this.run.jobId)) {
       if (!entry.duplicate_key || entry.result_id) continue;
       const original = await this.results.pageRecord(job, entry.duplicate_key);
       if (!original || original.status !== 'completed') continue;
@@ -125,7 +127,7 @@ export class CrawlCloser {
         metadata: { ...(original.metadata ?? {}), duplicate_of: original.url },
         ...(original.warnings ? { warnings: original.warnings } : {}),
       });
-      await this.store.relabelSkipped(entry._id, { result_id: copy.id });
+      await this.store.entries.relabelSkipped(entry._id, { result_id: copy.id });
     }
   }
 

@@ -1,23 +1,13 @@
-import { Inject, Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { Configuration, LocalEventManager } from '@crawlee/core';
-import { PageArchive } from '@app/archive';
 import { AuthSessions } from '@app/auth-profiles';
 import { Counter } from 'prom-client';
-import { APP_CONFIG, type AppConfig } from '@app/config';
 import { newId } from '@app/core';
-import { DuplicateIndex } from '@app/dedup';
-import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { throughPool } from '@app/fetch';
-import { JobsRepository, JobsService, type JobContext, type JobHandler, type JobRecord } from '@app/jobs';
-import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
-import { MonitorPagesService } from '@app/monitors';
-import { PageLoaderService } from '@app/pages';
-import { POLITENESS, type PolitenessPort } from '@app/politeness';
-import { QUEUE, type QueuePort } from '@app/queue';
+import type { JobContext, JobHandler, JobRecord } from '@app/jobs';
 import { ResultsService } from '@app/results';
 import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
-import { CrawlRepository } from '../crawl.repository';
-import { LocalOutcomes } from '../local-outcomes';
+import { CrawlPageSources, CrawlPorts, CrawlRecords } from '../crawl-process';
 import { CrawlActor, type CrawlActorDeps } from './crawl-actor';
 import { LiveCrawls } from './live-crawls';
 import { closeLeftovers } from './crawl-closer';
@@ -42,23 +32,13 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
   private readonly savedCalls: Counter;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LOGGER) private readonly logger: AppLogger,
-    @Inject(QUEUE) private readonly queue: QueuePort,
-    @Inject(EVENT_BUS) private readonly bus: EventBusPort,
-    @Inject(POLITENESS) private readonly politeness: PolitenessPort,
-    @Inject(METRICS) metrics: Metrics,
-    private readonly repository: CrawlRepository,
-    private readonly jobsRepository: JobsRepository,
-    private readonly jobs: JobsService,
+    private readonly ports: CrawlPorts,
+    private readonly records: CrawlRecords,
+    private readonly sources: CrawlPageSources,
     private readonly results: ResultsService,
-    private readonly loader: PageLoaderService,
-    private readonly monitorPages: MonitorPagesService,
-    private readonly archive: PageArchive,
-    private readonly localOutcomes: LocalOutcomes,
-    private readonly duplicateIndex: DuplicateIndex,
     @Optional() private readonly sessions?: AuthSessions,
   ) {
+    const { metrics } = ports;
     this.takeovers = metrics.once(
       'gleaner_crawl_takeovers_total',
       () =>
@@ -107,25 +87,27 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
   }
 
   private async runActor(context: JobContext<CrawlJobInput>): Promise<void> {
+    const { config, logger, queue, bus, politeness } = this.ports;
+    const { repository, jobsRepository, jobs, monitorPages, localOutcomes } = this.records;
     const deps: CrawlActorDeps = {
       workerId: this.workerId,
-      config: this.config,
-      logger: this.logger,
-      repository: this.repository,
-      jobsRepository: this.jobsRepository,
-      jobs: this.jobs,
+      config,
+      logger,
+      repository,
+      jobsRepository,
+      jobs,
       results: this.results,
-      queue: this.queue,
-      bus: this.bus,
-      politeness: this.politeness,
+      queue,
+      bus,
+      politeness,
       // robots.txt and sitemaps through the crawl's proxy pool, as its pages (docs/proxies.md).
-      staticFetcher: throughPool(this.loader.fetcher.staticFetcher, context.input.options.proxy),
+      staticFetcher: throughPool(this.sources.loader.fetcher.staticFetcher, context.input.options.proxy),
       events: await this.eventManager(),
       metrics: { takeovers: this.takeovers, commits: this.commits, duplicates: this.duplicates, savedCalls: this.savedCalls },
-      duplicates: this.duplicateIndex,
-      lastmods: this.monitorPages,
-      archive: this.archive,
-      localOutcomes: this.localOutcomes,
+      duplicates: this.sources.duplicateIndex,
+      lastmods: monitorPages,
+      archive: this.sources.archive,
+      localOutcomes,
       logoutLinks: await this.logoutLinks(context),
     };
     await new CrawlActor(deps, context).run();
@@ -143,12 +125,12 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
    * running entries are closed, once, when its message comes back.
    */
   async onTerminal(job: JobRecord): Promise<void> {
-    const state = await this.repository.state(job._id);
+    const state = await this.records.repository.states.state(job._id);
     if (!state || state.finalized) return;
-    const owned = await this.repository.acquire(job._id, this.workerId, this.config.crawlLeaseMs);
+    const owned = await this.records.repository.states.acquire(job._id, this.workerId, this.ports.config.crawlLeaseMs);
     if (!owned) return; // a live owner is closing it
-    await closeLeftovers(this.repository, job._id, `the crawl ended (${job.status})`);
-    await this.repository.release(job._id, owned.epoch + 1);
+    await closeLeftovers(this.records.repository, job._id, `the crawl ended (${job.status})`);
+    await this.records.repository.states.release(job._id, owned.epoch + 1);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -13,9 +13,9 @@ describe('CrawlLease', () => {
     now = Date.now();
     renewFails = false;
     store = {
-      acquire: (...args) => f.repository.acquire(...args),
-      release: (...args) => f.repository.release(...args),
-      renew: (...args) => (renewFails ? Promise.reject(new Error('store down')) : f.repository.renew(...args)),
+      acquire: (...args) => f.repository.states.acquire(...args),
+      release: (...args) => f.repository.states.release(...args),
+      renew: (...args) => (renewFails ? Promise.reject(new Error('store down')) : f.repository.states.renew(...args)),
     };
   });
   afterEach(() => f.close());
@@ -33,7 +33,7 @@ describe('CrawlLease', () => {
   }
 
   /** Another worker takes the crawl at `at` (the lease it found must have run out by then). */
-  const takenAt = (at: number) => f.repository.acquire(f.run.jobId, 'worker-other', LEASE_MS, at);
+  const takenAt = (at: number) => f.repository.states.acquire(f.run.jobId, 'worker-other', LEASE_MS, at);
 
   it('takes the lease with the next epoch, counting a takeover from another owner', async () => {
     expect(await takenAt(now + 2 * LEASE_MS)).not.toBeNull(); // epoch 2
@@ -122,6 +122,6 @@ describe('CrawlLease', () => {
     const { lease: l } = lease();
     await l.acquire();
     await l.release();
-    expect(await f.repository.acquire(f.run.jobId, 'worker-next', LEASE_MS, now)).not.toBeNull();
+    expect(await f.repository.states.acquire(f.run.jobId, 'worker-next', LEASE_MS, now)).not.toBeNull();
   });
 });

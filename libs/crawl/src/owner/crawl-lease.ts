@@ -1,10 +1,10 @@
 import { sleep } from '@app/core';
 import { JobYieldedError } from '@app/jobs';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStateStore } from '../store/crawl-state-store';
 import type { CrawlStateRecord } from '../crawl.types';
 import type { CrawlRun } from './crawl-run';
 
-export type LeaseStore = Pick<CrawlRepository, 'acquire' | 'renew' | 'release'>;
+export type LeaseStore = Pick<CrawlStateStore, 'acquire' | 'renew' | 'release'>;
 
 export interface LeaseOptions {
   /** This process, as an owner of crawls. */

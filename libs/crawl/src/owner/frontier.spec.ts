@@ -34,7 +34,7 @@ describe('Frontier', () => {
 
   const entries = async (): Promise<CrawlEntry[]> => {
     const all: CrawlEntry[] = [];
-    for await (const e of f.repository.iterateMap({ userId: 'user_spec' }, f.run.jobId, {})) all.push(e);
+    for await (const e of f.repository.map.iterateMap({ userId: 'user_spec' }, f.run.jobId, {})) all.push(e);
     return all;
   };
   const drain = (): WindowEntry[] => {
@@ -71,7 +71,7 @@ describe('Frontier', () => {
       ['http://other.example/', 'skipped', 'filtered', 4],
     ]);
     expect(queued).toBe(2);
-    expect((await f.repository.state(f.run.jobId))?.skipped_by_reason).toEqual({ filtered: 2 });
+    expect((await f.repository.states.state(f.run.jobId))?.skipped_by_reason).toEqual({ filtered: 2 });
     expect(drain().map((e) => e.url)).toEqual(['http://shop.test/a', 'http://shop.test/b']);
     expect(readAhead).toEqual(['shop.test', 'shop.test']);
     // Known URLs, whatever their status, are never stored twice.
@@ -83,7 +83,7 @@ describe('Frontier', () => {
     await setUp({ max_pages: 10, max_depth: 0 });
     const links = Array.from({ length: 1005 }, (_, i) => `/deep/${i}`);
     await frontier.offerLinks(parent(), links, 'http://shop.test/');
-    const state = await f.repository.state(f.run.jobId);
+    const state = await f.repository.states.state(f.run.jobId);
     expect(state?.skipped_by_reason).toEqual({ max_depth: 1005 });
     expect(state?.skipped_recorded).toBe(1000);
     expect(await entries()).toHaveLength(1000);
@@ -122,7 +122,7 @@ describe('Frontier', () => {
     expect(await frontier.sweep()).toBe(true);
     expect(drain().map((e) => e.url)).toEqual(['http://shop.test/late']);
     expect(await frontier.sweep()).toBe(true); // still pending in the store: found again
-    await f.repository.skipPending(`${f.run.jobId}:${canonicalize('http://shop.test/late')!.key}`, { error_category: 'robots' });
+    await f.repository.entries.skipPending(`${f.run.jobId}:${canonicalize('http://shop.test/late')!.key}`, { error_category: 'robots' });
     expect(await frontier.sweep()).toBe(false);
   });
 
@@ -152,7 +152,7 @@ describe('Frontier', () => {
     await setUp({ max_depth: 0 });
     await f.takeOver();
     await frontier.offerLinks(parent(), ['/deep'], 'http://shop.test/');
-    expect((await f.repository.state(f.run.jobId))?.skipped_by_reason).toEqual({});
+    expect((await f.repository.states.state(f.run.jobId))?.skipped_by_reason).toEqual({});
   });
 
   it('records a redirect target it did not know as skipped (duplicate), once', async () => {

@@ -1,5 +1,5 @@
 import { nowIso } from '@app/core';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStorePort } from '../crawl.repository';
 import { CrawlScope } from '../crawl-scope';
 import { SKIPPED_RECORD_MAX, SKIPPED_RECORD_MIN, type CrawlEntry, type EntryVia, type SkipReason } from '../crawl.types';
 import { canonicalize, type CanonicalUrl } from '../url-canon';
@@ -13,10 +13,10 @@ import { SeenKeys } from './seen-keys';
 export const WINDOW_LOW = 1000;
 export const WINDOW_BATCH = 2000;
 
-export type FrontierStore = Pick<
-  CrawlRepository,
-  'insertEntries' | 'updateState' | 'pendingAfter' | 'pendingAnywhere' | 'iterateKeys' | 'skipPending'
->;
+export type FrontierStore = CrawlStorePort<{
+  entries: 'insertEntries' | 'pendingAfter' | 'pendingAnywhere' | 'iterateKeys' | 'skipPending';
+  states: 'updateState';
+}>;
 
 export interface FrontierLinks {
   /** Whether admission has stopped for good (max_pages reached): unadmitted URLs are then skipped, not queued. */
@@ -65,7 +65,7 @@ export class Frontier {
     this.skippedRecorded = skippedRecorded;
     const tickets = new Set<number>();
     let maxSeq = 0;
-    for await (const e of this.store.iterateKeys(this.run.jobId)) {
+    for await (const e of this.store.entries.iterateKeys(this.run.jobId)) {
       this.seen.add(e.key);
       if (typeof e.ticket === 'number') tickets.add(e.ticket);
       if (e.seq > maxSeq) maxSeq = e.seq;
@@ -165,12 +165,12 @@ export class Frontier {
       );
     }
     if (docs.length === 0) return;
-    const duplicates = await this.store.insertEntries(docs);
+    const duplicates = await this.store.entries.insertEntries(docs);
     const inc: Record<string, number> = {};
     for (const [reason, n] of Object.entries(skipCounts)) inc[`skipped_by_reason.${reason}`] = n;
     if (recorded > 0) inc.skipped_recorded = recorded;
     this.skippedRecorded += recorded;
-    if (Object.keys(inc).length > 0) await this.store.updateState(this.run.jobId, this.run.epoch, { $inc: inc });
+    if (Object.keys(inc).length > 0) await this.store.states.updateState(this.run.jobId, this.run.epoch, { $inc: inc });
     const added = fresh.filter((w) => !duplicates.has(w.id));
     if (added.length > 0) this.links.onQueued(added.length);
     // New entries join the window directly when nothing older waits in the store; otherwise the refill finds them.
@@ -201,25 +201,25 @@ export class Frontier {
       event_done: true,
     });
     // An entry this owner never saw (an earlier owner's late write) is found by its id.
-    const duplicates = await this.store.insertEntries([entry]);
+    const duplicates = await this.store.entries.insertEntries([entry]);
     return !duplicates.has(entry._id);
   }
 
   /** A pending entry the crawl will not fetch after all (robots.txt): skipped, with why, and counted. */
   async skipPending(entry: WindowEntry, reason: SkipReason, why: string): Promise<void> {
-    await this.store.skipPending(entry.id, {
+    await this.store.entries.skipPending(entry.id, {
       error_category: reason,
       error_message: `Not crawled: ${why}.`,
       completed_at: nowIso(),
       event_done: true,
     });
-    await this.store.updateState(this.run.jobId, this.run.epoch, { $inc: { [`skipped_by_reason.${reason}`]: 1 } });
+    await this.store.states.updateState(this.run.jobId, this.run.epoch, { $inc: { [`skipped_by_reason.${reason}`]: 1 } });
   }
 
   /** Loads the next pending entries (discovery order) into the window when it runs low. */
   async refill(): Promise<void> {
     if (this.storeExhausted || this.window.size >= WINDOW_LOW) return;
-    const batch = await this.store.pendingAfter(this.run.jobId, this.loadedUpTo, WINDOW_BATCH);
+    const batch = await this.store.entries.pendingAfter(this.run.jobId, this.loadedUpTo, WINDOW_BATCH);
     const at = Date.now();
     for (const entry of batch) {
       this.loadedUpTo = Math.max(this.loadedUpTo, entry.seq);
@@ -238,7 +238,7 @@ export class Frontier {
    */
   async sweep(): Promise<boolean> {
     const closed = this.links.admissionClosed();
-    const found = await this.store.pendingAnywhere(this.run.jobId, closed, WINDOW_BATCH);
+    const found = await this.store.entries.pendingAnywhere(this.run.jobId, closed, WINDOW_BATCH);
     const at = Date.now();
     let added = 0;
     for (const entry of found) {

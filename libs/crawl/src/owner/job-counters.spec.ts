@@ -70,7 +70,7 @@ describe('JobCounters', () => {
     counters.add({ cost_usd: 0.02 });
     await counters.checkBudget();
     expect(counters.budgetStopped).toBe(true);
-    expect((await f.repository.state(f.run.jobId))?.budget_stopped).toBe(true);
+    expect((await f.repository.states.state(f.run.jobId))?.budget_stopped).toBe(true);
     expect(f.wakes()).toBeGreaterThan(0);
   });
 
@@ -94,7 +94,7 @@ describe('JobCounters', () => {
       urls_queued: 4,
       token_usage_input: 5,
     });
-    expect((await f.repository.state(f.run.jobId))?.errors_by_category).toEqual({ llm_timeout: 1, http_error: 1 });
+    expect((await f.repository.states.state(f.run.jobId))?.errors_by_category).toEqual({ llm_timeout: 1, http_error: 1 });
   });
 
   it('recounts pages by method and model calls by kind with their tokens (entries stored before calls had kinds were full calls)', async () => {

@@ -1,6 +1,7 @@
 import { roundUsd } from '@app/core';
 import type { JobsRepository, JobsService } from '@app/jobs';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStorePort } from '../crawl.repository';
+import type { CrawlMapReads } from '../store/crawl-map-reads';
 import type { CrawlRun } from './crawl-run';
 import { callKind } from './call-kind';
 
@@ -9,8 +10,10 @@ export const STATUS_EVERY_MS = 250;
 
 export type CountersJobs = Pick<JobsRepository, 'updateRunning' | 'update' | 'findForWorker'>;
 export type CountersEvents = Pick<JobsService, 'emit' | 'statusData'>;
-export type CountersStore = Pick<CrawlRepository, 'updateState' | 'iterateDone' | 'countEntries' | 'countUnadmittedPending'> &
-  Partial<Pick<CrawlRepository, 'countDuplicates'>>;
+export type CountersStore = CrawlStorePort<{ states: 'updateState' }> & {
+  readonly map: Pick<CrawlMapReads, 'iterateDone' | 'countEntries' | 'countUnadmittedPending'> &
+    Partial<Pick<CrawlMapReads, 'countDuplicates'>>;
+};
 
 export interface CrawlTotals {
   completed: number;
@@ -69,7 +72,7 @@ export class JobCounters {
     const cap = this.run.options.max_cost_usd;
     if (cap === null || this.capReached || this.costSoFar() < cap) return;
     this.capReached = true;
-    await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { budget_stopped: true } });
+    await this.store.states.updateState(this.run.jobId, this.run.epoch, { $set: { budget_stopped: true } });
     this.run.log.info({ cost_usd: this.costSoFar(), max_cost_usd: cap }, 'crawl reached its cost cap: no new page starts');
     this.run.wake();
   }
@@ -103,8 +106,8 @@ export class JobCounters {
   async recountQueued(): Promise<void> {
     await this.settleFlush();
     delete this.pending.urls_queued;
-    const live = await this.store.countEntries(this.run.jobId, ['pending', 'running', 'completed', 'failed']);
-    const unadmitted = await this.store.countUnadmittedPending(this.run.jobId);
+    const live = await this.store.map.countEntries(this.run.jobId, ['pending', 'running', 'completed', 'failed']);
+    const unadmitted = await this.store.map.countUnadmittedPending(this.run.jobId);
     const job = await this.jobs.updateRunning(this.run.jobId, { $set: { urls_queued: live - unadmitted } });
     if (job) this.run.job = job;
     this.scheduleStatus();
@@ -134,7 +137,7 @@ export class JobCounters {
     let modelCalls = 0;
     let ungrounded = 0;
     const errors: Record<string, number> = {};
-    for await (const e of this.store.iterateDone(this.run.jobId)) {
+    for await (const e of this.store.map.iterateDone(this.run.jobId)) {
       fetched++;
       ungrounded += e.ungrounded_fields ?? 0;
       tokensIn += e.token_usage_input ?? 0;
@@ -160,10 +163,10 @@ export class JobCounters {
         errors[category] = (errors[category] ?? 0) + 1;
       }
     }
-    const queued = await this.store.countEntries(this.run.jobId, ['pending', 'running', 'completed', 'failed']);
+    const queued = await this.store.map.countEntries(this.run.jobId, ['pending', 'running', 'completed', 'failed']);
     // Pages skipped as duplicates (docs/dedup.md): counted from the entries like the rest.
-    const duplicates = this.store.countDuplicates ? await this.store.countDuplicates(this.run.jobId) : null;
-    await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { errors_by_category: errors } });
+    const duplicates = this.store.map.countDuplicates ? await this.store.map.countDuplicates(this.run.jobId) : null;
+    await this.store.states.updateState(this.run.jobId, this.run.epoch, { $set: { errors_by_category: errors } });
     const counters = {
       $set: {
         page_count: completed,

@@ -11,7 +11,7 @@ describe('ListSeeding (a batch URL list into the frontier)', () => {
   async function setUp(count: number) {
     const source = { kind: 'list' as const, list_id: `list_spec_${count}`, urls: count, duplicates: 0 };
     f = await ownerFixture({ max_depth: 0, max_pages: count, same_domain_only: false }, urls(1)[0], { source });
-    await f.repository.storeList(source.list_id, 'user_spec', urls(count));
+    await f.repository.lists.storeList(source.list_id, 'user_spec', urls(count));
     const frontier = new Frontier(
       f.run,
       f.repository,
@@ -27,7 +27,7 @@ describe('ListSeeding (a batch URL list into the frontier)', () => {
 
   async function entries() {
     const out: Array<{ url: string; via: string; list_index?: number; depth: number }> = [];
-    for await (const e of f.repository.iterateMap({ userId: 'user_spec' }, f.run.jobId, {}))
+    for await (const e of f.repository.map.iterateMap({ userId: 'user_spec' }, f.run.jobId, {}))
       out.push({ url: e.url, via: e.via, list_index: e.list_index, depth: e.depth });
     return out;
   }
@@ -43,18 +43,18 @@ describe('ListSeeding (a batch URL list into the frontier)', () => {
     expect(all).toHaveLength(count);
     expect(all.map((e) => e.url)).toEqual(urls(count));
     expect(all.every((e, i) => e.via === 'list' && e.list_index === i && e.depth === 0)).toBe(true);
-    expect(await f.repository.state(f.run.jobId)).toMatchObject({ seed_done: true, list_chunks_done: 3 });
-    expect(await f.repository.listChunk(source.list_id, 0)).toBeNull();
+    expect(await f.repository.states.state(f.run.jobId)).toMatchObject({ seed_done: true, list_chunks_done: 3 });
+    expect(await f.repository.lists.listChunk(source.list_id, 0)).toBeNull();
   });
 
   it('a new owner goes on from the first chunk not recorded; a chunk stored twice adds nothing', async () => {
     const count = LIST_CHUNK_SIZE + 10;
     const { source, frontier } = await setUp(count);
     // The first owner stored chunk 0 and died before recording it.
-    await frontier.offerListUrls((await f.repository.listChunk(source.list_id, 0))!.urls, 0);
+    await frontier.offerListUrls((await f.repository.lists.listChunk(source.list_id, 0))!.urls, 0);
     await f.takeOver();
     // Well past the lease takeOver set (its now + 3 leases): a clock still on the same millisecond cannot find it held.
-    const next = await f.repository.acquire(f.run.jobId, 'worker-next', LEASE_MS, Date.now() + 10 * LEASE_MS);
+    const next = await f.repository.states.acquire(f.run.jobId, 'worker-next', LEASE_MS, Date.now() + 10 * LEASE_MS);
     f.run.epoch = next!.epoch + 1;
     const restored = new Frontier(
       f.run,

@@ -1,11 +1,11 @@
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStorePort } from '../crawl.repository';
 import type { ListSource } from '../crawl-input';
 import type { CrawlRun } from './crawl-run';
 import { BackgroundReading, recordProgress } from './background-reading';
 import type { Frontier } from './frontier';
 import type { SeedSource } from './seed-source';
 
-export type ListSeedingStore = Pick<CrawlRepository, 'state' | 'updateState' | 'listChunk' | 'dropList'>;
+export type ListSeedingStore = CrawlStorePort<{ states: 'state' | 'updateState'; lists: 'listChunk' | 'dropList' }>;
 
 /**
  * A batch's URLs (docs/crawl.md "Batches"): the list stored at intake (canonical, distinct, in chunks)
@@ -26,7 +26,7 @@ export class ListSeeding implements SeedSource {
   ) {}
 
   async ingest(): Promise<void> {
-    const state = await this.store.state(this.run.jobId);
+    const state = await this.store.states.state(this.run.jobId);
     if (state?.seed_done) return;
     const next = state?.list_chunks_done ?? 0;
     if (!(await this.storeChunk(next))) return this.done();
@@ -51,15 +51,15 @@ export class ListSeeding implements SeedSource {
 
   /** Stores chunk `n` in the frontier and records it; false past the list's end. */
   private async storeChunk(n: number): Promise<boolean> {
-    const chunk = await this.store.listChunk(this.source.list_id, n);
+    const chunk = await this.store.lists.listChunk(this.source.list_id, n);
     if (!chunk) return false;
     await this.frontier.offerListUrls(chunk.urls, chunk.start);
-    await recordProgress(this.run, this.store, { list_chunks_done: n + 1 });
+    await recordProgress(this.run, this.store.states, { list_chunks_done: n + 1 });
     return true;
   }
 
   private async done(): Promise<void> {
-    if (await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { seed_done: true } }))
-      await this.store.dropList(this.source.list_id);
+    if (await this.store.states.updateState(this.run.jobId, this.run.epoch, { $set: { seed_done: true } }))
+      await this.store.lists.dropList(this.source.list_id);
   }
 }

@@ -1,6 +1,6 @@
 import type { JobsService } from '@app/jobs';
 import { toResultEventItem, type ResultRecord, type ResultsService } from '@app/results';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlEntryStore } from '../store/crawl-entry-store';
 import type { CrawlEntry } from '../crawl.types';
 import type { CrawlRun } from './crawl-run';
 import type { WindowEntry } from './frontier-window';
@@ -17,7 +17,7 @@ export class PageAnnouncer {
     private readonly run: CrawlRun,
     private readonly events: Pick<JobsService, 'publishResult' | 'emit' | 'publishPages'>,
     private readonly results: Pick<ResultsService, 'pageRecord'>,
-    private readonly store: Pick<CrawlRepository, 'markAnnounced' | 'unannounced'>,
+    private readonly store: Pick<CrawlEntryStore, 'markAnnounced' | 'unannounced'>,
   ) {}
 
   /**

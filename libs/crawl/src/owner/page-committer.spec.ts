@@ -45,7 +45,7 @@ describe('PageCommitter', () => {
     settleFails = 0;
     hosts = new HostSchedule({ delayMs: 0, minIntervalMs: 0, maxConcurrency: 4 });
     inFlight = new InFlightPages(hosts);
-    tickets = new TicketBook(2, (count, max) => f.repository.reserveTickets(f.run.jobId, f.run.epoch, count, max));
+    tickets = new TicketBook(2, (count, max) => f.repository.states.reserveTickets(f.run.jobId, f.run.epoch, count, max));
     frontier = new Frontier(f.run, f.repository, inFlight, {
       admissionClosed: () => tickets.full,
       onWindowEntry: () => undefined,
@@ -54,15 +54,17 @@ describe('PageCommitter', () => {
     await frontier.restore(0);
     const repository = f.repository;
     const store = {
-      settle: (...args: Parameters<typeof repository.settle>) => {
-        if (settleFails-- > 0) return Promise.reject(new Error('store down'));
-        steps.push('settle');
-        return repository.settle(...args);
+      entries: {
+        settle: (...args: Parameters<typeof repository.entries.settle>) => {
+          if (settleFails-- > 0) return Promise.reject(new Error('store down'));
+          steps.push('settle');
+          return repository.entries.settle(...args);
+        },
+        entry: repository.entries.entry.bind(repository.entries),
+        relabelSkipped: repository.entries.relabelSkipped.bind(repository.entries),
+        skipPending: repository.entries.skipPending.bind(repository.entries),
       },
-      updateState: repository.updateState.bind(repository),
-      entry: repository.entry.bind(repository),
-      relabelSkipped: repository.relabelSkipped.bind(repository),
-      skipPending: repository.skipPending.bind(repository),
+      states: repository.states,
     };
     const events = {
       publishResult: async () => true,
@@ -81,7 +83,7 @@ describe('PageCommitter', () => {
         _job: unknown,
         pages: ReadonlyArray<{ pageKey: string; input: { status: string; url: string; metadata?: Record<string, unknown> } }>,
       ) => {
-        const children = (await f.repository.countEntries(f.run.jobId)) - pages.length;
+        const children = (await f.repository.map.countEntries(f.run.jobId)) - pages.length;
         steps.push(`result(children stored: ${children})`);
         return pages.map(({ pageKey: key, input }) => {
           metadata.push(input.metadata);
@@ -89,14 +91,14 @@ describe('PageCommitter', () => {
         });
       },
     };
-    const announcer = new PageAnnouncer(f.run, events, { pageRecord: async () => null }, f.repository);
+    const announcer = new PageAnnouncer(f.run, events, { pageRecord: async () => null }, f.repository.entries);
     const lease = { holds: async () => leaseHeld };
     const batch = new CommitBatch(f.run, {
       store: {
-        settleMany: (...args: Parameters<typeof repository.settleMany>) => {
+        settleMany: (...args: Parameters<typeof repository.entries.settleMany>) => {
           if (settleFails-- > 0) return Promise.reject(new Error('store down'));
           steps.push('settle');
-          return repository.settleMany(...args);
+          return repository.entries.settleMany(...args);
         },
       },
       results,
@@ -124,7 +126,7 @@ describe('PageCommitter', () => {
   async function running(path: string): Promise<WindowEntry> {
     const entry = await f.pending(path);
     entry.ticket = await tickets.take();
-    await f.repository.claim(entry.id, f.run.epoch, { ticket: entry.ticket ?? `~${entry.key}`, admitted: entry.ticket !== null });
+    await f.repository.entries.claim(entry.id, f.run.epoch, { ticket: entry.ticket ?? `~${entry.key}`, admitted: entry.ticket !== null });
     inFlight.add(entry);
     return entry;
   }
@@ -145,7 +147,7 @@ describe('PageCommitter', () => {
   });
   const apply = (entry: WindowEntry, outcome: PageOutcome, retryCount = 0) =>
     committer.apply(entry, routeOutcome(outcome, { retryCount, rateLimitRetries: entry.rateLimitRetries }, Date.now(), 60_000), outcome);
-  const stored = (id: string) => f.repository.entry(id) as Promise<CrawlEntry>;
+  const stored = (id: string) => f.repository.entries.entry(id) as Promise<CrawlEntry>;
 
   it('commits in order: children, result, announcement, then the fenced entry write and the counters', async () => {
     const page = await running('/a');
@@ -181,7 +183,7 @@ describe('PageCommitter', () => {
     expect(steps).toEqual(['settle']);
     expect(announcements).toEqual([]);
     expect(await stored(page.id)).toMatchObject({ status: 'completed', result_id: null, method: 'unchanged', model_call: null });
-    expect(await f.repository.countEntries(f.run.jobId)).toBe(2); // its links still lead on
+    expect(await f.repository.map.countEntries(f.run.jobId)).toBe(2); // its links still lead on
     expect(added).toEqual([expect.objectContaining({ page_count: 1, 'pages_by_method.unchanged': 1, model_calls: 0 })]);
   });
 
@@ -260,14 +262,14 @@ describe('PageCommitter', () => {
     leaseHeld = false;
     await apply(page, completed(page.url, ['/a/1']));
     expect(steps).toEqual([]);
-    expect(await f.repository.countEntries(f.run.jobId)).toBe(1);
+    expect(await f.repository.map.countEntries(f.run.jobId)).toBe(1);
     expect((await stored(page.id)).status).toBe('running');
   });
 
   it('an entry write refused by the store (another epoch took it over) halts the owner and counts nothing', async () => {
     const page = await running('/a');
     await f.takeOver();
-    await f.repository.adoptRunning(f.run.jobId, f.run.epoch + 1);
+    await f.repository.entries.adoptRunning(f.run.jobId, f.run.epoch + 1);
     await apply(page, completed(page.url));
     expect(f.halts).toEqual(['lease-lost']);
     expect(added).toEqual([]);
@@ -298,7 +300,7 @@ describe('PageCommitter', () => {
     });
     expect(announcements.map((a) => a.kind)).toEqual(['result', 'error']);
     expect(await stored(page.id)).toMatchObject({ status: 'failed', error_category: 'http_error', http_status: 404 });
-    expect((await f.repository.state(f.run.jobId))?.errors_by_category).toEqual({ http_error: 1 });
+    expect((await f.repository.states.state(f.run.jobId))?.errors_by_category).toEqual({ http_error: 1 });
     expect(added).toEqual([expect.objectContaining({ failed_count: 1, model_calls: 0 })]);
   });
 
@@ -312,7 +314,7 @@ describe('PageCommitter', () => {
     expect(await stored(page.id)).toMatchObject({ status: 'skipped', error_category: 'duplicate', admitted: false });
     expect(tickets.full).toBe(false);
     expect(tickets.freeCount).toBe(1);
-    expect((await f.repository.state(f.run.jobId))?.skipped_by_reason).toEqual({ duplicate: 1 });
+    expect((await f.repository.states.state(f.run.jobId))?.skipped_by_reason).toEqual({ duplicate: 1 });
     expect(announcements).toEqual([]);
   });
 
@@ -339,15 +341,15 @@ describe('PageCommitter', () => {
     const page = await running('/a');
     await apply(page, { ...completed(page.url, ['http://www.shop.test/c']), canonical_url: 'http://shop.test/a' });
     expect(frontier.scope.knownAliases()).toEqual({ 'www.shop.test': 'shop.test' });
-    expect(await f.repository.entry(entryId(f.run.jobId, canonicalize('http://shop.test/c')!.key))).toMatchObject({
+    expect(await f.repository.entries.entry(entryId(f.run.jobId, canonicalize('http://shop.test/c')!.key))).toMatchObject({
       url: 'http://shop.test/c',
     });
-    expect((await f.repository.state(f.run.jobId))?.host_aliases).toEqual({ 'www.shop.test': 'shop.test' });
+    expect((await f.repository.states.state(f.run.jobId))?.host_aliases).toEqual({ 'www.shop.test': 'shop.test' });
     // Links to the www host are read as the bare host's from now on.
     expect(frontier.scope.canonical('http://www.shop.test/b')?.url).toBe('http://shop.test/b');
     // The page itself is kept as it came (not taken for a redirect onto its twin), and its links are read by the new rule.
     expect(await stored(page.id)).toMatchObject({ status: 'completed' });
-    expect(await f.repository.entry(entryId(f.run.jobId, canonicalize('http://shop.test/a')!.key))).toBeNull();
+    expect(await f.repository.entries.entry(entryId(f.run.jobId, canonicalize('http://shop.test/a')!.key))).toBeNull();
   });
 
   it('canonicalize strict: a page skipped for its rel=canonical on the twin teaches the alias too; default mode never', async () => {
@@ -365,7 +367,7 @@ describe('PageCommitter', () => {
     const plain = await running('/a');
     await apply(plain, { ...completed(plain.url), canonical_url: 'http://shop.test/a' });
     expect(frontier.scope.knownAliases()).toEqual({});
-    expect((await f.repository.state(f.run.jobId))?.host_aliases).toBeUndefined();
+    expect((await f.repository.states.state(f.run.jobId))?.host_aliases).toBeUndefined();
   });
 
   it('a rate-limited page pauses its host and goes back pending under a new dispatch number', async () => {
@@ -374,7 +376,7 @@ describe('PageCommitter', () => {
     await apply(page, { kind: 'rate_limited', paused_until: until, limited_since: Date.now(), http_status: 429, retry_after_ms: null });
     expect(hosts.canStart(page.host, Date.now())).toBe(false);
     expect(await stored(page.id)).toMatchObject({ status: 'pending', dispatch: 1, rate_limit_retries: 1, rate_limited: true });
-    expect((await f.repository.state(f.run.jobId))?.met_rate_limit).toBe(true);
+    expect((await f.repository.states.state(f.run.jobId))?.met_rate_limit).toBe(true);
     expect(frontier.nextDueAt()).toBe(until);
   });
 
@@ -393,7 +395,7 @@ describe('PageCommitter', () => {
     await expect(apply(page, failure)).rejects.toBeInstanceOf(RetryPage);
     await committer.retryLater(page, 1);
     expect(await stored(page.id)).toMatchObject({ status: 'pending', dispatch: 1, retry_count: 1 });
-    await f.repository.claim(page.id, f.run.epoch, {});
+    await f.repository.entries.claim(page.id, f.run.epoch, {});
     inFlight.add(page);
     await committer.giveUp(page, new RetryPage(failure), 3);
     expect(await stored(page.id)).toMatchObject({ status: 'failed', error_category: 'timeout', error_details: 'gave up after 3 attempts' });

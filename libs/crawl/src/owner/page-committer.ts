@@ -1,6 +1,6 @@
 import { nowIso, Usage } from '@app/core';
 import { completedResult, failedResult } from '@app/extraction';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStorePort } from '../crawl.repository';
 import type { CrawlEntry, PageDuplicate, PageOutcome, SkipReason } from '../crawl.types';
 import { exhaustedFailure, retryDelayMs, type PageRoute } from '../page-retry-policy';
 import type { CanonicalUrl } from '../url-canon';
@@ -20,7 +20,7 @@ import { callKind } from './call-kind';
 type Completed = Extract<PageOutcome, { kind: 'completed' }>;
 type Failed = Extract<PageOutcome, { kind: 'failed' }>;
 
-export type CommitStore = Pick<CrawlRepository, 'settle' | 'updateState' | 'entry' | 'relabelSkipped' | 'skipPending'>;
+export type CommitStore = CrawlStorePort<{ entries: 'settle' | 'entry' | 'relabelSkipped' | 'skipPending'; states: 'updateState' }>;
 
 export interface CommitMetrics {
   commits: { inc(labels: { status: string }): void };
@@ -216,7 +216,7 @@ export class PageCommitter {
       },
     });
     if (!settled) return;
-    await this.store.updateState(this.run.jobId, this.run.epoch, { $inc: { [`errors_by_category.${category}`]: 1 } });
+    await this.store.states.updateState(this.run.jobId, this.run.epoch, { $inc: { [`errors_by_category.${category}`]: 1 } });
     this.counters.add({
       failed_count: 1,
       model_calls: isModelFailure(category) ? 1 : 0,
@@ -258,7 +258,7 @@ export class PageCommitter {
     if (!settled) return;
     // One more page may be admitted after all: a full book reopens, and the unadmitted entries come back from the store.
     if (ticket !== null && this.tickets.giveBack(ticket)) this.frontier.rescan();
-    await this.store.updateState(this.run.jobId, this.run.epoch, { $inc: { [`skipped_by_reason.${reason}`]: 1 } });
+    await this.store.states.updateState(this.run.jobId, this.run.epoch, { $inc: { [`skipped_by_reason.${reason}`]: 1 } });
     if (duplicate) {
       // Skipped before its model call (docs/dedup.md): a model call saved when the job calls one. A redirect onto a page
       // fetched on its own is found here, after its extraction: nothing saved.
@@ -276,17 +276,17 @@ export class PageCommitter {
   private async claimRedirectTarget(entry: WindowEntry, final: CanonicalUrl): Promise<string | null> {
     if (await this.frontier.recordRedirectTarget(final, entry)) return null;
     const id = entryId(this.run.jobId, final.key);
-    const known = await this.store.entry(id);
+    const known = await this.store.entries.entry(id);
     if (!known) return null;
     const fetchedHere = `Fetched as the redirect target of ${entry.url}.`;
     if (known.status === 'skipped') {
       // Recorded as not to crawl (too deep, filtered), yet fetched through this redirect: say so.
       if (known.error_category !== 'duplicate')
-        await this.store.relabelSkipped(id, { error_category: 'duplicate', error_message: fetchedHere });
+        await this.store.entries.relabelSkipped(id, { error_category: 'duplicate', error_message: fetchedHere });
       return null;
     }
     if (known.status === 'pending' && !this.inFlight.has(id)) {
-      const closed = await this.store.skipPending(id, {
+      const closed = await this.store.entries.skipPending(id, {
         error_category: 'duplicate',
         error_message: fetchedHere,
         completed_at: nowIso(),
@@ -310,13 +310,13 @@ export class PageCommitter {
     const host = hostOf(to);
     if (!host || !this.frontier.scope.learnAlias(from, host)) return;
     // The whole map: a host name's dots would make a path of a single key.
-    await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { host_aliases: this.frontier.scope.knownAliases() } });
+    await this.store.states.updateState(this.run.jobId, this.run.epoch, { $set: { host_aliases: this.frontier.scope.knownAliases() } });
   }
 
   /** The host is paused for this crawl's admission too (the page worker paused it for every replica). */
   private async noteRateLimit(entry: WindowEntry, pausedUntil: number): Promise<void> {
     this.hosts.pause(entry.host, pausedUntil);
-    await this.store.updateState(this.run.jobId, this.run.epoch, { $set: { met_rate_limit: true } });
+    await this.store.states.updateState(this.run.jobId, this.run.epoch, { $set: { met_rate_limit: true } });
   }
 
   /** Back to the frontier (and pending in the store) under a new dispatch number, not before `notBefore`. */
@@ -340,7 +340,7 @@ export class PageCommitter {
    */
   private async settle(entry: WindowEntry, status: CrawlEntry['status'], set: Partial<CrawlEntry>): Promise<CrawlEntry | null> {
     const leased = await this.lease.holds();
-    const settled = leased ? await this.store.settle(entry.id, this.run.epoch, status, set) : null;
+    const settled = leased ? await this.store.entries.settle(entry.id, this.run.epoch, status, set) : null;
     this.inFlight.remove(entry);
     this.run.wake();
     if (!leased) return null;

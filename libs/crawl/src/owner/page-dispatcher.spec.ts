@@ -31,7 +31,7 @@ describe('PageDispatcher', () => {
       },
     };
     f.run.sealedSecrets = 'sealed-key';
-    dispatcher = new PageDispatcher(f.run, f.repository, recording, bus);
+    dispatcher = new PageDispatcher(f.run, f.repository.outcomes, recording, bus);
     await dispatcher.open();
   });
   afterEach(async () => {
@@ -47,8 +47,8 @@ describe('PageDispatcher', () => {
     await queue.process<PageTaskPayload>(CRAWL_PAGES_QUEUE, 2, async (message) => {
       seen.push(message.payload);
       const taskId = pageTaskId(message.payload.job_id, message.payload.key, message.payload.dispatch);
-      await f.repository.delivered(taskId, message.payload.job_id);
-      await f.repository.finishOutcome(taskId, toStoredOutcome(outcome));
+      await f.repository.outcomes.delivered(taskId, message.payload.job_id);
+      await f.repository.outcomes.finishOutcome(taskId, toStoredOutcome(outcome));
       if (!quiet) await bus.publish(crawlOutcomeChannel(message.payload.job_id), { task: taskId });
     });
     return seen;
@@ -69,8 +69,8 @@ describe('PageDispatcher', () => {
     const outcome = dispatcher.dispatch(entry);
     // A worker stored the outcome, and its bus message was lost.
     const taskId = pageTaskId(f.run.jobId, entry.key, 0);
-    await f.repository.delivered(taskId, f.run.jobId);
-    await f.repository.finishOutcome(taskId, skipped);
+    await f.repository.outcomes.delivered(taskId, f.run.jobId);
+    await f.repository.outcomes.finishOutcome(taskId, skipped);
     await dispatcher.collect([taskId]);
     await expect(outcome).resolves.toEqual(skipped);
   });
@@ -78,8 +78,8 @@ describe('PageDispatcher', () => {
   it('an adopted page whose outcome is stored already resolves without a worker', async () => {
     const entry = await f.pending('/a');
     const taskId = pageTaskId(f.run.jobId, entry.key, 0);
-    await f.repository.delivered(taskId, f.run.jobId);
-    await f.repository.finishOutcome(taskId, skipped);
+    await f.repository.outcomes.delivered(taskId, f.run.jobId);
+    await f.repository.outcomes.finishOutcome(taskId, skipped);
     entry.outcomeMayBeStored = true;
     await expect(dispatcher.dispatch(entry)).resolves.toEqual(skipped);
     expect(entry.outcomeMayBeStored).toBe(false);
@@ -105,7 +105,7 @@ describe('PageDispatcher', () => {
     beforeEach(async () => {
       local = new LocalOutcomes();
       reads = 0;
-      const store = { doneOutcomes: (ids: string[]) => (reads++, f.repository.doneOutcomes(ids)) };
+      const store = { doneOutcomes: (ids: string[]) => (reads++, f.repository.outcomes.doneOutcomes(ids)) };
       near = new PageDispatcher(f.run, store, { enqueue: async (_q, _n, _p, options) => options!.jobId! }, bus, local);
       await near.open();
     });
@@ -126,8 +126,8 @@ describe('PageDispatcher', () => {
       const entry = await f.pending('/a');
       const waiting = near.dispatch(entry);
       const taskId = pageTaskId(f.run.jobId, entry.key, 0);
-      await f.repository.delivered(taskId, f.run.jobId);
-      await f.repository.finishOutcome(taskId, skipped);
+      await f.repository.outcomes.delivered(taskId, f.run.jobId);
+      await f.repository.outcomes.finishOutcome(taskId, skipped);
       await near.collect([taskId]);
       await expect(waiting).resolves.toEqual(skipped);
       expect(local.size).toBe(0);

@@ -1,7 +1,7 @@
 import type { EventBusPort } from '@app/events';
 import { BACKOFFS } from '@app/core';
 import { messageBackoff, type QueuePort } from '@app/queue';
-import type { CrawlRepository } from '../crawl.repository';
+import type { PageOutcomeStore } from '../store/page-outcome-store';
 import type { LocalOutcomes } from '../local-outcomes';
 import { CRAWL_PAGES_QUEUE, PAGE_TASK, crawlOutcomeChannel, pageTaskId, type PageOutcome, type PageTaskPayload } from '../crawl.types';
 import { PAGE_RETRY_LIMITS } from '../page-retry-policy';
@@ -14,7 +14,7 @@ export const OUTCOME_POLL_MS = 1000;
 /** A page task not finished after this long is sent again (idempotent: same task id), e.g. after a Redis restart lost it. */
 export const REDISPATCH_AFTER_MS = 15_000;
 
-export type DispatchStore = Pick<CrawlRepository, 'doneOutcomes'>;
+export type DispatchStore = Pick<PageOutcomeStore, 'doneOutcomes'>;
 
 interface Waiter {
   entry: WindowEntry;

@@ -2,7 +2,7 @@ import type { AppConfig } from '@app/config';
 import type { StaticFetcher } from '@app/fetch';
 import { hostnameOf, whenHostFree, type PolitenessPort } from '@app/politeness';
 import { crawlHostPolicy } from '../crawl-host-policy';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStateStore } from '../store/crawl-state-store';
 import { canonicalize } from '../url-canon';
 import { BackgroundReading } from './background-reading';
 import type { CrawlRun } from './crawl-run';
@@ -19,7 +19,7 @@ export interface SitemapLastmods {
   rememberLastmods(jobId: string, monitorId: string, urls: string[], lastmods: Array<string | null>): Promise<void>;
 }
 
-export type SeedingStore = Pick<CrawlRepository, 'state' | 'updateState'>;
+export type SeedingStore = Pick<CrawlStateStore, 'state' | 'updateState'>;
 
 export type SeedingConfig = Pick<AppConfig, 'hostMinIntervalMs' | 'hostMaxConcurrency' | 'hostSlotLeaseMs'>;
 

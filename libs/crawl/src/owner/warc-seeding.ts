@@ -1,7 +1,7 @@
 import type { PageArchive, WarcLimits } from '@app/archive';
 import { warcPages } from '@app/archive';
 import { AppError } from '@app/core';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStateStore } from '../store/crawl-state-store';
 import type { WarcSource } from '../crawl-input';
 import { canonicalize } from '../url-canon';
 import type { CrawlRun } from './crawl-run';
@@ -9,7 +9,7 @@ import { BackgroundReading, recordProgress } from './background-reading';
 import type { Frontier } from './frontier';
 import type { SeedSource } from './seed-source';
 
-export type WarcSeedingStore = Pick<CrawlRepository, 'state' | 'updateState'>;
+export type WarcSeedingStore = Pick<CrawlStateStore, 'state' | 'updateState'>;
 export type WarcSeedingArchive = Pick<PageArchive, 'openUpload' | 'dropUpload' | 'keep' | 'keepFailure' | 'record'>;
 
 /** Pages stored in the frontier per step (and the progress recorded with them). */

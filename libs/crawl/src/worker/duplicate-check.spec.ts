@@ -31,7 +31,9 @@ describe('duplicateCheck', () => {
   } as PageTaskPayload;
   const target = canonicalize('https://s.example/p')!;
   const entries = (status: CrawlEntry['status']) => ({
-    entry: async (id: string) => (id === `j:${target.key}` ? ({ url: target.url, key: target.key, status } as CrawlEntry) : null),
+    entries: {
+      entry: async (id: string) => (id === `j:${target.key}` ? ({ url: target.url, key: target.key, status } as CrawlEntry) : null),
+    },
   });
   const noIndex = { check: async () => null };
   const context = (options = {}, monitor?: string) => {
@@ -53,7 +55,7 @@ describe('duplicateCheck', () => {
       similarity: null,
     });
     expect(await duplicateCheck(task, context(), entries('skipped'), noIndex)!.check(page)).toBeNull();
-    expect(await duplicateCheck(task, context(), { entry: async () => null }, noIndex)!.check(page)).toBeNull();
+    expect(await duplicateCheck(task, context(), { entries: { entry: async () => null } }, noIndex)!.check(page)).toBeNull();
     expect(
       await duplicateCheck(task, context(), entries('completed'), noIndex)!.check(loaded({}, 'https://elsewhere.example/p')),
     ).toBeNull();

@@ -1,7 +1,7 @@
 import type { DuplicateIndex } from '@app/dedup';
 import type { DuplicateCheck, DuplicateMade } from '@app/extraction';
 import type { LoadedPage } from '@app/pages';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStorePort } from '../crawl.repository';
 import type { PageTaskPayload } from '../crawl.types';
 import type { JobContext } from './job-contexts';
 
@@ -16,7 +16,7 @@ import type { JobContext } from './job-contexts';
 export function duplicateCheck(
   task: PageTaskPayload,
   context: Pick<JobContext, 'input' | 'scope' | 'job'>,
-  repository: Pick<CrawlRepository, 'entry'>,
+  repository: CrawlStorePort<{ entries: 'entry' }>,
   index: Pick<DuplicateIndex, 'check'>,
 ): DuplicateCheck | undefined {
   const { input } = context;
@@ -27,7 +27,7 @@ export function duplicateCheck(
       const canonical = canonicalOf(page);
       const target = canonical ? context.scope.canonical(canonical, page.fetch.url) : null;
       if (target && target.key !== task.key && context.scope.outsideDomain(target) === null) {
-        const known = await repository.entry(`${task.job_id}:${target.key}`);
+        const known = await repository.entries.entry(`${task.job_id}:${target.key}`);
         if (known && known.status !== 'skipped') {
           return { method: 'duplicate', duplicate_of: known.url, duplicate_key: known.key, reason: 'canonical', similarity: null };
         }

@@ -54,7 +54,9 @@ function stage(load: Load, options: Partial<CrawlOptions> = {}, known: Record<st
   const keepWith = (wait: () => Promise<void>) => void (before = wait);
   const pauses = new Counter({ name: 'pauses_total', help: 'h', labelNames: ['domain'], registers: [new Registry()] });
   const repository = {
-    entry: async (id: string) => (known[id] ? ({ status: known[id], key: id.slice(3), url: `entry of ${id.slice(3)}` } as never) : null),
+    entries: {
+      entry: async (id: string) => (known[id] ? ({ status: known[id], key: id.slice(3), url: `entry of ${id.slice(3)}` } as never) : null),
+    },
   };
   const fetch = new PageFetch(politeness, config, { load } as PageLoaderService, repository, archived, pauses, new DomainLabels(20));
   const resolved = { ...DEFAULT_OPTIONS, ...options };

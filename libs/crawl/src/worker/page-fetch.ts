@@ -10,7 +10,7 @@ import { hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { crawlHostPolicy } from '../crawl-host-policy';
 import type { CrawlJobInput } from '../crawl-input';
 import type { CrawlScope } from '../crawl-scope';
-import type { CrawlRepository } from '../crawl.repository';
+import type { CrawlStorePort } from '../crawl.repository';
 import type { PageDuplicate, PageOutcome, PageTaskPayload } from '../crawl.types';
 import { isRetryableFailure } from '../page-retry-policy';
 import type { ArchivedPages } from './archived-pages';
@@ -66,7 +66,7 @@ export class PageFetch {
     private readonly politeness: PolitenessPort,
     private readonly config: AppConfig,
     private readonly loader: PageLoaderService,
-    private readonly repository: Pick<CrawlRepository, 'entry'>,
+    private readonly repository: CrawlStorePort<{ entries: 'entry' }>,
     private readonly archived: ArchivedPages,
     private readonly pauses: Counter<'domain'>,
     private readonly domains: DomainLabels,
@@ -170,7 +170,7 @@ export class PageFetch {
     if (!target || !requested || target.key === requested.key) return null;
     const outside = context.scope.outsideDomain(target);
     if (outside) return { reason: 'filtered', why: outside };
-    const known = await this.repository.entry(`${task.job_id}:${target.key}`);
+    const known = await this.repository.entries.entry(`${task.job_id}:${target.key}`);
     if (known && (known.status === 'completed' || known.status === 'running' || known.status === 'failed')) {
       return {
         reason: 'duplicate',

@@ -1,19 +1,12 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Counter } from 'prom-client';
-import { PageArchive } from '@app/archive';
-import { APP_CONFIG, type AppConfig } from '@app/config';
-import { DuplicateIndex } from '@app/dedup';
-import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { PageExtractor } from '@app/extraction';
-import { JobsRepository, JobsService, isTerminal, jobControlChannel } from '@app/jobs';
-import { MonitorPagesService, textHash } from '@app/monitors';
-import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
-import { PageLoaderService, type LoadedPage } from '@app/pages';
-import { POLITENESS, type PolitenessPort } from '@app/politeness';
-import { HandBackError, QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
+import { isTerminal, jobControlChannel } from '@app/jobs';
+import { textHash } from '@app/monitors';
+import type { LoadedPage } from '@app/pages';
+import { HandBackError, type QueueMessage } from '@app/queue';
 import { isArchiveSource } from '../crawl-input';
-import { CrawlRepository } from '../crawl.repository';
-import { LocalOutcomes } from '../local-outcomes';
+import { CrawlPageSources, CrawlPorts, CrawlRecords } from '../crawl-process';
 import {
   CRAWL_PAGES_QUEUE,
   MAX_LINKS_PER_PAGE,
@@ -52,24 +45,15 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private readonly fetch: PageFetch;
 
   constructor(
-    @Inject(QUEUE) private readonly queue: QueuePort,
-    @Inject(EVENT_BUS) private readonly bus: EventBusPort,
-    @Inject(POLITENESS) politeness: PolitenessPort,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LOGGER) logger: AppLogger,
-    @Inject(METRICS) metrics: Metrics,
-    private readonly repository: CrawlRepository,
-    private readonly jobsRepository: JobsRepository,
-    private readonly jobs: JobsService,
-    loader: PageLoaderService,
+    private readonly ports: CrawlPorts,
+    private readonly records: CrawlRecords,
+    private readonly sources: CrawlPageSources,
     private readonly extractor: PageExtractor,
-    private readonly monitorPages: MonitorPagesService,
-    archive: PageArchive,
-    private readonly localOutcomes: LocalOutcomes,
-    private readonly duplicates: DuplicateIndex,
   ) {
+    const { config, logger, metrics, politeness } = ports;
+    const { loader, archive } = sources;
     this.archived = new ArchivedPages(archive, loader, logger);
-    this.contexts = new JobContexts((jobId) => this.jobsRepository.findForWorker(jobId));
+    this.contexts = new JobContexts((jobId) => records.jobsRepository.findForWorker(jobId));
     this.outcomes = metrics.once(
       'gleaner_crawl_page_tasks_total',
       () =>
@@ -90,7 +74,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
           registers: [metrics.registry],
         }),
     );
-    this.fetch = new PageFetch(politeness, config, loader, repository, this.archived, this.pauses, this.domains);
+    this.fetch = new PageFetch(politeness, config, loader, records.repository, this.archived, this.pauses, this.domains);
     // From 0, so the first task of each outcome shows in rate() and increase().
     for (const outcome of ['completed', 'failed', 'rate_limited', 'deferred', 'skipped', 'cancelled'] satisfies PageOutcome['kind'][]) {
       this.outcomes.inc({ outcome }, 0);
@@ -98,7 +82,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.queue.process<PageTaskPayload>(CRAWL_PAGES_QUEUE, this.config.pageWorkers, (message, signal) =>
+    await this.ports.queue.process<PageTaskPayload>(CRAWL_PAGES_QUEUE, this.ports.config.pageWorkers, (message, signal) =>
       this.handle(message, signal),
     );
   }
@@ -115,8 +99,8 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const taskId = pageTaskId(task.job_id, task.key, task.dispatch);
     // The task of a job that no longer exists (its tenant was deleted, docs/api.md "Users"): nothing to run,
     // and nothing to record (a delivery marker would outlive the job).
-    if (!(await this.context(task.job_id)) && !(await this.jobsRepository.findForWorker(task.job_id))) return;
-    const marker = await this.repository.delivered(taskId, task.job_id);
+    if (!(await this.context(task.job_id)) && !(await this.records.jobsRepository.findForWorker(task.job_id))) return;
+    const marker = await this.records.repository.outcomes.delivered(taskId, task.job_id);
     if (marker.done) return;
     const suspect = marker.deliveries > 1;
     await this.gate.run(suspect, () => this.deliver(task, taskId, suspect, queueSignal));
@@ -128,7 +112,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
    */
   private async deliver(task: PageTaskPayload, taskId: string, alone: boolean, queueSignal: AbortSignal): Promise<void> {
     if (alone) {
-      const marker = await this.repository.ranAlone(taskId);
+      const marker = await this.records.repository.outcomes.ranAlone(taskId);
       if (!marker || marker.done) return;
       const crashed = workerCrashVerdict(marker);
       if (crashed) {
@@ -145,23 +129,23 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const controller = new AbortController();
     const onShutdown = () => controller.abort(new HandBackError());
     queueSignal.addEventListener('abort', onShutdown, { once: true });
-    const unsubscribe = await this.bus.subscribe(jobControlChannel(task.job_id), (msg) => {
+    const unsubscribe = await this.ports.bus.subscribe(jobControlChannel(task.job_id), (msg) => {
       if ((msg as { type?: string }).type === 'cancel') controller.abort(new Error('cancelled'));
     });
     try {
       const monitorId = context.input.monitor_id;
       const note: MonitorNote | null = monitorId
-        ? { memory: await this.monitorPages.recall(monitorId, task.url), via: null, etag: null, lastModified: null, textHash: null }
+        ? { memory: await this.records.monitorPages.recall(monitorId, task.url), via: null, etag: null, lastModified: null, textHash: null }
         : null;
       const outcome = await this.run(task, context, controller.signal, note);
       if (controller.signal.reason instanceof HandBackError) throw controller.signal.reason;
       // What a monitor's run saw is stored before the owner hears of the page, so it is there when the crawl ends.
       const observation = note && !controller.signal.aborted ? monitorObservation(task, context.input, outcome, note) : null;
-      if (observation) await this.monitorPages.observe(observation);
+      if (observation) await this.records.monitorPages.observe(observation);
       await this.report(task, taskId, controller.signal.aborted ? { kind: 'cancelled' } : outcome);
     } catch (error) {
       if (controller.signal.reason instanceof HandBackError || error instanceof HandBackError) {
-        await this.repository.undeliver(taskId, alone); // handed back, not crashed
+        await this.records.repository.outcomes.undeliver(taskId, alone); // handed back, not crashed
         throw new HandBackError();
       }
       if (controller.signal.aborted) {
@@ -178,9 +162,9 @@ export class PageWorkerService implements OnApplicationBootstrap {
   /** Stores the outcome (first writer wins) and tells the owner: directly when it runs in this process, else by bus. */
   private async report(task: PageTaskPayload, taskId: string, outcome: PageOutcome): Promise<void> {
     this.outcomes.inc({ outcome: outcome.kind });
-    if (await this.repository.finishOutcome(taskId, toStoredOutcome(outcome))) {
-      if (this.localOutcomes.offer(taskId, outcome)) return;
-      await this.bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId }).catch(() => undefined);
+    if (await this.records.repository.outcomes.finishOutcome(taskId, toStoredOutcome(outcome))) {
+      if (this.records.localOutcomes.offer(taskId, outcome)) return;
+      await this.ports.bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId }).catch(() => undefined);
     }
   }
 
@@ -190,7 +174,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const started = Date.now();
     // A sitemap lastmod not after the last run's visit: unchanged without a request (docs/monitors.md "Cheap re-runs").
     if (note?.memory && options.use_sitemap && input.monitor_id) {
-      const lastmod = await this.monitorPages.lastmod(task.job_id, task.url);
+      const lastmod = await this.records.monitorPages.lastmod(task.job_id, task.url);
       if (lastmod && Date.parse(lastmod) <= Date.parse(note.memory.fetchedAt)) {
         note.via = 'lastmod';
         note.etag = note.memory.etag;
@@ -255,7 +239,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       secrets: this.secretsOf(context, task.secrets),
       signal,
       plans: context.plans,
-      duplicates: duplicateCheck(task, context, this.repository, this.duplicates),
+      duplicates: duplicateCheck(task, context, this.records.repository, this.sources.duplicateIndex),
     });
     return extractionOutcome(extracted, page, base, { started, extractStarted }, signal);
   }
@@ -270,7 +254,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
    */
   private secretsOf(context: JobContext, sealed: string | undefined): Record<string, string> {
     if (!sealed) return {};
-    if (context.secrets?.sealed !== sealed) context.secrets = { sealed, opened: this.jobs.openSecrets(sealed) };
+    if (context.secrets?.sealed !== sealed) context.secrets = { sealed, opened: this.records.jobs.openSecrets(sealed) };
     return context.secrets.opened;
   }
 }

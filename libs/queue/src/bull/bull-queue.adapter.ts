@@ -1,6 +1,6 @@
 import Bull from 'bull';
 import { Redis, type RedisOptions } from 'ioredis';
-import { BACKOFFS, newId, redisDownProbe, withinRedisOutageWait } from '@app/core';
+import { newId, quitRedis, redisDownProbe, withinRedisOutageWait } from '@app/core';
 import {
   HandBackError,
   type EnqueueOptions,
@@ -11,7 +11,8 @@ import {
 } from '../queue.port';
 import {
   backoffDelayMs,
-  messageBackoff,
+  DEFAULT_BACKOFF,
+  messageRetry,
   isHandBack,
   isOutage,
   OUTAGE_RETRY_MS,
@@ -20,32 +21,19 @@ import {
   toError,
   waitForHandlers,
   type Delivery,
+  type RedisQueueOptions,
   type RetryDelay,
 } from '../queue-helpers';
 
-export interface BullQueueAdapterOptions {
-  redisUrl: string;
-  /** Redis key prefix (default 'gleaner'). */
-  prefix?: string;
-  /**
-   * Bull lockDuration: a worker that stops renewing its lock this long is considered dead (default 10000).
-   * Locks are renewed every quarter of it, so a worker tolerates three quarters of it without a renewal
-   * (a blocked event loop, a Redis restart) before its work is taken over.
-   */
-  stalledAfterMs?: number;
-  /** How often the stalled-job check runs (default a fifth of stalledAfterMs). Failover ≤ stalledAfterMs + this. */
-  stalledCheckMs?: number;
-  /** How many times a job may be recovered from a dead worker before it fails (default 2). */
-  maxStalledCount?: number;
-  /** After aborting handlers on stop, how long to wait for them to hand back (default 5000). */
-  abortGraceMs?: number;
+/**
+ * A Bull worker that stops renewing its lock (stalledAfterMs, Bull's lockDuration) is considered dead. Locks are
+ * renewed every quarter of it, so a worker tolerates three quarters of it without a renewal (a blocked event
+ * loop, a Redis restart) before its work is taken over.
+ */
+export interface BullQueueAdapterOptions extends RedisQueueOptions {
   /** Completed/failed jobs kept for inspection (default 0 / 1000). */
   keepCompleted?: number;
   keepFailed?: number;
-  /** Redis/Bull errors that have no caller to reject (default: ignored). */
-  onError?: (error: Error, queue: string) => void;
-  /** The wait before a retry (default: the port rule, backoffDelayMs); tests wrap it to see the waits asked for. */
-  retryDelay?: RetryDelay;
   /**
    * A blocking connection that has had a command unanswered this long is dropped and reconnected (default
    * BLOCKING_SOCKET_TIMEOUT_MS). Bull's blocking read waits at most DRAIN_DELAY_S on the server, so a read
@@ -55,8 +43,6 @@ export interface BullQueueAdapterOptions {
 }
 
 const BACKOFF_TYPE = 'gleaner';
-const DEFAULT_ATTEMPTS = 3;
-const DEFAULT_BACKOFF = messageBackoff(BACKOFFS.queueMessage);
 /** How long Bull's blocking read for the next job (BRPOPLPUSH) waits on the server before it returns empty. */
 export const DRAIN_DELAY_S = 5;
 /**
@@ -129,11 +115,11 @@ export class BullQueueAdapter implements QueuePort {
         await existing.remove().catch(() => undefined);
       }
     }
-    const backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+    const { attempts, backoff } = messageRetry(options);
     const job = await queue.add(name, payload, {
       jobId,
       delay: options.delayMs && options.delayMs > 0 ? options.delayMs : undefined,
-      attempts: options.attempts ?? DEFAULT_ATTEMPTS,
+      attempts,
       backoff: { type: BACKOFF_TYPE, options: backoff },
       removeOnComplete: this.options.keepCompleted ?? true,
       removeOnFail: this.options.keepFailed ?? 1000,
@@ -172,7 +158,7 @@ export class BullQueueAdapter implements QueuePort {
       await this.stop(0);
       await Promise.all([...this.queues.values()].map((e) => this.closeEntry(e, false)));
       this.queues.clear();
-      await Promise.all([this.client, this.subscriber].map((c) => (c ? quit(c) : Promise.resolve())));
+      await Promise.all([this.client, this.subscriber].map((c) => (c ? quitRedis(c) : Promise.resolve())));
     })();
     return this.closing;
   }
@@ -197,7 +183,7 @@ export class BullQueueAdapter implements QueuePort {
   private async closeEntry(entry: QueueEntry, doNotWaitJobs: boolean): Promise<void> {
     await entry.queue.close(doNotWaitJobs).catch(() => undefined);
     // With a custom createClient Bull disconnects nothing itself.
-    await Promise.all(entry.bclients.map((c) => quit(c)));
+    await Promise.all(entry.bclients.map((c) => quitRedis(c)));
   }
 
   private run<P>(queueName: string, job: Bull.Job<P>, handler: MessageHandler<P>): Promise<void> {
@@ -307,14 +293,4 @@ export class BullQueueAdapter implements QueuePort {
     client.setMaxListeners(0);
     return client;
   }
-}
-
-async function quit(client: Redis): Promise<void> {
-  if (client.status === 'end') return;
-  try {
-    await Promise.race([client.quit(), new Promise((r) => setTimeout(r, 500).unref())]);
-  } catch {
-    // already closed
-  }
-  client.disconnect();
 }

@@ -1,8 +1,8 @@
-import { BACKOFFS, newId } from '@app/core';
+import { newId } from '@app/core';
 import { type EnqueueOptions, type MessageHandler, type QueueCounts, type QueueMessage, type QueuePort } from '../queue.port';
 import {
   backoffDelayMs,
-  messageBackoff,
+  messageRetry,
   drainDeliveries,
   isHandBack,
   isOutage,
@@ -33,10 +33,8 @@ interface Held {
   backoff: { delayMs: number; maxDelayMs?: number };
 }
 
-const DEFAULT_ATTEMPTS = 3;
 /** Failed messages kept for counts (the oldest go first): nothing in memory grows without bound. */
 const FAILED_KEPT = 1000;
-const DEFAULT_BACKOFF = messageBackoff(BACKOFFS.queueMessage);
 
 /** The messages of in-process queues, shared by the adapters created on it. */
 export class MemoryQueueBroker {
@@ -104,6 +102,7 @@ export class MemoryQueueAdapter implements QueuePort {
     const id = options.jobId ?? newId();
     const existing = this.broker.messages.get(id);
     if (existing && existing.status !== 'failed') return id;
+    const { attempts, backoff } = messageRetry(options);
     this.broker.messages.set(id, {
       id,
       queue,
@@ -112,8 +111,8 @@ export class MemoryQueueAdapter implements QueuePort {
       status: 'waiting',
       runAt: Date.now() + Math.max(0, options.delayMs ?? 0),
       attempt: 0,
-      maxAttempts: options.attempts ?? DEFAULT_ATTEMPTS,
-      backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
+      maxAttempts: attempts,
+      backoff,
     });
     this.broker.poke(queue);
     return id;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis, type RedisOptions } from 'ioredis';
-import { BACKOFFS, newId, redisDownProbe, withinRedisOutageWait } from '@app/core';
+import { newId, quitRedis, redisDownProbe, withinRedisOutageWait } from '@app/core';
 import { type EnqueueOptions, type MessageHandler, type QueueCounts, type QueueMessage, type QueuePort } from '../queue.port';
 import {
   backoffDelayMs,
@@ -9,36 +9,20 @@ import {
   isHandBack,
   isOutage,
   isPermanent,
-  messageBackoff,
+  messageRetry,
   OUTAGE_RETRY_MS,
   runDelivery,
   toError,
   type Delivery,
+  type RedisQueueOptions,
   type RetryDelay,
 } from '../queue-helpers';
 import { COUNTS, ENQUEUE, SETTLE, UPKEEP } from './redis-list-scripts';
 
-export interface RedisListQueueAdapterOptions {
-  redisUrl: string;
-  /** Redis key prefix (default 'gleaner:lq'). */
-  prefix?: string;
-  /** A consumer whose alive key was not renewed this long is dead: its messages go to others (default 10000). */
-  stalledAfterMs?: number;
-  /** How often each consumer looks for dead consumers and due delayed messages (default a fifth of stalledAfterMs). */
-  stalledCheckMs?: number;
-  /** How many times a message may be taken back from a dead consumer before it fails (default 2). */
-  maxStalledCount?: number;
-  /** After aborting handlers on stop, how long to wait for them to hand back (default 5000). */
-  abortGraceMs?: number;
-  retryDelay?: RetryDelay;
-  /** Errors that have no caller to reject (default: ignored). */
-  onError?: (error: Error, queue: string) => void;
-}
+export type RedisListQueueAdapterOptions = RedisQueueOptions;
 
 /** The blocking take waits this long on the server before it returns empty (and is asked again). */
 export const TAKE_WAIT_S = 5;
-const DEFAULT_ATTEMPTS = 3;
-const DEFAULT_BACKOFF = messageBackoff(BACKOFFS.queueMessage);
 
 interface Body {
   id: string;
@@ -143,14 +127,8 @@ export class RedisListQueueAdapter implements QueuePort {
   async enqueue<P>(queue: string, name: string, payload: P, options: EnqueueOptions = {}): Promise<string> {
     if (this.closing) throw new Error('queue adapter is closed');
     const id = options.jobId ?? newId();
-    const body: Body = {
-      id,
-      name,
-      payload,
-      made: 0,
-      max: options.attempts ?? DEFAULT_ATTEMPTS,
-      backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
-    };
+    const { attempts, backoff } = messageRetry(options);
+    const body: Body = { id, name, payload, made: 0, max: attempts, backoff };
     const k = this.keys(queue);
     const delay = options.delayMs && options.delayMs > 0 ? Math.round(options.delayMs) : 0;
     await withinRedisOutageWait(this.client.lqEnqueue(k.ids, k.wait, k.delayed, k.failed, id, messageText(body), delay), this.clientDown);
@@ -195,7 +173,7 @@ export class RedisListQueueAdapter implements QueuePort {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.stop(0);
-      await quit(this.client);
+      await quitRedis(this.client);
     })();
     return this.closing;
   }
@@ -358,14 +336,4 @@ export class RedisListQueueAdapter implements QueuePort {
     client.on('error', () => undefined);
     return client;
   }
-}
-
-async function quit(client: Redis): Promise<void> {
-  if (client.status === 'end') return;
-  try {
-    await Promise.race([client.quit(), new Promise((r) => setTimeout(r, 500).unref())]);
-  } catch {
-    // already closed
-  }
-  client.disconnect();
 }

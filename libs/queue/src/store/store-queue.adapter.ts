@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
-import { AppError, BACKOFFS, DuplicateKeyError, newId } from '@app/core';
+import { AppError, DuplicateKeyError, newId } from '@app/core';
 import type { Collection, CollectionSpec, Doc, DocumentStore } from '@app/storage';
 import { type EnqueueOptions, type MessageHandler, type QueueCounts, type QueueMessage, type QueuePort } from '../queue.port';
 import {
   backoffDelayMs,
-  messageBackoff,
+  messageRetry,
   isHandBack,
   isOutage,
   OUTAGE_RETRY_MS,
@@ -59,9 +59,6 @@ export const QUEUE_MESSAGES: CollectionSpec = {
   indexes: [{ fields: { queue: 1, status: 1, run_at: 1 } }, { fields: { queue: 1, status: 1, lease_until: 1 } }],
 };
 
-const DEFAULT_ATTEMPTS = 3;
-const DEFAULT_BACKOFF = messageBackoff(BACKOFFS.queueMessage);
-
 // Consumers in this process sleep on this emitter so that an in-process enqueue wakes them at once.
 const wakers = new WeakMap<DocumentStore, EventEmitter>();
 function wakerFor(store: DocumentStore): EventEmitter {
@@ -108,7 +105,7 @@ export class StoreQueueAdapter implements QueuePort {
     const col = await this.collection();
     const id = options.jobId ?? newId();
     const now = Date.now();
-    const backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+    const { attempts, backoff } = messageRetry(options);
     const fields = {
       queue,
       name,
@@ -116,7 +113,7 @@ export class StoreQueueAdapter implements QueuePort {
       status: 'waiting' as const,
       run_at: iso(now + Math.max(0, options.delayMs ?? 0)),
       attempt: 0,
-      max_attempts: options.attempts ?? DEFAULT_ATTEMPTS,
+      max_attempts: attempts,
       backoff_ms: backoff.delayMs,
       backoff_max_ms: backoff.maxDelayMs ?? null,
       lease_until: null,
