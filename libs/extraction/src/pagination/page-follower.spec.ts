@@ -196,4 +196,25 @@ describe('PageFollower', () => {
     expect(stopped).toMatchObject({ reason: 'budget', next: C });
     expect(loaded).not.toContain(C);
   });
+
+  it("a 429 pauses the host for every job, as a crawl page's does, and ends the pages there", async () => {
+    const politeness = new MemoryPoliteness({ backoffBaseMs: 1000, backoffMaxMs: 10_000 });
+    const load = (url: string): Promise<LoadedPage> =>
+      url === B
+        ? Promise.reject(
+            new AppError('upstream-failure', 'The site answered HTTP 429.', { category: 'rate_limit', retryAfterSeconds: 120 }),
+          )
+        : site({ [A]: [B] }).load(url);
+    const f = follower(load, {}, politeness);
+    const { stopped } = await f.follow(
+      { url: A, page: await f.fetch(A), extraction: extraction(A) },
+      { selector: 'a', max_pages: 5 },
+      null,
+    );
+    expect(stopped).toEqual({ reason: 'failed', next: B, why: 'The site answered HTTP 429.' });
+    await expect(politeness.acquire('shop.test', { intervalMs: 0, maxInFlight: 2, leaseMs: 1000 })).resolves.toMatchObject({
+      granted: false,
+      reason: 'paused',
+    });
+  });
 });

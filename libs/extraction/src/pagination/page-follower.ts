@@ -60,10 +60,27 @@ export class PageFollower {
     const host = hostnameOf(url);
     const policy = crawlHostPolicy(0, this.deps.config);
     for (;;) {
-      const slot = await withHostSlot(this.deps.politeness, host, policy, () => this.deps.load(url), { answered: () => true });
+      const slot = await withHostSlot(this.deps.politeness, host, policy, () => this.loadReporting(host, url), { answered: () => true });
       if (slot.ran) return slot.value;
       // The host is paused (a 429) or busy with other jobs' requests: wait as a crawl's page would be deferred.
       await delay(slot.retryInMs, undefined, { signal: this.deps.signal });
+    }
+  }
+
+  /**
+   * The page's load; a 429 (rate_limit) pauses the host for every job through the port, as a crawl's page does, told
+   * while the slot is held so that no other request slips in, then fails the page (an extract does not wait out a
+   * pause: the answer stops there and says why).
+   */
+  private async loadReporting(host: string, url: string): Promise<LoadedPage> {
+    try {
+      return await this.deps.load(url);
+    } catch (error) {
+      if (error instanceof AppError && error.category === 'rate_limit') {
+        const retryAfterMs = error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : null;
+        await this.deps.politeness.reportRateLimit(host, retryAfterMs);
+      }
+      throw error;
     }
   }
 
