@@ -50,6 +50,28 @@ describe('item groups of a page', () => {
     expect(pageLists(markdown, schema)[0].group?.items).toHaveLength(10);
   });
 
+  it('counts a table whose items take two rows each (a title row, a byline row) once per item', () => {
+    const rows = Array.from({ length: 6 }, (_, i) => `| ${i + 1}. | Story ${i + 1} (site.test) |\n| | ${i + 1} points by someone |`);
+    // A headless table: the conversion makes its first row the header, so the first item opens above the separator.
+    const [head, ...rest] = rows.join('\n').split('\n');
+    const markdown = `Stories\n\n${[head, '|---|---|', ...rest].join('\n')}\n| | More |\n`;
+    const [table] = itemGroups(markdown).filter((g) => g.kind === 'table');
+    expect(table.items).toHaveLength(6);
+    expect(table.prefix).toBe('');
+    expect(markdown.slice(table.items[0].start, table.items[0].end)).toBe(
+      '| 1. | Story 1 (site.test) |\n|---|---|\n| | 1 points by someone |',
+    );
+    expect(markdown.slice(table.items[5].start, table.items[5].end)).toBe('| 6. | Story 6 (site.test) |\n| | 6 points by someone |');
+  });
+
+  it('counts a table of one row per item by its rows, empty cells or not', () => {
+    const rows = Array.from({ length: 6 }, (_, i) => `| Item ${i} | ${i % 2 === 0 ? '' : 'note'} | ${i} |`);
+    const markdown = `| Name | Note | N |\n|---|---|---|\n${rows.join('\n')}\n`;
+    const [table] = itemGroups(markdown).filter((g) => g.kind === 'table');
+    expect(table.items).toHaveLength(6);
+    expect(table.prefix).toBe('| Name | Note | N |\n|---|---|---|\n');
+  });
+
   it('finds no list in running text, nor in fewer than three items', () => {
     const prose = '# A story\n\nIt was a dark night.\n\nThe rain fell on the roof, all night long.\n\nIn the morning the sun rose.';
     expect(itemGroups(prose)).toEqual([]);

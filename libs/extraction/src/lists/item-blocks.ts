@@ -58,7 +58,11 @@ function group(kind: ItemGroup['kind'], items: ItemSpan[], prefix = ''): ItemGro
   return { kind, items, prefix, text: items.reduce((sum, i) => sum + (i.end - i.start), 0) };
 }
 
-/** Rows of each table after its header (a table without a separator row: every row). */
+/**
+ * Rows of each table after its header (a table without a separator row: every row). Rows that repeat a cycle of two
+ * or three shapes (a story's title row, then its byline row) are one item per cycle; a first row that opens the cycle
+ * (a headless table whose first row the conversion made its header) is then the first item's, not a header.
+ */
 function tables(lines: Line[]): ItemGroup[] {
   const found: ItemGroup[] = [];
   for (let i = 0; i < lines.length;) {
@@ -70,17 +74,86 @@ function tables(lines: Line[]): ItemGroup[] {
     while (j < lines.length && TABLE_ROW.test(lines[j].text)) j++;
     const headed = j - i >= 2 && TABLE_SEPARATOR.test(lines[i + 1].text);
     const first = headed ? i + 2 : i;
-    const prefix = headed ? `${lines[i].text}\n${lines[i + 1].text}\n` : '';
-    found.push(
-      group(
-        'table',
-        lines.slice(first, j).map((l) => ({ start: l.start, end: l.end })),
-        prefix,
-      ),
-    );
+    const rows = lines.slice(first, j);
+    const cycle = rowCycle(rows.map((l) => rowShape(l.text)));
+    if (cycle) {
+      // The header is the first item's opening row when it has the opening row's shape and the body opens mid-cycle.
+      const headerOpens = headed && rowShape(lines[i].text) === cycle.opening && rowShape(rows[0]?.text ?? '') !== cycle.opening;
+      const spans = cycleItems(rows, cycle);
+      if (headerOpens && spans.length > 0 && rowShape(rows[0].text) !== cycle.opening) {
+        const lead = rows.findIndex((r) => rowShape(r.text) === cycle.opening);
+        const end = lead > 0 ? rows[lead - 1].end : rows[rows.length - 1].end;
+        spans.unshift({ start: lines[i].start, end });
+      }
+      found.push(group('table', spans, headerOpens ? '' : headed ? `${lines[i].text}\n${lines[i + 1].text}\n` : ''));
+    } else {
+      const prefix = headed ? `${lines[i].text}\n${lines[i + 1].text}\n` : '';
+      found.push(
+        group(
+          'table',
+          rows.map((l) => ({ start: l.start, end: l.end })),
+          prefix,
+        ),
+      );
+    }
     i = j;
   }
   return found;
+}
+
+/** A row's shape: per cell, empty or filled. */
+function rowShape(row: string): string {
+  return row
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((cell) => {
+      return cell.trim() === '' ? '_' : 'x';
+    })
+    .join('');
+}
+
+interface RowCycle {
+  period: number;
+  /** The shape of the row an item opens with: its first cell is filled, the cycle's other rows' is empty. */
+  opening: string;
+}
+
+/**
+ * The cycle of shapes the rows repeat, when they repeat one of two or three different shapes (all but a stray
+ * row or two at the ends), the opening row's first cell filled and the others' empty, and there are at least
+ * MIN_ITEMS cycles; null for a table of one row per item.
+ */
+function rowCycle(shapes: string[]): RowCycle | null {
+  for (const period of [2, 3]) {
+    if (shapes.length < period * MIN_ITEMS) continue;
+    for (let offset = 0; offset < period; offset++) {
+      const cycle = shapes.slice(offset, offset + period);
+      if (new Set(cycle).size !== period) continue;
+      let matched = 0;
+      for (let k = offset; k < shapes.length; k++) if (shapes[k] === cycle[(k - offset) % period]) matched++;
+      // Every row but a stray one at either end follows the cycle.
+      if (matched < shapes.length - 2 || matched < period * MIN_ITEMS) continue;
+      const opening = cycle.find((c) => c.startsWith('x')) ?? '';
+      // The rows after the opening one continue its item: their first cell is left empty (an alternating empty cell
+      // further right is an optional field of one-row items).
+      if (!opening.startsWith('x') || cycle.some((c) => c !== opening && !c.startsWith('_'))) continue;
+      return { period, opening };
+    }
+  }
+  return null;
+}
+
+/** Items of a cycled table: each opening row with the rows after it, up to the next opening row (at most a cycle). */
+function cycleItems(rows: Line[], cycle: RowCycle): ItemSpan[] {
+  const items: ItemSpan[] = [];
+  for (let k = 0; k < rows.length; k++) {
+    if (rowShape(rows[k].text) !== cycle.opening) continue;
+    let last = k;
+    while (last + 1 < rows.length && last - k + 1 < cycle.period && rowShape(rows[last + 1].text) !== cycle.opening) last++;
+    items.push({ start: rows[k].start, end: rows[last].end });
+  }
+  return items;
 }
 
 /** The top-level items of each list (an item runs to the next top-level bullet: its indented lines and sub-lists are its own). */
