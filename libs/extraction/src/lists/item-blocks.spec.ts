@@ -72,6 +72,22 @@ describe('item groups of a page', () => {
     expect(table.prefix).toBe('| Name | Note | N |\n|---|---|---|\n');
   });
 
+  it('keeps a card whose first line opens otherwise in its run of sections, and ends the run at a section of another shape', () => {
+    const card = (name: string, first: string) => `## ${name}\n\n${first}\n\n$12.00`;
+    const markdown = [
+      card('Sayuri', 'Junmai Nigori'),
+      card('Superior', 'Junmai Ginjo'),
+      card('Plum Wine', '$19.00'),
+      card('Awa Yuki', 'Sparkling'),
+      card('Season: spring', 'Note: a label opens this one'),
+      card('Tanrei', 'Junmai'),
+      '## Staff picks\n\n- Sayuri\n- Tanrei',
+    ].join('\n\n');
+    const runs = itemGroups(markdown).filter((g) => g.kind === 'sections');
+    // One odd card between two of the run's shape stays; the list section after the last card ends the run.
+    expect(runs.map((g) => g.items.length)).toEqual([6]);
+  });
+
   it('finds no list in running text, nor in fewer than three items', () => {
     const prose = '# A story\n\nIt was a dark night.\n\nThe rain fell on the roof, all night long.\n\nIn the morning the sun rose.';
     expect(itemGroups(prose)).toEqual([]);

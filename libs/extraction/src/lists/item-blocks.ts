@@ -184,7 +184,11 @@ function lists(lines: Line[]): ItemGroup[] {
   return found;
 }
 
-/** Runs of sections under headings of one level: a section runs to the next heading of its level or higher. */
+/**
+ * Runs of sections under headings of one level: a section runs to the next heading of its level or higher. Sections of
+ * one run open alike; one section that opens otherwise between two that open as the run does stays in the run (a
+ * card whose subtitle reads as a label).
+ */
 function sections(lines: Line[]): ItemGroup[] {
   const headings = lines.flatMap((line, index) => {
     const m = HEADING.exec(line.text);
@@ -192,23 +196,39 @@ function sections(lines: Line[]): ItemGroup[] {
   });
   const found: ItemGroup[] = [];
   for (let level = 1; level <= 6; level++) {
-    let run: ItemSpan[] = [];
-    const close = () => {
-      if (run.length > 0) found.push(group('sections', run));
-      run = [];
-    };
-    let shape = '';
+    // The level's sections, each with whether a higher heading comes before it (it then starts a new run).
+    const sectionsAt: Array<{ span: ItemSpan; opening: string; cut: boolean }> = [];
+    let cut = true;
     for (let h = 0; h < headings.length; h++) {
       const { level: at, index } = headings[h];
-      if (at < level) close();
+      if (at < level) cut = true;
       if (at !== level) continue;
       const next = headings.slice(h + 1).find((o) => o.level <= level);
       const endLine = next ? next.index - 1 : lines.length - 1;
       // Sections of one list open alike (a price line, a paragraph): "Staff picks" with a list under it is another thing.
-      const opening = sectionShape(lines, index + 1, endLine);
-      if (run.length > 0 && opening !== shape) close();
-      shape = opening;
-      run.push({ start: lines[index].start, end: trimmedEnd(lines, index, endLine) });
+      sectionsAt.push({
+        span: { start: lines[index].start, end: trimmedEnd(lines, index, endLine) },
+        opening: sectionShape(lines, index + 1, endLine),
+        cut,
+      });
+      cut = false;
+    }
+    let run: ItemSpan[] = [];
+    let shape = '';
+    const close = () => {
+      if (run.length > 0) found.push(group('sections', run));
+      run = [];
+    };
+    for (let k = 0; k < sectionsAt.length; k++) {
+      const { span, opening, cut: cutBefore } = sectionsAt[k];
+      if (cutBefore) close();
+      else if (run.length > 0 && opening !== shape) {
+        const after = sectionsAt[k + 1];
+        const odd = run.length >= 2 && after !== undefined && !after.cut && after.opening === shape;
+        if (!odd) close();
+      }
+      if (run.length === 0) shape = opening;
+      run.push(span);
     }
     close();
   }
@@ -222,7 +242,11 @@ function sectionShape(lines: Line[], from: number, to: number): string {
   if (i > to || HEADING.test(lines[i].text)) return 'none';
   let j = i;
   while (j + 1 <= to && lines[j + 1].text.trim() !== '') j++;
-  return signatureOf(lines.slice(i, j + 1).map((l) => l.text)).replace(/^(p:label):[^:]*/, '$1');
+  // A paragraph is a paragraph whatever it opens with (a style name, a price): cards of one grid differ there; a
+  // label (`Difficulty:`) is a shape of its own.
+  return signatureOf(lines.slice(i, j + 1).map((l) => l.text))
+    .replace(/^(p:label):[^:]*/, '$1')
+    .replace(/^p:(?!label$).*/, 'p');
 }
 
 /** The end of the last non-blank line of lines[from..to]. */
