@@ -39,6 +39,8 @@ export interface RealRow {
   first_found: boolean;
   last_found: boolean;
   complete: boolean | null;
+  /** The answer says another repeated structure competes with the group counted (`expected_uncertain`). */
+  uncertain: boolean;
   /**
    * `complete: true` only when at least the labelled number of items was extracted (which items the stand-in model
    * answered is its matter: `first_found`/`last_found` say whether the label's ends are among them).
@@ -75,13 +77,14 @@ export async function realPages(ask: Ask, cap: number, only?: number): Promise<{
       first_found: found(label.first, answered),
       last_found: found(label.last, answered),
       complete: report.complete,
+      uncertain: report.expected_uncertain === true,
       complete_honest: report.complete !== true || answered.length >= label.items,
     };
     rows.push(row);
     console.log(
       `${row.page} ${label.url.slice(0, 48).padEnd(48)} labelled ${String(row.labelled).padStart(3)}  expected ${String(row.expected).padStart(4)}` +
         `${row.group_is_list ? '' : ' (other list)'}  extracted ${String(row.extracted).padStart(3)} in ${row.calls}  first ${row.first_found ? 'y' : 'n'} last ${row.last_found ? 'y' : 'n'}` +
-        `  complete ${row.complete}${row.complete_honest ? '' : ' (WRONG)'}`,
+        `  complete ${row.complete}${row.uncertain ? ' (count uncertain)' : ''}${row.complete_honest ? '' : ' (WRONG)'}`,
     );
   }
   return { rows, summary: realSummary(rows) };
@@ -109,6 +112,10 @@ export function realSummary(rows: RealRow[]): Record<string, unknown> {
     extracted_count_recall: labelled === 0 ? null : extractedRight / labelled,
     pages_first_and_last_found: rows.filter((r) => r.first_found && r.last_found).length,
     pages_complete_true: rows.filter((r) => r.complete === true).length,
+    pages_count_uncertain: rows.filter((r) => r.uncertain).length,
+    // Of the pages whose count is not the labelled list's exactly, those the answer says are uncertain.
+    wrong_counts_said_uncertain: rows.filter((r) => r.uncertain && !(r.group_is_list && r.expected === r.labelled)).length,
+    wrong_counts: rows.filter((r) => !(r.group_is_list && r.expected === r.labelled)).length,
     complete_wrong: rows.filter((r) => !r.complete_honest).length,
   };
 }

@@ -260,6 +260,14 @@ interface Block extends ItemSpan {
   signature: string;
   /** It holds a markdown link. */
   linked: boolean;
+  /** Its lines (a paragraph of several: hard line breaks, a title line then a byline). */
+  lines: number;
+}
+
+/** Whether a block opens an item of a run anchored on `anchor`: a paragraph signature, or `lines:N` (a paragraph of N > 1 lines). */
+function opens(block: Block, anchor: string): boolean {
+  if (anchor.startsWith('lines:')) return block.signature.startsWith('p:') && `lines:${block.lines}` === anchor;
+  return block.signature === anchor;
 }
 
 /**
@@ -277,11 +285,21 @@ function blockRuns(lines: Line[]): ItemGroup[] {
     let j = i;
     while (j + 1 < lines.length && lines[j + 1].text.trim() !== '') j++;
     const texts = lines.slice(i, j + 1).map((l) => l.text);
-    blocks.push({ start: lines[i].start, end: lines[j].end, signature: signatureOf(texts), linked: /\]\(/.test(texts.join('\n')) });
+    blocks.push({
+      start: lines[i].start,
+      end: lines[j].end,
+      signature: signatureOf(texts),
+      linked: /\]\(/.test(texts.join('\n')),
+      lines: texts.length,
+    });
     i = j + 1;
   }
   const found: ItemGroup[] = [];
-  const anchors = new Set(blocks.map((b) => b.signature).filter((sig) => sig.startsWith('p:')));
+  // Items open with a paragraph of one shape: its first character or label, or (items whose title is a link on some
+  // and plain text on others) its number of lines when it has several.
+  const anchors = new Set(
+    blocks.flatMap((b) => (b.signature.startsWith('p:') ? [b.signature, ...(b.lines > 1 ? [`lines:${b.lines}`] : [])] : [])),
+  );
   for (const anchor of anchors) {
     let items: Array<ItemSpan & { followers: number; linked: boolean }> = [];
     const close = () => {
@@ -298,7 +316,7 @@ function blockRuns(lines: Line[]): ItemGroup[] {
     };
     for (const block of blocks) {
       const current = items[items.length - 1];
-      if (block.signature === anchor) items.push({ start: block.start, end: block.end, followers: 0, linked: block.linked });
+      if (opens(block, anchor)) items.push({ start: block.start, end: block.end, followers: 0, linked: block.linked });
       else if (current && block.signature.startsWith('p:') && current.followers < MAX_FOLLOWERS) {
         current.end = block.end;
         current.followers++;

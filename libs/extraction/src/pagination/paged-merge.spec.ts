@@ -4,7 +4,11 @@ import { mergePages, type PagedPage } from './paged-merge';
 
 const LISTS = [{ path: 'products', keys: ['sku', 'name'] }];
 
-function page(url: string, skus: string[], opts: { expected?: number | null; complete?: boolean | null; title?: string } = {}): PagedPage {
+function page(
+  url: string,
+  skus: string[],
+  opts: { expected?: number | null; complete?: boolean | null; title?: string; uncertain?: boolean } = {},
+): PagedPage {
   const items = skus.map((sku) => ({ sku, name: `Item ${sku}` }));
   const extraction: PageExtraction<ExtractionMade> = {
     data: { title: opts.title ?? `Catalogue at ${url}`, products: items },
@@ -26,6 +30,7 @@ function page(url: string, skus: string[], opts: { expected?: number | null; com
           extracted: skus.length,
           chunks: 1,
           complete: opts.complete === undefined ? true : opts.complete,
+          ...(opts.uncertain ? { expected_uncertain: true as const } : {}),
         },
       ],
     },
@@ -81,6 +86,20 @@ describe('mergePages', () => {
       reason: 'no_next_link',
     });
     expect(unknown.completeness?.items?.[0]).toMatchObject({ expected: null, extracted: 2, complete: null });
+  });
+
+  it("is not complete, and its count uncertain, when a page's count was uncertain", () => {
+    const merged = mergePages([page('p1', ['a']), page('p2', ['b'], { complete: null, uncertain: true })], LISTS, {
+      reason: 'no_next_link',
+    });
+    expect(merged.completeness?.items?.[0]).toEqual({
+      path: 'products',
+      expected: 2,
+      extracted: 2,
+      chunks: 2,
+      complete: null,
+      expected_uncertain: true,
+    });
   });
 
   it('merges a schema whose answer is the list itself', () => {

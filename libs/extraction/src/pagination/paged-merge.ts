@@ -139,7 +139,8 @@ function listReport(path: string, pages: PagedPage[], extracted: number, endReac
   const chunks = reports.reduce((n, r) => n + (r?.chunks ?? 1), 0);
   const complete =
     !endReached || reports.some((r) => r?.complete === false) ? false : reports.every((r) => r?.complete === true) ? true : null;
-  return { path, expected, extracted, chunks, complete };
+  const uncertain = expected !== null && reports.some((r) => r?.expected_uncertain === true);
+  return { path, expected, extracted, chunks, complete, ...(uncertain ? { expected_uncertain: true as const } : {}) };
 }
 
 function mergedWarnings(pages: PagedPage[], items: ItemsReport[], stopped: PaginationStop): Warning[] {
