@@ -201,4 +201,94 @@ export function longListsSuite(getEnv: () => LongListsEnv): void {
     expect(value('unknown', 'false')).toBeGreaterThanOrEqual(1);
     expect(value('complete', 'false')).toBe(0);
   });
+
+  // After the Prometheus counts (each paged page is a 30-row list, complete and not chunked).
+  describe('paginate', () => {
+    // The playground is shared by both deployments' runs: each run's pages have their own query.
+    const tag = () => `run=${Math.random().toString(36).slice(2, 10)}`;
+    const paginated = async (path: string, paginate: Record<string, unknown>) => {
+      since = env.models.requests.length;
+      const res = await call('POST', '/api/v1/extract', {
+        body: { url: listUrl(path), schema: LIST_SCHEMA, fetch_mode: 'static', llm_config: llm(), provenance: 'full', paginate },
+      });
+      expect([res.status, res.status === 200 ? null : res.text]).toEqual([200, null]);
+      return res.body;
+    };
+
+    it('follows the next link over 4 pages: one list of 120 in page order, which page gave which items, usage of every page', async () => {
+      const q = `pages=4&${tag()}`;
+      const answer = await paginated(`/paged/table/1?${q}`, { selector: 'li.next > a', max_pages: 10 });
+      expect(answer.data.products.map((p: { sku: string }) => p.sku)).toEqual(skus(120));
+      // Fields outside the list from the first page.
+      expect(answer.data.title).toBe('Catalogue, page 1');
+      expect(answer.metadata.items).toEqual([{ path: 'products', expected: 120, extracted: 120, chunks: 4, complete: true }]);
+      expect(answer.metadata.pagination).toEqual({
+        pages: [1, 2, 3, 4].map((n) => ({
+          url: listUrl(`/paged/table/${n}?${q}`),
+          items: { products: { from: (n - 1) * 30, count: 30 } },
+          repeated: 0,
+        })),
+        stopped: { reason: 'no_next_link' },
+      });
+      // Provenance per value, at its place in the merged list: the last item came from page 4.
+      expect(answer.metadata.fields['products[119].sku']).toMatchObject({ grounded: true });
+      expect(answer.warnings).toEqual([]);
+      expect(env.models.requests.slice(since)).toHaveLength(4);
+      const job = (await call('GET', `/api/v1/jobs/${answer.job_id}`)).body;
+      expect(job.token_usage_input).toBe(answer.usage.input_tokens);
+      expect(job.page_count).toBe(1);
+      // The pages were fetched once each, and robots.txt read before them.
+      const seen = env.play.requestsTo('lists.test').map((r) => r.path);
+      expect(seen).toContain('/robots.txt');
+      for (const n of [1, 2, 3, 4]) expect(seen.filter((p) => p === `/paged/table/${n}?${q}`)).toHaveLength(1);
+    });
+
+    it('stops at max_pages and says the list is incomplete, naming the page it did not read', async () => {
+      const q = `pages=4&${tag()}`;
+      const answer = await paginated(`/paged/table/1?${q}`, { selector: 'li.next > a', max_pages: 2 });
+      expect(answer.data.products.map((p: { sku: string }) => p.sku)).toEqual(skus(60));
+      expect(answer.metadata.items).toEqual([{ path: 'products', expected: 60, extracted: 60, chunks: 2, complete: false }]);
+      expect(answer.metadata.pagination.stopped).toEqual({ reason: 'max_pages', next: listUrl(`/paged/table/3?${q}`) });
+      expect(answer.warnings).toEqual([
+        expect.objectContaining({
+          code: 'list_incomplete',
+          location: 'body.schema.products',
+          message: expect.stringContaining('raise paginate.max_pages'),
+        }),
+      ]);
+      expect(env.play.requestsTo('lists.test', `/paged/table/2?${q}`)).toHaveLength(1);
+      expect(env.play.requestsTo('lists.test', `/paged/table/3?${q}`)).toHaveLength(0);
+    });
+
+    it('never fetches a next page robots.txt disallows: the pages stop there, the answer says why', async () => {
+      const q = `pages=4&fence=3&${tag()}`;
+      const answer = await paginated(`/paged/table/1?${q}`, { selector: 'li.next > a', max_pages: 10 });
+      expect(answer.data.products).toHaveLength(60);
+      expect(answer.metadata.items[0]).toMatchObject({ extracted: 60, complete: false });
+      expect(answer.metadata.pagination.stopped).toEqual({
+        reason: 'refused',
+        next: listUrl(`/private/paged/table/3?${q}`),
+        why: expect.stringContaining('robots.txt disallows it'),
+      });
+      expect(env.play.requestsTo('lists.test', `/paged/table/2?${q}`)).toHaveLength(1);
+      expect(env.play.requestsTo('lists.test', '/private/')).toHaveLength(0);
+    });
+
+    it('is a 422 problem at body.paginate without a list to follow, with a bad selector or max_pages', async () => {
+      const cases: Array<[unknown, unknown, string]> = [
+        [{ title: 'string' }, { selector: 'li.next > a' }, 'body.paginate'],
+        [LIST_SCHEMA, { selector: 'li.next [[' }, 'body.paginate.selector'],
+        [LIST_SCHEMA, { selector: 'a', max_pages: 0 }, 'body.paginate.max_pages'],
+        [LIST_SCHEMA, { selector: 'a', max_pages: 21 }, 'body.paginate.max_pages'],
+        [LIST_SCHEMA, { max_pages: 3 }, 'body.paginate.selector'],
+      ];
+      for (const [schema, paginate, location] of cases) {
+        const res = await call('POST', '/api/v1/extract', {
+          body: { url: listUrl('/paged/table/1'), schema, llm_config: llm(), paginate },
+        });
+        expect([res.status, res.headers.get('content-type')]).toEqual([422, expect.stringContaining('application/problem+json')]);
+        expect(res.body.errors.map((e: { location: string }) => e.location)).toContain(location);
+      }
+    });
+  });
 }

@@ -1,15 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PageArchive } from '@app/archive';
+import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Usage } from '@app/core';
-import { openFetchControl } from '@app/fetch';
+import { openFetchControl, RobotsCache, throughPool } from '@app/fetch';
 import { finalJobError, type JobCompletion, type JobContext, type JobHandler } from '@app/jobs';
 import { EXTRACTS_CONSUMER } from '@app/learned';
 import { LOGGER, type AppLogger } from '@app/observability';
 import { PageLoaderService, type LoadedPage } from '@app/pages';
+import { POLITENESS, type PolitenessPort } from '@app/politeness';
 import { ResultsService, SINGLE_PAGE_KEY } from '@app/results';
 import type { ExtractionFacts } from './extraction-facts';
 import { parseExtractInput, type ExtractJobInput } from './job-inputs';
+import { listPaths } from './lists/list-paths';
 import { keepPage } from './page/keep-page';
+import { mergePages } from './pagination/paged-merge';
+import { PageFollower } from './pagination/page-follower';
 import { completedResult, failedResult, PageFailure, type ExtractionMade, type PageExtraction } from './page/page-extraction';
 import { PageExtractor } from './page/page-extractor';
 import { pageLoadOptions, type ModelPagePlan } from './page/page-plan';
@@ -45,6 +50,8 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput, Extraction
     private readonly results: ResultsService,
     private readonly archive: PageArchive,
     @Inject(LOGGER) private readonly logger: AppLogger,
+    @Inject(POLITENESS) private readonly politeness: PolitenessPort,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async run(context: JobContext<ExtractJobInput>): Promise<JobCompletion<ExtractionFacts> | void> {
@@ -53,14 +60,32 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput, Extraction
     // crash or a store outage in between): only the finish is left to do, and counting the page again is wrong.
     if (job.page_count > 0) return;
     const plan = extractPlan(input);
-    let page: LoadedPage;
-    try {
-      page = await this.loader.load(input.url, input.fetch_mode, {
+    const load = (url: string) =>
+      this.loader.load(url, input.fetch_mode, {
         signal,
         control: openFetchControl(input.fetch_control, secrets, { owner: job.user_id, job: job._id }),
         keepRaw: input.archive,
         ...pageLoadOptions(plan),
+        ...(input.paginate ? { linkSelector: input.paginate.selector } : {}),
       });
+    // paginate: every page, the first included, fetched as a crawl fetches its pages (docs/long-lists.md "Pagination").
+    const follower = input.paginate
+      ? new PageFollower({
+          politeness: this.politeness,
+          robots: new RobotsCache({
+            fetcher: throughPool(this.loader.fetcher.staticFetcher, input.fetch_control?.proxy),
+            userAgent: this.config.robotsUserAgent,
+            errorTtlMs: this.config.robotsRetryMs,
+          }),
+          config: this.config,
+          load,
+          extract: (next) => this.extractor.extract(next, plan, { job, secrets, signal }),
+          signal,
+        })
+      : null;
+    let page: LoadedPage;
+    try {
+      page = follower ? await follower.fetch(input.url) : await load(input.url);
     } catch (error) {
       const failure = finalJobError(error, 'Extraction');
       await this.results.record(
@@ -72,8 +97,16 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput, Extraction
     }
     if (input.archive) await keepPage(this.archive, job, SINGLE_PAGE_KEY, input.url, page, this.logger);
     const started = Date.now();
-    const extracted = await this.extractor.extract(page, plan, { job, secrets, signal });
+    let extracted = await this.extractor.extract(page, plan, { job, secrets, signal });
     if (extracted instanceof PageFailure) return this.failed(context, page.fetch.url, extracted);
+    if (follower && input.paginate) {
+      const { pages, stopped } = await follower.follow(
+        { url: page.fetch.url, extraction: extracted, page },
+        input.paginate,
+        input.max_cost_usd,
+      );
+      extracted = mergePages(pages, listPaths(input.schema), stopped);
+    }
     try {
       return await this.completed(context, page, extracted, Date.now() - started);
     } catch (error) {

@@ -8,6 +8,7 @@ import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request
 import { extractArchives } from './extract-archive';
 import type { ExtractionFacts } from './extraction-facts';
 import type { AnalyzeJobInput, ExtractJobInput } from './job-inputs';
+import { paginateInput } from './pagination/paginate-input';
 
 /** The answer's provenance (the stored item's `metadata`); jobs stored before provenance existed have none to show. */
 function provenanceOf(metadata: Record<string, unknown> | undefined) {
@@ -49,6 +50,7 @@ export class ExtractionRequestsService {
     await this.intake.authProfile(caller, control.stored?.auth_profile, dto.auth_profile ? 'body.auth_profile' : 'body.site_id');
     const { parsed, schemaId } = await this.intake.schema(caller, dto, site?.default_schema_id ?? null);
     refuseLearnedFromPrompt(parsed.jsonSchema, dto.extraction_mode);
+    const paginate = paginateInput(dto.paginate, parsed.jsonSchema);
     // provenance and grounding: the request's, else the site's saved options, else the defaults (one resolution with crawls).
     const { provenance, grounding } = resolveCrawlOptions({ provenance: dto.provenance, grounding: dto.grounding }, saved);
     const job = await this.intake.submit<ExtractJobInput>(caller, {
@@ -69,6 +71,7 @@ export class ExtractionRequestsService {
         archive: extractArchives(dto.archive, saved),
         warnings: parsed.warnings,
         prompt: dto.prompt ?? null,
+        paginate,
       }),
       captureDebug: dto.capture_debug ?? false,
       requestId,
@@ -100,6 +103,8 @@ export class ExtractionRequestsService {
         // A prompt without a schema: the schema the model proposed for the page (the data follows it).
         ...(item?.metadata?.schema ? { schema: item.metadata.schema } : {}),
         ...completenessOf(item?.metadata),
+        // paginate: the pages the answer is made of (docs/long-lists.md "Pagination").
+        ...(item?.metadata?.pagination ? { pagination: item.metadata.pagination } : {}),
         ...provenanceOf(item?.metadata),
       },
       usage: {

@@ -27,6 +27,8 @@ export interface ExtractJobInput {
   warnings: Warning[];
   /** The request's prompt (told to the model; with SCHEMA_FROM_PROMPT, what the proposed schema is for); null without one and on older jobs. */
   prompt: string | null;
+  /** Follow the next-page link (docs/long-lists.md "Pagination"); null without one and on older jobs. */
+  paginate: { selector: string; max_pages: number } | null;
 }
 
 export interface AnalyzeJobInput {
@@ -70,6 +72,10 @@ const extractInputSchema = z.object({
   archive: z.boolean().default(false),
   warnings: storedWarnings,
   prompt: z.string().nullable().default(null),
+  paginate: z
+    .object({ selector: z.string(), max_pages: z.number().int().min(1) })
+    .nullable()
+    .default(null),
 });
 
 const analyzeInputSchema = z.object({

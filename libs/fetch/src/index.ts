@@ -1,5 +1,5 @@
 export { AddressGuard, pinnedLookup, type Resolver } from './address-guard';
-export { isFetchError } from './errors';
+export { fetchError, isFetchError } from './errors';
 export { FETCH_MODES, RedirectStopped, type FetchMode, type FetchOptions, type FetchResult, type RenderMode } from './fetch-types';
 export {
   COOKIE_VALUE_PATTERN,

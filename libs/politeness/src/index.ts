@@ -3,3 +3,4 @@ export { MemoryPoliteness } from './memory-politeness';
 export { RedisPoliteness } from './redis-politeness';
 export { RedisHostModeMemory } from './redis-host-mode-memory';
 export { whenHostFree, withHostSlot, type SlotOptions } from './host-slot';
+export { crawlHostPolicy } from './crawl-host-policy';

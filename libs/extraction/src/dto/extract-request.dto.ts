@@ -17,6 +17,7 @@ import {
   WarningResponse,
 } from '@app/results';
 import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
+import { PaginateDto, PaginationReportResponse } from './paginate.dto';
 import { JobFetchFields, PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 
 export class ExtractRequestDto extends JobFetchFields {
@@ -89,6 +90,17 @@ export class ExtractRequestDto extends JobFetchFields {
   @IsOptional()
   @IsBoolean()
   archive?: boolean;
+
+  @ApiPropertyOptional({
+    type: PaginateDto,
+    description:
+      'Follow the page\'s "next" link and extract the pages after it into one answer (docs/long-lists.md "Pagination"): the single-job form of a crawl\'s `follow_selector`. Needs a schema with a list of objects (the answer itself, or a top-level field; a 422 at `body.paginate` otherwise, and with a `prompt` and no schema). Every page, the first included, is fetched as a crawl fetches its pages: only when robots.txt allows it (its Crawl-delay applied), under the host\'s politeness slot. Each list gathers its items from every page in order (an item equal to one an earlier page gave is dropped), other fields come from the first page, usage adds up; `metadata.pagination` says which items came from which page and why the pages stopped.',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PaginateDto)
+  paginate?: PaginateDto;
 }
 
 export class AnalyzeRequestDto {
@@ -169,6 +181,12 @@ export class ExtractionMetadataResponse {
   schema?: Record<string, unknown>;
   @ApiPropertyOptional(CONTENT_TRUNCATED_PROPERTY) content_truncated?: true;
   @ApiPropertyOptional(ITEMS_PROPERTY) items?: ItemsReportResponse[];
+  @ApiPropertyOptional({
+    type: PaginationReportResponse,
+    description:
+      'With `paginate`: the pages the answer was gathered from and why the reading stopped (docs/long-lists.md "Pagination"). `items` then counts over all pages: `complete` is `true` only when every page\'s list was and the last page had no next link.',
+  })
+  pagination?: PaginationReportResponse;
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { $ref: getSchemaPath(FieldProvenanceResponse) },

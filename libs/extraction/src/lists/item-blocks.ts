@@ -58,7 +58,11 @@ function group(kind: ItemGroup['kind'], items: ItemSpan[], prefix = ''): ItemGro
   return { kind, items, prefix, text: items.reduce((sum, i) => sum + (i.end - i.start), 0) };
 }
 
-/** Rows of each table after its header (a table without a separator row: every row). */
+/**
+ * Rows of each table after its header (a table without a separator row: every row). Rows that repeat a cycle of two
+ * or three shapes (a story's title row, then its byline row) are one item per cycle; a first row that opens the cycle
+ * (a headless table whose first row the conversion made its header) is then the first item's, not a header.
+ */
 function tables(lines: Line[]): ItemGroup[] {
   const found: ItemGroup[] = [];
   for (let i = 0; i < lines.length;) {
@@ -70,17 +74,86 @@ function tables(lines: Line[]): ItemGroup[] {
     while (j < lines.length && TABLE_ROW.test(lines[j].text)) j++;
     const headed = j - i >= 2 && TABLE_SEPARATOR.test(lines[i + 1].text);
     const first = headed ? i + 2 : i;
-    const prefix = headed ? `${lines[i].text}\n${lines[i + 1].text}\n` : '';
-    found.push(
-      group(
-        'table',
-        lines.slice(first, j).map((l) => ({ start: l.start, end: l.end })),
-        prefix,
-      ),
-    );
+    const rows = lines.slice(first, j);
+    const cycle = rowCycle(rows.map((l) => rowShape(l.text)));
+    if (cycle) {
+      // The header is the first item's opening row when it has the opening row's shape and the body opens mid-cycle.
+      const headerOpens = headed && rowShape(lines[i].text) === cycle.opening && rowShape(rows[0]?.text ?? '') !== cycle.opening;
+      const spans = cycleItems(rows, cycle);
+      if (headerOpens && spans.length > 0 && rowShape(rows[0].text) !== cycle.opening) {
+        const lead = rows.findIndex((r) => rowShape(r.text) === cycle.opening);
+        const end = lead > 0 ? rows[lead - 1].end : rows[rows.length - 1].end;
+        spans.unshift({ start: lines[i].start, end });
+      }
+      found.push(group('table', spans, headerOpens ? '' : headed ? `${lines[i].text}\n${lines[i + 1].text}\n` : ''));
+    } else {
+      const prefix = headed ? `${lines[i].text}\n${lines[i + 1].text}\n` : '';
+      found.push(
+        group(
+          'table',
+          rows.map((l) => ({ start: l.start, end: l.end })),
+          prefix,
+        ),
+      );
+    }
     i = j;
   }
   return found;
+}
+
+/** A row's shape: per cell, empty or filled. */
+function rowShape(row: string): string {
+  return row
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((cell) => {
+      return cell.trim() === '' ? '_' : 'x';
+    })
+    .join('');
+}
+
+interface RowCycle {
+  period: number;
+  /** The shape of the row an item opens with: its first cell is filled, the cycle's other rows' is empty. */
+  opening: string;
+}
+
+/**
+ * The cycle of shapes the rows repeat, when they repeat one of two or three different shapes (all but a stray
+ * row or two at the ends), the opening row's first cell filled and the others' empty, and there are at least
+ * MIN_ITEMS cycles; null for a table of one row per item.
+ */
+function rowCycle(shapes: string[]): RowCycle | null {
+  for (const period of [2, 3]) {
+    if (shapes.length < period * MIN_ITEMS) continue;
+    for (let offset = 0; offset < period; offset++) {
+      const cycle = shapes.slice(offset, offset + period);
+      if (new Set(cycle).size !== period) continue;
+      let matched = 0;
+      for (let k = offset; k < shapes.length; k++) if (shapes[k] === cycle[(k - offset) % period]) matched++;
+      // Every row but a stray one at either end follows the cycle.
+      if (matched < shapes.length - 2 || matched < period * MIN_ITEMS) continue;
+      const opening = cycle.find((c) => c.startsWith('x')) ?? '';
+      // The rows after the opening one continue its item: their first cell is left empty (an alternating empty cell
+      // further right is an optional field of one-row items).
+      if (!opening.startsWith('x') || cycle.some((c) => c !== opening && !c.startsWith('_'))) continue;
+      return { period, opening };
+    }
+  }
+  return null;
+}
+
+/** Items of a cycled table: each opening row with the rows after it, up to the next opening row (at most a cycle). */
+function cycleItems(rows: Line[], cycle: RowCycle): ItemSpan[] {
+  const items: ItemSpan[] = [];
+  for (let k = 0; k < rows.length; k++) {
+    if (rowShape(rows[k].text) !== cycle.opening) continue;
+    let last = k;
+    while (last + 1 < rows.length && last - k + 1 < cycle.period && rowShape(rows[last + 1].text) !== cycle.opening) last++;
+    items.push({ start: rows[k].start, end: rows[last].end });
+  }
+  return items;
 }
 
 /** The top-level items of each list (an item runs to the next top-level bullet: its indented lines and sub-lists are its own). */
@@ -111,7 +184,11 @@ function lists(lines: Line[]): ItemGroup[] {
   return found;
 }
 
-/** Runs of sections under headings of one level: a section runs to the next heading of its level or higher. */
+/**
+ * Runs of sections under headings of one level: a section runs to the next heading of its level or higher. Sections of
+ * one run open alike; one section that opens otherwise between two that open as the run does stays in the run (a
+ * card whose subtitle reads as a label).
+ */
 function sections(lines: Line[]): ItemGroup[] {
   const headings = lines.flatMap((line, index) => {
     const m = HEADING.exec(line.text);
@@ -119,23 +196,39 @@ function sections(lines: Line[]): ItemGroup[] {
   });
   const found: ItemGroup[] = [];
   for (let level = 1; level <= 6; level++) {
-    let run: ItemSpan[] = [];
-    const close = () => {
-      if (run.length > 0) found.push(group('sections', run));
-      run = [];
-    };
-    let shape = '';
+    // The level's sections, each with whether a higher heading comes before it (it then starts a new run).
+    const sectionsAt: Array<{ span: ItemSpan; opening: string; cut: boolean }> = [];
+    let cut = true;
     for (let h = 0; h < headings.length; h++) {
       const { level: at, index } = headings[h];
-      if (at < level) close();
+      if (at < level) cut = true;
       if (at !== level) continue;
       const next = headings.slice(h + 1).find((o) => o.level <= level);
       const endLine = next ? next.index - 1 : lines.length - 1;
       // Sections of one list open alike (a price line, a paragraph): "Staff picks" with a list under it is another thing.
-      const opening = sectionShape(lines, index + 1, endLine);
-      if (run.length > 0 && opening !== shape) close();
-      shape = opening;
-      run.push({ start: lines[index].start, end: trimmedEnd(lines, index, endLine) });
+      sectionsAt.push({
+        span: { start: lines[index].start, end: trimmedEnd(lines, index, endLine) },
+        opening: sectionShape(lines, index + 1, endLine),
+        cut,
+      });
+      cut = false;
+    }
+    let run: ItemSpan[] = [];
+    let shape = '';
+    const close = () => {
+      if (run.length > 0) found.push(group('sections', run));
+      run = [];
+    };
+    for (let k = 0; k < sectionsAt.length; k++) {
+      const { span, opening, cut: cutBefore } = sectionsAt[k];
+      if (cutBefore) close();
+      else if (run.length > 0 && opening !== shape) {
+        const after = sectionsAt[k + 1];
+        const odd = run.length >= 2 && after !== undefined && !after.cut && after.opening === shape;
+        if (!odd) close();
+      }
+      if (run.length === 0) shape = opening;
+      run.push(span);
     }
     close();
   }
@@ -149,7 +242,11 @@ function sectionShape(lines: Line[], from: number, to: number): string {
   if (i > to || HEADING.test(lines[i].text)) return 'none';
   let j = i;
   while (j + 1 <= to && lines[j + 1].text.trim() !== '') j++;
-  return signatureOf(lines.slice(i, j + 1).map((l) => l.text)).replace(/^(p:label):[^:]*/, '$1');
+  // A paragraph is a paragraph whatever it opens with (a style name, a price): cards of one grid differ there; a
+  // label (`Difficulty:`) is a shape of its own.
+  return signatureOf(lines.slice(i, j + 1).map((l) => l.text))
+    .replace(/^(p:label):[^:]*/, '$1')
+    .replace(/^p:(?!label$).*/, 'p');
 }
 
 /** The end of the last non-blank line of lines[from..to]. */
@@ -163,6 +260,14 @@ interface Block extends ItemSpan {
   signature: string;
   /** It holds a markdown link. */
   linked: boolean;
+  /** Its lines (a paragraph of several: hard line breaks, a title line then a byline). */
+  lines: number;
+}
+
+/** Whether a block opens an item of a run anchored on `anchor`: a paragraph signature, or `lines:N` (a paragraph of N > 1 lines). */
+function opens(block: Block, anchor: string): boolean {
+  if (anchor.startsWith('lines:')) return block.signature.startsWith('p:') && `lines:${block.lines}` === anchor;
+  return block.signature === anchor;
 }
 
 /**
@@ -180,11 +285,21 @@ function blockRuns(lines: Line[]): ItemGroup[] {
     let j = i;
     while (j + 1 < lines.length && lines[j + 1].text.trim() !== '') j++;
     const texts = lines.slice(i, j + 1).map((l) => l.text);
-    blocks.push({ start: lines[i].start, end: lines[j].end, signature: signatureOf(texts), linked: /\]\(/.test(texts.join('\n')) });
+    blocks.push({
+      start: lines[i].start,
+      end: lines[j].end,
+      signature: signatureOf(texts),
+      linked: /\]\(/.test(texts.join('\n')),
+      lines: texts.length,
+    });
     i = j + 1;
   }
   const found: ItemGroup[] = [];
-  const anchors = new Set(blocks.map((b) => b.signature).filter((sig) => sig.startsWith('p:')));
+  // Items open with a paragraph of one shape: its first character or label, or (items whose title is a link on some
+  // and plain text on others) its number of lines when it has several.
+  const anchors = new Set(
+    blocks.flatMap((b) => (b.signature.startsWith('p:') ? [b.signature, ...(b.lines > 1 ? [`lines:${b.lines}`] : [])] : [])),
+  );
   for (const anchor of anchors) {
     let items: Array<ItemSpan & { followers: number; linked: boolean }> = [];
     const close = () => {
@@ -201,7 +316,7 @@ function blockRuns(lines: Line[]): ItemGroup[] {
     };
     for (const block of blocks) {
       const current = items[items.length - 1];
-      if (block.signature === anchor) items.push({ start: block.start, end: block.end, followers: 0, linked: block.linked });
+      if (opens(block, anchor)) items.push({ start: block.start, end: block.end, followers: 0, linked: block.linked });
       else if (current && block.signature.startsWith('p:') && current.followers < MAX_FOLLOWERS) {
         current.end = block.end;
         current.followers++;

@@ -89,17 +89,39 @@ export interface ItemsReport {
   extracted: number;
   /** Model answers the list was extracted in (1: not chunked). */
   chunks: number;
-  /** Every item is in `data`: false when fewer than expected were extracted or the page's text was cut; null when unknown (no count, or more items than counted). */
+  /**
+   * Every item is in `data`: false when fewer than expected were extracted or the page's text was cut; null when
+   * unknown (no count, more items than counted, or a count another repeated structure of the page competes with).
+   */
   complete: boolean | null;
+  /** Present (true) when another repeated structure of the page competes with the one counted: `expected` may be another list's. */
+  expected_uncertain?: true;
 }
 
 export function itemsReports(data: unknown, lists: PageList[], chunks: Map<string, number>, contentTruncated: boolean): ItemsReport[] {
   return lists.map((list) => {
     const extracted = listAt(data, list.path)?.length ?? 0;
     const expected = list.group?.items.length ?? null;
-    // More items than counted: the count missed some, so it cannot say the list is complete.
-    const complete = contentTruncated ? false : expected === null || extracted > expected ? null : extracted === expected;
-    return { path: list.path, expected, extracted, chunks: chunks.get(list.path) ?? 1, complete };
+    // More items than counted: the count missed some, so it cannot say the list is complete; nor can a count that may
+    // be of another list than the page's (docs/long-lists.md "Counting items").
+    const uncertain = list.contested === true;
+    const complete = contentTruncated
+      ? false
+      : expected === null || extracted > expected
+        ? null
+        : extracted < expected
+          ? false
+          : uncertain
+            ? null
+            : true;
+    return {
+      path: list.path,
+      expected,
+      extracted,
+      chunks: chunks.get(list.path) ?? 1,
+      complete,
+      ...(uncertain && expected !== null ? { expected_uncertain: true as const } : {}),
+    };
   });
 }
 
@@ -111,7 +133,7 @@ export function incompleteWarnings(reports: ItemsReport[]): Warning[] {
       const where = r.path === '$' ? 'body.schema' : `body.schema.${r.path}`;
       const counts =
         r.expected !== null
-          ? `the page lists ${r.expected} items and the answer has ${r.extracted}`
+          ? `the page lists ${r.expected} items${r.expected_uncertain ? ' (a count another repeated structure of the page competes with)' : ''} and the answer has ${r.extracted}`
           : `the answer has ${r.extracted} items and the page's text was cut before its end`;
       const list = r.path === '$' ? 'The list' : `The list \`${r.path}\``;
       return warning(

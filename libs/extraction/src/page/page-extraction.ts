@@ -6,6 +6,7 @@ import type { RecordResultInput } from '@app/results';
 import type { JsonSchemaObject } from '@app/schema';
 import type { ProvenanceMetadata } from '../grounding.service';
 import type { ItemsReport } from '../lists/list-merge';
+import type { PaginationReport } from '../pagination/paged-merge';
 
 /** How a page's data was made by the model chain or by learned programs (also the stored result's `metadata`). */
 export interface ExtractionMade {
@@ -96,6 +97,8 @@ export interface PageExtraction<M extends PageMade = PageMade> {
   completeness?: Completeness;
   /** The page's own warnings (its text cut to fit the model, libs/core warnings.ts); the request's are added where it is recorded. */
   warnings?: Warning[];
+  /** An extract's `paginate`: the pages its data was gathered from (docs/long-lists.md "Pagination"). */
+  pagination?: PaginationReport;
   /** The model run's facts a one-page job keeps on its record (whose key paid, each attempt); never stored with a crawl's outcome. */
   run?: { isByok: boolean; attempts: AttemptRecord[] };
 }
@@ -151,7 +154,12 @@ export interface ResultPlacement {
 
 /** A page's stored `metadata`: how its data was made, whether it is complete, then its provenance (docs/api.md "Results and downloads"). */
 export function resultMetadata(extraction: PageExtraction): Record<string, unknown> {
-  return { ...extraction.made, ...extraction.completeness, ...extraction.provenance };
+  return {
+    ...extraction.made,
+    ...extraction.completeness,
+    ...(extraction.pagination ? { pagination: extraction.pagination } : {}),
+    ...extraction.provenance,
+  };
 }
 
 /** The result record of an extracted page, for every job type alike. */

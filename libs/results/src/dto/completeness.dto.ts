@@ -1,4 +1,4 @@
-import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 
 /** One list of objects of the schema: how many items the page has and the data holds (docs/long-lists.md "The answer"). */
 export class ItemsReportResponse {
@@ -25,9 +25,18 @@ export class ItemsReportResponse {
     nullable: true,
     description:
       "Every item of the page is in `data`: false when fewer than `expected` were extracted or the page's text was cut to fit the model " +
-      "(with a `list_incomplete` warning); null when the page's count is unknown.",
+      "(with a `list_incomplete` warning); null when the page's count is unknown: no repeated structure found, more items extracted than counted, " +
+      'or `expected_uncertain`. Never true when the page may hold more items.',
   })
   complete!: boolean | null;
+  @ApiPropertyOptional({
+    enum: [true],
+    description:
+      'Present (true) when another repeated structure of the page competes with the one counted (a larger run of items beside it, a rival of ' +
+      "about its weight, or a count holding little of the page's text): `expected` may be another list's, so `complete` is not true " +
+      '(docs/long-lists.md "Counting items").',
+  })
+  expected_uncertain?: true;
 }
 
 /** `metadata.content_truncated`: on model pages whose text was cut to fit the model. */
