@@ -48,6 +48,23 @@ describe('extractMainContent: the article, without the page around it', () => {
     expect(text).toContain('Sentence 9');
   });
 
+  it('keeps every post of a thread, the replies in a section named for them included, and not the poster cards', () => {
+    const body = (i: number) => `<div class="post-body"><p>${prose(i === 0 ? 8 : 4, i * 10)}</p></div>`;
+    const html =
+      '<body><nav><a href="/">Forum</a><a href="/new">New</a><a href="/top">Top</a></nav><div id="thread">' +
+      `<article class="topic"><div class="user-info">Poster 0, joined 2019</div>${body(0)}</article>` +
+      '<section id="replies">' +
+      [1, 2, 3].map((i) => `<article class="reply"><div class="user-info">Poster ${i}, joined 2020</div>${body(i)}</article>`).join('') +
+      '</section></div><footer>Copyright</footer></body>';
+    const text = kept(html);
+    expect(text).toContain('Sentence 0 of');
+    expect(text).toContain('Sentence 33 of');
+    expect(text).not.toContain('joined');
+    expect(text).not.toContain('Copyright');
+    // An article's comments stay out: the page says it is an article.
+    expect(kept(html, { kinds: new Set(['article']) })).not.toContain('Sentence 33 of');
+  });
+
   it('scores a fragment without <html> or <body>', () => {
     expect(kept(`<div class="menu"><a href="/">Home</a></div><div><p>${prose(8)}</p></div>`)).toContain('Sentence 7');
   });

@@ -8,6 +8,7 @@ import { isRendered, mainHeadings } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
+import { threadPosts } from './structure/thread-posts';
 
 /**
  * Main-content detection, without mutating the DOM, in named parts:
@@ -64,7 +65,7 @@ export interface PageDeclarations {
 }
 
 export function extractMainContent(document: Document, isSkipped: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
-  const c = mainContentCandidates(document, isSkipped);
+  const c = mainContentCandidates(document, isSkipped, page.kinds);
   const chosen = c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set()) * c.region.length ? c.grab : c.region;
   const roots = [...chosen.roots];
   const removed = new Set(chosen.removed);
@@ -77,14 +78,21 @@ export function extractMainContent(document: Document, isSkipped: (el: Element) 
   return { roots, removed, isSkipped: c.isSkipped };
 }
 
-export function mainContentCandidates(document: Document, callerSkips: (el: Element) => boolean): MainContentCandidates {
+export function mainContentCandidates(
+  document: Document,
+  callerSkips: (el: Element) => boolean,
+  kinds: ReadonlySet<DeclaredKind> = new Set(),
+): MainContentCandidates {
   const body = findFirst(document, 'body') ?? findFirst(document, 'html') ?? adoptIntoBody(document);
   const isSkipped = isAppShell(body, callerSkips) ? (el: Element) => el.name !== 'noscript' && callerSkips(el) : callerSkips;
   const counts = textCensus(body, isSkipped);
   const grab = readabilityGrab(body, isSkipped);
   return {
     body,
-    grab: widenToRepeatedBlocks(grab, body, counts, isSkipped) ?? grab,
+    grab:
+      widenToRepeatedBlocks(grab, body, counts, isSkipped) ??
+      (mayBeThread(kinds) ? widenToThread(grab, body, counts, isSkipped) : undefined) ??
+      grab,
     region: regionGrab(body, counts, isSkipped),
     isSkipped,
   };
@@ -117,6 +125,29 @@ function widenToRepeatedBlocks(
     }
   }
   return undefined;
+}
+
+/** A page that declares itself an article is one body of prose with comments below, not a thread (unless it also declares a discussion). */
+function mayBeThread(kinds: ReadonlySet<DeclaredKind>): boolean {
+  return kinds.has('discussion') || !kinds.has('article');
+}
+
+/**
+ * Readability picks one post of a thread; the others, marked up the same but often in a replies section of their
+ * own (structure/thread-posts.ts), are content too: the grab widens to the thread, without its furniture but
+ * with every post and what holds them.
+ */
+function widenToThread(
+  grab: Grab,
+  body: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  isSkipped: (el: Element) => boolean,
+): Grab | undefined {
+  if (grab.roots.length !== 1) return undefined;
+  const thread = threadPosts(grab.roots[0], body, counts, WIDEN_MIN_GAIN * grab.length);
+  if (!thread) return undefined;
+  const widened = furnitureFree(thread.root, counts, isSkipped, thread.keep);
+  return widened.length >= WIDEN_MIN_GAIN * grab.length ? widened : undefined;
 }
 
 function readabilityGrab(body: Element, isSkipped: (el: Element) => boolean): Grab {
