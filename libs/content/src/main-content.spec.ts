@@ -65,6 +65,21 @@ describe('extractMainContent: the article, without the page around it', () => {
     expect(kept(html, { kinds: new Set(['article']) })).not.toContain('Sentence 33 of');
   });
 
+  it("keeps a declared article's grab, but not a short block of a listing that declares itself an article", () => {
+    const items = Array.from(
+      { length: 12 },
+      (_, i) => `<div class="card"><h2>Trail ${i}</h2><div class="desc">Difficulty: easy, loop of ${i} miles</div></div>`,
+    );
+    const html = `<body><main><div class="intro"><p>${prose(3)}</p></div><div class="cards">${items.join('')}</div></main></body>`;
+    const article = { kinds: new Set(['article'] as const) };
+    expect(kept(html, article)).toContain('Trail 11');
+    // An article long enough to be one keeps the grab whatever the region holds besides.
+    const links = Array.from({ length: 40 }, (_, i) => `<div class="card"><a href="/t${i}"><h2>Trail ${i}</h2><span>Difficulty: easy, loop of ${i} miles</span></a></div>`);
+    const long = `<body><main><article><p>${prose(14)}</p></article><div class="cards">${links.join('')}</div></main></body>`;
+    expect(kept(long, article)).not.toContain('Trail 11');
+    expect(kept(long)).toContain('Trail 11');
+  });
+
   it('scores a fragment without <html> or <body>', () => {
     expect(kept(`<div class="menu"><a href="/">Home</a></div><div><p>${prose(8)}</p></div>`)).toContain('Sentence 7');
   });

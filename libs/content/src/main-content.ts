@@ -35,13 +35,20 @@ export interface MainContentCandidates {
 /**
  * Readability's grab is precise on a page with one body of prose; when it holds little of the main region's
  * text, the content is spread over several blocks (sections, item grids, posts) and the region is the main
- * content. The share the grab must hold: none on a page that declares itself an article (its body is prose);
- * less when the region is only the body without its furniture (no `<main>`: it keeps more that is not content).
+ * content. The share the grab must hold: less when the region is only the body without its furniture (no
+ * `<main>`: it keeps more that is not content); on a page that declares itself an article, none, unless the
+ * grab is shorter than an article's body and a small part of the region (site builders declare every page an
+ * article, listings and landing pages included).
  */
-function grabMinShare(region: Element, kinds: ReadonlySet<DeclaredKind>): number {
-  if (kinds.has('article')) return 0;
+function grabMinShare(region: Element, kinds: ReadonlySet<DeclaredKind>, grabLength: number): number {
+  if (kinds.has('article')) return grabLength >= ARTICLE_MIN_TEXT ? 0 : ARTICLE_MIN_SHARE;
   return region.name === 'body' ? 0.6 : 0.7;
 }
+
+/** A declared article's grab shorter than this (characters)... */
+const ARTICLE_MIN_TEXT = 1000;
+/** ...and holding less than this share of the region is not the article. */
+const ARTICLE_MIN_SHARE = 0.2;
 
 /** How far above the grab's block a run of blocks is looked for. */
 const WIDEN_MAX_LEVELS = 4;
@@ -66,7 +73,8 @@ export interface PageDeclarations {
 
 export function extractMainContent(document: Document, isSkipped: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
   const c = mainContentCandidates(document, isSkipped, page.kinds);
-  const chosen = c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set()) * c.region.length ? c.grab : c.region;
+  const chosen =
+    c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;
   const roots = [...chosen.roots];
   const removed = new Set(chosen.removed);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
