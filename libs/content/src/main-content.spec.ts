@@ -74,10 +74,20 @@ describe('extractMainContent: the article, without the page around it', () => {
     const article = { kinds: new Set(['article'] as const) };
     expect(kept(html, article)).toContain('Trail 11');
     // An article long enough to be one keeps the grab whatever the region holds besides.
-    const links = Array.from({ length: 40 }, (_, i) => `<div class="card"><a href="/t${i}"><h2>Trail ${i}</h2><span>Difficulty: easy, loop of ${i} miles</span></a></div>`);
+    const links = Array.from(
+      { length: 40 },
+      (_, i) => `<div class="card"><a href="/t${i}"><h2>Trail ${i}</h2><span>Difficulty: easy, loop of ${i} miles</span></a></div>`,
+    );
     const long = `<body><main><article><p>${prose(14)}</p></article><div class="cards">${links.join('')}</div></main></body>`;
     expect(kept(long, article)).not.toContain('Trail 11');
     expect(kept(long)).toContain('Trail 11');
+  });
+
+  it('leaves out a block a framework class hides (a duplicate for small screens), not the visible one', () => {
+    const html = `<body><article><p>${prose(8)}</p><div class="specs">Fabric: combed cotton</div><div class="specs hide">Fabric: combed cotton (mobile copy)</div></article></body>`;
+    const text = kept(html);
+    expect(text).toContain('Fabric: combed cotton');
+    expect(text).not.toContain('mobile copy');
   });
 
   it('scores a fragment without <html> or <body>', () => {

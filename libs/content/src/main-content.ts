@@ -4,6 +4,7 @@ import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
 import { isAppShell } from './structure/app-shell';
 import type { DeclaredKind } from './structure/declared-kind';
+import { isHiddenByClass } from './structure/hidden-by-class';
 import { isRendered, mainHeadings } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
@@ -71,7 +72,8 @@ export interface PageDeclarations {
   title?: string;
 }
 
-export function extractMainContent(document: Document, isSkipped: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
+export function extractMainContent(document: Document, callerSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
+  const isSkipped = (el: Element) => callerSkips(el) || isHiddenByClass(el);
   const c = mainContentCandidates(document, isSkipped, page.kinds);
   const chosen =
     c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;
