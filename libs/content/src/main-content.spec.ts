@@ -48,6 +48,48 @@ describe('extractMainContent: the article, without the page around it', () => {
     expect(text).toContain('Sentence 9');
   });
 
+  it('keeps every post of a thread, the replies in a section named for them included, and not the poster cards', () => {
+    const body = (i: number) => `<div class="post-body"><p>${prose(i === 0 ? 8 : 4, i * 10)}</p></div>`;
+    const html =
+      '<body><nav><a href="/">Forum</a><a href="/new">New</a><a href="/top">Top</a></nav><div id="thread">' +
+      `<article class="topic"><div class="user-info">Poster 0, joined 2019</div>${body(0)}</article>` +
+      '<section id="replies">' +
+      [1, 2, 3].map((i) => `<article class="reply"><div class="user-info">Poster ${i}, joined 2020</div>${body(i)}</article>`).join('') +
+      '</section></div><footer>Copyright</footer></body>';
+    const text = kept(html);
+    expect(text).toContain('Sentence 0 of');
+    expect(text).toContain('Sentence 33 of');
+    expect(text).not.toContain('joined');
+    expect(text).not.toContain('Copyright');
+    // An article's comments stay out: the page says it is an article.
+    expect(kept(html, { kinds: new Set(['article']) })).not.toContain('Sentence 33 of');
+  });
+
+  it("keeps a declared article's grab, but not a short block of a listing that declares itself an article", () => {
+    const items = Array.from(
+      { length: 12 },
+      (_, i) => `<div class="card"><h2>Trail ${i}</h2><div class="desc">Difficulty: easy, loop of ${i} miles</div></div>`,
+    );
+    const html = `<body><main><div class="intro"><p>${prose(3)}</p></div><div class="cards">${items.join('')}</div></main></body>`;
+    const article = { kinds: new Set(['article'] as const) };
+    expect(kept(html, article)).toContain('Trail 11');
+    // An article long enough to be one keeps the grab whatever the region holds besides.
+    const links = Array.from(
+      { length: 40 },
+      (_, i) => `<div class="card"><a href="/t${i}"><h2>Trail ${i}</h2><span>Difficulty: easy, loop of ${i} miles</span></a></div>`,
+    );
+    const long = `<body><main><article><p>${prose(14)}</p></article><div class="cards">${links.join('')}</div></main></body>`;
+    expect(kept(long, article)).not.toContain('Trail 11');
+    expect(kept(long)).toContain('Trail 11');
+  });
+
+  it('leaves out a block a framework class hides (a duplicate for small screens), not the visible one', () => {
+    const html = `<body><article><p>${prose(8)}</p><div class="specs">Fabric: combed cotton</div><div class="specs hide">Fabric: combed cotton (mobile copy)</div></article></body>`;
+    const text = kept(html);
+    expect(text).toContain('Fabric: combed cotton');
+    expect(text).not.toContain('mobile copy');
+  });
+
   it('scores a fragment without <html> or <body>', () => {
     expect(kept(`<div class="menu"><a href="/">Home</a></div><div><p>${prose(8)}</p></div>`)).toContain('Sentence 7');
   });

@@ -4,10 +4,12 @@ import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
 import { isAppShell } from './structure/app-shell';
 import type { DeclaredKind } from './structure/declared-kind';
+import { isHiddenByClass } from './structure/hidden-by-class';
 import { isRendered, mainHeadings } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
+import { threadPosts } from './structure/thread-posts';
 
 /**
  * Main-content detection, without mutating the DOM, in named parts:
@@ -34,13 +36,20 @@ export interface MainContentCandidates {
 /**
  * Readability's grab is precise on a page with one body of prose; when it holds little of the main region's
  * text, the content is spread over several blocks (sections, item grids, posts) and the region is the main
- * content. The share the grab must hold: none on a page that declares itself an article (its body is prose);
- * less when the region is only the body without its furniture (no `<main>`: it keeps more that is not content).
+ * content. The share the grab must hold: less when the region is only the body without its furniture (no
+ * `<main>`: it keeps more that is not content); on a page that declares itself an article, none, unless the
+ * grab is shorter than an article's body and a small part of the region (site builders declare every page an
+ * article, listings and landing pages included).
  */
-function grabMinShare(region: Element, kinds: ReadonlySet<DeclaredKind>): number {
-  if (kinds.has('article')) return 0;
+function grabMinShare(region: Element, kinds: ReadonlySet<DeclaredKind>, grabLength: number): number {
+  if (kinds.has('article')) return grabLength >= ARTICLE_MIN_TEXT ? 0 : ARTICLE_MIN_SHARE;
   return region.name === 'body' ? 0.6 : 0.7;
 }
+
+/** A declared article's grab shorter than this (characters)... */
+const ARTICLE_MIN_TEXT = 1000;
+/** ...and holding less than this share of the region is not the article. */
+const ARTICLE_MIN_SHARE = 0.2;
 
 /** How far above the grab's block a run of blocks is looked for. */
 const WIDEN_MAX_LEVELS = 4;
@@ -63,9 +72,11 @@ export interface PageDeclarations {
   title?: string;
 }
 
-export function extractMainContent(document: Document, isSkipped: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
-  const c = mainContentCandidates(document, isSkipped);
-  const chosen = c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set()) * c.region.length ? c.grab : c.region;
+export function extractMainContent(document: Document, callerSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
+  const isSkipped = (el: Element) => callerSkips(el) || isHiddenByClass(el);
+  const c = mainContentCandidates(document, isSkipped, page.kinds);
+  const chosen =
+    c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;
   const roots = [...chosen.roots];
   const removed = new Set(chosen.removed);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
@@ -77,14 +88,21 @@ export function extractMainContent(document: Document, isSkipped: (el: Element) 
   return { roots, removed, isSkipped: c.isSkipped };
 }
 
-export function mainContentCandidates(document: Document, callerSkips: (el: Element) => boolean): MainContentCandidates {
+export function mainContentCandidates(
+  document: Document,
+  callerSkips: (el: Element) => boolean,
+  kinds: ReadonlySet<DeclaredKind> = new Set(),
+): MainContentCandidates {
   const body = findFirst(document, 'body') ?? findFirst(document, 'html') ?? adoptIntoBody(document);
   const isSkipped = isAppShell(body, callerSkips) ? (el: Element) => el.name !== 'noscript' && callerSkips(el) : callerSkips;
   const counts = textCensus(body, isSkipped);
   const grab = readabilityGrab(body, isSkipped);
   return {
     body,
-    grab: widenToRepeatedBlocks(grab, body, counts, isSkipped) ?? grab,
+    grab:
+      widenToRepeatedBlocks(grab, body, counts, isSkipped) ??
+      (mayBeThread(kinds) ? widenToThread(grab, body, counts, isSkipped) : undefined) ??
+      grab,
     region: regionGrab(body, counts, isSkipped),
     isSkipped,
   };
@@ -117,6 +135,29 @@ function widenToRepeatedBlocks(
     }
   }
   return undefined;
+}
+
+/** A page that declares itself an article is one body of prose with comments below, not a thread (unless it also declares a discussion). */
+function mayBeThread(kinds: ReadonlySet<DeclaredKind>): boolean {
+  return kinds.has('discussion') || !kinds.has('article');
+}
+
+/**
+ * Readability picks one post of a thread; the others, marked up the same but often in a replies section of their
+ * own (structure/thread-posts.ts), are content too: the grab widens to the thread, without its furniture but
+ * with every post and what holds them.
+ */
+function widenToThread(
+  grab: Grab,
+  body: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  isSkipped: (el: Element) => boolean,
+): Grab | undefined {
+  if (grab.roots.length !== 1) return undefined;
+  const thread = threadPosts(grab.roots[0], body, counts, WIDEN_MIN_GAIN * grab.length);
+  if (!thread) return undefined;
+  const widened = furnitureFree(thread.root, counts, isSkipped, thread.keep);
+  return widened.length >= WIDEN_MIN_GAIN * grab.length ? widened : undefined;
 }
 
 function readabilityGrab(body: Element, isSkipped: (el: Element) => boolean): Grab {

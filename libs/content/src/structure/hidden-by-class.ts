@@ -1,0 +1,23 @@
+import type { Element } from '../dom';
+
+/**
+ * Class names that hide an element in the common CSS frameworks (Foundation's `hide`, Bootstrap's `d-none` and
+ * `invisible`, Bulma's `is-hidden`). Not `hidden`: Tailwind pages mark collapsed accordion answers with it, and
+ * those are content; nor the screen-reader-only classes (product names in a grid sit in them).
+ */
+const HIDING = new Set(['hide', 'd-none', 'is-hidden', 'invisible']);
+/** A class that shows the element again from some screen width on (`hidden md:block`, `d-none d-lg-flex`). */
+const SHOWN_FROM =
+  /^(?:(?:sm|md|lg|xl|2xl):(?:block|flex|grid|inline|inline-block|inline-flex|table|contents)|d-(?:sm|md|lg|xl|xxl)-(?:block|flex|grid|inline|inline-block|inline-flex|table))$/;
+
+/**
+ * Hidden by a class a framework's stylesheet hides, unless another class shows it on a wider screen. The main content leaves such
+ * elements out: a page's duplicate mobile blocks, collapsed variants and screen-reader labels are not what a
+ * reader sees. (The full conversion keeps them: values sometimes live there.)
+ */
+export function isHiddenByClass(el: Element): boolean {
+  const cls = el.attribs.class;
+  if (cls === undefined || cls.length < 4) return false;
+  const names = cls.split(/\s+/);
+  return names.some((n) => HIDING.has(n)) && !names.some((n) => SHOWN_FROM.test(n));
+}

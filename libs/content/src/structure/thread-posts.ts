@@ -1,0 +1,112 @@
+import { isElement, walk, type Element } from '../dom';
+import { isSiteChrome } from '../site-chrome';
+import { namesAKind, signatureOf } from './repeated-blocks';
+import type { TextCount } from './text-census';
+
+/**
+ * The posts of a thread, found from one of them. A forum thread, a Q&A page or a discussion renders every post
+ * with the same markup (the post's body block has the same tag and class names in the opening post and in each
+ * reply), but the replies are often not siblings of the opening post: they sit in a `#replies`/`#comments`
+ * section of their own, which readability's names take for furniture. From the block readability picked (and a
+ * few of its ancestors), the blocks of the same kind elsewhere in the page are the other posts; the thread is
+ * their lowest common ancestor.
+ */
+export interface ThreadPosts {
+  /** The lowest common ancestor of the posts. */
+  root: Element;
+  /** The posts, outermost matches in document order (the block they were found from included). */
+  posts: Element[];
+  /** The posts and every element between them and `root`: never furniture. */
+  keep: Set<Element>;
+}
+
+/** How far above the picked block a post's markup is looked for. */
+const MAX_LEVELS = 6;
+/** Fewest posts (the one found from included) that make a thread. */
+const MIN_POSTS = 2;
+/** Class names two posts share, as a share of either's (a reply adds a state class or two: `is-reply`, `post--op`). */
+const MIN_CLASS_OVERLAP = 0.6;
+/** Names of a post or of what holds a thread's posts: on the posts' side of their common ancestor, a thread names itself. */
+const THREAD_NAME = /post|comment|repl(?:y|ies)|answer|message|topic|thread|discussion|entry/i;
+const FURNITURE_TAGS = new Set(['aside', 'nav', 'footer', 'dialog']);
+
+/**
+ * The thread `block` is a post of, if any: walking up from `block`, the first ancestor (or `block` itself) whose
+ * kind (tag and class names, namesAKind) recurs at least once more in `body` outside site chrome and asides,
+ * holding text; the posts must together hold at least `minText`.
+ */
+export function threadPosts(
+  block: Element,
+  body: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  minText: number,
+): ThreadPosts | undefined {
+  let node: Element = block;
+  for (let level = 0; level < MAX_LEVELS && node !== body; level++) {
+    const found = postsLike(node, body, counts);
+    if (found.length >= MIN_POSTS) {
+      const text = found.reduce((sum, el) => sum + (counts.get(el)?.text ?? 0), 0);
+      if (text >= minText) {
+        const t = thread(found, body);
+        if ([...t.keep].some(namesThread)) return t;
+      }
+    }
+    if (!node.parent || !isElement(node.parent)) break;
+    node = node.parent;
+  }
+  return undefined;
+}
+
+function postsLike(model: Element, body: Element, counts: ReadonlyMap<Element, TextCount>): Element[] {
+  const signature = signatureOf(model);
+  if (!namesAKind({ signature })) return [];
+  const classes = classSet(signature);
+  if (classes.size === 0) return [];
+  const found: Element[] = [];
+  walk(body, (el) => {
+    if (!counts.has(el) || isFurniture(el)) return false;
+    if (el === model || (el.name === model.name && similar(classes, classSet(signatureOf(el))))) {
+      if ((counts.get(el)?.text ?? 0) > 0) found.push(el);
+      // A quoted post inside a post is part of it.
+      return false;
+    }
+    return true;
+  });
+  return found.includes(model) ? found : [];
+}
+
+function classSet(signature: string): Set<string> {
+  return new Set(signature.split('.').slice(1).filter(Boolean));
+}
+
+function similar(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (b.size === 0) return false;
+  let shared = 0;
+  for (const c of a) if (b.has(c)) shared++;
+  return shared >= MIN_CLASS_OVERLAP * a.size && shared >= MIN_CLASS_OVERLAP * b.size;
+}
+
+function isFurniture(el: Element): boolean {
+  return FURNITURE_TAGS.has(el.name) || isSiteChrome(el);
+}
+
+function thread(posts: Element[], body: Element): ThreadPosts {
+  const chains = posts.map((post) => {
+    const chain: Element[] = [];
+    for (let x: Element | null = post; x && isElement(x); x = x.parent as Element | null) {
+      chain.unshift(x);
+      if (x === body) break;
+    }
+    return chain;
+  });
+  let depth = 0;
+  while (chains.every((chain) => depth < chain.length && chain[depth] === chains[0][depth])) depth++;
+  const root = chains[0][Math.max(0, depth - 1)];
+  const keep = new Set<Element>();
+  for (const chain of chains) for (const el of chain.slice(depth)) keep.add(el);
+  return { root, posts, keep };
+}
+
+function namesThread(el: Element): boolean {
+  return el.name === 'article' || THREAD_NAME.test(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''} ${el.attribs.itemprop ?? ''}`);
+}
