@@ -4,7 +4,12 @@
  * - corpus: false merges among the SWDE book pages of one shop (templated records), copies found among generated
  *   variants of each page (a changed date, an added session line, the navigation removed), and the fingerprint's CPU per
  *   page. Needs the corpus (corpus-dir.ts).
+ * - wcxb: false merges among the 1,497 WCXB pages (1,295 sites) and copies of each found (test/bench/dedup/wcxb-merges.ts).
+ *   Needs the corpus (corpus-dir.ts).
+ * - index: the near-duplicate index's store operations and SQLite statements per page, on generated pages
+ *   (test/bench/dedup/index-cost.ts; `BENCH_DEDUP_INDEX_PAGES`, default 2000). No crawl, no quiet machine needed.
  * - crawl: a crawl of a generated site with 30 % duplicates, with and without dedupe (test/bench/dedup/site-crawl.ts).
+ *   Timed: run it on a quiet machine (`BENCH_DEDUP_PRODUCTS`, `BENCH_DEDUP_ARTICLES`, `BENCH_DEDUP_REPEATS` size it).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -14,7 +19,9 @@ import { convertHtml } from '@app/content';
 import { bandsOf, fingerprintOf, NEAR_SIMILARITY, similarity } from '../../libs/dedup/src/fingerprint';
 import { corpusDir } from './corpus-dir';
 import { killAll } from './crawl/procs';
+import { indexCost } from './dedup/index-cost';
 import { siteCrawl } from './dedup/site-crawl';
+import { wcxbMerges } from './dedup/wcxb-merges';
 
 function corpus(): Record<string, unknown> {
   const root = join(corpusDir(['swde']), 'swde/pages');
@@ -80,6 +87,9 @@ async function main(): Promise<void> {
   const run = (name: string) => asked.length === 0 || asked.includes(name);
   let result: Record<string, unknown> = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>) : {};
   if (run('corpus')) result = { ...result, ...corpus() };
+  if (run('wcxb'))
+    result.wcxb = { when: new Date().toISOString(), command: 'npm run bench:dedup -- wcxb', ...wcxbMerges(corpusDir(['wcxb-dev'])) };
+  if (run('index')) result.index_cost = { when: new Date().toISOString(), command: 'npm run bench:dedup -- index', ...(await indexCost()) };
   if (run('crawl')) {
     const [l1, l5] = loadavg();
     const started = new Date().toISOString();

@@ -1,0 +1,92 @@
+/**
+ * bench:dedup on the WCXB development split (test/bench/wcxb-corpus.ts, from the corpus directory like the SWDE pages):
+ * 1,497 pages of seven types from 1,295 sites, none a copy of another. Every pair of pages the index would compare (they
+ * share an LSH band or their text) is scored: a pair at NEAR_SIMILARITY or more is a false merge, reported with both
+ * addresses. The pages of one site (templated: shop products, forum threads, docs pages) are counted apart. Then each page's
+ * generated copies (a changed date, an added session line, the navigation removed) must be found.
+ */
+import { convertHtml } from '@app/content';
+import { bandsOf, fingerprintOf, NEAR_SIMILARITY, similarity } from '../../../libs/dedup/src/fingerprint';
+import { textHash } from '../../../libs/dedup/src/text-hash';
+import { loadWcxb } from '../wcxb-corpus';
+
+export function wcxbMerges(corpus: string): Record<string, unknown> {
+  const cases = loadWcxb(corpus);
+  const md = (html: string, url: string) => convertHtml({ html, url, mode: 'full' }).markdown;
+  const pages: Array<{ id: string; url: string; host: string; fp: string; hash: string }> = [];
+  let withoutFingerprint = 0;
+  let variants = 0;
+  let found = 0;
+  const missedBy: Record<string, number> = { date: 0, session_line: 0, no_navigation: 0 };
+  for (const c of cases) {
+    const text = md(c.html, c.url);
+    const fp = fingerprintOf(text);
+    if (!fp) {
+      withoutFingerprint++;
+      continue;
+    }
+    pages.push({ id: c.id, url: c.url, host: hostOf(c.url), fp, hash: textHash(text) });
+    const made = {
+      date: c.html.replace(/\d{4}/, (m) => String((Number(m) + 1) % 10000)),
+      session_line: c.html.replace(/<body([^>]*)>/i, '<body$1><p>Last updated 2026-12-02 07:00 UTC. Session 8f3a9c.</p>'),
+      no_navigation: c.html.replace(/<(nav|header)[\s\S]*?<\/\1>/gi, ''),
+    };
+    for (const [kind, variant] of Object.entries(made)) {
+      variants++;
+      const copy = fingerprintOf(md(variant, c.url));
+      const bands = new Set(bandsOf(fp));
+      if (copy && bandsOf(copy).some((b) => bands.has(b)) && similarity(fp, copy) >= NEAR_SIMILARITY) found++;
+      else missedBy[kind]++;
+    }
+  }
+  // The pairs the index compares: pages sharing a band or a text hash (an index by element, not all 1.1 M pairs).
+  const byElement = new Map<string, number[]>();
+  pages.forEach((p, i) => {
+    for (const element of [...bandsOf(p.fp), `h:${p.hash}`]) {
+      const list = byElement.get(element);
+      if (list) list.push(i);
+      else byElement.set(element, [i]);
+    }
+  });
+  const compared = new Set<string>();
+  for (const list of byElement.values()) {
+    for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) compared.add(`${list[i]}:${list[j]}`);
+  }
+  const merges: Array<{ a: string; b: string; similarity: number; same_text: boolean }> = [];
+  let maxSimilarity = 0;
+  for (const pair of compared) {
+    const [i, j] = pair.split(':').map(Number);
+    const alike = similarity(pages[i].fp, pages[j].fp);
+    maxSimilarity = Math.max(maxSimilarity, alike);
+    const sameText = pages[i].hash === pages[j].hash;
+    if (alike >= NEAR_SIMILARITY || sameText) merges.push({ a: pages[i].url, b: pages[j].url, similarity: alike, same_text: sameText });
+  }
+  const hosts = new Map<string, number>();
+  for (const p of pages) hosts.set(p.host, (hosts.get(p.host) ?? 0) + 1);
+  const sameSitePairs = [...hosts.values()].reduce((sum, n) => sum + (n * (n - 1)) / 2, 0);
+  const n = pages.length;
+  return {
+    pages: n,
+    pages_without_fingerprint: withoutFingerprint,
+    sites: hosts.size,
+    pairs: (n * (n - 1)) / 2,
+    same_site_pairs: sameSitePairs,
+    band_candidates: compared.size,
+    same_site_band_candidates: [...compared].filter((pair) => {
+      const [i, j] = pair.split(':').map(Number);
+      return pages[i].host === pages[j].host;
+    }).length,
+    max_similarity_of_candidates: maxSimilarity,
+    false_merges: merges.length,
+    merged_pairs: merges,
+    copies: { variants, found, detection_rate: found / variants, missed_by_kind: missedBy },
+  };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^www\./, '');
+  } catch {
+    return url;
+  }
+}
