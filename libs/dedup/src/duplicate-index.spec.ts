@@ -69,7 +69,7 @@ describe('DuplicateIndex (on the embedded store)', () => {
     expect(await index.check(J1, { key: 'd', url: 'https://s.example/d', text: other }, 'near')).toBeNull();
   });
 
-  it('near: of near-duplicates checked at once, one is the original and the others its copies, whatever the order', async () => {
+  it('near: of near-duplicates checked at once, the lowest key is the original and the others its copies, whatever the order', async () => {
     const text = (day: number) => `${body} updated 2026-12-0${day}`;
     for (const order of [
       ['a', 'b', 'c'],
@@ -81,6 +81,7 @@ describe('DuplicateIndex (on the embedded store)', () => {
       );
       expect(verdicts.filter((v) => v === null)).toHaveLength(1);
       const original = order[verdicts.indexOf(null)];
+      expect(original).toBe('a');
       for (const v of verdicts) if (v) expect(v).toMatchObject({ original: { key: original }, reason: 'near' });
       // A later copy names it, in this process and in another.
       for (const checker of [index, new DuplicateIndex(store)]) {

@@ -40,8 +40,8 @@ interface IndexDoc {
   /** `n:` records: `<job>:<band>:<minima>` for each band and `<job>:h:<hash>`. */
   elements?: string[];
   /**
-   * `n:` records: absent while the page's check runs and after it found the page an original; `original` once another
-   * page pinned it as one (it can then never become a copy); `copy` when two pages checked at once settled it a copy.
+   * `n:` records: absent while the page's check runs (or when it died in it); `original` once it marked itself one or an
+   * alike page pinned it (it can then never become a copy); `copy` once settled a copy (class comment).
    */
   state?: 'original' | 'copy';
   /** `copy` records: the page's verdict. */
@@ -56,17 +56,19 @@ const CANDIDATE_FIELDS = ['key', 'url', 'fp', 'hash', 'state', 'verdict'];
  * A job's index of its pages' texts (docs/dedup.md "Where the index lives"), in the store, so that every page worker of
  * every crawler replica asks the same index, with the originals this process knows (KnownOriginals) in front of it.
  *
- * `near`, a page unknown to this process: one insert of its record, then one query of the records sharing one of its
- * elements (its own among them). None alike: the page is an original (two statements). Alike pages found: it is a copy,
- * or two pages were checked at once; either way the store settles it by conditional updates of single records:
- * - a page is a copy of a LOWER-keyed alike page once it has pinned that page as an original (`state: original`, refused
- *   when that page is a copy) and then marked itself a copy (refused when it was pinned itself: then it stays an original);
- * - alike pages only of HIGHER keys: the page marks itself a copy first, then pins the other.
- * So of two alike pages checked at once, in any order and interleaving, exactly one is the original: the later query
- * sees both records; when both see both, both updates go to the lower page's record and the first decides. A page never
- * becomes a copy of a page that became a copy itself but through the other's verdict, and the pages of one race are
- * never all copies (a copy's original was pinned, or marked itself a copy of a higher one: chains end). An `original`
- * is never marked a copy: a page once found an original stays one, after a takeover too (its record answers its re-run).
+ * `near`, a page unknown to this process: it inserts its record (no `state`: its check is running), queries the records
+ * sharing one of its elements (its own among them), and when none is alike marks itself an original (`state: original`,
+ * conditional on no state yet): one insert, one query, one update. Alike records:
+ * - one marked an original (an earlier page, settled): the page marks itself its copy (`state: copy` and the verdict);
+ * - only pages still checking (checked at the same moment): the lowest key is the original. The lowest marks each other
+ *   one its copy (conditional on its having no state yet; one that marked itself an original first wins, and the lowest
+ *   becomes its copy); any other marks itself the lowest's copy and pins the lowest as an original (refused if it became a
+ *   copy meanwhile: then the lowest's verdict is followed).
+ * Every decision is one conditional update of one record, so of two alike pages, in any order and interleaving of their
+ * operations, exactly one is the original: the one that finished its check first, and of two checked at once the lower
+ * key (both updates then go to the same record and agree). A page whose update was refused reads its record: it was
+ * made a copy (its verdict is there) or pinned as an original. A page once an original stays one, after a takeover too
+ * (its record answers its run again); a page that died mid-check is settled by the next alike page like any other.
  *
  * `exact`: an original's text hash is an insert the store refuses for a second page (a unique `_id`).
  */
@@ -101,16 +103,21 @@ export class DuplicateIndex {
     const found = await docs.find({ elements: { $in: stored } }, { fields: CANDIDATE_FIELDS });
     const own = found.find((d) => d._id === id);
     if (own?.state === 'copy' && own.verdict) return own.verdict;
-    const alike: Array<Likeness & { id: string }> = [];
+    const alike: Alike[] = [];
     for (const doc of found) {
       if (doc._id === id || doc.state === 'copy' || typeof doc.hash !== 'string') continue;
       const original: KnownOriginal = { key: doc.key, url: doc.url, hash: doc.hash, ...(doc.fp ? { fp: doc.fp } : {}) };
       if (doc.state === 'original') this.known.add(job.id, original, elementsOf(original));
       const like = likeness({ fp, hash }, original);
-      if (like) alike.push({ ...like, id: doc._id });
+      if (like) alike.push({ ...like, id: doc._id, settled: doc.state === 'original' });
     }
     // A page whose record was there before this run keeps the verdict it had: an original (pages may name it already).
-    const verdict = alike.length === 0 || rerun || own?.state === 'original' ? null : await this.settle(docs, id, page.key, alike);
+    const verdict =
+      own?.state === 'original'
+        ? null
+        : alike.length === 0 || rerun
+          ? await this.markOriginal(docs, id)
+          : await this.settle(docs, id, { key: page.key, url: page.url }, alike);
     if (!verdict) this.known.add(job.id, mine, elements);
     return verdict;
   }
@@ -129,43 +136,59 @@ export class DuplicateIndex {
     return (await this.collection()).deleteMany({ user_id: userId });
   }
 
-  /**
-   * A page alike to others in the index: a copy of the most alike page that stays an original, or an original (null) when
-   * every alike page became a copy of it or of another, or it was pinned as an original itself (class comment).
-   */
+  /** A page alike to others in the index: a copy of the original among them, or the original (null) (class comment). */
   private async settle(
     docs: Collection<IndexDoc>,
     id: string,
-    key: string,
-    alike: Array<Likeness & { id: string }>,
+    page: { key: string; url: string },
+    alike: Alike[],
   ): Promise<DuplicateVerdict | null> {
-    const ordered = [...alike].sort((a, b) => (better(a, b) ? -1 : 1));
-    for (const other of ordered.filter((o) => o.original.key < key)) {
-      if (!(await this.pin(docs, other.id))) continue; // it became a copy
-      return (await this.markCopy(docs, id, verdictOf(other))) ? verdictOf(other) : null;
-    }
-    for (const other of ordered.filter((o) => o.original.key > key)) {
-      const verdict = verdictOf(other);
-      if (!(await this.markCopy(docs, id, verdict))) return null; // pinned as an original
-      if (await this.pin(docs, other.id)) return verdict;
-      // It became a copy meanwhile (of a page it pinned): this page is a copy of that page's original.
-      const onward = (await docs.findOne({ _id: other.id }))?.verdict;
+    const { key } = page;
+    const settled = alike.filter((o) => o.settled).sort((a, b) => (better(a, b) ? -1 : 1))[0];
+    if (settled) return this.markCopy(docs, id, verdictOf(settled));
+    const racers = [...alike].sort((a, b) => (a.original.key < b.original.key ? -1 : 1));
+    const lowest = racers[0];
+    if (lowest.original.key < key) {
+      const verdict = await this.markCopy(docs, id, verdictOf(lowest));
+      if (verdict?.original.key !== lowest.original.key) return verdict; // settled otherwise meanwhile
+      if (await this.pin(docs, lowest.id)) return verdict;
+      // The lowest became a copy meanwhile: this page is a copy of its original.
+      const onward = (await docs.findOne({ _id: lowest.id }))?.verdict;
       if (!onward) return verdict;
       const follow = { ...onward, similarity: verdict.similarity };
       await docs.updateMany({ _id: id }, { $set: { verdict: follow } });
       return follow;
     }
-    return null;
+    // This page is the lowest: the others are its copies, unless one settled as an original first.
+    for (const other of racers) {
+      const made = await docs.findOneAndUpdate(
+        { _id: other.id, state: { $exists: false } },
+        { $set: { state: 'copy', verdict: { ...verdictOf(other), original: page } } },
+      );
+      if (made) continue;
+      const now = await docs.findOne({ _id: other.id });
+      if (now?.state === 'original') return this.markCopy(docs, id, verdictOf(other));
+    }
+    return this.markOriginal(docs, id);
+  }
+
+  /** Marks the page an original; null, or the verdict of a page that made it a copy first. */
+  private async markOriginal(docs: Collection<IndexDoc>, id: string): Promise<DuplicateVerdict | null> {
+    if (await docs.findOneAndUpdate({ _id: id, state: { $exists: false } }, { $set: { state: 'original' } })) return null;
+    const now = await docs.findOne({ _id: id });
+    return now?.state === 'copy' && now.verdict ? now.verdict : null;
+  }
+
+  /** Marks the page a copy with this verdict; the verdict it has, or null (an original), when it was settled first. */
+  private async markCopy(docs: Collection<IndexDoc>, id: string, verdict: DuplicateVerdict): Promise<DuplicateVerdict | null> {
+    if (await docs.findOneAndUpdate({ _id: id, state: { $exists: false } }, { $set: { state: 'copy', verdict } })) return verdict;
+    const now = await docs.findOne({ _id: id });
+    return now?.state === 'copy' && now.verdict ? now.verdict : null;
   }
 
   /** Pins a page as an original (it can no longer become a copy); false when it is a copy already. */
   private async pin(docs: Collection<IndexDoc>, id: string): Promise<boolean> {
     return (await docs.findOneAndUpdate({ _id: id, state: { $ne: 'copy' } }, { $set: { state: 'original' } })) !== null;
-  }
-
-  /** Marks the page a copy with its verdict; false when it was pinned as an original. */
-  private async markCopy(docs: Collection<IndexDoc>, id: string, verdict: DuplicateVerdict): Promise<boolean> {
-    return (await docs.findOneAndUpdate({ _id: id, state: { $exists: false } }, { $set: { state: 'copy', verdict } })) !== null;
   }
 
   /** `exact`: the page's text hash for it, unless an original holds it already (then the page is that original's copy). */
@@ -196,6 +219,9 @@ export class DuplicateIndex {
     return this.docs;
   }
 }
+
+/** An alike record: `settled` when it is marked an original. */
+type Alike = Likeness & { id: string; settled: boolean };
 
 function verdictOf(like: Likeness): DuplicateVerdict {
   return {
