@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DuplicateKeyError } from '@app/core';
 import { DOCUMENT_STORE, type Collection, type DocumentStore } from '@app/storage';
 import { bandsOf, fingerprintOf, type Fingerprint } from './fingerprint';
+import { recordValuesOf, type RecordValues } from './record-values';
 import { better, KnownOriginals, likeness, type KnownOriginal, type Likeness } from './known-originals';
 import { textHash } from './text-hash';
 
@@ -37,6 +38,8 @@ interface IndexDoc {
   url: string;
   fp?: string;
   hash?: string;
+  /** `n:` records: the page's record values (record-values.ts: near candidates with other values are not copies). */
+  values?: RecordValues;
   /** `n:` records: `<job>:<band>:<minima>` for each band and `<job>:h:<hash>`. */
   elements?: string[];
   /**
@@ -50,7 +53,7 @@ interface IndexDoc {
 }
 
 /** What a page's check reads of the records of its candidates. */
-const CANDIDATE_FIELDS = ['key', 'url', 'fp', 'hash', 'state', 'verdict'];
+const CANDIDATE_FIELDS = ['key', 'url', 'fp', 'hash', 'values', 'state', 'verdict'];
 
 /**
  * A job's index of its pages' texts (docs/dedup.md "Where the index lives"), in the store, so that every page worker of
@@ -58,7 +61,9 @@ const CANDIDATE_FIELDS = ['key', 'url', 'fp', 'hash', 'state', 'verdict'];
  *
  * `near`, a page unknown to this process: it inserts its record (no `state`: its check is running), queries the records
  * sharing one of its elements (its own among them), and when none is alike marks itself an original (`state: original`,
- * conditional on no state yet): one insert, one query, one update. Alike records:
+ * conditional on no state yet): one insert, one query, one update. A record is alike when its text is the same, or its
+ * fingerprint is at least NEAR_SIMILARITY and it shows the same record (record-values.ts: its values, computed beside
+ * the fingerprint and stored in the same insert, are not replaced ones, its headings not others). Alike records:
  * - one marked an original (an earlier page, settled): the page marks itself its copy (`state: copy` and the verdict);
  * - only pages still checking (checked at the same moment): the lowest key is the original. The lowest marks each other
  *   one its copy (conditional on its having no state yet; one that marked itself an original first wins, and the lowest
@@ -84,10 +89,11 @@ export class DuplicateIndex {
     const hash = textHash(page.text);
     if (mode === 'exact') return this.checkExact(job, page, hash);
     const fp = fingerprintOf(page.text);
+    const values = fp ? recordValuesOf(page.text) : undefined;
     const elements = [...(fp ? bandsOf(fp) : []), `h:${hash}`];
-    const mine = { key: page.key, url: page.url, hash, ...(fp ? { fp } : {}) };
+    const mine = { key: page.key, url: page.url, hash, ...(fp ? { fp, values } : {}) };
     if (this.known.has(job.id, page.key)) return null;
-    const cached = this.known.nearest(job.id, { key: page.key, fp, hash }, elements);
+    const cached = this.known.nearest(job.id, { key: page.key, fp, hash, values }, elements);
     if (cached) return verdictOf(cached);
 
     const docs = await this.collection();
@@ -106,9 +112,15 @@ export class DuplicateIndex {
     const alike: Alike[] = [];
     for (const doc of found) {
       if (doc._id === id || doc.state === 'copy' || typeof doc.hash !== 'string') continue;
-      const original: KnownOriginal = { key: doc.key, url: doc.url, hash: doc.hash, ...(doc.fp ? { fp: doc.fp } : {}) };
+      const original: KnownOriginal = {
+        key: doc.key,
+        url: doc.url,
+        hash: doc.hash,
+        ...(doc.fp ? { fp: doc.fp } : {}),
+        ...(typeof doc.values === 'string' ? { values: doc.values } : {}),
+      };
       if (doc.state === 'original') this.known.add(job.id, original, elementsOf(original));
-      const like = likeness({ fp, hash }, original);
+      const like = likeness({ fp, hash, values }, original);
       if (like) alike.push({ ...like, id: doc._id, settled: doc.state === 'original' });
     }
     // A page whose record was there before this run keeps the verdict it had: an original (pages may name it already).

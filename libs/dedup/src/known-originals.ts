@@ -1,4 +1,5 @@
 import { NEAR_SIMILARITY, similarity, type Fingerprint } from './fingerprint';
+import { differentRecords, type RecordValues } from './record-values';
 
 /** An original page of a job as the index holds it. */
 export interface KnownOriginal {
@@ -6,6 +7,8 @@ export interface KnownOriginal {
   url: string;
   fp?: Fingerprint;
   hash: string;
+  /** Its record values (record-values.ts); absent on records stored before the guard. */
+  values?: RecordValues;
 }
 
 /** How alike a page is to an original: the original, the similarity and whether the texts are the same. */
@@ -59,7 +62,11 @@ export class KnownOriginals {
   }
 
   /** The known original most like the page (≥ NEAR_SIMILARITY, ties: the lowest key), other than the page itself. */
-  nearest(jobId: string, page: { key: string; fp: Fingerprint | null; hash: string }, elements: readonly string[]): Likeness | null {
+  nearest(
+    jobId: string,
+    page: { key: string; fp: Fingerprint | null; hash: string; values?: RecordValues },
+    elements: readonly string[],
+  ): Likeness | null {
     const job = this.jobs.get(jobId);
     if (!job) return null;
     let best: Likeness | null = null;
@@ -81,12 +88,16 @@ export class KnownOriginals {
   }
 }
 
-/** How alike a page is to an original when it is a copy of it (same text, or fingerprints ≥ NEAR_SIMILARITY), else null. */
-export function likeness(page: { fp: Fingerprint | null; hash: string }, original: KnownOriginal): Likeness | null {
+/**
+ * How alike a page is to an original when it is a copy of it (same text, or fingerprints ≥ NEAR_SIMILARITY and the same
+ * record: the record-value guard, record-values.ts), else null. Symmetric, so two pages decide alike in either order.
+ */
+export function likeness(page: { fp: Fingerprint | null; hash: string; values?: RecordValues }, original: KnownOriginal): Likeness | null {
   if (original.hash === page.hash) return { original, similarity: 1, exact: true };
   if (!page.fp || !original.fp) return null;
   const alike = similarity(page.fp, original.fp);
-  return alike >= NEAR_SIMILARITY ? { original, similarity: alike, exact: false } : null;
+  if (alike < NEAR_SIMILARITY || differentRecords(page.values, original.values)) return null;
+  return { original, similarity: alike, exact: false };
 }
 
 /** The more similar first; of two as similar, the lower key. */
