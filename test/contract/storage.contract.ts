@@ -877,6 +877,56 @@ export function storageContract(
       });
     });
 
+    describe('multikey indexes (an array field whose elements a filter matches)', () => {
+      const multikey: CollectionSpec['indexes'] = [
+        { fields: { tags: 1 }, multikey: 'tags' },
+        { fields: { g: 1, tags: 1 }, multikey: 'tags' },
+      ];
+
+      it('equality and $in match any element, after every kind of write', async () => {
+        const c = await seeded(
+          [
+            { _id: 'a', g: 'x', tags: ['red', 'blue', 7] },
+            { _id: 'b', g: 'x', tags: ['green', 'red', 'red'] },
+            { _id: 'c', g: 'y', tags: [] },
+            { _id: 'd', g: 'y', tags: 'blue' },
+            { _id: 'e', g: 'y' },
+          ],
+          multikey,
+        );
+        expect(sortedIds(await c.find({ tags: 'red' }))).toEqual(['a', 'b']);
+        expect(sortedIds(await c.find({ tags: { $in: ['blue', 'green'] } }))).toEqual(['a', 'b', 'd']);
+        expect(sortedIds(await c.find({ tags: { $in: ['7'] } }))).toEqual([]);
+        expect(sortedIds(await c.find({ tags: 7 }))).toEqual(['a']);
+        expect(sortedIds(await c.find({ tags: { $in: [] } }))).toEqual([]);
+        expect(sortedIds(await c.find({ g: 'x', tags: { $in: ['blue', 'nope'] } }))).toEqual(['a']);
+        expect(await c.count({ tags: { $eq: 'red' } })).toBe(2);
+        expect(await c.findOne({ _id: 'b', tags: 'green' })).toMatchObject({ _id: 'b' });
+        expect(await c.findOne({ _id: 'b', tags: 'blue' })).toBeNull();
+        // A document stores its array as it was given, duplicates included.
+        expect((await c.findOne({ _id: 'b' }))!.tags).toEqual(['green', 'red', 'red']);
+
+        await c.insertMany([{ _id: 'f', tags: ['red'] }]);
+        await c.findOneAndUpdate({ _id: 'a' }, { $set: { tags: ['blue'] } });
+        await c.updateMany({ _id: 'b' }, { $set: { n: 1 } }); // the array untouched
+        await c.upsertMany([{ _id: 'g', update: { $set: { tags: ['red', 'pink'] } } }]);
+        await c.updateEach([{ filter: { _id: 'd' }, update: { $set: { tags: ['pink'] } } }]);
+        await c.replaceOne({ _id: 'c', tags: ['red'] });
+        expect(sortedIds(await c.find({ tags: 'red' }))).toEqual(['b', 'c', 'f', 'g']);
+        expect(sortedIds(await c.find({ tags: 'pink' }))).toEqual(['d', 'g']);
+        expect(await c.deleteOne({ _id: 'd', tags: 'pink' })).toBe(true);
+        expect(await c.deleteMany({ g: 'x' })).toBe(2);
+        expect(sortedIds(await c.find({ tags: { $in: ['red', 'pink', 'blue'] } }))).toEqual(['c', 'f', 'g']);
+      });
+
+      it('finds the documents of an element among many', async () => {
+        const c = await store.collection<Item>(spec(multikey));
+        await c.insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: `d${i}`, tags: [`t${i}`, `t${i + 1}`, `all`] })));
+        expect(sortedIds(await c.find({ tags: { $in: ['t10', 't200'] } }))).toEqual(['d10', 'd199', 'd200', 'd9']);
+        expect(await c.count({ tags: 'all' })).toBe(300);
+      });
+    });
+
     describe('isolation between collections', () => {
       it('collections do not share documents', async () => {
         const a = await seeded([{ _id: 'same', from: 'a' }]);

@@ -86,6 +86,13 @@ export interface IndexSpec {
   /** Ordered index keys on top-level fields. */
   fields: Record<string, 1 | -1>;
   unique?: boolean;
+  /**
+   * The one field of `fields` that holds an array of strings or numbers (MongoDB's multikey index): a filter's equality or
+   * `$in` on it matches a document when one of its elements matches. Only equality and `$in` are allowed on it, never a
+   * sort, never with `unique`. MongoDB indexes the array as it is; the embedded store keeps its elements in a side table
+   * that triggers maintain, so writing a document stays one statement (sqlite/multikey.ts).
+   */
+  multikey?: string;
 }
 
 export interface CollectionSpec {

@@ -69,6 +69,10 @@ export class MongoDocumentStore implements DocumentStore {
     );
     for (const index of spec.indexes) {
       validateSort(index.fields);
+      // A multikey field needs nothing of its own: MongoDB indexes an array's elements (IndexSpec.multikey).
+      if (index.multikey !== undefined && (!(index.multikey in index.fields) || index.unique || index.multikey === '_id')) {
+        throw new InvalidFilterError(`multikey field ${index.multikey} must be one of its index's fields, in an index that is not unique`);
+      }
       schema.index(index.fields, { unique: index.unique === true });
     }
     const model = this.conn.model<Record<string, unknown>>(spec.name, schema, spec.name);

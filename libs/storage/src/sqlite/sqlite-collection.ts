@@ -19,6 +19,7 @@ import type {
 } from '../document-store.port';
 import { applyUpdate, upsertSeed, validateUpdate } from './apply-update';
 import type { ColumnValue, IndexedColumns } from './indexed-columns';
+import type { ArrayFieldMap } from './multikey';
 import type { SqliteDocumentStore } from './sqlite-document-store';
 import { fieldExpr, InvalidFilterError, translateFilter, translateSort, type SqlParam } from './sqlite-filter';
 
@@ -46,6 +47,8 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     readonly name: string,
     private readonly table: string,
     private readonly columns: IndexedColumns,
+    /** Multikey fields and their side tables (multikey.ts). */
+    private readonly arrays: ArrayFieldMap = new Map(),
   ) {
     const names = ['id', 'doc', ...columns.paths.map((p) => columns.byPath.get(p)!)];
     this.insertSql = `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
@@ -91,7 +94,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     }
     // Reads of one's own document (`{_id, user_id}`): the row by its key, the other equalities checked on it
     // (the SQL would extract each field from the document text once more).
-    if (typeof id === 'string' && !options?.sort && plainStringEqualities(filter)) {
+    if (typeof id === 'string' && !options?.sort && plainStringEqualities(filter) && !this.hasArrayField(filter)) {
       this.store.assertOpen();
       this.byId ??= this.store.stmt(`SELECT doc FROM ${this.table} WHERE id = ?`);
       const hit = this.byId.get(id);
@@ -117,8 +120,9 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const batchSize = Math.max(1, Math.floor(options?.batchSize ?? 500));
     let remaining = options?.limit && options.limit > 0 ? options.limit : Infinity;
     let skip = options?.skip && options.skip > 0 ? Math.floor(options.skip) : 0;
-    const where = translateFilter(filter, this.columns.byPath);
+    const where = translateFilter(filter, this.columns.byPath, this.arrays);
     const sort = Object.entries(options?.sort ?? {});
+    for (const [field] of sort) if (this.arrays.has(field)) throw new InvalidFilterError(`a multikey field cannot be sorted on (${field})`);
     const keys = sort.map(([field, dir]) => ({
       expr: fieldExpr(field, this.columns.byPath).value,
       dir,
@@ -153,7 +157,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async count(filter: Filter): Promise<number> {
-    const where = translateFilter(filter, this.columns.byPath);
+    const where = translateFilter(filter, this.columns.byPath, this.arrays);
     const row = this.store.stmt(`SELECT count(*) AS n FROM ${this.table} WHERE ${where.sql}`).get(...where.params);
     return this.store.settled(Number((row as { n: number }).n));
   }
@@ -280,7 +284,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async deleteOne(filter: Filter): Promise<boolean> {
-    const where = translateFilter(filter, this.columns.byPath);
+    const where = translateFilter(filter, this.columns.byPath, this.arrays);
     const result = await this.write(() =>
       this.store
         .stmt(`DELETE FROM ${this.table} WHERE rowid = (SELECT rowid FROM ${this.table} WHERE ${where.sql} LIMIT 1)`)
@@ -290,15 +294,21 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    const where = translateFilter(filter, this.columns.byPath);
+    const where = translateFilter(filter, this.columns.byPath, this.arrays);
     const result = await this.write(() => this.store.stmt(`DELETE FROM ${this.table} WHERE ${where.sql}`).run(...where.params));
     return Number(result.changes);
   }
 
+  private hasArrayField(filter: Filter): boolean {
+    if (this.arrays.size === 0) return false;
+    for (const key in filter) if (this.arrays.has(key)) return true;
+    return false;
+  }
+
   private select(filter: Filter, options: FindOptions, columns: string): { get(): unknown; all(): unknown[] } {
     this.store.assertOpen();
-    const where = translateFilter(filter, this.columns.byPath);
-    const orderBy = translateSort(options.sort, this.columns.byPath);
+    const where = translateFilter(filter, this.columns.byPath, this.arrays);
+    const orderBy = translateSort(options.sort, this.columns.byPath, this.arrays);
     const params: Array<SqlParam | bigint> = where.params;
     let sql = `SELECT ${columns} FROM ${this.table} WHERE ${where.sql}`;
     if (orderBy) sql += ` ORDER BY ${orderBy}`;

@@ -9,6 +9,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Collection, CollectionSpec, Doc, DocumentStore } from '../document-store.port';
 import { GroupCommit } from './group-commit';
 import { backfillExpression, IndexedColumns } from './indexed-columns';
+import { multikeySql, sideTableName } from './multikey';
 import { SqliteCollection } from './sqlite-collection';
 import { fieldExpr, InvalidFilterError } from './sqlite-filter';
 
@@ -88,15 +89,27 @@ export class SqliteDocumentStore implements DocumentStore {
     if (existing) return existing as unknown as Collection<T>;
     if (!COLLECTION_RE.test(spec.name)) throw new InvalidFilterError(`invalid collection name: ${spec.name}`);
     const table = `"c_${spec.name}"`;
+    const arrays = new Map<string, string>();
     for (const index of spec.indexes) {
       if (Object.keys(index.fields).length === 0) throw new InvalidFilterError('index needs at least one field');
+      if (index.multikey === undefined) continue;
+      if (!(index.multikey in index.fields) || index.unique || index.multikey === '_id') {
+        throw new InvalidFilterError(`multikey field ${index.multikey} must be one of its index's fields, in an index that is not unique`);
+      }
+      arrays.set(index.multikey, sideTableName(spec.name, index.multikey));
     }
-    const columns = new IndexedColumns(spec.indexes.flatMap((index) => Object.keys(index.fields)));
+    // A multikey field's elements are in its side table (multikey.ts), never a column.
+    const columns = new IndexedColumns(spec.indexes.flatMap((index) => Object.keys(index.fields)).filter((f) => !arrays.has(f)));
     await this.write(() => {
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
       this.addColumns(table, columns);
+      for (const path of arrays.keys()) {
+        const fresh = !this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(arrays.get(path)!.slice(1, -1));
+        for (const sql of multikeySql(table, spec.name, path, fresh)) this.db.exec(sql);
+      }
       for (const index of spec.indexes) {
-        const fields = Object.entries(index.fields);
+        const fields = Object.entries(index.fields).filter(([f]) => !arrays.has(f));
+        if (fields.length === 0) continue;
         const suffix = `${spec.name}_${fields.map(([f, d]) => `${f.replace(/\./g, '__')}_${d === -1 ? 'd' : 'a'}`).join('_')}`;
         // The query index: exactly the columns the filter translator reads.
         const keys = fields.map(([f, dir]) => `${fieldExpr(f, columns.byPath).value} ${dir === -1 ? 'DESC' : 'ASC'}`);
@@ -111,7 +124,7 @@ export class SqliteDocumentStore implements DocumentStore {
     });
     const raced = this.collections.get(spec.name); // opened by another call while this one waited for its commit
     if (raced) return raced as unknown as Collection<T>;
-    const collection = new SqliteCollection<Doc>(this, spec.name, table, columns);
+    const collection = new SqliteCollection<Doc>(this, spec.name, table, columns, arrays);
     this.collections.set(spec.name, collection);
     return collection as unknown as Collection<T>;
   }

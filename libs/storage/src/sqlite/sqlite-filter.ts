@@ -8,6 +8,7 @@
  * guarded with json_type() to keep MongoDB's "types never compare equal" behaviour.
  */
 import type { FieldCondition, Filter, Scalar, SortSpec } from '../document-store.port';
+import { multikeyCondition, type ArrayFieldMap } from './multikey';
 
 export type SqlParam = string | number | null | Uint8Array;
 
@@ -15,6 +16,7 @@ export type SqlParam = string | number | null | Uint8Array;
 export type ColumnMap = ReadonlyMap<string, string>;
 
 const NO_COLUMNS: ColumnMap = new Map();
+const NO_ARRAYS: ArrayFieldMap = new Map();
 
 /** The SQL literal of a boolean's column value (inlined: a constant, never user input). */
 export function booleanLiteral(value: boolean): string {
@@ -146,7 +148,9 @@ function not(sql: string): string {
   return `NOT IFNULL(${sql}, 0)`;
 }
 
-function condition(field: string, cond: FieldCondition, params: SqlParam[], columns: ColumnMap): string {
+function condition(field: string, cond: FieldCondition, params: SqlParam[], columns: ColumnMap, arrays: ArrayFieldMap): string {
+  const side = arrays.get(field);
+  if (side) return multikeyCondition(side, field, cond, params);
   const t = fieldExpr(field, columns);
   if (cond === null || typeof cond !== 'object') return eq(t, cond, params);
   if (Array.isArray(cond)) throw new InvalidFilterError(`array equality is not supported (${field})`);
@@ -177,23 +181,27 @@ function condition(field: string, cond: FieldCondition, params: SqlParam[], colu
   return parts.length === 0 ? '1' : parts.join(' AND ');
 }
 
-/** WHERE clause body (without the keyword) for a filter; `1` when the filter is empty. */
-export function translateFilter(filter: Filter, columns: ColumnMap = NO_COLUMNS): SqlFragment {
+/**
+ * WHERE clause body (without the keyword) for a filter; `1` when the filter is empty. `arrays`: the collection's multikey
+ * fields and their side tables (multikey.ts).
+ */
+export function translateFilter(filter: Filter, columns: ColumnMap = NO_COLUMNS, arrays: ArrayFieldMap = NO_ARRAYS): SqlFragment {
   const params: SqlParam[] = [];
   const parts: string[] = [];
   for (const [field, cond] of Object.entries(filter ?? {})) {
     if (cond === undefined) continue;
-    parts.push(condition(field, cond, params, columns));
+    parts.push(condition(field, cond, params, columns, arrays));
   }
   return { sql: parts.length === 0 ? '1' : parts.join(' AND '), params };
 }
 
 /** ORDER BY body (without the keyword), or '' for none. NULL/missing sort first ascending, as in MongoDB. */
-export function translateSort(sort: SortSpec | undefined, columns: ColumnMap = NO_COLUMNS): string {
+export function translateSort(sort: SortSpec | undefined, columns: ColumnMap = NO_COLUMNS, arrays: ArrayFieldMap = NO_ARRAYS): string {
   if (!sort) return '';
   return Object.entries(sort)
     .map(([field, dir]) => {
       if (dir !== 1 && dir !== -1) throw new InvalidFilterError(`invalid sort direction for ${field}`);
+      if (arrays.has(field)) throw new InvalidFilterError(`a multikey field cannot be sorted on (${field})`);
       return `${fieldExpr(field, columns).value} ${dir === 1 ? 'ASC' : 'DESC'}`;
     })
     .join(', ');

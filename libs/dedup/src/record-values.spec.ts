@@ -1,0 +1,63 @@
+import { differentRecords, recordValuesOf, VALUES_KEPT } from './record-values';
+
+/** A product page of one template: its heading, item number, rating, price and a promo block. */
+const product = (o: { item: string; rating: string; price: string; promo: string; extra?: string; heading?: string }) =>
+  [
+    `# ${o.heading ?? 'Roomba j7+ Self-Emptying Robot Vacuum'}`,
+    'Home > Vacuums > Robot vacuums. [Cart (0)](https://shop.example/cart?sid=4f9a2c7e) Call 1-800-727-9077.',
+    `Item ${o.item}. Rated ${o.rating} out of 5 (1,204 reviews). Price $${o.price}.`,
+    `${o.promo}. Free shipping on orders over $49.`,
+    'Our smartest, most advanced robot vacuum avoids pet waste and cords, empties itself for up to 60 days.',
+    o.extra ?? '',
+    'Footer: Contact Terms Privacy © 2024 Shop Inc.',
+  ].join('\n\n');
+
+const sku1 = { item: 'J755020', rating: '4.5', price: '599.99', promo: 'Save $200 until Sunday' };
+const sku2 = { item: 'J755030', rating: '4.4', price: '599.99', promo: 'Save $150 with code J7PLUS' };
+
+describe('record values (the record-value guard)', () => {
+  it('two SKUs of one product page are different records, both ways', () => {
+    const a = recordValuesOf(product(sku1));
+    const b = recordValuesOf(product(sku2));
+    expect(differentRecords(a, b)).toBe(true);
+    expect(differentRecords(b, a)).toBe(true);
+    // Only the item number replaced is enough.
+    expect(differentRecords(a, recordValuesOf(product({ ...sku1, item: 'J755030' })))).toBe(true);
+  });
+
+  it('two records with the same values and other headings are different records', () => {
+    const a = recordValuesOf(product(sku1));
+    expect(differentRecords(a, recordValuesOf(product({ ...sku1, heading: 'Roomba i7+ Robot Vacuum' })))).toBe(true);
+  });
+
+  it('a changed timestamp is the same record: ISO dates, clock times, relative times, dates with month names', () => {
+    const a = recordValuesOf(product({ ...sku1, extra: 'Updated 2026-12-01T10:00:00Z, 3 hours ago. Posted December 1, 2026 at 9:14 am.' }));
+    const b = recordValuesOf(product({ ...sku1, extra: 'Updated 2026-12-02T07:15:00Z, 2 days ago. Posted 2 Dec 2026 at 17:02.' }));
+    expect(differentRecords(a, b)).toBe(false);
+    expect(differentRecords(a, recordValuesOf(product({ ...sku1, extra: 'Updated 02/12/2026. © 2019-2026.' })))).toBe(false);
+  });
+
+  it('a print view (navigation and footer gone) and a parameter variant (other link targets) are the same record', () => {
+    const page = product(sku1);
+    const a = recordValuesOf(page);
+    const print = page.replace(/^Home >.*$/m, '').replace(/^Footer:.*$/m, '');
+    expect(differentRecords(a, recordValuesOf(print))).toBe(false);
+    const variant = page.replace('sid=4f9a2c7e', 'sid=99d0e1b3&utm_source=mail');
+    expect(recordValuesOf(variant)).toBe(a);
+    // An added session line with an opaque id adds no value.
+    expect(recordValuesOf(page.replace('\n\n', '\n\nLast updated 2026-12-02 07:00 UTC. Session 8f3a9c.\n\n'))).toBe(a);
+    // A value only added (or only removed) is not a replaced one.
+    expect(differentRecords(a, recordValuesOf(`${page}\n\nBundle saves 12 %.`))).toBe(false);
+  });
+
+  it('pages with more values than it keeps compare the values it kept; a record stored before the guard is not guarded', () => {
+    const table = (shift: number) => Array.from({ length: VALUES_KEPT * 2 }, (_, i) => `row ${i + shift}`).join('\n');
+    const a = recordValuesOf(table(0));
+    expect(a).toContain('|+');
+    expect(a.length).toBeLessThanOrEqual(8 * VALUES_KEPT + 2);
+    expect(differentRecords(a, recordValuesOf(table(0)))).toBe(false);
+    // Half the values replaced: some replaced value is among the kept ones.
+    expect(differentRecords(a, recordValuesOf(table(VALUES_KEPT)))).toBe(true);
+    expect(differentRecords(a, undefined)).toBe(false);
+  });
+});

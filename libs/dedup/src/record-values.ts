@@ -1,0 +1,146 @@
+/**
+ * The record-value guard of `dedupe: near` (docs/dedup.md "Different records are never merged"): two pages of one
+ * template with different values (two SKUs of one product page, two products of one shop) can be as alike as a copy
+ * with a changed date, so a near candidate is a copy only when the values that identify a record agree. A page's
+ * values are computed once, beside its fingerprint, and stored in its index record as one short string:
+ * - its **values**: the number-bearing tokens of its text (prices, item numbers, ratings, quantities, codes with digits),
+ *   once dates and times are set aside (ISO and numeric dates, clock times, "2 hours ago", a year or a day next to a
+ *   month's name, "© 2026") and so are link targets and opaque hex ids (session ids, hashes); kept as a bottom-k sketch
+ *   of their hashes (the VALUES_KEPT lowest), so a record stays small on a page of tables;
+ * - its **headings**: the first few level-1 headings, dates set aside, hashed.
+ *
+ * Two pages are different records when both have headings and no heading in common, or when EACH has a value the
+ * other lacks (a value replaced: J755020 against J755030). A value only added or only removed is not enough: a print
+ * view or a page without its navigation drops the footer's phone number, a session line adds a line. The test is
+ * symmetric, so both pages of a pair reach the same decision whichever is checked first.
+ */
+
+/** Values kept per page (the lowest hashes): more distinct values than this and a differing value may go unseen. */
+export const VALUES_KEPT = 256;
+/** Level-1 headings kept per page. */
+const HEADINGS_KEPT = 4;
+
+const MONTH =
+  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
+const DAY = '\\d{1,2}(?:st|nd|rd|th)?';
+const CLOCK = '\\d{1,2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?(?:\\s*(?:[ap]\\.?m\\.?))?';
+/** Dates and times, set aside before values are read (in this order: the longest forms first). */
+const DATES_AND_TIMES: RegExp[] = [
+  // ISO dates and date-times: 2026-12-02, 2026-12-02T07:00:00Z, 2026-12-02 07:00 +01:00
+  /\b\d{4}-\d{1,2}-\d{1,2}(?:[t ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:z|\s?[+-]\d{2}:?\d{2})?\b/giu,
+  // Numeric dates: 02/12/2026, 2.12.2026, 2026/12/02
+  /\b(?:\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{4}[./]\d{1,2}[./]\d{1,2})\b/gu,
+  // A day and a month, a year maybe: 2 December 2026, 2nd of Dec., December 2, 2026, Dec 2nd
+  new RegExp(`\\b${DAY}\\s+(?:of\\s+)?${MONTH}(?![\\p{L}])(?:,?\\s+\\d{4}\\b)?`, 'giu'),
+  new RegExp(`\\b${MONTH}(?![\\p{L}])\\s+${DAY}\\b(?:,?\\s+\\d{4}\\b)?`, 'giu'),
+  // A month and a year: December 2026, Dec. 2026
+  new RegExp(`\\b${MONTH}(?![\\p{L}]),?\\s+\\d{4}\\b`, 'giu'),
+  // Clock times: 07:00, 7:15:02 pm, 9 am
+  new RegExp(`\\b${CLOCK}`, 'giu'),
+  /\b\d{1,2}\s?(?:[ap]\.?m\.?)(?![\p{L}])/giu,
+  // Relative times: 2 hours ago, 5 min. ago, 3d ago
+  /\b\d+\s?(?:s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?|mos?|months?|y|yrs?|years?)\.?\s+ago\b/giu,
+  // Copyright years: © 2024, (c) 2019-2026, Copyright 2026
+  /(?:©|\(c\)|\bcopyright\b)\s*\d{4}(?:\s*[-–]\s*\d{4})?/giu,
+];
+/** Link targets and bare addresses: not what the page shows. */
+const LINK_TARGETS = [/\]\([^)]*\)/g, /<[a-z][a-z0-9+.-]*:[^>\s]*>/gi, /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi];
+/** A token: letters and digits, joined by . , - / (a price 1,299.00, a code AB-1234, a rating 4.5). */
+const TOKEN = /[\p{L}\p{N}]+(?:[.,\-/][\p{L}\p{N}]+)*/gu;
+/** Opaque hex ids (a session id, a hash, a UUID's parts): they change between fetches of one record. */
+const OPAQUE = /^(?=[0-9a-f-]*[a-f])(?=[0-9a-f-]*\d)[0-9a-f]{6,}(?:-[0-9a-f]+)*$/;
+
+/** A page's record values: `<headings>|<values>`, each a list of 8-hex hashes; `+` before the values when they were cut. */
+export type RecordValues = string;
+
+/** The values of a page's text (its `full` markdown): what identifies the record it shows (file comment). */
+export function recordValuesOf(text: string): RecordValues {
+  let shown = text.normalize('NFKC');
+  for (const target of LINK_TARGETS) shown = shown.replace(target, ' ');
+  const headings = new Set<string>();
+  for (const match of shown.matchAll(/^ {0,3}#(?!#)\s*(.+?)\s*#*\s*$/gmu)) {
+    const heading = undated(match[1].replace(/[[\]*_`]/g, ' '))
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu)
+      ?.join(' ');
+    if (heading) headings.add(hash(heading));
+    if (headings.size === HEADINGS_KEPT) break;
+  }
+  const values = new Set<number>();
+  for (const token of undated(shown).toLowerCase().match(TOKEN) ?? []) {
+    if (!/\p{N}/u.test(token) || OPAQUE.test(token)) continue;
+    values.add(hashValue(token));
+  }
+  const sorted = [...values].sort((a, b) => a - b);
+  const kept = sorted.slice(0, VALUES_KEPT).map(hex);
+  return `${[...headings].sort().join('')}|${sorted.length > VALUES_KEPT ? '+' : ''}${kept.join('')}`;
+}
+
+/**
+ * Whether two pages show different records (file comment): their headings share none, or each has a value the other
+ * lacks. Symmetric. False when either page has no values stored (a record written before the guard).
+ */
+export function differentRecords(a: RecordValues | undefined, b: RecordValues | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  if (a === b) return false;
+  const x = parse(a);
+  const y = parse(b);
+  if (x.headings.length > 0 && y.headings.length > 0 && !x.headings.some((h) => y.headings.includes(h))) return true;
+  return lacks(x, y) && lacks(y, x);
+}
+
+interface Parsed {
+  headings: string[];
+  values: Set<string>;
+  /** The highest value kept when some were cut (a value above it may be on the page unseen), else null. */
+  cut: string | null;
+}
+
+function parse(values: RecordValues): Parsed {
+  const [headings, rest = ''] = values.split('|');
+  const cutOff = rest.startsWith('+');
+  const list = chunks(cutOff ? rest.slice(1) : rest);
+  return { headings: chunks(headings), values: new Set(list), cut: cutOff ? (list[list.length - 1] ?? null) : null };
+}
+
+/** Whether `a` has a value `b` surely lacks: not in b's sketch, and low enough that b's sketch would hold it. */
+function lacks(a: Parsed, b: Parsed): boolean {
+  for (const value of a.values) {
+    if (b.cut !== null && value > b.cut) break; // a's values are in order: the rest are above too
+    if (!b.values.has(value)) return true;
+  }
+  return false;
+}
+
+function undated(text: string): string {
+  let out = text;
+  for (const pattern of DATES_AND_TIMES) out = out.replace(pattern, ' ');
+  return out;
+}
+
+function chunks(s: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 8 <= s.length; i += 8) out.push(s.slice(i, i + 8));
+  return out;
+}
+
+/** FNV-1a (32 bits), mixed. */
+function hashValue(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+
+function hash(s: string): string {
+  return hex(hashValue(s));
+}
+
+function hex(n: number): string {
+  return n.toString(16).padStart(8, '0');
+}
