@@ -17,5 +17,6 @@ duplicateRaceContract(
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   },
-  8,
+  // 128 schedules, as on MongoDB.
+  7,
 );
