@@ -329,16 +329,21 @@ export class CrawlRepository implements OnModuleInit {
     return this.entries.find({ job_id: jobId, status: 'running' }, { sort: { seq: 1 } });
   }
 
-  /** Keys, statuses and tickets of every entry (takeover: the seen-set and the tickets in use), streamed. */
+  /**
+   * Keys, statuses and tickets of every entry (takeover: the seen-set and the tickets in use), streamed in
+   * discovery order: the (job_id, seq) index's order, which each batch seeks into. Unsorted (the store's own
+   * order), the embedded store sorted every batch of a big crawl anew (bench:takeover).
+   */
   iterateKeys(jobId: string): AsyncIterable<Pick<CrawlEntry, '_id' | 'key' | 'status' | 'ticket' | 'seq'>> {
-    return this.entries.iterate({ job_id: jobId }, { fields: ['key', 'status', 'ticket', 'seq'], batchSize: 2000 });
+    return this.entries.iterate({ job_id: jobId }, { sort: { seq: 1 }, fields: ['key', 'status', 'ticket', 'seq'], batchSize: 2000 });
   }
 
-  /** Usage of done entries (recounts of the job's counters), streamed. */
+  /** Usage of done entries (recounts of the job's counters), streamed in discovery order (as iterateKeys). */
   iterateDone(jobId: string): AsyncIterable<CrawlEntry> {
     return this.entries.iterate(
       { job_id: jobId, status: { $in: ['completed', 'failed'] } },
       {
+        sort: { seq: 1 },
         fields: [
           'status',
           'error_category',
