@@ -11,7 +11,8 @@
  * ones, the counters' recount (iterateDone and the counts), and the frontier window's first refill. Prints the
  * query plan of the iterate queries.
  *
- * Knobs: BENCH_TAKEOVER_ENTRIES (100,000; comma-separated for several sizes), BENCH_TAKEOVER_ROUNDS (3: the
+ * Knobs: BENCH_TAKEOVER_STORE (a path prefix: the filled stores are kept there, `<prefix>-<n>.db`),
+ * BENCH_TAKEOVER_ENTRIES (100,000; comma-separated for several sizes), BENCH_TAKEOVER_ROUNDS (3: the
  * fastest round of each step is reported), BENCH_TAKEOVER_OUT.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -87,15 +88,19 @@ function plan(store: SqliteDocumentStore, sql: string, ...params: Array<string |
 }
 
 async function measure(n: number): Promise<Record<string, unknown>> {
-  const dir = mkdtempSync(join(tmpdir(), 'gleaner-takeover-'));
-  const file = join(dir, 'store.db');
+  // BENCH_TAKEOVER_STORE: a store file kept between runs (filled once per size), to compare two builds on one store.
+  const kept = process.env.BENCH_TAKEOVER_STORE ? `${process.env.BENCH_TAKEOVER_STORE}-${n}.db` : null;
+  const dir = kept ? null : mkdtempSync(join(tmpdir(), 'gleaner-takeover-'));
+  const file = kept ?? join(dir!, 'store.db');
   try {
     let store = SqliteDocumentStore.open({ file, synchronous: 'normal' });
     let repo = new CrawlRepository(store);
     await repo.onModuleInit();
     const now = new Date().toISOString();
     const fillStart = performance.now();
-    for (let start = 0; start < n; start += BATCH) {
+    const stored = await repo.countEntries(JOB);
+    if (stored !== 0 && stored !== n) throw new Error(`${file} holds ${stored} entries, not ${n}`);
+    for (let start = 0; stored === 0 && start < n; start += BATCH) {
       const docs: CrawlEntry[] = [];
       for (let i = start; i < Math.min(n, start + BATCH); i++) docs.push(entryAt(i, i < n / 2, now));
       await repo.insertEntries(docs);
@@ -161,7 +166,7 @@ async function measure(n: number): Promise<Record<string, unknown>> {
       query_plans: plans,
     };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
 
