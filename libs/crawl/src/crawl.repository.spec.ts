@@ -36,6 +36,34 @@ describe('CrawlRepository', () => {
     expect(await repository.map.countByMethod('job1', 'model')).toBe(1);
   });
 
+  it("takeover's reads: every entry's key, status, ticket and seq, and the done entries' usage, in discovery order, one job only", async () => {
+    // Stored out of discovery order (a stale owner's late children), more than one batch of 2,000.
+    const entries = Array.from({ length: 4500 }, (_, i) => entryOf('job5', `/p${i}`, i < 4000 ? i + 501 : i - 3999));
+    await repository.entries.insertEntries(entries);
+    await repository.entries.insertEntries([entryOf('job6', '/other', 1)]);
+    await repository.entries.claim(entries[0]._id, 1, { ticket: 1, admitted: true });
+    await repository.entries.settle(entries[0]._id, 1, 'completed', { result_id: 'r1', token_usage_input: 5, method: 'model' });
+    const keys = [];
+    for await (const e of repository.entries.iterateKeys('job5')) keys.push(e);
+    expect(keys.map((e) => e.seq)).toEqual(Array.from({ length: 4500 }, (_, i) => i + 1));
+    expect(keys[500]).toEqual({ _id: entries[0]._id, key: 'a.test/p0', status: 'completed', ticket: 1, seq: 501 });
+    expect(keys[0]).toEqual({ _id: entries[4000]._id, key: 'a.test/p4000', status: 'pending', ticket: '~a.test/p4000', seq: 1 });
+    const done = [];
+    for await (const e of repository.map.iterateDone('job5')) done.push(e);
+    expect(done).toEqual([
+      {
+        _id: entries[0]._id,
+        status: 'completed',
+        token_usage_input: 5,
+        token_usage_output: 0,
+        cost_usd: 0,
+        result_id: 'r1',
+        rate_limited: false,
+        method: 'model',
+      },
+    ]);
+  });
+
   it("deletes a job's entries, outcomes and state, and nothing of another job", async () => {
     for (const job of ['job1', 'job2']) {
       await repository.states.ensureState(job, 'u1');

@@ -115,9 +115,20 @@ export class CrawlEntryStore {
     return this.entries.find({ job_id: jobId, status: 'running' }, { sort: { seq: 1 } });
   }
 
-  /** Keys, statuses and tickets of every entry (takeover: the seen-set and the tickets in use), streamed. */
-  iterateKeys(jobId: string): AsyncIterable<Pick<CrawlEntry, '_id' | 'key' | 'status' | 'ticket' | 'seq'>> {
-    return this.entries.iterate({ job_id: jobId }, { fields: ['key', 'status', 'ticket', 'seq'], batchSize: 2000 });
+  /**
+   * Keys, statuses and tickets of every entry (takeover: the seen-set and the tickets in use), streamed in
+   * discovery order: the (job_id, seq) index's order, which each batch seeks into. Unsorted (the store's own
+   * order), the embedded store sorted every batch of a big crawl anew (bench:takeover). The key is the entry's
+   * id past `<job id>:` (owner/crawl-entry.ts `entryId`), so no field is read from the documents' text.
+   */
+  async *iterateKeys(jobId: string): AsyncIterable<Pick<CrawlEntry, '_id' | 'key' | 'status' | 'ticket' | 'seq'>> {
+    const prefix = `${jobId}:`;
+    const entries = this.entries.iterate({ job_id: jobId }, { sort: { seq: 1 }, fields: ['status', 'ticket', 'seq'], batchSize: 2000 });
+    for await (const e of entries as AsyncIterable<Pick<CrawlEntry, '_id' | 'key' | 'status' | 'ticket' | 'seq'>>) {
+      if (!e._id.startsWith(prefix)) throw new Error(`crawl entry ${e._id} of job ${jobId}: its id is not <job id>:<key>`);
+      e.key = e._id.slice(prefix.length);
+      yield e;
+    }
   }
 
   /** Every entry of a job (its deletion, DELETE /jobs/{id}). */

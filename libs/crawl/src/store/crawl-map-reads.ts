@@ -33,11 +33,12 @@ export class CrawlMapReads {
     return this.entries.count(sourceFilter(jobId, only));
   }
 
-  /** Usage of done entries (recounts of the job's counters), streamed. */
+  /** Usage of done entries (recounts of the job's counters), streamed in discovery order (as CrawlEntryStore.iterateKeys). */
   iterateDone(jobId: string): AsyncIterable<CrawlEntry> {
     return this.entries.iterate(
       { job_id: jobId, status: { $in: ['completed', 'failed'] } },
       {
+        sort: { seq: 1 },
         fields: [
           'status',
           'error_category',
