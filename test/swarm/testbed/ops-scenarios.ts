@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { containersOf, docker, mustDocker, replicas } from '../docker-cli';
 import { formatVariable, interpolate, loadDashboards, parseLabelValues, timeMacros } from '../../e2e/grafana-dashboards';
+import { LOGIN_PASSWORD, LOGIN_USER } from '../../fixtures/login-site/login-site';
 import { addresses, call, pause, untilDone } from './client';
 import { checkCrawl, finished, job, service, startCrawl, type Context } from './context';
 
@@ -187,6 +188,27 @@ async function panelActivity(ctx: Context): Promise<Numbers> {
     sent += answers.length;
     if (answers.some((a) => a?.status === 429)) limitedAt = sent;
   }
+  // An auth profile's login (the auth panel's logins and session age): the login site beside the test site.
+  const loginPort = ctx.sitePort + 1;
+  const profile = await ctx.api.json('POST', '/api/v1/auth-profiles', {
+    body: {
+      name: 'Swarm members',
+      hosts: [ctx.siteHost],
+      login: {
+        type: 'form',
+        url: `http://${ctx.siteHost}:${loginPort}/login`,
+        csrf_field: 'csrf_token',
+        username: LOGIN_USER,
+        password: LOGIN_PASSWORD,
+      },
+      check: { session_cookie: 'sid', logged_in_selector: 'a[href="/logout"]' },
+    },
+  });
+  const members = await ctx.api.steady('POST', '/api/v1/scrape', {
+    timeoutMs: 150_000,
+    body: { url: `http://${ctx.siteHost}:${loginPort}/members`, formats: ['markdown'], fetch_mode: 'static', auth_profile: profile.id },
+  });
+  if (members.status !== 200) throw new Error(`the scrape with an auth profile answered ${members.status}`);
   await finished(ctx, { id: limited.job_id, tag: 'limited', size: 12, startedAt: Date.now() });
   // Two scrape intervals: every replica's counters are in Prometheus.
   await pause(35_000);
@@ -196,6 +218,7 @@ async function panelActivity(ctx: Context): Promise<Numbers> {
     unknown_job: unknown.status,
     bad_key: refused.status,
     burst_429_after: limitedAt,
+    auth_profile_scrape: members.status,
   };
 }
 
@@ -229,6 +252,9 @@ export async function prometheus(ctx: Context): Promise<{ problems: string[]; nu
   const macros = timeMacros(timing);
   const empty: string[] = [];
   let panels = 0;
+  // A series that appeared at the last scrapes may not yet have the two samples rate() needs: an empty query is
+  // asked again (every 5 s, until 90 s after the first ask) before it counts as without data.
+  const settleBy = Date.now() + 90_000;
   for (const dashboard of loadDashboards('/testbed/grafana/dashboards')) {
     const values: Record<string, string> = {};
     for (const variable of dashboard.variables) {
@@ -240,10 +266,19 @@ export async function prometheus(ctx: Context): Promise<{ problems: string[]; nu
       panels++;
       for (const target of panel.targets) {
         const expr = interpolate(target.expr, macros, values);
-        const path = target.instant
-          ? `/api/v1/query?query=${encodeURIComponent(expr)}&time=${to}`
-          : `/api/v1/query_range?query=${encodeURIComponent(expr)}&start=${from}&end=${to}&step=${macros.intervalMs / 1000}`;
-        const data = await prom(path).catch((error: Error) => ({ result: [], error: error.message }));
+        // Asked again, the query ends at the time of asking (the panel as Grafana refreshes it).
+        const ask = () => {
+          const end = Math.max(to, Math.floor(Date.now() / 1000));
+          const path = target.instant
+            ? `/api/v1/query?query=${encodeURIComponent(expr)}&time=${end}`
+            : `/api/v1/query_range?query=${encodeURIComponent(expr)}&start=${from}&end=${end}&step=${macros.intervalMs / 1000}`;
+          return prom(path).catch((error: Error) => ({ result: [], error: error.message }));
+        };
+        let data = await ask();
+        while (data.result.length === 0 && Date.now() < settleBy) {
+          await pause(5_000);
+          data = await ask();
+        }
         if (data.result.length === 0) empty.push(`${dashboard.title} / ${panel.title} [${target.refId}]`);
       }
     }

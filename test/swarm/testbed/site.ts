@@ -5,8 +5,10 @@
  * SKU, for the stand-in model. `GET /_stats?tag=<tag>` answers how many times each page of a crawl was
  * fetched (the scenarios' "each URL once"); `/product/<i>` is a single page for extracts; `/r/<tag>/...` is
  * the same tree with a 429 (Retry-After: 1) the first time each page is asked for; POST /hook takes webhooks.
+ * On the next port, the tests' login site (test/fixtures/login-site) with this service's name as its member host.
  */
 import { createServer } from 'node:http';
+import { startLoginSite } from '../../fixtures/login-site/login-site';
 
 const port = Number(process.env.SITE_PORT ?? 8000);
 const fetches = new Map<string, Map<string, number>>();
@@ -62,4 +64,9 @@ const server = createServer((req, res) => {
 });
 
 server.listen(port, '0.0.0.0', () => console.log(`test site listening on 0.0.0.0:${port}`));
+// A site behind a form login on the next port, this service's own name its member host: an auth profile's login
+// (scenario 7: the dashboard's auth-profile panel has data). Its credentials are the fixture's test ones.
+void startLoginSite({ memberHost: process.env.SITE_NAME ?? 'gleaner-testsite', listen: { host: '0.0.0.0', port: port + 1 } }).then(
+  (login) => console.log(`login site listening on 0.0.0.0:${login.port}`),
+);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
