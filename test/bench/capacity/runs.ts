@@ -4,6 +4,7 @@
  * the store behind a counting proxy), each crawling the benchmark site through idle → crawl → read phases.
  */
 import { readdirSync, statSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import type { BenchContext } from '../crawl/context';
 import { KEY, baseEnv, llmConfig, startBacking, startCluster, startCrawl, startEmbeddedApp, job, type JobView } from '../crawl/gleaner';
@@ -51,7 +52,15 @@ const IDLE_S = Number(process.env.BENCH_CAPACITY_IDLE_S ?? 15);
 
 /** The error with the error lines the apps logged (what a failed run needs to be understood). */
 function withLogs(error: unknown, procs: Proc[]): Error {
-  const lines = procs.flatMap((p) => p.watched.filter((l) => /"level":(40|50|60)/.test(l)).map((l) => `${p.name}: ${l}`));
+  const warned = procs.flatMap((p) => p.watched.filter((l) => /"level":(40|50|60)/.test(l)).map((l) => `${p.name}: ${l}`));
+  // Nothing logged as a warning or error (a process that died, or failed outside its logger): its last lines and how it ended.
+  const lines =
+    warned.length > 0
+      ? warned
+      : procs.flatMap((p) => [
+          `${p.name}: exit code ${String(p.child.exitCode)}, signal ${String(p.child.signalCode)}`,
+          ...p.lines.slice(-10).map((l) => `${p.name}: ${l}`),
+        ]);
   const message = error instanceof Error ? error.message : String(error);
   return new Error(lines.length > 0 ? `${message}\n${lines.slice(-20).join('\n')}` : message, { cause: error });
 }
@@ -118,11 +127,27 @@ async function crawl(
   return { id, view, seconds: (Date.now() - started) / 1000, steady: steadyRate(progress, view.page_count) };
 }
 
-/** Every result of the job as JSON lines, read once (what a client exporting a crawl does). */
+/**
+ * Every result of the job as JSON lines, read once (what a client exporting a crawl does), on a connection of its own:
+ * the crawl phase's end counts the prompts' tokens for up to a minute on this (the client's) event loop, long enough
+ * for the server to close the polls' idle keep-alive connection unseen, and a pooled `fetch` would then send the read
+ * on a socket that is already closed ("other side closed").
+ */
 async function readResults(base: string, id: string): Promise<{ items: number; bytes: number }> {
-  const res = await fetch(`${base}/api/v1/jobs/${id}/results?format=jsonl`, { headers: { authorization: `Bearer ${KEY}` } });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`GET /jobs/${id}/results answered ${res.status}: ${text.slice(0, 300)}`);
+  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const request = httpGet(
+      `${base}/api/v1/jobs/${id}/results?format=jsonl`,
+      { agent: false, headers: { authorization: `Bearer ${KEY}` } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+  });
+  if (status !== 200) throw new Error(`GET /jobs/${id}/results answered ${status}: ${text.slice(0, 300)}`);
   return { items: text.split('\n').filter((l) => l.trim() !== '').length, bytes: Buffer.byteLength(text) };
 }
 
