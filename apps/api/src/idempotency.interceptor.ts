@@ -12,7 +12,7 @@ import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, from, mergeMap, type Observable } from 'rxjs';
 import type { Caller } from '@app/auth';
-import { AppError } from '@app/core';
+import { AppError, storeFailureOf, storeOutageOf } from '@app/core';
 import { UrlListBody } from '@app/http';
 import { IdempotencyService } from '@app/jobs';
 
@@ -36,9 +36,20 @@ export const Idempotent = () =>
     }),
   );
 
-/** Answers that committed to something: a 2xx, or a problem that names the job it made (a 504 while it goes on). */
-function committed(error: unknown): error is AppError {
-  return error instanceof AppError && typeof error.extensions?.job_id === 'string';
+/**
+ * Answers that committed to something: a 2xx, or a problem that names the job it made (a 504 while it goes on, a
+ * store's 503 after the job was stored): as the problem to replay, else null.
+ */
+function committed(error: unknown): AppError | null {
+  if (error instanceof AppError) return typeof error.extensions?.job_id === 'string' ? error : null;
+  const store = storeOutageOf(error) ?? storeFailureOf(error);
+  if (typeof store?.extensions?.job_id !== 'string') return null;
+  // A retry with the key gets the same 503 naming the job, never a second job.
+  return new AppError('service-unavailable', store.message, {
+    detail: store.detail,
+    retryAfterSeconds: store.retryAfterSeconds,
+    extensions: store.extensions,
+  });
 }
 
 /** Runs the idempotency rules around the routes marked @Idempotent (IdempotencyService holds them). */
@@ -84,8 +95,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return result;
       }),
       catchError(async (error: unknown) => {
-        if (committed(error)) {
-          await this.idempotency.complete(userId, key, begun.token, { status: PROBLEM_STATUS, headers: {}, body: error.toJSON() });
+        const problem = committed(error);
+        if (problem) {
+          // Remembering may meet the same store trouble: the answer still goes out (the key stays held until it expires).
+          await this.idempotency
+            .complete(userId, key, begun.token, { status: PROBLEM_STATUS, headers: {}, body: problem.toJSON() })
+            .catch(() => undefined);
         } else {
           await this.idempotency.release(userId, key, begun.token).catch(() => undefined);
         }

@@ -54,7 +54,7 @@ const DESCRIPTIONS: Record<number, string> = {
   429: 'Too many requests for this API key; retry after `Retry-After` seconds.',
   500: 'Unexpected error; the `error_id` is in the server logs.',
   502: 'The target site or the language model failed, something the caller cannot fix: the page is not there (`fetch_error`: DNS lookup, connect, TLS, reset, redirects; `http_error`, `blocked`, `rate_limit`, `unsupported_content`, `content_too_large`, `document_invalid`, `document_encrypted`) or the model chain failed (`llm_*`, `ungrounded_output`); see `error_category` and `job_id`. Only a failure of Gleaner itself is a 500.',
-  503: 'Not ready or shutting down; retry after `Retry-After` seconds.',
+  503: 'Not ready, shutting down, or the store cannot be reached or failed a command; retry after `Retry-After` seconds. A job already accepted is named (`job_id`, `status_url`): it goes on.',
   504: 'The job did not finish in time; it goes on (`job_id`, `status_url`).',
 };
 

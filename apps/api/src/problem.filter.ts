@@ -1,5 +1,6 @@
 import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { storeFailureOf } from '@app/core';
 import { firecrawlError } from '@app/firecrawl';
 import { toProblem } from '@app/http';
 import { LOGGER, type AppLogger } from '@app/observability';
@@ -24,6 +25,8 @@ export function sendProblem(logger: AppLogger, exception: unknown, request: Fast
   const problem = toProblem(exception, path, String(request.id));
   if (problem.errorId) {
     logger.error({ err: exception, error_id: problem.errorId, request_id: request.id, path }, 'unhandled error');
+  } else if (problem.status === 503 && storeFailureOf(exception)) {
+    logger.warn({ err: exception, request_id: request.id, path }, 'the store failed a command: answered 503 with Retry-After');
   }
   if (reply.sent || reply.raw.headersSent) {
     if (!reply.raw.writableEnded) reply.raw.end();

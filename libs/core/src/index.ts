@@ -15,7 +15,10 @@ export {
   REDIS_OUTAGE_WAIT_MS,
   redisDownProbe,
   STORE_RETRY_AFTER_SECONDS,
+  StoreFailedError,
   StoreUnavailableError,
+  storeErrorWith,
+  storeFailureOf,
   storeOutageOf,
   withinRedisOutageWait,
 } from './store-unavailable';

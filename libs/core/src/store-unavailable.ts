@@ -47,6 +47,58 @@ export class QueueUnavailableError extends StoreUnavailableError {
   }
 }
 
+/**
+ * The store answered one command with a failure of its own: neither the request's fault (a duplicate key, a bad
+ * query) nor an outage (the server answers). MongoDB's InternalError and UnknownError, or the MongoDB-wire test
+ * server's backend failing ("Unknown error: Chunk … not found" under load). The command did not take effect. The API
+ * answers it as it answers an outage, 503 with Retry-After: the caller may retry, and an idempotency key makes that
+ * safe. Queue work that meets it uses up an attempt, as any failure does (unlike an outage): a command that fails
+ * every time must not be retried forever (docs/operations.md "The store goes down").
+ */
+export class StoreFailedError extends Error {
+  readonly retryAfterSeconds = STORE_RETRY_AFTER_SECONDS;
+
+  /** `extensions`: problem members for the client, e.g. the `job_id` of a job accepted before the failure. */
+  constructor(
+    cause?: unknown,
+    readonly extensions?: Record<string, unknown>,
+  ) {
+    super('The data store failed a command.', cause === undefined ? undefined : { cause });
+    this.name = 'StoreFailedError';
+  }
+
+  /** The problem's detail for the client (never the server's message). */
+  get detail(): string {
+    return this.extensions?.job_id
+      ? 'The job was accepted and goes on, but the data store failed to answer now; follow it at `status_url`.'
+      : 'The data store failed to carry out the request. Retry after `Retry-After` seconds.';
+  }
+}
+
+/** The StoreFailedError in `error`'s cause chain (also by name, as storeOutageOf), or null. */
+export function storeFailureOf(error: unknown): StoreFailedError | null {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof StoreFailedError || e.name === 'StoreFailedError') return e as StoreFailedError;
+  }
+  return null;
+}
+
+/**
+ * `error`'s store outage or store failure again, with `extensions` added (the job a request had created before it,
+ * so the 503 says the job exists), or null when `error` is neither.
+ */
+export function storeErrorWith(error: unknown, extensions: Record<string, unknown>): StoreUnavailableError | StoreFailedError | null {
+  const outage = storeOutageOf(error);
+  if (outage) {
+    const merged = { ...outage.extensions, ...extensions };
+    return outage instanceof QueueUnavailableError || outage.name === 'QueueUnavailableError'
+      ? new QueueUnavailableError(error, merged)
+      : new StoreUnavailableError(error, merged);
+  }
+  const failure = storeFailureOf(error);
+  return failure ? new StoreFailedError(error, { ...failure.extensions, ...extensions }) : null;
+}
+
 const OUTAGE_NAMES = new Set(['StoreUnavailableError', 'QueueUnavailableError']);
 
 /** ioredis's messages for a command that met no connection (its `CONNECTION_CLOSED_ERROR_MSG`, the offline-queue refusal, `commandTimeout`). */

@@ -1,4 +1,4 @@
-import { AppError, StoreUnavailableError } from '@app/core';
+import { AppError, StoreFailedError, StoreUnavailableError, storeErrorWith } from '@app/core';
 import { Redis } from 'ioredis';
 import { toProblem } from './problem';
 
@@ -34,6 +34,27 @@ describe('toProblem: store outages', () => {
     );
     expect(problem.status).toBe(503);
     expect(problem.body).toMatchObject({ job_id: 'j9', status_url: '/api/v1/jobs/j9', detail: expect.stringContaining('accepted') });
+  });
+});
+
+describe('toProblem: a command the store failed (StoreFailedError)', () => {
+  it('answers 503 with Retry-After, not 500, without the server message; with the job when one was accepted', () => {
+    const failed = new StoreFailedError(new Error('Unknown error: Chunk 85072 not found'));
+    const problem = toProblem(new Error('reading the job failed', { cause: failed }), '/api/v1/jobs/j1', 'r1');
+    expect(problem).toEqual(unavailable('The data store failed to carry out the request. Retry after `Retry-After` seconds.'));
+    expect(JSON.stringify(problem)).not.toContain('Chunk');
+    const accepted = toProblem(storeErrorWith(failed, { job_id: 'j9', status_url: '/api/v1/jobs/j9' }), '/api/v1/extract', 'r');
+    expect(accepted.status).toBe(503);
+    expect(accepted.body).toMatchObject({ job_id: 'j9', status_url: '/api/v1/jobs/j9', detail: expect.stringContaining('accepted') });
+  });
+
+  it('storeErrorWith keeps the kind of store error and adds the job; other errors are not its business', () => {
+    expect(storeErrorWith(new StoreUnavailableError(), { job_id: 'j' })).toBeInstanceOf(StoreUnavailableError);
+    expect(storeErrorWith(new Error('x', { cause: new StoreFailedError() }), { job_id: 'j' })).toMatchObject({
+      name: 'StoreFailedError',
+      extensions: { job_id: 'j' },
+    });
+    expect(storeErrorWith(new Error('a bug'), { job_id: 'j' })).toBeNull();
   });
 });
 

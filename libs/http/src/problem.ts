@@ -5,6 +5,7 @@ import {
   STORE_RETRY_AFTER_SECONDS,
   isProblemSlug,
   newId,
+  storeFailureOf,
   storeOutageOf,
   type FieldError,
   type ProblemSlug,
@@ -67,8 +68,9 @@ const FASTIFY_CODES: Record<string, { slug: ProblemSlug; detail: string }> = {
 export function toProblem(error: unknown, path: string, requestId: string): ProblemResult {
   const instance = `${path}#${requestId}`;
   const headers: Record<string, string> = {};
-  // A store outage, also under whatever wrapped it, is the documented 503 with Retry-After, not an internal error.
-  const outage = error instanceof AppError && error.slug !== 'internal-error' ? null : storeOutageOf(error);
+  // A store outage or a command the store failed (StoreFailedError), also under whatever wrapped it, is the documented
+  // 503 with Retry-After, not an internal error.
+  const outage = error instanceof AppError && error.slug !== 'internal-error' ? null : (storeOutageOf(error) ?? storeFailureOf(error));
   if (outage) {
     const body: ProblemBody = { ...base('service-unavailable', outage.detail, instance), ...(outage.extensions ?? {}) };
     return { status: 503, body, headers: { 'retry-after': String(outage.retryAfterSeconds ?? STORE_RETRY_AFTER_SECONDS) } };

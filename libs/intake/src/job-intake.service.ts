@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { AuthProfilesService } from '@app/auth-profiles';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError, Errors, isStoreUnavailable, StoreUnavailableError } from '@app/core';
+import { AppError, Errors, storeErrorWith, storeFailureOf, storeOutageOf } from '@app/core';
 import { splitFetchControl, type FetchControlFields, type FetchMode, type StoredFetchControl } from '@app/fetch';
 import { JobsService, type JobRecord, type JobType, type JobView } from '@app/jobs';
 import { ModelRouter, storeLlmConfig, type LlmConfigInput, type ModelTarget, type StoredLlmConfig } from '@app/llm';
@@ -208,7 +208,8 @@ export class JobIntakeService {
     if (request.requireModel) await this.plan(caller, request.llmConfig); // no_models fails here, before a job exists
     const { stored, secrets } = storeLlmConfig(request.llmConfig);
     await request.beforeCreate?.();
-    return this.jobs.create(caller, {
+    return this.jobs
+      .create(caller, {
       type: request.type,
       url: request.url,
       captureDebug: request.captureDebug ?? false,
@@ -216,7 +217,16 @@ export class JobIntakeService {
       requestId: request.requestId,
       webhookTargets: webhookTargets.map((target) => ({ ...target })),
       secrets: { ...secrets, ...(request.secrets ?? {}) },
-    });
+      })
+      .catch((error: unknown) => {
+        // A store error after the job was stored names the job (JobLifecycle.create): its 503 says where to follow it.
+        const jobId = (storeOutageOf(error) ?? storeFailureOf(error))?.extensions?.job_id;
+        throw (typeof jobId === 'string' ? storeErrorWith(error, { job_id: jobId, status_url: this.statusUrl(jobId) }) : null) ?? error;
+      });
+  }
+
+  private statusUrl(jobId: string): string {
+    return `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}`;
   }
 
   /**
@@ -230,9 +240,9 @@ export class JobIntakeService {
     try {
       job = await this.jobs.waitForTerminal<I, R>(jobId, this.config.extractWaitMs);
     } catch (error) {
-      // A store outage that outlasts the wait: the job was accepted and goes on, so the 503 says which it is.
-      if (!isStoreUnavailable(error)) throw error;
-      throw new StoreUnavailableError(error, { job_id: jobId, status_url: `${this.config.publicUrl ?? ''}/api/v1/jobs/${jobId}` });
+      // A store outage that outlasts the wait, or a command the store failed: the job was accepted and goes on, so
+      // the 503 says which it is.
+      throw storeErrorWith(error, { job_id: jobId, status_url: this.statusUrl(jobId) }) ?? error;
     }
     if (!job) throw Errors.internal('The job vanished.');
     if (job.status === 'completed') return job;

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Errors, isStoreUnavailable, newId, nowIso, type ErrorCategory } from '@app/core';
+import { Errors, isStoreUnavailable, newId, nowIso, storeErrorWith, type ErrorCategory } from '@app/core';
 import { EVENT_BUS, type EventBusPort } from '@app/events';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
 import type { Caller } from '@app/auth';
@@ -81,9 +81,14 @@ export class JobLifecycle {
     const job = { ...this.newRecord(caller, input), event_seq: 1 };
     await this.repository.insert(job);
     this.metrics.jobTransitions.inc({ type: job.type, status: 'pending' });
-    await this.events.storeDrawn(job._id, 1, [{ event: 'status', data: this.events.statusData(job) }]);
-    // The job id doubles as the queue message id: a retried request can never run a job twice.
-    await this.messages.sendRun(job, job._id, this.messages.sealSecrets(input.secrets));
+    try {
+      await this.events.storeDrawn(job._id, 1, [{ event: 'status', data: this.events.statusData(job) }]);
+      // The job id doubles as the queue message id: a retried request can never run a job twice.
+      await this.messages.sendRun(job, job._id, this.messages.sealSecrets(input.secrets));
+    } catch (error) {
+      // The job is stored: the store's or the queue's 503 names it (the watchdog sends a lost message again).
+      throw storeErrorWith(error, { job_id: job._id }) ?? error;
+    }
     return toJobView(job);
   }
 

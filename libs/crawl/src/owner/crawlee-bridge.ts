@@ -171,7 +171,11 @@ export class CrawleeBridge implements IRequestManager {
     if (this.abandoned) return true;
     if (inFlight.size > 0 || admission.hasAdopted) return false;
     if (this.run.stop || counters.budgetStopped) return true;
-    if (frontier.size > 0 || seeding.busy) return false;
+    if (frontier.size > 0 || seeding.busy) {
+      // Nothing startable, nothing in flight: entries an earlier owner stored behind the window may be startable now.
+      await frontier.lookBehind(Date.now());
+      return false;
+    }
     await frontier.refill();
     if (frontier.size > 0) return false;
     return !(await frontier.sweep());

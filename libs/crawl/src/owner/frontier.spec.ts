@@ -2,7 +2,7 @@ import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-
 import type { CrawlEntry } from '../crawl.types';
 import { canonicalize } from '../url-canon';
 import type { WindowEntry } from './frontier-window';
-import { Frontier, WINDOW_BATCH } from './frontier';
+import { Frontier, LOOK_BEHIND_MS, WINDOW_BATCH } from './frontier';
 
 describe('Frontier', () => {
   let f: OwnerFixture;
@@ -124,6 +124,28 @@ describe('Frontier', () => {
     expect(await frontier.sweep()).toBe(true); // still pending in the store: found again
     await f.repository.entries.skipPending(`${f.run.jobId}:${canonicalize('http://shop.test/late')!.key}`, { error_category: 'robots' });
     expect(await frontier.sweep()).toBe(false);
+  });
+
+  it('looks behind its window while it holds only waiting entries: a count first, a sweep when the store holds more, once per LOOK_BEHIND_MS', async () => {
+    await setUp();
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const waiting = await f.pending('/retry-later', { not_before: later });
+    await frontier.refill();
+    expect(frontier.size).toBe(1);
+    const t0 = Date.now();
+    expect(await frontier.lookBehind(t0)).toBe(false); // the store holds what the window holds
+    // An earlier owner's late write, under a seq this owner had passed: the refill does not read behind its position.
+    const late = await f.pending('/late', { seq: waiting.seq - 1 });
+    await frontier.refill();
+    expect(frontier.next(t0, () => true)).toBeNull();
+    expect(await frontier.lookBehind(t0 + LOOK_BEHIND_MS - 1)).toBe(false); // not asked again so soon
+    expect(await frontier.lookBehind(t0 + LOOK_BEHIND_MS)).toBe(true);
+    expect(frontier.next(t0, () => true)?.url).toBe('http://shop.test/late');
+    expect(frontier.size).toBe(1); // the waiting entry, held once
+    await f.repository.entries.claim(late.id, f.run.epoch, {}); // admitted: running
+    // Held already: a sweep does not report the window's own entries as found.
+    expect(await frontier.sweep()).toBe(false);
+    expect(await frontier.lookBehind(t0 + 2 * LOOK_BEHIND_MS)).toBe(false);
   });
 
   it('restores the seen-set, the next discovery number and the tickets in use after a takeover', async () => {

@@ -12,9 +12,11 @@ import { SeenKeys } from './seen-keys';
 /** The window is refilled from the store below this many entries, up to WINDOW_BATCH more. */
 export const WINDOW_LOW = 1000;
 export const WINDOW_BATCH = 2000;
+/** While the owner has nothing to start, the store is asked at most this often whether pending entries wait behind the window. */
+export const LOOK_BEHIND_MS = 1000;
 
 export type FrontierStore = CrawlStorePort<{
-  entries: 'insertEntries' | 'pendingAfter' | 'pendingAnywhere' | 'iterateKeys' | 'skipPending';
+  entries: 'insertEntries' | 'pendingAfter' | 'pendingAnywhere' | 'countPending' | 'iterateKeys' | 'skipPending';
   states: 'updateState';
 }>;
 
@@ -47,6 +49,8 @@ export class Frontier {
   /** No pending entry in the store past loadedUpTo: new entries may join the window directly. */
   private storeExhausted = false;
   private skippedRecorded = 0;
+  /** When lookBehind last asked the store (ms since epoch). */
+  private lookedBehindAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly run: CrawlRun,
@@ -242,7 +246,7 @@ export class Frontier {
     const at = Date.now();
     let added = 0;
     for (const entry of found) {
-      if (this.inFlight.has(entry._id)) continue;
+      if (this.inFlight.has(entry._id) || this.window.has(entry._id)) continue;
       const w = toWindowEntry(entry);
       if (closed && needsTicket(w)) continue;
       this.seen.add(entry.key);
@@ -254,6 +258,22 @@ export class Frontier {
       this.rescan();
     }
     return added > 0;
+  }
+
+  /**
+   * The owner has nothing it can start now (its window holds only entries waiting for a time or a host), and no page is
+   * in flight or being admitted (the caller's condition: a sweep must not bring back an entry that is on its way to
+   * running). Pending entries an earlier owner stored behind the window after this one read the store would otherwise
+   * wait until the window runs dry, as long as its entries wait (docs/crawl.md "Takeover"). The store's count of pending
+   * entries says whether any is not in the window; only then does it sweep. At most once per LOOK_BEHIND_MS
+   * (`now`, ms since epoch), so an idle owner does not ask the store at every turn of its pool. True when it found work.
+   */
+  async lookBehind(now: number): Promise<boolean> {
+    if (now - this.lookedBehindAt < LOOK_BEHIND_MS) return false;
+    this.lookedBehindAt = now;
+    const pending = await this.store.entries.countPending(this.run.jobId, this.links.admissionClosed());
+    if (pending <= this.window.size) return false;
+    return this.sweep();
   }
 
   /** The next entry to start, round-robin over the hosts `canStart` accepts; null when none can start now. */

@@ -111,6 +111,11 @@ export class CrawlEntryStore {
     );
   }
 
+  /** How many entries pendingAnywhere could find (the owner's look behind its window, owner/frontier.ts lookBehind). */
+  countPending(jobId: string, admittedOnly: boolean): Promise<number> {
+    return this.entries.count({ job_id: jobId, status: 'pending', ...(admittedOnly ? { admitted: true } : {}) });
+  }
+
   running(jobId: string): Promise<CrawlEntry[]> {
     return this.entries.find({ job_id: jobId, status: 'running' }, { sort: { seq: 1 } });
   }
