@@ -145,6 +145,18 @@ export function derivedFigures(results: CapacityResults): Record<string, string 
         ? round((raised4 / n('projection.shared_caps_pages_per_s.store_write_ops')) * 100)
         : 100,
     default_64_crawlers: dflt[3].caps_pages_per_s.crawler_replicas,
+    default_64_share: round(
+      (Math.min(dflt[3].caps_pages_per_s.crawler_replicas, n('projection.shared_caps_pages_per_s.store_write_ops')) /
+        n('projection.shared_caps_pages_per_s.store_write_ops')) *
+        100,
+    ),
+    // Crawler replicas that reach the store's write rate: with page workers raised (a replica's CPU bound) and with the defaults.
+    replicas_raised_to_store: Math.ceil(
+      n('projection.shared_caps_pages_per_s.store_write_ops') / n('projection.per_replica.cpu_cap_pages_per_s'),
+    ),
+    replicas_default_to_store: Math.ceil(
+      n('projection.shared_caps_pages_per_s.store_write_ops') / n('projection.per_replica.pages_per_s_default_workers'),
+    ),
     redis_at_store_cap: raised[3].at_that_rate.redis_commands_per_s,
     target_store_writes: targetStoreWrites,
     target_store_share: round((targetStoreWrites / n('projection.inputs.published.mongo_single_doc_writes_per_s.value')) * 100),

@@ -18,10 +18,10 @@ describe('the conclusions of docs/capacity.md', () => {
     expect(broken(r)).toEqual(["the store's write rate is the first shared limit, then Redis's commands"]);
   });
 
-  it('notice when 64 replicas with the defaults no longer reach the store’s limit', () => {
+  it('notice when a row past the replicas that reach the store’s limit does not stop there', () => {
     const r = results();
-    r.projection.scenarios.default_page_workers[3].saturates_first = 'crawler_replicas';
-    expect(broken(r)).toEqual(["64 replicas with the defaults, and 16 and 64 with page workers raised, stop at the store's write rate"]);
+    r.projection.scenarios.page_workers_raised[3].saturates_first = 'crawler_replicas';
+    expect(broken(r)).toEqual(["past the replica counts the guide computes, the projection's rows stop at the store's write rate"]);
   });
 
   it('notice when a page handed to another crawler no longer costs more CPU', () => {

@@ -26,8 +26,12 @@ export function narrative(results: CapacityResults, figures: Record<string, stri
       holds: n('projection.per_replica.cpu_cap_main_thread_pages_per_s') <= n('projection.per_replica.cpu_cap_all_threads_pages_per_s'),
     },
     {
-      says: "64 replicas with the defaults, and 16 and 64 with page workers raised, stop at the store's write rate",
-      holds: [dflt[3], raised[2], raised[3]].every((s) => s.saturates_first === 'store_write_ops'),
+      says: "past the replica counts the guide computes, the projection's rows stop at the store's write rate",
+      holds: [...dflt, ...raised]
+        .filter(
+          (s) => s.replicas >= (dflt.includes(s) ? Number(figures.replicas_default_to_store) : Number(figures.replicas_raised_to_store)),
+        )
+        .every((s) => s.saturates_first === 'store_write_ops'),
     },
     {
       says: "Redis at the store's limit handles under half of the small-VM figure",
