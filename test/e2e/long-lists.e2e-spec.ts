@@ -2,6 +2,7 @@ import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server
 import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startPlayground, type Playground } from '../fixtures/playground/playground';
 import { startEmbedded, type RunningApp } from './embedded-app';
+import { pagedListsSuite } from './long-lists-paged.suite';
 import { longListsSuite } from './long-lists.suite';
 
 jest.setTimeout(180_000);
@@ -33,6 +34,7 @@ describe('long lists, embedded deployment', () => {
   });
   afterAll(async () => app?.close());
   longListsSuite(() => ({ app, play, models }));
+  pagedListsSuite(() => ({ app, play, models }));
 });
 
 describeWith(['mongodb', 'redis'], 'long lists, cluster deployment', () => {
@@ -48,4 +50,5 @@ describeWith(['mongodb', 'redis'], 'long lists, cluster deployment', () => {
   });
   afterAll(async () => app?.close());
   longListsSuite(() => ({ app, play, models }));
+  pagedListsSuite(() => ({ app, play, models }));
 });

@@ -103,6 +103,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
     metadata,
     links,
     ...(input.linkSelector ? { selectedLinks: selectLinks(document, resolver, input.linkSelector) } : {}),
+    ...(input.nextSelector ? { nextLinks: selectLinks(document, resolver, input.nextSelector) } : {}),
     stats: {
       htmlBytes: Buffer.byteLength(html, 'utf8'),
       markdownBytes: Buffer.byteLength(markdown, 'utf8'),

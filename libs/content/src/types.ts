@@ -21,6 +21,8 @@ export interface ConversionInput {
   linkUrls?: LinkUrlPolicy;
   /** CSS selector of the links a crawl follows (`follow_selector`): matched anchors, or anchors inside matched elements, land in `selectedLinks`. */
   linkSelector?: string;
+  /** CSS selector of a list's next-page link (`paginate.selector`, docs/long-lists.md "Pagination"): its links land in `nextLinks`. */
+  nextSelector?: string;
   /**
    * Further forms of the same content (scrape formats): `text` (plain text) and `html` (cleaned HTML); `attributes`:
    * the page's attribute values a value may be grounded on (docs/provenance.md).
@@ -91,5 +93,7 @@ export interface ConversionResult {
   links: PageLink[];
   /** Only with `linkSelector`: the links it selects (absolute, fragment removed, first occurrence wins). */
   selectedLinks?: PageLink[];
+  /** Only with `nextSelector`: the links it selects, as `selectedLinks` are. */
+  nextLinks?: PageLink[];
   stats: ConversionStats;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Warning } from '@app/core';
-import { extractionModeSchema, storedWarnings, type ExtractionMode } from '@app/extraction';
+import { extractionModeSchema, storedPaginate, storedWarnings, type ExtractionMode, type Paginate } from '@app/extraction';
 import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/llm';
 import { pageFormatsPlanSchema, type PageFormatsPlan } from '@app/pages';
 import type { JsonSchemaObject } from '@app/schema';
@@ -35,6 +35,8 @@ export interface CrawlJobInput {
   monitor_run_id?: string;
   /** The request's warnings (libs/core warnings.ts), on every page's result; absent (none) on older jobs and re-runs. */
   warnings?: Warning[];
+  /** Each extracted page's list read over its next pages (docs/long-lists.md "Pagination"); absent or null without. */
+  paginate?: Paginate | null;
 }
 
 /** A batch's URL list: `urls` distinct canonical URLs in `batch_lists` chunks under `list_id`; `duplicates` removed at intake. */
@@ -114,6 +116,7 @@ const crawlInputSchema = z.object({
   monitor_run_id: z.string().optional(),
   warnings: storedWarnings,
   prompt: z.string().nullish(),
+  paginate: storedPaginate.nullish(),
 });
 
 export function parseCrawlInput(raw: unknown): CrawlJobInput {

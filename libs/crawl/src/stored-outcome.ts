@@ -27,6 +27,8 @@ export interface StoredPageResult extends UsageRecordFields {
   warnings?: PageExtraction['warnings'];
   /** `content_truncated` and the lists' item counts (docs/long-lists.md); absent on outcomes stored before them. */
   completeness?: PageExtraction['completeness'];
+  /** A `paginate` page: the pages its lists were read from (docs/long-lists.md "Pagination"). */
+  pagination?: PageExtraction['pagination'];
 }
 
 type Completed = Extract<PageOutcome, { kind: 'completed' }>;
@@ -66,6 +68,7 @@ function toStoredResult(result: PageExtraction): StoredPageResult {
     ...(result.provenance ? { provenance: result.provenance } : {}),
     ...(result.warnings && result.warnings.length > 0 ? { warnings: result.warnings } : {}),
     ...(result.completeness ? { completeness: result.completeness } : {}),
+    ...(result.pagination ? { pagination: result.pagination } : {}),
   };
 }
 
@@ -78,6 +81,7 @@ function fromStoredResult(stored: StoredPageResult): PageExtraction {
     ...(stored.provenance ? { provenance: stored.provenance } : {}),
     ...(stored.warnings && stored.warnings.length > 0 ? { warnings: stored.warnings } : {}),
     ...(stored.completeness ? { completeness: stored.completeness } : {}),
+    ...(stored.pagination ? { pagination: stored.pagination } : {}),
   };
 }
 

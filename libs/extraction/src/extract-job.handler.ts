@@ -11,9 +11,7 @@ import { POLITENESS, type PolitenessPort } from '@app/politeness';
 import { ResultsService, SINGLE_PAGE_KEY } from '@app/results';
 import type { ExtractionFacts } from './extraction-facts';
 import { parseExtractInput, type ExtractJobInput } from './job-inputs';
-import { listPaths } from './lists/list-paths';
 import { keepPage } from './page/keep-page';
-import { mergePages } from './pagination/paged-merge';
 import { PageFollower } from './pagination/page-follower';
 import { completedResult, failedResult, PageFailure, type ExtractionMade, type PageExtraction } from './page/page-extraction';
 import { PageExtractor } from './page/page-extractor';
@@ -66,7 +64,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput, Extraction
         control: openFetchControl(input.fetch_control, secrets, { owner: job.user_id, job: job._id }),
         keepRaw: input.archive,
         ...pageLoadOptions(plan),
-        ...(input.paginate ? { linkSelector: input.paginate.selector } : {}),
+        ...(input.paginate ? { nextSelector: input.paginate.selector } : {}),
       });
     // paginate: every page, the first included, fetched as a crawl fetches its pages (docs/long-lists.md "Pagination").
     const follower = input.paginate
@@ -100,12 +98,12 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput, Extraction
     let extracted = await this.extractor.extract(page, plan, { job, secrets, signal });
     if (extracted instanceof PageFailure) return this.failed(context, page.fetch.url, extracted);
     if (follower && input.paginate) {
-      const { pages, stopped } = await follower.follow(
+      extracted = await follower.gather(
         { url: page.fetch.url, extraction: extracted, page },
         input.paginate,
         input.max_cost_usd,
+        input.schema,
       );
-      extracted = mergePages(pages, listPaths(input.schema), stopped);
     }
     try {
       return await this.completed(context, page, extracted, Date.now() - started);

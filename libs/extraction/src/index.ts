@@ -38,3 +38,13 @@ export {
   type PagePlan,
   type PageRun,
 } from './page/page-plan';
+export {
+  PaginateDto,
+  PaginateProperty,
+  PaginationReportResponse,
+  PAGINATE_DEFAULT_MAX_PAGES,
+  PAGINATE_MAX_PAGES,
+} from './dto/paginate.dto';
+export { PageFollower, type Paginate } from './pagination/page-follower';
+export { paginateInput, storedPaginate } from './pagination/paginate-input';
+export type { PaginationReport } from './pagination/paged-merge';

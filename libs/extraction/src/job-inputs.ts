@@ -5,6 +5,7 @@ import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/llm';
 import { groundingPolicySchema, provenanceModeSchema, type GroundingPolicy, type ProvenanceMode } from '@app/provenance';
 import type { JsonSchemaObject } from '@app/schema';
 import { extractionModeSchema, type ExtractionMode } from './extraction-mode';
+import { storedPaginate } from './pagination/paginate-input';
 
 export interface ExtractJobInput {
   url: string;
@@ -72,10 +73,7 @@ const extractInputSchema = z.object({
   archive: z.boolean().default(false),
   warnings: storedWarnings,
   prompt: z.string().nullable().default(null),
-  paginate: z
-    .object({ selector: z.string(), max_pages: z.number().int().min(1) })
-    .nullable()
-    .default(null),
+  paginate: storedPaginate.nullable().default(null),
 });
 
 const analyzeInputSchema = z.object({

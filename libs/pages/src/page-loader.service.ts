@@ -7,6 +7,7 @@ import { ContentPool, type ContentPoolOptions, type ConversionInput, type Conver
 export interface ConvertOptions {
   mode: ConversionMode;
   linkSelector?: string;
+  nextSelector?: string;
   also?: ConversionInput['also'];
   tags?: ConversionInput['tags'];
 }
@@ -33,6 +34,8 @@ export interface LoadOptions {
   signal?: AbortSignal;
   conversion?: ConversionMode;
   linkSelector?: string;
+  /** A list's next-page link selector (`paginate`): its links in `content.nextLinks`. */
+  nextSelector?: string;
   /** Runs between fetch and conversion; throwing ends the load there. */
   beforeConvert?: (fetched: FetchResult) => void | Promise<void>;
   beforeRedirect?: FetchOptions['beforeRedirect'];
@@ -148,6 +151,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
       content = await this.convert(fetched, {
         mode: options.conversion ?? 'full',
         linkSelector: options.linkSelector,
+        nextSelector: options.nextSelector,
         also: options.also,
         tags: options.tags,
       });
@@ -209,10 +213,11 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
    * (docs/scrape.md "PDFs"); JSON, XML and plain-text bodies go to the model as they are.
    */
   async convert(fetched: FetchResult, options: ConvertOptions): Promise<ConversionResult> {
-    const { mode, linkSelector, also, tags } = options;
+    const { mode, linkSelector, nextSelector, also, tags } = options;
+    const none = { ...(linkSelector ? { selectedLinks: [] } : {}), ...(nextSelector ? { nextLinks: [] } : {}) };
     if (fetched.contentType === 'application/pdf' && fetched.body) {
       const pdf = await this.pool.convertPdf({ pdf: fetched.body, url: fetched.url, maxPages: this.config.pdfMaxPages });
-      return linkSelector ? { ...pdf, selectedLinks: [] } : pdf;
+      return { ...pdf, ...none };
     }
     if (!/html|xml\+xhtml/.test(fetched.contentType) && fetched.contentType !== 'application/xhtml+xml') {
       return {
@@ -220,7 +225,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
         ...(also?.text ? { text: fetched.html } : {}),
         metadata: { openGraph: {}, jsonLd: [] },
         links: [],
-        ...(linkSelector ? { selectedLinks: [] } : {}),
+        ...none,
         stats: { htmlBytes: fetched.bytes, markdownBytes: fetched.html.length, ms: 0 },
       };
     }
@@ -229,6 +234,7 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
       url: fetched.url,
       mode,
       ...(linkSelector ? { linkSelector } : {}),
+      ...(nextSelector ? { nextSelector } : {}),
       ...(also ? { also } : {}),
       ...(tags && (tags.include?.length || tags.exclude?.length) ? { tags } : {}),
     });

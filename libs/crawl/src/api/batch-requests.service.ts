@@ -118,6 +118,7 @@ export class BatchRequestsService {
         exclude_tags: body.exclude_tags,
         full_page_screenshot: body.full_page_screenshot,
         prompt: body.prompt,
+        paginate: body.paginate,
         site_id: body.site_id,
         options: { ...body.options, ...(body.max_cost_usd !== undefined ? { max_cost_usd: body.max_cost_usd } : {}) },
         llm_config: body.llm_config,

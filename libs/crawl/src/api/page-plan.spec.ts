@@ -32,7 +32,7 @@ describe('pagePlan', () => {
   it('extracts the schema when no formats are given (the site default included)', async () => {
     const { service, calls } = intake();
     const plan = await pagePlan(service, caller, {}, 'auto', 'sch_site');
-    expect(plan).toEqual({ schema, schemaId: 'sch_site', pageFormats: null, prompt: null, warnings: [] });
+    expect(plan).toEqual({ schema, schemaId: 'sch_site', pageFormats: null, prompt: null, paginate: null, warnings: [] });
     expect(calls).toEqual([{ fields: {}, siteDefault: 'sch_site', at: 'body' }]);
   });
 
@@ -49,6 +49,7 @@ describe('pagePlan', () => {
       schema: null,
       schemaId: null,
       prompt: null,
+      paginate: null,
       warnings: [],
       pageFormats: { formats: ['markdown', 'links'], only_main_content: true, full_page_screenshot: false },
     });
@@ -103,6 +104,7 @@ describe('pagePlan', () => {
       schema,
       schemaId: null,
       prompt: 'Titles only.',
+      paginate: null,
       warnings: [],
       pageFormats: { formats: ['markdown', 'json'], only_main_content: true, full_page_screenshot: false },
     });
@@ -180,6 +182,38 @@ describe('pagePlan', () => {
       'body.exclude_tags',
       'body.full_page_screenshot',
     ]);
+  });
+});
+
+describe('pagePlan: paginate (docs/long-lists.md "Pagination")', () => {
+  const listSchema = {
+    type: 'object',
+    properties: { products: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } } } } },
+  };
+  const lists = {
+    schema: async () => ({ parsed: { jsonSchema: listSchema }, schemaId: null }),
+  } as unknown as JobIntakeService;
+  const next = { selector: 'li.next > a' };
+
+  it('keeps it with a schema that has a list of objects, max_pages defaulted', async () => {
+    const plan = await pagePlan(lists, caller, { schema: listSchema, paginate: next }, 'auto', null);
+    expect(plan.paginate).toEqual({ selector: 'li.next > a', max_pages: 5 });
+    const input = plannedInput('https://a.test/', plan, {
+      site_id: null,
+      llm_config: null,
+      options: {} as never,
+      extraction_mode: 'model',
+    });
+    expect(input.paginate).toEqual({ selector: 'li.next > a', max_pages: 5 });
+  });
+
+  it('is a 422 at body.paginate with formats (json or not) or a schema without a list of objects', async () => {
+    for (const formats of [['markdown'], ['json']] as const) {
+      const errors = await refusal(pagePlan(lists, caller, { schema: listSchema, formats: [...formats], paginate: next }, 'auto', null));
+      expect(errors.map((e) => e.location)).toEqual(['body.paginate']);
+    }
+    const errors = await refusal(pagePlan(intake().service, caller, { schema: { title: 'string' }, paginate: next }, 'auto', null));
+    expect(errors).toEqual([expect.objectContaining({ location: 'body.paginate', message: expect.stringContaining('list of objects') })]);
   });
 });
 

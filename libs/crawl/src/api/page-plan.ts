@@ -3,6 +3,7 @@ import type { FetchMode } from '@app/fetch';
 import { refuseLearnedFromPrompt, type FieldsAt, type JobIntakeService } from '@app/intake';
 import { formatsFetchProblem, formatsNeedModel, normaliseFormats, type PageFormatsPlan, type ScrapeFormat } from '@app/pages';
 import type { JsonSchemaObject } from '@app/schema';
+import { paginateInput, type Paginate, type PaginateDto } from '@app/extraction';
 import type { Caller } from '@app/auth';
 import type { CrawlJobInput } from '../crawl-input';
 
@@ -17,6 +18,8 @@ export interface PagePlanFields {
   full_page_screenshot?: boolean;
   prompt?: string;
   extraction_mode?: string;
+  /** docs/long-lists.md "Pagination": only with a schema that has a list of objects, never with formats. */
+  paginate?: PaginateDto;
 }
 
 /**
@@ -28,6 +31,8 @@ export type PagesKept = (
   | { schema: null; schemaId: null; pageFormats: PageFormatsPlan; prompt: null }
   | { schema: JsonSchemaObject; schemaId: string | null; pageFormats: PageFormatsPlan; prompt: string | null }
 ) & {
+  /** Each page's list read over its next pages (docs/long-lists.md "Pagination"); null without `paginate`. */
+  paginate: Paginate | null;
   /** What the request's schema parsed with that deserves a look (libs/core warnings.ts): on every page's result. */
   warnings: Warning[];
 };
@@ -68,8 +73,23 @@ export async function pagePlan(
     }
     const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema, at);
     refuseLearnedFromPrompt(parsed.jsonSchema, fields.extraction_mode);
-    return { schema: parsed.jsonSchema, schemaId, pageFormats: null, prompt: fields.prompt ?? null, warnings: parsed.warnings ?? [] };
+    const paginate = paginateInput(fields.paginate, parsed.jsonSchema);
+    return {
+      schema: parsed.jsonSchema,
+      schemaId,
+      pageFormats: null,
+      prompt: fields.prompt ?? null,
+      paginate,
+      warnings: parsed.warnings ?? [],
+    };
   }
+  if (fields.paginate !== undefined)
+    throw Errors.validation([
+      {
+        location: 'body.paginate',
+        message: 'is for a request that extracts a schema without formats: a page kept as formats has no list to follow over pages',
+      },
+    ]);
   const formats = normaliseFormats(fields.formats);
   const problem = formatsFetchProblem(formats, fetchMode);
   if (problem) throw Errors.validation([{ location: 'body.formats', message: problem }]);
@@ -91,7 +111,14 @@ export async function pagePlan(
     }
     const { parsed, schemaId } = await intake.schema(caller, fields, siteDefaultSchema, at);
     refuseLearnedFromPrompt(parsed.jsonSchema, fields.extraction_mode);
-    return { schema: parsed.jsonSchema, schemaId, pageFormats, prompt: fields.prompt ?? null, warnings: parsed.warnings ?? [] };
+    return {
+      schema: parsed.jsonSchema,
+      schemaId,
+      pageFormats,
+      prompt: fields.prompt ?? null,
+      paginate: null,
+      warnings: parsed.warnings ?? [],
+    };
   }
   const both = (['schema', 'schema_id'] as const).filter((name) => fields[name] !== undefined && fields[name] !== null);
   if (both.length > 0) {
@@ -104,7 +131,7 @@ export async function pagePlan(
   }
   if (fields.prompt !== undefined)
     throw Errors.validation([{ location: 'body.prompt', message: 'is only for a request with the json format (in formats)' }]);
-  return { schema: null, schemaId: null, prompt: null, warnings: [], pageFormats };
+  return { schema: null, schemaId: null, prompt: null, paginate: null, warnings: [], pageFormats };
 }
 
 function isAbsent(value: unknown): boolean {
@@ -126,6 +153,7 @@ export function plannedInput(
     schema_id: plan.schemaId,
     page_formats: plan.pageFormats,
     ...(plan.prompt !== null ? { prompt: plan.prompt } : {}),
+    ...(plan.paginate ? { paginate: plan.paginate } : {}),
     warnings: plan.warnings,
     site_id: job.site_id,
     llm_config: job.llm_config,

@@ -1,4 +1,5 @@
 import { ModelPlanCache, type ModelPagePlan } from '@app/extraction';
+import type { RobotsCache } from '@app/fetch';
 import type { PageFormatsPlan } from '@app/pages';
 import type { JobRecord } from '@app/jobs';
 import { crawlConsumer } from '@app/learned';
@@ -13,6 +14,8 @@ export interface JobContext extends FetchContext {
   plans: ModelPlanCache;
   /** The crawl's sealed secrets as opened once (every task of a crawl carries the same sealed text). */
   secrets?: { sealed: string; opened: Record<string, string> };
+  /** Its robots.txt reader for the next pages of a `paginate` list (page-pagination.ts), made at its first such page. */
+  robots?: RobotsCache;
   at: number;
 }
 
@@ -87,6 +90,7 @@ export class JobContexts {
       plan: parsed.plan,
       plans: parsed.plans,
       secrets: cached?.secrets,
+      robots: cached?.robots,
       at: Date.now(),
     };
     this.cache.set(jobId, fresh);

@@ -99,6 +99,8 @@ export class PageFetch {
             page: await this.loader.load(task.url, options.fetch_mode, {
               signal,
               linkSelector: options.follow_selector ?? undefined,
+              // `paginate`: the page's next-page links too (docs/long-lists.md "Pagination").
+              ...(task.extract && context.input.paginate ? { nextSelector: context.input.paginate.selector } : {}),
               control,
               keepRaw: options.archive,
               // A page that is extracted: what its plan needs of the load (its formats, or the attribute values a

@@ -24,6 +24,7 @@ import { ExclusiveGate } from './exclusive-gate';
 import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
 import { JobContexts, type JobContext } from './job-contexts';
 import { PageFetch } from './page-fetch';
+import { PagePagination } from './page-pagination';
 import { crawlPagePlan, extractionOutcome } from './page-outcomes';
 
 /**
@@ -43,6 +44,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private readonly gate = new ExclusiveGate();
   private readonly archived: ArchivedPages;
   private readonly fetch: PageFetch;
+  private readonly pagination: PagePagination;
 
   constructor(
     private readonly ports: CrawlPorts,
@@ -74,6 +76,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
           registers: [metrics.registry],
         }),
     );
+    this.pagination = new PagePagination({ politeness, config, loader });
     this.fetch = new PageFetch(politeness, config, loader, records.repository, this.archived, this.pauses, this.domains);
     // From 0, so the first task of each outcome shows in rate() and increase().
     for (const outcome of ['completed', 'failed', 'rate_limited', 'deferred', 'skipped', 'cancelled'] satisfies PageOutcome['kind'][]) {
@@ -234,13 +237,24 @@ export class PageWorkerService implements OnApplicationBootstrap {
     }
     if (!task.extract) return { kind: 'completed', ...base, extract_duration_ms: null, result: null };
     const extractStarted = Date.now();
-    const extracted = await this.extractor.extract(page, crawlPagePlan(context, task.key), {
-      job: context.job,
-      secrets: this.secretsOf(context, task.secrets),
-      signal,
-      plans: context.plans,
+    const plan = crawlPagePlan(context, task.key);
+    const secrets = this.secretsOf(context, task.secrets);
+    const run = { job: context.job, secrets, signal, plans: context.plans };
+    let extracted = await this.extractor.extract(page, plan, {
+      ...run,
       duplicates: duplicateCheck(task, context, this.records.repository, this.sources.duplicateIndex),
     });
+    // `paginate`: the page's lists read over its next pages, into its one result (docs/long-lists.md "Pagination").
+    if (PagePagination.applies(context))
+      extracted = await this.pagination.read(
+        context,
+        page,
+        extracted,
+        plan,
+        (next) => this.extractor.extract(next, plan, run),
+        secrets,
+        signal,
+      );
     return extractionOutcome(extracted, page, base, { started, extractStarted }, signal);
   }
 

@@ -1,5 +1,7 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsInt, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
 import { IsCssSelector } from '@app/fetch';
 
 /** Pages one extract reads at most by its `paginate` links (the first page included). */
@@ -71,4 +73,21 @@ export class PaginationReportResponse {
   @ApiProperty({ type: [PaginatedPageResponse], description: 'The pages read, in order, the first one first.' })
   pages!: PaginatedPageResponse[];
   @ApiProperty({ type: PaginationStopResponse }) stopped!: PaginationStopResponse;
+}
+
+/**
+ * A crawl's or batch's `paginate` (docs/long-lists.md "Pagination"): each extracted page's list read over its "next"
+ * pages, as an extract's `paginate` reads one page's.
+ */
+export function PaginateProperty(job: 'crawl' | 'batch'): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: PaginateDto,
+      description: `Every extracted page of the ${job} is read as an extract with \`paginate\` reads its page (docs/long-lists.md "Pagination"): its "next" links followed (at most \`max_pages\` pages, the page itself included), each next page fetched as the ${job}'s pages are (robots.txt unless \`respect_robots\` is false, its Crawl-delay, the host's politeness slot and \`delay_ms\`, a 429 pausing the host), its lists merged into the page's one result with \`metadata.pagination\`. The next pages are part of their first page's result: they are not pages of the ${job} of their own${job === 'crawl' ? ' (their links are not followed)' : ''}. Needs a schema with a list of objects (the answer itself, or a top-level field); with \`formats\`, a prompt and no schema, or a schema without such a list, a 422 at \`body.paginate\`.`,
+    }),
+    IsOptional(),
+    IsObject(),
+    ValidateNested(),
+    Type(() => PaginateDto),
+  );
 }

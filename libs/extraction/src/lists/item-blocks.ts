@@ -5,6 +5,8 @@
  * the HTML, keeps the count and the chunk boundaries on the same text: an item is a span of what the model reads.
  */
 
+import { refinedGroup } from './item-edges';
+
 /** One item of a group: where its text starts and ends in the markdown. */
 export interface ItemSpan {
   start: number;
@@ -51,7 +53,9 @@ const HEADING = /^(#{1,6})\s+\S/;
 /** Every group of repeated items in the markdown, in no particular order. */
 export function itemGroups(markdown: string): ItemGroup[] {
   const lines = linesOf(markdown);
-  return [...tables(lines), ...lists(lines), ...sections(lines), ...blockRuns(lines)].filter((g) => g.items.length >= MIN_ITEMS);
+  return [...tables(lines), ...lists(lines), ...sections(lines), ...blockRuns(lines)]
+    .filter((g) => g.items.length >= MIN_ITEMS)
+    .map((g) => refinedGroup(markdown, g));
 }
 
 function group(kind: ItemGroup['kind'], items: ItemSpan[], prefix = ''): ItemGroup {

@@ -14,7 +14,7 @@ function site(links: Record<string, string[]>) {
     if (!(url in links)) return Promise.reject(new AppError('upstream-failure', `HTTP 404 at ${url}`, { category: 'http_error' }));
     return Promise.resolve({
       fetch: { url },
-      content: { selectedLinks: links[url].map((u) => ({ url: u, text: 'next' })) },
+      content: { nextLinks: links[url].map((u) => ({ url: u, text: 'next' })) },
     } as unknown as LoadedPage);
   };
   return { load, loaded };
@@ -26,7 +26,7 @@ function extraction(url: string, costUsd = 0): PageExtraction<ExtractionMade> {
 
 function follower(
   load: FollowerDeps['load'],
-  robots: Partial<FollowerDeps['robots']> = {},
+  robots: Partial<NonNullable<FollowerDeps['robots']>> = {},
   politeness = new MemoryPoliteness({ backoffBaseMs: 1000, backoffMaxMs: 10_000 }),
 ) {
   return new PageFollower({
@@ -48,7 +48,7 @@ const C = 'http://shop.test/list?page=3';
 
 describe('nextPageUrl', () => {
   const page = (links: string[]) =>
-    ({ fetch: { url: A }, content: { selectedLinks: links.map((url) => ({ url, text: '' })) } }) as unknown as LoadedPage;
+    ({ fetch: { url: A }, content: { nextLinks: links.map((url) => ({ url, text: '' })) } }) as unknown as LoadedPage;
   it('takes the first http(s) link on the page host not read yet, without its fragment', () => {
     expect(nextPageUrl(page(['mailto:x@shop.test', 'http://elsewhere.test/p2', `${A}#top`, `${B}#items`]), new Set([A]))).toBe(B);
   });
@@ -113,6 +113,30 @@ describe('PageFollower', () => {
     expect(loaded).toEqual([A]);
     await expect(follower(load, { check }).fetch(B)).rejects.toMatchObject({ category: 'robots_disallowed' });
     expect(loaded).toEqual([A]);
+  });
+
+  it('reads no robots.txt for a job that does not respect it (a crawl with respect_robots: false), and spaces by its delay_ms', async () => {
+    const politeness = new MemoryPoliteness({ backoffBaseMs: 1000, backoffMaxMs: 10_000 });
+    const intervals: number[] = [];
+    const acquire = politeness.acquire.bind(politeness);
+    politeness.acquire = (host, policy) => {
+      intervals.push(policy.intervalMs);
+      return acquire(host, policy);
+    };
+    const { load, loaded } = site({ [A]: [B], [B]: [] });
+    const f = new PageFollower({
+      politeness,
+      robots: null,
+      config: CONFIG,
+      delayMs: 60_000,
+      load,
+      extract: (page) => Promise.resolve(extraction(page.fetch.url, 0.01)),
+      signal: new AbortController().signal,
+    });
+    await f.fetch(A);
+    expect(loaded).toEqual([A]);
+    // The crawl's own delay_ms is the spacing the page's slot asked for.
+    expect(intervals).toEqual([60_000]);
   });
 
   it("stops on a robots.txt that cannot be read for now (a crawl's page would wait for it)", async () => {

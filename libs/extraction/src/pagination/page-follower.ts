@@ -5,7 +5,9 @@ import { fetchError, type RobotsCache } from '@app/fetch';
 import type { LoadedPage } from '@app/pages';
 import { crawlHostPolicy, hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { PageFailure, type ExtractionMade, type PageExtraction } from '../page/page-extraction';
-import type { PagedPage, PaginationStop } from './paged-merge';
+import type { JsonSchemaObject } from '@app/schema';
+import { listPaths } from '../lists/list-paths';
+import { mergePages, type PagedPage, type PaginationStop } from './paged-merge';
 
 /** An extract's `paginate` (docs/long-lists.md "Pagination"): the CSS selector of the next-page link, and how many pages at most. */
 export interface Paginate {
@@ -15,9 +17,12 @@ export interface Paginate {
 
 export interface FollowerDeps {
   politeness: PolitenessPort;
-  robots: Pick<RobotsCache, 'check' | 'crawlDelaySeconds'>;
+  /** robots.txt as a crawl reads it; null: not read (a crawl or batch with `respect_robots: false`). */
+  robots: Pick<RobotsCache, 'check' | 'crawlDelaySeconds'> | null;
   config: Pick<AppConfig, 'hostMinIntervalMs' | 'hostMaxConcurrency' | 'hostSlotLeaseMs' | 'crawlDelayMaxMs'>;
-  /** Fetches and converts a page (with the selector's links picked: LoadedPage.content.selectedLinks). */
+  /** The job's own spacing of requests to a host (a crawl's `delay_ms`; 0 for an extract: the system's floor). */
+  delayMs?: number;
+  /** Fetches and converts a page (with the `paginate` selector's links picked: LoadedPage.content.nextLinks). */
   load(url: string): Promise<LoadedPage>;
   /** Extracts a loaded page with the job's plan. */
   extract(page: LoadedPage): Promise<PageExtraction<ExtractionMade> | PageFailure>;
@@ -27,7 +32,7 @@ export interface FollowerDeps {
 /** The next page's address: the first link the selector picked that is on the page's host and not read yet. */
 export function nextPageUrl(page: LoadedPage, visited: ReadonlySet<string>): string | null {
   const host = hostnameOf(page.fetch.url);
-  for (const link of page.content.selectedLinks ?? []) {
+  for (const link of page.content.nextLinks ?? []) {
     let url: URL;
     try {
       url = new URL(link.url);
@@ -58,7 +63,7 @@ export class PageFollower {
     const refused = await this.refusal(url);
     if (refused) throw fetchError('robots_disallowed', `${refused} (${url}).`, { url });
     const host = hostnameOf(url);
-    const policy = crawlHostPolicy(0, this.deps.config);
+    const policy = crawlHostPolicy(this.deps.delayMs ?? 0, this.deps.config);
     for (;;) {
       const slot = await withHostSlot(this.deps.politeness, host, policy, () => this.loadReporting(host, url), { answered: () => true });
       if (slot.ran) return slot.value;
@@ -130,8 +135,24 @@ export class PageFollower {
     }
   }
 
+  /**
+   * The answer of a list over pages: `first` (page 1, fetched and extracted), the pages after it read as `follow`
+   * reads them, merged into one extraction (mergePages) with `metadata.pagination`. The one way every job kind
+   * (extract, crawl, batch, monitor pages) reads a `paginate` list.
+   */
+  async gather(
+    first: PagedPage & { page: LoadedPage },
+    paginate: Paginate,
+    maxCostUsd: number | null,
+    schema: JsonSchemaObject,
+  ): Promise<PageExtraction<ExtractionMade>> {
+    const { pages, stopped } = await this.follow(first, paginate, maxCostUsd);
+    return mergePages(pages, listPaths(schema), stopped);
+  }
+
   /** Why robots.txt keeps a crawl from the URL (null: it may be fetched); the host's Crawl-delay applied on its first look. */
   private async refusal(url: string): Promise<string | null> {
+    if (!this.deps.robots) return null;
     const origin = new URL(url).origin;
     if (!this.delayApplied.has(origin)) {
       this.delayApplied.add(origin);

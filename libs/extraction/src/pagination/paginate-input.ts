@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { Errors } from '@app/core';
 import { isSchemaFromPrompt, type JsonSchemaObject } from '@app/schema';
 import type { PaginateDto } from '../dto/paginate.dto';
@@ -28,3 +29,6 @@ export function paginateInput(dto: PaginateDto | undefined, schema: JsonSchemaOb
     ]);
   return { selector: dto.selector, max_pages: dto.max_pages ?? PAGINATE_DEFAULT_MAX_PAGES };
 }
+
+/** A job's stored `paginate` (an extract's, a crawl's or a batch's input); an extract's reads as null without one. */
+export const storedPaginate = z.object({ selector: z.string(), max_pages: z.number().int().min(1) });

@@ -15,7 +15,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
+import { ExtractionModeProperty, PaginateDto, PaginateProperty, type ExtractionMode } from '@app/extraction';
 import { JSON_BODY_LIMITS } from '@app/http';
 import { PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import {
@@ -126,6 +126,9 @@ export class BatchRequestDto extends JobWebhookFields {
   @IsOptional()
   @IsBoolean()
   capture_debug?: boolean;
+
+  @PaginateProperty('batch')
+  paginate?: PaginateDto;
 
   @ApiPropertyOptional({
     description: 'Cost cap in USD (as `options.max_cost_usd`; giving both with different values is a 422).',

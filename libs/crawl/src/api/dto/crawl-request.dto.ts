@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
-import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
+import { ExtractionModeProperty, PaginateDto, PaginateProperty, type ExtractionMode } from '@app/extraction';
 import { PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import {
   ExcludeTagsProperty,
@@ -89,6 +89,9 @@ export class CrawlRequestDto extends JobWebhookFields {
   @IsOptional()
   @IsBoolean()
   capture_debug?: boolean;
+
+  @PaginateProperty('crawl')
+  paginate?: PaginateDto;
 
   @ApiPropertyOptional({
     description: 'Same as `options.max_cost_usd` (the name /extract uses); giving both with different values is a 422.',

@@ -1,0 +1,89 @@
+import type { AppConfig } from '@app/config';
+import { PageFailure, PageFollower, pageLoadOptions, type ExtractionMade, type PageExtraction, type PagePlan } from '@app/extraction';
+import { RobotsCache } from '@app/fetch';
+import type { LoadedPage, PageLoaderService } from '@app/pages';
+import type { PolitenessPort } from '@app/politeness';
+import { extractionSchema, isArchiveSource } from '../crawl-input';
+import type { JobContext } from './job-contexts';
+import { crawlPageControl } from './page-fetch';
+
+/** What reading a crawl page's list over its next pages needs of the worker. */
+export interface PagePaginationDeps {
+  politeness: PolitenessPort;
+  config: AppConfig;
+  loader: PageLoaderService;
+}
+
+/** A page's extraction by the model chain or learned programs (not formats, last run's record, or a duplicate skip). */
+function isExtractionMade(extraction: PageExtraction): extraction is PageExtraction<ExtractionMade> {
+  const method = extraction.made.method;
+  return method === 'model' || method === 'selectors' || method === 'mixed';
+}
+
+/**
+ * A crawl's, batch's or monitor run's `paginate` (docs/long-lists.md "Pagination"): an extracted page's lists read
+ * over its "next" pages by the extract's own follower (PageFollower), so every job kind reads a list over pages one
+ * way. The next pages are fetched as the crawl's pages are: robots.txt (unless `respect_robots: false`) by a reader
+ * per job and process, its Crawl-delay, the host's politeness slot with the crawl's `delay_ms`, a 429 pausing the
+ * host for every job; the page's remaining cost cap (its plan's `maxCostUsd`) stops further pages.
+ */
+export class PagePagination {
+  constructor(private readonly deps: PagePaginationDeps) {}
+
+  /** Whether the job's pages are read over their next pages (a page read from the archive has none to fetch). */
+  static applies(context: Pick<JobContext, 'input'>): boolean {
+    return !!context.input.paginate && !isArchiveSource(context.input.source);
+  }
+
+  /**
+   * The page's extraction merged with its next pages' (`metadata.pagination`), or the extraction as it was: a failure,
+   * a duplicate skip, formats, or a job without `paginate`.
+   */
+  async read(
+    context: JobContext,
+    page: LoadedPage,
+    extracted: PageExtraction | PageFailure,
+    plan: PagePlan,
+    extract: (next: LoadedPage) => Promise<PageExtraction | PageFailure>,
+    secrets: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<PageExtraction | PageFailure> {
+    const { input, job } = context;
+    const paginate = input.paginate;
+    if (!paginate || !PagePagination.applies(context) || extracted instanceof PageFailure || !isExtractionMade(extracted)) return extracted;
+    if (plan.kind !== 'model' || input.schema === null) return extracted;
+    const options = input.options;
+    const control = crawlPageControl(input, secrets, job.user_id, job._id);
+    const follower = new PageFollower({
+      politeness: this.deps.politeness,
+      robots: options.respect_robots ? this.robotsOf(context) : null,
+      config: this.deps.config,
+      delayMs: options.delay_ms,
+      load: (url) =>
+        this.deps.loader.load(url, options.fetch_mode, { signal, control, nextSelector: paginate.selector, ...pageLoadOptions(plan) }),
+      extract: async (next) => {
+        const made = await extract(next);
+        if (made instanceof PageFailure || isExtractionMade(made)) return made;
+        // A next page the duplicate check settled: no items of its own (its list is another page's).
+        return { ...made, data: null, made: extracted.made };
+      },
+      signal,
+    });
+    return follower.gather(
+      { url: page.fetch.url, extraction: extracted, page },
+      paginate,
+      plan.maxCostUsd ?? null,
+      extractionSchema(input),
+    );
+  }
+
+  /** The job's robots.txt reader in this process (kept on its context: robots.txt is read once per job and host here). */
+  private robotsOf(context: JobContext): RobotsCache {
+    context.robots ??= new RobotsCache({
+      fetcher: this.deps.loader.fetcher.staticFetcher,
+      userAgent: this.deps.config.robotsUserAgent,
+      errorTtlMs: this.deps.config.robotsRetryMs,
+    });
+    return context.robots;
+  }
+}
