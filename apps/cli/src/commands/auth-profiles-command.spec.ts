@@ -71,7 +71,18 @@ describe('gleaner auth-profiles: logout patterns', () => {
       },
     ]);
     // Without the option the field is left out (the service's default, no patterns).
-    await gleaner(['auth-profiles', 'create', '--name', 'M', '--host', 'm.example', '--login-url', 'https://m.example/l', '--username', 'a']);
+    await gleaner([
+      'auth-profiles',
+      'create',
+      '--name',
+      'M',
+      '--host',
+      'm.example',
+      '--login-url',
+      'https://m.example/l',
+      '--username',
+      'a',
+    ]);
     expect(seen[1].body).not.toHaveProperty('logout_patterns');
   });
 

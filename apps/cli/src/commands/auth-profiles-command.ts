@@ -175,7 +175,7 @@ export function registerAuthProfiles(program: Command, kit: CommandKit): void {
     .option('--ttl <seconds>', 'renew a session older than this', intParser('--ttl', 1))
     .option('--no-ttl', 'no lifetime: renew a session only when a page shows it logged out')
     .action(
-      kit.action(async (ctx, [id], opts: Omit<UpdateOptions, 'noTtl'> & { ttl?: number | false }) => {
+      kit.action(async (ctx, [id], opts: Omit<UpdateOptions, 'noTtl' | 'ttl'> & { ttl?: number | false }) => {
         // Commander's --no-ttl sets ttl to false.
         const body = updateProfileBody({ ...opts, ttl: opts.ttl === false ? undefined : opts.ttl, noTtl: opts.ttl === false });
         const path = `/api/v1/auth-profiles/${encodeURIComponent(id!)}`;
