@@ -99,7 +99,13 @@ export class SessionRouter {
 
   /** The navigation state of the page whose main frame `request` navigates, if it does. */
   private mainFrameNavigation(request: Request): NavigationState | undefined {
-    const frame = request.frame();
+    let frame;
+    try {
+      frame = request.frame();
+    } catch {
+      // A navigation issued before its frame exists (a new page's or popup's first): none the renderer tracks.
+      return undefined;
+    }
     const page = frame.page();
     return frame === page.mainFrame() ? this.navigations.get(page) : undefined;
   }
