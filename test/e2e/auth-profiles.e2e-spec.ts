@@ -5,7 +5,7 @@ import { startModelServer, type ModelServer } from '../fixtures/model-server';
 import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { startEmbedded, type RunningApp } from './embedded-app';
 import { authProfilesSuite } from './auth-profiles.suite';
-import { http } from './helpers';
+import { http, waitFor } from './helpers';
 import { LOGIN_PASSWORD, LOGIN_USER } from '../fixtures/login-site/login-site';
 
 jest.setTimeout(300_000);
@@ -235,7 +235,7 @@ describe('auth profiles with a browser login, embedded deployment', () => {
         body: { url: site.url('members.test', path), formats: ['markdown'], fetch_mode: 'static', auth_profile: created.body.id, ...over },
       });
     const member = await scrape('/members/p/3');
-    expect([member.status, member.body.data?.markdown]).toEqual([200, expect.stringContaining('Name: Member page 3')]);
+    expect([member.status, member.body.data?.markdown ?? member.text]).toEqual([200, expect.stringContaining('Name: Member page 3')]);
     const rendered = await scrape('/app', { fetch_mode: 'dynamic', wait_for: { selector: '#ready' } });
     expect([rendered.status, rendered.status === 200 ? null : rendered.text]).toEqual([200, null]);
     expect(rendered.body.data.markdown).toContain('Name: Token member');
@@ -246,5 +246,61 @@ describe('auth profiles with a browser login, embedded deployment', () => {
     });
     expect(app.logs.text).toContain('auth profile logged in');
     expect(app.logs.text).not.toMatch(new RegExp([LOGIN_USER, LOGIN_PASSWORD, ...site.sessions].join('|')));
+  });
+
+  it('a rendered crawl page redirected onto a logout URL does not follow it (skipped logout_link): the browser judges each hop', async () => {
+    const key = (await http(app.baseUrl, 'POST', '/api/v1/users', { key: app.adminKey, body: { name: `browser-leave-${Date.now()}` } }))
+      .body.key.key;
+    const created = await http(app.baseUrl, 'POST', '/api/v1/auth-profiles', {
+      key,
+      body: {
+        name: 'Members',
+        hosts: ['members.test'],
+        login: {
+          type: 'form',
+          url: site.url('members.test', '/login'),
+          csrf_field: 'csrf_token',
+          username: LOGIN_USER,
+          password: LOGIN_PASSWORD,
+        },
+        check: { session_cookie: 'sid', logged_in_selector: 'a[href="/logout"]' },
+      },
+    });
+    expect(created.status).toBe(201);
+    site.set({ logoutRedirectLink: true, pages: 2 });
+    try {
+      const before = site.stats.logins;
+      const since = site.requests.length;
+      const res = await http(app.baseUrl, 'POST', '/api/v1/crawl', {
+        key,
+        body: {
+          url: site.url('members.test', '/members'),
+          formats: ['markdown'],
+          options: { max_depth: 1, max_pages: 10, fetch_mode: 'dynamic', auth_profile: created.body.id },
+        },
+      });
+      expect([res.status, res.status === 202 ? null : res.text]).toEqual([202, null]);
+      const job = await waitFor(async () => {
+        const found = (await http(app.baseUrl, 'GET', `/api/v1/jobs/${res.body.job_id}`, { key })).body;
+        return ['completed', 'failed', 'cancelled'].includes(found.status) ? found : null;
+      }, 180_000);
+      const map = (await http(app.baseUrl, 'GET', `/api/v1/jobs/${res.body.job_id}/crawl-map`, { key })).body;
+      const failures = map.entries.filter((e: { status: string }) => e.status === 'failed');
+      expect([job.status, job.failed_count, failures]).toEqual(['completed', 0, []]);
+      const requested = site.requests.slice(since).filter((r) => r.host === 'members.test');
+      expect(requested.filter((r) => r.path === '/logout')).toEqual([]);
+      expect(requested.filter((r) => r.path === '/members/leave').map((r) => [r.status, /sid=sid-/.test(r.cookie ?? '')])).toEqual([
+        [302, true],
+      ]);
+      expect(requested.filter((r) => r.path.startsWith('/members/p/')).map((r) => r.status)).toEqual([200, 200]);
+      expect(site.stats.logins - before).toBe(1);
+      expect(map.entries.find((e: { url: string }) => e.url === site.url('members.test', '/members/leave'))).toMatchObject({
+        status: 'skipped',
+        error_category: 'logout_link',
+        final_url: site.url('members.test', '/logout'),
+      });
+    } finally {
+      site.set({ logoutRedirectLink: false, pages: 5 });
+    }
   });
 });

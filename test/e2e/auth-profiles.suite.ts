@@ -50,7 +50,16 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     key = (await http(env.app.baseUrl, 'POST', '/api/v1/users', { key: env.app.adminKey, body: { name: `auth-${Date.now()}` } })).body.key
       .key;
   });
-  beforeEach(() => env.site.set({ sessionRequests: Infinity, sessionMs: Infinity, pages: 5, endSessionLink: false }));
+  beforeEach(() =>
+    env.site.set({
+      sessionRequests: Infinity,
+      sessionMs: Infinity,
+      pages: 5,
+      endSessionLink: false,
+      accountLinks: false,
+      logoutRedirectLink: false,
+    }),
+  );
 
   it('saves a profile with its credentials masked, keeps them on an update that sends the mask, and refuses a login URL off its hosts', async () => {
     const created = await call('POST', '/api/v1/auth-profiles', { body: profileBody() });
@@ -318,6 +327,76 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
     expect(seed.length).toBeGreaterThan(0);
     expect(seed.map((r) => [r.status, /sid=/.test(r.cookie ?? '')])).toEqual(seed.map(() => [200, true]));
     expect(res.text).not.toMatch(secrets());
+  });
+
+  it("POST /analyze at depth 1 never reads a logout link of the profile among its linked pages (the crawl's rule)", async () => {
+    // /members links to /account/logout, /account/orders and /account/profile: the follow pattern of the most links,
+    // /account/logout among its samples; the member pages' own pattern has fewer links.
+    env.site.set({ accountLinks: true, pages: 2 });
+    const id = await createProfile();
+    const llm = { provider: 'openai', model: 'gpt-4o-mini', api_key: 'sk-auth-profiles', base_url: env.models.openaiBaseUrl };
+    const before = env.site.stats.logins;
+    const since = env.site.requests.length;
+    const res = await call('POST', '/api/v1/analyze', {
+      body: { url: members('/members'), fetch_mode: 'static', depth: 1, auth_profile: id, llm_config: llm },
+    });
+    expect([res.status, res.status === 200 ? null : res.text]).toEqual([200, null]);
+    const pattern = res.body.follow_patterns.find((p: { sample_urls: string[] }) =>
+      p.sample_urls.includes(members('/account/logout')),
+    );
+    expect(pattern).toBeDefined();
+    const linked: Array<{ url: string; page_type: string | null }> = res.body.linked_pages;
+    expect(linked.map((p) => p.url).sort()).toEqual([members('/account/orders'), members('/account/profile')]);
+    expect(linked.every((p) => p.page_type !== null)).toBe(true);
+    const requested = env.site.requests.slice(since);
+    expect(requested.filter((r) => r.path.endsWith('/logout'))).toEqual([]);
+    expect(
+      requested
+        .filter((r) => r.path.startsWith('/account/'))
+        .map((r) => [r.path, r.status, /sid=sid-/.test(r.cookie ?? '')])
+        .sort(),
+    ).toEqual([
+      ['/account/orders', 200, true],
+      ['/account/profile', 200, true],
+    ]);
+    expect(env.site.stats.logins - before).toBe(1);
+  });
+
+  it('a redirect onto a logout URL is not followed: a crawl page skips it (logout_link), a scrape fails naming it; one login', async () => {
+    env.site.set({ logoutRedirectLink: true });
+    const id = await createProfile();
+    const before = env.site.stats.logins;
+    const since = env.site.requests.length;
+    const res = await call('POST', '/api/v1/crawl', {
+      body: {
+        url: members('/members'),
+        formats: ['markdown'],
+        options: { max_depth: 1, max_pages: 20, fetch_mode: 'static', auth_profile: id },
+      },
+    });
+    expect([res.status, res.status === 202 ? null : res.text]).toEqual([202, null]);
+    const job = await waitFor(async () => {
+      const found = (await call('GET', `/api/v1/jobs/${res.body.job_id}`)).body;
+      return ['completed', 'failed', 'cancelled'].includes(found.status) ? found : null;
+    }, 120_000);
+    expect([job.status, job.failed_count]).toEqual(['completed', 0]);
+    const requested = env.site.requests.slice(since);
+    expect(requested.filter((r) => r.path === '/logout')).toEqual([]);
+    expect(requested.filter((r) => r.path === '/members/leave').map((r) => r.status)).toEqual([302]);
+    expect(requested.filter((r) => r.path.startsWith('/members/p/')).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(env.site.stats.logins - before).toBe(1);
+    const map = (await call('GET', `/api/v1/jobs/${res.body.job_id}/crawl-map`)).body;
+    expect(map.entries.find((e: { url: string }) => e.url === members('/members/leave'))).toMatchObject({
+      status: 'skipped',
+      error_category: 'logout_link',
+    });
+
+    const scraped = await scrape(members('/members/leave'), id);
+    expect(scraped.status).toBe(502);
+    expect(scraped.body).toMatchObject({ error_category: 'fetch_error' });
+    expect(scraped.body.detail).toMatch(/Redirected to .*\/logout, not followed: a logout link of the auth profile's site/);
+    expect(env.site.requests.slice(since).filter((r) => r.path === '/logout')).toEqual([]);
+    expect(env.site.stats.logins - before).toBe(1);
   });
 
   it('POST /extract with auth_profile extracts the logged-in page (without it, the login page it is sent to)', async () => {

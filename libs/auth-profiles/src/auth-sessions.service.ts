@@ -26,6 +26,8 @@ export interface ActiveSession {
   version: number;
   cookies: SessionCookies;
   judge: SessionJudge;
+  /** The profile's logout URLs: a redirect onto one is not followed (docs/auth-profiles.md "Logout links"). */
+  logout: LogoutLinks;
 }
 
 /** How a login reaches the site: static requests for a form login, a confined browser for a browser login (absent: no browser here). */
@@ -41,6 +43,8 @@ export interface LoginAgent {
 export function sessionProxyKey(profileId: string, version: number): string {
   return `auth-profile:${profileId}:${version}`;
 }
+
+const logoutLinksOf = (record: AuthProfileRecord) => new LogoutLinks(record.hosts, record.logout_patterns ?? []);
 
 export const authFailed = (message: string) => new AppError('upstream-failure', message, { category: 'auth_failed', retryable: false });
 
@@ -79,7 +83,7 @@ export class AuthSessions {
   /** The links a crawl with this profile must not follow (its logout links); null when the profile is gone. */
   async logoutLinks(ref: AuthProfileRef): Promise<LogoutLinks | null> {
     const record = await this.repository.findForSession(ref.owner, ref.id);
-    return record ? new LogoutLinks(record.hosts, record.logout_patterns ?? []) : null;
+    return record ? logoutLinksOf(record) : null;
   }
 
   /** A fresh session after a page saw version `seen` logged out: one login across every replica, whoever asks. */
@@ -162,6 +166,7 @@ export class AuthSessions {
         proxyKey: sessionProxyKey(ref.id, record.session_version),
       },
       judge: { hosts: record.hosts, login: record.login, check: record.check },
+      logout: logoutLinksOf(record),
     };
   }
 }

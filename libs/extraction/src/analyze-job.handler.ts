@@ -247,7 +247,11 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     return { staticPage, rendered, staticError };
   }
 
-  /** Depth 1: the type and structure of a few pages the main follow pattern leads to (no model calls). */
+  /**
+   * Depth 1: the type and structure of a few pages the main follow pattern leads to (no model calls). With an
+   * auth profile they are chosen among the links that are not its logout links (the crawl's rule, LogoutLinks:
+   * docs/auth-profiles.md "Logout links"), so a logged-in analysis does not log itself out.
+   */
   private async analyzeLinked(
     heuristics: AnalysisHeuristics,
     input: AnalyzeJobInput,
@@ -256,17 +260,15 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     job: { _id: string; user_id: string },
   ) {
     const pattern = heuristics.followPatterns.find((p) => p.kind === 'detail') ?? heuristics.followPatterns[0];
-    const urls = (pattern?.sample_urls ?? []).slice(0, MAX_LINKED_PAGES);
+    const authProfile = input.auth_profile ? { id: input.auth_profile, owner: job.user_id, job: job._id } : null;
+    const logout = authProfile ? await this.sessions.logoutLinks(authProfile) : null;
+    const urls = (pattern?.sample_urls ?? []).filter((url) => !logout?.why(url)).slice(0, MAX_LINKED_PAGES);
     const pages = [];
     for (const url of urls) {
       try {
         const page = await this.loader.load(url, input.fetch_mode === 'dynamic' ? 'dynamic' : 'static', {
           signal,
-          control: {
-            scoped,
-            proxyPool: input.proxy ?? undefined,
-            ...(input.auth_profile ? { authProfile: { id: input.auth_profile, owner: job.user_id, job: job._id } } : {}),
-          },
+          control: { scoped, proxyPool: input.proxy ?? undefined, ...(authProfile ? { authProfile } : {}) },
         });
         const linked = analyzePage({
           html: page.fetch.html,

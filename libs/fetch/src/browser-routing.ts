@@ -6,6 +6,12 @@ import { inScope, type ScopedRequestData } from './request-control';
 /** What one page's main-frame navigation left for the renderer: a redirect it must follow itself. */
 export interface NavigationState {
   redirectTo?: string;
+  /**
+   * Every main-frame redirect is handed to the renderer (the navigation made with `route.fetch` without following
+   * redirects), so that its caller's `beforeRedirect` judges each hop before a request goes there: a fetch
+   * carrying an auth profile's session, whose logout URLs must never be requested.
+   */
+  stepRedirects?: boolean;
   /** A main-frame navigation the guard refused (the page went, or tried to go, somewhere forbidden). */
   refused?: string;
   /** Deadline of the fetch (ms since epoch), for requests the router makes itself. */
@@ -22,7 +28,9 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  *   set with `route.continue` over to redirect targets on any host, so such a request is made with
  *   `route.fetch` without following redirects: a redirect of a sub-resource goes back to the browser
  *   (which follows it without the headers), and a main-frame redirect is handed to the renderer,
- *   which navigates to it as a new request (with the headers again only if it is in scope).
+ *   which navigates to it as a new request (with the headers again only if it is in scope);
+ * - makes a page's main-frame navigations that way too when its state asks (`stepRedirects`): Playwright's
+ *   routes never see a redirect hop, so only the renderer can judge each one before it is requested.
  * Cookies are the browser's own: added to the context for the scope host, they follow its rules.
  */
 export class SessionRouter {
@@ -63,17 +71,18 @@ export class SessionRouter {
       if (state) state.refused ??= request.url();
       return route.abort('blockedbyclient');
     }
-    const headers = this.scoped?.headers ?? {};
-    if (!url || this.scopeHost === undefined || Object.keys(headers).length === 0 || !inScope(url, this.scopeHost)) {
-      return route.continue();
-    }
+    const scopedHeaders = this.scoped?.headers ?? {};
+    const withHeaders =
+      url !== undefined && this.scopeHost !== undefined && Object.keys(scopedHeaders).length > 0 && inScope(url, this.scopeHost);
+    const stepped = request.isNavigationRequest() ? this.mainFrameNavigation(request) : undefined;
+    if (!withHeaders && !stepped?.stepRedirects) return route.continue();
     const page = request.frame().page();
     const state = this.navigations.get(page);
     const mainNavigation = request.isNavigationRequest() && request.frame() === page.mainFrame();
     let response;
     try {
       response = await route.fetch({
-        headers: { ...request.headers(), ...headers },
+        headers: { ...request.headers(), ...(withHeaders ? scopedHeaders : {}) },
         maxRedirects: 0,
         timeout: Math.max(1, (state?.deadline ?? Date.now() + 30_000) - Date.now()),
       });
@@ -90,7 +99,13 @@ export class SessionRouter {
 
   /** The navigation state of the page whose main frame `request` navigates, if it does. */
   private mainFrameNavigation(request: Request): NavigationState | undefined {
-    const frame = request.frame();
+    let frame;
+    try {
+      frame = request.frame();
+    } catch {
+      // A navigation issued before its frame exists (a new page's or popup's first): none the renderer tracks.
+      return undefined;
+    }
     const page = frame.page();
     return frame === page.mainFrame() ? this.navigations.get(page) : undefined;
   }

@@ -8,7 +8,14 @@ import { takeScreenshot, waitForInPage } from './browser-page-steps';
 import { SessionRouter, type NavigationState } from './browser-routing';
 import { isPdfMediaType, kindFromMediaType, mediaType } from './content-type';
 import { fetchError, statusError } from './errors';
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT_MS, type FetchOptions, type FetchResult } from './fetch-types';
+import {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_REDIRECTS,
+  DEFAULT_TIMEOUT_MS,
+  RedirectStopped,
+  type FetchOptions,
+  type FetchResult,
+} from './fetch-types';
 import { GuardedProxy, REFUSED_HEADER } from './guarded-proxy';
 import type { ProxyPool } from './proxy-pool/proxy-pool';
 import { scopeHostOf, type ScopedRequestData, type SessionCookies } from './request-control';
@@ -312,6 +319,8 @@ export class DynamicFetcher {
     const page = await context.newPage();
     this.openPages++;
     const navigation = router.track(page, deadline);
+    // An auth profile's session: each main-frame redirect is judged before it is followed (its logout URLs never requested).
+    navigation.stepRedirects = options.session !== undefined && options.beforeRedirect !== undefined;
     let crashed = false;
     page.on('crash', () => (crashed = true));
     let lastDocument: Response | undefined;
@@ -398,7 +407,8 @@ export class DynamicFetcher {
 
   /**
    * Navigates to the URL, following the main-frame redirects the session router hands back (those of
-   * requests that carried the caller's scoped headers) as new navigations, each checked by the guard.
+   * requests that carried the caller's scoped headers, and all of a page that steps its redirects) as new
+   * navigations, each judged by the caller's `beforeRedirect` first (a reason: `RedirectStopped`) and checked by the guard.
    */
   private async navigate(
     page: Page,
@@ -431,6 +441,8 @@ export class DynamicFetcher {
       redirects.push(target.href);
       const next = new URL(navigation.redirectTo);
       next.hash = '';
+      const stop = options.beforeRedirect ? await options.beforeRedirect(next.href) : null;
+      if (stop) throw new RedirectStopped(stop, next.href);
       if (redirects.includes(next.href)) throw fetchError('fetch_error', `Redirect loop at ${next.href}.`, { url, retryable: false });
       if (redirects.length > this.maxRedirects)
         throw fetchError('fetch_error', `Too many redirects (more than ${this.maxRedirects}).`, { url, retryable: false });

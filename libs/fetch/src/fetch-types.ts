@@ -69,9 +69,12 @@ export interface FetchOptions {
   /** Static only: a gzip body (sitemap.xml.gz, served gzipped without Content-Encoding) is decompressed (within maxBytes) and read as text. */
   acceptGzip?: boolean;
   /**
-   * Static only: asked before each redirect hop is followed, with the absolute next URL. Returning a
-   * reason stops the fetch there with a `RedirectStopped` error (a crawl's off-site or already-fetched
-   * target), before any request goes to that URL.
+   * Asked before each redirect hop is followed, with the absolute next URL. Returning a reason stops the
+   * fetch there with a `RedirectStopped` error (a crawl's off-site or already-fetched target, an auth
+   * profile's logout URL), before any request goes to that URL. Static fetches ask it for every hop; the
+   * browser for the main-frame redirects it hands to the renderer: every one of a fetch that carries an auth
+   * profile's `session` (its navigations then go one hop at a time), and those of requests that carried the
+   * caller's scoped headers. Other rendered pages follow redirects themselves (their caller judges the final URL).
    */
   beforeRedirect?: (next: string) => Promise<string | null> | string | null;
 }
@@ -81,6 +84,8 @@ export class RedirectStopped extends Error {
   constructor(
     readonly reason: string,
     readonly next: string,
+    /** What stopped it, when its caller needs to tell (`logout_link`: an auth profile's logout URL). */
+    readonly kind?: 'logout_link',
   ) {
     super(`redirect to ${next} not followed: ${reason}`);
     this.name = 'RedirectStopped';

@@ -319,7 +319,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'list_auth_profiles',
     title: 'Your auth profiles',
     description:
-      "Your auth profiles (GET /api/v1/auth-profiles): logins Gleaner performs by itself for a site's hosts (credentials never shown); pass `auth_profile` to scrape, extract, crawl_start or batch_extract to fetch pages logged in.",
+      "Your auth profiles (GET /api/v1/auth-profiles): logins Gleaner performs by itself for a site's hosts (credentials never shown); pass `auth_profile` to scrape, extract, analyze or map (at the top level), or in the `options` of crawl_start, batch_extract or monitor_create, to fetch pages logged in.",
     scope: 'full access',
     route: 'GET /api/v1/auth-profiles',
     args: NoArgs,

@@ -156,6 +156,23 @@ describe('PageFetch (a page task fetch stage)', () => {
     expect(await off.fetch.fetch(off.task('/f'), off.context, new AbortController().signal, null, {})).not.toHaveProperty('duplicate');
   });
 
+  it("a redirect onto the auth profile's logout URL is skipped logout_link, whatever the crawl's own verdict on it", async () => {
+    const target = canonicalize('http://shop.test/logout')!.key;
+    const s = stage(
+      async () => {
+        throw new RedirectStopped("a logout link of the auth profile's site", 'http://shop.test/logout', 'logout_link');
+      },
+      {},
+      { [`J1:${target}`]: 'completed' },
+    );
+    expect(await s.fetch.fetch(s.task('/leave'), s.context, new AbortController().signal, null, {})).toEqual({
+      kind: 'skipped',
+      reason: 'logout_link',
+      why: "redirected to http://shop.test/logout, a logout link of the auth profile's site",
+      final_url: 'http://shop.test/logout',
+    });
+  });
+
   it("a monitor's conditional request answered 304 keeps last run's record and links, with no body", async () => {
     const sent: Array<Record<string, string> | undefined> = [];
     const s = stage(async (url, _mode, options) => {

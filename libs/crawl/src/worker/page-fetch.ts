@@ -186,6 +186,9 @@ export class PageFetch {
   /** The outcome of a page whose load did not give a page: stopped after the fetch, a redirect refused, or a failure. */
   private async loadFailure(task: PageTaskPayload, context: FetchContext, host: string, error: unknown): Promise<PageOutcome> {
     if (error instanceof StopAfterFetch) return error.outcome;
+    // A redirect onto the auth profile's logout URL: skipped as a link to it is (docs/auth-profiles.md "Logout links").
+    if (error instanceof RedirectStopped && error.kind === 'logout_link')
+      return { kind: 'skipped', reason: 'logout_link', why: `redirected to ${error.next}, ${error.reason}`, final_url: error.next };
     if (error instanceof RedirectStopped) {
       const verdict = await this.redirectVerdict(task, context, error.next);
       return {

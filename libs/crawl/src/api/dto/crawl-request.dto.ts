@@ -215,7 +215,7 @@ export class CrawlMapEntryResponse {
     type: String,
     nullable: true,
     description:
-      'Failed: an error_category. Skipped: why (filtered, max_depth, robots, max_pages, duplicate, budget_exceeded, cancelled, archive_missing, logout_link: a link that would end the session of the auth profile).',
+      'Failed: an error_category. Skipped: why (filtered, max_depth, robots, max_pages, duplicate, budget_exceeded, cancelled, archive_missing, logout_link: a link that would end the session of the auth profile, or a page redirected onto one).',
   })
   error_category!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
