@@ -9,6 +9,7 @@ import {
   modelRetryDelayMs,
   fallbackAction,
   LlmMetrics,
+  ModelCallParts,
   ModelClient,
   ModelRouter,
   ModelRunError,
@@ -82,9 +83,7 @@ describe('ModelRouter (local model server)', () => {
   const makeRouter = (policy: Partial<RetryPolicy> = {}, over: { client?: ModelClient; feePercent?: number; pause?: RetryPause } = {}) =>
     new ModelRouter(
       {} as ModelPlanner,
-      over.client ?? client,
-      PRICES,
-      new LlmMetrics(metrics),
+      new ModelCallParts(over.client ?? client, PRICES, new LlmMetrics(metrics)),
       { llmRetries: 2, feePercent: over.feePercent ?? 10 } as LlmConfig,
       createLogger({ level: 'debug', destination: logs }),
       { baseDelayMs: 5, maxDelayMs: 2_000, ...policy },

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { BOOLEAN_WORDS_HINT, parseBooleanSetting } from './boolean-setting';
 
+/** The non-empty items of a comma-separated setting, trimmed (an unset one has none). */
+const commaList = (v: string | undefined): string[] =>
+  (v ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
 const bool = (fallback: boolean) =>
   z
     .string()
@@ -63,10 +70,7 @@ export const envSchema = z.object({
     .string()
     .optional()
     .transform((v, ctx) => {
-      const list = (v ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
+      const list = commaList(v);
       if (list.some((s) => s.length < 32)) {
         ctx.addIssue({ code: 'custom', message: 'each comma-separated secret must be at least 32 characters' });
         return z.NEVER;
@@ -111,10 +115,7 @@ export const envSchema = z.object({
     .optional()
     .transform((v, ctx) => {
       const entries: Array<{ host: string; address: string }> = [];
-      for (const part of (v ?? '')
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean)) {
+      for (const part of commaList(v)) {
         const m = /^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*=([0-9a-f.:]+)$/i.exec(part);
         if (!m) {
           ctx.addIssue({ code: 'custom', message: `"${part}" is not name=address (e.g. intranet.example=10.20.0.5 or *.test=127.0.0.1)` });
@@ -131,10 +132,7 @@ export const envSchema = z.object({
     .string()
     .optional()
     .transform((v, ctx) => {
-      const list = (v ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
+      const list = commaList(v);
       for (const cidr of list) {
         if (!/^[0-9a-f.:]+\/\d{1,3}$/i.test(cidr)) {
           ctx.addIssue({ code: 'custom', message: `"${cidr}" is not a CIDR range (e.g. 10.20.0.0/16)` });

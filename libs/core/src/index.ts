@@ -24,3 +24,4 @@ export {
 } from './store-unavailable';
 export { TENANT_ERASERS, TENANT_ERASURE_PHASES, TenantErasers, type TenantEraser, type TenantErasurePhase } from './tenant-erasure';
 export { WARNING_CODES, warning, warningsOf, type Warning, type WarningCode } from './warnings';
+export { calendarDate, httpUrlOf, instantOf } from './text-values';

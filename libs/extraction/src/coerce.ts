@@ -1,3 +1,4 @@
+import { calendarDate, httpUrlOf, instantOf } from '@app/core';
 import type { JsonSchemaObject, JsonSchemaType } from '@app/schema';
 
 /** A path in the model's answer (property names and list indices). */
@@ -145,29 +146,15 @@ export function parseBoolean(raw: string): boolean | undefined {
 
 /** A calendar date in ISO 8601 (YYYY-MM-DD), read in UTC so the day never shifts. */
 export function toIsoDate(raw: string): string | undefined {
-  const text = raw.trim();
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text;
-  const iso = /^(\d{4}-\d{2}-\d{2})T/.exec(text);
-  if (iso) return iso[1];
-  const dmy = /^(\d{1,2})[./](\d{1,2})[./](\d{4})$/.exec(text);
-  if (dmy) return `${dmy[3]}-${dmy[2].padStart(2, '0')}-${dmy[1].padStart(2, '0')}`;
-  const time = Date.parse(`${text.replace(/(\d)(st|nd|rd|th)\b/g, '$1')} UTC`);
-  if (Number.isNaN(time)) return undefined;
-  return new Date(time).toISOString().slice(0, 10);
+  return calendarDate(raw);
 }
 
 export function toIsoDateTime(raw: string): string | undefined {
   const text = raw.trim();
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(text)) return new Date(text).toISOString();
-  const time = Date.parse(/\b(Z|UTC|GMT|[+-]\d{2}:?\d{2})\b/.test(text) ? text : `${text} UTC`);
-  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+  return instantOf(text);
 }
 
 function toAbsoluteUrl(raw: string, base?: string): string | undefined {
-  try {
-    const url = new URL(raw.trim(), base);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
+  return httpUrlOf(raw, base);
 }

@@ -14,6 +14,7 @@ import { GroundingService } from './grounding.service';
 import { LearnedProgramsService } from './learned-programs.service';
 import { LearnedTenantErasure } from './learned-tenant-erasure';
 import { PageExtractor } from './page/page-extractor';
+import { PageRecords, PageSteps } from './page/page-extractor-parts';
 
 /** API side: job intake for extract/analyze requests (then waits for the job), and the learned programs they and crawls use. */
 @Module({
@@ -29,7 +30,7 @@ export class ExtractionModule {}
  */
 @Module({
   imports: [JobsModule, LlmModule, ResultsModule, PagesModule, ArchiveModule, AuthProfilesModule],
-  providers: [ExtractionService, GroundingService, PageExtractor, ExtractJobHandler, AnalyzeJobHandler],
+  providers: [ExtractionService, GroundingService, PageSteps, PageRecords, PageExtractor, ExtractJobHandler, AnalyzeJobHandler],
   exports: [ExtractionService, GroundingService, PageExtractor, ExtractJobHandler, AnalyzeJobHandler, PagesModule],
 })
 export class ExtractionWorkerModule {}

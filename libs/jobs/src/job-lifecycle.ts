@@ -1,12 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Errors, isStoreUnavailable, newId, nowIso, storeErrorWith, type ErrorCategory } from '@app/core';
-import { EVENT_BUS, type EventBusPort } from '@app/events';
-import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
+import type { EventBusPort } from '@app/events';
+import type { AppLogger, Metrics } from '@app/observability';
 import type { Caller } from '@app/auth';
 import type { JobCompletion, JobResultFields } from './job-handler';
-import { JobDeletionHooks } from './job-deletion-hooks';
+import type { JobDeletionHooks } from './job-deletion-hooks';
 import { JobEventLog } from './job-event-log';
-import { JobLifecycleHooks } from './job-lifecycle-hooks';
+import type { JobLifecycleHooks } from './job-lifecycle-hooks';
+import { JobListeners, JobRuntime } from './job-lifecycle-parts';
 import { JobMessages } from './job-messages';
 import { JobSlots } from './job-slots';
 import { pastStoreOutage } from './store-retry';
@@ -58,20 +59,25 @@ export interface CreateJobInput {
  */
 @Injectable()
 export class JobLifecycle {
+  private readonly hooks: JobLifecycleHooks;
+  private readonly deletion: JobDeletionHooks;
+  private readonly bus: EventBusPort;
+  private readonly metrics: Metrics;
+  private readonly logger: AppLogger;
+
   constructor(
     private readonly repository: JobsRepository,
-    private readonly hooks: JobLifecycleHooks,
-    private readonly deletion: JobDeletionHooks,
+    listeners: JobListeners,
     private readonly events: JobEventLog,
     private readonly slots: JobSlots,
     private readonly messages: JobMessages,
-    @Inject(EVENT_BUS) private readonly bus: EventBusPort,
-    @Inject(METRICS) private readonly metrics: Metrics,
-    @Inject(LOGGER) private readonly logger: AppLogger,
+    runtime: JobRuntime,
   ) {
-    metrics.addCollector(async () => {
+    ({ hooks: this.hooks, deletion: this.deletion } = listeners);
+    ({ bus: this.bus, metrics: this.metrics, logger: this.logger } = runtime);
+    this.metrics.addCollector(async () => {
       for (const row of await this.repository.countByTypeAndStatus()) {
-        metrics.jobs.set({ type: row.type, status: row.status }, row.count);
+        this.metrics.jobs.set({ type: row.type, status: row.status }, row.count);
       }
     });
   }

@@ -4,6 +4,7 @@ import { JobDeletionHooks } from './job-deletion-hooks';
 import { JobEventLog } from './job-event-log';
 import { JobLifecycle } from './job-lifecycle';
 import { JobLifecycleHooks } from './job-lifecycle-hooks';
+import { JobListeners, JobRuntime } from './job-lifecycle-parts';
 import { JobMessages } from './job-messages';
 import { JobSlots } from './job-slots';
 import { JobStreamService } from './job-stream.service';
@@ -12,7 +13,7 @@ import { JobsService } from './jobs.service';
 import { JobsTenantErasure } from './jobs-tenant-erasure';
 import { UsageService } from './usage.service';
 
-/** The providers other modules use (JobsTenantErasure registers itself and is not exported). */
+/** The providers other modules use (JobLifecycle's named groups and JobsTenantErasure, which registers itself, are not exported). */
 const SHARED = [
   JobLifecycleHooks,
   JobDeletionHooks,
@@ -28,7 +29,7 @@ const SHARED = [
 ];
 
 @Module({
-  providers: [...SHARED, JobsTenantErasure],
+  providers: [...SHARED, JobListeners, JobRuntime, JobsTenantErasure],
   exports: SHARED,
 })
 export class JobsModule {}

@@ -153,15 +153,7 @@ export class JobsRepository implements OnModuleInit {
         if (options.onlyWhileRunning) return null;
         throw new Error(`job ${jobId} vanished`);
       }
-      const record: JobEventRecord = {
-        _id: `${jobId}:${String(job.event_seq).padStart(10, '0')}`,
-        job_id: jobId,
-        seq: job.event_seq,
-        event,
-        data,
-        dedupe_key: options.dedupeKey ?? `#${job.event_seq}`,
-        created_at: nowIso(),
-      };
+      const record = eventRecord(jobId, job.event_seq, { event, data, dedupeKey: options.dedupeKey }, nowIso());
       try {
         await this.events.insertOne(record);
         return record;
@@ -209,19 +201,7 @@ export class JobsRepository implements OnModuleInit {
     }
     const first = job.event_seq - todo.length + 1;
     const now = nowIso();
-    const records = todo.map((i, n): JobEventRecord => {
-      const seq = first + n;
-      const { event, data, dedupeKey } = events[i];
-      return {
-        _id: `${jobId}:${String(seq).padStart(10, '0')}`,
-        job_id: jobId,
-        seq,
-        event,
-        data,
-        dedupe_key: dedupeKey ?? `#${seq}`,
-        created_at: now,
-      };
-    });
+    const records = todo.map((i, n) => eventRecord(jobId, first + n, events[i], now));
     const { duplicates } = await this.events.insertMany(records);
     const refused = new Set(duplicates);
     for (const [n, i] of todo.entries()) {
@@ -253,15 +233,7 @@ export class JobsRepository implements OnModuleInit {
     const stored: Array<JobEventRecord | null> = [];
     for (const [i, { event, data, dedupeKey }] of events.entries()) {
       const seq = firstSeq + i;
-      const record: JobEventRecord = {
-        _id: `${jobId}:${String(seq).padStart(10, '0')}`,
-        job_id: jobId,
-        seq,
-        event,
-        data,
-        dedupe_key: dedupeKey ?? `#${seq}`,
-        created_at: nowIso(),
-      };
+      const record = eventRecord(jobId, seq, { event, data, dedupeKey }, nowIso());
       try {
         await this.events.insertOne(record);
         stored.push(record);
@@ -385,5 +357,23 @@ function ownListFilter(owner: Owner, filter: JobListFilter): Filter {
     ...(filter.siteId ? { 'input.site_id': filter.siteId } : {}),
     ...(filter.since ? { created_at: { $gte: new Date(filter.since).toISOString() } } : {}),
     ...(filter.errorCategory ? { error_category: filter.errorCategory } : {}),
+  };
+}
+
+/** A job's event record: stored under the job and its seq (zero-padded, so ids sort as seqs do); without a dedupe key, the seq is its key. */
+function eventRecord(
+  jobId: string,
+  seq: number,
+  { event, data, dedupeKey }: { event: JobEventName; data: Record<string, unknown>; dedupeKey?: string },
+  createdAt: string,
+): JobEventRecord {
+  return {
+    _id: `${jobId}:${String(seq).padStart(10, '0')}`,
+    job_id: jobId,
+    seq,
+    event,
+    data,
+    dedupe_key: dedupeKey ?? `#${seq}`,
+    created_at: createdAt,
   };
 }

@@ -9,6 +9,7 @@ import type { JobCompletion, JobResultFields } from './job-handler';
 import type { JobDeletionHooks } from './job-deletion-hooks';
 import { JobEventLog, type PublishedPage } from './job-event-log';
 import { JobLifecycle, type CreateJobInput, type UsageCounters } from './job-lifecycle';
+import { JobListeners, JobRuntime } from './job-lifecycle-parts';
 import type { JobLifecycleHooks } from './job-lifecycle-hooks';
 import { JobMessages } from './job-messages';
 import { JobSlots } from './job-slots';
@@ -51,7 +52,14 @@ export class JobsService {
     const events = new JobEventLog(repository, hooks, bus, config);
     const messages = new JobMessages(repository, queue, sealer, metrics);
     const slots = new JobSlots(repository, messages, config);
-    const lifecycle = new JobLifecycle(repository, hooks, deletion, events, slots, messages, bus, metrics, logger);
+    const lifecycle = new JobLifecycle(
+      repository,
+      new JobListeners(hooks, deletion),
+      events,
+      slots,
+      messages,
+      new JobRuntime(bus, metrics, logger),
+    );
     return new JobsService(lifecycle, events, slots, messages);
   }
 

@@ -1,5 +1,6 @@
 import type { JsonSchemaObject, JsonSchemaType } from '@app/schema';
 import { collapseWhitespace } from '@app/content';
+import { calendarDate, httpUrlOf, instantOf } from '@app/core';
 
 /** How a schema property's value is produced from page text. */
 export type ValueKind = 'string' | 'number' | 'integer' | 'date' | 'date-time' | 'url';
@@ -126,33 +127,19 @@ export function parseNumber(raw: string): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** A calendar date as YYYY-MM-DD, read in UTC so the day never shifts. */
+/** A calendar date as YYYY-MM-DD, read in UTC so the day never shifts; free text only with a month's name. */
 export function parseDate(raw: string): string | undefined {
-  const text = raw.trim();
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text;
-  const iso = /^(\d{4}-\d{2}-\d{2})T/.exec(text);
-  if (iso) return iso[1];
-  const dmy = /^(\d{1,2})[./](\d{1,2})[./](\d{4})$/.exec(text);
-  if (dmy) return `${dmy[3]}-${dmy[2].padStart(2, '0')}-${dmy[1].padStart(2, '0')}`;
-  if (!/[a-z]{3}/i.test(text) || !/\d/.test(text)) return undefined;
-  const time = Date.parse(`${text.replace(/(\d)(st|nd|rd|th)\b/g, '$1')} UTC`);
-  return Number.isNaN(time) ? undefined : new Date(time).toISOString().slice(0, 10);
+  return calendarDate(raw, { namedMonth: true });
 }
 
 export function parseDateTime(raw: string): string | undefined {
   const text = raw.trim();
   if (!/\d{4}/.test(text)) return undefined;
-  const time = Date.parse(/\b(Z|UTC|GMT|[+-]\d{2}:?\d{2})\b/.test(text) ? text : `${text} UTC`);
-  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+  return instantOf(text);
 }
 
 export function parseUrl(raw: string, base: string): string | undefined {
-  try {
-    const url = new URL(raw.trim(), base);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
+  return httpUrlOf(raw, base);
 }
 
 /** Raw page text → the field's value kind; undefined when it does not parse. */

@@ -12,6 +12,7 @@ import { SecretBox } from '@app/core';
 import { guardFromSettings } from '@app/fetch';
 import { LOGGER, type AppLogger } from '@app/observability';
 import { LlmMetrics } from './models/llm-metrics';
+import { ModelCallParts } from './models/model-call-parts';
 import { ModelClient } from './models/model-client';
 import { ModelPlanner } from './models/model-planner';
 import { ModelRouter } from './models/model-router';
@@ -38,6 +39,7 @@ import { ModelRouter } from './models/model-router';
     },
     LlmMetrics,
     ModelPlanner,
+    ModelCallParts,
     ModelRouter,
   ],
   exports: [SecretBox, PriceTable, LlmKeysService, LlmChainService, LlmCatalogService, ModelClient, ModelPlanner, ModelRouter, LlmMetrics],

@@ -3,6 +3,7 @@ import { AuthProfilesModule } from '@app/auth-profiles';
 import { JobsModule } from '@app/jobs';
 import { AuthProfileAnnouncer } from './delivery/auth-profile-announcer';
 import { OutboxRepository } from './delivery/outbox.repository';
+import { WebhookRecords, WebhookRuntime } from './delivery/webhook-delivery-parts';
 import { WebhookDispatcherService } from './delivery/webhook-dispatcher.service';
 import { WebhookPumpService } from './delivery/webhook-pump.service';
 import { WebhookTargetsService } from './delivery/webhook-targets.service';
@@ -27,5 +28,5 @@ import { WebhooksTenantErasure } from './webhooks-tenant-erasure';
 export class WebhooksModule {}
 
 /** The delivery engine: runs where queues are consumed (crawler, embedded). */
-@Module({ imports: [WebhooksModule, JobsModule], providers: [WebhookPumpService] })
+@Module({ imports: [WebhooksModule, JobsModule], providers: [WebhookRecords, WebhookRuntime, WebhookPumpService] })
 export class WebhookDeliveryModule {}

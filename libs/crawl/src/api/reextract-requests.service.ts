@@ -9,6 +9,7 @@ import { publicBaseUrl, type RequestOrigin } from '@app/results';
 import type { PageFormatsPlan } from '@app/pages';
 import type { JsonSchemaObject } from '@app/schema';
 import { resolveCrawlOptions, type CrawlOptions } from '@app/sites';
+import { archivedJobOptions } from './archived-job-options';
 import type { CrawlJobInput } from '../crawl-input';
 import { CrawlRepository } from '../crawl.repository';
 import type { ReextractRequestDto, ReextractResponse } from './dto/archive.dto';
@@ -134,22 +135,6 @@ function reextractOptions(
   pages: number,
   dto: Pick<ReextractRequestDto, 'concurrency' | 'max_cost_usd'>,
 ): CrawlOptions {
-  return {
-    ...source,
-    follow_pattern: null,
-    follow_selector: null,
-    max_depth: 0,
-    max_pages: pages,
-    same_domain_only: false,
-    use_sitemap: false,
-    respect_robots: false,
-    extract_from_seed: true,
-    delay_ms: 0,
-    include_patterns: [],
-    exclude_patterns: [],
-    concurrency: dto.concurrency ?? source.concurrency,
-    max_cost_usd: dto.max_cost_usd ?? null,
-    // Its pages are in the archive: the workers copy each source page to this job as they read it.
-    archive: true,
-  };
+  // Its pages are in the archive: the workers copy each source page to this job as they read it.
+  return archivedJobOptions(source, pages, { concurrency: dto.concurrency ?? source.concurrency, max_cost_usd: dto.max_cost_usd ?? null });
 }

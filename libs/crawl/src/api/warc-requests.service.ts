@@ -7,6 +7,7 @@ import { AppError, Errors } from '@app/core';
 import { JobIntakeService } from '@app/intake';
 import { publicBaseUrl, type RequestOrigin } from '@app/results';
 import { CRAWL_CAPS, resolveCrawlOptions, validCrawlOptions, type CrawlOptions } from '@app/sites';
+import { archivedJobOptions } from './archived-job-options';
 import type { CrawlJobInput } from '../crawl-input';
 import { recordUrl } from '../owner/warc-seeding';
 import type { WarcExtractQuery, WarcExtractResponse } from './dto/archive.dto';
@@ -95,21 +96,7 @@ export class WarcRequestsService {
 
 /** A WARC extraction's options: nothing is found or fetched; each HTML record of the file is one page. */
 function warcOptions(resolved: CrawlOptions): CrawlOptions {
-  return {
-    ...resolved,
-    follow_pattern: null,
-    follow_selector: null,
-    max_depth: 0,
-    max_pages: CRAWL_CAPS.maxPages,
-    same_domain_only: false,
-    use_sitemap: false,
-    respect_robots: false,
-    extract_from_seed: true,
-    delay_ms: 0,
-    include_patterns: [],
-    exclude_patterns: [],
-    archive: true,
-  };
+  return archivedJobOptions(resolved, CRAWL_CAPS.maxPages);
 }
 
 function tooLarge(max: number): AppError {

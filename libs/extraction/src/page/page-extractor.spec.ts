@@ -14,6 +14,7 @@ import { ExtractionFailure, type ExtractionService, type ExtractOutput } from '.
 import { GroundingService } from '../grounding.service';
 import { completedResult, PageFailure, type PageExtraction } from './page-extraction';
 import { PageExtractor } from './page-extractor';
+import { PageRecords, PageSteps } from './page-extractor-parts';
 import { PROPOSAL_SCHEMA } from './schema-proposal';
 import { SCHEMA_FROM_PROMPT } from '@app/schema';
 import { ModelPlanCache, PLAN_CACHE_MS, type FormatsPagePlan, type ModelPagePlan, type PageRun } from './page-plan';
@@ -136,15 +137,13 @@ function step(answer: Answer, opts: StepOptions = {}) {
     },
   } as unknown as ScreenshotsService;
   const extractor = new PageExtractor(
-    extraction as unknown as ExtractionService,
-    new GroundingService(metrics),
-    results,
-    screenshots,
-    opts.store ?? ({} as DocumentStore),
+    new PageSteps(extraction as unknown as ExtractionService, new GroundingService(metrics), {
+      convert: async () => ({ markdown: opts.wholePage ?? '' }),
+    } as never),
+    new PageRecords(results, screenshots, opts.store ?? ({} as DocumentStore)),
     logger,
     { listItemsPerCall: opts.itemsPerCall ?? 50 },
     metrics,
-    { convert: async () => ({ markdown: opts.wholePage ?? '' }) } as never,
   );
   const plan: ModelPagePlan = {
     kind: 'model',

@@ -4,15 +4,16 @@ import { AppError, isStoreUnavailable, Usage, type Warning } from '@app/core';
 import { consumerSession, learnedTemplates, type LearnedResult, type ModelRequest } from '@app/learned';
 import { llmConfigFor } from '@app/llm';
 import { LOGGER, METRICS, type AppLogger, type Metrics } from '@app/observability';
-import { buildFormats, PageLoaderService, type LoadedPage } from '@app/pages';
-import { ResultsService, ScreenshotsService } from '@app/results';
+import { buildFormats, type LoadedPage, type PageLoaderService } from '@app/pages';
+import { ScreenshotsService, type ResultsService } from '@app/results';
 import { isSchemaFromPrompt, type JsonSchemaObject } from '@app/schema';
-import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
-import { ExtractionFailure, ExtractionService } from '../extraction.service';
-import { GroundingService } from '../grounding.service';
+import type { DocumentStore } from '@app/storage';
+import { ExtractionFailure, type ExtractionService } from '../extraction.service';
+import type { GroundingService } from '../grounding.service';
 import { listOutcomes, type ListOutcomes } from '../lists/list-metrics';
 import { programListReport } from '../lists/program-lists';
 import { captureRecorder } from './capture';
+import { PageRecords, PageSteps } from './page-extractor-parts';
 import { listStep, type ListedCall } from './list-step';
 import { joined, proposeSchema, type ProposedSchema } from './schema-proposal';
 import {
@@ -36,18 +37,22 @@ import type { FormatsPagePlan, ModelPagePlan, PagePlan, PageRun } from './page-p
 @Injectable()
 export class PageExtractor {
   private readonly listOutcomes: ListOutcomes;
+  private readonly extraction: ExtractionService;
+  private readonly grounding: GroundingService;
+  private readonly loader: Pick<PageLoaderService, 'convert'>;
+  private readonly results: ResultsService;
+  private readonly screenshots: ScreenshotsService;
+  private readonly store: DocumentStore;
 
   constructor(
-    private readonly extraction: ExtractionService,
-    private readonly grounding: GroundingService,
-    private readonly results: ResultsService,
-    private readonly screenshots: ScreenshotsService,
-    @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    steps: PageSteps,
+    records: PageRecords,
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'listItemsPerCall'>,
     @Inject(METRICS) metrics: Metrics,
-    @Inject(PageLoaderService) private readonly loader: Pick<PageLoaderService, 'convert'>,
   ) {
+    ({ extraction: this.extraction, grounding: this.grounding, loader: this.loader } = steps);
+    ({ results: this.results, screenshots: this.screenshots, store: this.store } = records);
     this.listOutcomes = listOutcomes(metrics);
   }
 

@@ -3,10 +3,11 @@ import { APP_CONFIG } from '@app/config';
 import { AppError, roundUsd } from '@app/core';
 import { LOGGER, type AppLogger } from '@app/observability';
 import type { LlmConfig } from '../llm-config';
-import { PriceTable } from '../price-table';
+import type { PriceTable } from '../price-table';
 import { modelRetryDelayMs, DEFAULT_BACKOFF, fallbackAction, type RetryPolicy } from './fallback-policy';
-import { LlmMetrics } from './llm-metrics';
-import { ModelClient } from './model-client';
+import type { LlmMetrics } from './llm-metrics';
+import type { ModelClient } from './model-client';
+import { ModelCallParts } from './model-call-parts';
 import { callCost, withFee } from './model-cost';
 import { ModelCallError, ModelRunError, noModelsError, scrubKeys } from './model-errors';
 import { ModelPlanner } from './model-planner';
@@ -43,17 +44,19 @@ export type AttemptFunction<T> = (target: ModelTarget, call: ModelCall) => Promi
 export class ModelRouter {
   private readonly policy: RetryPolicy;
   private readonly pause: RetryPause;
+  private readonly client: ModelClient;
+  private readonly prices: PriceTable;
+  private readonly metrics: LlmMetrics;
 
   constructor(
     private readonly planner: ModelPlanner,
-    private readonly client: ModelClient,
-    private readonly prices: PriceTable,
-    private readonly metrics: LlmMetrics,
+    calls: ModelCallParts,
     @Inject(APP_CONFIG) private readonly config: LlmConfig,
     @Inject(LOGGER) private readonly logger: AppLogger,
     @Optional() @Inject(MODEL_RETRY_POLICY) policy?: Partial<RetryPolicy>,
     @Optional() @Inject(MODEL_RETRY_PAUSE) pause?: RetryPause,
   ) {
+    ({ client: this.client, prices: this.prices, metrics: this.metrics } = calls);
     this.policy = { retries: config.llmRetries, ...DEFAULT_BACKOFF, ...policy };
     this.pause = pause ?? pauseUnlessAborted;
   }

@@ -1,14 +1,15 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@app/config';
+import type { AppConfig } from '@app/config';
 import { BACKOFFS, backoffMs, newId, SECRET_SEALER, type SecretSealer } from '@app/core';
 import { guardFromSettings } from '@app/fetch';
-import { JobsRepository } from '@app/jobs';
-import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
+import type { JobsRepository } from '@app/jobs';
+import type { AppLogger } from '@app/observability';
 import { QUEUE, type QueueMessage, type QueuePort } from '@app/queue';
 import { Counter, Histogram } from 'prom-client';
-import { WebhooksRepository } from '../webhooks.repository';
-import { OutboxRepository, type OutboxItem } from './outbox.repository';
+import type { WebhooksRepository } from '../webhooks.repository';
+import type { OutboxItem, OutboxRepository } from './outbox.repository';
 import { signWebhook } from './signature';
+import { WebhookRecords, WebhookRuntime } from './webhook-delivery-parts';
 import { WEBHOOKS_QUEUE, WebhookDispatcherService, type PumpPayload } from './webhook-dispatcher.service';
 import { WebhookSender } from './webhook-sender';
 
@@ -37,17 +38,23 @@ export class WebhookPumpService implements OnApplicationBootstrap, OnApplication
    */
   private readonly lockMs: number;
 
+  private readonly outbox: OutboxRepository;
+  private readonly webhooks: WebhooksRepository;
+  private readonly jobs: JobsRepository;
+  private readonly config: AppConfig;
+  private readonly logger: AppLogger;
+
   constructor(
-    private readonly outbox: OutboxRepository,
-    private readonly webhooks: WebhooksRepository,
-    private readonly jobs: JobsRepository,
+    records: WebhookRecords,
     private readonly dispatcher: WebhookDispatcherService,
     @Inject(QUEUE) private readonly queue: QueuePort,
     @Inject(SECRET_SEALER) private readonly sealer: SecretSealer,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LOGGER) private readonly logger: AppLogger,
-    @Inject(METRICS) metrics: Metrics,
+    runtime: WebhookRuntime,
   ) {
+    ({ outbox: this.outbox, webhooks: this.webhooks, jobs: this.jobs } = records);
+    const { config, logger, metrics } = runtime;
+    this.config = config;
+    this.logger = logger;
     this.lockMs = Math.max(1000, config.queueStalledMs);
     this.sender = new WebhookSender(guardFromSettings(config, logger), config.webhookTimeoutMs);
     this.deliveries = new Counter({
