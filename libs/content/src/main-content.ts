@@ -7,6 +7,7 @@ import type { DeclaredKind } from './structure/declared-kind';
 import { isHiddenByClass } from './structure/hidden-by-class';
 import { isRendered, mainHeadings } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
+import { mayBeProductPage, reviewBlocks } from './structure/product-reviews';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { threadPosts } from './structure/thread-posts';
@@ -73,7 +74,9 @@ export interface PageDeclarations {
 }
 
 export function extractMainContent(document: Document, callerSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
-  const isSkipped = (el: Element) => callerSkips(el) || isHiddenByClass(el);
+  const kinds = page.kinds ?? new Set<DeclaredKind>();
+  const reviewsOut = mayBeProductPage(kinds) ? reviewBlocks(document) : undefined;
+  const isSkipped = (el: Element) => callerSkips(el) || isHiddenByClass(el) || (reviewsOut?.(el) ?? false);
   const c = mainContentCandidates(document, isSkipped, page.kinds);
   const chosen =
     c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;
