@@ -184,7 +184,14 @@ describe('commit batch linger', () => {
       const page = async (path: string): Promise<PageCommit> => {
         const entry = await f.pending(path);
         await f.repository.entries.claim(entry.id, f.run.epoch, {});
-        return { entry, status: 'completed', result: null, announced: { key: entry.key, url: entry.url, status: 'completed', error_category: null, error_message: null }, firstTime: true, set: {} };
+        return {
+          entry,
+          status: 'completed',
+          result: null,
+          announced: { key: entry.key, url: entry.url, status: 'completed', error_category: null, error_message: null },
+          firstTime: true,
+          set: {},
+        };
       };
       const commits = [await page('/a'), await page('/b'), await page('/c'), await page('/d')];
       expect(batch.lingerMs).toBe(20);
@@ -202,5 +209,4 @@ describe('commit batch linger', () => {
       await f.close();
     }
   });
-
 });

@@ -78,7 +78,13 @@ describe('JobCounters', () => {
     await setUp();
     expect([STATUS_EVERY_MS, STATUS_SLOW_EVERY_MS, STATUS_PAGES]).toEqual([250, 1000, 8]);
     clock = 1_000_000;
-    counters = new JobCounters(f.run, { update: f.jobs.update.bind(f.jobs), updateRunning: f.jobs.updateRunning.bind(f.jobs) }, { storeDrawn: async () => undefined, statusData: () => ({}) }, f.repository, () => clock as number);
+    counters = new JobCounters(
+      f.run,
+      { update: f.jobs.update.bind(f.jobs), updateRunning: f.jobs.updateRunning.bind(f.jobs) },
+      { storeDrawn: async () => undefined, statusData: () => ({}) },
+      f.repository,
+      () => clock as number,
+    );
     counters.add({ page_count: STATUS_PAGES - 2, failed_count: 1, urls_queued: 40 });
     expect(counters.statusDue()).toBe(false); // 7 pages, just written
     clock += STATUS_SLOW_EVERY_MS;
