@@ -7,7 +7,7 @@ import type { QueuePort } from '@app/queue';
 import type { Caller } from '@app/auth';
 import type { JobCompletion, JobResultFields } from './job-handler';
 import type { JobDeletionHooks } from './job-deletion-hooks';
-import { JobEventLog, type PublishedPage } from './job-event-log';
+import { JobEventLog, type DrawnEvent, type PublishedPage } from './job-event-log';
 import { JobLifecycle, type CreateJobInput, type UsageCounters } from './job-lifecycle';
 import { JobListeners, JobRuntime } from './job-lifecycle-parts';
 import type { JobLifecycleHooks } from './job-lifecycle-hooks';
@@ -145,6 +145,11 @@ export class JobsService {
     options: { dedupeKey?: string; onlyWhileRunning?: boolean; firstTime?: boolean } = {},
   ): Promise<boolean> {
     return this.events.emit(jobId, event, data, options);
+  }
+
+  /** Stores events under seqs the caller drew in its own write of the job (JobEventLog.storeDrawn). */
+  storeDrawn(jobId: string, firstSeq: number, events: DrawnEvent[]): Promise<void> {
+    return this.events.storeDrawn(jobId, firstSeq, events);
   }
 
   statusData(job: JobRecord): Record<string, unknown> {

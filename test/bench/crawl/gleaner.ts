@@ -137,6 +137,12 @@ export interface Cluster {
 
 let dbSerial = 0;
 
+/**
+ * Node options for the crawler processes only (BENCH_CRAWLER_NODE_ARGS, space-separated), e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a crawler's CPU goes in a run.
+ */
+const CRAWLER_NODE_ARGS = (process.env.BENCH_CRAWLER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+
 /** A cluster on the given Redis and MongoDB-wire: one API process and `crawlers` crawler processes, each on a fresh database. */
 export async function startCluster(backing: Backing, crawlers: number, env: Record<string, string>): Promise<Cluster> {
   const db = `bench_crawl_${process.pid}_${++dbSerial}`;
@@ -156,7 +162,7 @@ export async function startCluster(backing: Backing, crawlers: number, env: Reco
     started.push(api);
     const list: AppHandle[] = [];
     for (let i = 1; i <= crawlers; i++) {
-      const c = await startApp(`crawler-${i}`, CRAWLER_MAIN, [], clusterEnv, 'CRAWLER_PORT');
+      const c = await startApp(`crawler-${i}`, CRAWLER_MAIN, [], clusterEnv, 'CRAWLER_PORT', CRAWLER_NODE_ARGS);
       started.push(c);
       list.push(c);
     }

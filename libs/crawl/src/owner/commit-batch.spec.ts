@@ -1,7 +1,7 @@
 import type { ResultRecord } from '@app/results';
 import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
 import type { CrawlEntry } from '../crawl.types';
-import { CommitBatch, type PageCommit } from './commit-batch';
+import { CommitBatch, commitLinger, COMMIT_BATCH_LINGER_MS, COMMIT_BATCH_MAX_LINGER_MS, type PageCommit } from './commit-batch';
 import type { WindowEntry } from './frontier-window';
 import { HostSchedule } from './host-schedule';
 import { InFlightPages } from './in-flight';
@@ -56,7 +56,7 @@ describe('CommitBatch', () => {
         metrics: { commits: { inc: () => undefined } },
         waiting: () => waiting,
       },
-      { max: 3, lingerMs: 60_000 },
+      { max: 3, minLingerMs: 60_000, maxLingerMs: 60_000 },
     );
   });
   afterEach(async () => {
@@ -141,5 +141,72 @@ describe('CommitBatch', () => {
     expect(await batch.commit(commit(b))).toBe(false);
     expect(f.halts).toEqual(['lease-lost']);
     expect((await stored(b.id)).status).toBe('running');
+  });
+
+  it('a page written at once when the batch holds as many pages as are still awaited (half the slots at most linger)', async () => {
+    waiting = 2;
+    const [a, b] = [await running('/a'), await running('/b')];
+    // The linger is a minute here: only the rule writes them.
+    expect(await Promise.all([batch.commit(commit(a)), batch.commit(commit(b))])).toEqual([true, true]);
+    expect(calls).toEqual(['results 2', 'announce completed:res_1,completed:res_2', 'settle 2']);
+  });
+});
+
+describe('commit batch linger', () => {
+  it('is a few recent gaps between finished pages, within 20 ms and 250 ms', () => {
+    expect(COMMIT_BATCH_LINGER_MS).toBe(20);
+    expect(COMMIT_BATCH_MAX_LINGER_MS).toBe(250);
+    expect(commitLinger(0)).toBe(20); // pages finishing together: the short linger
+    expect(commitLinger(10)).toBe(40);
+    expect(commitLinger(40)).toBe(160);
+    expect(commitLinger(135)).toBe(250); // ~7 pages/s: bounded
+    expect(commitLinger(3000)).toBe(250);
+  });
+
+  it('follows the pace at which pages finish', async () => {
+    const f = await ownerFixture();
+    let t = 0;
+    const batch = new CommitBatch(
+      f.run,
+      {
+        store: { settleMany: async (epoch, items) => f.repository.entries.settleMany(epoch, items) },
+        results: { storePages: async (_job, pages) => pages.map((p) => ({ _id: p.pageKey, id: p.pageKey }) as unknown as ResultRecord) },
+        announcer: { announceMany: async () => undefined },
+        lease: { holds: async () => true },
+        inFlight: new InFlightPages(new HostSchedule({ delayMs: 0, minIntervalMs: 0, maxConcurrency: 100 })),
+        metrics: { commits: { inc: () => undefined } },
+        waiting: () => 100,
+      },
+      { max: 4, minLingerMs: 20, maxLingerMs: 250 },
+      () => t,
+    );
+    try {
+      const page = async (path: string): Promise<PageCommit> => {
+        const entry = await f.pending(path);
+        await f.repository.entries.claim(entry.id, f.run.epoch, {});
+        return {
+          entry,
+          status: 'completed',
+          result: null,
+          announced: { key: entry.key, url: entry.url, status: 'completed', error_category: null, error_message: null },
+          firstTime: true,
+          set: {},
+        };
+      };
+      const commits = [await page('/a'), await page('/b'), await page('/c'), await page('/d')];
+      expect(batch.lingerMs).toBe(20);
+      const done: Array<Promise<boolean>> = [];
+      for (const [i, c] of commits.entries()) {
+        t = i * 100; // one page every 100 ms
+        done.push(batch.commit(c));
+      }
+      // Gaps of 100 ms, averaged from 0: 20, 36, 48.8 ms; four of them.
+      expect(batch.lingerMs).toBe(195);
+      // The fourth page filled the batch (max 4): written without waiting for the linger.
+      expect(await Promise.all(done)).toEqual([true, true, true, true]);
+    } finally {
+      batch.close();
+      await f.close();
+    }
   });
 });

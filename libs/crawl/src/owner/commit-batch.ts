@@ -34,8 +34,25 @@ export interface CommitBatchParts {
 
 /** A batch is written once it holds this many pages, */
 export const COMMIT_BATCH_MAX = 64;
-/** or this long after its first page came (unless no other outcome is awaited: then at once). */
+/**
+ * or once its first page has lingered COMMIT_BATCH_PAGES_AHEAD times the recent gap between finished pages
+ * (time for a few more to join), within [COMMIT_BATCH_LINGER_MS, COMMIT_BATCH_MAX_LINGER_MS]: pages finishing
+ * slowly (waiting for a slow site or model) still share their batch, so the batch's fixed cost (a lease check,
+ * two seq draws, three writes) is not paid by every page. Written at once when no other outcome is awaited,
+ * or when the batch holds as many pages as are still awaited (at most half of the crawl's slots linger).
+ */
 export const COMMIT_BATCH_LINGER_MS = 20;
+export const COMMIT_BATCH_MAX_LINGER_MS = 250;
+export const COMMIT_BATCH_PAGES_AHEAD = 4;
+
+/** How long a batch's first page waits for companions, given the recent mean gap between finished pages. */
+export function commitLinger(gapMs: number, limits: { minLingerMs: number; maxLingerMs: number } = LINGER): number {
+  return Math.min(limits.maxLingerMs, Math.max(limits.minLingerMs, Math.round(COMMIT_BATCH_PAGES_AHEAD * gapMs)));
+}
+
+const LINGER = { minLingerMs: COMMIT_BATCH_LINGER_MS, maxLingerMs: COMMIT_BATCH_MAX_LINGER_MS };
+/** Weight of the newest gap in the running mean of gaps between finished pages. */
+const GAP_WEIGHT = 0.2;
 
 interface Pending {
   commit: PageCommit;
@@ -57,17 +74,24 @@ export class CommitBatch {
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> | null = null;
   private firstAt = 0;
+  /** Running mean of the gaps between finished pages (ms), and when the last one came. */
+  private gapMs = 0;
+  private lastAt: number | null = null;
 
   constructor(
     private readonly run: CrawlRun,
     private readonly parts: CommitBatchParts,
-    private readonly limits = { max: COMMIT_BATCH_MAX, lingerMs: COMMIT_BATCH_LINGER_MS },
+    private readonly limits = { max: COMMIT_BATCH_MAX, ...LINGER },
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Adds a page; resolves once its batch is written: true when its entry was settled by this owner. */
   commit(commit: PageCommit): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      if (this.pending.length === 0) this.firstAt = Date.now();
+      const now = this.now();
+      if (this.lastAt !== null) this.gapMs += GAP_WEIGHT * (now - this.lastAt - this.gapMs);
+      this.lastAt = now;
+      if (this.pending.length === 0) this.firstAt = now;
       this.pending.push({ commit, resolve, reject });
       this.schedule();
     });
@@ -78,12 +102,18 @@ export class CommitBatch {
     return this.pending.length;
   }
 
+  /** How long the current batch's first page waits for companions (see COMMIT_BATCH_MAX_LINGER_MS). */
+  get lingerMs(): number {
+    return commitLinger(this.gapMs, this.limits);
+  }
+
   private schedule(): void {
     if (this.writing || this.pending.length === 0) return;
+    const awaited = this.parts.waiting?.() ?? 0;
     const due =
-      this.pending.length >= this.limits.max || (this.parts.waiting?.() ?? 0) === 0
+      this.pending.length >= this.limits.max || awaited === 0 || this.pending.length >= awaited
         ? 0
-        : Math.max(0, this.firstAt + this.limits.lingerMs - Date.now());
+        : Math.max(0, this.firstAt + this.lingerMs - this.now());
     clearTimeout(this.timer);
     // At once still waits for this turn of the event loop: pages resolved together share the batch.
     this.timer = due === 0 ? setTimeout(() => this.write(), 0) : setTimeout(() => this.write(), due);

@@ -140,6 +140,7 @@ describe('CrawlActor (the owner without the app)', () => {
           for (const page of pages) if (page.result) announced.push(String(page.result.item.url));
         },
         emit: async () => true,
+        storeDrawn: async () => undefined,
         statusData: () => ({}),
       },
       results: {

@@ -43,7 +43,7 @@ export interface CrawlActorDeps {
   logger: AppLogger;
   repository: CrawlRepository;
   jobsRepository: Pick<JobsRepository, 'findForWorker' | 'update' | 'updateRunning'>;
-  jobs: Pick<JobsService, 'publishResult' | 'publishPages' | 'emit' | 'statusData'>;
+  jobs: Pick<JobsService, 'publishResult' | 'publishPages' | 'emit' | 'statusData' | 'storeDrawn'>;
   results: Pick<ResultsService, 'storePages' | 'storePage' | 'pageRecord'>;
   queue: Pick<QueuePort, 'enqueue'>;
   bus: Pick<EventBusPort, 'subscribe'>;

@@ -25,7 +25,7 @@ describe('CrawlCloser', () => {
     f = await ownerFixture(options);
     leftoversAnnounced = 0;
     results = new Map();
-    counters = new JobCounters(f.run, f.jobs, { emit: async () => true, statusData: () => ({}) }, f.repository);
+    counters = new JobCounters(f.run, f.jobs, { storeDrawn: async () => undefined, statusData: () => ({}) }, f.repository);
     closer = new CrawlCloser(
       f.run,
       f.repository,

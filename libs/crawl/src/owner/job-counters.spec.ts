@@ -1,5 +1,5 @@
 import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
-import { JobCounters, isModelFailure } from './job-counters';
+import { JobCounters, STATUS_EVERY_MS, STATUS_PAGES, STATUS_SLOW_EVERY_MS, isModelFailure } from './job-counters';
 
 describe('JobCounters', () => {
   let f: OwnerFixture;
@@ -7,30 +7,39 @@ describe('JobCounters', () => {
   let statusWaiters: Array<() => void>;
   let counters: JobCounters;
   let failWrites: number;
+  let jobWrites: number;
+  let statusSeqs: number[];
+  let clock: number | null;
 
   async function setUp(options: Parameters<typeof ownerFixture>[0] = {}) {
     f = await ownerFixture(options);
     statusEvents = [];
     statusWaiters = [];
+    statusSeqs = [];
     failWrites = 0;
+    jobWrites = 0;
+    clock = null;
     const jobs = {
-      findForWorker: (id: string) => f.jobs.findForWorker(id),
       update: (id: string, u: Parameters<typeof f.jobs.update>[1]) => f.jobs.update(id, u),
-      updateRunning: (id: string, u: Parameters<typeof f.jobs.update>[1]) =>
-        failWrites-- > 0 ? Promise.reject(new Error('store down')) : f.jobs.updateRunning(id, u),
+      updateRunning: (id: string, u: Parameters<typeof f.jobs.update>[1]) => {
+        jobWrites++;
+        return failWrites-- > 0 ? Promise.reject(new Error('store down')) : f.jobs.updateRunning(id, u);
+      },
     };
     counters = new JobCounters(
       f.run,
       jobs,
       {
-        emit: async (_id, _type, data) => {
-          statusEvents.push(data);
+        storeDrawn: async (id, seq, events) => {
+          await f.jobs.storeDrawnEvents(id, seq, events);
+          statusSeqs.push(seq);
+          for (const e of events) statusEvents.push(e.data);
           for (const resolve of statusWaiters.splice(0)) resolve();
-          return true;
         },
         statusData: (job) => ({ pages: job.page_count }),
       },
       f.repository,
+      () => clock ?? Date.now(),
     );
   }
   afterEach(() => {
@@ -50,6 +59,41 @@ describe('JobCounters', () => {
     await status;
     expect(statusEvents).toEqual([{ pages: 2 }]);
     expect(await f.jobs.findForWorker(f.run.jobId)).toMatchObject({ page_count: 2, cost_usd: 0.03 });
+  });
+
+  it('draws the status event in the counter write itself and sends its post-image (no read of the job)', async () => {
+    await setUp();
+    const before = (await f.jobs.findForWorker(f.run.jobId))?.event_seq ?? 0;
+    const status = nextStatus();
+    counters.add({ page_count: 1 });
+    await status;
+    expect(jobWrites).toBe(1);
+    expect(statusSeqs).toEqual([before + 1]);
+    expect((await f.jobs.findForWorker(f.run.jobId))?.event_seq).toBe(before + 1);
+    // Stored under the drawn seq (an event without a dedupe key is keyed by its seq).
+    expect(await f.jobs.hasEvent(f.run.jobId, `#${before + 1}`)).toBe(true);
+  });
+
+  it('writes every 250 ms while pages finish quickly, once a second while they finish slowly', async () => {
+    await setUp();
+    expect([STATUS_EVERY_MS, STATUS_SLOW_EVERY_MS, STATUS_PAGES]).toEqual([250, 1000, 8]);
+    clock = 1_000_000;
+    counters = new JobCounters(
+      f.run,
+      { update: f.jobs.update.bind(f.jobs), updateRunning: f.jobs.updateRunning.bind(f.jobs) },
+      { storeDrawn: async () => undefined, statusData: () => ({}) },
+      f.repository,
+      () => clock as number,
+    );
+    counters.add({ page_count: STATUS_PAGES - 2, failed_count: 1, urls_queued: 40 });
+    expect(counters.statusDue()).toBe(false); // 7 pages, just written
+    clock += STATUS_SLOW_EVERY_MS;
+    expect(counters.statusDue()).toBe(true); // a second since the last write
+    clock -= STATUS_SLOW_EVERY_MS;
+    counters.add({ failed_count: 1 });
+    expect(counters.statusDue()).toBe(true); // 8 pages since the last write
+    await counters.flush();
+    expect(counters.statusDue()).toBe(false);
   });
 
   it('keeps increments whose write failed for the next write', async () => {

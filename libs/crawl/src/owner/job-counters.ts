@@ -5,11 +5,14 @@ import type { CrawlMapReads } from '../store/crawl-map-reads';
 import type { CrawlRun } from './crawl-run';
 import { callKind } from './call-kind';
 
-/** Counter writes (and the `status` event) of a crawl are coalesced to one per this interval. */
+/** Counter writes (and the `status` event) of a crawl are coalesced to at most one per this interval, */
 export const STATUS_EVERY_MS = 250;
+/** and, while fewer than STATUS_PAGES pages were counted since the last write, to one per this interval. */
+export const STATUS_SLOW_EVERY_MS = 1000;
+export const STATUS_PAGES = 8;
 
-export type CountersJobs = Pick<JobsRepository, 'updateRunning' | 'update' | 'findForWorker'>;
-export type CountersEvents = Pick<JobsService, 'emit' | 'statusData'>;
+export type CountersJobs = Pick<JobsRepository, 'updateRunning' | 'update'>;
+export type CountersEvents = Pick<JobsService, 'storeDrawn' | 'statusData'>;
 export type CountersStore = CrawlStorePort<{ states: 'updateState' }> & {
   readonly map: Pick<CrawlMapReads, 'iterateDone' | 'countEntries' | 'countUnadmittedPending'> &
     Partial<Pick<CrawlMapReads, 'countDuplicates'>>;
@@ -24,10 +27,13 @@ export interface CrawlTotals {
 
 /**
  * The job's counters (pages, failures, tokens, cost, URLs queued) and the crawl's cost cap
- * (docs/crawl.md "Job counters"). Increments are written together every STATUS_EVERY_MS, with the
- * `status` event, not once per page: a crash loses at most the unwritten part, and every takeover, the
- * end of the crawl and a cancel recount them exactly from the entries. The cost cap counts the unwritten
- * part too. After the final recount (freeze) nothing more is written: it would count a page twice.
+ * (docs/crawl.md "Job counters"). Increments are written together, with the `status` event, every
+ * STATUS_EVERY_MS while pages finish quickly and every STATUS_SLOW_EVERY_MS while fewer than STATUS_PAGES
+ * finish in between, not once per page: one write of the job adds them and draws the status event's seq,
+ * whose data is that write's post-image (no read of the job). A crash loses at most the unwritten part,
+ * and every takeover, the end of the crawl and a cancel recount them exactly from the entries. The cost
+ * cap counts the unwritten part too. After the final recount (freeze) nothing more is written: it would
+ * count a page twice.
  */
 export class JobCounters {
   /** Increments not yet written. */
@@ -38,13 +44,20 @@ export class JobCounters {
   private frozen = false;
   private statusTimer?: NodeJS.Timeout;
   private capReached = false;
+  /** A status event is due at the next tick whatever the pace (the queued count was recounted). */
+  private statusForced = false;
+  /** When the counters and status were last written (ms). */
+  private lastStatusAt: number;
 
   constructor(
     private readonly run: CrawlRun,
     private readonly jobs: CountersJobs,
     private readonly events: CountersEvents,
     private readonly store: CountersStore,
-  ) {}
+    private readonly now: () => number = Date.now,
+  ) {
+    this.lastStatusAt = now();
+  }
 
   /** Takeover: whether an earlier owner stopped the crawl at its cost cap. */
   restore(budgetStopped: boolean): void {
@@ -79,24 +92,35 @@ export class JobCounters {
 
   /** Writes the pending increments (one write at a time; a failed write keeps them for the next). */
   async flush(): Promise<void> {
+    await this.write(false);
+  }
+
+  /**
+   * Writes the pending increments; with `status`, draws the `status` event's seq in the same write (also when
+   * nothing is pending) and stores the event from the write's post-image. Nothing while the job is not running.
+   */
+  private async write(status: boolean): Promise<void> {
     await this.settleFlush();
-    if (this.frozen || Object.keys(this.pending).length === 0) return;
-    const inc = this.pending;
-    this.pending = {};
+    const inc = this.frozen ? {} : this.pending;
+    if (!status && Object.keys(inc).length === 0) return;
+    if (!this.frozen) this.pending = {};
     this.flushingInc = inc;
-    this.flushing = (async () => {
-      try {
-        const job = await this.jobs.updateRunning(this.run.jobId, { $inc: inc });
-        if (job) this.run.job = job;
-      } catch (error) {
-        for (const [field, n] of Object.entries(inc)) this.pending[field] = (this.pending[field] ?? 0) + n;
-        throw error;
-      } finally {
-        this.flushingInc = {};
-        this.flushing = null;
-      }
-    })();
-    await this.flushing;
+    let release = () => {};
+    this.flushing = new Promise<void>((resolve) => (release = resolve));
+    let written: Awaited<ReturnType<CountersJobs['updateRunning']>>;
+    try {
+      written = await this.jobs.updateRunning(this.run.jobId, { $inc: status ? { ...inc, event_seq: 1 } : inc });
+    } catch (error) {
+      for (const [field, n] of Object.entries(inc)) this.pending[field] = (this.pending[field] ?? 0) + n;
+      throw error;
+    } finally {
+      this.flushingInc = {};
+      this.flushing = null;
+      release();
+    }
+    if (written) this.run.job = written;
+    if (status && written)
+      await this.events.storeDrawn(this.run.jobId, written.event_seq, [{ event: 'status', data: this.events.statusData(written) }]);
   }
 
   /**
@@ -110,6 +134,7 @@ export class JobCounters {
     const unadmitted = await this.store.map.countUnadmittedPending(this.run.jobId);
     const job = await this.jobs.updateRunning(this.run.jobId, { $set: { urls_queued: live - unadmitted } });
     if (job) this.run.job = job;
+    this.statusForced = true;
     this.scheduleStatus();
   }
 
@@ -201,26 +226,32 @@ export class JobCounters {
     while (this.flushing) await this.flushing.catch(() => undefined);
   }
 
-  /** The next counter write and status event, at most STATUS_EVERY_MS from now. */
+  /**
+   * The next counter write and status event: checked every STATUS_EVERY_MS, written once STATUS_PAGES pages
+   * were counted or STATUS_SLOW_EVERY_MS has passed since the last write.
+   */
   private scheduleStatus(): void {
     if (this.statusTimer) return;
     this.statusTimer = setTimeout(() => {
       this.statusTimer = undefined;
-      void this.flush()
-        .catch((error: unknown) => {
-          this.run.log.warn({ err: error }, 'crawl counters could not be written; kept for the next write');
-          this.scheduleStatus();
-        })
-        .then(() => this.emitStatus())
-        .catch((error: unknown) => this.run.log.warn({ err: error }, 'crawl status event could not be sent'));
+      if (!this.statusDue()) {
+        this.scheduleStatus();
+        return;
+      }
+      this.statusForced = false;
+      this.lastStatusAt = this.now();
+      void this.write(!this.frozen).catch((error: unknown) => {
+        this.run.log.warn({ err: error }, 'crawl counters or status event could not be written; increments kept for the next write');
+        this.scheduleStatus();
+      });
     }, STATUS_EVERY_MS);
     this.statusTimer.unref();
   }
 
-  private async emitStatus(): Promise<void> {
-    const job = await this.jobs.findForWorker(this.run.jobId);
-    if (job && job.status === 'running')
-      await this.events.emit(this.run.jobId, 'status', this.events.statusData(job), { onlyWhileRunning: true });
+  /** Whether the coalesced write is due now (see STATUS_SLOW_EVERY_MS). */
+  statusDue(): boolean {
+    const pages = (this.pending.page_count ?? 0) + (this.pending.failed_count ?? 0);
+    return this.statusForced || pages >= STATUS_PAGES || this.now() - this.lastStatusAt >= STATUS_SLOW_EVERY_MS;
   }
 }
 
