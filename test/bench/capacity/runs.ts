@@ -29,7 +29,14 @@ export interface Workload {
   concurrency: number;
   /** Extra environment for the apps (GLEANER_PAGE_WORKERS, …). */
   env?: Record<string, string>;
+  /** More crawl options (a feature turned on: `dedupe`, `proxy`, …), beside the run's own. */
+  crawlOptions?: Record<string, unknown>;
+  /** The crawl's schema instead of the harness's (a list schema). */
+  schema?: Record<string, unknown>;
 }
+
+/** What a run does between the apps' start and its phases (an auth profile created): more crawl options. */
+export type BeforeCrawl = (apiUrl: string) => Promise<Record<string, unknown>>;
 
 export interface RunResult {
   deployment: 'embedded' | 'cluster';
@@ -105,12 +112,22 @@ async function crawl(
   ctx: BenchContext,
   base: string,
   w: Workload,
+  more: Record<string, unknown> = {},
 ): Promise<{ id: string; view: JobView; seconds: number; steady: number | null }> {
   const started = Date.now();
   const id = await startCrawl(base, {
     url: ctx.site.url('hub.test', `/?from=1&to=${w.hosts}`),
-    options: { same_domain_only: false, max_depth: 10, max_pages: 100_000, concurrency: w.concurrency, fetch_mode: 'static' },
+    options: {
+      same_domain_only: false,
+      max_depth: 10,
+      max_pages: 100_000,
+      concurrency: w.concurrency,
+      fetch_mode: 'static',
+      ...w.crawlOptions,
+      ...more,
+    },
     llm_config: llmConfig(ctx.models.openaiBaseUrl, w.model),
+    ...(w.schema ? { schema: w.schema } : {}),
   });
   const progress: Array<{ t: number; pages: number }> = [];
   const view = await pollJob(base, id, progress);
@@ -120,7 +137,10 @@ async function crawl(
 
 /** Every result of the job as JSON lines, read once (what a client exporting a crawl does). */
 async function readResults(base: string, id: string): Promise<{ items: number; bytes: number }> {
-  const res = await fetch(`${base}/api/v1/jobs/${id}/results?format=jsonl`, { headers: { authorization: `Bearer ${KEY}` } });
+  const get = () => fetch(`${base}/api/v1/jobs/${id}/results?format=jsonl`, { headers: { authorization: `Bearer ${KEY}` } });
+  // A read that fails at the socket (a keep-alive connection the server closed as the request left, as pollJob meets)
+  // is asked once more: it is idempotent, and an API really gone fails the run.
+  const res = await get().catch(get);
   const text = await res.text();
   if (res.status !== 200) throw new Error(`GET /jobs/${id}/results answered ${res.status}: ${text.slice(0, 300)}`);
   return { items: text.split('\n').filter((l) => l.trim() !== '').length, bytes: Buffer.byteLength(text) };
@@ -141,6 +161,7 @@ async function phases(
   recorder: PhaseRecorder,
   base: string,
   w: Workload,
+  more: Record<string, unknown> = {},
 ): Promise<Pick<RunResult, 'job' | 'pages_per_s' | 'steady_pages_per_s' | 'results_read' | 'idle' | 'crawl' | 'read'>> {
   const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
     try {
@@ -152,7 +173,7 @@ async function phases(
   await recorder.start();
   await sleep(IDLE_S * 1000);
   const idle = await recorder.end();
-  const run = await step('crawl', () => crawl(ctx, base, w));
+  const run = await step('crawl', () => crawl(ctx, base, w, more));
   const crawlPhase = await recorder.end();
   const read = await step('reading the results', () => readResults(base, run.id));
   const readPhase = await recorder.end();
@@ -199,8 +220,11 @@ export async function embeddedRun(ctx: BenchContext, w: Workload, sqlCounter?: {
   }
 }
 
-/** API + `crawlers` crawler processes on a fresh Redis and MongoDB-wire server; the store is reached through the counting proxy. */
-export async function clusterRun(ctx: BenchContext, w: Workload, crawlers: number): Promise<RunResult> {
+/**
+ * API + `crawlers` crawler processes on a fresh Redis and MongoDB-wire server; the store is reached through the counting proxy.
+ * `beforeCrawl` runs once the apps are up, before the idle phase (its requests are not counted in any phase).
+ */
+export async function clusterRun(ctx: BenchContext, w: Workload, crawlers: number, beforeCrawl?: BeforeCrawl): Promise<RunResult> {
   ctx.site.clearLog();
   ctx.site.configure({
     size: w.pagesPerHost,
@@ -223,8 +247,9 @@ export async function clusterRun(ctx: BenchContext, w: Workload, crawlers: numbe
           redis: backing.redis.pid,
           mongo_wire: backing.mongo.pid,
         };
+        const more = beforeCrawl ? await beforeCrawl(cluster.api.url) : {};
         const recorder = new PhaseRecorder({ meter: new ProcMeter(pids), models: ctx.models, mongo: counter, redis });
-        const measured = await phases(ctx, recorder, cluster.api.url, w).catch((error: unknown) => {
+        const measured = await phases(ctx, recorder, cluster.api.url, w, more).catch((error: unknown) => {
           throw withLogs(error, [cluster.api.proc, ...cluster.crawlers.map((c) => c.proc)]);
         });
         return { deployment: 'cluster', crawlers, workload: w, ...measured };
