@@ -109,6 +109,12 @@ const RUNS: Record<string, Runner> = {
   latency_3s_24: (ctx) => clusterRun(ctx, latency(24, 3000, 100), 1),
 };
 
+/** What the features file says of its runs. */
+const FEATURE_NOTES = [
+  'These runs are made at nice -n 19 beside other work: CPU and pages/s depend on the load and are not summarised (runs.<run>.crawl.procs has the CPU as measured).',
+  "own_per_page: the commands of the store collections only the feature uses, counted exactly. run_delta_per_page: the feature's run less the base run, per completed page; it also moves with the crawl's duration (a crawl's per-second work: the client's job polls, leases, progress, queue polls), see crawl_seconds.",
+];
+
 /** The per-feature runs (capacity/features.ts): named, or all of them as `features`. */
 const FEATURE_RUNS: Record<string, Runner> = featureRuns(base);
 
@@ -147,7 +153,7 @@ async function main(): Promise<void> {
     : {};
   const runs: Record<string, unknown> = { ...(previous.runs ?? {}) };
   const previousFeatures = existsSync(FEATURES_OUT)
-    ? (JSON.parse(readFileSync(FEATURES_OUT, 'utf8')) as { runs?: Record<string, unknown>; machine?: unknown })
+    ? (JSON.parse(readFileSync(FEATURES_OUT, 'utf8')) as { runs?: Record<string, unknown>; machine?: unknown; notes?: string[] })
     : {};
   const features: Record<string, unknown> = { ...(previousFeatures.runs ?? {}) };
   const writeFeatures = () => {
@@ -155,8 +161,9 @@ async function main(): Promise<void> {
       benchmark: `capacity, per feature: what each feature adds to a crawled page's store and Redis commands (npm run bench:capacity -- features; ${FEATURE_BASE} is cluster_1's workload)`,
       machine: reportOnly ? previousFeatures.machine : machine(),
       notes: [
-        "Store and Redis commands per page do not depend on the machine's load; CPU and pages/s do. These runs are made at nice -n 19 beside other work: their CPU is in runs.<run>.crawl.procs as measured and is not quoted (summary has none).",
-        "A feature's delta is its run minus the base run, per completed page; each run's date says when it was made (compare runs of one build).",
+        ...FEATURE_NOTES,
+        // Notes added to the file by hand (how a run was made) stay through `report`.
+        ...(reportOnly ? (previousFeatures.notes ?? []).filter((n) => !FEATURE_NOTES.includes(n)) : []),
       ],
       runs: features,
       summary: summariseFeatures(features),

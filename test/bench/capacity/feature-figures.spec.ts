@@ -35,6 +35,7 @@ const file = () => ({
   runs: {
     feature_base: { date: '2026-12-02T19:40:00.000Z', load_average_at_start: 12.4 },
     feature_dedup: { date: '2026-12-02T19:45:00.000Z', load_average_at_start: 14.6 },
+    feature_auth: { date: '2026-12-02T19:50:00.000Z', error: 'reading the results: fetch failed\n  at …' },
   },
   summary: {
     base_crawl_seconds: 97.66,
@@ -74,6 +75,15 @@ describe("docs/capacity.md's per-feature lines (capacity-features.json)", () => 
       feature_days: '2026-12-02',
       feature_load_range: '12–15',
     });
+  });
+
+  it('name a feature run that ended in an error, which has no row', () => {
+    expect(featureFigures(file()).feature_missing).toBe(
+      'Not in the table: `feature_auth` (reading the results: fetch failed): the run ended in that error, and is to be made again.',
+    );
+    const done = file() as { runs: Record<string, unknown> };
+    delete done.runs.feature_auth;
+    expect(featureFigures(done).feature_missing).toBe('Every feature run of the file completed.');
   });
 
   it('are absent without a features file or its base run, so a template naming them fails to render', () => {

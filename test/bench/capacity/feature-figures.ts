@@ -63,8 +63,16 @@ export function featureFigures(features: Json | undefined): Record<string, strin
   });
   const base = summary.base as Json;
   const { days, load } = when(features as Json);
+  // Feature runs that ended in an error have no row: the guide says so, with the error.
+  const failed = Object.entries<Json>(features?.runs ?? {})
+    .filter(([name, run]) => name.startsWith('feature_') && typeof run.error === 'string' && !(name in summary.features))
+    .map(([name, run]) => `\`${name}\` (${String(run.error).split('\n')[0]})`);
   return {
     feature_rows: rows.join('\n'),
+    feature_missing:
+      failed.length === 0
+        ? 'Every feature run of the file completed.'
+        : `Not in the table: ${failed.join(', ')}: the run ended in that error, and is to be made again.`,
     feature_days: days,
     feature_load_range: load,
     feature_base_pages: base.pages,

@@ -4,7 +4,8 @@
  * workload made in the same invocation (the same build), so that what each feature adds to a page's store and
  * Redis commands is counted against the targets. Their results go to bench-results/capacity-features.json, not to
  * capacity.json: these runs are made at `nice -n 19` beside other work, so their CPU is kept in the file's runs
- * but not summarised or quoted (command counts do not depend on the load).
+ * but not summarised or quoted. A feature's own commands do not depend on the load; the whole run's do a little, through
+ * the crawl's per-second work (summariseFeatures).
  *
  *   feature_base      cluster_1's workload, nothing more
  *   feature_dedup     `dedupe: "near"` (docs/dedup.md)
