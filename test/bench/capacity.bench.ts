@@ -15,6 +15,10 @@
  *   latency_8 / latency_24  pages that take ~1 s (site 300 ms + model 700 ms) with 8 or 24 page workers:
  *                   a replica's pages/s is bounded by page workers / page latency before CPU
  *   latency_3s_8 / latency_3s_24  the same with a 3 s model (300 pages)
+ *   features (feature_base, feature_dedup, feature_auth, feature_proxies, feature_lists)  cluster_1 with one feature
+ *                   on, against a base run of the same invocation: what each feature adds to a page's store and Redis
+ *                   commands (capacity/features.ts). Named only (not in a run of everything); written to
+ *                   bench-results/capacity-features.json, and capacity.json is then left as it is.
  *
  * `npm run bench:capacity -- report` runs nothing and rewrites the summary and the projection from the runs
  * in the file (after a change of an assumption or a published figure in capacity/projection.ts).
@@ -27,6 +31,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { startModelServer } from '../fixtures/model-server';
+import { FEATURE_BASE, featureRuns, summariseFeatures } from './capacity/features';
 import { summarise } from './capacity/summary';
 import { project } from './capacity/projection';
 import { writeCapacityDoc } from './capacity/render-doc';
@@ -39,6 +44,8 @@ import { killAll, round } from './crawl/procs';
 import { startBenchSite } from './crawl/site';
 
 const OUT = join(ROOT, 'bench-results', 'capacity.json');
+/** `BENCH_CAPACITY_FEATURES_FILE`: another file for the feature runs (two invocations at once must not share one). */
+const FEATURES_OUT = process.env.BENCH_CAPACITY_FEATURES_FILE ?? join(ROOT, 'bench-results', 'capacity-features.json');
 
 const HOSTS = envNumber('BENCH_CAPACITY_HOSTS', 100);
 const PAGES_PER_HOST = envNumber('BENCH_CAPACITY_PAGES_PER_HOST', 20);
@@ -102,6 +109,15 @@ const RUNS: Record<string, Runner> = {
   latency_3s_24: (ctx) => clusterRun(ctx, latency(24, 3000, 100), 1),
 };
 
+/** What the features file says of its runs. */
+const FEATURE_NOTES = [
+  'These runs are made at nice -n 19 beside other work: CPU and pages/s depend on the load and are not summarised (runs.<run>.crawl.procs has the CPU as measured).',
+  "own_per_page: the commands of the store collections only the feature uses, counted exactly. run_delta_per_page: the feature's run less the base run, per completed page; it also moves with the crawl's duration (a crawl's per-second work: the client's job polls, leases, progress, queue polls), see crawl_seconds.",
+];
+
+/** The per-feature runs (capacity/features.ts): named, or all of them as `features`. */
+const FEATURE_RUNS: Record<string, Runner> = featureRuns(base);
+
 function machine() {
   const [l1, l5, l15] = loadavg();
   return {
@@ -117,19 +133,47 @@ function machine() {
 
 async function main(): Promise<void> {
   const reportOnly = process.argv.slice(2).includes('report');
-  const args = process.argv.slice(2).filter((a) => a !== 'report');
-  const unknown = args.filter((a) => !(a in RUNS));
+  const args = process.argv
+    .slice(2)
+    .filter((a) => a !== 'report')
+    .flatMap((a) => (a === 'features' ? Object.keys(FEATURE_RUNS) : [a]));
+  const unknown = args.filter((a) => !(a in RUNS) && !(a in FEATURE_RUNS));
   if (unknown.length > 0) {
-    console.error(`unknown run(s): ${unknown.join(', ')}; choose from ${Object.keys(RUNS).join(', ')}`);
+    console.error(
+      `unknown run(s): ${unknown.join(', ')}; choose from ${[...Object.keys(RUNS), 'features', ...Object.keys(FEATURE_RUNS)].join(', ')}`,
+    );
     process.exit(2);
   }
   const chosen = reportOnly ? [] : args.length > 0 ? args : Object.keys(RUNS);
+  const capacityChosen = reportOnly || chosen.some((name) => name in RUNS);
+  const featuresChosen = chosen.some((name) => name in FEATURE_RUNS) || (reportOnly && existsSync(FEATURES_OUT));
   if (!reportOnly) assertBuilt(); // report runs nothing
   const previous = existsSync(OUT)
     ? (JSON.parse(readFileSync(OUT, 'utf8')) as { runs?: Record<string, unknown>; date?: string; machine?: unknown })
     : {};
   const runs: Record<string, unknown> = { ...(previous.runs ?? {}) };
+  const previousFeatures = existsSync(FEATURES_OUT)
+    ? (JSON.parse(readFileSync(FEATURES_OUT, 'utf8')) as { runs?: Record<string, unknown>; machine?: unknown; notes?: string[] })
+    : {};
+  const features: Record<string, unknown> = { ...(previousFeatures.runs ?? {}) };
+  const writeFeatures = () => {
+    const result = {
+      benchmark: `capacity, per feature: what each feature adds to a crawled page's store and Redis commands (npm run bench:capacity -- features; ${FEATURE_BASE} is cluster_1's workload)`,
+      machine: reportOnly ? previousFeatures.machine : machine(),
+      notes: [
+        ...FEATURE_NOTES,
+        // Notes added to the file by hand (how a run was made) stay through `report`.
+        ...(reportOnly ? (previousFeatures.notes ?? []).filter((n) => !FEATURE_NOTES.includes(n)) : []),
+      ],
+      runs: features,
+      summary: summariseFeatures(features),
+    };
+    mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
+    writeFileSync(FEATURES_OUT, `${JSON.stringify(result, null, 2)}\n`);
+  };
   const write = () => {
+    if (featuresChosen) writeFeatures();
+    if (!capacityChosen) return;
     const summary = summarise(runs as Record<string, RunResult>);
     const result = {
       benchmark: 'capacity: what one crawled page costs, per process and per backing service (npm run bench:capacity)',
@@ -186,8 +230,8 @@ async function main(): Promise<void> {
       ctx.log(`== ${name}`);
       const loadAtStart = loadavg()[0];
       try {
-        const run = await RUNS[name](ctx);
-        runs[name] = { date: new Date().toISOString(), load_average_at_start: round(loadAtStart, 2), ...run };
+        const run = await (RUNS[name] ?? FEATURE_RUNS[name])(ctx);
+        (name in RUNS ? runs : features)[name] = { date: new Date().toISOString(), load_average_at_start: round(loadAtStart, 2), ...run };
         if ('job' in run) {
           const measured = run as RunResult;
           ctx.log(`   ${measured.job.pages} pages, ${measured.pages_per_s} pages/s, crawl phase ${measured.crawl.seconds} s`);
@@ -195,7 +239,10 @@ async function main(): Promise<void> {
       } catch (error) {
         failed = true;
         console.error(error);
-        runs[name] = { date: new Date().toISOString(), error: error instanceof Error ? error.message : String(error) };
+        (name in RUNS ? runs : features)[name] = {
+          date: new Date().toISOString(),
+          error: error instanceof Error ? error.message : String(error),
+        };
       }
       write(); // after each run: a failure later keeps what was measured
     }
@@ -204,7 +251,8 @@ async function main(): Promise<void> {
     await models.close();
     killAll();
   }
-  ctx.log(`wrote ${OUT}`);
+  if (capacityChosen) ctx.log(`wrote ${OUT}`);
+  if (featuresChosen) ctx.log(`wrote ${FEATURES_OUT}`);
   if (!renderDoc()) failed = true;
   if (failed) process.exitCode = 1;
 }

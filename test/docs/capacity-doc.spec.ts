@@ -1,11 +1,11 @@
 /**
- * docs/capacity.md is rendered from test/bench/capacity/capacity.md.tmpl and bench-results/capacity.json
+ * docs/capacity.md is rendered from test/bench/capacity/capacity.md.tmpl, bench-results/capacity.json and capacity-features.json
  * (docs/contributing.md "Documents and code agree"): a benchmark re-run whose guide was not re-rendered, or a
  * number edited by hand, fails here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DOC_PATH, RESULTS_PATH, TEMPLATE_PATH, renderCapacityDoc, type CapacityResults } from '../bench/capacity/render-doc';
+import { DOC_PATH, RESULTS_PATH, TEMPLATE_PATH, readCapacityResults, renderCapacityDoc } from '../bench/capacity/render-doc';
 
 const ROOT = join(__dirname, '..', '..');
 const FIX = 'run `npm run bench:capacity -- report` to render it again';
@@ -22,7 +22,7 @@ function firstDifference(committed: string, rendered: string): string | undefine
 
 describe('docs/capacity.md', () => {
   const committed = readFileSync(join(ROOT, DOC_PATH), 'utf8');
-  const results = JSON.parse(readFileSync(join(ROOT, RESULTS_PATH), 'utf8')) as CapacityResults;
+  const results = readCapacityResults(ROOT);
   const template = readFileSync(TEMPLATE_PATH, 'utf8');
 
   it('is capacity.md.tmpl rendered from bench-results/capacity.json', () => {
@@ -35,6 +35,14 @@ describe('docs/capacity.md', () => {
     expect(committed).toContain(sentence);
     const edited = committed.replace(sentence, `${Number(figure) + 1} crawler replicas with the default page workers`);
     expect(firstDifference(edited, renderCapacityDoc(template, results))).toContain(FIX);
+  });
+
+  it('is told apart from per-feature runs it was not rendered from (bench-results/capacity-features.json)', () => {
+    const rerun = structuredClone(results);
+    const dedup = rerun.features?.summary.features.feature_dedup;
+    expect(dedup).toBeDefined();
+    dedup.own_per_page.write_commands += 1;
+    expect(firstDifference(committed, renderCapacityDoc(template, rerun))).toContain(FIX);
   });
 
   it('is told apart from a re-run benchmark file it was not rendered from', () => {

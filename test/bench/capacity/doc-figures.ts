@@ -2,6 +2,7 @@
  * The figures docs/capacity.md reads from bench-results/capacity.json (render-doc.ts): paths of the file,
  * and the sums, ratios and tables the template names, each computed from the file alone.
  */
+import { featureFigures } from './feature-figures';
 import { formatNumber } from './format-number';
 
 export type Json = Record<string, any>;
@@ -12,6 +13,8 @@ export interface CapacityResults {
   runs: Record<string, Json>;
   summary: Json;
   projection: Json;
+  /** bench-results/capacity-features.json, when there is one (the per-feature runs, features.ts). */
+  features?: Json;
 }
 
 /** The projection's names of what saturates first, as the guide writes them. */
@@ -178,5 +181,6 @@ export function derivedFigures(results: CapacityResults): Record<string, string 
     assumed_rows: Object.entries<Json>(P.inputs.assumed)
       .map(([k, v]) => `| \`${k}\` | ${valueWithUnit(v as { value: number; unit?: string })} | ${v.what} |`)
       .join('\n'),
+    ...featureFigures(results.features),
   };
 }

@@ -7,7 +7,7 @@
  * Run by `npm run bench:capacity` (after a run and with `-- report`); test/docs/capacity-doc.spec.ts checks
  * that the committed guide is what the committed file renders to.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { derivedFigures, lookup, type CapacityResults } from './doc-figures';
 import { narrative } from './doc-narrative';
@@ -17,6 +17,8 @@ export type { CapacityResults } from './doc-figures';
 
 export const TEMPLATE_PATH = join(__dirname, 'capacity.md.tmpl');
 export const RESULTS_PATH = join('bench-results', 'capacity.json');
+/** The per-feature runs (features.ts), rendered in the guide's "What each feature adds per page". */
+export const FEATURES_PATH = join('bench-results', 'capacity-features.json');
 export const DOC_PATH = join('docs', 'capacity.md');
 
 /** docs/capacity.md from its template and the benchmark's file. Throws on a path the file lacks or a conclusion it no longer supports. */
@@ -37,9 +39,17 @@ export function renderCapacityDoc(template: string, results: CapacityResults): s
   });
 }
 
-/** Rewrites docs/capacity.md under `root` from the template and bench-results/capacity.json. */
-export function writeCapacityDoc(root: string): string {
+/** bench-results/capacity.json under `root`, with bench-results/capacity-features.json as `features` when there is one. */
+export function readCapacityResults(root: string): CapacityResults {
   const results = JSON.parse(readFileSync(join(root, RESULTS_PATH), 'utf8')) as CapacityResults;
+  const features = join(root, FEATURES_PATH);
+  if (existsSync(features)) results.features = JSON.parse(readFileSync(features, 'utf8')) as CapacityResults['features'];
+  return results;
+}
+
+/** Rewrites docs/capacity.md under `root` from the template, bench-results/capacity.json and capacity-features.json. */
+export function writeCapacityDoc(root: string): string {
+  const results = readCapacityResults(root);
   const path = join(root, DOC_PATH);
   writeFileSync(path, renderCapacityDoc(readFileSync(TEMPLATE_PATH, 'utf8'), results));
   return path;

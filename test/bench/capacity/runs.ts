@@ -30,7 +30,14 @@ export interface Workload {
   concurrency: number;
   /** Extra environment for the apps (GLEANER_PAGE_WORKERS, …). */
   env?: Record<string, string>;
+  /** More crawl options (a feature turned on: `dedupe`, `proxy`, …), beside the run's own. */
+  crawlOptions?: Record<string, unknown>;
+  /** The crawl's schema instead of the harness's (a list schema). */
+  schema?: Record<string, unknown>;
 }
+
+/** What a run does between the apps' start and its phases (an auth profile created): more crawl options. */
+export type BeforeCrawl = (apiUrl: string) => Promise<Record<string, unknown>>;
 
 export interface RunResult {
   deployment: 'embedded' | 'cluster';
@@ -114,12 +121,22 @@ async function crawl(
   ctx: BenchContext,
   base: string,
   w: Workload,
+  more: Record<string, unknown> = {},
 ): Promise<{ id: string; view: JobView; seconds: number; steady: number | null }> {
   const started = Date.now();
   const id = await startCrawl(base, {
     url: ctx.site.url('hub.test', `/?from=1&to=${w.hosts}`),
-    options: { same_domain_only: false, max_depth: 10, max_pages: 100_000, concurrency: w.concurrency, fetch_mode: 'static' },
+    options: {
+      same_domain_only: false,
+      max_depth: 10,
+      max_pages: 100_000,
+      concurrency: w.concurrency,
+      fetch_mode: 'static',
+      ...w.crawlOptions,
+      ...more,
+    },
     llm_config: llmConfig(ctx.models.openaiBaseUrl, w.model),
+    ...(w.schema ? { schema: w.schema } : {}),
   });
   const progress: Array<{ t: number; pages: number }> = [];
   const view = await pollJob(base, id, progress);
@@ -166,6 +183,7 @@ async function phases(
   recorder: PhaseRecorder,
   base: string,
   w: Workload,
+  more: Record<string, unknown> = {},
 ): Promise<Pick<RunResult, 'job' | 'pages_per_s' | 'steady_pages_per_s' | 'results_read' | 'idle' | 'crawl' | 'read'>> {
   const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
     try {
@@ -177,7 +195,7 @@ async function phases(
   await recorder.start();
   await sleep(IDLE_S * 1000);
   const idle = await recorder.end();
-  const run = await step('crawl', () => crawl(ctx, base, w));
+  const run = await step('crawl', () => crawl(ctx, base, w, more));
   const crawlPhase = await recorder.end();
   const read = await step('reading the results', () => readResults(base, run.id));
   const readPhase = await recorder.end();
@@ -224,8 +242,11 @@ export async function embeddedRun(ctx: BenchContext, w: Workload, sqlCounter?: {
   }
 }
 
-/** API + `crawlers` crawler processes on a fresh Redis and MongoDB-wire server; the store is reached through the counting proxy. */
-export async function clusterRun(ctx: BenchContext, w: Workload, crawlers: number): Promise<RunResult> {
+/**
+ * API + `crawlers` crawler processes on a fresh Redis and MongoDB-wire server; the store is reached through the counting proxy.
+ * `beforeCrawl` runs once the apps are up, before the idle phase (its requests are not counted in any phase).
+ */
+export async function clusterRun(ctx: BenchContext, w: Workload, crawlers: number, beforeCrawl?: BeforeCrawl): Promise<RunResult> {
   ctx.site.clearLog();
   ctx.site.configure({
     size: w.pagesPerHost,
@@ -248,8 +269,9 @@ export async function clusterRun(ctx: BenchContext, w: Workload, crawlers: numbe
           redis: backing.redis.pid,
           mongo_wire: backing.mongo.pid,
         };
+        const more = beforeCrawl ? await beforeCrawl(cluster.api.url) : {};
         const recorder = new PhaseRecorder({ meter: new ProcMeter(pids), models: ctx.models, mongo: counter, redis });
-        const measured = await phases(ctx, recorder, cluster.api.url, w).catch((error: unknown) => {
+        const measured = await phases(ctx, recorder, cluster.api.url, w, more).catch((error: unknown) => {
           throw withLogs(error, [cluster.api.proc, ...cluster.crawlers.map((c) => c.proc)]);
         });
         return { deployment: 'cluster', crawlers, workload: w, ...measured };

@@ -179,6 +179,9 @@ function cluster(run: RunResult) {
   };
 }
 
+/** A cluster run's per-page figures, as the summary's `cluster_*` entries have them (the feature runs' too, features.ts). */
+export const clusterSummary = (run: RunResult) => cluster(run);
+
 function embedded(run: RunResult, sqlRun?: RunResult) {
   const pages = run.job.pages;
   const app = { crawl: run.crawl.procs.app, idle: run.idle.procs.app };

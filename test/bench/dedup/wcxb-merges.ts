@@ -3,7 +3,7 @@
  * 1,497 pages of seven types from 1,295 sites, none a copy of another. Every pair of pages the index would compare (they
  * share an LSH band or their text) is scored: a pair at NEAR_SIMILARITY or more is a false merge, reported with both
  * addresses. The pages of one site (templated: shop products, forum threads, docs pages) are counted apart. Then each page's
- * generated copies (a changed date, an added session line, the navigation removed) must be found. Both with the
+ * generated copies (copies.ts: a changed date, an added session line, the navigation removed) must be found. Both with the
  * record-value guard (libs/dedup/src/record-values.ts: what the index decides) and without it (the fingerprint alone).
  */
 import { convertHtml } from '@app/content';
@@ -11,6 +11,7 @@ import { bandsOf, fingerprintOf, NEAR_SIMILARITY, similarity } from '../../../li
 import { differentRecords, recordValuesOf, VALUES_KEPT } from '../../../libs/dedup/src/record-values';
 import { textHash } from '../../../libs/dedup/src/text-hash';
 import { loadWcxb } from '../wcxb-corpus';
+import { CopyTally, variantsOf } from './copies';
 
 /**
  * Pairs of the split that are one document under two addresses (checked by hand: the same text, or the same text with
@@ -33,16 +34,9 @@ export function wcxbMerges(corpus: string): Record<string, unknown> {
   const md = (html: string, url: string) => convertHtml({ html, url, mode: 'full' }).markdown;
   const pages: Array<{ id: string; url: string; host: string; fp: string; hash: string; values: string }> = [];
   let withoutFingerprint = 0;
-  const copySimilarities: number[] = [];
-  let variants = 0;
-  let found = 0;
-  let foundWithoutGuard = 0;
   let valuesCut = 0;
-  const missedBy: Record<string, number> = { date: 0, session_line: 0, no_navigation: 0 };
-  /** `date` variants whose changed number is shown and is not a year (a value changed, not a date): not copies. */
-  const notAYear = { apart_by_fingerprint: 0, apart_by_guard: 0, merged: 0 };
-  const guardMissedBy: Record<string, number> = { date: 0, session_line: 0, no_navigation: 0 };
   let guardMs = 0;
+  const copies = new CopyTally();
   for (const c of cases) {
     const text = md(c.html, c.url);
     const fp = fingerprintOf(text);
@@ -55,40 +49,7 @@ export function wcxbMerges(corpus: string): Record<string, unknown> {
     guardMs += performance.now() - started;
     if (values.includes('|+')) valuesCut++;
     pages.push({ id: c.id, url: c.url, host: hostOf(c.url), fp, hash: textHash(text), values });
-    // The first run of four digits, plus one: a changed date when it is a year (19xx, 20xx); otherwise the page's
-    // values changed (a PO box, an offer code, a SKU): not a copy, counted apart (`date_not_a_year`).
-    let changed = '';
-    const made = {
-      date: c.html.replace(/\d{4}/, (m) => {
-        changed = m;
-        return String((Number(m) + 1) % 10000);
-      }),
-      session_line: c.html.replace(/<body([^>]*)>/i, '<body$1><p>Last updated 2026-12-02 07:00 UTC. Session 8f3a9c.</p>'),
-      no_navigation: c.html.replace(/<(nav|header)[\s\S]*?<\/\1>/gi, ''),
-    };
-    for (const [kind, variant] of Object.entries(made)) {
-      const copyText = md(variant, c.url);
-      if (kind === 'date' && copyText !== text && !/^(19|20)\d\d$/.test(changed)) {
-        // Shown and not a year: the record's values changed. Would the index merge it (fingerprint, then guard)?
-        const other = fingerprintOf(copyText);
-        const near = other !== null && similarity(fp, other) >= NEAR_SIMILARITY;
-        if (!near) notAYear.apart_by_fingerprint++;
-        else if (differentRecords(values, recordValuesOf(copyText))) notAYear.apart_by_guard++;
-        else notAYear.merged++;
-        continue;
-      }
-      variants++;
-      const copy = fingerprintOf(copyText);
-      const bands = new Set(bandsOf(fp));
-      const alike = copy && bandsOf(copy).some((b) => bands.has(b)) ? similarity(fp, copy) : 0;
-      // A copy the guard takes for another record is missed, whatever its similarity.
-      const guarded = alike >= NEAR_SIMILARITY && differentRecords(values, recordValuesOf(copyText));
-      copySimilarities.push(guarded ? 0 : alike);
-      if (alike >= NEAR_SIMILARITY) foundWithoutGuard++;
-      if (guarded) guardMissedBy[kind]++;
-      if (alike >= NEAR_SIMILARITY && !guarded) found++;
-      else missedBy[kind]++;
-    }
+    for (const variant of variantsOf(c.html)) copies.add({ url: c.url, fp, values, text }, variant, md(variant.html, c.url));
   }
   // The pairs the index compares: pages sharing a band or a text hash (an index by element, not all 1.1 M pairs).
   const byElement = new Map<string, number[]>();
@@ -151,20 +112,12 @@ export function wcxbMerges(corpus: string): Record<string, unknown> {
     false_merges: merges.filter((m) => !m.same_document && !m.kept_apart_by_guard).length,
     false_merges_without_guard: merges.filter((m) => !m.same_document).length,
     merged_pairs: merges,
-    copies: {
-      variants,
-      found,
-      detection_rate: found / variants,
-      missed_by_kind: missedBy,
-      date_not_a_year: notAYear,
-      missed_by_guard_by_kind: guardMissedBy,
-      without_guard: { found: foundWithoutGuard, detection_rate: foundWithoutGuard / variants },
-    },
+    copies: copies.report(),
     guard: { cpu_ms_per_page: guardMs / n, pages_with_more_values_than_kept: valuesCut, values_kept: VALUES_KEPT },
     // What another threshold would do: the copies found, and the merges, at each.
     at_threshold: THRESHOLDS.map((t) => ({
       threshold: t,
-      copies_found_rate: copySimilarities.filter((x) => x >= t).length / variants,
+      copies_found_rate: copies.similarities.filter((x) => x >= t).length / copies.similarities.length,
       false_merges: merges.filter((m) => !m.same_document && !m.kept_apart_by_guard && m.similarity >= t).length,
     })),
   };
