@@ -150,6 +150,7 @@ export class CrawlActor {
     this.announcer = new PageAnnouncer(run, deps.jobs, deps.results, repository.entries);
     this.batch = new CommitBatch(run, {
       store: repository.entries,
+      outcomes: repository.outcomes,
       results: deps.results,
       announcer: this.announcer,
       lease: this.lease,

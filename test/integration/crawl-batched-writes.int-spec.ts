@@ -1,0 +1,54 @@
+/**
+ * The crawl owner's batched writes on both stores (SQLite and the MongoDB-wire server, where updateEach is one
+ * transaction or one unordered bulk write): a commit batch's handed-over outcomes (PageOutcomeStore.storeOutcomes,
+ * docs/crawl.md "Outcomes of the owner's own process").
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CrawlRepository } from '../../libs/crawl/src/crawl.repository';
+import { MongoDocumentStore, SqliteDocumentStore, type DocumentStore } from '@app/storage';
+import { describeWith, serverUrl, uniqueDbName } from '../harness/require-server';
+
+function batchedWriteCases(open: () => Promise<DocumentStore>): void {
+  let store: DocumentStore;
+  let repository: CrawlRepository;
+  let n = 0;
+
+  beforeAll(async () => {
+    store = await open();
+    repository = new CrawlRepository(store);
+    await repository.onModuleInit();
+  });
+
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it('stores handed-over outcomes in one request, each only where its task is not done yet (first writer wins)', async () => {
+    const job = `job_batched_${++n}`;
+    const [t1, t2, t3] = ['a', 'b', 'c'].map((k) => `${job}:${k}:0`);
+    await repository.outcomes.delivered(t1, job);
+    await repository.outcomes.delivered(t2, job);
+    await repository.outcomes.finishOutcome(t2, { kind: 'cancelled' });
+    const outcome = { kind: 'skipped', reason: 'robots', why: 'disallowed', final_url: null } as const;
+    expect(await repository.outcomes.storeOutcomes([t1, t2, t3].map((taskId) => ({ taskId, outcome })))).toBe(1);
+    expect(await repository.outcomes.outcome(t1)).toMatchObject({ done: true, deliveries: 1, outcome });
+    expect(await repository.outcomes.outcome(t2)).toMatchObject({ done: true, outcome: { kind: 'cancelled' } });
+    expect(await repository.outcomes.outcome(t3)).toBeNull(); // no marker: none made
+    expect((await repository.outcomes.doneOutcomes([t1, t2, t3])).map((r) => r._id).sort()).toEqual([t1, t2]);
+    // A redelivery of a task whose outcome the batch stored finds it done: it is not run again.
+    expect(await repository.outcomes.delivered(t1, job)).toMatchObject({ done: true, deliveries: 2 });
+  });
+}
+
+describe('crawl batched writes on SQLite', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gleaner-batched-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  batchedWriteCases(async () => SqliteDocumentStore.open({ file: join(dir, 'store.db') }));
+});
+
+describeWith(['mongodb'], 'crawl batched writes on MongoDB', () => {
+  const dbName = uniqueDbName('gleaner_batched');
+  batchedWriteCases(() => MongoDocumentStore.connect(serverUrl('mongodb')!, { dbName }));
+});
