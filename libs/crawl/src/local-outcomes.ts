@@ -1,19 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import type { PageOutcome } from './crawl.types';
+import type { StoredPageOutcome } from './stored-outcome';
+
+/** How an outcome handed over here is to be kept: its stored form, written by the owner with its commit batch. */
+export type LocalTake = (outcome: PageOutcome, unstored: StoredPageOutcome) => void;
 
 /**
  * Page outcomes handed from a page worker to its crawl's owner when both run in this process (always in
  * the embedded deployment; in a cluster, when the task landed on the owner's replica). The worker offers an
- * outcome once it is stored (finishOutcome resolved, so it is durable): the owner takes it as it was
- * stored, without the bus message and the store read that carry it between processes. An outcome no one
- * here waits for goes by bus as before; an owner that missed one still finds it in the store.
+ * outcome instead of storing it: the owner takes it without the bus message, the store read and the
+ * worker's own outcome write, and writes the outcome with its commit batch, before the batch's results
+ * (docs/crawl.md "What a crash between a page's fetch and its batch costs"). An outcome no one here waits
+ * for is stored by the worker and goes by bus as before; an owner that missed one still finds it in the store.
  */
 @Injectable()
 export class LocalOutcomes {
-  private readonly waiting = new Map<string, (outcome: PageOutcome) => void>();
+  private readonly waiting = new Map<string, LocalTake>();
 
   /** The owner waits for this task's outcome (until `forget`). */
-  expect(taskId: string, take: (outcome: PageOutcome) => void): void {
+  expect(taskId: string, take: LocalTake): void {
     this.waiting.set(taskId, take);
   }
 
@@ -21,12 +26,12 @@ export class LocalOutcomes {
     this.waiting.delete(taskId);
   }
 
-  /** A stored outcome: true when an owner in this process took it. */
-  offer(taskId: string, outcome: PageOutcome): boolean {
+  /** An outcome, not stored yet (`stored`: its stored form): true when an owner in this process took it (and keeps it). */
+  offer(taskId: string, outcome: PageOutcome, stored: StoredPageOutcome): boolean {
     const take = this.waiting.get(taskId);
     if (!take) return false;
     this.waiting.delete(taskId);
-    take(outcome);
+    take(outcome, stored);
     return true;
   }
 

@@ -1,4 +1,3 @@
-import type { CrawlEntryStore } from '../store/crawl-entry-store';
 import type { CrawlEntry } from '../crawl.types';
 import { toWindowEntry, unadmittedTicket } from './crawl-entry';
 import type { CrawlLease } from './crawl-lease';
@@ -10,7 +9,10 @@ import type { JobCounters } from './job-counters';
 import type { RobotsGate } from './robots-gate';
 import type { TicketBook } from './ticket-book';
 
-export type AdmissionStore = Pick<CrawlEntryStore, 'claim'>;
+/** Where admission claims its pages: the store (CrawlEntryStore.claim) or the owner's claim batch (claim-batch.ts). */
+export interface AdmissionStore {
+  claim(id: string, epoch: number, set: Partial<CrawlEntry>): Promise<CrawlEntry | true | 'ticket-taken' | null>;
+}
 
 /** Admission's collaborators, by name. */
 export interface AdmissionParts {

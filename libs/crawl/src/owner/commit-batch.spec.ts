@@ -40,6 +40,12 @@ describe('CommitBatch', () => {
             return f.repository.entries.settleMany(epoch, items);
           },
         },
+        outcomes: {
+          storeOutcomes: async (items) => {
+            step(`outcomes ${items.length}`);
+            return f.repository.outcomes.storeOutcomes(items);
+          },
+        },
         results: {
           storePages: async (_job, pages) => {
             step(`results ${pages.length}`);
@@ -114,6 +120,38 @@ describe('CommitBatch', () => {
     const e = await running('/e');
     await Promise.all([last, batch.commit(commit(e))]);
     expect(calls.slice(3)).toEqual(['results 2', 'announce completed:res_4,completed:res_5', 'settle 2']);
+  });
+
+  it('stores the outcomes handed over unstored first, in one request, before the results (first writer wins)', async () => {
+    const [a, b, c] = [await running('/a'), await running('/b'), await running('/c')];
+    const task = (e: WindowEntry) => `${e.id}:0`;
+    for (const e of [a, b, c]) await f.repository.outcomes.delivered(task(e), f.run.jobId);
+    // b's task was finished by another worker already (a redelivery): its stored outcome stays.
+    const theirs = { kind: 'cancelled' } as const;
+    await f.repository.outcomes.finishOutcome(task(b), theirs);
+    const handed = (e: WindowEntry) => ({
+      taskId: task(e),
+      outcome: { kind: 'skipped', reason: 'robots', why: e.key, final_url: null } as const,
+    });
+    await Promise.all([
+      batch.commit({ ...commit(a), outcome: handed(a) }),
+      batch.commit({ ...commit(b), outcome: handed(b) }),
+      batch.commit(commit(c)), // its outcome came from the store
+    ]);
+    expect(calls).toEqual(['outcomes 2', 'results 3', 'announce completed:res_1,completed:res_2,completed:res_3', 'settle 3']);
+    expect(await f.repository.outcomes.outcome(task(a))).toMatchObject({ done: true, deliveries: 1, outcome: handed(a).outcome });
+    expect(await f.repository.outcomes.outcome(task(b))).toMatchObject({ done: true, outcome: theirs });
+    expect(await f.repository.outcomes.outcome(task(c))).toMatchObject({ done: false, outcome: null });
+  });
+
+  it('a failed outcome write fails the batch before anything else of it is written', async () => {
+    const a = await running('/a');
+    failAt = 'outcomes 1';
+    const handed = { taskId: `${a.id}:0`, outcome: { kind: 'cancelled' } as const };
+    await expect(batch.commit({ ...commit(a), outcome: handed })).rejects.toThrow('store down');
+    expect(calls).toEqual(['outcomes 1']);
+    expect((await stored(a.id)).status).toBe('running');
+    expect(inFlight.size).toBe(1);
   });
 
   it('a store error rejects every page of the batch and leaves them in flight (Crawlee retries them)', async () => {

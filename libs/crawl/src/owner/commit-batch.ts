@@ -1,5 +1,7 @@
 import type { RecordResultInput, ResultRecord, ResultsService } from '@app/results';
 import type { CrawlEntryStore } from '../store/crawl-entry-store';
+import type { PageOutcomeStore } from '../store/page-outcome-store';
+import type { StoredPageOutcome } from '../stored-outcome';
 import type { CrawlEntry } from '../crawl.types';
 import type { CrawlLease } from './crawl-lease';
 import type { CrawlRun } from './crawl-run';
@@ -19,10 +21,13 @@ export interface PageCommit {
   firstTime: boolean;
   /** The entry's fields once settled (`result_id` is added from the stored result). */
   set: Partial<CrawlEntry>;
+  /** The page task's outcome when a page worker of this process handed it over unstored: stored first, with the batch. */
+  outcome?: { taskId: string; outcome: StoredPageOutcome };
 }
 
 export interface CommitBatchParts {
   store: Pick<CrawlEntryStore, 'settleMany'>;
+  outcomes: Pick<PageOutcomeStore, 'storeOutcomes'>;
   results: Pick<ResultsService, 'storePages'>;
   announcer: Pick<PageAnnouncer, 'announceMany'>;
   lease: Pick<CrawlLease, 'holds'>;
@@ -62,10 +67,11 @@ interface Pending {
 
 /**
  * A crawl owner's commit batch (docs/crawl.md "Commit batches"): the finished pages of a short window written
- * together, in the order of a single page's commit, one request per collection: their results (one seq draw,
- * one insert), their announcements (one seq draw, one insert of events), then their entries (one bulk of fenced
- * updates). Each step is idempotent, as for one page, so a crash between any two costs a redo of the batch's
- * pages, never a second result or announcement. A page stays in flight until its batch is written: the crawl
+ * together, in the order of a single page's commit, one request per collection: the outcomes this process's page
+ * workers handed over unstored (one bulk of updates), their results (one seq draw, one insert), their
+ * announcements (one seq draw, one insert of events), then their entries (one bulk of fenced updates). Each step
+ * is idempotent, as for one page, so a crash between any two costs a redo of the batch's pages (from their stored
+ * outcomes once the first step is written), never a second result or announcement. A page stays in flight until its batch is written: the crawl
  * does not end, and Crawlee's slot stays taken, before it is. A store error rejects every page of the batch
  * (each stays in flight for Crawlee's retry path); a refused entry write (a stale epoch) halts the owner.
  */
@@ -150,6 +156,10 @@ export class CommitBatch {
       this.settled(commits);
       return false;
     }
+    // The outcomes first: a page whose result is stored is never run again after a crash (its new owner commits it
+    // from its stored outcome).
+    const unstored = commits.flatMap((c) => (c.outcome ? [c.outcome] : []));
+    if (unstored.length > 0) await this.parts.outcomes.storeOutcomes(unstored);
     const withResult = commits.filter((c) => c.result !== null);
     const records = new Map<PageCommit, ResultRecord>();
     if (withResult.length > 0) {

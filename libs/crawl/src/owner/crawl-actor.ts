@@ -25,6 +25,7 @@ import { HostSchedule } from './host-schedule';
 import { InFlightPages } from './in-flight';
 import { JobCounters } from './job-counters';
 import { PageAnnouncer } from './page-announcer';
+import { ClaimBatch } from './claim-batch';
 import { CommitBatch } from './commit-batch';
 import { PageCommitter, type CommitMetrics } from './page-committer';
 import { PageDispatcher } from './page-dispatcher';
@@ -138,7 +139,7 @@ export class CrawlActor {
       onQueued: (count) => this.counters.add({ urls_queued: count }),
     });
     this.admission = new Admission(run, {
-      store: repository.entries,
+      store: new ClaimBatch(repository.entries),
       lease: this.lease,
       tickets: this.tickets,
       robots,
@@ -150,6 +151,7 @@ export class CrawlActor {
     this.announcer = new PageAnnouncer(run, deps.jobs, deps.results, repository.entries);
     this.batch = new CommitBatch(run, {
       store: repository.entries,
+      outcomes: repository.outcomes,
       results: deps.results,
       announcer: this.announcer,
       lease: this.lease,

@@ -1,4 +1,5 @@
 import type { PageOutcome } from '../crawl.types';
+import type { StoredPageOutcome } from '../stored-outcome';
 
 /** A frontier item in the owner's memory (the store holds every entry; this window holds the next few thousand). */
 export interface WindowEntry {
@@ -30,6 +31,11 @@ export interface WindowEntry {
    * owner's or an earlier attempt's. Then the announcement looks its dedupe key up first.
    */
   mayBeAnnounced?: boolean;
+  /**
+   * The outcome of the page's current task as a page worker of this process handed it over, not stored yet
+   * (local-outcomes.ts): a completed or failed page's commit batch stores it before the page's result.
+   */
+  unstoredOutcome?: { taskId: string; outcome: StoredPageOutcome };
 }
 
 /**

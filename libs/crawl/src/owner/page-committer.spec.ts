@@ -101,6 +101,7 @@ describe('PageCommitter', () => {
           return repository.entries.settleMany(...args);
         },
       },
+      outcomes: repository.outcomes,
       results,
       announcer,
       lease,

@@ -152,6 +152,7 @@ export class PageCommitter {
           : null,
       announced: { key: entry.key, url: entry.url, status: 'completed', error_category: null, error_message: null },
       firstTime,
+      outcome: entry.unstoredOutcome,
       set: {
         final_url: outcome.final_url,
         http_status: outcome.http_status,
@@ -203,6 +204,7 @@ export class PageCommitter {
         : null,
       announced: { key: entry.key, url: entry.url, status: 'failed', error_category: category, error_message: outcome.error_message },
       firstTime,
+      outcome: entry.unstoredOutcome,
       set: {
         error_category: category,
         error_message: outcome.error_message,

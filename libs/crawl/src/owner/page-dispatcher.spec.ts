@@ -111,15 +111,20 @@ describe('PageDispatcher', () => {
     });
     afterEach(() => near.close(new StopCrawl('shutdown')));
 
-    it('takes an outcome a worker here offers, without a bus message or a store read', async () => {
+    it('takes an outcome a worker here offers, without a bus message or a store read, for its commit batch to store', async () => {
       const entry = await f.pending('/a');
       const waiting = near.dispatch(entry);
       const taskId = pageTaskId(f.run.jobId, entry.key, 0);
-      expect(local.offer(taskId, skipped)).toBe(true);
+      expect(local.offer(taskId, skipped, toStoredOutcome(skipped))).toBe(true);
       await expect(waiting).resolves.toBe(skipped);
       expect(reads).toBe(0);
       expect(near.waiting).toBe(0);
-      expect(local.offer(taskId, skipped)).toBe(false); // taken once
+      expect(entry.unstoredOutcome).toEqual({ taskId, outcome: toStoredOutcome(skipped) });
+      expect(local.offer(taskId, skipped, toStoredOutcome(skipped))).toBe(false); // taken once
+      // The page's next task starts without it (a requeued page's old outcome is never stored for the new task).
+      entry.dispatch++;
+      void near.dispatch(entry).catch(() => undefined);
+      expect(entry.unstoredOutcome).toBeUndefined();
     });
 
     it('a task resolved from the store, or abandoned by a stopping owner, is no longer taken here', async () => {
@@ -135,7 +140,7 @@ describe('PageDispatcher', () => {
       const stopped = near.dispatch(other);
       near.rejectAll(new StopCrawl('lease-lost'));
       await expect(stopped).rejects.toBeInstanceOf(StopCrawl);
-      expect(local.offer(pageTaskId(f.run.jobId, other.key, 0), skipped)).toBe(false);
+      expect(local.offer(pageTaskId(f.run.jobId, other.key, 0), skipped, toStoredOutcome(skipped))).toBe(false);
     });
   });
 

@@ -7,7 +7,7 @@ import { CRAWL_PAGES_QUEUE, PAGE_TASK, crawlOutcomeChannel, pageTaskId, type Pag
 import { PAGE_RETRY_LIMITS } from '../page-retry-policy';
 import type { CrawlRun, StopCrawl } from './crawl-run';
 import type { WindowEntry } from './frontier-window';
-import { fromStoredOutcome } from '../stored-outcome';
+import { fromStoredOutcome, type StoredPageOutcome } from '../stored-outcome';
 
 /** An outcome not heard of by bus is looked up in the store this often. */
 export const OUTCOME_POLL_MS = 1000;
@@ -28,7 +28,8 @@ interface Waiter {
  * "Embedded page tasks"). A task's id is `<job>:<key>:<dispatch>`, so sending it again is idempotent:
  * a task not finished after REDISPATCH_AFTER_MS is sent again (a Redis restart may have lost it). An
  * outcome is announced on the bus and kept in the store; a waiter not woken by the bus finds it by a poll. The
- * outcome of a task run by a page worker of this process comes straight from it, once stored (local-outcomes.ts).
+ * outcome of a task run by a page worker of this process comes straight from it, not stored yet: the page's commit
+ * batch stores it (local-outcomes.ts).
  */
 export class PageDispatcher {
   private readonly waiters = new Map<string, Waiter>();
@@ -61,9 +62,10 @@ export class PageDispatcher {
     // number is a task no worker has seen, whose outcome comes by bus (or the poll).
     const mayBeDone = entry.outcomeMayBeStored === true;
     entry.outcomeMayBeStored = false;
+    entry.unstoredOutcome = undefined;
     return new Promise<PageOutcome>((resolve, reject) => {
       this.waiters.set(taskId, { entry, lastSent: Date.now(), resolve, reject });
-      this.local?.expect(taskId, (outcome) => this.resolve(taskId, outcome));
+      this.local?.expect(taskId, (outcome, unstored) => this.resolve(taskId, outcome, unstored));
       void this.send(entry)
         .then(() => (mayBeDone ? this.collect([taskId]) : undefined))
         .catch((error: unknown) => {
@@ -101,11 +103,13 @@ export class PageDispatcher {
     }
   }
 
-  private resolve(taskId: string, outcome: PageOutcome): void {
+  /** `unstored`: handed over by a page worker of this process, for the page's commit batch to store. */
+  private resolve(taskId: string, outcome: PageOutcome, unstored?: StoredPageOutcome): void {
     const waiter = this.waiters.get(taskId);
     if (!waiter) return;
     this.waiters.delete(taskId);
     this.local?.forget(taskId);
+    if (unstored) waiter.entry.unstoredOutcome = { taskId, outcome: unstored };
     waiter.resolve(outcome);
   }
 

@@ -37,6 +37,31 @@ export class CrawlEntryStore {
     }
   }
 
+  /**
+   * claim for several entries in one request (owner/claim-batch.ts): each pending → running for this owner with its
+   * fields. Per entry: true when this call claimed it, false when it was no longer pending. When fewer than all
+   * matched, the entries are read back to tell which (a claimed one is running under `epoch` with the ticket asked
+   * for). Throws DuplicateKeyError when a ticket is another entry's (this owner is stale; which of the others were
+   * claimed is then not defined).
+   */
+  async claimMany(epoch: number, items: ReadonlyArray<{ id: string; set: Partial<CrawlEntry> }>): Promise<boolean[]> {
+    if (items.length === 0) return [];
+    const matched = await this.entries.updateEach(
+      items.map((i) => ({
+        filter: { _id: i.id, status: 'pending' },
+        update: { $set: { ...i.set, status: 'running', lease_epoch: epoch } },
+      })),
+    );
+    if (matched === items.length) return items.map(() => true);
+    const now = new Map((await this.entries.find({ _id: { $in: items.map((i) => i.id) } })).map((e) => [e._id, e]));
+    return items.map((i) => {
+      const e = now.get(i.id);
+      return (
+        e !== undefined && e.status === 'running' && e.lease_epoch === epoch && (i.set.ticket === undefined || e.ticket === i.set.ticket)
+      );
+    });
+  }
+
   /** Takeover: every running entry now belongs to this epoch (a stale owner's commits on them fail). */
   adoptRunning(jobId: string, epoch: number): Promise<number> {
     return this.entries.updateMany({ job_id: jobId, status: 'running' }, { $set: { lease_epoch: epoch } });

@@ -29,6 +29,20 @@ describe('PageOutcomeStore', () => {
     expect(await outcomes.outcome('t3')).not.toBeNull(); // another job's
   });
 
+  it("stores a commit batch's handed-over outcomes in one request, each only where its task is not done yet", async () => {
+    await outcomes.delivered('t1', 'job5');
+    await outcomes.delivered('t2', 'job5');
+    await outcomes.finishOutcome('t2', { kind: 'cancelled' });
+    const outcome = { kind: 'skipped', reason: 'robots', why: 'no', final_url: null } as const;
+    expect(await outcomes.storeOutcomes([])).toBe(0);
+    // t3 has no delivery marker: nothing is created for it.
+    expect(await outcomes.storeOutcomes(['t1', 't2', 't3'].map((taskId) => ({ taskId, outcome })))).toBe(1);
+    expect(await outcomes.outcome('t1')).toMatchObject({ done: true, deliveries: 1, outcome });
+    expect(await outcomes.outcome('t2')).toMatchObject({ done: true, outcome: { kind: 'cancelled' } });
+    expect(await outcomes.outcome('t3')).toBeNull();
+    expect(await outcomes.delivered('t1', 'job5')).toMatchObject({ done: true, deliveries: 2 });
+  });
+
   it('counts a suspect run alone after its delivery, on the marker the delivery wrote', async () => {
     expect(await outcomes.ranAlone('t9')).toBeNull(); // no marker: nothing counted
     await outcomes.delivered('t9', 'job6');

@@ -43,6 +43,18 @@ export class PageOutcomeStore {
     return (await this.outcomes.findOneAndUpdate({ _id: taskId, done: false }, { $set: { done: true, outcome } })) !== null;
   }
 
+  /**
+   * Records the outcomes of several tasks in one request (an owner's commit batch, for the outcomes its own
+   * process's page workers handed over: local-outcomes.ts); each only if its task is not done yet (the first
+   * writer wins, as finishOutcome). Returns how many were recorded.
+   */
+  storeOutcomes(items: ReadonlyArray<{ taskId: string; outcome: StoredPageOutcome }>): Promise<number> {
+    if (items.length === 0) return Promise.resolve(0);
+    return this.outcomes.updateEach(
+      items.map((i) => ({ filter: { _id: i.taskId, done: false }, update: { $set: { done: true, outcome: i.outcome } } })),
+    );
+  }
+
   doneOutcomes(taskIds: string[]): Promise<OutcomeRecord[]> {
     if (taskIds.length === 0) return Promise.resolve([]);
     return this.outcomes.find({ _id: { $in: taskIds }, done: true });

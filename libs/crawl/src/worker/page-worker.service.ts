@@ -162,11 +162,15 @@ export class PageWorkerService implements OnApplicationBootstrap {
     }
   }
 
-  /** Stores the outcome (first writer wins) and tells the owner: directly when it runs in this process, else by bus. */
+  /**
+   * Tells the owner the outcome. An owner in this process takes it directly and stores it with its commit batch
+   * (local-outcomes.ts); otherwise it is stored here (first writer wins) and announced by bus.
+   */
   private async report(task: PageTaskPayload, taskId: string, outcome: PageOutcome): Promise<void> {
     this.outcomes.inc({ outcome: outcome.kind });
-    if (await this.records.repository.outcomes.finishOutcome(taskId, toStoredOutcome(outcome))) {
-      if (this.records.localOutcomes.offer(taskId, outcome)) return;
+    const stored = toStoredOutcome(outcome);
+    if (this.records.localOutcomes.offer(taskId, outcome, stored)) return;
+    if (await this.records.repository.outcomes.finishOutcome(taskId, stored)) {
       await this.ports.bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId }).catch(() => undefined);
     }
   }
