@@ -208,6 +208,7 @@ describe('commit batch linger', () => {
       f.run,
       {
         store: { settleMany: async (epoch, items) => f.repository.entries.settleMany(epoch, items) },
+        outcomes: { storeOutcomes: async (items) => f.repository.outcomes.storeOutcomes(items) },
         results: { storePages: async (_job, pages) => pages.map((p) => ({ _id: p.pageKey, id: p.pageKey }) as unknown as ResultRecord) },
         announcer: { announceMany: async () => undefined },
         lease: { holds: async () => true },
