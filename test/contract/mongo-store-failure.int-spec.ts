@@ -26,12 +26,13 @@ describeWith(['mongodb'], 'a command the store fails by itself', () => {
     await client.close();
   });
 
-  const failure = (work: () => Promise<unknown>): Promise<unknown> => work().then(
-    () => {
-      throw new Error('the command succeeded');
-    },
-    (error: unknown) => error,
-  );
+  const failure = (work: () => Promise<unknown>): Promise<unknown> =>
+    work().then(
+      () => {
+        throw new Error('the command succeeded');
+      },
+      (error: unknown) => error,
+    );
 
   it('is a StoreFailedError, answered 503 problem+json with Retry-After, the server message kept out of the answer', async () => {
     const error = await failure(() => collection.find({ n: { $mod: [0, 0] } }).toArray());

@@ -341,9 +341,7 @@ export function authProfilesSuite(getEnv: () => AuthProfilesEnv): void {
       body: { url: members('/members'), fetch_mode: 'static', depth: 1, auth_profile: id, llm_config: llm },
     });
     expect([res.status, res.status === 200 ? null : res.text]).toEqual([200, null]);
-    const pattern = res.body.follow_patterns.find((p: { sample_urls: string[] }) =>
-      p.sample_urls.includes(members('/account/logout')),
-    );
+    const pattern = res.body.follow_patterns.find((p: { sample_urls: string[] }) => p.sample_urls.includes(members('/account/logout')));
     expect(pattern).toBeDefined();
     const linked: Array<{ url: string; page_type: string | null }> = res.body.linked_pages;
     expect(linked.map((p) => p.url).sort()).toEqual([members('/account/orders'), members('/account/profile')]);

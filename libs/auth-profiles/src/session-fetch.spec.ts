@@ -40,9 +40,14 @@ describe('fetchLoggedIn: a redirect onto a logout URL of the profile', () => {
   });
 
   it('fails any other caller with fetch_error naming the URL', async () => {
-    const error = await fetchLoggedIn(sessions, ref, agent, redirectingTo('http://members.test/sign-out', []), 'http://members.test/x', {}).catch(
-      (e: unknown) => e,
-    );
+    const error = await fetchLoggedIn(
+      sessions,
+      ref,
+      agent,
+      redirectingTo('http://members.test/sign-out', []),
+      'http://members.test/x',
+      {},
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({
       category: 'fetch_error',

@@ -210,13 +210,13 @@ export class JobIntakeService {
     await request.beforeCreate?.();
     return this.jobs
       .create(caller, {
-      type: request.type,
-      url: request.url,
-      captureDebug: request.captureDebug ?? false,
-      input: { ...request.input(stored) },
-      requestId: request.requestId,
-      webhookTargets: webhookTargets.map((target) => ({ ...target })),
-      secrets: { ...secrets, ...(request.secrets ?? {}) },
+        type: request.type,
+        url: request.url,
+        captureDebug: request.captureDebug ?? false,
+        input: { ...request.input(stored) },
+        requestId: request.requestId,
+        webhookTargets: webhookTargets.map((target) => ({ ...target })),
+        secrets: { ...secrets, ...(request.secrets ?? {}) },
       })
       .catch((error: unknown) => {
         // A store error after the job was stored names the job (JobLifecycle.create): its 503 says where to follow it.

@@ -20,9 +20,16 @@ function skipped(html: string): string[] {
 
 describe("product reviews: what buyers say is not the product page's content", () => {
   it('names review blocks by whole parts of their class or id, or schema.org markup', () => {
-    for (const attrs of ['class="reviews"', 'id="customer-reviews_feature_div"', 'class="product-reviews-section"', 'class="review-list"', 'itemprop="review"'])
+    for (const attrs of [
+      'class="reviews"',
+      'id="customer-reviews_feature_div"',
+      'class="product-reviews-section"',
+      'class="review-list"',
+      'itemprop="review"',
+    ])
       expect(isReviewBlock(el(attrs))).toBe(true);
-    for (const attrs of ['class="preview"', 'class="overview"', 'class="review-body"', 'class="content"']) expect(isReviewBlock(el(attrs))).toBe(false);
+    for (const attrs of ['class="preview"', 'class="overview"', 'class="review-body"', 'class="content"'])
+      expect(isReviewBlock(el(attrs))).toBe(false);
   });
 
   it('leaves out a product page’s reviews section, not its description', () => {

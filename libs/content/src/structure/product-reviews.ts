@@ -2,7 +2,8 @@ import { findFirst, visibleText, walk, type AnyNode, type Document, type Element
 import type { DeclaredKind } from './declared-kind';
 
 /** A class or id naming customers' reviews of the item (`reviews`, `product-reviews`, `customer-reviews_feature_div`). */
-const REVIEWS = /(?:^|[-_])(?:reviews|customer-?reviews?|user-?reviews?|review-?(?:list|ctn|container|section|widget|stars?|summary))(?:$|[-_])/i;
+const REVIEWS =
+  /(?:^|[-_])(?:reviews|customer-?reviews?|user-?reviews?|review-?(?:list|ctn|container|section|widget|stars?|summary))(?:$|[-_])/i;
 
 /**
  * Whether a page may be a product page, whose customers' reviews are not its content: it declares a product, or

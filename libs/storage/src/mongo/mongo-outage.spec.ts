@@ -31,7 +31,10 @@ describe('asStoreOutage: which MongoDB errors are an outage', () => {
     ['a plain error', new Error('boom')],
     ['not an error at all', 'boom'],
     ['a bad operator (BadValue)', driverError('MongoServerError', { code: 2 })],
-    ['a server error without a code that is not the server failing', driverError('MongoServerError', { message: 'unknown top level operator' })],
+    [
+      'a server error without a code that is not the server failing',
+      driverError('MongoServerError', { message: 'unknown top level operator' }),
+    ],
   ])('%s passes unchanged', (_what, error) => {
     expect(isMongoOutage(error)).toBe(false);
     expect(isMongoServerFailure(error)).toBe(false);
@@ -42,8 +45,11 @@ describe('asStoreOutage: which MongoDB errors are an outage', () => {
     ['an InternalError', driverError('MongoServerError', { code: 1 })],
     ['an UnknownError', driverError('MongoServerError', { code: 8 })],
     ['a write labelled retryable', driverError('MongoServerError', { code: 112, errorLabelSet: new Set(['RetryableWriteError']) })],
-    ['the MongoDB-wire server failing in its backend', Object.assign(driverError('MongoServerError'), { message: 'Unknown error: Chunk 85072 not found' })],
-  ])('%s is the store failing a command: StoreFailedError (the API\'s 503), not an outage', (_what, error) => {
+    [
+      'the MongoDB-wire server failing in its backend',
+      Object.assign(driverError('MongoServerError'), { message: 'Unknown error: Chunk 85072 not found' }),
+    ],
+  ])("%s is the store failing a command: StoreFailedError (the API's 503), not an outage", (_what, error) => {
     expect(isMongoOutage(error)).toBe(false);
     const mapped = asStoreOutage(error);
     expect(mapped).toBeInstanceOf(StoreFailedError);
