@@ -15,7 +15,7 @@ describe('the conclusions of docs/capacity.md', () => {
   it('notice when Redis, not the store, becomes the first shared limit', () => {
     const r = results();
     r.projection.shared_caps_pages_per_s.redis_commands = r.projection.shared_caps_pages_per_s.store_write_ops / 2;
-    expect(broken(r)).toEqual(["the store's write rate is the first shared limit, then Redis's commands"]);
+    expect(broken(r)).toEqual(["the store's write rate is the first shared limit, then Redis (its command rate or its CPU)"]);
   });
 
   it('notice when a row past the replicas that reach the store’s limit does not stop there', () => {
