@@ -1,3 +1,4 @@
+import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.channel.Channel;
@@ -55,6 +56,13 @@ final class DurableH2Backend extends H2Backend {
     // With the background writer off, nothing frees dead chunks or rewrites the emptiest ones: do it here,
     // between commands (the file otherwise grows by every commit).
     maintenance.scheduleWithFixedDelay(this::compact, 2, 2, TimeUnit.SECONDS);
+  }
+
+  /** Its databases' unique indexes also serve queries naming more fields (NarrowingIndex). */
+  @Override
+  protected MongoDatabase openOrCreateDatabase(String name) {
+    // H2Backend's constructor reopens the file's databases before this class's fields are set: its own getMvStore().
+    return new NarrowingDatabases.OnFile(name, getMvStore(), getCursorRegistry());
   }
 
   @Override
