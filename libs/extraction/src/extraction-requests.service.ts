@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { Usage } from '@app/core';
-import { JobIntakeService, refuseLearnedFromPrompt } from '@app/intake';
+import { completedPage, JobIntakeService, refuseLearnedFromPrompt } from '@app/intake';
 import { ResultsService } from '@app/results';
 import { resolveCrawlOptions, validCrawlOptions } from '@app/sites';
 import type { AnalyzeRequestDto, ExtractRequestDto } from './dto/extract-request.dto';
@@ -81,7 +81,10 @@ export class ExtractionRequestsService {
       secrets: control.secrets,
     });
     const done = await this.intake.awaitJob<ExtractJobInput, ExtractionFacts>(job.id);
-    const item = await this.results.firstOf(done);
+    // The page (a retried run's, not the failure an earlier run stored); a failed page answers its own failure, as
+    // POST /scrape does, rather than `data: null` (a job stored without its item keeps the answer it always had).
+    const stored = await this.results.firstOf(done);
+    const item = stored && completedPage(done._id, stored);
     // Jobs finished before some facts existed lack them (each has its fallback below).
     const facts: Partial<ExtractionFacts> = done.extraction ?? {};
     return {

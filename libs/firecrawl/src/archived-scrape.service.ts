@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PageArchive, type ArchivedPageRecord } from '@app/archive';
 import type { Caller } from '@app/auth';
 import { BatchRequestDto, BatchRequestsService, canonicalize, ReextractRequestsService } from '@app/crawl';
-import { Errors } from '@app/core';
-import { JobIntakeService } from '@app/intake';
+import { completedPage, JobIntakeService } from '@app/intake';
 import type { PageFormatsPlan } from '@app/pages';
 import type { JsonSchemaObject } from '@app/schema';
 import { FirecrawlJobsRepository } from './firecrawl-jobs.repository';
@@ -136,8 +135,7 @@ export class FirecrawlArchivedScrapes {
     cachedAt: string | null,
   ): Promise<GleanerPage> {
     const job = await this.intake.awaitJob(jobId);
-    const item = await this.results.firstOf(job);
-    if (!item || item.status !== 'completed') throw Errors.internal('The scrape job completed without its result.');
+    const item = completedPage(job._id, await this.results.firstOf(job));
     const metadata = (item.metadata ?? {}) as Record<string, unknown>;
     const screenshotId = typeof metadata.screenshot_id === 'string' ? metadata.screenshot_id : null;
     return {

@@ -53,6 +53,22 @@ describe('ResultsService: one-page results', () => {
     await service.first({ userId: 'user-1' } as never, job._id);
     expect(getRecord).toHaveBeenCalledTimes(1);
   });
+
+  it('firstOf answers the page a retried run completed, not the failure an earlier run stored first', async () => {
+    const failed = { url: 'https://a.example/', status: 'failed' as const, data: null, error_category: 'fetch_error' as const };
+    await service.record(job, { ...failed, error_message: 'The site answered 503.' });
+    await service.record(job, completed('retried'));
+    await service.record(job, { ...failed, error_message: 'A later run failed.' });
+    expect(await service.firstOf(job)).toMatchObject({ status: 'completed', data: { name: 'retried' } });
+  });
+
+  it('firstOf answers the first failure when no run completed the page, so the caller can answer it', async () => {
+    const failed = { url: 'https://a.example/', status: 'failed' as const, data: null, error_category: 'timeout' as const };
+    await service.record(job, { ...failed, error_message: 'first' });
+    await service.record(job, { ...failed, error_message: 'second' });
+    expect(await service.firstOf(job)).toMatchObject({ status: 'failed', error_category: 'timeout', error_message: 'first' });
+    expect(await service.firstOf({ ...job, _id: 'job-without-results' })).toBeNull();
+  });
 });
 
 describe('ResultsService: the result of a job its run started', () => {

@@ -138,8 +138,16 @@ export class ResultsRepository implements OnModuleInit {
     await this.counters.deleteOne({ _id: jobId });
   }
 
-  firstOwn(owner: Owner, jobId: string): Promise<ResultRecord | null> {
-    return this.results.findOne({ job_id: jobId, user_id: owner.userId }, { sort: { seq: 1 } });
+  /**
+   * The answer of a one-page job: its first completed result, else its first result. A run that failed after
+   * storing its page's failure and was retried stores the completed page after it (the retry's seq is later), and
+   * the answer is that page, not the failure. Two plain queries rather than one sorted on status: the usual answer
+   * is the first query alone, and the store reads only this job's results (the (job_id, user_id, seq) index).
+   */
+  async firstOwn(owner: Owner, jobId: string): Promise<ResultRecord | null> {
+    const filter = { job_id: jobId, user_id: owner.userId };
+    const completed = await this.results.findOne({ ...filter, status: 'completed' }, { sort: { seq: 1 } });
+    return completed ?? this.results.findOne(filter, { sort: { seq: 1 } });
   }
 
   insertCapture(record: CaptureRecord): Promise<void> {

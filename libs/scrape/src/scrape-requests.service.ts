@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { Errors, Usage } from '@app/core';
 import { splitFetchControl } from '@app/fetch';
-import { JobIntakeService } from '@app/intake';
+import { completedPage, JobIntakeService } from '@app/intake';
 import { ResultsService, ScreenshotsService, type RequestOrigin } from '@app/results';
 import type { ScrapeRequestDto } from './dto/scrape-request.dto';
 import { formatsFetchProblem, formatsNeedModel, normaliseFormats } from '@app/pages';
@@ -57,8 +57,8 @@ export class ScrapeRequestsService {
       secrets: control.secrets,
     });
     const done = await this.intake.awaitJob(job.id);
-    const item = await this.results.firstOf(done);
-    if (!item || item.status !== 'completed') throw Errors.internal('The scrape job completed without its result.');
+    // The page (a retried run's, not the failure an earlier run stored), else its failure as its own problem.
+    const item = completedPage(done._id, await this.results.firstOf(done));
     const { fetched_at, ...metadata } = item.metadata as Record<string, unknown> & { fetched_at?: string; screenshot_id?: string };
     const link = metadata.screenshot_id ? this.screenshots.signedLink(metadata.screenshot_id, origin) : undefined;
     return {
