@@ -228,10 +228,14 @@ export function pagedListsSuite(getEnv: () => LongListsEnv): void {
       } finally {
         await call('DELETE', `/api/v1/monitors/${id}`);
       }
-      // The OpenAPI document: the same PaginateDto as extract, crawl and batch.
+      // The OpenAPI document: the same PaginateDto as extract, crawl and batch, or null (which removes it).
       const doc = (await http(env.app.baseUrl, 'GET', '/api/v1/openapi.json')).body;
-      for (const schema of ['CreateMonitorDto', 'UpdateMonitorDto', 'MonitorResponse'])
-        expect(JSON.stringify(doc.components.schemas[schema].properties.paginate)).toContain('#/components/schemas/PaginateDto');
+      for (const schema of ['CreateMonitorDto', 'UpdateMonitorDto'])
+        expect(doc.components.schemas[schema].properties.paginate.anyOf).toEqual([
+          { $ref: '#/components/schemas/PaginateDto' },
+          { type: 'null' },
+        ]);
+      expect(JSON.stringify(doc.components.schemas.MonitorResponse.properties.paginate)).toContain('#/components/schemas/PaginateDto');
     });
   });
 }
