@@ -3,9 +3,11 @@
  * its "next" pages into the page's one result, as an extract reads one page's (long-lists.suite.ts), with the crawl's
  * politeness (robots.txt read, a disallowed next page never fetched) and the same 422s. The pages are lists.test's
  * paged catalogues (`/paged/<layout>/<n>?pages=P`, 30 products a page; `fence=K`: page K is under robots.txt's
- * `Disallow: /private/`). Run on both deployments by long-lists.e2e-spec.ts.
+ * `Disallow: /private/`). Monitors take it too (docs/monitors.md "Paginated lists"): a list monitor keyed by an item
+ * field diffs every item over the pages, and a page whose next pages did not change is unchanged without a model call.
+ * Run on both deployments by long-lists.e2e-spec.ts.
  */
-import { LIST_SCHEMA, products } from '../fixtures/long-lists';
+import { LIST_SCHEMA, product, products } from '../fixtures/long-lists';
 import type { LongListsEnv } from './long-lists.suite';
 import { http, waitFor } from './helpers';
 
@@ -131,6 +133,109 @@ export function pagedListsSuite(getEnv: () => LongListsEnv): void {
         required: ['selector'],
         properties: { selector: { minLength: 1, maxLength: 500 }, max_pages: { minimum: 1, maximum: 20, default: 5 } },
       });
+    });
+  });
+
+  describe('paginate on monitors', () => {
+    const runNow = async (id: string): Promise<Record<string, any>> => {
+      const started = await call('POST', `/api/v1/monitors/${id}/run`);
+      expect([started.status, started.status === 202 ? null : started.text]).toEqual([202, null]);
+      return waitFor(async () => {
+        const runs = (await call('GET', `/api/v1/monitors/${id}/runs?limit=10`)).body.runs as Array<Record<string, any>>;
+        const found = runs.find((r) => r.id === started.body.run.id);
+        return found && ['completed', 'failed'].includes(found.status) ? found : undefined;
+      }, 120_000);
+    };
+
+    it('a monitor keyed by products.sku diffs every item over the pages: a price changed on page 2 is named, an unchanged list calls no model', async () => {
+      const run = tag();
+      const q = `pages=3&${run}`;
+      const first = listUrl(`/paged/table/1?${q}`);
+      const created = await call('POST', '/api/v1/monitors', {
+        body: {
+          name: 'paged list',
+          urls: [first],
+          schema: LIST_SCHEMA,
+          key: ['products.sku'],
+          paginate: NEXT,
+          schedule: { every: '1h' },
+          llm_config: llm(),
+          paused: true,
+        },
+      });
+      expect([created.status, created.status === 201 ? null : created.text]).toEqual([201, null]);
+      expect(created.body.paginate).toEqual(NEXT);
+      const id = created.body.id as string;
+      try {
+        // Run 1: the 90 items of the 3 pages, each a record of its own.
+        const baseline = await runNow(id);
+        expect(baseline.status).toBe('completed');
+        expect(baseline.counts).toMatchObject({ added: 90, changed: 0, removed: 0, failed: 0, pages_fetched: 1, model_calls: 1 });
+        expect((await call('GET', `/api/v1/monitors/${id}/state?limit=1`)).body.total).toBe(90);
+        const [result] = (await call('GET', `/api/v1/jobs/${baseline.job_id}/results`)).body as ResultItem[];
+        expect(result.metadata.pagination.stopped).toEqual({ reason: 'no_next_link' });
+        expect(result.metadata.pagination.pages).toHaveLength(3);
+
+        // Page 2 changes (its 5th product, SKU-00035): the first page's text is the same, its list is not.
+        const sku = product(34).sku;
+        env.play.reprice(run.slice('run='.length), sku, 1234.5);
+        const second = await runNow(id);
+        expect(second.status).toBe('completed');
+        expect(second.counts).toMatchObject({ changed: 1, added: 0, removed: 0, unchanged: 89, skipped_by_hash: 0, model_calls: 1 });
+        const changes = (await call('GET', `/api/v1/monitors/${id}/changes?run_id=${encodeURIComponent(second.id)}&limit=100`)).body
+          .changes as Array<Record<string, any>>;
+        expect(changes.map((c) => [c.kind, c.key, c.url, c.fields])).toEqual([
+          ['changed', { sku }, first, [{ path: 'price', before: product(34).price, after: 1234.5 }]],
+        ]);
+
+        // Nothing changed since: every page fetched again (their text hash covers them all), no model call.
+        const third = await runNow(id);
+        expect(third.status).toBe('completed');
+        expect(third.counts).toMatchObject({ changed: 0, added: 0, removed: 0, skipped_by_hash: 1, model_calls: 0 });
+        const seen = env.play.requestsTo('lists.test').map((r) => r.path);
+        for (const n of [1, 2, 3]) expect(seen.filter((p) => p === `/paged/table/${n}?${q}`)).toHaveLength(3);
+      } finally {
+        await call('DELETE', `/api/v1/monitors/${id}`);
+      }
+    });
+
+    it('takes paginate by the rules of a crawl or batch: 422s at body.paginate, max_pages defaulted, null removes it', async () => {
+      const urls = [listUrl(`/paged/table/1?${tag()}`)];
+      const body = { name: 'paged rules', urls, schema: LIST_SCHEMA, schedule: { every: '1h' }, llm_config: llm(), paused: true };
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ schema: { title: 'string' }, paginate: NEXT }, 'body.paginate'],
+        [{ paginate: { selector: 'li.next [[' } }, 'body.paginate.selector'],
+        [{ paginate: { selector: 'a', max_pages: 21 } }, 'body.paginate.max_pages'],
+        [{ paginate: { selector: '' } }, 'body.paginate.selector'],
+      ];
+      for (const [change, location] of cases) {
+        const res = await call('POST', '/api/v1/monitors', { body: { ...body, ...change } });
+        expect([res.status, res.headers.get('content-type')]).toEqual([422, expect.stringContaining('application/problem+json')]);
+        expect(res.body.errors.map((e: { location: string }) => e.location)).toContain(location);
+      }
+      const created = await call('POST', '/api/v1/monitors', { body: { ...body, paginate: { selector: 'li.next > a' } } });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      try {
+        expect(created.body.paginate).toEqual({ selector: 'li.next > a', max_pages: 5 });
+        // The whole is checked again on an update: a schema without a list cannot keep the stored paginate.
+        const lost = await call('PUT', `/api/v1/monitors/${id}`, { body: { schema: { title: 'string' } } });
+        expect(lost.status).toBe(422);
+        expect(lost.body.errors.map((e: { location: string }) => e.location)).toContain('body.paginate');
+        const removed = await call('PUT', `/api/v1/monitors/${id}`, { body: { paginate: null } });
+        expect([removed.status, removed.body.paginate]).toEqual([200, null]);
+        expect((await call('GET', `/api/v1/monitors/${id}`)).body.paginate).toBeNull();
+      } finally {
+        await call('DELETE', `/api/v1/monitors/${id}`);
+      }
+      // The OpenAPI document: the same PaginateDto as extract, crawl and batch, or null (which removes it).
+      const doc = (await http(env.app.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+      for (const schema of ['CreateMonitorDto', 'UpdateMonitorDto'])
+        expect(doc.components.schemas[schema].properties.paginate.anyOf).toEqual([
+          { $ref: '#/components/schemas/PaginateDto' },
+          { type: 'null' },
+        ]);
+      expect(JSON.stringify(doc.components.schemas.MonitorResponse.properties.paginate)).toContain('#/components/schemas/PaginateDto');
     });
   });
 }

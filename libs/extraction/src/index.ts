@@ -45,6 +45,6 @@ export {
   PAGINATE_DEFAULT_MAX_PAGES,
   PAGINATE_MAX_PAGES,
 } from './dto/paginate.dto';
-export { PageFollower, type Paginate } from './pagination/page-follower';
+export { PageFollower, type CollectedPages, type Paginate } from './pagination/page-follower';
 export { paginateInput, storedPaginate } from './pagination/paginate-input';
 export type { PaginationReport } from './pagination/paged-merge';

@@ -49,4 +49,20 @@ describe('dtoJsonSchema', () => {
     const schema = dtoObjectSchema(Outer, undefined, (cls) => ({ $ref: `#/components/schemas/${cls.name}` }));
     expect(schema.properties.inner).toEqual({ allOf: [{ $ref: '#/components/schemas/Inner' }] });
   });
+
+  it('states a nested DTO declared nullable as the object or null, inlined or referenced', () => {
+    class Nullable {
+      @ApiPropertyOptional({ type: Inner, nullable: true, description: 'Null removes it.' })
+      @IsOptional()
+      @ValidateNested()
+      @Type(() => Inner)
+      inner?: Inner | null;
+    }
+    const referenced = dtoObjectSchema(Nullable, undefined, (cls) => ({ $ref: `#/components/schemas/${cls.name}` }));
+    expect(referenced.properties.inner).toEqual({ anyOf: [{ $ref: '#/components/schemas/Inner' }, { type: 'null' }] });
+    expect(dtoJsonSchema(Nullable).properties.inner.anyOf).toEqual([
+      expect.objectContaining({ type: 'object', properties: { level: { type: 'integer', minimum: 1, maximum: 5 } } }),
+      { type: 'null' },
+    ]);
+  });
 });

@@ -136,6 +136,9 @@ export function propertyJsonSchema(original: JsonSchema | undefined, property: P
       out.type = 'array';
       out.items = ref;
       for (const rule of property.rules.filter((r) => !r.each && r.name !== 'isArray')) applyRule(out, rule);
+    } else if (property.optional && property.nullable) {
+      // `null` is a value too (an update's way to remove the object): the object or null.
+      out.anyOf = [ref, { type: 'null' }];
     } else if (ref.$ref) {
       out.allOf = [ref];
     } else {

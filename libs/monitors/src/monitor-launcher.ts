@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { AppError, isStoreUnavailable, newId, SECRET_SEALER, type SecretSealer } from '@app/core';
 import { splitOptionsFetchControl } from '@app/fetch';
+import { paginateInput } from '@app/extraction';
 import { JobIntakeService } from '@app/intake';
 import { JobsService } from '@app/jobs';
 import { openFetchSecrets, resolveCrawlOptions, validCrawlOptions, withSavedSecrets } from '@app/sites';
@@ -148,6 +149,8 @@ export class MonitorLauncher {
       { schema: monitor.schema ?? undefined, schema_id: monitor.schema_id ?? undefined },
       site?.default_schema_id ?? null,
     );
+    // Checked again: a saved schema or the site's default may have lost its list since (the run is then refused).
+    const paginate = paginateInput(monitor.paginate ?? undefined, parsed.jsonSchema);
     // A model must be usable now (the owner's keys or chain may be gone): refused before any job exists, as POST /crawl is.
     await this.intake.plan(caller, monitorLlm(monitor, this.sealer));
     const saved = validCrawlOptions(site?.crawl_options);
@@ -166,6 +169,7 @@ export class MonitorLauncher {
         site,
         schema: parsed.jsonSchema,
         schemaId,
+        paginate,
         options: withSavedSecrets(layer, this.intake.siteSecrets(site, monitor.urls, 'body.urls')),
         llmConfig: monitor.llm_config,
         extractionMode: monitor.extraction_mode,
@@ -190,6 +194,7 @@ export class MonitorLauncher {
         url,
         schema: parsed.jsonSchema,
         schema_id: schemaId,
+        ...(paginate ? { paginate } : {}),
         site_id: site?._id ?? null,
         llm_config: monitor.llm_config,
         options,

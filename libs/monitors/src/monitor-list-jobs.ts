@@ -1,4 +1,5 @@
 import type { Caller } from '@app/auth';
+import type { Paginate } from '@app/extraction';
 import type { JobWebhookTarget } from '@app/jobs';
 import type { StoredLlmConfig } from '@app/llm';
 import type { JsonSchemaObject } from '@app/schema';
@@ -17,6 +18,8 @@ export interface ListRunRequest {
   site: SiteRecord | null;
   schema: JsonSchemaObject;
   schemaId: string | null;
+  /** Each page's list read over its next pages (docs/monitors.md "Paginated lists"); null: none. */
+  paginate: Paginate | null;
   /** The monitor's crawl options with its headers and cookies over the site's (the site's options and the defaults go under them). */
   options: CrawlOptionsLayer;
   llmConfig: StoredLlmConfig | null;

@@ -1,4 +1,5 @@
 import type { JobWebhookTarget } from '@app/jobs';
+import type { Paginate } from '@app/extraction';
 import type { StoredLlmConfig } from '@app/llm';
 import type { MonitorSchedule } from './schedule';
 
@@ -39,6 +40,8 @@ export interface MonitorRecord {
   /** A key given at creation, sealed (AES-256-GCM under GLEANER_SECRET) as `{llm_api_key}`; null: the tenant's stored keys. */
   sealed_secrets: string | null;
   extraction_mode: 'model' | 'auto';
+  /** Each page's list read over its next pages (docs/monitors.md "Paginated lists"); null or absent (older records): none. */
+  paginate?: Paginate | null;
   schedule: MonitorSchedule;
   key: string[];
   notify: { targets: JobWebhookTarget[]; on: NotifyKind[] } | null;

@@ -2,6 +2,7 @@ import type { JobWebhookTarget } from '@app/jobs';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { AppError, Errors, newId, SECRET_SEALER, type FieldError, type SecretSealer } from '@app/core';
+import { paginateInput } from '@app/extraction';
 import { JobIntakeService } from '@app/intake';
 import type { LlmConfigInput } from '@app/llm';
 import { savedCrawlOptions, type StoredFetchSecrets } from '@app/sites';
@@ -53,6 +54,7 @@ export class MonitorsService {
       llm_config: null,
       sealed_secrets: null,
       extraction_mode: dto.extraction_mode ?? 'model',
+      paginate: null,
       schedule: normaliseSchedule(dto.schedule),
       key: dto.key ?? [],
       notify: null,
@@ -202,7 +204,7 @@ export class MonitorsService {
   /**
    * Every rule a run would meet, at creation (422 at the field): the schedule, a seed (url, urls or site;
    * a list checked by the batch's rules and kept canonical and distinct), the schema and the key paths in
-   * it, and a usable model (the tenant's keys and chain, or the given config).
+   * it, `paginate` (the schema must have a list of objects), and a usable model (the tenant's keys and chain, or the given config).
    */
   private async check(caller: Caller, monitor: MonitorRecord, dto: Partial<CreateMonitorDto>): Promise<void> {
     const problems: FieldError[] = [
@@ -220,6 +222,10 @@ export class MonitorsService {
     );
     const keys = keyPlan(parsed.jsonSchema as Record<string, unknown>, monitor.key);
     if ('problems' in keys) throw Errors.validation(keys.problems);
+    // As a crawl's or batch's (one rule): a list of objects to follow over pages, its max_pages defaulted. The given
+    // one replaces the stored one (`null` removes it); the stored one is checked against a new schema too.
+    const paginate = dto.paginate !== undefined ? dto.paginate : monitor.paginate;
+    monitor.paginate = paginateInput(paginate ?? undefined, parsed.jsonSchema);
     await this.intake.plan(caller, dto.llm_config ?? monitorLlm(monitor, this.sealer));
   }
 

@@ -52,6 +52,7 @@ export class CrawlMonitorListJobs extends MonitorListJobs {
       schema: request.schema,
       schema_id: request.schemaId,
       page_formats: null,
+      ...(request.paginate ? { paginate: request.paginate } : {}),
       site_id: site?._id ?? null,
       llm_config: request.llmConfig,
       options,

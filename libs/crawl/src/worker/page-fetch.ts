@@ -106,7 +106,9 @@ export class PageFetch {
               // A page that is extracted: what its plan needs of the load (its formats, or the attribute values a
               // value may be grounded on: docs/provenance.md).
               ...(task.extract ? pageLoadOptions(crawlPagePlan(context, task.key)) : {}),
-              headers: conditionalHeaders(note?.memory ?? null),
+              // A monitor's paginated page is not asked conditionally: a 304 of its first page says nothing of its
+              // next pages (docs/monitors.md "Paginated lists"); their text hash decides.
+              headers: conditionalHeaders(task.extract && context.input.paginate ? null : (note?.memory ?? null)),
               beforeConvert: (fetched) => {
                 if (note) {
                   // A 304 carries no body: last run's record and links stand (docs/monitors.md "Cheap re-runs").

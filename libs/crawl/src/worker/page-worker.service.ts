@@ -24,7 +24,7 @@ import { ExclusiveGate } from './exclusive-gate';
 import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
 import { JobContexts, type JobContext } from './job-contexts';
 import { PageFetch } from './page-fetch';
-import { PagePagination } from './page-pagination';
+import { PagePagination, pagesText } from './page-pagination';
 import { crawlPagePlan, extractionOutcome } from './page-outcomes';
 
 /**
@@ -179,8 +179,9 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const { input, job } = context;
     const options = input.options;
     const started = Date.now();
-    // A sitemap lastmod not after the last run's visit: unchanged without a request (docs/monitors.md "Cheap re-runs").
-    if (note?.memory && options.use_sitemap && input.monitor_id) {
+    // A sitemap lastmod not after the last run's visit: unchanged without a request (docs/monitors.md "Cheap re-runs"),
+    // unless the page's list goes on over next pages, which the page's lastmod says nothing of ("Paginated lists").
+    if (note?.memory && options.use_sitemap && input.monitor_id && !(task.extract && PagePagination.applies(context))) {
       const lastmod = await this.records.monitorPages.lastmod(task.job_id, task.url);
       if (lastmod && Date.parse(lastmod) <= Date.parse(note.memory.fetchedAt)) {
         note.via = 'lastmod';
@@ -232,17 +233,21 @@ export class PageWorkerService implements OnApplicationBootstrap {
       fetch_duration_ms: fetchMs,
       ...(canonical ? { canonical_url: canonical } : {}),
     };
+    const plan = task.extract ? crawlPagePlan(context, task.key) : null;
+    const secrets = plan ? this.secretsOf(context, task.secrets) : {};
+    // A monitor's paginated page: its next pages fetched before any model call, so that its text hash says whether
+    // any page of its list changed (docs/monitors.md "Paginated lists"); they are extracted from what was fetched.
+    const ahead =
+      note && PagePagination.readsPages(context, plan) ? await this.pagination.collect(context, page, plan, secrets, signal) : null;
     if (note) {
-      note.textHash = textHash(page.content.markdown);
+      note.textHash = textHash(ahead ? pagesText(page, ahead) : page.content.markdown);
       if (note.memory && note.memory.textHash === note.textHash) {
         note.via = 'hash';
         return unchangedOutcome(page.fetch, links, note.memory.data, task.extract, fetchMs);
       }
     }
-    if (!task.extract) return { kind: 'completed', ...base, extract_duration_ms: null, result: null };
+    if (!plan) return { kind: 'completed', ...base, extract_duration_ms: null, result: null };
     const extractStarted = Date.now();
-    const plan = crawlPagePlan(context, task.key);
-    const secrets = this.secretsOf(context, task.secrets);
     const run = { job: context.job, secrets, signal, plans: context.plans };
     let extracted = await this.extractor.extract(page, plan, {
       ...run,
@@ -258,6 +263,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
         (next) => this.extractor.extract(next, plan, run),
         secrets,
         signal,
+        ahead,
       );
     return extractionOutcome(extracted, page, base, { started, extractStarted }, signal);
   }

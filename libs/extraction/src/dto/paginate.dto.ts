@@ -76,14 +76,24 @@ export class PaginationReportResponse {
 }
 
 /**
- * A crawl's or batch's `paginate` (docs/long-lists.md "Pagination"): each extracted page's list read over its "next"
- * pages, as an extract's `paginate` reads one page's.
+ * A crawl's, batch's or monitor's `paginate` (docs/long-lists.md "Pagination"): each extracted page's list read over its
+ * "next" pages, as an extract's `paginate` reads one page's. One DTO and one set of rules for every job kind.
  */
-export function PaginateProperty(job: 'crawl' | 'batch'): PropertyDecorator {
+export function PaginateProperty(job: 'crawl' | 'batch' | 'monitor'): PropertyDecorator {
+  const pages = job === 'monitor' ? "each run's" : `the ${job}'s`;
+  const own =
+    job === 'monitor'
+      ? ' (a run counts each page once, its next pages included)'
+      : ` of the ${job} of their own${job === 'crawl' ? ' (their links are not followed)' : ''}`;
+  const monitor =
+    job === 'monitor'
+      ? ' A run diffs the merged list (with `key` on a field of its items: every item over the pages). A page is asked without its validators (a 304 of its first page says nothing of the next ones) and never judged unchanged by a sitemap lastmod: its next pages are fetched before any model call, and the page is unchanged when the text of all its pages hashes as last run\'s (docs/monitors.md "Paginated lists"). In an update, `null` removes it.'
+      : '';
   return applyDecorators(
     ApiPropertyOptional({
       type: PaginateDto,
-      description: `Every extracted page of the ${job} is read as an extract with \`paginate\` reads its page (docs/long-lists.md "Pagination"): its "next" links followed (at most \`max_pages\` pages, the page itself included), each next page fetched as the ${job}'s pages are (robots.txt unless \`respect_robots\` is false, its Crawl-delay, the host's politeness slot and \`delay_ms\`, a 429 pausing the host), its lists merged into the page's one result with \`metadata.pagination\`. The next pages are part of their first page's result: they are not pages of the ${job} of their own${job === 'crawl' ? ' (their links are not followed)' : ''}. Needs a schema with a list of objects (the answer itself, or a top-level field); with \`formats\`, a prompt and no schema, or a schema without such a list, a 422 at \`body.paginate\`.`,
+      ...(job === 'monitor' ? { nullable: true } : {}),
+      description: `Every extracted page of ${job === 'monitor' ? 'every run' : `the ${job}`} is read as an extract with \`paginate\` reads its page (docs/long-lists.md "Pagination"): its "next" links followed (at most \`max_pages\` pages, the page itself included), each next page fetched as ${pages} pages are (robots.txt unless \`respect_robots\` is false, its Crawl-delay, the host's politeness slot and \`delay_ms\`, a 429 pausing the host), its lists merged into the page's one result with \`metadata.pagination\`. The next pages are part of their first page's result: they are not pages${own}.${monitor} Needs a schema with a list of objects (the answer itself, or a top-level field); ${job === 'monitor' ? 'with a schema without such a list' : 'with `formats`, a prompt and no schema, or a schema without such a list'}, a 422 at \`body.paginate\`.`,
     }),
     IsOptional(),
     IsObject(),

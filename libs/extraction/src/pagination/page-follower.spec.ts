@@ -241,4 +241,97 @@ describe('PageFollower', () => {
       reason: 'paused',
     });
   });
+
+  describe('collect: the next pages fetched ahead, then extracted from what was fetched (a monitor page)', () => {
+    it('fetches the pages follow would read, none extracted, and stops as follow does', async () => {
+      const { load, loaded } = site({ [A]: [B], [B]: [C], [C]: [A] });
+      const extracted: string[] = [];
+      const f = new PageFollower({
+        politeness: new MemoryPoliteness({ backoffBaseMs: 1000, backoffMaxMs: 10_000 }),
+        robots: null,
+        config: CONFIG,
+        load,
+        extract: (page) => {
+          extracted.push(page.fetch.url);
+          return Promise.resolve(extraction(page.fetch.url, 0.01));
+        },
+        signal: new AbortController().signal,
+      });
+      const first = await f.fetch(A);
+      const ahead = await f.collect(first, A, { selector: 'a', max_pages: 10 });
+      expect(ahead.pages.map((p) => [p.url, p.page.fetch.url])).toEqual([
+        [B, B],
+        [C, C],
+      ]);
+      // The last page links back to the first: the list's end, as follow judges it.
+      expect(ahead.stopped).toEqual({ reason: 'no_next_link' });
+      expect(extracted).toEqual([]);
+      expect(await f.collect(first, A, { selector: 'a', max_pages: 2 })).toMatchObject({
+        pages: [{ url: B }],
+        stopped: { reason: 'max_pages', next: C },
+      });
+
+      // follow reads the collected pages without fetching them again, in order.
+      loaded.length = 0;
+      const { pages, stopped } = await f.follow(
+        { url: A, page: first, extraction: extraction(A) },
+        { selector: 'a', max_pages: 10 },
+        null,
+        ahead,
+      );
+      expect(pages.map((p) => p.url)).toEqual([A, B, C]);
+      expect(stopped).toEqual({ reason: 'no_next_link' });
+      expect(extracted).toEqual([B, C]);
+      expect(loaded).toEqual([]);
+    });
+
+    it('a next page robots.txt refuses or that fails ends the collected pages, and follow stops there too', async () => {
+      const { load, loaded } = site({ [A]: [B], [B]: [C], [C]: [] });
+      const check = (url: string) =>
+        Promise.resolve(
+          url === C ? { verdict: 'disallowed' as const, why: 'robots.txt disallows it' } : { verdict: 'allowed' as const, why: '' },
+        );
+      const f = follower(load, { check });
+      const first = await f.fetch(A);
+      const ahead = await f.collect(first, A, { selector: 'a', max_pages: 10 });
+      expect(ahead).toMatchObject({ pages: [{ url: B }], stopped: { reason: 'refused', next: C } });
+      expect(loaded).toEqual([A, B]);
+      const { pages, stopped } = await f.follow(
+        { url: A, page: first, extraction: extraction(A) },
+        { selector: 'a', max_pages: 10 },
+        null,
+        ahead,
+      );
+      expect(pages.map((p) => p.url)).toEqual([A, B]);
+      expect(stopped).toEqual({ reason: 'refused', next: C, why: expect.stringContaining('robots.txt disallows it') });
+    });
+
+    it('the cost cap stops the extraction of collected pages (and comes before a fetch that stopped them)', async () => {
+      const { load } = site({ [A]: [B], [B]: [C], [C]: [] });
+      const f = follower(load);
+      const first = await f.fetch(A);
+      const ahead = await f.collect(first, A, { selector: 'a', max_pages: 10 });
+      const capped = await f.follow(
+        { url: A, page: first, extraction: extraction(A, 0.01) },
+        { selector: 'a', max_pages: 10 },
+        0.02,
+        ahead,
+      );
+      expect(capped.pages.map((p) => p.url)).toEqual([A, B]);
+      expect(capped.stopped).toMatchObject({ reason: 'budget', next: C });
+
+      const failed = { pages: ahead.pages.slice(0, 1), stopped: { reason: 'failed' as const, next: C, why: 'HTTP 500' } };
+      const spent = await f.follow(
+        { url: A, page: first, extraction: extraction(A, 0.05) },
+        { selector: 'a', max_pages: 10 },
+        0.02,
+        failed,
+      );
+      expect(spent.pages.map((p) => p.url)).toEqual([A]);
+      expect(spent.stopped).toMatchObject({ reason: 'budget', next: B });
+      const read = await f.follow({ url: A, page: first, extraction: extraction(A) }, { selector: 'a', max_pages: 10 }, null, failed);
+      expect(read.pages.map((p) => p.url)).toEqual([A, B]);
+      expect(read.stopped).toEqual({ reason: 'failed', next: C, why: 'HTTP 500' });
+    });
+  });
 });

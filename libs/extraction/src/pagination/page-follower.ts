@@ -29,6 +29,38 @@ export interface FollowerDeps {
   signal: AbortSignal;
 }
 
+/** A next page fetched ahead of its extraction (PageFollower.collect): the URL it was asked at, and the page. */
+export interface CollectedPage {
+  url: string;
+  page: LoadedPage;
+}
+
+/** The next pages fetched ahead, in order, and why the fetching stopped (a `refused` or `failed` stop names the page not fetched). */
+export interface CollectedPages {
+  pages: CollectedPage[];
+  stopped: PaginationStop;
+}
+
+/** The next page to read (its address, and its fetch or why it was not fetched), or why there is none. */
+interface NextPages {
+  next(): Promise<{ url: string; load(): Promise<LoadedPage | PaginationStop> } | PaginationStop>;
+}
+
+/** The pages `collect` fetched, one by one; a fetch that stopped it comes last, so that the cost cap is looked at first, as when fetching. */
+function fetchedAhead(ahead: CollectedPages): NextPages {
+  let i = 0;
+  return {
+    next: () => {
+      const collected = ahead.pages[i++];
+      if (collected) return Promise.resolve({ url: collected.url, load: () => Promise.resolve(collected.page) });
+      const stop = ahead.stopped;
+      if (stop.reason === 'refused' || stop.reason === 'failed')
+        return Promise.resolve({ url: stop.next, load: () => Promise.resolve(stop) });
+      return Promise.resolve(stop);
+    },
+  };
+}
+
 /** The next page's address: the first link the selector picked that is on the page's host and not read yet. */
 export function nextPageUrl(page: LoadedPage, visited: ReadonlySet<string>): string | null {
   const host = hostnameOf(page.fetch.url);
@@ -92,47 +124,90 @@ export class PageFollower {
   /**
    * The pages after `first` (page 1, already extracted), up to `paginate.max_pages` in all, each extracted as it
    * comes; stops at the first page without a next link, or one robots.txt refuses, that fails, or that the cost cap
-   * (`maxCostUsd`, over all pages) leaves no room for.
+   * (`maxCostUsd`, over all pages) leaves no room for. `ahead`: the next pages fetched already (`collect`, a monitor's
+   * page whose text hash covers its next pages), extracted in their order, with the same stops but the fetch's.
    */
   async follow(
     first: PagedPage & { page: LoadedPage },
     paginate: Paginate,
     maxCostUsd: number | null,
+    ahead?: CollectedPages,
   ): Promise<{ pages: PagedPage[]; stopped: PaginationStop }> {
     const pages: PagedPage[] = [{ url: first.url, extraction: first.extraction }];
-    const visited = new Set([canonical(first.url), canonical(first.page.fetch.url)]);
-    let last = first.page;
+    const source = ahead ? fetchedAhead(ahead) : this.fetching(first.page, first.url, paginate);
     let cost = first.extraction.usage.costUsd;
     for (;;) {
-      const next = nextPageUrl(last, visited);
-      if (!next) return { pages, stopped: { reason: 'no_next_link' } };
-      if (pages.length >= paginate.max_pages) return { pages, stopped: { reason: 'max_pages', next } };
+      const step = await source.next();
+      if ('reason' in step) return { pages, stopped: step };
       if (maxCostUsd !== null && cost >= maxCostUsd)
         return {
           pages,
-          stopped: { reason: 'budget', next, why: `the pages read cost ${cost.toFixed(6)} USD, the cap is ${maxCostUsd} USD` },
+          stopped: { reason: 'budget', next: step.url, why: `the pages read cost ${cost.toFixed(6)} USD, the cap is ${maxCostUsd} USD` },
         };
-      visited.add(next);
-      let page: LoadedPage;
-      try {
-        page = await this.fetch(next);
-      } catch (error) {
-        if (this.deps.signal.aborted) throw error;
-        const why = error instanceof AppError ? (error.detail ?? error.message) : 'the page could not be fetched';
-        const reason = error instanceof AppError && error.category === 'robots_disallowed' ? 'refused' : 'failed';
-        return { pages, stopped: { reason, next, why } };
-      }
-      visited.add(canonical(page.fetch.url));
+      const page = await step.load();
+      if ('reason' in page) return { pages, stopped: page };
       const extraction = await this.deps.extract(page);
       if (extraction instanceof PageFailure) {
         // Its failed calls were billed: counted with the answer's usage.
         if (extraction.usage) pages[pages.length - 1] = withUsage(pages[pages.length - 1], extraction.usage);
-        return { pages, stopped: { reason: 'failed', next, why: extraction.message } };
+        return { pages, stopped: { reason: 'failed', next: step.url, why: extraction.message } };
       }
       pages.push({ url: page.fetch.url, extraction });
       cost += extraction.usage.costUsd;
-      last = page;
     }
+  }
+
+  /**
+   * The pages after `first` fetched as `follow` fetches them (robots.txt, the host's slot, up to `paginate.max_pages`
+   * in all), none extracted: a monitor's page compares their texts with last run's before any model call
+   * (docs/monitors.md "Paginated lists"), then `follow` extracts them (`ahead`). `requested`: the URL `first` was asked at.
+   */
+  async collect(first: LoadedPage, requested: string, paginate: Paginate): Promise<CollectedPages> {
+    const source = this.fetching(first, requested, paginate);
+    const pages: CollectedPage[] = [];
+    for (;;) {
+      const step = await source.next();
+      if ('reason' in step) return { pages, stopped: step };
+      const page = await step.load();
+      if ('reason' in page) return { pages, stopped: page };
+      pages.push({ url: step.url, page });
+    }
+  }
+
+  /**
+   * The next pages as they are found: each one's address (the first link the selector picked, not read yet), or why
+   * there is none (`no_next_link`, `max_pages`); its load is the fetch, or why it was not fetched (`refused`, `failed`).
+   */
+  private fetching(first: LoadedPage, requested: string, paginate: Paginate): NextPages {
+    const visited = new Set([canonical(requested), canonical(first.fetch.url)]);
+    let last = first;
+    let read = 1;
+    return {
+      next: () => {
+        const next = nextPageUrl(last, visited);
+        if (!next) return Promise.resolve({ reason: 'no_next_link' as const });
+        if (read >= paginate.max_pages) return Promise.resolve({ reason: 'max_pages' as const, next });
+        return Promise.resolve({
+          url: next,
+          load: async () => {
+            visited.add(next);
+            let page: LoadedPage;
+            try {
+              page = await this.fetch(next);
+            } catch (error) {
+              if (this.deps.signal.aborted) throw error;
+              const why = error instanceof AppError ? (error.detail ?? error.message) : 'the page could not be fetched';
+              const reason = error instanceof AppError && error.category === 'robots_disallowed' ? 'refused' : 'failed';
+              return { reason, next, why };
+            }
+            visited.add(canonical(page.fetch.url));
+            last = page;
+            read++;
+            return page;
+          },
+        });
+      },
+    };
   }
 
   /**
@@ -145,8 +220,9 @@ export class PageFollower {
     paginate: Paginate,
     maxCostUsd: number | null,
     schema: JsonSchemaObject,
+    ahead?: CollectedPages,
   ): Promise<PageExtraction<ExtractionMade>> {
-    const { pages, stopped } = await this.follow(first, paginate, maxCostUsd);
+    const { pages, stopped } = await this.follow(first, paginate, maxCostUsd, ahead);
     return mergePages(pages, listPaths(schema), stopped);
   }
 

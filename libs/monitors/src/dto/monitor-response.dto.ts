@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PaginateDto } from '@app/extraction';
 import { SavedCrawlOptionsView } from '@app/sites';
 import { CHANGE_KINDS, FIRST_RUN_MODES, NOTIFY_KINDS, RUN_STATUSES, RUN_TRIGGERS } from '../monitor.types';
 
@@ -78,6 +79,13 @@ export class MonitorListItemResponse {
   })
   llm_config!: Record<string, unknown> | null;
   @ApiProperty({ enum: ['model', 'auto'] }) extraction_mode!: string;
+  @ApiProperty({
+    type: PaginateDto,
+    nullable: true,
+    description:
+      'Each page\'s list read over its "next" pages (`max_pages` as stored, its default filled in); null: none (docs/monitors.md "Paginated lists").',
+  })
+  paginate!: PaginateDto | null;
   @ApiProperty({ type: MonitorScheduleResponse }) schedule!: MonitorScheduleResponse;
   @ApiProperty({ type: [String] }) key!: string[];
   @ApiProperty({ type: MonitorNotifyResponse, nullable: true }) notify!: MonitorNotifyResponse | null;

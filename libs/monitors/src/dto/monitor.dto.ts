@@ -17,7 +17,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
+import { ExtractionModeProperty, PaginateDto, PaginateProperty, type ExtractionMode } from '@app/extraction';
 import { ExactlyOneOf, IsHttpUrl, IsPrintable, JSON_BODY_LIMITS } from '@app/http';
 import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import { LlmConfigDto } from '@app/llm';
@@ -128,6 +128,9 @@ export class CreateMonitorDto {
 
   @ExtractionModeProperty('`model`: a model call per changed page; `auto`: learned selector programs (docs/learned-extraction.md).')
   extraction_mode?: ExtractionMode;
+
+  @PaginateProperty('monitor')
+  paginate?: PaginateDto | null;
 
   @ApiProperty({ type: MonitorScheduleDto })
   @IsObject()
