@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
-import { LlmConfigDto } from '@app/llm';
+import { LlmConfigDto, LlmConfigProperty } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
 import { EXTRACT_ARCHIVE_DEFAULT } from '../extract-archive';
 import { AuthProfileProperty, FETCH_MODES, ProxyProperty, type FetchMode } from '@app/fetch';
@@ -47,14 +47,7 @@ export class ExtractRequestDto extends JobFetchFields {
   site_id?: string;
   @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
 
-  @ApiPropertyOptional({
-    type: LlmConfigDto,
-    description: 'Model override; with `api_key` the call is BYOK for this request only (never stored or logged).',
-  })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LlmConfigDto)
+  @LlmConfigProperty('Model override; with `api_key` the call is BYOK for this request only (never stored or logged).')
   llm_config?: LlmConfigDto;
 
   @ApiPropertyOptional({ default: false, description: 'Record prompts and model metadata (GET /jobs/{id}/debug-capture).' })
@@ -129,11 +122,7 @@ export class AnalyzeRequestDto {
     'A saved site: its URL and fetch mode as defaults; its headers and cookies go with the fetches, to its host only: a `url` on another host is a 422 at `body.url`.',
   )
   site_id?: string;
-  @ApiPropertyOptional({ type: LlmConfigDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LlmConfigDto)
+  @LlmConfigProperty()
   llm_config?: LlmConfigDto;
   /** The page and its linked pages through this pool; absent: the saved site's (docs/proxies.md). */
   @ProxyProperty()

@@ -20,7 +20,7 @@ import {
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { ExactlyOneOf, IsHttpUrl, IsPrintable, JSON_BODY_LIMITS } from '@app/http';
 import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
-import { LlmConfigDto } from '@app/llm';
+import { LlmConfigDto, LlmConfigProperty } from '@app/llm';
 import { SavedCrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
 import { FIRST_RUN_MODES, NOTIFY_KINDS, type FirstRunMode, type NotifyKind } from '../monitor.types';
@@ -115,15 +115,9 @@ export class CreateMonitorDto {
   @Type(() => SavedCrawlOptionsDto)
   options?: SavedCrawlOptionsDto;
 
-  @ApiPropertyOptional({
-    type: LlmConfigDto,
-    description:
-      "The model of every run. An `api_key` here is sealed at rest (AES-256-GCM under GLEANER_SECRET) and used by this monitor's runs only; without one, runs use your stored provider keys and chain.",
-  })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LlmConfigDto)
+  @LlmConfigProperty(
+    "The model of every run. An `api_key` here is sealed at rest (AES-256-GCM under GLEANER_SECRET) and used by this monitor's runs only; without one, runs use your stored provider keys and chain.",
+  )
   llm_config?: LlmConfigDto;
 
   @ExtractionModeProperty('`model`: a model call per changed page; `auto`: learned selector programs (docs/learned-extraction.md).')
