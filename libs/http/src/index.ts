@@ -25,3 +25,4 @@ export {
 } from './url-list-body';
 export { HasUsableKeys, IsStringMap, STRING_MAP_RULE, type StringMapRule } from './map-rules';
 export { stackedDecorators } from './stacked-decorators';
+export { OptionalHttpUrlProperty } from './http-url.property';

@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import { LlmConfigDto, LlmConfigProperty } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
 import { EXTRACT_ARCHIVE_DEFAULT } from '../extract-archive';
 import { AuthProfileProperty, FETCH_MODES, ProxyProperty, type FetchMode } from '@app/fetch';
-import { IsHttpUrl } from '@app/http';
+import { OptionalHttpUrlProperty } from '@app/http';
 import { GroundingProperty, ProvenanceProperty } from '@app/sites';
 import type { FieldProvenance, GroundingPolicy, ProvenanceMode } from '@app/provenance';
 import {
@@ -21,11 +21,7 @@ import { PaginateDto, PaginationReportResponse } from './paginate.dto';
 import { JobFetchFields, PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 
 export class ExtractRequestDto extends JobFetchFields {
-  @ApiPropertyOptional({ example: 'https://quotes.example/page/1/', description: 'Required unless `site_id` names a saved site.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  @IsHttpUrl()
+  @OptionalHttpUrlProperty({ example: 'https://quotes.example/page/1/', description: 'Required unless `site_id` names a saved site.' })
   url?: string;
 
   @SchemaProperty({
@@ -97,11 +93,7 @@ export class ExtractRequestDto extends JobFetchFields {
 }
 
 export class AnalyzeRequestDto {
-  @ApiPropertyOptional({ example: 'https://quotes.example/', description: 'Required unless `site_id` names a saved site.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  @IsHttpUrl()
+  @OptionalHttpUrlProperty({ example: 'https://quotes.example/', description: 'Required unless `site_id` names a saved site.' })
   url?: string;
   @ApiPropertyOptional({ minimum: 0, maximum: 1, default: 0, description: '0 = this page; 1 = also a sample of the pages it links to.' })
   @IsOptional()

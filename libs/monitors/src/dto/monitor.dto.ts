@@ -18,7 +18,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
-import { ExactlyOneOf, IsHttpUrl, IsPrintable, JSON_BODY_LIMITS } from '@app/http';
+import { ExactlyOneOf, IsPrintable, JSON_BODY_LIMITS, OptionalHttpUrlProperty } from '@app/http';
 import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import { LlmConfigDto, LlmConfigProperty } from '@app/llm';
 import { SavedCrawlOptionsDto } from '@app/sites';
@@ -67,14 +67,10 @@ export class MonitorNotifyDto extends JobWebhookFields {
 export class CreateMonitorDto {
   @ApiProperty({ example: 'Shop prices' }) @IsString() @Length(1, 200) @IsPrintable() name!: string;
 
-  @ApiPropertyOptional({
+  @OptionalHttpUrlProperty({
     example: 'https://shop.example/',
     description: 'The seed to crawl. Required unless `urls` lists the pages, or `site_id` names a saved site (its URL is the seed).',
   })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  @IsHttpUrl()
   url?: string;
 
   @ApiPropertyOptional({

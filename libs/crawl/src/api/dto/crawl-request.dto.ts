@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import { ExtractionModeProperty, PaginateDto, PaginateProperty, type ExtractionMode } from '@app/extraction';
 import { PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import {
@@ -11,7 +11,7 @@ import {
   PageFormatsProperty,
   type ScrapeFormat,
 } from '@app/pages';
-import { IsHttpUrl, QueryInteger } from '@app/http';
+import { QueryInteger, OptionalHttpUrlProperty } from '@app/http';
 import { LlmConfigDto, LlmConfigProperty } from '@app/llm';
 import { CrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
@@ -21,11 +21,7 @@ import { CaptureDebugProperty, MaxCostUsdProperty } from './crawl-engine.propert
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 export class CrawlRequestDto extends JobWebhookFields {
-  @ApiPropertyOptional({ example: 'https://quotes.example/', description: 'Seed URL. Required unless `site_id` names a saved site.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  @IsHttpUrl()
+  @OptionalHttpUrlProperty({ example: 'https://quotes.example/', description: 'Seed URL. Required unless `site_id` names a saved site.' })
   url?: string;
 
   @SchemaProperty({
