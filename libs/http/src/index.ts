@@ -24,3 +24,5 @@ export {
   type UrlListMediaType,
 } from './url-list-body';
 export { HasUsableKeys, IsStringMap, STRING_MAP_RULE, type StringMapRule } from './map-rules';
+export { stackedDecorators } from './stacked-decorators';
+export { OptionalHttpUrlProperty } from './http-url.property';

@@ -5,6 +5,7 @@ export {
   jobClassOf,
   jobControlChannel,
   JOBS_QUEUE,
+  NOT_STARTED,
   onCrawlEngine,
   TEST_JOB_TYPE,
   type JobEventRecord,

@@ -68,6 +68,20 @@ export type JobSummaryFields = {
   error_message: string | null;
 };
 
+/** A job's summary fields before it starts: no time, pages, tokens, cost or error yet (a new record; the CLI's first view of a job). */
+export const NOT_STARTED = {
+  started_at: null,
+  completed_at: null,
+  cost_usd: 0,
+  page_count: 0,
+  urls_queued: 0,
+  failed_count: 0,
+  token_usage_input: 0,
+  token_usage_output: 0,
+  error_category: null,
+  error_message: null,
+} as const satisfies Partial<JobSummaryFields>;
+
 /**
  * A job as stored, typed by its input and its result (as BullMQ's `Job<Data, Return>`): `I`, the type-specific
  * input its handler parses (JobHandler.parseInput); `R`, what a one-page job leaves on its record for its

@@ -19,4 +19,4 @@ export { LlmMetrics, MODEL_LABEL_CAP } from './models/llm-metrics';
 export { ModelPlanner } from './models/model-planner';
 export { ModelRouter, pauseUnlessAborted, type AttemptFunction, type RetryPause } from './models/model-router';
 export { ModelCallParts } from './models/model-call-parts';
-export { LlmConfigDto } from './models/llm-config.dto';
+export { LlmConfigDto, LlmConfigProperty } from './models/llm-config.dto';

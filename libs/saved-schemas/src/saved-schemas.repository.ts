@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DOCUMENT_STORE, type Collection, type DocumentStore } from '@app/storage';
 
-export interface SavedSchemaRecord {
-  _id: string;
+/** A saved schema's fields, as stored and as shown (SchemaView). */
+export interface SavedSchemaFields {
   /** null for platform schemas. */
   user_id: string | null;
   organization_id: string | null;
@@ -16,6 +16,10 @@ export interface SavedSchemaRecord {
   usage_count: number;
   created_at: string;
   updated_at: string;
+}
+
+export interface SavedSchemaRecord extends SavedSchemaFields {
+  _id: string;
   [key: string]: unknown;
 }
 

@@ -5,22 +5,10 @@ import { AppError, Errors, newId, nowIso } from '@app/core';
 import { parseSchema, type ParsedSchema } from '@app/schema';
 import type { CreateSchemaDto, UpdateSchemaDto } from './dto/schema.dto';
 import { PLATFORM_SCHEMAS_YAML } from './platform-schemas';
-import { SavedSchemasRepository, type SavedSchemaRecord } from './saved-schemas.repository';
+import { SavedSchemasRepository, type SavedSchemaFields, type SavedSchemaRecord } from './saved-schemas.repository';
 
-export interface SchemaView {
+export interface SchemaView extends SavedSchemaFields {
   id: string;
-  name: string;
-  description: string;
-  category: string;
-  schema_yaml: string;
-  tags: string[];
-  visibility: 'private' | 'public';
-  is_platform: boolean;
-  usage_count: number;
-  organization_id: string | null;
-  user_id: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
 const toView = (r: SavedSchemaRecord): SchemaView => ({

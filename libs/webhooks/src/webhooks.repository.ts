@@ -22,10 +22,8 @@ export interface WebhookRecord extends WebhookData {
   [key: string]: unknown;
 }
 
-export interface DeliveryRecord {
-  _id: string;
-  user_id: string;
-  job_id: string;
+/** A delivery attempt's fields, as stored and as shown (DeliveryView). */
+export interface DeliveryFields {
   webhook_id: string | null;
   url: string;
   event_type: string;
@@ -37,6 +35,12 @@ export interface DeliveryRecord {
   error_message: string | null;
   created_at: string;
   delivered_at: string | null;
+}
+
+export interface DeliveryRecord extends DeliveryFields {
+  _id: string;
+  user_id: string;
+  job_id: string;
   [key: string]: unknown;
 }
 

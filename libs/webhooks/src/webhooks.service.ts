@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@app/auth';
 import { DuplicateKeyError, Errors, newId, nowIso, SECRET_SEALER, type SecretSealer } from '@app/core';
 import { CLIENT_WEBHOOK_ID, type WebhookBodyDto } from './dto/webhook.dto';
-import { WebhooksRepository, type DeliveryRecord, type WebhookData, type WebhookRecord } from './webhooks.repository';
+import { WebhooksRepository, type DeliveryFields, type DeliveryRecord, type WebhookData, type WebhookRecord } from './webhooks.repository';
 
 export interface WebhookView {
   id: string;
@@ -16,19 +16,8 @@ export interface WebhookView {
   updated_at: string;
 }
 
-export interface DeliveryView {
+export interface DeliveryView extends DeliveryFields {
   id: string;
-  webhook_id: string | null;
-  url: string;
-  event_type: string;
-  status: string;
-  status_code: number | null;
-  attempt_number: number;
-  max_attempts: number;
-  response_time_ms: number | null;
-  error_message: string | null;
-  created_at: string;
-  delivered_at: string | null;
 }
 
 const toView = (r: WebhookData): WebhookView => ({

@@ -1,3 +1,4 @@
+import { NOT_STARTED } from '@app/jobs';
 import type { CrawlStarted, JobView } from '../api/api-types';
 import type { CliContext } from '../context';
 import { InterruptedError } from '../errors';
@@ -30,15 +31,6 @@ export function startedJobView(started: CrawlStarted, type: string, url: string 
     status: started.status,
     url,
     created_at: new Date().toISOString(),
-    started_at: null,
-    completed_at: null,
-    cost_usd: 0,
-    page_count: 0,
-    urls_queued: 0,
-    failed_count: 0,
-    token_usage_input: 0,
-    token_usage_output: 0,
-    error_category: null,
-    error_message: null,
+    ...NOT_STARTED,
   };
 }

@@ -19,7 +19,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { IsCssSelector, TOKEN_PATTERN } from '@app/fetch';
-import { IsHttpUrl, IsPrintable } from '@app/http';
+import { IsHttpUrl, IsPrintable, OptionalHttpUrlProperty } from '@app/http';
 import { logoutPatternProblem, MAX_LOGOUT_PATTERN_LENGTH, MAX_LOGOUT_PATTERNS } from '../logout-links';
 
 /** Each element a valid logout pattern (RE2, linear time whatever it is: a crawl's owner runs it on every link). */
@@ -80,11 +80,7 @@ export class BrowserStepDto {
   @Length(0, 512)
   text?: string;
 
-  @ApiPropertyOptional({ example: 'https://shop.example/sso', description: "`goto` (required): a URL on one of the profile's hosts." })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  @IsHttpUrl()
+  @OptionalHttpUrlProperty({ example: 'https://shop.example/sso', description: "`goto` (required): a URL on one of the profile's hosts." })
   url?: string;
 
   @ApiPropertyOptional({ example: '/account', description: "`wait_for` (this or `selector`): a path prefix the page's URL must reach." })

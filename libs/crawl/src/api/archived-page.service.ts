@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { PageArchive } from '@app/archive';
 import type { Caller } from '@app/auth';
 import { AppError, Errors } from '@app/core';
-import { decodeBody, type FetchResult } from '@app/fetch';
 import { JobsService } from '@app/jobs';
 import { PageLoaderService } from '@app/pages';
 import { pageKeyOf, ResultsService } from '@app/results';
+import { archivedFetch } from '../archived-fetch';
 
 export interface ArchivedPageBody {
   contentType: string;
@@ -51,20 +51,7 @@ export class ArchivedPageService {
         attachment: true,
       };
     }
-    const pdf = record.content_type === 'application/pdf';
-    const fetched: FetchResult = {
-      url: record.final_url,
-      status: record.status,
-      headers: record.headers,
-      contentType: record.content_type,
-      charset: page.rendered ? 'utf-8' : record.charset,
-      html: page.rendered ? page.rendered.toString('utf8') : pdf ? '' : decodeBody(page.body, record.headers['content-type']).text,
-      ...(pdf ? { body: page.body } : {}),
-      bytes: page.body.length,
-      redirects: record.redirects,
-      durationMs: 0,
-      mode: record.fetch_mode,
-    };
+    const fetched = archivedFetch(page, false);
     const content = await this.loader.convert(fetched, { mode: 'full' });
     return {
       contentType: 'text/plain; charset=utf-8',

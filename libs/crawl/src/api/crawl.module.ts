@@ -20,6 +20,18 @@ import { WarcExportService } from './warc-export.service';
 import { WarcRequestsService } from './warc-requests.service';
 import { CrawlMonitorListJobs } from './monitor-list-jobs';
 
+/** The services the API's controllers call: provided and exported. */
+const API_SERVICES = [
+  CrawlRequestsService,
+  BatchRequestsService,
+  CrawlMapService,
+  MapService,
+  ReextractRequestsService,
+  ArchivedPageService,
+  WarcExportService,
+  WarcRequestsService,
+];
+
 /**
  * API side: POST /crawl and POST /batch/extract intake, the crawl map, POST /map, and the archive's
  * operations (re-extraction, a result's page, WARC out and in, the clean-up of DELETE /jobs/{id}), and the
@@ -29,14 +41,7 @@ import { CrawlMonitorListJobs } from './monitor-list-jobs';
   imports: [IntakeModule, JobsModule, ResultsModule, ArchiveModule, PagesModule, AuthProfilesModule],
   providers: [
     CrawlRepository,
-    CrawlRequestsService,
-    BatchRequestsService,
-    CrawlMapService,
-    MapService,
-    ReextractRequestsService,
-    ArchivedPageService,
-    WarcExportService,
-    WarcRequestsService,
+    ...API_SERVICES,
     CrawlDeletion,
     DuplicateIndex,
     CrawlTenantErasure,
@@ -44,16 +49,6 @@ import { CrawlMonitorListJobs } from './monitor-list-jobs';
     // The monitors lib's port: a list monitor's runs are batch jobs (libs/monitors depends not on this lib).
     { provide: MonitorListJobs, useExisting: CrawlMonitorListJobs },
   ],
-  exports: [
-    MonitorListJobs,
-    CrawlRequestsService,
-    BatchRequestsService,
-    CrawlMapService,
-    MapService,
-    ReextractRequestsService,
-    ArchivedPageService,
-    WarcExportService,
-    WarcRequestsService,
-  ],
+  exports: [MonitorListJobs, ...API_SERVICES],
 })
 export class CrawlModule {}

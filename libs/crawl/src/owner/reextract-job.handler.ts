@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { JobContext, JobHandler, JobRecord } from '@app/jobs';
-import { parseReextractInput, type CrawlJobInput } from '../crawl-input';
-import { CrawlJobHandler } from './crawl-job.handler';
+import { parseReextractInput } from '../crawl-input';
+import { CrawlEngineJobHandler } from './crawl-engine-job.handler';
 
 /**
  * Runs a `reextract` job: the crawl engine over another job's archived pages (docs/archive.md
@@ -10,17 +9,7 @@ import { CrawlJobHandler } from './crawl-job.handler';
  * workers' read from the archive differ. No request reaches a site.
  */
 @Injectable()
-export class ReextractJobHandler implements JobHandler<CrawlJobInput> {
+export class ReextractJobHandler extends CrawlEngineJobHandler {
   readonly type = 'reextract';
   readonly parseInput = parseReextractInput;
-
-  constructor(private readonly crawls: CrawlJobHandler) {}
-
-  run(context: JobContext<CrawlJobInput>): Promise<void> {
-    return this.crawls.run(context);
-  }
-
-  onTerminal(job: JobRecord): Promise<void> {
-    return this.crawls.onTerminal(job);
-  }
 }

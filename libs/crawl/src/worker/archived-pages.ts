@@ -1,12 +1,12 @@
 import type { PageArchive } from '@app/archive';
 import { keepPage } from '@app/extraction';
 import { AppError } from '@app/core';
-import { decodeBody, type FetchResult } from '@app/fetch';
 import type { JobRecord } from '@app/jobs';
 import type { AppLogger } from '@app/observability';
 import { loadOptionsFor, type LoadedPage, type LoadOptions, type PageFormatsPlan, type PageLoaderService } from '@app/pages';
 import type { ArchiveSource, WarcSource } from '../crawl-input';
 import type { PageOutcome } from '../crawl.types';
+import { archivedFetch } from '../archived-fetch';
 
 /**
  * The page workers' side of the archive (docs/archive.md): after a fetch, the page as it was fetched is
@@ -62,21 +62,7 @@ export class ArchivedPages {
         usage: null,
       };
     }
-    const pdf = record.content_type === 'application/pdf';
-    const html = page.rendered ? page.rendered.toString('utf8') : pdf ? '' : decodeBody(page.body, record.headers['content-type']).text;
-    const fetch: FetchResult = {
-      url: record.final_url,
-      status: record.status,
-      headers: record.headers,
-      contentType: record.content_type,
-      charset: page.rendered ? 'utf-8' : record.charset,
-      html,
-      ...(pdf ? { body: page.body } : { raw: page.body }),
-      bytes: page.body.length,
-      redirects: record.redirects,
-      durationMs: 0,
-      mode: record.fetch_mode,
-    };
+    const fetch = archivedFetch(page, true);
     try {
       const conversion: Pick<LoadOptions, 'conversion' | 'also' | 'tags'> = formats
         ? loadOptionsFor(formats)

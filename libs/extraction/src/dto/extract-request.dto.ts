@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
-import { LlmConfigDto } from '@app/llm';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
+import { LlmConfigDto, LlmConfigProperty } from '@app/llm';
 import { ExtractionModeProperty, type ExtractionMode } from '../extraction-mode';
 import { EXTRACT_ARCHIVE_DEFAULT } from '../extract-archive';
 import { AuthProfileProperty, FETCH_MODES, ProxyProperty, type FetchMode } from '@app/fetch';
-import { IsHttpUrl } from '@app/http';
+import { OptionalHttpUrlProperty } from '@app/http';
 import { GroundingProperty, ProvenanceProperty } from '@app/sites';
 import type { FieldProvenance, GroundingPolicy, ProvenanceMode } from '@app/provenance';
 import {
@@ -21,11 +21,7 @@ import { PaginateDto, PaginationReportResponse } from './paginate.dto';
 import { JobFetchFields, PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 
 export class ExtractRequestDto extends JobFetchFields {
-  @ApiPropertyOptional({ example: 'https://quotes.example/page/1/', description: 'Required unless `site_id` names a saved site.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  @IsHttpUrl()
+  @OptionalHttpUrlProperty({ example: 'https://quotes.example/page/1/', description: 'Required unless `site_id` names a saved site.' })
   url?: string;
 
   @SchemaProperty({
@@ -47,14 +43,7 @@ export class ExtractRequestDto extends JobFetchFields {
   site_id?: string;
   @ApiPropertyOptional({ enum: FETCH_MODES, default: 'auto' }) @IsOptional() @IsIn(FETCH_MODES) fetch_mode?: FetchMode;
 
-  @ApiPropertyOptional({
-    type: LlmConfigDto,
-    description: 'Model override; with `api_key` the call is BYOK for this request only (never stored or logged).',
-  })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LlmConfigDto)
+  @LlmConfigProperty('Model override; with `api_key` the call is BYOK for this request only (never stored or logged).')
   llm_config?: LlmConfigDto;
 
   @ApiPropertyOptional({ default: false, description: 'Record prompts and model metadata (GET /jobs/{id}/debug-capture).' })
@@ -104,11 +93,7 @@ export class ExtractRequestDto extends JobFetchFields {
 }
 
 export class AnalyzeRequestDto {
-  @ApiPropertyOptional({ example: 'https://quotes.example/', description: 'Required unless `site_id` names a saved site.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  @IsHttpUrl()
+  @OptionalHttpUrlProperty({ example: 'https://quotes.example/', description: 'Required unless `site_id` names a saved site.' })
   url?: string;
   @ApiPropertyOptional({ minimum: 0, maximum: 1, default: 0, description: '0 = this page; 1 = also a sample of the pages it links to.' })
   @IsOptional()
@@ -129,11 +114,7 @@ export class AnalyzeRequestDto {
     'A saved site: its URL and fetch mode as defaults; its headers and cookies go with the fetches, to its host only: a `url` on another host is a 422 at `body.url`.',
   )
   site_id?: string;
-  @ApiPropertyOptional({ type: LlmConfigDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LlmConfigDto)
+  @LlmConfigProperty()
   llm_config?: LlmConfigDto;
   /** The page and its linked pages through this pool; absent: the saved site's (docs/proxies.md). */
   @ProxyProperty()

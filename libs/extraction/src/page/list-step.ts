@@ -1,5 +1,5 @@
 import { Usage, warning, type Warning } from '@app/core';
-import type { AttemptRecord, ModelTarget, RunSummary } from '@app/llm';
+import type { AttemptRecord, ModelTarget } from '@app/llm';
 import type { JsonSchemaObject } from '@app/schema';
 import { ExtractionFailure, type ExtractInput, type ExtractionService, type ExtractOutput } from '../extraction.service';
 import { groundedCallOf, type GroundedCall } from '../grounding.service';
@@ -7,6 +7,7 @@ import { extractLists } from '../lists/list-extraction';
 import { incompleteWarnings, type ItemsReport } from '../lists/list-merge';
 import { pageLists } from '../lists/list-paths';
 import { wholePageCounts, withWholePage } from '../lists/whole-page';
+import { joined } from './joined-runs';
 import type { Completeness } from './page-extraction';
 
 /** The model step's call(s) for one page: one, or one per chunk of a long list (docs/long-lists.md). */
@@ -77,7 +78,7 @@ export async function listStep(step: ListStepInput): Promise<ListedCall> {
       } catch (error) {
         // A failed chunk fails the page, with what the chunks answered before it cost (they were billed).
         throw error instanceof ExtractionFailure && outs.length > 0
-          ? new ExtractionFailure(error, withEarlier(outs, error.summary))
+          ? new ExtractionFailure(error, joined([...outs, error.summary]))
           : error;
       }
     },
@@ -131,18 +132,4 @@ function uniqueWarnings(warnings: Warning[]): Warning[] {
     seen.add(key);
     return true;
   });
-}
-
-function withEarlier(outs: ExtractOutput[], failed: RunSummary | null): RunSummary {
-  const all: RunSummary[] = [...outs, ...(failed ? [failed] : [])];
-  return {
-    attempts: all.flatMap((s) => s.attempts),
-    usage: {
-      inputTokens: all.reduce((n, s) => n + s.usage.inputTokens, 0),
-      outputTokens: all.reduce((n, s) => n + s.usage.outputTokens, 0),
-    },
-    llmCostUsd: all.reduce((n, s) => n + s.llmCostUsd, 0),
-    costUsd: all.reduce((n, s) => n + s.costUsd, 0),
-    isByok: (failed ?? outs[outs.length - 1]).isByok,
-  };
 }

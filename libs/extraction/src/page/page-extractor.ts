@@ -15,7 +15,8 @@ import { programListReport } from '../lists/program-lists';
 import { captureRecorder } from './capture';
 import { PageRecords, PageSteps } from './page-extractor-parts';
 import { listStep, type ListedCall } from './list-step';
-import { joined, proposeSchema, type ProposedSchema } from './schema-proposal';
+import { joined } from './joined-runs';
+import { proposeSchema, type ProposedSchema } from './schema-proposal';
 import {
   formatsMade,
   PageFailure,

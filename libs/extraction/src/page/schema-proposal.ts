@@ -2,6 +2,7 @@ import { AppError } from '@app/core';
 import type { ModelTarget, RunSummary } from '@app/llm';
 import { parseSchema, type JsonSchemaObject } from '@app/schema';
 import { ExtractionFailure, type ExtractInput, type ExtractionService } from '../extraction.service';
+import { joined } from './joined-runs';
 
 /**
  * The call that proposes a page's schema when the request gave a prompt and no schema (docs/scrape.md "A prompt
@@ -77,19 +78,4 @@ function schemaProblem(error: AppError): string {
         .map((e) => `${e.location}: ${e.message}`)
         .join('; ')
     : (error.detail ?? error.message);
-}
-
-/** Several runs' summaries as one (what they cost together; whose key paid is the last run's). */
-export function joined(all: (RunSummary | null)[]): RunSummary {
-  const runs = all.filter((s): s is RunSummary => s !== null);
-  return {
-    attempts: runs.flatMap((s) => s.attempts),
-    usage: {
-      inputTokens: runs.reduce((n, s) => n + s.usage.inputTokens, 0),
-      outputTokens: runs.reduce((n, s) => n + s.usage.outputTokens, 0),
-    },
-    llmCostUsd: runs.reduce((n, s) => n + s.llmCostUsd, 0),
-    costUsd: runs.reduce((n, s) => n + s.costUsd, 0),
-    isByok: runs.length > 0 ? runs[runs.length - 1].isByok : false,
-  };
 }

@@ -59,49 +59,48 @@ export class ListJobsQuery extends PageQuery {
   error_category?: ErrorCategory;
 }
 
+/** A count of a job's answer: an integer, never negative. */
+function CountProperty(description?: string): PropertyDecorator {
+  return ApiProperty(description === undefined ? { type: 'integer', minimum: 0 } : { type: 'integer', minimum: 0, description });
+}
+
+/** A count the answer leaves out where it does not apply. */
+function OptionalCountProperty(description: string): PropertyDecorator {
+  return ApiPropertyOptional({ type: 'integer', minimum: 0, description });
+}
+
 export class PagesByMethodResponse {
-  @ApiProperty({ type: 'integer', minimum: 0 }) model!: number;
-  @ApiProperty({ type: 'integer', minimum: 0 }) selectors!: number;
-  @ApiProperty({ type: 'integer', minimum: 0 }) mixed!: number;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Pages stored as formats (a crawl or batch without a schema; no model call).' })
+  @CountProperty() model!: number;
+  @CountProperty() selectors!: number;
+  @CountProperty() mixed!: number;
+  @CountProperty('Pages stored as formats (a crawl or batch without a schema; no model call).')
   scrape!: number;
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 0,
-    description:
-      'Monitor runs only (absent when 0): pages known unchanged by a 304 or their text hash, without a model call (docs/monitors.md).',
-  })
+  @OptionalCountProperty(
+    'Monitor runs only (absent when 0): pages known unchanged by a 304 or their text hash, without a model call (docs/monitors.md).',
+  )
   unchanged?: number;
 }
 
 export class DuplicateCountsResponse {
-  @ApiProperty({
-    type: 'integer',
-    minimum: 0,
-    description: 'Pages whose rel=canonical (or `Link: rel=canonical`) names another address of the job.',
-  })
+  @CountProperty('Pages whose rel=canonical (or `Link: rel=canonical`) names another address of the job.')
   canonical!: number;
-  @ApiProperty({
-    type: 'integer',
-    minimum: 0,
-    description: 'Pages with the same normalised text as an earlier page (`dedupe` `exact` or `near`).',
-  })
+  @CountProperty('Pages with the same normalised text as an earlier page (`dedupe` `exact` or `near`).')
   exact!: number;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Near-duplicates of an earlier page (`dedupe: near`).' })
+  @CountProperty('Near-duplicates of an earlier page (`dedupe: near`).')
   near!: number;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Pages that redirected onto a page the job fetches on its own.' })
+  @CountProperty('Pages that redirected onto a page the job fetches on its own.')
   redirect!: number;
 }
 
 export class ModelCallsByKindResponse {
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Calls with the whole page for every field.' }) full!: number;
-  @ApiProperty({ type: 'integer', minimum: 0, description: "Calls for some fields, or with the page's text around their values." })
+  @CountProperty('Calls with the whole page for every field.') full!: number;
+  @CountProperty("Calls for some fields, or with the page's text around their values.")
   partial!: number;
 }
 
 export class CallTokensResponse {
-  @ApiProperty({ type: 'integer', minimum: 0 }) input!: number;
-  @ApiProperty({ type: 'integer', minimum: 0 }) output!: number;
+  @CountProperty() input!: number;
+  @CountProperty() output!: number;
 }
 
 export class TokensByCallKindResponse {
@@ -120,31 +119,20 @@ export class JobResponse {
   @ApiProperty({ type: String, nullable: true }) completed_at!: string | null;
   @ApiProperty({ description: 'What the job cost in USD so far: its model calls (failed attempts included) plus the operator fee.' })
   cost_usd!: number;
-  @ApiProperty({
-    type: 'integer',
-    minimum: 0,
-    description: 'Pages with a result: extracted (or stored as formats) and completed. Single-page jobs: 1 once done.',
-  })
+  @CountProperty('Pages with a result: extracted (or stored as formats) and completed. Single-page jobs: 1 once done.')
   page_count!: number;
-  @ApiProperty({
-    type: 'integer',
-    minimum: 0,
-    description:
-      'Crawl-engine jobs: URLs the job has fetched, is fetching or will still fetch (crawl-map entries pending, running, completed or failed). ' +
+  @CountProperty(
+    'Crawl-engine jobs: URLs the job has fetched, is fetching or will still fetch (crawl-map entries pending, running, completed or failed). ' +
       'Not every URL it found: URLs ruled out (filters, robots.txt, depth, duplicates, `max_pages`, the budget, the logout links of an auth profile) are `skipped` entries of ' +
       'the crawl map (`skipped_by_reason`), and once every `max_pages` ticket is out the URLs left waiting drop out of this count ' +
       '(docs/crawl.md "Counters"). At the end: the pages fetched (completed and failed entries). Other job types: 0.',
-  })
+  )
   urls_queued!: number;
-  @ApiProperty({
-    type: 'integer',
-    minimum: 0,
-    description: 'Pages that failed (their error_category is in the crawl map’s `error_summary`).',
-  })
+  @CountProperty('Pages that failed (their error_category is in the crawl map’s `error_summary`).')
   failed_count!: number;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Model input tokens of every call of the job, failed attempts included.' })
+  @CountProperty('Model input tokens of every call of the job, failed attempts included.')
   token_usage_input!: number;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Model output tokens of every call of the job, failed attempts included.' })
+  @CountProperty('Model output tokens of every call of the job, failed attempts included.')
   token_usage_output!: number;
   @ApiProperty({ type: String, nullable: true }) error_category!: string | null;
   @ApiProperty({ type: String, nullable: true }) error_message!: string | null;
@@ -178,13 +166,10 @@ export class JobResponse {
       'no model call; extraction_mode auto) or `mixed` (the program filled some fields and a partial model call the others).',
   })
   pages_by_method?: PagesByMethodResponse;
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 0,
-    description:
-      'Crawls only: pages sent to the model: every page extracted by `model` or `mixed` (learning, verification and check pages ' +
+  @OptionalCountProperty(
+    'Crawls only: pages sent to the model: every page extracted by `model` or `mixed` (learning, verification and check pages ' +
       'included) plus every page whose model call failed (an `llm_*` error_category).',
-  })
+  )
   model_calls?: number;
   @ApiPropertyOptional({
     type: ModelCallsByKindResponse,
@@ -201,25 +186,18 @@ export class JobResponse {
       '`duplicate_of`; docs/dedup.md). They are `skipped` entries, not in `page_count`.',
   })
   duplicates?: DuplicateCountsResponse;
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 0,
-    description: 'Crawls and batches: model calls not made because the page was a duplicate found before its model call.',
-  })
+  @OptionalCountProperty('Crawls and batches: model calls not made because the page was a duplicate found before its model call.')
   model_calls_saved?: number;
   @ApiPropertyOptional({ description: 'Re-extractions only: the job whose archived pages this one extracts again (docs/archive.md).' })
   source_job_id?: string;
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 0,
-    description:
-      'Extracts and crawls: values of the results not found on their pages (before the grounding policy; failed `ungrounded_output` ' +
+  @OptionalCountProperty(
+    'Extracts and crawls: values of the results not found on their pages (before the grounding policy; failed `ungrounded_output` ' +
       'pages included; docs/provenance.md).',
-  })
+  )
   ungrounded_fields?: number;
 }
 
 export class JobListResponse {
   @ApiProperty({ type: [JobResponse] }) jobs!: JobResponse[];
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'How many jobs match the filters (all pages).' }) total!: number;
+  @CountProperty('How many jobs match the filters (all pages).') total!: number;
 }

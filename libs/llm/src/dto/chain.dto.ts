@@ -1,32 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsNumber,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  Max,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsNumber, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import { CHAIN_DEFAULTS, CHAIN_LIMITS } from '../chain-plan';
 import { LLM_PROVIDERS, type LlmProvider } from '../providers';
+import { ModelNameProperty, ModelProviderProperty } from './model-target.properties';
 
 export class ChainEntryDto {
-  @ApiProperty({ enum: LLM_PROVIDERS, example: 'openrouter' })
-  @IsIn(LLM_PROVIDERS, { message: `must be one of ${LLM_PROVIDERS.join(', ')}` })
+  @ModelProviderProperty('openrouter')
   provider!: LlmProvider;
 
-  @ApiProperty({ example: 'openai/gpt-4o-mini', minLength: 1, maxLength: CHAIN_LIMITS.maxModelLength })
-  @IsString({ message: 'must be a string' })
-  @Length(1, CHAIN_LIMITS.maxModelLength, { message: `must be 1 to ${CHAIN_LIMITS.maxModelLength} characters` })
-  @Matches(/\S/, { message: 'must not be blank' })
+  @ModelNameProperty('openai/gpt-4o-mini')
   model!: string;
 
   @ApiPropertyOptional({ default: CHAIN_DEFAULTS.is_enabled, example: true })

@@ -1,22 +1,24 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { stackedDecorators } from '@app/http';
 import {
-  IsIn,
   IsInt,
   IsNumber,
   IsOptional,
   IsString,
-  Length,
-  Matches,
   Max,
   MaxLength,
   Min,
   ValidateBy,
   type ValidationOptions,
+  IsObject,
+  ValidateNested,
 } from 'class-validator';
 import { baseUrlProblem } from '../base-url';
 import { CHAIN_LIMITS } from '../chain-plan';
 import { API_KEY_MAX_LENGTH } from '../provider-keys.service';
-import { LLM_PROVIDERS, type LlmProvider } from '../providers';
+import type { LlmProvider } from '../providers';
+import { ModelNameProperty, ModelProviderProperty } from '../dto/model-target.properties';
 import type { LlmConfigInput } from './model-types';
 
 /** base_url: absolute http(s), no credentials, no fragment (same rules as stored provider keys). */
@@ -40,14 +42,10 @@ function IsModelBaseUrl(options?: ValidationOptions): PropertyDecorator {
  * key for `provider` is used.
  */
 export class LlmConfigDto implements LlmConfigInput {
-  @ApiProperty({ enum: LLM_PROVIDERS, example: 'openai' })
-  @IsIn(LLM_PROVIDERS, { message: `must be one of ${LLM_PROVIDERS.join(', ')}` })
+  @ModelProviderProperty('openai')
   provider!: LlmProvider;
 
-  @ApiProperty({ example: 'gpt-4o-mini', minLength: 1, maxLength: CHAIN_LIMITS.maxModelLength })
-  @IsString({ message: 'must be a string' })
-  @Length(1, CHAIN_LIMITS.maxModelLength, { message: `must be 1 to ${CHAIN_LIMITS.maxModelLength} characters` })
-  @Matches(/\S/, { message: 'must not be blank' })
+  @ModelNameProperty('gpt-4o-mini')
   model!: string;
 
   @ApiPropertyOptional({
@@ -83,4 +81,15 @@ export class LlmConfigDto implements LlmConfigInput {
   @Min(0)
   @Max(CHAIN_LIMITS.maxTemperature)
   temperature?: number;
+}
+
+/** `llm_config` of a request: the model override, BYOK with `api_key` (its description says for what). */
+export function LlmConfigProperty(description?: string): PropertyDecorator {
+  return stackedDecorators(
+    ApiPropertyOptional(description === undefined ? { type: LlmConfigDto } : { type: LlmConfigDto, description }),
+    IsOptional(),
+    IsObject(),
+    ValidateNested(),
+    Type(() => LlmConfigDto),
+  );
 }

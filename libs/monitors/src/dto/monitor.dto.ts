@@ -18,9 +18,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ExtractionModeProperty, PaginateDto, PaginateProperty, type ExtractionMode } from '@app/extraction';
-import { ExactlyOneOf, IsHttpUrl, IsPrintable, JSON_BODY_LIMITS } from '@app/http';
+import { ExactlyOneOf, IsPrintable, JSON_BODY_LIMITS, OptionalHttpUrlProperty } from '@app/http';
 import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
-import { LlmConfigDto } from '@app/llm';
+import { LlmConfigDto, LlmConfigProperty } from '@app/llm';
 import { SavedCrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
 import { FIRST_RUN_MODES, NOTIFY_KINDS, type FirstRunMode, type NotifyKind } from '../monitor.types';
@@ -67,14 +67,10 @@ export class MonitorNotifyDto extends JobWebhookFields {
 export class CreateMonitorDto {
   @ApiProperty({ example: 'Shop prices' }) @IsString() @Length(1, 200) @IsPrintable() name!: string;
 
-  @ApiPropertyOptional({
+  @OptionalHttpUrlProperty({
     example: 'https://shop.example/',
     description: 'The seed to crawl. Required unless `urls` lists the pages, or `site_id` names a saved site (its URL is the seed).',
   })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  @IsHttpUrl()
   url?: string;
 
   @ApiPropertyOptional({
@@ -115,15 +111,9 @@ export class CreateMonitorDto {
   @Type(() => SavedCrawlOptionsDto)
   options?: SavedCrawlOptionsDto;
 
-  @ApiPropertyOptional({
-    type: LlmConfigDto,
-    description:
-      "The model of every run. An `api_key` here is sealed at rest (AES-256-GCM under GLEANER_SECRET) and used by this monitor's runs only; without one, runs use your stored provider keys and chain.",
-  })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LlmConfigDto)
+  @LlmConfigProperty(
+    "The model of every run. An `api_key` here is sealed at rest (AES-256-GCM under GLEANER_SECRET) and used by this monitor's runs only; without one, runs use your stored provider keys and chain.",
+  )
   llm_config?: LlmConfigDto;
 
   @ExtractionModeProperty('`model`: a model call per changed page; `auto`: learned selector programs (docs/learned-extraction.md).')

@@ -28,6 +28,7 @@ import {
   type FetchMode,
 } from '@app/fetch';
 import { crawlMaxPagesSetting } from '@app/config';
+import { stackedDecorators } from '@app/http';
 import { GROUNDING_POLICIES, PROVENANCE_DEFAULTS, PROVENANCE_MODES, type GroundingPolicy, type ProvenanceMode } from '@app/provenance';
 import { checkPattern } from '../url-rules';
 
@@ -69,6 +70,19 @@ export const CRAWL_OPTION_DEFAULTS = {
   provenance: PROVENANCE_DEFAULTS.provenance,
   grounding: PROVENANCE_DEFAULTS.grounding,
 } as const satisfies Record<keyof CrawlOptionsDto, unknown>;
+
+/** `include_patterns` and `exclude_patterns`: up to 50 RE2 patterns URLs are matched against. */
+function UrlPatternsProperty(): PropertyDecorator {
+  return stackedDecorators(
+    ApiPropertyOptional({ type: [String], maxItems: 50 }),
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(50),
+    IsString({ each: true }),
+    MaxLength(1000, { each: true }),
+    IsRe2Pattern({ each: true }),
+  );
+}
 
 /**
  * The `provenance` option (docs/provenance.md "Options"): one definition for crawl options, saved sites and
@@ -174,22 +188,10 @@ class CrawlScopeOptions {
   @IsIn(FETCH_MODES)
   fetch_mode?: FetchMode;
 
-  @ApiPropertyOptional({ type: [String], maxItems: 50 })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @MaxLength(1000, { each: true })
-  @IsRe2Pattern({ each: true })
+  @UrlPatternsProperty()
   include_patterns?: string[];
 
-  @ApiPropertyOptional({ type: [String], maxItems: 50 })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @MaxLength(1000, { each: true })
-  @IsRe2Pattern({ each: true })
+  @UrlPatternsProperty()
   exclude_patterns?: string[];
 
   @ApiPropertyOptional({

@@ -63,21 +63,21 @@ export class SavedCrawlOptionsDto extends OmitType(CrawlOptionsDto, ['headers', 
 
 const MASKED = { type: 'string', enum: [SECRET_MASK] };
 
+/** A stored header or cookie map as a response shows it: the names, each value the mask. */
+function MaskedMapProperty(map: 'headers' | 'cookies', exampleName: string): PropertyDecorator {
+  return ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: MASKED,
+    example: { [exampleName]: SECRET_MASK },
+    description: `The stored ${map}' names, each value shown as \`${SECRET_MASK}\` (absent when none are stored).`,
+  });
+}
+
 /** The saved crawl options as a response shows them: each stored header or cookie value is the mask. */
 export class SavedCrawlOptionsView extends OmitType(CrawlOptionsDto, ['headers', 'cookies'] as const) {
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: MASKED,
-    example: { Authorization: SECRET_MASK },
-    description: `The stored headers' names, each value shown as \`${SECRET_MASK}\` (absent when none are stored).`,
-  })
+  @MaskedMapProperty('headers', 'Authorization')
   headers?: Record<string, string>;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: MASKED,
-    example: { session: SECRET_MASK },
-    description: `The stored cookies' names, each value shown as \`${SECRET_MASK}\` (absent when none are stored).`,
-  })
+  @MaskedMapProperty('cookies', 'session')
   cookies?: Record<string, string>;
 }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
-import { IsHttpUrl } from '@app/http';
+import { IsHttpUrl, OptionalHttpUrlProperty } from '@app/http';
 import { WEBHOOK_EVENTS } from '../webhook-events';
 import { WebhookHeaderDto } from './webhook.dto';
 
@@ -41,10 +41,6 @@ export class JobWebhookFields {
   @Length(1, 64)
   webhook_id?: string;
 
-  @ApiPropertyOptional({ description: 'Simple webhook address (all events, unsigned).', example: 'https://hooks.example/simple' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  @IsHttpUrl()
+  @OptionalHttpUrlProperty({ description: 'Simple webhook address (all events, unsigned).', example: 'https://hooks.example/simple' })
   webhook_url?: string;
 }

@@ -1,13 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { ExtractionModeProperty, type ExtractionMode } from '@app/extraction';
 import { QueryInteger } from '@app/http';
 import { SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
-import { LlmConfigDto } from '@app/llm';
+import { LlmConfigDto, LlmConfigProperty } from '@app/llm';
 import { CRAWL_CAPS } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
 import { REEXTRACT_ONLY, type ReextractOnly } from '../../crawl-input';
+import { CaptureDebugProperty, MaxCostUsdProperty } from './crawl-engine.properties';
 
 /** POST /jobs/{id}/reextract (docs/archive.md "Re-extraction"). */
 export class ReextractRequestDto extends JobWebhookFields {
@@ -21,14 +21,7 @@ export class ReextractRequestDto extends JobWebhookFields {
   @SchemaIdProperty()
   schema_id?: string;
 
-  @ApiPropertyOptional({
-    type: LlmConfigDto,
-    description: 'Model override; with `api_key` BYOK for this job only (never stored or logged).',
-  })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LlmConfigDto)
+  @LlmConfigProperty('Model override; with `api_key` BYOK for this job only (never stored or logged).')
   llm_config?: LlmConfigDto;
 
   @ExtractionModeProperty(
@@ -57,16 +50,10 @@ export class ReextractRequestDto extends JobWebhookFields {
   @Max(CRAWL_CAPS.concurrency)
   concurrency?: number;
 
-  @ApiPropertyOptional({ default: false, description: 'Record prompts and model metadata of every page (GET /jobs/{id}/debug-capture).' })
-  @IsOptional()
-  @IsBoolean()
+  @CaptureDebugProperty()
   capture_debug?: boolean;
 
-  @ApiPropertyOptional({ description: 'Cost cap in USD, as a crawl’s `max_cost_usd`.', minimum: 0, maximum: 10_000 })
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
-  @Max(10_000)
+  @MaxCostUsdProperty('Cost cap in USD, as a crawl’s `max_cost_usd`.')
   max_cost_usd?: number;
 }
 

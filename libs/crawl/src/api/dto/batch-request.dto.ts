@@ -1,20 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsNumber,
-  IsObject,
-  IsOptional,
-  IsString,
-  Length,
-  Max,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
 import { ExtractionModeProperty, PaginateDto, PaginateProperty, type ExtractionMode } from '@app/extraction';
 import { JSON_BODY_LIMITS } from '@app/http';
 import { PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
@@ -26,9 +12,10 @@ import {
   PageFormatsProperty,
   type ScrapeFormat,
 } from '@app/pages';
-import { LlmConfigDto } from '@app/llm';
+import { LlmConfigDto, LlmConfigProperty } from '@app/llm';
 import { CrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
+import { CaptureDebugProperty, MaxCostUsdProperty } from './crawl-engine.properties';
 
 /**
  * The crawl options that mean something for a list (docs/crawl.md "Batches"): the crawl's own, minus
@@ -107,14 +94,7 @@ export class BatchRequestDto extends JobWebhookFields {
   @Type(() => BatchOptionsDto)
   options?: BatchOptionsDto;
 
-  @ApiPropertyOptional({
-    type: LlmConfigDto,
-    description: 'Model override; with `api_key` BYOK for this batch only (never stored or logged).',
-  })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LlmConfigDto)
+  @LlmConfigProperty('Model override; with `api_key` BYOK for this batch only (never stored or logged).')
   llm_config?: LlmConfigDto;
 
   @ExtractionModeProperty(
@@ -122,23 +102,13 @@ export class BatchRequestDto extends JobWebhookFields {
   )
   extraction_mode?: ExtractionMode;
 
-  @ApiPropertyOptional({ default: false, description: 'Record prompts and model metadata of every page (GET /jobs/{id}/debug-capture).' })
-  @IsOptional()
-  @IsBoolean()
+  @CaptureDebugProperty()
   capture_debug?: boolean;
 
   @PaginateProperty('batch')
   paginate?: PaginateDto;
 
-  @ApiPropertyOptional({
-    description: 'Cost cap in USD (as `options.max_cost_usd`; giving both with different values is a 422).',
-    minimum: 0,
-    maximum: 10_000,
-  })
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
-  @Max(10_000)
+  @MaxCostUsdProperty('Cost cap in USD (as `options.max_cost_usd`; giving both with different values is a 422).')
   max_cost_usd?: number;
 }
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import { ExtractionModeProperty, PaginateDto, PaginateProperty, type ExtractionMode } from '@app/extraction';
 import { PromptProperty, SchemaIdProperty, SchemaProperty, SiteIdProperty } from '@app/intake';
 import {
@@ -11,20 +11,17 @@ import {
   PageFormatsProperty,
   type ScrapeFormat,
 } from '@app/pages';
-import { IsHttpUrl, QueryInteger } from '@app/http';
-import { LlmConfigDto } from '@app/llm';
+import { QueryInteger, OptionalHttpUrlProperty } from '@app/http';
+import { LlmConfigDto, LlmConfigProperty } from '@app/llm';
 import { CrawlOptionsDto } from '@app/sites';
 import { JobWebhookFields } from '@app/webhooks';
 import { ENTRY_STATUSES, ENTRY_VIAS } from '../../crawl.types';
+import { CaptureDebugProperty, MaxCostUsdProperty } from './crawl-engine.properties';
 
 const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 export class CrawlRequestDto extends JobWebhookFields {
-  @ApiPropertyOptional({ example: 'https://quotes.example/', description: 'Seed URL. Required unless `site_id` names a saved site.' })
-  @IsOptional()
-  @IsString()
-  @Length(1, 2048)
-  @IsHttpUrl()
+  @OptionalHttpUrlProperty({ example: 'https://quotes.example/', description: 'Seed URL. Required unless `site_id` names a saved site.' })
   url?: string;
 
   @SchemaProperty({
@@ -70,14 +67,7 @@ export class CrawlRequestDto extends JobWebhookFields {
   @Type(() => CrawlOptionsDto)
   options?: CrawlOptionsDto;
 
-  @ApiPropertyOptional({
-    type: LlmConfigDto,
-    description: 'Model override; with `api_key` BYOK for this crawl only (never stored or logged).',
-  })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LlmConfigDto)
+  @LlmConfigProperty('Model override; with `api_key` BYOK for this crawl only (never stored or logged).')
   llm_config?: LlmConfigDto;
 
   @ExtractionModeProperty(
@@ -85,23 +75,13 @@ export class CrawlRequestDto extends JobWebhookFields {
   )
   extraction_mode?: ExtractionMode;
 
-  @ApiPropertyOptional({ default: false, description: 'Record prompts and model metadata of every page (GET /jobs/{id}/debug-capture).' })
-  @IsOptional()
-  @IsBoolean()
+  @CaptureDebugProperty()
   capture_debug?: boolean;
 
   @PaginateProperty('crawl')
   paginate?: PaginateDto;
 
-  @ApiPropertyOptional({
-    description: 'Same as `options.max_cost_usd` (the name /extract uses); giving both with different values is a 422.',
-    minimum: 0,
-    maximum: 10_000,
-  })
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
-  @Max(10_000)
+  @MaxCostUsdProperty('Same as `options.max_cost_usd` (the name /extract uses); giving both with different values is a 422.')
   max_cost_usd?: number;
 }
 
