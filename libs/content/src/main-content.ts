@@ -76,11 +76,10 @@ export interface PageDeclarations {
 
 export function extractMainContent(document: Document, callerSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
   const kinds = page.kinds ?? new Set<DeclaredKind>();
-  const shop = mayBeProductPage(kinds);
-  const reviewsOut = shop ? reviewBlocks(document) : undefined;
-  const recommendationsOut = shop ? recommendationBlocks(document, callerSkips) : undefined;
-  const isSkipped = (el: Element) =>
-    callerSkips(el) || isHiddenByClass(el) || (reviewsOut?.(el) ?? false) || (recommendationsOut?.has(el) ?? false);
+  const reviewsOut = mayBeProductPage(kinds) ? reviewBlocks(document) : undefined;
+  // On every page: a store's carousels, and an article's "You may also like" the grab left in.
+  const recommendationsOut = recommendationBlocks(document, callerSkips);
+  const isSkipped = (el: Element) => callerSkips(el) || isHiddenByClass(el) || (reviewsOut?.(el) ?? false) || recommendationsOut.has(el);
   const c = mainContentCandidates(document, isSkipped, page.kinds);
   const chosen =
     c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;

@@ -8,7 +8,7 @@ function named(html: string): string[] {
   return [...recommendationBlocks(parseHtml(html), () => false)].map((el) => el.attribs.id ?? el.name);
 }
 
-describe('recommendations: other items for sale are not the product page’s content', () => {
+describe('recommendations: other items for sale (or other stories) are not the page’s content', () => {
   it('leaves out the block a carousel title starts, with its items', () => {
     const html = `<body><h1>Dress</h1><div id="desc"><p>${words(120)}</p></div>
       <div id="related"><div class="head"><h2>Related products</h2></div><ul>${tiles(4)}</ul></div>
@@ -20,6 +20,19 @@ describe('recommendations: other items for sale are not the product page’s con
     const html = `<body><div id="page"><div id="product"><h1>Socks</h1><p>${words(150)}</p></div>
       <div id="fbt"><h2>Frequently bought together</h2><a href="/a">A</a><a href="/b">B</a><a href="/c">C</a></div></div></body>`;
     expect(named(html)).toEqual(['fbt']);
+  });
+
+  it('reads the titles stores and articles use, whole', () => {
+    for (const title of [
+      'Recommended accessories',
+      'Customers who viewed this item also viewed',
+      'More from Bershka',
+      'Similar items shipping to France',
+    ])
+      expect(named(`<body><p>${words(100)}</p><section id="s"><h2>${title}</h2><ul>${tiles(4)}</ul></section></body>`)).toEqual(['s']);
+    expect(
+      named(`<body><p>${words(100)}</p><section id="s"><h2>Related products and the law</h2><ul>${tiles(4)}</ul></section></body>`),
+    ).toEqual([]);
   });
 
   it('leaves out a title alone when its items are loaded by a script', () => {

@@ -13,11 +13,11 @@ import {
 
 /**
  * The title of a shop's recommendation carousel ("Related products", "You may also like", "Frequently bought
- * together", "Customers also viewed", "Recently viewed", "Similar items ...", "Complete the look", "More from
- * <brand>"): the whole text of the element that carries it.
+ * together", "Customers also viewed", "Recently viewed", "Similar items ...", "Complete the look", "Recommended
+ * accessories", "More from <brand>"): the whole text of the element that carries it.
  */
 const RECOMMENDATIONS =
-  /^(?:related (?:products?|items)(?: to explore)?|you (?:may|might|will) also (?:like|love|enjoy|be interested in)|customers (?:who (?:bought|viewed) this(?: item)? )?also (?:bought|viewed|purchased|liked)|frequently bought together|recently viewed(?: (?:products|items))?|similar (?:products|items)\b.{0,40}|complete the look\b.{0,40}|shop the look|people (?:also|who viewed this also) (?:bought|viewed)|sponsored products\b.{0,40}|more from (?:this (?:seller|brand|shop|store)|[^.!?]{1,30}))[\s.…:!]*$/i;
+  /^(?:related (?:products?|items)(?: to explore)?|you (?:may|might|will) also (?:like|love|enjoy|be interested in)|customers (?:who (?:bought|viewed) this(?: item)? )?also (?:bought|viewed|purchased|liked)|frequently bought together|recently viewed(?: (?:products|items))?|similar (?:products|items)\b.{0,40}|complete the look\b.{0,40}|shop the look|recommended (?:for you|products|items|accessories)|you (?:may|might) also need|people (?:also|who viewed this also) (?:bought|viewed)|sponsored products\b.{0,40}|more from (?:this (?:seller|brand|shop|store)|[^.!?]{1,30}))[\s.…:!]*$/i;
 
 /** A carousel holds several items, each a link: fewer links than this under the title is not the carousel yet. */
 const RECOMMENDATIONS_MIN_LINKS = 3;
@@ -31,7 +31,7 @@ const HAS_WORD = /[\p{L}\p{N}]/u;
  * The page's recommendation blocks: for each carousel title (RECOMMENDATIONS), the smallest block that starts
  * with it and holds RECOMMENDATIONS_MIN_LINKS links (the items), at most RECOMMENDATIONS_MAX_SHARE of the body's
  * text and without the page's `<h1>`; the title alone when its items are not in the markup (loaded by a script).
- * Other items for sale, not the item the page is about.
+ * Other items for sale (or other stories), not what the page is about; true of every kind of page.
  */
 export function recommendationBlocks(document: Document, isSkipped: (el: Element) => boolean): Set<Element> {
   const body = findFirst(document, 'body') ?? document;
