@@ -8,6 +8,7 @@ import { isHiddenByClass } from './structure/hidden-by-class';
 import { isRendered, mainHeadings } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
 import { mayBeProductPage, reviewBlocks } from './structure/product-reviews';
+import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { threadPosts } from './structure/thread-posts';
@@ -76,7 +77,9 @@ export interface PageDeclarations {
 export function extractMainContent(document: Document, callerSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
   const kinds = page.kinds ?? new Set<DeclaredKind>();
   const reviewsOut = mayBeProductPage(kinds) ? reviewBlocks(document) : undefined;
-  const isSkipped = (el: Element) => callerSkips(el) || isHiddenByClass(el) || (reviewsOut?.(el) ?? false);
+  // On every page: a store's carousels, and an article's "You may also like" the grab left in.
+  const recommendationsOut = recommendationBlocks(document, callerSkips);
+  const isSkipped = (el: Element) => callerSkips(el) || isHiddenByClass(el) || (reviewsOut?.(el) ?? false) || recommendationsOut.has(el);
   const c = mainContentCandidates(document, isSkipped, page.kinds);
   const chosen =
     c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;

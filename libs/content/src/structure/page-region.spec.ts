@@ -33,6 +33,12 @@ describe('the main region: <main> or the body, without its furniture', () => {
     const toc = `<ul id="toc">${Array.from({ length: 30 }, (_, i) => `<li><a href="/ch${i}">Chapter ${i}</a></li>`).join('')}</ul>`;
     const { body, counts } = setup(`<body><h1>Manual</h1>${toc}</body>`);
     expect(ids(regionFurniture(body, counts, () => false))).toEqual([]);
+    // Not the site's menu above the page's <h1>, however little the page holds below it (its items drawn by a script).
+    const site = `<div id="site">${Array.from({ length: 30 }, (_, i) => `<a href="/s${i}">Section ${i}</a>`).join('')}</div>`;
+    const above = setup(`<body>${site}<h1>Monitor mounts</h1><p>${words(10)}</p></body>`);
+    expect(ids(regionFurniture(above.body, above.counts, () => false))).toEqual(['site']);
+    const noHeading = setup(`<body>${site}<p>${words(10)}</p></body>`);
+    expect(ids(regionFurniture(noHeading.body, noHeading.counts, () => false))).toEqual([]);
     const posts = setup('<body><div class="comment" id="c1">A post</div><div class="comment" id="c2">Another</div></body>');
     const keep = new Set([findFirst(posts.doc, 'div')!]);
     expect(ids(regionFurniture(posts.body, posts.counts, () => false, keep))).toEqual(['c2']);

@@ -70,7 +70,11 @@ export function regionFurniture(
   const removed = new Set<Element>();
   const menus: Element[] = [];
   const maxControls = (counts.get(region)?.text ?? 0) * CONTROLS_MAX_SHARE;
+  // Menus seen before the page's first <h1>: the site's own menus, above what the page is about.
+  const aboveHeading = new Set<Element>();
+  let headingSeen = false;
   walk(region, (el) => {
+    if (el.name === 'h1' && counts.has(el) && !isSkipped(el)) headingSeen = true;
     const count = counts.get(el);
     if (
       !count ||
@@ -83,16 +87,18 @@ export function regionFurniture(
     if (!keep.has(el) && isMenu(count)) {
       removed.add(el);
       menus.push(el);
+      if (!headingSeen) aboveHeading.add(el);
       return false;
     }
     return true;
   });
-  // A menu larger than everything else the region keeps is what the page is: a table of contents, an index.
+  // A menu larger than everything else the region keeps is what the page is: a table of contents, an index;
+  // not one above the page's <h1> (the site's own menu, its items rendered by a script or its lists long).
   let kept = counts.get(region)?.text ?? 0;
   for (const el of removed) kept -= counts.get(el)?.text ?? 0;
   for (const menu of menus) {
     const text = counts.get(menu)!.text;
-    if (text > kept) removed.delete(menu);
+    if (text > kept && !(headingSeen && aboveHeading.has(menu))) removed.delete(menu);
   }
   return removed;
 }
