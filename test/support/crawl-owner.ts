@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId, nowIso } from '@app/core';
-import { JobsRepository, type JobRecord } from '@app/jobs';
+import { JobsRepository, NOT_STARTED, type JobRecord } from '@app/jobs';
 import { createLogger } from '@app/observability';
 import { SqliteDocumentStore } from '@app/storage';
 import { resolveCrawlOptions, type CrawlOptions } from '@app/sites';
@@ -119,16 +119,8 @@ function crawlJob(input: CrawlJobInput): JobRecord {
     url: input.url,
     capture_debug: false,
     created_at: now,
+    ...NOT_STARTED,
     started_at: now,
-    completed_at: null,
-    cost_usd: 0,
-    page_count: 0,
-    urls_queued: 0,
-    failed_count: 0,
-    token_usage_input: 0,
-    token_usage_output: 0,
-    error_category: null,
-    error_message: null,
     event_seq: 0,
     holds_slot: true,
     request_id: null,
