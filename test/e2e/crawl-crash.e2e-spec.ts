@@ -35,7 +35,7 @@ async function tryStart(name: string, env: Record<string, string>): Promise<AppP
   }
 }
 
-jest.setTimeout(240_000);
+jest.setTimeout(420_000);
 
 const KEY = 'glk_' + 'C'.repeat(20) + 'r'.repeat(20);
 const SCHEMA = { name: 'string', price: 'string', sku: 'string' };

@@ -14,7 +14,7 @@ async function startFailure(args: string[]): Promise<ProcessStartError> {
 }
 
 /*
- * A child that dies before it answers /health fails its start at once: were the readiness wait (90 s)
+ * A child that dies before it answers /health fails its start at once: were the readiness wait (150 s)
  * run out instead, these tests would outlast jest's timeout (30 s) and the message would be the timeout's.
  */
 describe('startProcess: a child that exits at start-up', () => {

@@ -38,8 +38,18 @@ export interface AppProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** How long a start may take before it is given up: a start-up on a machine busy with other work can take tens of seconds. */
-const READY_TIMEOUT_MS = 90_000;
+/**
+ * How long a start may take before it is given up. A start is about 5 s of CPU on a quiet machine (loading
+ * and compiling the app's modules is most of it); beside a chaos soak and another shard on two cores, a process
+ * gets a small share of a core and the start can take a minute or more.
+ */
+const READY_TIMEOUT_MS = 150_000;
+/**
+ * Node's compile cache (V8 code for every module, keyed by the module's content) for every app process the
+ * suites start: the same built app starts dozens of times, and from the second start on it skips most of the
+ * compiling (about a sixth of a start's CPU). Inside the repository's own scratch directory (gitignored).
+ */
+const COMPILE_CACHE = join(ROOT, '.test-servers', 'compile-cache');
 /** How much of a failed start's output its error carries: the cause is at the end. */
 const OUTPUT_TAIL_LINES = 60;
 
@@ -60,7 +70,14 @@ export async function startProcess(
   const port = options.port ?? (await freePort());
   const chunks: string[] = [];
   const child = spawn(process.execPath, [main, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env, [portVar]: String(port) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      NODE_COMPILE_CACHE: COMPILE_CACHE,
+      ...env,
+      [portVar]: String(port),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.on('data', (d: Buffer) => chunks.push(d.toString()));

@@ -802,7 +802,17 @@ async function main(): Promise<void> {
   };
   const byId = new Map(jobs.map((j) => [j.id as string, j]));
   for (const a of accepted) if (!byId.has(a.id)) fail(`accepted job ${a.id} is not listed`);
-  for (const j of jobs) if (!TERMINAL.has(j.status)) fail(`job ${j.id} (${j.type}) is ${j.status}`);
+  for (const j of jobs) {
+    if (TERMINAL.has(j.status)) continue;
+    // What a job left open was doing: still making progress (a slow drain) or standing still (a hang).
+    const now = (await client.call('GET', `/api/v1/jobs/${j.id}`))?.body;
+    const map = j.type === 'crawl' ? (await client.call('GET', `/api/v1/jobs/${j.id}/crawl-map?limit=1`))?.body : undefined;
+    const counts = map ? `; entries pending ${map.pending}, running ${map.running}, completed ${map.completed}, failed ${map.failed}` : '';
+    fail(
+      `job ${j.id} (${j.type}) is ${now?.status ?? j.status}: ${now?.page_count ?? j.page_count} pages at the drain's end ` +
+        `(${j.page_count} when it was listed), updated ${now?.updated_at ?? '?'}${counts}`,
+    );
+  }
 
   let pages = 0;
   let crawlEntries = 0;
