@@ -1,4 +1,4 @@
-import { differentRecords, recordValuesOf, VALUES_KEPT } from './record-values';
+import { BUCKETS, differentRecords, recordValuesOf, VALUES_KEPT } from './record-values';
 
 /** A product page of one template: its heading, item number, rating, price and a promo block. */
 const product = (o: { item: string; rating: string; price: string; promo: string; extra?: string; heading?: string }) =>
@@ -54,10 +54,59 @@ describe('record values (the record-value guard)', () => {
     const table = (shift: number) => Array.from({ length: VALUES_KEPT * 2 }, (_, i) => `row ${i + shift}`).join('\n');
     const a = recordValuesOf(table(0));
     expect(a).toContain('|+');
-    expect(a.length).toBeLessThanOrEqual(8 * VALUES_KEPT + 2);
+    expect(a.length).toBeLessThanOrEqual(8 * VALUES_KEPT + 2 + 2 + 6 * BUCKETS);
     expect(differentRecords(a, recordValuesOf(table(0)))).toBe(false);
     // Half the values replaced: some replaced value is among the kept ones.
     expect(differentRecords(a, recordValuesOf(table(VALUES_KEPT)))).toBe(true);
     expect(differentRecords(a, undefined)).toBe(false);
+  });
+
+  describe('a page with more values than the sketch keeps (the digest, format 2)', () => {
+    const rows = Array.from({ length: VALUES_KEPT * 2 }, (_, i) => `row ${i}`);
+    const page = rows.join('\n');
+    const a = recordValuesOf(page);
+    /** The same record as one written before the digest (format 1): the sketch alone. */
+    const formatOne = (values: string) => values.replace(/\|2[0-9a-f]*$/, '');
+    const different = (x: string, y: string) => {
+      const one = differentRecords(x, y);
+      expect(differentRecords(y, x)).toBe(one); // symmetric
+      return one;
+    };
+
+    it('keeps its size bounded: the sketch and 64 buckets', () => {
+      expect(a).toMatch(/\|\+[0-9a-f]{2048}\|2[0-9a-f]{384}$/);
+      expect(formatOne(a)).not.toBe(a);
+    });
+
+    it('sees a value replaced anywhere on the page, also where the sketch does not reach', () => {
+      let missedBySketch = 0;
+      rows.forEach((_, i) => {
+        const b = recordValuesOf(rows.map((row, j) => (j === i ? `row ${100000 + i}` : row)).join('\n'));
+        expect(different(a, b)).toBe(true);
+        if (!different(formatOne(a), formatOne(b))) missedBySketch++;
+      });
+      // Most replaced values hash above the sketch's cut-off: format 1 misses them (as before), format 2 does not.
+      expect(missedBySketch).toBeGreaterThan(VALUES_KEPT);
+    });
+
+    it('takes a value only added or only removed for the same record', () => {
+      rows.forEach((_, i) => {
+        const removed = recordValuesOf(rows.filter((__, j) => j !== i).join('\n'));
+        expect(different(a, removed)).toBe(false);
+        const added = recordValuesOf(`${page}\nrow ${100000 + i}`);
+        expect(different(a, added)).toBe(false);
+      });
+      // Many added (a table grown by a page of rows) is still no replaced value.
+      expect(different(a, recordValuesOf(`${page}\n${rows.map((_, i) => `row ${5000 + i}`).join('\n')}`))).toBe(false);
+    });
+
+    it('compares records written before the digest (format 1) by their sketch, as before', () => {
+      const replaced = recordValuesOf(rows.map((row, j) => (j === 0 ? 'row 100000' : row)).join('\n'));
+      const sketchOnly = different(formatOne(a), formatOne(replaced));
+      // One record of each format: the sketch decides, as between two records of format 1.
+      expect(different(formatOne(a), replaced)).toBe(sketchOnly);
+      expect(different(a, formatOne(replaced))).toBe(sketchOnly);
+      expect(different(formatOne(a), formatOne(recordValuesOf(page)))).toBe(false);
+    });
   });
 });

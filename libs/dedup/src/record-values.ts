@@ -6,7 +6,9 @@
  * - its **values**: the number-bearing tokens of its text (prices, item numbers, ratings, quantities, codes with digits),
  *   once dates and times are set aside (ISO and numeric dates, clock times, "2 hours ago", a year or a day next to a
  *   month's name, "© 2026") and so are link targets and opaque hex ids (session ids, hashes); kept as a bottom-k sketch
- *   of their hashes (the VALUES_KEPT lowest), so a record stays small on a page of tables;
+ *   of their hashes (the VALUES_KEPT lowest), so a record stays small on a page of tables; a page with more keeps
+ *   beside it a digest of all of them in BUCKETS buckets (by hash): each bucket's count and the sum of its hashes, so a
+ *   value replaced anywhere on the page is still seen (below);
  * - its **headings**: the first few level-1 headings, dates set aside, hashed.
  *
  * Two pages are different records when both have headings and no heading in common, or when EACH has a value the
@@ -17,6 +19,10 @@
 
 /** Values kept per page (the lowest hashes): more distinct values than this and a differing value may go unseen. */
 export const VALUES_KEPT = 256;
+/** Buckets of the digest a page with more than VALUES_KEPT values keeps beside its sketch (6 hex characters each). */
+export const BUCKETS = 64;
+/** A bucket's count saturates here: a bucket this full on either page is not compared. */
+const COUNT_CAP = 0xff;
 /** Level-1 headings kept per page. */
 const HEADINGS_KEPT = 4;
 
@@ -50,7 +56,11 @@ const TOKEN = /[\p{L}\p{N}]+(?:[.,\-/][\p{L}\p{N}]+)*/gu;
 /** Opaque hex ids (a session id, a hash, a UUID's parts): they change between fetches of one record. */
 const OPAQUE = /^(?=[0-9a-f-]*[a-f])(?=[0-9a-f-]*\d)[0-9a-f]{6,}(?:-[0-9a-f]+)*$/;
 
-/** A page's record values: `<headings>|<values>`, each a list of 8-hex hashes; `+` before the values when they were cut. */
+/**
+ * A page's record values: `<headings>|<values>`, each a list of 8-hex hashes; `+` before the values when they were cut,
+ * and then `|2<digest>` after them (format 2): per bucket, 2 hex of its count and 4 of its hashes' sum. A cut record
+ * without the digest is one written before it (format 1), compared by its sketch alone as then.
+ */
 export type RecordValues = string;
 
 /** The values of a page's text (its `full` markdown): what identifies the record it shows (file comment). */
@@ -73,7 +83,25 @@ export function recordValuesOf(text: string): RecordValues {
   }
   const sorted = [...values].sort((a, b) => a - b);
   const kept = sorted.slice(0, VALUES_KEPT).map(hex);
-  return `${[...headings].sort().join('')}|${sorted.length > VALUES_KEPT ? '+' : ''}${kept.join('')}`;
+  const cut = sorted.length > VALUES_KEPT;
+  return `${[...headings].sort().join('')}|${cut ? '+' : ''}${kept.join('')}${cut ? `|2${digestOf(sorted)}` : ''}`;
+}
+
+/**
+ * The digest of all a page's values (format 2): each value in the bucket its hash's low bits name; per bucket its
+ * count (saturating at COUNT_CAP) and the sum of the hashes' high 16 bits. A value replaced changes one bucket on each
+ * side: the same count with another sum, or one more on one side and one fewer on the other; a value only added or
+ * removed makes one bucket fuller on one side alone.
+ */
+function digestOf(values: number[]): string {
+  const counts = new Array<number>(BUCKETS).fill(0);
+  const sums = new Array<number>(BUCKETS).fill(0);
+  for (const value of values) {
+    const bucket = value % BUCKETS;
+    counts[bucket] = Math.min(COUNT_CAP, counts[bucket] + 1);
+    sums[bucket] = (sums[bucket] + (value >>> 16)) & 0xffff;
+  }
+  return counts.map((count, i) => count.toString(16).padStart(2, '0') + sums[i].toString(16).padStart(4, '0')).join('');
 }
 
 /**
@@ -94,17 +122,48 @@ interface Parsed {
   values: Set<string>;
   /** The highest value kept when some were cut (a value above it may be on the page unseen), else null. */
   cut: string | null;
+  /** Format 2, values cut: each bucket's count and sum (digestOf); null otherwise. */
+  buckets: Array<{ count: number; sum: string }> | null;
 }
 
 function parse(values: RecordValues): Parsed {
-  const [headings, rest = ''] = values.split('|');
+  const [headings, rest = '', digest = ''] = values.split('|');
   const cutOff = rest.startsWith('+');
   const list = chunks(cutOff ? rest.slice(1) : rest);
-  return { headings: chunks(headings), values: new Set(list), cut: cutOff ? (list[list.length - 1] ?? null) : null };
+  const buckets: Parsed['buckets'] = [];
+  if (digest.startsWith('2') && digest.length === 1 + 6 * BUCKETS) {
+    for (let i = 1; i < digest.length; i += 6)
+      buckets.push({ count: parseInt(digest.slice(i, i + 2), 16), sum: digest.slice(i + 2, i + 6) });
+  }
+  return {
+    headings: chunks(headings),
+    values: new Set(list),
+    cut: cutOff ? (list[list.length - 1] ?? null) : null,
+    buckets: buckets.length > 0 ? buckets : null,
+  };
 }
 
-/** Whether `a` has a value `b` surely lacks: not in b's sketch, and low enough that b's sketch would hold it. */
+/**
+ * Whether `a` has a value `b` surely lacks: one of a's sketch not in b's and low enough that b's sketch would hold it,
+ * or, when both have a digest, a bucket holding more of a's values than of b's, or as many with another sum. Only
+ * ever true when a has such a value (the counts are exact below COUNT_CAP); one bucket gaining a value and losing
+ * another on one page may hide a replaced value.
+ */
 function lacks(a: Parsed, b: Parsed): boolean {
+  return sketchLacks(a, b) || bucketsLack(a, b);
+}
+
+function bucketsLack(a: Parsed, b: Parsed): boolean {
+  const theirs = b.buckets;
+  if (!a.buckets || !theirs) return false;
+  return a.buckets.some((x, i) => {
+    const y = theirs[i];
+    if (x.count === COUNT_CAP || y.count === COUNT_CAP) return false;
+    return x.count > y.count || (x.count === y.count && x.sum !== y.sum);
+  });
+}
+
+function sketchLacks(a: Parsed, b: Parsed): boolean {
   for (const value of a.values) {
     if (b.cut !== null && value > b.cut) break; // a's values are in order: the rest are above too
     if (!b.values.has(value)) return true;
