@@ -5,19 +5,21 @@
  * values are computed once, beside its fingerprint, and stored in its index record as one short string:
  * - its **values**: the number-bearing tokens of its text (prices, item numbers, ratings, quantities, codes with digits),
  *   once dates and times are set aside (ISO and numeric dates, clock times, "2 hours ago", a year or a day next to a
- *   month's name, "© 2026") and so are link targets and opaque hex ids (session ids, hashes); kept as a bottom-k sketch
- *   of their hashes (the VALUES_KEPT lowest), so a record stays small on a page of tables; a page with more keeps
- *   beside it a digest of all of them in BUCKETS buckets (by hash): each bucket's count and the sum of its hashes, so a
- *   value replaced anywhere on the page is still seen (below);
+ *   month's name, "© 2026") and so are link targets and opaque hex ids (session ids, hashes); each occurrence counts (a
+ *   value shown twice is two values: `1628` and `1628#2`); kept as a bottom-k sketch of their hashes (the VALUES_KEPT
+ *   lowest), so a record stays small on a page of tables; a page with more keeps beside it a digest of all of them in
+ *   BUCKETS buckets (by hash): each bucket's count and the sum of its hashes, so a value replaced anywhere on the page
+ *   is still seen (below);
  * - its **headings**: the first few level-1 headings, dates set aside, hashed.
  *
  * Two pages are different records when both have headings and no heading in common, or when EACH has a value the
- * other lacks (a value replaced: J755020 against J755030). A value only added or only removed is not enough: a print
- * view or a page without its navigation drops the footer's phone number, a session line adds a line. The test is
- * symmetric, so both pages of a pair reach the same decision whichever is checked first.
+ * other lacks (a value replaced: J755020 against J755030; or one of a value's two occurrences changed, 1628 and 1628
+ * against 1628 and 1629). A value only added or only removed is not enough, nor is an occurrence: a print view or a
+ * page without its navigation drops the footer's phone number, a session line adds a line. The test is symmetric, so
+ * both pages of a pair reach the same decision whichever is checked first.
  */
 
-/** Values kept per page (the lowest hashes): more distinct values than this and a differing value may go unseen. */
+/** Values kept per page (the lowest hashes): on a page with more, the digest (digestOf) sees what the sketch does not. */
 export const VALUES_KEPT = 256;
 /** Buckets of the digest a page with more than VALUES_KEPT values keeps beside its sketch (6 hex characters each). */
 export const BUCKETS = 64;
@@ -53,8 +55,14 @@ const DATES_AND_TIMES: RegExp[] = [
 const LINK_TARGETS = [/\]\([^)]*\)/g, /<[a-z][a-z0-9+.-]*:[^>\s]*>/gi, /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi];
 /** A token: letters and digits, joined by . , - / (a price 1,299.00, a code AB-1234, a rating 4.5). */
 const TOKEN = /[\p{L}\p{N}]+(?:[.,\-/][\p{L}\p{N}]+)*/gu;
-/** Opaque hex ids (a session id, a hash, a UUID's parts): they change between fetches of one record. */
+/**
+ * Opaque hex ids (a session id, a hash, a UUID's parts): they change between fetches of one record. Sessions and hashes
+ * are written in lower case; a hex-looking run the page writes in upper case (79002A33) or joins by `_` to a suffix
+ * (79002A33_RD) is a code it shows, and is a value (opaque()).
+ */
 const OPAQUE = /^(?=[0-9a-f-]*[a-f])(?=[0-9a-f-]*\d)[0-9a-f]{6,}(?:-[0-9a-f]+)*$/;
+/** After a token: `_` (escaped or not in markdown) and a letter or digit, a suffix joined to it. */
+const JOINED_SUFFIX = /^\\?_[\p{L}\p{N}]/u;
 
 /**
  * A page's record values: `<headings>|<values>`, each a list of 8-hex hashes; `+` before the values when they were cut,
@@ -76,15 +84,33 @@ export function recordValuesOf(text: string): RecordValues {
     if (heading) headings.add(hash(heading));
     if (headings.size === HEADINGS_KEPT) break;
   }
+  const source = undated(shown);
+  const lower = source.toLowerCase();
+  // The source's case is read at the same offsets, unless lower-casing changed the length (a dotted İ): then none is.
+  const cased = lower.length === source.length ? source : lower;
   const values = new Set<number>();
-  for (const token of undated(shown).toLowerCase().match(TOKEN) ?? []) {
-    if (!/\p{N}/u.test(token) || OPAQUE.test(token)) continue;
-    values.add(hashValue(token));
+  const occurrences = new Map<string, number>();
+  for (const match of lower.matchAll(TOKEN)) {
+    const token = match[0];
+    if (!/\p{N}/u.test(token) || opaque(token, cased, match.index)) continue;
+    // The k-th occurrence is its own value (`token#k`, the first plain `token`): a value shown twice and changed once
+    // is a value replaced, and a record written before (first occurrences only) holds a subset of these values.
+    const k = (occurrences.get(token) ?? 0) + 1;
+    occurrences.set(token, k);
+    values.add(hashValue(k === 1 ? token : `${token}#${k}`));
   }
   const sorted = [...values].sort((a, b) => a - b);
   const kept = sorted.slice(0, VALUES_KEPT).map(hex);
   const cut = sorted.length > VALUES_KEPT;
   return `${[...headings].sort().join('')}|${cut ? '+' : ''}${kept.join('')}${cut ? `|2${digestOf(sorted)}` : ''}`;
+}
+
+/** Whether the token at `at` of the text (`cased`: as the page writes it) is an opaque id (OPAQUE, its comment). */
+function opaque(token: string, cased: string, at: number): boolean {
+  if (!OPAQUE.test(token)) return false;
+  const written = cased.slice(at, at + token.length);
+  const upperCase = /[A-F]/.test(written) && !/[a-f]/.test(written);
+  return !upperCase && !JOINED_SUFFIX.test(cased.slice(at + token.length, at + token.length + 3));
 }
 
 /**
