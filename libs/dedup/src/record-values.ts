@@ -5,8 +5,8 @@
  * values are computed once, beside its fingerprint, and stored in its index record as one short string:
  * - its **values**: the number-bearing tokens of its text (prices, item numbers, ratings, quantities, codes with digits),
  *   once dates and times are set aside (ISO and numeric dates, clock times, "2 hours ago", a year or a day next to a
- *   month's name, "© 2026") and so are link targets and opaque hex ids (session ids, hashes); each occurrence counts (a
- *   value shown twice is two values: `1628` and `1628#2`); kept as a bottom-k sketch of their hashes (the VALUES_KEPT
+ *   month's name, "© 2026") and so are link targets and opaque hex ids (session ids, hashes); each occurrence of one with 3
+ *   digits or more counts (a value shown twice is two values: `1628` and `1628#2`); kept as a bottom-k sketch of their hashes (the VALUES_KEPT
  *   lowest), so a record stays small on a page of tables; a page with more keeps beside it a digest of all of them in
  *   BUCKETS buckets (by hash): each bucket's count and the sum of its hashes, so a value replaced anywhere on the page
  *   is still seen (below);
@@ -25,6 +25,8 @@ export const VALUES_KEPT = 256;
 export const BUCKETS = 64;
 /** A bucket's count saturates here: a bucket this full on either page is not compared. */
 const COUNT_CAP = 0xff;
+/** A value's second and later occurrences count as values of their own when it has this many digits (recordValuesOf). */
+const REPEATS_FROM_DIGITS = 3;
 /** Level-1 headings kept per page. */
 const HEADINGS_KEPT = 4;
 
@@ -94,10 +96,14 @@ export function recordValuesOf(text: string): RecordValues {
     const token = match[0];
     if (!/\p{N}/u.test(token) || opaque(token, cased, match.index)) continue;
     // The k-th occurrence is its own value (`token#k`, the first plain `token`): a value shown twice and changed once
-    // is a value replaced, and a record written before (first occurrences only) holds a subset of these values.
+    // is a value replaced, and a record written before (first occurrences only) holds a subset of these values. Only
+    // for tokens of REPEATS_FROM_DIGITS digits or more: how often a short number (a cart's 0, a list's 1, "below 50")
+    // is shown moves with the page's furniture (WCXB: a page without its header loses a heading's 50 and gains a
+    // "0 Cart"), an identifier's does not.
     const k = (occurrences.get(token) ?? 0) + 1;
     occurrences.set(token, k);
-    values.add(hashValue(k === 1 ? token : `${token}#${k}`));
+    const counted = k > 1 && (token.match(/\p{N}/gu)?.length ?? 0) >= REPEATS_FROM_DIGITS;
+    values.add(hashValue(counted ? `${token}#${k}` : token));
   }
   const sorted = [...values].sort((a, b) => a - b);
   const kept = sorted.slice(0, VALUES_KEPT).map(hex);
