@@ -57,14 +57,17 @@ describe("bench:dedup's generated copies", () => {
 
   it('list a changed value the index would merge as a false merge of a generated pair', () => {
     const tally = new CopyTally();
-    const page = `${PROSE} Process 1628 and again 1628.`;
-    // The new value is only added (1628 is still shown once): the guard does not see a value replaced.
-    tally.add(original(page), dateVariant('<p>1628</p>'), page.replace('1628', '1629'));
+    // One of two occurrences changed (1628 is still shown once): the guard sees the second occurrence replaced.
+    const twice = `${PROSE} Process 1628 and again 1628.`;
+    tally.add(original(twice), dateVariant('<p>1628</p>'), twice.replace('1628', '1629'));
+    // Digits changed inside a lower-case hex run: set aside as an opaque id (a session id, a hash), so no value differs.
+    const hex = `${PROSE} Build a1628f of the lamp.`;
+    tally.add({ ...original(hex), url: 'https://shop.example/build' }, dateVariant('<p>a1628f</p>'), hex.replace('1628', '1629'));
     expect(tally.report().value_changed).toEqual({
-      variants: 1,
+      variants: 2,
       kept_apart_by_fingerprint: 0,
-      kept_apart_by_guard: 0,
-      merged: ['https://shop.example/lamp'],
+      kept_apart_by_guard: 1,
+      merged: ['https://shop.example/build'],
       false_merges: 1,
     });
   });
