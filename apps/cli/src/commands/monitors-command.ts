@@ -16,7 +16,7 @@ Monitors re-crawl on a schedule and report what changed, field by field (docs/mo
 Examples:
   $ gleaner monitors create https://shop.example/ --name prices --schema product.yaml \\
       --every 6h --key-field products.sku --webhook-url https://hooks.example/prices
-  $ gleaner monitors create https://shop.example/catalog --name catalog --schema catalog.yaml \
+  $ gleaner monitors create https://shop.example/catalog --name catalog --schema catalog.yaml \\
       --every 1d --key-field products.sku --paginate 'li.next > a' --paginate-max-pages 10
   $ gleaner monitors create --urls pages.txt --name pages --schema product.yaml --every 1d
   $ gleaner monitors update 01JD0000000000000000000000 --no-paginate
