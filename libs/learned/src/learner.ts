@@ -214,7 +214,7 @@ function learnItemsRule(field: LearnableField, properties: LearnableField[], sam
       ...(parent
         ? selectorsFor(parent)
             .filter((c) => c.rank < 6)
-            .map((c) => ({ selector: `${c.selector} > ${el!.name}`, rank: c.rank + 0.5 }))
+            .map((c) => ({ selector: `${c.selector} > ${el.name}`, rank: c.rank + 0.5 }))
         : []),
     ].sort((a, b) => a.rank - b.rank || a.selector.length - b.selector.length);
     for (const { selector } of selectors) {
