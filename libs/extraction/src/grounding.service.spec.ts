@@ -113,6 +113,31 @@ describe('GroundingService', () => {
     expect(out.metadata.fields!.author).toMatchObject({ grounded: true, evidence: { in: 'excerpt', start: 3, end: 18 } });
   });
 
+  it("guards a learned list of objects by its items' values, each by its property's kind", () => {
+    const page = service.pageOf('https://shop.example/b', CONTENT);
+    const guard = service.learnedGuard(page);
+    const items = {
+      name: 'books',
+      kind: 'string' as const,
+      list: true,
+      nullable: false,
+      required: false,
+      items: [
+        { name: 'title', kind: 'string' as const, list: false, nullable: true, required: false },
+        { name: 'price', kind: 'number' as const, list: false, nullable: true, required: false },
+      ],
+    };
+    expect(guard(items, [{ title: 'Bree Tanner', price: 12.99 }])).toBe(true);
+    expect(
+      guard(items, [
+        { title: 'Bree Tanner', price: 12.99 },
+        { title: 'Eclipse', price: null },
+      ]),
+    ).toBe(false);
+    expect(guard(items, [{ title: 'Bree Tanner', price: 99.5 }])).toBe(false);
+    expect(guard(items, [])).toBeNull();
+  });
+
   it('shows each kind of rule source', () => {
     expect(selectorView({ ...AUTHOR_RULE, source: { kind: 'attr', name: 'content' }, parentLabel: undefined })).toEqual({
       css: 'div.by > a',

@@ -98,7 +98,21 @@ export class GroundingService {
 
   /** The drift guard of learned extraction: whether an active rule's value is on the page. */
   learnedGuard(page: PageGrounding): GroundingCheck {
-    return (field, value) => page.grounded(value, field.kind satisfies LeafKind);
+    return (field, value) => {
+      if (!field.items) return page.grounded(value, field.kind satisfies LeafKind);
+      // A list of objects: each property's values over the items, by the property's kind (false when one is not on the page).
+      const items = Array.isArray(value) ? value.filter((i): i is Record<string, unknown> => typeof i === 'object' && i !== null) : [];
+      let verdict: boolean | null = null;
+      for (const property of field.items) {
+        const one = page.grounded(
+          items.map((i) => i[property.name]),
+          property.kind satisfies LeafKind,
+        );
+        if (one === false) return false;
+        if (one === true) verdict = true;
+      }
+      return verdict;
+    };
   }
 
   ground(input: GroundResultInput): GroundedResult {

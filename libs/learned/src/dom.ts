@@ -1,4 +1,4 @@
-import { compile, selectAll } from 'css-select';
+import { compile, is, selectAll } from 'css-select';
 import { collapseWhitespace, isElement, parseHtml, textData, visibleText, type AnyNode, type Document, type Element } from '@app/content';
 
 /** A parsed page: the document plus its URL (for resolving relative links). */
@@ -56,15 +56,29 @@ export function trimPunctuation(text: string): string {
 
 const compiled = new Map<string, ReturnType<typeof compile>>();
 
-/** Elements matching a CSS selector in document order; compiled selectors are cached (programs reuse a few). */
-export function select(selector: string, doc: Document): Element[] {
+function compiledQuery(selector: string): ReturnType<typeof compile> {
   let query = compiled.get(selector);
   if (!query) {
     query = compile(selector);
     if (compiled.size > 2000) compiled.clear();
     compiled.set(selector, query);
   }
-  return selectAll<AnyNode, Element>(query, doc);
+  return query;
+}
+
+/** Elements matching a CSS selector in document order; compiled selectors are cached (programs reuse a few). */
+export function select(selector: string, doc: Document): Element[] {
+  return selectAll<AnyNode, Element>(compiledQuery(selector), doc);
+}
+
+/**
+ * The element itself when it matches, then its descendants that match, in document order: what a rule reads inside
+ * one item of a list. The selector is matched as on the whole page (its ancestors may be outside the item).
+ */
+export function selectWithin(selector: string, el: Element): Element[] {
+  const query = compiledQuery(selector);
+  const inside = selectAll<AnyNode, Element>(query, el);
+  return is<AnyNode, Element>(el, query) ? [el, ...inside] : inside;
 }
 
 /** Whether css-select can run the selector (programs from the API are checked before use). */

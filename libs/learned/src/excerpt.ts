@@ -27,13 +27,15 @@ export function locate(rule: FieldRule, page: LearnedPage): Element[] {
  * the smallest enclosing block with some context (at least `MIN_BLOCK` characters where the page has them, at most
  * `MAX_BLOCK`) as markdown, the way a full call shows the whole page; a value from a `<head>` element (a meta
  * tag) as a line `name: value`. Undefined when a rule found
- * nothing, when a value's own element is too long to cut, or when the excerpt would be long: then the model gets the
+ * nothing, for a list of objects, when a value's own element is too long to cut, or when the excerpt would be long: then the model gets the
  * whole page.
  */
 export function excerptOf(rules: FieldRule[], page: LearnedPage): string | undefined {
   const blocks: Element[] = [];
   const lines: string[] = [];
   for (const rule of rules) {
+    // A list of objects is checked whole: the model reads the page to give every item (docs/long-lists.md "Learned lists").
+    if (rule.items) return undefined;
     const located = locate(rule, page);
     if (located.length === 0) return undefined;
     for (const el of located) {

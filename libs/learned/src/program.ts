@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ownText, visibleText, type Element } from '@app/content';
-import { isRunnableSelector, leadingText, parentElement, select, textAfterLabel, type LearnedPage } from './dom';
+import { isRunnableSelector, leadingText, parentElement, select, selectWithin, textAfterLabel, type LearnedPage } from './dom';
 import { normText, parseAs, type LearnableField, type ValueKind } from './values';
 
 /** Where a matched element's raw text comes from. */
@@ -32,6 +32,12 @@ export interface FieldRule {
   source: ValueSource;
   steps: ValueStep[];
   parse: ValueKind;
+  /**
+   * A list of objects (docs/long-lists.md "Learned lists"): `selector` (with `pick: 'all'`) picks one element per
+   * item, and each of these rules (`pick: 'first'`) reads a property inside it (the element itself included); a
+   * property its rule does not find is null. The rule's own `source`, `steps` and `parse` are not used.
+   */
+  items?: FieldRule[];
 }
 
 export interface ExtractionProgram {
@@ -53,7 +59,7 @@ export function makeProgram(rules: FieldRule[]): ExtractionProgram {
 export function checkProgram(program: ExtractionProgram): string[] {
   const problems: string[] = [];
   if (program.version !== 1) problems.push(`unknown program version ${String(program.version)}`);
-  for (const rule of program.rules ?? []) {
+  for (const rule of (program.rules ?? []).flatMap((r) => [r, ...(Array.isArray(r.items) ? r.items : [])])) {
     if (!isRunnableSelector(rule.selector)) problems.push(`${rule.field}: selector "${rule.selector}" is not valid CSS`);
     if (rule.parentLabel !== undefined && (typeof rule.parentLabel !== 'string' || rule.parentLabel === '' || rule.parentLabel.length > 60))
       problems.push(`${rule.field}: parentLabel must be a text of 1 to 60 characters`);
@@ -144,6 +150,7 @@ export function runProgram(program: ExtractionProgram, page: LearnedPage, fields
 }
 
 export function runFieldRule(rule: FieldRule, page: LearnedPage, field: LearnableField): unknown {
+  if (field.items || rule.items) return runItemsRule(rule, page, field.items ?? []);
   if (!field.list) return runRule(rule, page);
   if (rule.pick === 'all') return runRule(rule, page);
   for (const el of matchedElements(rule, page)) {
@@ -151,6 +158,37 @@ export function runFieldRule(rule: FieldRule, page: LearnedPage, field: Learnabl
     if (values.length > 0) return values;
   }
   return [];
+}
+
+/**
+ * A list of objects: an object per element the rule's selector picks, in document order, each property read by its
+ * item rule inside that element. A property not found is null, or left out when its schema does not allow null.
+ */
+export function runItemsRule(rule: FieldRule, page: LearnedPage, fields: LearnableField[]): Array<Record<string, unknown>> {
+  if (!rule.items) return [];
+  const rules = new Map(rule.items.map((r) => [r.field, r]));
+  return matchedElements(rule, page).map((item) => {
+    const out: Record<string, unknown> = {};
+    for (const field of fields) {
+      const itemRule = rules.get(field.name);
+      const value = itemRule ? firstWithin(itemRule, item, page.url) : null;
+      if (value !== null || field.nullable) out[field.name] = value;
+    }
+    return out;
+  });
+}
+
+/** A property of one item: the first element inside it (or it) that yields a value under the rule. */
+function firstWithin(rule: FieldRule, item: Element, pageUrl: string): string | number | null {
+  for (const el of selectWithin(rule.selector, item)) {
+    if (rule.parentLabel !== undefined) {
+      const parent = parentElement(el);
+      if (parent === undefined || leadingText(parent) !== rule.parentLabel) continue;
+    }
+    const values = elementValues(el, rule, pageUrl);
+    if (values.length > 0) return values[0];
+  }
+  return null;
 }
 
 /** Shorthand used by the learner: a value as the model gave it, reduced to what a program can produce. */

@@ -88,6 +88,16 @@ export function selectorsFor(el: Element, forList = false): SelectorCandidate[] 
   return out;
 }
 
+/**
+ * `li.card > p:nth-of-type(2)`: the element's place inside an item of a list (`item`, one of its ancestors or
+ * itself), read inside each item (docs/long-lists.md "Learned lists"): exact within the item's template.
+ */
+export function pathWithin(el: Element, item: Element): string {
+  const steps: string[] = [];
+  for (let a: Element | undefined = el; a && a !== item; a = parentElement(a)) steps.unshift(nthOfType(a));
+  return [compound(item, false), ...steps].join(' > ');
+}
+
 /** `#main > div:nth-of-type(2) > h2` (or from `body`): exact, but breaks when the layout shifts. */
 export function positionalPath(el: Element, forList = false): string {
   const steps: string[] = [forList ? el.name : nthOfType(el)];

@@ -5,13 +5,19 @@ import { calendarDate, httpUrlOf, instantOf } from '@app/core';
 /** How a schema property's value is produced from page text. */
 export type ValueKind = 'string' | 'number' | 'integer' | 'date' | 'date-time' | 'url';
 
-/** A top-level schema property a selector program can extract: a scalar, or a list of scalars. */
+/** A top-level schema property a selector program can extract: a scalar, a list of scalars, or a list of objects. */
 export interface LearnableField {
   name: string;
+  /** A list of objects has no value kind of its own: `string`, unused (its items' properties have theirs). */
   kind: ValueKind;
   list: boolean;
   nullable: boolean;
   required: boolean;
+  /**
+   * A list of objects (`list` is true): the properties of its items, each a scalar (docs/long-lists.md "Learned
+   * lists"). The rule picks one element per item and reads these inside it.
+   */
+  items?: LearnableField[];
 }
 
 export interface FieldPlan {
@@ -41,7 +47,10 @@ function scalarKind(schema: JsonSchemaObject): ValueKind | string {
 
 const KINDS = new Set<string>(['string', 'number', 'integer', 'date', 'date-time', 'url']);
 
-/** Splits a (normalised, object-rooted) schema into the fields a program can learn and the rest. */
+/**
+ * Splits a (normalised, object-rooted) schema into the fields a program can learn and the rest. A list of objects is
+ * learnable when each of its items' properties is a scalar (a table of rows, a grid of cards).
+ */
 export function planFields(schema: JsonSchemaObject): FieldPlan {
   const fields: LearnableField[] = [];
   const unsupported: FieldPlan['unsupported'] = [];
@@ -51,11 +60,26 @@ export function planFields(schema: JsonSchemaObject): FieldPlan {
     const nullable = types.includes('null') || types.length === 0;
     const isList = types.includes('array');
     const kind = isList ? scalarKind(property.items ?? {}) : scalarKind(property);
+    const base = { name, nullable, required: required.has(name) };
     if (isList && types.filter((t) => t !== 'null').length > 1) unsupported.push({ field: name, reason: 'mixed types' });
-    else if (!KINDS.has(kind)) unsupported.push({ field: name, reason: isList ? `list items of ${kind}` : kind });
-    else fields.push({ name, kind: kind as ValueKind, list: isList, nullable, required: required.has(name) });
+    else if (isList && kind === 'type object') {
+      const items = itemFields(property.items ?? {});
+      if (typeof items === 'string') unsupported.push({ field: name, reason: `list items of objects with ${items}` });
+      else fields.push({ ...base, kind: 'string', list: true, items });
+    } else if (!KINDS.has(kind)) unsupported.push({ field: name, reason: isList ? `list items of ${kind}` : kind });
+    else fields.push({ ...base, kind: kind as ValueKind, list: isList });
   }
   return { fields, unsupported };
+}
+
+/** The properties of a list's object items when each is a scalar; else why not. */
+function itemFields(schema: JsonSchemaObject): LearnableField[] | string {
+  const plan = planFields(schema);
+  const nested = plan.fields.find((f) => f.list);
+  if (plan.unsupported.length > 0) return `${plan.unsupported[0].field}: ${plan.unsupported[0].reason}`;
+  if (nested) return `${nested.name}: a list inside an item`;
+  if (plan.fields.length === 0) return 'no properties';
+  return plan.fields;
 }
 
 /** Text as compared: Unicode NFC, whitespace collapsed. */
@@ -101,7 +125,19 @@ export function valuesAgree(field: LearnableField, a: unknown, b: unknown): bool
   if (!field.list) return scalarAgrees(field.kind, a, b);
   if (isEmpty(a) || isEmpty(b)) return isEmpty(a) && isEmpty(b);
   if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  const { items } = field;
+  if (items) return a.every((item, i) => itemsAgree(items, item, b[i]));
   return a.every((item, i) => scalarAgrees(field.kind, item, b[i]));
+}
+
+/** Two items of a list of objects: every property agrees (a missing property as null). */
+function itemsAgree(fields: LearnableField[], a: unknown, b: unknown): boolean {
+  if (!isRecord(a) || !isRecord(b)) return false;
+  return fields.every((f) => scalarAgrees(f.kind, a[f.name], b[f.name]));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Field-by-field comparison of two records; returns the names of the fields that disagree. */

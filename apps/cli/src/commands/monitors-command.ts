@@ -15,8 +15,11 @@ Monitors re-crawl on a schedule and report what changed, field by field (docs/mo
 
 Examples:
   $ gleaner monitors create https://shop.example/ --name prices --schema product.yaml \\
-      --every 6h --key products.sku --webhook-url https://hooks.example/prices
+      --every 6h --key-field products.sku --webhook-url https://hooks.example/prices
+  $ gleaner monitors create https://shop.example/catalog --name catalog --schema catalog.yaml \\
+      --every 1d --key-field products.sku --paginate 'li.next > a' --paginate-max-pages 10
   $ gleaner monitors create --urls pages.txt --name pages --schema product.yaml --every 1d
+  $ gleaner monitors update 01JD0000000000000000000000 --no-paginate
   $ gleaner monitors list
   $ gleaner monitors run 01JD0000000000000000000000
   $ gleaner monitors changes 01JD0000000000000000000000 --kind changed --json
@@ -31,7 +34,7 @@ interface CreateOptions extends ModelOptions {
   every?: string;
   cron?: string;
   timezone?: string;
-  key?: string[];
+  keyField?: string[];
   maxPages?: number;
   maxDepth?: number;
   fetchMode?: string;
@@ -42,6 +45,54 @@ interface CreateOptions extends ModelOptions {
   on?: string[];
   baseline?: boolean;
   paused?: boolean;
+  paginate?: string;
+  paginateMaxPages?: number;
+}
+
+interface UpdateOptions {
+  name?: string;
+  every?: string;
+  cron?: string;
+  timezone?: string;
+  keyField?: string[];
+  /** The selector; false from `--no-paginate`. */
+  paginate?: string | false;
+  paginateMaxPages?: number;
+}
+
+const PAGINATE_HELP =
+  'read each page\'s list over its "next" pages: the CSS selector of the next link (docs/monitors.md "Paginated lists")';
+const PAGINATE_MAX_PAGES_HELP = 'with --paginate: pages read at most, the first included (service default 5, at most 20)';
+
+/**
+ * `paginate` from `--paginate` and `--paginate-max-pages`, the body field of POST and PUT /monitors (as on
+ * POST /crawl and /batch/extract): undefined when neither is given, null for `--no-paginate`.
+ */
+export function paginateOption(opts: { paginate?: string | false; paginateMaxPages?: number }): Json | null | undefined {
+  if (opts.paginate === false) {
+    if (opts.paginateMaxPages !== undefined) throw new CliUsageError('give --paginate-max-pages or --no-paginate, not both');
+    return null;
+  }
+  if (opts.paginate === undefined) {
+    if (opts.paginateMaxPages !== undefined) throw new CliUsageError('--paginate-max-pages goes with --paginate SELECTOR');
+    return undefined;
+  }
+  return defined({ selector: opts.paginate, max_pages: opts.paginateMaxPages });
+}
+
+/** PUT /monitors/{id}'s body from `update`'s options: only what is given changes. */
+export function updateMonitorBody(opts: UpdateOptions): Json {
+  if (opts.every && opts.cron) throw new CliUsageError('give --every or --cron, not both');
+  if (opts.timezone && !opts.cron) throw new CliUsageError('--timezone goes with --cron');
+  const body = defined({
+    name: opts.name,
+    schedule: opts.every ? { every: opts.every } : opts.cron ? defined({ cron: opts.cron, timezone: opts.timezone }) : undefined,
+    key: opts.keyField,
+    paginate: paginateOption(opts),
+  });
+  if (Object.keys(body).length === 0)
+    throw new CliUsageError('nothing to update: give --name, --every, --cron, --key-field, --paginate or --no-paginate');
+  return body;
 }
 
 /** `gleaner monitors ...`: the monitor resource over the public API (POST/GET/PUT/DELETE /api/v1/monitors). */
@@ -64,12 +115,19 @@ export function registerMonitors(program: Command, kit: CommandKit): void {
     .option('--every <interval>', 'an interval: 30m, 6h, 1d')
     .option('--cron <expression>', 'a cron expression instead of --every, e.g. "0 */6 * * *"')
     .option('--timezone <zone>', 'the time zone of --cron (default UTC)')
-    .option('--key <path>', 'a field path that identifies a record or a list item, e.g. products.sku (repeatable)', collect)
+    // Not --key: the program's --key (the API key) would take it wherever it stands.
+    .option(
+      '--key-field <path>',
+      "a field path that identifies a record or a list item, e.g. products.sku (repeatable; the body's key)",
+      collect,
+    )
     .option('--max-pages <n>', 'pages per run at most', intParser('--max-pages', 1))
     .option('--max-depth <n>', 'link depth from the seed', intParser('--max-depth', 0))
     .addOption(kit.fetchModeOption())
     .addOption(kit.extractionModeOption())
     .option('--use-sitemap', "also start from the site's sitemap.xml")
+    .option('--paginate <css>', PAGINATE_HELP)
+    .option('--paginate-max-pages <n>', PAGINATE_MAX_PAGES_HELP, intParser('--paginate-max-pages', 1))
     .option('--webhook-id <id>', 'a saved webhook for monitor.changed and monitor.failed')
     .option('--webhook-url <url>', 'a simple webhook address for monitor.changed and monitor.failed')
     .option('--on <kind>', 'changed, added, removed or failed: what the webhook hears of (repeatable; default all)', collect)
@@ -101,9 +159,10 @@ export function registerMonitors(program: Command, kit: CommandKit): void {
           site_id: opts.siteId,
           llm_config: llmConfig(opts, ctx),
           extraction_mode: opts.extractionMode,
+          paginate: paginateOption(opts),
           options: Object.keys(options).length ? options : undefined,
           schedule: opts.every ? { every: opts.every } : defined({ cron: opts.cron, timezone: opts.timezone }),
-          key: opts.key,
+          key: opts.keyField,
           notify,
           first_run: opts.baseline ? 'baseline' : undefined,
           paused: opts.paused ? true : undefined,
@@ -142,6 +201,29 @@ export function registerMonitors(program: Command, kit: CommandKit): void {
               { maxWidth: ctx.io.stdout.isTTY ? ctx.io.stdout.columns : undefined, header: ctx.out.dim },
             ),
           );
+        return EXIT.ok;
+      }),
+    );
+
+  monitors
+    .command('update')
+    .description('change a monitor: only the options given (PUT /api/v1/monitors/{id})')
+    .argument('<monitor>', 'the monitor id')
+    .option('--name <name>', 'a new name')
+    .option('--every <interval>', 'a new interval: 30m, 6h, 1d')
+    .option('--cron <expression>', 'a new cron expression instead of an interval')
+    .option('--timezone <zone>', 'the time zone of --cron (default UTC)')
+    .option('--key-field <path>', 'the field paths that identify a record or a list item, replacing the stored ones (repeatable)', collect)
+    .option('--paginate <css>', `${PAGINATE_HELP}; replaces the stored one`)
+    .option('--paginate-max-pages <n>', PAGINATE_MAX_PAGES_HELP, intParser('--paginate-max-pages', 1))
+    .option('--no-paginate', 'stop reading next pages (sends "paginate": null)')
+    .action(
+      kit.action(async (ctx, [id], opts: UpdateOptions) => {
+        const body = updateMonitorBody(opts);
+        const { body: monitor } = await ctx
+          .client()
+          .json<Json>('PUT', `/api/v1/monitors/${encodeURIComponent(id!)}`, { body, signal: ctx.signal });
+        ctx.io.stdout.write(ctx.json ? `${JSON.stringify(monitor, null, 2)}\n` : describe(monitor));
         return EXIT.ok;
       }),
     );
@@ -323,6 +405,7 @@ function describe(m: Json): string {
     ['runs', `${formatInt(m.runs_total)} · ${formatInt(m.consecutive_failures)} failed in a row`],
     ['records', formatInt(m.records)],
     ['key', m.key.length ? m.key.join(', ') : 'the page URL'],
+    ...(m.paginate ? [['paginate', `${m.paginate.selector} (${m.paginate.max_pages} pages at most)`] as [string, string]] : []),
   ];
   return rows.map(([k, v]) => `${k.padEnd(10)} ${v}`).join('\n') + '\n';
 }

@@ -39,6 +39,12 @@ export class LearnedProgramRuleResponse {
   })
   steps!: Array<Record<string, unknown>>;
   @ApiProperty({ enum: ['string', 'number', 'integer', 'date', 'date-time', 'url'] }) parse!: string;
+  @ApiPropertyOptional({
+    type: () => [LearnedProgramRuleResponse],
+    description:
+      'A list of objects (docs/long-lists.md "Learned lists"): `selector` picks each item\'s element and these rules (`pick: first`) read its properties inside it; the rule\'s own `source`, `steps` and `parse` are not used.',
+  })
+  items?: LearnedProgramRuleResponse[];
 }
 
 export class LearnedProgramCodeResponse {

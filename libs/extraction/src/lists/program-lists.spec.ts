@@ -1,7 +1,9 @@
 import { convertHtml } from '@app/content';
+import { parsePage, planFields, runProgram, type ExtractionProgram, type FieldRule } from '@app/learned';
 import type { JsonSchemaObject } from '@app/schema';
 import { allQuotes } from '../../../../test/fixtures/site/quotes-data';
 import { quotesPage } from '../../../../test/fixtures/site/render';
+import { LIST_SCHEMA, listPage, product } from '../../../../test/fixtures/long-lists';
 import { programListReport } from './program-lists';
 
 const QUOTES: JsonSchemaObject = {
@@ -37,5 +39,50 @@ describe("a learned program's lists, checked against the page's count", () => {
 
   it('nothing for a schema without a list of objects', () => {
     expect(programListReport(markdown, { type: 'object', properties: { title: { type: 'string' } } }, { title: 'x' })).toBeNull();
+  });
+});
+
+describe("a learned program's list of objects over hundreds of items, checked against the page's count", () => {
+  // The rule the learner finds for the cards catalogue (libs/learned/src/learner-long-lists.spec.ts).
+  const text = { kind: 'text' as const };
+  const rule = (selector: string): FieldRule => ({
+    field: 'products',
+    selector,
+    pick: 'all',
+    source: text,
+    steps: [],
+    parse: 'string',
+    items: [
+      { field: 'name', selector: 'li.card > h3', pick: 'first', source: text, steps: [], parse: 'string' },
+      {
+        field: 'sku',
+        selector: 'li.card > p',
+        pick: 'first',
+        source: text,
+        steps: [{ op: 'strip-prefix', value: 'SKU: ' }],
+        parse: 'string',
+      },
+      { field: 'price', selector: 'li.card > p:nth-of-type(2)', pick: 'first', source: text, steps: [], parse: 'number' },
+    ],
+  });
+  const program = (selector: string): ExtractionProgram => ({ id: 'prg_cards', version: 1, rules: [rule(selector)] });
+  const html = listPage('cards', 1000);
+  const page = parsePage('http://lists.test/cards/1000', html);
+  const markdown = convertHtml({ html, url: page.url, mode: 'full' }).markdown;
+  const fields = planFields(LIST_SCHEMA).fields;
+
+  it('all 1,000 items read by the program: expected 1,000, complete', () => {
+    const data = runProgram(program('li.card'), page, fields);
+    expect((data.products as unknown[]).slice(-1)).toEqual([product(999)]);
+    expect(programListReport(markdown, LIST_SCHEMA, data)).toEqual({
+      items: [{ path: 'products', expected: 1000, extracted: 1000, chunks: 0, complete: true }],
+      warnings: [],
+    });
+  });
+
+  it('an item selector that misses items (the first 700 only): incomplete, with list_incomplete', () => {
+    const report = programListReport(markdown, LIST_SCHEMA, runProgram(program('li.card:nth-child(-n+700)'), page, fields))!;
+    expect(report.items).toEqual([{ path: 'products', expected: 1000, extracted: 700, chunks: 0, complete: false }]);
+    expect(report.warnings.map((w) => w.code)).toEqual(['list_incomplete']);
   });
 });
