@@ -402,13 +402,15 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
         });
         const user = tenant();
         const body = html('kept at once');
+        // Page records are `<job>:<key>`: a job id of this test only (job ids are unique).
+        const job = `batch_${newId()}`;
         counting.writes.length = 0;
-        const kept = await Promise.all(Array.from({ length: 8 }, (_, i) => here.keep(user, 'b', `k${i}`, capture(body))));
+        const kept = await Promise.all(Array.from({ length: 8 }, (_, i) => here.keep(user, job, `k${i}`, capture(body))));
         expect(counting.writes).toEqual(['upsertMany archive_pages']);
         expect(kept.filter((k) => k === 'stored')).toHaveLength(1);
         await here.flushUsage();
         expect(await here.usage(user)).toEqual({ stored_bytes: expect.any(Number), blobs: 1 });
-        for (let i = 0; i < 8; i++) expect((await here.load(user, 'b', `k${i}`))?.body.equals(Buffer.from(body, 'latin1'))).toBe(true);
+        for (let i = 0; i < 8; i++) expect((await here.load(user, job, `k${i}`))?.body.equals(Buffer.from(body, 'latin1'))).toBe(true);
       });
 
       it('a known body deleted meanwhile, touched in a batch with others: the batch creates again what it only touched', async () => {
@@ -420,19 +422,20 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
         });
         const deleter = archiveWith();
         const user = tenant();
-        await keeper.keep(user, 'gone', 'k', capture(html('deleted meanwhile')));
-        await keeper.keep(user, 'stays', 'k', capture(html('still there')));
-        await deleter.deleteJob(user, 'gone');
+        const [gone, stays, fresh] = ['gone', 'stays', 'fresh'].map((name) => `${name}_${newId()}`);
+        await keeper.keep(user, gone, 'k', capture(html('deleted meanwhile')));
+        await keeper.keep(user, stays, 'k', capture(html('still there')));
+        expect(await deleter.deleteJob(user, gone)).toEqual({ pages: 1, bodies: 1 });
         counting.writes.length = 0;
         // Both known to the keeper: only touched, in one command; one finds nothing, so both are written again with their bytes.
         const kept = await Promise.all([
-          keeper.keep(user, 'new', 'a', capture(html('deleted meanwhile'))),
-          keeper.keep(user, 'new', 'b', capture(html('still there'))),
+          keeper.keep(user, fresh, 'a', capture(html('deleted meanwhile'))),
+          keeper.keep(user, fresh, 'b', capture(html('still there'))),
         ]);
         expect(counting.writes).toEqual(['upsertMany archive_pages', 'upsertMany archive_pages']);
         expect(kept).toEqual(['stored', 'deduplicated']);
-        expect((await deleter.load(user, 'new', 'a'))?.body.toString('latin1')).toBe(html('deleted meanwhile'));
-        expect((await deleter.load(user, 'new', 'b'))?.body.toString('latin1')).toBe(html('still there'));
+        expect((await deleter.load(user, fresh, 'a'))?.body.toString('latin1')).toBe(html('deleted meanwhile'));
+        expect((await deleter.load(user, fresh, 'b'))?.body.toString('latin1')).toBe(html('still there'));
         await keeper.flushUsage();
         await deleter.flushUsage();
         expect((await keeper.usage(user)).blobs).toBe(2);

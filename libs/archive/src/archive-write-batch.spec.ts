@@ -133,7 +133,12 @@ describe('ArchiveWriteBatch', () => {
 
   it("a failed write fails every page of its batch, and only that batch's", async () => {
     fail = new Error('store down');
-    const failed = [batch.keep(page('a', [])), batch.keep(page('b', []))].map((p) => p.then(() => 'kept', (e: Error) => e.message));
+    const failed = [batch.keep(page('a', [])), batch.keep(page('b', []))].map((p) =>
+      p.then(
+        () => 'kept',
+        (e: Error) => e.message,
+      ),
+    );
     await jest.advanceTimersByTimeAsync(300);
     expect(await Promise.all(failed)).toEqual(['store down', 'store down']);
     fail = null;
@@ -200,7 +205,11 @@ describe('ArchiveRepository.keepPages on the embedded store', () => {
   });
 
   it('two pages of one body in one command: the body is created once, by the first, and both find it', async () => {
-    const results = await repository.keepPages([page('a', [creating('same')]), page('b', [creating('same')]), page('a', [creating('same')])]);
+    const results = await repository.keepPages([
+      page('a', [creating('same')]),
+      page('b', [creating('same')]),
+      page('a', [creating('same')]),
+    ]);
     expect(results).toEqual([
       { pageInserted: true, created: [true], missing: [] },
       { pageInserted: true, created: [false], missing: [] },
@@ -212,7 +221,11 @@ describe('ArchiveRepository.keepPages on the embedded store', () => {
 
   it('a touch of a body that is gone makes every touch-only reference of the command missing, and creates nothing', async () => {
     await repository.keepPages([page('seed', [creating('there')])]);
-    const results = await repository.keepPages([page('a', [touching('gone')]), page('b', [touching('there')]), page('c', [creating('new')])]);
+    const results = await repository.keepPages([
+      page('a', [touching('gone')]),
+      page('b', [touching('there')]),
+      page('c', [creating('new')]),
+    ]);
     expect(results.map((r) => r.missing)).toEqual([[0], [0], []]);
     expect(results[2].created).toEqual([true]);
     expect(await repository.blob('u1', 'gone')).toBeNull();
