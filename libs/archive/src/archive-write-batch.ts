@@ -133,6 +133,9 @@ export class ArchiveWriteBatch {
 /** The bytes of bodies a page's write creates (what makes a command large). */
 function bytesOf(page: PageWrite): number {
   let bytes = 0;
-  for (const body of page.bodies) bytes += body.create?.data?.length ?? 0;
+  for (const body of page.bodies) {
+    const data: unknown = body.create?.data;
+    if (typeof data === 'string') bytes += data.length;
+  }
   return bytes;
 }
