@@ -393,6 +393,54 @@ export function archiveContract(name: string, open: () => Promise<ArchiveParts>,
         for (const key of ['new', 'dedup', 'known']) expect(await here.load(user, 'j', key)).not.toBeNull();
       });
 
+      it('pages kept at the same time share ONE store write; a body they share is created once (issue 37)', async () => {
+        const counting = countingStore(parts.store);
+        const here = new PageArchive(await ArchiveRepository.open(counting.store), parts.blobs, {
+          ttlDays: 30,
+          maxBytesPerTenant: 0,
+          maxBodyBytes: 10 * 1024 * 1024,
+        });
+        const user = tenant();
+        const body = html('kept at once');
+        // Page records are `<job>:<key>`: a job id of this test only (job ids are unique).
+        const job = `batch_${newId()}`;
+        counting.writes.length = 0;
+        const kept = await Promise.all(Array.from({ length: 8 }, (_, i) => here.keep(user, job, `k${i}`, capture(body))));
+        expect(counting.writes).toEqual(['upsertMany archive_pages']);
+        expect(kept.filter((k) => k === 'stored')).toHaveLength(1);
+        await here.flushUsage();
+        expect(await here.usage(user)).toEqual({ stored_bytes: expect.any(Number), blobs: 1 });
+        for (let i = 0; i < 8; i++) expect((await here.load(user, job, `k${i}`))?.body.equals(Buffer.from(body, 'latin1'))).toBe(true);
+      });
+
+      it('a known body deleted meanwhile, touched in a batch with others: the batch creates again what it only touched', async () => {
+        const counting = countingStore(parts.store);
+        const keeper = new PageArchive(await ArchiveRepository.open(counting.store), parts.blobs, {
+          ttlDays: 30,
+          maxBytesPerTenant: 0,
+          maxBodyBytes: 10 * 1024 * 1024,
+        });
+        const deleter = archiveWith();
+        const user = tenant();
+        const [gone, stays, fresh] = ['gone', 'stays', 'fresh'].map((name) => `${name}_${newId()}`);
+        await keeper.keep(user, gone, 'k', capture(html('deleted meanwhile')));
+        await keeper.keep(user, stays, 'k', capture(html('still there')));
+        expect(await deleter.deleteJob(user, gone)).toEqual({ pages: 1, bodies: 1 });
+        counting.writes.length = 0;
+        // Both known to the keeper: only touched, in one command; one finds nothing, so both are written again with their bytes.
+        const kept = await Promise.all([
+          keeper.keep(user, fresh, 'a', capture(html('deleted meanwhile'))),
+          keeper.keep(user, fresh, 'b', capture(html('still there'))),
+        ]);
+        expect(counting.writes).toEqual(['upsertMany archive_pages', 'upsertMany archive_pages']);
+        expect(kept).toEqual(['stored', 'deduplicated']);
+        expect((await deleter.load(user, fresh, 'a'))?.body.toString('latin1')).toBe(html('deleted meanwhile'));
+        expect((await deleter.load(user, fresh, 'b'))?.body.toString('latin1')).toBe(html('still there'));
+        await keeper.flushUsage();
+        await deleter.flushUsage();
+        expect((await keeper.usage(user)).blobs).toBe(2);
+      });
+
       it('a body above the inline size goes to the blob store; both read back alike', async () => {
         const user = tenant();
         const blobWrites: string[] = [];

@@ -1,5 +1,5 @@
 import { DuplicateKeyError, newId, nowIso } from '@app/core';
-import type { Collection, DocumentStore, UpsertEntry } from '@app/storage';
+import type { Collection, DocumentStore, UpsertEntry, UpsertManyResult } from '@app/storage';
 import type { ArchiveBlobRecord, ArchivedPageRecord, ArchiveUploadRecord, ArchiveUsageRecord } from './archive.types';
 
 /** The `_id` of a body document in `archive_pages`. */
@@ -22,6 +22,74 @@ export interface KeptPage {
   created: boolean[];
   /** Bodies referenced without `create` whose record was gone (indexes into the references); [] when all were found. */
   missing: number[];
+}
+
+/** One page to keep (ArchiveRepository.keepPages): its record and its bodies' references. */
+export interface PageWrite {
+  record: ArchivedPageRecord;
+  userId: string;
+  bodies: readonly BodyReference[];
+}
+
+/**
+ * The entries of the one `upsertMany` that keeps these pages, and how to read each page's result from it. A
+ * record or a body named twice (two pages of one body, a page kept twice at once) is one entry: its first
+ * occurrence with `create` creates it and is told so, the others find it (a touch-only reference named with
+ * a creating one is never missing). The command tells how many entries found nothing, not which: when any
+ * did, every page's touch-only references are reported missing (their pages then create them: rare, safe).
+ */
+export function keepCommand(
+  pages: readonly PageWrite[],
+  now: string,
+  token: () => string,
+): { entries: UpsertEntry[]; results: (result: UpsertManyResult) => KeptPage[] } {
+  const entries: UpsertEntry[] = [];
+  const at = new Map<string, number>();
+  const records = pages.map(({ record }) => {
+    const known = at.get(record._id);
+    if (known !== undefined) return { entry: known, first: false };
+    const { _id, ...fields } = record;
+    at.set(_id, entries.push({ _id, update: { $setOnInsert: fields } }) - 1);
+    return { entry: entries.length - 1, first: true };
+  });
+  /** Per body entry, the page and reference whose `create` it carries. */
+  const creator = new Map<number, [number, number]>();
+  const references = pages.map(({ userId, bodies }, page) =>
+    bodies.map((body, i) => {
+      const _id = bodyId(userId, body.sha256);
+      let entry = at.get(_id);
+      if (entry === undefined) {
+        entry = entries.push({ _id, update: { $set: { touch: token(), touched_at: now } }, upsert: false }) - 1;
+        at.set(_id, entry);
+      }
+      if (body.create && !creator.has(entry)) {
+        creator.set(entry, [page, i]);
+        entries[entry] = {
+          _id,
+          update: {
+            $set: { touch: token(), touched_at: now },
+            $setOnInsert: { kind: 'body', user_id: userId, sha256: body.sha256, ...body.create, created_at: now },
+          },
+        };
+      }
+      return entry;
+    }),
+  );
+  return {
+    entries,
+    results: ({ inserted, matched }) => {
+      // Entries that found their document: every one not inserted, but a touch-only entry may have found none.
+      const missed = inserted.filter((x) => !x).length - matched > 0;
+      return pages.map((_, page) => ({
+        pageInserted: records[page].first && inserted[records[page].entry] === true,
+        created: references[page].map((entry, i) => {
+          const by = creator.get(entry);
+          return by !== undefined && by[0] === page && by[1] === i && inserted[entry] === true;
+        }),
+        missing: missed ? references[page].flatMap((entry, i) => (creator.has(entry) ? [] : [i])) : [],
+      }));
+    },
+  };
 }
 
 /** Page records only (body documents share the collection). */
@@ -76,37 +144,22 @@ export class ArchiveRepository {
     }
   }
 
-  /**
-   * A page record and its bodies' references in ONE write command (docs/archive.md "Where it is kept"):
-   * the record first (inserted unless the job has it: a task run twice), then per body a new touch token,
-   * creating the body document from `create` when it has none. Same order as ever: a release that counted
-   * the references before the page existed finds the touch changed, or its delete is undone by the create.
-   */
+  /** One page's record and its bodies' references in ONE write command (see keepPages). */
   async keepPage(record: ArchivedPageRecord, userId: string, bodies: readonly BodyReference[]): Promise<KeptPage> {
-    const now = nowIso();
-    const { _id, ...fields } = record;
-    const entries: UpsertEntry[] = [{ _id, update: { $setOnInsert: fields } }];
-    for (const body of bodies) {
-      const touch = { touch: newId(), touched_at: now };
-      entries.push({
-        _id: bodyId(userId, body.sha256),
-        update: body.create
-          ? { $set: touch, $setOnInsert: { kind: 'body', user_id: userId, sha256: body.sha256, ...body.create, created_at: now } }
-          : { $set: touch },
-        ...(body.create ? {} : { upsert: false }),
-      });
-    }
-    const { inserted, matched } = await this.retryingDuplicates(() => this.pages.upsertMany(entries));
-    // Entries that found their document: every one not inserted, but a touch-only entry may have found none.
-    const touchOnly = bodies.flatMap((body, i) => (body.create ? [] : [i]));
-    const foundWithoutInsert = inserted.filter((x) => !x).length;
-    const missingCount = foundWithoutInsert - matched;
-    return {
-      pageInserted: inserted[0] === true,
-      created: bodies.map((_, i) => inserted[i + 1] === true),
-      // The command says how many found nothing, not which: every touch-only entry is then treated as missing.
-      missing: missingCount > 0 ? touchOnly : [],
-    };
+    return (await this.keepPages([{ record, userId, bodies }]))[0];
+  }
+
+  /**
+   * Pages' records and their bodies' references in ONE write command (docs/archive.md "Where it is kept"),
+   * a result per page: every record first (inserted unless the job has it: a task run twice), then per body a
+   * new touch token, creating the body document from `create` when it has none. Same order as ever, for every
+   * page of the command: a release that counted the references before the page existed finds the touch changed,
+   * or its delete is undone by the create.
+   */
+  async keepPages(pages: readonly PageWrite[]): Promise<KeptPage[]> {
+    const command = keepCommand(pages, nowIso(), newId);
+    const result = await this.retryingDuplicates(() => this.pages.upsertMany(command.entries));
+    return command.results(result);
   }
 
   page(userId: string, jobId: string, key: string): Promise<ArchivedPageRecord | null> {

@@ -1,6 +1,7 @@
 import { newId, nowIso } from '@app/core';
 import { ARCHIVE_ENCODING, decodeBody, encodeBody, sha256Hex } from './archive-codec';
 import { placeOf, type ArchiveRepository, type BodyReference } from './archive.repository';
+import { ArchiveWriteBatch } from './archive-write-batch';
 import type { ArchivedPage, ArchivedPageRecord, ArchiveBlobRecord, KeepOutcome, PageCapture } from './archive.types';
 import type { ArchiveBlobStore } from './blob-store.port';
 import { UsageTally } from './usage-tally';
@@ -73,6 +74,8 @@ export class PageArchive {
   private readonly known = new Map<string, 'inline' | 'blob'>();
   /** New bodies' bytes, added to the tenants' usage records once a second (usage-tally.ts). */
   private readonly tally: UsageTally;
+  /** Pages' records and inline bodies kept at the same time, written in one command (archive-write-batch.ts). */
+  private readonly writes: ArchiveWriteBatch;
 
   constructor(
     private readonly repository: ArchiveRepository,
@@ -81,10 +84,12 @@ export class PageArchive {
     private readonly events: ArchiveEvents = NO_EVENTS,
   ) {
     this.tally = new UsageTally((userId, bytes, blobs) => this.repository.addUsage(userId, bytes, blobs));
+    this.writes = new ArchiveWriteBatch((pages) => this.repository.keepPages(pages));
   }
 
-  /** Writes the usage changes not written yet (at shutdown). */
+  /** Writes the pages and usage changes not written yet (at shutdown). */
   async flushUsage(): Promise<void> {
+    await this.writes.drain();
     this.tally.stop();
     await this.tally.flush();
   }
@@ -139,27 +144,19 @@ export class PageArchive {
 
   /**
    * Writes the page record and references its bodies: one write command for the record and every inline
-   * body (docs/archive.md "Where it is kept"); a body above the inline size then goes to the blob store.
-   * True when this call stored a body.
+   * body, shared with the other pages this process keeps at the same time (docs/archive.md "Where it is
+   * kept"); a body above the inline size then goes to the blob store. True when this call stored a body.
    */
   private async keepWith(userId: string, record: ArchivedPageRecord, bodies: Array<{ sha256: string; data: Buffer }>): Promise<boolean> {
     const prepared = await Promise.all(bodies.map((body) => this.prepare(userId, body)));
     const inline = prepared.filter((body) => body.inline);
-    const kept = await this.repository.keepPage(
-      record,
-      userId,
-      inline.map((body) => this.inlineReference(body)),
-    );
+    const kept = await this.writes.keep({ record, userId, bodies: inline.map((body) => this.inlineReference(body)) });
     let fresh = this.settle(userId, inline, kept.created);
     if (kept.missing.length > 0) {
       // Known bodies deleted since this process saw them (a job deletion, the retention): created again with
       // their bytes, in a second command (the page record is there already).
       const again = await Promise.all(kept.missing.map((i) => this.prepare(userId, inline[i], true)));
-      const retried = await this.repository.keepPage(
-        record,
-        userId,
-        again.map((body) => this.inlineReference(body)),
-      );
+      const retried = await this.writes.keep({ record, userId, bodies: again.map((body) => this.inlineReference(body)) });
       fresh = this.settle(userId, again, retried.created) || fresh;
     }
     for (const body of prepared.filter((b) => !b.inline))
