@@ -12,6 +12,7 @@ import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { threadPosts } from './structure/thread-posts';
+import { tileBadges } from './structure/tile-badges';
 
 /**
  * Main-content detection, without mutating the DOM, in named parts:
@@ -79,7 +80,10 @@ export function extractMainContent(document: Document, callerSkips: (el: Element
   const reviewsOut = mayBeProductPage(kinds) ? reviewBlocks(document) : undefined;
   // On every page: a store's carousels, and an article's "You may also like" the grab left in.
   const recommendationsOut = recommendationBlocks(document, callerSkips);
-  const isSkipped = (el: Element) => callerSkips(el) || isHiddenByClass(el) || (reviewsOut?.(el) ?? false) || recommendationsOut.has(el);
+  // A grid's labels ("Best seller", "Sold out") and tile controls ("Select size"): decoration of its items.
+  const badgesOut = tileBadges(document, callerSkips);
+  const isSkipped = (el: Element) =>
+    callerSkips(el) || isHiddenByClass(el) || (reviewsOut?.(el) ?? false) || recommendationsOut.has(el) || badgesOut.has(el);
   const c = mainContentCandidates(document, isSkipped, page.kinds);
   const chosen =
     c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;

@@ -1,5 +1,5 @@
 import { findFirst, parseHtml, type Element } from '../dom';
-import { mainRegion, regionFurniture } from './page-region';
+import { listDepth, mainRegion, regionFurniture } from './page-region';
 import { textCensus } from './text-census';
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
@@ -39,6 +39,12 @@ describe('the main region: <main> or the body, without its furniture', () => {
     expect(ids(regionFurniture(above.body, above.counts, () => false))).toEqual(['site']);
     const noHeading = setup(`<body>${site}<p>${words(10)}</p></body>`);
     expect(ids(regionFurniture(noHeading.body, noHeading.counts, () => false))).toEqual([]);
+    // Nor, on a page without an <h1>, a menu whose lists nest (a mega-menu: departments, then their categories).
+    const department = (d: number) =>
+      `<li><a href="/d${d}">Department ${d}</a><ul>${Array.from({ length: 8 }, (_, i) => `<li><a href="/d${d}/c${i}">Category ${i}</a></li>`).join('')}</ul></li>`;
+    const mega = setup(`<body><ul id="mega">${[1, 2, 3].map(department).join('')}</ul><p>${words(10)}</p></body>`);
+    expect(ids(regionFurniture(mega.body, mega.counts, () => false))).toEqual(['mega']);
+    expect(listDepth(findFirst(mega.doc, 'ul')!)).toBe(2);
     const posts = setup('<body><div class="comment" id="c1">A post</div><div class="comment" id="c2">Another</div></body>');
     const keep = new Set([findFirst(posts.doc, 'div')!]);
     expect(ids(regionFurniture(posts.body, posts.counts, () => false, keep))).toEqual(['c2']);

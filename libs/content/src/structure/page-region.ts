@@ -1,4 +1,4 @@
-import { walk, type Element } from '../dom';
+import { isElement, walk, type Element } from '../dom';
 import { isExcluded } from '../readability/signals';
 import { isSiteChrome } from '../site-chrome';
 import type { TextCount } from './text-census';
@@ -9,6 +9,8 @@ const MAIN_MIN_SHARE = 0.2;
 const MENU_LINK_SHARE = 0.9;
 const MENU_MIN_LINKS = 3;
 const MENU_MAX_LINK_TEXT = 30;
+/** A menu whose lists nest this deep (departments, then categories) is a site's mega-menu, not an index. */
+const MEGA_MENU_MIN_DEPTH = 2;
 
 const FURNITURE_ROLES = new Set([
   'complementary',
@@ -93,14 +95,30 @@ export function regionFurniture(
     return true;
   });
   // A menu larger than everything else the region keeps is what the page is: a table of contents, an index;
-  // not one above the page's <h1> (the site's own menu, its items rendered by a script or its lists long).
+  // not one above the page's <h1> (the site's own menu, its items rendered by a script or its lists long), nor,
+  // on a page without an <h1>, one whose lists nest (a site's mega-menu: departments, their categories and
+  // sub-categories; an index is one level of links, or is titled by an <h1>).
   let kept = counts.get(region)?.text ?? 0;
   for (const el of removed) kept -= counts.get(el)?.text ?? 0;
   for (const menu of menus) {
     const text = counts.get(menu)!.text;
-    if (text > kept && !(headingSeen && aboveHeading.has(menu))) removed.delete(menu);
+    const siteMenu = headingSeen ? aboveHeading.has(menu) : listDepth(menu) >= MEGA_MENU_MIN_DEPTH;
+    if (text > kept && !siteMenu) removed.delete(menu);
   }
   return removed;
+}
+
+/** How many lists nest inside one another at the deepest point under `root`. */
+export function listDepth(root: Element): number {
+  let deepest = 0;
+  const stack: [Element, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [el, above] = stack.pop()!;
+    const depth = el.name === 'ul' || el.name === 'ol' ? above + 1 : above;
+    deepest = Math.max(deepest, depth);
+    for (const child of el.children) if (isElement(child)) stack.push([child, depth]);
+  }
+  return deepest;
 }
 
 function isFurniture(el: Element, isSkipped: (el: Element) => boolean): boolean {
