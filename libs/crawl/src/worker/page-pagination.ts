@@ -11,9 +11,8 @@ import {
 import { RobotsCache } from '@app/fetch';
 import type { LoadedPage, PageLoaderService } from '@app/pages';
 import type { PolitenessPort } from '@app/politeness';
-import { extractionSchema, isArchiveSource } from '../crawl-input';
+import { crawlPageControl, extractionSchema, isArchiveSource } from '../crawl-input';
 import type { JobContext } from './job-contexts';
-import { crawlPageControl } from './page-fetch';
 
 /** What reading a crawl page's list over its next pages needs of the worker. */
 export interface PagePaginationDeps {
