@@ -239,12 +239,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
    * auth profile they are chosen among the links that are not its logout links (the crawl's rule, LogoutLinks:
    * docs/auth-profiles.md "Logout links"), so a logged-in analysis does not log itself out.
    */
-  private async analyzeLinked(
-    heuristics: AnalysisHeuristics,
-    input: AnalyzeJobInput,
-    signal: AbortSignal,
-    control: FetchControl,
-  ) {
+  private async analyzeLinked(heuristics: AnalysisHeuristics, input: AnalyzeJobInput, signal: AbortSignal, control: FetchControl) {
     const pattern = heuristics.followPatterns.find((p) => p.kind === 'detail') ?? heuristics.followPatterns[0];
     const logout = control.authProfile ? await this.sessions.logoutLinks(control.authProfile) : null;
     const urls = (pattern?.sample_urls ?? []).filter((url) => !logout?.why(url)).slice(0, MAX_LINKED_PAGES);

@@ -230,7 +230,10 @@ export function openFetchControl(stored: StoredFetchFields | null, secrets: Reco
  */
 export function openRequestControl(fields: FetchControlFields, scope: FetchScope = {}): FetchControl {
   const { headers, cookies, ...stored } = fields;
-  const scoped = headers || cookies ? { headers: headers ?? {}, cookies: cookies ?? {}, ...(scope.host !== undefined ? { host: scope.host } : {}) } : null;
+  const scoped =
+    headers || cookies
+      ? { headers: headers ?? {}, cookies: cookies ?? {}, ...(scope.host !== undefined ? { host: scope.host } : {}) }
+      : null;
   const { scoped: _none, ...opened } = openFetchControl(stored, {}, scope);
   return { ...(scoped ? { scoped } : {}), ...opened };
 }
