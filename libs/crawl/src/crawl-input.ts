@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Warning } from '@app/core';
+import { openFetchControl, type FetchControl } from '@app/fetch';
 import { extractionModeSchema, storedPaginate, storedWarnings, type ExtractionMode, type Paginate } from '@app/extraction';
 import { storedLlmConfigSchema, type StoredLlmConfig } from '@app/llm';
 import { pageFormatsPlanSchema, type PageFormatsPlan } from '@app/pages';
@@ -157,4 +158,19 @@ export function parseWarcInput(raw: unknown): CrawlJobInput {
 export function extractionSchema(input: CrawlJobInput): JsonSchemaObject {
   if (!input.schema) throw new Error('this crawl stores page formats; it has no schema to extract');
   return input.schema;
+}
+
+/**
+ * The caller's fetch control for a page of a crawl or batch (docs/scrape.md "Fetch control"): the User-Agent
+ * and wait_for from its options, headers and cookies opened from the task's sealed secrets. A crawl sends
+ * headers and cookies to its seed's host only (links may lead elsewhere); a batch to each listed URL's own
+ * host (the caller named every one). An auth profile's session goes to the profile's hosts (docs/auth-profiles.md).
+ * The crawl's owner opens the same control for its robots.txt and sitemap reads (sideReadFetcher).
+ */
+export function crawlPageControl(input: CrawlJobInput, secrets: Record<string, string>, owner: string, job?: string): FetchControl {
+  return openFetchControl(input.options, secrets, {
+    owner,
+    ...(job ? { job } : {}),
+    ...(input.source ? {} : { host: new URL(input.url).host }),
+  });
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { analyzePage, type AnalysisHeuristics } from '@app/analysis';
 import { AppError, Usage } from '@app/core';
-import { AuthSessions, fetchLoggedIn } from '@app/auth-profiles';
-import { detectNeedsJs, openFetchControl, type FetchOptions, type FetchResult, type ScopedRequestData } from '@app/fetch';
+import { AuthSessions } from '@app/auth-profiles';
+import { detectNeedsJs, openFetchControl, type FetchControl, type FetchResult } from '@app/fetch';
 import { finalJobError, type JobContext, type JobHandler } from '@app/jobs';
 import { ResultsService } from '@app/results';
 import { parseSchema, type JsonSchemaObject } from '@app/schema';
@@ -62,8 +62,8 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
     // Recorded by an earlier delivery that did not get to finish the job: only the finish is left (see ExtractJobHandler).
     if (job.page_count > 0) return;
     const llmConfig = llmConfigFor(input.llm_config, secrets);
-    const scoped = siteScoped(input.url, secrets);
-    const { staticPage, rendered, staticError } = await this.fetchBoth(input, signal, scoped, job.user_id, job._id);
+    const control = analysisControl(input, secrets, job);
+    const { staticPage, rendered, staticError } = await this.fetchBoth(input, signal, control);
     const primary = rendered ?? staticPage!;
     const content = await this.loader.convert(primary, { mode: 'full' });
     const heuristics = analyzePage({
@@ -79,7 +79,7 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
       rendered: rendered ? { html: rendered.html } : null,
       staticError,
     });
-    const linkedPages = input.depth >= 1 ? await this.analyzeLinked(heuristics, input, signal, scoped, job) : [];
+    const linkedPages = input.depth >= 1 ? await this.analyzeLinked(heuristics, input, signal, control) : [];
 
     const onCall = captureRecorder(
       this.results,
@@ -204,24 +204,11 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
   private async fetchBoth(
     input: AnalyzeJobInput,
     signal: AbortSignal,
-    scoped: ScopedRequestData | undefined,
-    owner: string,
-    jobId: string,
+    control: FetchControl,
   ): Promise<{ staticPage: FetchResult | null; rendered: FetchResult | null; staticError?: string }> {
-    const proxyPool = input.proxy ?? undefined;
-    // With an auth profile both fetches carry its session, logging in (again) as a page's fetch does (docs/auth-profiles.md).
-    const ref = input.auth_profile ? { id: input.auth_profile, owner, job: jobId } : null;
-    const fetch = (mode: 'static' | 'dynamic') =>
-      ref
-        ? fetchLoggedIn(
-            this.sessions,
-            ref,
-            this.loader.loginAgent(proxyPool, signal),
-            (url, options) => this.loader.fetcher.fetch(url, options),
-            input.url,
-            { mode, signal, scoped, proxyPool } as FetchOptions,
-          )
-        : this.loader.fetcher.fetch(input.url, { mode, signal, scoped, proxyPool });
+    // Both fetches with the job's fetch control; with an auth profile they carry its session, logging in (again) as
+    // a page's fetch does (docs/auth-profiles.md).
+    const fetch = (mode: 'static' | 'dynamic') => this.loader.fetchControlled(input.url, control, { mode, signal });
     let staticPage: FetchResult | null = null;
     let staticError: string | undefined;
     let failure: unknown;
@@ -252,23 +239,16 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
    * auth profile they are chosen among the links that are not its logout links (the crawl's rule, LogoutLinks:
    * docs/auth-profiles.md "Logout links"), so a logged-in analysis does not log itself out.
    */
-  private async analyzeLinked(
-    heuristics: AnalysisHeuristics,
-    input: AnalyzeJobInput,
-    signal: AbortSignal,
-    scoped: ScopedRequestData | undefined,
-    job: { _id: string; user_id: string },
-  ) {
+  private async analyzeLinked(heuristics: AnalysisHeuristics, input: AnalyzeJobInput, signal: AbortSignal, control: FetchControl) {
     const pattern = heuristics.followPatterns.find((p) => p.kind === 'detail') ?? heuristics.followPatterns[0];
-    const authProfile = input.auth_profile ? { id: input.auth_profile, owner: job.user_id, job: job._id } : null;
-    const logout = authProfile ? await this.sessions.logoutLinks(authProfile) : null;
+    const logout = control.authProfile ? await this.sessions.logoutLinks(control.authProfile) : null;
     const urls = (pattern?.sample_urls ?? []).filter((url) => !logout?.why(url)).slice(0, MAX_LINKED_PAGES);
     const pages = [];
     for (const url of urls) {
       try {
         const page = await this.loader.load(url, input.fetch_mode === 'dynamic' ? 'dynamic' : 'static', {
           signal,
-          control: { scoped, proxyPool: input.proxy ?? undefined, ...(authProfile ? { authProfile } : {}) },
+          control,
         });
         const linked = analyzePage({
           html: page.fetch.html,
@@ -300,11 +280,12 @@ export class AnalyzeJobHandler implements JobHandler<AnalyzeJobInput> {
 }
 
 /**
- * The saved site's headers and cookies (sealed with the job, docs/scrape.md "Fetch control in crawls and
- * batches"), scoped to the analysed page's host: a linked page or a redirect on another host gets none.
+ * The analysis's fetch control, opened as a page's is: its pool and auth profile, and the saved site's headers and
+ * cookies (sealed with the job, docs/scrape.md "Fetch control in crawls and batches") scoped to the analysed page's
+ * host: a linked page or a redirect on another host gets none.
  */
-function siteScoped(url: string, secrets: Record<string, string>): ScopedRequestData | undefined {
-  return openFetchControl(null, secrets, { host: new URL(url).host }).scoped;
+function analysisControl(input: AnalyzeJobInput, secrets: Record<string, string>, job: { _id: string; user_id: string }): FetchControl {
+  return openFetchControl(input.fetch_control, secrets, { host: new URL(input.url).host, owner: job.user_id, job: job._id });
 }
 
 /**

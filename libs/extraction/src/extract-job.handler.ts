@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PageArchive } from '@app/archive';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Usage } from '@app/core';
-import { openFetchControl, RobotsCache, throughPool } from '@app/fetch';
+import { openFetchControl, RobotsCache, sideReadFetcher } from '@app/fetch';
 import { finalJobError, type JobCompletion, type JobContext, type JobHandler } from '@app/jobs';
 import { EXTRACTS_CONSUMER } from '@app/learned';
 import { LOGGER, type AppLogger } from '@app/observability';
@@ -58,10 +58,11 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput, Extraction
     // crash or a store outage in between): only the finish is left to do, and counting the page again is wrong.
     if (job.page_count > 0) return;
     const plan = extractPlan(input);
+    const control = openFetchControl(input.fetch_control, secrets, { owner: job.user_id, job: job._id });
     const load = (url: string) =>
       this.loader.load(url, input.fetch_mode, {
         signal,
-        control: openFetchControl(input.fetch_control, secrets, { owner: job.user_id, job: job._id }),
+        control,
         keepRaw: input.archive,
         ...pageLoadOptions(plan),
         ...(input.paginate ? { nextSelector: input.paginate.selector } : {}),
@@ -71,7 +72,7 @@ export class ExtractJobHandler implements JobHandler<ExtractJobInput, Extraction
       ? new PageFollower({
           politeness: this.politeness,
           robots: new RobotsCache({
-            fetcher: throughPool(this.loader.fetcher.staticFetcher, input.fetch_control?.proxy),
+            fetcher: sideReadFetcher(this.loader.fetcher.staticFetcher, control),
             userAgent: this.config.robotsUserAgent,
             errorTtlMs: this.config.robotsRetryMs,
           }),

@@ -123,10 +123,10 @@ export class ExtractionRequestsService {
     const site = await this.intake.site(caller, dto.site_id);
     const url = this.intake.url(dto.url, site);
     const fetchMode = dto.fetch_mode ?? site?.fetch_mode ?? 'auto';
-    // An analysis takes no fetch control of its own but its pool, only the saved site's headers and cookies (sealed
-    // with the job) and its pool when the request names none.
+    // An analysis takes of fetch control only the fields its request declares (its pool and auth profile), the saved
+    // site's headers and cookies (sealed with the job), and the site's pool and profile when the request names none.
     const saved = validCrawlOptions(site?.crawl_options);
-    const { stored, secrets } = this.intake.pageFetchControl(site, url, { proxy: dto.proxy, auth_profile: dto.auth_profile }, fetchMode, {
+    const { stored, secrets } = this.intake.pageFetchControl(site, url, dto, fetchMode, {
       proxy: saved.proxy,
       auth_profile: saved.auth_profile,
     });
@@ -140,8 +140,7 @@ export class ExtractionRequestsService {
         fetch_mode: fetchMode,
         site_id: site?._id ?? null,
         llm_config: llmConfig,
-        proxy: stored?.proxy ?? null,
-        auth_profile: stored?.auth_profile ?? null,
+        fetch_control: stored,
       }),
       captureDebug: dto.debug ?? true,
       requestId,

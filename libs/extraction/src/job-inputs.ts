@@ -38,10 +38,11 @@ export interface AnalyzeJobInput {
   fetch_mode: FetchMode;
   site_id: string | null;
   llm_config: StoredLlmConfig | null;
-  /** The proxy pool its fetches go through (docs/proxies.md); null: direct (and on jobs from before pools). */
-  proxy: string | null;
-  /** The auth profile its fetches use (docs/auth-profiles.md); null: none (and on jobs from before). */
-  auth_profile: string | null;
+  /**
+   * Its fetch control as an extract's is stored (its pool and auth profile; the saved site's headers and cookies
+   * travel sealed), opened for its fetches as a page's is; null without one.
+   */
+  fetch_control: StoredFetchControl | null;
 }
 
 /** A normalised JSON Schema object as stored on a job (it was validated by the schema lib at intake). */
@@ -76,15 +77,25 @@ const extractInputSchema = z.object({
   paginate: storedPaginate.nullable().default(null),
 });
 
-const analyzeInputSchema = z.object({
-  url: z.string(),
-  depth: z.number().int(),
-  fetch_mode: fetchModeSchema,
-  site_id: z.string().nullable(),
-  llm_config: storedLlmConfigSchema,
-  proxy: z.string().nullable().default(null),
-  auth_profile: z.string().nullable().default(null),
-});
+const analyzeInputSchema = z
+  .object({
+    url: z.string(),
+    depth: z.number().int(),
+    fetch_mode: fetchModeSchema,
+    site_id: z.string().nullable(),
+    llm_config: storedLlmConfigSchema,
+    fetch_control: storedFetchControlSchema,
+    // Jobs stored before the analysis kept its fetch control whole named their pool and profile on their own.
+    proxy: z.string().nullish(),
+    auth_profile: z.string().nullish(),
+  })
+  .transform(({ proxy, auth_profile, ...input }): AnalyzeJobInput => {
+    if (input.fetch_control || (!proxy && !auth_profile)) return input;
+    return {
+      ...input,
+      fetch_control: { user_agent: null, wait_for: null, ...(proxy ? { proxy } : {}), ...(auth_profile ? { auth_profile } : {}) },
+    };
+  });
 
 export function parseExtractInput(raw: unknown): ExtractJobInput {
   return extractInputSchema.parse(raw);

@@ -17,13 +17,15 @@ export { parseRetryAfter } from './retry-after';
 export { StaticFetcher } from './static-fetcher';
 export { detectNeedsJs } from './js-detector';
 export { HOST_MODE_MEMORY, InMemoryHostModeMemory, type HostModeMemory } from './host-mode-memory';
-export { Fetcher } from './fetcher';
+export { Fetcher, type ModeFetchOptions } from './fetcher';
 export { RobotsCache } from './robots';
 export { guardFromSettings, type RefusalLog } from './guard-config';
 export {
   FETCH_CONTROL_DEFAULTS,
   fetchSecretValues,
+  keptStoredFetchControl,
   openFetchControl,
+  openRequestControl,
   resolveFetchControl,
   splitFetchControl,
   splitOptionsFetchControl,
@@ -36,6 +38,8 @@ export {
   type SplitFetchControl,
   type StoredFetchControl,
 } from './fetch-control/fetch-control';
+export { controlledFetcher, sideReadControl, sideReadFetcher, type SideReadControl } from './fetch-control/controlled-fetcher';
+export { FetchControlUnusable } from './fetch-control/control-unusable';
 export {
   COOKIE_MAP_RULE,
   FetchCookiesProperty,

@@ -1,7 +1,7 @@
 import robotsParser from 'robots-parser';
 import { AppError } from '@app/core';
 import { fetchError } from './errors';
-import { UnconfiguredProxyPool } from './proxy-pool/proxy-pool';
+import { FetchControlUnusable } from './fetch-control/control-unusable';
 import type { StaticFetcher } from './static-fetcher';
 
 export interface RobotsCacheOptions {
@@ -110,8 +110,9 @@ export class RobotsCache {
       return { kind: 'allow-all', why: `robots.txt answered HTTP ${res.status}` };
     } catch (error) {
       if (error instanceof AppError) {
-        // The host is forbidden, or the crawl's proxy pool is gone: the page fails on it, not on robots.txt.
-        if (error.category === 'ssrf_blocked' || error instanceof UnconfiguredProxyPool) throw error;
+        // The host is forbidden, or the job's fetch control cannot be honoured (its proxy pool is gone): the page
+        // fails on it, not on robots.txt.
+        if (error.category === 'ssrf_blocked' || error instanceof FetchControlUnusable) throw error;
         if (error.category === 'fetch_error' || error.category === 'timeout')
           return this.disallow(`robots.txt unreachable: ${error.message}`);
         // content_too_large / unsupported_content: unusable file, treated like none.

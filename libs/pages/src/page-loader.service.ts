@@ -20,12 +20,14 @@ import {
   MemoryAdmission,
   proxyPoolCounters,
   reapOrphanedBrowsers,
+  sideReadControl,
   useProxyPools,
   type FetchMode,
   type FetchOptions,
   type FetchResult,
   type FetchControl,
   type HostModeMemory,
+  type ModeFetchOptions,
   type ScreenshotKind,
 } from '@app/fetch';
 import { LOGGER, METRICS, Metrics, type AppLogger } from '@app/observability';
@@ -163,17 +165,9 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
     return { fetch: fetched, content, fetchedAt, fetchDurationMs: fetched.durationMs };
   }
 
-  /**
-   * The page's fetch. With an auth profile (docs/auth-profiles.md): its session goes along to the profile's
-   * hosts, and an answer that shows it logged out (a redirect to the login page, judged before the caller's own
-   * redirect rules such as a crawl's duplicate rule; a logged-out status; the profile's check) is fetched once
-   * more after one fresh login (RELOGINS_PER_PAGE, not one of a crawl page's attempts); still logged out, the
-   * page fails `auth_failed`.
-   */
-  private async fetchPage(url: string, mode: FetchMode, options: LoadOptions): Promise<FetchResult> {
-    const { authProfile, ...control } = options.control ?? {};
-    const fetchOptions = {
-      ...control,
+  /** The page's fetch: the job's fetch control under the load's own options. */
+  private fetchPage(url: string, mode: FetchMode, options: LoadOptions): Promise<FetchResult> {
+    return this.fetchControlled(url, options.control, {
       mode,
       signal: options.signal,
       beforeRedirect: options.beforeRedirect,
@@ -181,10 +175,23 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
       headers: options.headers,
       screenshot: options.screenshot,
       keepRaw: options.keepRaw,
-    };
+    });
+  }
+
+  /**
+   * One fetch with a job's opened fetch control (a page's, or an analysis's two fetches of its page) under the
+   * fetch's own `options`. With an auth profile (docs/auth-profiles.md): its session goes along to the profile's
+   * hosts, and an answer that shows it logged out (a redirect to the login page, judged before the caller's own
+   * redirect rules such as a crawl's duplicate rule; a logged-out status; the profile's check) is fetched once
+   * more after one fresh login (RELOGINS_PER_PAGE, not one of a crawl page's attempts); still logged out, the
+   * page fails `auth_failed`.
+   */
+  fetchControlled(url: string, given: FetchControl | undefined, options: ModeFetchOptions): Promise<FetchResult> {
+    const { authProfile, ...control } = given ?? {};
+    const fetchOptions = { ...control, ...options };
     if (!authProfile) return this.fetcher.fetch(url, fetchOptions);
     if (!this.sessions) throw authFailed('Auth profiles are not available in this process.');
-    const agent = this.loginAgent(control.proxyPool, options.signal);
+    const agent = this.loginAgent(control, options.signal);
     return fetchLoggedIn(
       this.sessions,
       authProfile,
@@ -197,13 +204,15 @@ export class PageLoaderService implements OnApplicationBootstrap, OnApplicationS
 
   /**
    * How an auth profile's login reaches its site from this process: static requests, or a browser confined to the
-   * profile's hosts when this process renders; both through the guard and the page's proxy pool, as the page's fetches.
+   * profile's hosts when this process renders; both through the guard, with what of the job's fetch control the
+   * reads besides its pages take (sideReadControl: the page's proxy pool).
    */
-  loginAgent(proxyPool: string | undefined, signal?: AbortSignal): LoginAgent {
+  loginAgent(control: FetchControl, signal?: AbortSignal): LoginAgent {
+    const reach = sideReadControl(control);
     return {
-      http: (url, options) => this.fetcher.fetchRaw(url, { ...options, proxyPool, signal }),
+      http: (url, options) => this.fetcher.fetchRaw(url, { ...options, ...reach, signal }),
       ...(this.fetcher.dynamicFetcher
-        ? { browser: (script) => this.fetcher.browserScript({ ...script, proxyPool, signal, timeoutMs: this.config.fetchTimeoutMs }) }
+        ? { browser: (script) => this.fetcher.browserScript({ ...script, ...reach, signal, timeoutMs: this.config.fetchTimeoutMs }) }
         : {}),
     };
   }

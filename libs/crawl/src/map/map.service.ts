@@ -2,7 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AppError, Errors } from '@app/core';
 import { fetchLoggedIn, AuthSessions } from '@app/auth-profiles';
-import { RobotsCache, StaticFetcher, guardFromSettings, throughPool, type FetchOptions, type PlainFetcher } from '@app/fetch';
+import {
+  controlledFetcher,
+  guardFromSettings,
+  openRequestControl,
+  RobotsCache,
+  StaticFetcher,
+  type FetchControl,
+  type FetchOptions,
+  type PlainFetcher,
+} from '@app/fetch';
 import { JobIntakeService } from '@app/intake';
 import { PageLoaderService } from '@app/pages';
 import { LOGGER, type AppLogger } from '@app/observability';
@@ -45,8 +54,10 @@ export class MapService {
       if (!caller) throw new Error('a map naming an auth profile is made for its caller');
       await this.intake.authProfile(caller, dto.auth_profile, 'body.auth_profile');
     }
-    // Every read of the map through the request's pool, as a crawl's (docs/proxies.md).
-    const fetcher = this.controlled(throughPool(this.fetcher, dto.proxy), dto, seed.url, caller);
+    // Every read of the map (robots.txt, sitemaps, the seed page) with the request's fetch control: its headers and
+    // cookies to the seed's host only, its User-Agent, its proxy pool (docs/proxies.md), its auth profile's session.
+    const control = openRequestControl(dto, { host: new URL(seed.url).host, ...(caller ? { owner: caller.userId } : {}) });
+    const fetcher = this.withSession(controlledFetcher(this.fetcher, control), control, seed.url);
     const robots = new RobotsCache({
       fetcher,
       userAgent: this.config.robotsUserAgent,
@@ -117,27 +128,18 @@ export class MapService {
   }
 
   /**
-   * The request's fetch control on every read of the map: its headers and cookies to the seed's host only, its
-   * User-Agent; with an auth profile, the session's cookies (to the profile's hosts only), and the seed page judged
-   * logged in or out as a page is (one re-login, then `auth_failed`).
+   * With an auth profile, the session's cookies on every read of the map (to the profile's hosts only), and the seed
+   * page judged logged in or out as a page is (one re-login, then `auth_failed`).
    */
-  private controlled(base: PlainFetcher, dto: MapRequestDto, seed: string, caller: { userId: string } | undefined): PlainFetcher {
-    const scoped =
-      dto.headers || dto.cookies ? { scoped: { headers: dto.headers ?? {}, cookies: dto.cookies ?? {}, host: new URL(seed).host } } : {};
-    const control: FetchOptions = { ...scoped, ...(dto.user_agent ? { userAgent: dto.user_agent } : {}) };
-    const withControl = (options: FetchOptions = {}): FetchOptions => ({ ...control, ...options });
-    if (!dto.auth_profile || !caller)
-      return { fetch: (url, o) => base.fetch(url, withControl(o)), fetchRaw: (url, o) => base.fetchRaw(url, withControl(o)) };
-    const ref = { id: dto.auth_profile, owner: caller.userId };
-    const agent = this.pages.loginAgent(dto.proxy ?? undefined);
-    const session = async (options?: FetchOptions) => ({
-      ...withControl(options),
-      session: (await this.sessions.current(ref, agent)).cookies,
-    });
+  private withSession(base: PlainFetcher, control: FetchControl, seed: string): PlainFetcher {
+    const ref = control.authProfile;
+    if (!ref) return base;
+    const agent = this.pages.loginAgent(control);
+    const session = async (options: FetchOptions = {}) => ({ ...options, session: (await this.sessions.current(ref, agent)).cookies });
     return {
       fetch: async (url, options) =>
         url === seed
-          ? fetchLoggedIn(this.sessions, ref, agent, (u, o) => base.fetch(u, o), url, withControl(options))
+          ? fetchLoggedIn(this.sessions, ref, agent, (u, o) => base.fetch(u, o), url, options ?? {})
           : base.fetch(url, await session(options)),
       fetchRaw: async (url, options) => base.fetchRaw(url, await session(options)),
     };

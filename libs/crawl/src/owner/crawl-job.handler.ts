@@ -3,10 +3,10 @@ import { Configuration, LocalEventManager } from '@crawlee/core';
 import { AuthSessions } from '@app/auth-profiles';
 import { Counter } from 'prom-client';
 import { newId } from '@app/core';
-import { throughPool } from '@app/fetch';
+import { sideReadFetcher } from '@app/fetch';
 import type { JobContext, JobHandler, JobRecord } from '@app/jobs';
 import { ResultsService } from '@app/results';
-import { parseCrawlInput, type CrawlJobInput } from '../crawl-input';
+import { crawlPageControl, parseCrawlInput, type CrawlJobInput } from '../crawl-input';
 import { CrawlPageSources, CrawlPorts, CrawlRecords } from '../crawl-process';
 import { CrawlActor, type CrawlActorDeps } from './crawl-actor';
 import { LiveCrawls } from './live-crawls';
@@ -100,8 +100,11 @@ export class CrawlJobHandler implements JobHandler<CrawlJobInput>, OnApplication
       queue,
       bus,
       politeness,
-      // robots.txt and sitemaps through the crawl's proxy pool, as its pages (docs/proxies.md).
-      staticFetcher: throughPool(this.sources.loader.fetcher.staticFetcher, context.input.options.proxy),
+      // robots.txt and sitemaps with what of the crawl's fetch control they take (its proxy pool: docs/proxies.md).
+      staticFetcher: sideReadFetcher(
+        this.sources.loader.fetcher.staticFetcher,
+        crawlPageControl(context.input, context.secrets, context.job.user_id, context.job._id),
+      ),
       events: await this.eventManager(),
       metrics: { takeovers: this.takeovers, commits: this.commits, duplicates: this.duplicates, savedCalls: this.savedCalls },
       duplicates: this.sources.duplicateIndex,

@@ -1,5 +1,5 @@
 import { AppError } from '@app/core';
-import { UnconfiguredProxyPool, type RobotsCache } from '@app/fetch';
+import { FetchControlUnusable, type RobotsCache } from '@app/fetch';
 import type { PolitenessPort } from '@app/politeness';
 import { PAGE_RETRY_LIMITS } from '../page-retry-policy';
 import type { CrawlRun } from './crawl-run';
@@ -74,8 +74,9 @@ export class RobotsGate {
     } catch (error) {
       // ssrf_blocked: the host itself is forbidden. Its page goes on to fail under the address guard, as its
       // own page with its own category (docs/crawl.md "Batches"), rather than look like a robots.txt refusal.
-      // A proxy pool the operator removed: the page fails as its fetch would (docs/proxies.md), never skipped.
-      if (error instanceof UnconfiguredProxyPool || (error instanceof AppError && error.category === 'ssrf_blocked'))
+      // A fetch control this process cannot honour (a proxy pool the operator removed): the page fails as its fetch
+      // would (docs/proxies.md), never skipped.
+      if (error instanceof FetchControlUnusable || (error instanceof AppError && error.category === 'ssrf_blocked'))
         return { kind: 'allow' };
       return { kind: 'skip', why: error instanceof AppError ? (error.detail ?? error.message) : 'robots.txt could not be read' };
     }

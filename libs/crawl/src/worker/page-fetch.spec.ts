@@ -8,14 +8,14 @@ import type { LoadedPage, PageLoaderService } from '@app/pages';
 import { MemoryPoliteness } from '@app/politeness';
 import { DEFAULT_OPTIONS } from '../../../../test/support/crawl-owner';
 import { CrawlScope } from '../crawl-scope';
-import type { CrawlJobInput } from '../crawl-input';
+import { crawlPageControl, type CrawlJobInput } from '../crawl-input';
 import type { CrawlOptions } from '@app/sites';
 import type { PageTaskPayload } from '../crawl.types';
 import { canonicalize } from '../url-canon';
 import type { ArchivedPages } from './archived-pages';
 import { DomainLabels } from './domain-labels';
 import type { MonitorNote } from './monitor-note';
-import { crawlPageControl, PageFetch, type FetchContext, type FetchedPage } from './page-fetch';
+import { PageFetch, type FetchContext, type FetchedPage } from './page-fetch';
 
 /** A promise the test opens. */
 function gate(): { wait: Promise<void>; open: () => void } {

@@ -1,14 +1,14 @@
 import type { Counter } from 'prom-client';
 import type { AppConfig } from '@app/config';
 import { AppError, isStoreUnavailable } from '@app/core';
-import { openFetchControl, RedirectStopped, type FetchControl, type FetchResult } from '@app/fetch';
+import { RedirectStopped, type FetchResult } from '@app/fetch';
 import type { JobRecord } from '@app/jobs';
 import { conditionalHeaders } from '@app/monitors';
 import { pageLoadOptions, type ModelPagePlan } from '@app/extraction';
 import type { LoadedPage, PageLoaderService } from '@app/pages';
 import { hostnameOf, withHostSlot, type PolitenessPort } from '@app/politeness';
 import { crawlHostPolicy } from '../crawl-host-policy';
-import type { CrawlJobInput } from '../crawl-input';
+import { crawlPageControl, type CrawlJobInput } from '../crawl-input';
 import type { CrawlScope } from '../crawl-scope';
 import type { CrawlStorePort } from '../crawl.repository';
 import type { PageDuplicate, PageOutcome, PageTaskPayload } from '../crawl.types';
@@ -18,20 +18,6 @@ import type { CrawlFormatsPlan } from './job-contexts';
 import { crawlPagePlan } from './page-outcomes';
 import type { DomainLabels } from './domain-labels';
 import { unchangedOutcome, type MonitorNote } from './monitor-note';
-
-/**
- * The caller's fetch control for a page of a crawl or batch (docs/scrape.md "Fetch control"): the User-Agent
- * and wait_for from its options, headers and cookies opened from the task's sealed secrets. A crawl sends
- * headers and cookies to its seed's host only (links may lead elsewhere); a batch to each listed URL's own
- * host (the caller named every one). An auth profile's session goes to the profile's hosts (docs/auth-profiles.md).
- */
-export function crawlPageControl(input: CrawlJobInput, secrets: Record<string, string>, owner: string, job?: string): FetchControl {
-  return openFetchControl(input.options, secrets, {
-    owner,
-    ...(job ? { job } : {}),
-    ...(input.source ? {} : { host: new URL(input.url).host }),
-  });
-}
 
 /** What the fetch stage needs of a page task's job. */
 export interface FetchContext {

@@ -8,12 +8,11 @@ import {
   type PageExtraction,
   type PagePlan,
 } from '@app/extraction';
-import { RobotsCache } from '@app/fetch';
+import { RobotsCache, sideReadFetcher, type FetchControl } from '@app/fetch';
 import type { LoadedPage, PageLoaderService } from '@app/pages';
 import type { PolitenessPort } from '@app/politeness';
-import { extractionSchema, isArchiveSource } from '../crawl-input';
+import { crawlPageControl, extractionSchema, isArchiveSource } from '../crawl-input';
 import type { JobContext } from './job-contexts';
-import { crawlPageControl } from './page-fetch';
 
 /** What reading a crawl page's list over its next pages needs of the worker. */
 export interface PagePaginationDeps {
@@ -121,7 +120,7 @@ export class PagePagination {
     const control = crawlPageControl(input, secrets, job.user_id, job._id);
     return new PageFollower({
       politeness: this.deps.politeness,
-      robots: options.respect_robots ? this.robotsOf(context) : null,
+      robots: options.respect_robots ? this.robotsOf(context, control) : null,
       config: this.deps.config,
       delayMs: options.delay_ms,
       load: (url) => this.deps.loader.load(url, options.fetch_mode, { signal, control, nextSelector: selector, ...pageLoadOptions(plan) }),
@@ -130,10 +129,13 @@ export class PagePagination {
     });
   }
 
-  /** The job's robots.txt reader in this process (kept on its context: robots.txt is read once per job and host here). */
-  private robotsOf(context: JobContext): RobotsCache {
+  /**
+   * The job's robots.txt reader in this process (kept on its context: robots.txt is read once per job and host here),
+   * with what of the job's fetch control such reads take (its proxy pool, as the crawl owner's robots.txt reads).
+   */
+  private robotsOf(context: JobContext, control: FetchControl): RobotsCache {
     context.robots ??= new RobotsCache({
-      fetcher: this.deps.loader.fetcher.staticFetcher,
+      fetcher: sideReadFetcher(this.deps.loader.fetcher.staticFetcher, control),
       userAgent: this.deps.config.robotsUserAgent,
       errorTtlMs: this.deps.config.robotsRetryMs,
     });

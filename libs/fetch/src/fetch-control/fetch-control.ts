@@ -224,6 +224,29 @@ export function openFetchControl(stored: StoredFetchFields | null, secrets: Reco
   };
 }
 
+/**
+ * A request's fetch control opened where it is answered, with no job in between (POST /map): nothing is stored
+ * or sealed, its headers and cookies go as given (scoped to `scope.host`), the rest as a job's is opened.
+ */
+export function openRequestControl(fields: FetchControlFields, scope: FetchScope = {}): FetchControl {
+  const { headers, cookies, ...stored } = fields;
+  const scoped =
+    headers || cookies
+      ? { headers: headers ?? {}, cookies: cookies ?? {}, ...(scope.host !== undefined ? { host: scope.host } : {}) }
+      : null;
+  const { scoped: _none, ...opened } = openFetchControl(stored, {}, scope);
+  return { ...(scoped ? { scoped } : {}), ...opened };
+}
+
+/**
+ * The fetch control options a stored layer (a site's, a monitor's, a job's crawl options) keeps even when this
+ * process would refuse them: a proxy pool the operator removed since stays named, so its pages fail as a
+ * fetch_error naming the pool instead of going out directly, which is what the pool was there to prevent.
+ */
+export function keptStoredFetchControl(present: Record<string, unknown>): FetchControlFields {
+  return typeof present.proxy === 'string' && present.proxy !== '' ? { proxy: present.proxy } : {};
+}
+
 /** A job that names an auth profile opens its control with its owner: a page is never fetched without the session it asked for. */
 function ownerOf(scope: FetchScope): string {
   if (scope.owner === undefined) throw new Error('a fetch control naming an auth profile is opened with its job owner');

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AppError, BACKOFFS, backoffMs, Errors, type FieldError } from '@app/core';
+import { BACKOFFS, backoffMs, Errors, type FieldError } from '@app/core';
+import { FetchControlUnusable } from '../fetch-control/control-unusable';
 import { NO_PROXY, type ProxyEndpoint, type ProxyPoolConfig } from './proxy-pools-config';
 
 /** What a pool counts per proxy, by pool name and the proxy's label (never its credentials). */
@@ -146,7 +147,7 @@ export class ProxyPool {
  * The fetch failure (`fetch_error`) of a pool no longer configured. A robots.txt read rethrows it (robots.ts): the
  * crawl's page then fails on it as its own fetch would, instead of waiting out a robots.txt "unreachable".
  */
-export class UnconfiguredProxyPool extends AppError {
+export class UnconfiguredProxyPool extends FetchControlUnusable {
   constructor(name: string) {
     super('upstream-failure', `The proxy pool ${name} is not configured (GLEANER_PROXY_POOLS).`, {
       category: 'fetch_error',

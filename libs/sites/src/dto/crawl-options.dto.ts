@@ -22,6 +22,7 @@ import {
   FETCH_CONTROL_DEFAULTS,
   FETCH_MODES,
   IsCssSelector,
+  keptStoredFetchControl,
   resolveFetchControl,
   WithFetchControl,
   type FetchControlFields,
@@ -332,8 +333,9 @@ export function resolveCrawlOptions(...layers: Array<CrawlOptionsLayer | undefin
 
 /**
  * The options of `raw` that pass the DTO's own rules (stored options: a site's, a job's). A field that
- * fails them is left out (it takes the default when resolved); `null` is absent. One exception: a named proxy
- * pool is kept even when this process knows no such pool (never fetch directly what was meant to go through one).
+ * fails them is left out (it takes the default when resolved); `null` is absent. The exceptions are the fetch
+ * control module's (keptStoredFetchControl): a named proxy pool is kept even when this process knows no such pool
+ * (never fetch directly what was meant to go through one).
  */
 export function validCrawlOptions(raw: unknown): Partial<CrawlOptionsDto> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
@@ -344,8 +346,6 @@ export function validCrawlOptions(raw: unknown): Partial<CrawlOptionsDto> {
   // The instance declares every option (as undefined when absent): only those given count.
   for (const [key, value] of Object.entries(dto))
     if (value !== undefined && !bad.has(key) && key in CRAWL_OPTION_DEFAULTS) valid[key] = value;
-  // A stored pool this process does not know (the operator removed it since) stays named: its pages then fail as a
-  // fetch_error naming the pool, instead of going out directly, which is what the pool was there to prevent.
-  if (typeof present.proxy === 'string' && present.proxy !== '') valid.proxy = present.proxy;
-  return valid;
+  // What the fetch control module keeps though this process would refuse it (a proxy pool the operator removed).
+  return { ...valid, ...keptStoredFetchControl(present) };
 }
