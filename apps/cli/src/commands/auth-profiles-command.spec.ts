@@ -1,45 +1,16 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
-import { SignalHub } from '../follow/signals';
-import { runCli } from '../program';
+import { CliStandIn } from '../../../../test/support/cli-stand-in';
 import { CliUsageError } from '../errors';
 import { createProfileBody, updateProfileBody } from './auth-profiles-command';
 
 /** `gleaner auth-profiles create|update` against a stand-in service that records each request's method, path and body. */
 describe('gleaner auth-profiles: logout patterns', () => {
-  const seen: Array<{ method: string; path: string; body: any }> = [];
-  let server: http.Server;
-  let url: string;
+  const service = new CliStandIn(({ body }) => ({ id: 'ap_1', ...body }));
+  const { seen } = service;
+  const gleaner = (args: string[]) => service.gleaner(args, { GLEANER_LOGIN_PASSWORD: 'pw-from-env' });
 
-  beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      let text = '';
-      req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      req.on('end', () => {
-        const body = text ? JSON.parse(text) : null;
-        seen.push({ method: req.method ?? '', path: req.url ?? '', body });
-        res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'ap_1', ...body }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  beforeEach(() => (seen.length = 0));
-
-  async function gleaner(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-    const env = { GLEANER_URL: url, GLEANER_API_KEY: `glk_${'a'.repeat(40)}`, GLEANER_LOGIN_PASSWORD: 'pw-from-env', NO_COLOR: '1' };
-    const code = await runCli(args, { stdin: new PassThrough(), stdout, stderr }, env, new SignalHub());
-    return { code, stdout: out, stderr: err };
-  }
+  beforeAll(() => service.start());
+  afterAll(() => service.stop());
+  beforeEach(() => service.clear());
 
   it('create sends every --logout-pattern as logout_patterns, the password from the environment', async () => {
     const run = await gleaner([

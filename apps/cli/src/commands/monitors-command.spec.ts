@@ -1,8 +1,4 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
-import { SignalHub } from '../follow/signals';
-import { runCli } from '../program';
+import { CliStandIn } from '../../../../test/support/cli-stand-in';
 import { CliUsageError } from '../errors';
 import { paginateOption, updateMonitorBody } from './monitors-command';
 
@@ -10,44 +6,16 @@ const MONITOR = { id: 'mon_1', name: 'catalog', schedule: { every: '1d' }, key: 
 
 /** `gleaner monitors create|update --paginate` against a stand-in service that records each request's method, path and body. */
 describe('gleaner monitors: paginate', () => {
-  const seen: Array<{ method: string; path: string; body: any }> = [];
-  const keys: string[] = [];
-  let server: http.Server;
-  let url: string;
-
-  beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      let text = '';
-      req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      req.on('end', () => {
-        const body = text ? JSON.parse(text) : null;
-        seen.push({ method: req.method ?? '', path: req.url ?? '', body });
-        keys.push(req.headers.authorization ?? '');
-        res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
-        const paginate = body?.paginate ? { max_pages: 5, ...body.paginate } : null;
-        res.end(JSON.stringify({ ...MONITOR, ...body, paginate, consecutive_failures: 0, records: 0 }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const service = new CliStandIn(({ body }) => {
+    const paginate = body?.paginate ? { max_pages: 5, ...body.paginate } : null;
+    return { ...MONITOR, ...body, paginate, consecutive_failures: 0, records: 0 };
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  beforeEach(() => {
-    seen.length = 0;
-    keys.length = 0;
-  });
+  const { seen, authorizations: keys } = service;
+  const gleaner = (args: string[]) => service.gleaner(args);
 
-  async function gleaner(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-    const env = { GLEANER_URL: url, GLEANER_API_KEY: `glk_${'a'.repeat(40)}`, NO_COLOR: '1' };
-    const code = await runCli(args, { stdin: new PassThrough(), stdout, stderr }, env, new SignalHub());
-    return { code, stdout: out, stderr: err };
-  }
+  beforeAll(() => service.start());
+  afterAll(() => service.stop());
+  beforeEach(() => service.clear());
 
   const create = ['monitors', 'create', 'https://shop.example/catalog', '--name', 'catalog', '--every', '1d'];
   const schema = ['--schema', '{"products": [{"sku": "string", "price": "number"}]}', '--key-field', 'products.sku'];
