@@ -8,6 +8,7 @@ import { isHiddenByClass } from './structure/hidden-by-class';
 import { isRendered, mainHeadings } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
 import { mayBeProductPage, reviewBlocks } from './structure/product-reviews';
+import { markedCopies } from './structure/marked-copies';
 import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
@@ -82,8 +83,15 @@ export function extractMainContent(document: Document, callerSkips: (el: Element
   const recommendationsOut = recommendationBlocks(document, callerSkips);
   // A grid's labels ("Best seller", "Sold out") and tile controls ("Select size"): decoration of its items.
   const badgesOut = tileBadges(document, callerSkips);
+  // A block drawn again as a carousel clone, a mobile copy or a hidden copy: the copy a reader sees stays.
+  const copiesOut = markedCopies(document, (el) => callerSkips(el) || isHiddenByClass(el));
   const isSkipped = (el: Element) =>
-    callerSkips(el) || isHiddenByClass(el) || (reviewsOut?.(el) ?? false) || recommendationsOut.has(el) || badgesOut.has(el);
+    callerSkips(el) ||
+    isHiddenByClass(el) ||
+    (reviewsOut?.(el) ?? false) ||
+    recommendationsOut.has(el) ||
+    badgesOut.has(el) ||
+    copiesOut.has(el);
   const c = mainContentCandidates(document, isSkipped, page.kinds);
   const chosen =
     c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;

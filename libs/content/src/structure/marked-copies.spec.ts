@@ -1,0 +1,33 @@
+import { parseHtml } from '../dom';
+import { markedCopies } from './marked-copies';
+
+const words = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `word${i + from}`).join(' ');
+const slide = (id: string, cls: string) => `<div class="${cls}"><div id="${id}"><h3>Colorful design</h3><p>${words(30)}</p></div></div>`;
+
+function named(html: string): string[] {
+  return [...markedCopies(parseHtml(html), () => false)].map((el) => el.attribs.id ?? el.name).sort();
+}
+
+describe('marked copies: a cloned or hidden copy of a block is read once', () => {
+  it("leaves out a carousel's cloned slides, whole, and keeps the shown one", () => {
+    const html = `<body>${slide('a', 'slick-slide slick-cloned')}${slide('b', 'slick-slide')}${slide('c', 'swiper-slide swiper-slide-duplicate')}</body>`;
+    expect(named(html)).toEqual(['a', 'c']);
+  });
+
+  it('leaves out the narrow-screen copy and an inert copy, and keeps the wide-screen one', () => {
+    const html = `<body>${slide('a', 'md:hidden')}${slide('b', 'hidden md:block')}<div inert>${slide('c', 'x')}</div></body>`;
+    expect(named(html)).toEqual(['a', 'c']);
+  });
+
+  it('reads a copy shown from some width on as shown (Bootstrap `d-none d-lg-block`)', () => {
+    const html = `<body>${slide('a', 'd-none d-sm-none d-lg-block')}${slide('b', 'sidebar')}${slide('c', 'd-block d-lg-none')}</body>`;
+    expect(named(html)).toEqual(['c']);
+  });
+
+  it('keeps copies shown alike, short blocks that repeat, and a marked block with no shown twin', () => {
+    const html =
+      `<body>${slide('a', 'tab')}${slide('b', 'tab')}<p class="clone">Free shipping</p><p>Free shipping</p>` +
+      `<div class="slick-cloned"><p id="c">${words(30, 1)}</p></div></body>`;
+    expect(named(html)).toEqual([]);
+  });
+});

@@ -1,0 +1,97 @@
+import { findFirst, visibleText, walk, type Document, type Element } from '../dom';
+import { textCensus, type TextCount } from './text-census';
+
+/** A block shorter than this (characters) may repeat for a reason (a label, a price, a short answer). */
+const COPY_MIN_TEXT = 120;
+
+/** Elements whose copies are looked for: blocks, not inline runs. */
+const BLOCKS = new Set(['div', 'section', 'article', 'p', 'ul', 'ol', 'dl', 'li', 'table', 'figure', 'blockquote']);
+
+/** A carousel's cloned slide (`slick-cloned`, `swiper-slide-duplicate`, `splide__slide--clone`, Owl's `cloned`). */
+const CLONE_CLASS = /(?:^|[-_])(?:clone[ds]?|duplicate)(?:$|[-_])/i;
+/**
+ * The screen-reader copies (`sr-only`, `visually-hidden`). Not a bare `hidden`: a forum's thread header holds its first
+ * post in one, and leaving that copy out moved the grab off the posts.
+ */
+const HIDDEN_CLASS = /^(?:sr-only|visually-hidden|screen-reader-text)$/;
+/** Shown on narrow screens only: the mobile copy of a section (`md:hidden`, `d-lg-none`, `hidden-md`, `hide-for-large`). */
+const NARROW_ONLY_CLASS =
+  /^(?:(?:sm|md|lg|xl):hidden|d-(?:sm|md|lg|xl)-none|hidden-(?:sm|md|lg)|visible-xs(?:-\w+)?|hide-for-(?:medium|large)(?:-up)?|show-for-small(?:-only)?|is-hidden-(?:tablet|desktop)|(?:mobile|phone)-only|hidden-desktop|hide-desktop)$/;
+/** A class that shows the element from some screen width on (`hidden md:block`, `d-none d-lg-block`): the wide-screen copy. */
+const SHOWN_FROM =
+  /^(?:(?:sm|md|lg|xl|2xl):(?:block|flex|grid|inline|inline-block|inline-flex|table|contents)|d-(?:sm|md|lg|xl|xxl)-(?:block|flex|grid|inline|inline-block|inline-flex|table))$/;
+
+/** How much of a copy a reader of the page does not see: 0 shown, 1 shown on narrow screens only, 2 cloned or hidden. */
+type Mark = 0 | 1 | 2;
+
+/**
+ * Blocks that repeat another block's text word for word where the copy is cloned or hidden: a carousel's cloned
+ * slides, a section drawn again for narrow screens, a screen-reader copy, an `inert` duplicate. Of each group of
+ * copies, the least marked stay (the one a reader sees) and the others are left out; copies that are all shown
+ * alike all stay (a tab drawn twice, a parameter described under several endpoints are content each time). A mark
+ * counts on the block or on any element above it (a slide's class sits on its wrapper). Only blocks of
+ * COPY_MIN_TEXT characters or more, outermost first: a copied section goes whole.
+ */
+export function markedCopies(document: Document, isSkipped: (el: Element) => boolean): Set<Element> {
+  const body = findFirst(document, 'body');
+  if (!body) return new Set();
+  const counts = textCensus(body, isSkipped);
+  const groups = new Map<string, Element[]>();
+  walk(body, (el) => {
+    if (isSkipped(el)) return false;
+    const count = counts.get(el);
+    if (!count || count.text < COPY_MIN_TEXT) return false;
+    if (!BLOCKS.has(el.name) || onlyChildWrapper(el, counts)) return true;
+    const text = visibleText(el);
+    const group = groups.get(text);
+    if (group === undefined) {
+      groups.set(text, [el]);
+      return true;
+    }
+    // A copy's parts are copies of the first one's parts: they are not compared again.
+    group.push(el);
+    return false;
+  });
+  const copies = new Set<Element>();
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    const marks = group.map((el) => markOf(el, body));
+    const least = Math.min(...marks);
+    group.forEach((el, i) => {
+      if (marks[i] > least) copies.add(el);
+    });
+  }
+  return copies;
+}
+
+/** The strongest mark on the element or above it, up to the body. */
+function markOf(el: Element, body: Element): Mark {
+  let mark: Mark = 0;
+  for (let node: Element | null = el; node && node !== body; node = node.parent as Element | null) {
+    const own = ownMark(node);
+    if (own === 2) return 2;
+    if (own > mark) mark = own;
+  }
+  return mark;
+}
+
+function ownMark(el: Element): Mark {
+  if (el.attribs.inert !== undefined) return 2;
+  const cls = el.attribs.class;
+  if (cls === undefined) return 0;
+  const names = cls.split(/\s+/);
+  if (names.some((n) => CLONE_CLASS.test(n))) return 2;
+  if (names.some((n) => SHOWN_FROM.test(n))) return 0;
+  if (names.some((n) => HIDDEN_CLASS.test(n))) return 2;
+  return names.some((n) => NARROW_ONLY_CLASS.test(n)) ? 1 : 0;
+}
+
+/** A wrapper whose text is all in one child element: the child stands for it (its text is not read twice). */
+function onlyChildWrapper(el: Element, counts: ReadonlyMap<Element, TextCount>): boolean {
+  const text = counts.get(el)?.text ?? 0;
+  for (const child of el.children) {
+    const count = counts.get(child as Element);
+    if (count && count.text === text) return true;
+  }
+  return false;
+}
