@@ -521,7 +521,8 @@ async function main(): Promise<void> {
     GLEANER_WEBHOOK_RETRY_MAX_MS: '10000',
     GLEANER_WEBHOOK_MAX_ATTEMPTS: '8',
     GLEANER_SHUTDOWN_GRACE_MS: '2000',
-    LOG_LEVEL: 'warn',
+    // info: a job left open is reported with its actor's story (own, recover, seed, crawl, finish) from the logs.
+    LOG_LEVEL: 'info',
   };
   const cluster = new Cluster(env);
   await cluster.startApi();
@@ -812,6 +813,16 @@ async function main(): Promise<void> {
       `job ${j.id} (${j.type}) is ${now?.status ?? j.status}: ${now?.page_count ?? j.page_count} pages at the drain's end ` +
         `(${j.page_count} when it was listed), updated ${now?.updated_at ?? '?'}${counts}`,
     );
+    // Its last log lines from every process (request logs left out), for the CI output: where its actor stopped.
+    const lines = [...cluster.apis, ...cluster.crawlers, ...cluster.dead].flatMap((p) =>
+      p
+        .output()
+        .split('\n')
+        .filter((line) => line.includes(j.id) && !line.includes('"msg":"request"'))
+        .map((line) => `${p.name} ${line.slice(0, 400)}`),
+    );
+    const at = (line: string) => /"time":"([^"]+)"/.exec(line)?.[1] ?? '';
+    for (const line of lines.sort((a, b) => at(a).localeCompare(at(b))).slice(-25)) log(`  open job log: ${line}`);
   }
 
   let pages = 0;
