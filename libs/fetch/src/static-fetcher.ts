@@ -242,6 +242,7 @@ export class StaticFetcher {
     addresses: ResolvedAddress[],
     hop: HopOptions,
     agents: TunnelAgents = { http: this.httpAgent, https: this.httpsAgent },
+    staleRetries = 0,
   ): Promise<{ redirectTo?: string; result: Omit<RawFetchResult, 'redirects' | 'durationMs'> }> {
     const { headers, timeoutMs, maxBytes, signal, acceptGzip, acceptPdf, form } = hop;
     const post = form
@@ -264,11 +265,27 @@ export class StaticFetcher {
       signal,
     } as never);
 
+    let reusedSocket = false;
+    stream.once('request', (request: http.ClientRequest) => {
+      reusedSocket = request.reusedSocket;
+    });
+    let response: http.IncomingMessage & { url?: string };
     try {
-      const response = await new Promise<http.IncomingMessage & { url?: string }>((resolve, reject) => {
+      response = await new Promise<http.IncomingMessage & { url?: string }>((resolve, reject) => {
         stream.once('response', resolve);
         stream.once('error', reject);
       });
+    } catch (error) {
+      stream.destroy();
+      // A kept-alive connection the server closed while idle is reset when reused: the request never reached the
+      // server, so a GET is sent again on a new connection (browsers and undici do the same), a bounded number of
+      // times. Otherwise the race shows as a fetch_error on a page that answers.
+      if (reusedSocket && !hop.form && staleRetries < STALE_SOCKET_RETRIES && isStaleSocketReset(error)) {
+        return this.requestOnce(gotScraping, url, addresses, hop, agents, staleRetries + 1);
+      }
+      throw mapRequestError(error, url.href);
+    }
+    try {
       const status = response.statusCode ?? 0;
       const flatHeaders = flattenHeaders(response.headers);
       const setCookie = response.headers['set-cookie'];
@@ -451,6 +468,16 @@ async function withDeadline<T>(promise: Promise<T>, deadline: number, url: strin
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** How many times one hop is sent again after a reused keep-alive connection was found closed. */
+const STALE_SOCKET_RETRIES = 2;
+
+/** The reset of a request sent on a kept-alive connection that the server had closed. */
+export function isStaleSocketReset(error: unknown): boolean {
+  const err = (error !== null && typeof error === 'object' ? error : {}) as NodeJS.ErrnoException & { cause?: unknown };
+  const code = err.code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code ?? '';
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
 
 const FETCH_ERROR_CODES =
