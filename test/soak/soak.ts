@@ -23,7 +23,9 @@
  *
  * Environment: SOAK_SECONDS (workload + chaos, default 600), SOAK_SEED (default 1), SOAK_CRAWLERS
  * (default 3), SOAK_DRAIN_SECONDS (default 120), SOAK_OUT (default bench-results/soak.json; soak:ci writes
- * bench-results/soak-ci.json).
+ * bench-results/soak-ci.json), SOAK_FAULTS (only these fault kinds, in turn, one every 10-20 s: e.g.
+ * `restart-store` to hunt a bug that one kind of fault shows; default: the mixed schedule below), SOAK_CRAWLS
+ * (only crawls of these sites: shop, slow, limited; default all three).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -43,6 +45,8 @@ const SEED = Number(process.env.SOAK_SEED ?? 1);
 const CRAWLERS = Number(process.env.SOAK_CRAWLERS ?? 3);
 const DRAIN_SECONDS = Number(process.env.SOAK_DRAIN_SECONDS ?? 120);
 const OUT = process.env.SOAK_OUT ?? join(ROOT, 'bench-results', 'soak.json');
+const ONLY_CRAWLS = process.env.SOAK_CRAWLS ? process.env.SOAK_CRAWLS.split(',').map((k) => k.trim()) : null;
+const ONLY_FAULTS = process.env.SOAK_FAULTS ? process.env.SOAK_FAULTS.split(',').map((k) => k.trim()) : null;
 const KEY = 'glk_' + 'S'.repeat(20) + 'k'.repeat(20);
 const QUEUES = ['jobs', 'crawls', 'crawl-pages', 'webhooks'] as const;
 /** A Redis restart may answer 5xx (503 with Retry-After from /ready, 500/503 from a request that met the outage) until this long after Redis is back. */
@@ -599,9 +603,14 @@ async function main(): Promise<void> {
     },
   ];
 
+  /** The site of each crawl spec above (SOAK_CRAWLS picks among them). */
+  const CRAWL_SITES = ['shop', 'slow', 'limited'];
+  if (ONLY_CRAWLS?.some((site) => !CRAWL_SITES.includes(site))) throw new Error(`SOAK_CRAWLS: known sites are ${CRAWL_SITES.join(', ')}`);
+
   async function crawlLoop(): Promise<void> {
     while (running()) {
-      const spec = crawlSpecs[Math.floor(wrng() * crawlSpecs.length)]();
+      const specs = ONLY_CRAWLS ? crawlSpecs.filter((_, i) => ONLY_CRAWLS.includes(CRAWL_SITES[i])) : crawlSpecs;
+      const spec = specs[Math.floor(wrng() * specs.length)]();
       const pageEvents = wrng() < 0.5;
       const res = await client.call('POST', '/api/v1/crawl', {
         ...spec,
@@ -654,7 +663,13 @@ async function main(): Promise<void> {
     [kinds[i], kinds[j]] = [kinds[j], kinds[i]];
   }
   const schedule: Array<{ at: number; kind: FaultRecord['kind'] }> = [];
-  for (let at = 15_000, n = 0; at < SECONDS * 1000 - 25_000; at += n < kinds.length ? 20_000 : 20_000 + crng() * 15_000, n++) {
+  if (ONLY_FAULTS) {
+    const unknown = ONLY_FAULTS.filter((k) => !kinds.includes(k as FaultRecord['kind']));
+    if (unknown.length > 0) throw new Error(`SOAK_FAULTS: unknown fault kinds ${unknown.join(', ')} (known: ${kinds.join(', ')})`);
+    for (let at = 10_000, n = 0; at < SECONDS * 1000 - 25_000; at += 10_000 + crng() * 10_000, n++)
+      schedule.push({ at, kind: ONLY_FAULTS[n % ONLY_FAULTS.length] as FaultRecord['kind'] });
+  }
+  for (let at = 15_000, n = 0; !ONLY_FAULTS && at < SECONDS * 1000 - 25_000; at += n < kinds.length ? 20_000 : 20_000 + crng() * 15_000, n++) {
     const other = (): FaultRecord['kind'] => (crng() < 0.6 ? 'kill-api' : crng() < 0.5 ? 'restart-redis' : 'restart-store');
     const kind = n < kinds.length ? kinds[n] : crng() < 0.45 ? 'kill-crawler' : other();
     schedule.push({ at, kind });

@@ -1,5 +1,6 @@
 import { ownerFixture, type OwnerFixture } from '../../../../test/support/crawl-owner';
 import { Admission } from './admission';
+import { ClaimBatch } from './claim-batch';
 import type { WindowEntry } from './frontier-window';
 import { HostSchedule } from './host-schedule';
 import { InFlightPages } from './in-flight';
@@ -19,7 +20,8 @@ describe('Admission', () => {
   let inFlight: InFlightPages;
   let admission: Admission;
 
-  async function setUp(maxPages = 10) {
+  /** `batched`: claims go through the owner's claim batch (as the actor wires it), else one by one. */
+  async function setUp(maxPages = 10, batched = false) {
     f = await ownerFixture({ max_pages: maxPages });
     verdict = { kind: 'allow' };
     leaseHeld = true;
@@ -29,7 +31,7 @@ describe('Admission', () => {
     tickets = new TicketBook(maxPages, (count, max) => f.repository.states.reserveTickets(f.run.jobId, f.run.epoch, count, max));
     inFlight = new InFlightPages(new HostSchedule({ delayMs: 0, minIntervalMs: 0, maxConcurrency: 4 }));
     admission = new Admission(f.run, {
-      store: f.repository.entries,
+      store: batched ? new ClaimBatch(f.repository.entries) : f.repository.entries,
       lease: {
         confirm: async () => {
           if (!leaseHeld) f.run.halt('lease-lost');
@@ -121,6 +123,27 @@ describe('Admission', () => {
     expect(await admission.admit(a)).toBeNull();
     expect(tickets.freeCount).toBe(10); // the whole block (max_pages 10), none lost
     expect(inFlight.size).toBe(0);
+  });
+
+  it('a second copy of a page in flight here is dropped: its claim answers for the page running under this epoch, its ticket stays held', async () => {
+    await setUp();
+    const page = await f.pending('/a');
+    expect(await admission.admit(page)).toBe(page);
+    // A copy loaded from the store (its stored ticket with it) while the page was being admitted.
+    const copy = { ...page };
+    expect(await admission.admit(copy)).toBeNull();
+    expect(inFlight.get(page.id)).toBe(page);
+    expect(inFlight.size).toBe(1);
+    expect(tickets.freeCount).toBe(9); // ticket 1 is the page's: not given back
+  });
+
+  it('a claim asked again after its answer was lost admits the page (running under this epoch already)', async () => {
+    await setUp(10, true);
+    const page = await f.pending('/a');
+    page.ticket = 1;
+    await f.repository.entries.claim(page.id, f.run.epoch, { ticket: 1, admitted: true }); // written, answer lost
+    expect(await admission.admit(page)).toBe(page);
+    expect(inFlight.has(page.id)).toBe(true);
   });
 
   it('restores tickets and adopts the pages in flight under the previous owner, handed out first', async () => {

@@ -34,6 +34,8 @@ export interface AdmissionParts {
  */
 export class Admission {
   private readonly adopted: WindowEntry[] = [];
+  /** The step of the admission under way (null: none), for a stalled owner's log line. */
+  step: 'robots' | 'ticket' | 'claim' | null = null;
 
   private readonly store: AdmissionParts['store'];
   private readonly lease: AdmissionParts['lease'];
@@ -86,6 +88,15 @@ export class Admission {
 
   /** Admits the entry: returns it when it may be dispatched, null when it was skipped, deferred or refused. */
   async admit(entry: WindowEntry): Promise<WindowEntry | null> {
+    try {
+      return await this.admitNow(entry);
+    } finally {
+      this.step = null;
+    }
+  }
+
+  private async admitNow(entry: WindowEntry): Promise<WindowEntry | null> {
+    this.step = 'robots';
     const verdict = await this.robots.verdict(entry);
     if (verdict.kind === 'skip') {
       await this.frontier.skipPending(entry, 'robots', verdict.why);
@@ -98,6 +109,7 @@ export class Admission {
       return null;
     }
     if (entry.extract && entry.ticket === null) {
+      this.step = 'ticket';
       const ticket = await this.tickets.take();
       if (ticket === null) {
         // No ticket: every one is out, or the store refused the reservation because this owner is stale.
@@ -106,6 +118,7 @@ export class Admission {
       }
       entry.ticket = ticket;
     }
+    this.step = 'claim';
     const claimed = await this.store.claim(entry.id, this.run.epoch, {
       ticket: entry.ticket ?? unadmittedTicket(entry.key),
       admitted: entry.ticket !== null,
@@ -118,11 +131,17 @@ export class Admission {
       return null;
     }
     if (!claimed) {
-      // No longer pending (closed as a redirect target's duplicate, or by another owner): its ticket is free again.
-      if (entry.ticket !== null && this.tickets.giveBack(entry.ticket)) this.frontier.rescan();
+      // No longer pending (closed as a redirect target's duplicate, or by another owner): its ticket is free again,
+      // unless the page is in flight here (this was a copy of it): the ticket is the page's.
+      if (entry.ticket !== null && !this.inFlight.has(entry.id) && this.tickets.giveBack(entry.ticket)) this.frontier.rescan();
       return null;
     }
-    this.inFlight.add(entry);
+    // The claim answers true for a page running under this owner's epoch (a claim asked again after a lost answer):
+    // a second copy of a page already in flight here is never dispatched beside it.
+    if (!this.inFlight.add(entry)) {
+      this.run.log.warn({ url: entry.url }, 'a page already in flight was offered for admission again; the copy is dropped');
+      return null;
+    }
     return entry;
   }
 

@@ -37,6 +37,9 @@ import type { SeedSource } from './seed-source';
 import { Seeding, type SitemapLastmods } from './seeding';
 import { TicketBook } from './ticket-book';
 
+/** An owner that handled no page for this long logs what it waits on (watchStall). */
+export const STALL_LOG_MS = 30_000;
+
 /** What one crawl's owner uses of the process: the ports, narrowed to what the parts call. */
 export interface CrawlActorDeps {
   workerId: string;
@@ -89,6 +92,9 @@ export class CrawlActor {
   private readonly closer: CrawlCloser;
   private readonly bridge: CrawleeBridge;
   private graceTimer?: NodeJS.Timeout;
+  private stallTimer?: NodeJS.Timeout;
+  /** The step of run() the owner is in, for the stall log. */
+  private phase: 'own' | 'recover' | 'seed' | 'crawl' | 'sitemaps' | 'finish' = 'own';
 
   constructor(
     private readonly deps: CrawlActorDeps,
@@ -222,6 +228,7 @@ export class CrawlActor {
     const before = await this.lease.acquire();
     if (!before) return;
     const stopWatching = this.watchAbort();
+    this.watchStall();
     await this.dispatcher.open();
     try {
       if (this.crawlRun.signal.aborted) await this.haltOnAbort();
@@ -229,18 +236,24 @@ export class CrawlActor {
       if (this.context.sealedSecrets && !before.sealed_secrets)
         await this.deps.repository.states.keepSecrets(this.crawlRun.jobId, this.context.sealedSecrets);
       this.crawlRun.throwIfStopped();
+      this.phase = 'recover';
       await this.recover(before.skipped_recorded, before.budget_stopped, before.epoch > 0);
+      this.phase = 'seed';
       await this.seeding.ingest();
       await this.frontier.refill();
+      this.phase = 'crawl';
       await this.bridge.crawl();
       this.crawlRun.throwIfStopped();
+      this.phase = 'sitemaps';
       await this.seeding.settled();
       // Every page is settled (the crawl completes, or fails having produced no page): its duplicate index has nothing left to answer.
+      this.phase = 'finish';
       await this.closer.finish().finally(() => this.forgetDuplicates());
     } catch (error) {
       await this.afterStop(error);
     } finally {
       stopWatching();
+      clearInterval(this.stallTimer);
       clearTimeout(this.graceTimer);
       this.lease.stopHeartbeat();
       this.counters.close();
@@ -269,6 +282,26 @@ export class CrawlActor {
     for (const entry of await repository.entries.running(jobId)) this.admission.adopt(entry);
     await this.announcer.announceLeftovers();
     if (takenOver) await this.counters.recount();
+  }
+
+  /**
+   * An owner that handled no page for STALL_LOG_MS says what it waits on, at warn, once per interval while it
+   * stays so (a crawl waiting for a paused host or a slow model says so too; a hung one shows where it stopped).
+   */
+  private watchStall(): void {
+    let handled = -1;
+    this.stallTimer = setInterval(() => {
+      const now = this.bridge.handledPages;
+      if (now !== handled) {
+        handled = now;
+        return;
+      }
+      this.crawlRun.log.warn(
+        { phase: this.phase, ...this.bridge.waitingOn(), awaited_outcomes: this.dispatcher.waiting, commit_batch: this.batch.size },
+        `crawl owner handled no page for ${STALL_LOG_MS / 1000} s`,
+      );
+    }, STALL_LOG_MS);
+    this.stallTimer.unref();
   }
 
   /** Halts the run when the queue aborts it; returns the function that stops watching. */

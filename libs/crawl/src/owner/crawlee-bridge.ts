@@ -68,6 +68,8 @@ export class CrawleeBridge implements IRequestManager {
   private abandoned = false;
   /** The pool has asked for work: its run() has begun, so Crawlee's abort() can end it. */
   private poolRunning = false;
+  /** For the stall log: since when a call of the pool is under way (0: none), and when it last asked. */
+  private readonly calls = { fetchSince: 0, finishedSince: 0, lastEmptyAt: 0, lastEmpty: null as boolean | null, lastFinishedAt: 0 };
 
   constructor(
     private readonly run: CrawlRun,
@@ -131,9 +133,50 @@ export class CrawleeBridge implements IRequestManager {
     clearTimeout(this.wakeTimer);
   }
 
+  /** Pages handled by Crawlee's pool so far (the stall log's measure of progress). */
+  get handledPages(): number {
+    return this.handled;
+  }
+
+  /** What the pool waits on, for a stalled owner's log line (crawl-actor.ts): each condition isFinished reads. */
+  waitingOn(): Record<string, unknown> {
+    const { admission, frontier, inFlight, counters, seeding } = this.parts;
+    const now = Date.now();
+    return {
+      handled: this.handled,
+      in_flight: inFlight.size,
+      in_flight_sample: inFlight.sample(3),
+      adopted: admission.hasAdopted,
+      frontier: frontier.size,
+      seeding_busy: seeding.busy,
+      budget_stopped: counters.budgetStopped,
+      stop: this.run.stop?.why ?? null,
+      abandoned: this.abandoned,
+      pool_running: this.poolRunning,
+      pool_tasks: this.crawler?.autoscaledPool?.currentConcurrency ?? null,
+      admitting: admission.step,
+      fetching_for_ms: this.calls.fetchSince ? now - this.calls.fetchSince : null,
+      finish_check_for_ms: this.calls.finishedSince ? now - this.calls.finishedSince : null,
+      last_empty: this.calls.lastEmpty,
+      last_empty_ago_ms: this.calls.lastEmptyAt ? now - this.calls.lastEmptyAt : null,
+      last_finish_check_ago_ms: this.calls.lastFinishedAt ? now - this.calls.lastFinishedAt : null,
+      next_due_in_ms: dueIn(frontier.nextDueAt(), now),
+      host_resumes_in_ms: dueIn(this.parts.hosts.nextResumeAt(now), now),
+    };
+  }
+
   // ---- IRequestManager: Crawlee's view of the frontier
 
   async fetchNextRequest<T extends Record<string, unknown> = Record<string, unknown>>(): Promise<Request<T> | null> {
+    this.calls.fetchSince = Date.now();
+    try {
+      return await this.nextRequest<T>();
+    } finally {
+      this.calls.fetchSince = 0;
+    }
+  }
+
+  private async nextRequest<T extends Record<string, unknown>>(): Promise<Request<T> | null> {
     const { admission, frontier, hosts, counters, lease } = this.parts;
     this.poolRunning = true;
     if (this.abandoned || this.run.stop || !(await lease.holds())) return null;
@@ -148,14 +191,37 @@ export class CrawleeBridge implements IRequestManager {
         this.scheduleWake();
         return null;
       }
-      const admitted = await admission.admit(entry);
+      const admitted = await this.admit(entry);
       if (admitted) return toRequest(admitted);
       // Entries skipped one after another (robots, duplicates): let timers and I/O run in between.
       if (tries % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
+  /**
+   * Admits an entry the frontier handed out. A failure (a store error) puts it back in the window: its claim is
+   * asked again (idempotent for this owner, should the failed one have been written), its ticket kept.
+   */
+  private async admit(entry: WindowEntry): Promise<WindowEntry | null> {
+    const { admission, frontier } = this.parts;
+    try {
+      return await admission.admit(entry);
+    } catch (error) {
+      if (!this.run.stop) frontier.putBack(entry);
+      throw error;
+    } finally {
+      frontier.release(entry);
+    }
+  }
+
   async isEmpty(): Promise<boolean> {
+    const empty = this.empty();
+    this.calls.lastEmptyAt = Date.now();
+    this.calls.lastEmpty = empty;
+    return empty;
+  }
+
+  private empty(): boolean {
     const { admission, frontier, hosts, counters } = this.parts;
     this.poolRunning = true;
     if (this.abandoned || this.run.stop) return true;
@@ -166,10 +232,21 @@ export class CrawleeBridge implements IRequestManager {
   }
 
   async isFinished(): Promise<boolean> {
+    this.calls.finishedSince = this.calls.lastFinishedAt = Date.now();
+    try {
+      return await this.finished();
+    } finally {
+      this.calls.finishedSince = 0;
+    }
+  }
+
+  private async finished(): Promise<boolean> {
     const { admission, frontier, inFlight, counters, seeding } = this.parts;
     this.poolRunning = true;
     if (this.abandoned) return true;
-    if (inFlight.size > 0 || admission.hasAdopted) return false;
+    // Crawlee asks only while no task of its pool runs, but a task may start while the answer reads the store: a page
+    // being admitted is not in flight yet, and not in the window any more.
+    if (inFlight.size > 0 || admission.hasAdopted || frontier.admitting > 0) return false;
     if (this.run.stop || counters.budgetStopped) return true;
     if (frontier.size > 0 || seeding.busy) {
       // Nothing startable, nothing in flight: entries an earlier owner stored behind the window may be startable now.
@@ -178,7 +255,9 @@ export class CrawleeBridge implements IRequestManager {
     }
     await frontier.refill();
     if (frontier.size > 0) return false;
-    return !(await frontier.sweep());
+    if (await frontier.sweep()) return false;
+    // Nothing started while the store was read.
+    return frontier.size === 0 && frontier.admitting === 0 && inFlight.size === 0 && !seeding.busy;
   }
 
   async handledCount(): Promise<number> {
@@ -251,6 +330,10 @@ export class CrawleeBridge implements IRequestManager {
     this.wakeTimer = setTimeout(() => this.wake(), Math.max(5, Math.min(...due) - now));
     this.wakeTimer.unref();
   }
+}
+
+function dueIn(at: number | null, now: number): number | null {
+  return at === null ? null : at - now;
 }
 
 function toRequest(entry: WindowEntry): Request {

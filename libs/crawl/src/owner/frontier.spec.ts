@@ -37,9 +37,11 @@ describe('Frontier', () => {
     for await (const e of f.repository.map.iterateMap({ userId: 'user_spec' }, f.run.jobId, {})) all.push(e);
     return all;
   };
-  const drain = (): WindowEntry[] => {
+  /** Takes every startable entry; `admitted` ends their admission (release) as the bridge does, else they stay handed out. */
+  const drain = (admitted = true): WindowEntry[] => {
     const out: WindowEntry[] = [];
     for (let e = frontier.next(Date.now(), () => true); e; e = frontier.next(Date.now(), () => true)) out.push(e);
+    if (admitted) for (const e of out) frontier.release(e);
     return out;
   };
   const parent = (): WindowEntry => ({
@@ -115,13 +117,32 @@ describe('Frontier', () => {
     expect(drain().map((e) => e.url)).toEqual(['http://shop.test/b', 'http://shop.test/c']);
   });
 
+  it('a refill from the start does not load again an entry handed out for admission', async () => {
+    await setUp();
+    await f.pending('/a');
+    await frontier.refill();
+    const [taken] = drain(false);
+    frontier.rescan(); // e.g. a ticket given back reopened admission
+    await frontier.refill();
+    expect(frontier.size).toBe(0);
+    frontier.release(taken);
+    frontier.rescan();
+    await frontier.refill();
+    expect(drain().map((e) => e.url)).toEqual(['http://shop.test/a']);
+  });
+
   it('sweeps pending entries stored behind its position by a stale owner', async () => {
     await setUp();
     await frontier.refill();
     await f.pending('/late'); // stored under a seq this owner had passed
     expect(await frontier.sweep()).toBe(true);
-    expect(drain().map((e) => e.url)).toEqual(['http://shop.test/late']);
-    expect(await frontier.sweep()).toBe(true); // still pending in the store: found again
+    const taken = drain(false);
+    expect(taken.map((e) => e.url)).toEqual(['http://shop.test/late']);
+    // Handed out for admission: not loaded again while its admission runs, found again once it ended with the page still pending.
+    expect(await frontier.sweep()).toBe(false);
+    expect(frontier.admitting).toBe(1);
+    frontier.release(taken[0]);
+    expect(await frontier.sweep()).toBe(true);
     await f.repository.entries.skipPending(`${f.run.jobId}:${canonicalize('http://shop.test/late')!.key}`, { error_category: 'robots' });
     expect(await frontier.sweep()).toBe(false);
   });

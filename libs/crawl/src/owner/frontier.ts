@@ -51,6 +51,12 @@ export class Frontier {
   private skippedRecorded = 0;
   /** When lookBehind last asked the store (ms since epoch). */
   private lookedBehindAt = Number.NEGATIVE_INFINITY;
+  /**
+   * Entries handed out by next() whose admission has not ended (release): out of the window and not yet in
+   * flight, yet still pending in the store. A refill or a sweep running meanwhile (Crawlee asks isFinished while
+   * a task admits) must not load them again: a second copy would be admitted and dispatched beside the first.
+   */
+  private readonly taken = new Set<string>();
 
   constructor(
     private readonly run: CrawlRun,
@@ -229,7 +235,7 @@ export class Frontier {
       this.loadedUpTo = Math.max(this.loadedUpTo, entry.seq);
       const w = toWindowEntry(entry);
       if (this.links.admissionClosed() && needsTicket(w)) continue;
-      if (!this.inFlight.has(entry._id)) this.toWindow(w, at);
+      if (!this.held(entry._id)) this.toWindow(w, at);
     }
     if (batch.length < WINDOW_BATCH) this.storeExhausted = true;
   }
@@ -246,7 +252,7 @@ export class Frontier {
     const at = Date.now();
     let added = 0;
     for (const entry of found) {
-      if (this.inFlight.has(entry._id) || this.window.has(entry._id)) continue;
+      if (this.held(entry._id)) continue;
       const w = toWindowEntry(entry);
       if (closed && needsTicket(w)) continue;
       this.seen.add(entry.key);
@@ -276,9 +282,29 @@ export class Frontier {
     return this.sweep();
   }
 
-  /** The next entry to start, round-robin over the hosts `canStart` accepts; null when none can start now. */
+  /**
+   * The next entry to start, round-robin over the hosts `canStart` accepts; null when none can start now. The entry
+   * is the caller's until it calls release() (its admission ended: in flight, back in the window, or closed).
+   */
   next(now: number, canStart: (host: string) => boolean): WindowEntry | null {
-    return this.window.next(now, canStart);
+    const entry = this.window.next(now, canStart);
+    if (entry) this.taken.add(entry.id);
+    return entry;
+  }
+
+  /** Entries handed out by next() whose admission has not ended. */
+  get admitting(): number {
+    return this.taken.size;
+  }
+
+  /** The admission of an entry next() handed out has ended. */
+  release(entry: WindowEntry): void {
+    this.taken.delete(entry.id);
+  }
+
+  /** The owner holds the entry: in the window, handed out for admission, or in flight. */
+  private held(id: string): boolean {
+    return this.window.has(id) || this.taken.has(id) || this.inFlight.has(id);
   }
 
   hasStartable(now: number, canStart: (host: string) => boolean): boolean {

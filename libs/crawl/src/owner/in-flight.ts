@@ -11,10 +11,12 @@ export class InFlightPages {
 
   constructor(private readonly hosts: HostSchedule) {}
 
-  add(entry: WindowEntry): void {
-    if (this.pages.has(entry.id)) return;
+  /** False when the page is in flight already (then nothing changes). */
+  add(entry: WindowEntry): boolean {
+    if (this.pages.has(entry.id)) return false;
     this.pages.set(entry.id, entry);
     this.hosts.started(entry.host);
+    return true;
   }
 
   remove(entry: WindowEntry): void {
@@ -32,5 +34,15 @@ export class InFlightPages {
 
   get size(): number {
     return this.pages.size;
+  }
+
+  /** The first `max` pages in flight (their URL and dispatch number), for a stalled owner's log line. */
+  sample(max: number): string[] {
+    const out: string[] = [];
+    for (const entry of this.pages.values()) {
+      if (out.length >= max) break;
+      out.push(`${entry.url}#${entry.dispatch}`);
+    }
+    return out;
   }
 }

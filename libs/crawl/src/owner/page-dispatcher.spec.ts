@@ -64,6 +64,19 @@ describe('PageDispatcher', () => {
     expect(dispatcher.waiting).toBe(0);
   });
 
+  it('a task dispatched again while awaited shares the wait: both get its outcome, none waits for good', async () => {
+    const entry = await f.pending('/a');
+    const first = dispatcher.dispatch(entry);
+    const second = dispatcher.dispatch({ ...entry });
+    expect(dispatcher.waiting).toBe(1);
+    const taskId = pageTaskId(f.run.jobId, entry.key, 0);
+    await f.repository.outcomes.delivered(taskId, f.run.jobId);
+    await f.repository.outcomes.finishOutcome(taskId, skipped);
+    await dispatcher.collect([taskId]);
+    await expect(Promise.all([first, second])).resolves.toEqual([skipped, skipped]);
+    expect(sent).toEqual([taskId]);
+  });
+
   it('finds an outcome the bus never announced by looking in the store', async () => {
     const entry = await f.pending('/a');
     const outcome = dispatcher.dispatch(entry);

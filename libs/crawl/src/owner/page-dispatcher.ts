@@ -19,6 +19,7 @@ export type DispatchStore = Pick<PageOutcomeStore, 'doneOutcomes'>;
 interface Waiter {
   entry: WindowEntry;
   lastSent: number;
+  promise: Promise<PageOutcome>;
   resolve: (outcome: PageOutcome) => void;
   reject: (error: unknown) => void;
 }
@@ -58,21 +59,29 @@ export class PageDispatcher {
   /** Sends the page's task and resolves with its outcome (rejected by rejectAll when the owner stops). */
   dispatch(entry: WindowEntry): Promise<PageOutcome> {
     const taskId = pageTaskId(this.run.jobId, entry.key, entry.dispatch);
+    // A task awaited already shares its wait: a second waiter under the same id would leave the first unanswered for good.
+    const awaited = this.waiters.get(taskId);
+    if (awaited) return awaited.promise;
     // Only a task adopted from the previous owner can have its outcome stored already; a new dispatch
     // number is a task no worker has seen, whose outcome comes by bus (or the poll).
     const mayBeDone = entry.outcomeMayBeStored === true;
     entry.outcomeMayBeStored = false;
     entry.unstoredOutcome = undefined;
-    return new Promise<PageOutcome>((resolve, reject) => {
-      this.waiters.set(taskId, { entry, lastSent: Date.now(), resolve, reject });
-      this.local?.expect(taskId, (outcome, unstored) => this.resolve(taskId, outcome, unstored));
-      void this.send(entry)
-        .then(() => (mayBeDone ? this.collect([taskId]) : undefined))
-        .catch((error: unknown) => {
-          // The next re-send sweep sends it again; the wait goes on.
-          this.run.log.warn({ err: error, url: entry.url }, 'page task could not be enqueued');
-        });
+    let resolve!: Waiter['resolve'];
+    let reject!: Waiter['reject'];
+    const promise = new Promise<PageOutcome>((res, rej) => {
+      resolve = res;
+      reject = rej;
     });
+    this.waiters.set(taskId, { entry, lastSent: Date.now(), promise, resolve, reject });
+    this.local?.expect(taskId, (outcome, unstored) => this.resolve(taskId, outcome, unstored));
+    void this.send(entry)
+      .then(() => (mayBeDone ? this.collect([taskId]) : undefined))
+      .catch((error: unknown) => {
+        // The next re-send sweep sends it again; the wait goes on.
+        this.run.log.warn({ err: error, url: entry.url }, 'page task could not be enqueued');
+      });
+    return promise;
   }
 
   /** Ends every wait now (the owner stopped: nothing more of it may be written). */
