@@ -73,6 +73,19 @@ describe('CrawleeBridge', () => {
     expect(await bridge.isFinished()).toBe(true);
   });
 
+  it('an owner with only waiting entries arms its own wake for the first one due (Crawlee\'s timer may be held by a slow page)', async () => {
+    const dueAt = Date.now() + 3_600_000;
+    await f.pending('/retry-later', { not_before: new Date(dueAt).toISOString() });
+    await frontier.refill();
+    expect(bridge.waitingOn().wake_in_ms).toBeNull();
+    expect(await bridge.isEmpty()).toBe(true);
+    const wakeIn = bridge.waitingOn().wake_in_ms as number;
+    expect(wakeIn).toBeGreaterThan(3_500_000);
+    expect(wakeIn).toBeLessThanOrEqual(3_600_000);
+    bridge.close();
+    expect(bridge.waitingOn().wake_in_ms).toBeNull();
+  });
+
   it('while a task admits a page, isFinished neither loads the page again nor says the crawl is finished', async () => {
     // A soak's hang: the sweep loaded a second copy of a page under admission; both were dispatched under one task id,
     // and the Crawlee task whose wait was replaced never ended.

@@ -64,6 +64,8 @@ export class CrawleeBridge implements IRequestManager {
   private crawler?: BasicCrawler;
   private handled = 0;
   private wakeTimer?: NodeJS.Timeout;
+  /** When the wake timer fires (ms since epoch), or null. */
+  private wakeAt: number | null = null;
   /** The owner gave the pages in flight up (abort): the pool is finished whatever is still running. */
   private abandoned = false;
   /** The pool has asked for work: its run() has begun, so Crawlee's abort() can end it. */
@@ -131,6 +133,7 @@ export class CrawleeBridge implements IRequestManager {
 
   close(): void {
     clearTimeout(this.wakeTimer);
+    this.wakeAt = null;
   }
 
   /** Pages handled by Crawlee's pool so far (the stall log's measure of progress). */
@@ -162,6 +165,7 @@ export class CrawleeBridge implements IRequestManager {
       last_finish_check_ago_ms: this.calls.lastFinishedAt ? now - this.calls.lastFinishedAt : null,
       next_due_in_ms: dueIn(frontier.nextDueAt(), now),
       host_resumes_in_ms: dueIn(this.parts.hosts.nextResumeAt(now), now),
+      wake_in_ms: dueIn(this.wakeAt, now),
     };
   }
 
@@ -218,6 +222,9 @@ export class CrawleeBridge implements IRequestManager {
     const empty = this.empty();
     this.calls.lastEmptyAt = Date.now();
     this.calls.lastEmpty = empty;
+    // Crawlee's own timer asks again only once the task it last started has ended (a slow page holds it for as long):
+    // entries waiting for a time or a paused host wake the pool themselves when they come due.
+    if (empty && !this.abandoned && !this.run.stop && this.parts.frontier.size > 0) this.scheduleWake();
     return empty;
   }
 
@@ -324,10 +331,17 @@ export class CrawleeBridge implements IRequestManager {
   /** Wakes the pool when the earliest delayed entry comes due or a paused host resumes. */
   private scheduleWake(): void {
     const now = Date.now();
-    const due = [this.parts.frontier.nextDueAt(), this.parts.hosts.nextResumeAt(now)].filter((t): t is number => t !== null);
+    // Only times to come: an entry ready now but held by its host's cap starts when a page of the host ends (a wake too).
+    const due = [this.parts.frontier.nextDueAt(), this.parts.hosts.nextResumeAt(now)].filter((t): t is number => t !== null && t > now);
     if (due.length === 0) return;
+    const at = Math.max(now + 5, Math.min(...due));
+    if (this.wakeAt === at) return;
     clearTimeout(this.wakeTimer);
-    this.wakeTimer = setTimeout(() => this.wake(), Math.max(5, Math.min(...due) - now));
+    this.wakeAt = at;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeAt = null;
+      this.wake();
+    }, at - now);
     this.wakeTimer.unref();
   }
 }
