@@ -121,7 +121,7 @@ describe('CrawlActor (the owner without the app)', () => {
     };
   }
 
-  function actor(signal = f.abort.signal, workerId = WORKER): CrawlActor {
+  function actor(signal = f.abort.signal, workerId = WORKER, overrides: Partial<CrawlActorDeps> = {}): CrawlActor {
     const config = loadConfig({ DATA_DIR: dir, GLEANER_CRAWL_LEASE_MS: String(LEASE_MS), GLEANER_SHUTDOWN_GRACE_MS: '1000' });
     let n = 0;
     const records = new Map<string, ResultRecord>();
@@ -188,6 +188,7 @@ describe('CrawlActor (the owner without the app)', () => {
       events,
       metrics: { takeovers: { inc: () => undefined }, commits: { inc: () => undefined } },
       duplicates: { forget: async (jobId) => void forgotten.push(jobId) },
+      ...overrides,
     };
     return new CrawlActor(deps, { input: f.run.input, job: f.run.job, signal });
   }
@@ -316,6 +317,42 @@ describe('CrawlActor (the owner without the app)', () => {
     const seed = (await f.repository.entries.entry(`${f.run.jobId}:${f.run.seed.key}`)) as CrawlEntry;
     expect(seed).toMatchObject({ status: 'running', event_done: false });
     expect(announced).toEqual([]);
+  });
+
+  it('an owner that handles no page for a while says, at warn, what it waits on', async () => {
+    await setUp({ '/': [] });
+    holdPages(); // the seed's task does not come back
+    const warned: Array<{ fields: Record<string, unknown>; msg: string }> = [];
+    let sawStall!: () => void;
+    const stalled = new Promise<void>((resolve) => (sawStall = resolve));
+    const logger = {
+      child: () => logger,
+      warn: (fields: Record<string, unknown>, msg: string) => {
+        // The first lines may come before the seed's task is sent (a busy machine): the one that matters is after it.
+        if (msg.startsWith('crawl owner handled no page') && fields.awaited_outcomes === 1) {
+          warned.push({ fields, msg });
+          sawStall();
+        }
+      },
+      info: () => undefined,
+      debug: () => undefined,
+      error: () => undefined,
+    } as unknown as CrawlActorDeps['logger'];
+    const running = actor(f.abort.signal, WORKER, { logger, stallLogMs: 20 }).run();
+    await stalled;
+    const stall = warned[0];
+    expect(stall.fields).toMatchObject({
+      phase: 'crawl',
+      handled: 0,
+      in_flight: 1,
+      in_flight_sample: ['http://shop.test/#0'],
+      awaited_outcomes: 1,
+      pool_tasks: 1,
+      stop: null,
+    });
+    openGate();
+    await running;
+    expect(await map()).toEqual([['/', 'completed', null]]);
   });
 
   it('a cancel stops admission and closes everything left open as cancelled', async () => {

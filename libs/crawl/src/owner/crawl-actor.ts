@@ -65,6 +65,8 @@ export interface CrawlActorDeps {
   logoutLinks?: Pick<LogoutLinks, 'why'> | null;
   /** The job's index of its pages' texts (`dedupe`, docs/dedup.md): dropped when the crawl ends. */
   duplicates?: Pick<DuplicateIndex, 'forget'>;
+  /** An owner that handled no page for this long logs what it waits on (default STALL_LOG_MS; tests shorten it). */
+  stallLogMs?: number;
   /** The page archive: a WARC extraction's pages are read into it (owner/warc-seeding.ts). */
   archive?: WarcSeedingArchive & Pick<PageArchive, 'enabled'>;
 }
@@ -290,6 +292,7 @@ export class CrawlActor {
    */
   private watchStall(): void {
     let handled = -1;
+    const every = this.deps.stallLogMs ?? STALL_LOG_MS;
     this.stallTimer = setInterval(() => {
       const now = this.bridge.handledPages;
       if (now !== handled) {
@@ -298,9 +301,9 @@ export class CrawlActor {
       }
       this.crawlRun.log.warn(
         { phase: this.phase, ...this.bridge.waitingOn(), awaited_outcomes: this.dispatcher.waiting, commit_batch: this.batch.size },
-        `crawl owner handled no page for ${STALL_LOG_MS / 1000} s`,
+        `crawl owner handled no page for ${every / 1000} s`,
       );
-    }, STALL_LOG_MS);
+    }, every);
     this.stallTimer.unref();
   }
 
