@@ -669,7 +669,11 @@ async function main(): Promise<void> {
     for (let at = 10_000, n = 0; at < SECONDS * 1000 - 25_000; at += 10_000 + crng() * 10_000, n++)
       schedule.push({ at, kind: ONLY_FAULTS[n % ONLY_FAULTS.length] as FaultRecord['kind'] });
   }
-  for (let at = 15_000, n = 0; !ONLY_FAULTS && at < SECONDS * 1000 - 25_000; at += n < kinds.length ? 20_000 : 20_000 + crng() * 15_000, n++) {
+  for (
+    let at = 15_000, n = 0;
+    !ONLY_FAULTS && at < SECONDS * 1000 - 25_000;
+    at += n < kinds.length ? 20_000 : 20_000 + crng() * 15_000, n++
+  ) {
     const other = (): FaultRecord['kind'] => (crng() < 0.6 ? 'kill-api' : crng() < 0.5 ? 'restart-redis' : 'restart-store');
     const kind = n < kinds.length ? kinds[n] : crng() < 0.45 ? 'kill-crawler' : other();
     schedule.push({ at, kind });

@@ -17,7 +17,9 @@ interface ResettingServer {
   close(): Promise<void>;
 }
 
-async function resettingServer(options: { resetEvery: 'reuse' | 'always-after-first' } = { resetEvery: 'reuse' }): Promise<ResettingServer> {
+async function resettingServer(
+  options: { resetEvery: 'reuse' | 'always-after-first' } = { resetEvery: 'reuse' },
+): Promise<ResettingServer> {
   const answered: string[] = [];
   let connections = 0;
   let firstDone = false;

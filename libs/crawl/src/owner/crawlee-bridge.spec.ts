@@ -73,7 +73,7 @@ describe('CrawleeBridge', () => {
     expect(await bridge.isFinished()).toBe(true);
   });
 
-  it('an owner with only waiting entries arms its own wake for the first one due (Crawlee\'s timer may be held by a slow page)', async () => {
+  it("an owner with only waiting entries arms its own wake for the first one due (Crawlee's timer may be held by a slow page)", async () => {
     const dueAt = Date.now() + 3_600_000;
     await f.pending('/retry-later', { not_before: new Date(dueAt).toISOString() });
     await frontier.refill();
