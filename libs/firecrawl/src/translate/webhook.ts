@@ -16,7 +16,8 @@ export function gleanerWebhook(webhook: WebhookOption | null | undefined): Recor
   if (!webhook) return {};
   if (typeof webhook === 'string') return { webhook_url: webhook };
   const headers = Object.entries(webhook.headers ?? {}).map(([name, value]) => ({ name, value }));
-  const events = webhook.events?.map((event) => EVENTS[event]).filter(Boolean);
+  // Each event once: the /v2 document puts no bound on the list, and Gleaner's webhook takes at most 10 events.
+  const events = webhook.events ? [...new Set(webhook.events.map((event) => EVENTS[event]).filter(Boolean))] : undefined;
   return {
     webhook: {
       url: webhook.url,
