@@ -1,4 +1,4 @@
-import { mapRequestError } from './static-fetcher';
+import { mapRequestError } from './request-errors';
 
 describe('mapRequestError (issue 40, item 14: no upstream failure surfaces as a 500)', () => {
   it('maps a DNS failure to fetch_error (a 502 on a synchronous scrape or extract)', () => {

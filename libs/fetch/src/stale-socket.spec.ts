@@ -1,7 +1,8 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AddressGuard } from './address-guard';
-import { isStaleSocketReset, StaticFetcher } from './static-fetcher';
+import { isStaleSocketReset } from './request-errors';
+import { StaticFetcher } from './static-fetcher';
 
 /*
  * A kept-alive connection that the server closed while idle is reset when the client reuses it (the race between
