@@ -15,6 +15,7 @@
  * BENCH_TAKEOVER_ENTRIES (100,000; comma-separated for several sizes), BENCH_TAKEOVER_ROUNDS (3: the
  * fastest round of each step is reported), BENCH_TAKEOVER_OUT.
  */
+import { StoreDeliveryLedger } from '@app/queue';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,7 +95,7 @@ async function measure(n: number): Promise<Record<string, unknown>> {
   const file = kept ?? join(dir!, 'store.db');
   try {
     let store = SqliteDocumentStore.open({ file, synchronous: 'normal' });
-    let repo = new CrawlRepository(store);
+    let repo = new CrawlRepository(store, await StoreDeliveryLedger.open(store));
     await repo.onModuleInit();
     const now = new Date().toISOString();
     const fillStart = performance.now();
@@ -111,7 +112,7 @@ async function measure(n: number): Promise<Record<string, unknown>> {
 
     // A new process's view: the store opened again (SQLite's own cache cold; the OS's page cache warm).
     store = SqliteDocumentStore.open({ file, synchronous: 'normal' });
-    repo = new CrawlRepository(store);
+    repo = new CrawlRepository(store, await StoreDeliveryLedger.open(store));
     await repo.onModuleInit();
     const table = '"c_crawl_entries"';
     const keyset = `"x_seq" >= ? AND (("x_seq" > ?) OR ("x_seq" IS ? AND rowid > ?))`;

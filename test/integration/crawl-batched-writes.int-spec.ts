@@ -3,6 +3,7 @@
  * transaction or one unordered bulk write): a commit batch's handed-over outcomes (PageOutcomeStore.storeOutcomes,
  * docs/crawl.md "Outcomes of the owner's own process") and admission's batched claims (CrawlEntryStore.claimMany).
  */
+import { StoreDeliveryLedger } from '@app/queue';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ function batchedWriteCases(open: () => Promise<DocumentStore>): void {
 
   beforeAll(async () => {
     store = await open();
-    repository = new CrawlRepository(store);
+    repository = new CrawlRepository(store, await StoreDeliveryLedger.open(store));
     await repository.onModuleInit();
   });
 
@@ -32,15 +33,41 @@ function batchedWriteCases(open: () => Promise<DocumentStore>): void {
     const [t1, t2, t3] = ['a', 'b', 'c'].map((k) => `${job}:${k}:0`);
     await repository.outcomes.delivered(t1, job);
     await repository.outcomes.delivered(t2, job);
-    await repository.outcomes.finishOutcome(t2, { kind: 'cancelled' });
+    expect(await repository.outcomes.finishOutcome(t2, job, { kind: 'cancelled' })).toBe(true);
     const outcome = { kind: 'skipped', reason: 'robots', why: 'disallowed', final_url: null } as const;
-    expect(await repository.outcomes.storeOutcomes([t1, t2, t3].map((taskId) => ({ taskId, outcome })))).toBe(1);
-    expect(await repository.outcomes.outcome(t1)).toMatchObject({ done: true, deliveries: 1, outcome });
+    expect(
+      await repository.outcomes.storeOutcomes(
+        job,
+        [t1, t2, t3].map((taskId) => ({ taskId, outcome })),
+      ),
+    ).toBe(2);
+    expect(await repository.outcomes.outcome(t1)).toMatchObject({ done: true, job_id: job, outcome });
     expect(await repository.outcomes.outcome(t2)).toMatchObject({ done: true, outcome: { kind: 'cancelled' } });
-    expect(await repository.outcomes.outcome(t3)).toBeNull(); // no marker: none made
-    expect((await repository.outcomes.doneOutcomes([t1, t2, t3])).map((r) => r._id).sort()).toEqual([t1, t2]);
+    expect(await repository.outcomes.outcome(t3)).toMatchObject({ done: true, outcome });
+    expect((await repository.outcomes.doneOutcomes([t1, t2, t3])).map((r) => r._id).sort()).toEqual([t1, t2, t3]);
     // A redelivery of a task whose outcome the batch stored finds it done: it is not run again.
     expect(await repository.outcomes.delivered(t1, job)).toMatchObject({ done: true, deliveries: 2 });
+    // The outcomes and the delivery counts go with the crawl.
+    await repository.outcomes.dropOutcomes(job);
+    expect(await repository.outcomes.doneOutcomes([t1, t2, t3])).toEqual([]);
+    expect(await repository.outcomes.delivered(t1, job)).toMatchObject({ deliveries: 1, done: false });
+  });
+
+  it("finishes an earlier version's delivery markers (written at the delivery, done: false), once", async () => {
+    const job = `job_legacy_${++n}`;
+    const [t1, t2, t3] = ['a', 'b', 'c'].map((k) => `${job}:${k}:0`);
+    const outcomes = await store.collection({ name: 'crawl_outcomes', indexes: [{ fields: { job_id: 1 } }] });
+    for (const _id of [t1, t2, t3]) await outcomes.insertOne({ _id, job_id: job, deliveries: 1, done: false, outcome: null });
+    const outcome = { kind: 'cancelled' } as const;
+    expect(await repository.outcomes.finishOutcome(t1, job, outcome)).toBe(true);
+    expect(await repository.outcomes.finishOutcome(t1, job, outcome)).toBe(false);
+    expect(
+      await repository.outcomes.storeOutcomes(
+        job,
+        [t1, t2, t3].map((taskId) => ({ taskId, outcome })),
+      ),
+    ).toBe(2);
+    expect((await repository.outcomes.doneOutcomes([t1, t2, t3])).map((r) => r._id).sort()).toEqual([t1, t2, t3]);
   });
 
   it("claims several entries in one request: each claimed or no longer pending; another entry's ticket is a DuplicateKeyError", async () => {

@@ -4,6 +4,7 @@
  * MongoDB-wire stand-in may return one post-image to two concurrent increments, which is why the
  * owner numbers its tickets itself instead of reading them from the store).
  */
+import { StoreDeliveryLedger } from '@app/queue';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ function ticketCases(open: () => Promise<DocumentStore>): void {
 
   beforeAll(async () => {
     store = await open();
-    repository = new CrawlRepository(store);
+    repository = new CrawlRepository(store, await StoreDeliveryLedger.open(store));
     await repository.onModuleInit();
   });
 

@@ -3,6 +3,7 @@
  * embedded store (SQLite in a temporary directory) with the real crawl and jobs repositories, a running
  * crawl job, and a CrawlRun that holds the crawl's lease at epoch 1. No app, no queue, no network.
  */
+import { StoreDeliveryLedger } from '@app/queue';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,7 +51,7 @@ export async function ownerFixture(
 ): Promise<OwnerFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'gleaner-owner-'));
   const store = SqliteDocumentStore.open({ file: join(dir, 'store.db') });
-  const repository = new CrawlRepository(store);
+  const repository = new CrawlRepository(store, await StoreDeliveryLedger.open(store));
   await repository.onModuleInit();
   const jobs = new JobsRepository(store);
   await jobs.onModuleInit();

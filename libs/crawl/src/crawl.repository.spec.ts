@@ -1,3 +1,4 @@
+import { StoreDeliveryLedger } from '@app/queue';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ describe('CrawlRepository', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gleaner-crawl-repo-'));
     store = SqliteDocumentStore.open({ file: join(dir, 'store.db') });
-    repository = new CrawlRepository(store);
+    repository = new CrawlRepository(store, await StoreDeliveryLedger.open(store));
     await repository.onModuleInit();
   });
 
@@ -64,11 +65,12 @@ describe('CrawlRepository', () => {
     ]);
   });
 
-  it("deletes a job's entries, outcomes and state, and nothing of another job", async () => {
+  it("deletes a job's entries, outcomes, delivery counts and state, and nothing of another job", async () => {
     for (const job of ['job1', 'job2']) {
       await repository.states.ensureState(job, 'u1');
       await repository.entries.insertEntries([entryOf(job, '/a', 1)]);
       await repository.outcomes.delivered(`${job}:t1`, job);
+      await repository.outcomes.finishOutcome(`${job}:t1`, job, { kind: 'cancelled' });
     }
     await repository.lists.storeList('list1', 'u1', ['https://a.test/']);
     await repository.deleteJob('job1');
@@ -78,6 +80,8 @@ describe('CrawlRepository', () => {
     expect(await repository.states.state('job2')).not.toBeNull();
     expect(await repository.map.countEntries('job2')).toBe(1);
     expect(await repository.outcomes.outcome('job2:t1')).not.toBeNull();
+    expect(await repository.outcomes.delivered('job1:t1', 'job1')).toMatchObject({ deliveries: 1 });
+    expect(await repository.outcomes.delivered('job2:t1', 'job2')).toMatchObject({ deliveries: 2 });
     expect(await repository.lists.listChunk('list1', 0)).not.toBeNull(); // a list goes with its batch's tenant, not here
   });
 });

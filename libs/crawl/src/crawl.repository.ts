@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DELIVERY_LEDGER, type DeliveryLedgerPort } from '@app/queue';
 import { DOCUMENT_STORE, type DocumentStore } from '@app/storage';
 import { BatchListStore } from './store/batch-list-store';
 import { openCrawlCollections } from './store/crawl-collections';
@@ -13,7 +14,7 @@ export type { Owner } from './store/crawl-map-reads';
  * The only code that touches a crawl's store state, in five parts along the seams its callers use:
  * `states` (`crawl_state`: ownership, lease, admission tickets, flags), `entries` (the owner's writes and
  * reads of `crawl_entries`: frontier, admission, commits), `map` (reads of the entries: the crawl map, counts,
- * re-extraction sources), `outcomes` (`crawl_outcomes`: what page workers report) and `lists` (a batch's
+ * re-extraction sources), `outcomes` (`crawl_outcomes`: what page workers report, and the deliveries they count) and `lists` (a batch's
  * URL list). Every write of the owning actor is conditional on its ownership epoch, so a stale owner's
  * writes are refused; entry admission is fenced by the unique ticket index. The parts exist once the module
  * is initialised (the collections are opened then).
@@ -26,14 +27,17 @@ export class CrawlRepository implements OnModuleInit {
   outcomes!: PageOutcomeStore;
   lists!: BatchListStore;
 
-  constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
+  constructor(
+    @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    @Inject(DELIVERY_LEDGER) private readonly ledger: DeliveryLedgerPort,
+  ) {}
 
   async onModuleInit(): Promise<void> {
     const collections = await openCrawlCollections(this.store);
     this.states = new CrawlStateStore(collections.states);
     this.entries = new CrawlEntryStore(collections.entries);
     this.map = new CrawlMapReads(collections.entries);
-    this.outcomes = new PageOutcomeStore(collections.outcomes);
+    this.outcomes = new PageOutcomeStore(collections.outcomes, this.ledger);
     this.lists = new BatchListStore(collections.lists);
   }
 

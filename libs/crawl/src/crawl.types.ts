@@ -155,6 +155,11 @@ export interface PageTaskPayload {
   /** The crawl's request-only secrets (BYOK key), still sealed. */
   secrets?: string;
   request_id: string | null;
+  /**
+   * The owner sent this task before (a re-send after REDISPATCH_AFTER_MS, or a task adopted after a takeover): its
+   * outcome may be stored already, so the worker reads it before running the page.
+   */
+  maybe_done?: true;
 }
 
 export function pageTaskId(jobId: string, key: string, dispatch: number): string {
@@ -212,16 +217,14 @@ export interface PageDuplicate {
   similarity: number | null;
 }
 
+/**
+ * A page task's outcome in `crawl_outcomes`, stored once when its page is done. (Before the delivery ledger, the
+ * record was written at the task's first delivery with `done: false` and counted `deliveries` and `alone_runs`:
+ * such records of a crawl running during an upgrade are still finished by finishOutcome and storeOutcomes.)
+ */
 export interface OutcomeRecord {
   _id: string;
   job_id: string;
-  /** Runs started and not finished (one up while a run is in flight): above 0 at a delivery, the page is a suspect. */
-  deliveries: number;
-  /**
-   * Runs started alone in their process (a suspect's): those that never finished are the deaths blamed on
-   * the page (docs/crawl.md "A page that kills its worker"). Absent until the page is a suspect.
-   */
-  alone_runs?: number;
   done: boolean;
   outcome: StoredPageOutcome | null;
   [key: string]: unknown;

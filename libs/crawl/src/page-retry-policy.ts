@@ -1,6 +1,6 @@
 import { RELOGINS_PER_PAGE } from '@app/auth-profiles';
 import { AppError, BACKOFFS, backoffMs, isOwnFailure } from '@app/core';
-import type { OutcomeRecord, PageOutcome } from './crawl.types';
+import type { PageOutcome } from './crawl.types';
 
 /**
  * Every limit on trying a crawl page again, in one table (docs/crawl.md "Retries"). Each counts
@@ -118,7 +118,7 @@ function routeRateLimited(outcome: RateLimited, attempt: PageAttempt, now: numbe
  * not yet a suspect) ended by a death only makes it a suspect, since an outside kill (docker kill, OOM of
  * the process) or another page may have caused it. `record` counts the delivery being judged.
  */
-export function workerCrashVerdict(record: Pick<OutcomeRecord, 'alone_runs'>): Failed | null {
+export function workerCrashVerdict(record: { alone_runs?: number }): Failed | null {
   const deathsAlone = (record.alone_runs ?? 0) - 1;
   if (deathsAlone < PAGE_RETRY_LIMITS.workerCrashes) return null;
   return {

@@ -17,6 +17,10 @@ import { Redis } from 'ioredis';
 import {
   BullQueueAdapter,
   CRAWL_PAGES_QUEUE,
+  DELIVERY_LEDGER,
+  RedisDeliveryLedger,
+  StoreDeliveryLedger,
+  type DeliveryLedgerPort,
   MemoryQueueAdapter,
   QUEUE,
   RedisListQueueAdapter,
@@ -41,6 +45,8 @@ export interface PlatformPorts {
   hostModes: HostModeMemory;
   /** The page archive's bytes (docs/archive.md): GridFS in a cluster, files under DATA_DIR/archive embedded. */
   archiveBlobs: ArchiveBlobStore;
+  /** Page tasks' delivery counts (docs/crawl.md "A page that kills its worker"): Redis in a cluster, the store embedded. */
+  deliveries: DeliveryLedgerPort;
   /** Closes what the ports above share (the cluster's politeness connection). */
   closeShared: () => Promise<void>;
 }
@@ -84,7 +90,17 @@ export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
       await Promise.race([shared.quit().catch(() => undefined), new Promise((r) => setTimeout(r, 500).unref())]);
       shared.disconnect();
     };
-    return { store, queue, bus, rateLimiter, politeness, hostModes: new RedisHostModeMemory(shared), archiveBlobs, closeShared };
+    return {
+      store,
+      queue,
+      bus,
+      rateLimiter,
+      politeness,
+      hostModes: new RedisHostModeMemory(shared),
+      archiveBlobs,
+      deliveries: new RedisDeliveryLedger({ client: shared }),
+      closeShared,
+    };
   }
   const store = SqliteDocumentStore.open({ file: join(config.dataDir, 'gleaner.db'), synchronous: config.sqliteSynchronous });
   // Crawl page tasks stay in the process: nothing outlives it, and after a restart the crawl actor
@@ -100,6 +116,7 @@ export async function openPorts(config: AppConfig): Promise<PlatformPorts> {
     politeness: new MemoryPoliteness(settings),
     hostModes: new InMemoryHostModeMemory(),
     archiveBlobs: new FileBlobStore(join(config.dataDir, 'archive')),
+    deliveries: await StoreDeliveryLedger.open(store),
     closeShared: async () => undefined,
   };
 }
@@ -149,6 +166,7 @@ export class PlatformModule {
         { provide: HOST_MODE_MEMORY, useValue: ports.hostModes },
         { provide: PLATFORM_SHARED, useValue: { close: ports.closeShared } },
         { provide: ARCHIVE_BLOBS, useValue: ports.archiveBlobs },
+        { provide: DELIVERY_LEDGER, useValue: ports.deliveries },
         { provide: SECRET_SEALER, useValue: createSealer(config) },
         { provide: TENANT_ERASERS, useValue: new TenantErasers() },
         PlatformShutdown,
@@ -165,6 +183,7 @@ export class PlatformModule {
         POLITENESS,
         HOST_MODE_MEMORY,
         ARCHIVE_BLOBS,
+        DELIVERY_LEDGER,
         SECRET_SEALER,
         TENANT_ERASERS,
       ],

@@ -5,3 +5,6 @@ export { QUEUE_MESSAGES, StoreQueueAdapter } from './store/store-queue.adapter';
 export { MemoryQueueAdapter, MemoryQueueBroker } from './memory/memory-queue.adapter';
 export { RoutedQueueAdapter } from './routed-queue';
 export { RedisListQueueAdapter } from './redis-list/redis-list-queue.adapter';
+export { DELIVERY_LEDGER, type DeliveryCount, type DeliveryLedgerPort } from './deliveries/delivery-ledger.port';
+export { StoreDeliveryLedger } from './deliveries/store-delivery-ledger';
+export { LEDGER_TTL_MS, RedisDeliveryLedger } from './deliveries/redis-delivery-ledger';

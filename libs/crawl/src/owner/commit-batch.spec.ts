@@ -18,10 +18,15 @@ describe('CommitBatch', () => {
   let waiting: number;
   let inFlight: InFlightPages;
   let batch: CommitBatch;
+  /** Task ids whose delivery counts the batch let go, and those calls. */
+  let forgotten: string[];
+  let forgetting: Promise<void>[];
 
   beforeEach(async () => {
     f = await ownerFixture();
     calls = [];
+    forgotten = [];
+    forgetting = [];
     leaseHeld = true;
     failAt = null;
     waiting = 0;
@@ -41,9 +46,15 @@ describe('CommitBatch', () => {
           },
         },
         outcomes: {
-          storeOutcomes: async (items) => {
+          storeOutcomes: async (job, items) => {
             step(`outcomes ${items.length}`);
-            return f.repository.outcomes.storeOutcomes(items);
+            return f.repository.outcomes.storeOutcomes(job, items);
+          },
+          forget: (job, tasks) => {
+            forgotten.push(...tasks);
+            const done = f.repository.outcomes.forget(job, tasks);
+            forgetting.push(done);
+            return done;
           },
         },
         results: {
@@ -128,7 +139,7 @@ describe('CommitBatch', () => {
     for (const e of [a, b, c]) await f.repository.outcomes.delivered(task(e), f.run.jobId);
     // b's task was finished by another worker already (a redelivery): its stored outcome stays.
     const theirs = { kind: 'cancelled' } as const;
-    await f.repository.outcomes.finishOutcome(task(b), theirs);
+    await f.repository.outcomes.finishOutcome(task(b), f.run.jobId, theirs);
     const handed = (e: WindowEntry) => ({
       taskId: task(e),
       outcome: { kind: 'skipped', reason: 'robots', why: e.key, final_url: null } as const,
@@ -139,9 +150,15 @@ describe('CommitBatch', () => {
       batch.commit(commit(c)), // its outcome came from the store
     ]);
     expect(calls).toEqual(['outcomes 2', 'results 3', 'announce completed:res_1,completed:res_2,completed:res_3', 'settle 3']);
-    expect(await f.repository.outcomes.outcome(task(a))).toMatchObject({ done: true, deliveries: 1, outcome: handed(a).outcome });
+    expect(await f.repository.outcomes.outcome(task(a))).toMatchObject({ done: true, outcome: handed(a).outcome });
     expect(await f.repository.outcomes.outcome(task(b))).toMatchObject({ done: true, outcome: theirs });
-    expect(await f.repository.outcomes.outcome(task(c))).toMatchObject({ done: false, outcome: null });
+    expect(await f.repository.outcomes.outcome(task(c))).toBeNull();
+    // Once written, the pages' delivery counts go: a late delivery of a's task counts from one, and reads its
+    // stored outcome only when its owner sent it again.
+    await Promise.all(forgetting);
+    expect(forgotten.sort()).toEqual([a, b, c].map(task).sort());
+    expect(await f.repository.outcomes.delivered(task(a), f.run.jobId)).toEqual({ deliveries: 1, alone_runs: 0, done: false });
+    expect(await f.repository.outcomes.delivered(task(a), f.run.jobId, true)).toMatchObject({ deliveries: 2, done: true });
   });
 
   it('a failed outcome write fails the batch before anything else of it is written', async () => {
@@ -150,6 +167,7 @@ describe('CommitBatch', () => {
     const handed = { taskId: `${a.id}:0`, outcome: { kind: 'cancelled' } as const };
     await expect(batch.commit({ ...commit(a), outcome: handed })).rejects.toThrow('store down');
     expect(calls).toEqual(['outcomes 1']);
+    expect(forgotten).toEqual([]); // a page not committed keeps its delivery count
     expect((await stored(a.id)).status).toBe('running');
     expect(inFlight.size).toBe(1);
   });
@@ -208,7 +226,7 @@ describe('commit batch linger', () => {
       f.run,
       {
         store: { settleMany: async (epoch, items) => f.repository.entries.settleMany(epoch, items) },
-        outcomes: { storeOutcomes: async (items) => f.repository.outcomes.storeOutcomes(items) },
+        outcomes: { storeOutcomes: async (job, items) => f.repository.outcomes.storeOutcomes(job, items), forget: async () => undefined },
         results: { storePages: async (_job, pages) => pages.map((p) => ({ _id: p.pageKey, id: p.pageKey }) as unknown as ResultRecord) },
         announcer: { announceMany: async () => undefined },
         lease: { holds: async () => true },

@@ -2,7 +2,7 @@ import type { RecordResultInput, ResultRecord, ResultsService } from '@app/resul
 import type { CrawlEntryStore } from '../store/crawl-entry-store';
 import type { PageOutcomeStore } from '../store/page-outcome-store';
 import type { StoredPageOutcome } from '../stored-outcome';
-import type { CrawlEntry } from '../crawl.types';
+import { pageTaskId, type CrawlEntry } from '../crawl.types';
 import type { CrawlLease } from './crawl-lease';
 import type { CrawlRun } from './crawl-run';
 import type { WindowEntry } from './frontier-window';
@@ -27,7 +27,7 @@ export interface PageCommit {
 
 export interface CommitBatchParts {
   store: Pick<CrawlEntryStore, 'settleMany'>;
-  outcomes: Pick<PageOutcomeStore, 'storeOutcomes'>;
+  outcomes: Pick<PageOutcomeStore, 'storeOutcomes' | 'forget'>;
   results: Pick<ResultsService, 'storePages'>;
   announcer: Pick<PageAnnouncer, 'announceMany'>;
   lease: Pick<CrawlLease, 'holds'>;
@@ -159,7 +159,7 @@ export class CommitBatch {
     // The outcomes first: a page whose result is stored is never run again after a crash (its new owner commits it
     // from its stored outcome).
     const unstored = commits.flatMap((c) => (c.outcome ? [c.outcome] : []));
-    if (unstored.length > 0) await this.parts.outcomes.storeOutcomes(unstored);
+    if (unstored.length > 0) await this.parts.outcomes.storeOutcomes(this.run.jobId, unstored);
     const withResult = commits.filter((c) => c.result !== null);
     const records = new Map<PageCommit, ResultRecord>();
     if (withResult.length > 0) {
@@ -185,6 +185,12 @@ export class CommitBatch {
       return false;
     }
     for (const c of commits) this.parts.metrics.commits.inc({ status: c.status });
+    // The pages are done for good: their tasks' delivery counts go (one ledger call; one left behind costs only
+    // its room until the crawl ends and drops them all).
+    const tasks = commits.map((c) => pageTaskId(this.run.jobId, c.entry.key, c.entry.dispatch));
+    void this.parts.outcomes.forget(this.run.jobId, tasks).catch((error: unknown) => {
+      this.run.log.debug({ err: error }, 'delivery counts of committed pages could not be forgotten');
+    });
     return true;
   }
 

@@ -75,7 +75,7 @@ describe('CrawlActor (the owner without the app)', () => {
       await gate;
       const taskId = pageTaskId(task.job_id, task.key, task.dispatch);
       await f.repository.outcomes.delivered(taskId, task.job_id);
-      if (await f.repository.outcomes.finishOutcome(taskId, toStoredOutcome(answer(site, task))))
+      if (await f.repository.outcomes.finishOutcome(taskId, task.job_id, toStoredOutcome(answer(site, task))))
         await bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId });
     });
   }
@@ -254,6 +254,7 @@ describe('CrawlActor (the owner without the app)', () => {
     await f.repository.outcomes.delivered(taskId, f.run.jobId);
     await f.repository.outcomes.finishOutcome(
       taskId,
+      f.run.jobId,
       toStoredOutcome(answer({ '/a': [] }, { url: a.url, extract: true } as PageTaskPayload)),
     );
     await f.repository.states.release(f.run.jobId, 1);

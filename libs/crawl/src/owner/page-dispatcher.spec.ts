@@ -15,6 +15,8 @@ describe('PageDispatcher', () => {
   let queue: MemoryQueueAdapter;
   let sent: string[];
   let enqueueFails: number;
+  /** The payloads of the tasks sent, in order. */
+  let payloads: PageTaskPayload[];
   let dispatcher: PageDispatcher;
 
   beforeEach(async () => {
@@ -22,11 +24,13 @@ describe('PageDispatcher', () => {
     bus = new LocalEventBus();
     queue = new MemoryQueueAdapter();
     sent = [];
+    payloads = [];
     enqueueFails = 0;
     const recording: Pick<QueuePort, 'enqueue'> = {
       enqueue: (name, type, payload, options) => {
         if (enqueueFails-- > 0) return Promise.reject(new Error('redis down'));
         sent.push(options!.jobId!);
+        payloads.push(payload as PageTaskPayload);
         return queue.enqueue(name, type, payload, options);
       },
     };
@@ -48,7 +52,7 @@ describe('PageDispatcher', () => {
       seen.push(message.payload);
       const taskId = pageTaskId(message.payload.job_id, message.payload.key, message.payload.dispatch);
       await f.repository.outcomes.delivered(taskId, message.payload.job_id);
-      await f.repository.outcomes.finishOutcome(taskId, toStoredOutcome(outcome));
+      await f.repository.outcomes.finishOutcome(taskId, f.run.jobId, toStoredOutcome(outcome));
       if (!quiet) await bus.publish(crawlOutcomeChannel(message.payload.job_id), { task: taskId });
     });
     return seen;
@@ -71,7 +75,7 @@ describe('PageDispatcher', () => {
     expect(dispatcher.waiting).toBe(1);
     const taskId = pageTaskId(f.run.jobId, entry.key, 0);
     await f.repository.outcomes.delivered(taskId, f.run.jobId);
-    await f.repository.outcomes.finishOutcome(taskId, skipped);
+    await f.repository.outcomes.finishOutcome(taskId, f.run.jobId, skipped);
     await dispatcher.collect([taskId]);
     await expect(Promise.all([first, second])).resolves.toEqual([skipped, skipped]);
     expect(sent).toEqual([taskId]);
@@ -83,7 +87,7 @@ describe('PageDispatcher', () => {
     // A worker stored the outcome, and its bus message was lost.
     const taskId = pageTaskId(f.run.jobId, entry.key, 0);
     await f.repository.outcomes.delivered(taskId, f.run.jobId);
-    await f.repository.outcomes.finishOutcome(taskId, skipped);
+    await f.repository.outcomes.finishOutcome(taskId, f.run.jobId, skipped);
     await dispatcher.collect([taskId]);
     await expect(outcome).resolves.toEqual(skipped);
   });
@@ -92,7 +96,7 @@ describe('PageDispatcher', () => {
     const entry = await f.pending('/a');
     const taskId = pageTaskId(f.run.jobId, entry.key, 0);
     await f.repository.outcomes.delivered(taskId, f.run.jobId);
-    await f.repository.outcomes.finishOutcome(taskId, skipped);
+    await f.repository.outcomes.finishOutcome(taskId, f.run.jobId, skipped);
     entry.outcomeMayBeStored = true;
     await expect(dispatcher.dispatch(entry)).resolves.toEqual(skipped);
     expect(entry.outcomeMayBeStored).toBe(false);
@@ -108,6 +112,21 @@ describe('PageDispatcher', () => {
     await dispatcher.redispatchStale(Date.now() + 2 * REDISPATCH_AFTER_MS + 1);
     const id = pageTaskId(f.run.jobId, entry.key, 0);
     expect(sent).toEqual([id, id]);
+    // A task sent before tells its worker to read whether it is done (it may have run while its first send looked lost).
+    expect(payloads.map((p) => p.maybe_done)).toEqual([true, true]);
+  });
+
+  it('tells the worker a first send cannot be done, and an adopted task may be', async () => {
+    const fresh = await f.pending('/a');
+    const adopted = await f.pending('/b');
+    adopted.outcomeMayBeStored = true;
+    void dispatcher.dispatch(fresh).catch(() => undefined);
+    void dispatcher.dispatch(adopted).catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(payloads.map((p) => [p.key, p.maybe_done])).toEqual([
+      [fresh.key, undefined],
+      [adopted.key, true],
+    ]);
   });
 
   describe('with the page workers of this process (local outcomes)', () => {
@@ -145,7 +164,7 @@ describe('PageDispatcher', () => {
       const waiting = near.dispatch(entry);
       const taskId = pageTaskId(f.run.jobId, entry.key, 0);
       await f.repository.outcomes.delivered(taskId, f.run.jobId);
-      await f.repository.outcomes.finishOutcome(taskId, skipped);
+      await f.repository.outcomes.finishOutcome(taskId, f.run.jobId, skipped);
       await near.collect([taskId]);
       await expect(waiting).resolves.toEqual(skipped);
       expect(local.size).toBe(0);

@@ -75,7 +75,7 @@ export class PageDispatcher {
     });
     this.waiters.set(taskId, { entry, lastSent: Date.now(), promise, resolve, reject });
     this.local?.expect(taskId, (outcome, unstored) => this.resolve(taskId, outcome, unstored));
-    void this.send(entry)
+    void this.send(entry, mayBeDone)
       .then(() => (mayBeDone ? this.collect([taskId]) : undefined))
       .catch((error: unknown) => {
         // The next re-send sweep sends it again; the wait goes on.
@@ -127,11 +127,12 @@ export class PageDispatcher {
     for (const waiter of this.waiters.values()) {
       if (now - waiter.lastSent < REDISPATCH_AFTER_MS) continue;
       waiter.lastSent = now;
-      await this.send(waiter.entry).catch((error: unknown) => this.warn(error));
+      await this.send(waiter.entry, true).catch((error: unknown) => this.warn(error));
     }
   }
 
-  private send(entry: WindowEntry): Promise<string> {
+  /** `again`: the task was sent before (by this owner or an earlier one), so its worker checks whether it is done. */
+  private send(entry: WindowEntry, again: boolean): Promise<string> {
     const payload: PageTaskPayload = {
       job_id: this.run.jobId,
       key: entry.key,
@@ -141,6 +142,7 @@ export class PageDispatcher {
       extract: entry.extract,
       secrets: this.run.sealedSecrets,
       request_id: this.run.job.request_id,
+      ...(again ? { maybe_done: true as const } : {}),
     };
     return this.queue.enqueue(CRAWL_PAGES_QUEUE, PAGE_TASK, payload, {
       jobId: pageTaskId(this.run.jobId, entry.key, entry.dispatch),

@@ -91,11 +91,12 @@ export class PageWorkerService implements OnApplicationBootstrap {
   }
 
   /**
-   * A page task, counted as delivered before anything else (the durable marker a run its worker does not
-   * survive leaves behind: docs/crawl.md "A page that kills its worker"). The marker's write answers too
-   * whether the task is done already and whether an earlier run never finished (its worker died, perhaps
-   * because of this very page): such a task runs alone in its process, so that only the culprit of a crash
-   * reaches the worker_crash count. One write and no read per task.
+   * A page task, counted as delivered before anything else (the durable count a run its worker does not
+   * survive leaves up: docs/crawl.md "A page that kills its worker"). The count answers whether an earlier run
+   * never finished (its worker died, perhaps because of this very page): such a task runs alone in its process,
+   * so that only the culprit of a crash reaches the worker_crash count. Whether the task is done already is read
+   * only for such a task or one its owner sent again. One ledger write (a Redis command in a cluster) and no read
+   * per task.
    */
   private async handle(message: QueueMessage<PageTaskPayload>, queueSignal: AbortSignal): Promise<void> {
     const task = message.payload;
@@ -103,7 +104,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     // The task of a job that no longer exists (its tenant was deleted, docs/api.md "Users"): nothing to run,
     // and nothing to record (a delivery marker would outlive the job).
     if (!(await this.context(task.job_id)) && !(await this.records.jobsRepository.findForWorker(task.job_id))) return;
-    const marker = await this.records.repository.outcomes.delivered(taskId, task.job_id);
+    const marker = await this.records.repository.outcomes.delivered(taskId, task.job_id, task.maybe_done === true);
     if (marker.done) return;
     const suspect = marker.deliveries > 1;
     await this.gate.run(suspect, () => this.deliver(task, taskId, suspect, queueSignal));
@@ -115,8 +116,8 @@ export class PageWorkerService implements OnApplicationBootstrap {
    */
   private async deliver(task: PageTaskPayload, taskId: string, alone: boolean, queueSignal: AbortSignal): Promise<void> {
     if (alone) {
-      const marker = await this.records.repository.outcomes.ranAlone(taskId);
-      if (!marker || marker.done) return;
+      const marker = await this.records.repository.outcomes.ranAlone(taskId, task.job_id);
+      if (marker.done) return;
       const crashed = workerCrashVerdict(marker);
       if (crashed) {
         await this.report(task, taskId, crashed);
@@ -148,7 +149,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
       await this.report(task, taskId, controller.signal.aborted ? { kind: 'cancelled' } : outcome);
     } catch (error) {
       if (controller.signal.reason instanceof HandBackError || error instanceof HandBackError) {
-        await this.records.repository.outcomes.undeliver(taskId, alone); // handed back, not crashed
+        await this.records.repository.outcomes.undeliver(taskId, task.job_id, alone); // handed back, not crashed
         throw new HandBackError();
       }
       if (controller.signal.aborted) {
@@ -170,7 +171,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
     this.outcomes.inc({ outcome: outcome.kind });
     const stored = toStoredOutcome(outcome);
     if (this.records.localOutcomes.offer(taskId, outcome, stored)) return;
-    if (await this.records.repository.outcomes.finishOutcome(taskId, stored)) {
+    if (await this.records.repository.outcomes.finishOutcome(taskId, task.job_id, stored)) {
       await this.ports.bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId }).catch(() => undefined);
     }
   }
