@@ -1,8 +1,7 @@
 import { Counter, Gauge } from 'prom-client';
 import type { Metrics } from '@app/observability';
 import type { ArchiveRepository } from './archive.repository';
-import type { KeepOutcome } from './archive.types';
-import type { ArchiveEvents } from './page-archive';
+import type { ArchiveEvents, KeepOutcome } from './archive.types';
 
 const OUTCOMES: KeepOutcome[] = ['stored', 'deduplicated', 'refused_cap', 'disabled'];
 

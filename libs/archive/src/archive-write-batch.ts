@@ -1,3 +1,4 @@
+import { GapClock, LINGER_GAPS } from '@app/core';
 import type { KeptPage, PageWrite } from './archive.repository';
 
 /** A batch is written once it holds this many pages, */
@@ -9,13 +10,11 @@ export const ARCHIVE_BATCH_MAX_BYTES = 4 * 1024 * 1024;
  * [ARCHIVE_BATCH_LINGER_MS, ARCHIVE_BATCH_MAX_LINGER_MS] (as the owner's commit batch, commit-batch.ts), but only
  * while pages are kept at the same time: a page that finds no other page waiting or being written, and none did
  * for ARCHIVE_BATCH_MAX_LINGER_MS, is written at once (an extract's or a scrape's one page, a WARC seeding's
- * pages kept one after the other).
+ * pages kept one after the other). The linger is @app/core's GapClock (gap-clock.ts), shared with the commit batch.
  */
 export const ARCHIVE_BATCH_LINGER_MS = 20;
 export const ARCHIVE_BATCH_MAX_LINGER_MS = 250;
-export const ARCHIVE_BATCH_PAGES_AHEAD = 4;
-/** Weight of the newest gap in the running mean of gaps between pages. */
-const GAP_WEIGHT = 0.2;
+export const ARCHIVE_BATCH_PAGES_AHEAD = LINGER_GAPS;
 
 export interface ArchiveBatchLimits {
   max: number;
@@ -49,24 +48,27 @@ export class ArchiveWriteBatch {
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> | null = null;
   private firstAt = 0;
-  /** Running mean of the gaps between pages (ms), when the last one came, and when one last came while another was unwritten. */
-  private gapMs = 0;
-  private lastAt: number | null = null;
+  /**
+   * The running mean of the gaps between pages; a gap longer than the longest linger says only "alone": it is
+   * counted as that, not as an idle hour.
+   */
+  private readonly gaps: GapClock;
+  /** When a page last came while another was unwritten. */
   private overlapAt: number | null = null;
 
   constructor(
     private readonly write: (pages: PageWrite[]) => Promise<KeptPage[]>,
     private readonly limits: ArchiveBatchLimits = LIMITS,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.gaps = new GapClock(limits, limits.maxLingerMs);
+  }
 
   /** Adds a page; resolves with its result once its batch is written. */
   keep(page: PageWrite): Promise<KeptPage> {
     return new Promise<KeptPage>((resolve, reject) => {
       const now = this.now();
-      // A gap longer than the longest linger says only "alone": it is counted as that, not as an idle hour.
-      if (this.lastAt !== null) this.gapMs += GAP_WEIGHT * (Math.min(now - this.lastAt, this.limits.maxLingerMs) - this.gapMs);
-      this.lastAt = now;
+      this.gaps.tick(now);
       if (this.pending.length > 0 || this.writing) this.overlapAt = now;
       if (this.pending.length === 0) this.firstAt = now;
       this.pending.push({ page, resolve, reject });
@@ -82,7 +84,7 @@ export class ArchiveWriteBatch {
 
   /** How long the current batch's first page waits for companions while pages are kept at the same time. */
   get lingerMs(): number {
-    return Math.min(this.limits.maxLingerMs, Math.max(this.limits.minLingerMs, Math.round(ARCHIVE_BATCH_PAGES_AHEAD * this.gapMs)));
+    return this.gaps.lingerMs;
   }
 
   /** Writes what waits now, and resolves once nothing waits or is being written (at shutdown, in tests). */

@@ -63,7 +63,7 @@ export interface ArchiveBlobRecord {
   encoding: string;
   /** The bytes are in the blob store (false between the record and the write). */
   stored: boolean;
-  /** Changed by every page that references the body: a delete is conditional on it (page-archive.ts). */
+  /** Changed by every page that references the body: a delete is conditional on it (body-references.ts). */
   touch: string;
   touched_at: string;
   created_at: string;
@@ -113,3 +113,10 @@ export interface ArchivedPage {
 
 /** What keeping a page did (for the metrics and the tests). */
 export type KeepOutcome = 'stored' | 'deduplicated' | 'refused_cap' | 'disabled';
+
+/** What the archive reports to its metrics (archive-metrics.ts). */
+export interface ArchiveEvents {
+  kept(outcome: KeepOutcome): void;
+  written(storedBytes: number): void;
+  deleted(storedBytes: number): void;
+}

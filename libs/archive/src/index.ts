@@ -4,7 +4,9 @@ export { ARCHIVE_BLOBS, BlobTooLarge, type ArchiveBlobStore } from './blob-store
 export { FileBlobStore } from './adapters/file-blob-store';
 export { GridFsBlobStore } from './adapters/gridfs-blob-store';
 export { ArchiveRepository } from './archive.repository';
-export { INLINE_MAX_BYTES, PageArchive, USAGE_FRESH_MS, type PageArchiveSettings } from './page-archive';
+export { PageArchive, type PageArchiveSettings } from './page-archive';
+export { INLINE_MAX_BYTES } from './body-references';
+export { USAGE_FRESH_MS } from './tenant-usage';
 export { ArchiveModule } from './archive.module';
 export { ArchiveRetentionService } from './archive-retention.service';
 export type { ArchivedPageRecord, PageCapture } from './archive.types';

@@ -5,6 +5,7 @@ export { newId, nowIso, sleep } from './ids';
 export { SECRET_SEALER, type SecretSealer } from './secret-sealer';
 export { isSealedSecret, SecretBox, type SealedSecret } from './secret-box';
 export { BACKOFFS, backoffMs, type Backoff } from './backoff';
+export { GAP_WEIGHT, GapClock, LINGER_GAPS, lingerFor, type LingerBounds } from './gap-clock';
 export { roundUsd } from './money';
 export { Usage, type ModelRunUsage, type UsageCounterFields, type UsageRecordFields, type UsageWire } from './usage';
 export {

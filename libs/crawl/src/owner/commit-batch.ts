@@ -1,3 +1,4 @@
+import { GapClock, LINGER_GAPS, lingerFor, type LingerBounds } from '@app/core';
 import type { RecordResultInput, ResultRecord, ResultsService } from '@app/results';
 import type { CrawlEntryStore } from '../store/crawl-entry-store';
 import type { PageOutcomeStore } from '../store/page-outcome-store';
@@ -44,20 +45,19 @@ export const COMMIT_BATCH_MAX = 64;
  * (time for a few more to join), within [COMMIT_BATCH_LINGER_MS, COMMIT_BATCH_MAX_LINGER_MS]: pages finishing
  * slowly (waiting for a slow site or model) still share their batch, so the batch's fixed cost (a lease check,
  * two seq draws, three writes) is not paid by every page. Written at once when no other outcome is awaited,
- * or when the batch holds as many pages as are still awaited (at most half of the crawl's slots linger).
+ * or when the batch holds as many pages as are still awaited (at most half of the crawl's slots linger). The
+ * linger is @app/core's GapClock (gap-clock.ts), shared with the archive's write batch.
  */
 export const COMMIT_BATCH_LINGER_MS = 20;
 export const COMMIT_BATCH_MAX_LINGER_MS = 250;
-export const COMMIT_BATCH_PAGES_AHEAD = 4;
+export const COMMIT_BATCH_PAGES_AHEAD = LINGER_GAPS;
 
 /** How long a batch's first page waits for companions, given the recent mean gap between finished pages. */
-export function commitLinger(gapMs: number, limits: { minLingerMs: number; maxLingerMs: number } = LINGER): number {
-  return Math.min(limits.maxLingerMs, Math.max(limits.minLingerMs, Math.round(COMMIT_BATCH_PAGES_AHEAD * gapMs)));
+export function commitLinger(gapMs: number, limits: LingerBounds = LINGER): number {
+  return lingerFor(gapMs, limits);
 }
 
 const LINGER = { minLingerMs: COMMIT_BATCH_LINGER_MS, maxLingerMs: COMMIT_BATCH_MAX_LINGER_MS };
-/** Weight of the newest gap in the running mean of gaps between finished pages. */
-const GAP_WEIGHT = 0.2;
 
 interface Pending {
   commit: PageCommit;
@@ -80,23 +80,23 @@ export class CommitBatch {
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> | null = null;
   private firstAt = 0;
-  /** Running mean of the gaps between finished pages (ms), and when the last one came. */
-  private gapMs = 0;
-  private lastAt: number | null = null;
+  /** The running mean of the gaps between finished pages (every gap counted as it was). */
+  private readonly gaps: GapClock;
 
   constructor(
     private readonly run: CrawlRun,
     private readonly parts: CommitBatchParts,
     private readonly limits = { max: COMMIT_BATCH_MAX, ...LINGER },
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.gaps = new GapClock(limits);
+  }
 
   /** Adds a page; resolves once its batch is written: true when its entry was settled by this owner. */
   commit(commit: PageCommit): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       const now = this.now();
-      if (this.lastAt !== null) this.gapMs += GAP_WEIGHT * (now - this.lastAt - this.gapMs);
-      this.lastAt = now;
+      this.gaps.tick(now);
       if (this.pending.length === 0) this.firstAt = now;
       this.pending.push({ commit, resolve, reject });
       this.schedule();
@@ -110,7 +110,7 @@ export class CommitBatch {
 
   /** How long the current batch's first page waits for companions (see COMMIT_BATCH_MAX_LINGER_MS). */
   get lingerMs(): number {
-    return commitLinger(this.gapMs, this.limits);
+    return this.gaps.lingerMs;
   }
 
   private schedule(): void {
