@@ -5,31 +5,11 @@ import { SqliteDocumentStore } from '@app/storage';
 import { ArchiveRepository, bodyId, keepCommand, type BodyReference, type KeptPage, type PageWrite } from './archive.repository';
 import { ArchiveWriteBatch } from './archive-write-batch';
 import type { ArchivedPageRecord } from './archive.types';
+import { pageRecord } from '../../../test/support/archive-parts';
 
+/** A page record whose body is `sha` (the write batch never reads the bytes). */
 function record(jobId: string, key: string, sha: string): ArchivedPageRecord {
-  const now = new Date().toISOString();
-  return {
-    _id: `${jobId}:${key}`,
-    job_id: jobId,
-    user_id: 'u1',
-    key,
-    url: `https://shop.test/${key}`,
-    final_url: `https://shop.test/${key}`,
-    status: 200,
-    headers: {},
-    redirects: [],
-    fetch_mode: 'static',
-    content_type: 'text/html',
-    charset: 'utf-8',
-    body_sha256: sha,
-    body_bytes: 10,
-    rendered_sha256: null,
-    rendered_bytes: null,
-    fetched_at: now,
-    expires_at: now,
-    origin: 'fetch',
-    failure: null,
-  };
+  return pageRecord('u1', jobId, key, Buffer.from('body'), { body_sha256: sha, body_bytes: 10, expires_at: new Date().toISOString() });
 }
 
 const creating = (sha: string, data = 'Ym9keQ=='): BodyReference => ({
