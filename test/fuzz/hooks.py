@@ -17,11 +17,29 @@ schema errors and Gleaner's own checks of what the document states do: libs/fire
 server does not have answer 501 `NOT_SUPPORTED` to anything.
 """
 
+import builtins
 import json
+import threading
 
 import schemathesis
 from schemathesis.openapi.checks import RejectedPositiveData
 from schemathesis.specs.openapi.checks import _openapi_positive_data_acceptance
+
+# Python 3.11's AST constructor keeps its recursion depth in per-interpreter state, not per thread: two of the
+# fuzzer's worker threads in ast.parse/compile at once (a garbage collection inside one lets the other run)
+# fail with "SystemError: AST constructor recursion depth mismatch" (Hypothesis parses source for its reports).
+# It crashed CI's /v2 random pass three times in a row. One lock around compile(), which ast.parse calls, keeps
+# the fuzzer's threads out of each other's way; the requests it sends are unaffected.
+_COMPILE = builtins.compile
+_COMPILE_LOCK = threading.RLock()
+
+
+def _compile_one_at_a_time(*args, **kwargs):
+    with _COMPILE_LOCK:
+        return _COMPILE(*args, **kwargs)
+
+
+builtins.compile = _compile_one_at_a_time
 
 SCHEMA_MISMATCH_DETAIL = "The request does not match the API schema; errors[] points at each difference."
 V2_SCHEMA_MISMATCH = "The request does not match the API schema; details lists each difference."
