@@ -1,7 +1,7 @@
 /**
  * The crawl owner's batched writes on both stores (SQLite and the MongoDB-wire server, where updateEach is one
  * transaction or one unordered bulk write): a commit batch's handed-over outcomes (PageOutcomeStore.storeOutcomes,
- * docs/crawl.md "Outcomes of the owner's own process") and admission's batched claims (CrawlEntryStore.claimMany).
+ * docs/crawl.md "Outcomes of the owner's own process"), a crawler's outcome write batch (finishOutcomes) and admission's batched claims (CrawlEntryStore.claimMany).
  */
 import { StoreDeliveryLedger } from '@app/queue';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -68,6 +68,27 @@ function batchedWriteCases(open: () => Promise<DocumentStore>): void {
       ),
     ).toBe(2);
     expect((await repository.outcomes.doneOutcomes([t1, t2, t3])).map((r) => r._id).sort()).toEqual([t1, t2, t3]);
+  });
+
+  it("stores a crawler's outcome write batch of several crawls in one request: per task, whether it was the first writer", async () => {
+    const [jobA, jobB] = [`job_worker_${++n}`, `job_worker_${++n}`];
+    const [a1, a2, b1, b2] = [`${jobA}:a:0`, `${jobA}:b:0`, `${jobB}:a:0`, `${jobB}:b:0`];
+    const outcomes = await store.collection({ name: 'crawl_outcomes', indexes: [{ fields: { job_id: 1 } }] });
+    await outcomes.insertOne({ _id: b2, job_id: jobB, deliveries: 1, done: false, outcome: null }); // an earlier version's marker
+    expect(await repository.outcomes.finishOutcome(a2, jobA, { kind: 'cancelled' })).toBe(true);
+    const outcome = { kind: 'skipped', reason: 'robots', why: 'disallowed', final_url: null } as const;
+    const writes = [
+      { taskId: a1, jobId: jobA, outcome },
+      { taskId: a2, jobId: jobA, outcome },
+      { taskId: b1, jobId: jobB, outcome },
+      { taskId: b2, jobId: jobB, outcome },
+      { taskId: b1, jobId: jobB, outcome: { kind: 'cancelled' } as const },
+    ];
+    expect(await repository.outcomes.finishOutcomes(writes)).toEqual([true, false, true, true, false]);
+    expect(await repository.outcomes.outcome(a2)).toMatchObject({ outcome: { kind: 'cancelled' } });
+    expect(await repository.outcomes.outcome(b1)).toMatchObject({ job_id: jobB, done: true, outcome });
+    expect((await repository.outcomes.doneOutcomes([a1, a2, b1, b2])).map((r) => r._id).sort()).toEqual([a1, a2, b1, b2].sort());
+    expect(await repository.outcomes.finishOutcomes(writes.slice(0, 1))).toEqual([false]);
   });
 
   it("claims several entries in one request: each claimed or no longer pending; another entry's ticket is a DuplicateKeyError", async () => {

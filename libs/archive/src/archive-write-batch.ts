@@ -1,4 +1,4 @@
-import { GapClock, LINGER_GAPS } from '@app/core';
+import { LINGER_GAPS, WriteBatch } from '@app/core';
 import type { KeptPage, PageWrite } from './archive.repository';
 
 /** A batch is written once it holds this many pages, */
@@ -30,105 +30,19 @@ const LIMITS: ArchiveBatchLimits = {
   maxLingerMs: ARCHIVE_BATCH_MAX_LINGER_MS,
 };
 
-interface Waiting {
-  page: PageWrite;
-  resolve: (kept: KeptPage) => void;
-  reject: (error: unknown) => void;
-}
-
 /**
  * The archive's write batch (docs/archive.md "Where it is kept"): the pages a process keeps at the same time are
- * written in ONE store command (`ArchiveRepository.keepPages`) instead of one each. Each caller awaits its own
- * page's result; an error of the command rejects every page of the batch, as the failed write of a single page
- * fails that page. One batch is written at a time: pages that come while one is written form the next.
+ * written in ONE store command (`ArchiveRepository.keepPages`) instead of one each, by @app/core's WriteBatch
+ * (write-batch.ts), weighed by the bytes of the bodies they create. Each caller awaits its own page's result.
  */
-export class ArchiveWriteBatch {
-  private pending: Waiting[] = [];
-  private pendingBytes = 0;
-  private timer?: NodeJS.Timeout;
-  private writing: Promise<void> | null = null;
-  private firstAt = 0;
-  /**
-   * The running mean of the gaps between pages; a gap longer than the longest linger says only "alone": it is
-   * counted as that, not as an idle hour.
-   */
-  private readonly gaps: GapClock;
-  /** When a page last came while another was unwritten. */
-  private overlapAt: number | null = null;
-
-  constructor(
-    private readonly write: (pages: PageWrite[]) => Promise<KeptPage[]>,
-    private readonly limits: ArchiveBatchLimits = LIMITS,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.gaps = new GapClock(limits, limits.maxLingerMs);
+export class ArchiveWriteBatch extends WriteBatch<PageWrite, KeptPage> {
+  constructor(write: (pages: PageWrite[]) => Promise<KeptPage[]>, limits: ArchiveBatchLimits = LIMITS, now: () => number = Date.now) {
+    super(write, { ...limits, maxWeight: limits.maxBytes }, bytesOf, now);
   }
 
   /** Adds a page; resolves with its result once its batch is written. */
   keep(page: PageWrite): Promise<KeptPage> {
-    return new Promise<KeptPage>((resolve, reject) => {
-      const now = this.now();
-      this.gaps.tick(now);
-      if (this.pending.length > 0 || this.writing) this.overlapAt = now;
-      if (this.pending.length === 0) this.firstAt = now;
-      this.pending.push({ page, resolve, reject });
-      this.pendingBytes += bytesOf(page);
-      this.schedule();
-    });
-  }
-
-  /** Pages waiting for their batch. */
-  get size(): number {
-    return this.pending.length;
-  }
-
-  /** How long the current batch's first page waits for companions while pages are kept at the same time. */
-  get lingerMs(): number {
-    return this.gaps.lingerMs;
-  }
-
-  /** Writes what waits now, and resolves once nothing waits or is being written (at shutdown, in tests). */
-  async drain(): Promise<void> {
-    while (this.writing || this.pending.length > 0) {
-      clearTimeout(this.timer);
-      if (!this.writing) this.flush();
-      await this.writing;
-    }
-  }
-
-  private schedule(): void {
-    if (this.writing || this.pending.length === 0) return;
-    const alone = this.overlapAt === null || this.now() - this.overlapAt >= this.limits.maxLingerMs;
-    const due =
-      alone || this.pending.length >= this.limits.max || this.pendingBytes >= this.limits.maxBytes
-        ? 0
-        : Math.max(0, this.firstAt + this.lingerMs - this.now());
-    clearTimeout(this.timer);
-    // At once still waits for this turn of the event loop: pages kept together share the batch.
-    this.timer = setTimeout(() => this.flush(), due);
-  }
-
-  private flush(): void {
-    if (this.writing || this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.writing = this.settle(batch);
-  }
-
-  private async settle(batch: Waiting[]): Promise<void> {
-    let kept: KeptPage[] | null = null;
-    let failure: unknown = null;
-    try {
-      kept = await this.write(batch.map((w) => w.page));
-    } catch (error) {
-      failure = error;
-    }
-    // Done before its pages are told: a caller's next page (kept after this one) finds no write in flight.
-    this.writing = null;
-    // Pages that came while this batch was written: due once their first has waited its linger.
-    this.schedule();
-    batch.forEach((w, i) => (kept ? w.resolve(kept[i]) : w.reject(failure)));
+    return this.add(page);
   }
 }
 

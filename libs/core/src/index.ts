@@ -6,6 +6,7 @@ export { SECRET_SEALER, type SecretSealer } from './secret-sealer';
 export { isSealedSecret, SecretBox, type SealedSecret } from './secret-box';
 export { BACKOFFS, backoffMs, type Backoff } from './backoff';
 export { GAP_WEIGHT, GapClock, LINGER_GAPS, lingerFor, type LingerBounds } from './gap-clock';
+export { WriteBatch, type WriteBatchLimits } from './write-batch';
 export { roundUsd } from './money';
 export { Usage, type ModelRunUsage, type UsageCounterFields, type UsageRecordFields, type UsageWire } from './usage';
 export {

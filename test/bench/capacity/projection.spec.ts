@@ -37,6 +37,15 @@ describe('the capacity projection', () => {
     expect(p.per_replica.page_workers_to_reach_cpu_cap).toBe(Math.ceil(mainCap * ASSUMED.page_wait_s.value));
   });
 
+  it("prices a page's store and Redis commands as in a cluster of several crawlers (the 2-crawler run)", () => {
+    const s = summary();
+    s.cluster_2.store.per_page.write_commands = 16;
+    const p = project(s);
+    expect(p.inputs.measured.store_write_commands_per_page).toEqual({ value: 16, from: 'summary.cluster_2.store.per_page.write_commands' });
+    expect(p.inputs.measured.redis_commands_per_page.from).toBe('summary.cluster_2.redis.per_page.commands');
+    expect(project({ cluster_1: s.cluster_1 }).inputs.measured.store_write_commands_per_page.value).toBe(14);
+  });
+
   it('takes the per-replica background from the difference of the 1- and 2-crawler clusters', () => {
     const p = project(summary());
     expect(p.inputs.measured.redis_background_commands_per_s_per_replica).toEqual({
@@ -86,7 +95,7 @@ describe('the capacity projection', () => {
 
   it('refuses a summary that lacks a measured input instead of projecting from nothing', () => {
     const broken = summary();
-    delete (broken.cluster_1.store.per_page as Record<string, unknown>).write_commands;
+    delete (broken.cluster_2.store.per_page as Record<string, unknown>).write_commands;
     expect(() => project(broken)).toThrow(/store\.per_page\.write_commands is missing/);
     expect(project({})).toEqual({ note: 'run cluster_1 (and cluster_2) first' });
   });

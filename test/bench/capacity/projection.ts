@@ -115,10 +115,14 @@ export function project(summary: Json): Json {
   const crawlerMainMs = crawlerSum('main_thread_net_ms');
   const apiMs = input('cpu_per_page.api.net_ms');
   const redisCpuMs = input('cpu_per_page.redis.net_ms');
-  const storeCommands = input('store.per_page.commands');
-  const storeWrites = input('store.per_page.write_commands');
-  const storeWriteBytes = input('store.per_page.write_request_bytes');
-  const redisCommands = input('redis.per_page.commands');
+  // A page's store and Redis commands in a cluster of several crawlers, where pages run on a crawler that does not
+  // own their crawl (their outcomes are written by the page worker and read by the owner): the 2-crawler run.
+  const several = summary.cluster_2 ? 'cluster_2' : base;
+  const inputOfSeveral = (path: string) => ({ value: get(summary, `${several}.${path}`), from: `summary.${several}.${path}` });
+  const storeCommands = inputOfSeveral('store.per_page.commands');
+  const storeWrites = inputOfSeveral('store.per_page.write_commands');
+  const storeWriteBytes = inputOfSeveral('store.per_page.write_request_bytes');
+  const redisCommands = inputOfSeveral('redis.per_page.commands');
   const modelCalls = input('model.calls');
   const inputTokens = input('model.prompt_tokens_o200k');
   const outputTokens = input('model.reported_output_tokens');
@@ -149,7 +153,7 @@ export function project(summary: Json): Json {
   // only commands), so batched writes count as what they are.
   const perDocS = 1 / PUBLISHED.mongo_batched_writes_per_s.value;
   const perCommandS = 1 / PUBLISHED.mongo_single_doc_writes_per_s.value - perDocS;
-  const storeDocs = input('store.per_page.docs_written');
+  const storeDocs = inputOfSeveral('store.per_page.docs_written');
   const writeSeconds = (commands: number, docs: number) => commands * perCommandS + docs * perDocS;
   const storeWriteCap = ASSUMED.store_target.value / writeSeconds(storeWrites.value, storeDocs.value); // pages/s
   const storeWriteCapSingleDoc = (PUBLISHED.mongo_single_doc_writes_per_s.value * ASSUMED.store_target.value) / storeWrites.value;
@@ -198,10 +202,10 @@ export function project(summary: Json): Json {
 
   // Levers on the first shared limit: the archive's writes (archive: false) are measured apart (by_area).
   const archiveWrites = {
-    value: get(summary, `${base}.store.by_area.archive.write_commands`),
-    from: `summary.${base}.store.by_area.archive.write_commands`,
+    value: get(summary, `${several}.store.by_area.archive.write_commands`),
+    from: `summary.${several}.store.by_area.archive.write_commands`,
   };
-  const archiveDocsPath = `${base}.store.by_area.archive.docs_written`;
+  const archiveDocsPath = `${several}.store.by_area.archive.docs_written`;
   const archiveDocs = { value: get(summary, archiveDocsPath), from: `summary.${archiveDocsPath}` };
   const target = TARGET_PAGES_PER_DAY / 86_400;
   const needed = (perReplica: number) => Math.ceil(target / perReplica);

@@ -49,8 +49,11 @@ export class PageDispatcher {
   /** Listens for outcomes (bus and poll) and starts the re-send sweep. */
   async open(): Promise<void> {
     this.unsubscribe = await this.bus.subscribe(crawlOutcomeChannel(this.run.jobId), (msg) => {
-      const task = (msg as { task?: string }).task;
-      if (task && this.waiters.has(task)) void this.collect([task]).catch((error: unknown) => this.warn(error));
+      // `{task}`, or `{tasks}` from a crawler's outcome write batch (worker/outcome-write-batch.ts): one read for all.
+      const { task, tasks } = msg as { task?: unknown; tasks?: unknown };
+      const named = Array.isArray(tasks) ? tasks : [task];
+      const awaited = named.filter((t): t is string => typeof t === 'string' && this.waiters.has(t));
+      if (awaited.length > 0) void this.collect(awaited).catch((error: unknown) => this.warn(error));
     });
     this.every(OUTCOME_POLL_MS, () => this.collect([...this.waiters.keys()]));
     this.every(REDISPATCH_AFTER_MS / 3, () => this.redispatchStale());

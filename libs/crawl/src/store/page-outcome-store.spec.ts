@@ -77,6 +77,28 @@ describe('PageOutcomeStore', () => {
     expect(await outcomes.delivered('t1', 'job5')).toMatchObject({ done: true, deliveries: 2 });
   });
 
+  it("stores a crawler's outcome write batch in one request, of any crawls, telling per task whether it was the first writer", async () => {
+    await outcomes.finishOutcome('t2', 'job5', { kind: 'cancelled' });
+    // An earlier version's delivery marker (done: false) is finished in place.
+    await f.collections.outcomes.insertOne({ _id: 't4', job_id: 'job6', done: false, outcome: null });
+    const outcome = { kind: 'skipped', reason: 'robots', why: 'no', final_url: null } as const;
+    const items = [
+      { taskId: 't1', jobId: 'job5', outcome },
+      { taskId: 't2', jobId: 'job5', outcome },
+      { taskId: 't3', jobId: 'job6', outcome },
+      { taskId: 't4', jobId: 'job6', outcome },
+      // Two deliveries of one task finished together: the first is the one written.
+      { taskId: 't1', jobId: 'job5', outcome: { kind: 'cancelled' } as const },
+    ];
+    expect(await outcomes.finishOutcomes([])).toEqual([]);
+    expect(await outcomes.finishOutcomes(items)).toEqual([true, false, true, true, false]);
+    expect(await outcomes.outcome('t1')).toMatchObject({ job_id: 'job5', done: true, outcome });
+    expect(await outcomes.outcome('t2')).toMatchObject({ done: true, outcome: { kind: 'cancelled' } });
+    expect(await outcomes.outcome('t3')).toMatchObject({ job_id: 'job6', done: true, outcome });
+    expect(await outcomes.outcome('t4')).toMatchObject({ job_id: 'job6', done: true, outcome });
+    expect(await outcomes.finishOutcomes(items.slice(0, 1))).toEqual([false]);
+  });
+
   it("forgets committed tasks' counts: a later delivery counts from one", async () => {
     await outcomes.delivered('t7', 'job7');
     await outcomes.delivered('t8', 'job7');

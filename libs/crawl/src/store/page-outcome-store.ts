@@ -67,6 +67,31 @@ export class PageOutcomeStore {
   }
 
   /**
+   * finishOutcome for several tasks, of any crawls, in one request (a crawler's outcome write batch,
+   * worker/outcome-write-batch.ts): per task, true when this call recorded its outcome (the first writer wins).
+   */
+  async finishOutcomes(items: ReadonlyArray<{ taskId: string; jobId: string; outcome: StoredPageOutcome }>): Promise<boolean[]> {
+    if (items.length === 0) return [];
+    // A task named twice in one call (two deliveries finished together): its first item is the one written.
+    const first = new Map<string, number>();
+    items.forEach((i, n) => first.has(i.taskId) || first.set(i.taskId, n));
+    const unique = [...first.values()].map((n) => items[n]);
+    const { duplicates } = await this.outcomes.insertMany(unique.map((i) => doneRecord(i.taskId, i.jobId, i.outcome)));
+    // A record there already: done (another worker won), or a marker an earlier version wrote at the delivery.
+    const taken = new Set(duplicates);
+    const recorded = new Map<string, boolean>(
+      await Promise.all(
+        unique.map(async (i): Promise<[string, boolean]> => [
+          i.taskId,
+          !taken.has(i.taskId) ||
+            (await this.outcomes.findOneAndUpdate({ _id: i.taskId, done: false }, { $set: { done: true, outcome: i.outcome } })) !== null,
+        ]),
+      ),
+    );
+    return items.map((i, n) => first.get(i.taskId) === n && recorded.get(i.taskId) === true);
+  }
+
+  /**
    * Records the outcomes of several tasks in one request (an owner's commit batch, for the outcomes its own
    * process's page workers handed over: local-outcomes.ts); each only if its task is not done yet (the first
    * writer wins, as finishOutcome). Returns how many were recorded.

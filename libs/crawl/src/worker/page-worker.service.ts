@@ -7,20 +7,14 @@ import type { LoadedPage } from '@app/pages';
 import { HandBackError, type QueueMessage } from '@app/queue';
 import { isArchiveSource } from '../crawl-input';
 import { CrawlPageSources, CrawlPorts, CrawlRecords } from '../crawl-process';
-import {
-  CRAWL_PAGES_QUEUE,
-  MAX_LINKS_PER_PAGE,
-  crawlOutcomeChannel,
-  pageTaskId,
-  type PageOutcome,
-  type PageTaskPayload,
-} from '../crawl.types';
+import { CRAWL_PAGES_QUEUE, MAX_LINKS_PER_PAGE, pageTaskId, type PageOutcome, type PageTaskPayload } from '../crawl.types';
 import { workerCrashVerdict } from '../page-retry-policy';
 import { toStoredOutcome } from '../stored-outcome';
 import { ArchivedPages } from './archived-pages';
 import { canonicalOf, duplicateCheck } from './duplicate-check';
 import { DomainLabels } from './domain-labels';
 import { ExclusiveGate } from './exclusive-gate';
+import { OutcomeWriteBatch } from './outcome-write-batch';
 import { monitorObservation, unchangedOutcome, type MonitorNote } from './monitor-note';
 import { JobContexts, type JobContext } from './job-contexts';
 import { PageFetch } from './page-fetch';
@@ -45,6 +39,7 @@ export class PageWorkerService implements OnApplicationBootstrap {
   private readonly archived: ArchivedPages;
   private readonly fetch: PageFetch;
   private readonly pagination: PagePagination;
+  private readonly outcomeWrites: OutcomeWriteBatch;
 
   constructor(
     private readonly ports: CrawlPorts,
@@ -55,6 +50,8 @@ export class PageWorkerService implements OnApplicationBootstrap {
     const { config, logger, metrics, politeness } = ports;
     const { loader, archive } = sources;
     this.archived = new ArchivedPages(archive, loader, logger);
+    // The repository's parts are opened with the module (onModuleInit): looked up when a batch is written.
+    this.outcomeWrites = new OutcomeWriteBatch({ finishOutcomes: (items) => records.repository.outcomes.finishOutcomes(items) }, ports.bus);
     this.contexts = new JobContexts((jobId) => records.jobsRepository.findForWorker(jobId));
     this.outcomes = metrics.once(
       'gleaner_crawl_page_tasks_total',
@@ -165,15 +162,14 @@ export class PageWorkerService implements OnApplicationBootstrap {
 
   /**
    * Tells the owner the outcome. An owner in this process takes it directly and stores it with its commit batch
-   * (local-outcomes.ts); otherwise it is stored here (first writer wins) and announced by bus.
+   * (local-outcomes.ts); otherwise it is stored here (first writer wins) and announced by bus, with the outcomes other
+   * page workers of this process finish meanwhile (outcome-write-batch.ts).
    */
   private async report(task: PageTaskPayload, taskId: string, outcome: PageOutcome): Promise<void> {
     this.outcomes.inc({ outcome: outcome.kind });
     const stored = toStoredOutcome(outcome);
     if (this.records.localOutcomes.offer(taskId, outcome, stored)) return;
-    if (await this.records.repository.outcomes.finishOutcome(taskId, task.job_id, stored)) {
-      await this.ports.bus.publish(crawlOutcomeChannel(task.job_id), { task: taskId }).catch(() => undefined);
-    }
+    await this.outcomeWrites.add({ taskId, jobId: task.job_id, outcome: stored });
   }
 
   private async run(task: PageTaskPayload, context: JobContext, signal: AbortSignal, note: MonitorNote | null): Promise<PageOutcome> {
