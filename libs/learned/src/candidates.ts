@@ -199,8 +199,7 @@ function listCandidates(
     for (const { source, raw, penalty } of sourcesOf(el)) {
       if (source.kind === 'after-label' && items.length > 1) continue;
       // One element per item: selectors that pick this element and its like.
-      const itemSteps =
-        field.kind === 'string' ? stepsFor(raw, String(first), field.kind) : parsedSteps(raw, field, first, url);
+      const itemSteps = field.kind === 'string' ? stepsFor(raw, String(first), field.kind) : parsedSteps(raw, field, first, url);
       for (const steps of itemSteps) {
         if (steps.some((s) => s.op === 'split')) continue;
         targets++;

@@ -79,7 +79,9 @@ describe('planFields on lists nested in the items of a list', () => {
           type: 'array',
           items: {
             type: 'object',
-            properties: { v: { type: 'array', items: { type: 'object', properties: { t: { type: 'array', items: { type: 'string' } } } } } },
+            properties: {
+              v: { type: 'array', items: { type: 'object', properties: { t: { type: 'array', items: { type: 'string' } } } } },
+            },
           },
         },
       },
@@ -119,7 +121,10 @@ describe('a learned list of objects with lists nested in its items', () => {
   });
 
   it('gives an item without the nested list [] or, when its schema allows null, null', () => {
-    const lacking = parsePage('http://nested.test/bare', page(20, (n) => n === 5));
+    const lacking = parsePage(
+      'http://nested.test/bare',
+      page(20, (n) => n === 5),
+    );
     const out = runProgram(learned.program!, lacking, FIELDS) as { products: Array<ReturnType<typeof truthItem>> };
     expect(out.products[5].tags).toEqual([]);
     expect(out.products[6]).toEqual(truthItem(6));
@@ -139,13 +144,13 @@ describe('a nested list no rule reproduces', () => {
   it('leaves the whole list to the model (a failure, never a wrong program)', () => {
     // The tags are one text the model split in its own way: no element shows one tag, no separator splits them.
     const odd = (count: number): LearningSample => {
-      const html = page(count).replace(/<ul class="tags">(.*?)<\/ul>/g, (_m, inner: string) => `<p class="tags">${inner.replace(/<\/?li>/g, '')}</p>`);
+      const html = page(count).replace(
+        /<ul class="tags">(.*?)<\/ul>/g,
+        (_m, inner: string) => `<p class="tags">${inner.replace(/<\/?li>/g, '')}</p>`,
+      );
       return { page: parsePage(`http://odd.test/${count}`, html), output: sample(count).output };
     };
-    const learned = learnProgram(
-      FIELDS,
-      [30, 45, 60].map(odd),
-    );
+    const learned = learnProgram(FIELDS, [30, 45, 60].map(odd));
     expect(learned.program).toBeUndefined();
     expect(learned.failures.map((f) => f.field)).toEqual(['products']);
   });

@@ -132,6 +132,8 @@ const PROPOSING_ITEMS = 3;
  * every item (its column, or a rule proposed by the first items' elements: a class, a label, the place in the item),
  * checked on every item of every learning page, so each item keeps its own values (an item without a price gets
  * null, not its neighbour's). Hundreds of items cost no more rules than a few: they are checked, not proposed, there.
+ * A property that is a list (`tags`, `variants`) gets a rule read inside each item too (nested-lists.ts), checked
+ * item by item and element by element; none that fits: no rule for the list, which stays the model's.
  */
 function learnItemsRule(field: LearnableField, properties: LearnableField[], samples: LearningSample[], outliers: number): RuleResult {
   const relevant = samples.filter((s) => covers(s, field.name));

@@ -36,7 +36,11 @@ export function nestedCandidates(
 ): { candidates: Candidate[]; tried: number } {
   const flattened = relevant.map((s) => ({
     page: s.page,
-    output: { [property.name]: modelItems(s, field).flatMap((item) => (Array.isArray(item[property.name]) ? (item[property.name] as unknown[]) : [])) },
+    output: {
+      [property.name]: modelItems(s, field).flatMap((item) =>
+        Array.isArray(item[property.name]) ? (item[property.name] as unknown[]) : [],
+      ),
+    },
   }));
   const pageWide = learn(property, flattened);
   const candidates: Candidate[] = pageWide.rule ? [{ rule: pageWide.rule, score: -1 }] : [];

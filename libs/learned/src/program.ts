@@ -174,7 +174,12 @@ export function runItemsRule(rule: FieldRule, page: LearnedPage, fields: Learnab
   return itemObjects(matchedElements(rule, page), rule.items, fields, page.url);
 }
 
-function itemObjects(elements: Element[], itemRules: FieldRule[], fields: LearnableField[], pageUrl: string): Array<Record<string, unknown>> {
+function itemObjects(
+  elements: Element[],
+  itemRules: FieldRule[],
+  fields: LearnableField[],
+  pageUrl: string,
+): Array<Record<string, unknown>> {
   const rules = new Map(itemRules.map((r) => [r.field, r]));
   return elements.map((item) => {
     const out: Record<string, unknown> = {};
@@ -204,7 +209,13 @@ function matchedWithin(rule: FieldRule, item: Element): Element[] {
 
 /** A list nested in one item: its sub-items' objects (never the item itself), or its scalars. */
 function listWithin(rule: FieldRule, item: Element, field: LearnableField, pageUrl: string): unknown[] {
-  if (rule.items) return itemObjects(matchedWithin(rule, item).filter((el) => el !== item), rule.items, field.items ?? [], pageUrl);
+  if (rule.items)
+    return itemObjects(
+      matchedWithin(rule, item).filter((el) => el !== item),
+      rule.items,
+      field.items ?? [],
+      pageUrl,
+    );
   const matched = matchedWithin(rule, item);
   if (rule.pick === 'all') return matched.flatMap((el) => elementValues(el, rule, pageUrl));
   for (const el of matched) {
