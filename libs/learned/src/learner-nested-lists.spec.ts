@@ -2,6 +2,7 @@ import { product, products } from '../../../test/fixtures/long-lists';
 import { parsePage } from './dom';
 import { learnProgram, type LearningSample } from './learner';
 import { runProgram } from './program';
+import { LearnedSession } from './session';
 import { planFields, valuesAgree } from './values';
 
 /**
@@ -153,5 +154,24 @@ describe('a nested list no rule reproduces', () => {
     const learned = learnProgram(FIELDS, [30, 45, 60].map(odd));
     expect(learned.program).toBeUndefined();
     expect(learned.failures.map((f) => f.field)).toEqual(['products']);
+    expect(learned.failures[0].reason).toMatch(/^tags of its items: /);
+  });
+});
+
+describe('a learned session on a catalogue with nested lists', () => {
+  it('learns and verifies on the model pages, then reads a 1,000-item page with no model call', async () => {
+    let calls = 0;
+    const session = new LearnedSession(schema(), async (request) => {
+      calls++;
+      return sample(Number(new URL(request.url).pathname.slice(1))).output;
+    });
+    expect(session.learnable).toBe(true);
+    const counts = [30, 45, 60, 20, 25, 35, 40, 50, 70, 1000];
+    const results = [];
+    for (const count of counts) results.push(await session.extract(`http://nested.test/${count}`, page(count)));
+    expect(results.map((r) => r.role)).toEqual([...Array(3).fill('learning'), ...Array(5).fill('verification'), 'program', 'program']);
+    expect(calls).toBe(8);
+    expect(results.at(-1)).toMatchObject({ method: 'selectors', modelCalls: 0 });
+    expect(results.at(-1)!.data).toEqual(sample(1000).output);
   });
 });
