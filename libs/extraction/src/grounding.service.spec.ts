@@ -138,6 +138,25 @@ describe('GroundingService', () => {
     expect(guard(items, [])).toBeNull();
   });
 
+  it('guards the lists nested in the items of a learned list: their values, and their sub-items by property', () => {
+    const page = service.pageOf('https://shop.example/b', CONTENT);
+    const guard = service.learnedGuard(page);
+    const scalar = (name: string, kind: 'string' | 'number', list = false) => ({ name, kind, list, nullable: true, required: false });
+    const books = {
+      ...scalar('books', 'string', true),
+      items: [
+        scalar('title', 'string'),
+        scalar('tags', 'string', true),
+        { ...scalar('offers', 'string', true), items: [scalar('price', 'number')] },
+      ],
+    };
+    const book = { title: 'Bree Tanner', tags: ['Stephenie Meyer'], offers: [{ price: 12.99 }] };
+    expect(guard(books, [book])).toBe(true);
+    expect(guard(books, [{ ...book, tags: ['Stephenie Meyer', 'Eclipse'] }])).toBe(false);
+    expect(guard(books, [{ ...book, offers: [{ price: 12.99 }, { price: 99.5 }] }])).toBe(false);
+    expect(guard(books, [{ ...book, tags: [], offers: [] }])).toBe(true);
+  });
+
   it('shows each kind of rule source', () => {
     expect(selectorView({ ...AUTHOR_RULE, source: { kind: 'attr', name: 'content' }, parentLabel: undefined })).toEqual({
       css: 'div.by > a',

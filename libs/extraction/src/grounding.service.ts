@@ -100,18 +100,7 @@ export class GroundingService {
   learnedGuard(page: PageGrounding): GroundingCheck {
     return (field, value) => {
       if (!field.items) return page.grounded(value, field.kind satisfies LeafKind);
-      // A list of objects: each property's values over the items, by the property's kind (false when one is not on the page).
-      const items = Array.isArray(value) ? value.filter((i): i is Record<string, unknown> => typeof i === 'object' && i !== null) : [];
-      let verdict: boolean | null = null;
-      for (const property of field.items) {
-        const one = page.grounded(
-          items.map((i) => i[property.name]),
-          property.kind satisfies LeafKind,
-        );
-        if (one === false) return false;
-        if (one === true) verdict = true;
-      }
-      return verdict;
+      return itemsGrounded(page, field.items, records(value));
     };
   }
 
@@ -175,4 +164,29 @@ export function selectorView(rule: FieldRule): SelectorView {
     ...(source.kind === 'after-label' ? { label: source.label } : {}),
     ...(rule.parentLabel !== undefined ? { parent_label: rule.parentLabel } : {}),
   };
+}
+
+type GuardedField = Parameters<GroundingCheck>[0];
+
+function records(value: unknown): Array<Record<string, unknown>> {
+  return Array.isArray(value)
+    ? value.filter((i): i is Record<string, unknown> => typeof i === 'object' && i !== null && !Array.isArray(i))
+    : [];
+}
+
+/**
+ * A list of objects: each property's values over the items, by the property's kind (false when one is not on the
+ * page); a list nested in the items (`tags`, `variants`) by its values, or its sub-items' properties, over all items.
+ */
+function itemsGrounded(page: PageGrounding, properties: GuardedField[], items: Array<Record<string, unknown>>): boolean | null {
+  let verdict: boolean | null = null;
+  for (const property of properties) {
+    const values = items.map((i) => i[property.name]);
+    const one = property.items
+      ? itemsGrounded(page, property.items, values.flatMap(records))
+      : page.grounded(values.flat(), property.kind satisfies LeafKind);
+    if (one === false) return false;
+    if (one === true) verdict = true;
+  }
+  return verdict;
 }

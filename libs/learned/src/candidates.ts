@@ -1,4 +1,4 @@
-import { childElements, isElement, ownText, visibleText, walk, type Element } from '@app/content';
+import { childElements, isElement, ownText, visibleText, walk, type Document, type Element } from '@app/content';
 import { leadingText, parentElement, textAfterLabel } from './dom';
 import { modelScalar, type FieldRule, type ValueSource, type ValueStep } from './program';
 import { cssString, pathWithin, selectorsFor } from './selectors';
@@ -106,7 +106,7 @@ export function candidatesFor(field: LearnableField, sample: LearningSample): Ca
   const out: Candidate[] = [];
   if (field.list) {
     const items = (value as unknown[]).map((v) => modelScalar(field.kind, v, url)).filter((v) => v !== undefined);
-    listCandidates(field, sample, items, out);
+    listCandidates(field, sample.page.doc, url, items, out);
     return out;
   }
   const target = modelScalar(field.kind, value, url)!;
@@ -174,21 +174,37 @@ function previousElement(el: Element): Element | undefined {
   return node ?? undefined;
 }
 
-function listCandidates(field: LearnableField, sample: LearningSample, items: Array<string | number>, out: Candidate[]): void {
+/** Rules that read a list of scalars nested in one item of a list of objects (`tags`), relative to the item as well. */
+export function listCandidatesWithin(property: LearnableField, item: Element, values: unknown, url: string): Candidate[] {
+  if (!Array.isArray(values)) return [];
+  const items = values.map((v) => modelScalar(property.kind, v, url)).filter((v) => v !== undefined);
+  const out: Candidate[] = [];
+  if (items.length > 0) listCandidates(property, item, url, items, out, item);
+  return out;
+}
+
+function listCandidates(
+  field: LearnableField,
+  root: Document | Element,
+  url: string,
+  items: Array<string | number>,
+  out: Candidate[],
+  item?: Element,
+): void {
   const first = items[0];
   const wanted = items.map(String);
   let targets = 0;
-  walk(sample.page.doc, (el) => {
+  walk(root, (el) => {
     if (el.name === 'script' || el.name === 'style' || targets >= MAX_TARGETS) return false;
     for (const { source, raw, penalty } of sourcesOf(el)) {
       if (source.kind === 'after-label' && items.length > 1) continue;
       // One element per item: selectors that pick this element and its like.
-      const itemSteps =
-        field.kind === 'string' ? stepsFor(raw, String(first), field.kind) : parsedSteps(raw, field, first, sample.page.url);
+      const itemSteps = field.kind === 'string' ? stepsFor(raw, String(first), field.kind) : parsedSteps(raw, field, first, url);
       for (const steps of itemSteps) {
         if (steps.some((s) => s.op === 'split')) continue;
         targets++;
-        for (const { selector, rank } of [...selectorsFor(el, true), ...listSelectors(el)])
+        const within = item && el !== item ? [{ selector: pathWithin(el, item, true), rank: 5 }] : [];
+        for (const { selector, rank } of [...selectorsFor(el, true), ...listSelectors(el), ...within])
           pushLabelled(
             out,
             el,

@@ -13,6 +13,7 @@ import {
 import { selectorsFor } from './selectors';
 import { hasValue, normText, valuesAgree, type LearnableField } from './values';
 import { SKIP, candidatesFor, candidatesWithin, type Candidate } from './candidates';
+import { modelItems, nestedCandidates } from './nested-lists';
 
 export { hrefTokens } from './candidates';
 
@@ -131,6 +132,8 @@ const PROPOSING_ITEMS = 3;
  * every item (its column, or a rule proposed by the first items' elements: a class, a label, the place in the item),
  * checked on every item of every learning page, so each item keeps its own values (an item without a price gets
  * null, not its neighbour's). Hundreds of items cost no more rules than a few: they are checked, not proposed, there.
+ * A property that is a list (`tags`, `variants`) gets a rule read inside each item too (nested-lists.ts), checked
+ * item by item and element by element; none that fits: no rule for the list, which stays the model's.
  */
 function learnItemsRule(field: LearnableField, properties: LearnableField[], samples: LearningSample[], outliers: number): RuleResult {
   const relevant = samples.filter((s) => covers(s, field.name));
@@ -151,7 +154,7 @@ function learnItemsRule(field: LearnableField, properties: LearnableField[], sam
     return true;
   };
   const columns: FieldRule[] = [];
-  for (const property of properties) {
+  for (const property of properties.filter((p) => !p.list)) {
     const column: LearnableField = { ...property, list: true };
     const columnSamples = relevant.map((s) => ({
       page: s.page,
@@ -234,10 +237,16 @@ function learnItemsRule(field: LearnableField, properties: LearnableField[], sam
     if (!relevant.some((s) => modelItems(s, field).some((i) => hasValue(i[property.name])))) continue;
     const column = columns.find((c) => c.field === property.name);
     const proposed = column ? [{ rule: column, score: -1 }] : [];
-    for (const [n, values] of modelItems(anchor, field).slice(0, PROPOSING_ITEMS).entries()) {
-      const el = select(container, anchor.page.doc)[n];
-      if (el && hasValue(values[property.name])) proposed.push(...candidatesWithin(property, el, values[property.name], anchor.page.url));
-    }
+    if (property.list) {
+      // A list inside each item (`tags`, `variants`): its rule is read inside every item, checked item by item.
+      const nested = nestedCandidates(field, property, container, relevant, (f, s) => learnRule(f, s));
+      tried += nested.tried;
+      proposed.push(...nested.candidates);
+    } else
+      for (const [n, values] of modelItems(anchor, field).slice(0, PROPOSING_ITEMS).entries()) {
+        const el = select(container, anchor.page.doc)[n];
+        if (el && hasValue(values[property.name])) proposed.push(...candidatesWithin(property, el, values[property.name], anchor.page.url));
+      }
     const unique = new Map<string, Candidate>();
     for (const c of proposed.sort((a, b) => a.score - b.score || a.rule.selector.length - b.rule.selector.length)) {
       const key = JSON.stringify(c.rule);
@@ -288,13 +297,6 @@ function valueElements(properties: LearnableField[], values: Record<string, unkn
     if (found) out.push(found);
   }
   return out;
-}
-
-/** The model's items of a list of objects on a sample (objects only). */
-function modelItems(sample: LearningSample, field: LearnableField): Array<Record<string, unknown>> {
-  const value = sample.output[field.name];
-  if (!Array.isArray(value)) return [];
-  return value.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && !Array.isArray(item));
 }
 
 /** The nearest element that holds all of them (itself one of them when it holds the others). */

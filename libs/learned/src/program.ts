@@ -35,7 +35,10 @@ export interface FieldRule {
   /**
    * A list of objects (docs/long-lists.md "Learned lists"): `selector` (with `pick: 'all'`) picks one element per
    * item, and each of these rules (`pick: 'first'`) reads a property inside it (the element itself included); a
-   * property its rule does not find is null. The rule's own `source`, `steps` and `parse` are not used.
+   * property its rule does not find is null. The rule's own `source`, `steps` and `parse` are not used. A property
+   * that is a list is read inside the item the same way, one level down: a list of scalars by a `pick: 'all'` rule
+   * (or a `first` rule with a split), a list of objects by a rule with `items` of its own whose selector picks the
+   * item's sub-items; one found nowhere in the item is [] (null when its schema allows null).
    */
   items?: FieldRule[];
 }
@@ -59,7 +62,8 @@ export function makeProgram(rules: FieldRule[]): ExtractionProgram {
 export function checkProgram(program: ExtractionProgram): string[] {
   const problems: string[] = [];
   if (program.version !== 1) problems.push(`unknown program version ${String(program.version)}`);
-  for (const rule of (program.rules ?? []).flatMap((r) => [r, ...(Array.isArray(r.items) ? r.items : [])])) {
+  const withNested = (r: FieldRule): FieldRule[] => [r, ...(Array.isArray(r.items) ? r.items.flatMap(withNested) : [])];
+  for (const rule of (program.rules ?? []).flatMap(withNested)) {
     if (!isRunnableSelector(rule.selector)) problems.push(`${rule.field}: selector "${rule.selector}" is not valid CSS`);
     if (rule.parentLabel !== undefined && (typeof rule.parentLabel !== 'string' || rule.parentLabel === '' || rule.parentLabel.length > 60))
       problems.push(`${rule.field}: parentLabel must be a text of 1 to 60 characters`);
@@ -162,29 +166,68 @@ export function runFieldRule(rule: FieldRule, page: LearnedPage, field: Learnabl
 
 /**
  * A list of objects: an object per element the rule's selector picks, in document order, each property read by its
- * item rule inside that element. A property not found is null, or left out when its schema does not allow null.
+ * item rule inside that element. A property not found is null, or left out when its schema does not allow null; a
+ * list property not found is [] (null when its schema allows null).
  */
 export function runItemsRule(rule: FieldRule, page: LearnedPage, fields: LearnableField[]): Array<Record<string, unknown>> {
   if (!rule.items) return [];
-  const rules = new Map(rule.items.map((r) => [r.field, r]));
-  return matchedElements(rule, page).map((item) => {
+  return itemObjects(matchedElements(rule, page), rule.items, fields, page.url);
+}
+
+function itemObjects(
+  elements: Element[],
+  itemRules: FieldRule[],
+  fields: LearnableField[],
+  pageUrl: string,
+): Array<Record<string, unknown>> {
+  const rules = new Map(itemRules.map((r) => [r.field, r]));
+  return elements.map((item) => {
     const out: Record<string, unknown> = {};
     for (const field of fields) {
       const itemRule = rules.get(field.name);
-      const value = itemRule ? firstWithin(itemRule, item, page.url) : null;
+      if (field.list) {
+        const values = itemRule ? listWithin(itemRule, item, field, pageUrl) : [];
+        out[field.name] = values.length > 0 || !field.nullable ? values : null;
+        continue;
+      }
+      const value = itemRule ? firstWithin(itemRule, item, pageUrl) : null;
       if (value !== null || field.nullable) out[field.name] = value;
     }
     return out;
   });
 }
 
+/** The elements inside an item (or it) a rule matches, kept to its parent label when it has one. */
+function matchedWithin(rule: FieldRule, item: Element): Element[] {
+  const matched = selectWithin(rule.selector, item);
+  if (rule.parentLabel === undefined) return matched;
+  return matched.filter((el) => {
+    const parent = parentElement(el);
+    return parent !== undefined && leadingText(parent) === rule.parentLabel;
+  });
+}
+
+/** A list nested in one item: its sub-items' objects (never the item itself), or its scalars. */
+function listWithin(rule: FieldRule, item: Element, field: LearnableField, pageUrl: string): unknown[] {
+  if (rule.items)
+    return itemObjects(
+      matchedWithin(rule, item).filter((el) => el !== item),
+      rule.items,
+      field.items ?? [],
+      pageUrl,
+    );
+  const matched = matchedWithin(rule, item);
+  if (rule.pick === 'all') return matched.flatMap((el) => elementValues(el, rule, pageUrl));
+  for (const el of matched) {
+    const values = elementValues(el, rule, pageUrl);
+    if (values.length > 0) return values;
+  }
+  return [];
+}
+
 /** A property of one item: the first element inside it (or it) that yields a value under the rule. */
 function firstWithin(rule: FieldRule, item: Element, pageUrl: string): string | number | null {
-  for (const el of selectWithin(rule.selector, item)) {
-    if (rule.parentLabel !== undefined) {
-      const parent = parentElement(el);
-      if (parent === undefined || leadingText(parent) !== rule.parentLabel) continue;
-    }
+  for (const el of matchedWithin(rule, item)) {
     const values = elementValues(el, rule, pageUrl);
     if (values.length > 0) return values[0];
   }

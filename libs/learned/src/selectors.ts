@@ -92,9 +92,10 @@ export function selectorsFor(el: Element, forList = false): SelectorCandidate[] 
  * `li.card > p:nth-of-type(2)`: the element's place inside an item of a list (`item`, one of its ancestors or
  * itself), read inside each item (docs/long-lists.md "Learned lists"): exact within the item's template.
  */
-export function pathWithin(el: Element, item: Element): string {
+export function pathWithin(el: Element, item: Element, forList = false): string {
   const steps: string[] = [];
-  for (let a: Element | undefined = el; a && a !== item; a = parentElement(a)) steps.unshift(nthOfType(a));
+  // `forList`: the last step unnumbered, so the path picks the element's siblings too (a list nested in the item).
+  for (let a: Element | undefined = el; a && a !== item; a = parentElement(a)) steps.unshift(forList && a === el ? a.name : nthOfType(a));
   return [compound(item, false), ...steps].join(' > ');
 }
 

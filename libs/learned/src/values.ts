@@ -14,8 +14,9 @@ export interface LearnableField {
   nullable: boolean;
   required: boolean;
   /**
-   * A list of objects (`list` is true): the properties of its items, each a scalar (docs/long-lists.md "Learned
-   * lists"). The rule picks one element per item and reads these inside it.
+   * A list of objects (`list` is true): the properties of its items (docs/long-lists.md "Learned lists"), each a
+   * scalar, a list of scalars or a list of objects whose properties are scalars (`tags`, `variants: [{name, price}]`).
+   * The rule picks one element per item and reads these inside it.
    */
   items?: LearnableField[];
 }
@@ -49,7 +50,8 @@ const KINDS = new Set<string>(['string', 'number', 'integer', 'date', 'date-time
 
 /**
  * Splits a (normalised, object-rooted) schema into the fields a program can learn and the rest. A list of objects is
- * learnable when each of its items' properties is a scalar (a table of rows, a grid of cards).
+ * learnable when each of its items' properties is a scalar (a table of rows, a grid of cards) or a list nested one
+ * level down: of scalars, or of objects with scalar properties.
  */
 export function planFields(schema: JsonSchemaObject): FieldPlan {
   const fields: LearnableField[] = [];
@@ -72,12 +74,13 @@ export function planFields(schema: JsonSchemaObject): FieldPlan {
   return { fields, unsupported };
 }
 
-/** The properties of a list's object items when each is a scalar; else why not. */
+/** The properties of a list's object items when each is a scalar or a list one level down; else why not. */
 function itemFields(schema: JsonSchemaObject): LearnableField[] | string {
   const plan = planFields(schema);
-  const nested = plan.fields.find((f) => f.list);
+  // One level of nesting: an item's list of objects holds scalars only (a variant's price, not its own list).
+  const deep = plan.fields.find((f) => f.items?.some((p) => p.list));
   if (plan.unsupported.length > 0) return `${plan.unsupported[0].field}: ${plan.unsupported[0].reason}`;
-  if (nested) return `${nested.name}: a list inside an item`;
+  if (deep) return `${deep.name}: a list inside a list inside an item`;
   if (plan.fields.length === 0) return 'no properties';
   return plan.fields;
 }
@@ -130,10 +133,10 @@ export function valuesAgree(field: LearnableField, a: unknown, b: unknown): bool
   return a.every((item, i) => scalarAgrees(field.kind, item, b[i]));
 }
 
-/** Two items of a list of objects: every property agrees (a missing property as null). */
+/** Two items of a list of objects: every property agrees (a missing property as null; a nested list item by item). */
 function itemsAgree(fields: LearnableField[], a: unknown, b: unknown): boolean {
   if (!isRecord(a) || !isRecord(b)) return false;
-  return fields.every((f) => scalarAgrees(f.kind, a[f.name], b[f.name]));
+  return fields.every((f) => valuesAgree(f, a[f.name], b[f.name]));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -6,9 +6,12 @@
  * - a stretch of at least MIN_REPEAT consecutive items with distinct openings that open, item by item and in order,
  *   as an earlier stretch of the group does, is that stretch again: not counted;
  * - items at its start whose traits (a linked title, a heading inside) differ from those of more than half of the
- *   group's items are left out, as long as MIN_ITEMS remain.
+ *   group's items are left out, as long as MIN_ITEMS remain;
+ * - up to MAX_TAIL items at its end whose structure (tail.ts) is not the one every item before them shares are
+ *   left out (a "Back to all jobs" link after job cards, a store-finder's headings after product headings).
  */
 import type { ItemGroup, ItemSpan } from './item-blocks';
+import { withoutOddTail } from './item-tail';
 
 /** Fewest items a repeated stretch holds (two items named alike are a coincidence, three in order a second view). */
 const MIN_REPEAT = 3;
@@ -24,10 +27,11 @@ export function refinedGroup(markdown: string, group: ItemGroup): ItemGroup {
   if (group.kind !== 'list' && group.kind !== 'sections') return group;
   const texts = (items: ItemSpan[]) => items.map((item) => markdown.slice(item.start, item.end));
   const distinct = withoutRepeats(group.items, texts(group.items).map(openingKey));
-  const items = withoutOddEnds(distinct, texts(distinct).map(traitsOf));
+  const trimmed = withoutOddEnds(distinct, texts(distinct).map(traitsOf));
+  const items = withoutOddTail(markdown, group.kind, trimmed);
   if (items.length === group.items.length) return group;
-  // A repeated view is the same list's text (its weight stays the group's); the items left out at its start are not.
-  const left = group.items.slice(0, group.items.indexOf(items[0]));
+  // A repeated view is the same list's text (its weight stays the group's); the items left out at its ends are not.
+  const left = [...group.items.slice(0, group.items.indexOf(items[0])), ...trimmed.slice(items.length)];
   return { ...group, items, text: group.text - left.reduce((sum, i) => sum + (i.end - i.start), 0) };
 }
 
