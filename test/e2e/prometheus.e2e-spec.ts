@@ -51,6 +51,8 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
   let loginSite: LoginSite;
   let prom: Prometheus;
   const processes: AppProcess[] = [];
+  /** Set by afterAll: a set-up that outlived its bound must not leave a process it starts later running (jest would not exit). */
+  let closing = false;
   let apiA: AppProcess;
   let apiB: AppProcess;
   let crawler1: AppProcess;
@@ -123,6 +125,10 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
     const started: AppProcess[] = [];
     const start = async (...args: Parameters<typeof startProcess>) => {
       const p = await startProcess(...args);
+      if (closing) {
+        await p.stop('SIGKILL');
+        throw new Error(`set-up ended before ${p.name} started`);
+      }
       processes.push(p);
       started.push(p);
     };
@@ -153,6 +159,7 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
         `${SCRAPE_INTERVAL_S}s`,
       ),
     );
+    if (closing) await prom.stop();
     await scrapedAfter(startedAt);
     console.log(`set-up (5 processes, Prometheus, first scrape): ${((Date.now() - setupStarted) / 1000).toFixed(1)} s`);
     // Five Nest processes started one after the other beside CI's soak and fuzzing took 105-120 s in rehearsals,
@@ -160,6 +167,7 @@ describeWith(['redis', 'mongodb'], 'dashboards and alerts on a real Prometheus (
   }, 300_000);
 
   afterAll(async () => {
+    closing = true;
     await Promise.all(processes.map((p) => p.stop('SIGKILL')));
     await prom?.stop();
     await Promise.all([play?.close(), models?.close(), receiver?.close(), loginSite?.close()]);
