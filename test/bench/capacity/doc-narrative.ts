@@ -3,7 +3,7 @@
  * rendering fails when bench-results/capacity.json no longer supports one (render-doc.ts), so a re-run that
  * changes the story asks for the text to change instead of printing it wrong.
  */
-import { num, round, scenarios, type CapacityResults } from './doc-figures';
+import { num, scenarios, type CapacityResults } from './doc-figures';
 
 /** What the template's prose concludes from the numbers; each must still hold for the file being rendered. */
 export function narrative(results: CapacityResults, figures: Record<string, string | number>): Array<{ says: string; holds: boolean }> {
