@@ -79,8 +79,8 @@ export interface PageDeclarations {
 
 export function extractMainContent(document: Document, hiddenSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
   const kinds = page.kinds ?? new Set<DeclaredKind>();
-  // An accordion's collapsed answers are the page's text, folded: shown (structure/collapsed-panels.ts).
-  const panels = collapsedPanels(document, hiddenSkips);
+  // An accordion's collapsed answers and a tab list's other panels are the page's text, folded: shown (structure/collapsed-panels.ts).
+  const panels = collapsedPanels(document, hiddenSkips, { tabs: !kinds.has('product') });
   const callerSkips = panels.size === 0 ? hiddenSkips : (el: Element) => !panels.has(el) && hiddenSkips(el);
   const reviewsOut = mayBeProductPage(kinds) ? reviewBlocks(document) : undefined;
   // On every page: a store's carousels, and an article's "You may also like" the grab left in.

@@ -2,8 +2,8 @@ import { parseHtml, type Element } from '../dom';
 import { isHidden } from '../visibility';
 import { collapsedPanels } from './collapsed-panels';
 
-function shown(html: string): string[] {
-  return [...collapsedPanels(parseHtml(`<body>${html}</body>`), (el: Element) => isHidden(el))].map((el) => el.attribs.id).sort();
+function shown(html: string, tabs = false): string[] {
+  return [...collapsedPanels(parseHtml(`<body>${html}</body>`), (el: Element) => isHidden(el), { tabs })].map((el) => el.attribs.id).sort();
 }
 
 const answer = 'You can file a claim once the waiting period for the coverage is over.';
@@ -25,5 +25,14 @@ describe("collapsed panels: an accordion's folded answers are the page's text", 
       `<button aria-expanded="false" aria-controls="menu">Menu</button><ul id="menu" hidden>${links}</ul>` +
       `<button aria-expanded="true" aria-controls="open">Open</button><div id="open"><p>${answer}</p></div>`;
     expect(shown(html)).toEqual([]);
+  });
+
+  it("shows a tab list's hidden panels when asked (not on a product page, whose other tabs hold reviews and shipping)", () => {
+    const html =
+      `<div role="tablist"><button role="tab" aria-selected="true" aria-controls="t1">Plans</button>` +
+      `<button role="tab" aria-selected="false" aria-controls="t2">Steps</button></div>` +
+      `<div role="tabpanel" id="t1"><p>${answer}</p></div><div role="tabpanel" id="t2" hidden><p>${answer}</p></div>`;
+    expect(shown(html, true)).toEqual(['t2']);
+    expect(shown(html, false)).toEqual([]);
   });
 });

@@ -11,13 +11,15 @@ const PANEL_MAX_LINK_SHARE = 0.3;
  * `aria-controls`. A FAQ's answers, a service's plan details, a collection's buying guide: the page shows the
  * question and the reader opens the answer; it is the page's text, only folded. Panels mostly of links (a
  * mobile menu, a mega-menu's drop-down a toggle opens) stay hidden. Only the panels themselves are returned;
- * what they hide inside stays hidden.
+ * what they hide inside stays hidden. With `tabs`, also the hidden panels of tab lists (a `role="tab"` naming its
+ * panel in `aria-controls`): a service page's plans or steps side by side (not on a product page, whose other
+ * tabs hold its reviews, shipping and returns).
  */
-export function collapsedPanels(document: Document, isSkipped: (el: Element) => boolean): Set<Element> {
+export function collapsedPanels(document: Document, isSkipped: (el: Element) => boolean, options: { tabs?: boolean } = {}): Set<Element> {
   const controlled = new Set<string>();
   walk(document, (el) => {
     const controls = el.attribs['aria-controls'];
-    if (controls !== undefined && el.attribs['aria-expanded'] !== undefined)
+    if (controls !== undefined && (el.attribs['aria-expanded'] !== undefined || (options.tabs === true && el.attribs.role === 'tab')))
       for (const id of controls.split(/\s+/)) if (id !== '') controlled.add(id);
     return true;
   });
