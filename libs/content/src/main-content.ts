@@ -3,6 +3,7 @@ import { findFirst, isElement, type Document, type Element } from './dom';
 import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
 import { isAppShell } from './structure/app-shell';
+import { collapsedPanels } from './structure/collapsed-panels';
 import type { DeclaredKind } from './structure/declared-kind';
 import { isHiddenByClass } from './structure/hidden-by-class';
 import { isRendered, mainHeadings } from './structure/main-heading';
@@ -76,8 +77,11 @@ export interface PageDeclarations {
   title?: string;
 }
 
-export function extractMainContent(document: Document, callerSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
+export function extractMainContent(document: Document, hiddenSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
   const kinds = page.kinds ?? new Set<DeclaredKind>();
+  // An accordion's collapsed answers and a tab list's other panels are the page's text, folded: shown (structure/collapsed-panels.ts).
+  const panels = collapsedPanels(document, hiddenSkips, { tabs: !kinds.has('product') });
+  const callerSkips = panels.size === 0 ? hiddenSkips : (el: Element) => !panels.has(el) && hiddenSkips(el);
   const reviewsOut = mayBeProductPage(kinds) ? reviewBlocks(document) : undefined;
   // On every page: a store's carousels, and an article's "You may also like" the grab left in.
   const recommendationsOut = recommendationBlocks(document, callerSkips);

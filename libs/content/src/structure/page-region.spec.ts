@@ -29,6 +29,14 @@ describe('the main region: <main> or the body, without its furniture', () => {
     expect(ids(regionFurniture(body, counts, (el) => el.name === 'script'))).toEqual(['menu-block', 'modal', 's', 'sb', 'side', 'top']);
   });
 
+  it("keeps a section that only its name would leave out (a site builder's promo or carousel component)", () => {
+    const section = (id: string, cls: string) => `<div class="${cls}" id="${id}"><h2>Heading</h2><p>${words(40)}</p></div>`;
+    const { body, counts } = setup(`<body>${section('promo', 'promo-container')}${section('side', 'sidebar')}<p>${words(20)}</p></body>`);
+    expect(ids(regionFurniture(body, counts, () => false))).toEqual([]);
+    const short = setup(`<body><div class="promo" id="promo"><h2>Offer</h2><p>${words(5)}</p></div><p>${words(20)}</p></body>`);
+    expect(ids(regionFurniture(short.body, short.counts, () => false))).toEqual(['promo']);
+  });
+
   it('keeps a menu that is larger than everything else kept (a table of contents), and elements it is told to keep', () => {
     const toc = `<ul id="toc">${Array.from({ length: 30 }, (_, i) => `<li><a href="/ch${i}">Chapter ${i}</a></li>`).join('')}</ul>`;
     const { body, counts } = setup(`<body><h1>Manual</h1>${toc}</body>`);

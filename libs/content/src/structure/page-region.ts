@@ -1,6 +1,7 @@
 import { isElement, walk, type Element } from '../dom';
 import { isExcluded } from '../readability/signals';
 import { isSiteChrome } from '../site-chrome';
+import { isNamedSection } from './named-sections';
 import type { TextCount } from './text-census';
 
 /** A `<main>` holding less than this share of the body's text is a fragment, not the page's main region. */
@@ -36,6 +37,7 @@ const BUTTON_MAX_TEXT = 40;
 const CONTROLS_MAX_SHARE = 0.2;
 const CONTROL_TAGS = new Set(['button', 'select', 'label', 'input', 'textarea']);
 const STRICT = { stripUnlikely: true, weightClasses: true, cleanConditionally: true };
+const BY_TAG_AND_ROLE = { ...STRICT, stripUnlikely: false };
 
 /** The page's main region: the `<main>` (or `role="main"`) element holding the most text when it holds enough, else the body. */
 export function mainRegion(body: Element, counts: ReadonlyMap<Element, TextCount>): Element {
@@ -81,7 +83,7 @@ export function regionFurniture(
     if (
       !count ||
       isSkipped(el) ||
-      (!keep.has(el) && (isFurniture(el, isSkipped) || (count.text <= maxControls && isControls(el, count.text))))
+      (!keep.has(el) && (isFurniture(el, counts, isSkipped) || (count.text <= maxControls && isControls(el, count.text))))
     ) {
       removed.add(el);
       return false;
@@ -121,11 +123,13 @@ export function listDepth(root: Element): number {
   return deepest;
 }
 
-function isFurniture(el: Element, isSkipped: (el: Element) => boolean): boolean {
+function isFurniture(el: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean): boolean {
   if (isSiteChrome(el) || el.name === 'aside' || el.name === 'dialog') return true;
   const role = el.attribs.role;
   if (role !== undefined && FURNITURE_ROLES.has(role)) return true;
-  return isExcluded(el, STRICT, isSkipped);
+  if (!isExcluded(el, STRICT, isSkipped)) return false;
+  // Left out by its name alone (readability's unlikely names): a section of the page all the same when it reads like one.
+  return isExcluded(el, BY_TAG_AND_ROLE, isSkipped) || !isNamedSection(el, counts);
 }
 
 /** Form controls, and blocks named for what they do to a listing rather than what it holds. */

@@ -1,0 +1,37 @@
+import { walk, type Document, type Element } from '../dom';
+import { isHidden, UNRENDERED_TAGS } from '../visibility';
+import { textCensus } from './text-census';
+
+/** A panel with more of its text in links than this is a menu or a list of links a toggle opens, not an answer. */
+const PANEL_MAX_LINK_SHARE = 0.3;
+
+/**
+ * The collapsed panels of a page's accordions (WAI-ARIA's disclosure pattern): a hidden element (the `hidden`
+ * attribute, `aria-hidden="true"`, an inline `display:none`) that a control with `aria-expanded` names in its
+ * `aria-controls`. A FAQ's answers, a service's plan details, a collection's buying guide: the page shows the
+ * question and the reader opens the answer; it is the page's text, only folded. Panels mostly of links (a
+ * mobile menu, a mega-menu's drop-down a toggle opens) stay hidden. Only the panels themselves are returned;
+ * what they hide inside stays hidden. With `tabs`, also the hidden panels of tab lists (a `role="tab"` naming its
+ * panel in `aria-controls`): a service page's plans or steps side by side (not on a product page, whose other
+ * tabs hold its reviews, shipping and returns).
+ */
+export function collapsedPanels(document: Document, isSkipped: (el: Element) => boolean, options: { tabs?: boolean } = {}): Set<Element> {
+  const controlled = new Set<string>();
+  walk(document, (el) => {
+    const controls = el.attribs['aria-controls'];
+    if (controls !== undefined && (el.attribs['aria-expanded'] !== undefined || (options.tabs === true && el.attribs.role === 'tab')))
+      for (const id of controls.split(/\s+/)) if (id !== '') controlled.add(id);
+    return true;
+  });
+  const panels = new Set<Element>();
+  if (controlled.size === 0) return panels;
+  walk(document, (el) => {
+    if (UNRENDERED_TAGS.has(el.name)) return false;
+    const id = el.attribs.id;
+    if (id === undefined || !controlled.has(id) || !isHidden(el) || !isSkipped(el)) return true;
+    const count = textCensus(el, (child) => child !== el && isSkipped(child)).get(el);
+    if (count && count.text > 0 && count.link <= count.text * PANEL_MAX_LINK_SHARE) panels.add(el);
+    return false;
+  });
+  return panels;
+}
