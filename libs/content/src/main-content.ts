@@ -9,6 +9,8 @@ import { isHiddenByClass } from './structure/hidden-by-class';
 import { isRendered, mainHeadings } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
 import { mayBeProductPage, reviewBlocks } from './structure/product-reviews';
+import { otherItems } from './structure/other-items';
+import { productCopies } from './structure/product-copies';
 import { markedCopies } from './structure/marked-copies';
 import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
@@ -20,7 +22,9 @@ import { tileBadges } from './structure/tile-badges';
  * Main-content detection, without mutating the DOM, in named parts:
  * 1. the app shell (structure/app-shell.ts): a body that is a loading screen is read from its `<noscript>`;
  * 2. readability's grab (readability/grabber.ts), relaxed attempt by attempt while it finds too little;
- * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture.
+ * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture;
+ * 4. on a declared product's page, once the content is chosen: strips of other items (structure/other-items.ts) and
+ *    later copies of a block (structure/product-copies.ts) left out.
  */
 export interface MainContent {
   /** Elements to render, in document order. */
@@ -101,6 +105,12 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
     c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;
   const roots = [...chosen.roots];
   const removed = new Set(chosen.removed);
+  // A declared product's page, once its content is chosen (so that they never move the choice): its strips of
+  // other items for sale, and the later copies of a block it draws once per layout.
+  if (kinds.has('product') && !kinds.has('collection')) {
+    for (const el of otherItems(document, c.isSkipped)) removed.add(el);
+    for (const el of productCopies(document, c.isSkipped, (el) => isRendered(el, roots, removed, c.isSkipped))) removed.add(el);
+  }
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
   for (const heading of mainHeadings(c.body, c.isSkipped, page.title).reverse()) {
     if (isRendered(heading, roots, removed, c.isSkipped)) continue;
