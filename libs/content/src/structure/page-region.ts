@@ -2,6 +2,7 @@ import { isElement, walk, type Element } from '../dom';
 import { isExcluded } from '../readability/signals';
 import { isSiteChrome } from '../site-chrome';
 import { ItemGrid } from './item-grid';
+import { isPageWrapper } from './page-wrapper';
 import type { TextCount } from './text-census';
 
 /** A `<main>` holding less than this share of the body's text is a fragment, not the page's main region. */
@@ -81,7 +82,8 @@ export function regionFurniture(
     inGrid.add(el);
     return true;
   };
-  const maxControls = (counts.get(region)?.text ?? 0) * CONTROLS_MAX_SHARE;
+  const regionText = counts.get(region)?.text ?? 0;
+  const maxControls = regionText * CONTROLS_MAX_SHARE;
   // Menus seen before the page's first <h1>: the site's own menus, above what the page is about.
   const aboveHeading = new Set<Element>();
   let headingSeen = false;
@@ -95,7 +97,7 @@ export function regionFurniture(
       isSkipped(el) ||
       (!keep.has(el) &&
         (isChrome(el) ||
-          (isExcluded(el, STRICT, isSkipped) && !inTile && !isTile(el)) ||
+          (isExcluded(el, STRICT, isSkipped) && !inTile && !isPageWrapper(count, regionText) && !isTile(el)) ||
           (count.text <= maxControls && isControls(el, count.text))))
     ) {
       removed.add(el);
