@@ -32,7 +32,7 @@ describe('item grid: a run of tiles is what a listing shows, whatever each tile 
 
   it('does not read a menu (one link each, leading everywhere), a comment run or a carousel as a grid', () => {
     const menu = `<ul id="m">${[1, 2, 3, 4].map((i) => `<li id="l${i}"><a href="/c/${i}">Category ${i}</a></li>`).join('')}</ul>`;
-    const columns = `<div id="cols">${[1, 2, 3].map((i) => `<div class="col" id="c${i}"><a href="/a${i}">A</a> <a href="/b${i}">B</a> <a href="/c${i}">C</a></div>`).join('')}</div>`;
+    const columns = `<div id="cols">${[1, 2, 3].map((i) => `<div class="col" id="c${i}"><a href="/a${i}">A</a> <a href="/b${i}">B</a> <a href="/c${i}">C</a> <a href="/d${i}">D</a></div>`).join('')}</div>`;
     const comments = `<div id="cm">${[1, 2, 3].map((i) => `<div class="comment" id="k${i}"><a href="/u/${i}">User</a> said something ${i}</div>`).join('')}</div>`;
     const carousel = `<div class="carousel" id="car">${[5, 6, 7].map(card).join('')}</div>`;
     const { grid, byId } = setUp(`<body>${menu}${columns}${comments}${carousel}</body>`);

@@ -19,8 +19,8 @@ const CAROUSEL = /carousel|slider|(?:^|[-_ ])slides?(?:$|[-_ ])|swiper|flickity|
 const GRID_MIN_ITEMS = 3;
 /** A grid's tiles hold at least this share of their parent's text (the run is what the parent shows). */
 const GRID_MIN_SHARE = 0.5;
-/** A tile's links lead to at most this many places (the item's page; its brand or its reviews): a menu's lead everywhere. */
-const TILE_MAX_DESTINATIONS = 2;
+/** A tile's links lead to at most this many places (the item's page; its author, brand or category): a menu's lead everywhere. */
+const TILE_MAX_DESTINATIONS = 3;
 /** How many levels a tile's wrappers (or a grid's) go. */
 const TILE_MAX_DEPTH = 3;
 /** A block fills its parent when it holds this share of the parent's text. */
