@@ -1,7 +1,9 @@
 import { isElement, walk, type Element } from '../dom';
 import { isExcluded } from '../readability/signals';
 import { isSiteChrome } from '../site-chrome';
+import { ItemGrid } from './item-grid';
 import { isNamedSection } from './named-sections';
+import { isPageWrapper } from './page-wrapper';
 import type { TextCount } from './text-census';
 
 /** A `<main>` holding less than this share of the body's text is a fragment, not the page's main region. */
@@ -73,22 +75,41 @@ export function regionFurniture(
 ): Set<Element> {
   const removed = new Set<Element>();
   const menus: Element[] = [];
-  const maxControls = (counts.get(region)?.text ?? 0) * CONTROLS_MAX_SHARE;
+  // A grid's tiles are left in whatever each looks like alone (structure/item-grid.ts).
+  const grid = new ItemGrid(counts);
+  // A grid, a tile and everything in one: its parts are named for what they show on the tile (a date, a promo label).
+  const inGrid = new Set<Element>();
+  const isTile = (el: Element) => {
+    if (!grid.isTile(el)) return false;
+    inGrid.add(el);
+    return true;
+  };
+  const regionText = counts.get(region)?.text ?? 0;
+  const maxControls = regionText * CONTROLS_MAX_SHARE;
   // Menus seen before the page's first <h1>: the site's own menus, above what the page is about.
   const aboveHeading = new Set<Element>();
   let headingSeen = false;
   walk(region, (el) => {
     if (el.name === 'h1' && counts.has(el) && !isSkipped(el)) headingSeen = true;
     const count = counts.get(el);
+    const inTile = el.parent !== null && inGrid.has(el.parent as Element);
+    if (inTile) inGrid.add(el);
     if (
       !count ||
       isSkipped(el) ||
-      (!keep.has(el) && (isFurniture(el, counts, isSkipped) || (count.text <= maxControls && isControls(el, count.text))))
+      (!keep.has(el) &&
+        (isChrome(el) ||
+          (isExcluded(el, STRICT, isSkipped) &&
+            !inTile &&
+            !isPageWrapper(count, regionText) &&
+            !isTile(el) &&
+            !readsAsSection(el, counts, isSkipped)) ||
+          (count.text <= maxControls && isControls(el, count.text))))
     ) {
       removed.add(el);
       return false;
     }
-    if (!keep.has(el) && isMenu(count)) {
+    if (!keep.has(el) && !inTile && isMenu(count) && !isTile(el)) {
       removed.add(el);
       menus.push(el);
       if (!headingSeen) aboveHeading.add(el);
@@ -123,13 +144,19 @@ export function listDepth(root: Element): number {
   return deepest;
 }
 
-function isFurniture(el: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean): boolean {
+/** Site chrome, asides, dialogs and blocks whose role is furniture: what they are, whatever repeats. */
+function isChrome(el: Element): boolean {
   if (isSiteChrome(el) || el.name === 'aside' || el.name === 'dialog') return true;
   const role = el.attribs.role;
-  if (role !== undefined && FURNITURE_ROLES.has(role)) return true;
-  if (!isExcluded(el, STRICT, isSkipped)) return false;
-  // Left out by its name alone (readability's unlikely names): a section of the page all the same when it reads like one.
-  return isExcluded(el, BY_TAG_AND_ROLE, isSkipped) || !isNamedSection(el, counts);
+  return role !== undefined && FURNITURE_ROLES.has(role);
+}
+
+/**
+ * A block left out by its name alone (readability's unlikely names, not its tag or role) that is a section of the
+ * page all the same, because it reads like one (structure/named-sections.ts).
+ */
+function readsAsSection(el: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean): boolean {
+  return !isExcluded(el, BY_TAG_AND_ROLE, isSkipped) && isNamedSection(el, counts);
 }
 
 /** Form controls, and blocks named for what they do to a listing rather than what it holds. */
