@@ -5,7 +5,7 @@ import type { GrabFlags } from './readability/types';
 import { isAppShell } from './structure/app-shell';
 import type { DeclaredKind } from './structure/declared-kind';
 import { isHiddenByClass } from './structure/hidden-by-class';
-import { isRendered, mainHeadings } from './structure/main-heading';
+import { isRendered, keepWhole, mainHeadings } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
 import { mayBeProductPage, reviewBlocks } from './structure/product-reviews';
 import { markedCopies } from './structure/marked-copies';
@@ -13,6 +13,8 @@ import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { threadPosts } from './structure/thread-posts';
+import { sectionsBeforeRun } from './structure/title-sections';
+import { keepBlock, tableOfContents } from './structure/toc-links';
 import { tileBadges } from './structure/tile-badges';
 
 /**
@@ -35,6 +37,8 @@ export interface MainContentCandidates {
   grab: Grab;
   region: Grab;
   isSkipped: (el: Element) => boolean;
+  /** The text census of the body (structure/text-census.ts). */
+  counts: ReadonlyMap<Element, TextCount>;
 }
 
 /**
@@ -72,8 +76,8 @@ const ATTEMPTS: GrabFlags[] = [
 /** What the page says about itself that steers the detection (from its metadata). */
 export interface PageDeclarations {
   kinds?: ReadonlySet<DeclaredKind>;
-  /** The document's title (`<title>`, `og:title`). */
-  title?: string;
+  /** The document's titles (`<title>`, `og:title`). */
+  title?: string | readonly string[];
 }
 
 export function extractMainContent(document: Document, callerSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
@@ -96,13 +100,22 @@ export function extractMainContent(document: Document, callerSkips: (el: Element
   const chosen =
     c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;
   const roots = [...chosen.roots];
+  const run = [...chosen.roots];
   const removed = new Set(chosen.removed);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
-  for (const heading of mainHeadings(c.body, c.isSkipped, page.title).reverse()) {
+  const headings = mainHeadings(c.body, c.isSkipped, page.title);
+  for (const heading of [...headings].reverse()) {
+    keepWhole(heading, removed);
     if (isRendered(heading, roots, removed, c.isSkipped)) continue;
     removed.delete(heading);
-    roots.unshift(heading);
+    // A heading the grab's cleaning took out of the content shows where it stands; one outside it goes on top.
+    if (!isRendered(heading, roots, removed, c.isSkipped)) roots.unshift(heading);
   }
+  // A reference page's Synopsis between its title and the sections the grab chose (structure/title-sections.ts).
+  for (const section of sectionsBeforeRun(headings[0], run, c.counts, c.isSkipped)) keepBlock(section, roots, removed, c.isSkipped);
+  // A chapter's table of contents is its content, however link-dense (structure/toc-links.ts).
+  const toc = tableOfContents(headings[0], c.body, c.counts, c.isSkipped);
+  if (toc) keepBlock(toc, roots, removed, c.isSkipped);
   return { roots, removed, isSkipped: c.isSkipped };
 }
 
@@ -123,6 +136,7 @@ export function mainContentCandidates(
       grab,
     region: regionGrab(body, counts, isSkipped),
     isSkipped,
+    counts,
   };
 }
 
