@@ -35,6 +35,11 @@ describe('tableOfContents: the link list of the section the main heading titles'
     expect(toc(`<body><section><h1>Post</h1>${article}<ul>${links(12)}</ul></section></body>`)).toBeUndefined();
   });
 
+  it('leaves out a sidebar column beside a short article', () => {
+    const html = `<body><div class="row"><div class="content"><div><h1>Light installation</h1><p>A short post.</p></div></div><div class="sidebarfixed"><ul>${links(20)}</ul></div></div></body>`;
+    expect(toc(html)).toBeUndefined();
+  });
+
   it('leaves out prose that links a lot', () => {
     const prose = Array.from(
       { length: 12 },

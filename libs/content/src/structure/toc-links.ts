@@ -1,5 +1,6 @@
 import { compareDocumentPosition } from 'domutils';
 import { isElement, textData, typeOf, walk, type AnyNode, type Element } from '../dom';
+import { classWeight } from '../readability/signals';
 import { normalizedLength } from '../readability/text-measure';
 import { isRendered } from './main-heading';
 import type { TextCount } from './text-census';
@@ -18,6 +19,7 @@ const TOC_MAX_GAP = 2000;
 const SECTION_MAX_LEVELS = 5;
 /** domutils' DocumentPosition.PRECEDING (a const enum): the first node precedes the second (neither holds the other). */
 const PRECEDING = 2;
+const WEIGH_CLASSES = { stripUnlikely: false, weightClasses: true, cleanConditionally: false };
 const LISTS = new Set(['ul', 'ol', 'dl']);
 const NOT_CONTENT = new Set(['nav', 'aside', 'header', 'footer', 'form', 'dialog', 'template']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'menu', 'menubar']);
@@ -26,7 +28,7 @@ const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complement
  * The table of contents (or index) of the section the page's main heading titles: a block of links after the
  * heading, in the heading's own section (a common ancestor below the body, at most SECTION_MAX_LEVELS up), that
  * holds a list whose items open with links, is mostly link text, holds most of the page's links and follows the heading
- * after no more than an introduction. A documentation chapter is its heading,
+ * after no more than an introduction, and neither it nor what holds it is named as furniture (`sidebar`, `widget`). A documentation chapter is its heading,
  * a paragraph and that list: the list is the chapter's content, not the link-dense furniture that link density
  * otherwise takes it for. A sidebar or a menu sits outside the heading's section (or in `nav`/`aside`) and is not one.
  */
@@ -49,7 +51,8 @@ export function tableOfContents(
       const siblings = section.children.filter(isElement);
       for (const sibling of siblings.slice(siblings.indexOf(branch) + 1)) {
         const found = tocBlock(sibling, counts, isSkipped, minLinks);
-        if (found) return textBetween(heading, found, section, isSkipped) <= TOC_MAX_GAP ? found : undefined;
+        if (found)
+          return textBetween(heading, found, section, isSkipped) <= TOC_MAX_GAP && !namedFurniture(found, section) ? found : undefined;
       }
     }
     branch = section;
@@ -108,6 +111,14 @@ export function keepBlock(block: Element, roots: Element[], removed: Set<Element
 
 function isUnder(el: Element, ancestor: Element): boolean {
   for (let node = el.parent; node; node = node.parent) if (node === ancestor) return true;
+  return false;
+}
+
+/** Whether `block` or an element between it and `section` is named as furniture the way readability reads names (a sidebar, a widget). */
+function namedFurniture(block: Element, section: Element): boolean {
+  for (let node: Element | null = block; node && node !== section; node = node.parent as Element | null) {
+    if (classWeight(node, WEIGH_CLASSES) < 0) return true;
+  }
   return false;
 }
 
