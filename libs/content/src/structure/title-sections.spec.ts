@@ -26,6 +26,15 @@ describe('sectionsBeforeRun: the sections between the title and the chosen run',
     expect(between(html)).toEqual([]);
   });
 
+  it('needs a run of headed sections, and a section of their level', () => {
+    const paras = '<p class="sect">First paragraph of the story.</p><p class="sect">Second paragraph of the story.</p>';
+    expect(
+      between(`<body><main><div class="name"><h1>Story</h1></div><div id="player"><h4>Listen</h4><p>3:51</p></div>${paras}</main></body>`),
+    ).toEqual([]);
+    const html = `<body><main><div class="name"><h1>SELECT</h1></div><div id="syn"><h4>Listen</h4><pre>x</pre></div>${section('a', 'One')}${section('b', 'Two')}</main></body>`;
+    expect(between(html)).toEqual([]);
+  });
+
   it('needs a run of two or more siblings after the heading', () => {
     const html = `<body><main><div class="name"><h1>Post</h1></div><div id="syn"><h2>Synopsis</h2><pre>x</pre></div>${section('a', 'One')}</main></body>`;
     expect(between(html)).toEqual([]);
