@@ -307,6 +307,15 @@ describe('convertHtml: inline spacing, link trees, link bars, never-empty main c
     expect(md(toc, { format: 'text' })).toBe('- 1. Preface\n  - 1.1. What is it?\n- 2. Tutorial\n\nTerm\n\nA definition.');
   });
 
+  it('renders an index whose unlinked terms head linked sub-entries as a nested list, and a glossary as text', () => {
+    const index =
+      '<body><dl><dt>abs, <a href="/m">Math</a></dt><dt>aggregate function</dt><dd><dl><dt>built-in, <a href="/f">Functions</a></dt></dl></dd></dl>' +
+      '<dl><dt>Term</dt><dd>A definition with <a href="/x">a link</a>.</dd></dl></body>';
+    expect(md(index, { format: 'text' })).toBe(
+      '- abs, Math\n- aggregate function\n  - built-in, Functions\n\nTerm\n\nA definition with a link.',
+    );
+  });
+
   it('never renders a prev/up/next bar as a table, and keeps a table of data', () => {
     const bar =
       '<body><table summary="Navigation header"><tr><th colspan="3">1.3. Creating a Database</th></tr>' +

@@ -58,7 +58,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   } else if (input.mode === 'main') {
     const main = extractMainContent(document, isNonContent, {
       kinds: declaredKinds(metadata),
-      title: metadata.title ?? metadata.openGraph['og:title'],
+      title: [metadata.title, metadata.openGraph['og:title']].filter((t): t is string => !!t),
     });
     roots = main.roots;
     skip = (el) => main.removed.has(el) || main.isSkipped(el);

@@ -6,7 +6,7 @@ import { isAppShell } from './structure/app-shell';
 import { collapsedPanels } from './structure/collapsed-panels';
 import type { DeclaredKind } from './structure/declared-kind';
 import { isHiddenByClass } from './structure/hidden-by-class';
-import { isRendered, mainHeadings } from './structure/main-heading';
+import { isRendered, keepWhole, mainHeadings } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
 import { mayBeProductPage, reviewBlocks } from './structure/product-reviews';
 import { otherItems } from './structure/other-items';
@@ -16,6 +16,8 @@ import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { threadPosts } from './structure/thread-posts';
+import { sectionsBeforeRun } from './structure/title-sections';
+import { keepBlock, tableOfContents } from './structure/toc-links';
 import { tileBadges } from './structure/tile-badges';
 
 /**
@@ -40,6 +42,8 @@ export interface MainContentCandidates {
   grab: Grab;
   region: Grab;
   isSkipped: (el: Element) => boolean;
+  /** The text census of the body (structure/text-census.ts). */
+  counts: ReadonlyMap<Element, TextCount>;
 }
 
 /**
@@ -77,8 +81,8 @@ const ATTEMPTS: GrabFlags[] = [
 /** What the page says about itself that steers the detection (from its metadata). */
 export interface PageDeclarations {
   kinds?: ReadonlySet<DeclaredKind>;
-  /** The document's title (`<title>`, `og:title`). */
-  title?: string;
+  /** The document's titles (`<title>`, `og:title`). */
+  title?: string | readonly string[];
 }
 
 export function extractMainContent(document: Document, hiddenSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
@@ -104,6 +108,7 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   const chosen =
     c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;
   const roots = [...chosen.roots];
+  const run = [...chosen.roots];
   const removed = new Set(chosen.removed);
   // A declared product's page, once its content is chosen (so that they never move the choice): its strips of
   // other items for sale, and the later copies of a block it draws once per layout.
@@ -112,11 +117,19 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
     for (const el of productCopies(document, c.isSkipped, (el) => isRendered(el, roots, removed, c.isSkipped))) removed.add(el);
   }
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
-  for (const heading of mainHeadings(c.body, c.isSkipped, page.title).reverse()) {
+  const headings = mainHeadings(c.body, c.isSkipped, page.title);
+  for (const heading of [...headings].reverse()) {
+    keepWhole(heading, removed);
     if (isRendered(heading, roots, removed, c.isSkipped)) continue;
     removed.delete(heading);
-    roots.unshift(heading);
+    // A heading the grab's cleaning took out of the content shows where it stands; one outside it goes on top.
+    if (!isRendered(heading, roots, removed, c.isSkipped)) roots.unshift(heading);
   }
+  // A reference page's Synopsis between its title and the sections the grab chose (structure/title-sections.ts).
+  for (const section of sectionsBeforeRun(headings[0], run, c.counts, c.isSkipped)) keepBlock(section, roots, removed, c.isSkipped);
+  // A chapter's table of contents is its content, however link-dense (structure/toc-links.ts).
+  const toc = tableOfContents(headings[0], c.body, c.counts, c.isSkipped);
+  if (toc) keepBlock(toc, roots, removed, c.isSkipped);
   return { roots, removed, isSkipped: c.isSkipped };
 }
 
@@ -137,6 +150,7 @@ export function mainContentCandidates(
       grab,
     region: regionGrab(body, counts, isSkipped),
     isSkipped,
+    counts,
   };
 }
 

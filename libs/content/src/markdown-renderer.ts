@@ -316,7 +316,10 @@ export class MarkdownRenderer {
   }
 }
 
-/** A definition list whose every term is a link (a table of contents, an index): a tree of links, rendered as a list. */
+/**
+ * A definition list whose every term is a link or heads linked sub-entries (a table of contents, an index): a tree
+ * of links, rendered as a list.
+ */
 function isLinkTree(dl: Element): boolean {
   let terms = 0;
   for (const child of dl.children) {
@@ -326,9 +329,18 @@ function isLinkTree(dl: Element): boolean {
     walkElements(child, (el) => {
       if (el.name === 'a' && el.attribs.href !== undefined) linked = true;
     });
-    if (!linked) return false;
+    if (!linked && !headsSubEntries(child)) return false;
   }
   return terms > 0;
+}
+
+/** An index term without a link of its own whose description is only a list of linked sub-entries ("aggregate function"). */
+function headsSubEntries(dt: Element): boolean {
+  let next = dt.next;
+  while (next && !isElement(next)) next = next.next;
+  if (!next || !isElement(next) || next.name !== 'dd') return false;
+  const inner = next.children.filter(isElement);
+  return inner.length === 1 && inner[0].name === 'dl' && isLinkTree(inner[0]);
 }
 
 function walkElements(root: Element, visit: (el: Element) => void): void {

@@ -1,6 +1,6 @@
 import { findFirst, parseHtml, type Element } from '../dom';
 import { textOf } from '../readability/text-measure';
-import { isRendered, mainHeading, mainHeadings } from './main-heading';
+import { isRendered, keepWhole, mainHeading, mainHeadings } from './main-heading';
 
 const never = () => false;
 const heading = (html: string, title = '') => {
@@ -19,6 +19,37 @@ describe('mainHeading: the heading that titles the page', () => {
     expect(heading('<body><header><h1><a href="/">Site</a></h1></header><nav><h1>Menu</h1></nav><main><h2>Post</h2></main></body>')).toBe(
       'h2:Post',
     );
+  });
+
+  it('takes a heading linked home or to the page itself when it says the whole title', () => {
+    expect(heading('<body><h1><a href="/">Remote Full Stack Jobs</a></h1><h2>Latest posts</h2></body>', 'Remote Full Stack Jobs')).toBe(
+      'h1:Remote Full Stack Jobs',
+    );
+    expect(
+      heading('<body><h1><a href="#">Agency rates for all 50 states</a></h1><h2>Improve</h2></body>', 'Agency rates for all 50 states'),
+    ).toBe('h1:Agency rates for all 50 states');
+    expect(heading('<body><h1><a href="/">Example</a></h1><h2>Post</h2></body>', 'Example')).toBe('h2:Post');
+  });
+
+  it('takes a heading in the banner only when it says the title', () => {
+    const html =
+      '<body><div role="banner"><h1>Example Site</h1><h2>Are you going to the top conferences?</h2></div><h3>Who is eligible?</h3></body>';
+    expect(heading(html, 'Are you going to the top conferences? - Example Site')).toBe('h2:Are you going to the top conferences?');
+    expect(heading(html, 'Something else')).toBe('h3:Who is eligible?');
+  });
+
+  it('takes a heading in an aside only when it says the title', () => {
+    const html = '<body><aside><h1>Gaming News Weekly</h1><h2>Popular</h2></aside><main><h2>Episodes</h2></main></body>';
+    expect(heading(html, 'GNW - Gaming News Weekly | Example')).toBe('h1:Gaming News Weekly');
+    expect(heading(html, 'Something else')).toBe('h2:Episodes');
+  });
+
+  it('matches any of the document titles (`<title>` and `og:title`)', () => {
+    const found = mainHeading(findFirst(parseHtml('<body><h2>Other</h2><h2>Best bike trails in town</h2></body>'), 'body')!, never, [
+      'Where to ride | Example',
+      'Best bike trails in town',
+    ]);
+    expect(found && textOf(found)).toBe('Best bike trails in town');
   });
 
   it('prefers the heading that says what the document title says', () => {
@@ -55,5 +86,19 @@ describe('mainHeading: the heading that titles the page', () => {
     expect(isRendered(h1, [root], new Set(), never)).toBe(true);
     expect(isRendered(h1, [root], new Set([gone]), never)).toBe(false);
     expect(isRendered(h1, [findFirst(doc, 'p')!], new Set(), never)).toBe(false);
+  });
+});
+
+describe('keepWhole: the heading as it is written', () => {
+  it('takes what the cleaning removed inside the heading back, and nothing outside it', () => {
+    const body = findFirst(
+      parseHtml('<body><h2><a href="/p">Day 15</a> <span class="title-date">Dec 2025</span></h2><div class="date">x</div></body>'),
+      'body',
+    )!;
+    const [h2, div] = body.children.filter((c): c is Element => 'name' in c);
+    const span = findFirst(h2, 'span')!;
+    const removed = new Set<Element>([span, div]);
+    keepWhole(h2, removed);
+    expect([...removed]).toEqual([div]);
   });
 });

@@ -7,11 +7,22 @@ const TITLE_MATCH = 0.8;
 const TITLE_COVERAGE = 0.6;
 /** The top heading stays beside a title-matching one when this share of its words is in the title. */
 const TOP_MIN_SHARED = 0.5;
+/**
+ * A heading that only links to the home page is a logo, unless it says the whole title in at least this many
+ * words (a listing's `<h1>` linked home that reads "Remote Full-Stack Programming Jobs")...
+ */
+const LOGO_MAX_WORDS = 3;
+/** ...covering at least this share of it. */
+const LOGO_MAX_COVERAGE = 0.8;
 const LEVELS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
-const NEVER_HOLDS_THE_TITLE = new Set(['nav', 'footer', 'aside', 'dialog', 'template']);
+const NEVER_HOLDS_THE_TITLE = new Set(['nav', 'footer', 'dialog', 'template']);
+/** Hold a logo, menus or widgets; a heading there titles the page only when it says the title. */
+const MAY_HOLD_THE_TITLE = new Set(['aside']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'menu', 'menubar']);
 /** A link to the site's home page: what a logo heading holds. */
 const HOME_HREF = /^(?:https?:\/\/[^/]+)?\/?(?:index\.\w+)?(?:[?#].*)?$/i;
+/** A link to a place on the page itself (`#`, `#top`) is not a link home. */
+const SAME_PAGE_HREF = /^#/;
 
 /**
  * The page's main heading, among the visible headings outside navigation, footers, asides and dialogs (a logo,
@@ -22,7 +33,11 @@ const HOME_HREF = /^(?:https?:\/\/[^/]+)?\/?(?:index\.\w+)?(?:[?#].*)?$/i;
  * the title). A documentation page titles itself with its top heading whatever its level (`<h2 class="title">`
  * for a section, `<h1>` for a chapter); a blog names itself in an `<h1>` above the post's title.
  */
-export function mainHeading(body: Element, isSkipped: (el: Element) => boolean, documentTitle = ''): Element | undefined {
+export function mainHeading(
+  body: Element,
+  isSkipped: (el: Element) => boolean,
+  documentTitle: string | readonly string[] = '',
+): Element | undefined {
   return mainHeadings(body, isSkipped, documentTitle)[0];
 }
 
@@ -31,40 +46,60 @@ export function mainHeading(body: Element, isSkipped: (el: Element) => boolean, 
  * TOP_MIN_SHARED of its words with the title: a post whose `<h1>` words its title otherwise than the document's
  * title does, above a section heading that repeats the title. Both title the page; both stay with its content.
  */
-export function mainHeadings(body: Element, isSkipped: (el: Element) => boolean, documentTitle = ''): Element[] {
-  const titleWords = words(documentTitle);
+export function mainHeadings(
+  body: Element,
+  isSkipped: (el: Element) => boolean,
+  documentTitle: string | readonly string[] = '',
+): Element[] {
+  // The document's titles (`<title>`, `og:title`): a heading says what one of them says.
+  const titles = (typeof documentTitle === 'string' ? [documentTitle] : documentTitle).map(words).filter((t) => t.size > 0);
+  const titleWords = new Set(titles.flatMap((t) => [...t]));
   let top: Element | undefined;
   let topLevel = 7;
   let topShare = 0;
   let titled: Element | undefined;
   let titledScore = 0;
   let titledLevel = 7;
-  walk(body, (el) => {
-    if (isSkipped(el) || NEVER_HOLDS_THE_TITLE.has(el.name) || CHROME_ROLES.has(el.attribs.role ?? '')) return false;
+  const visit = (el: Element): boolean => {
+    if (isSkipped(el) || NEVER_HOLDS_THE_TITLE.has(el.name)) return false;
+    // A site's banner, an aside: a heading there titles the page only when it says the title.
+    const aside = el.attribs.role === 'banner' || MAY_HOLD_THE_TITLE.has(el.name);
+    if (CHROME_ROLES.has(el.attribs.role ?? '') && el.attribs.role !== 'banner') return false;
     const level = LEVELS[el.name];
-    if (level === undefined) return true;
+    if (level === undefined) {
+      if (!aside) return true;
+      asideDepth++;
+      walk(el, visit);
+      asideDepth--;
+      return false;
+    }
+    const inAside = asideDepth > 0;
     const headingWords = words(textOf(el));
-    if (headingWords.size === 0 || isLogo(el)) return false;
+    if (headingWords.size === 0) return false;
     const shared = [...headingWords].filter((w) => titleWords.has(w)).length;
     // Of the heading's own words (a longer heading shares the site's name with the title by chance).
     const share = shared / headingWords.size;
+    // What share of one of the titles the heading says.
+    const coverage = Math.max(0, ...titles.map((t) => [...headingWords].filter((w) => t.has(w)).length / t.size));
+    const saysTitle = share >= TITLE_MATCH && coverage >= TITLE_COVERAGE;
+    if (isLogo(el) && !(saysTitle && coverage >= LOGO_MAX_COVERAGE && headingWords.size >= LOGO_MAX_WORDS)) return false;
+    if (inAside && !(saysTitle && headingWords.size >= LOGO_MAX_WORDS)) return false;
     if (level < topLevel || (level === topLevel && share > topShare)) {
       top = el;
       topLevel = level;
       topShare = share;
     }
-    if (titleWords.size > 0) {
-      const coverage = shared / titleWords.size;
-      if (shared / headingWords.size >= TITLE_MATCH && coverage >= TITLE_COVERAGE) {
-        if (level < titledLevel || (level === titledLevel && coverage > titledScore)) {
-          titled = el;
-          titledScore = coverage;
-          titledLevel = level;
-        }
+    if (saysTitle) {
+      if (level < titledLevel || (level === titledLevel && coverage > titledScore)) {
+        titled = el;
+        titledScore = coverage;
+        titledLevel = level;
       }
     }
     return false;
-  });
+  };
+  let asideDepth = 0;
+  walk(body, visit);
   const first = titled ?? top;
   if (!first) return [];
   if (top && top !== first && topShare >= TOP_MIN_SHARED) return [first, top];
@@ -89,11 +124,24 @@ export function isRendered(
   return false;
 }
 
+/** `heading` whole: what the grab's cleaning took out of it (a date in a post's title, "Dec 18 2025") goes back in. */
+export function keepWhole(heading: Element, removed: Set<Element>): void {
+  for (const el of [...removed]) {
+    for (let node = el.parent; node; node = node.parent) {
+      if (node === heading) {
+        removed.delete(el);
+        break;
+      }
+    }
+  }
+}
+
 function isLogo(heading: Element): boolean {
   const links = heading.children.filter(isElement);
   if (links.length !== 1 || links[0].name !== 'a') return false;
   const onlyChild = heading.children.every((c) => c === links[0] || !/\S/.test(textOf(c as Element)));
-  return onlyChild && HOME_HREF.test(links[0].attribs.href?.trim() ?? '');
+  const href = links[0].attribs.href?.trim() ?? '';
+  return onlyChild && HOME_HREF.test(href) && !SAME_PAGE_HREF.test(href);
 }
 
 /** Words cut to their first five letters, so that "certificate" and "certifications" count as one. */

@@ -17,6 +17,19 @@ describe('revealedWrappers: content a page hides until its scripts show it', () 
     expect(revealedWrappers(microdata).size).toBe(0);
   });
 
+  it('returns the page marked aria-hidden behind an open dialog, not an aria-hidden icon or closed menu', () => {
+    const doc = parseHtml(
+      `<body><div id="page" aria-hidden="true">${article}<span aria-hidden="true">★</span></div><div role="dialog">We use cookies.</div></body>`,
+    );
+    expect([...revealedWrappers(doc)].map((el) => el.attribs.id)).toEqual(['page']);
+    const icon = parseHtml(`<body>${article}<span id="icon" aria-hidden="true">★ ★</span></body>`);
+    expect(revealedWrappers(icon).size).toBe(0);
+    const menu = parseHtml(
+      `<body><p>Short lead.</p><div aria-hidden="true"><ul><li>${'Sofas Chairs Tables Beds '.repeat(20)}</li></ul></div></body>`,
+    );
+    expect(revealedWrappers(menu).size).toBe(0);
+  });
+
   it('shows the wrapper in the main content while what it hides inside stays hidden', () => {
     const html =
       `<html><head><title>Dark roast</title></head><body><header><a href="/">Shop</a></header><div class="lockdown-content" style="display:none;">${article}` +
