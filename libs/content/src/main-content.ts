@@ -15,7 +15,7 @@ import { markedCopies } from './structure/marked-copies';
 import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
-import { threadPosts } from './structure/thread-posts';
+import { isPeerThread, threadPosts } from './structure/thread-posts';
 import { tileBadges } from './structure/tile-badges';
 
 /**
@@ -131,10 +131,7 @@ export function mainContentCandidates(
   const grab = readabilityGrab(body, isSkipped);
   return {
     body,
-    grab:
-      widenToRepeatedBlocks(grab, body, counts, isSkipped) ??
-      (mayBeThread(kinds) ? widenToThread(grab, body, counts, isSkipped) : undefined) ??
-      grab,
+    grab: widenToRepeatedBlocks(grab, body, counts, isSkipped) ?? widenToThread(grab, body, counts, isSkipped, mayBeThread(kinds)) ?? grab,
     region: regionGrab(body, counts, isSkipped),
     isSkipped,
   };
@@ -169,7 +166,10 @@ function widenToRepeatedBlocks(
   return undefined;
 }
 
-/** A page that declares itself an article is one body of prose with comments below, not a thread (unless it also declares a discussion). */
+/**
+ * A page that declares itself an article is one body of prose with comments below (unless it also declares a
+ * discussion): only a thread of peer posts (structure/thread-posts.ts isPeerThread) is a thread there.
+ */
 function mayBeThread(kinds: ReadonlySet<DeclaredKind>): boolean {
   return kinds.has('discussion') || !kinds.has('article');
 }
@@ -184,10 +184,12 @@ function widenToThread(
   body: Element,
   counts: ReadonlyMap<Element, TextCount>,
   isSkipped: (el: Element) => boolean,
+  anyThread: boolean,
 ): Grab | undefined {
   if (grab.roots.length !== 1) return undefined;
   const thread = threadPosts(grab.roots[0], body, counts, WIDEN_MIN_GAIN * grab.length);
-  if (!thread) return undefined;
+  // On a page that declares an article, only a forum's thread (posts as peers), not the comments under the article.
+  if (!thread || (!anyThread && !isPeerThread(thread, counts))) return undefined;
   const widened = furnitureFree(thread.root, counts, isSkipped, thread.keep);
   return widened.length >= WIDEN_MIN_GAIN * grab.length ? widened : undefined;
 }
