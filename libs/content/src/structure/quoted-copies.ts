@@ -1,16 +1,16 @@
 import { isElement, typeOf, visibleText, type AnyNode, type Element } from '../dom';
 
 /** A quote shorter than this (characters) is a reply's point of reference, kept whatever it repeats. */
-const QUOTE_MIN_TEXT = 200;
+const QUOTE_MIN_TEXT = 120;
 /** Words per shingle compared. */
 const SHINGLE = 6;
-/** A quote whose shingles were this share shown above it is a copy. */
+/** A quote whose words were this share shown above it (in runs of SHINGLE words) is a copy. */
 const MIN_REPEATED = 0.8;
 
 /**
  * A reply in a thread that quotes a whole earlier post repeats it: a `<blockquote>` of QUOTE_MIN_TEXT characters
- * or more whose text the content already showed above it, nearly word for word (MIN_REPEATED of its runs of
- * SHINGLE words), is left out, the post it quotes stays. A short quote (a line answered) stays, and so does a
+ * or more whose text the content already showed above it, nearly word for word (MIN_REPEATED of its words, in runs
+ * of SHINGLE words), is left out, the post it quotes stays. A short quote (a line answered) stays, and so does a
  * quote of text that is not on the page (an article quoting its source). Read in document order over `roots`,
  * without what `isSkipped` leaves out.
  */
@@ -48,11 +48,10 @@ export function quotedCopies(roots: readonly AnyNode[], isSkipped: (el: Element)
 function isRepeated(text: string, seen: ReadonlySet<string>): boolean {
   if (text.length < QUOTE_MIN_TEXT || seen.size === 0) return false;
   const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-  let shingles = 0;
-  let repeated = 0;
+  // The words inside a run shown above: the quote's own words (who said it, "Click to expand...") are not.
+  const covered = new Array<boolean>(words.length).fill(false);
   for (let i = 0; i + SHINGLE <= words.length; i++) {
-    shingles++;
-    if (seen.has(words.slice(i, i + SHINGLE).join(' '))) repeated++;
+    if (seen.has(words.slice(i, i + SHINGLE).join(' '))) covered.fill(true, i, i + SHINGLE);
   }
-  return shingles > 0 && repeated >= MIN_REPEATED * shingles;
+  return words.length >= SHINGLE && covered.filter(Boolean).length >= MIN_REPEATED * words.length;
 }
