@@ -12,6 +12,7 @@ import { mayBeProductPage, reviewBlocks } from './structure/product-reviews';
 import { otherItems } from './structure/other-items';
 import { productCopies } from './structure/product-copies';
 import { markedCopies } from './structure/marked-copies';
+import { postSignatures } from './structure/post-signatures';
 import { quotedCopies } from './structure/quoted-copies';
 import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
@@ -26,7 +27,8 @@ import { tileBadges } from './structure/tile-badges';
  * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture;
  * 4. on a declared product's page, once the content is chosen: strips of other items (structure/other-items.ts) and
  *    later copies of a block (structure/product-copies.ts) left out;
- * 5. on every page, once the content is chosen: a reply's quote of a whole earlier post (structure/quoted-copies.ts) left out.
+ * 5. on every page, once the content is chosen: a reply's quote of a whole earlier post (structure/quoted-copies.ts)
+ *    and a post's signature (structure/post-signatures.ts) left out.
  */
 export interface MainContent {
   /** Elements to render, in document order. */
@@ -115,6 +117,8 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   }
   // A reply's quote of a whole earlier post repeats it: the post stays, the copy goes (structure/quoted-copies.ts).
   for (const el of quotedCopies(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  // A post's signature, the poster's standing lines under every post (structure/post-signatures.ts).
+  for (const el of postSignatures(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
   for (const heading of mainHeadings(c.body, c.isSkipped, page.title).reverse()) {
     if (isRendered(heading, roots, removed, c.isSkipped)) continue;
