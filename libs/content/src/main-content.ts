@@ -12,10 +12,12 @@ import { mayBeProductPage, reviewBlocks } from './structure/product-reviews';
 import { otherItems } from './structure/other-items';
 import { productCopies } from './structure/product-copies';
 import { markedCopies } from './structure/marked-copies';
+import { postSignatures } from './structure/post-signatures';
+import { quotedCopies } from './structure/quoted-copies';
 import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
-import { threadPosts } from './structure/thread-posts';
+import { isPeerThread, threadPosts } from './structure/thread-posts';
 import { sectionsBeforeRun } from './structure/title-sections';
 import { keepBlock, tableOfContents } from './structure/toc-links';
 import { tileBadges } from './structure/tile-badges';
@@ -26,7 +28,9 @@ import { tileBadges } from './structure/tile-badges';
  * 2. readability's grab (readability/grabber.ts), relaxed attempt by attempt while it finds too little;
  * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture;
  * 4. on a declared product's page, once the content is chosen: strips of other items (structure/other-items.ts) and
- *    later copies of a block (structure/product-copies.ts) left out.
+ *    later copies of a block (structure/product-copies.ts) left out;
+ * 5. on every page, once the content is chosen: a reply's quote of a whole earlier post (structure/quoted-copies.ts)
+ *    and a post's signature (structure/post-signatures.ts) left out.
  */
 export interface MainContent {
   /** Elements to render, in document order. */
@@ -116,6 +120,10 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
     for (const el of otherItems(document, c.isSkipped)) removed.add(el);
     for (const el of productCopies(document, c.isSkipped, (el) => isRendered(el, roots, removed, c.isSkipped))) removed.add(el);
   }
+  // A reply's quote of a whole earlier post repeats it: the post stays, the copy goes (structure/quoted-copies.ts).
+  for (const el of quotedCopies(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  // A post's signature, the poster's standing lines under every post (structure/post-signatures.ts).
+  for (const el of postSignatures(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
   const headings = mainHeadings(c.body, c.isSkipped, page.title);
   for (const heading of [...headings].reverse()) {
@@ -144,10 +152,7 @@ export function mainContentCandidates(
   const grab = readabilityGrab(body, isSkipped);
   return {
     body,
-    grab:
-      widenToRepeatedBlocks(grab, body, counts, isSkipped) ??
-      (mayBeThread(kinds) ? widenToThread(grab, body, counts, isSkipped) : undefined) ??
-      grab,
+    grab: widenToRepeatedBlocks(grab, body, counts, isSkipped) ?? widenToThread(grab, body, counts, isSkipped, mayBeThread(kinds)) ?? grab,
     region: regionGrab(body, counts, isSkipped),
     isSkipped,
     counts,
@@ -183,7 +188,10 @@ function widenToRepeatedBlocks(
   return undefined;
 }
 
-/** A page that declares itself an article is one body of prose with comments below, not a thread (unless it also declares a discussion). */
+/**
+ * A page that declares itself an article is one body of prose with comments below (unless it also declares a
+ * discussion): only a thread of peer posts (structure/thread-posts.ts isPeerThread) is a thread there.
+ */
 function mayBeThread(kinds: ReadonlySet<DeclaredKind>): boolean {
   return kinds.has('discussion') || !kinds.has('article');
 }
@@ -198,10 +206,12 @@ function widenToThread(
   body: Element,
   counts: ReadonlyMap<Element, TextCount>,
   isSkipped: (el: Element) => boolean,
+  anyThread: boolean,
 ): Grab | undefined {
   if (grab.roots.length !== 1) return undefined;
   const thread = threadPosts(grab.roots[0], body, counts, WIDEN_MIN_GAIN * grab.length);
-  if (!thread) return undefined;
+  // On a page that declares an article, only a forum's thread (posts as peers), not the comments under the article.
+  if (!thread || (!anyThread && !isPeerThread(thread, counts))) return undefined;
   const widened = furnitureFree(thread.root, counts, isSkipped, thread.keep);
   return widened.length >= WIDEN_MIN_GAIN * grab.length ? widened : undefined;
 }

@@ -1,6 +1,6 @@
 import { findFirst, parseHtml, type Element } from '../dom';
 import { textCensus } from './text-census';
-import { threadPosts } from './thread-posts';
+import { isPeerThread, threadPosts } from './thread-posts';
 
 const page = (html: string) => {
   const doc = parseHtml(html);
@@ -60,5 +60,32 @@ describe('thread posts: the other posts of a thread, found from one of them', ()
       `<body><article class="post">${post('op', 'Opening post text')}</article><aside><article class="post">${post('x', 'Teaser')}</article></aside></body>`,
     );
     expect(threadPosts(byId(body, 'op'), body, counts, 1)).toBeUndefined();
+  });
+
+  it('tells a forum thread (posts as peers, nested replies under them) from an article with comments', () => {
+    const reply = (id: string, text: string, nested = '') =>
+      `<li class="comment">${post(id, text)}${nested ? `<ol>${nested}</ol>` : ''}</li>`;
+    const forum = page(
+      '<body><ol class="comments">' +
+        reply('p1', 'A first post, about as long as the others') +
+        reply('p2', 'A second post, about as long as the others', reply('p3', 'A reply nested under the second post')) +
+        '</ol></body>',
+    );
+    expect(isPeerThread(threadPosts(byId(forum.body, 'p1'), forum.body, forum.counts, 1)!, forum.counts)).toBe(true);
+    const long = 'The article body, one long text of prose. '.repeat(10);
+    // The article's body alone at its place, the comments in a section of their own.
+    const article = page(
+      `<body><div id="page"><article class="post">${post('body', long)}</article><section class="comments"><ol>` +
+        `${reply('c1', 'A comment on it')}${reply('c2', 'Another comment')}</ol></section></div></body>`,
+    );
+    const commented = threadPosts(byId(article.body, 'body'), article.body, article.counts, 1)!;
+    expect(commented.posts).toHaveLength(3);
+    expect(isPeerThread(commented, article.counts)).toBe(false);
+    // Even when the body is no longer than its comments, it stands alone at its place.
+    const short = page(
+      `<body><div id="page"><article class="post">${post('body', 'A short article body text')}</article><section class="comments"><ol>` +
+        `${reply('c1', 'A comment on it, just as long')}${reply('c2', 'Another comment, just as long')}</ol></section></div></body>`,
+    );
+    expect(isPeerThread(threadPosts(byId(short.body, 'body'), short.body, short.counts, 1)!, short.counts)).toBe(false);
   });
 });

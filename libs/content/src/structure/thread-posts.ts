@@ -110,3 +110,28 @@ function thread(posts: Element[], body: Element): ThreadPosts {
 function namesThread(el: Element): boolean {
   return el.name === 'article' || THREAD_NAME.test(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''} ${el.attribs.itemprop ?? ''}`);
 }
+
+/** No post holds more than this share of the thread's text when the thread is a forum's (every post a peer). */
+const MAX_POST_SHARE = 0.5;
+
+/**
+ * A forum thread, as opposed to an article with comments under it: the posts are peers, every one at the same
+ * place under the thread (the same path of tags from the thread's root down to it: a list of posts, not a body
+ * of prose in one section and comments in another), and none of them holds most of the thread's text (an
+ * article's body does, over its comments).
+ */
+export function isPeerThread(thread: ThreadPosts, counts: ReadonlyMap<Element, TextCount>): boolean {
+  const texts = thread.posts.map((post) => counts.get(post)?.text ?? 0);
+  const total = texts.reduce((a, b) => a + b, 0);
+  if (total === 0 || Math.max(...texts) > MAX_POST_SHARE * total) return false;
+  const paths = thread.posts.map((post) => pathFrom(thread.root, post));
+  const top = paths.reduce((a, b) => (b.length < a.length ? b : a));
+  // Replies nested in replies sit deeper, under the same path; the top level holds several posts.
+  return paths.every((path) => path === top || path.startsWith(`${top}<`)) && paths.filter((path) => path === top).length >= MIN_POSTS;
+}
+
+function pathFrom(root: Element, el: Element): string {
+  const names: string[] = [];
+  for (let x: Element | null = el; x && x !== root && isElement(x); x = x.parent as Element | null) names.push(x.name);
+  return names.join('<');
+}
