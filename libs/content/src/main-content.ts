@@ -17,6 +17,7 @@ import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { threadPosts } from './structure/thread-posts';
 import { tileBadges } from './structure/tile-badges';
+import { tileRepeats } from './structure/tile-repeats';
 
 /**
  * Main-content detection, without mutating the DOM, in named parts:
@@ -105,6 +106,9 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
     c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;
   const roots = [...chosen.roots];
   const removed = new Set(chosen.removed);
+  // Once the content is chosen (so that it never moves the choice): an item's picture link and its title linked
+  // again, the item's address read once (structure/tile-repeats.ts).
+  for (const el of tileRepeats(document, c.isSkipped)) removed.add(el);
   // A declared product's page, once its content is chosen (so that they never move the choice): its strips of
   // other items for sale, and the later copies of a block it draws once per layout.
   if (kinds.has('product') && !kinds.has('collection')) {
