@@ -23,6 +23,19 @@ describe("tile repeats: an item's second link to its own address is not its text
     expect(named(`<body><ul>${[1, 2, 3].map(item).join('')}</ul></body>`)).toEqual([]);
   });
 
+  it("keeps the picture when the content leaves the item's title block out (its alt text is the only title)", () => {
+    const html = `<body><div class="list">${[1, 2, 3].map(card).join('')}</div></body>`;
+    const doc = parseHtml(html);
+    const out = [
+      ...tileRepeats(
+        doc,
+        () => false,
+        (el) => !(el.attribs.id ?? '').startsWith('title') && !(el.attribs.id ?? '').startsWith('again'),
+      ),
+    ];
+    expect(out.map((el) => el.attribs.id).filter((id) => id?.startsWith('pic'))).toEqual([]);
+  });
+
   it('leaves a page with fewer than three such items alone (one article linking its own picture)', () => {
     const html = `<body><h1>Stories</h1><div class="list">${[1, 2].map(card).join('')}</div></body>`;
     expect(named(html)).toEqual([]);

@@ -15,6 +15,8 @@ interface ItemLink {
   el: Element;
   /** Visible text, whitespace collapsed, lower-cased ('' for a picture link). */
   text: string;
+  /** The chosen content shows it. */
+  shown: boolean;
   /** Holds an image with alt text (which the text output shows). */
   picture: boolean;
 }
@@ -27,9 +29,14 @@ interface ItemLink {
  * less than TILE_MAX_TEXT characters):
  * - a picture link (an image with alt text and no text of its own) goes when the other link has text;
  * - a link whose text repeats the other's word for word goes, the one in a heading staying (else the first).
- * Only on pages where at least TILE_MIN_REPEATS items do so (a grid of items, not one article's link).
+ * A picture goes only for a link with text the chosen content shows (`isShown`): a title block left out leaves
+ * the picture as the item's only title. Only on pages where at least TILE_MIN_REPEATS items do so (a grid of items, not one article's link).
  */
-export function tileRepeats(document: Document, isSkipped: (el: Element) => boolean): Set<Element> {
+export function tileRepeats(
+  document: Document,
+  isSkipped: (el: Element) => boolean,
+  isShown: (el: Element) => boolean = () => true,
+): Set<Element> {
   const body = findFirst(document, 'body') ?? document;
   const byHref = new Map<string, ItemLink[]>();
   walk(body, (el) => {
@@ -45,7 +52,7 @@ export function tileRepeats(document: Document, isSkipped: (el: Element) => bool
     });
     let links = byHref.get(href);
     if (!links) byHref.set(href, (links = []));
-    links.push({ el, text, picture });
+    links.push({ el, text, picture, shown: isShown(el) });
     return false;
   });
   const repeats = new Set<Element>();
@@ -54,7 +61,8 @@ export function tileRepeats(document: Document, isSkipped: (el: Element) => bool
     let found = false;
     for (const cluster of itemClusters(links)) {
       const before = repeats.size;
-      const named = cluster.some((l) => l.text !== '');
+      // A title block the content leaves out (cleaned out as link-dense) leaves the picture as the item's only title.
+      const named = cluster.some((l) => l.text !== '' && l.shown);
       for (const link of cluster) if (named && link.text === '' && link.picture) repeats.add(link.el);
       const byText = new Map<string, ItemLink[]>();
       for (const link of cluster) {
