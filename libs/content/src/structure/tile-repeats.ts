@@ -1,4 +1,4 @@
-import { findFirst, isElement, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
+import { isElement, textData, typeOf, visibleText, walk, type AnyNode, type Element } from '../dom';
 
 /** The closest block holding both links is an item when its text is shorter than this (characters), not a page's section. */
 const TILE_MAX_TEXT = 1200;
@@ -15,8 +15,6 @@ interface ItemLink {
   el: Element;
   /** Visible text, whitespace collapsed, lower-cased ('' for a picture link). */
   text: string;
-  /** The chosen content shows it. */
-  shown: boolean;
   /** Holds an image with alt text (which the text output shows). */
   picture: boolean;
 }
@@ -29,40 +27,31 @@ interface ItemLink {
  * less than TILE_MAX_TEXT characters):
  * - a picture link (an image with alt text and no text of its own) goes when the other link has text;
  * - a link whose text repeats the other's word for word goes, the one in a heading staying (else the first).
- * A picture goes only for a link with text the chosen content shows (`isShown`): a title block left out leaves
- * the picture as the item's only title. Only on pages where at least TILE_MIN_REPEATS items do so (a grid of items, not one article's link).
+ * Only the links the chosen content shows count (`roots` without what `isSkipped` leaves out): a title block
+ * left out (cleaned out as link-dense) leaves the picture as the item's only title. Only on pages where at least TILE_MIN_REPEATS items do so (a grid of items, not one article's link).
  */
-export function tileRepeats(
-  document: Document,
-  isSkipped: (el: Element) => boolean,
-  isShown: (el: Element) => boolean = () => true,
-): Set<Element> {
-  const body = findFirst(document, 'body') ?? document;
-  const byHref = new Map<string, ItemLink[]>();
-  walk(body, (el) => {
-    if (isSkipped(el)) return false;
-    if (el.name !== 'a') return true;
-    const href = (el.attribs.href ?? '').trim();
-    if (href === '' || href.startsWith('#') || /^javascript:/i.test(href)) return false;
-    const text = visibleText(el, 400).toLowerCase();
-    let picture = false;
-    walk(el, (inner) => {
-      if (inner.name === 'img' && (inner.attribs.alt ?? '').trim() !== '') picture = true;
-      return !picture;
+export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) => boolean): Set<Element> {
+  const byHref = new Map<string, Element[]>();
+  for (const root of roots) {
+    walk(root, (el) => {
+      if (isSkipped(el)) return false;
+      if (el.name !== 'a') return true;
+      const href = (el.attribs.href ?? '').trim();
+      if (href === '' || href.startsWith('#') || /^javascript:/i.test(href)) return false;
+      const links = byHref.get(href);
+      if (links) links.push(el);
+      else byHref.set(href, [el]);
+      return false;
     });
-    let links = byHref.get(href);
-    if (!links) byHref.set(href, (links = []));
-    links.push({ el, text, picture, shown: isShown(el) });
-    return false;
-  });
+  }
   const repeats = new Set<Element>();
   let items = 0;
-  for (const links of byHref.values()) {
+  for (const els of byHref.values()) {
+    if (els.length < 2) continue;
     let found = false;
-    for (const cluster of itemClusters(links)) {
+    for (const cluster of itemClusters(els.map(itemLink))) {
       const before = repeats.size;
-      // A title block the content leaves out (cleaned out as link-dense) leaves the picture as the item's only title.
-      const named = cluster.some((l) => l.text !== '' && l.shown);
+      const named = cluster.some((l) => l.text !== '');
       for (const link of cluster) if (named && link.text === '' && link.picture) repeats.add(link.el);
       const byText = new Map<string, ItemLink[]>();
       for (const link of cluster) {
@@ -81,6 +70,15 @@ export function tileRepeats(
     if (found) items++;
   }
   return items >= TILE_MIN_REPEATS ? repeats : new Set();
+}
+
+function itemLink(el: Element): ItemLink {
+  let picture = false;
+  walk(el, (inner) => {
+    if (inner.name === 'img' && (inner.attribs.alt ?? '').trim() !== '') picture = true;
+    return !picture;
+  });
+  return { el, text: visibleText(el, 400).toLowerCase(), picture };
 }
 
 /**
