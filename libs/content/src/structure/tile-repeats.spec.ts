@@ -29,6 +29,13 @@ describe("tile repeats: an item's second link to its own address is not its text
     expect([...tileRepeats([parseHtml(html)], leftOut)]).toEqual([]);
   });
 
+  it('leaves out a line an item draws twice (its date and read time under its picture and under its title)', () => {
+    const story = (i: number) =>
+      `<article><div class="top"><a id="pic${i}" href="/s/${i}"><img src="/${i}.jpg" alt="Story ${i} in full"></a><p id="meta${i}">1d ago, 3 min read</p></div>` +
+      `<div class="body"><h2><a href="/s/${i}">Story ${i} in full</a></h2><p id="again${i}">1d ago, 3 min read</p></div></article>`;
+    expect(named(`<body>${[1, 2, 3].map(story).join('')}</body>`)).toEqual(['again1', 'again2', 'again3', 'pic1', 'pic2', 'pic3']);
+  });
+
   it('leaves a page with fewer than three such items alone (one article linking its own picture)', () => {
     const html = `<body><h1>Stories</h1><div class="list">${[1, 2].map(card).join('')}</div></body>`;
     expect(named(html)).toEqual([]);

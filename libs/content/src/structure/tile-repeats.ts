@@ -9,6 +9,9 @@ const TILE_MIN_REPEATS = 3;
 /** A link's text repeated in one item is a title (three words or more), not a tag or a place repeated by chance. */
 const TITLE_MIN_WORDS = 3;
 
+/** A line shorter than this may repeat in an item for a reason (a label, a price). */
+const LINE_MIN_TEXT = 6;
+
 const HEADING = /^h[1-6]$/;
 
 interface ItemLink {
@@ -28,7 +31,10 @@ interface ItemLink {
  * - a picture link (an image with alt text and no text of its own) goes when the other link has text;
  * - a link whose text repeats the other's word for word goes, the one in a heading staying (else the first).
  * Only the links the chosen content shows count (`roots` without what `isSkipped` leaves out): a title block
- * left out (cleaned out as link-dense) leaves the picture as the item's only title. Only on pages where at least TILE_MIN_REPEATS items do so (a grid of items, not one article's link).
+ * left out (cleaned out as link-dense) leaves the picture as the item's only title. Only on pages where at least
+ * TILE_MIN_REPEATS items do so (a grid of items, not one article's link). In an item found so (one title: its
+ * links of title length lead to one address), a line of LINE_MIN_TEXT characters or more drawn again (a date and
+ * read time under the picture and under the title, a tile drawn once per layout) is left out after its first copy.
  */
 export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) => boolean): Set<Element> {
   const byHref = new Map<string, Element[]>();
@@ -45,6 +51,7 @@ export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) 
     });
   }
   const repeats = new Set<Element>();
+  const itemBlocks: Element[] = [];
   let items = 0;
   for (const els of byHref.values()) {
     if (els.length < 2) continue;
@@ -65,11 +72,44 @@ export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) 
         const kept = same.find((l) => inHeading(l.el)) ?? same[0];
         for (const link of same) if (link !== kept) repeats.add(link.el);
       }
-      if (repeats.size > before) found = true;
+      if (repeats.size > before) {
+        found = true;
+        const block = cluster.slice(1).reduce<Element | undefined>((acc, l) => acc && commonBlock(acc, l.el), cluster[0].el);
+        if (block) itemBlocks.push(block);
+      }
     }
     if (found) items++;
   }
-  return items >= TILE_MIN_REPEATS ? repeats : new Set();
+  if (items < TILE_MIN_REPEATS) return new Set();
+  // One item has one title: a block with links of title length to two addresses spans several items.
+  for (const block of itemBlocks) if (titleAddresses(block) <= 1) for (const el of lineCopies(block, isSkipped, repeats)) repeats.add(el);
+  return repeats;
+}
+
+function titleAddresses(block: Element): number {
+  const hrefs = new Set<string>();
+  walk(block, (el) => {
+    if (el.name !== 'a') return true;
+    if ((visibleText(el, 200).match(/\w+/g) ?? []).length >= TITLE_MIN_WORDS) hrefs.add((el.attribs.href ?? '').trim());
+    return false;
+  });
+  return hrefs.size;
+}
+
+/** Lines of an item drawn twice (a card's date and read time under its picture and again under its title): the later copies. */
+function lineCopies(item: Element, isSkipped: (el: Element) => boolean, out: ReadonlySet<Element>): Element[] {
+  const seen = new Set<string>();
+  const copies: Element[] = [];
+  walk(item, (el) => {
+    if (isSkipped(el) || out.has(el)) return false;
+    if (el.children.some(isElement)) return true;
+    const text = visibleText(el, 200).toLowerCase();
+    if (text.length < LINE_MIN_TEXT) return false;
+    if (seen.has(text)) copies.push(el);
+    else seen.add(text);
+    return false;
+  });
+  return copies;
 }
 
 function itemLink(el: Element): ItemLink {
