@@ -21,6 +21,7 @@ import { isPeerThread, threadPosts } from './structure/thread-posts';
 import { sectionsBeforeRun } from './structure/title-sections';
 import { keepBlock, tableOfContents } from './structure/toc-links';
 import { tileBadges } from './structure/tile-badges';
+import { tileRepeats } from './structure/tile-repeats';
 
 /**
  * Main-content detection, without mutating the DOM, in named parts:
@@ -114,6 +115,9 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   const roots = [...chosen.roots];
   const run = [...chosen.roots];
   const removed = new Set(chosen.removed);
+  // Once the content is chosen (so that it never moves the choice): an item's picture link and its title linked
+  // again, the item's address read once (structure/tile-repeats.ts).
+  for (const el of tileRepeats(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // A declared product's page, once its content is chosen (so that they never move the choice): its strips of
   // other items for sale, and the later copies of a block it draws once per layout.
   if (kinds.has('product') && !kinds.has('collection')) {

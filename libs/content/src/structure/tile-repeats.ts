@@ -1,0 +1,172 @@
+import { isElement, textData, typeOf, visibleText, walk, type AnyNode, type Element } from '../dom';
+
+/** The closest block holding both links is an item when its text is shorter than this (characters), not a page's section. */
+const TILE_MAX_TEXT = 1200;
+
+/** An item's links repeat over a grid: fewer repeated items than this are the page's own links, left alone. */
+const TILE_MIN_REPEATS = 3;
+
+/** A link's text repeated in one item is a title (three words or more), not a tag or a place repeated by chance. */
+const TITLE_MIN_WORDS = 3;
+
+/** A line shorter than this may repeat in an item for a reason (a label, a price). */
+const LINE_MIN_TEXT = 6;
+
+const HEADING = /^h[1-6]$/;
+
+interface ItemLink {
+  el: Element;
+  /** Visible text, whitespace collapsed, lower-cased ('' for a picture link). */
+  text: string;
+  /** Holds an image with alt text (which the text output shows). */
+  picture: boolean;
+}
+
+/**
+ * The second link of an item to its own address. A listing's item (a story card, an event, a search result)
+ * links its address twice or more: its picture, its title, sometimes its title again under the picture or its
+ * author's name beside the avatar. A reader sees the title once; the text shows the picture's alt text (often the
+ * title again) and every copy. When two links to one address sit in one item (their closest common block holds
+ * less than TILE_MAX_TEXT characters):
+ * - a picture link (an image with alt text and no text of its own) goes when the other link has text;
+ * - a link whose text repeats the other's word for word goes, the one in a heading staying (else the first).
+ * Only the links the chosen content shows count (`roots` without what `isSkipped` leaves out): a title block
+ * left out (cleaned out as link-dense) leaves the picture as the item's only title. Only on pages where at least
+ * TILE_MIN_REPEATS items do so (a grid of items, not one article's link). In an item found so (one title: its
+ * links of title length lead to one address), a line of LINE_MIN_TEXT characters or more drawn again (a date and
+ * read time under the picture and under the title, a tile drawn once per layout) is left out after its first copy.
+ */
+export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) => boolean): Set<Element> {
+  const byHref = new Map<string, Element[]>();
+  for (const root of roots) {
+    walk(root, (el) => {
+      if (isSkipped(el)) return false;
+      if (el.name !== 'a') return true;
+      const href = (el.attribs.href ?? '').trim();
+      if (href === '' || href.startsWith('#') || /^javascript:/i.test(href)) return false;
+      const links = byHref.get(href);
+      if (links) links.push(el);
+      else byHref.set(href, [el]);
+      return false;
+    });
+  }
+  const repeats = new Set<Element>();
+  const itemBlocks: Element[] = [];
+  let items = 0;
+  for (const els of byHref.values()) {
+    if (els.length < 2) continue;
+    let found = false;
+    for (const cluster of itemClusters(els.map(itemLink))) {
+      const before = repeats.size;
+      const named = cluster.some((l) => l.text !== '');
+      for (const link of cluster) if (named && link.text === '' && link.picture) repeats.add(link.el);
+      const byText = new Map<string, ItemLink[]>();
+      for (const link of cluster) {
+        if ((link.text.match(/\w+/g) ?? []).length < TITLE_MIN_WORDS || inRunningText(link.el)) continue;
+        const same = byText.get(link.text);
+        if (same) same.push(link);
+        else byText.set(link.text, [link]);
+      }
+      for (const same of byText.values()) {
+        if (same.length < 2) continue;
+        const kept = same.find((l) => inHeading(l.el)) ?? same[0];
+        for (const link of same) if (link !== kept) repeats.add(link.el);
+      }
+      if (repeats.size > before) {
+        found = true;
+        const block = cluster.slice(1).reduce<Element | undefined>((acc, l) => acc && commonBlock(acc, l.el), cluster[0].el);
+        if (block) itemBlocks.push(block);
+      }
+    }
+    if (found) items++;
+  }
+  if (items < TILE_MIN_REPEATS) return new Set();
+  // One item has one title: a block with links of title length to two addresses spans several items.
+  for (const block of itemBlocks) if (titleAddresses(block) <= 1) for (const el of lineCopies(block, isSkipped, repeats)) repeats.add(el);
+  return repeats;
+}
+
+function titleAddresses(block: Element): number {
+  const hrefs = new Set<string>();
+  walk(block, (el) => {
+    if (el.name !== 'a') return true;
+    if ((visibleText(el, 200).match(/\w+/g) ?? []).length >= TITLE_MIN_WORDS) hrefs.add((el.attribs.href ?? '').trim());
+    return false;
+  });
+  return hrefs.size;
+}
+
+/** Lines of an item drawn twice (a card's date and read time under its picture and again under its title): the later copies. */
+function lineCopies(item: Element, isSkipped: (el: Element) => boolean, out: ReadonlySet<Element>): Element[] {
+  const seen = new Set<string>();
+  const copies: Element[] = [];
+  walk(item, (el) => {
+    if (isSkipped(el) || out.has(el)) return false;
+    if (el.children.some(isElement)) return true;
+    const text = visibleText(el, 200).toLowerCase();
+    if (text.length < LINE_MIN_TEXT) return false;
+    if (seen.has(text)) copies.push(el);
+    else seen.add(text);
+    return false;
+  });
+  return copies;
+}
+
+function itemLink(el: Element): ItemLink {
+  let picture = false;
+  walk(el, (inner) => {
+    if (inner.name === 'img' && (inner.attribs.alt ?? '').trim() !== '') picture = true;
+    return !picture;
+  });
+  return { el, text: visibleText(el, 400).toLowerCase(), picture };
+}
+
+/**
+ * Runs of consecutive links to one address that sit in one item: the closest block holding the whole run holds
+ * less than TILE_MAX_TEXT characters. A run of one is no item's repeat.
+ */
+function itemClusters(links: ItemLink[]): ItemLink[][] {
+  const clusters: ItemLink[][] = [];
+  let run: ItemLink[] = [];
+  let root: Element | undefined;
+  for (const link of links) {
+    const joined = root ? commonBlock(root, link.el) : link.el;
+    if (joined && visibleText(joined, TILE_MAX_TEXT).length < TILE_MAX_TEXT) {
+      run.push(link);
+      root = joined;
+      continue;
+    }
+    if (run.length >= 2) clusters.push(run);
+    run = [link];
+    root = link.el;
+  }
+  if (run.length >= 2) clusters.push(run);
+  return clusters;
+}
+
+/** A link inside a sentence (text beside it in its parent): prose that names the item, not a title. */
+function inRunningText(el: Element): boolean {
+  const parent = el.parent;
+  if (!parent || !isElement(parent)) return false;
+  return parent.children.some((c) => typeOf(c) === 'text' && /\w/.test(textData(c)));
+}
+
+function inHeading(el: Element): boolean {
+  for (let node: Element | null = el; node && isElement(node); node = node.parent as Element | null) {
+    if (HEADING.test(node.name)) return true;
+  }
+  let heading = false;
+  walk(el, (inner) => {
+    if (HEADING.test(inner.name)) heading = true;
+    return !heading;
+  });
+  return heading;
+}
+
+/** The closest element holding both. */
+function commonBlock(a: Element, b: Element): Element | undefined {
+  const ancestors = new Set<Element>();
+  for (let node: Element | null = a; node && isElement(node); node = node.parent as Element | null) ancestors.add(node);
+  for (let node: Element | null = b; node && isElement(node); node = node.parent as Element | null) if (ancestors.has(node)) return node;
+  return undefined;
+}
