@@ -21,7 +21,8 @@ const HEADING = /^h[1-6]$/;
  * link furniture (readability/conditional-cleaner.ts), leaving the item without its title. A block left out is
  * such a title block when it is short (under TITLE_BLOCK_MAX_TEXT characters) and holds a heading holding a link
  * (with at most a kicker's heading beside it: TITLE_MAX_HEADINGS), and its item (the block or one of its ITEM_MAX_DEPTH closest blocks, all shown) is one of at least
- * RUN_MIN_ITEMS siblings of one kind (tag and first class name) that each hold a linked heading of the same level:
+ * RUN_MIN_ITEMS siblings of one kind (tag and first class name) that each hold a linked heading of the same level, each
+ * leading to an address of its own (a post's author heading links one poster from several posts):
  * a title repeated over a grid is what the grid lists, not a menu. Returns the left-out blocks to show again:
  * the title block and, inside it, the blocks holding its heading.
  */
@@ -31,8 +32,8 @@ export function titleBlocks(roots: readonly AnyNode[], removed: ReadonlySet<Elem
     walk(root, (el) => {
       if (isSkipped(el)) return false;
       if (!removed.has(el)) return true;
-      const heading = titleHeading(el);
-      if (heading && inItemRun(el, heading.name)) {
+      const heading = titleHeadings(el).find((h) => inItemRun(el, h.name));
+      if (heading) {
         kept.add(el);
         for (let node = heading.parent; node && node !== el && isElement(node); node = node.parent) if (removed.has(node)) kept.add(node);
         if (removed.has(heading)) kept.add(heading);
@@ -43,12 +44,12 @@ export function titleBlocks(roots: readonly AnyNode[], removed: ReadonlySet<Elem
   return kept;
 }
 
-/** The linked heading of a short block holding a title and at most a kicker. */
-function titleHeading(block: Element): Element | undefined {
-  if (visibleText(block, TITLE_BLOCK_MAX_TEXT + 1).length > TITLE_BLOCK_MAX_TEXT) return undefined;
+/** The linked headings of a short block holding a title and at most a kicker. */
+function titleHeadings(block: Element): Element[] {
+  if (visibleText(block, TITLE_BLOCK_MAX_TEXT + 1).length > TITLE_BLOCK_MAX_TEXT) return [];
   const headings = headingsIn(block);
-  if (headings.length === 0 || headings.length > TITLE_MAX_HEADINGS) return undefined;
-  return headings.find((heading) => findFirst(heading, 'a') !== undefined);
+  if (headings.length > TITLE_MAX_HEADINGS) return [];
+  return headings.filter((heading) => findFirst(heading, 'a') !== undefined);
 }
 
 function headingsIn(root: Element): Element[] {
@@ -68,17 +69,22 @@ function inItemRun(block: Element, level: string): boolean {
     const parent = node.parent;
     if (!parent || !isElement(parent)) return false;
     const kind = kindOf(node);
-    const run = childElements(parent).filter((sibling) => kindOf(sibling) === kind && titledBy(sibling, level));
-    if (run.length >= RUN_MIN_ITEMS && run.includes(node)) return true;
+    const run = childElements(parent).filter((sibling) => kindOf(sibling) === kind && titleLink(sibling, level) !== undefined);
+    if (run.length >= RUN_MIN_ITEMS && run.includes(node)) {
+      // Each item is titled by its own address (a post's author heading links one poster from several posts).
+      const addresses = new Set(run.map((item) => titleLink(item, level)));
+      return addresses.size === run.length;
+    }
     node = parent;
   }
   return false;
 }
 
-/** Whether an item holds a heading of `level` with a link in it. */
-function titledBy(item: Element, level: string): boolean {
+/** The address of an item's first heading of `level`, when it holds a link. */
+function titleLink(item: Element, level: string): string | undefined {
   const heading = findFirst(item, level);
-  return heading !== undefined && findFirst(heading, 'a') !== undefined;
+  const link = heading && findFirst(heading, 'a');
+  return link ? (link.attribs.href ?? '').trim() : undefined;
 }
 
 /** A block's kind: its tag and first class name, digits left out. */
