@@ -22,6 +22,7 @@ import { sectionsBeforeRun } from './structure/title-sections';
 import { keepBlock, tableOfContents } from './structure/toc-links';
 import { tileBadges } from './structure/tile-badges';
 import { tileRepeats } from './structure/tile-repeats';
+import { titleBlocks } from './structure/title-blocks';
 
 /**
  * Main-content detection, without mutating the DOM, in named parts:
@@ -115,7 +116,10 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   const roots = [...chosen.roots];
   const run = [...chosen.roots];
   const removed = new Set(chosen.removed);
-  // Once the content is chosen (so that it never moves the choice): an item's picture link and its title linked
+  // Once the content is chosen (so that it never moves the choice): an item's title block (a linked heading and its
+  // date) the cleaning took for link furniture, shown again in a run of items (structure/title-blocks.ts).
+  for (const el of titleBlocks(roots, removed, c.isSkipped)) removed.delete(el);
+  // An item's picture link and its title linked
   // again, the item's address read once (structure/tile-repeats.ts).
   for (const el of tileRepeats(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // A declared product's page, once its content is chosen (so that they never move the choice): its strips of
