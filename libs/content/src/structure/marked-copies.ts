@@ -35,6 +35,24 @@ type Mark = 0 | 1 | 2;
 export function markedCopies(document: Document, isSkipped: (el: Element) => boolean): Set<Element> {
   const body = findFirst(document, 'body');
   if (!body) return new Set();
+  const copies = new Set<Element>();
+  for (const group of copyGroups(body, isSkipped)) {
+    const marks = group.map((el) => markOf(el, body));
+    const least = Math.min(...marks);
+    group.forEach((el, i) => {
+      if (marks[i] > least) copies.add(el);
+    });
+  }
+  return copies;
+}
+
+/**
+ * The blocks of `body` whose visible text another block repeats word for word, grouped by that text in document
+ * order: only blocks (BLOCKS) of COPY_MIN_TEXT characters or more, outermost first (a copy's parts are not compared
+ * again), a wrapper whose text is all in one child standing for that child. Groups of two or more only. Shared by
+ * the marked copies here and a product page's copies (product-copies.ts).
+ */
+export function copyGroups(body: Element, isSkipped: (el: Element) => boolean): Element[][] {
   const counts = textCensus(body, isSkipped);
   const groups = new Map<string, Element[]>();
   walk(body, (el) => {
@@ -52,16 +70,7 @@ export function markedCopies(document: Document, isSkipped: (el: Element) => boo
     group.push(el);
     return false;
   });
-  const copies = new Set<Element>();
-  for (const group of groups.values()) {
-    if (group.length < 2) continue;
-    const marks = group.map((el) => markOf(el, body));
-    const least = Math.min(...marks);
-    group.forEach((el, i) => {
-      if (marks[i] > least) copies.add(el);
-    });
-  }
-  return copies;
+  return [...groups.values()].filter((group) => group.length >= 2);
 }
 
 /** The strongest mark on the element or above it, up to the body. */
