@@ -29,10 +29,15 @@ import { titleBlocks } from './structure/title-blocks';
  * 1. the app shell (structure/app-shell.ts): a body that is a loading screen is read from its `<noscript>`;
  * 2. readability's grab (readability/grabber.ts), relaxed attempt by attempt while it finds too little;
  * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture;
- * 4. on a declared product's page, once the content is chosen: strips of other items (structure/other-items.ts) and
- *    later copies of a block (structure/product-copies.ts) left out;
- * 5. on every page, once the content is chosen: a reply's quote of a whole earlier post (structure/quoted-copies.ts)
- *    and a post's signature (structure/post-signatures.ts) left out.
+ * Once the content is chosen (so that none of these moves the choice):
+ * 4. in a run of items: an item's title block the cleaning left out shown again (structure/title-blocks.ts), an item's
+ *    address read once (structure/tile-repeats.ts);
+ * 5. on a declared product's page: strips of other items (structure/other-items.ts) and later copies of a block
+ *    (structure/product-copies.ts) left out;
+ * 6. on every page: a reply's quote of a whole earlier post (structure/quoted-copies.ts) and a post's signature
+ *    (structure/post-signatures.ts) left out;
+ * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
+ *    chosen run (structure/title-sections.ts) and a chapter's table of contents (structure/toc-links.ts) kept.
  */
 export interface MainContent {
   /** Elements to render, in document order. */
@@ -119,8 +124,7 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   // Once the content is chosen (so that it never moves the choice): an item's title block (a linked heading and its
   // date) the cleaning took for link furniture, shown again in a run of items (structure/title-blocks.ts).
   for (const el of titleBlocks(roots, removed, c.isSkipped)) removed.delete(el);
-  // An item's picture link and its title linked
-  // again, the item's address read once (structure/tile-repeats.ts).
+  // An item's picture link and its title linked again: the item's address read once (structure/tile-repeats.ts).
   for (const el of tileRepeats(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // A declared product's page, once its content is chosen (so that they never move the choice): its strips of
   // other items for sale, and the later copies of a block it draws once per layout.
