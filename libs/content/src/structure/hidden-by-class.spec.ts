@@ -14,4 +14,12 @@ describe('hidden by class: what a framework stylesheet hides', () => {
     expect(isHiddenByClass(el('invisible md:block'))).toBe(false);
     expect(isHiddenByClass(el('answer hidden'))).toBe(false);
   });
+
+  it('gives the same verdict on a class attribute asked again, also once more attributes were seen than it remembers', () => {
+    const asked = [el('card d-none'), el('card')];
+    const first = asked.map(isHiddenByClass);
+    for (let i = 0; i < 10_050; i++) isHiddenByClass(el(`tile-${i} d-none`));
+    expect(asked.map(isHiddenByClass)).toEqual(first);
+    expect(first).toEqual([true, false]);
+  });
 });

@@ -18,6 +18,19 @@ const SHOWN_FROM =
 export function isHiddenByClass(el: Element): boolean {
   const cls = el.attribs.class;
   if (cls === undefined || cls.length < 4) return false;
-  const names = cls.split(/\s+/);
-  return names.some((n) => HIDING.has(n)) && !names.some((n) => SHOWN_FROM.test(n));
+  let verdict = verdicts.get(cls);
+  if (verdict === undefined) {
+    const names = cls.split(/\s+/);
+    verdict = names.some((n) => HIDING.has(n)) && !names.some((n) => SHOWN_FROM.test(n));
+    if (verdicts.size >= VERDICTS_MAX) verdicts.clear();
+    verdicts.set(cls, verdict);
+  }
+  return verdict;
 }
+
+/**
+ * The verdict on each class attribute seen: a page repeats a few hundred of them over thousands of elements, and
+ * every pass of the main content asks. Bounded, as the content threads live long.
+ */
+const verdicts = new Map<string, boolean>();
+const VERDICTS_MAX = 10_000;

@@ -30,4 +30,14 @@ describe('marked copies: a cloned or hidden copy of a block is read once', () =>
       `<div class="slick-cloned"><p id="c">${words(30, 1)}</p></div></body>`;
     expect(named(html)).toEqual([]);
   });
+
+  it('finds a copy whose markup differs but whose visible text is the same, and no copy in a block of as many letters', () => {
+    // The copy spaces and wraps its words otherwise and hides an extra line: read as a reader sees it, it is the same text.
+    const copy =
+      `<div class="slick-cloned"><div id="b"><h3>Colorful   design</h3>\n<p><span>${words(15)}</span>\n ${words(15, 15)}</p>` +
+      `<p hidden>${words(40, 100)}</p><script>var x = "${words(20)}";</script></div></div>`;
+    // A block with exactly as many letters as the slide, not the same text: not a copy.
+    const other = `<div class="slick-cloned"><div id="c"><h3>Colorful design</h3><p>${words(30).replace(/word/g, 'wrdo')}</p></div></div>`;
+    expect(named(`<body>${slide('a', 'slide')}${copy}${other}</body>`)).toEqual(['b']);
+  });
 });

@@ -1,4 +1,5 @@
-import { findFirst, visibleText, walk, type Document, type Element } from '../dom';
+import { findFirst, isElement, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
+import { isInvisible, UNRENDERED_TAGS } from '../visibility';
 import { textCensus, type TextCount } from './text-census';
 
 /** A block shorter than this (characters) may repeat for a reason (a label, a price, a short answer). */
@@ -54,12 +55,24 @@ export function markedCopies(document: Document, isSkipped: (el: Element) => boo
  */
 export function copyGroups(body: Element, isSkipped: (el: Element) => boolean): Element[][] {
   const counts = textCensus(body, isSkipped);
+  const compared = (el: Element) => BLOCKS.has(el.name) && !onlyChildWrapper(el, counts);
+  // Reading a block's text is the cost here, so a block is read only when another block it could repeat has as
+  // many characters other than white space in its visible text (a word-for-word copy has): most blocks have none.
+  const sizes = visibleSizes(body);
+  const bySize = new Map<number, number>();
+  walk(body, (el) => {
+    if (isSkipped(el)) return false;
+    const count = counts.get(el);
+    if (!count || count.text < COPY_MIN_TEXT) return false;
+    if (compared(el)) bySize.set(sizes.get(el)!, (bySize.get(sizes.get(el)!) ?? 0) + 1);
+    return true;
+  });
   const groups = new Map<string, Element[]>();
   walk(body, (el) => {
     if (isSkipped(el)) return false;
     const count = counts.get(el);
     if (!count || count.text < COPY_MIN_TEXT) return false;
-    if (!BLOCKS.has(el.name) || onlyChildWrapper(el, counts)) return true;
+    if (!compared(el) || bySize.get(sizes.get(el)!)! < 2) return true;
     const text = visibleText(el);
     const group = groups.get(text);
     if (group === undefined) {
@@ -71,6 +84,45 @@ export function copyGroups(body: Element, isSkipped: (el: Element) => boolean): 
     return false;
   });
   return [...groups.values()].filter((group) => group.length >= 2);
+}
+
+/**
+ * How many characters other than white space each element's visible text holds, read as visibleText reads it (the
+ * element itself always, hidden elements below it not), for the whole subtree in one post-order pass.
+ */
+function visibleSizes(root: Element): Map<Element, number> {
+  // Elements left out here (UNRENDERED_TAGS) get no entry: none is ever in BLOCKS.
+  const sizes = new Map<Element, number>();
+  const stack: { el: Element; i: number; size: number }[] = [{ el: root, i: 0, size: 0 }];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    const children = frame.el.children;
+    if (frame.i < children.length) {
+      const child = children[frame.i++];
+      if (typeOf(child) === 'text') frame.size += solidLength(textData(child));
+      // A script's or a style's text is never a block's, nor is one of them a block compared.
+      else if (isElement(child) && !UNRENDERED_TAGS.has(child.name)) stack.push({ el: child, i: 0, size: 0 });
+      continue;
+    }
+    stack.pop();
+    sizes.set(frame.el, frame.size);
+    const parent = stack[stack.length - 1];
+    if (parent && !isInvisible(frame.el)) parent.size += frame.size;
+  }
+  return sizes;
+}
+
+const SPACE = /\s/;
+
+/** Characters of `text` that are not white space (as `\s` reads it, the class whitespace collapsing folds). */
+function solidLength(text: string): number {
+  let solid = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 32 || (code >= 9 && code <= 13)) continue;
+    if (code < 128 || !SPACE.test(text[i])) solid++;
+  }
+  return solid;
 }
 
 /** The strongest mark on the element or above it, up to the body. */

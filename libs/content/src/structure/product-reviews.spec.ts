@@ -32,6 +32,14 @@ describe("product reviews: what buyers say is not the product page's content", (
       expect(isReviewBlock(el(attrs))).toBe(false);
   });
 
+  it('reads the class and the id apart, and a class attribute asked again the same way', () => {
+    for (const attrs of ['class="content" id="reviews"', 'class="reviews" id="content"', 'class="x reviews" id="reviews"'])
+      expect(isReviewBlock(el(attrs))).toBe(true);
+    for (let i = 0; i < 10_050; i++) isReviewBlock(el(`class="tile-${i} reviews"`));
+    expect(isReviewBlock(el('class="content" id="main"'))).toBe(false);
+    expect(isReviewBlock(el('class="x reviews" id="main"'))).toBe(true);
+  });
+
   it('leaves out a product page’s reviews section, not its description', () => {
     const html = `<body><h1>Mat</h1><div id="desc">${words(200)}</div><section id="reviews" class="reviews">${words(60)}</section></body>`;
     expect(skipped(html)).toEqual(['reviews']);

@@ -26,10 +26,29 @@ export function isReviewBlock(el: Element): boolean {
 function reviewName(el: Element): string | undefined {
   if (el.name === 'body' || el.name === 'html' || el.name === 'main') return undefined;
   if (el.attribs.itemprop === 'review') return 'itemprop=review';
-  const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
-  if (names.length < 6) return undefined;
-  return names.split(/\s+/).find((name) => REVIEWS.test(name));
+  const { class: cls, id } = el.attribs;
+  return (
+    (cls === undefined ? undefined : classReviewName(cls)) ?? (id === undefined ? undefined : id.split(/\s+/).find((n) => REVIEWS.test(n)))
+  );
 }
+
+/**
+ * The class name that names a review block in a class attribute, remembered per attribute ('' for none): a page
+ * repeats a few hundred class attributes over thousands of elements, and each pass asks again. Bounded, as the
+ * content threads live long.
+ */
+function classReviewName(cls: string): string | undefined {
+  let name = classesRead.get(cls);
+  if (name === undefined) {
+    name = cls.split(/\s+/).find((n) => REVIEWS.test(n)) ?? '';
+    if (classesRead.size >= CLASSES_READ_MAX) classesRead.clear();
+    classesRead.set(cls, name);
+  }
+  return name || undefined;
+}
+
+const classesRead = new Map<string, string>();
+const CLASSES_READ_MAX = 10_000;
 
 /** A review block holding more than this share of the body's text is the page itself (a page of reviews). */
 const REVIEWS_MAX_SHARE = 0.5;

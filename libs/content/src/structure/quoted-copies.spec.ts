@@ -1,4 +1,4 @@
-import { findFirst, parseHtml, type Element } from '../dom';
+import { findFirst, isElement, parseHtml, type Element } from '../dom';
 import { quotedCopies } from './quoted-copies';
 
 const ids = (html: string): string[] => {
@@ -24,5 +24,12 @@ describe('quoted copies: a reply quoting a whole earlier post', () => {
     );
     expect(ids(`<body><p>An article.</p><blockquote id="q">${long}</blockquote></body>`)).toEqual([]);
     expect(ids(`<body><blockquote id="q">${long}</blockquote><p>${long}</p></body>`)).toEqual([]);
+  });
+
+  it('reads a quote that is itself one of the roots, and nothing on a page without quotes', () => {
+    const body = findFirst(parseHtml(`<body><p id="p">${long}</p><blockquote id="q">${long}</blockquote></body>`), 'body')!;
+    const [p, q] = body.children.filter(isElement);
+    expect([...quotedCopies([p, q], () => false)].map((el) => el.attribs.id)).toEqual(['q']);
+    expect(ids(`<body><p>${long}</p><div><p>${long}</p></div></body>`)).toEqual([]);
   });
 });

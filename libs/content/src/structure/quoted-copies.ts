@@ -1,4 +1,4 @@
-import { isElement, typeOf, visibleText, type AnyNode, type Element } from '../dom';
+import { findFirst, isElement, typeOf, visibleText, type AnyNode, type Element } from '../dom';
 
 /** A quote shorter than this (characters) is a reply's point of reference, kept whatever it repeats. */
 const QUOTE_MIN_TEXT = 120;
@@ -16,6 +16,9 @@ const MIN_REPEATED = 0.8;
  */
 export function quotedCopies(roots: readonly AnyNode[], isSkipped: (el: Element) => boolean): Set<Element> {
   const copies = new Set<Element>();
+  // Most pages quote nothing: their words are not read at all.
+  const quotes = (root: AnyNode) => (isElement(root) && root.name === 'blockquote') || findFirst(root, 'blockquote') !== undefined;
+  if (!roots.some(quotes)) return copies;
   const seen = new Set<string>();
   const recent: string[] = [];
   const read = (text: string) => {
