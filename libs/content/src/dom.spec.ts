@@ -1,4 +1,4 @@
-import { bodyOf, findFirst, ownText, parseHtml, textData, visibleText, walk } from './dom';
+import { bodyOf, collapseWhitespace, findFirst, ownText, parseHtml, solidLength, textData, visibleText, walk } from './dom';
 import { isInvisible } from './visibility';
 
 const body = (html: string) => bodyOf(parseHtml(html));
@@ -37,6 +37,19 @@ describe('visibleText: the text a reader of the page sees', () => {
   it('is iterative: thousands of nested elements do not overflow the stack', () => {
     const deep = `${'<div>'.repeat(20_000)}deep${'</div>'.repeat(20_000)}`;
     expect(visibleText(parseHtml(deep))).toBe('deep');
+  });
+});
+
+describe('solidLength: the characters a collapsed text keeps besides its spaces', () => {
+  it('counts what is not white space, unicode spaces included, and is never more than the collapsed length', () => {
+    const text = ' \t Free\u00a0 shipping\u2003on\norders \u3000 ';
+    expect(solidLength(text)).toBe('Freeshippingonorders'.length);
+    expect(solidLength(text)).toBeLessThanOrEqual(collapseWhitespace(text).length);
+  });
+
+  it('stops counting once past its bound', () => {
+    expect(solidLength('x'.repeat(1000), 24)).toBe(25);
+    expect(solidLength('short', 24)).toBe(5);
   });
 });
 

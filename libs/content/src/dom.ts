@@ -101,6 +101,23 @@ export function collapseWhitespace(text: string): string {
   return text.replace(/[\s\u00a0]+/g, ' ').trim();
 }
 
+const SPACE = /\s/;
+
+/**
+ * Characters of `text` that are not white space (as collapseWhitespace reads it), counted up to `upTo` + 1 at most:
+ * a lower bound of the collapsed text's length that costs no copy, so a rule looking for short lines can pass
+ * over a long text node without collapsing it.
+ */
+export function solidLength(text: string, upTo = Infinity): number {
+  let solid = 0;
+  for (let i = 0; i < text.length && solid <= upTo; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 32 || (code >= 9 && code <= 13)) continue;
+    if (code < 128 || !SPACE.test(text[i])) solid++;
+  }
+  return solid;
+}
+
 /** Elements that separate words when text is flattened (`<td>a</td><td>b</td>` reads "a b", not "ab"). */
 const BLOCKISH = new Set(['br', 'p', 'div', 'li', 'td', 'th', 'tr', 'dd', 'dt', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article']);
 

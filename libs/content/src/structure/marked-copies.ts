@@ -1,4 +1,4 @@
-import { findFirst, isElement, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
+import { findFirst, isElement, solidLength, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
 import { isInvisible, UNRENDERED_TAGS } from '../visibility';
 import { textCensus, type TextCount } from './text-census';
 
@@ -110,19 +110,6 @@ function visibleSizes(root: Element): Map<Element, number> {
     if (parent && !isInvisible(frame.el)) parent.size += frame.size;
   }
   return sizes;
-}
-
-const SPACE = /\s/;
-
-/** Characters of `text` that are not white space (as `\s` reads it, the class whitespace collapsing folds). */
-function solidLength(text: string): number {
-  let solid = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 32 || (code >= 9 && code <= 13)) continue;
-    if (code < 128 || !SPACE.test(text[i])) solid++;
-  }
-  return solid;
 }
 
 /** The strongest mark on the element or above it, up to the body. */

@@ -1,5 +1,6 @@
 import {
   collapseWhitespace,
+  solidLength,
   findFirst,
   isElement,
   textData,
@@ -40,7 +41,9 @@ export function recommendationBlocks(document: Document, isSkipped: (el: Element
     if (isSkipped(el)) return false;
     for (const child of el.children) {
       if (typeOf(child) !== 'text') continue;
-      const text = collapseWhitespace(textData(child));
+      const data = textData(child);
+      if (data.length > 70 && solidLength(data, 70) > 70) continue;
+      const text = collapseWhitespace(data);
       if (text.length > 3 && text.length <= 70 && RECOMMENDATIONS.test(text)) titles.push(el);
     }
     return true;

@@ -1,4 +1,4 @@
-import { collapseWhitespace, findFirst, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
+import { collapseWhitespace, findFirst, solidLength, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
 
 /**
  * A shop's merchandising label on an item tile ("Best seller", "Top rated", "New arrival", "Sold out", "Low
@@ -26,7 +26,9 @@ export function tileBadges(document: Document, isSkipped: (el: Element) => boole
     if (HEADING.test(el.name)) return false;
     for (const child of el.children) {
       if (typeOf(child) !== 'text') continue;
-      const text = collapseWhitespace(textData(child));
+      const data = textData(child);
+      if (data.length > 24 && solidLength(data, 24) > 24) continue;
+      const text = collapseWhitespace(data);
       if (text.length < 3 || text.length > 24 || !BADGE.test(text)) continue;
       // The label's own element: nothing in it but its text (not a tile's link around an image and a label).
       if (el.children.every((c) => typeOf(c) === 'text') && visibleText(el, 40) === text) badges.add(el);
