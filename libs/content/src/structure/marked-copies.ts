@@ -1,6 +1,7 @@
 import { findFirst, isElement, solidLength, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
 import { isInvisible, UNRENDERED_TAGS } from '../visibility';
-import { textCensus, type TextCount } from './text-census';
+import { normalizedLength } from '../readability/text-measure';
+import type { TextCount } from './text-census';
 
 /** A block shorter than this (characters) may repeat for a reason (a label, a price, a short answer). */
 const COPY_MIN_TEXT = 120;
@@ -54,11 +55,10 @@ export function markedCopies(document: Document, isSkipped: (el: Element) => boo
  * the marked copies here and a product page's copies (product-copies.ts).
  */
 export function copyGroups(body: Element, isSkipped: (el: Element) => boolean): Element[][] {
-  const counts = textCensus(body, isSkipped);
+  const { counts, sizes } = census(body, isSkipped);
   const compared = (el: Element) => BLOCKS.has(el.name) && !onlyChildWrapper(el, counts);
   // Reading a block's text is the cost here, so a block is read only when another block it could repeat has as
   // many characters other than white space in its visible text (a word-for-word copy has): most blocks have none.
-  const sizes = visibleSizes(body);
   const bySize = new Map<number, number>();
   walk(body, (el) => {
     if (isSkipped(el)) return false;
@@ -87,29 +87,60 @@ export function copyGroups(body: Element, isSkipped: (el: Element) => boolean): 
 }
 
 /**
- * How many characters other than white space each element's visible text holds, read as visibleText reads it (the
- * element itself always, hidden elements below it not), for the whole subtree in one post-order pass.
+ * In one post-order pass over `root`: textCensus's counts (elements `isSkipped` leaves out count nothing and get no
+ * entry), and how many characters other than white space each element's visible text holds, read as visibleText
+ * reads it (the element itself always, hidden elements below it not; skipped ones are still read, as visibleText
+ * reads them). Scripts and styles get no size: none is ever in BLOCKS.
  */
-function visibleSizes(root: Element): Map<Element, number> {
-  // Elements left out here (UNRENDERED_TAGS) get no entry: none is ever in BLOCKS.
+function census(root: Element, isSkipped: (el: Element) => boolean): { counts: Map<Element, TextCount>; sizes: Map<Element, number> } {
+  const counts = new Map<Element, TextCount>();
   const sizes = new Map<Element, number>();
-  const stack: { el: Element; i: number; size: number }[] = [{ el: root, i: 0, size: 0 }];
+  interface Frame {
+    el: Element;
+    i: number;
+    /** Undefined when the element is skipped (or under a skipped one): not counted. */
+    count: TextCount | undefined;
+    /** Undefined under a script or a style: not sized. */
+    size: number | undefined;
+  }
+  const stack: Frame[] = [{ el: root, i: 0, count: { text: 0, link: 0, links: 0 }, size: 0 }];
   while (stack.length > 0) {
     const frame = stack[stack.length - 1];
     const children = frame.el.children;
     if (frame.i < children.length) {
       const child = children[frame.i++];
-      if (typeOf(child) === 'text') frame.size += solidLength(textData(child));
-      // A script's or a style's text is never a block's, nor is one of them a block compared.
-      else if (isElement(child) && !UNRENDERED_TAGS.has(child.name)) stack.push({ el: child, i: 0, size: 0 });
+      if (typeOf(child) === 'text') {
+        const data = textData(child);
+        if (frame.count) frame.count.text += normalizedLength(data);
+        if (frame.size !== undefined) frame.size += solidLength(data);
+      } else if (isElement(child)) {
+        const count = frame.count && !isSkipped(child) ? { text: 0, link: 0, links: 0 } : undefined;
+        const size = frame.size !== undefined && !UNRENDERED_TAGS.has(child.name) ? 0 : undefined;
+        if (count || size !== undefined) stack.push({ el: child, i: 0, count, size });
+      }
       continue;
     }
     stack.pop();
-    sizes.set(frame.el, frame.size);
+    const { el, count, size } = frame;
     const parent = stack[stack.length - 1];
-    if (parent && !isInvisible(frame.el)) parent.size += frame.size;
+    if (count) {
+      if (el.name === 'a') {
+        count.link = count.text;
+        count.links++;
+      }
+      counts.set(el, count);
+      if (parent?.count) {
+        parent.count.text += count.text;
+        parent.count.link += count.link;
+        parent.count.links += count.links;
+      }
+    }
+    if (size !== undefined) {
+      sizes.set(el, size);
+      if (parent && parent.size !== undefined && !isInvisible(el)) parent.size += size;
+    }
   }
-  return sizes;
+  return { counts, sizes };
 }
 
 /** The strongest mark on the element or above it, up to the body. */
