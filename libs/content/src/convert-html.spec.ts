@@ -290,7 +290,7 @@ describe('nested lists', () => {
   });
 });
 
-describe('convertHtml: inline spacing, link trees, link bars, never-empty main content', () => {
+describe('convertHtml: inline spacing, link trees, link bars, a page without main content', () => {
   it('separates touching links and images by a space only where the text has none', () => {
     expect(
       md('<body><p>See <a href="/a">Statista</a>, then <a href="/b">one</a><a href="/c">two</a> (<a href="/d">here</a>).</p></body>', {
