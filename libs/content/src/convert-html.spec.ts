@@ -290,7 +290,7 @@ describe('nested lists', () => {
   });
 });
 
-describe('convertHtml: inline spacing, link trees, link bars, never-empty main content', () => {
+describe('convertHtml: inline spacing, link trees, link bars, a page without main content', () => {
   it('separates touching links and images by a space only where the text has none', () => {
     expect(
       md('<body><p>See <a href="/a">Statista</a>, then <a href="/b">one</a><a href="/c">two</a> (<a href="/d">here</a>).</p></body>', {
@@ -326,12 +326,37 @@ describe('convertHtml: inline spacing, link trees, link bars, never-empty main c
     expect(out).toContain('| Plan | Price |');
   });
 
-  it('falls back to the whole page, then to the page’s description, rather than return nothing', () => {
-    const described =
-      '<html><head><meta name="description" content="A thread about telescopes."></head><body><div id="app"></div></body></html>';
-    expect(md(described, { mode: 'main', format: 'text' })).toBe('A thread about telescopes.');
-    expect(convertHtml({ html: described, url: URL_, mode: 'main', also: { html: true } }).html).toBe('<p>A thread about telescopes.</p>');
-    const menuOnly = '<body><nav><a href="/a">Alpha</a> <a href="/b">Beta</a></nav></body>';
-    expect(md(menuOnly, { mode: 'main', format: 'text' })).not.toBe('');
+  it('falls back to the whole page without chrome, then gives nothing when the page holds only chrome (issue 39)', () => {
+    const menuOnly =
+      '<body><nav><a href="/a">Alpha</a> <a href="/b">Beta</a></nav><footer><ul><li><a href="/h">Help Center</a></li></ul></footer></body>';
+    expect(md(menuOnly, { mode: 'main', format: 'text' })).toBe('');
+    const both = convertHtml({ html: menuOnly, url: URL_, mode: 'main', also: { html: true, text: true } });
+    expect([both.markdown, both.text, both.html]).toEqual(['', '', '']);
+    // The whole page's own conversion still has what it had (chrome aside, as `full` always did).
+    expect(md(menuOnly, { mode: 'full', format: 'text' })).toBe('');
+    const shell =
+      '<body><header><a href="#main">Skip navigation links</a></header><noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div></body>';
+    expect(md(shell, { mode: 'main', format: 'text' })).toBe('');
+    const chromeAndText =
+      '<body><nav><a href="/a">Alpha</a></nav><div class="cart"><p>Trade In has moved. Get credit for your used gear.</p></div></body>';
+    expect(md(chromeAndText, { mode: 'main', format: 'text' })).toContain('Trade In has moved');
+  });
+
+  it('gives the description of a page without text when it is a cut of the page’s text, else nothing', () => {
+    const shell = (description: string) =>
+      `<html><head><meta name="description" content="${description}"></head><body><div id="app"></div></body></html>`;
+    const cut = shell('I am choosing my first telescope for the planets and want advice on a starter one to go with my budget of&hellip;');
+    expect(md(cut, { mode: 'main', format: 'text' })).toBe(
+      'I am choosing my first telescope for the planets and want advice on a starter one to go with my budget of…',
+    );
+    expect(convertHtml({ html: cut, url: URL_, mode: 'main', also: { html: true } }).html).toBe(
+      '<p>I am choosing my first telescope for the planets and want advice on a starter one to go with my budget of…</p>',
+    );
+    expect(
+      md(shell('Shop the Tan Rug from Rugs. Our washable rugs are made to order, stain-resistant and machine washable. Free shipping!'), {
+        mode: 'main',
+        format: 'text',
+      }),
+    ).toBe('');
   });
 });

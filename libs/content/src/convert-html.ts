@@ -10,6 +10,8 @@ import { extractMetadata } from './metadata-extractor';
 import { isSiteChrome } from './site-chrome';
 import { declaredKinds } from './structure/declared-kind';
 import { adoptContentAfterBody } from './structure/after-body';
+import { adoptNestedDocument } from './structure/nested-document';
+import { isExcerpt, shownBesideChrome } from './structure/no-main-content';
 import { revealedWrappers } from './structure/revealed-wrappers';
 import { resolveStreamedBoundaries } from './structure/streamed-boundaries';
 import { UrlResolver } from './url-resolver';
@@ -38,6 +40,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   const document = parseHtml(html);
   resolveStreamedBoundaries(document, html);
   adoptContentAfterBody(document);
+  adoptNestedDocument(document);
   const isNonContent = nonContent(revealedWrappers(document));
   const isFullModeSkipped = (el: Element) => isNonContent(el) || isSiteChrome(el);
   const resolver = new UrlResolver(document, input.url);
@@ -72,26 +75,29 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   const leaveOut = (base: (el: Element) => boolean) => (tags.excluded.size > 0 ? (el: Element) => tags.excluded.has(el) || base(el) : base);
   skip = leaveOut(skip);
   let several = input.mode === 'main' || tags.roots !== null;
-  const render = (as: OutputFormat) => {
-    const renderer = new MarkdownRenderer({ resolver, format: as, linkUrls, dropActionLinks, skip });
-    return several ? renderer.renderAll(roots) : renderer.render(roots[0]);
+  const render = (as: OutputFormat, nodes = roots, leftOut = skip, all = several) => {
+    const renderer = new MarkdownRenderer({ resolver, format: as, linkUrls, dropActionLinks, skip: leftOut });
+    return all ? renderer.renderAll(nodes) : renderer.render(nodes[0]);
   };
-  let markdown = render(format);
-  // Main content is never empty while the page has words: the whole page minus chrome, else with it, else what
-  // the page says about itself (an app whose content is all in its scripts still has a description).
   let summary: string | undefined;
-  if (input.mode === 'main' && !tags.roots && !HAS_WORD.test(markdown)) {
-    roots = [findFirst(document, 'body') ?? document];
-    skip = leaveOut(isFullModeSkipped);
-    several = false;
-    markdown = render(format);
-    if (!HAS_WORD.test(markdown)) {
-      skip = leaveOut(isNonContent);
-      markdown = render(format);
-    }
-    if (!HAS_WORD.test(markdown)) {
-      summary = collapseWhitespace(metadata.description ?? metadata.openGraph['og:description'] ?? metadata.title ?? '');
-      markdown = summary;
+  let markdown = render(format);
+  if (input.mode === 'main' && !tags.roots) {
+    // A detection that finds no words gives the whole page without chrome. When the page without chrome has no
+    // words either, and the detection shows only chrome (menus, footers, a notice to turn on JavaScript), the page's
+    // HTML holds no main content (a script-rendered shell, structure/no-main-content.ts): its description when that
+    // is a cut of its text (a topic's first lines, which its scripts draw), else nothing.
+    const found = HAS_WORD.test(markdown);
+    if (!found || !shownBesideChrome(roots, skip, (besides, skip) => render('text', besides, skip))) {
+      const page = [findFirst(document, 'body') ?? document];
+      const pageSkip = leaveOut(isFullModeSkipped);
+      const whole = render(format, page, pageSkip, false);
+      if (HAS_WORD.test(whole)) {
+        if (!found) [roots, skip, several, markdown] = [page, pageSkip, false, whole];
+      } else {
+        const description = collapseWhitespace(metadata.description ?? metadata.openGraph['og:description'] ?? '');
+        summary = isExcerpt(description) ? description : '';
+        markdown = summary;
+      }
     }
   }
 

@@ -38,6 +38,8 @@ import { titleBlocks } from './structure/title-blocks';
  *    (structure/post-signatures.ts) left out;
  * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
  *    chosen run (structure/title-sections.ts) and a chapter's table of contents (structure/toc-links.ts) kept.
+ * After the detection, convert-html.ts: a page whose HTML holds no main content, only chrome, gets none, or its
+ * description when that is a cut of its text (structure/no-main-content.ts).
  */
 export interface MainContent {
   /** Elements to render, in document order. */

@@ -38,11 +38,7 @@ const MAYBE_CHROME = /nav|menu|header|footer|masthead|breadcrumb|skip|shar|addth
  * lib's `mapChrome` is broad on purpose: it steers heuristics and drops nothing.)
  */
 export function isSiteChrome(el: Element): boolean {
-  const name = el.name;
-  if (name === 'nav' || name === 'footer') return true;
-  if (name === 'header' && !insideContent(el)) return true;
-  const role = el.attribs.role;
-  if (role !== undefined && CHROME_ROLES.has(role.toLowerCase())) return true;
+  if (isChromeLandmark(el)) return true;
   const id = el.attribs.id;
   if (id !== undefined && MAYBE_CHROME.test(id) && (CHROME_NAME.test(id) || SHARE_NAME.test(id) || COOKIE_NAME.test(id))) return true;
   const cls = el.attribs.class;
@@ -51,6 +47,25 @@ export function isSiteChrome(el: Element): boolean {
     for (const token of cls.split(/\s+/)) if (CHROME_NAME.test(token) || SHARE_NAME.test(token)) return true;
   }
   return false;
+}
+
+/**
+ * Chrome by what the markup says it is, not by a name: `<nav>`, `<footer>`, a `<header>` outside articles and a
+ * navigation, banner, footer, search or menu bar role.
+ */
+export function isChromeLandmark(el: Element): boolean {
+  const name = el.name;
+  if (name === 'nav' || name === 'footer') return true;
+  if (name === 'header' && !insideContent(el)) return true;
+  const role = el.attribs.role;
+  return role !== undefined && CHROME_ROLES.has(role.toLowerCase());
+}
+
+/** A cookie or consent banner, by its id or class. */
+export function isCookieBanner(el: Element): boolean {
+  const id = el.attribs.id;
+  const cls = el.attribs.class;
+  return (id !== undefined && COOKIE_NAME.test(id)) || (cls !== undefined && COOKIE_NAME.test(cls));
 }
 
 /** A `<header>` inside an article or main element is the article's own header (title, byline). */

@@ -15,6 +15,8 @@ export interface Warning {
 /** Every code, with what it means (the OpenAPI document's description of `code` lists them). */
 export const WARNING_CODES = {
   content_truncated: "the page's text was cut to fit the model's context: values past the cut could not be extracted",
+  main_content_empty:
+    "the page's HTML holds no main content (only navigation, footers or a notice to turn on JavaScript: its scripts draw the rest): markdown, text and html are empty; fetch_mode dynamic renders the page",
   list_incomplete:
     "a list of the answer has fewer items than the page's repeated structure holds (metadata.items says how many of how many): the missing ones were not extracted",
   model_extra_fields:

@@ -419,6 +419,35 @@ describe('PageExtractor (the page pipeline extraction step)', () => {
       expect(got.made).toMatchObject({ screenshot_id: 'J1-shot' });
     });
 
+    it('warns main_content_empty when an HTML page’s main content is empty (a script-rendered shell), and only then', async () => {
+      const s = step(() => null);
+      const shell = (mode: 'static' | 'dynamic') => {
+        const p = page();
+        return { ...p, fetch: { ...p.fetch, mode }, content: { ...p.content, markdown: '' } };
+      };
+      const got = (await s.formats(shell('static'))) as PageExtraction;
+      expect(got.data).toEqual({ markdown: '', links: [{ url: 'https://a.example/y', text: 'y' }] });
+      expect(got.warnings).toEqual([
+        {
+          code: 'main_content_empty',
+          message: expect.stringContaining('If its scripts draw the content, fetch_mode dynamic renders it.') as string,
+          location: null,
+        },
+      ]);
+      const rendered = (await s.formats(shell('dynamic'))) as PageExtraction;
+      expect(rendered.warnings?.[0].message).toContain('even rendered by the browser');
+      // The whole page asked for (its conversion, not the main content), or no content format: no warning.
+      const whole = await s.formats(shell('static'), {
+        formats: { formats: ['markdown'], only_main_content: false, full_page_screenshot: false },
+      });
+      expect((whole as PageExtraction).warnings).toBeUndefined();
+      const links = await s.formats(shell('static'), {
+        formats: { formats: ['links'], only_main_content: true, full_page_screenshot: false },
+      });
+      expect((links as PageExtraction).warnings).toBeUndefined();
+      expect(s.extraction.calls).toEqual([]);
+    });
+
     it('fails the page, not the task, when its formats are too large to store', async () => {
       const s = step(() => null);
       const big = page();

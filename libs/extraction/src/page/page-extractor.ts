@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AppError, isStoreUnavailable, Usage, type Warning } from '@app/core';
+import { AppError, isStoreUnavailable, Usage, warning, type Warning } from '@app/core';
 import { consumerSession, learnedTemplates, type LearnedResult, type ModelRequest } from '@app/learned';
 import { llmConfigFor } from '@app/llm';
 import { LOGGER, METRICS, type AppLogger, type Metrics } from '@app/observability';
@@ -83,8 +83,10 @@ export class PageExtractor {
       if (json instanceof PageFailure) return json;
       if (screenshotId) await this.screenshots.store(run.job, screenshotId, page.fetch.screenshot!);
       const made = formatsMade(page, screenshotId, plan.withFetchDuration ? page.fetchDurationMs : undefined);
-      if (!json) return { data, made, model: null, usage: Usage.NONE };
+      const empty = mainOnly ? emptyMainContent(page, plan.formats.formats) : [];
+      if (!json) return { data, made, model: null, usage: Usage.NONE, ...(empty.length > 0 ? { warnings: empty } : {}) };
       const { made: by, data: extracted, ...model } = json;
+      if (empty.length > 0) model.warnings = [...empty, ...(model.warnings ?? [])];
       // The model call the json format made (none when a learned program filled it): counted as a model page's,
       // and named in the page's metadata (a formats item has no other place for it).
       const call = {
@@ -239,6 +241,27 @@ export class PageExtractor {
 
 /** A page of a single-page job: no earlier page to repeat. */
 type SinglePageRun = PageRun & { duplicates?: undefined };
+
+/** The formats that show the page's content (the main content, with only_main_content). */
+const CONTENT_FORMATS: readonly string[] = ['markdown', 'text', 'html', 'json'];
+
+/**
+ * The warning of an HTML page whose main content is empty (libs/content structure/no-main-content.ts: its HTML
+ * holds only chrome, a script-rendered shell): the content formats asked for are empty, and the json format's model
+ * read nothing. None for other pages, or when no content format was asked for.
+ */
+function emptyMainContent(page: LoadedPage, formats: readonly string[]): Warning[] {
+  if (!formats.some((f) => CONTENT_FORMATS.includes(f)) || !/html/.test(page.fetch.contentType ?? '')) return [];
+  if (/[\p{L}\p{N}]/u.test(page.content.markdown)) return [];
+  const how = page.fetch.mode === 'dynamic' ? 'even rendered by the browser' : 'fetched without a browser';
+  return [
+    warning(
+      'main_content_empty',
+      `The page's HTML (${how}) holds no main content, only navigation, footers or a notice to turn on JavaScript: its content formats are empty.` +
+        (page.fetch.mode === 'dynamic' ? '' : ' If its scripts draw the content, fetch_mode dynamic renders it.'),
+    ),
+  ];
+}
 
 /** A duplicate page's extraction: no data of its own, no model call, no cost. */
 function duplicateOf(made: DuplicateMade): PageExtraction<DuplicateMade> {
