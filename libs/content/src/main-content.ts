@@ -4,6 +4,7 @@ import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
 import { isAppShell } from './structure/app-shell';
 import { collapsedPanels } from './structure/collapsed-panels';
+import { declaredDescriptionBlock } from './structure/declared-description';
 import type { DeclaredKind } from './structure/declared-kind';
 import { isHiddenByClass } from './structure/hidden-by-class';
 import { isRendered, keepWhole, mainHeadings } from './structure/main-heading';
@@ -32,8 +33,8 @@ import { titleBlocks } from './structure/title-blocks';
  * Once the content is chosen (so that none of these moves the choice):
  * 4. in a run of items: an item's title block the cleaning left out shown again (structure/title-blocks.ts), an item's
  *    address read once (structure/tile-repeats.ts);
- * 5. on a declared product's page: strips of other items (structure/other-items.ts) and later copies of a block
- *    (structure/product-copies.ts) left out;
+ * 5. on a declared product's page: the block showing its declared description kept (structure/declared-description.ts),
+ *    strips of other items (structure/other-items.ts) and later copies of a block (structure/product-copies.ts) left out;
  * 6. on every page: a reply's quote of a whole earlier post (structure/quoted-copies.ts) and a post's signature
  *    (structure/post-signatures.ts) left out;
  * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
@@ -94,6 +95,8 @@ export interface PageDeclarations {
   kinds?: ReadonlySet<DeclaredKind>;
   /** The document's titles (`<title>`, `og:title`). */
   title?: string | readonly string[];
+  /** The description its structured data gives the page's product (structure/declared-description.ts). */
+  productDescription?: string;
 }
 
 export function extractMainContent(document: Document, hiddenSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
@@ -129,6 +132,9 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   // A declared product's page, once its content is chosen (so that they never move the choice): its strips of
   // other items for sale, and the later copies of a block it draws once per layout.
   if (kinds.has('product') && !kinds.has('collection')) {
+    // The block showing the product's declared description is content, whatever its names (structure/declared-description.ts).
+    const description = page.productDescription && declaredDescriptionBlock(c.body, page.productDescription, c.isSkipped);
+    if (description) keepBlock(description, roots, removed, c.isSkipped);
     for (const el of otherItems(document, c.isSkipped)) removed.add(el);
     for (const el of productCopies(document, c.isSkipped, (el) => isRendered(el, roots, removed, c.isSkipped))) removed.add(el);
   }
