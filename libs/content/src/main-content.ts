@@ -19,6 +19,7 @@ import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { isPeerThread, threadPosts } from './structure/thread-posts';
+import { isStrayGrab } from './structure/stray-grab';
 import { sectionsBeforeRun } from './structure/title-sections';
 import { keepBlock, tableOfContents } from './structure/toc-links';
 import { tileBadges } from './structure/tile-badges';
@@ -30,6 +31,8 @@ import { titleBlocks } from './structure/title-blocks';
  * 1. the app shell (structure/app-shell.ts): a body that is a loading screen is read from its `<noscript>`;
  * 2. readability's grab (readability/grabber.ts), relaxed attempt by attempt while it finds too little;
  * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture;
+ * 3b. on a declared product's page: a short grab beside the main region without the item's name or a price is a side
+ *    block, the region is chosen (structure/stray-grab.ts);
  * Once the content is chosen (so that none of these moves the choice):
  * 4. in a run of items: an item's title block the cleaning left out shown again (structure/title-blocks.ts), an item's
  *    address read once (structure/tile-repeats.ts);
@@ -119,8 +122,10 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
     badgesOut.has(el) ||
     copiesOut.has(el);
   const c = mainContentCandidates(document, isSkipped, page.kinds);
-  const chosen =
-    c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;
+  const grabHolds = c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length;
+  // A declared product's short grab without the item's name or a price is a side block (structure/stray-grab.ts).
+  const stray = grabHolds && kinds.has('product') && !kinds.has('collection') && isStrayGrab(c.grab, c.region, c.isSkipped);
+  const chosen = grabHolds && !stray ? c.grab : c.region;
   const roots = [...chosen.roots];
   const run = [...chosen.roots];
   const removed = new Set(chosen.removed);
