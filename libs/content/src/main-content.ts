@@ -4,6 +4,7 @@ import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
 import { isAppShell } from './structure/app-shell';
 import { collapsedPanels } from './structure/collapsed-panels';
+import { foldedAnswers } from './structure/folded-answers';
 import { declaredDescriptionBlock } from './structure/declared-description';
 import type { DeclaredKind } from './structure/declared-kind';
 import { isHiddenByClass } from './structure/hidden-by-class';
@@ -28,6 +29,8 @@ import { titleBlocks } from './structure/title-blocks';
 
 /**
  * Main-content detection, without mutating the DOM, in named parts:
+ * 0. folded text shown: an accordion's collapsed panels (structure/collapsed-panels.ts) and the answers of a list of
+ *    questions a script folds without ARIA (structure/folded-answers.ts);
  * 1. the app shell (structure/app-shell.ts): a body that is a loading screen is read from its `<noscript>`;
  * 2. readability's grab (readability/grabber.ts), relaxed attempt by attempt while it finds too little;
  * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture;
@@ -106,6 +109,8 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   const kinds = page.kinds ?? new Set<DeclaredKind>();
   // An accordion's collapsed answers and a tab list's other panels are the page's text, folded: shown (structure/collapsed-panels.ts).
   const panels = collapsedPanels(document, hiddenSkips, { tabs: !kinds.has('product') });
+  // A list of questions whose answers a script folds without ARIA: the answers shown (structure/folded-answers.ts).
+  for (const el of foldedAnswers(document, hiddenSkips)) panels.add(el);
   const callerSkips = panels.size === 0 ? hiddenSkips : (el: Element) => !panels.has(el) && hiddenSkips(el);
   const reviewsOut = mayBeProductPage(kinds) ? reviewBlocks(document) : undefined;
   // On every page: a store's carousels, and an article's "You may also like" the grab left in.
