@@ -21,6 +21,7 @@ import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { isPeerThread, threadPosts } from './structure/thread-posts';
+import { itemPanels } from './structure/item-panels';
 import { isStrayGrab } from './structure/stray-grab';
 import { sectionsBeforeRun } from './structure/title-sections';
 import { keepBlock, tableOfContents } from './structure/toc-links';
@@ -40,8 +41,9 @@ import { titleBlocks } from './structure/title-blocks';
  * Once the content is chosen (so that none of these moves the choice):
  * 4. in a run of items: an item's title block the cleaning left out shown again (structure/title-blocks.ts), an item's
  *    address read once (structure/tile-repeats.ts);
- * 5. on a declared product's page: the block showing its declared description kept (structure/declared-description.ts),
- *    strips of other items (structure/other-items.ts) and later copies of a block (structure/product-copies.ts) left out;
+ * 5. on a declared product's page: the block showing its declared description (structure/declared-description.ts) and
+ *    its accordion's panels the cleaning took out (structure/item-panels.ts) kept, strips of other items
+ *    (structure/other-items.ts) and later copies of a block (structure/product-copies.ts) left out;
  * 6. on every page: machine identifiers drawn as text (structure/machine-strings.ts), a reply's quote of a whole earlier
  *    post (structure/quoted-copies.ts) and a post's signature (structure/post-signatures.ts) left out;
  * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
@@ -146,6 +148,8 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
     // The block showing the product's declared description is content, whatever its names (structure/declared-description.ts).
     const description = page.productDescription && declaredDescriptionBlock(c.body, page.productDescription, c.isSkipped);
     if (description) keepBlock(description, roots, removed, c.isSkipped);
+    // The item's details folded into an accordion inside the content, which the grab's cleaning took out whole (structure/item-panels.ts).
+    for (const panel of itemPanels(document, roots, c.isSkipped)) keepBlock(panel, roots, removed, c.isSkipped);
     for (const el of otherItems(document, c.isSkipped)) removed.add(el);
     for (const el of productCopies(document, c.isSkipped, (el) => isRendered(el, roots, removed, c.isSkipped))) removed.add(el);
   }
