@@ -15,6 +15,7 @@ import { otherItems } from './structure/other-items';
 import { productCopies } from './structure/product-copies';
 import { machineStrings } from './structure/machine-strings';
 import { markedCopies } from './structure/marked-copies';
+import { placeholderLabels } from './structure/placeholder-labels';
 import { postSignatures } from './structure/post-signatures';
 import { quotedCopies } from './structure/quoted-copies';
 import { recommendationBlocks } from './structure/recommendations';
@@ -44,8 +45,9 @@ import { titleBlocks } from './structure/title-blocks';
  * 5. on a declared product's page: the block showing its declared description (structure/declared-description.ts) and
  *    its accordion's panels the cleaning took out (structure/item-panels.ts) kept, strips of other items
  *    (structure/other-items.ts) and later copies of a block (structure/product-copies.ts) left out;
- * 6. on every page: machine identifiers drawn as text (structure/machine-strings.ts), a reply's quote of a whole earlier
- *    post (structure/quoted-copies.ts) and a post's signature (structure/post-signatures.ts) left out;
+ * 6. on every page: machine identifiers drawn as text (structure/machine-strings.ts), a script's placeholders
+ *    (structure/placeholder-labels.ts), a reply's quote of a whole earlier post (structure/quoted-copies.ts) and a
+ *    post's signature (structure/post-signatures.ts) left out;
  * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
  *    chosen run (structure/title-sections.ts) and a chapter's table of contents (structure/toc-links.ts) kept.
  */
@@ -155,6 +157,8 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   }
   // Machine identifiers drawn as text (a label scrambled between random ids): no reader sees them (structure/machine-strings.ts).
   for (const el of machineStrings(document)) removed.add(el);
+  // A script's placeholders ("Loading...", "Advertisement") the region kept (structure/placeholder-labels.ts).
+  for (const el of placeholderLabels(roots, c.counts, (el) => !removed.has(el) && !c.isSkipped(el))) removed.add(el);
   // A reply's quote of a whole earlier post repeats it: the post stays, the copy goes (structure/quoted-copies.ts).
   for (const el of quotedCopies(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // A post's signature, the poster's standing lines under every post (structure/post-signatures.ts).
