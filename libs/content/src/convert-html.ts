@@ -8,6 +8,7 @@ import { extractMainContent } from './main-content';
 import { MarkdownRenderer } from './markdown-renderer';
 import { extractMetadata } from './metadata-extractor';
 import { isSiteChrome } from './site-chrome';
+import { declaredProductDescription } from './structure/declared-description';
 import { declaredKinds } from './structure/declared-kind';
 import { adoptContentAfterBody } from './structure/after-body';
 import { adoptNestedDocument } from './structure/nested-document';
@@ -62,6 +63,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
     const main = extractMainContent(document, isNonContent, {
       kinds: declaredKinds(metadata),
       title: [metadata.title, metadata.openGraph['og:title']].filter((t): t is string => !!t),
+      productDescription: declaredProductDescription(metadata.jsonLd),
     });
     roots = main.roots;
     skip = (el) => main.removed.has(el) || main.isSkipped(el);

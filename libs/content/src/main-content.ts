@@ -4,6 +4,8 @@ import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
 import { isAppShell } from './structure/app-shell';
 import { collapsedPanels } from './structure/collapsed-panels';
+import { foldedAnswers } from './structure/folded-answers';
+import { declaredDescriptionBlock } from './structure/declared-description';
 import type { DeclaredKind } from './structure/declared-kind';
 import { isHiddenByClass } from './structure/hidden-by-class';
 import { isRendered, keepWhole, mainHeadings } from './structure/main-heading';
@@ -11,13 +13,17 @@ import { mainRegion, regionFurniture } from './structure/page-region';
 import { mayBeProductPage, reviewBlocks } from './structure/product-reviews';
 import { otherItems } from './structure/other-items';
 import { productCopies } from './structure/product-copies';
+import { machineStrings } from './structure/machine-strings';
 import { markedCopies } from './structure/marked-copies';
+import { placeholderLabels } from './structure/placeholder-labels';
 import { postSignatures } from './structure/post-signatures';
 import { quotedCopies } from './structure/quoted-copies';
 import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { isPeerThread, threadPosts } from './structure/thread-posts';
+import { itemPanels } from './structure/item-panels';
+import { isStrayGrab } from './structure/stray-grab';
 import { sectionsBeforeRun } from './structure/title-sections';
 import { keepBlock, tableOfContents } from './structure/toc-links';
 import { tileBadges } from './structure/tile-badges';
@@ -26,16 +32,22 @@ import { titleBlocks } from './structure/title-blocks';
 
 /**
  * Main-content detection, without mutating the DOM, in named parts:
+ * 0. folded text shown: an accordion's collapsed panels (structure/collapsed-panels.ts) and the answers of a list of
+ *    questions a script folds without ARIA (structure/folded-answers.ts);
  * 1. the app shell (structure/app-shell.ts): a body that is a loading screen is read from its `<noscript>`;
  * 2. readability's grab (readability/grabber.ts), relaxed attempt by attempt while it finds too little;
  * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture;
+ * 3b. on a declared product's page: a short grab beside the main region without the item's name or a price is a side
+ *    block, the region is chosen (structure/stray-grab.ts);
  * Once the content is chosen (so that none of these moves the choice):
  * 4. in a run of items: an item's title block the cleaning left out shown again (structure/title-blocks.ts), an item's
  *    address read once (structure/tile-repeats.ts);
- * 5. on a declared product's page: strips of other items (structure/other-items.ts) and later copies of a block
- *    (structure/product-copies.ts) left out;
- * 6. on every page: a reply's quote of a whole earlier post (structure/quoted-copies.ts) and a post's signature
- *    (structure/post-signatures.ts) left out;
+ * 5. on a declared product's page: the block showing its declared description (structure/declared-description.ts) and
+ *    its accordion's panels the cleaning took out (structure/item-panels.ts) kept, strips of other items
+ *    (structure/other-items.ts) and later copies of a block (structure/product-copies.ts) left out;
+ * 6. on every page: machine identifiers drawn as text (structure/machine-strings.ts), a script's placeholders
+ *    (structure/placeholder-labels.ts), a reply's quote of a whole earlier post (structure/quoted-copies.ts) and a
+ *    post's signature (structure/post-signatures.ts) left out;
  * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
  *    chosen run (structure/title-sections.ts) and a chapter's table of contents (structure/toc-links.ts) kept.
  * After the detection, convert-html.ts: a page whose HTML holds no main content, only chrome, gets none, or its
@@ -96,12 +108,16 @@ export interface PageDeclarations {
   kinds?: ReadonlySet<DeclaredKind>;
   /** The document's titles (`<title>`, `og:title`). */
   title?: string | readonly string[];
+  /** The description its structured data gives the page's product (structure/declared-description.ts). */
+  productDescription?: string;
 }
 
 export function extractMainContent(document: Document, hiddenSkips: (el: Element) => boolean, page: PageDeclarations = {}): MainContent {
   const kinds = page.kinds ?? new Set<DeclaredKind>();
   // An accordion's collapsed answers and a tab list's other panels are the page's text, folded: shown (structure/collapsed-panels.ts).
   const panels = collapsedPanels(document, hiddenSkips, { tabs: !kinds.has('product') });
+  // A list of questions whose answers a script folds without ARIA: the answers shown (structure/folded-answers.ts).
+  for (const el of foldedAnswers(document, hiddenSkips)) panels.add(el);
   const callerSkips = panels.size === 0 ? hiddenSkips : (el: Element) => !panels.has(el) && hiddenSkips(el);
   const reviewsOut = mayBeProductPage(kinds) ? reviewBlocks(document) : undefined;
   // On every page: a store's carousels, and an article's "You may also like" the grab left in.
@@ -118,8 +134,10 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
     badgesOut.has(el) ||
     copiesOut.has(el);
   const c = mainContentCandidates(document, isSkipped, page.kinds);
-  const chosen =
-    c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;
+  const grabHolds = c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length;
+  // A declared product's short grab without the item's name or a price is a side block (structure/stray-grab.ts).
+  const stray = grabHolds && kinds.has('product') && !kinds.has('collection') && isStrayGrab(c.grab, c.region, c.isSkipped);
+  const chosen = grabHolds && !stray ? c.grab : c.region;
   const roots = [...chosen.roots];
   const run = [...chosen.roots];
   const removed = new Set(chosen.removed);
@@ -131,9 +149,18 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   // A declared product's page, once its content is chosen (so that they never move the choice): its strips of
   // other items for sale, and the later copies of a block it draws once per layout.
   if (kinds.has('product') && !kinds.has('collection')) {
+    // The block showing the product's declared description is content, whatever its names (structure/declared-description.ts).
+    const description = page.productDescription && declaredDescriptionBlock(c.body, page.productDescription, c.isSkipped);
+    if (description) keepBlock(description, roots, removed, c.isSkipped);
+    // The item's details folded into an accordion inside the content, which the grab's cleaning took out whole (structure/item-panels.ts).
+    for (const panel of itemPanels(document, roots, c.isSkipped)) keepBlock(panel, roots, removed, c.isSkipped);
     for (const el of otherItems(document, c.isSkipped)) removed.add(el);
     for (const el of productCopies(document, c.isSkipped, (el) => isRendered(el, roots, removed, c.isSkipped))) removed.add(el);
   }
+  // Machine identifiers drawn as text (a label scrambled between random ids): no reader sees them (structure/machine-strings.ts).
+  for (const el of machineStrings(document)) removed.add(el);
+  // A script's placeholders ("Loading...", "Advertisement") the region kept (structure/placeholder-labels.ts).
+  for (const el of placeholderLabels(roots, c.counts, (el) => !removed.has(el) && !c.isSkipped(el))) removed.add(el);
   // A reply's quote of a whole earlier post repeats it: the post stays, the copy goes (structure/quoted-copies.ts).
   for (const el of quotedCopies(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // A post's signature, the poster's standing lines under every post (structure/post-signatures.ts).

@@ -17,6 +17,15 @@ describe("collapsed panels: an accordion's folded answers are the page's text", 
     expect(shown(html)).toEqual(['a1', 'a2', 'a3']);
   });
 
+  it('shows the wrapper a framework hides around a panel that is not hidden itself, when it holds nothing else', () => {
+    const html =
+      `<button aria-expanded="false" aria-controls="p1">Description</button>` +
+      `<div id="w1" style="overflow:hidden;display:none"><style>.x{}</style><div role="region" id="p1"><p>${answer}</p></div></div>` +
+      `<button aria-expanded="false" aria-controls="p2">Specs</button>` +
+      `<div id="w2" style="display:none"><p>Other text</p><div id="p2"><p>${answer}</p></div></div>`;
+    expect(shown(html)).toEqual(['w1']);
+  });
+
   it('not a hidden block nothing expands, nor a panel of links (a menu a toggle opens), nor a shown panel', () => {
     const links = Array.from({ length: 5 }, (_, i) => `<li><a href="/c${i}">Category ${i}</a></li>`).join('');
     const html =

@@ -1,4 +1,4 @@
-import { walk, type Document, type Element } from '../dom';
+import { isElement, textData, walk, type Document, type Element } from '../dom';
 import { isHidden, UNRENDERED_TAGS } from '../visibility';
 import { textCensus } from './text-census';
 
@@ -8,7 +8,7 @@ const PANEL_MAX_LINK_SHARE = 0.3;
 /**
  * The collapsed panels of a page's accordions (WAI-ARIA's disclosure pattern): a hidden element (the `hidden`
  * attribute, `aria-hidden="true"`, an inline `display:none`) that a control with `aria-expanded` names in its
- * `aria-controls`. A FAQ's answers, a service's plan details, a collection's buying guide: the page shows the
+ * `aria-controls`, or the wrapper a framework hides around such an element and nothing else. A FAQ's answers, a service's plan details, a collection's buying guide: the page shows the
  * question and the reader opens the answer; it is the page's text, only folded. Panels mostly of links (a
  * mobile menu, a mega-menu's drop-down a toggle opens) stay hidden. Only the panels themselves are returned;
  * what they hide inside stays hidden. With `tabs`, also the hidden panels of tab lists (a `role="tab"` naming its
@@ -28,10 +28,32 @@ export function collapsedPanels(document: Document, isSkipped: (el: Element) => 
   walk(document, (el) => {
     if (UNRENDERED_TAGS.has(el.name)) return false;
     const id = el.attribs.id;
-    if (id === undefined || !controlled.has(id) || !isHidden(el) || !isSkipped(el)) return true;
-    const count = textCensus(el, (child) => child !== el && isSkipped(child)).get(el);
-    if (count && count.text > 0 && count.link <= count.text * PANEL_MAX_LINK_SHARE) panels.add(el);
+    if (id === undefined || !controlled.has(id)) return true;
+    const panel = isHidden(el) ? el : collapseWrapper(el);
+    if (!panel || !isSkipped(panel)) return true;
+    const count = textCensus(panel, (child) => child !== panel && isSkipped(child)).get(panel);
+    if (count && count.text > 0 && count.link <= count.text * PANEL_MAX_LINK_SHARE) panels.add(panel);
     return false;
   });
   return panels;
+}
+
+/** How far above a panel its collapse wrapper may sit. */
+const WRAPPER_MAX_LEVELS = 2;
+
+/**
+ * The element a framework hides around a panel that is not hidden itself (Chakra's `chakra-collapse`, a
+ * transition's wrapper): a hidden ancestor, at most WRAPPER_MAX_LEVELS up, that holds nothing but the panel.
+ */
+function collapseWrapper(panel: Element): Element | undefined {
+  let node = panel;
+  for (let level = 0; level < WRAPPER_MAX_LEVELS; level++) {
+    const parent = node.parent;
+    if (!parent || !isElement(parent)) return undefined;
+    const blocks = parent.children.filter((c) => (isElement(c) && !UNRENDERED_TAGS.has(c.name)) || textData(c).trim() !== '');
+    if (blocks.length !== 1) return undefined;
+    if (isHidden(parent)) return parent;
+    node = parent;
+  }
+  return undefined;
 }

@@ -15,6 +15,11 @@ describe('named sections: a block a furniture name would leave out that reads as
     expect(check(`<div class="promo-container"><h2>Data engineering</h2><p>${prose}</p><p>${prose}</p></div>`)).toBe(true);
   });
 
+  it('counts an element marked as a heading (`role="heading"`) as its heading', () => {
+    const headline = `<div role="heading" aria-level="3"><p>Power unpacked</p></div>`;
+    expect(check(`<div class="feature-gallery">${headline}<div class="description"><p>${prose}</p><p>${prose}</p></div></div>`)).toBe(true);
+  });
+
   it('not a block of links, a caption-sized block, or one without a heading', () => {
     const links = Array.from({ length: 6 }, (_, i) => `<li><a href="/s/${i}">${prose.slice(0, 60)}</a></li>`).join('');
     expect(check(`<div class="promo-container"><h2>Services</h2><ul>${links}</ul><p>${prose}</p></div>`)).toBe(false);

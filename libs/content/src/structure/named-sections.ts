@@ -6,7 +6,7 @@ import type { TextCount } from './text-census';
  * their content from component blocks whose class names come from the site builder, not from what they hold:
  * a `promo-container` that holds the page's body, a `teaser` section, a testimonial `carousel`, a hero
  * `banner`, a `faq_tabs-menu`, a layout's `sidebar-left` modifier. Such a block is still a section of the page
- * when it reads like one: a heading and prose, little of it in links, more than a caption's worth.
+ * when it reads like one: a heading (an `h1`-`h6`, or `role="heading"`) and prose, little of it in links, more than a caption's worth.
  *
  * Names that say the block is about something besides the page (comments, its author, what else to read,
  * a newsletter, sharing, sponsors, consent) keep their block out whatever it holds.
@@ -19,7 +19,8 @@ export function isNamedSection(el: Element, counts: ReadonlyMap<Element, TextCou
   let paragraphs = 0;
   walk(el, (child) => {
     if (!counts.has(child)) return false;
-    if (HEADINGS.has(child.name)) headings++;
+    // A heading element, or an element marked as one for assistive technology (`role="heading"`).
+    if (HEADINGS.has(child.name) || child.attribs.role === 'heading') headings++;
     else if (child.name === 'p' && (counts.get(child)?.text ?? 0) >= PARAGRAPH_MIN_TEXT) paragraphs++;
     return true;
   });

@@ -16,7 +16,7 @@ import { textCensus, type TextCount } from './text-census';
  * A price in an item tile: a currency sign or code next to an amount ("$19.99", "€ 55,95", "49,35€", "USD 120",
  * "1.299 kr").
  */
-const PRICE =
+export const PRICE =
   /(?:[$€£¥₹₩₽]|\b(?:USD|EUR|GBP|AUD|CAD|NZD|CHF|SEK|NOK|DKK|PLN|JPY|INR|R\$|kr|zł|Rs\.?)\s?)\s?\d|\d(?:[.,]\d{1,2})?\s?(?:[$€£¥₹₩₽]|(?:USD|EUR|GBP|AUD|CAD|CHF|SEK|NOK|DKK|PLN|kr|zł)\b)/i;
 
 /** A tile is a short block: an item's name, its price, a label or two. */
