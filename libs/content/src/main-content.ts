@@ -2,6 +2,7 @@ import { Element as ElementNode } from 'domhandler';
 import { findFirst, isElement, type Document, type Element } from './dom';
 import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
+import { actionButtons } from './structure/action-buttons';
 import { isAppShell } from './structure/app-shell';
 import { collapsedPanels } from './structure/collapsed-panels';
 import type { DeclaredKind } from './structure/declared-kind';
@@ -15,6 +16,7 @@ import { markedCopies } from './structure/marked-copies';
 import { postSignatures } from './structure/post-signatures';
 import { quotedCopies } from './structure/quoted-copies';
 import { recommendationBlocks } from './structure/recommendations';
+import { signUps } from './structure/sign-ups';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { isPeerThread, threadPosts } from './structure/thread-posts';
@@ -136,6 +138,10 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   for (const el of quotedCopies(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // A post's signature, the poster's standing lines under every post (structure/post-signatures.ts).
   for (const el of postSignatures(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  // A newsletter sign-up or a call to action inside the content: asks of the reader, tells nothing (structure/sign-ups.ts).
+  for (const el of signUps(roots, c.counts, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  // A button in the content: something to press, not something the page says (structure/action-buttons.ts).
+  for (const el of actionButtons(roots, c.counts, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
   const headings = mainHeadings(c.body, c.isSkipped, page.title);
   for (const heading of [...headings].reverse()) {
