@@ -17,7 +17,7 @@ export function signUps(
 ): Set<Element> {
   const out = new Set<Element>();
   const rootSet = new Set(roots);
-  // The blocks named so, outermost first; a name shared by several is a run of cards (offers, services), kept.
+  // The blocks named so, outermost first; a name shared by MIN_RUN or more is a run of cards (offers, services), kept.
   const named: { el: Element; names: string[] }[] = [];
   const seen = new Map<string, number>();
   for (const root of roots) {
@@ -38,7 +38,7 @@ export function signUps(
     });
   }
   for (const { el, names } of named) {
-    if (names.every((name) => seen.get(name) === 1)) out.add(el);
+    if (names.every((name) => (seen.get(name) ?? 0) < MIN_RUN)) out.add(el);
   }
   if (process.env.SU_DEBUG) for (const el of out) console.log('  -', el.name, el.attribs.class?.slice(0,60), el.attribs.id, textOf(el, counts));
   return out;
@@ -46,6 +46,8 @@ export function signUps(
 
 /** A call to action or a sign-up is a heading, a line and a button: more text than this is a section of the page. */
 const CTA_MAX_TEXT = 300;
+/** Blocks sharing a name this many times are a row of cards (two are a page's top and bottom sign-up). */
+const MIN_RUN = 3;
 /** The box around a sign-up form holds its heading and a line of pitch, no more (characters). */
 const BOX_MAX_TEXT = 300;
 /** Class or id tokens that name a call to action or a sign-up. */
