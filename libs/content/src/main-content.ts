@@ -139,7 +139,7 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   // A post's signature, the poster's standing lines under every post (structure/post-signatures.ts).
   for (const el of postSignatures(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // A newsletter sign-up or a call to action inside the content: asks of the reader, tells nothing (structure/sign-ups.ts).
-  for (const el of signUps(roots, c.counts, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  for (const el of signUps(roots, c.counts, c.isSkipped, (el) => removed.has(el))) removed.add(el);
   // A button in the content: something to press, not something the page says (structure/action-buttons.ts).
   for (const el of actionButtons(roots, c.counts, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).

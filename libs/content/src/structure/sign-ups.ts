@@ -14,6 +14,7 @@ export function signUps(
   roots: readonly AnyNode[],
   counts: ReadonlyMap<Element, TextCount>,
   isSkipped: (el: Element) => boolean,
+  isRemoved: (el: Element) => boolean = () => false,
 ): Set<Element> {
   const out = new Set<Element>();
   const rootSet = new Set(roots);
@@ -22,16 +23,21 @@ export function signUps(
   const seen = new Map<string, number>();
   for (const root of roots) {
     if (!isElement(root)) continue;
+    // A form the cleaning already left out still marks the box around it (its heading and pitch are shown).
     walk(root, (el) => {
       if (isSkipped(el)) return false;
+      if (el.name === 'form' && isEmailOnlyForm(el)) {
+        out.add(signUpBox(el, counts, rootSet));
+        return false;
+      }
+      return true;
+    });
+    walk(root, (el) => {
+      if (isSkipped(el) || isRemoved(el)) return false;
       const names = el === root || textOf(el, counts) > CTA_MAX_TEXT ? [] : signUpNames(el);
       if (names.length > 0) {
         named.push({ el, names });
         for (const name of names) seen.set(name, (seen.get(name) ?? 0) + 1);
-        return false;
-      }
-      if (el.name === 'form' && isEmailOnlyForm(el)) {
-        out.add(signUpBox(el, counts, rootSet));
         return false;
       }
       return true;
