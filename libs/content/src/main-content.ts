@@ -36,8 +36,9 @@ import { titleBlocks } from './structure/title-blocks';
  *    address read once (structure/tile-repeats.ts);
  * 5. on a declared product's page: strips of other items (structure/other-items.ts) and later copies of a block
  *    (structure/product-copies.ts) left out;
- * 6. on every page: a reply's quote of a whole earlier post (structure/quoted-copies.ts) and a post's signature
- *    (structure/post-signatures.ts) left out;
+ * 6. on every page: a reply's quote of a whole earlier post (structure/quoted-copies.ts), a post's signature
+ *    (structure/post-signatures.ts), a newsletter sign-up or a call to action (structure/sign-ups.ts) and a button
+ *    (structure/action-buttons.ts) left out;
  * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
  *    chosen run (structure/title-sections.ts) and a chapter's table of contents (structure/toc-links.ts) kept.
  */

@@ -1,4 +1,4 @@
-import { isElement, walk, type AnyNode, type Element } from '../dom';
+import { isElement, typeOf, walk, type AnyNode, type Element } from '../dom';
 import type { TextCount } from './text-census';
 
 /**
@@ -18,17 +18,15 @@ export function actionButtons(
     if (!isElement(root)) continue;
     walk(root, (el) => {
       if (isSkipped(el)) return false;
-      if (el !== root && isButton(el, counts)) {
+      if (isButton(el, counts)) {
         out.add(el);
         return false;
       }
       return true;
     });
   }
-  if (process.env.SU_DEBUG) for (const el of out) console.log('  B', el.name, el.attribs.class?.slice(0,50), JSON.stringify(textOfDebug(el)));
   return out;
 }
-function textOfDebug(n: AnyNode): string { return n.type === 'text' ? (n as unknown as {data:string}).data.trim() : ((n as Element).children ?? []).map(textOfDebug).join(' ').trim(); }
 
 /** A button's label is a few words; more is a card or a block that happens to be clickable. */
 const BUTTON_MAX_TEXT = 40;
@@ -52,12 +50,12 @@ function isButton(el: Element, counts: ReadonlyMap<Element, TextCount>): boolean
   return !heading && !inSentence(el);
 }
 
-/** A button set inside a line of text (the text around it in its parent is more than its own). */
+/** A button set inside a line of text (its parent holds words of its own beside it). */
 function inSentence(el: Element): boolean {
   const parent = el.parent;
   if (!parent || !isElement(parent)) return false;
   for (const sibling of parent.children) {
-    if (sibling !== el && sibling.type === 'text' && (sibling as { data: string }).data.trim().length > 0) return true;
+    if (sibling !== el && typeOf(sibling) === 'text' && (sibling as { data: string }).data.trim().length > 0) return true;
   }
   return false;
 }

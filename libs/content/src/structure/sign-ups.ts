@@ -7,8 +7,11 @@ import type { TextCount } from './text-census';
  * grab keeps them when they sit inside the body of the content (between two paragraphs, under the last one),
  * and a site builder's section keeps them in a region. Two structures, left out of the content (`roots`):
  * - a short block (CTA_MAX_TEXT characters at most) whose class or id names it a call to action or a sign-up;
+ *   not a name MIN_RUN blocks share (a row of offer cards, each with its action), nor one that names a section
+ *   (`cta-section`: a landing page's closing pitch is its content);
  * - a form asking only for an email address (no message field: that is a comment or contact form), with the
- *   short box around it that says what it signs up for (its heading, its one line of pitch).
+ *   short box around it that says what it signs up for (its heading, its one line of pitch), never past the
+ *   page's `<h1>` (a landing page's first screen is its title, its pitch and a sign-up form).
  */
 export function signUps(
   roots: readonly AnyNode[],
@@ -34,7 +37,7 @@ export function signUps(
     });
     walk(root, (el) => {
       if (isSkipped(el) || isRemoved(el)) return false;
-      const names = el === root || textOf(el, counts) > CTA_MAX_TEXT ? [] : signUpNames(el);
+      const names = textOf(el, counts) > CTA_MAX_TEXT ? [] : signUpNames(el);
       if (names.length > 0) {
         named.push({ el, names });
         for (const name of names) seen.set(name, (seen.get(name) ?? 0) + 1);
@@ -46,7 +49,6 @@ export function signUps(
   for (const { el, names } of named) {
     if (names.every((name) => (seen.get(name) ?? 0) < MIN_RUN)) out.add(el);
   }
-  if (process.env.SU_DEBUG) for (const el of out) console.log('  -', el.name, el.attribs.class?.slice(0,60), el.attribs.id, textOf(el, counts));
   return out;
 }
 
@@ -80,7 +82,10 @@ function isEmailOnlyForm(form: Element): boolean {
     if (el.name === 'input') {
       const type = (el.attribs.type ?? '').toLowerCase();
       if (TEXT_INPUTS.has(type)) textInputs++;
-      if (type === 'email' || (TEXT_INPUTS.has(type) && EMAIL.test(`${el.attribs.name ?? ''} ${el.attribs.id ?? ''} ${el.attribs.placeholder ?? ''}`)))
+      if (
+        type === 'email' ||
+        (TEXT_INPUTS.has(type) && EMAIL.test(`${el.attribs.name ?? ''} ${el.attribs.id ?? ''} ${el.attribs.placeholder ?? ''}`))
+      )
         email = true;
     }
     return true;
