@@ -2,6 +2,7 @@ import { Element as ElementNode } from 'domhandler';
 import { findFirst, isElement, type Document, type Element } from './dom';
 import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
+import { actionButtons } from './structure/action-buttons';
 import { isAppShell } from './structure/app-shell';
 import { collapsedPanels } from './structure/collapsed-panels';
 import { foldedAnswers } from './structure/folded-answers';
@@ -19,6 +20,7 @@ import { placeholderLabels } from './structure/placeholder-labels';
 import { postSignatures } from './structure/post-signatures';
 import { quotedCopies } from './structure/quoted-copies';
 import { recommendationBlocks } from './structure/recommendations';
+import { signUps } from './structure/sign-ups';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { isPeerThread, threadPosts } from './structure/thread-posts';
@@ -46,8 +48,9 @@ import { titleBlocks } from './structure/title-blocks';
  *    its accordion's panels the cleaning took out (structure/item-panels.ts) kept, strips of other items
  *    (structure/other-items.ts) and later copies of a block (structure/product-copies.ts) left out;
  * 6. on every page: machine identifiers drawn as text (structure/machine-strings.ts), a script's placeholders
- *    (structure/placeholder-labels.ts), a reply's quote of a whole earlier post (structure/quoted-copies.ts) and a
- *    post's signature (structure/post-signatures.ts) left out;
+ *    (structure/placeholder-labels.ts), a reply's quote of a whole earlier post (structure/quoted-copies.ts), a
+ *    post's signature (structure/post-signatures.ts), a newsletter sign-up or a call to action (structure/sign-ups.ts)
+ *    and a button (structure/action-buttons.ts) left out;
  * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
  *    chosen run (structure/title-sections.ts) and a chapter's table of contents (structure/toc-links.ts) kept.
  * After the detection, convert-html.ts: a page whose HTML holds no main content, only chrome, gets none, or its
@@ -165,6 +168,10 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   for (const el of quotedCopies(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // A post's signature, the poster's standing lines under every post (structure/post-signatures.ts).
   for (const el of postSignatures(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  // A newsletter sign-up or a call to action inside the content: asks of the reader, tells nothing (structure/sign-ups.ts).
+  for (const el of signUps(roots, c.counts, c.isSkipped, (el) => removed.has(el))) removed.add(el);
+  // A button in the content: something to press, not something the page says (structure/action-buttons.ts).
+  for (const el of actionButtons(roots, c.counts, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
   const headings = mainHeadings(c.body, c.isSkipped, page.title);
   for (const heading of [...headings].reverse()) {
