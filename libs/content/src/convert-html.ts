@@ -10,6 +10,7 @@ import { extractMetadata } from './metadata-extractor';
 import { isSiteChrome } from './site-chrome';
 import { declaredKinds } from './structure/declared-kind';
 import { adoptContentAfterBody } from './structure/after-body';
+import { unwrapNestedDocuments } from './structure/nested-document';
 import { revealedWrappers } from './structure/revealed-wrappers';
 import { resolveStreamedBoundaries } from './structure/streamed-boundaries';
 import { UrlResolver } from './url-resolver';
@@ -38,6 +39,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   const document = parseHtml(html);
   resolveStreamedBoundaries(document, html);
   adoptContentAfterBody(document);
+  unwrapNestedDocuments(document);
   const isNonContent = nonContent(revealedWrappers(document));
   const isFullModeSkipped = (el: Element) => isNonContent(el) || isSiteChrome(el);
   const resolver = new UrlResolver(document, input.url);
