@@ -1,4 +1,4 @@
-import { isElement, type AnyNode, type Document, type Element } from '../dom';
+import { isElement, walk, type Document, type Element } from '../dom';
 
 /** The tags that open a document; a browser's parser keeps only the first of each. */
 const DOCUMENT_TAGS = new Set(['html', 'head', 'body']);
@@ -15,13 +15,10 @@ export function unwrapNestedDocuments(document: Document): void {
   // The document's own: an element of the document's top level, and the head and body of its <html>.
   const isOwn = (el: Element) =>
     el.parent === document || (el.name !== 'html' && isElement(el.parent!) && el.parent.name === 'html' && el.parent.parent === document);
-  const visit = (node: AnyNode) => {
-    if (!isElement(node)) return;
-    if (DOCUMENT_TAGS.has(node.name) && !isOwn(node)) nested.push(node);
-    for (const child of node.children) visit(child);
-  };
-  for (const child of document.children) visit(child);
-  // Innermost first, so that each unwraps in its parent as it stands.
+  walk(document, (el) => {
+    if (DOCUMENT_TAGS.has(el.name) && !isOwn(el)) nested.push(el);
+  });
+  // Innermost first (the walk is in document order), so that each unwraps in its parent as it stands.
   for (const el of nested.reverse()) unwrap(el);
 }
 

@@ -1,4 +1,4 @@
-import { isElement, type Element } from '../dom';
+import { walk, type Element } from '../dom';
 
 /**
  * A `<figure>` is an illustration readability leaves out (a picture, a chart, an embed, with its caption), but
@@ -27,9 +27,11 @@ const NOT_TEXT = /embed/i;
 
 /** Whether `el` holds one of `tags` outside its caption. */
 function holds(el: Element, tags: ReadonlySet<string>): boolean {
-  for (const child of el.children) {
-    if (!isElement(child) || child.name === 'figcaption') continue;
-    if (tags.has(child.name) || holds(child, tags)) return true;
-  }
-  return false;
+  let found = false;
+  walk(el, (child) => {
+    if (found || child.name === 'figcaption') return false;
+    if (tags.has(child.name)) found = true;
+    return !found;
+  });
+  return found;
 }
