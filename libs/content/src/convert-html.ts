@@ -11,7 +11,7 @@ import { isSiteChrome } from './site-chrome';
 import { declaredProductDescription } from './structure/declared-description';
 import { declaredKinds } from './structure/declared-kind';
 import { adoptContentAfterBody } from './structure/after-body';
-import { adoptNestedDocument } from './structure/nested-document';
+import { readNestedDocuments } from './structure/nested-document';
 import { isExcerpt, shownBesideChrome } from './structure/no-main-content';
 import { revealedWrappers } from './structure/revealed-wrappers';
 import { resolveStreamedBoundaries } from './structure/streamed-boundaries';
@@ -41,7 +41,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   const document = parseHtml(html);
   resolveStreamedBoundaries(document, html);
   adoptContentAfterBody(document);
-  adoptNestedDocument(document);
+  readNestedDocuments(document);
   const isNonContent = nonContent(revealedWrappers(document));
   const isFullModeSkipped = (el: Element) => isNonContent(el) || isSiteChrome(el);
   const resolver = new UrlResolver(document, input.url);

@@ -37,7 +37,9 @@ import { titleBlocks } from './structure/title-blocks';
  * 0. folded text shown: an accordion's collapsed panels (structure/collapsed-panels.ts) and the answers of a list of
  *    questions a script folds without ARIA (structure/folded-answers.ts);
  * 1. the app shell (structure/app-shell.ts): a body that is a loading screen is read from its `<noscript>`;
- * 2. readability's grab (readability/grabber.ts), relaxed attempt by attempt while it finds too little;
+ * 2. readability's grab (readability/grabber.ts), relaxed attempt by attempt while it finds too little (a figure that
+ *    holds a table, a quotation or code is text: structure/text-figures.ts; a data table's wrappers are the table:
+ *    structure/table-wrappers.ts);
  * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture;
  * 3b. on a declared product's page: a short grab beside the main region without the item's name or a price is a side
  *    block, the region is chosen (structure/stray-grab.ts);
@@ -78,15 +80,18 @@ export interface MainContentCandidates {
  * Readability's grab is precise on a page with one body of prose; when it holds little of the main region's
  * text, the content is spread over several blocks (sections, item grids, posts) and the region is the main
  * content. The share the grab must hold: less when the region is only the body without its furniture (no
- * `<main>`: it keeps more that is not content); on a page that declares itself an article, none, unless the
- * grab is shorter than an article's body and a small part of the region (site builders declare every page an
- * article, listings and landing pages included).
+ * `<main>`: it keeps more that is not content); on a page that declares itself an article, a small part: a
+ * fifth when the grab is shorter than an article's body, a tenth however long it is (a block that size is a
+ * fragment: one card of a guide, one widget of a landing page; site builders declare every page an article,
+ * listings and landing pages included).
  */
 function grabMinShare(region: Element, kinds: ReadonlySet<DeclaredKind>, grabLength: number): number {
-  if (kinds.has('article')) return grabLength >= ARTICLE_MIN_TEXT ? 0 : ARTICLE_MIN_SHARE;
+  if (kinds.has('article')) return grabLength >= ARTICLE_MIN_TEXT ? ARTICLE_FRAGMENT_SHARE : ARTICLE_MIN_SHARE;
   return region.name === 'body' ? 0.6 : 0.7;
 }
 
+/** A declared article's grab holding less than this share of the region is a fragment, however long. */
+const ARTICLE_FRAGMENT_SHARE = 0.1;
 /** A declared article's grab shorter than this (characters)... */
 const ARTICLE_MIN_TEXT = 1000;
 /** ...and holding less than this share of the region is not the article. */

@@ -1,4 +1,5 @@
 import { isElement, textData, typeOf, type Element } from '../dom';
+import { wrapsDataTable } from '../structure/table-wrappers';
 import { isDataTable } from './data-table';
 import { AD_OR_LOADING, classWeight, CLEANED, DIV_TO_P, EMBEDS, HEADINGS, SHARE, TEXTISH } from './signals';
 import { countCommas, insideTag, normalizedLength, textOf } from './text-measure';
@@ -24,6 +25,8 @@ interface Counts {
   heading: number;
   textish: number;
   list: number;
+  /** Text inside data tables. */
+  table: number;
 }
 
 /**
@@ -44,13 +47,27 @@ export class ConditionalCleaner {
   }
 
   private cleanNode(el: Element, removed: Set<Element>, protectedByAncestor: boolean, depth: number): Counts {
-    const counts: Counts = { text: 0, link: 0, commas: 0, p: 0, img: 0, li: 0, input: 0, embed: 0, heading: 0, textish: 0, list: 0 };
+    const counts: Counts = {
+      text: 0,
+      link: 0,
+      commas: 0,
+      p: 0,
+      img: 0,
+      li: 0,
+      input: 0,
+      embed: 0,
+      heading: 0,
+      textish: 0,
+      list: 0,
+      table: 0,
+    };
     if (removed.has(el)) return counts;
     if (depth > MAX_CLEAN_DEPTH) {
       counts.text = normalizedLength(textOf(el));
       return counts;
     }
-    const protect = protectedByAncestor || el.name === 'code' || el.name === 'pre' || (el.name === 'table' && isDataTable(el, this.infoOf));
+    const dataTable = el.name === 'table' && isDataTable(el, this.infoOf);
+    const protect = protectedByAncestor || el.name === 'code' || el.name === 'pre' || dataTable;
     let run = 0;
     for (const child of el.children) {
       if (typeOf(child) === 'text') {
@@ -79,6 +96,7 @@ export class ConditionalCleaner {
       counts.heading += HEADINGS.has(child.name) ? c.text : c.heading;
       counts.textish += TEXTISH.has(child.name) ? c.text : c.textish;
       counts.list += child.name === 'ul' || child.name === 'ol' ? c.text : c.list;
+      counts.table += c.table;
       if (DIV_TO_P.has(child.name) || this.infoOf(child)?.blockDesc) {
         // Inline runs of a container become paragraphs in readability.
         if (run > 0) counts.p++;
@@ -92,7 +110,9 @@ export class ConditionalCleaner {
       counts.p++;
       counts.textish += run;
     }
-    if (depth > 0 && !protect && this.shouldRemove(el, counts)) {
+    if (dataTable) counts.table = counts.text;
+    // A data table's wrappers (a scroller, a responsive box) are the table (structure/table-wrappers.ts).
+    if (depth > 0 && !protect && !wrapsDataTable(counts.text, counts.table) && this.shouldRemove(el, counts)) {
       removed.add(el);
     }
     return counts;

@@ -1,4 +1,5 @@
 import type { Element } from '../dom';
+import { isTextFigure } from '../structure/text-figures';
 import { insideTag } from './text-measure';
 import type { GrabFlags } from './types';
 
@@ -119,7 +120,8 @@ export function initialScore(el: Element, flags: GrabFlags): number {
 /** Left out of the grab before scoring: skipped by the caller, never content, a furniture role, or (when stripping) an unlikely name. */
 export function isExcluded(el: Element, flags: GrabFlags, isSkipped: (el: Element) => boolean): boolean {
   if (isSkipped(el)) return true;
-  if (NEVER_CONTENT.has(el.name)) return true;
+  // A figure that holds a table, a quotation or code is text (structure/text-figures.ts).
+  if (NEVER_CONTENT.has(el.name) && !isTextFigure(el)) return true;
   const role = el.attribs.role;
   if (role && UNLIKELY_ROLES.has(role)) return true;
   if (!flags.stripUnlikely) return false;

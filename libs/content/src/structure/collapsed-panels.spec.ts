@@ -44,4 +44,14 @@ describe("collapsed panels: an accordion's folded answers are the page's text", 
     expect(shown(html, true)).toEqual(['t2']);
     expect(shown(html, false)).toEqual([]);
   });
+
+  it('shows a hidden tab panel labelled by its tab (aria-labelledby), when tabs are asked for', () => {
+    const html =
+      `<div role="tablist"><span role="tab" id="tab-py" aria-selected="true">Python</span><span role="tab" id="tab-js">Node.js</span></div>` +
+      `<div role="tabpanel" id="p1" aria-labelledby="tab-py"><p>${answer}</p></div>` +
+      `<div role="tabpanel" id="p2" aria-labelledby="tab-js" hidden><p>${answer}</p></div>` +
+      `<div role="tabpanel" id="p3" aria-labelledby="heading-elsewhere" hidden><p>${answer}</p></div>`;
+    expect(shown(html, true)).toEqual(['p2']);
+    expect(shown(html, false)).toEqual([]);
+  });
 });

@@ -17,18 +17,23 @@ const PANEL_MAX_LINK_SHARE = 0.3;
  */
 export function collapsedPanels(document: Document, isSkipped: (el: Element) => boolean, options: { tabs?: boolean } = {}): Set<Element> {
   const controlled = new Set<string>();
+  const tabs = new Set<string>();
   walk(document, (el) => {
     const controls = el.attribs['aria-controls'];
-    if (controls !== undefined && (el.attribs['aria-expanded'] !== undefined || (options.tabs === true && el.attribs.role === 'tab')))
+    const isTab = options.tabs === true && el.attribs.role === 'tab';
+    if (controls !== undefined && (el.attribs['aria-expanded'] !== undefined || isTab))
       for (const id of controls.split(/\s+/)) if (id !== '') controlled.add(id);
+    if (isTab && el.attribs.id) tabs.add(el.attribs.id);
     return true;
   });
   const panels = new Set<Element>();
-  if (controlled.size === 0) return panels;
+  if (controlled.size === 0 && tabs.size === 0) return panels;
+  const isPanel = (el: Element) =>
+    (el.attribs.id !== undefined && controlled.has(el.attribs.id)) ||
+    (el.attribs.role === 'tabpanel' && (el.attribs['aria-labelledby'] ?? '').split(/\s+/).some((id) => tabs.has(id)));
   walk(document, (el) => {
     if (UNRENDERED_TAGS.has(el.name)) return false;
-    const id = el.attribs.id;
-    if (id === undefined || !controlled.has(id)) return true;
+    if (!isPanel(el)) return true;
     const panel = isHidden(el) ? el : collapseWrapper(el);
     if (!panel || !isSkipped(panel)) return true;
     const count = textCensus(panel, (child) => child !== panel && isSkipped(child)).get(panel);

@@ -98,7 +98,7 @@ export function regionFurniture(
       !count ||
       isSkipped(el) ||
       (!keep.has(el) &&
-        (isChrome(el) ||
+        ((isChrome(el) && !(chromeByName(el) && isPageWrapper(count, regionText))) ||
           (isExcluded(el, STRICT, isSkipped) &&
             !inTile &&
             !isPageWrapper(count, regionText) &&
@@ -150,6 +150,17 @@ function isChrome(el: Element): boolean {
   const role = el.attribs.role;
   return role !== undefined && FURNITURE_ROLES.has(role);
 }
+
+/**
+ * Chrome by its class or id alone (a `headerWrapper` section, a `nav-container`), not by its tag or role: such a
+ * name, like readability's unlikely names, says where a block sits, and a block holding half the region is the
+ * page's wrapper (structure/page-wrapper.ts).
+ */
+function chromeByName(el: Element): boolean {
+  return !CHROME_TAGS.has(el.name) && el.attribs.role === undefined;
+}
+
+const CHROME_TAGS = new Set(['nav', 'footer', 'header', 'aside', 'dialog']);
 
 /**
  * A block left out by its name alone (readability's unlikely names, not its tag or role) that is a section of the

@@ -21,4 +21,14 @@ describe("page wrapper: a block named like furniture that holds most of the page
     const removed = [...regionFurniture(body, counts, () => false)].map((el) => el.attribs.id);
     expect(removed).toEqual(['small']);
   });
+
+  it('keeps a section named a header (site chrome by its class alone) that holds the page, and leaves out a <header> and a small one', () => {
+    const html =
+      `<body><header id="top"><a href="/">Home</a> Site</header><section class="headerWrapper" id="hero"><h1>Quality engineering</h1>${prose(12)}</section>` +
+      `<div class="header-wrap" id="small"><p>A few words.</p></div></body>`;
+    const body = findFirst(parseHtml(html), 'body')!;
+    const counts = textCensus(body, () => false);
+    const removed = [...regionFurniture(body, counts, () => false)].map((el) => el.attribs.id).sort();
+    expect(removed).toEqual(['small', 'top']);
+  });
 });
