@@ -30,4 +30,10 @@ describe('marked copies: a cloned or hidden copy of a block is read once', () =>
       `<div class="slick-cloned"><p id="c">${words(30, 1)}</p></div></body>`;
     expect(named(html)).toEqual([]);
   });
+
+  it('compares a block whose text is all in one inline child (a paragraph made of one span)', () => {
+    const para = (id: string) => `<p id="${id}"><span>${words(30)}</span></p>`;
+    const html = `<body><div class="d-none d-md-block">${para('a')}</div><div class="d-md-none">${para('b')}</div></body>`;
+    expect(named(html)).toEqual(['b']);
+  });
 });

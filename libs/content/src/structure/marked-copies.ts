@@ -95,12 +95,16 @@ function ownMark(el: Element): Mark {
   return names.some((n) => NARROW_ONLY_CLASS.test(n)) ? 1 : 0;
 }
 
-/** A wrapper whose text is all in one child element: the child stands for it (its text is not read twice). */
+/**
+ * A wrapper whose text is all in one child element: the child stands for it (its text is not read twice). Only a
+ * block child does (a paragraph whose text is all in one `<span>`, a section whose text is all in a nested `<body>`
+ * are compared themselves: the child is no block and would never be).
+ */
 function onlyChildWrapper(el: Element, counts: ReadonlyMap<Element, TextCount>): boolean {
   const text = counts.get(el)?.text ?? 0;
   for (const child of el.children) {
     const count = counts.get(child as Element);
-    if (count && count.text === text) return true;
+    if (count && count.text === text) return BLOCKS.has((child as Element).name) || onlyChildWrapper(child as Element, counts);
   }
   return false;
 }
