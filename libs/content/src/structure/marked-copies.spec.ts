@@ -36,4 +36,9 @@ describe('marked copies: a cloned or hidden copy of a block is read once', () =>
     const html = `<body><div class="d-none d-md-block">${para('a')}</div><div class="d-md-none">${para('b')}</div></body>`;
     expect(named(html)).toEqual(['b']);
   });
+
+  it('reads an underscore-named narrow-screen copy (`hidden_desktop`) as the copy', () => {
+    const html = `<body>${slide('a', 'cards hidden_mobile')}${slide('b', 'cards hidden_desktop')}</body>`;
+    expect(named(html)).toEqual(['b']);
+  });
 });

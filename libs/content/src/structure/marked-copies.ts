@@ -16,7 +16,7 @@ const CLONE_CLASS = /(?:^|[-_])(?:clone[ds]?|duplicate)(?:$|[-_])/i;
 const HIDDEN_CLASS = /^(?:sr-only|visually-hidden|screen-reader-text)$/;
 /** Shown on narrow screens only: the mobile copy of a section (`md:hidden`, `d-lg-none`, `hidden-md`, `hide-for-large`). */
 const NARROW_ONLY_CLASS =
-  /^(?:(?:sm|md|lg|xl):hidden|d-(?:sm|md|lg|xl)-none|hidden-(?:sm|md|lg)|visible-xs(?:-\w+)?|hide-for-(?:medium|large)(?:-up)?|show-for-small(?:-only)?|is-hidden-(?:tablet|desktop)|(?:mobile|phone)-only|hidden-desktop|hide-desktop)$/;
+  /^(?:(?:sm|md|lg|xl):hidden|d-(?:sm|md|lg|xl)-none|hidden-(?:sm|md|lg)|visible-xs(?:-\w+)?|hide-for-(?:medium|large)(?:-up)?|show-for-small(?:-only)?|is-hidden-(?:tablet|desktop)|(?:mobile|phone)[-_]only|hidden[-_]desktop|hide[-_]desktop)$/;
 /** A class that shows the element from some screen width on (`hidden md:block`, `d-none d-lg-block`): the wide-screen copy. */
 const SHOWN_FROM =
   /^(?:(?:sm|md|lg|xl|2xl):(?:block|flex|grid|inline|inline-block|inline-flex|table|contents)|d-(?:sm|md|lg|xl|xxl)-(?:block|flex|grid|inline|inline-block|inline-flex|table))$/;
