@@ -19,6 +19,7 @@ import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { isPeerThread, threadPosts } from './structure/thread-posts';
 import { sectionsBeforeRun } from './structure/title-sections';
+import { isListingDescription } from './structure/listing-description';
 import { keepBlock, tableOfContents } from './structure/toc-links';
 import { tileBadges } from './structure/tile-badges';
 import { tileRepeats } from './structure/tile-repeats';
@@ -28,7 +29,8 @@ import { titleBlocks } from './structure/title-blocks';
  * Main-content detection, without mutating the DOM, in named parts:
  * 1. the app shell (structure/app-shell.ts): a body that is a loading screen is read from its `<noscript>`;
  * 2. readability's grab (readability/grabber.ts), relaxed attempt by attempt while it finds too little;
- * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture;
+ * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture; a grab that is a
+ *    listing's description (structure/listing-description.ts) is no declared article's body;
  * Once the content is chosen (so that none of these moves the choice):
  * 4. in a run of items: an item's title block the cleaning left out shown again (structure/title-blocks.ts), an item's
  *    address read once (structure/tile-repeats.ts);
@@ -116,8 +118,10 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
     badgesOut.has(el) ||
     copiesOut.has(el);
   const c = mainContentCandidates(document, isSkipped, page.kinds);
-  const chosen =
-    c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length ? c.grab : c.region;
+  // A grab that is a listing's description (the text above a category's items) is no article, whatever the page declares.
+  const listing = c.grab.roots.length === 1 && isListingDescription(c.grab.roots[0]);
+  const share = grabMinShare(c.region.roots[0], listing ? new Set() : kinds, c.grab.length);
+  const chosen = c.grab.length >= share * c.region.length ? c.grab : c.region;
   const roots = [...chosen.roots];
   const run = [...chosen.roots];
   const removed = new Set(chosen.removed);
