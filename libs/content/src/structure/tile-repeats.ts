@@ -84,7 +84,11 @@ export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) 
     if (found) items++;
   }
   // A picture link beside its item's name in plain text: the name reads twice (captionedPictures).
-  const pictures = [...byHref.values()].flat().filter((el) => visibleText(el, 1) === '' && itemLink(el).picture);
+  const pictures = [...byHref.values()]
+    .flat()
+    .map(itemLink)
+    .filter((link) => link.text === '' && link.picture)
+    .map((link) => link.el);
   const captioned = captionedPictures(pictures, isSkipped);
   if (items < TILE_MIN_REPEATS) return new Set(captioned);
   for (const el of captioned) repeats.add(el);
