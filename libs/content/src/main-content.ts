@@ -27,6 +27,7 @@ import { isPeerThread, threadPosts } from './structure/thread-posts';
 import { itemPanels } from './structure/item-panels';
 import { isStrayGrab } from './structure/stray-grab';
 import { sectionsBeforeRun } from './structure/title-sections';
+import { isListingDescription } from './structure/listing-description';
 import { keepBlock, tableOfContents } from './structure/toc-links';
 import { tileBadges } from './structure/tile-badges';
 import { tileRepeats } from './structure/tile-repeats';
@@ -40,7 +41,8 @@ import { titleBlocks } from './structure/title-blocks';
  * 2. readability's grab (readability/grabber.ts), relaxed attempt by attempt while it finds too little (a figure that
  *    holds a table, a quotation or code is text: structure/text-figures.ts; a data table's wrappers are the table:
  *    structure/table-wrappers.ts);
- * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture;
+ * 3. the main region (structure/page-region.ts): `<main>` or the body without its furniture; a grab that is a
+ *    listing's description (structure/listing-description.ts) is no declared article's body;
  * 3b. on a declared product's page: a short grab beside the main region without the item's name or a price is a side
  *    block, the region is chosen (structure/stray-grab.ts);
  * Once the content is chosen (so that none of these moves the choice):
@@ -142,7 +144,10 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
     badgesOut.has(el) ||
     copiesOut.has(el);
   const c = mainContentCandidates(document, isSkipped, page.kinds);
-  const grabHolds = c.grab.length >= grabMinShare(c.region.roots[0], page.kinds ?? new Set(), c.grab.length) * c.region.length;
+  // A grab that is a listing's description (the text above a category's items) is no article, whatever the page declares.
+  const listing = c.grab.roots.length === 1 && isListingDescription(c.grab.roots[0]);
+  const share = grabMinShare(c.region.roots[0], listing ? new Set() : kinds, c.grab.length);
+  const grabHolds = c.grab.length >= share * c.region.length;
   // A declared product's short grab without the item's name or a price is a side block (structure/stray-grab.ts).
   const stray = grabHolds && kinds.has('product') && !kinds.has('collection') && isStrayGrab(c.grab, c.region, c.isSkipped);
   const chosen = grabHolds && !stray ? c.grab : c.region;

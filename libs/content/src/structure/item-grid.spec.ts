@@ -50,4 +50,14 @@ describe('item grid: a run of tiles is what a listing shows, whatever each tile 
     const removed = [...regionFurniture(body, counts, () => false)].map((el) => el.attribs.id);
     expect(removed).toEqual([]);
   });
+
+  it("keeps a tile's title bar named like a page's header, and leaves out its other parts named like furniture", () => {
+    const job = (i: number) =>
+      `<li class="job"><a href="/co/${i}">Company ${i}</a><a href="/job/${i}"><div class="job__body">` +
+      `<div class="job__header" id="bar${i}"><h3><span class="job__header__title">Engineer ${i}</span></h3><p>${i}d</p></div>` +
+      `<p class="job__extra" id="extra${i}">Joined ${i} May</p><p>Remote</p></div></a><p>Full time, from any country, salary on request</p></li>`;
+    const { body, counts } = setUp(`<body><main><h1>Jobs</h1><ul>${[1, 2, 3, 4].map(job).join('')}</ul></main></body>`);
+    const removed = [...regionFurniture(body, counts, () => false)].map((el) => el.attribs.id).sort();
+    expect(removed).toEqual(['extra1', 'extra2', 'extra3', 'extra4']);
+  });
 });

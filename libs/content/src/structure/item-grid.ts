@@ -23,6 +23,8 @@ const GRID_MIN_SHARE = 0.5;
 const TILE_MAX_DESTINATIONS = 3;
 /** How many levels a tile's wrappers (or a grid's) go. */
 const TILE_MAX_DEPTH = 3;
+/** How many levels above a tile's title bar its tile may sit (the bar's wrapper, the card's body, the card's link, the card). */
+const TILE_PART_MAX_DEPTH = 4;
 /** A block fills its parent when it holds this share of the parent's text. */
 const TILE_MIN_FILL = 0.9;
 
@@ -69,6 +71,28 @@ export class ItemGrid {
     }
     // A grid that fills `el` (a carousel's slides, a grid's wrapper).
     return this.holdsGrid(el, text, TILE_MAX_DEPTH);
+  }
+
+  /**
+   * Whether `el` is a grid tile's title bar: it holds a heading (the item's title) and a tile sits up to
+   * TILE_PART_MAX_DEPTH levels above it. Named for where it sits on the card (`card__header`), readability reads it
+   * as a page's header. A tile's other parts named like furniture (its rating line, stock label, poster's details)
+   * stay furniture.
+   */
+  isTitleBar(el: Element): boolean {
+    const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
+    if (FURNITURE_RUN.test(names) || CAROUSEL.test(names)) return false;
+    if (!HEADINGS.some((h) => findFirst(el, h)) && !HEADING_TAG.test(el.name)) return false;
+    let node: Element = el;
+    for (let level = 0; level < TILE_PART_MAX_DEPTH; level++) {
+      const parent = node.parent;
+      if (!parent || !isElement(parent)) return false;
+      const tile = parent;
+      const above = tile.parent;
+      if (above && isElement(above) && this.gridsUnder(above).some((run) => run.items.includes(tile))) return true;
+      node = parent;
+    }
+    return false;
   }
 
   private holdsGrid(node: Element, text: number, depth: number): boolean {
@@ -136,6 +160,7 @@ function isTileShaped(root: Element): boolean {
 }
 
 const HEADINGS = ['h2', 'h3', 'h4', 'h5', 'h6'];
+const HEADING_TAG = /^h[2-6]$/;
 const HAS_WORD = /[\p{L}\p{N}]/u;
 
 /** Whether any word under `root` sits outside its links. */

@@ -40,4 +40,15 @@ describe('marked copies: a cloned or hidden copy of a block is read once', () =>
     const other = `<div class="slick-cloned"><div id="c"><h3>Colorful design</h3><p>${words(30).replace(/word/g, 'wrdo')}</p></div></div>`;
     expect(named(`<body>${slide('a', 'slide')}${copy}${other}</body>`)).toEqual(['b']);
   });
+
+  it('compares a block whose text is all in one inline child (a paragraph made of one span)', () => {
+    const para = (id: string) => `<p id="${id}"><span>${words(30)}</span></p>`;
+    const html = `<body><div class="d-none d-md-block">${para('a')}</div><div class="d-md-none">${para('b')}</div></body>`;
+    expect(named(html)).toEqual(['b']);
+  });
+
+  it('reads an underscore-named narrow-screen copy (`hidden_desktop`) as the copy', () => {
+    const html = `<body>${slide('a', 'cards hidden_mobile')}${slide('b', 'cards hidden_desktop')}</body>`;
+    expect(named(html)).toEqual(['b']);
+  });
 });

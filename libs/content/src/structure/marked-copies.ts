@@ -18,7 +18,7 @@ const CLONE_CLASS = /(?:^|[-_])(?:clone[ds]?|duplicate)(?:$|[-_])/i;
 const HIDDEN_CLASS = /^(?:sr-only|visually-hidden|screen-reader-text)$/;
 /** Shown on narrow screens only: the mobile copy of a section (`md:hidden`, `d-lg-none`, `hidden-md`, `hide-for-large`). */
 const NARROW_ONLY_CLASS =
-  /^(?:(?:sm|md|lg|xl):hidden|d-(?:sm|md|lg|xl)-none|hidden-(?:sm|md|lg)|visible-xs(?:-\w+)?|hide-for-(?:medium|large)(?:-up)?|show-for-small(?:-only)?|is-hidden-(?:tablet|desktop)|(?:mobile|phone)-only|hidden-desktop|hide-desktop)$/;
+  /^(?:(?:sm|md|lg|xl):hidden|d-(?:sm|md|lg|xl)-none|hidden-(?:sm|md|lg)|visible-xs(?:-\w+)?|hide-for-(?:medium|large)(?:-up)?|show-for-small(?:-only)?|is-hidden-(?:tablet|desktop)|(?:mobile|phone)[-_]only|hidden[-_]desktop|hide[-_]desktop)$/;
 /** A class that shows the element from some screen width on (`hidden md:block`, `d-none d-lg-block`): the wide-screen copy. */
 const SHOWN_FROM =
   /^(?:(?:sm|md|lg|xl|2xl):(?:block|flex|grid|inline|inline-block|inline-flex|table|contents)|d-(?:sm|md|lg|xl|xxl)-(?:block|flex|grid|inline|inline-block|inline-flex|table))$/;
@@ -165,12 +165,16 @@ function ownMark(el: Element): Mark {
   return names.some((n) => NARROW_ONLY_CLASS.test(n)) ? 1 : 0;
 }
 
-/** A wrapper whose text is all in one child element: the child stands for it (its text is not read twice). */
+/**
+ * A wrapper whose text is all in one child element: the child stands for it (its text is not read twice). Only a
+ * block child does (a paragraph whose text is all in one `<span>`, a section whose text is all in a nested `<body>`
+ * are compared themselves: the child is no block and would never be).
+ */
 function onlyChildWrapper(el: Element, counts: ReadonlyMap<Element, TextCount>): boolean {
   const text = counts.get(el)?.text ?? 0;
   for (const child of el.children) {
     const count = counts.get(child as Element);
-    if (count && count.text === text) return true;
+    if (count && count.text === text) return BLOCKS.has((child as Element).name) || onlyChildWrapper(child as Element, counts);
   }
   return false;
 }

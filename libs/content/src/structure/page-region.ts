@@ -84,6 +84,12 @@ export function regionFurniture(
     inGrid.add(el);
     return true;
   };
+  // A tile's title bar named like a page's header (structure/item-grid.ts): kept, and what it holds with it.
+  const isTitleBar = (el: Element) => {
+    if (!grid.isTitleBar(el)) return false;
+    inGrid.add(el);
+    return true;
+  };
   const regionText = counts.get(region)?.text ?? 0;
   const maxControls = regionText * CONTROLS_MAX_SHARE;
   // Menus seen before the page's first <h1>: the site's own menus, above what the page is about.
@@ -103,6 +109,7 @@ export function regionFurniture(
             !inTile &&
             !isPageWrapper(count, regionText) &&
             !isTile(el) &&
+            !isTitleBar(el) &&
             !readsAsSection(el, counts, isSkipped)) ||
           (count.text <= maxControls && isControls(el, count.text))))
     ) {

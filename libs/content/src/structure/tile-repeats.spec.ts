@@ -45,4 +45,12 @@ describe("tile repeats: an item's second link to its own address is not its text
     const tile = (i: number) => `<div class="tile"><a href="/g/${i}"><img src="/${i}.jpg" alt="Photo ${i}"></a><p>Caption ${i}</p></div>`;
     expect(named(`<body>${[1, 2, 3].map(tile).join('')}</body>`)).toEqual([]);
   });
+
+  it("leaves out a picture link whose alt text is its item's plain-text name, in three items or more", () => {
+    const item = (i: number) =>
+      `<div class="grid-item"><a id="pic${i}" href="/sku/${i}"><img src="/${i}.jpg" alt="Frozen fish sticks ${i}"></a>` +
+      `<span>Frozen fish sticks ${i}</span></div>`;
+    expect(named(`<body><div class="grid">${[1, 2, 3].map(item).join('')}</div></body>`)).toEqual(['pic1', 'pic2', 'pic3']);
+    expect(named(`<body><div class="grid">${[1, 2].map(item).join('')}</div></body>`)).toEqual([]);
+  });
 });

@@ -9,6 +9,9 @@ const TILE_MIN_REPEATS = 3;
 /** A link's text repeated in one item is a title (three words or more), not a tag or a place repeated by chance. */
 const TITLE_MIN_WORDS = 3;
 
+/** How many levels above a picture link its item's caption may sit (the picture's wrapper, the card). */
+const CAPTION_MAX_DEPTH = 2;
+
 /** A line shorter than this may repeat in an item for a reason (a label, a price). */
 const LINE_MIN_TEXT = 6;
 
@@ -80,7 +83,15 @@ export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) 
     }
     if (found) items++;
   }
-  if (items < TILE_MIN_REPEATS) return new Set();
+  // A picture link beside its item's name in plain text: the name reads twice (captionedPictures).
+  const pictures = [...byHref.values()]
+    .flat()
+    .map(itemLink)
+    .filter((link) => link.text === '' && link.picture)
+    .map((link) => link.el);
+  const captioned = captionedPictures(pictures, isSkipped);
+  if (items < TILE_MIN_REPEATS) return new Set(captioned);
+  for (const el of captioned) repeats.add(el);
   // One item has one title: a block with links of title length to two addresses spans several items.
   for (const block of itemBlocks) if (titleAddresses(block) <= 1) for (const el of lineCopies(block, isSkipped, repeats)) repeats.add(el);
   return repeats;
@@ -169,4 +180,50 @@ function commonBlock(a: Element, b: Element): Element | undefined {
   for (let node: Element | null = a; node && isElement(node); node = node.parent as Element | null) ancestors.add(node);
   for (let node: Element | null = b; node && isElement(node); node = node.parent as Element | null) if (ancestors.has(node)) return node;
   return undefined;
+}
+
+/**
+ * Picture links whose alt text repeats their item's caption word for word: an item drawn as a linked picture and
+ * its name as plain text beside it (not a link, so no second link to the address). The text output shows the
+ * picture's alt text, so the name reads twice. Only when TILE_MIN_REPEATS items on the page do so.
+ */
+function captionedPictures(pictures: readonly Element[], isSkipped: (el: Element) => boolean): Element[] {
+  const found: Element[] = [];
+  for (const link of pictures) {
+    const alt = altText(link);
+    if ((alt.match(/\w+/g) ?? []).length < TITLE_MIN_WORDS) continue;
+    let node: Element = link;
+    for (let level = 0; level < CAPTION_MAX_DEPTH; level++) {
+      const parent = node.parent;
+      if (!parent || !isElement(parent) || visibleText(parent, TILE_MAX_TEXT).length >= TILE_MAX_TEXT) break;
+      if (holdsLine(parent, link, alt, isSkipped)) {
+        found.push(link);
+        break;
+      }
+      node = parent;
+    }
+  }
+  return found.length >= TILE_MIN_REPEATS ? found : [];
+}
+
+/** The alt text of a link's images, whitespace collapsed, lower-cased. */
+function altText(link: Element): string {
+  const alts: string[] = [];
+  walk(link, (el) => {
+    if (el.name === 'img') alts.push((el.attribs.alt ?? '').trim());
+    return true;
+  });
+  return alts.join(' ').replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/** Whether a leaf block under `root` (outside `except`) says `line` word for word. */
+function holdsLine(root: Element, except: Element, line: string, isSkipped: (el: Element) => boolean): boolean {
+  let found = false;
+  walk(root, (el) => {
+    if (found || el === except || isSkipped(el)) return false;
+    if (el.children.some(isElement)) return true;
+    if (visibleText(el, 400).toLowerCase() === line) found = true;
+    return false;
+  });
+  return found;
 }

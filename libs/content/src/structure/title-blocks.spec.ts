@@ -48,4 +48,11 @@ describe("title blocks: an item's linked heading and its date are the item's tit
       `<div class="item"><div id="title${i}"><h3><a href="/n/${i}">Story ${i}</a></h3><p>${'Many words of links. '.repeat(30)}</p></div></div>`;
     expect(kept(`<body>${[1, 2, 3].map(long).join('')}</body>`, /^title/)).toEqual([]);
   });
+
+  it('reads a heading inside the link around a whole card as a linked heading', () => {
+    const card = (i: number) =>
+      `<li class="job"><a href="/job/${i}"><div class="body"><div class="head" id="title${i}"><h3>Engineer ${i}</h3><p>${i}d</p></div>` +
+      `<p>Company ${i}</p></div></a></li>`;
+    expect(kept(`<body><ul>${[1, 2, 3].map(card).join('')}</ul></body>`, /^title/)).toEqual(['title1', 'title2', 'title3']);
+  });
 });

@@ -49,7 +49,21 @@ function titleHeadings(block: Element): Element[] {
   if (visibleText(block, TITLE_BLOCK_MAX_TEXT + 1).length > TITLE_BLOCK_MAX_TEXT) return [];
   const headings = headingsIn(block);
   if (headings.length > TITLE_MAX_HEADINGS) return [];
-  return headings.filter((heading) => findFirst(heading, 'a') !== undefined);
+  return headings.filter((heading) => headingLink(heading) !== undefined);
+}
+
+/**
+ * The link of a linked heading: one inside it (`<h3><a>`), else the link it sits in (a card drawn as one link
+ * around its picture, title and date), up to `within` when given.
+ */
+function headingLink(heading: Element, within?: Element): Element | undefined {
+  const inside = findFirst(heading, 'a');
+  if (inside) return inside;
+  for (let node = heading.parent; node && isElement(node); node = node.parent) {
+    if (node.name === 'a') return node;
+    if (node === within) return undefined;
+  }
+  return undefined;
 }
 
 function headingsIn(root: Element): Element[] {
@@ -83,7 +97,7 @@ function inItemRun(block: Element, level: string): boolean {
 /** The address of an item's first heading of `level`, when it holds a link. */
 function titleLink(item: Element, level: string): string | undefined {
   const heading = findFirst(item, level);
-  const link = heading && findFirst(heading, 'a');
+  const link = heading && headingLink(heading, item);
   return link ? (link.attribs.href ?? '').trim() : undefined;
 }
 
