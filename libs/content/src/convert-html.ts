@@ -10,6 +10,7 @@ import { extractMetadata } from './metadata-extractor';
 import { isSiteChrome } from './site-chrome';
 import { declaredKinds } from './structure/declared-kind';
 import { adoptContentAfterBody } from './structure/after-body';
+import { resolveAsyncFragments } from './structure/async-fragments';
 import { revealedWrappers } from './structure/revealed-wrappers';
 import { resolveStreamedBoundaries } from './structure/streamed-boundaries';
 import { UrlResolver } from './url-resolver';
@@ -37,6 +38,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   const html = typeof input.html === 'string' ? input.html : '';
   const document = parseHtml(html);
   resolveStreamedBoundaries(document, html);
+  resolveAsyncFragments(document, html);
   adoptContentAfterBody(document);
   const isNonContent = nonContent(revealedWrappers(document));
   const isFullModeSkipped = (el: Element) => isNonContent(el) || isSiteChrome(el);

@@ -18,6 +18,7 @@ import { recommendationBlocks } from './structure/recommendations';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { isPeerThread, threadPosts } from './structure/thread-posts';
+import { sectionsBetween } from './structure/sections-between';
 import { sectionsBeforeRun } from './structure/title-sections';
 import { keepBlock, tableOfContents } from './structure/toc-links';
 import { tileBadges } from './structure/tile-badges';
@@ -37,7 +38,8 @@ import { titleBlocks } from './structure/title-blocks';
  * 6. on every page: a reply's quote of a whole earlier post (structure/quoted-copies.ts) and a post's signature
  *    (structure/post-signatures.ts) left out;
  * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
- *    chosen run (structure/title-sections.ts) and a chapter's table of contents (structure/toc-links.ts) kept.
+ *    chosen run (structure/title-sections.ts), a landing page's sections between the chosen ones
+ *    (structure/sections-between.ts) and a chapter's table of contents (structure/toc-links.ts) kept.
  */
 export interface MainContent {
   /** Elements to render, in document order. */
@@ -137,7 +139,7 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   // A post's signature, the poster's standing lines under every post (structure/post-signatures.ts).
   for (const el of postSignatures(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
-  const headings = mainHeadings(c.body, c.isSkipped, page.title);
+  const headings = mainHeadings(c.body, c.isSkipped, page.title, chosen.roots);
   for (const heading of [...headings].reverse()) {
     keepWhole(heading, removed);
     if (isRendered(heading, roots, removed, c.isSkipped)) continue;
@@ -147,6 +149,12 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   }
   // A reference page's Synopsis between its title and the sections the grab chose (structure/title-sections.ts).
   for (const section of sectionsBeforeRun(headings[0], run, c.counts, c.isSkipped)) keepBlock(section, roots, removed, c.isSkipped);
+  // A landing page's sections readability left out between the ones it chose (structure/sections-between.ts).
+  const between = kinds.has('article') ? [] : sectionsBetween(run, c.counts, c.isSkipped);
+  for (const section of between) {
+    keepBlock(section, roots, removed, c.isSkipped);
+    for (const el of regionFurniture(section, c.counts, c.isSkipped)) removed.add(el);
+  }
   // A chapter's table of contents is its content, however link-dense (structure/toc-links.ts).
   const toc = tableOfContents(headings[0], c.body, c.counts, c.isSkipped);
   if (toc) keepBlock(toc, roots, removed, c.isSkipped);
