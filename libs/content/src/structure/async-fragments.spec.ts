@@ -30,6 +30,8 @@ describe('resolveAsyncFragments: streamed async fragments put where their script
       `<html><head><title>Collectibles | Shop</title></head><body><main><span id="afph1"></span>` +
       `<p>Every item of the collection, listed with its price and its seller, one after the other, long enough to read.</p></main>` +
       `${RUNTIME}<div id="af1" style="display:none"><h1>Collectibles</h1></div></body></html>`;
-    expect(convertHtml({ html, mode: 'main', format: 'text' }).markdown).toMatch(/^Collectibles\n/);
+    expect(convertHtml({ html, url: 'https://shop.example/b/collectibles', mode: 'main', format: 'text' }).markdown).toMatch(
+      /^Collectibles\n/,
+    );
   });
 });
