@@ -3,6 +3,7 @@ import { findFirst, isElement, type Document, type Element } from './dom';
 import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
 import { isAppShell } from './structure/app-shell';
+import { cleanedSections } from './structure/cleaned-sections';
 import { collapsedPanels } from './structure/collapsed-panels';
 import type { DeclaredKind } from './structure/declared-kind';
 import { isHiddenByClass } from './structure/hidden-by-class';
@@ -38,8 +39,9 @@ import { titleBlocks } from './structure/title-blocks';
  * 6. on every page: a reply's quote of a whole earlier post (structure/quoted-copies.ts) and a post's signature
  *    (structure/post-signatures.ts) left out;
  * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
- *    chosen run (structure/title-sections.ts), a landing page's sections between the chosen ones
- *    (structure/sections-between.ts) and a chapter's table of contents (structure/toc-links.ts) kept.
+ *    chosen run (structure/title-sections.ts), the sections the grab's cleaning took out (structure/cleaned-sections.ts),
+ *    a landing page's sections between the chosen ones (structure/sections-between.ts) and a chapter's table of
+ *    contents (structure/toc-links.ts) kept.
  */
 export interface MainContent {
   /** Elements to render, in document order. */
@@ -149,6 +151,14 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   }
   // A reference page's Synopsis between its title and the sections the grab chose (structure/title-sections.ts).
   for (const section of sectionsBeforeRun(headings[0], run, c.counts, c.isSkipped)) keepBlock(section, roots, removed, c.isSkipped);
+  // A section readability's cleaning took out of its grab that reads as one (structure/cleaned-sections.ts); not on a
+  // page that declares an article (its cleaned blocks are an article's asides).
+  if (chosen === c.grab && !kinds.has('article')) {
+    for (const section of cleanedSections(roots, removed, c.counts, c.isSkipped)) {
+      keepBlock(section, roots, removed, c.isSkipped);
+      for (const el of regionFurniture(section, c.counts, c.isSkipped)) removed.add(el);
+    }
+  }
   // A landing page's sections readability left out between the ones it chose (structure/sections-between.ts).
   const between = kinds.has('article') ? [] : sectionsBetween(run, c.counts, c.isSkipped);
   for (const section of between) {
