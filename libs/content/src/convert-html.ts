@@ -11,6 +11,7 @@ import { isSiteChrome } from './site-chrome';
 import { declaredProductDescription } from './structure/declared-description';
 import { declaredKinds } from './structure/declared-kind';
 import { adoptContentAfterBody } from './structure/after-body';
+import { resolveAsyncFragments } from './structure/async-fragments';
 import { readNestedDocuments } from './structure/nested-document';
 import { isExcerpt, shownBesideChrome } from './structure/no-main-content';
 import { revealedWrappers } from './structure/revealed-wrappers';
@@ -40,6 +41,7 @@ export function convertHtml(input: ConversionInput): ConversionResult {
   const html = typeof input.html === 'string' ? input.html : '';
   const document = parseHtml(html);
   resolveStreamedBoundaries(document, html);
+  resolveAsyncFragments(document, html);
   adoptContentAfterBody(document);
   readNestedDocuments(document);
   const isNonContent = nonContent(revealedWrappers(document));

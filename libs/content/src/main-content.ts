@@ -4,6 +4,7 @@ import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
 import { actionButtons } from './structure/action-buttons';
 import { isAppShell } from './structure/app-shell';
+import { cleanedSections } from './structure/cleaned-sections';
 import { collapsedPanels } from './structure/collapsed-panels';
 import { foldedAnswers } from './structure/folded-answers';
 import { declaredDescriptionBlock } from './structure/declared-description';
@@ -25,6 +26,7 @@ import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
 import { isPeerThread, threadPosts } from './structure/thread-posts';
 import { itemPanels } from './structure/item-panels';
+import { sectionsBetween } from './structure/sections-between';
 import { isStrayGrab } from './structure/stray-grab';
 import { sectionsBeforeRun } from './structure/title-sections';
 import { isListingDescription } from './structure/listing-description';
@@ -56,7 +58,9 @@ import { titleBlocks } from './structure/title-blocks';
  *    post's signature (structure/post-signatures.ts), a newsletter sign-up or a call to action (structure/sign-ups.ts)
  *    and a button (structure/action-buttons.ts) left out;
  * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
- *    chosen run (structure/title-sections.ts) and a chapter's table of contents (structure/toc-links.ts) kept.
+ *    chosen run (structure/title-sections.ts), the sections the grab's cleaning took out (structure/cleaned-sections.ts),
+ *    a landing page's sections between the chosen ones (structure/sections-between.ts) and a chapter's table of
+ *    contents (structure/toc-links.ts) kept.
  * After the detection, convert-html.ts: a page whose HTML holds no main content, only chrome, gets none, or its
  * description when that is a cut of its text (structure/no-main-content.ts).
  */
@@ -183,7 +187,7 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   // A button in the content: something to press, not something the page says (structure/action-buttons.ts).
   for (const el of actionButtons(roots, c.counts, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
-  const headings = mainHeadings(c.body, c.isSkipped, page.title);
+  const headings = mainHeadings(c.body, c.isSkipped, page.title, chosen.roots);
   for (const heading of [...headings].reverse()) {
     keepWhole(heading, removed);
     if (isRendered(heading, roots, removed, c.isSkipped)) continue;
@@ -193,6 +197,20 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   }
   // A reference page's Synopsis between its title and the sections the grab chose (structure/title-sections.ts).
   for (const section of sectionsBeforeRun(headings[0], run, c.counts, c.isSkipped)) keepBlock(section, roots, removed, c.isSkipped);
+  // A section readability's cleaning took out of its grab that reads as one (structure/cleaned-sections.ts); not on a
+  // page that declares an article (its cleaned blocks are an article's asides).
+  if (chosen === c.grab && !kinds.has('article')) {
+    for (const section of cleanedSections(roots, removed, c.counts, c.isSkipped)) {
+      keepBlock(section, roots, removed, c.isSkipped);
+      for (const el of regionFurniture(section, c.counts, c.isSkipped)) removed.add(el);
+    }
+  }
+  // A landing page's sections readability left out between the ones it chose (structure/sections-between.ts).
+  const between = kinds.has('article') ? [] : sectionsBetween(run, c.counts, c.isSkipped);
+  for (const section of between) {
+    keepBlock(section, roots, removed, c.isSkipped);
+    for (const el of regionFurniture(section, c.counts, c.isSkipped)) removed.add(el);
+  }
   // A chapter's table of contents is its content, however link-dense (structure/toc-links.ts).
   const toc = tableOfContents(headings[0], c.body, c.counts, c.isSkipped);
   if (toc) keepBlock(toc, roots, removed, c.isSkipped);

@@ -38,4 +38,11 @@ describe('what tags, roles and names say about an element', () => {
     expect(isExcluded(el('<div class="image-caption">x</div>', 'div'), ALL, never)).toBe(true);
     expect(isExcluded(el('<div class="ab">x</div>', 'div'), ALL, never)).toBe(false);
   });
+
+  it('reads a heading named a header as a heading, not as the site header', () => {
+    expect(isExcluded(el('<h2 class="headerTxt">Immediate support</h2>', 'h2'), ALL, never)).toBe(false);
+    expect(isExcluded(el('<h3 class="section-header">Our services</h3>', 'h3'), ALL, never)).toBe(false);
+    expect(isExcluded(el('<div class="headerTxt">x</div>', 'div'), ALL, never)).toBe(true);
+    expect(isExcluded(el('<h3 class="sidebar-header">Recent posts</h3>', 'h3'), ALL, never)).toBe(true);
+  });
 });

@@ -21,6 +21,7 @@ export const AD_OR_LOADING =
 export const SENTENCE_END = /\.( |$)/;
 
 const UNLIKELY_ROLES = new Set(['menu', 'menubar', 'complementary', 'navigation', 'alert', 'alertdialog', 'dialog']);
+const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 const NEVER_CONTENT = new Set(['nav', 'footer', 'aside', 'figure', 'figcaption']);
 /** Tags never taken for unlikely candidates, whatever their class: content or the tables that hold it. */
 const ALWAYS_CANDIDATE = new Set(['a', 'article', 'main', 'body', 'table', 'tbody', 'tr', 'td', 'th']);
@@ -129,5 +130,7 @@ export function isExcluded(el: Element, flags: GrabFlags, isSkipped: (el: Elemen
   const match = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
   if (match.length < 3) return false;
   if (FURNITURE.test(match)) return true;
-  return UNLIKELY.test(match) && !MAYBE_CANDIDATE.test(match) && !insideTag(el, 'table', 'code');
+  // A heading's class that calls it a header (`section-header`, `headerTxt`) says what a heading is, not where it stands.
+  const named = HEADING_TAGS.has(el.name) ? match.replace(/header/gi, '') : match;
+  return UNLIKELY.test(named) && !MAYBE_CANDIDATE.test(named) && !insideTag(el, 'table', 'code');
 }

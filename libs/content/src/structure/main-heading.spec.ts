@@ -78,6 +78,29 @@ describe('mainHeading: the heading that titles the page', () => {
     ]);
   });
 
+  it("leaves out a heading that says only the title's last part, the site's name", () => {
+    const html =
+      '<body><div class="menu-bar"><h1 class="menu-title">The Rust Book</h1></div><main><h2>Defining traits</h2><p>Text</p></main></body>';
+    expect(heading(html, 'Defining Traits and Their Bounds - The Rust Book')).toBe('h2:Defining traits');
+    expect(heading(html, 'The Rust Book: Defining Traits')).toBe('h1:The Rust Book');
+  });
+
+  it('of one level, prefers a heading above or in the chosen content to one after it', () => {
+    const html =
+      '<body><article><header><h1>The best trails for biking</h1></header><p>Text</p></article><div class="widget"><h1>Where to kayak in town</h1></div></body>';
+    const body = findFirst(parseHtml(html), 'body')!;
+    const title = 'Our favorite biking spots in town | Example';
+    expect(textOf(mainHeadings(body, never, title)[0])).toBe('Where to kayak in town');
+    expect(textOf(mainHeadings(body, never, title, [findFirst(body, 'article')!])[0])).toBe('The best trails for biking');
+  });
+
+  it('keeps a lower heading that says the title more fully than the main one', () => {
+    const html =
+      '<body><div class="hero"><h1>Best travel insurance for seniors</h1></div><section><h2>Best travel insurance for seniors in 2025</h2><p>Text</p></section></body>';
+    const found = mainHeadings(findFirst(parseHtml(html), 'body')!, never, 'Best Travel Insurance for Seniors in 2025');
+    expect(found.map((h) => h.name)).toEqual(['h1', 'h2']);
+  });
+
   it('tells whether an element is rendered with roots and removed elements', () => {
     const doc = parseHtml('<body><div id="root"><div id="gone"><h1>Title</h1></div><p>Text</p></div></body>');
     const root = findFirst(doc, 'div')!;

@@ -1,3 +1,4 @@
+import { compareDocumentPosition } from 'domutils';
 import { isElement, walk, type Element } from '../dom';
 import { textOf } from '../readability/text-measure';
 
@@ -45,21 +46,28 @@ export function mainHeading(
  * The main heading (mainHeading), then the page's top heading when that is another one that still shares at least
  * TOP_MIN_SHARED of its words with the title: a post whose `<h1>` words its title otherwise than the document's
  * title does, above a section heading that repeats the title. Both title the page; both stay with its content.
+ * `content` is the chosen content's roots: of one level, a heading in it outranks one after it.
  */
 export function mainHeadings(
   body: Element,
   isSkipped: (el: Element) => boolean,
   documentTitle: string | readonly string[] = '',
+  content: readonly Element[] = [],
 ): Element[] {
   // The document's titles (`<title>`, `og:title`): a heading says what one of them says.
-  const titles = (typeof documentTitle === 'string' ? [documentTitle] : documentTitle).map(words).filter((t) => t.size > 0);
+  const documentTitles = typeof documentTitle === 'string' ? [documentTitle] : documentTitle;
+  const titles = documentTitles.map(words).filter((t) => t.size > 0);
+  const siteNames = documentTitles.map(siteName).filter((t) => t.size > 0);
   const titleWords = new Set(titles.flatMap((t) => [...t]));
   let top: Element | undefined;
   let topLevel = 7;
   let topShare = 0;
+  let topPlace: Place = 'before';
   let titled: Element | undefined;
   let titledScore = 0;
   let titledLevel = 7;
+  let fullest: Element | undefined;
+  let fullestScore = 0;
   const visit = (el: Element): boolean => {
     if (isSkipped(el) || NEVER_HOLDS_THE_TITLE.has(el.name)) return false;
     // A site's banner, an aside: a heading there titles the page only when it says the title.
@@ -84,16 +92,29 @@ export function mainHeadings(
     const saysTitle = share >= TITLE_MATCH && coverage >= TITLE_COVERAGE;
     if (isLogo(el) && !(saysTitle && coverage >= LOGO_MAX_COVERAGE && headingWords.size >= LOGO_MAX_WORDS)) return false;
     if (inAside && !(saysTitle && headingWords.size >= LOGO_MAX_WORDS)) return false;
-    if (level < topLevel || (level === topLevel && share > topShare)) {
+    // A heading that says only the site's name in the title ("… - The Rust Programming Language") names the site.
+    if (!saysTitle && siteNames.some((name) => saysAll(headingWords, name))) return false;
+    // Of one level, a heading after the chosen content (a widget's title under the story) loses to one in it (the
+    // story's headline), then the heading whose words are most in the title wins.
+    const place = placeOf(el, content);
+    const better =
+      level < topLevel || (level === topLevel && (outranks(place, topPlace) || (!outranks(topPlace, place) && share > topShare)));
+    if (better) {
       top = el;
       topLevel = level;
       topShare = share;
+      topPlace = place;
     }
     if (saysTitle) {
       if (level < titledLevel || (level === titledLevel && coverage > titledScore)) {
         titled = el;
         titledScore = coverage;
         titledLevel = level;
+      }
+      // Whole: the heading that says the most of the title (the first of those), whatever its level.
+      if (coverage > fullestScore) {
+        fullest = el;
+        fullestScore = coverage;
       }
     }
     return false;
@@ -102,8 +123,12 @@ export function mainHeadings(
   walk(body, visit);
   const first = titled ?? top;
   if (!first) return [];
-  if (top && top !== first && topShare >= TOP_MIN_SHARED) return [first, top];
-  return [first];
+  const headings = [first];
+  if (top && top !== first && topShare >= TOP_MIN_SHARED) headings.push(top);
+  // A lower heading that says the title more fully than the main one ("Best X for Seniors in 2025" under a hero's
+  // "Best X for Seniors") titles the page too.
+  if (fullest && !headings.includes(fullest) && fullestScore > titledScore) headings.push(fullest);
+  return headings;
 }
 
 /**
@@ -135,6 +160,41 @@ export function keepWhole(heading: Element, removed: Set<Element>): void {
     }
   }
 }
+
+/**
+ * The words of the last part of a title that a separator (" - ", " | ") splits: where a page puts the site's name
+ * ("Defining Shared Behavior with Traits - The Rust Programming Language"); nothing for a title of one part.
+ */
+function siteName(title: string): Set<string> {
+  const parts = title.split(TITLE_SEPARATOR);
+  return parts.length < 2 ? new Set() : words(parts[parts.length - 1]);
+}
+
+const TITLE_SEPARATOR = /\s+[-|–—·]{1,2}\s+/;
+
+/** Whether `heading` says `name` and nothing else. */
+function saysAll(heading: ReadonlySet<string>, name: ReadonlySet<string>): boolean {
+  const shared = [...heading].filter((w) => name.has(w)).length;
+  return shared >= TITLE_MATCH * heading.size && shared >= TITLE_MATCH * name.size;
+}
+
+/** Where a heading stands to the chosen content. */
+type Place = 'before' | 'inside' | 'after';
+
+function placeOf(el: Element, roots: readonly Element[]): Place {
+  if (roots.length === 0) return 'before';
+  for (let node: Element | null = el; node && isElement(node); node = node.parent as Element | null)
+    if (roots.includes(node)) return 'inside';
+  return roots.every((root) => compareDocumentPosition(el, root) === FOLLOWING) ? 'after' : 'before';
+}
+
+/** A heading in the content outranks one after it. */
+function outranks(a: Place, b: Place): boolean {
+  return a === 'inside' && b === 'after';
+}
+
+/** domutils' DocumentPosition.FOLLOWING (a const enum): the first node follows the second (neither holds the other). */
+const FOLLOWING = 4;
 
 function isLogo(heading: Element): boolean {
   const links = heading.children.filter(isElement);

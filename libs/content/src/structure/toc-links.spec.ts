@@ -18,6 +18,12 @@ describe('tableOfContents: the link list of the section the main heading titles'
     expect(toc(html)?.attribs.class).toBe('toc');
   });
 
+  it("counts the page's links without its named anchors (`<a id>` without `href`)", () => {
+    const anchors = Array.from({ length: 14 }, (_, i) => `<p><a id="idx-${i}"></a>The function number ${i} of the interface.</p>`).join('');
+    const html = `<body><div class="sect1"><div class="titlepage"><h2>35.3. Client Interfaces</h2></div><div class="toc"><ul>${links(11)}</ul></div>${anchors}</div></body>`;
+    expect(toc(html)?.attribs.class).toBe('toc');
+  });
+
   it('leaves out a sidebar outside the heading section, a nav, and a list with too few of the page links', () => {
     expect(
       toc(`<body><div class="sidebar"><ul>${links(30)}</ul></div><div class="chapter"><h1>Title</h1><p>Text.</p></div></body>`),

@@ -39,7 +39,7 @@ export function tableOfContents(
   isSkipped: (el: Element) => boolean,
 ): Element | undefined {
   if (!heading) return undefined;
-  const pageLinks = counts.get(body)?.links ?? 0;
+  const pageLinks = hrefLinks(body, isSkipped);
   const minLinks = Math.max(TOC_MIN_LINKS, TOC_MIN_PAGE_SHARE * pageLinks);
   let branch: Element = heading;
   for (let level = 0; level < SECTION_MAX_LEVELS; level++) {
@@ -58,6 +58,17 @@ export function tableOfContents(
     branch = section;
   }
   return undefined;
+}
+
+/** The links under `root` (a named anchor, `<a id>` without `href`, marks a place in the page and is not one). */
+function hrefLinks(root: Element, isSkipped: (el: Element) => boolean): number {
+  let links = 0;
+  walk(root, (el) => {
+    if (isSkipped(el)) return false;
+    if (el.name === 'a' && el.attribs.href !== undefined) links++;
+    return true;
+  });
+  return links;
 }
 
 /** The outermost element under `root` (itself included) that is a table of contents. */
