@@ -101,6 +101,20 @@ describe('mainHeading: the heading that titles the page', () => {
     expect(found.map((h) => h.name)).toEqual(['h1', 'h2']);
   });
 
+  it("keeps a lower heading that says the title without the site's name, which makes the title too long to match", () => {
+    const html =
+      '<body><h1 class="page-title">Reviews</h1><div><h2>Reviews of our yoga classes</h2></div><blockquote>A quote.</blockquote><h2>Reviews from our retreats</h2></body>';
+    const body = findFirst(parseHtml(html), 'body')!;
+    const titled = (title: string) => mainHeadings(body, never, title).map((h) => textOf(h));
+    expect(titled('Reviews of our yoga classes, retreats and trainings — Yoga With Olivia')).toEqual([
+      'Reviews',
+      'Reviews of our yoga classes',
+    ]);
+    // A title the <h2> says whole makes it the main heading; one the <h1> says whole adds nothing.
+    expect(titled('Reviews of our yoga classes')).toEqual(['Reviews of our yoga classes', 'Reviews']);
+    expect(titled('Reviews — Yoga With Olivia')).toEqual(['Reviews']);
+  });
+
   it('tells whether an element is rendered with roots and removed elements', () => {
     const doc = parseHtml('<body><div id="root"><div id="gone"><h1>Title</h1></div><p>Text</p></div></body>');
     const root = findFirst(doc, 'div')!;

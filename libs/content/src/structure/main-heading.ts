@@ -59,6 +59,8 @@ export function mainHeadings(
   const titles = documentTitles.map(words).filter((t) => t.size > 0);
   const siteNames = documentTitles.map(siteName).filter((t) => t.size > 0);
   const titleWords = new Set(titles.flatMap((t) => [...t]));
+  // The titles without the site's name after their last separator ("Reviews of our classes — Yoga With Olivia").
+  const pageTitles = documentTitles.map(pageName).filter((t) => t.size > 0);
   let top: Element | undefined;
   let topLevel = 7;
   let topShare = 0;
@@ -68,6 +70,9 @@ export function mainHeadings(
   let titledLevel = 7;
   let fullest: Element | undefined;
   let fullestScore = 0;
+  let fullestOfPage: Element | undefined;
+  let fullestOfPageScore = 0;
+  const coverageOfPage = new Map<Element, number>();
   const visit = (el: Element): boolean => {
     if (isSkipped(el) || NEVER_HOLDS_THE_TITLE.has(el.name)) return false;
     // A site's banner, an aside: a heading there titles the page only when it says the title.
@@ -117,6 +122,13 @@ export function mainHeadings(
         fullestScore = coverage;
       }
     }
+    // Of the title without the site's name: a heading that says most of it, whose words are nearly all in it.
+    const ofPage = Math.max(0, ...pageTitles.map((t) => [...headingWords].filter((w) => t.has(w)).length / t.size));
+    coverageOfPage.set(el, ofPage);
+    if (share >= TITLE_MATCH && ofPage >= TITLE_COVERAGE && ofPage > fullestOfPageScore) {
+      fullestOfPage = el;
+      fullestOfPageScore = ofPage;
+    }
     return false;
   };
   let asideDepth = 0;
@@ -128,6 +140,10 @@ export function mainHeadings(
   // A lower heading that says the title more fully than the main one ("Best X for Seniors in 2025" under a hero's
   // "Best X for Seniors") titles the page too.
   if (fullest && !headings.includes(fullest) && fullestScore > titledScore) headings.push(fullest);
+  // So does one that says the title without the site's name when no heading kept says as much of it (a page's
+  // "Reviews" <h1> above its "Reviews of our yoga classes", the site's name making the title too long to match).
+  const keptOfPage = Math.max(0, ...headings.map((h) => coverageOfPage.get(h) ?? 0));
+  if (fullestOfPage && !headings.includes(fullestOfPage) && fullestOfPageScore > keptOfPage) headings.push(fullestOfPage);
   return headings;
 }
 
@@ -171,6 +187,12 @@ function siteName(title: string): Set<string> {
 }
 
 const TITLE_SEPARATOR = /\s+[-|–—·]{1,2}\s+/;
+
+/** The words of a title without its last part when a separator splits it (the site's name); nothing for one part. */
+function pageName(title: string): Set<string> {
+  const parts = title.split(TITLE_SEPARATOR);
+  return parts.length < 2 ? new Set() : words(parts.slice(0, -1).join(' '));
+}
 
 /** Whether `heading` says `name` and nothing else. */
 function saysAll(heading: ReadonlySet<string>, name: ReadonlySet<string>): boolean {
