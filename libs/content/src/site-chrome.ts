@@ -1,4 +1,4 @@
-import type { Element } from './dom';
+import { visibleText, type Element } from './dom';
 
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search', 'menubar']);
 
@@ -26,7 +26,19 @@ export function isActionText(text: string): boolean {
   return text.length <= 40 && ACTION_TEXT.test(text);
 }
 
-const COOKIE_NAME = /cookie|consent|gdpr|cc-banner|cc-window|onetrust|truste|cookiebot/i;
+/** A consent tool's own names: a banner whatever it holds (a preference centre lists hundreds of vendors). */
+const COOKIE_VENDOR_NAME = /gdpr|cc-banner|cc-window|onetrust|truste|cookiebot/i;
+/** Words a cookie notice is named by, also part of other names (`module-http.cookies`, `cookie-recipes`)... */
+const COOKIE_WORD_NAME = /cookie|consent/i;
+/** ...so such a name marks a banner only when the element holds less text than this: a notice, not the page. */
+const COOKIE_NOTICE_MAX_TEXT = 2000;
+
+/** Whether `name` (an id or a class attribute) names `el` a cookie or consent banner. */
+function namesCookieBanner(name: string, el: Element): boolean {
+  if (COOKIE_VENDOR_NAME.test(name)) return true;
+  // visibleText stops after so many characters before collapsing white space: read enough to see past the bound.
+  return COOKIE_WORD_NAME.test(name) && visibleText(el, 4 * COOKIE_NOTICE_MAX_TEXT).length < COOKIE_NOTICE_MAX_TEXT;
+}
 
 /** Cheap pre-check: an id/class without any of these words cannot match the patterns above. */
 const MAYBE_CHROME = /nav|menu|header|footer|masthead|breadcrumb|skip|shar|addthis|cookie|consent|gdpr|cc-|onetrust|truste/i;
@@ -40,10 +52,10 @@ const MAYBE_CHROME = /nav|menu|header|footer|masthead|breadcrumb|skip|shar|addth
 export function isSiteChrome(el: Element): boolean {
   if (isChromeLandmark(el)) return true;
   const id = el.attribs.id;
-  if (id !== undefined && MAYBE_CHROME.test(id) && (CHROME_NAME.test(id) || SHARE_NAME.test(id) || COOKIE_NAME.test(id))) return true;
+  if (id !== undefined && MAYBE_CHROME.test(id) && (CHROME_NAME.test(id) || SHARE_NAME.test(id) || namesCookieBanner(id, el))) return true;
   const cls = el.attribs.class;
   if (cls !== undefined && MAYBE_CHROME.test(cls)) {
-    if (COOKIE_NAME.test(cls)) return true;
+    if (namesCookieBanner(cls, el)) return true;
     for (const token of cls.split(/\s+/)) if (CHROME_NAME.test(token) || SHARE_NAME.test(token)) return true;
   }
   return false;
@@ -61,11 +73,14 @@ export function isChromeLandmark(el: Element): boolean {
   return role !== undefined && CHROME_ROLES.has(role.toLowerCase());
 }
 
-/** A cookie or consent banner, by its id or class. */
+/**
+ * A cookie or consent banner, by its id or class: a consent tool's name, or a name saying cookie or consent on an
+ * element holding less than COOKIE_NOTICE_MAX_TEXT characters (a section about `http.cookies` is no banner).
+ */
 export function isCookieBanner(el: Element): boolean {
   const id = el.attribs.id;
   const cls = el.attribs.class;
-  return (id !== undefined && COOKIE_NAME.test(id)) || (cls !== undefined && COOKIE_NAME.test(cls));
+  return (id !== undefined && namesCookieBanner(id, el)) || (cls !== undefined && namesCookieBanner(cls, el));
 }
 
 /** A `<header>` inside an article or main element is the article's own header (title, byline). */
