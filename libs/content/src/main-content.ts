@@ -13,6 +13,9 @@ import { isHiddenByClass } from './structure/hidden-by-class';
 import { isRendered, keepWhole, mainHeadings } from './structure/main-heading';
 import { mainRegion, regionFurniture } from './structure/page-region';
 import { mayBeProductPage, reviewBlocks } from './structure/product-reviews';
+import { bylines } from './structure/bylines';
+import { orphanHeadings } from './structure/orphan-headings';
+import { screenReaderText } from './structure/screen-reader-text';
 import { otherItems } from './structure/other-items';
 import { productCopies } from './structure/product-copies';
 import { machineStrings } from './structure/machine-strings';
@@ -60,7 +63,10 @@ import { titleBlocks } from './structure/title-blocks';
  * 7. the page's title headings (structure/main-heading.ts), a reference page's sections between its title and the
  *    chosen run (structure/title-sections.ts), the sections the grab's cleaning took out (structure/cleaned-sections.ts),
  *    a landing page's sections between the chosen ones (structure/sections-between.ts) and a chapter's table of
- *    contents (structure/toc-links.ts) kept.
+ *    contents (structure/toc-links.ts) kept;
+ * 8. last, on every page: text drawn for screen readers only (structure/screen-reader-text.ts), a post's byline and
+ *    reading time (structure/bylines.ts) and a heading whose section the cleaning took out
+ *    (structure/orphan-headings.ts) left out.
  * After the detection, convert-html.ts: a page whose HTML holds no main content, only chrome, gets none, or its
  * description when that is a cut of its text (structure/no-main-content.ts).
  */
@@ -214,6 +220,14 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   // A chapter's table of contents is its content, however link-dense (structure/toc-links.ts).
   const toc = tableOfContents(headings[0], c.body, c.counts, c.isSkipped);
   if (toc) keepBlock(toc, roots, removed, c.isSkipped);
+  // Text drawn for screen readers only ("Opens in a new window", a region's hidden label): no reader sees it
+  // (structure/screen-reader-text.ts).
+  const titles = new Set(headings);
+  for (const el of screenReaderText(roots, c.counts, (el) => removed.has(el) || c.isSkipped(el), titles)) removed.add(el);
+  // A post's byline and reading time: who wrote it and how long it takes (structure/bylines.ts).
+  for (const el of bylines(roots, c.counts, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  // A heading whose section the cleaning took out ("You may also like" over removed cards) titles nothing (structure/orphan-headings.ts).
+  for (const el of orphanHeadings(roots, (el) => removed.has(el) || c.isSkipped(el), titles)) removed.add(el);
   return { roots, removed, isSkipped: c.isSkipped };
 }
 

@@ -29,4 +29,9 @@ describe('cleanedSections: the sections the cleaning took out that read as secti
     const plain = `<div id="plain" class="cleaned"><p>${prose}</p><p>${prose}</p></div>`;
     expect(restored(`<body><main><p>${prose}</p>${author}${links}${plain}</main></body>`)).toEqual([]);
   });
+
+  it('leaves out a cleaned block holding a form to fill in (a lead form)', () => {
+    const form = `<div id="lead" class="cleaned"><h2>Get a free quote today.</h2><p>${prose}</p><p>${prose}</p><form><input type="email" name="e"></form></div>`;
+    expect(restored(`<body><main><p>${prose}</p>${form}</main></body>`)).toEqual([]);
+  });
 });

@@ -1,0 +1,34 @@
+import { isElement, textContent, walk, type AnyNode, type Element } from '../dom';
+import type { TextCount } from './text-census';
+
+/**
+ * A post's byline and reading time ("Written by Ann Lee", "Posted by Ann at May 1", "11 min read") say who wrote it
+ * and how long it takes, not what it says: a block (a paragraph, a span, a list item...) of 60 characters or less whose
+ * whole text is such a line is left out of the content (`roots`). Not "Published by": a list of books or games names
+ * each item's publisher.
+ */
+export function bylines(
+  roots: readonly AnyNode[],
+  counts: ReadonlyMap<Element, TextCount>,
+  isSkipped: (el: Element) => boolean,
+): Set<Element> {
+  const out = new Set<Element>();
+  for (const root of roots) {
+    if (!isElement(root)) continue;
+    walk(root, (el) => {
+      if (isSkipped(el)) return false;
+      const text = counts.get(el)?.text ?? 0;
+      if (text === 0) return false;
+      if (text <= BYLINE_MAX_TEXT && BLOCKS.has(el.name) && BYLINE.test(textContent(el).replace(/\s+/g, ' ').trim())) {
+        out.add(el);
+        return false;
+      }
+      return true;
+    });
+  }
+  return out;
+}
+
+const BYLINE_MAX_TEXT = 60;
+const BLOCKS = new Set(['p', 'div', 'span', 'li', 'time', 'small']);
+const BYLINE = /^(?:(?:written|posted)\s+by\s+\S.*|\d+\s*min(?:ute)?s?\s+read)$/i;
