@@ -13,8 +13,8 @@ describe('site chrome: cookie and consent banners', () => {
     }
   });
 
-  it("takes a consent tool's element whatever it holds (a preference centre lists many vendors)", () => {
-    for (const attrs of ['id="onetrust-consent-sdk"', 'class="CybotCookiebotDialog"', 'class="cc-window"'])
+  it("takes a consent tool's element, or one named a cookie notice, whatever it holds (a preference centre)", () => {
+    for (const attrs of ['id="onetrust-consent-sdk"', 'class="CybotCookiebotDialog"', 'class="cc-window"', 'id="modal_cookie-consent"'])
       expect(isCookieBanner(el(attrs, manual))).toBe(true);
   });
 

@@ -26,8 +26,12 @@ export function isActionText(text: string): boolean {
   return text.length <= 40 && ACTION_TEXT.test(text);
 }
 
-/** A consent tool's own names: a banner whatever it holds (a preference centre lists hundreds of vendors). */
-const COOKIE_VENDOR_NAME = /gdpr|cc-banner|cc-window|onetrust|truste|cookiebot/i;
+/**
+ * A consent tool's own names, or a name that says what a cookie notice is (`cookie-consent`, `cookie_banner`,
+ * `consent-manager`): a banner whatever it holds (a preference centre describes every kind of cookie).
+ */
+const COOKIE_VENDOR_NAME =
+  /gdpr|cc-banner|cc-window|onetrust|truste|cookiebot|cookies?[-_]?(?:consent|banner|notice|bar|popup|modal|dialog|settings|preferences|law)|consent[-_]?(?:banner|manager|modal|dialog|popup|tool)/i;
 /** Words a cookie notice is named by, also part of other names (`module-http.cookies`, `cookie-recipes`)... */
 const COOKIE_WORD_NAME = /cookie|consent/i;
 /** ...so such a name marks a banner only when the element holds less text than this: a notice, not the page. */
