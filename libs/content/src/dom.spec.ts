@@ -1,4 +1,4 @@
-import { bodyOf, collapseWhitespace, findFirst, ownText, parseHtml, solidLength, textData, visibleText, walk } from './dom';
+import { bodyOf, collapseWhitespace, findFirst, outermost, ownText, parseHtml, solidLength, textData, visibleText, walk } from './dom';
 import { isInvisible } from './visibility';
 
 const body = (html: string) => bodyOf(parseHtml(html));
@@ -50,6 +50,21 @@ describe('solidLength: the characters a collapsed text keeps besides its spaces'
   it('stops counting once past its bound', () => {
     expect(solidLength('x'.repeat(1000), 24)).toBe(25);
     expect(solidLength('short', 24)).toBe(5);
+  });
+});
+
+describe('outermost: the blocks a rule finds, once each', () => {
+  it('finds the outermost matches under the roots, not the roots, not inside a match nor what is skipped', () => {
+    const root = body(
+      '<div id="r" class="m"><div id="a" class="m"><div id="b" class="m"></div></div><aside><div id="c" class="m"></div></aside>' +
+        '<section><div id="d" class="m"></div></section></div>',
+    );
+    const found = outermost(
+      [findFirst(root, 'div')!],
+      (el) => el.name === 'aside',
+      (el) => el.attribs.class === 'm',
+    );
+    expect([...found].map((el) => el.attribs.id)).toEqual(['a', 'd']);
   });
 });
 

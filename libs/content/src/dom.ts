@@ -58,6 +58,24 @@ export function walk(root: AnyNode, visit: (el: Element) => boolean | void): voi
   }
 }
 
+/**
+ * The outermost elements under `roots` (not the roots themselves) that `matches`, in document order, not looking
+ * into what `skip` leaves out nor into a match: the blocks a rule leaves out of the content, found once each.
+ */
+export function outermost(roots: readonly AnyNode[], skip: (el: Element) => boolean, matches: (el: Element) => boolean): Set<Element> {
+  const out = new Set<Element>();
+  for (const root of roots) {
+    if (!isElement(root)) continue;
+    walk(root, (el) => {
+      if (skip(el)) return false;
+      if (!matches(el)) return true;
+      out.add(el);
+      return false;
+    });
+  }
+  return out;
+}
+
 /** The first element named `name` under `root`, in document order. */
 export function findFirst(root: AnyNode, name: string): Element | undefined {
   let found: Element | undefined;

@@ -1,4 +1,4 @@
-import { isElement, typeOf, walk, type AnyNode, type Element } from '../dom';
+import { isElement, outermost, typeOf, walk, type AnyNode, type Element } from '../dom';
 import type { TextCount } from './text-census';
 
 /**
@@ -13,19 +13,7 @@ export function actionButtons(
   counts: ReadonlyMap<Element, TextCount>,
   isSkipped: (el: Element) => boolean,
 ): Set<Element> {
-  const out = new Set<Element>();
-  for (const root of roots) {
-    if (!isElement(root)) continue;
-    walk(root, (el) => {
-      if (isSkipped(el)) return false;
-      if (isButton(el, counts)) {
-        out.add(el);
-        return false;
-      }
-      return true;
-    });
-  }
-  return out;
+  return outermost(roots, isSkipped, (el) => isButton(el, counts));
 }
 
 /** A button's label is a few words; more is a card or a block that happens to be clickable. */

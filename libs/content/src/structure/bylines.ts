@@ -1,4 +1,4 @@
-import { isElement, textContent, walk, type AnyNode, type Element } from '../dom';
+import { outermost, textContent, type AnyNode, type Element } from '../dom';
 import type { TextCount } from './text-census';
 
 /**
@@ -12,21 +12,11 @@ export function bylines(
   counts: ReadonlyMap<Element, TextCount>,
   isSkipped: (el: Element) => boolean,
 ): Set<Element> {
-  const out = new Set<Element>();
-  for (const root of roots) {
-    if (!isElement(root)) continue;
-    walk(root, (el) => {
-      if (isSkipped(el)) return false;
-      const text = counts.get(el)?.text ?? 0;
-      if (text === 0) return false;
-      if (text <= BYLINE_MAX_TEXT && BLOCKS.has(el.name) && BYLINE.test(textContent(el).replace(/\s+/g, ' ').trim())) {
-        out.add(el);
-        return false;
-      }
-      return true;
-    });
-  }
-  return out;
+  return outermost(
+    roots,
+    (el) => isSkipped(el) || (counts.get(el)?.text ?? 0) === 0,
+    (el) => counts.get(el)!.text <= BYLINE_MAX_TEXT && BLOCKS.has(el.name) && BYLINE.test(textContent(el).replace(/\s+/g, ' ').trim()),
+  );
 }
 
 const BYLINE_MAX_TEXT = 60;

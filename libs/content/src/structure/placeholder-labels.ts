@@ -1,4 +1,4 @@
-import { visibleText, walk, type Element } from '../dom';
+import { outermost, visibleText, type Element } from '../dom';
 import { AD_OR_LOADING } from '../readability/signals';
 import type { TextCount } from './text-census';
 
@@ -17,15 +17,9 @@ export function placeholderLabels(
   counts: ReadonlyMap<Element, TextCount>,
   isShown: (el: Element) => boolean,
 ): Set<Element> {
-  const out = new Set<Element>();
-  for (const root of roots) {
-    walk(root, (el) => {
-      const count = counts.get(el);
-      if (!count || count.text === 0 || !isShown(el)) return false;
-      if (count.text > LABEL_MAX_TEXT || !AD_OR_LOADING.test(visibleText(el))) return true;
-      out.add(el);
-      return false;
-    });
-  }
-  return out;
+  return outermost(
+    roots,
+    (el) => !counts.get(el)?.text || !isShown(el),
+    (el) => counts.get(el)!.text <= LABEL_MAX_TEXT && AD_OR_LOADING.test(visibleText(el)),
+  );
 }
