@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { decodeHTML } from 'entities';
+import { parseHtml, visibleText, walk } from '../../libs/content/src';
 import { corpusDir } from './corpus-dir';
 
 export interface ArticleCase {
@@ -80,7 +81,7 @@ export function collapse(text: string): string {
 
 /** Published article scoring: `\w+` tokens (Unicode, as Python's re), lower-cased, 4-gram shingle multisets. */
 export function shingles(text: string): Map<string, number> {
-  const tokens = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const tokens = words(text);
   const out = new Map<string, number>();
   // As the published script: texts shorter than 4 tokens form one shorter shingle.
   for (let i = 0; i < Math.max(1, tokens.length - 3); i++) {
@@ -121,4 +122,39 @@ export function scoreArticles(matches: ShingleMatch[]): { precision: number; rec
   const precision = mean(precisions);
   const recall = mean(recalls);
   return { precision, recall, f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall) };
+}
+
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+
+/** The words of the page's headings (`<h1>`–`<h6>`), one string each: what a title line of the output reads as. */
+export function pageHeadings(html: string): Set<string> {
+  const headings = new Set<string>();
+  walk(parseHtml(html), (el) => {
+    if (!/^h[1-6]$/.test(el.name)) return true;
+    const said = words(visibleText(el)).join(' ');
+    if (said !== '') headings.add(said);
+    return false;
+  });
+  return headings;
+}
+
+/**
+ * The prediction without its title line, for a truth that is the article's body without its headline (the 181
+ * articles): the first line of the output that reads as one of the page's headings (its words, a Markdown link's
+ * target aside, are a heading's words), above the first line whose words the truth holds, is dropped; a line the truth
+ * holds is never dropped. The same rule for text and Markdown. Gleaner keeps the page's main heading in the main
+ * content by design (structure/main-heading.ts); this scores the body as the set's truth defines it.
+ */
+export function withoutTitleLine(prediction: string, headings: ReadonlySet<string>, truth: string): string {
+  const truthWords = ` ${words(truth).join(' ')} `;
+  const lines = prediction.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const said = words(lines[i].replace(/\]\([^)]*\)/g, ']')).join(' ');
+    if (said === '') continue;
+    if (truthWords.includes(` ${said} `)) break;
+    if (headings.has(said)) return [...lines.slice(0, i), ...lines.slice(i + 1)].join('\n');
+  }
+  return prediction;
 }
