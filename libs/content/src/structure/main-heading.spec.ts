@@ -85,6 +85,21 @@ describe('mainHeading: the heading that titles the page', () => {
     expect(heading(html, 'The Rust Book: Defining Traits')).toBe('h1:The Rust Book');
   });
 
+  it("leaves out a heading that says only words of the site's name, none of the page's", () => {
+    const html =
+      '<body><div class="widget"><h2>Kabar Islam</h2></div><div class="post"><h2>Jangan Membenci Satu Kaum Secara Berlebihan</h2><p>Text</p></div></body>';
+    const body = findFirst(parseHtml(html), 'body')!;
+    const titled = (title: string) => mainHeadings(body, never, title).map((h) => textOf(h));
+    expect(titled('Jangan Membenci Satu Kaum Secara Berlebihan | Kabar tentang Dunia Islam')).toEqual([
+      'Jangan Membenci Satu Kaum Secara Berlebihan',
+    ]);
+    // One word of the page's title in it: it may title the page.
+    expect(titled('Jangan Membenci Satu Kaum Secara Berlebihan Islam | Kabar tentang Dunia Islam')).toEqual([
+      'Jangan Membenci Satu Kaum Secara Berlebihan',
+      'Kabar Islam',
+    ]);
+  });
+
   it('of one level, prefers a heading above or in the chosen content to one after it', () => {
     const html =
       '<body><article><header><h1>The best trails for biking</h1></header><p>Text</p></article><div class="widget"><h1>Where to kayak in town</h1></div></body>';

@@ -97,8 +97,11 @@ export function mainHeadings(
     const saysTitle = share >= TITLE_MATCH && coverage >= TITLE_COVERAGE;
     if (isLogo(el) && !(saysTitle && coverage >= LOGO_MAX_COVERAGE && headingWords.size >= LOGO_MAX_WORDS)) return false;
     if (inAside && !(saysTitle && headingWords.size >= LOGO_MAX_WORDS)) return false;
-    // A heading that says only the site's name in the title ("… - The Rust Programming Language") names the site.
-    if (!saysTitle && siteNames.some((name) => saysAll(headingWords, name))) return false;
+    // A heading that says only the site's name in the title ("… - The Rust Programming Language"), or only words of it
+    // and none of the page's ("Kabar Islam" beside "… | Kabar tentang Dunia Islam"), names the site.
+    const ofSiteOnly = (name: ReadonlySet<string>) =>
+      [...headingWords].every((w) => name.has(w)) && !pageTitles.some((t) => sharesAny(headingWords, t));
+    if (!saysTitle && siteNames.some((name) => saysAll(headingWords, name) || ofSiteOnly(name))) return false;
     // Of one level, a heading after the chosen content (a widget's title under the story) loses to one in it (the
     // story's headline), then the heading whose words are most in the title wins.
     const place = placeOf(el, content);
@@ -192,6 +195,10 @@ const TITLE_SEPARATOR = /\s+[-|–—·]{1,2}\s+/;
 function pageName(title: string): Set<string> {
   const parts = title.split(TITLE_SEPARATOR);
   return parts.length < 2 ? new Set() : words(parts.slice(0, -1).join(' '));
+}
+
+function sharesAny(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return [...a].some((w) => b.has(w));
 }
 
 /** Whether `heading` says `name` and nothing else. */
