@@ -169,28 +169,15 @@ export function isSpaceCode(code: number): boolean {
 }
 
 /**
- * Whitespace runs (including no-break spaces) collapsed to one space, trimmed. The text is copied only around
- * the runs that change (anything but a single space between words), and not at all when none does.
+ * Whitespace runs (including no-break spaces) collapsed to one space, trimmed. Only the runs that change are
+ * matched (two or more white-space characters, or one that is not a space): a single space between words, most
+ * of a text's runs, is left where it is, and a text that needs no change is not copied.
  */
 export function collapseWhitespace(text: string): string {
-  let end = text.length;
-  while (end > 0 && isSpaceCode(text.charCodeAt(end - 1))) end--;
-  let start = 0;
-  while (start < end && isSpaceCode(text.charCodeAt(start))) start++;
-  let out = '';
-  let from = start;
-  for (let i = start; i < end; i++) {
-    const code = text.charCodeAt(i);
-    // `end` is not white space, so a run that starts before it also ends before it.
-    if (code === 32 ? !isSpaceCode(text.charCodeAt(i + 1)) : !isSpaceCode(code)) continue;
-    let j = i + 1;
-    while (isSpaceCode(text.charCodeAt(j))) j++;
-    out += text.slice(from, i) + ' ';
-    from = j;
-    i = j - 1;
-  }
-  return from === 0 && end === text.length ? text : out + text.slice(from, end);
+  return text.replace(WHITESPACE_TO_COLLAPSE, ' ').trim();
 }
+
+const WHITESPACE_TO_COLLAPSE = /\s{2,}|[^\S ]/g;
 
 /**
  * Characters of `text` that are not white space (as collapseWhitespace reads it), counted up to `upTo` + 1 at most:

@@ -377,26 +377,15 @@ function resolveSoftSpaces(line: string): string {
   });
 }
 
-/** Runs of white space and of the renderer's marks (U+0000 to U+0003) in a text node read as one space. */
+/**
+ * Runs of white space and of the renderer's marks (U+0000 to U+0003) in a text node read as one space. Only the
+ * runs that change are matched: a single space between words stays where it is.
+ */
 function collapse(text: string): string {
-  let out = '';
-  let from = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // A single space stays as it is; any other run is copied around.
-    if (code === 32 ? !isCollapsible(text.charCodeAt(i + 1)) : !isCollapsible(code)) continue;
-    let j = i + 1;
-    while (j < text.length && isCollapsible(text.charCodeAt(j))) j++;
-    out += text.slice(from, i) + ' ';
-    from = j;
-    i = j - 1;
-  }
-  return from === 0 ? text : out + text.slice(from);
+  return text.replace(RUN_TO_COLLAPSE, ' ');
 }
 
-function isCollapsible(code: number): boolean {
-  return code <= 3 || isSpaceCode(code);
-}
+const RUN_TO_COLLAPSE = /[\s\u0000-\u0003]{2,}|[^\S ]|[\u0000-\u0003]/g;
 
 /** Parentheses and spaces would end a markdown link destination early. */
 function escapeUrl(href: string): string {
