@@ -1,4 +1,18 @@
-import { bodyOf, collapseWhitespace, findFirst, outermost, ownText, parseHtml, solidLength, textData, visibleText, walk } from './dom';
+import {
+  bodyOf,
+  collapseWhitespace,
+  findFirst,
+  includesByTail,
+  isSpaceCode,
+  outermost,
+  ownText,
+  parseHtml,
+  solidLength,
+  textContent,
+  textData,
+  visibleText,
+  walk,
+} from './dom';
 import { isInvisible } from './visibility';
 
 const body = (html: string) => bodyOf(parseHtml(html));
@@ -37,6 +51,72 @@ describe('visibleText: the text a reader of the page sees', () => {
   it('is iterative: thousands of nested elements do not overflow the stack', () => {
     const deep = `${'<div>'.repeat(20_000)}deep${'</div>'.repeat(20_000)}`;
     expect(visibleText(parseHtml(deep))).toBe('deep');
+  });
+});
+
+describe('collapseWhitespace: one space between words', () => {
+  const reference = (text: string) => text.replace(/[\s\u00a0]+/g, ' ').trim();
+
+  it('reads white space as `\\s` does, code unit by code unit', () => {
+    const differing: number[] = [];
+    for (let code = 0; code < 0x10000; code++) if (isSpaceCode(code) !== /\s/.test(String.fromCharCode(code))) differing.push(code);
+    expect(differing).toEqual([]);
+  });
+
+  it('collapses runs of any white space to one space and trims, as the regular expression would', () => {
+    const texts = [
+      '',
+      ' ',
+      ' \n\t ',
+      'word',
+      'two words',
+      ' lead',
+      'trail ',
+      'a  b',
+      'a\nb',
+      'a \u00a0b',
+      '\u3000wide\u2003space\ufeff',
+      ' \t Free\u00a0 shipping\u2003on\norders \u3000 ',
+      'x \u0085 y',
+      'one two  three\tfour \n five ',
+    ];
+    for (const text of texts) expect(collapseWhitespace(text)).toBe(reference(text));
+  });
+
+  it('returns a text that needs no change as it is', () => {
+    const text = 'Already one space between words';
+    expect(collapseWhitespace(text)).toBe(text);
+  });
+});
+
+describe('includesByTail: a marker in a page source, found by its rarer part', () => {
+  it('answers as includes(head + tail) does', () => {
+    const cases: [string, string, string][] = [
+      ['<div id="S:1" hidden>', 'id="', 'S:'],
+      ['<div id=S:1 hidden> S:', 'id="', 'S:'],
+      ['S:id="', 'id="', 'S:'],
+      ['id="S', 'id="', 'S:'],
+      ['"afph"+d', 'ph"', '+'],
+      ['ph"+', 'ph"', '+'],
+      ['h"+', 'ph"', '+'],
+      ['<![CDATA[x]]>', '<![', 'CDATA['],
+      ['CDATA[<![', '<![', 'CDATA['],
+      ['', '<![', 'CDATA['],
+    ];
+    for (const [text, head, tail] of cases) expect(includesByTail(text, head, tail)).toBe(text.includes(head + tail));
+  });
+});
+
+describe('textContent: the text of a subtree', () => {
+  it('reads text in document order, leaving out comments, scripts and styles but for the root itself', () => {
+    const doc = parseHtml('<div>a<b>b<i>c</i></b><!-- x --><script>s()</script><style>p{}</style>d<p>e</p></div>');
+    expect(textContent(findFirst(doc, 'div')!)).toBe('abcde');
+    expect(textContent(findFirst(doc, 'script')!)).toBe('s()');
+    expect(textContent(findFirst(doc, 'div')!.children[0])).toBe('a');
+    expect(textContent(doc)).toBe('abcde');
+    let deep = '';
+    for (let i = 0; i < 5000; i++) deep += '<span>';
+    expect(textContent(parseHtml(deep + 'deep'))).toBe('deep');
   });
 });
 

@@ -1,5 +1,6 @@
 import { parseDocument } from 'htmlparser2';
 import type { AnyNode, Document, Element, Text } from 'domhandler';
+import { SkippingTokenizer } from './html-tokenizer';
 import { isInvisible } from './visibility';
 
 /**
@@ -13,15 +14,29 @@ export type { AnyNode, Document, Element };
  * Parses forgivingly (htmlparser2 never throws on bad markup); a leading BOM is dropped. A `<![CDATA[` in HTML
  * content is a bogus comment that a browser ends at the next `>`; htmlparser2 reads it as a section running to
  * `]]>`, which on some pages is never written and swallows the rest of the page: it is closed where it starts.
+ * The tokenizer is htmlparser2's, skipping through text and attribute values (html-tokenizer.ts): the same DOM.
  */
 export function parseHtml(html: string): Document {
   let source = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
-  if (source.includes('<![CDATA[')) source = source.replace(CDATA_OUTSIDE_RAW_TEXT, (m) => (m.charCodeAt(1) === 33 ? '<!---->' : m));
-  return parseDocument(source, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
+  if (includesByTail(source, '<![', 'CDATA['))
+    source = source.replace(CDATA_OUTSIDE_RAW_TEXT, (m) => (m.charCodeAt(1) === 33 ? '<!---->' : m));
+  return parseDocument(source, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, Tokenizer: SkippingTokenizer });
 }
 
 /** A CDATA opener, or a whole script/style element (raw text, where it is left alone). */
 const CDATA_OUTSIDE_RAW_TEXT = /<(script|style)\b[\s\S]*?<\/\1\s*>|<!\[CDATA\[/gi;
+
+/**
+ * Whether `text` holds `head + tail`: the answer of `text.includes(head + tail)`, found by looking for `tail`, a
+ * string rarer in a page's source than `head`'s first character (a `<`, an `i`, a `p`), at which a plain search
+ * stops all over the page. A cheap test of the whole source for a marker before a walk looks for what it marks.
+ */
+export function includesByTail(text: string, head: string, tail: string): boolean {
+  for (let at = text.indexOf(tail, head.length); at !== -1; at = text.indexOf(tail, at + 1)) {
+    if (text.startsWith(head, at - head.length)) return true;
+  }
+  return false;
+}
 
 /** The node type as a plain string ('tag', 'text', 'script', 'style', 'comment', ...). */
 export function typeOf(node: AnyNode): string {
@@ -31,8 +46,7 @@ export function typeOf(node: AnyNode): string {
 
 /** domhandler gives <script>/<style> their own node types; all three are elements. */
 export function isElement(node: AnyNode): node is Element {
-  const type = typeOf(node);
-  return type === 'tag' || type === 'script' || type === 'style';
+  return isElementType(node.type);
 }
 
 /** The character data of a text node ('' for anything else). */
@@ -45,16 +59,31 @@ export function childElements(node: AnyNode): Element[] {
   return children ? children.filter(isElement) : [];
 }
 
-/** Depth-first pre-order visit of the elements under `root` (not `root` itself); `visit` returning false skips the subtree. */
+/** Node types that are elements: domhandler gives <script>/<style> their own types (see isElement). */
+function isElementType(type: string): boolean {
+  return type === 'tag' || type === 'script' || type === 'style';
+}
+
+/**
+ * Depth-first pre-order visit of the elements under `root` (not `root` itself); `visit` returning false skips the subtree.
+ * Only elements go on the stack (text and comments are never visited), and an element's children are read when it
+ * is reached, after its visit, as they stand then.
+ */
 export function walk(root: AnyNode, visit: (el: Element) => boolean | void): void {
-  const stack: AnyNode[] = [root];
+  const stack: Element[] = [];
+  pushElements(stack, (root as { children?: AnyNode[] }).children);
   while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (isElement(node) && node !== root) {
-      if (visit(node) === false) continue;
-    }
-    const children = (node as { children?: AnyNode[] }).children;
-    if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+    const el = stack.pop()!;
+    if (visit(el) !== false) pushElements(stack, el.children);
+  }
+}
+
+/** The element children of a node, last first, onto a walk's stack (so that they pop in document order). */
+function pushElements(stack: Element[], children: AnyNode[] | undefined): void {
+  if (children === undefined) return;
+  for (let i = children.length - 1; i >= 0; i--) {
+    const child = children[i];
+    if (isElementType(child.type)) stack.push(child as Element);
   }
 }
 
@@ -78,16 +107,14 @@ export function outermost(roots: readonly AnyNode[], skip: (el: Element) => bool
 
 /** The first element named `name` under `root`, in document order. */
 export function findFirst(root: AnyNode, name: string): Element | undefined {
-  let found: Element | undefined;
-  walk(root, (el) => {
-    if (found) return false;
-    if (el.name === name) {
-      found = el;
-      return false;
-    }
-    return true;
-  });
-  return found;
+  const stack: Element[] = [];
+  pushElements(stack, (root as { children?: AnyNode[] }).children);
+  while (stack.length > 0) {
+    const el = stack.pop()!;
+    if (el.name === name) return el;
+    pushElements(stack, el.children);
+  }
+  return undefined;
 }
 
 /** The body element, or the document when there is none. */
@@ -97,29 +124,60 @@ export function bodyOf(doc: Document): Element | Document {
 
 /** Concatenated text of a subtree, scripts and styles left out (the subtree's own root excepted). */
 export function textContent(root: AnyNode): string {
+  const type = typeOf(root);
+  if (type === 'text') return (root as Text).data;
+  const top = (root as { children?: AnyNode[] }).children;
+  if (top === undefined || type === 'comment' || type === 'directive') return '';
   let out = '';
-  const stack: AnyNode[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    const type = typeOf(node);
-    if (type === 'text') {
-      out += (node as Text).data;
+  // The children lists being read, outermost first, and the next index in each: text is read where it stands.
+  const lists: AnyNode[][] = [top];
+  const next: number[] = [0];
+  while (lists.length > 0) {
+    const depth = lists.length - 1;
+    const children = lists[depth];
+    const i = next[depth];
+    if (i === children.length) {
+      lists.pop();
+      next.pop();
       continue;
     }
-    if (type === 'comment' || type === 'directive') continue;
-    if ((type === 'script' || type === 'style') && node !== root) continue;
-    const children = (node as { children?: AnyNode[] }).children;
-    if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+    next[depth] = i + 1;
+    const node = children[i];
+    const kind = typeOf(node);
+    if (kind === 'text') out += (node as Text).data;
+    else if (kind !== 'comment' && kind !== 'directive' && kind !== 'script' && kind !== 'style') {
+      const inner = (node as { children?: AnyNode[] }).children;
+      if (inner !== undefined && inner.length > 0) {
+        lists.push(inner);
+        next.push(0);
+      }
+    }
   }
   return out;
 }
 
-/** Whitespace runs (including no-break spaces) collapsed to one space, trimmed. */
-export function collapseWhitespace(text: string): string {
-  return text.replace(/[\s\u00a0]+/g, ' ').trim();
+/** Whether a UTF-16 code unit is white space as `\s` (and String.prototype.trim) read it, no-break spaces included. */
+export function isSpaceCode(code: number): boolean {
+  if (code <= 32) return code === 32 || (code >= 9 && code <= 13);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 &&
+      (code <= 0x200a || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff))
+  );
 }
 
-const SPACE = /\s/;
+/**
+ * Whitespace runs (including no-break spaces) collapsed to one space, trimmed. Only the runs that change are
+ * matched (two or more white-space characters, or one that is not a space): a single space between words, most
+ * of a text's runs, is left where it is, and a text that needs no change is not copied.
+ */
+export function collapseWhitespace(text: string): string {
+  return text.replace(WHITESPACE_TO_COLLAPSE, ' ').trim();
+}
+
+const WHITESPACE_TO_COLLAPSE = /\s{2,}|[^\S ]/g;
 
 /**
  * Characters of `text` that are not white space (as collapseWhitespace reads it), counted up to `upTo` + 1 at most:
@@ -128,11 +186,7 @@ const SPACE = /\s/;
  */
 export function solidLength(text: string, upTo = Infinity): number {
   let solid = 0;
-  for (let i = 0; i < text.length && solid <= upTo; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 32 || (code >= 9 && code <= 13)) continue;
-    if (code < 128 || !SPACE.test(text[i])) solid++;
-  }
+  for (let i = 0; i < text.length && solid <= upTo; i++) if (!isSpaceCode(text.charCodeAt(i))) solid++;
   return solid;
 }
 
@@ -145,28 +199,46 @@ const BLOCKISH = new Set(['br', 'p', 'div', 'li', 'td', 'th', 'tr', 'dd', 'dt', 
  * (`BLOCKISH`) separates words on both sides.
  */
 export function visibleText(root: AnyNode, limit = Infinity): string {
+  if (typeOf(root) === 'text') return limit > 0 ? collapseWhitespace((root as Text).data) : '';
   let out = '';
-  // A string on the stack is the separator that closes a block element.
-  const stack: Array<AnyNode | ' '> = [root];
-  while (stack.length > 0 && out.length < limit) {
-    const node = stack.pop()!;
-    if (node === ' ') {
-      out += node;
+  const top = (root as { children?: AnyNode[] }).children;
+  if (top === undefined) return '';
+  const rootBlock = isElementType(root.type) && BLOCKISH.has((root as Element).name);
+  if (rootBlock) out += ' ';
+  // The children lists being read, outermost first, the next index in each and whether a block's closing
+  // space follows the list.
+  const lists: AnyNode[][] = [top];
+  const next: number[] = [0];
+  const closes: boolean[] = [rootBlock];
+  while (lists.length > 0 && out.length < limit) {
+    const depth = lists.length - 1;
+    const children = lists[depth];
+    const i = next[depth];
+    if (i === children.length) {
+      lists.pop();
+      next.pop();
+      if (closes.pop()) out += ' ';
       continue;
     }
-    if (typeOf(node) === 'text') {
+    next[depth] = i + 1;
+    const node = children[i];
+    const type = typeOf(node);
+    if (type === 'text') {
       out += (node as Text).data;
       continue;
     }
-    if (isElement(node)) {
-      if (node !== root && isInvisible(node)) continue;
-      if (BLOCKISH.has(node.name)) {
-        out += ' ';
-        stack.push(' ');
-      }
+    let block = false;
+    if (isElementType(type)) {
+      if (isInvisible(node as Element)) continue;
+      block = BLOCKISH.has((node as Element).name);
+      if (block) out += ' ';
     }
-    const children = (node as { children?: AnyNode[] }).children;
-    if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+    const inner = (node as { children?: AnyNode[] }).children;
+    if (inner !== undefined) {
+      lists.push(inner);
+      next.push(0);
+      closes.push(block);
+    }
   }
   return collapseWhitespace(out);
 }

@@ -1,4 +1,4 @@
-import { isElement, textContent, textData, type AnyNode, type Element, typeOf } from './dom';
+import { isElement, isSpaceCode, textContent, textData, type AnyNode, type Element, typeOf } from './dom';
 import { isActionText, isShareUrl } from './site-chrome';
 import { renderTable } from './table-renderer';
 import type { UrlResolver } from './url-resolver';
@@ -71,7 +71,7 @@ const PRE_MARK = '\u0000';
 
 /** One level of list nesting, kept through line trimming and written as two spaces by the final pass. */
 const INDENT_MARK = '\u0002';
-const LEADING_INDENT = /^[\u0002\s]*/;
+const INDENT_CODE = 2;
 const INDENT_MARK_ANYWHERE = /\u0002/g;
 
 /**
@@ -296,14 +296,24 @@ export class MarkdownRenderer {
     let blank = true;
     for (const raw of lines) {
       const line = raw.includes(SOFT_SPACE) ? resolveSoftSpaces(raw) : raw;
-      const lead = LEADING_INDENT.exec(line)![0];
-      const depth = lead.split(INDENT_MARK).length - 1;
-      const trimmed = line.slice(lead.length).replace(INDENT_MARK_ANYWHERE, '').replace(/ {2,}/g, ' ').trim();
-      if (trimmed === '') {
+      // The leading run of white space and indent marks (one level each).
+      let lead = 0;
+      let depth = 0;
+      for (; lead < line.length; lead++) {
+        const code = line.charCodeAt(lead);
+        if (code === INDENT_CODE) depth++;
+        else if (!isSpaceCode(code)) break;
+      }
+      if (lead === line.length) {
         if (!blank) out.push('');
         blank = true;
         continue;
       }
+      // What follows starts with a character both passes keep, so it is never empty.
+      let trimmed = line.slice(lead);
+      if (trimmed.includes(INDENT_MARK)) trimmed = trimmed.replace(INDENT_MARK_ANYWHERE, '');
+      if (trimmed.includes('  ')) trimmed = trimmed.replace(/ {2,}/g, ' ');
+      trimmed = trimmed.trim();
       out.push(depth > 0 ? '  '.repeat(depth) + trimmed : trimmed);
       blank = false;
     }
@@ -367,9 +377,15 @@ function resolveSoftSpaces(line: string): string {
   });
 }
 
+/**
+ * Runs of white space and of the renderer's marks (U+0000 to U+0003) in a text node read as one space. Only the
+ * runs that change are matched: a single space between words stays where it is.
+ */
 function collapse(text: string): string {
-  return text.replace(/[\s\u00a0\u0000-\u0003]+/g, ' ');
+  return text.replace(RUN_TO_COLLAPSE, ' ');
 }
+
+const RUN_TO_COLLAPSE = /[\s\u0000-\u0003]{2,}|[^\S ]|[\u0000-\u0003]/g;
 
 /** Parentheses and spaces would end a markdown link destination early. */
 function escapeUrl(href: string): string {

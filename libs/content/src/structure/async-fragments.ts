@@ -1,6 +1,6 @@
 import type { AnyNode, Document, Element } from 'domhandler';
 import { prepend, removeElement } from 'domutils';
-import { textData, walk } from '../dom';
+import { includesByTail, textData, walk } from '../dom';
 
 /**
  * Streamed async fragments (Marko's `<await>`, as eBay ships it): a page is sent with a placeholder where a slow
@@ -11,7 +11,7 @@ import { textData, walk } from '../dom';
  * as the script would: every holder whose placeholder of the same number is there fills it.
  */
 export function resolveAsyncFragments(document: Document, html: string): void {
-  if (!html.includes('ph"+')) return;
+  if (!includesByTail(html, 'ph"', '+')) return;
   const prefixes = new Set<string>();
   const ids = new Map<string, Element>();
   walk(document, (el) => {

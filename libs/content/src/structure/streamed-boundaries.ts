@@ -1,6 +1,6 @@
 import type { AnyNode, Comment, Document, Element } from 'domhandler';
 import { prepend, removeElement } from 'domutils';
-import { textData, typeOf, walk } from '../dom';
+import { includesByTail, textData, typeOf, walk } from '../dom';
 
 /**
  * Streamed server rendering (React's `renderToPipeableStream`, as Next.js and other frameworks ship it): a page
@@ -14,7 +14,7 @@ import { textData, typeOf, walk } from '../dom';
  * without its call (inlined differently) is paired by its number with the template of the same number.
  */
 export function resolveStreamedBoundaries(document: Document, html: string): void {
-  if (!html.includes('id="S:')) return;
+  if (!includesByTail(html, 'id="', 'S:')) return;
   const segments = new Map<string, Element>();
   const templates = new Map<string, Element>();
   const calls: [string, string][] = [];
