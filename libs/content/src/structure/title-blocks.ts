@@ -28,20 +28,30 @@ const HEADING = /^h[1-6]$/;
  */
 export function titleBlocks(roots: readonly AnyNode[], removed: ReadonlySet<Element>, isSkipped: (el: Element) => boolean): Set<Element> {
   const kept = new Set<Element>();
-  for (const root of roots) {
-    walk(root, (el) => {
-      if (isSkipped(el)) return false;
-      if (!removed.has(el)) return true;
-      const heading = titleHeadings(el).find((h) => inItemRun(el, h.name));
-      if (heading) {
-        kept.add(el);
-        for (let node = heading.parent; node && node !== el && isElement(node); node = node.parent) if (removed.has(node)) kept.add(node);
-        if (removed.has(heading)) kept.add(heading);
-      }
-      return false;
-    });
+  const rootSet = new Set(roots);
+  // The blocks left out are a few dozen, the content thousands of elements: each block is read, not the content.
+  for (const el of removed) {
+    if (isSkipped(el) || !reached(el, rootSet, removed, isSkipped)) continue;
+    const heading = titleHeadings(el).find((h) => inItemRun(el, h.name));
+    if (heading) {
+      kept.add(el);
+      for (let node = heading.parent; node && node !== el && isElement(node); node = node.parent) if (removed.has(node)) kept.add(node);
+      if (removed.has(heading)) kept.add(heading);
+    }
   }
   return kept;
+}
+
+/**
+ * Whether a walk of the content would come to `el`: it lies under a root (not being one outside every other) and
+ * nothing between them is left out or skipped.
+ */
+function reached(el: Element, roots: ReadonlySet<AnyNode>, removed: ReadonlySet<Element>, isSkipped: (el: Element) => boolean): boolean {
+  for (let node = el.parent; node; node = node.parent) {
+    if (roots.has(node)) return true;
+    if (!isElement(node) || removed.has(node) || isSkipped(node)) return false;
+  }
+  return false;
 }
 
 /** The linked headings of a short block holding a title and at most a kicker. */
