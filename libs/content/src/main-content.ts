@@ -24,6 +24,7 @@ import { placeholderLabels } from './structure/placeholder-labels';
 import { postSignatures } from './structure/post-signatures';
 import { quotedCopies } from './structure/quoted-copies';
 import { recommendationBlocks } from './structure/recommendations';
+import { rememberAnswers } from './structure/remembered-answers';
 import { signUps } from './structure/sign-ups';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
@@ -161,74 +162,76 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   // A declared product's short grab without the item's name or a price is a side block (structure/stray-grab.ts).
   const stray = grabHolds && kinds.has('product') && !kinds.has('collection') && isStrayGrab(c.grab, c.region, c.isSkipped);
   const chosen = grabHolds && !stray ? c.grab : c.region;
+  // Every part below asks whether the caller skips an element, of the same elements: the answers are remembered.
+  const skipped = rememberAnswers(c.isSkipped);
   const roots = [...chosen.roots];
   const run = [...chosen.roots];
   const removed = new Set(chosen.removed);
   // Once the content is chosen (so that it never moves the choice): an item's title block (a linked heading and its
   // date) the cleaning took for link furniture, shown again in a run of items (structure/title-blocks.ts).
-  for (const el of titleBlocks(roots, removed, c.isSkipped)) removed.delete(el);
+  for (const el of titleBlocks(roots, removed, skipped)) removed.delete(el);
   // An item's picture link and its title linked again: the item's address read once (structure/tile-repeats.ts).
-  for (const el of tileRepeats(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  for (const el of tileRepeats(roots, (el) => removed.has(el) || skipped(el))) removed.add(el);
   // A declared product's page, once its content is chosen (so that they never move the choice): its strips of
   // other items for sale, and the later copies of a block it draws once per layout.
   if (kinds.has('product') && !kinds.has('collection')) {
     // The block showing the product's declared description is content, whatever its names (structure/declared-description.ts).
-    const description = page.productDescription && declaredDescriptionBlock(c.body, page.productDescription, c.isSkipped);
-    if (description) keepBlock(description, roots, removed, c.isSkipped);
+    const description = page.productDescription && declaredDescriptionBlock(c.body, page.productDescription, skipped);
+    if (description) keepBlock(description, roots, removed, skipped);
     // The item's details folded into an accordion inside the content, which the grab's cleaning took out whole (structure/item-panels.ts).
-    for (const panel of itemPanels(document, roots, c.isSkipped)) keepBlock(panel, roots, removed, c.isSkipped);
-    for (const el of otherItems(document, c.isSkipped)) removed.add(el);
-    for (const el of productCopies(document, c.isSkipped, (el) => isRendered(el, roots, removed, c.isSkipped))) removed.add(el);
+    for (const panel of itemPanels(document, roots, skipped)) keepBlock(panel, roots, removed, skipped);
+    for (const el of otherItems(document, skipped)) removed.add(el);
+    for (const el of productCopies(document, skipped, (el) => isRendered(el, roots, removed, skipped))) removed.add(el);
   }
   // Machine identifiers drawn as text (a label scrambled between random ids): no reader sees them (structure/machine-strings.ts).
   for (const el of machineStrings(document)) removed.add(el);
   // A script's placeholders ("Loading...", "Advertisement") the region kept (structure/placeholder-labels.ts).
-  for (const el of placeholderLabels(roots, c.counts, (el) => !removed.has(el) && !c.isSkipped(el))) removed.add(el);
+  for (const el of placeholderLabels(roots, c.counts, (el) => !removed.has(el) && !skipped(el))) removed.add(el);
   // A reply's quote of a whole earlier post repeats it: the post stays, the copy goes (structure/quoted-copies.ts).
-  for (const el of quotedCopies(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  for (const el of quotedCopies(roots, (el) => removed.has(el) || skipped(el))) removed.add(el);
   // A post's signature, the poster's standing lines under every post (structure/post-signatures.ts).
-  for (const el of postSignatures(roots, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  for (const el of postSignatures(roots, (el) => removed.has(el) || skipped(el))) removed.add(el);
   // A newsletter sign-up or a call to action inside the content: asks of the reader, tells nothing (structure/sign-ups.ts).
-  for (const el of signUps(roots, c.counts, c.isSkipped, (el) => removed.has(el))) removed.add(el);
+  for (const el of signUps(roots, c.counts, skipped, (el) => removed.has(el))) removed.add(el);
   // A button in the content: something to press, not something the page says (structure/action-buttons.ts).
-  for (const el of actionButtons(roots, c.counts, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  for (const el of actionButtons(roots, c.counts, (el) => removed.has(el) || skipped(el))) removed.add(el);
   // The page's title stays with its content (a docs page's section heading sits above the winning block).
-  const headings = mainHeadings(c.body, c.isSkipped, page.title, chosen.roots);
+  const headings = mainHeadings(c.body, skipped, page.title, chosen.roots);
   for (const heading of [...headings].reverse()) {
     keepWhole(heading, removed);
-    if (isRendered(heading, roots, removed, c.isSkipped)) continue;
+    if (isRendered(heading, roots, removed, skipped)) continue;
     removed.delete(heading);
     // A heading the grab's cleaning took out of the content shows where it stands; one outside it goes on top.
-    if (!isRendered(heading, roots, removed, c.isSkipped)) roots.unshift(heading);
+    if (!isRendered(heading, roots, removed, skipped)) roots.unshift(heading);
   }
   // A reference page's Synopsis between its title and the sections the grab chose (structure/title-sections.ts).
-  for (const section of sectionsBeforeRun(headings[0], run, c.counts, c.isSkipped)) keepBlock(section, roots, removed, c.isSkipped);
+  for (const section of sectionsBeforeRun(headings[0], run, c.counts, skipped)) keepBlock(section, roots, removed, skipped);
   // A section readability's cleaning took out of its grab that reads as one (structure/cleaned-sections.ts); not on a
   // page that declares an article (its cleaned blocks are an article's asides).
   if (chosen === c.grab && !kinds.has('article')) {
-    for (const section of cleanedSections(roots, removed, c.counts, c.isSkipped)) {
-      keepBlock(section, roots, removed, c.isSkipped);
-      for (const el of regionFurniture(section, c.counts, c.isSkipped)) removed.add(el);
+    for (const section of cleanedSections(roots, removed, c.counts, skipped)) {
+      keepBlock(section, roots, removed, skipped);
+      for (const el of regionFurniture(section, c.counts, skipped)) removed.add(el);
     }
   }
   // A landing page's sections readability left out between the ones it chose (structure/sections-between.ts).
-  const between = kinds.has('article') ? [] : sectionsBetween(run, c.counts, c.isSkipped);
+  const between = kinds.has('article') ? [] : sectionsBetween(run, c.counts, skipped);
   for (const section of between) {
-    keepBlock(section, roots, removed, c.isSkipped);
-    for (const el of regionFurniture(section, c.counts, c.isSkipped)) removed.add(el);
+    keepBlock(section, roots, removed, skipped);
+    for (const el of regionFurniture(section, c.counts, skipped)) removed.add(el);
   }
   // A chapter's table of contents is its content, however link-dense (structure/toc-links.ts).
-  const toc = tableOfContents(headings[0], c.body, c.counts, c.isSkipped);
-  if (toc) keepBlock(toc, roots, removed, c.isSkipped);
+  const toc = tableOfContents(headings[0], c.body, c.counts, skipped);
+  if (toc) keepBlock(toc, roots, removed, skipped);
   // Text drawn for screen readers only ("Opens in a new window", a region's hidden label): no reader sees it
   // (structure/screen-reader-text.ts).
   const titles = new Set(headings);
-  for (const el of screenReaderText(roots, c.counts, (el) => removed.has(el) || c.isSkipped(el), titles)) removed.add(el);
+  for (const el of screenReaderText(roots, c.counts, (el) => removed.has(el) || skipped(el), titles)) removed.add(el);
   // A post's byline and reading time: who wrote it and how long it takes (structure/bylines.ts).
-  for (const el of bylines(roots, c.counts, (el) => removed.has(el) || c.isSkipped(el))) removed.add(el);
+  for (const el of bylines(roots, c.counts, (el) => removed.has(el) || skipped(el))) removed.add(el);
   // A heading whose section the cleaning took out ("You may also like" over removed cards) titles nothing (structure/orphan-headings.ts).
-  for (const el of orphanHeadings(roots, (el) => removed.has(el) || c.isSkipped(el), titles)) removed.add(el);
-  return { roots, removed, isSkipped: c.isSkipped };
+  for (const el of orphanHeadings(roots, (el) => removed.has(el) || skipped(el), titles)) removed.add(el);
+  return { roots, removed, isSkipped: skipped };
 }
 
 export function mainContentCandidates(

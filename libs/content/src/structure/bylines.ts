@@ -15,10 +15,17 @@ export function bylines(
   return outermost(
     roots,
     (el) => isSkipped(el) || (counts.get(el)?.text ?? 0) === 0,
-    (el) => counts.get(el)!.text <= BYLINE_MAX_TEXT && BLOCKS.has(el.name) && BYLINE.test(textContent(el).replace(/\s+/g, ' ').trim()),
+    (el) => counts.get(el)!.text <= BYLINE_MAX_TEXT && BLOCKS.has(el.name) && isByline(textContent(el)),
   );
+}
+
+/** Whether a text, whitespace collapsed, is a byline: most short texts say neither "by" nor "min" and are not collapsed. */
+function isByline(text: string): boolean {
+  return BYLINE_WORD.test(text) && BYLINE.test(text.replace(/\s+/g, ' ').trim());
 }
 
 const BYLINE_MAX_TEXT = 60;
 const BLOCKS = new Set(['p', 'div', 'span', 'li', 'time', 'small']);
+/** What every line BYLINE reads holds. */
+const BYLINE_WORD = /by|min/i;
 const BYLINE = /^(?:(?:written|posted)\s+by\s+\S.*|\d+\s*min(?:ute)?s?\s+read)$/i;

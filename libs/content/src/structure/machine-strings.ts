@@ -1,6 +1,7 @@
-import { isElement, textContent, typeOf, walk, type Document, type Element } from '../dom';
+import { isElement, textContent, textData, walk, type Document, type Element } from '../dom';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const UUID_LENGTH = 36;
 const ONLY_UUID = /^\s*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\s*$/i;
 /** Besides its identifiers, a label made of them holds at most this many characters (the letters spread between them). */
 const LABEL_MAX_REST = 20;
@@ -19,7 +20,8 @@ export function machineStrings(document: Document): Set<Element> {
   const parents = new Set<Element>();
   walk(document, (el) => {
     if (CODE.has(el.name) || el.name === 'script' || el.name === 'style') return false;
-    if (el.children.length === 1 && typeOf(el.children[0]) === 'text' && ONLY_UUID.test(textContent(el))) {
+    // A UUID is 36 characters: a shorter text is none (most are; the pattern is not run on them).
+    if (el.children.length === 1 && textData(el.children[0]).length >= UUID_LENGTH && ONLY_UUID.test(textContent(el))) {
       out.add(el);
       if (el.parent && isElement(el.parent)) parents.add(el.parent);
       return false;

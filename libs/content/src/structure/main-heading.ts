@@ -76,8 +76,9 @@ export function mainHeadings(
   const visit = (el: Element): boolean => {
     if (isSkipped(el) || NEVER_HOLDS_THE_TITLE.has(el.name)) return false;
     // A site's banner, an aside: a heading there titles the page only when it says the title.
-    const aside = el.attribs.role === 'banner' || MAY_HOLD_THE_TITLE.has(el.name);
-    if (CHROME_ROLES.has(el.attribs.role ?? '') && el.attribs.role !== 'banner') return false;
+    const role = el.attribs.role;
+    const aside = role === 'banner' || MAY_HOLD_THE_TITLE.has(el.name);
+    if (role !== undefined && role !== 'banner' && CHROME_ROLES.has(role)) return false;
     const level = LEVELS[el.name];
     if (level === undefined) {
       if (!aside) return true;
@@ -89,11 +90,11 @@ export function mainHeadings(
     const inAside = asideDepth > 0;
     const headingWords = words(textOf(el));
     if (headingWords.size === 0) return false;
-    const shared = [...headingWords].filter((w) => titleWords.has(w)).length;
+    const shared = sharedWords(headingWords, titleWords);
     // Of the heading's own words (a longer heading shares the site's name with the title by chance).
     const share = shared / headingWords.size;
     // What share of one of the titles the heading says.
-    const coverage = Math.max(0, ...titles.map((t) => [...headingWords].filter((w) => t.has(w)).length / t.size));
+    const coverage = Math.max(0, ...titles.map((t) => sharedWords(headingWords, t) / t.size));
     const saysTitle = share >= TITLE_MATCH && coverage >= TITLE_COVERAGE;
     if (isLogo(el) && !(saysTitle && coverage >= LOGO_MAX_COVERAGE && headingWords.size >= LOGO_MAX_WORDS)) return false;
     if (inAside && !(saysTitle && headingWords.size >= LOGO_MAX_WORDS)) return false;
@@ -126,7 +127,7 @@ export function mainHeadings(
       }
     }
     // Of the title without the site's name: a heading that says most of it, whose words are nearly all in it.
-    const ofPage = Math.max(0, ...pageTitles.map((t) => [...headingWords].filter((w) => t.has(w)).length / t.size));
+    const ofPage = Math.max(0, ...pageTitles.map((t) => sharedWords(headingWords, t) / t.size));
     coverageOfPage.set(el, ofPage);
     if (share >= TITLE_MATCH && ofPage >= TITLE_COVERAGE && ofPage > fullestOfPageScore) {
       fullestOfPage = el;
@@ -198,12 +199,20 @@ function pageName(title: string): Set<string> {
 }
 
 function sharesAny(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
-  return [...a].some((w) => b.has(w));
+  for (const word of a) if (b.has(word)) return true;
+  return false;
+}
+
+/** How many of `words` `other` holds. */
+function sharedWords(words: ReadonlySet<string>, other: ReadonlySet<string>): number {
+  let shared = 0;
+  for (const word of words) if (other.has(word)) shared++;
+  return shared;
 }
 
 /** Whether `heading` says `name` and nothing else. */
 function saysAll(heading: ReadonlySet<string>, name: ReadonlySet<string>): boolean {
-  const shared = [...heading].filter((w) => name.has(w)).length;
+  const shared = sharedWords(heading, name);
   return shared >= TITLE_MATCH * heading.size && shared >= TITLE_MATCH * name.size;
 }
 

@@ -15,7 +15,7 @@ export function orphanHeadings(roots: readonly AnyNode[], isOut: (el: Element) =
     while (stack.length > 0) {
       const node = stack.pop()!;
       if (typeOf(node) === 'text') {
-        if ((node as { data: string }).data.trim() !== '') events.push({ level: 0 });
+        if (SOLID.test((node as { data: string }).data)) events.push(TEXT);
         continue;
       }
       if (!isElement(node) || isOut(node)) continue;
@@ -48,6 +48,10 @@ export function orphanHeadings(roots: readonly AnyNode[], isOut: (el: Element) =
 }
 
 const HEADING = /^h([1-6])$/;
+/** Text that is not white space only (as `trim` reads it). */
+const SOLID = /\S/;
+/** Every shown text is the same event (no heading, level 0): one object, not one per text. */
+const TEXT: { heading?: Element; level: number } = Object.freeze({ level: 0 });
 /** A title is a few words; a longer heading is a line of prose set in a heading tag (some builders do). */
 const TITLE_MAX_TEXT = 60;
 

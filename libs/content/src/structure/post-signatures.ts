@@ -2,6 +2,8 @@ import { typeOf, walk, type AnyNode, type Element } from '../dom';
 
 /** Class or id that names a poster's signature block (`signature`, `post-signature`, `signaturecontainer`). */
 const SIGNATURE_NAME = /(?:^|[\s_-]|post|user|message)signature(?:$|[\s_-]|container|content|view)/i;
+/** What every name SIGNATURE_NAME reads holds. */
+const SIGNATURE = /signature/i;
 /** A signature is a line or a few; a longer block named so is something else (a letter's signature section...). */
 const MAX_TEXT = 600;
 
@@ -14,8 +16,10 @@ export function postSignatures(roots: readonly AnyNode[], isSkipped: (el: Elemen
   for (const root of roots) {
     walk(root, (el) => {
       if (isSkipped(el)) return false;
-      const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
-      if (SIGNATURE_NAME.test(names) && textLength(el) <= MAX_TEXT) {
+      // Most elements have no name that says "signature" at all: the whole rule is read only for those that do.
+      const { class: cls, id } = el.attribs;
+      if (!((cls !== undefined && SIGNATURE.test(cls)) || (id !== undefined && SIGNATURE.test(id)))) return true;
+      if (SIGNATURE_NAME.test(`${cls ?? ''} ${id ?? ''}`) && textLength(el) <= MAX_TEXT) {
         out.add(el);
         return false;
       }

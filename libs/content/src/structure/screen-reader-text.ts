@@ -30,6 +30,8 @@ export function screenReaderText(
 }
 
 const SCREEN_READER_ONLY = /^(?:sr-only|visually-hidden|screen-reader-text)$/;
+/** What a class attribute holding one of them holds. */
+const SCREEN_READER_CLASS = /sr-only|visually-hidden|screen-reader-text/;
 /** A table cell's screen-reader text reads out its mark (a comparison's tick as "Yes"): the table's value. */
 const CELLS = new Set(['td', 'th']);
 /** A label is a few words; longer screen-reader text describes a picture or a diagram the reader sees. */
@@ -42,7 +44,8 @@ function isLabel(el: Element, counts: ReadonlyMap<Element, TextCount>): boolean 
 
 function isScreenReaderOnly(el: Element): boolean {
   const cls = el.attribs.class;
-  return cls !== undefined && cls.split(/\s+/).some((n) => SCREEN_READER_ONLY.test(n));
+  // Most class attributes name none of the classes: they are not split.
+  return cls !== undefined && SCREEN_READER_CLASS.test(cls) && cls.split(/\s+/).some((n) => SCREEN_READER_ONLY.test(n));
 }
 
 function holdsHeading(el: Element, keep: ReadonlySet<Element>): boolean {

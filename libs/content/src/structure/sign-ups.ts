@@ -60,6 +60,8 @@ const MIN_RUN = 3;
 const BOX_MAX_TEXT = 300;
 /** Class or id tokens that name a call to action or a sign-up. */
 const SIGN_UP_NAME = /^(?:.*[-_])?(?:cta|ctas|newsletters?|subscribe|signup|sign-up|optin|opt-in)(?:[-_].*)?$/i;
+/** What every token SIGN_UP_NAME reads holds. */
+const SIGN_UP_WORD = /cta|newsletter|subscribe|sign-?up|opt-?in/i;
 const SECTION_NAME = /section/i;
 const EMAIL = /e-?mail/i;
 const TEXT_INPUTS = new Set(['', 'text', 'email']);
@@ -68,6 +70,9 @@ const MAX_TEXT_INPUTS = 3;
 
 /** The class and id tokens of `el` that name a call to action or a sign-up. */
 function signUpNames(el: Element): string[] {
+  // Most elements have no name that holds one of the words at all: their names are not split.
+  const { class: cls, id } = el.attribs;
+  if (!((cls !== undefined && SIGN_UP_WORD.test(cls)) || (id !== undefined && SIGN_UP_WORD.test(id)))) return [];
   const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`.split(/\s+/).filter((name) => name !== '' && SIGN_UP_NAME.test(name));
   // A block named a section of the page (`cta-section`) is one: a landing page's closing pitch is its content.
   return names.some((name) => SECTION_NAME.test(name)) ? [] : names;

@@ -56,10 +56,30 @@ export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) 
   const repeats = new Set<Element>();
   const itemBlocks: Element[] = [];
   let items = 0;
+  // Whether a block is an item's size, read once per block: the links of a grid ask of the same blocks.
+  const sized = new Map<Element, boolean>();
+  const isItemSized = (el: Element): boolean => {
+    let answer = sized.get(el);
+    if (answer === undefined) {
+      answer = visibleText(el, TILE_MAX_TEXT).length < TILE_MAX_TEXT;
+      sized.set(el, answer);
+    }
+    return answer;
+  };
+  // A link's text and picture read once: the clusters and the captioned pictures both ask.
+  const read = new Map<Element, ItemLink>();
+  const linkOf = (el: Element): ItemLink => {
+    let link = read.get(el);
+    if (!link) {
+      link = itemLink(el);
+      read.set(el, link);
+    }
+    return link;
+  };
   for (const els of byHref.values()) {
     if (els.length < 2) continue;
     let found = false;
-    for (const cluster of itemClusters(els.map(itemLink))) {
+    for (const cluster of itemClusters(els.map(linkOf), isItemSized)) {
       const before = repeats.size;
       const named = cluster.some((l) => l.text !== '');
       for (const link of cluster) if (named && link.text === '' && link.picture) repeats.add(link.el);
@@ -84,12 +104,12 @@ export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) 
     if (found) items++;
   }
   // A picture link beside its item's name in plain text: the name reads twice (captionedPictures).
-  const pictures = [...byHref.values()]
-    .flat()
-    .map(itemLink)
-    .filter((link) => link.text === '' && link.picture)
-    .map((link) => link.el);
-  const captioned = captionedPictures(pictures, isSkipped);
+  // (A link's text is read only when it holds a picture: most do not.)
+  const pictures = [...byHref.values()].flat().filter((el) => {
+    const link = read.get(el);
+    return link ? link.text === '' && link.picture : holdsPicture(el) && linkText(el) === '';
+  });
+  const captioned = captionedPictures(pictures, isSkipped, isItemSized);
   if (items < TILE_MIN_REPEATS) return new Set(captioned);
   for (const el of captioned) repeats.add(el);
   // One item has one title: a block with links of title length to two addresses spans several items.
@@ -124,25 +144,35 @@ function lineCopies(item: Element, isSkipped: (el: Element) => boolean, out: Rea
 }
 
 function itemLink(el: Element): ItemLink {
+  return { el, text: linkText(el), picture: holdsPicture(el) };
+}
+
+/** A link's visible text, whitespace collapsed, lower-cased. */
+function linkText(el: Element): string {
+  return visibleText(el, 400).toLowerCase();
+}
+
+/** Whether a link holds an image with alt text. */
+function holdsPicture(el: Element): boolean {
   let picture = false;
   walk(el, (inner) => {
     if (inner.name === 'img' && (inner.attribs.alt ?? '').trim() !== '') picture = true;
     return !picture;
   });
-  return { el, text: visibleText(el, 400).toLowerCase(), picture };
+  return picture;
 }
 
 /**
  * Runs of consecutive links to one address that sit in one item: the closest block holding the whole run holds
  * less than TILE_MAX_TEXT characters. A run of one is no item's repeat.
  */
-function itemClusters(links: ItemLink[]): ItemLink[][] {
+function itemClusters(links: ItemLink[], isItemSized: (el: Element) => boolean): ItemLink[][] {
   const clusters: ItemLink[][] = [];
   let run: ItemLink[] = [];
   let root: Element | undefined;
   for (const link of links) {
     const joined = root ? commonBlock(root, link.el) : link.el;
-    if (joined && visibleText(joined, TILE_MAX_TEXT).length < TILE_MAX_TEXT) {
+    if (joined && isItemSized(joined)) {
       run.push(link);
       root = joined;
       continue;
@@ -187,7 +217,11 @@ function commonBlock(a: Element, b: Element): Element | undefined {
  * its name as plain text beside it (not a link, so no second link to the address). The text output shows the
  * picture's alt text, so the name reads twice. Only when TILE_MIN_REPEATS items on the page do so.
  */
-function captionedPictures(pictures: readonly Element[], isSkipped: (el: Element) => boolean): Element[] {
+function captionedPictures(
+  pictures: readonly Element[],
+  isSkipped: (el: Element) => boolean,
+  isItemSized: (el: Element) => boolean,
+): Element[] {
   const found: Element[] = [];
   for (const link of pictures) {
     const alt = altText(link);
@@ -195,7 +229,7 @@ function captionedPictures(pictures: readonly Element[], isSkipped: (el: Element
     let node: Element = link;
     for (let level = 0; level < CAPTION_MAX_DEPTH; level++) {
       const parent = node.parent;
-      if (!parent || !isElement(parent) || visibleText(parent, TILE_MAX_TEXT).length >= TILE_MAX_TEXT) break;
+      if (!parent || !isElement(parent) || !isItemSized(parent)) break;
       if (holdsLine(parent, link, alt, isSkipped)) {
         found.push(link);
         break;

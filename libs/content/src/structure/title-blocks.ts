@@ -28,20 +28,32 @@ const HEADING = /^h[1-6]$/;
  */
 export function titleBlocks(roots: readonly AnyNode[], removed: ReadonlySet<Element>, isSkipped: (el: Element) => boolean): Set<Element> {
   const kept = new Set<Element>();
-  for (const root of roots) {
-    walk(root, (el) => {
-      if (isSkipped(el)) return false;
-      if (!removed.has(el)) return true;
-      const heading = titleHeadings(el).find((h) => inItemRun(el, h.name));
-      if (heading) {
-        kept.add(el);
-        for (let node = heading.parent; node && node !== el && isElement(node); node = node.parent) if (removed.has(node)) kept.add(node);
-        if (removed.has(heading)) kept.add(heading);
-      }
-      return false;
-    });
+  const rootSet = new Set(roots);
+  // The items of a grid are each a title block asking of the same run: each run is read once.
+  const runs: Runs = new Map();
+  // The blocks left out are a few dozen, the content thousands of elements: each block is read, not the content.
+  for (const el of removed) {
+    if (isSkipped(el) || !reached(el, rootSet, removed, isSkipped)) continue;
+    const heading = titleHeadings(el).find((h) => inItemRun(el, h.name, runs));
+    if (heading) {
+      kept.add(el);
+      for (let node = heading.parent; node && node !== el && isElement(node); node = node.parent) if (removed.has(node)) kept.add(node);
+      if (removed.has(heading)) kept.add(heading);
+    }
   }
   return kept;
+}
+
+/**
+ * Whether a walk of the content would come to `el`: it lies under a root (not being one outside every other) and
+ * nothing between them is left out or skipped.
+ */
+function reached(el: Element, roots: ReadonlySet<AnyNode>, removed: ReadonlySet<Element>, isSkipped: (el: Element) => boolean): boolean {
+  for (let node = el.parent; node; node = node.parent) {
+    if (roots.has(node)) return true;
+    if (!isElement(node) || removed.has(node) || isSkipped(node)) return false;
+  }
+  return false;
 }
 
 /** The linked headings of a short block holding a title and at most a kicker. */
@@ -77,21 +89,44 @@ function headingsIn(root: Element): Element[] {
 }
 
 /** Whether `block` or one of its closest blocks is an item of a run of RUN_MIN_ITEMS siblings titled by a linked `level` heading. */
-function inItemRun(block: Element, level: string): boolean {
+function inItemRun(block: Element, level: string, runs: Runs): boolean {
   let node: Element = block;
   for (let depth = 0; depth <= ITEM_MAX_DEPTH; depth++) {
     const parent = node.parent;
     if (!parent || !isElement(parent)) return false;
-    const kind = kindOf(node);
-    const run = childElements(parent).filter((sibling) => kindOf(sibling) === kind && titleLink(sibling, level) !== undefined);
-    if (run.length >= RUN_MIN_ITEMS && run.includes(node)) {
-      // Each item is titled by its own address (a post's author heading links one poster from several posts).
-      const addresses = new Set(run.map((item) => titleLink(item, level)));
-      return addresses.size === run.length;
-    }
+    const run = itemRun(parent, kindOf(node), level, runs);
+    if (run.items.size >= RUN_MIN_ITEMS && run.items.has(node)) return run.ownAddresses;
     node = parent;
   }
   return false;
+}
+
+/** The children of `parent` of one kind titled by a linked heading of `level`, and whether each has an address of its own. */
+interface ItemRun {
+  items: ReadonlySet<Element>;
+  ownAddresses: boolean;
+}
+
+/** The runs read so far, by parent, then by heading level and kind. */
+type Runs = Map<Element, Map<string, ItemRun>>;
+
+function itemRun(parent: Element, kind: string, level: string, runs: Runs): ItemRun {
+  let byKind = runs.get(parent);
+  if (!byKind) {
+    byKind = new Map();
+    runs.set(parent, byKind);
+  }
+  const key = `${level} ${kind}`;
+  let run = byKind.get(key);
+  if (!run) {
+    const items = childElements(parent).filter((sibling) => kindOf(sibling) === kind && titleLink(sibling, level) !== undefined);
+    // Each item is titled by its own address (a post's author heading links one poster from several posts); asked
+    // only of a run long enough.
+    const own = items.length >= RUN_MIN_ITEMS && new Set(items.map((item) => titleLink(item, level))).size === items.length;
+    run = { items: new Set(items), ownAddresses: own };
+    byKind.set(key, run);
+  }
+  return run;
 }
 
 /** The address of an item's first heading of `level`, when it holds a link. */

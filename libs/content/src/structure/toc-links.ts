@@ -39,15 +39,17 @@ export function tableOfContents(
   isSkipped: (el: Element) => boolean,
 ): Element | undefined {
   if (!heading) return undefined;
-  const pageLinks = hrefLinks(body, isSkipped);
-  const minLinks = Math.max(TOC_MIN_LINKS, TOC_MIN_PAGE_SHARE * pageLinks);
+  // The page's links are counted (a walk of the body) only once a section holds TOC_MIN_LINKS links: most hold fewer.
+  let minLinks: number | undefined;
   let branch: Element = heading;
   for (let level = 0; level < SECTION_MAX_LEVELS; level++) {
     const section = branch.parent;
     if (!section || !isElement(section) || section === body || section.name === 'html') return undefined;
     if (isChrome(section)) return undefined;
     // Enough links below the section at all, else neither it nor a section above it that holds it...
-    if ((counts.get(section)?.links ?? 0) >= minLinks) {
+    const sectionLinks = counts.get(section)?.links ?? 0;
+    if (sectionLinks >= TOC_MIN_LINKS) minLinks ??= Math.max(TOC_MIN_LINKS, TOC_MIN_PAGE_SHARE * hrefLinks(body, isSkipped));
+    if (minLinks !== undefined && sectionLinks >= minLinks) {
       const siblings = section.children.filter(isElement);
       for (const sibling of siblings.slice(siblings.indexOf(branch) + 1)) {
         const found = tocBlock(sibling, counts, isSkipped, minLinks);
