@@ -111,8 +111,11 @@ function census(root: Element, isSkipped: (el: Element) => boolean): { counts: M
       const child = children[frame.i++];
       if (typeOf(child) === 'text') {
         const data = textData(child);
-        if (frame.count) frame.count.text += normalizedLength(data);
-        if (frame.size !== undefined) frame.size += solidLength(data);
+        if (frame.count && frame.size !== undefined) {
+          frame.count.text += textLengths(data);
+          frame.size += solidOfLast;
+        } else if (frame.count) frame.count.text += normalizedLength(data);
+        else if (frame.size !== undefined) frame.size += solidLength(data);
       } else if (isElement(child)) {
         const count = frame.count && !isSkipped(child) ? { text: 0, link: 0, links: 0 } : undefined;
         const size = frame.size !== undefined && !UNRENDERED_TAGS.has(child.name) ? 0 : undefined;
@@ -137,10 +140,56 @@ function census(root: Element, isSkipped: (el: Element) => boolean): { counts: M
     }
     if (size !== undefined) {
       sizes.set(el, size);
-      if (parent && parent.size !== undefined && !isInvisible(el)) parent.size += size;
+      if (size > 0 && parent && parent.size !== undefined && !isInvisible(el)) parent.size += size;
     }
   }
   return { counts, sizes };
+}
+
+/** The solid length (dom.ts solidLength) of the text textLengths last measured. */
+let solidOfLast = 0;
+
+/**
+ * normalizedLength (readability/text-measure.ts) of `text`, and its solidLength (dom.ts) in solidOfLast: both in one
+ * pass over the text, as the census needs both of every text node.
+ */
+export function textLengths(text: string): number {
+  let len = 0;
+  let solid = 0;
+  let space = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160) {
+      if (!space) len++;
+      space = true;
+    } else {
+      len++;
+      space = false;
+      if (c >= 128 ? !isWideSpace(c) : c !== 11) solid++;
+    }
+  }
+  solidOfLast = solid;
+  return len;
+}
+
+/** The solid length of the text textLengths last measured (for its spec). */
+export function lastSolidLength(): number {
+  return solidOfLast;
+}
+
+/** Whether a character from U+0080 on is white space to `\s` (what solidLength passes over): no-break and other Unicode spaces. */
+function isWideSpace(c: number): boolean {
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** The strongest mark on the element or above it, up to the body. */
