@@ -1,4 +1,4 @@
-import { walk, type AnyNode, type Element } from '../dom';
+import { isElement, type AnyNode, type Element } from '../dom';
 
 /**
  * The rules that leave an element out of the main content, each asked once per element of the page instead of once
@@ -17,14 +17,22 @@ export class SkipVerdicts {
   constructor(root: AnyNode, rules: readonly ((el: Element) => boolean)[]) {
     this.rules = rules.length;
     const rule = this.rule;
-    walk(root, (el) => {
-      for (let i = 0; i < rules.length; i++) {
-        if (rules[i](el)) {
-          rule.set(el, i);
-          break;
+    // Every element under `root` once, in any order (the verdicts do not depend on it): only elements are stacked.
+    const stack: AnyNode[] = [root];
+    while (stack.length > 0) {
+      const children = (stack.pop() as { children?: AnyNode[] }).children;
+      if (children === undefined) continue;
+      for (const child of children) {
+        if (!isElement(child)) continue;
+        stack.push(child);
+        for (let i = 0; i < rules.length; i++) {
+          if (rules[i](child)) {
+            rule.set(child, i);
+            break;
+          }
         }
       }
-    });
+    }
   }
 
   /** A rule whose elements are known: numbered after the ones before it; elements an earlier rule leaves out keep theirs. */
