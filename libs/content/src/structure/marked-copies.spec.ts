@@ -1,6 +1,5 @@
-import { parseHtml, solidLength } from '../dom';
-import { normalizedLength } from '../readability/text-measure';
-import { lastSolidLength, markedCopies, textLengths } from './marked-copies';
+import { parseHtml } from '../dom';
+import { markedCopies } from './marked-copies';
 
 const words = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `word${i + from}`).join(' ');
 const slide = (id: string, cls: string) => `<div class="${cls}"><div id="${id}"><h3>Colorful design</h3><p>${words(30)}</p></div></div>`;
@@ -51,32 +50,5 @@ describe('marked copies: a cloned or hidden copy of a block is read once', () =>
   it('reads an underscore-named narrow-screen copy (`hidden_desktop`) as the copy', () => {
     const html = `<body>${slide('a', 'cards hidden_mobile')}${slide('b', 'cards hidden_desktop')}</body>`;
     expect(named(html)).toEqual(['b']);
-  });
-
-  it('measures a text in one pass as normalizedLength and solidLength do, over every kind of white space', () => {
-    const spaces = [
-      ' ',
-      '\t',
-      '\n',
-      '\v',
-      '\f',
-      '\r',
-      '\u00a0',
-      '\u1680',
-      '\u2000',
-      '\u200a',
-      '\u2028',
-      '\u2029',
-      '\u202f',
-      '\u205f',
-      '\u3000',
-      '\ufeff',
-    ];
-    const others = ['a', 'é', '\u180e', '\u200b', '\u2060', '\ud83d\ude00', '中'];
-    const texts = ['', 'x', ...spaces.flatMap((s) => others.map((o) => `${s}${o}${s}${s}${o}${o}${s}`))];
-    for (let c = 0; c < 0x10000; c += 7) texts.push(` a${String.fromCharCode(c)}b `);
-    for (const text of texts) {
-      expect([textLengths(text), lastSolidLength()]).toEqual([normalizedLength(text), solidLength(text)]);
-    }
   });
 });

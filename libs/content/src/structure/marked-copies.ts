@@ -1,6 +1,8 @@
-import { findFirst, isElement, solidLength, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
+import { findFirst, isElement, textData, typeOf, visibleText, type Document, type Element } from '../dom';
 import { isInvisible, UNRENDERED_TAGS } from '../visibility';
 import { normalizedLength } from '../readability/text-measure';
+import { walkElements } from './element-walk';
+import { lastSolidLength, solidLengthUpTo, textLengths } from './text-lengths';
 
 /** A block shorter than this (characters) may repeat for a reason (a label, a price, a short answer). */
 const COPY_MIN_TEXT = 120;
@@ -61,7 +63,7 @@ export function copyGroups(body: Element, isSkipped: (el: Element) => boolean): 
   for (const blocks of bySize.values()) repeated ||= blocks >= 2;
   if (!repeated) return [];
   const groups = new Map<string, Element[]>();
-  walk(body, (el) => {
+  walkElements(body, (el) => {
     if (isSkipped(el)) return false;
     const count = counts.get(el);
     if (count === undefined) return false;
@@ -117,9 +119,9 @@ function census(
         const data = textData(child);
         if (frame.text >= 0 && frame.size !== undefined) {
           frame.text += textLengths(data);
-          frame.size += solidOfLast;
+          frame.size += lastSolidLength();
         } else if (frame.text >= 0) frame.text += normalizedLength(data);
-        else if (frame.size !== undefined) frame.size += solidLength(data);
+        else if (frame.size !== undefined) frame.size += solidLengthUpTo(data, Infinity);
       } else if (isElement(child)) {
         const text = frame.text >= 0 && !isSkipped(child) ? 0 : -1;
         const size = frame.size !== undefined && !UNRENDERED_TAGS.has(child.name) ? 0 : undefined;
@@ -139,52 +141,6 @@ function census(
     if (size !== undefined && size > 0 && parent !== undefined && parent.size !== undefined && !isInvisible(el)) parent.size += size;
   }
   return { counts, sizes, bySize };
-}
-
-/** The solid length (dom.ts solidLength) of the text textLengths last measured. */
-let solidOfLast = 0;
-
-/**
- * normalizedLength (readability/text-measure.ts) of `text`, and its solidLength (dom.ts) in solidOfLast: both in one
- * pass over the text, as the census needs both of every text node.
- */
-export function textLengths(text: string): number {
-  let len = 0;
-  let solid = 0;
-  let space = true;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160) {
-      if (!space) len++;
-      space = true;
-    } else {
-      len++;
-      space = false;
-      if (c >= 128 ? !isWideSpace(c) : c !== 11) solid++;
-    }
-  }
-  solidOfLast = solid;
-  return len;
-}
-
-/** The solid length of the text textLengths last measured (for its spec). */
-export function lastSolidLength(): number {
-  return solidOfLast;
-}
-
-/** Whether a character from U+0080 on is white space to `\s` (what solidLength passes over): no-break and other Unicode spaces. */
-function isWideSpace(c: number): boolean {
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
 }
 
 /** The strongest mark on the element or above it, up to the body. */

@@ -1,4 +1,5 @@
-import { isElement, type AnyNode, type Element } from '../dom';
+import type { AnyNode, Element } from '../dom';
+import { walkElements } from './element-walk';
 
 /**
  * The rules that leave an element out of the main content, each asked once per element of the page instead of once
@@ -17,22 +18,14 @@ export class SkipVerdicts {
   constructor(root: AnyNode, rules: readonly ((el: Element) => boolean)[]) {
     this.rules = rules.length;
     const rule = this.rule;
-    // Every element under `root` once, in any order (the verdicts do not depend on it): only elements are stacked.
-    const stack: AnyNode[] = [root];
-    while (stack.length > 0) {
-      const children = (stack.pop() as { children?: AnyNode[] }).children;
-      if (children === undefined) continue;
-      for (const child of children) {
-        if (!isElement(child)) continue;
-        stack.push(child);
-        for (let i = 0; i < rules.length; i++) {
-          if (rules[i](child)) {
-            rule.set(child, i);
-            break;
-          }
+    walkElements(root, (el) => {
+      for (let i = 0; i < rules.length; i++) {
+        if (rules[i](el)) {
+          rule.set(el, i);
+          break;
         }
       }
-    }
+    });
   }
 
   /** A rule whose elements are known: numbered after the ones before it; elements an earlier rule leaves out keep theirs. */
