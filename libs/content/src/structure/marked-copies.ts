@@ -101,44 +101,50 @@ function census(
   const counts = new Map<Element, number>();
   const sizes = new Map<Element, number | undefined>();
   const bySize = new Map<number | undefined, number>();
-  interface Frame {
-    el: Element;
-    i: number;
-    /** The text count; -1 when the element is skipped (or under a skipped one): not counted. */
-    text: number;
-    /** Undefined under a script or a style: not sized. */
-    size: number | undefined;
-  }
-  const stack: Frame[] = [{ el: root, i: 0, text: 0, size: 0 }];
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1];
-    const children = frame.el.children;
-    if (frame.i < children.length) {
-      const child = children[frame.i++];
+  // The path from `root` to the element being read, one slot per level (no object per element): the element, its
+  // next child, its text count (-1 when it or an element above it is skipped: not counted) and its size (-1 under a
+  // script or a style: not sized).
+  const path: Element[] = [root];
+  const next: number[] = [0];
+  const texts: number[] = [0];
+  const sized: number[] = [0];
+  let top = 0;
+  while (top >= 0) {
+    const children = path[top].children;
+    if (next[top] < children.length) {
+      const child = children[next[top]++];
       if (typeOf(child) === 'text') {
         const data = textData(child);
-        if (frame.text >= 0 && frame.size !== undefined) {
-          frame.text += textLengths(data);
-          frame.size += lastSolidLength();
-        } else if (frame.text >= 0) frame.text += normalizedLength(data);
-        else if (frame.size !== undefined) frame.size += solidLengthUpTo(data, Infinity);
+        if (texts[top] >= 0 && sized[top] >= 0) {
+          texts[top] += textLengths(data);
+          sized[top] += lastSolidLength();
+        } else if (texts[top] >= 0) texts[top] += normalizedLength(data);
+        else if (sized[top] >= 0) sized[top] += solidLengthUpTo(data, Infinity);
       } else if (isElement(child)) {
-        const text = frame.text >= 0 && !isSkipped(child) ? 0 : -1;
-        const size = frame.size !== undefined && !UNRENDERED_TAGS.has(child.name) ? 0 : undefined;
-        if (text >= 0 || size !== undefined) stack.push({ el: child, i: 0, text, size });
+        const text = texts[top] >= 0 && !isSkipped(child) ? 0 : -1;
+        const size = sized[top] >= 0 && !UNRENDERED_TAGS.has(child.name) ? 0 : -1;
+        if (text >= 0 || size >= 0) {
+          top++;
+          path[top] = child;
+          next[top] = 0;
+          texts[top] = text;
+          sized[top] = size;
+        }
       }
       continue;
     }
-    stack.pop();
-    const { el, text, size } = frame;
-    const parent = stack[stack.length - 1];
+    const el = path[top];
+    const text = texts[top];
+    const size = sized[top] >= 0 ? sized[top] : undefined;
+    top--;
     if (text >= COPY_MIN_TEXT) {
       counts.set(el, text);
       sizes.set(el, size);
       if (el !== root && compared(el, counts)) bySize.set(size, (bySize.get(size) ?? 0) + 1);
     }
-    if (text > 0 && parent !== undefined && parent.text >= 0) parent.text += text;
-    if (size !== undefined && size > 0 && parent !== undefined && parent.size !== undefined && !isInvisible(el)) parent.size += size;
+    if (top < 0) break;
+    if (text > 0 && texts[top] >= 0) texts[top] += text;
+    if (size !== undefined && size > 0 && sized[top] >= 0 && !isInvisible(el)) sized[top] += size;
   }
   return { counts, sizes, bySize };
 }
