@@ -24,9 +24,10 @@ import { placeholderLabels } from './structure/placeholder-labels';
 import { postSignatures } from './structure/post-signatures';
 import { quotedCopies } from './structure/quoted-copies';
 import { recommendationBlocks } from './structure/recommendations';
-import { rememberAnswers } from './structure/remembered-answers';
+import { shortLines } from './structure/short-lines';
 import { signUps } from './structure/sign-ups';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
+import { SkipVerdicts } from './structure/skip-verdicts';
 import { textCensus, type TextCount } from './structure/text-census';
 import { isPeerThread, threadPosts } from './structure/thread-posts';
 import { itemPanels } from './structure/item-panels';
@@ -141,19 +142,21 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   for (const el of foldedAnswers(document, hiddenSkips)) panels.add(el);
   const callerSkips = panels.size === 0 ? hiddenSkips : (el: Element) => !panels.has(el) && hiddenSkips(el);
   const reviewsOut = mayBeProductPage(kinds) ? reviewBlocks(document) : undefined;
+  // Every later walk asks of each element it meets whether it is left out: each rule is asked once per element
+  // (structure/skip-verdicts.ts), in this order: the caller's, a hiding class, a block of customers' reviews.
+  const verdicts = new SkipVerdicts(document, reviewsOut ? [callerSkips, isHiddenByClass, reviewsOut] : [callerSkips, isHiddenByClass]);
+  // The page's short lines, read once for the carousel titles and the tile labels (structure/short-lines.ts).
+  const lines = shortLines(document, verdicts.skippedBy(1));
   // On every page: a store's carousels, and an article's "You may also like" the grab left in.
-  const recommendationsOut = recommendationBlocks(document, callerSkips);
+  const recommendationsOut = recommendationBlocks(document, verdicts.skippedBy(1), lines);
   // A grid's labels ("Best seller", "Sold out") and tile controls ("Select size"): decoration of its items.
-  const badgesOut = tileBadges(document, callerSkips);
+  const badgesOut = tileBadges(document, verdicts.skippedBy(1), lines);
   // A block drawn again as a carousel clone, a mobile copy or a hidden copy: the copy a reader sees stays.
-  const copiesOut = markedCopies(document, (el) => callerSkips(el) || isHiddenByClass(el));
-  const isSkipped = (el: Element) =>
-    callerSkips(el) ||
-    isHiddenByClass(el) ||
-    (reviewsOut?.(el) ?? false) ||
-    recommendationsOut.has(el) ||
-    badgesOut.has(el) ||
-    copiesOut.has(el);
+  const copiesOut = markedCopies(document, verdicts.skippedBy(2));
+  verdicts.add(recommendationsOut);
+  verdicts.add(badgesOut);
+  verdicts.add(copiesOut);
+  const isSkipped = verdicts.skipped;
   const c = mainContentCandidates(document, isSkipped, page.kinds);
   // A grab that is a listing's description (the text above a category's items) is no article, whatever the page declares.
   const listing = c.grab.roots.length === 1 && isListingDescription(c.grab.roots[0]);
@@ -162,8 +165,8 @@ export function extractMainContent(document: Document, hiddenSkips: (el: Element
   // A declared product's short grab without the item's name or a price is a side block (structure/stray-grab.ts).
   const stray = grabHolds && kinds.has('product') && !kinds.has('collection') && isStrayGrab(c.grab, c.region, c.isSkipped);
   const chosen = grabHolds && !stray ? c.grab : c.region;
-  // Every part below asks whether the caller skips an element, of the same elements: the answers are remembered.
-  const skipped = rememberAnswers(c.isSkipped);
+  // Every part below asks whether an element is skipped, of the same elements: one look-up each (structure/skip-verdicts.ts).
+  const skipped = c.isSkipped;
   const roots = [...chosen.roots];
   const run = [...chosen.roots];
   const removed = new Set(chosen.removed);

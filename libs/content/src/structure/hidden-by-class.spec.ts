@@ -6,7 +6,8 @@ const el = (cls: string) => findFirst(parseHtml(`<body><div class="${cls}">text<
 describe('hidden by class: what a framework stylesheet hides', () => {
   it('takes the hiding classes of the common frameworks, as whole class names', () => {
     for (const cls of ['hide', 'd-none', 'is-hidden', 'invisible', 'productView-info hide']) expect(isHiddenByClass(el(cls))).toBe(true);
-    for (const cls of ['hide-on-mobile', 'hidden-xs', 'no-hide', 'content']) expect(isHiddenByClass(el(cls))).toBe(false);
+    for (const cls of ['hide-on-mobile', 'hidden-xs', 'no-hide', 'content', 'd-none-x invisibles'])
+      expect(isHiddenByClass(el(cls))).toBe(false);
   });
 
   it("leaves alone a block a class shows from some screen width on, and Tailwind's `hidden` (collapsed accordion answers)", () => {

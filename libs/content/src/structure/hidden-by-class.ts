@@ -18,6 +18,9 @@ const SHOWN_FROM =
 export function isHiddenByClass(el: Element): boolean {
   const cls = el.attribs.class;
   if (cls === undefined || cls.length < 4) return false;
+  // Most class attributes hold none of the hiding names, even as a part: answered without a look-up (hashing each
+  // element's class attribute for the look-up costs more than reading it through).
+  if (!cls.includes('hid') && !cls.includes('d-none') && !cls.includes('invisible')) return false;
   let verdict = verdicts.get(cls);
   if (verdict === undefined) {
     const names = cls.split(/\s+/);

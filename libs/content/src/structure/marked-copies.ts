@@ -1,7 +1,8 @@
-import { findFirst, isElement, solidLength, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
+import { findFirst, isElement, textData, typeOf, visibleText, type Document, type Element } from '../dom';
 import { isInvisible, UNRENDERED_TAGS } from '../visibility';
 import { normalizedLength } from '../readability/text-measure';
-import type { TextCount } from './text-census';
+import { walkElements } from './element-walk';
+import { lastSolidLength, solidLengthUpTo, textLengths } from './text-lengths';
 
 /** A block shorter than this (characters) may repeat for a reason (a label, a price, a short answer). */
 const COPY_MIN_TEXT = 120;
@@ -55,24 +56,18 @@ export function markedCopies(document: Document, isSkipped: (el: Element) => boo
  * the marked copies here and a product page's copies (product-copies.ts).
  */
 export function copyGroups(body: Element, isSkipped: (el: Element) => boolean): Element[][] {
-  const { counts, sizes } = census(body, isSkipped);
-  const compared = (el: Element) => BLOCKS.has(el.name) && !onlyChildWrapper(el, counts);
+  const { counts, sizes, bySize } = census(body, isSkipped);
   // Reading a block's text is the cost here, so a block is read only when another block it could repeat has as
   // many characters other than white space in its visible text (a word-for-word copy has): most blocks have none.
-  const bySize = new Map<number, number>();
-  walk(body, (el) => {
-    if (isSkipped(el)) return false;
-    const count = counts.get(el);
-    if (!count || count.text < COPY_MIN_TEXT) return false;
-    if (compared(el)) bySize.set(sizes.get(el)!, (bySize.get(sizes.get(el)!) ?? 0) + 1);
-    return true;
-  });
+  let repeated = false;
+  for (const blocks of bySize.values()) repeated ||= blocks >= 2;
+  if (!repeated) return [];
   const groups = new Map<string, Element[]>();
-  walk(body, (el) => {
+  walkElements(body, (el) => {
     if (isSkipped(el)) return false;
     const count = counts.get(el);
-    if (!count || count.text < COPY_MIN_TEXT) return false;
-    if (!compared(el) || bySize.get(sizes.get(el)!)! < 2) return true;
+    if (count === undefined) return false;
+    if (bySize.get(sizes.get(el))! < 2 || !compared(el, counts)) return true;
     const text = visibleText(el);
     const group = groups.get(text);
     if (group === undefined) {
@@ -86,61 +81,72 @@ export function copyGroups(body: Element, isSkipped: (el: Element) => boolean): 
   return [...groups.values()].filter((group) => group.length >= 2);
 }
 
+/** Whether `el` is compared: a block (BLOCKS), not a wrapper whose text is all in one child. */
+function compared(el: Element, counts: ReadonlyMap<Element, number>): boolean {
+  return BLOCKS.has(el.name) && !onlyChildWrapper(el, counts);
+}
+
 /**
- * In one post-order pass over `root`: textCensus's counts (elements `isSkipped` leaves out count nothing and get no
- * entry), and how many characters other than white space each element's visible text holds, read as visibleText
- * reads it (the element itself always, hidden elements below it not; skipped ones are still read, as visibleText
- * reads them). Scripts and styles get no size: none is ever in BLOCKS.
+ * In one post-order pass over `root`, for the elements holding COPY_MIN_TEXT characters or more (the only ones
+ * compared, or looked into: every element above such an element holds as much): textCensus's text count (elements
+ * `isSkipped` leaves out, and those below them, count nothing and get no entry); how many characters other than
+ * white space the element's visible text holds, read as visibleText reads it (the element itself always, hidden
+ * elements below it not; skipped ones are still read, as visibleText reads them; scripts and styles get no size:
+ * none is ever in BLOCKS); and, by that size, how many of the compared blocks below `root` hold it.
  */
-function census(root: Element, isSkipped: (el: Element) => boolean): { counts: Map<Element, TextCount>; sizes: Map<Element, number> } {
-  const counts = new Map<Element, TextCount>();
-  const sizes = new Map<Element, number>();
-  interface Frame {
-    el: Element;
-    i: number;
-    /** Undefined when the element is skipped (or under a skipped one): not counted. */
-    count: TextCount | undefined;
-    /** Undefined under a script or a style: not sized. */
-    size: number | undefined;
-  }
-  const stack: Frame[] = [{ el: root, i: 0, count: { text: 0, link: 0, links: 0 }, size: 0 }];
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1];
-    const children = frame.el.children;
-    if (frame.i < children.length) {
-      const child = children[frame.i++];
+function census(
+  root: Element,
+  isSkipped: (el: Element) => boolean,
+): { counts: Map<Element, number>; sizes: Map<Element, number | undefined>; bySize: Map<number | undefined, number> } {
+  const counts = new Map<Element, number>();
+  const sizes = new Map<Element, number | undefined>();
+  const bySize = new Map<number | undefined, number>();
+  // The path from `root` to the element being read, one slot per level (no object per element): the element, its
+  // next child, its text count (-1 when it or an element above it is skipped: not counted) and its size (-1 under a
+  // script or a style: not sized).
+  const path: Element[] = [root];
+  const next: number[] = [0];
+  const texts: number[] = [0];
+  const sized: number[] = [0];
+  let top = 0;
+  while (top >= 0) {
+    const children = path[top].children;
+    if (next[top] < children.length) {
+      const child = children[next[top]++];
       if (typeOf(child) === 'text') {
         const data = textData(child);
-        if (frame.count) frame.count.text += normalizedLength(data);
-        if (frame.size !== undefined) frame.size += solidLength(data);
+        if (texts[top] >= 0 && sized[top] >= 0) {
+          texts[top] += textLengths(data);
+          sized[top] += lastSolidLength();
+        } else if (texts[top] >= 0) texts[top] += normalizedLength(data);
+        else if (sized[top] >= 0) sized[top] += solidLengthUpTo(data, Infinity);
       } else if (isElement(child)) {
-        const count = frame.count && !isSkipped(child) ? { text: 0, link: 0, links: 0 } : undefined;
-        const size = frame.size !== undefined && !UNRENDERED_TAGS.has(child.name) ? 0 : undefined;
-        if (count || size !== undefined) stack.push({ el: child, i: 0, count, size });
+        const text = texts[top] >= 0 && !isSkipped(child) ? 0 : -1;
+        const size = sized[top] >= 0 && !UNRENDERED_TAGS.has(child.name) ? 0 : -1;
+        if (text >= 0 || size >= 0) {
+          top++;
+          path[top] = child;
+          next[top] = 0;
+          texts[top] = text;
+          sized[top] = size;
+        }
       }
       continue;
     }
-    stack.pop();
-    const { el, count, size } = frame;
-    const parent = stack[stack.length - 1];
-    if (count) {
-      if (el.name === 'a') {
-        count.link = count.text;
-        count.links++;
-      }
-      counts.set(el, count);
-      if (parent?.count) {
-        parent.count.text += count.text;
-        parent.count.link += count.link;
-        parent.count.links += count.links;
-      }
-    }
-    if (size !== undefined) {
+    const el = path[top];
+    const text = texts[top];
+    const size = sized[top] >= 0 ? sized[top] : undefined;
+    top--;
+    if (text >= COPY_MIN_TEXT) {
+      counts.set(el, text);
       sizes.set(el, size);
-      if (parent && parent.size !== undefined && !isInvisible(el)) parent.size += size;
+      if (el !== root && compared(el, counts)) bySize.set(size, (bySize.get(size) ?? 0) + 1);
     }
+    if (top < 0) break;
+    if (text > 0 && texts[top] >= 0) texts[top] += text;
+    if (size !== undefined && size > 0 && sized[top] >= 0 && !isInvisible(el)) sized[top] += size;
   }
-  return { counts, sizes };
+  return { counts, sizes, bySize };
 }
 
 /** The strongest mark on the element or above it, up to the body. */
@@ -170,11 +176,11 @@ function ownMark(el: Element): Mark {
  * block child does (a paragraph whose text is all in one `<span>`, a section whose text is all in a nested `<body>`
  * are compared themselves: the child is no block and would never be).
  */
-function onlyChildWrapper(el: Element, counts: ReadonlyMap<Element, TextCount>): boolean {
-  const text = counts.get(el)?.text ?? 0;
+function onlyChildWrapper(el: Element, counts: ReadonlyMap<Element, number>): boolean {
+  const text = counts.get(el) ?? 0;
   for (const child of el.children) {
     const count = counts.get(child as Element);
-    if (count && count.text === text) return BLOCKS.has((child as Element).name) || onlyChildWrapper(child as Element, counts);
+    if (count === text) return BLOCKS.has((child as Element).name) || onlyChildWrapper(child as Element, counts);
   }
   return false;
 }

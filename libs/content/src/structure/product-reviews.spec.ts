@@ -26,6 +26,8 @@ describe("product reviews: what buyers say is not the product page's content", (
       'class="product-reviews-section"',
       'class="review-list"',
       'itemprop="review"',
+      'class="Product-REVIEWS"',
+      'id="x User-Reviews"',
     ])
       expect(isReviewBlock(el(attrs))).toBe(true);
     for (const attrs of ['class="preview"', 'class="overview"', 'class="review-body"', 'class="content"'])

@@ -5,6 +5,9 @@ import type { DeclaredKind } from './declared-kind';
 const REVIEWS =
   /(?:^|[-_])(?:reviews|customer-?reviews?|user-?reviews?|review-?(?:list|ctn|container|section|widget|stars?|summary))(?:$|[-_])/i;
 
+/** What every name REVIEWS takes holds. */
+const REVIEW_WORD = /review/i;
+
 /**
  * Whether a page may be a product page, whose customers' reviews are not its content: it declares a product, or
  * declares neither an article nor a discussion (a review article or a thread of opinions is all reviews).
@@ -27,8 +30,10 @@ function reviewName(el: Element): string | undefined {
   if (el.name === 'body' || el.name === 'html' || el.name === 'main') return undefined;
   if (el.attribs.itemprop === 'review') return 'itemprop=review';
   const { class: cls, id } = el.attribs;
+  // Every name REVIEWS takes holds "review": an attribute without it is read through once, not split nor looked up.
   return (
-    (cls === undefined ? undefined : classReviewName(cls)) ?? (id === undefined ? undefined : id.split(/\s+/).find((n) => REVIEWS.test(n)))
+    (cls === undefined || !REVIEW_WORD.test(cls) ? undefined : classReviewName(cls)) ??
+    (id === undefined || !REVIEW_WORD.test(id) ? undefined : id.split(/\s+/).find((n) => REVIEWS.test(n)))
   );
 }
 

@@ -1,16 +1,5 @@
-import {
-  collapseWhitespace,
-  solidLength,
-  findFirst,
-  isElement,
-  textData,
-  typeOf,
-  visibleText,
-  walk,
-  type AnyNode,
-  type Document,
-  type Element,
-} from '../dom';
+import { findFirst, isElement, textData, visibleText, walk, type AnyNode, type Document, type Element } from '../dom';
+import { shortLines, type ShortLine } from './short-lines';
 
 /**
  * The title of a shop's recommendation carousel ("Related products", "You may also like", "Frequently bought
@@ -32,22 +21,17 @@ const HAS_WORD = /[\p{L}\p{N}]/u;
  * The page's recommendation blocks: for each carousel title (RECOMMENDATIONS), the smallest block that starts
  * with it and holds RECOMMENDATIONS_MIN_LINKS links (the items), at most RECOMMENDATIONS_MAX_SHARE of the body's
  * text and without the page's `<h1>`; the title alone when its items are not in the markup (loaded by a script).
- * Other items for sale (or other stories), not what the page is about; true of every kind of page.
+ * Other items for sale (or other stories), not what the page is about; true of every kind of page. The titles are
+ * looked for among the page's short lines (structure/short-lines.ts), which the caller may have read already.
  */
-export function recommendationBlocks(document: Document, isSkipped: (el: Element) => boolean): Set<Element> {
+export function recommendationBlocks(
+  document: Document,
+  isSkipped: (el: Element) => boolean,
+  lines: readonly ShortLine[] = shortLines(document, isSkipped),
+): Set<Element> {
   const body = findFirst(document, 'body') ?? document;
   const titles: Element[] = [];
-  walk(body, (el) => {
-    if (isSkipped(el)) return false;
-    for (const child of el.children) {
-      if (typeOf(child) !== 'text') continue;
-      const data = textData(child);
-      if (data.length > 70 && solidLength(data, 70) > 70) continue;
-      const text = collapseWhitespace(data);
-      if (text.length > 3 && text.length <= 70 && RECOMMENDATIONS.test(text)) titles.push(el);
-    }
-    return true;
-  });
+  for (const { el, text } of lines) if (text.length > 3 && RECOMMENDATIONS.test(text)) titles.push(el);
   const blocks = new Set<Element>();
   if (titles.length === 0) return blocks;
   const bodyText = visibleText(body).length;

@@ -1,4 +1,5 @@
-import { collapseWhitespace, findFirst, solidLength, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
+import { findFirst, typeOf, visibleText, type AnyNode, type Document, type Element } from '../dom';
+import { shortLines, type ShortLine } from './short-lines';
 
 /**
  * A shop's merchandising label on an item tile ("Best seller", "Top rated", "New arrival", "Sold out", "Low
@@ -16,24 +17,27 @@ const HEADING = /^h[1-6]$/;
 
 /**
  * The labels and controls of a page's item tiles (BADGE), when at least BADGE_MIN_REPEATS of them sit on the
- * page: a grid's decoration, not its items. A heading is never one ("Best sellers" titling a section).
+ * page: a grid's decoration, not its items. A heading is never one ("Best sellers" titling a section), nor anything
+ * in one. The labels are looked for among the page's short lines (structure/short-lines.ts), which the caller may
+ * have read already.
  */
-export function tileBadges(document: Document, isSkipped: (el: Element) => boolean): Set<Element> {
+export function tileBadges(
+  document: Document,
+  isSkipped: (el: Element) => boolean,
+  lines: readonly ShortLine[] = shortLines(document, isSkipped),
+): Set<Element> {
   const body = findFirst(document, 'body') ?? document;
   const badges = new Set<Element>();
-  walk(body, (el) => {
-    if (isSkipped(el)) return false;
-    if (HEADING.test(el.name)) return false;
-    for (const child of el.children) {
-      if (typeOf(child) !== 'text') continue;
-      const data = textData(child);
-      if (data.length > 24 && solidLength(data, 24) > 24) continue;
-      const text = collapseWhitespace(data);
-      if (text.length < 3 || text.length > 24 || !BADGE.test(text)) continue;
-      // The label's own element: nothing in it but its text (not a tile's link around an image and a label).
-      if (el.children.every((c) => typeOf(c) === 'text') && visibleText(el, 40) === text) badges.add(el);
-    }
-    return true;
-  });
+  for (const { el, text } of lines) {
+    if (text.length < 3 || text.length > 24 || !BADGE.test(text)) continue;
+    // The label's own element: nothing in it but its text (not a tile's link around an image and a label).
+    if (el.children.every((c) => typeOf(c) === 'text') && visibleText(el, 40) === text && !inHeading(el, body)) badges.add(el);
+  }
   return badges.size >= BADGE_MIN_REPEATS ? badges : new Set();
+}
+
+/** Whether `el` is a heading or inside one, below `root`. */
+function inHeading(el: Element, root: AnyNode): boolean {
+  for (let node: AnyNode | null = el; node && node !== root; node = node.parent) if (HEADING.test((node as Element).name)) return true;
+  return false;
 }

@@ -1,0 +1,39 @@
+import { collapseWhitespace, findFirst, textData, typeOf, type AnyNode, type Document, type Element } from '../dom';
+import { walkElements } from './element-walk';
+import { solidLengthUpTo } from './text-lengths';
+
+/** The longest line (characters, white space collapsed) a rule reading short lines looks at. */
+export const SHORT_LINE_MAX = 70;
+
+/** A short line of text and the element whose own text node it is. */
+export interface ShortLine {
+  el: Element;
+  /** The text node's text, white space collapsed: 1 to SHORT_LINE_MAX characters. */
+  text: string;
+}
+
+/**
+ * The page's short lines: each text node under the body (a child of an element below it) that holds a word's worth
+ * and at most SHORT_LINE_MAX characters once its white space is collapsed, in document order, not looking into what
+ * `isSkipped` leaves out. The labels and titles the rules reading short lines look for (a carousel's title,
+ * structure/recommendations.ts; a tile's badge, structure/tile-badges.ts) are found in one walk, each text
+ * collapsed once.
+ */
+export function shortLines(document: Document, isSkipped: (el: Element) => boolean): ShortLine[] {
+  const body: AnyNode = findFirst(document, 'body') ?? document;
+  const lines: ShortLine[] = [];
+  walkElements(body, (el) => {
+    if (isSkipped(el)) return false;
+    for (const child of el.children) {
+      if (typeOf(child) !== 'text') continue;
+      const data = textData(child);
+      // Most text nodes are the white space between tags, and a long one is no line: neither is collapsed.
+      const solid = solidLengthUpTo(data, SHORT_LINE_MAX);
+      if (solid === 0 || solid > SHORT_LINE_MAX) continue;
+      const text = collapseWhitespace(data);
+      if (text.length <= SHORT_LINE_MAX) lines.push({ el, text });
+    }
+    return true;
+  });
+  return lines;
+}
