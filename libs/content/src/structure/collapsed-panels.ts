@@ -1,6 +1,5 @@
-import { isElement, textData, type Document, type Element } from '../dom';
+import { isElement, textData, walk, type Document, type Element } from '../dom';
 import { isHidden, UNRENDERED_TAGS } from '../visibility';
-import { walkElements } from './element-walk';
 import { textCensus } from './text-census';
 
 /** A panel with more of its text in links than this is a menu or a list of links a toggle opens, not an answer. */
@@ -19,7 +18,7 @@ const PANEL_MAX_LINK_SHARE = 0.3;
 export function collapsedPanels(document: Document, isSkipped: (el: Element) => boolean, options: { tabs?: boolean } = {}): Set<Element> {
   const controlled = new Set<string>();
   const tabs = new Set<string>();
-  walkElements(document, (el) => {
+  walk(document, (el) => {
     const controls = el.attribs['aria-controls'];
     const isTab = options.tabs === true && el.attribs.role === 'tab';
     if (controls !== undefined && (el.attribs['aria-expanded'] !== undefined || isTab))
@@ -32,7 +31,7 @@ export function collapsedPanels(document: Document, isSkipped: (el: Element) => 
   const isPanel = (el: Element) =>
     (el.attribs.id !== undefined && controlled.has(el.attribs.id)) ||
     (el.attribs.role === 'tabpanel' && (el.attribs['aria-labelledby'] ?? '').split(/\s+/).some((id) => tabs.has(id)));
-  walkElements(document, (el) => {
+  walk(document, (el) => {
     if (UNRENDERED_TAGS.has(el.name)) return false;
     if (!isPanel(el)) return true;
     const panel = isHidden(el) ? el : collapseWrapper(el);

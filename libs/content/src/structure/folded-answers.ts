@@ -1,6 +1,5 @@
-import { isElement, visibleText, type Document, type Element } from '../dom';
+import { isElement, visibleText, walk, type Document, type Element } from '../dom';
 import { isHidden, UNRENDERED_TAGS } from '../visibility';
-import { walkElements } from './element-walk';
 import { textCensus } from './text-census';
 
 /** A list of questions holds at least this many... */
@@ -19,7 +18,7 @@ const QUESTION_MAX_TEXT = 200;
  */
 export function foldedAnswers(document: Document, isSkipped: (el: Element) => boolean): Set<Element> {
   const byList = new Map<Element, Element[]>();
-  walkElements(document, (el) => {
+  walk(document, (el) => {
     if (UNRENDERED_TAGS.has(el.name)) return false;
     if (!isHidden(el) || !isSkipped(el)) return true;
     const question = previousElement(el);

@@ -1,8 +1,7 @@
-import { findFirst, isElement, textData, typeOf, visibleText, type Document, type Element } from '../dom';
+import { findFirst, isElement, solidLength, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
 import { isInvisible, UNRENDERED_TAGS } from '../visibility';
 import { normalizedLength } from '../readability/text-measure';
-import { walkElements } from './element-walk';
-import { lastSolidLength, solidLengthUpTo, textLengths } from './text-lengths';
+import { lastSolidLength, textLengths } from './text-lengths';
 
 /** A block shorter than this (characters) may repeat for a reason (a label, a price, a short answer). */
 const COPY_MIN_TEXT = 120;
@@ -63,7 +62,7 @@ export function copyGroups(body: Element, isSkipped: (el: Element) => boolean): 
   for (const blocks of bySize.values()) repeated ||= blocks >= 2;
   if (!repeated) return [];
   const groups = new Map<string, Element[]>();
-  walkElements(body, (el) => {
+  walk(body, (el) => {
     if (isSkipped(el)) return false;
     const count = counts.get(el);
     if (count === undefined) return false;
@@ -119,7 +118,7 @@ function census(
           texts[top] += textLengths(data);
           sized[top] += lastSolidLength();
         } else if (texts[top] >= 0) texts[top] += normalizedLength(data);
-        else if (sized[top] >= 0) sized[top] += solidLengthUpTo(data, Infinity);
+        else if (sized[top] >= 0) sized[top] += solidLength(data);
       } else if (isElement(child)) {
         const text = texts[top] >= 0 && !isSkipped(child) ? 0 : -1;
         const size = sized[top] >= 0 && !UNRENDERED_TAGS.has(child.name) ? 0 : -1;

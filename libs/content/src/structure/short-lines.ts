@@ -1,6 +1,4 @@
-import { collapseWhitespace, findFirst, textData, typeOf, type AnyNode, type Document, type Element } from '../dom';
-import { walkElements } from './element-walk';
-import { solidLengthUpTo } from './text-lengths';
+import { collapseWhitespace, findFirst, solidLength, textData, typeOf, walk, type AnyNode, type Document, type Element } from '../dom';
 
 /** The longest line (characters, white space collapsed) a rule reading short lines looks at. */
 export const SHORT_LINE_MAX = 70;
@@ -22,13 +20,13 @@ export interface ShortLine {
 export function shortLines(document: Document, isSkipped: (el: Element) => boolean): ShortLine[] {
   const body: AnyNode = findFirst(document, 'body') ?? document;
   const lines: ShortLine[] = [];
-  walkElements(body, (el) => {
+  walk(body, (el) => {
     if (isSkipped(el)) return false;
     for (const child of el.children) {
       if (typeOf(child) !== 'text') continue;
       const data = textData(child);
       // Most text nodes are the white space between tags, and a long one is no line: neither is collapsed.
-      const solid = solidLengthUpTo(data, SHORT_LINE_MAX);
+      const solid = solidLength(data, SHORT_LINE_MAX);
       if (solid === 0 || solid > SHORT_LINE_MAX) continue;
       const text = collapseWhitespace(data);
       if (text.length <= SHORT_LINE_MAX) lines.push({ el, text });

@@ -1,5 +1,4 @@
-import type { AnyNode, Element } from '../dom';
-import { walkElements } from './element-walk';
+import { walk, type AnyNode, type Element } from '../dom';
 
 /**
  * The rules that leave an element out of the main content, each asked once per element of the page instead of once
@@ -18,7 +17,7 @@ export class SkipVerdicts {
   constructor(root: AnyNode, rules: readonly ((el: Element) => boolean)[]) {
     this.rules = rules.length;
     const rule = this.rule;
-    walkElements(root, (el) => {
+    walk(root, (el) => {
       for (let i = 0; i < rules.length; i++) {
         if (rules[i](el)) {
           rule.set(el, i);

@@ -1,6 +1,6 @@
 import { solidLength } from '../dom';
 import { normalizedLength } from '../readability/text-measure';
-import { lastSolidLength, solidLengthUpTo, textLengths } from './text-lengths';
+import { lastSolidLength, textLengths } from './text-lengths';
 
 describe('text lengths: a text node measured in one pass', () => {
   const spaces = [
@@ -27,10 +27,5 @@ describe('text lengths: a text node measured in one pass', () => {
 
   it('measures as normalizedLength and solidLength do, over every kind of white space', () => {
     for (const text of texts) expect([textLengths(text), lastSolidLength()]).toEqual([normalizedLength(text), solidLength(text)]);
-  });
-
-  it('counts solid characters up to a bound as solidLength does', () => {
-    for (const text of [...texts, 'word '.repeat(30), ' \u3000'.repeat(40) + 'x'.repeat(80)])
-      for (const upTo of [0, 2, 5, 70]) expect(solidLengthUpTo(text, upTo)).toBe(solidLength(text, upTo));
   });
 });

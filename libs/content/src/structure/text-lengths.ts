@@ -1,3 +1,5 @@
+import { isSpaceCode } from '../dom';
+
 /**
  * Lengths of a text node's text the main-content parts measure on every node of the page, in one pass each and
  * without a regular expression per character: the same numbers as readability/text-measure.ts normalizedLength and
@@ -23,7 +25,7 @@ export function textLengths(text: string): number {
     } else {
       len++;
       space = false;
-      if (c >= 128 ? !isWideSpace(c) : c !== 11) solid++;
+      if (!isSpaceCode(c)) solid++;
     }
   }
   solidOfLast = solid;
@@ -33,32 +35,4 @@ export function textLengths(text: string): number {
 /** The solid length of the text textLengths last measured. */
 export function lastSolidLength(): number {
   return solidOfLast;
-}
-
-/**
- * dom.ts solidLength: the characters of `text` that are not white space (as collapseWhitespace reads it), counted
- * up to `upTo` + 1 at most.
- */
-export function solidLengthUpTo(text: string, upTo: number): number {
-  let solid = 0;
-  for (let i = 0; i < text.length && solid <= upTo; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 128 ? c !== 32 && (c < 9 || c > 13) : !isWideSpace(c)) solid++;
-  }
-  return solid;
-}
-
-/** Whether a character from U+0080 on is white space to `\s`: the no-break and other Unicode spaces. */
-function isWideSpace(c: number): boolean {
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
 }
