@@ -24,6 +24,7 @@ import { placeholderLabels } from './structure/placeholder-labels';
 import { postSignatures } from './structure/post-signatures';
 import { quotedCopies } from './structure/quoted-copies';
 import { recommendationBlocks } from './structure/recommendations';
+import { rememberAnswers } from './structure/remembered-answers';
 import { signUps } from './structure/sign-ups';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { textCensus, type TextCount } from './structure/text-census';
@@ -237,7 +238,10 @@ export function mainContentCandidates(
   kinds: ReadonlySet<DeclaredKind> = new Set(),
 ): MainContentCandidates {
   const body = findFirst(document, 'body') ?? findFirst(document, 'html') ?? adoptIntoBody(document);
-  const isSkipped = isAppShell(body, callerSkips) ? (el: Element) => el.name !== 'noscript' && callerSkips(el) : callerSkips;
+  // Every candidate (the census, each grab attempt, the region's furniture) and every part after the choice asks
+  // whether an element is skipped, of the same elements: the answers are remembered (structure/remembered-answers.ts).
+  const skips = rememberAnswers(callerSkips);
+  const isSkipped = isAppShell(body, skips) ? rememberAnswers((el: Element) => el.name !== 'noscript' && skips(el)) : skips;
   const counts = textCensus(body, isSkipped);
   const grab = readabilityGrab(body, isSkipped);
   return {
