@@ -243,6 +243,7 @@ export function mainContentCandidates(
   kinds: ReadonlySet<DeclaredKind> = new Set(),
 ): MainContentCandidates {
   const body = findFirst(document, 'body') ?? findFirst(document, 'html') ?? adoptIntoBody(document);
+  // The caller's rule is one look-up per element (extractMainContent's skip verdicts, structure/skip-verdicts.ts).
   const isSkipped = isAppShell(body, callerSkips) ? (el: Element) => el.name !== 'noscript' && callerSkips(el) : callerSkips;
   const counts = textCensus(body, isSkipped);
   const grab = readabilityGrab(body, isSkipped);

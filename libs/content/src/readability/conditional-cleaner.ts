@@ -29,6 +29,16 @@ interface Counts {
   table: number;
 }
 
+function emptyCounts(): Counts {
+  return { text: 0, link: 0, commas: 0, p: 0, img: 0, li: 0, input: 0, embed: 0, heading: 0, textish: 0, list: 0, table: 0 };
+}
+
+/** A class or id naming a share bar (each read alone: SHARE never spans the two). */
+function isShareBar(el: Element): boolean {
+  const { class: cls, id } = el.attribs;
+  return (cls !== undefined && SHARE.test(cls)) || (id !== undefined && SHARE.test(id));
+}
+
 /**
  * Bottom-up conditional cleaning (readability's _cleanConditionally) over the chosen roots: a block
  * that is link-heavy, image-heavy, form-like, an embed, a share bar or an ad label is added to
@@ -41,33 +51,43 @@ export class ConditionalCleaner {
     private readonly isSkipped: (el: Element) => boolean,
   ) {}
 
+  /** One Counts per depth, reused: a block's counts are read by its parent before its next child is cleaned. */
+  private readonly countsAt: Counts[] = [];
+
   /** Cleans below `root` (never `root` itself) and returns the kept text length. */
   clean(root: Element, removed: Set<Element>): number {
-    return this.cleanNode(root, removed, false, 0).text;
+    if (removed.has(root)) return 0;
+    return this.cleanNode(root, removed, false, insideTag(root, 'figure'), 0)!.text;
   }
 
-  private cleanNode(el: Element, removed: Set<Element>, protectedByAncestor: boolean, depth: number): Counts {
-    const counts: Counts = {
-      text: 0,
-      link: 0,
-      commas: 0,
-      p: 0,
-      img: 0,
-      li: 0,
-      input: 0,
-      embed: 0,
-      heading: 0,
-      textish: 0,
-      list: 0,
-      table: 0,
-    };
-    if (removed.has(el)) return counts;
+  /** The counts of what `el` keeps, or undefined when `el` itself is removed. */
+  private cleanNode(
+    el: Element,
+    removed: Set<Element>,
+    protectedByAncestor: boolean,
+    inFigure: boolean,
+    depth: number,
+  ): Counts | undefined {
+    const counts = (this.countsAt[depth] ??= emptyCounts());
+    counts.text = 0;
+    counts.link = 0;
+    counts.commas = 0;
+    counts.p = 0;
+    counts.img = 0;
+    counts.li = 0;
+    counts.input = 0;
+    counts.embed = 0;
+    counts.heading = 0;
+    counts.textish = 0;
+    counts.list = 0;
+    counts.table = 0;
     if (depth > MAX_CLEAN_DEPTH) {
       counts.text = normalizedLength(textOf(el));
       return counts;
     }
     const dataTable = el.name === 'table' && isDataTable(el, this.infoOf);
     const protect = protectedByAncestor || el.name === 'code' || el.name === 'pre' || dataTable;
+    const figureBelow = inFigure || el.name === 'figure';
     let run = 0;
     for (const child of el.children) {
       if (typeOf(child) === 'text') {
@@ -83,8 +103,8 @@ export class ConditionalCleaner {
         removed.add(child);
         continue;
       }
-      const c = this.cleanNode(child, removed, protect, depth + 1);
-      if (removed.has(child)) continue;
+      const c = this.cleanNode(child, removed, protect, figureBelow, depth + 1);
+      if (c === undefined) continue;
       counts.text += c.text;
       counts.link += child.name === 'a' ? c.text : c.link;
       counts.commas += c.commas;
@@ -106,21 +126,22 @@ export class ConditionalCleaner {
         run += c.text;
       }
     }
-    if (this.infoOf(el)?.blockDesc && run > 0) {
+    if (run > 0 && this.infoOf(el)?.blockDesc) {
       counts.p++;
       counts.textish += run;
     }
     if (dataTable) counts.table = counts.text;
     // A data table's wrappers (a scroller, a responsive box) are the table (structure/table-wrappers.ts).
-    if (depth > 0 && !protect && !wrapsDataTable(counts.text, counts.table) && this.shouldRemove(el, counts)) {
+    if (depth > 0 && !protect && !wrapsDataTable(counts.text, counts.table) && this.shouldRemove(el, counts, inFigure)) {
       removed.add(el);
+      return undefined;
     }
     return counts;
   }
 
-  private shouldRemove(el: Element, c: Counts): boolean {
+  private shouldRemove(el: Element, c: Counts, isFigureChild: boolean): boolean {
     const name = el.name;
-    if (this.flags.weightClasses && SHARE.test(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`) && c.text < CHAR_THRESHOLD) return true;
+    if (this.flags.weightClasses && c.text < CHAR_THRESHOLD && isShareBar(el)) return true;
     if (HEADINGS.has(name) && (name === 'h1' || name === 'h2') && classWeight(el, this.flags) < 0) return true;
     if (!this.flags.cleanConditionally || !CLEANED.has(name)) return false;
     // A div without block descendants is a paragraph for readability, not a container to clean.
@@ -133,7 +154,6 @@ export class ConditionalCleaner {
     const headingDensity = c.text === 0 ? 0 : c.heading / c.text;
     const textDensity = c.text === 0 ? 0 : c.textish / c.text;
     const li = c.li - 100;
-    const isFigureChild = insideTag(el, 'figure');
     if (c.text < 40 && AD_OR_LOADING.test(textOf(el).trim())) return true;
     const remove =
       (!isFigureChild && c.img > 1 && c.p / c.img < 0.5) ||

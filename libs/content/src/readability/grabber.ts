@@ -24,6 +24,35 @@ export function grabArticle(body: Element, flags: GrabFlags, isSkipped: (el: Ele
   return new Grabber(body, flags, isSkipped).grab();
 }
 
+/** An open element of the measuring pass and what its subtree has counted so far. */
+interface Frame {
+  el: Element;
+  /** The next child to visit. */
+  i: number;
+  text: number;
+  link: number;
+  commas: number;
+  block: boolean;
+  /** The inline run of text since the last block child, and its commas. */
+  run: number;
+  runCommas: number;
+}
+
+function newFrame(el: Element): Frame {
+  return { el, i: 0, text: 0, link: 0, commas: 0, block: false, run: 0, runCommas: 0 };
+}
+
+function enterFrame(frame: Frame, el: Element): void {
+  frame.el = el;
+  frame.i = 0;
+  frame.text = 0;
+  frame.link = 0;
+  frame.commas = 0;
+  frame.block = false;
+  frame.run = 0;
+  frame.runCommas = 0;
+}
+
 class Grabber {
   private readonly info = new Map<Element, ElementInfo>();
   private readonly scores = new Map<Element, number>();
@@ -49,12 +78,11 @@ class Grabber {
 
   /** One post-order pass: text/link/comma counts per element, paragraph scores to ancestors. */
   private measure(): void {
-    const stack: { el: Element; i: number; text: number; link: number; commas: number; block: boolean; run: number; runCommas: number }[] =
-      [];
-    const enter = (el: Element) => stack.push({ el, i: 0, text: 0, link: 0, commas: 0, block: false, run: 0, runCommas: 0 });
-    enter(this.body);
-    while (stack.length > 0) {
-      const frame = stack[stack.length - 1];
+    // The open elements, one frame per depth, reused (a frame is done with once its element is measured).
+    const stack: Frame[] = [newFrame(this.body)];
+    let depth = 0;
+    while (depth >= 0) {
+      const frame = stack[depth];
       const children = frame.el.children;
       if (frame.i < children.length) {
         const child = children[frame.i++];
@@ -70,19 +98,21 @@ class Grabber {
           if (isExcluded(child, this.flags, this.isSkipped)) {
             this.excluded.add(child);
           } else {
-            enter(child);
+            const next = stack[++depth];
+            if (next) enterFrame(next, child);
+            else stack.push(newFrame(child));
           }
         }
         continue;
       }
-      stack.pop();
+      depth--;
       const el = frame.el;
       const isLink = el.name === 'a';
       const info: ElementInfo = { text: frame.text, link: isLink ? frame.text : frame.link, commas: frame.commas, blockDesc: frame.block };
       this.info.set(el, info);
       this.flushRun(frame);
-      const parent = stack[stack.length - 1];
-      if (parent) {
+      if (depth >= 0) {
+        const parent = stack[depth];
         parent.text += info.text;
         parent.link += info.link;
         parent.commas += info.commas;
@@ -102,7 +132,7 @@ class Grabber {
   }
 
   /** Inline runs inside a container div would be wrapped in <p> by readability; score them as such. */
-  private flushRun(frame: { el: Element; block: boolean; run: number; runCommas: number }): void {
+  private flushRun(frame: Frame): void {
     if (frame.block && frame.run >= 25) this.scoreRun(frame.el, frame.run, frame.runCommas);
     frame.run = 0;
     frame.runCommas = 0;

@@ -45,4 +45,14 @@ describe('what tags, roles and names say about an element', () => {
     expect(isExcluded(el('<div class="headerTxt">x</div>', 'div'), ALL, never)).toBe(true);
     expect(isExcluded(el('<h3 class="sidebar-header">Recent posts</h3>', 'h3'), ALL, never)).toBe(true);
   });
+
+  it("gives a name read once the same verdict again, a heading's apart, and looks for tables and code each time", () => {
+    for (let i = 0; i < 2; i++) {
+      expect(isExcluded(el('<div class="menu-box">x</div>', 'div'), ALL, never)).toBe(true);
+      expect(isExcluded(el('<h2 class="menu-box">x</h2>', 'h2'), ALL, never)).toBe(true);
+      expect(isExcluded(el('<div class="page-header">x</div>', 'div'), ALL, never)).toBe(true);
+      expect(isExcluded(el('<h2 class="page-header">x</h2>', 'h2'), ALL, never)).toBe(false);
+      expect(isExcluded(el('<code><div class="menu-box">x</div></code>', 'div'), ALL, never)).toBe(false);
+    }
+  });
 });

@@ -129,8 +129,31 @@ export function isExcluded(el: Element, flags: GrabFlags, isSkipped: (el: Elemen
   if (ALWAYS_CANDIDATE.has(el.name)) return false;
   const match = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
   if (match.length < 3) return false;
-  if (FURNITURE.test(match)) return true;
-  // A heading's class that calls it a header (`section-header`, `headerTxt`) says what a heading is, not where it stands.
-  const named = HEADING_TAGS.has(el.name) ? match.replace(/header/gi, '') : match;
-  return UNLIKELY.test(named) && !MAYBE_CANDIDATE.test(named) && !insideTag(el, 'table', 'code');
+  const verdicts = HEADING_TAGS.has(el.name) ? headingVerdicts : blockVerdicts;
+  let verdict = verdicts.get(match);
+  if (verdict === undefined) {
+    verdict = nameVerdict(match, verdicts === headingVerdicts);
+    if (verdicts.size >= VERDICTS_MAX) verdicts.clear();
+    verdicts.set(match, verdict);
+  }
+  return verdict === FURNITURE_NAME || (verdict === UNLIKELY_NAME && !insideTag(el, 'table', 'code'));
 }
+
+const FURNITURE_NAME = 1;
+const UNLIKELY_NAME = 2;
+
+/** What a class and id (`match`) say alone: furniture, an unlikely candidate (outside tables and code), or neither (0). */
+function nameVerdict(match: string, heading: boolean): number {
+  if (FURNITURE.test(match)) return FURNITURE_NAME;
+  // A heading's class that calls it a header (`section-header`, `headerTxt`) says what a heading is, not where it stands.
+  const named = heading ? match.replace(/header/gi, '') : match;
+  return UNLIKELY.test(named) && !MAYBE_CANDIDATE.test(named) ? UNLIKELY_NAME : 0;
+}
+
+/**
+ * The verdict on each class and id seen (a heading's apart): a page repeats a few hundred of them over thousands of
+ * elements, each grab attempt and the region's furniture ask. Bounded, as the content threads live long.
+ */
+const blockVerdicts = new Map<string, number>();
+const headingVerdicts = new Map<string, number>();
+const VERDICTS_MAX = 10_000;

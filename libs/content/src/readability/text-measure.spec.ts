@@ -10,6 +10,7 @@ describe('text measures of the main-content detection', () => {
 
   it('counts the commas of every script that has its own (Latin, Arabic, CJK full-width)', () => {
     expect(countCommas('a, b، c， d')).toBe(3);
+    expect(countCommas(',،﹐︐︑⹀⸴⸲，;.、')).toBe(9);
     // The global regex must not carry its position from one call to the next.
     expect(countCommas('x, y')).toBe(1);
     expect(countCommas('x, y')).toBe(1);

@@ -105,12 +105,12 @@ export function regionFurniture(
       isSkipped(el) ||
       (!keep.has(el) &&
         ((isChrome(el) && !(chromeByName(el) && isPageWrapper(count, regionText))) ||
-          (isExcluded(el, STRICT, isSkipped) &&
+          (isExcluded(el, STRICT, notSkipped) &&
             !inTile &&
             !isPageWrapper(count, regionText) &&
             !isTile(el) &&
             !isTitleBar(el) &&
-            !readsAsSection(el, counts, isSkipped)) ||
+            !readsAsSection(el, counts)) ||
           (count.text <= maxControls && isControls(el, count.text))))
     ) {
       removed.add(el);
@@ -173,14 +173,24 @@ const CHROME_TAGS = new Set(['nav', 'footer', 'header', 'aside', 'dialog']);
  * A block left out by its name alone (readability's unlikely names, not its tag or role) that is a section of the
  * page all the same, because it reads like one (structure/named-sections.ts).
  */
-function readsAsSection(el: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean): boolean {
-  return !isExcluded(el, BY_TAG_AND_ROLE, isSkipped) && isNamedSection(el, counts);
+function readsAsSection(el: Element, counts: ReadonlyMap<Element, TextCount>): boolean {
+  return !isExcluded(el, BY_TAG_AND_ROLE, notSkipped) && isNamedSection(el, counts);
 }
+
+/** For isExcluded, of an element the walk has found not skipped already. */
+const notSkipped = () => false;
+
+/** Words one of POSTER, BUTTON or CONTROLS needs: a class and an id holding none of them name no controls. */
+const MAYBE_CONTROLS =
+  /filter|facet|refine|sort|toolbar|breadcrumb|pag(?:ination|er|ing)|info|details|stats|profile|signature|btn|button|cta/i;
 
 /** Form controls, and blocks named for what they do to a listing rather than what it holds. */
 function isControls(el: Element, text: number): boolean {
   if (CONTROL_TAGS.has(el.name)) return true;
-  const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`.split(/\s+/);
+  if (text <= BUTTON_MAX_TEXT && el.attribs.role === 'button') return true;
+  const { class: cls, id } = el.attribs;
+  if (!(cls !== undefined && MAYBE_CONTROLS.test(cls)) && !(id !== undefined && MAYBE_CONTROLS.test(id))) return false;
+  const names = `${cls ?? ''} ${id ?? ''}`.split(/\s+/);
   if (names.some((name) => POSTER.test(name))) return true;
   if (text <= BUTTON_MAX_TEXT && (el.attribs.role === 'button' || names.some((name) => BUTTON.test(name)))) return true;
   return names.some((name) => CONTROLS.test(name));

@@ -17,28 +17,38 @@ export interface TextCount {
  */
 export function textCensus(root: Element, isSkipped: (el: Element) => boolean): Map<Element, TextCount> {
   const counts = new Map<Element, TextCount>();
+  // The open elements, one frame per depth, reused (a frame is done with once its element is counted).
   const stack: { el: Element; i: number; count: TextCount }[] = [{ el: root, i: 0, count: { text: 0, link: 0, links: 0 } }];
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1];
+  let depth = 0;
+  while (depth >= 0) {
+    const frame = stack[depth];
     const children = frame.el.children;
     if (frame.i < children.length) {
       const child = children[frame.i++];
       if (typeOf(child) === 'text') frame.count.text += normalizedLength(textData(child));
-      else if (isElement(child) && !isSkipped(child)) stack.push({ el: child, i: 0, count: { text: 0, link: 0, links: 0 } });
+      else if (isElement(child) && !isSkipped(child)) {
+        const count = { text: 0, link: 0, links: 0 };
+        const next = stack[++depth];
+        if (next) {
+          next.el = child;
+          next.i = 0;
+          next.count = count;
+        } else stack.push({ el: child, i: 0, count });
+      }
       continue;
     }
-    stack.pop();
+    depth--;
     const { el, count } = frame;
     if (el.name === 'a') {
       count.link = count.text;
       count.links++;
     }
     counts.set(el, count);
-    const parent = stack[stack.length - 1];
-    if (parent) {
-      parent.count.text += count.text;
-      parent.count.link += count.link;
-      parent.count.links += count.links;
+    if (depth >= 0) {
+      const parent = stack[depth].count;
+      parent.text += count.text;
+      parent.link += count.link;
+      parent.links += count.links;
     }
   }
   return counts;

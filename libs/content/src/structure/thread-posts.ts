@@ -1,4 +1,4 @@
-import { isElement, walk, type Element } from '../dom';
+import { isElement, type Element } from '../dom';
 import { isSiteChrome } from '../site-chrome';
 import { namesAKind, signatureOf } from './repeated-blocks';
 import type { TextCount } from './text-census';
@@ -42,8 +42,10 @@ export function threadPosts(
   minText: number,
 ): ThreadPosts | undefined {
   let node: Element = block;
+  let index: PostIndex | undefined;
+  const indexed = () => (index ??= new PostIndex(body, counts));
   for (let level = 0; level < MAX_LEVELS && node !== body; level++) {
-    const found = postsLike(node, body, counts);
+    const found = postsLike(node, indexed, counts);
     if (found.length >= MIN_POSTS) {
       const text = found.reduce((sum, el) => sum + (counts.get(el)?.text ?? 0), 0);
       if (text >= minText) {
@@ -57,21 +59,59 @@ export function threadPosts(
   return undefined;
 }
 
-function postsLike(model: Element, body: Element, counts: ReadonlyMap<Element, TextCount>): Element[] {
+/**
+ * The elements of `body` a post may be, in document order: those holding counted text outside site chrome and
+ * asides (whose subtrees are not looked into), each with the index its subtree ends at, and each one's class
+ * names read once. Built once for the few levels a thread is looked for at.
+ */
+class PostIndex {
+  readonly elements: Element[] = [];
+  /** For the element at i, the index just past its subtree. */
+  readonly ends: number[] = [];
+  private readonly classes = new Map<Element, Set<string>>();
+
+  constructor(body: Element, counts: ReadonlyMap<Element, TextCount>) {
+    // Iterative pre-order (garbage markup nests thousands deep); an element's end is set once its subtree is listed.
+    const stack: (Element | number)[] = [];
+    for (let i = body.children.length - 1; i >= 0; i--) stack.push(body.children[i] as Element);
+    while (stack.length > 0) {
+      const top = stack.pop()!;
+      if (typeof top === 'number') {
+        this.ends[top] = this.elements.length;
+        continue;
+      }
+      if (!isElement(top) || !counts.has(top) || isFurniture(top)) continue;
+      const at = this.elements.length;
+      this.elements.push(top);
+      this.ends.push(at + 1);
+      stack.push(at);
+      for (let i = top.children.length - 1; i >= 0; i--) stack.push(top.children[i] as Element);
+    }
+  }
+
+  classesOf(el: Element): Set<string> {
+    let classes = this.classes.get(el);
+    if (!classes) this.classes.set(el, (classes = classSet(signatureOf(el))));
+    return classes;
+  }
+}
+
+function postsLike(model: Element, indexed: () => PostIndex, counts: ReadonlyMap<Element, TextCount>): Element[] {
   const signature = signatureOf(model);
   if (!namesAKind({ signature })) return [];
   const classes = classSet(signature);
   if (classes.size === 0) return [];
   const found: Element[] = [];
-  walk(body, (el) => {
-    if (!counts.has(el) || isFurniture(el)) return false;
-    if (el === model || (el.name === model.name && similar(classes, classSet(signatureOf(el))))) {
+  const index = indexed();
+  const { elements, ends } = index;
+  for (let i = 0; i < elements.length;) {
+    const el = elements[i];
+    if (el === model || (el.name === model.name && similar(classes, index.classesOf(el)))) {
       if ((counts.get(el)?.text ?? 0) > 0) found.push(el);
       // A quoted post inside a post is part of it.
-      return false;
-    }
-    return true;
-  });
+      i = ends[i];
+    } else i++;
+  }
   return found.includes(model) ? found : [];
 }
 
