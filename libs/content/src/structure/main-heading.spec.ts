@@ -15,6 +15,11 @@ describe('mainHeading: the heading that titles the page', () => {
     );
   });
 
+  it('reads only h1-h6 as headings, whatever other name an element has (`<constructor>`, `<tostring>`)', () => {
+    expect(heading('<body><constructor>Not a heading</constructor><tostring>Nor this</tostring><h2>Post</h2></body>')).toBe('h2:Post');
+    expect(heading('<body><constructor>A Post</constructor><p>Text</p></body>', 'A Post')).toBeUndefined();
+  });
+
   it('leaves out navigation, asides, footers and logo headings that only link home', () => {
     expect(heading('<body><header><h1><a href="/">Site</a></h1></header><nav><h1>Menu</h1></nav><main><h2>Post</h2></main></body>')).toBe(
       'h2:Post',

@@ -15,7 +15,14 @@ const TOP_MIN_SHARED = 0.5;
 const LOGO_MAX_WORDS = 3;
 /** ...covering at least this share of it. */
 const LOGO_MAX_COVERAGE = 0.8;
-const LEVELS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+const LEVELS = new Map<string, number>([
+  ['h1', 1],
+  ['h2', 2],
+  ['h3', 3],
+  ['h4', 4],
+  ['h5', 5],
+  ['h6', 6],
+]);
 const NEVER_HOLDS_THE_TITLE = new Set(['nav', 'footer', 'dialog', 'template']);
 /** Hold a logo, menus or widgets; a heading there titles the page only when it says the title. */
 const MAY_HOLD_THE_TITLE = new Set(['aside']);
@@ -79,7 +86,7 @@ export function mainHeadings(
     const role = el.attribs.role;
     const aside = role === 'banner' || MAY_HOLD_THE_TITLE.has(el.name);
     if (role !== undefined && role !== 'banner' && CHROME_ROLES.has(role)) return false;
-    const level = LEVELS[el.name];
+    const level = LEVELS.get(el.name);
     if (level === undefined) {
       if (!aside) return true;
       asideDepth++;
