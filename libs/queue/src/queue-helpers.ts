@@ -34,7 +34,7 @@ export interface RedisQueueOptions {
   stalledAfterMs?: number;
   /** How often the check for dead consumers (and redis-list's due delayed messages) runs (default a fifth of stalledAfterMs). */
   stalledCheckMs?: number;
-  /** How many times a message may be taken back from a dead consumer before it fails (default 2). */
+  /** How many times a message may be taken back from a dead consumer before it fails (default 2; Bull: BULL_MAX_STALLED_COUNT). */
   maxStalledCount?: number;
   /** After aborting handlers on stop, how long to wait for them to hand back (default 5000). */
   abortGraceMs?: number;

@@ -43,6 +43,16 @@ export interface BullQueueAdapterOptions extends RedisQueueOptions {
 }
 
 const BACKOFF_TYPE = 'gleaner';
+/**
+ * Bull counts a stall for a message found active without a lock, and fails it past this many. A frozen process
+ * (stopped, paused, starved) keeps its blocking reads open on the server, one per handler slot (Bull's slots share a
+ * connection, so they wait there in line): each can move a message into the active list, where it sits unlocked
+ * until the next stalled checks put it back. So one frozen process can cost a message up to its concurrency
+ * (GLEANER_WORKER_CONCURRENCY, 8 by default) stalls that are no fault of the message; with 2, three of them failed
+ * a crawl's message and its failover waited for the job watchdog (up to 45 s). A message whose worker really dies
+ * each time still fails past this (the watchdog sends it again later).
+ */
+export const BULL_MAX_STALLED_COUNT = 10;
 /** How long Bull's blocking read for the next job (BRPOPLPUSH) waits on the server before it returns empty. */
 export const DRAIN_DELAY_S = 5;
 /**
@@ -259,7 +269,7 @@ export class BullQueueAdapter implements QueuePort {
         lockDuration: this.stalledAfterMs,
         lockRenewTime: this.lockRenewMs(),
         stalledInterval: this.stalledCheckMs,
-        maxStalledCount: this.options.maxStalledCount ?? 2,
+        maxStalledCount: this.options.maxStalledCount ?? BULL_MAX_STALLED_COUNT,
         retryProcessDelay: 500,
         drainDelay: DRAIN_DELAY_S,
         backoffStrategies: {

@@ -17,12 +17,23 @@ import {
   type RedisQueueOptions,
   type RetryDelay,
 } from '../queue-helpers';
-import { COUNTS, ENQUEUE, SETTLE, UPKEEP } from './redis-list-scripts';
+import { COUNTS, ENQUEUE, RECLAIM, SETTLE, UPKEEP } from './redis-list-scripts';
 
-export type RedisListQueueAdapterOptions = RedisQueueOptions;
+export interface RedisListQueueAdapterOptions extends RedisQueueOptions {
+  /**
+   * A blocking connection that has had a command unanswered this long is dropped and reconnected (default
+   * TAKE_WAIT_S + 10 s: the take waits TAKE_WAIT_S on the server, so an answer that late was lost on the way).
+   */
+  blockingSocketTimeoutMs?: number;
+}
 
 /** The blocking take waits this long on the server before it returns empty (and is asked again). */
 export const TAKE_WAIT_S = 5;
+/**
+ * How long a dead consumer stays in the consumers set after the upkeep first found it dead: longer than a take it
+ * left blocked on the server can last (TAKE_WAIT_S), so a message such a take moves into its list is given back.
+ */
+export const DEAD_CONSUMER_GRACE_MS = TAKE_WAIT_S * 1000 + 5000;
 
 interface Body {
   id: string;
@@ -57,7 +68,9 @@ type ScriptClient = Redis & {
     base: string,
     maxStalls: number,
     own: string,
+    graceMs: number,
   ): Promise<number[]>;
+  lqReclaim(active: string, wait: string, ...running: string[]): Promise<number>;
   lqCounts(wait: string, delayed: string, failed: string, consumers: string, base: string): Promise<number[]>;
 };
 
@@ -80,6 +93,10 @@ interface Consumer {
   handler: MessageHandler<unknown>;
   blocking: Redis;
   running: number;
+  /** The texts of the messages this consumer is delivering now (a count each): what its active list should hold. */
+  taken: Map<string, number>;
+  /** Its blocking connection dropped: before the next take, messages of its list it never received go back. */
+  reclaim: boolean;
   stopped: boolean;
   /** Wakes the take loop when a handler slot frees. */
   wake?: () => void;
@@ -120,6 +137,7 @@ export class RedisListQueueAdapter implements QueuePort {
     client.defineCommand('lqSettle', { numberOfKeys: 5, lua: SETTLE });
     client.defineCommand('lqUpkeep', { numberOfKeys: 5, lua: UPKEEP });
     client.defineCommand('lqCounts', { numberOfKeys: 4, lua: COUNTS });
+    client.defineCommand('lqReclaim', { numberOfKeys: 2, lua: RECLAIM });
     this.client = client as ScriptClient;
     this.clientDown = redisDownProbe(client);
   }
@@ -147,9 +165,15 @@ export class RedisListQueueAdapter implements QueuePort {
       handler: handler as MessageHandler<unknown>,
       blocking,
       running: 0,
+      taken: new Map(),
+      reclaim: false,
       stopped: false,
       timers: [],
     };
+    // ioredis sends a take again on the new connection, but the answer of the one cut short may have been lost
+    // after the server had moved its message into our list (a frozen process: its socket timeout fires on waking,
+    // before the answer waiting in the socket is read). That message would stay ours, never run, while we live.
+    blocking.on('close', () => (consumer.reclaim = true));
     this.consumers.set(queue, consumer);
     await this.heartbeat(consumer);
     consumer.timers.push(this.every(Math.max(50, Math.floor(this.stalledAfterMs / 4)), () => this.heartbeat(consumer)));
@@ -209,10 +233,19 @@ export class RedisListQueueAdapter implements QueuePort {
         continue;
       }
       let text: string | null;
+      let reclaiming = false;
       try {
+        if (c.reclaim) {
+          // No take is in flight now: whatever the list holds beyond the deliveries running is a lost take's.
+          reclaiming = true;
+          c.reclaim = false;
+          await this.client.lqReclaim(mine, k.wait, ...this.runningTexts(c));
+          reclaiming = false;
+        }
         text = await c.blocking.brpoplpush(k.wait, mine, TAKE_WAIT_S);
       } catch (error) {
         if (c.stopped) return;
+        if (reclaiming) c.reclaim = true; // tried again before the next take
         this.options.onError?.(toError(error), c.queue);
         await new Promise((r) => setTimeout(r, 500).unref());
         continue;
@@ -221,11 +254,22 @@ export class RedisListQueueAdapter implements QueuePort {
       // Taken while stopping: left in the active list, which the final upkeep gives back as it was.
       if (c.stopped) continue;
       c.running += 1;
+      c.taken.set(text, (c.taken.get(text) ?? 0) + 1);
       void this.deliver(c, text).finally(() => {
+        const left = (c.taken.get(text) ?? 1) - 1;
+        if (left > 0) c.taken.set(text, left);
+        else c.taken.delete(text);
         c.running -= 1;
         c.wake?.();
       });
     }
+  }
+
+  /** The texts of the deliveries running, each as often as it runs. */
+  private runningTexts(c: Consumer): string[] {
+    const texts: string[] = [];
+    for (const [text, count] of c.taken) for (let i = 0; i < count; i++) texts.push(text);
+    return texts;
   }
 
   private async deliver(c: Consumer, text: string): Promise<void> {
@@ -293,6 +337,8 @@ export class RedisListQueueAdapter implements QueuePort {
       .multi()
       .set(`${k.base}:alive:${c.id}`, '1', 'PX', this.stalledAfterMs)
       .sadd(k.consumers, c.id)
+      // Alive again (a frozen process that woke up): no longer on its way out of the set.
+      .hdel(`${k.base}:dead`, c.id)
       .exec()
       .catch((error: unknown) => this.options.onError?.(toError(error), c.queue));
   }
@@ -300,7 +346,7 @@ export class RedisListQueueAdapter implements QueuePort {
   private async upkeep(c: Consumer, own: string): Promise<void> {
     const k = this.keys(c.queue);
     await this.client
-      .lqUpkeep(k.wait, k.delayed, k.consumers, k.ids, k.failed, k.base, this.options.maxStalledCount ?? 2, own)
+      .lqUpkeep(k.wait, k.delayed, k.consumers, k.ids, k.failed, k.base, this.options.maxStalledCount ?? 2, own, DEAD_CONSUMER_GRACE_MS)
       .catch((error: unknown) => this.options.onError?.(toError(error), c.queue));
   }
 
@@ -330,7 +376,11 @@ export class RedisListQueueAdapter implements QueuePort {
     const options: RedisOptions = blocking
       ? // A blocking read unanswered well past its own wait was lost on the way (a reconnection): the socket is
         // dropped and the read sent again (see BLOCKING_SOCKET_TIMEOUT_MS of the Bull adapter).
-        { maxRetriesPerRequest: null, enableReadyCheck: false, socketTimeout: TAKE_WAIT_S * 1000 + 10_000 }
+        {
+          maxRetriesPerRequest: null,
+          enableReadyCheck: false,
+          socketTimeout: this.options.blockingSocketTimeoutMs ?? TAKE_WAIT_S * 1000 + 10_000,
+        }
       : {};
     const client = new Redis(this.options.redisUrl, options);
     client.on('error', () => undefined);

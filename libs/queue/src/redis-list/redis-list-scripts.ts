@@ -4,7 +4,10 @@
  * - `<p>:ids` hash id → 'q' (waiting, active or delayed) or 'f' (failed): the deduplication of jobIds;
  * - `<p>:delayed` zset of message texts by due time (ms, Redis's clock); `<p>:failed` hash id → message text;
  * - `<p>:consumers` set of consumer ids; `<p>:active:<c>` list of the messages consumer c took (moved there by
- *   BRPOPLPUSH, the take: one command); `<p>:alive:<c>` a key consumer c keeps alive while it lives.
+ *   BRPOPLPUSH, the take: one command); `<p>:alive:<c>` a key consumer c keeps alive while it lives;
+ * - `<p>:dead` hash consumer id → when the upkeep first found it dead (ms): a dead consumer stays in the set a grace
+ *   longer, so that a take it left blocked on the server (a frozen process's socket is still open) and that moves a
+ *   message into its list after that is given back too.
  * A message text is `<stalls>|<id length>|<id><JSON of {id, name, payload, made (attempts used), max, backoff}>`:
  * the scripts read and change the stall count and read the id without decoding (or re-encoding) the payload.
  */
@@ -50,9 +53,11 @@ return 1
 `;
 
 // Upkeep, run by every consumer now and then. KEYS: wait, delayed, consumers, ids, failed. ARGV: queue prefix,
-// max stalls, consumer id to give back whole (its own on a clean stop; '' for none).
+// max stalls, consumer id to give back whole (its own on a clean stop; '' for none), grace ms.
 // Due delayed messages go to the queue; the messages of a consumer whose alive key is gone (it died) go back to the
-// front of the queue with one more stall, or fail once they stalled more than max stalls times.
+// front of the queue with one more stall, or fail once they stalled more than max stalls times. A dead consumer leaves
+// the set only once it has been dead for the grace (longer than a blocked take lasts on the server): until then a take
+// it left blocked, which may still move a message into its list, is looked at again by every upkeep.
 export const UPKEEP = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -62,6 +67,7 @@ for _, text in ipairs(due) do
   redis.call('ZREM', KEYS[2], text)
 end
 local moved = 0
+local dead = ARGV[1] .. ':dead'
 for _, c in ipairs(redis.call('SMEMBERS', KEYS[3])) do
   local own = c == ARGV[3]
   if own or redis.call('EXISTS', ARGV[1] .. ':alive:' .. c) == 0 then
@@ -81,11 +87,42 @@ for _, c in ipairs(redis.call('SMEMBERS', KEYS[3])) do
       moved = moved + 1
     end
     redis.call('DEL', list)
-    redis.call('SREM', KEYS[3], c)
-    if own then redis.call('DEL', ARGV[1] .. ':alive:' .. c) end
+    if own then
+      redis.call('SREM', KEYS[3], c)
+      redis.call('DEL', ARGV[1] .. ':alive:' .. c)
+      redis.call('HDEL', dead, c)
+    else
+      local since = tonumber(redis.call('HGET', dead, c))
+      if not since then
+        redis.call('HSET', dead, c, now)
+      elseif now - since > tonumber(ARGV[4]) then
+        redis.call('SREM', KEYS[3], c)
+        redis.call('HDEL', dead, c)
+      end
+    end
   end
 end
 return {#due, moved}
+`;
+
+// A consumer's blocking connection dropped (a reconnection, a socket timeout after the process was frozen): a take
+// whose answer was lost on the way has moved a message into the consumer's list that it never received. KEYS: the
+// consumer's active list, wait. ARGV: the texts the consumer is running (each once per delivery). Every other text
+// of the list goes back to the front of the queue as it was (it never ran: no stall counted). Returns how many.
+export const RECLAIM = `
+local running = {}
+for _, text in ipairs(ARGV) do running[text] = (running[text] or 0) + 1 end
+local moved = 0
+for _, text in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  if (running[text] or 0) > 0 then
+    running[text] = running[text] - 1
+  else
+    redis.call('LREM', KEYS[1], 1, text)
+    redis.call('RPUSH', KEYS[2], text)
+    moved = moved + 1
+  end
+end
+return moved
 `;
 
 // KEYS: wait, delayed, failed, consumers. ARGV: queue prefix. {waiting, active, delayed, failed}
