@@ -118,24 +118,41 @@ const fetchesOf = (url: string, since: number) => play.requests.filter((r) => ur
 const modelCallsFor = (url: string) => models.requests.filter((r) => r.userText.includes(`Page URL: ${url}\n`)).length;
 
 /**
- * What the cluster's page queue holds (Bull's keys under the default prefix): printed when a cluster test
- * fails, so a crawl that stopped moving says whether its page tasks wait, run, sleep or failed for good.
+ * What the cluster's queues hold, printed when a cluster test fails: the page tasks (the Redis list queue: waiting,
+ * delayed, failed, and each worker process's running list, whether it is alive and since when it looks dead), and
+ * the crawl's own message in Bull's `crawls` queue (where it is, its stalls, its lock), so a crawl that stopped
+ * moving says whether its page tasks wait, run, sleep or failed for good, or whether nobody took the crawl over.
  */
-async function pageQueueState(redisUrl: string): Promise<string> {
+async function queueState(redisUrl: string, jobId: string): Promise<string> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {
-    const key = (part: string) => `gleaner:crawl-pages:${part}`;
-    const ids = {
-      wait: await redis.lrange(key('wait'), 0, 50),
-      active: await redis.lrange(key('active'), 0, 50),
-      delayed: await redis.zrange(key('delayed'), 0, 50),
-      failed: await redis.zrange(key('failed'), 0, 50),
+    const pages = 'gleaner:lq:crawl-pages';
+    const consumers = await redis.smembers(`${pages}:consumers`);
+    const crawls = 'gleaner:crawls';
+    const state = {
+      pages: {
+        wait: await redis.lrange(`${pages}:wait`, 0, 20),
+        delayed: await redis.zrange(`${pages}:delayed`, 0, 20),
+        failed: await redis.hkeys(`${pages}:failed`),
+        dead: await redis.hgetall(`${pages}:dead`),
+        consumers: await Promise.all(
+          consumers.map(async (c) => ({
+            c,
+            alive: await redis.pttl(`${pages}:alive:${c}`),
+            running: await redis.lrange(`${pages}:active:${c}`, 0, 20),
+          })),
+        ),
+      },
+      crawl: {
+        waiting: (await redis.lrange(`${crawls}:wait`, 0, -1)).includes(jobId),
+        active: (await redis.lrange(`${crawls}:active`, 0, -1)).includes(jobId),
+        delayed: (await redis.zscore(`${crawls}:delayed`, jobId)) !== null,
+        failed: (await redis.zscore(`${crawls}:failed`, jobId)) !== null,
+        message: await redis.hmget(`${crawls}:${jobId}`, 'attemptsMade', 'stalledCounter', 'failedReason'),
+        lockMs: await redis.pttl(`${crawls}:${jobId}:lock`),
+      },
     };
-    const failed = await Promise.all(
-      ids.failed.map(async (id) => `${id}: ${JSON.stringify(await redis.hmget(key(id), 'attemptsMade', 'failedReason'))}`),
-    );
-    const locks = await Promise.all(ids.active.map(async (id) => `${id}: lock ${(await redis.pttl(key(`${id}:lock`))) > 0}`));
-    return JSON.stringify({ ...ids, failed, locks }, null, 1);
+    return JSON.stringify(state, null, 1);
   } finally {
     redis.disconnect();
   }
@@ -414,7 +431,7 @@ describeWith(['mongodb'], 'crawl under failures, cluster deployment (1 API, 2 cr
     await redis.stop();
     redis = await startRedis({ port: redisPort });
     await expectIntact(api.url, id, ALL_PAGES, before, since).catch(async (error: unknown) => {
-      console.log('PAGE QUEUE after the Redis restart', await pageQueueState(redis.url).catch(String));
+      console.log('QUEUES after the Redis restart', await queueState(redis.url, id).catch(String));
       throw error;
     });
   });
@@ -439,16 +456,20 @@ describeWith(['mongodb'], 'crawl under failures, cluster deployment (1 API, 2 cr
     const id = await startCrawl(api.url, { max_pages: 200 });
     const { crawler: owner } = await ownerOf(id);
     await waitFor(async () => (await job(api.url, id)).page_count >= 4, 60_000);
+    const diagnosed = async (error: unknown) => {
+      console.log('QUEUES with the stalled owner', await queueState(redis.url, id).catch(String));
+      throw error;
+    };
     owner.child.kill('SIGSTOP');
     try {
-      const next = await ownerOf(id, 2);
+      const next = await ownerOf(id, 2).catch(diagnosed);
       expect(next.crawler).not.toBe(owner);
-      await waitFor(async () => (await job(api.url, id)).page_count >= 12, 60_000);
+      await waitFor(async () => (await job(api.url, id)).page_count >= 12, 60_000).catch(diagnosed);
     } finally {
       owner.child.kill('SIGCONT');
     }
     await waitFor(async () => /"reason":"lease-lost"/.test(owner.output()), 60_000);
-    await expectIntact(api.url, id, ALL_PAGES, [], since);
+    await expectIntact(api.url, id, ALL_PAGES, [], since).catch(diagnosed);
     expect(owner.child.exitCode).toBeNull(); // the process lives on; only its actor for this crawl stopped
   });
 });
