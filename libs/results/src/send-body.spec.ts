@@ -37,7 +37,9 @@ describe('sendBody', () => {
   /** GETs the server; resolves with the response head, the bytes read and how the body ended. */
   function get(): Promise<{ response: IncomingMessage; body: string; ended: 'complete' | 'aborted' | 'error' }> {
     return new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/' }, (response) => {
+      // A connection of its own: Node's global agent keeps connections alive, and one the server's keep-alive timer
+      // closes as the next test sends on it fails that test with "socket hang up" (seen on a busy machine).
+      const req = request({ host: '127.0.0.1', port, path: '/', agent: false }, (response) => {
         let body = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (body += chunk));
@@ -148,7 +150,9 @@ describe('sendBody', () => {
       await sendBody(response, body(chunks()), {}, logger);
     };
     await new Promise<void>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/' }, (response) => {
+      // A connection of its own: Node's global agent keeps connections alive, and one the server's keep-alive timer
+      // closes as the next test sends on it fails that test with "socket hang up" (seen on a busy machine).
+      const req = request({ host: '127.0.0.1', port, path: '/', agent: false }, (response) => {
         response.once('data', () => {
           req.destroy();
           resolve();
