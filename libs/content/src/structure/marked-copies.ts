@@ -1,4 +1,4 @@
-import { findFirst, isElement, solidLength, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
+import { findFirst, isElement, solidLength, textData, typeOf, visibleText, type Document, type Element } from '../dom';
 import { isInvisible, UNRENDERED_TAGS } from '../visibility';
 import { normalizedLength } from '../readability/text-measure';
 import { lastSolidLength, textLengths } from './text-lengths';
@@ -55,58 +55,80 @@ export function markedCopies(document: Document, isSkipped: (el: Element) => boo
  * the marked copies here and a product page's copies (product-copies.ts).
  */
 export function copyGroups(body: Element, isSkipped: (el: Element) => boolean): Element[][] {
-  const { counts, sizes, bySize } = census(body, isSkipped);
+  const blocks = census(body, isSkipped);
   // Reading a block's text is the cost here, so a block is read only when another block it could repeat has as
   // many characters other than white space in its visible text (a word-for-word copy has): most blocks have none.
   let repeated = false;
-  for (const blocks of bySize.values()) repeated ||= blocks >= 2;
+  for (const count of blocks.bySize.values()) repeated ||= count >= 2;
   if (!repeated) return [];
+  // The blocks in document order: `order[n]` is the block the census's walk met n-th (-1 for an element holding
+  // less text). Every element above a block holds as much text, so these are what a walk of `body` meets that does
+  // not look into a skipped element nor into one of fewer than COPY_MIN_TEXT characters.
+  const { elements, starts, ends, sizes, compared, bySize } = blocks;
+  const order = new Int32Array(blocks.walked).fill(-1);
+  for (let i = 0; i < elements.length; i++) order[starts[i]] = i;
   const groups = new Map<string, Element[]>();
-  walk(body, (el) => {
-    if (isSkipped(el)) return false;
-    const count = counts.get(el);
-    if (count === undefined) return false;
-    if (bySize.get(sizes.get(el))! < 2 || !compared(el, counts)) return true;
+  // From 1: `body` itself, met first, is not compared.
+  for (let n = 1; n < order.length; n++) {
+    const i = order[n];
+    if (i < 0 || !compared[i] || bySize.get(sizes[i])! < 2) continue;
+    const el = elements[i];
     const text = visibleText(el);
     const group = groups.get(text);
     if (group === undefined) {
       groups.set(text, [el]);
-      return true;
+      continue;
     }
     // A copy's parts are copies of the first one's parts: they are not compared again.
     group.push(el);
-    return false;
-  });
+    n = ends[i] - 1;
+  }
   return [...groups.values()].filter((group) => group.length >= 2);
 }
 
-/** Whether `el` is compared: a block (BLOCKS), not a wrapper whose text is all in one child. */
-function compared(el: Element, counts: ReadonlyMap<Element, number>): boolean {
-  return BLOCKS.has(el.name) && !onlyChildWrapper(el, counts);
+/** The elements of COPY_MIN_TEXT characters or more under a root (census). */
+interface Blocks {
+  /** The elements, each after the ones below it. */
+  elements: Element[];
+  /** Where the census's walk met each element (the root first, at 0), and where it met the next one not below it. */
+  starts: number[];
+  ends: number[];
+  /** The characters other than white space in each one's visible text (-1 under a script or a style: not sized). */
+  sizes: number[];
+  /**
+   * Whether each one is compared: a block (BLOCKS), not a wrapper whose text is all in one child element that
+   * stands for it (a block child, or a wrapper itself: its text is not read twice). A paragraph whose text is all
+   * in one `<span>`, a section whose text is all in a nested `<body>` are compared themselves: the child is no block.
+   */
+  compared: boolean[];
+  /** By size, how many compared blocks below the root hold it. */
+  bySize: Map<number, number>;
+  /** How many elements the walk met, the root with them. */
+  walked: number;
 }
 
 /**
- * In one post-order pass over `root`, for the elements holding COPY_MIN_TEXT characters or more (the only ones
- * compared, or looked into: every element above such an element holds as much): textCensus's text count (elements
- * `isSkipped` leaves out, and those below them, count nothing and get no entry); how many characters other than
- * white space the element's visible text holds, read as visibleText reads it (the element itself always, hidden
- * elements below it not; skipped ones are still read, as visibleText reads them; scripts and styles get no size:
- * none is ever in BLOCKS); and, by that size, how many of the compared blocks below `root` hold it.
+ * In one post-order pass over `root`, the elements holding COPY_MIN_TEXT characters or more (the only ones
+ * compared, or looked into: every element above such an element holds as much) by textCensus's text count
+ * (elements `isSkipped` leaves out, and those below them, count nothing and are none of them); for each, how many
+ * characters other than white space its visible text holds, read as visibleText reads it (the element itself
+ * always, hidden elements below it not; skipped ones are still read, as visibleText reads them; scripts and styles
+ * get no size: none is ever in BLOCKS), and whether it is compared; and, by that size, how many of the compared
+ * blocks below `root` hold it. No look-up per element: what a wrapper's test reads of its children is passed up.
  */
-function census(
-  root: Element,
-  isSkipped: (el: Element) => boolean,
-): { counts: Map<Element, number>; sizes: Map<Element, number | undefined>; bySize: Map<number | undefined, number> } {
-  const counts = new Map<Element, number>();
-  const sizes = new Map<Element, number | undefined>();
-  const bySize = new Map<number | undefined, number>();
+function census(root: Element, isSkipped: (el: Element) => boolean): Blocks {
+  const blocks: Blocks = { elements: [], starts: [], ends: [], sizes: [], compared: [], bySize: new Map(), walked: 1 };
   // The path from `root` to the element being read, one slot per level (no object per element): the element, its
-  // next child, its text count (-1 when it or an element above it is skipped: not counted) and its size (-1 under a
-  // script or a style: not sized).
+  // next child, where the walk met it, its text count (-1 when it or an element above it is skipped: not counted),
+  // its size (-1 under a script or a style: not sized), and of its children of COPY_MIN_TEXT characters or more the
+  // largest text count and whether that child stands for it.
   const path: Element[] = [root];
   const next: number[] = [0];
+  const starts: number[] = [0];
   const texts: number[] = [0];
   const sized: number[] = [0];
+  const widest: number[] = [0];
+  const stands: boolean[] = [false];
   let top = 0;
   while (top >= 0) {
     const children = path[top].children;
@@ -126,26 +148,39 @@ function census(
           top++;
           path[top] = child;
           next[top] = 0;
+          starts[top] = blocks.walked++;
           texts[top] = text;
           sized[top] = size;
+          widest[top] = 0;
+          stands[top] = false;
         }
       }
       continue;
     }
     const el = path[top];
     const text = texts[top];
-    const size = sized[top] >= 0 ? sized[top] : undefined;
-    top--;
+    const size = sized[top];
     if (text >= COPY_MIN_TEXT) {
-      counts.set(el, text);
-      sizes.set(el, size);
-      if (el !== root && compared(el, counts)) bySize.set(size, (bySize.get(size) ?? 0) + 1);
+      // All of its text in one child: each child counted holds COPY_MIN_TEXT characters or more, so only the widest can.
+      const wrapper = widest[top] === text && stands[top];
+      const isCompared = BLOCKS.has(el.name) && !wrapper;
+      blocks.elements.push(el);
+      blocks.starts.push(starts[top]);
+      blocks.ends.push(blocks.walked);
+      blocks.sizes.push(size);
+      blocks.compared.push(isCompared);
+      if (el !== root && isCompared) blocks.bySize.set(size, (blocks.bySize.get(size) ?? 0) + 1);
+      if (top > 0 && text > widest[top - 1]) {
+        widest[top - 1] = text;
+        stands[top - 1] = BLOCKS.has(el.name) || wrapper;
+      }
     }
+    top--;
     if (top < 0) break;
     if (text > 0 && texts[top] >= 0) texts[top] += text;
-    if (size !== undefined && size > 0 && sized[top] >= 0 && !isInvisible(el)) sized[top] += size;
+    if (size > 0 && sized[top] >= 0 && !isInvisible(el)) sized[top] += size;
   }
-  return { counts, sizes, bySize };
+  return blocks;
 }
 
 /** The strongest mark on the element or above it, up to the body. */
@@ -168,18 +203,4 @@ function ownMark(el: Element): Mark {
   if (names.some((n) => SHOWN_FROM.test(n))) return 0;
   if (names.some((n) => HIDDEN_CLASS.test(n))) return 2;
   return names.some((n) => NARROW_ONLY_CLASS.test(n)) ? 1 : 0;
-}
-
-/**
- * A wrapper whose text is all in one child element: the child stands for it (its text is not read twice). Only a
- * block child does (a paragraph whose text is all in one `<span>`, a section whose text is all in a nested `<body>`
- * are compared themselves: the child is no block and would never be).
- */
-function onlyChildWrapper(el: Element, counts: ReadonlyMap<Element, number>): boolean {
-  const text = counts.get(el) ?? 0;
-  for (const child of el.children) {
-    const count = counts.get(child as Element);
-    if (count === text) return BLOCKS.has((child as Element).name) || onlyChildWrapper(child as Element, counts);
-  }
-  return false;
 }

@@ -1,6 +1,6 @@
-import { findFirst, isElement, walk, type Document, type Element } from '../dom';
+import { findFirst, isElement, textData, typeOf, walk, type AnyNode, type Document, type Element } from '../dom';
+import { normalizedLength } from '../readability/text-measure';
 import { isHidden, UNRENDERED_TAGS } from '../visibility';
-import { textCensus } from './text-census';
 
 const HIDING_STYLE = /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
@@ -14,27 +14,51 @@ const HIDING_STYLE = /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
  */
 export function revealedWrappers(document: Document): Set<Element> {
   const revealed = new Set<Element>();
-  const candidates: Element[] = [];
+  // The outermost hidden elements, in document order, and which of them may be a wrapper a script shows.
   const hidden: Element[] = [];
+  const candidates: boolean[] = [];
   walk(document, (el) => {
     if (UNRENDERED_TAGS.has(el.name)) return false;
     if (!isHidden(el)) return true;
-    hidden.push(el);
     const styled = el.attribs.style !== undefined && HIDING_STYLE.test(el.attribs.style);
     // `aria-hidden` on the page behind an open dialog (a cookie banner), which holds the page's title: screen
     // readers skip it, a reader sees it (a closed menu is marked so too, but titles nothing).
     const inert = el.attribs['aria-hidden'] === 'true' && el.attribs.hidden === undefined && findFirst(el, 'h1') !== undefined;
-    if ((styled || inert) && el.attribs.itemscope === undefined) candidates.push(el);
+    hidden.push(el);
+    candidates.push((styled || inert) && el.attribs.itemscope === undefined);
     return false;
   });
-  if (candidates.length === 0) return revealed;
+  if (!candidates.includes(true)) return revealed;
   const root = document.children.find((c): c is Element => isElement(c) && c.name === 'html') ?? document;
-  const counts = textCensus(root as Element, (el) => UNRENDERED_TAGS.has(el.name));
-  let shown = counts.get(root as Element)?.text ?? 0;
-  for (const el of hidden) shown -= counts.get(el)?.text ?? 0;
-  for (const el of candidates) {
-    const text = counts.get(el)?.text ?? 0;
-    if (text > shown) revealed.add(el);
-  }
+  // The text the page shows: the whole page's (in its <html>, when it has one) less the hidden elements' there.
+  const texts = hidden.map((el) => (holds(root, el) ? renderedLength(el) : 0));
+  let shown = renderedLength(root);
+  for (const text of texts) shown -= text;
+  for (let i = 0; i < hidden.length; i++) if (candidates[i] && texts[i] > shown) revealed.add(hidden[i]);
   return revealed;
+}
+
+/**
+ * The whitespace-collapsed length of the text under `root` (readability/text-measure.ts normalizedLength of each
+ * text node), what a browser never renders below it (UNRENDERED_TAGS) left out: structure/text-census.ts's text
+ * count of `root` with that skip rule, without an entry per element.
+ */
+function renderedLength(root: AnyNode): number {
+  let length = 0;
+  const stack: AnyNode[] = [root];
+  while (stack.length > 0) {
+    const children = (stack.pop() as { children?: AnyNode[] }).children;
+    if (children === undefined) continue;
+    for (const child of children) {
+      if (typeOf(child) === 'text') length += normalizedLength(textData(child));
+      else if (isElement(child) && !UNRENDERED_TAGS.has(child.name)) stack.push(child);
+    }
+  }
+  return length;
+}
+
+/** Whether `el` is `root` or below it. */
+function holds(root: AnyNode, el: Element): boolean {
+  for (let node: AnyNode | null = el; node; node = node.parent) if (node === root) return true;
+  return false;
 }
