@@ -127,16 +127,29 @@ export function isExcluded(el: Element, flags: GrabFlags, isSkipped: (el: Elemen
   if (role && UNLIKELY_ROLES.has(role)) return true;
   if (!flags.stripUnlikely) return false;
   if (ALWAYS_CANDIDATE.has(el.name)) return false;
-  const match = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
-  if (match.length < 3) return false;
-  const verdicts = HEADING_TAGS.has(el.name) ? headingVerdicts : blockVerdicts;
-  let verdict = verdicts.get(match);
-  if (verdict === undefined) {
-    verdict = nameVerdict(match, verdicts === headingVerdicts);
-    if (verdicts.size >= VERDICTS_MAX) verdicts.clear();
-    verdicts.set(match, verdict);
+  const { class: cls, id } = el.attribs;
+  // The names read as `${class} ${id}`; shorter than 3 characters, they say nothing.
+  if ((cls === undefined ? 0 : cls.length) + (id === undefined ? 0 : id.length) < 2) return false;
+  const heading = HEADING_TAGS.has(el.name);
+  let verdict: number;
+  if (id === undefined) {
+    // Most elements have a class and no id: the verdict looked up by the class as it stands (no string built).
+    const verdicts = heading ? headingClassVerdicts : blockClassVerdicts;
+    verdict = verdicts.get(cls) ?? remember(verdicts, cls, `${cls} `, heading);
+  } else {
+    const match = `${cls ?? ''} ${id}`;
+    const verdicts = heading ? headingVerdicts : blockVerdicts;
+    verdict = verdicts.get(match) ?? remember(verdicts, match, match, heading);
   }
   return verdict === FURNITURE_NAME || (verdict === UNLIKELY_NAME && !insideTag(el, 'table', 'code'));
+}
+
+/** The verdict on `match` (nameVerdict), kept under `key` in `verdicts`. */
+function remember(verdicts: Map<string, number>, key: string, match: string, heading: boolean): number {
+  const verdict = nameVerdict(match, heading);
+  if (verdicts.size >= VERDICTS_MAX) verdicts.clear();
+  verdicts.set(key, verdict);
+  return verdict;
 }
 
 const FURNITURE_NAME = 1;
@@ -156,4 +169,7 @@ function nameVerdict(match: string, heading: boolean): number {
  */
 const blockVerdicts = new Map<string, number>();
 const headingVerdicts = new Map<string, number>();
+/** The same for an element without an id, by its class alone. */
+const blockClassVerdicts = new Map<string, number>();
+const headingClassVerdicts = new Map<string, number>();
 const VERDICTS_MAX = 10_000;

@@ -6,6 +6,8 @@ describe('text measures of the main-content detection', () => {
     expect(normalizedLength('  a  b\n\n\tc ')).toBe(6);
     expect(normalizedLength('a\u00a0\u00a0b')).toBe(3);
     expect(normalizedLength('')).toBe(0);
+    // Carriage returns and form feeds are whitespace, other control characters are not.
+    expect(normalizedLength('\u0001\r\f b\r')).toBe(4);
   });
 
   it('counts the commas of every script that has its own (Latin, Arabic, CJK full-width)', () => {

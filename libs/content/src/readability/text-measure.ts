@@ -11,13 +11,13 @@ export function normalizedLength(text: string): number {
   let space = true;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    const isSpace = c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160;
-    if (isSpace) {
-      if (!space) len++;
-      space = true;
-    } else {
+    // Most characters are above the space: one comparison tells them from the no-break space.
+    if (c > 32 ? c !== 160 : c !== 32 && c !== 10 && c !== 9 && c !== 13 && c !== 12) {
       len++;
       space = false;
+    } else {
+      if (!space) len++;
+      space = true;
     }
   }
   return len;

@@ -16,6 +16,11 @@ describe('the main region: <main> or the body, without its furniture', () => {
     expect(mainRegion(big.body, big.counts).attribs.id).toBe('m');
     const tiny = setup(`<body><main id="m">${words(2)}</main><div>${words(80)}</div></body>`);
     expect(mainRegion(tiny.body, tiny.counts).name).toBe('body');
+    // Of two holding as much, the first in document order: the outer of two nested, the earlier of two apart.
+    const nested = setup(`<body><main id="outer"><div role="main" id="inner">${words(50)}</div></main></body>`);
+    expect(mainRegion(nested.body, nested.counts).attribs.id).toBe('outer');
+    const apart = setup(`<body><main id="one">${words(50)}</main><main id="two">${words(50)}</main></body>`);
+    expect(mainRegion(apart.body, apart.counts).attribs.id).toBe('one');
   });
 
   it('leaves out chrome, asides, dialogs, unlikely names and menus of short links', () => {

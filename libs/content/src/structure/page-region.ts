@@ -41,23 +41,31 @@ const CONTROL_TAGS = new Set(['button', 'select', 'label', 'input', 'textarea'])
 const STRICT = { stripUnlikely: true, weightClasses: true, cleanConditionally: true };
 const BY_TAG_AND_ROLE = { ...STRICT, stripUnlikely: false };
 
-/** The page's main region: the `<main>` (or `role="main"`) element holding the most text when it holds enough, else the body. */
+/**
+ * The page's main region: the `<main>` (or `role="main"`) element holding the most text when it holds enough, else
+ * the body; of two holding as much, the first in document order. `counts` is the body's census (text-census.ts): its
+ * elements are those counted under the body, read in its order (an element after its descendants), not walked again.
+ */
 export function mainRegion(body: Element, counts: ReadonlyMap<Element, TextCount>): Element {
   const total = counts.get(body)?.text ?? 0;
   let best: Element | undefined;
   let bestText = 0;
-  walk(body, (el) => {
-    if (!counts.has(el)) return false;
-    if (el.name === 'main' || el.attribs.role === 'main') {
-      const text = counts.get(el)!.text;
-      if (text > bestText) {
-        best = el;
-        bestText = text;
-      }
+  for (const [el, count] of counts) {
+    if (el === body || (el.name !== 'main' && el.attribs.role !== 'main')) continue;
+    const text = count.text;
+    // A descendant comes first in the census: an ancestor holding as much starts before it.
+    if (text > bestText || (text === bestText && best !== undefined && contains(el, best))) {
+      best = el;
+      bestText = text;
     }
-    return true;
-  });
+  }
   return best && bestText >= total * MAIN_MIN_SHARE ? best : body;
+}
+
+/** Whether `inner` is under `outer`. */
+function contains(outer: Element, inner: Element): boolean {
+  for (let p = inner.parent; p; p = p.parent) if (p === outer) return true;
+  return false;
 }
 
 /**

@@ -106,7 +106,8 @@ function postsLike(model: Element, indexed: () => PostIndex, counts: ReadonlyMap
   const { elements, ends } = index;
   for (let i = 0; i < elements.length;) {
     const el = elements[i];
-    if (el === model || (el.name === model.name && similar(classes, index.classesOf(el)))) {
+    // An element without a class name is like no post (similar: its set is empty), its names not read.
+    if (el === model || (el.name === model.name && el.attribs.class && similar(classes, index.classesOf(el)))) {
       if ((counts.get(el)?.text ?? 0) > 0) found.push(el);
       // A quoted post inside a post is part of it.
       i = ends[i];
