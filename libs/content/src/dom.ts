@@ -1,5 +1,5 @@
-import { parseDocument } from 'htmlparser2';
-import type { AnyNode, Document, Element, Text } from 'domhandler';
+import { DomHandler, type AnyNode, type Document, type Element, type Text } from 'domhandler';
+import { NamingParser } from './html-parser';
 import { SkippingTokenizer } from './html-tokenizer';
 import { isInvisible } from './visibility';
 
@@ -14,14 +14,19 @@ export type { AnyNode, Document, Element };
  * Parses forgivingly (htmlparser2 never throws on bad markup); a leading BOM is dropped. A `<![CDATA[` in HTML
  * content is a bogus comment that a browser ends at the next `>`; htmlparser2 reads it as a section running to
  * `]]>`, which on some pages is never written and swallows the rest of the page: it is closed where it starts.
- * The tokenizer is htmlparser2's, skipping through text and attribute values (html-tokenizer.ts): the same DOM.
+ * The tokenizer is htmlparser2's, skipping through text and attribute values (html-tokenizer.ts), and the parser
+ * too, keeping the tag and attribute names it has read (html-parser.ts): the same DOM.
  */
 export function parseHtml(html: string): Document {
   let source = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
   if (includesByTail(source, '<![', 'CDATA['))
     source = source.replace(CDATA_OUTSIDE_RAW_TEXT, (m) => (m.charCodeAt(1) === 33 ? '<!---->' : m));
-  return parseDocument(source, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, Tokenizer: SkippingTokenizer });
+  const handler = new DomHandler();
+  new NamingParser(handler, PARSE_OPTIONS).end(source);
+  return handler.root;
 }
+
+const PARSE_OPTIONS = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, Tokenizer: SkippingTokenizer };
 
 /** A CDATA opener, or a whole script/style element (raw text, where it is left alone). */
 const CDATA_OUTSIDE_RAW_TEXT = /<(script|style)\b[\s\S]*?<\/\1\s*>|<!\[CDATA\[/gi;
