@@ -1,5 +1,6 @@
 import { Parser } from 'htmlparser2';
-import { DomHandler, type AnyNode } from 'domhandler';
+import { DomHandler } from 'domhandler';
+import { domShape } from '../../../test/harness/dom-shape';
 import { NamingParser, NameTable } from './html-parser';
 
 const OPTIONS = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true };
@@ -8,16 +9,7 @@ const OPTIONS = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEnti
 function shape(html: string, naming: boolean): string[] {
   const handler = new DomHandler();
   new (naming ? NamingParser : Parser)(handler, OPTIONS).end(html);
-  const out: string[] = [];
-  const stack: [AnyNode, number][] = [[handler.root, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    const n = node as { type: string; name?: string; attribs?: Record<string, string>; data?: string; children?: AnyNode[] };
-    out.push(JSON.stringify([depth, n.type, n.name, n.attribs && Object.entries(n.attribs), n.data]));
-    const children = n.children ?? [];
-    for (let i = children.length - 1; i >= 0; i--) stack.push([children[i], depth + 1]);
-  }
-  return out;
+  return domShape(handler.root);
 }
 
 describe('NamingParser: the same DOM as htmlparser2’s own parser, its names kept', () => {

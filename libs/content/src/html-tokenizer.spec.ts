@@ -1,22 +1,12 @@
 import { parseDocument } from 'htmlparser2';
-import type { AnyNode } from 'domhandler';
+import { domShape } from '../../../test/harness/dom-shape';
 import { SkippingTokenizer } from './html-tokenizer';
 
 const OPTIONS = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true };
 
 /** Every node of a parse in document order: its depth, type, name, attributes (in order) and data. */
 function shape(html: string, skipping: boolean, decodeEntities = true): string[] {
-  const doc = parseDocument(html, { ...OPTIONS, decodeEntities, ...(skipping ? { Tokenizer: SkippingTokenizer } : {}) });
-  const out: string[] = [];
-  const stack: [AnyNode, number][] = [[doc, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    const n = node as { type: string; name?: string; attribs?: Record<string, string>; data?: string; children?: AnyNode[] };
-    out.push(JSON.stringify([depth, n.type, n.name, n.attribs && Object.entries(n.attribs), n.data]));
-    const children = n.children ?? [];
-    for (let i = children.length - 1; i >= 0; i--) stack.push([children[i], depth + 1]);
-  }
-  return out;
+  return domShape(parseDocument(html, { ...OPTIONS, decodeEntities, ...(skipping ? { Tokenizer: SkippingTokenizer } : {}) }));
 }
 
 describe('SkippingTokenizer: the same DOM as htmlparser2’s own tokenizer, in fewer steps', () => {
