@@ -68,7 +68,8 @@ class PostIndex {
   readonly elements: Element[] = [];
   /** For the element at i, the index just past its subtree. */
   readonly ends: number[] = [];
-  private readonly classes = new Map<Element, Set<string>>();
+  /** The class names of each tag and class attribute met (a thread's markup repeats: read once per kind, not per element). */
+  private readonly classes = new Map<string, Set<string>>();
 
   constructor(body: Element, counts: ReadonlyMap<Element, TextCount>) {
     // Iterative pre-order (garbage markup nests thousands deep); an element's end is set once its subtree is listed.
@@ -90,8 +91,10 @@ class PostIndex {
   }
 
   classesOf(el: Element): Set<string> {
-    let classes = this.classes.get(el);
-    if (!classes) this.classes.set(el, (classes = classSet(signatureOf(el))));
+    // signatureOf reads only the tag and class names; a tag name holds no space.
+    const key = `${el.name} ${el.attribs.class}`;
+    let classes = this.classes.get(key);
+    if (!classes) this.classes.set(key, (classes = classSet(signatureOf(el))));
     return classes;
   }
 }
