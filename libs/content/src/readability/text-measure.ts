@@ -56,7 +56,7 @@ export function lastCommas(): number {
 }
 
 /** Texts shorter than this are measured again where they are read: a look-up would cost about as much. */
-const REMEMBERED_FROM = 48;
+const REMEMBERED_FROM = 16;
 
 /**
  * The lengths and commas (lengthAndCommas) of a page's text nodes, shared by the parts that read the same nodes
