@@ -179,10 +179,17 @@ class Grabber {
   }
 
   private pickTopCandidate(): Element {
-    const ranked: { el: Element; score: number }[] = [];
-    for (const el of this.scores.keys()) ranked.push({ el, score: this.finalScore(el) });
-    ranked.sort((a, b) => b.score - a.score);
-    const topFive = ranked.slice(0, 5);
+    // The five best scores, in the order a stable sort of all of them would give (ties in the order first scored):
+    // each candidate is placed after those scoring as well, and the rest are never sorted.
+    const topFive: { el: Element; score: number }[] = [];
+    for (const el of this.scores.keys()) {
+      const score = this.finalScore(el);
+      if (topFive.length === 5 && !(score > topFive[4].score)) continue;
+      let at = topFive.length;
+      while (at > 0 && topFive[at - 1].score < score) at--;
+      topFive.splice(at, 0, { el, score });
+      if (topFive.length > 5) topFive.pop();
+    }
     let top = topFive[0]?.el;
     if (!top || top === this.body) return this.body;
     const topScore = topFive[0].score;
