@@ -2,7 +2,6 @@ import { Element as ElementNode } from 'domhandler';
 import { findFirst, isElement, type Document, type Element } from './dom';
 import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
 import type { GrabFlags } from './readability/types';
-import { TextMeasures } from './readability/text-measure';
 import { actionButtons } from './structure/action-buttons';
 import { isAppShell } from './structure/app-shell';
 import { cleanedSections } from './structure/cleaned-sections';
@@ -246,10 +245,8 @@ export function mainContentCandidates(
   const body = findFirst(document, 'body') ?? findFirst(document, 'html') ?? adoptIntoBody(document);
   // The caller's rule is one look-up per element (extractMainContent's skip verdicts, structure/skip-verdicts.ts).
   const isSkipped = isAppShell(body, callerSkips) ? (el: Element) => el.name !== 'noscript' && callerSkips(el) : callerSkips;
-  // The page's texts measured once for the census, the grab's measure and its cleaning (readability/text-measure.ts).
-  const measures = new TextMeasures();
-  const counts = textCensus(body, isSkipped, measures);
-  const grab = readabilityGrab(body, isSkipped, measures);
+  const counts = textCensus(body, isSkipped);
+  const grab = readabilityGrab(body, isSkipped);
   return {
     body,
     grab: widenToRepeatedBlocks(grab, body, counts, isSkipped) ?? widenToThread(grab, body, counts, isSkipped, mayBeThread(kinds)) ?? grab,
@@ -316,10 +313,10 @@ function widenToThread(
   return widened.length >= WIDEN_MIN_GAIN * grab.length ? widened : undefined;
 }
 
-function readabilityGrab(body: Element, isSkipped: (el: Element) => boolean, measures: TextMeasures): Grab {
+function readabilityGrab(body: Element, isSkipped: (el: Element) => boolean): Grab {
   let best: Grab | undefined;
   for (const flags of ATTEMPTS) {
-    const grabbed = grabArticle(body, flags, isSkipped, measures);
+    const grabbed = grabArticle(body, flags, isSkipped);
     if (grabbed.length >= CHAR_THRESHOLD) return grabbed;
     if (!best || grabbed.length > best.length) best = grabbed;
   }

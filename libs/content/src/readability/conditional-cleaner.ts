@@ -1,9 +1,8 @@
-import type { Text } from 'domhandler';
-import { isElement, typeOf, type Element } from '../dom';
+import { isElement, textData, typeOf, type Element } from '../dom';
 import { wrapsDataTable } from '../structure/table-wrappers';
 import { isDataTable } from './data-table';
 import { AD_OR_LOADING, classWeight, CLEANED, DIV_TO_P, EMBEDS, HEADINGS, SHARE, TEXTISH } from './signals';
-import { insideTag, normalizedLength, TextMeasures, textOf } from './text-measure';
+import { insideTag, lastCommas, lengthAndCommas, normalizedLength, textOf } from './text-measure';
 import type { GrabFlags, InfoOf } from './types';
 
 /** Below this many characters a share bar is dropped; also the length a grab must reach (main-content.ts). */
@@ -50,7 +49,6 @@ export class ConditionalCleaner {
     private readonly flags: GrabFlags,
     private readonly infoOf: InfoOf,
     private readonly isSkipped: (el: Element) => boolean,
-    private readonly measures: TextMeasures = new TextMeasures(),
   ) {}
 
   /** One Counts per depth, reused: a block's counts are read by its parent before its next child is cleaned. */
@@ -93,9 +91,10 @@ export class ConditionalCleaner {
     let run = 0;
     for (const child of el.children) {
       if (typeOf(child) === 'text') {
-        const len = this.measures.length(child as Text);
+        const data = textData(child);
+        const len = lengthAndCommas(data);
         counts.text += len;
-        counts.commas += this.measures.lastCommas();
+        counts.commas += lastCommas();
         run += len;
         continue;
       }

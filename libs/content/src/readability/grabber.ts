@@ -1,8 +1,7 @@
-import type { Text } from 'domhandler';
-import { childElements, isElement, type Element, typeOf } from '../dom';
+import { childElements, isElement, textData, type Element, typeOf } from '../dom';
 import { CHAR_THRESHOLD, ConditionalCleaner } from './conditional-cleaner';
 import { DIV_TO_P, initialScore, isExcluded, PARAGRAPH_LIKE, SCORED, SENTENCE_END } from './signals';
-import { ancestors, TextMeasures, textOf } from './text-measure';
+import { ancestors, lastCommas, lengthAndCommas, textOf } from './text-measure';
 import type { ElementInfo, GrabFlags } from './types';
 
 export { CHAR_THRESHOLD };
@@ -21,13 +20,8 @@ export interface Grab {
  * related siblings are merged, and the result is cleaned conditionally (conditional-cleaner.ts). What
  * tags, roles and class names say is in signals.ts.
  */
-export function grabArticle(
-  body: Element,
-  flags: GrabFlags,
-  isSkipped: (el: Element) => boolean,
-  measures: TextMeasures = new TextMeasures(),
-): Grab {
-  return new Grabber(body, flags, isSkipped, measures).grab();
+export function grabArticle(body: Element, flags: GrabFlags, isSkipped: (el: Element) => boolean): Grab {
+  return new Grabber(body, flags, isSkipped).grab();
 }
 
 /** An open element of the measuring pass and what its subtree has counted so far. */
@@ -69,7 +63,6 @@ class Grabber {
     private readonly body: Element,
     private readonly flags: GrabFlags,
     private readonly isSkipped: (el: Element) => boolean,
-    private readonly measures: TextMeasures,
   ) {}
 
   grab(): Grab {
@@ -77,7 +70,7 @@ class Grabber {
     const top = this.pickTopCandidate();
     const roots = this.mergeSiblings(top);
     const removed = new Set<Element>(this.excluded);
-    const cleaner = new ConditionalCleaner(this.flags, (el) => this.info.get(el), this.isSkipped, this.measures);
+    const cleaner = new ConditionalCleaner(this.flags, (el) => this.info.get(el), this.isSkipped);
     let length = 0;
     for (const root of roots) length += cleaner.clean(root, removed);
     return { roots, removed, length };
@@ -94,8 +87,8 @@ class Grabber {
       if (frame.i < children.length) {
         const child = children[frame.i++];
         if (typeOf(child) === 'text') {
-          const len = this.measures.length(child as Text);
-          const commas = this.measures.lastCommas();
+          const len = lengthAndCommas(textData(child));
+          const commas = lastCommas();
           frame.text += len;
           frame.commas += commas;
           frame.run += len;

@@ -1,6 +1,5 @@
 import { findFirst, parseHtml } from '../dom';
-import type { Element, Text } from 'domhandler';
-import { ancestors, countCommas, insideTag, lastCommas, lengthAndCommas, normalizedLength, TextMeasures, textOf } from './text-measure';
+import { ancestors, countCommas, insideTag, lastCommas, lengthAndCommas, normalizedLength, textOf } from './text-measure';
 
 describe('text measures of the main-content detection', () => {
   it('counts each whitespace run once, leading whitespace not at all, no-break spaces as whitespace', () => {
@@ -22,17 +21,6 @@ describe('text measures of the main-content detection', () => {
   it('measures a length and its commas in one pass, the same numbers as normalizedLength and countCommas', () => {
     const texts = ['', '  a  b\n\n\tc ', 'a\u00a0\u00a0b', '\u0001\r\f b\r', 'a, b، c， d', ',،﹐︐︑⹀⸴⸲，;.、', ' x,\u00a0y ,, '];
     for (const text of texts) expect([lengthAndCommas(text), lastCommas()]).toEqual([normalizedLength(text), countCommas(text)]);
-  });
-
-  it('gives every text node its length and commas, a long text measured once and read again', () => {
-    const long = 'One, two, three words and a long sentence,  longer than a short label. ';
-    const doc = parseHtml(`<p>${long}</p><p>a, b</p><p>\n  </p><p>${long.replace(/,/g, '')}</p>`);
-    const texts = [...doc.children].map((p) => (p as Element).children[0] as Text);
-    const measures = new TextMeasures();
-    for (let pass = 0; pass < 2; pass++) {
-      for (const node of texts)
-        expect([measures.length(node), measures.lastCommas()]).toEqual([normalizedLength(node.data), countCommas(node.data)]);
-    }
   });
 
   it('reads a subtree in document order and sees its ancestors', () => {

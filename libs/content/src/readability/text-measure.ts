@@ -1,4 +1,3 @@
-import type { Text } from 'domhandler';
 import { isElement, textData, type AnyNode, type Element } from '../dom';
 
 /**
@@ -53,47 +52,6 @@ export function lengthAndCommas(text: string): number {
 /** The commas of the text lengthAndCommas last measured. */
 export function lastCommas(): number {
   return commasOfLast;
-}
-
-/** Texts shorter than this are measured again where they are read: a look-up would cost about as much. */
-const REMEMBERED_FROM = 16;
-
-/**
- * The lengths and commas (lengthAndCommas) of a page's text nodes, shared by the parts that read the same nodes
- * one after the other (the body's census, the grab's measure, its cleaning): a long text is measured once, a
- * short one (most of a page's nodes, little of its text) wherever it is read.
- */
-export class TextMeasures {
-  private readonly lengths = new Map<Text, number>();
-  /** The commas of the remembered texts that have any. */
-  private readonly commaCounts = new Map<Text, number>();
-  private commasOfLast = 0;
-
-  /** normalizedLength of the node's text; its countCommas are then read with lastCommas. */
-  length(node: Text): number {
-    const data = node.data;
-    if (data.length < REMEMBERED_FROM) {
-      const len = lengthAndCommas(data);
-      this.commasOfLast = lastCommas();
-      return len;
-    }
-    const known = this.lengths.get(node);
-    if (known !== undefined) {
-      this.commasOfLast = this.commaCounts.get(node) ?? 0;
-      return known;
-    }
-    const len = lengthAndCommas(data);
-    const commas = lastCommas();
-    this.lengths.set(node, len);
-    if (commas > 0) this.commaCounts.set(node, commas);
-    this.commasOfLast = commas;
-    return len;
-  }
-
-  /** The commas of the text `length` last measured. */
-  lastCommas(): number {
-    return this.commasOfLast;
-  }
 }
 
 /** Commas in `text`: ',' and those of the scripts that have their own. */

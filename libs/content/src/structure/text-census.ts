@@ -1,6 +1,5 @@
-import type { Text } from 'domhandler';
-import { isElement, type Element, typeOf } from '../dom';
-import { TextMeasures } from '../readability/text-measure';
+import { isElement, textData, type Element, typeOf } from '../dom';
+import { normalizedLength } from '../readability/text-measure';
 
 /** One element's text, counted once for the whole page. */
 export interface TextCount {
@@ -14,14 +13,9 @@ export interface TextCount {
 
 /**
  * Text and link lengths of every element under `root` in one iterative post-order pass (garbage markup
- * nests thousands deep). Skipped elements count nothing and get no entry. The texts are measured through
- * `measures`, which the grab's measure and cleaning of the same page then read (readability/text-measure.ts).
+ * nests thousands deep). Skipped elements count nothing and get no entry.
  */
-export function textCensus(
-  root: Element,
-  isSkipped: (el: Element) => boolean,
-  measures: TextMeasures = new TextMeasures(),
-): Map<Element, TextCount> {
+export function textCensus(root: Element, isSkipped: (el: Element) => boolean): Map<Element, TextCount> {
   const counts = new Map<Element, TextCount>();
   // The open elements, one frame per depth, reused (a frame is done with once its element is counted).
   const stack: { el: Element; i: number; count: TextCount }[] = [{ el: root, i: 0, count: { text: 0, link: 0, links: 0 } }];
@@ -31,7 +25,7 @@ export function textCensus(
     const children = frame.el.children;
     if (frame.i < children.length) {
       const child = children[frame.i++];
-      if (typeOf(child) === 'text') frame.count.text += measures.length(child as Text);
+      if (typeOf(child) === 'text') frame.count.text += normalizedLength(textData(child));
       else if (isElement(child) && !isSkipped(child)) {
         const count = { text: 0, link: 0, links: 0 };
         const next = stack[++depth];
