@@ -17,6 +17,7 @@ import { isExcerpt, shownBesideChrome } from './structure/no-main-content';
 import { revealedWrappers } from './structure/revealed-wrappers';
 import { resolveStreamedBoundaries } from './structure/streamed-boundaries';
 import { UrlResolver } from './url-resolver';
+import { utf8Length } from './utf8-length';
 import { selectTags } from './tag-filter';
 import { isHidden, NON_CONTENT_TAGS } from './visibility';
 import type { ConversionInput, ConversionResult, OutputFormat } from './types';
@@ -115,8 +116,8 @@ export function convertHtml(input: ConversionInput): ConversionResult {
     ...(input.linkSelector ? { selectedLinks: selectLinks(document, resolver, input.linkSelector) } : {}),
     ...(input.nextSelector ? { nextLinks: selectLinks(document, resolver, input.nextSelector) } : {}),
     stats: {
-      htmlBytes: Buffer.byteLength(html, 'utf8'),
-      markdownBytes: Buffer.byteLength(markdown, 'utf8'),
+      htmlBytes: utf8Length(html),
+      markdownBytes: utf8Length(markdown),
       ms: performance.now() - started,
     },
   };

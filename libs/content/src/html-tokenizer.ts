@@ -7,7 +7,9 @@ import { Tokenizer } from 'htmlparser2';
  * moves straight to the next such character in those states (`skipTo`), and the handler then runs on it as it
  * would have: the same callbacks with the same positions, so the same DOM, with fewer turns of the loop (a page's
  * text and attribute values are most of its characters). It is passed as the parser's `Tokenizer` option; with
- * entities not decoded (`&` not waited for) every state reads as it always does.
+ * entities not decoded (`&` not waited for) every state reads as it always does. Where the stock tokenizer already
+ * skips to one character (`fastForwardTo`: the `<` in a script or style, the end of a comment or declaration), it
+ * finds it with the string's own search instead of its loop.
  */
 
 /** The tokenizer's members the skips use, private in its typings. */
@@ -20,6 +22,7 @@ interface TokenizerInternals {
   stateInAttributeName(c: number): void;
   stateInAttributeValueDoubleQuotes(c: number): void;
   stateInAttributeValueSingleQuotes(c: number): void;
+  fastForwardTo(c: number): boolean;
 }
 
 const TokenizerBase = Tokenizer as unknown as new (...args: ConstructorParameters<typeof Tokenizer>) => TokenizerInternals;
@@ -38,6 +41,22 @@ function isTagSpace(c: number): boolean {
 }
 
 class SkippingTokenizerImpl extends TokenizerBase {
+  /**
+   * The stock method with the buffer's own search: where the tokenizer waits for one character (the `<` in a
+   * script or style, the `>` ending a declaration, the `-` of a comment's end), the index is left on it, or on the
+   * buffer's last character when there is none, as the stock loop leaves it.
+   */
+  override fastForwardTo(c: number): boolean {
+    const buffer = this.buffer;
+    const at = buffer.indexOf(String.fromCharCode(c), this.index - this.offset + 1);
+    if (at === -1) {
+      this.index = this.offset + buffer.length - 1;
+      return false;
+    }
+    this.index = this.offset + at;
+    return true;
+  }
+
   override stateText(c: number): void {
     if (c !== LT && c !== AMP && this.decodeEntities) skipTo(this, LT, AMP);
     else super.stateText(c);

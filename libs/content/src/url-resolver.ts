@@ -22,7 +22,7 @@ export class UrlResolver {
     if (trimmed === '') return undefined;
     let url = this.cache.get(trimmed);
     if (url === undefined) {
-      url = tryUrl(trimmed, this.base?.href) ?? null;
+      url = tryUrl(trimmed, isAbsoluteHttp(trimmed) ? undefined : this.base?.href) ?? null;
       if (url && !SAFE_PROTOCOLS.has(url.protocol)) url = null;
       this.cache.set(trimmed, url);
     }
@@ -39,6 +39,15 @@ function withoutHash(url: URL): string {
   const href = url.href;
   const hash = href.indexOf('#');
   return hash === -1 ? href : href.slice(0, hash);
+}
+
+/**
+ * Whether `href` starts `http://` or `https://`, in lower case. The URL standard's parser reads the base of such a
+ * URL only to decide, after the scheme, whether to take it as relative to the base, and with the `//` it reads on as
+ * an authority whatever the base is: `new URL(href)` is `new URL(href, base)` without parsing the base again.
+ */
+export function isAbsoluteHttp(href: string): boolean {
+  return href.startsWith('https://') || href.startsWith('http://');
 }
 
 function tryUrl(value: string, base?: string): URL | undefined {

@@ -2,7 +2,7 @@ import { isElement, textData, typeOf, type Element } from '../dom';
 import { wrapsDataTable } from '../structure/table-wrappers';
 import { isDataTable } from './data-table';
 import { AD_OR_LOADING, classWeight, CLEANED, DIV_TO_P, EMBEDS, HEADINGS, SHARE, TEXTISH } from './signals';
-import { countCommas, insideTag, normalizedLength, textOf } from './text-measure';
+import { insideTag, lastCommas, lengthAndCommas, normalizedLength, textOf } from './text-measure';
 import type { GrabFlags, InfoOf } from './types';
 
 /** Below this many characters a share bar is dropped; also the length a grab must reach (main-content.ts). */
@@ -92,9 +92,9 @@ export class ConditionalCleaner {
     for (const child of el.children) {
       if (typeOf(child) === 'text') {
         const data = textData(child);
-        const len = normalizedLength(data);
+        const len = lengthAndCommas(data);
         counts.text += len;
-        counts.commas += countCommas(data);
+        counts.commas += lastCommas();
         run += len;
         continue;
       }

@@ -1,7 +1,7 @@
 import { childElements, isElement, textData, type Element, typeOf } from '../dom';
 import { CHAR_THRESHOLD, ConditionalCleaner } from './conditional-cleaner';
 import { DIV_TO_P, initialScore, isExcluded, PARAGRAPH_LIKE, SCORED, SENTENCE_END } from './signals';
-import { ancestors, countCommas, normalizedLength, textOf } from './text-measure';
+import { ancestors, lastCommas, lengthAndCommas, textOf } from './text-measure';
 import type { ElementInfo, GrabFlags } from './types';
 
 export { CHAR_THRESHOLD };
@@ -87,9 +87,8 @@ class Grabber {
       if (frame.i < children.length) {
         const child = children[frame.i++];
         if (typeOf(child) === 'text') {
-          const data = textData(child);
-          const len = normalizedLength(data);
-          const commas = countCommas(data);
+          const len = lengthAndCommas(textData(child));
+          const commas = lastCommas();
           frame.text += len;
           frame.commas += commas;
           frame.run += len;
@@ -173,10 +172,17 @@ class Grabber {
   }
 
   private pickTopCandidate(): Element {
-    const ranked: { el: Element; score: number }[] = [];
-    for (const el of this.scores.keys()) ranked.push({ el, score: this.finalScore(el) });
-    ranked.sort((a, b) => b.score - a.score);
-    const topFive = ranked.slice(0, 5);
+    // The five best scores, in the order a stable sort of all of them would give (ties in the order first scored):
+    // each candidate is placed after those scoring as well, and the rest are never sorted.
+    const topFive: { el: Element; score: number }[] = [];
+    for (const el of this.scores.keys()) {
+      const score = this.finalScore(el);
+      if (topFive.length === 5 && !(score > topFive[4].score)) continue;
+      let at = topFive.length;
+      while (at > 0 && topFive[at - 1].score < score) at--;
+      topFive.splice(at, 0, { el, score });
+      if (topFive.length > 5) topFive.pop();
+    }
     let top = topFive[0]?.el;
     if (!top || top === this.body) return this.body;
     const topScore = topFive[0].score;

@@ -1,5 +1,5 @@
 import { findFirst, parseHtml } from '../dom';
-import { ancestors, countCommas, insideTag, normalizedLength, textOf } from './text-measure';
+import { ancestors, countCommas, insideTag, lastCommas, lengthAndCommas, normalizedLength, textOf } from './text-measure';
 
 describe('text measures of the main-content detection', () => {
   it('counts each whitespace run once, leading whitespace not at all, no-break spaces as whitespace', () => {
@@ -16,6 +16,11 @@ describe('text measures of the main-content detection', () => {
     // The global regex must not carry its position from one call to the next.
     expect(countCommas('x, y')).toBe(1);
     expect(countCommas('x, y')).toBe(1);
+  });
+
+  it('measures a length and its commas in one pass, the same numbers as normalizedLength and countCommas', () => {
+    const texts = ['', '  a  b\n\n\tc ', 'a\u00a0\u00a0b', '\u0001\r\f b\r', 'a, b، c， d', ',،﹐︐︑⹀⸴⸲，;.、', ' x,\u00a0y ,, '];
+    for (const text of texts) expect([lengthAndCommas(text), lastCommas()]).toEqual([normalizedLength(text), countCommas(text)]);
   });
 
   it('reads a subtree in document order and sees its ancestors', () => {

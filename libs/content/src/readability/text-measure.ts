@@ -23,6 +23,37 @@ export function normalizedLength(text: string): number {
   return len;
 }
 
+/** The commas of the text lengthAndCommas last measured (read them with lastCommas). */
+let commasOfLast = 0;
+
+/**
+ * normalizedLength of `text`, and its countCommas for lastCommas: both in one pass over the text, for the grab's
+ * measure and its cleaning, which need both of every text node they read.
+ */
+export function lengthAndCommas(text: string): number {
+  let len = 0;
+  let commas = 0;
+  let space = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 32 ? c !== 160 : c !== 32 && c !== 10 && c !== 9 && c !== 13 && c !== 12) {
+      len++;
+      space = false;
+      if (c === 0x2c || (c >= 0x60c && isComma(c))) commas++;
+    } else {
+      if (!space) len++;
+      space = true;
+    }
+  }
+  commasOfLast = commas;
+  return len;
+}
+
+/** The commas of the text lengthAndCommas last measured. */
+export function lastCommas(): number {
+  return commasOfLast;
+}
+
 /** Commas in `text`: ',' and those of the scripts that have their own. */
 export function countCommas(text: string): number {
   let n = 0;

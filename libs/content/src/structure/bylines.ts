@@ -15,7 +15,7 @@ export function bylines(
   return outermost(
     roots,
     (el) => isSkipped(el) || (counts.get(el)?.text ?? 0) === 0,
-    (el) => counts.get(el)!.text <= BYLINE_MAX_TEXT && BLOCKS.has(el.name) && isByline(textContent(el)),
+    (el) => BLOCKS.has(el.name) && counts.get(el)!.text <= BYLINE_MAX_TEXT && isByline(textContent(el)),
   );
 }
 

@@ -15,17 +15,27 @@ const TOP_MIN_SHARED = 0.5;
 const LOGO_MAX_WORDS = 3;
 /** ...covering at least this share of it. */
 const LOGO_MAX_COVERAGE = 0.8;
-const LEVELS = new Map<string, number>([
+/** Never holds the title (a kind in NAME_KINDS). */
+const NEVER = -1;
+/** Holds a logo, menus or widgets; a heading there titles the page only when it says the title (a kind in NAME_KINDS). */
+const ASIDE = 0;
+/**
+ * What an element's name says to the search for the title, in one look-up per element: a heading's level (1-6),
+ * NEVER (nav, footer, dialog, template) or ASIDE (aside); other names are none of them.
+ */
+const NAME_KINDS = new Map<string, number>([
   ['h1', 1],
   ['h2', 2],
   ['h3', 3],
   ['h4', 4],
   ['h5', 5],
   ['h6', 6],
+  ['nav', NEVER],
+  ['footer', NEVER],
+  ['dialog', NEVER],
+  ['template', NEVER],
+  ['aside', ASIDE],
 ]);
-const NEVER_HOLDS_THE_TITLE = new Set(['nav', 'footer', 'dialog', 'template']);
-/** Hold a logo, menus or widgets; a heading there titles the page only when it says the title. */
-const MAY_HOLD_THE_TITLE = new Set(['aside']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'menu', 'menubar']);
 /** A link to the site's home page: what a logo heading holds. */
 const HOME_HREF = /^(?:https?:\/\/[^/]+)?\/?(?:index\.\w+)?(?:[?#].*)?$/i;
@@ -81,12 +91,14 @@ export function mainHeadings(
   let fullestOfPageScore = 0;
   const coverageOfPage = new Map<Element, number>();
   const visit = (el: Element): boolean => {
-    if (isSkipped(el) || NEVER_HOLDS_THE_TITLE.has(el.name)) return false;
+    if (isSkipped(el)) return false;
+    const kind = NAME_KINDS.get(el.name);
+    if (kind === NEVER) return false;
     // A site's banner, an aside: a heading there titles the page only when it says the title.
     const role = el.attribs.role;
-    const aside = role === 'banner' || MAY_HOLD_THE_TITLE.has(el.name);
+    const aside = role === 'banner' || kind === ASIDE;
     if (role !== undefined && role !== 'banner' && CHROME_ROLES.has(role)) return false;
-    const level = LEVELS.get(el.name);
+    const level = kind === undefined || kind === ASIDE ? undefined : kind;
     if (level === undefined) {
       if (!aside) return true;
       asideDepth++;

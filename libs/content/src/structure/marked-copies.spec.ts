@@ -1,5 +1,5 @@
-import { parseHtml } from '../dom';
-import { markedCopies } from './marked-copies';
+import { findFirst, parseHtml } from '../dom';
+import { markedCopies, marksAny } from './marked-copies';
 
 const words = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `word${i + from}`).join(' ');
 const slide = (id: string, cls: string) => `<div class="${cls}"><div id="${id}"><h3>Colorful design</h3><p>${words(30)}</p></div></div>`;
@@ -50,5 +50,31 @@ describe('marked copies: a cloned or hidden copy of a block is read once', () =>
   it('reads an underscore-named narrow-screen copy (`hidden_desktop`) as the copy', () => {
     const html = `<body>${slide('a', 'cards hidden_mobile')}${slide('b', 'cards hidden_desktop')}</body>`;
     expect(named(html)).toEqual(['b']);
+  });
+});
+
+describe('marksAny: whether a page marks any element below its body as a copy', () => {
+  const body = (html: string) => findFirst(parseHtml(`<body>${html}</body>`), 'body')!;
+
+  it('finds every kind of mark, in any case', () => {
+    for (const mark of [
+      'class="Slick-Cloned"',
+      'class="x swiper-slide-duplicate"',
+      'class="sr-only"',
+      'class="screen-reader-text"',
+      'class="md:hidden"',
+      'class="d-lg-none"',
+      'class="visible-xs"',
+      'class="show-for-small-only"',
+      'class="mobile_only"',
+      'inert',
+    ]) {
+      expect(marksAny(body(`<div><p ${mark}>text</p></div>`))).toBe(true);
+    }
+  });
+
+  it('finds none where no class is a mark (a mark word inside another name, a class shown from some width on, the body itself)', () => {
+    expect(marksAny(body('<div class="hidden-gem only-child"><p class="hidden md:block">text</p></div>'))).toBe(false);
+    expect(marksAny(findFirst(parseHtml('<body class="slick-cloned"><p>text</p></body>'), 'body')!)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { findFirst, isElement, solidLength, textData, typeOf, visibleText, type Document, type Element } from '../dom';
+import { findFirst, isElement, solidLength, textData, typeOf, visibleText, walk, type Document, type Element } from '../dom';
 import { isInvisible, UNRENDERED_TAGS } from '../visibility';
 import { normalizedLength } from '../readability/text-measure';
 import { lastSolidLength, textLengths } from './text-lengths';
@@ -38,6 +38,9 @@ export function markedCopies(document: Document, isSkipped: (el: Element) => boo
   const body = findFirst(document, 'body');
   if (!body) return new Set();
   const copies = new Set<Element>();
+  // Copies are left out only for a mark, on them or above them below the body: a page marking nothing (about half
+  // of them) has none to leave out, and its blocks are not read.
+  if (!marksAny(body)) return copies;
   for (const group of copyGroups(body, isSkipped)) {
     const marks = group.map((el) => markOf(el, body));
     const least = Math.min(...marks);
@@ -182,6 +185,27 @@ function census(root: Element, isSkipped: (el: Element) => boolean): Blocks {
   }
   return blocks;
 }
+
+/**
+ * Whether an element below `body` may carry a mark (ownMark): an `inert` one, or a class attribute saying one of the
+ * marks' words in any case (a mark's class names hold one). Stops at the first.
+ */
+export function marksAny(body: Element): boolean {
+  let marked = false;
+  walk(body, (el) => {
+    if (marked) return false;
+    if (el.attribs.inert !== undefined) marked = true;
+    else {
+      const cls = el.attribs.class;
+      if (cls !== undefined && MARK_WORD.test(cls) && ownMark(el) > 0) marked = true;
+    }
+    return !marked;
+  });
+  return marked;
+}
+
+/** A word every mark's class name holds (CLONE_CLASS, HIDDEN_CLASS, NARROW_ONLY_CLASS), in any case. */
+const MARK_WORD = /clone|duplicate|hid|none|only|screen-reader|visible-xs|show-for/i;
 
 /** The strongest mark on the element or above it, up to the body. */
 function markOf(el: Element, body: Element): Mark {

@@ -47,7 +47,15 @@ export function orphanHeadings(roots: readonly AnyNode[], isOut: (el: Element) =
   return out;
 }
 
-const HEADING = /^h([1-6])$/;
+/** The heading elements' levels (a Map: no element name is looked up on a prototype, no match per element). */
+const HEADING_LEVELS = new Map([
+  ['h1', 1],
+  ['h2', 2],
+  ['h3', 3],
+  ['h4', 4],
+  ['h5', 5],
+  ['h6', 6],
+]);
 /** Text that is not white space only (as `trim` reads it). */
 const SOLID = /\S/;
 /** Every shown text is the same event (no heading, level 0): one object, not one per text. */
@@ -68,8 +76,8 @@ function textLength(el: Element): number {
 
 /** 1-6 for a heading element or an element with the heading role (its `aria-level`, else 2), 0 for anything else. */
 function headingLevel(el: Element): number {
-  const match = HEADING.exec(el.name);
-  if (match) return Number(match[1]);
+  const level = HEADING_LEVELS.get(el.name);
+  if (level !== undefined) return level;
   if (el.attribs.role === 'heading') return Number(el.attribs['aria-level']) || 2;
   return 0;
 }

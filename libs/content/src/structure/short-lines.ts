@@ -22,13 +22,16 @@ export function shortLines(document: Document, isSkipped: (el: Element) => boole
   const lines: ShortLine[] = [];
   walk(body, (el) => {
     if (isSkipped(el)) return false;
-    for (const child of el.children) {
+    const children = el.children;
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i];
       if (typeOf(child) !== 'text') continue;
       const data = textData(child);
       // Most text nodes are the white space between tags, and a long one is no line: neither is collapsed.
       const solid = solidLength(data, SHORT_LINE_MAX);
       if (solid === 0 || solid > SHORT_LINE_MAX) continue;
-      const text = collapseWhitespace(data);
+      // A text without white space (a link's one word) is its own collapse.
+      const text = solid === data.length ? data : collapseWhitespace(data);
       if (text.length <= SHORT_LINE_MAX) lines.push({ el, text });
     }
     return true;

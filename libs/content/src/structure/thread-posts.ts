@@ -68,7 +68,11 @@ class PostIndex {
   readonly elements: Element[] = [];
   /** For the element at i, the index just past its subtree. */
   readonly ends: number[] = [];
-  private readonly classes = new Map<Element, Set<string>>();
+  /**
+   * The class names of each tag and class attribute met, by tag then by class attribute (a thread's markup repeats:
+   * read once per kind, not per element; the attribute's own string is the key, no string built per look-up).
+   */
+  private readonly classes = new Map<string, Map<string, Set<string>>>();
 
   constructor(body: Element, counts: ReadonlyMap<Element, TextCount>) {
     // Iterative pre-order (garbage markup nests thousands deep); an element's end is set once its subtree is listed.
@@ -90,8 +94,12 @@ class PostIndex {
   }
 
   classesOf(el: Element): Set<string> {
-    let classes = this.classes.get(el);
-    if (!classes) this.classes.set(el, (classes = classSet(signatureOf(el))));
+    // signatureOf reads only the tag and class names.
+    const cls = el.attribs.class ?? '';
+    let byClass = this.classes.get(el.name);
+    if (!byClass) this.classes.set(el.name, (byClass = new Map()));
+    let classes = byClass.get(cls);
+    if (!classes) byClass.set(cls, (classes = classSet(signatureOf(el))));
     return classes;
   }
 }

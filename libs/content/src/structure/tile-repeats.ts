@@ -222,15 +222,30 @@ function captionedPictures(
   isSkipped: (el: Element) => boolean,
   isItemSized: (el: Element) => boolean,
 ): Element[] {
-  const found: Element[] = [];
+  // The pictures whose alt text is a title: fewer than TILE_MIN_REPEATS of them find too few, and no item is read.
+  const titled: { link: Element; alt: string }[] = [];
   for (const link of pictures) {
     const alt = altText(link);
-    if ((alt.match(/\w+/g) ?? []).length < TITLE_MIN_WORDS) continue;
+    if ((alt.match(/\w+/g) ?? []).length >= TITLE_MIN_WORDS) titled.push({ link, alt });
+  }
+  if (titled.length < TILE_MIN_REPEATS) return [];
+  // A leaf's line read once: an item's wrapper and the card above it hold the same leaves.
+  const lines = new Map<Element, string>();
+  const lineOf = (el: Element): string => {
+    let line = lines.get(el);
+    if (line === undefined) {
+      line = visibleText(el, 400).toLowerCase();
+      lines.set(el, line);
+    }
+    return line;
+  };
+  const found: Element[] = [];
+  for (const { link, alt } of titled) {
     let node: Element = link;
     for (let level = 0; level < CAPTION_MAX_DEPTH; level++) {
       const parent = node.parent;
       if (!parent || !isElement(parent) || !isItemSized(parent)) break;
-      if (holdsLine(parent, link, alt, isSkipped)) {
+      if (holdsLine(parent, link, alt, isSkipped, lineOf)) {
         found.push(link);
         break;
       }
@@ -250,13 +265,19 @@ function altText(link: Element): string {
   return alts.join(' ').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-/** Whether a leaf block under `root` (outside `except`) says `line` word for word. */
-function holdsLine(root: Element, except: Element, line: string, isSkipped: (el: Element) => boolean): boolean {
+/** Whether a leaf block under `root` (outside `except`) says `line` word for word (`lineOf`: a leaf's visible text, lower-cased). */
+function holdsLine(
+  root: Element,
+  except: Element,
+  line: string,
+  isSkipped: (el: Element) => boolean,
+  lineOf: (el: Element) => string,
+): boolean {
   let found = false;
   walk(root, (el) => {
     if (found || el === except || isSkipped(el)) return false;
     if (el.children.some(isElement)) return true;
-    if (visibleText(el, 400).toLowerCase() === line) found = true;
+    if (lineOf(el) === line) found = true;
     return false;
   });
   return found;
