@@ -1,4 +1,5 @@
 import {
+  HEADING_LEVELS,
   bodyOf,
   collapseWhitespace,
   findFirst,
@@ -191,5 +192,12 @@ describe('parseHtml: markup a browser forgives', () => {
     expect(visibleText(doc)).toContain('Still parsed');
     expect(findFirst(doc, 'p')).toBeDefined();
     expect(textData(findFirst(doc, 'script')!.children[0])).toBe('var s = "<![CDATA[";');
+  });
+});
+
+describe('HEADING_LEVELS: a heading element’s level', () => {
+  it('gives h1 to h6 their levels and no other name one', () => {
+    expect(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((name) => HEADING_LEVELS.get(name))).toEqual([1, 2, 3, 4, 5, 6]);
+    for (const name of ['h7', 'h0', 'header', 'hr', 'H1', 'constructor', 'toString']) expect(HEADING_LEVELS.get(name)).toBeUndefined();
   });
 });

@@ -43,6 +43,16 @@ export function includesByTail(text: string, head: string, tail: string): boolea
   return false;
 }
 
+/** The heading elements' levels, h1 to h6 (a Map: no name is looked up on a prototype, no match per element). */
+export const HEADING_LEVELS: ReadonlyMap<string, number> = new Map([
+  ['h1', 1],
+  ['h2', 2],
+  ['h3', 3],
+  ['h4', 4],
+  ['h5', 5],
+  ['h6', 6],
+]);
+
 /** The node type as a plain string ('tag', 'text', 'script', 'style', 'comment', ...). */
 export function typeOf(node: AnyNode): string {
   const type: string = node.type;

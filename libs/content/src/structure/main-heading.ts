@@ -1,5 +1,5 @@
 import { compareDocumentPosition } from 'domutils';
-import { isElement, walk, type Element } from '../dom';
+import { HEADING_LEVELS, isElement, walk, type Element } from '../dom';
 import { textOf } from '../readability/text-measure';
 
 /** A heading says what the title says when this share of its words is in the title... */
@@ -24,12 +24,7 @@ const ASIDE = 0;
  * NEVER (nav, footer, dialog, template) or ASIDE (aside); other names are none of them.
  */
 const NAME_KINDS = new Map<string, number>([
-  ['h1', 1],
-  ['h2', 2],
-  ['h3', 3],
-  ['h4', 4],
-  ['h5', 5],
-  ['h6', 6],
+  ...HEADING_LEVELS,
   ['nav', NEVER],
   ['footer', NEVER],
   ['dialog', NEVER],

@@ -1,4 +1,4 @@
-import { isElement, typeOf, type AnyNode, type Element } from '../dom';
+import { HEADING_LEVELS, isElement, typeOf, type AnyNode, type Element } from '../dom';
 
 /**
  * A heading whose section the cleaning left out titles nothing: "You may also like" over a list of links the
@@ -47,15 +47,6 @@ export function orphanHeadings(roots: readonly AnyNode[], isOut: (el: Element) =
   return out;
 }
 
-/** The heading elements' levels (a Map: no element name is looked up on a prototype, no match per element). */
-const HEADING_LEVELS = new Map([
-  ['h1', 1],
-  ['h2', 2],
-  ['h3', 3],
-  ['h4', 4],
-  ['h5', 5],
-  ['h6', 6],
-]);
 /** Text that is not white space only (as `trim` reads it). */
 const SOLID = /\S/;
 /** Every shown text is the same event (no heading, level 0): one object, not one per text. */
