@@ -1,6 +1,6 @@
 import { convertHtml } from '../convert-html';
 import { parseHtml } from '../dom';
-import { revealedWrappers } from './revealed-wrappers';
+import { renderedLength, revealedWrappers } from './revealed-wrappers';
 
 const article = '<article><h1>Dark roast</h1><p>A bold blend for long days, described at the length a product page gives it.</p></article>';
 
@@ -38,5 +38,20 @@ describe('revealedWrappers: content a page hides until its scripts show it', () 
     expect(text).toContain('A bold blend for long days');
     expect(text).not.toContain('Hidden inside');
     expect(text).not.toContain('Cart drawer');
+  });
+
+  it('counts the rendered text, collapsed, and stops once it reaches the length asked for', () => {
+    const doc = parseHtml('<body><p>one  two</p><script>var x = 1;</script><div>three <b>four</b></div></body>');
+    expect(renderedLength(doc)).toBe('one two'.length + 'three four'.length);
+    const stopped = renderedLength(doc, 5);
+    expect(stopped).toBeGreaterThanOrEqual(5);
+    expect(stopped).toBeLessThan(17);
+    expect(renderedLength(doc, 100)).toBe(17);
+  });
+
+  it('reveals a wrapper whose text is exactly one more than the page shows, not one that only equals it', () => {
+    const hidden = (words: string) => `<body><p>abcd</p><div id="w" style="display:none">${words}</div></body>`;
+    expect(revealedWrappers(parseHtml(hidden('abcde'))).size).toBe(1);
+    expect(revealedWrappers(parseHtml(hidden('abcd'))).size).toBe(0);
   });
 });

@@ -32,8 +32,14 @@ export function revealedWrappers(document: Document): Set<Element> {
   const root = document.children.find((c): c is Element => isElement(c) && c.name === 'html') ?? document;
   // The text the page shows: the whole page's (in its <html>, when it has one) less the hidden elements' there.
   const texts = hidden.map((el) => (holds(root, el) ? renderedLength(el) : 0));
-  let shown = renderedLength(root);
-  for (const text of texts) shown -= text;
+  let hiddenText = 0;
+  for (const text of texts) hiddenText += text;
+  // A candidate is revealed when it holds more than the page shows: when the page's text is less than its own and
+  // all hidden text together. The page's text is counted only as far as the largest such sum: a page holding that
+  // much reveals none (on most pages, a hidden menu's few words against an article).
+  let enough = 0;
+  for (let i = 0; i < hidden.length; i++) if (candidates[i]) enough = Math.max(enough, texts[i] + hiddenText);
+  const shown = renderedLength(root, enough) - hiddenText;
   for (let i = 0; i < hidden.length; i++) if (candidates[i] && texts[i] > shown) revealed.add(hidden[i]);
   return revealed;
 }
@@ -41,12 +47,13 @@ export function revealedWrappers(document: Document): Set<Element> {
 /**
  * The whitespace-collapsed length of the text under `root` (readability/text-measure.ts normalizedLength of each
  * text node), what a browser never renders below it (UNRENDERED_TAGS) left out: structure/text-census.ts's text
- * count of `root` with that skip rule, without an entry per element.
+ * count of `root` with that skip rule, without an entry per element. Counting stops once it reaches `upTo` (the
+ * length returned is then at least `upTo`, not the whole).
  */
-function renderedLength(root: AnyNode): number {
+export function renderedLength(root: AnyNode, upTo = Infinity): number {
   let length = 0;
   const stack: AnyNode[] = [root];
-  while (stack.length > 0) {
+  while (stack.length > 0 && length < upTo) {
     const children = (stack.pop() as { children?: AnyNode[] }).children;
     if (children === undefined) continue;
     for (const child of children) {
