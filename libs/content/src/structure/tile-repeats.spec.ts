@@ -36,6 +36,17 @@ describe("tile repeats: an item's second link to its own address is not its text
     expect(named(`<body>${[1, 2, 3].map(story).join('')}</body>`)).toEqual(['again1', 'again2', 'again3', 'pic1', 'pic2', 'pic3']);
   });
 
+  it('reads a block once when every item of a grid meets in it (pictures in one row, titles in the next)', () => {
+    const ids = [1, 2, 3];
+    const html =
+      '<body><table>' +
+      `<tr>${ids.map((i) => `<td><a id="pic${i}" href="/b/${i}"><img src="/${i}.jpg" alt="Book ${i} of the year"></a></td>`).join('')}</tr>` +
+      `<tr>${ids.map((i) => `<td><a id="title${i}" href="/b/${i}">Book ${i} of the year</a><p id="note${i}">Shortlisted</p></td>`).join('')}</tr>` +
+      '</table></body>';
+    // The three clusters share the table; it titles three addresses, so its lines (the same note thrice) stay.
+    expect(named(html)).toEqual(['pic1', 'pic2', 'pic3']);
+  });
+
   it('leaves a page with fewer than three such items alone (one article linking its own picture)', () => {
     const html = `<body><h1>Stories</h1><div class="list">${[1, 2].map(card).join('')}</div></body>`;
     expect(named(html)).toEqual([]);

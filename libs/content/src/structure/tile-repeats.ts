@@ -54,7 +54,9 @@ export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) 
     });
   }
   const repeats = new Set<Element>();
-  const itemBlocks: Element[] = [];
+  // The blocks holding an item's repeats, each once: the clusters of a grid often meet in one block (a table
+  // of a list page's rows), read once for its lines.
+  const itemBlocks = new Set<Element>();
   let items = 0;
   // Whether a block is an item's size, read once per block: the links of a grid ask of the same blocks.
   const sized = new Map<Element, boolean>();
@@ -98,7 +100,7 @@ export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) 
       if (repeats.size > before) {
         found = true;
         const block = cluster.slice(1).reduce<Element | undefined>((acc, l) => acc && commonBlock(acc, l.el), cluster[0].el);
-        if (block) itemBlocks.push(block);
+        if (block) itemBlocks.add(block);
       }
     }
     if (found) items++;
