@@ -258,6 +258,79 @@ export function visibleText(root: AnyNode, limit = Infinity): string {
   return collapseWhitespace(out);
 }
 
+/**
+ * The length of `visibleText(root, limit)`, counted without gathering the text: the same walk, the same stop once
+ * `limit` characters (white space uncollapsed) are read, the collapsed text's length counted as it goes (a
+ * character other than white space counts one, a run of white space between two of them one). For a rule that
+ * needs a block's size, not its text: no copy of the block's text, no collapse.
+ */
+export function visibleLength(root: AnyNode, limit = Infinity): number {
+  if (typeOf(root) === 'text') return limit > 0 ? collapsedLength((root as Text).data, 0) >>> 1 : 0;
+  const top = (root as { children?: AnyNode[] }).children;
+  if (top === undefined) return 0;
+  // `read`: the characters gathered (visibleText's `out.length`); `state`: the collapsed length so far, times two,
+  // plus one while a run of white space after a character other than white space is pending.
+  let read = 0;
+  let state = 0;
+  const rootBlock = isElementType(root.type) && BLOCKISH.has((root as Element).name);
+  if (rootBlock) read++;
+  const lists: AnyNode[][] = [top];
+  const next: number[] = [0];
+  const closes: boolean[] = [rootBlock];
+  while (lists.length > 0 && read < limit) {
+    const depth = lists.length - 1;
+    const children = lists[depth];
+    const i = next[depth];
+    if (i === children.length) {
+      lists.pop();
+      next.pop();
+      if (closes.pop()) {
+        read++;
+        if (state > 0) state |= 1;
+      }
+      continue;
+    }
+    next[depth] = i + 1;
+    const node = children[i];
+    const type = typeOf(node);
+    if (type === 'text') {
+      const data = (node as Text).data;
+      read += data.length;
+      state = collapsedLength(data, state);
+      continue;
+    }
+    let block = false;
+    if (isElementType(type)) {
+      if (isInvisible(node as Element)) continue;
+      block = BLOCKISH.has((node as Element).name);
+      if (block) {
+        read++;
+        if (state > 0) state |= 1;
+      }
+    }
+    const inner = (node as { children?: AnyNode[] }).children;
+    if (inner !== undefined) {
+      lists.push(inner);
+      next.push(0);
+      closes.push(block);
+    }
+  }
+  return state >>> 1;
+}
+
+/**
+ * visibleLength's count carried over `text`: `state` is the collapsed length so far times two, plus one while a run
+ * of white space is pending after a character other than white space (it counts one if another such character follows).
+ */
+function collapsedLength(text: string, state: number): number {
+  for (let i = 0; i < text.length; i++) {
+    if (isSpaceCode(text.charCodeAt(i))) {
+      if (state > 0) state |= 1;
+    } else state += 2 + (state & 1);
+  }
+  return state;
+}
+
 /** Text of the element's own text children only (a label like "Tags:", a heading without its `<span class="subtitle">`). */
 export function ownText(el: Element): string {
   let out = '';
