@@ -213,6 +213,31 @@ describe('DOM helpers', () => {
     const fragment = parseHtml('<p>no body</p>');
     expect(bodyOf(fragment)).toBe(fragment);
   });
+
+  it('walks a block its visit meets (a walk inside a walk, findFirst inside a walk) and goes on where it was', () => {
+    const doc = parseHtml('<body><ul><li><a>1</a><b>x</b></li><li><a>2</a></li></ul><p><a>3</a></p></body>');
+    const seen: string[] = [];
+    walk(doc, (el) => {
+      seen.push(el.name);
+      if (el.name !== 'li') return true;
+      walk(el, (inner) => void seen.push(`${inner.name}<`));
+      seen.push(`${findFirst(el, 'a')?.name ?? '-'}!`);
+      return false;
+    });
+    expect(seen).toEqual(['body', 'ul', 'li', 'a<', 'b<', 'a!', 'li', 'a<', 'a!', 'p', 'a']);
+  });
+
+  it('walks on after a visit that threw', () => {
+    const doc = parseHtml('<body><div><p>x</p></div><section><p>y</p></section></body>');
+    expect(() =>
+      walk(doc, (el) => {
+        if (el.name === 'div') throw new Error('stop');
+      }),
+    ).toThrow('stop');
+    const seen: string[] = [];
+    walk(findFirst(doc, 'body')!, (el) => void seen.push(el.name));
+    expect(seen).toEqual(['div', 'p', 'section', 'p']);
+  });
 });
 
 describe('parseHtml: markup a browser forgives', () => {
