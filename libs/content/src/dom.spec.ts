@@ -11,6 +11,8 @@ import {
   solidLength,
   textContent,
   textData,
+  typeOf,
+  visibleLength,
   visibleText,
   walk,
 } from './dom';
@@ -52,6 +54,33 @@ describe('visibleText: the text a reader of the page sees', () => {
   it('is iterative: thousands of nested elements do not overflow the stack', () => {
     const deep = `${'<div>'.repeat(20_000)}deep${'</div>'.repeat(20_000)}`;
     expect(visibleText(parseHtml(deep))).toBe('deep');
+  });
+});
+
+describe('visibleLength: the length of the visible text, the text not gathered', () => {
+  const pages = [
+    '<html><head><title>Tab title</title></head><body><p>Shown</p><script>var x = 1</script><span hidden>Old</span></body></html>',
+    '<table><tr><td> a </td><td>b</td></tr></table><h2>c</h2>  d<br>e&nbsp;&nbsp;f\n',
+    '<div>  <p> one  two </p>\t<span>three</span><p></p>   </div>',
+    `<section>${'<p>word and  more</p> '.repeat(300)}</section>`,
+    '<p>   </p><div> <br> </div>',
+  ];
+
+  it('is the length of visibleText with and without a limit, for every element and text node', () => {
+    for (const html of pages) {
+      const doc = parseHtml(html);
+      const nodes: Parameters<typeof visibleText>[0][] = [doc];
+      walk(doc, (el) => {
+        nodes.push(el, ...el.children.filter((c) => typeOf(c) === 'text'));
+      });
+      for (const node of nodes)
+        for (const limit of [Infinity, 0, 1, 3, 20, 400]) expect(visibleLength(node, limit)).toBe(visibleText(node, limit).length);
+    }
+  });
+
+  it('is iterative: thousands of nested elements do not overflow the stack', () => {
+    const deep = `${'<div>'.repeat(20_000)} deep  one ${'</div>'.repeat(20_000)}`;
+    expect(visibleLength(parseHtml(deep))).toBe(8);
   });
 });
 
@@ -183,6 +212,31 @@ describe('DOM helpers', () => {
     expect(seen).toEqual(['body', 'nav', 'main', 'p']);
     const fragment = parseHtml('<p>no body</p>');
     expect(bodyOf(fragment)).toBe(fragment);
+  });
+
+  it('walks a block its visit meets (a walk inside a walk, findFirst inside a walk) and goes on where it was', () => {
+    const doc = parseHtml('<body><ul><li><a>1</a><b>x</b></li><li><a>2</a></li></ul><p><a>3</a></p></body>');
+    const seen: string[] = [];
+    walk(doc, (el) => {
+      seen.push(el.name);
+      if (el.name !== 'li') return true;
+      walk(el, (inner) => void seen.push(`${inner.name}<`));
+      seen.push(`${findFirst(el, 'a')?.name ?? '-'}!`);
+      return false;
+    });
+    expect(seen).toEqual(['body', 'ul', 'li', 'a<', 'b<', 'a!', 'li', 'a<', 'a!', 'p', 'a']);
+  });
+
+  it('walks on after a visit that threw', () => {
+    const doc = parseHtml('<body><div><p>x</p></div><section><p>y</p></section></body>');
+    expect(() =>
+      walk(doc, (el) => {
+        if (el.name === 'div') throw new Error('stop');
+      }),
+    ).toThrow('stop');
+    const seen: string[] = [];
+    walk(findFirst(doc, 'body')!, (el) => void seen.push(el.name));
+    expect(seen).toEqual(['div', 'p', 'section', 'p']);
   });
 });
 

@@ -140,6 +140,23 @@ export function bodyOf(doc: Document): Element | Document {
   return findFirst(doc, 'body') ?? doc;
 }
 
+/**
+ * The stacks of textContent, visibleText and visibleLength: the children lists being read, outermost first, the
+ * next index in each, and whether a block's closing space follows a list. Shared (none of them calls out while it
+ * reads, so no two reads overlap) and never shortened: reading a small block, which most calls do, allocates
+ * nothing. A list read to its end is let go at once, and the rest when a read stops early (releaseLists): no page
+ * is held once its read is done.
+ */
+const openLists: AnyNode[][] = [];
+const nextIndex: number[] = [];
+const closesBlock: boolean[] = [];
+const NO_CHILDREN: AnyNode[] = [];
+
+/** Lets go of the lists a read stopped in, from `depth` down. */
+function releaseLists(depth: number): void {
+  for (; depth >= 0; depth--) openLists[depth] = NO_CHILDREN;
+}
+
 /** Concatenated text of a subtree, scripts and styles left out (the subtree's own root excepted). */
 export function textContent(root: AnyNode): string {
   const type = typeOf(root);
@@ -147,27 +164,26 @@ export function textContent(root: AnyNode): string {
   const top = (root as { children?: AnyNode[] }).children;
   if (top === undefined || type === 'comment' || type === 'directive') return '';
   let out = '';
-  // The children lists being read, outermost first, and the next index in each: text is read where it stands.
-  const lists: AnyNode[][] = [top];
-  const next: number[] = [0];
-  while (lists.length > 0) {
-    const depth = lists.length - 1;
-    const children = lists[depth];
-    const i = next[depth];
+  // The children lists being read, outermost first, and the next index in each (openLists): text is read where it stands.
+  let depth = 0;
+  openLists[0] = top;
+  nextIndex[0] = 0;
+  while (depth >= 0) {
+    const children = openLists[depth];
+    const i = nextIndex[depth];
     if (i === children.length) {
-      lists.pop();
-      next.pop();
+      openLists[depth--] = NO_CHILDREN;
       continue;
     }
-    next[depth] = i + 1;
+    nextIndex[depth] = i + 1;
     const node = children[i];
     const kind = typeOf(node);
     if (kind === 'text') out += (node as Text).data;
     else if (kind !== 'comment' && kind !== 'directive' && kind !== 'script' && kind !== 'style') {
       const inner = (node as { children?: AnyNode[] }).children;
       if (inner !== undefined && inner.length > 0) {
-        lists.push(inner);
-        next.push(0);
+        openLists[++depth] = inner;
+        nextIndex[depth] = 0;
       }
     }
   }
@@ -223,22 +239,21 @@ export function visibleText(root: AnyNode, limit = Infinity): string {
   if (top === undefined) return '';
   const rootBlock = isElementType(root.type) && BLOCKISH.has((root as Element).name);
   if (rootBlock) out += ' ';
-  // The children lists being read, outermost first, the next index in each and whether a block's closing
-  // space follows the list.
-  const lists: AnyNode[][] = [top];
-  const next: number[] = [0];
-  const closes: boolean[] = [rootBlock];
-  while (lists.length > 0 && out.length < limit) {
-    const depth = lists.length - 1;
-    const children = lists[depth];
-    const i = next[depth];
+  // The children lists being read, outermost first, the next index in each and whether a block's closing space
+  // follows the list (openLists).
+  let depth = 0;
+  openLists[0] = top;
+  nextIndex[0] = 0;
+  closesBlock[0] = rootBlock;
+  while (depth >= 0 && out.length < limit) {
+    const children = openLists[depth];
+    const i = nextIndex[depth];
     if (i === children.length) {
-      lists.pop();
-      next.pop();
-      if (closes.pop()) out += ' ';
+      if (closesBlock[depth]) out += ' ';
+      openLists[depth--] = NO_CHILDREN;
       continue;
     }
-    next[depth] = i + 1;
+    nextIndex[depth] = i + 1;
     const node = children[i];
     const type = typeOf(node);
     if (type === 'text') {
@@ -253,12 +268,86 @@ export function visibleText(root: AnyNode, limit = Infinity): string {
     }
     const inner = (node as { children?: AnyNode[] }).children;
     if (inner !== undefined) {
-      lists.push(inner);
-      next.push(0);
-      closes.push(block);
+      openLists[++depth] = inner;
+      nextIndex[depth] = 0;
+      closesBlock[depth] = block;
     }
   }
+  releaseLists(depth);
   return collapseWhitespace(out);
+}
+
+/**
+ * The length of `visibleText(root, limit)`, counted without gathering the text: the same walk, the same stop once
+ * `limit` characters (white space uncollapsed) are read, the collapsed text's length counted as it goes (a
+ * character other than white space counts one, a run of white space between two of them one). For a rule that
+ * needs a block's size, not its text: no copy of the block's text, no collapse.
+ */
+export function visibleLength(root: AnyNode, limit = Infinity): number {
+  if (typeOf(root) === 'text') return limit > 0 ? collapsedLength((root as Text).data, 0) >>> 1 : 0;
+  const top = (root as { children?: AnyNode[] }).children;
+  if (top === undefined) return 0;
+  // `read`: the characters gathered (visibleText's `out.length`); `state`: the collapsed length so far, times two,
+  // plus one while a run of white space after a character other than white space is pending.
+  let read = 0;
+  let state = 0;
+  const rootBlock = isElementType(root.type) && BLOCKISH.has((root as Element).name);
+  if (rootBlock) read++;
+  let depth = 0;
+  openLists[0] = top;
+  nextIndex[0] = 0;
+  closesBlock[0] = rootBlock;
+  while (depth >= 0 && read < limit) {
+    const children = openLists[depth];
+    const i = nextIndex[depth];
+    if (i === children.length) {
+      if (closesBlock[depth]) {
+        read++;
+        if (state > 0) state |= 1;
+      }
+      openLists[depth--] = NO_CHILDREN;
+      continue;
+    }
+    nextIndex[depth] = i + 1;
+    const node = children[i];
+    const type = typeOf(node);
+    if (type === 'text') {
+      const data = (node as Text).data;
+      read += data.length;
+      state = collapsedLength(data, state);
+      continue;
+    }
+    let block = false;
+    if (isElementType(type)) {
+      if (isInvisible(node as Element)) continue;
+      block = BLOCKISH.has((node as Element).name);
+      if (block) {
+        read++;
+        if (state > 0) state |= 1;
+      }
+    }
+    const inner = (node as { children?: AnyNode[] }).children;
+    if (inner !== undefined) {
+      openLists[++depth] = inner;
+      nextIndex[depth] = 0;
+      closesBlock[depth] = block;
+    }
+  }
+  releaseLists(depth);
+  return state >>> 1;
+}
+
+/**
+ * visibleLength's count carried over `text`: `state` is the collapsed length so far times two, plus one while a run
+ * of white space is pending after a character other than white space (it counts one if another such character follows).
+ */
+function collapsedLength(text: string, state: number): number {
+  for (let i = 0; i < text.length; i++) {
+    if (isSpaceCode(text.charCodeAt(i))) {
+      if (state > 0) state |= 1;
+    } else state += 2 + (state & 1);
+  }
+  return state;
 }
 
 /** Text of the element's own text children only (a label like "Tags:", a heading without its `<span class="subtitle">`). */

@@ -41,8 +41,10 @@ function addLink(byUrl: Map<string, PageLink>, el: Element, resolver: UrlResolve
   const url = resolver.resolve(el.attribs.href);
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return;
   const href = url.hash === '' ? url.href : url.href.slice(0, url.href.indexOf('#'));
-  const text = collapseWhitespace(textContent(el)) || collapseWhitespace(el.attribs.title ?? el.attribs.alt ?? '');
   const seen = byUrl.get(href);
+  // A link to an address already named keeps the first name: its text is not read.
+  if (seen !== undefined && seen.text !== '') return;
+  const text = collapseWhitespace(textContent(el)) || collapseWhitespace(el.attribs.title ?? el.attribs.alt ?? '');
   if (!seen) byUrl.set(href, { url: href, text });
-  else if (seen.text === '' && text !== '') seen.text = text;
+  else if (text !== '') seen.text = text;
 }

@@ -1,4 +1,4 @@
-import { visibleText, type Element } from './dom';
+import { visibleLength, type Element } from './dom';
 
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search', 'menubar']);
 
@@ -41,7 +41,7 @@ const COOKIE_NOTICE_MAX_TEXT = 2000;
 function namesCookieBanner(name: string, el: Element): boolean {
   if (COOKIE_VENDOR_NAME.test(name)) return true;
   // visibleText stops after so many characters before collapsing white space: read enough to see past the bound.
-  return COOKIE_WORD_NAME.test(name) && visibleText(el, 4 * COOKIE_NOTICE_MAX_TEXT).length < COOKIE_NOTICE_MAX_TEXT;
+  return COOKIE_WORD_NAME.test(name) && visibleLength(el, 4 * COOKIE_NOTICE_MAX_TEXT) < COOKIE_NOTICE_MAX_TEXT;
 }
 
 /** Cheap pre-check: an id/class without any of these words cannot match the patterns above. */

@@ -25,4 +25,11 @@ describe("placeholder labels: a script's placeholders the region kept", () => {
     expect(labels(`<p>Loading the dishwasher is easy.</p><p>Loading</p>`)).toEqual(['p']);
     expect(labels(`<div><p>Shipping</p><p>Loading</p></div>`)).toEqual(['p']);
   });
+
+  it('finds the longest labels, in any case, with their white space collapsed', () => {
+    const html =
+      `<p id="a">ADVERTISEMENT</p><p id="b">chargement...</p><p id="c">\n  Загрузка...  </p>` +
+      `<p id="d">Advertisements</p><p id="e">Loading....</p>`;
+    expect(labels(html).sort()).toEqual(['a', 'b', 'c']);
+  });
 });

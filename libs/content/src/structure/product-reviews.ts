@@ -1,4 +1,4 @@
-import { findFirst, visibleText, walk, type AnyNode, type Document, type Element } from '../dom';
+import { findFirst, visibleLength, walk, type AnyNode, type Document, type Element } from '../dom';
 import type { DeclaredKind } from './declared-kind';
 
 /** A class or id naming customers' reviews of the item (`reviews`, `product-reviews`, `customer-reviews_feature_div`). */
@@ -78,9 +78,9 @@ export function reviewBlocks(document: Document): (el: Element) => boolean {
     let verdict = seen.get(el);
     if (verdict === undefined) {
       const body = findFirst(document, 'body') ?? document;
-      bodyText ??= visibleText(body).length;
+      bodyText ??= visibleLength(body);
       named ??= reviewNames(body);
-      const text = visibleText(el).length;
+      const text = visibleLength(el);
       verdict = text >= REVIEWS_MIN_TEXT && text <= REVIEWS_MAX_SHARE * bodyText && (named.get(name) ?? 0) <= REVIEWS_MAX_NAMED;
       seen.set(el, verdict);
     }

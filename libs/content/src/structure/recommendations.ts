@@ -1,4 +1,4 @@
-import { findFirst, isElement, textData, visibleText, walk, type AnyNode, type Document, type Element } from '../dom';
+import { findFirst, isElement, textData, visibleLength, visibleText, walk, type AnyNode, type Document, type Element } from '../dom';
 import { shortLines, type ShortLine } from './short-lines';
 
 /**
@@ -34,7 +34,7 @@ export function recommendationBlocks(
   for (const { el, text } of lines) if (text.length > 3 && RECOMMENDATIONS.test(text)) titles.push(el);
   const blocks = new Set<Element>();
   if (titles.length === 0) return blocks;
-  const bodyText = visibleText(body).length;
+  const bodyText = visibleLength(body);
   for (const title of titles) {
     const block = carouselOf(title, bodyText);
     if (block) blocks.add(block);
@@ -52,7 +52,7 @@ function carouselOf(title: Element, bodyText: number): Element | undefined {
     if (textBefore(parent, node)) return undefined;
     node = parent;
     if (linkCount(node) < RECOMMENDATIONS_MIN_LINKS) continue;
-    if (visibleText(node).length > RECOMMENDATIONS_MAX_SHARE * bodyText || findFirst(node, 'h1')) return undefined;
+    if (visibleLength(node) > RECOMMENDATIONS_MAX_SHARE * bodyText || findFirst(node, 'h1')) return undefined;
     return node;
   }
 }

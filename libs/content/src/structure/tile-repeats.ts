@@ -1,4 +1,4 @@
-import { isElement, textData, typeOf, visibleText, walk, type AnyNode, type Element } from '../dom';
+import { isElement, textData, typeOf, visibleLength, visibleText, walk, type AnyNode, type Element } from '../dom';
 
 /** The closest block holding both links is an item when its text is shorter than this (characters), not a page's section. */
 const TILE_MAX_TEXT = 1200;
@@ -63,7 +63,7 @@ export function tileRepeats(roots: readonly AnyNode[], isSkipped: (el: Element) 
   const isItemSized = (el: Element): boolean => {
     let answer = sized.get(el);
     if (answer === undefined) {
-      answer = visibleText(el, TILE_MAX_TEXT).length < TILE_MAX_TEXT;
+      answer = visibleLength(el, TILE_MAX_TEXT) < TILE_MAX_TEXT;
       sized.set(el, answer);
     }
     return answer;

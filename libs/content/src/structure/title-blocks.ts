@@ -1,4 +1,4 @@
-import { childElements, findFirst, isElement, visibleText, walk, type AnyNode, type Element } from '../dom';
+import { childElements, findFirst, isElement, visibleLength, walk, type AnyNode, type Element } from '../dom';
 
 /** An item's title block is short (its heading, a date, an author): longer, the block left out is more than a title. */
 const TITLE_BLOCK_MAX_TEXT = 400;
@@ -58,7 +58,7 @@ function reached(el: Element, roots: ReadonlySet<AnyNode>, removed: ReadonlySet<
 
 /** The linked headings of a short block holding a title and at most a kicker. */
 function titleHeadings(block: Element): Element[] {
-  if (visibleText(block, TITLE_BLOCK_MAX_TEXT + 1).length > TITLE_BLOCK_MAX_TEXT) return [];
+  if (visibleLength(block, TITLE_BLOCK_MAX_TEXT + 1) > TITLE_BLOCK_MAX_TEXT) return [];
   const headings = headingsIn(block);
   if (headings.length > TITLE_MAX_HEADINGS) return [];
   return headings.filter((heading) => headingLink(heading) !== undefined);
