@@ -1,5 +1,5 @@
 import { isElement, textData, type Element, typeOf } from '../dom';
-import { normalizedLength } from '../readability/text-measure';
+import { lastCommas, lengthAndCommas, normalizedLength } from '../readability/text-measure';
 
 /** One element's text, counted once for the whole page. */
 export interface TextCount {
@@ -9,25 +9,49 @@ export interface TextCount {
   link: number;
   /** Links in the subtree. */
   links: number;
+  /** Text nodes counted in the subtree (always set by textCensus; optional only for counts made by hand). */
+  texts?: number;
+}
+
+/**
+ * The text nodes a census counted, in document order: each one's length and commas (readability/text-measure.ts
+ * lengthAndCommas). The grab's measure and its cleaning walk the same texts, fewer of them (they leave out more):
+ * they read each one's numbers here instead of measuring it again, and step over an element they leave out by its
+ * count's `texts`.
+ */
+export interface CensusTexts {
+  lengths: number[];
+  commas: number[];
 }
 
 /**
  * Text and link lengths of every element under `root` in one iterative post-order pass (garbage markup
- * nests thousands deep). Skipped elements count nothing and get no entry.
+ * nests thousands deep). Skipped elements count nothing and get no entry. With `texts`, each text node's length
+ * and commas are also listed there in document order.
  */
-export function textCensus(root: Element, isSkipped: (el: Element) => boolean): Map<Element, TextCount> {
+export function textCensus(root: Element, isSkipped: (el: Element) => boolean, texts?: CensusTexts): Map<Element, TextCount> {
   const counts = new Map<Element, TextCount>();
   // The open elements, one frame per depth, reused (a frame is done with once its element is counted).
-  const stack: { el: Element; i: number; count: TextCount }[] = [{ el: root, i: 0, count: { text: 0, link: 0, links: 0 } }];
+  const stack: { el: Element; i: number; count: TextCount & { texts: number } }[] = [
+    { el: root, i: 0, count: { text: 0, link: 0, links: 0, texts: 0 } },
+  ];
   let depth = 0;
   while (depth >= 0) {
     const frame = stack[depth];
     const children = frame.el.children;
     if (frame.i < children.length) {
       const child = children[frame.i++];
-      if (typeOf(child) === 'text') frame.count.text += normalizedLength(textData(child));
-      else if (isElement(child) && !isSkipped(child)) {
-        const count = { text: 0, link: 0, links: 0 };
+      if (typeOf(child) === 'text') {
+        const count = frame.count;
+        count.texts++;
+        if (texts) {
+          const length = lengthAndCommas(textData(child));
+          count.text += length;
+          texts.lengths.push(length);
+          texts.commas.push(lastCommas());
+        } else count.text += normalizedLength(textData(child));
+      } else if (isElement(child) && !isSkipped(child)) {
+        const count = { text: 0, link: 0, links: 0, texts: 0 };
         const next = stack[++depth];
         if (next) {
           next.el = child;
@@ -49,6 +73,7 @@ export function textCensus(root: Element, isSkipped: (el: Element) => boolean): 
       parent.text += count.text;
       parent.link += count.link;
       parent.links += count.links;
+      parent.texts += count.texts;
     }
   }
   return counts;
