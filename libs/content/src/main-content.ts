@@ -28,7 +28,7 @@ import { shortLines } from './structure/short-lines';
 import { signUps } from './structure/sign-ups';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { SkipVerdicts } from './structure/skip-verdicts';
-import { textCensus, type CensusTexts, type TextCount } from './structure/text-census';
+import { textCensus, type CensusLists, type TextCount } from './structure/text-census';
 import { isPeerThread, threadPosts } from './structure/thread-posts';
 import { itemPanels } from './structure/item-panels';
 import { sectionsBetween } from './structure/sections-between';
@@ -245,14 +245,15 @@ export function mainContentCandidates(
   const body = findFirst(document, 'body') ?? findFirst(document, 'html') ?? adoptIntoBody(document);
   // The caller's rule is one look-up per element (extractMainContent's skip verdicts, structure/skip-verdicts.ts).
   const isSkipped = isAppShell(body, callerSkips) ? (el: Element) => el.name !== 'noscript' && callerSkips(el) : callerSkips;
-  // The census lists its texts' lengths and commas: the grab reads them instead of measuring them again.
-  const texts: CensusTexts = { lengths: [], commas: [] };
-  const counts = textCensus(body, isSkipped, texts);
-  const grab = readabilityGrab(body, isSkipped, { counts, texts });
+  // The census lists its texts' lengths and commas (the grab reads them instead of measuring them again) and the
+  // elements that declare the main region.
+  const lists: CensusLists = { lengths: [], commas: [], mains: [] };
+  const counts = textCensus(body, isSkipped, lists);
+  const grab = readabilityGrab(body, isSkipped, { counts, texts: lists });
   return {
     body,
     grab: widenToRepeatedBlocks(grab, body, counts, isSkipped) ?? widenToThread(grab, body, counts, isSkipped, mayBeThread(kinds)) ?? grab,
-    region: regionGrab(body, counts, isSkipped),
+    region: regionGrab(body, counts, isSkipped, lists.mains),
     isSkipped,
     counts,
   };
@@ -325,8 +326,13 @@ function readabilityGrab(body: Element, isSkipped: (el: Element) => boolean, cen
   return best!;
 }
 
-function regionGrab(body: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean): Grab {
-  return furnitureFree(mainRegion(body, counts), counts, isSkipped);
+function regionGrab(
+  body: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  isSkipped: (el: Element) => boolean,
+  mains: readonly Element[],
+): Grab {
+  return furnitureFree(mainRegion(body, counts, mains), counts, isSkipped);
 }
 
 /** `root` without its furniture, as a grab. */

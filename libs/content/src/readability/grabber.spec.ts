@@ -1,5 +1,5 @@
 import { findFirst, parseHtml, type Element } from '../dom';
-import { textCensus, type CensusTexts } from '../structure/text-census';
+import { textCensus, type CensusLists } from '../structure/text-census';
 import { grabArticle } from './grabber';
 import type { GrabFlags } from './types';
 
@@ -17,7 +17,7 @@ describe('grabArticle with the body’s census: the texts read from its list, no
       <p>${prose(8)}</p><script>var x = 1, y = 2;</script></article><footer>Footer, text</footer></body>`;
     const body = findFirst(parseHtml(html), 'body')!;
     const isSkipped = (el: Element) => el.name === 'script';
-    const texts: CensusTexts = { lengths: [], commas: [] };
+    const texts: CensusLists = { lengths: [], commas: [], mains: [] };
     const counts = textCensus(body, isSkipped, texts);
     for (const flags of FLAGS) {
       const measured = grabArticle(body, flags, isSkipped);

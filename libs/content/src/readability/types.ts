@@ -1,5 +1,5 @@
 import type { Element } from '../dom';
-import type { CensusTexts, TextCount } from '../structure/text-census';
+import type { CensusLists, TextCount } from '../structure/text-census';
 
 /** What one grab may do; main-content.ts relaxes them attempt by attempt when too little text is found. */
 export interface GrabFlags {
@@ -31,7 +31,7 @@ export interface ElementInfo {
  */
 export interface Census {
   counts: ReadonlyMap<Element, TextCount>;
-  texts: CensusTexts;
+  texts: CensusLists;
 }
 
 export type InfoOf = (el: Element) => ElementInfo | undefined;

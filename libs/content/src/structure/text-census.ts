@@ -14,22 +14,24 @@ export interface TextCount {
 }
 
 /**
- * The text nodes a census counted, in document order: each one's length and commas (readability/text-measure.ts
- * lengthAndCommas). The grab's measure and its cleaning walk the same texts, fewer of them (they leave out more):
- * they read each one's numbers here instead of measuring it again, and step over an element they leave out by its
- * count's `texts`.
+ * What a census lists as it counts, for the parts that would read the same nodes again. The text nodes it counted,
+ * in document order: each one's length and commas (readability/text-measure.ts lengthAndCommas); the grab's
+ * measure and its cleaning walk the same texts, fewer of them (they leave out more): they read each one's numbers
+ * here instead of measuring it again, and step over an element they leave out by its count's `texts`.
  */
-export interface CensusTexts {
+export interface CensusLists {
   lengths: number[];
   commas: number[];
+  /** The counted elements that declare the page's main region (`<main>`, `role="main"`), in the census's order. */
+  mains: Element[];
 }
 
 /**
  * Text and link lengths of every element under `root` in one iterative post-order pass (garbage markup
- * nests thousands deep). Skipped elements count nothing and get no entry. With `texts`, each text node's length
- * and commas are also listed there in document order.
+ * nests thousands deep). Skipped elements count nothing and get no entry. With `lists`, what CensusLists lists is
+ * also listed there.
  */
-export function textCensus(root: Element, isSkipped: (el: Element) => boolean, texts?: CensusTexts): Map<Element, TextCount> {
+export function textCensus(root: Element, isSkipped: (el: Element) => boolean, lists?: CensusLists): Map<Element, TextCount> {
   const counts = new Map<Element, TextCount>();
   // The open elements, one frame per depth, reused (a frame is done with once its element is counted).
   const stack: { el: Element; i: number; count: TextCount & { texts: number } }[] = [
@@ -44,11 +46,11 @@ export function textCensus(root: Element, isSkipped: (el: Element) => boolean, t
       if (typeOf(child) === 'text') {
         const count = frame.count;
         count.texts++;
-        if (texts) {
+        if (lists) {
           const length = lengthAndCommas(textData(child));
           count.text += length;
-          texts.lengths.push(length);
-          texts.commas.push(lastCommas());
+          lists.lengths.push(length);
+          lists.commas.push(lastCommas());
         } else count.text += normalizedLength(textData(child));
       } else if (isElement(child) && !isSkipped(child)) {
         const count = { text: 0, link: 0, links: 0, texts: 0 };
@@ -68,6 +70,8 @@ export function textCensus(root: Element, isSkipped: (el: Element) => boolean, t
       count.links++;
     }
     counts.set(el, count);
+    // The element is at hand: read now, not from the census later (a read of every element again).
+    if (lists && (el.name === 'main' || el.attribs.role === 'main')) lists.mains.push(el);
     if (depth >= 0) {
       const parent = stack[depth].count;
       parent.text += count.text;
