@@ -1,7 +1,7 @@
 import { Element as ElementNode } from 'domhandler';
 import { findFirst, isElement, type Document, type Element } from './dom';
 import { CHAR_THRESHOLD, grabArticle, type Grab } from './readability/grabber';
-import type { GrabFlags } from './readability/types';
+import type { Census, GrabFlags } from './readability/types';
 import { actionButtons } from './structure/action-buttons';
 import { isAppShell } from './structure/app-shell';
 import { cleanedSections } from './structure/cleaned-sections';
@@ -28,7 +28,7 @@ import { shortLines } from './structure/short-lines';
 import { signUps } from './structure/sign-ups';
 import { groupOf, namesAKind } from './structure/repeated-blocks';
 import { SkipVerdicts } from './structure/skip-verdicts';
-import { textCensus, type TextCount } from './structure/text-census';
+import { textCensus, type CensusLists, type TextCount } from './structure/text-census';
 import { isPeerThread, threadPosts } from './structure/thread-posts';
 import { itemPanels } from './structure/item-panels';
 import { sectionsBetween } from './structure/sections-between';
@@ -245,12 +245,15 @@ export function mainContentCandidates(
   const body = findFirst(document, 'body') ?? findFirst(document, 'html') ?? adoptIntoBody(document);
   // The caller's rule is one look-up per element (extractMainContent's skip verdicts, structure/skip-verdicts.ts).
   const isSkipped = isAppShell(body, callerSkips) ? (el: Element) => el.name !== 'noscript' && callerSkips(el) : callerSkips;
-  const counts = textCensus(body, isSkipped);
-  const grab = readabilityGrab(body, isSkipped);
+  // The census lists its texts' lengths and commas (the grab reads them instead of measuring them again) and the
+  // elements that declare the main region.
+  const lists: CensusLists = { lengths: [], commas: [], mains: [] };
+  const counts = textCensus(body, isSkipped, lists);
+  const grab = readabilityGrab(body, isSkipped, { counts, texts: lists });
   return {
     body,
     grab: widenToRepeatedBlocks(grab, body, counts, isSkipped) ?? widenToThread(grab, body, counts, isSkipped, mayBeThread(kinds)) ?? grab,
-    region: regionGrab(body, counts, isSkipped),
+    region: regionGrab(body, counts, isSkipped, lists.mains),
     isSkipped,
     counts,
   };
@@ -313,18 +316,23 @@ function widenToThread(
   return widened.length >= WIDEN_MIN_GAIN * grab.length ? widened : undefined;
 }
 
-function readabilityGrab(body: Element, isSkipped: (el: Element) => boolean): Grab {
+function readabilityGrab(body: Element, isSkipped: (el: Element) => boolean, census: Census): Grab {
   let best: Grab | undefined;
   for (const flags of ATTEMPTS) {
-    const grabbed = grabArticle(body, flags, isSkipped);
+    const grabbed = grabArticle(body, flags, isSkipped, census);
     if (grabbed.length >= CHAR_THRESHOLD) return grabbed;
     if (!best || grabbed.length > best.length) best = grabbed;
   }
   return best!;
 }
 
-function regionGrab(body: Element, counts: ReadonlyMap<Element, TextCount>, isSkipped: (el: Element) => boolean): Grab {
-  return furnitureFree(mainRegion(body, counts), counts, isSkipped);
+function regionGrab(
+  body: Element,
+  counts: ReadonlyMap<Element, TextCount>,
+  isSkipped: (el: Element) => boolean,
+  mains: readonly Element[],
+): Grab {
+  return furnitureFree(mainRegion(body, counts, mains), counts, isSkipped);
 }
 
 /** `root` without its furniture, as a grab. */

@@ -3,7 +3,7 @@ import { wrapsDataTable } from '../structure/table-wrappers';
 import { isDataTable } from './data-table';
 import { AD_OR_LOADING, classWeight, CLEANED, DIV_TO_P, EMBEDS, HEADINGS, SHARE, TEXTISH } from './signals';
 import { insideTag, lastCommas, lengthAndCommas, normalizedLength, textOf } from './text-measure';
-import type { GrabFlags, InfoOf } from './types';
+import type { Census, GrabFlags, InfoOf } from './types';
 
 /** Below this many characters a share bar is dropped; also the length a grab must reach (main-content.ts). */
 export const CHAR_THRESHOLD = 500;
@@ -49,7 +49,12 @@ export class ConditionalCleaner {
     private readonly flags: GrabFlags,
     private readonly infoOf: InfoOf,
     private readonly isSkipped: (el: Element) => boolean,
+    /** The body's census under the same skip rule, its texts listed (types.ts Census): read, not measured again. */
+    private readonly census?: Census,
   ) {}
+
+  /** With a census: the index of the next text in its list. */
+  private at = 0;
 
   /** One Counts per depth, reused: a block's counts are read by its parent before its next child is cleaned. */
   private readonly countsAt: Counts[] = [];
@@ -57,6 +62,7 @@ export class ConditionalCleaner {
   /** Cleans below `root` (never `root` itself) and returns the kept text length. */
   clean(root: Element, removed: Set<Element>): number {
     if (removed.has(root)) return 0;
+    if (this.census) this.at = this.infoOf(root)?.first ?? 0;
     return this.cleanNode(root, removed, false, insideTag(root, 'figure'), 0)!.text;
   }
 
@@ -83,24 +89,33 @@ export class ConditionalCleaner {
     counts.table = 0;
     if (depth > MAX_CLEAN_DEPTH) {
       counts.text = normalizedLength(textOf(el));
+      if (this.census) this.at += this.census.counts.get(el)?.texts ?? 0;
       return counts;
     }
     const dataTable = el.name === 'table' && isDataTable(el, this.infoOf);
     const protect = protectedByAncestor || el.name === 'code' || el.name === 'pre' || dataTable;
     const figureBelow = inFigure || el.name === 'figure';
+    const census = this.census;
     let run = 0;
     for (const child of el.children) {
       if (typeOf(child) === 'text') {
-        const data = textData(child);
-        const len = lengthAndCommas(data);
+        let len: number;
+        if (census) {
+          len = census.texts.lengths[this.at];
+          counts.commas += census.texts.commas[this.at];
+          this.at++;
+        } else {
+          len = lengthAndCommas(textData(child));
+          counts.commas += lastCommas();
+        }
         counts.text += len;
-        counts.commas += lastCommas();
         run += len;
         continue;
       }
       if (!isElement(child)) continue;
       if (removed.has(child) || this.isSkipped(child)) {
         removed.add(child);
+        if (census) this.at += census.counts.get(child)?.texts ?? 0;
         continue;
       }
       const c = this.cleanNode(child, removed, protect, figureBelow, depth + 1);

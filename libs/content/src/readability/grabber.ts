@@ -2,7 +2,7 @@ import { childElements, isElement, textData, type Element, typeOf } from '../dom
 import { CHAR_THRESHOLD, ConditionalCleaner } from './conditional-cleaner';
 import { DIV_TO_P, initialScore, isExcluded, PARAGRAPH_LIKE, SCORED, SENTENCE_END } from './signals';
 import { ancestors, lastCommas, lengthAndCommas, textOf } from './text-measure';
-import type { ElementInfo, GrabFlags } from './types';
+import type { Census, ElementInfo, GrabFlags } from './types';
 
 export { CHAR_THRESHOLD };
 
@@ -20,8 +20,8 @@ export interface Grab {
  * related siblings are merged, and the result is cleaned conditionally (conditional-cleaner.ts). What
  * tags, roles and class names say is in signals.ts.
  */
-export function grabArticle(body: Element, flags: GrabFlags, isSkipped: (el: Element) => boolean): Grab {
-  return new Grabber(body, flags, isSkipped).grab();
+export function grabArticle(body: Element, flags: GrabFlags, isSkipped: (el: Element) => boolean, census?: Census): Grab {
+  return new Grabber(body, flags, isSkipped, census).grab();
 }
 
 /** An open element of the measuring pass and what its subtree has counted so far. */
@@ -36,13 +36,16 @@ interface Frame {
   /** The inline run of text since the last block child, and its commas. */
   run: number;
   runCommas: number;
+  /** With a census: the index of the subtree's first text in its list. */
+  first: number;
 }
 
-function newFrame(el: Element): Frame {
-  return { el, i: 0, text: 0, link: 0, commas: 0, block: false, run: 0, runCommas: 0 };
+function newFrame(el: Element, first: number): Frame {
+  return { el, i: 0, text: 0, link: 0, commas: 0, block: false, run: 0, runCommas: 0, first };
 }
 
-function enterFrame(frame: Frame, el: Element): void {
+function enterFrame(frame: Frame, el: Element, first: number): void {
+  frame.first = first;
   frame.el = el;
   frame.i = 0;
   frame.text = 0;
@@ -63,6 +66,7 @@ class Grabber {
     private readonly body: Element,
     private readonly flags: GrabFlags,
     private readonly isSkipped: (el: Element) => boolean,
+    private readonly census: Census | undefined,
   ) {}
 
   grab(): Grab {
@@ -70,7 +74,7 @@ class Grabber {
     const top = this.pickTopCandidate();
     const roots = this.mergeSiblings(top);
     const removed = new Set<Element>(this.excluded);
-    const cleaner = new ConditionalCleaner(this.flags, (el) => this.info.get(el), this.isSkipped);
+    const cleaner = new ConditionalCleaner(this.flags, (el) => this.info.get(el), this.isSkipped, this.census);
     let length = 0;
     for (const root of roots) length += cleaner.clean(root, removed);
     return { roots, removed, length };
@@ -79,7 +83,10 @@ class Grabber {
   /** One post-order pass: text/link/comma counts per element, paragraph scores to ancestors. */
   private measure(): void {
     // The open elements, one frame per depth, reused (a frame is done with once its element is measured).
-    const stack: Frame[] = [newFrame(this.body)];
+    const stack: Frame[] = [newFrame(this.body, 0)];
+    // With a census, the next of its texts (the walk meets them in the same order, skipping those it leaves out).
+    const census = this.census;
+    let at = 0;
     let depth = 0;
     while (depth >= 0) {
       const frame = stack[depth];
@@ -87,8 +94,16 @@ class Grabber {
       if (frame.i < children.length) {
         const child = children[frame.i++];
         if (typeOf(child) === 'text') {
-          const len = lengthAndCommas(textData(child));
-          const commas = lastCommas();
+          let len: number;
+          let commas: number;
+          if (census) {
+            len = census.texts.lengths[at];
+            commas = census.texts.commas[at];
+            at++;
+          } else {
+            len = lengthAndCommas(textData(child));
+            commas = lastCommas();
+          }
           frame.text += len;
           frame.commas += commas;
           frame.run += len;
@@ -96,10 +111,11 @@ class Grabber {
         } else if (isElement(child)) {
           if (isExcluded(child, this.flags, this.isSkipped)) {
             this.excluded.add(child);
+            if (census) at += census.counts.get(child)?.texts ?? 0;
           } else {
             const next = stack[++depth];
-            if (next) enterFrame(next, child);
-            else stack.push(newFrame(child));
+            if (next) enterFrame(next, child, at);
+            else stack.push(newFrame(child, at));
           }
         }
         continue;
@@ -107,7 +123,13 @@ class Grabber {
       depth--;
       const el = frame.el;
       const isLink = el.name === 'a';
-      const info: ElementInfo = { text: frame.text, link: isLink ? frame.text : frame.link, commas: frame.commas, blockDesc: frame.block };
+      const info: ElementInfo = {
+        text: frame.text,
+        link: isLink ? frame.text : frame.link,
+        commas: frame.commas,
+        blockDesc: frame.block,
+        first: frame.first,
+      };
       this.info.set(el, info);
       this.flushRun(frame);
       if (depth >= 0) {

@@ -44,15 +44,16 @@ const BY_TAG_AND_ROLE = { ...STRICT, stripUnlikely: false };
 /**
  * The page's main region: the `<main>` (or `role="main"`) element holding the most text when it holds enough, else
  * the body; of two holding as much, the first in document order. `counts` is the body's census (text-census.ts): its
- * elements are those counted under the body, read in its order (an element after its descendants), not walked again.
+ * elements are those counted under the body, read in its order (an element after its descendants), not walked again;
+ * `mains`, when the census listed them (text-census.ts CensusLists), are the only ones read.
  */
-export function mainRegion(body: Element, counts: ReadonlyMap<Element, TextCount>): Element {
+export function mainRegion(body: Element, counts: ReadonlyMap<Element, TextCount>, mains?: readonly Element[]): Element {
   const total = counts.get(body)?.text ?? 0;
   let best: Element | undefined;
   let bestText = 0;
-  for (const [el, count] of counts) {
+  for (const el of mains ?? counts.keys()) {
     if (el === body || (el.name !== 'main' && el.attribs.role !== 'main')) continue;
-    const text = count.text;
+    const text = counts.get(el)!.text;
     // A descendant comes first in the census: an ancestor holding as much starts before it.
     if (text > bestText || (text === bestText && best !== undefined && contains(el, best))) {
       best = el;

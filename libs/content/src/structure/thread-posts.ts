@@ -69,6 +69,12 @@ class PostIndex {
   /** For the element at i, the index just past its subtree. */
   readonly ends: number[] = [];
   /**
+   * For the element at i, its tag and class attribute, read once: each level's scan compares these, not the
+   * elements themselves (scattered over the heap) again.
+   */
+  readonly names: string[] = [];
+  readonly classAttrs: (string | undefined)[] = [];
+  /**
    * The class names of each tag and class attribute met, by tag then by class attribute (a thread's markup repeats:
    * read once per kind, not per element; the attribute's own string is the key, no string built per look-up).
    */
@@ -88,16 +94,18 @@ class PostIndex {
       const at = this.elements.length;
       this.elements.push(top);
       this.ends.push(at + 1);
+      this.names.push(top.name);
+      this.classAttrs.push(top.attribs.class);
       stack.push(at);
       for (let i = top.children.length - 1; i >= 0; i--) stack.push(top.children[i] as Element);
     }
   }
 
-  classesOf(el: Element): Set<string> {
+  /** The class names of `el`, whose tag is `name` and class attribute `cls`. */
+  classesOf(el: Element, name: string, cls: string): Set<string> {
     // signatureOf reads only the tag and class names.
-    const cls = el.attribs.class ?? '';
-    let byClass = this.classes.get(el.name);
-    if (!byClass) this.classes.set(el.name, (byClass = new Map()));
+    let byClass = this.classes.get(name);
+    if (!byClass) this.classes.set(name, (byClass = new Map()));
     let classes = byClass.get(cls);
     if (!classes) byClass.set(cls, (classes = classSet(signatureOf(el))));
     return classes;
@@ -111,11 +119,13 @@ function postsLike(model: Element, indexed: () => PostIndex, counts: ReadonlyMap
   if (classes.size === 0) return [];
   const found: Element[] = [];
   const index = indexed();
-  const { elements, ends } = index;
+  const { elements, ends, names, classAttrs } = index;
+  const name = model.name;
   for (let i = 0; i < elements.length;) {
-    const el = elements[i];
+    const cls = classAttrs[i];
     // An element without a class name is like no post (similar: its set is empty), its names not read.
-    if (el === model || (el.name === model.name && el.attribs.class && similar(classes, index.classesOf(el)))) {
+    if (elements[i] === model || (names[i] === name && cls && similar(classes, index.classesOf(elements[i], name, cls)))) {
+      const el = elements[i];
       if ((counts.get(el)?.text ?? 0) > 0) found.push(el);
       // A quoted post inside a post is part of it.
       i = ends[i];
