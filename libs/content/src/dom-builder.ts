@@ -1,0 +1,126 @@
+import { CDATA, Comment, Document, Element, ProcessingInstruction, Text, type AnyNode } from 'domhandler';
+
+/**
+ * The tree htmlparser2's parser events build, as domhandler's DomHandler builds it with its default options (no
+ * indices, no callbacks): the same node classes, fields, links and merged text, with less work per node. DomHandler
+ * gives every element an empty `children` array and pushes each child into it, which grows the array's store to
+ * seventeen slots at the first child (most elements have one to three); here the children of the open elements
+ * wait in one shared list, and each element is given its own, of its exact length, when it is closed (an empty
+ * one, as DomHandler's, when it has none). Nothing reads an element's children while the page is parsed. One
+ * builder serves one parse: `finish` closes what is still open and gives the document.
+ */
+
+/** What an element holds until it is closed (frozen: a push into it would throw, not be shared). */
+const NOT_YET: AnyNode[] = Object.freeze([]) as unknown as AnyNode[];
+
+type Parent = Document | Element;
+
+export class DomBuilder {
+  readonly root: Document = new Document(NOT_YET);
+  /** The open parents, the document first, and where each one's children start in `waiting`. */
+  private readonly open: Parent[] = [this.root];
+  private readonly starts: number[] = [0];
+  private parent: Parent | undefined = this.root;
+  private start = 0;
+  /** The children of the open parents, in document order. */
+  private readonly waiting: AnyNode[] = [];
+  /** The text or comment the next text or comment is added to (DomHandler's `lastNode`). */
+  private last: Text | Comment | null = null;
+
+  onopentag(name: string, attribs: Record<string, string>): void {
+    const element = new Element(name, attribs, NOT_YET);
+    this.add(element);
+    this.open.push(element);
+    this.starts.push((this.start = this.waiting.length));
+    this.parent = element;
+  }
+
+  onclosetag(): void {
+    this.last = null;
+    this.close();
+  }
+
+  ontext(data: string): void {
+    const last = this.last;
+    if (last !== null && isType(last, 'text')) last.data += data;
+    else {
+      const node = new Text(data);
+      this.add(node);
+      this.last = node;
+    }
+  }
+
+  oncomment(data: string): void {
+    const last = this.last;
+    if (last !== null && isType(last, 'comment')) {
+      last.data += data;
+      return;
+    }
+    const node = new Comment(data);
+    this.add(node);
+    this.last = node;
+  }
+
+  oncommentend(): void {
+    this.last = null;
+  }
+
+  oncdatastart(): void {
+    const text = new Text('');
+    const node = new CDATA([text]);
+    this.add(node);
+    text.parent = node;
+    this.last = text;
+  }
+
+  oncdataend(): void {
+    this.last = null;
+  }
+
+  onprocessinginstruction(name: string, data: string): void {
+    this.add(new ProcessingInstruction(name, data));
+  }
+
+  onerror(error: Error): void {
+    throw error;
+  }
+
+  /** Closes every parent still open (the parser closes all it opened; a tag cut off by the page's end is not). */
+  finish(): Document {
+    while (this.open.length > 0) this.close();
+    return this.root;
+  }
+
+  /** DomHandler's addNode: a child of the innermost open parent, after its last child. */
+  private add(node: AnyNode): void {
+    const waiting = this.waiting;
+    const count = waiting.length;
+    if (count > this.start) {
+      const previous = waiting[count - 1];
+      node.prev = previous;
+      previous.next = node;
+    }
+    waiting.push(node);
+    node.parent = this.parent as Parent;
+    this.last = null;
+  }
+
+  /** Gives the innermost open parent its children and closes it (nothing when none is open, as DomHandler). */
+  private close(): void {
+    const parent = this.open.pop();
+    if (parent === undefined) return;
+    const start = this.starts.pop() as number;
+    const waiting = this.waiting;
+    parent.children = waiting.length === start ? [] : waiting.slice(start);
+    waiting.length = start;
+    const depth = this.open.length;
+    this.parent = depth > 0 ? this.open[depth - 1] : undefined;
+    this.start = depth > 0 ? this.starts[depth - 1] : 0;
+  }
+}
+
+/** Whether `node` is of `type` (DomHandler's test of its last node, against domelementtype's string values). */
+function isType(node: AnyNode, type: string): boolean {
+  const own: string = node.type;
+  return own === type;
+}
