@@ -22,8 +22,9 @@ export class DomBuilder {
   private readonly starts: number[] = [0];
   private parent: Parent | undefined = this.root;
   private start = 0;
-  /** The children of the open parents, in document order. */
+  /** The children of the open parents, in document order: the first `count` entries (the rest is stale). */
   private readonly waiting: AnyNode[] = [];
+  private count = 0;
   /** The text or comment the next text or comment is added to (DomHandler's `lastNode`). */
   private last: Text | Comment | null = null;
 
@@ -31,7 +32,7 @@ export class DomBuilder {
     const element = new Element(name, attribs, NOT_YET);
     this.add(element);
     this.open.push(element);
-    this.starts.push((this.start = this.waiting.length));
+    this.starts.push((this.start = this.count));
     this.parent = element;
   }
 
@@ -94,13 +95,15 @@ export class DomBuilder {
   /** DomHandler's addNode: a child of the innermost open parent, after its last child. */
   private add(node: AnyNode): void {
     const waiting = this.waiting;
-    const count = waiting.length;
+    const count = this.count;
     if (count > this.start) {
       const previous = waiting[count - 1];
       node.prev = previous;
       previous.next = node;
     }
-    waiting.push(node);
+    if (count < waiting.length) waiting[count] = node;
+    else waiting.push(node);
+    this.count = count + 1;
     node.parent = this.parent as Parent;
     this.last = null;
   }
@@ -110,9 +113,8 @@ export class DomBuilder {
     const parent = this.open.pop();
     if (parent === undefined) return;
     const start = this.starts.pop() as number;
-    const waiting = this.waiting;
-    parent.children = waiting.length === start ? [] : waiting.slice(start);
-    waiting.length = start;
+    parent.children = this.count === start ? [] : this.waiting.slice(start, this.count);
+    this.count = start;
     const depth = this.open.length;
     this.parent = depth > 0 ? this.open[depth - 1] : undefined;
     this.start = depth > 0 ? this.starts[depth - 1] : 0;
