@@ -16,23 +16,39 @@ export type { AnyNode, Document, Element };
  * content is a bogus comment that a browser ends at the next `>`; htmlparser2 reads it as a section running to
  * `]]>`, which on some pages is never written and swallows the rest of the page: it is closed where it starts.
  * The tokenizer is htmlparser2's, skipping through text and attribute values (html-tokenizer.ts), and the parser
- * too, keeping the tag and attribute names it has read (html-parser.ts), and its tree builder is domhandler's,
- * making each element's list of children without an allocation site V8 could move to the old generation
- * (dom-builder.ts): the same DOM.
+ * too, keeping the tag and attribute names it has read (html-parser.ts), and the tree is domhandler's, built with
+ * each element's children in an array of their own count, made without an allocation site V8 could move to the
+ * old generation (dom-builder.ts): the same DOM.
  */
 export function parseHtml(html: string): Document {
   let source = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
-  if (includesByTail(source, '<![', 'CDATA['))
+  if (includesByTail(source, '<![', 'CDATA[') && hasCdataOutsideRawText(source))
     source = source.replace(CDATA_OUTSIDE_RAW_TEXT, (m) => (m.charCodeAt(1) === 33 ? '<!---->' : m));
-  const handler = new DomBuilder();
-  new NamingParser(handler, PARSE_OPTIONS).end(source);
-  return handler.root;
+  const builder = new DomBuilder();
+  new NamingParser(builder, PARSE_OPTIONS).end(source);
+  return builder.finish();
 }
 
 const PARSE_OPTIONS = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, Tokenizer: SkippingTokenizer };
 
 /** A CDATA opener, or a whole script/style element (raw text, where it is left alone). */
 const CDATA_OUTSIDE_RAW_TEXT = /<(script|style)\b[\s\S]*?<\/\1\s*>|<!\[CDATA\[/gi;
+
+/**
+ * Whether the replace above would change `source`: a CDATA opener it finds outside a script or style (on most
+ * pages that hold one, it is in a script), found by the same expression, so the page is not copied for nothing.
+ */
+function hasCdataOutsideRawText(source: string): boolean {
+  const found = CDATA_OUTSIDE_RAW_TEXT;
+  found.lastIndex = 0;
+  for (let match = found.exec(source); match !== null; match = found.exec(source)) {
+    if (match[1] === undefined) {
+      found.lastIndex = 0;
+      return true;
+    }
+  }
+  return false;
+}
 
 /**
  * Whether `text` holds `head + tail`: the answer of `text.includes(head + tail)`, found by looking for `tail`, a
